@@ -1,0 +1,68 @@
+/*
+** pod_coll.h: collective-communication kernels (DESIGN.md 4.2).
+**
+** Conventions follow nccl-tests: `bytes` is the buffer size S as
+** nccl-tests prints it, algbw = S / t, busbw = algbw x factor, with factor
+** 2(n-1)/n for all-reduce, (n-1)/n for all-gather, reduce-scatter and
+** all-to-all, 1 for broadcast and send/recv.  GB/s are 1e9 bytes/s.
+** A communicator has `ranks` ranks placed `ranks_per_domain` per scale-up
+** domain (0 means packed: min(ranks, domain_gpus)).
+** pod_coll_eval is pure, reentrant, allocation-free and thread-safe.
+*/
+#ifndef POD_COLL_H
+#define POD_COLL_H
+
+#include "pod_err.h"
+#include "pod_hw.h"
+
+typedef enum pod_coll_op {
+  POD_COLL_ALL_REDUCE,
+  POD_COLL_ALL_GATHER,
+  POD_COLL_REDUCE_SCATTER,
+  POD_COLL_ALL_TO_ALL,
+  POD_COLL_BROADCAST,
+  POD_COLL_SEND_RECV,
+  POD_COLL_NOPS
+} pod_coll_op;
+
+typedef enum pod_coll_algo {
+  POD_ALGO_AUTO,         /* fastest valid algorithm; result says which */
+  POD_ALGO_RING,
+  POD_ALGO_TREE,
+  POD_ALGO_NVLS,         /* in-switch reduction; needs sys->nvls */
+  POD_ALGO_DIRECT,       /* point-to-point to every peer (all-to-all) */
+  POD_ALGO_HIERARCHICAL, /* intra-domain then inter-domain phases */
+  POD_ALGO_N
+} pod_coll_algo;
+
+typedef struct pod_coll_args {
+  int ranks;             /* n >= 1 (send_recv: 2) */
+  int ranks_per_domain;  /* r; 0 = packed */
+  double bytes;          /* S >= 0 */
+  pod_coll_algo algo;
+} pod_coll_args;
+
+typedef struct pod_coll_result {
+  double time_s;
+  double algbw_GBps;
+  double busbw_GBps;
+  pod_coll_algo algo;    /* the algorithm the time belongs to */
+} pod_coll_result;
+
+/* Time one collective on `sys`.  POD_EINVAL (with err->field set to
+** "ranks", "bytes", "ranks_per_domain", "algo" or a system field) on bad
+** input, POD_ENOTSUP when `algo` cannot run `op` on this system. */
+int pod_coll_eval(const pod_system *sys, pod_coll_op op,
+                  const pod_coll_args *args, pod_coll_result *out,
+                  pod_err *err);
+
+/* nccl-tests bus-bandwidth factor for `op` on n ranks. */
+double pod_coll_busbw_factor(pod_coll_op op, int n);
+
+/* Names ("all_reduce", "ring", ...) and their parsers (POD_ENOENT). */
+const char *pod_coll_op_name(pod_coll_op op);
+const char *pod_coll_algo_name(pod_coll_algo algo);
+int pod_coll_op_parse(const char *name, pod_coll_op *out);
+int pod_coll_algo_parse(const char *name, pod_coll_algo *out);
+
+#endif

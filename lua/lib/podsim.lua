@@ -1,0 +1,3 @@
+-- podsim.lua: the podsim Lua library (embedded in the executable).
+local M = {}
+return M
