@@ -216,8 +216,8 @@ static double mlp_matrices(const pod_model *m, int width) {
 void pod_model_params_count(const pod_model *m, pod_model_params *out) {
   memset(out, 0, sizeof *out);
   double h = m->hidden;
-  int moe = 0;
-  for (int i = 0; i < m->layers; i++) moe += pod_model_is_moe_layer(m, i);
+  /* Layers i >= dense_layers with (i - dense_layers) % k == k - 1. */
+  int moe = m->experts > 0 ? (m->layers - m->dense_layers) / m->moe_interval : 0;
   out->moe_layers = moe;
   out->dense_mlp_layers = m->layers - moe;
   out->embedding = (double)m->vocab * h;

@@ -40,8 +40,13 @@ typedef enum gpu_gen { GEN_AMPERE, GEN_HOPPER, GEN_BLACKWELL, GEN_UNKNOWN } gpu_
 ** tests/validation for fit versus prediction.
 **   hopper bf16, fp8: FITTED on T4 at 512 GPUs (Llama 3.1 405B on H100,
 **     bf16 MFU 55.5%, fp8 MFU 44.4%; NVIDIA/dgxc-benchmarking v25.04).
-**   blackwell fp8: FITTED on T1 GB200 at 128 GPUs (Llama 4 Maverick,
-**     10,757 tokens/s/GPU; NVIDIA/dgxc-benchmarking llama4 v25.05).
+**   hopper fp8 is the asymptote of the shape roll-off below (0.577 at
+**     h = 16384, 0.503 at h = 8192, 0.420 at h = 5120).
+**   blackwell fp8: FITTED on T6 (DeepSeek-V3 on 256 GB300, 6,338
+**     tokens/s/GPU, Megatron-Bridge 26.06); 0.571 at h = 7168.  Older
+**     Blackwell software (T1/T2, dgxc-benchmarking v25.05) is modelled
+**     with cfg->eff_scale = 1/1.5, NVIDIA's published "software alone
+**     1.5x on the same hardware" (public.md T8), not a fit.
 **   blackwell bf16, ampere bf16: priors = the Hopper bf16 fit; fp4: prior
 **     = the fp8 fit of the generation (no public anchor in public.md).
 **   attention: FlashAttention-3 (Shah et al. 2024, figs. 5-6): H100 bf16
@@ -49,9 +54,9 @@ typedef enum gpu_gen { GEN_AMPERE, GEN_HOPPER, GEN_BLACKWELL, GEN_UNKNOWN } gpu_
 **     of 989 over forward+backward; the same fraction is taken for
 **     Blackwell (cuDNN attention for sm100); FA2 on A100 reaches ~ 0.6 of
 **     312 (Dao 2023, fig. 4). */
-#define EFF_HOPPER_BF16 0.700
-#define EFF_HOPPER_FP8 0.560
-#define EFF_BLACKWELL_FP8 0.560
+#define EFF_HOPPER_BF16 0.657
+#define EFF_HOPPER_FP8 0.756
+#define EFF_BLACKWELL_FP8 0.897
 /* Shape roll-off: eff(h) = eff_gemm * h / (h + k_half), h the hidden
 ** size (the reduction dimension of the QKV and FC1 GEMMs).  Low-precision
 ** GEMMs lose more at small shapes (fixed prologue/epilogue, scaling and
@@ -61,7 +66,7 @@ typedef enum gpu_gen { GEN_AMPERE, GEN_HOPPER, GEN_BLACKWELL, GEN_UNKNOWN } gpu_
 **     reach the same bf16 MFU, 54.5% and 55.5%).
 **   fp8/fp4: FITTED jointly with EFF_HOPPER_FP8 on T3 fp8 at 64 GPUs
 **     (Llama 3.1 70B, MFU 38.1%) and T4 fp8 at 512 GPUs. */
-#define K_HALF_FP8 0.0
+#define K_HALF_FP8 4096.0
 static const struct {
   double gemm[3]; /* bf16, fp8, fp4 */
   double attn;
@@ -189,19 +194,20 @@ void pod_train_cfg_defaults(pod_train_cfg *c) {
   /* CP ring attention overlaps each KV hop with the previous block's
   ** attention (Megatron cp_comm_type p2p). */
   c->overlap_cp = 0.8;
-  /* EP all-to-all: Megatron 0.12 era recipes run dispatch/combine on the
-  ** critical path; batch-level overlap (--overlap-moe-expert-parallel-
-  ** comm) hides part of it; prior 0.3. */
-  c->overlap_ep = 0.3;
+  /* EP all-to-all: dispatch/combine sit between the router and the
+  ** expert GEMMs; shared-expert overlap and batch-level overlap
+  ** (--overlap-moe-expert-parallel-comm) hide part of it; prior 0.5. */
+  c->overlap_ep = 0.5;
   /* PP p2p is asynchronous in the interleaved schedule. */
   c->overlap_pp = 0.8;
   /* overlap_grad_reduce / overlap_param_gather: hidden behind the last
   ** micro-batch's backward and the next step's first forward. */
   c->overlap_dp = 0.9;
   /* Per-GPU step-time coefficient of variation (kernel-time noise, host
-  ** jitter, thermal/clock variation): prior 1%; the weak-scaling slopes
-  ** of T3-T5 are predictions of this mechanism, not fits. */
-  c->jitter = 0.01;
+  ** jitter, thermal/clock variation): FITTED on the T3 bf16 weak-scaling
+  ** slope (Llama 3.1 70B on H100, MFU 54.5% -> 53.7% from 64 to 2,048
+  ** GPUs); the T3 fp8, T4, T5 and T7 slopes are predictions. */
+  c->jitter = 0.02;
   c->grad_reduce_bytes = 2.0; /* bf16 grad reduce (NeMo perf recipes) */
   c->mem_reserve_gb = 4.0;    /* CUDA context, NCCL buffers, allocator */
   c->mfu_full_attn = 0;
@@ -327,7 +333,7 @@ static int prefix_err(pod_err *err, int rc, const char *prefix) {
   return rc;
 }
 
-static int check_cfg(const pod_train_cfg *c, int *dp, pod_err *err) {
+static int check_common(const pod_train_cfg *c, pod_err *err) {
   if (c == NULL) return pod_err_set(err, POD_EINVAL, "cfg", "is NULL");
   int rc = pod_hw_system_check(&c->system, err);
   if (rc != POD_OK) return prefix_err(err, rc, "system");
@@ -367,6 +373,12 @@ static int check_cfg(const pod_train_cfg *c, int *dp, pod_err *err) {
        "mem_reserve_gb", "must be finite and >= 0 (got %g)", c->mem_reserve_gb);
   NEED(c->mfu_full_attn == 0 || c->mfu_full_attn == 1, "mfu_full_attn",
        "must be 0 or 1");
+  return POD_OK;
+}
+
+static int check_cfg(const pod_train_cfg *c, int *dp, pod_err *err) {
+  int rc = check_common(c, err);
+  if (rc != POD_OK) return rc;
   return check_layout(c, dp, err);
 }
 
@@ -442,6 +454,7 @@ typedef struct plan {
   double imb;             /* expert load factor on the busiest rank */
   double lr;              /* layer slots on the busiest pipeline rank */
   pod_model_params mp;
+  double tp_pair_s;       /* one TP all-gather + reduce-scatter; < 0 unset */
 } plan;
 
 static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
@@ -457,6 +470,7 @@ static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
   if (m->capacity_factor > 0.0 && imb > m->capacity_factor)
     imb = m->capacity_factor; /* tokens beyond capacity are dropped */
   p->imb = imb;
+  p->tp_pair_s = -1.0;
   pod_model_params_count(m, &p->mp);
   int slots = l->pp * l->vp;
   if (l->uneven)
@@ -465,7 +479,7 @@ static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
     p->lr = (double)m->layers / l->pp;
 }
 
-static void layer_costs(const pod_train_cfg *c, const plan *p, int moe,
+static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
                         ctx *x, layer_cost *o) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
@@ -527,9 +541,13 @@ static void layer_costs(const pod_train_cfg *c, const plan *p, int moe,
     /* EP: dispatch + combine, forward + backward, of this rank's routed
     ** tokens; the busiest rank receives imb x the mean. */
     if (l->ep > 1) {
-      double bytes = Tt * k * h * 2.0;
+      /* fp8 recipes dispatch in fp8 (DeepEP / Megatron fp8 dispatch; 1 B
+      ** plus scales); combine and both backward passes stay bf16. */
+      double bytes = Tt * k * h;
       int rpd = group_rpd(l->ep, l->etp, D);
-      o->ep_s = 4.0 * p->imb * coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, bytes);
+      double t16 = coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, 2.0 * bytes);
+      double td = fp8 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, bytes) : t16;
+      o->ep_s = p->imb * (td + 3.0 * t16);
     }
     if (l->etp > 1) {
       double bytes = Tt * k * h * 2.0 * l->etp * p->imb;
@@ -539,10 +557,13 @@ static void layer_costs(const pod_train_cfg *c, const plan *p, int moe,
     }
   }
   if (l->tp > 1) {
-    double bytes = T * h * 2.0;
-    int rpd = group_rpd(l->tp, 1, D);
-    o->tp_s = (tp_ops / 2) * (coll(x, POD_COLL_ALL_GATHER, l->tp, rpd, bytes) +
-                              coll(x, POD_COLL_REDUCE_SCATTER, l->tp, rpd, bytes));
+    if (p->tp_pair_s < 0.0) { /* same for dense and MoE layers: once */
+      double bytes = T * h * 2.0;
+      int rpd = group_rpd(l->tp, 1, D);
+      p->tp_pair_s = coll(x, POD_COLL_ALL_GATHER, l->tp, rpd, bytes) +
+                     coll(x, POD_COLL_REDUCE_SCATTER, l->tp, rpd, bytes);
+    }
+    o->tp_s = (tp_ops / 2) * p->tp_pair_s;
   }
   if (l->cp > 1) {
     /* Ring attention: cp-1 KV hops forward; KV and dKV hops backward. */
@@ -813,3 +834,169 @@ const pod_kernel pod_train_kernel = {
   "train", sizeof(pod_train_cfg),
   (int)(sizeof train_metrics / sizeof train_metrics[0]), train_metrics,
   train_kernel_fn};
+
+/* ---- Layout search ---------------------------------------------------- */
+
+void pod_train_search_opts_init(pod_train_search_opts *o) {
+  memset(o, 0, sizeof *o);
+  pod_layout *f = &o->fix;
+  f->tp = f->pp = f->vp = f->dp = f->ep = f->etp = f->cp = f->microbatch = -1;
+  f->zero = f->recompute = f->uneven = -1;
+  o->top_n = 10;
+  o->max_tp = 64;
+  o->max_pp = 64;
+  o->max_vp = 16;
+  o->max_cp = 16;
+  o->max_mb = 16;
+}
+
+typedef struct topn {
+  pod_train_search_item *items;
+  int n, cap;
+} topn;
+
+static int better(const pod_train_search_item *a, const pod_train_search_item *b) {
+  if (a->tokens_per_s_per_gpu != b->tokens_per_s_per_gpu)
+    return a->tokens_per_s_per_gpu > b->tokens_per_s_per_gpu;
+  return a->memory_gb < b->memory_gb;
+}
+
+static void topn_add(topn *t, const pod_train_search_item *it) {
+  if (t->cap <= 0) return;
+  if (t->n == t->cap && !better(it, &t->items[t->n - 1])) return;
+  int i = t->n < t->cap ? t->n++ : t->n - 1;
+  while (i > 0 && better(it, &t->items[i - 1])) {
+    t->items[i] = t->items[i - 1];
+    i--;
+  }
+  t->items[i] = *it;
+}
+
+/* A free dimension (fix < 0) ranges over candidates; a fixed one over its
+** value only. */
+static int dim_ok(int fix, int v) { return fix < 0 || fix == v; }
+
+static int search_check_opts(const pod_train_search_opts *o, pod_err *err) {
+  const pod_layout *f = &o->fix;
+  const struct { int v; const char *n; } pos[] = {
+    {f->tp, "fix.tp"}, {f->pp, "fix.pp"}, {f->vp, "fix.vp"},
+    {f->dp, "fix.dp"}, {f->ep, "fix.ep"}, {f->etp, "fix.etp"},
+    {f->cp, "fix.cp"}, {f->microbatch, "fix.microbatch"}};
+  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
+    NEED(pos[i].v == -1 || pos[i].v >= 1, pos[i].n,
+         "must be -1 (free) or >= 1 (got %d)", pos[i].v);
+  NEED(f->zero >= -1 && f->zero <= 3, "fix.zero", "must be -1 (free) or 0..3");
+  NEED(f->recompute >= -1 && f->recompute <= 2, "fix.recompute",
+       "must be -1 (free) or 0..2");
+  NEED(f->uneven >= -1 && f->uneven <= 1, "fix.uneven",
+       "must be -1 (free), 0 or 1");
+  NEED(o->top_n >= 1, "top_n", "must be >= 1 (got %d)", o->top_n);
+  NEED(o->max_tp >= 1, "max_tp", "must be >= 1");
+  NEED(o->max_pp >= 1, "max_pp", "must be >= 1");
+  NEED(o->max_vp >= 1, "max_vp", "must be >= 1");
+  NEED(o->max_cp >= 1, "max_cp", "must be >= 1");
+  NEED(o->max_mb >= 1, "max_mb", "must be >= 1");
+  return POD_OK;
+}
+
+int pod_train_search(const pod_train_cfg *base,
+                     const pod_train_search_opts *opts,
+                     pod_train_search_item *out, int cap, int *n,
+                     pod_train_search_stats *stats, pod_err *err) {
+  pod_train_search_opts dflt;
+  if (opts == NULL) {
+    pod_train_search_opts_init(&dflt);
+    opts = &dflt;
+  }
+  if (n == NULL) return pod_err_set(err, POD_EINVAL, "n", "is NULL");
+  *n = 0;
+  NEED(cap >= 0 && (cap == 0 || out != NULL), "out",
+       "needs a buffer of cap >= 0 items");
+  int rc = search_check_opts(opts, err);
+  if (rc != POD_OK) return rc;
+  rc = check_common(base, err);
+  if (rc != POD_OK) return rc;
+  {
+    double dg;
+    rc = pod_train_default_eff(&base->system.gpu, base->dtype, &dg, NULL, NULL,
+                               NULL);
+    if (rc != POD_OK && (base->eff_gemm <= 0.0 || base->eff_attn <= 0.0 ||
+                         base->gemm_k_half < 0.0))
+      return pod_train_default_eff(&base->system.gpu, base->dtype, NULL, NULL,
+                                   NULL, err);
+  }
+  const pod_layout *f = &opts->fix;
+  const pod_model *m = &base->model;
+  int G = base->gpus, L = m->layers, B = base->global_batch;
+  pod_train_search_stats st = {0, 0, 0};
+  topn t = {out, 0, cap < opts->top_n ? cap : opts->top_n};
+  pod_train_cfg c = *base;
+  pod_layout *l = &c.parallel;
+  pod_train_result r;
+  int zlo = f->zero >= 0 ? f->zero : 1, zhi = f->zero >= 0 ? f->zero : 3;
+  int rlo = f->recompute >= 0 ? f->recompute : 0;
+  int rhi = f->recompute >= 0 ? f->recompute : 2;
+  for (int tp = 1; tp <= opts->max_tp && tp <= m->heads; tp++) {
+    if (!dim_ok(f->tp, tp) || G % tp || m->heads % tp) continue;
+    if (m->attn != POD_ATTN_MLA && m->kv_heads % tp) continue;
+    for (int cp = 1; cp <= opts->max_cp; cp *= 2) {
+      if (!dim_ok(f->cp, cp) || G % (tp * cp)) continue;
+      if (cp > 1 && base->seq % (2 * cp)) continue;
+      int rest = G / (tp * cp);
+      for (int pp = 1; pp <= opts->max_pp && pp <= L && pp <= rest; pp++) {
+        if (!dim_ok(f->pp, pp) || rest % pp) continue;
+        int dp = rest / pp;
+        if (!dim_ok(f->dp, dp) || B % dp) continue;
+        int per_replica = B / dp;
+        int vmax = pp == 1 ? 1 : opts->max_vp;
+        for (int vp = 1; vp <= vmax; vp++) {
+          if (!dim_ok(f->vp, vp) || (long)pp * vp > L) continue;
+          int uneven = L % (pp * vp) != 0;
+          if (f->uneven >= 0 && uneven && !f->uneven) continue;
+          if (f->uneven == 1) uneven = 1;
+          for (int mb = 1; mb <= opts->max_mb && mb <= per_replica; mb++) {
+            if (!dim_ok(f->microbatch, mb) || per_replica % mb) continue;
+            int emax = m->experts > 0 ? m->experts : 1;
+            long world = (long)tp * cp * dp;
+            for (int ep = 1; ep <= emax; ep++) {
+              if (!dim_ok(f->ep, ep) || emax % ep || world % ep) continue;
+              int tmax = m->experts > 0 ? opts->max_tp : 1;
+              for (int etp = 1; etp <= tmax; etp++) {
+                if (!dim_ok(f->etp, etp) || world % ((long)ep * etp)) continue;
+                if (m->experts > 0 && m->expert_ffn % etp) continue;
+                *l = (pod_layout){tp, pp, vp, dp, ep, etp, cp, mb, 0, 0, uneven};
+                st.candidates++;
+                /* A higher ZeRO stage only adds traffic; it can win only
+                ** by needing less recompute than the stage below. */
+                int rtop = rhi;
+                for (int z = zlo; z <= zhi && rtop >= rlo; z++) {
+                  l->zero = z;
+                  for (int rcp = rlo; rcp <= rtop; rcp++) {
+                    l->recompute = rcp;
+                    rc = eval_core(&c, dp, &r, 0, err);
+                    if (rc != POD_OK) return rc;
+                    if (!r.fits) continue;
+                    st.fitting++;
+                    rc = eval_core(&c, dp, &r, 1, err);
+                    if (rc != POD_OK) return rc;
+                    st.evaluated++;
+                    pod_train_search_item it = {*l, r.tokens_per_s_per_gpu,
+                                                r.step_s, r.mfu,
+                                                r.memory.total_gb};
+                    topn_add(&t, &it);
+                    rtop = rcp - 1;
+                    break; /* more recompute only slows this layout */
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  *n = t.n;
+  if (stats) *stats = st;
+  pod_err_clear(err);
+  return POD_OK;
+}
