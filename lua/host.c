@@ -688,8 +688,8 @@ static void stop_hook(lua_State *L, lua_Debug *ar) {
   lua_sethook(L, NULL, 0, 0);
   pod_host *h = lpod_host(L);
   if (h && h->timed_out)
-    luaL_error(L, "time budget exceeded (--timeout)");
-  luaL_error(L, "interrupted");
+    lpod_error(L, NULL, NULL, "time budget of %g s exceeded (--timeout)", h->o.timeout_s);
+  lpod_error(L, NULL, NULL, "interrupted");
 }
 
 static void on_sigint(int sig) {
@@ -715,7 +715,7 @@ static void budget_hook(lua_State *L, lua_Debug *ar) {
   if (uv_now(&h->loop) >= (uint64_t)(h->o.timeout_s * 1000.0)) {
     h->timed_out = 1;
     run_cancel_hooks(h);
-    luaL_error(L, "time budget of %f s exceeded (--timeout)", h->o.timeout_s);
+    lpod_error(L, NULL, NULL, "time budget of %g s exceeded (--timeout)", h->o.timeout_s);
   }
 }
 

@@ -22,7 +22,7 @@ static int is_script_frame(lua_Debug *ar) {
 
 void lpod_where(lua_State *L) {
   lua_Debug ar;
-  for (int level = 1; lua_getstack(L, level, &ar); level++) {
+  for (int level = 0; lua_getstack(L, level, &ar); level++) {
     lua_getinfo(L, "Sl", &ar);
     if (is_script_frame(&ar)) {
       lua_pushfstring(L, "%s:%d:", ar.short_src, ar.currentline);

@@ -139,6 +139,7 @@ local function json(v, indent, seen)
     end) .. '"'
   end
   if t ~= "table" then return json(tostring(v), indent, seen) end
+  if indent > 100 then error("table nested deeper than 100 levels in JSON output", 0) end
   seen = seen or {}
   if seen[v] then error("cyclic table in JSON output", 0) end
   seen[v] = true
