@@ -4,3 +4,5 @@
 ** which sets its functions on the podsim table at the top of the stack.
 */
 LPOD_MODULE(plot)
+LPOD_MODULE(hw)
+LPOD_MODULE(coll)
