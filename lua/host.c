@@ -13,6 +13,7 @@
 #include <lauxlib.h>
 #include <limits.h>
 #include <lualib.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,6 +398,33 @@ static int raw_mkdirs(lua_State *L) {
   return 1;
 }
 
+/* Names in a folder (sorted), or nil and a message. */
+static int raw_listdir(lua_State *L) {
+  const char *p = luaL_checkstring(L, 1);
+  DIR *d = opendir(p);
+  if (d == NULL) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot read folder '%s': %s", p, strerror(errno));
+    return 2;
+  }
+  lua_newtable(L);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    lua_pushstring(L, e->d_name);
+    lua_rawseti(L, -2, ++n);
+  }
+  closedir(d);
+  /* sort for stable output */
+  lua_getglobal(L, "table");
+  lua_getfield(L, -1, "sort");
+  lua_pushvalue(L, -3);
+  lua_call(L, 1, 0);
+  lua_pop(L, 1);
+  return 1;
+}
+
 static int raw_getpid(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)getpid());
   return 1;
@@ -530,6 +558,7 @@ static int open_podsim(lua_State *L, const pod_host_opts *o) {
   static const luaL_Reg rawf[] = {
       {"path_allowed", raw_path_allowed}, {"mkdirs", raw_mkdirs},
       {"getpid", raw_getpid},             {"where", raw_where},
+      {"listdir", raw_listdir},
       {"input_error", raw_input_error},   {"embedded", raw_embedded},
       {"embedded_list", raw_embedded_list}, {"load", raw_load},
       {NULL, NULL}};
