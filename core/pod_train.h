@@ -31,7 +31,8 @@ typedef enum pod_recompute {
   POD_RECOMPUTE_FULL       /* keep only each layer's input; rerun forward */
 } pod_recompute;
 
-/* Parallel layout.  Ranks are ordered TP innermost, then CP, DP, PP
+/* Parallel layout.  0 in tp, pp, vp, ep, etp, cp or microbatch means 1.
+** Ranks are ordered TP innermost, then CP, DP, PP
 ** outermost (Megatron's default order "tp-cp-ep-dp-pp"); the expert part
 ** of each pipeline stage folds its tp*cp*dp ranks as ETP innermost, EP,
 ** then expert-DP (Megatron MoE parallel folding, Liu et al. 2025). */
@@ -135,7 +136,8 @@ typedef struct pod_train_result {
 ** efficiencies, overlaps, jitter, reserve); leaves the rest untouched. */
 void pod_train_cfg_defaults(pod_train_cfg *cfg);
 
-/* A ready config: defaults plus layout tp=pp=vp=ep=etp=cp=mb=1, dp=0,
+/* A ready config ("default" preset in Lua): defaults plus layout
+** tp=pp=vp=ep=etp=cp=mb=1, dp=0,
 ** zero=1, recompute none, bf16. system/model/gpus/seq/batch still to set. */
 void pod_train_cfg_init(pod_train_cfg *cfg);
 
@@ -143,6 +145,9 @@ void pod_train_cfg_init(pod_train_cfg *cfg);
 ** the constraint ("parallel.tp", "gpus", "global_batch", ...) and a
 ** message saying which constraint failed. */
 int pod_train_check(const pod_train_cfg *cfg, pod_err *err);
+
+/* Check everything but the layout (the search's base config). */
+int pod_train_check_base(const pod_train_cfg *cfg, pod_err *err);
 
 /* Evaluate one training step.  Returns POD_OK, POD_EINVAL (bad config,
 ** see pod_train_check), POD_ENOTSUP (no default efficiency for the GPU and

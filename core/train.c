@@ -253,14 +253,14 @@ static int check_frac(double x, const char *field, pod_err *err) {
 static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
   const pod_layout *l = &c->parallel;
   const pod_model *m = &c->model;
-  NEED(l->tp >= 1, "parallel.tp", "must be >= 1 (got %d)", l->tp);
+  NEED(l->tp >= 1, "parallel.tp", "must be >= 1, or 0 for 1 (got %d)", l->tp);
   NEED(l->tp <= m->heads && m->heads % l->tp == 0, "parallel.tp",
        "must divide the attention heads (%d heads, tp %d)", m->heads, l->tp);
   NEED(m->attn == POD_ATTN_MLA || m->kv_heads % l->tp == 0, "parallel.tp",
        "must divide the KV heads (%d kv_heads, tp %d)", m->kv_heads, l->tp);
   NEED(l->pp >= 1 && l->pp <= m->layers, "parallel.pp",
        "must be in [1, layers=%d] (got %d)", m->layers, l->pp);
-  NEED(l->vp >= 1, "parallel.vp", "must be >= 1 (got %d)", l->vp);
+  NEED(l->vp >= 1, "parallel.vp", "must be >= 1, or 0 for 1 (got %d)", l->vp);
   NEED(l->vp == 1 || l->pp > 1, "parallel.vp",
        "virtual stages (vp %d) need pp > 1", l->vp);
   NEED(l->uneven == 0 || l->uneven == 1, "parallel.uneven", "must be 0 or 1");
@@ -276,7 +276,7 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
          "pp*vp must divide layers (%d layers, pp %d, vp %d); set uneven for "
          "an uneven pipeline layout", m->layers, l->pp, l->vp);
   }
-  NEED(l->cp >= 1, "parallel.cp", "must be >= 1 (got %d)", l->cp);
+  NEED(l->cp >= 1, "parallel.cp", "must be >= 1, or 0 for 1 (got %d)", l->cp);
   NEED(l->cp == 1 || c->seq % (2 * l->cp) == 0, "parallel.cp",
        "seq (%d) must be divisible by 2*cp (%d) for the load-balanced "
        "causal split", c->seq, 2 * l->cp);
@@ -291,8 +291,8 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
     NEED(tpc * dp == c->gpus, "parallel.dp",
          "tp*pp*cp*dp = %ld must equal gpus (%d)", tpc * dp, c->gpus);
   }
-  NEED(l->ep >= 1, "parallel.ep", "must be >= 1 (got %d)", l->ep);
-  NEED(l->etp >= 1, "parallel.etp", "must be >= 1 (got %d)", l->etp);
+  NEED(l->ep >= 1, "parallel.ep", "must be >= 1, or 0 for 1 (got %d)", l->ep);
+  NEED(l->etp >= 1, "parallel.etp", "must be >= 1, or 0 for 1 (got %d)", l->etp);
   if (m->experts == 0) {
     NEED(l->ep == 1, "parallel.ep", "must be 1 for a dense model (got %d)",
          l->ep);
@@ -309,7 +309,8 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
          "ep*etp = %ld must divide tp*cp*dp = %ld (MoE parallel folding)",
          (long)l->ep * l->etp, world);
   }
-  NEED(l->microbatch >= 1, "parallel.microbatch", "must be >= 1 (got %d)",
+  NEED(l->microbatch >= 1, "parallel.microbatch",
+       "must be >= 1, or 0 for 1 (got %d)",
        l->microbatch);
   NEED(c->global_batch % ((long)dp * l->microbatch) == 0, "global_batch",
        "must be divisible by dp*microbatch = %ld (got %d)",
@@ -358,7 +359,8 @@ static int check_common(const pod_train_cfg *c, pod_err *err) {
   NEED(pod_finite(c->eff_scale) && c->eff_scale > 0.0 && c->eff_scale <= 2.0,
        "eff_scale", "must be in (0, 2] (got %g)", c->eff_scale);
   NEED(pod_finite(c->eff_hbm) && c->eff_hbm > 0.0 && c->eff_hbm <= 1.0,
-       "eff_hbm", "must be in (0, 1] (got %g)", c->eff_hbm);
+       "eff_hbm", "must be in (0, 1] (got %g; start from the defaults of "
+       "pod_train_cfg_init, base \"default\" in Lua)", c->eff_hbm);
   if ((rc = check_frac(c->overlap_tp, "overlap_tp", err))) return rc;
   if ((rc = check_frac(c->overlap_cp, "overlap_cp", err))) return rc;
   if ((rc = check_frac(c->overlap_ep, "overlap_ep", err))) return rc;
@@ -382,9 +384,24 @@ static int check_cfg(const pod_train_cfg *c, int *dp, pod_err *err) {
   return check_layout(c, dp, err);
 }
 
+/* 0 in a layout dimension means its default, 1. */
+static void normalize(pod_layout *l) {
+  int *dims[] = {&l->tp, &l->pp, &l->vp, &l->ep, &l->etp, &l->cp,
+                 &l->microbatch};
+  for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+    if (*dims[i] == 0) *dims[i] = 1;
+}
+
 int pod_train_check(const pod_train_cfg *cfg, pod_err *err) {
+  if (cfg == NULL) return pod_err_set(err, POD_EINVAL, "cfg", "is NULL");
+  pod_train_cfg c = *cfg;
+  normalize(&c.parallel);
   int dp;
-  return check_cfg(cfg, &dp, err);
+  return check_cfg(&c, &dp, err);
+}
+
+int pod_train_check_base(const pod_train_cfg *cfg, pod_err *err) {
+  return check_common(cfg, err);
 }
 
 /* ---- Placement -------------------------------------------------------- */
@@ -801,11 +818,14 @@ static int eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
 
 int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,
                    pod_err *err) {
+  if (cfg == NULL) return pod_err_set(err, POD_EINVAL, "cfg", "is NULL");
+  pod_train_cfg c = *cfg;
+  normalize(&c.parallel);
   int dp = 0;
-  int rc = check_cfg(cfg, &dp, err);
+  int rc = check_cfg(&c, &dp, err);
   if (rc != POD_OK) return rc;
   pod_train_result tmp;
-  rc = eval_core(cfg, dp, out ? out : &tmp, 1, err);
+  rc = eval_core(&c, dp, out ? out : &tmp, 1, err);
   if (rc == POD_OK) pod_err_clear(err);
   return rc;
 }

@@ -246,27 +246,27 @@ MUT(x_res, c->mem_reserve_gb = -1)
 MUT(x_mfu, c->mfu_full_attn = 2)
 MUT(x_sys, c->system.domain_gpus = 0)
 MUT(x_model, c->model.layers = 0)
-MUT(x_tp0, c->parallel.tp = 0)
+MUT(x_tp0, c->parallel.tp = -1)
 MUT(x_tp_heads, c->parallel.tp = 3)
 MUT(x_tp_kv, c->parallel.tp = 16; c->gpus = 16 * 16 * 2; c->global_batch = 64)
-MUT(x_pp0, c->parallel.pp = 0)
+MUT(x_pp0, c->parallel.pp = -1)
 MUT(x_pp_big, c->parallel.pp = 81)
 MUT(x_pp_div, c->parallel.pp = 3; c->parallel.vp = 1; c->gpus = 4 * 3 * 2 * 8)
-MUT(x_vp0, c->parallel.vp = 0)
+MUT(x_vp0, c->parallel.vp = -2)
 MUT(x_vp_pp1, c->parallel.pp = 1; c->parallel.vp = 2; c->gpus = 8 * 2)
 MUT(x_vp_div, c->parallel.vp = 3)
 MUT(x_uneven, c->parallel.uneven = 2)
 MUT(x_uneven_big, c->parallel.uneven = 1; c->parallel.vp = 21)
-MUT(x_cp0, c->parallel.cp = 0)
+MUT(x_cp0, c->parallel.cp = -1)
 MUT(x_cp_seq, c->parallel.cp = 3; c->gpus = 4 * 4 * 3 * 2)
 MUT(x_gpus_mult, c->gpus = 65)
 MUT(x_dp_neg, c->parallel.dp = -1)
 MUT(x_dp_mis, c->parallel.dp = 3)
-MUT(x_ep0, c->parallel.ep = 0)
-MUT(x_etp0, c->parallel.etp = 0)
+MUT(x_ep0, c->parallel.ep = -1)
+MUT(x_etp0, c->parallel.etp = -1)
 MUT(x_ep_dense, c->parallel.ep = 2)
 MUT(x_etp_dense, c->parallel.etp = 2)
-MUT(x_mb0, c->parallel.microbatch = 0)
+MUT(x_mb0, c->parallel.microbatch = -1)
 MUT(x_gbs_div, c->global_batch = 129)
 MUT(x_zero, c->parallel.zero = 4)
 MUT(x_rec, c->parallel.recompute = 3)
@@ -399,8 +399,13 @@ static void test_kernel(void **state) {
   double v2[16];
   assert_int_equal(pod_train_kernel.fn(&c2, v2, &e), POD_OK);
   assert_true(v2[0] > v[0]);
-  c2.parallel.tp = 0;
+  c2.parallel.tp = -1;
   assert_int_equal(pod_train_kernel.fn(&c2, v2, &e), POD_EINVAL);
+  /* 0 in a layout dimension means 1. */
+  pod_train_cfg c3 = c;
+  c3.parallel.tp = c3.parallel.cp = c3.parallel.etp = c3.parallel.microbatch = 0;
+  assert_int_equal(pod_train_kernel.fn(&c3, v2, &e), POD_OK);
+  assert_true(v2[0] == v[0]);
 }
 
 int main(void) {
