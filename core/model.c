@@ -153,9 +153,9 @@ int pod_model_check(const pod_model *m, pod_err *err) {
     NEED(m->moe_interval >= 1 && m->moe_interval <= m->layers - m->dense_layers,
          "moe_interval", "must be in [1, layers - dense_layers] (got %d)",
          m->moe_interval);
-    NEED(pod_finite(m->capacity_factor) && m->capacity_factor >= 0,
+    NEED(isfinite(m->capacity_factor) && m->capacity_factor >= 0,
          "capacity_factor", "must be finite and >= 0 (0 = dropless)");
-    NEED(pod_finite(m->imbalance) && m->imbalance >= 1.0, "imbalance",
+    NEED(isfinite(m->imbalance) && m->imbalance >= 1.0, "imbalance",
          "must be finite and >= 1 (max over mean tokens per expert)");
   }
   NEED(!has_dense_mlp(m) || m->ffn >= 1, "ffn",

@@ -233,7 +233,7 @@ void pod_train_cfg_init(pod_train_cfg *c) {
   } while (0)
 
 static int check_frac(double x, const char *field, pod_err *err) {
-  NEED(pod_finite(x) && x >= 0.0 && x <= 1.0, field,
+  NEED(isfinite(x) && x >= 0.0 && x <= 1.0, field,
        "must be a finite fraction in [0, 1] (got %g)", x);
   return POD_OK;
 }
@@ -350,15 +350,15 @@ static int check_common(const pod_train_cfg *c, pod_err *err) {
     return pod_err_set(err, POD_ENOTSUP, "dtype",
                        "GPU '%s' has no %s peak", c->system.gpu.name,
                        pod_train_dtype_name(c->dtype));
-  NEED(pod_finite(c->eff_gemm) && c->eff_gemm <= 1.0, "eff_gemm",
+  NEED(isfinite(c->eff_gemm) && c->eff_gemm <= 1.0, "eff_gemm",
        "must be finite and <= 1 (<= 0 = table default; got %g)", c->eff_gemm);
-  NEED(pod_finite(c->eff_attn) && c->eff_attn <= 1.0, "eff_attn",
+  NEED(isfinite(c->eff_attn) && c->eff_attn <= 1.0, "eff_attn",
        "must be finite and <= 1 (<= 0 = table default; got %g)", c->eff_attn);
-  NEED(pod_finite(c->gemm_k_half), "gemm_k_half",
+  NEED(isfinite(c->gemm_k_half), "gemm_k_half",
        "must be finite (< 0 = table default; got %g)", c->gemm_k_half);
-  NEED(pod_finite(c->eff_scale) && c->eff_scale > 0.0 && c->eff_scale <= 2.0,
+  NEED(isfinite(c->eff_scale) && c->eff_scale > 0.0 && c->eff_scale <= 2.0,
        "eff_scale", "must be in (0, 2] (got %g)", c->eff_scale);
-  NEED(pod_finite(c->eff_hbm) && c->eff_hbm > 0.0 && c->eff_hbm <= 1.0,
+  NEED(isfinite(c->eff_hbm) && c->eff_hbm > 0.0 && c->eff_hbm <= 1.0,
        "eff_hbm", "must be in (0, 1] (got %g; start from the defaults of "
        "pod_train_cfg_init, base \"default\" in Lua)", c->eff_hbm);
   if ((rc = check_frac(c->overlap_tp, "overlap_tp", err))) return rc;
@@ -366,12 +366,12 @@ static int check_common(const pod_train_cfg *c, pod_err *err) {
   if ((rc = check_frac(c->overlap_ep, "overlap_ep", err))) return rc;
   if ((rc = check_frac(c->overlap_pp, "overlap_pp", err))) return rc;
   if ((rc = check_frac(c->overlap_dp, "overlap_dp", err))) return rc;
-  NEED(pod_finite(c->jitter) && c->jitter >= 0.0 && c->jitter < 1.0, "jitter",
+  NEED(isfinite(c->jitter) && c->jitter >= 0.0 && c->jitter < 1.0, "jitter",
        "must be in [0, 1) (got %g)", c->jitter);
-  NEED(pod_finite(c->grad_reduce_bytes) && c->grad_reduce_bytes > 0.0 &&
+  NEED(isfinite(c->grad_reduce_bytes) && c->grad_reduce_bytes > 0.0 &&
            c->grad_reduce_bytes <= 8.0,
        "grad_reduce_bytes", "must be in (0, 8] (got %g)", c->grad_reduce_bytes);
-  NEED(pod_finite(c->mem_reserve_gb) && c->mem_reserve_gb >= 0.0,
+  NEED(isfinite(c->mem_reserve_gb) && c->mem_reserve_gb >= 0.0,
        "mem_reserve_gb", "must be finite and >= 0 (got %g)", c->mem_reserve_gb);
   NEED(c->mfu_full_attn == 0 || c->mfu_full_attn == 1, "mfu_full_attn",
        "must be 0 or 1");
@@ -829,7 +829,7 @@ static int eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   r->tokens_per_s_per_gpu = r->tokens_per_s / c->gpus;
   r->tflops_per_gpu = f.total * r->tokens_per_s_per_gpu / 1e12;
   r->mfu = r->tflops_per_gpu / r->peak_tflops;
-  if (!pod_finite(r->step_s) || r->step_s <= 0.0)
+  if (!isfinite(r->step_s) || r->step_s <= 0.0)
     return pod_err_set(err, POD_ERANGE, "step_s", "is not finite");
   return POD_OK;
 }
