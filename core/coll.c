@@ -21,8 +21,8 @@
 **           fields), bandwidth eta(S) (pipeline fill: the `half` term);
 **   LL:     NCCL baseLat 6.6 us + steps x 0.18 x per-step latency (NCCL
 **           hwLat LL/Simple: NVLink 0.6/3.4, network 2.7/14), bandwidth
-**           half of eff x line rate (8-byte stores carry 4 data + 4 flag
-**           bytes) with no fill term (no handshake per chunk).
+**           0.38 of eff x line rate (NCCL's LL cap, llMaxBws) with no
+**           fill term (flags travel with the data: no handshake).
 ** NVLS runs Simple only, with its own fixed latency (system field).
 ** (NCCL src/graph/tuning.cc: baseLat, hwLat.)
 **
@@ -60,8 +60,11 @@
 ** network 2.7/14 = 0.193. */
 #define LL_STEP_RATIO 0.18
 /* LL protocol: each 8-byte store carries 4 bytes of data and a 4-byte
-** flag, so at most half the link's achievable rate. */
-#define LL_BW_SHARE 0.5
+** flag, so at most half the link's achievable rate; NCCL caps it lower
+** still (src/graph/tuning.cc, llMaxBws for one node: Hopper 141 GB/s,
+** Blackwell 282 GB/s busbw, 0.313 of the 450/900 GB/s line rate, i.e.
+** 0.38 of NCCL's achievable NVLink rate 370.8/721.8). */
+#define LL_BW_SHARE 0.38
 
 typedef struct plan {
   double up_steps, out_steps; /* latency steps on each fabric */

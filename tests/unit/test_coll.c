@@ -52,6 +52,7 @@ static void assert_close(double got, double want, double rel) {
 #define BASE_SIMPLE 8.4e-6
 #define BASE_LL 6.6e-6
 #define LL_RATIO 0.18
+#define LL_SHARE 0.38
 
 /* t = min(Simple, LL) with steps latency steps and k x S bytes per GPU. */
 static double closed_form(const pod_system *s, double steps, double k,
@@ -60,7 +61,7 @@ static double closed_form(const pod_system *s, double steps, double k,
   double a = s->up_latency_us * 1e-6;
   double simple = BASE_SIMPLE + steps * a +
                   (S > 0 ? k * (S + s->up_half_MB * MIB) / B : 0.0);
-  double ll = BASE_LL + LL_RATIO * steps * a + k * S / (0.5 * B);
+  double ll = BASE_LL + LL_RATIO * steps * a + k * S / (LL_SHARE * B);
   return simple < ll ? simple : ll;
 }
 
