@@ -185,11 +185,12 @@ static inline int make_plan(const pod_system *s, pod_coll_op op, pod_coll_algo a
       return POD_ENOTSUP;
     case POD_COLL_ALL_TO_ALL:
       if (algo != POD_ALGO_DIRECT) return POD_ENOTSUP;
-      /* One latency step per peer inside the domain (DESIGN 4.2: (n-1)
-      ** a_up on one domain) and one per remote domain: messages to the r
-      ** ranks of a remote domain leave back to back over the rail. */
+      /* One latency step per peer (DESIGN 4.2: (n-1) a_up on one
+      ** domain): NCCL runs all-to-all as grouped send/recv, one
+      ** connection and one operation per peer; peers in other domains
+      ** cost the network step (proxy thread, RDMA post). */
       p->up_steps = rr - 1.0;
-      p->out_steps = dd - 1.0;
+      p->out_steps = nn - rr;
       p->k_up = (rr - 1.0) * in;
       p->k_out = (nn - rr) * in;
       if (d > 2 && s->out_collision > 0.0)
