@@ -26,17 +26,22 @@
 ** NVLS runs Simple only, with its own fixed latency (system field).
 ** (NCCL src/graph/tuning.cc: baseLat, hwLat.)
 **
-** All-to-all across domains.  Per rank (r-1)/n S moves on NVLink and
-** (n-r)/n S on the rank's NICs, concurrently.  With d domains each NIC
-** exchanges with one rail peer in each of the d-1 other domains.  Those k
+** All-to-all.  NCCL runs it as grouped send/recv, one operation per
+** peer, so it pays one latency step per peer (network steps for peers in
+** other domains).  Per rank (r-1)/n S moves on NVLink and (n-r)/n S on
+** the rank's NICs, concurrently.  With d domains each NIC exchanges with
+** one rail peer in each of the k = d-1 other domains (NCCL's PXN first
+** moves data over NVLink to the GPU on the destination's rail).  Those k
 ** flows are routed independently (static routing or ECMP hashing), so
 ** they collide on shared links: with k flows over k equal paths the
 ** expected share of paths in use is 1 - (1 - 1/k)^k (balls into bins:
-** 1 at k = 1, 0.66 at k = 7, 1 - 1/e for large k; the ECMP collision
-** loss measured by Al-Fares et al., Hedera, NSDI 2010).  The NIC's
+** 1 at k = 1, 0.66 at k = 7, 1 - 1/e for large k; the ECMP hash-collision
+** loss described by Al-Fares et al., Hedera, NSDI 2010).  The NIC's
 ** achievable rate is scaled by 1 - c (1 - 1/k)^k, c = out_collision (1:
 ** static routing, 0: perfect adaptive routing).  This is what makes
-** all-to-all busbw fall as the node count grows.
+** all-to-all busbw fall as the node count grows, from 2x the NIC rate at
+** two nodes (NCCL maintainers, NVIDIA/nccl-tests issue 130: busbw is
+** N/(N-1) x the per-GPU network rate) towards 0.63x at many nodes.
 **
 ** Hierarchical (several domains): reduce-scatter inside the domain, the
 ** inter-domain phase on S/r per GPU over its own NIC, all-gather inside
@@ -97,8 +102,6 @@ static double collision_mult(double c, int k) {
   return 1.0 - c * exp(kk * log1p(-1.0 / kk));
 }
 
-/* Build the plan of `algo` (never AUTO) for `op`; POD_ENOTSUP when the
-** algorithm cannot run the op on this placement or system. */
 /* A communicator's placement: n ranks, r per domain, d domains, with
 ** the inverses computed once per evaluation. */
 typedef struct place {
@@ -106,8 +109,17 @@ typedef struct place {
   double nn, rr, dd, in, ir, id;
 } place;
 
-static inline int make_plan(const pod_system *s, pod_coll_op op, pod_coll_algo algo,
-                     const place *pl, plan *p) {
+/* Build the plan of `algo` (never AUTO) for `op`; POD_ENOTSUP when the
+** algorithm cannot run the op on this placement or system:
+**   all_reduce       ring, tree, nvls (sys->nvls, 2+ ranks per domain),
+**                    hierarchical (2+ domains)
+**   all_gather,
+**   reduce_scatter   ring, hierarchical (2+ domains)
+**   all_to_all       direct
+**   broadcast        ring
+**   send_recv        direct */
+static inline int make_plan(const pod_system *s, pod_coll_op op,
+                            pod_coll_algo algo, const place *pl, plan *p) {
   const int n = pl->n, r = pl->r, d = pl->d;
   const double nn = pl->nn, rr = pl->rr, dd = pl->dd;
   const double in = pl->in, ir = pl->ir, id = pl->id;
@@ -138,7 +150,8 @@ static inline int make_plan(const pod_system *s, pod_coll_op op, pod_coll_algo a
         return POD_OK;
       }
       if (algo == POD_ALGO_NVLS) {
-        if (!s->nvls) return POD_ENOTSUP;
+        /* the switch must reduce, and a domain must hold 2+ ranks */
+        if (!s->nvls || (r < 2 && n > 1)) return POD_ENOTSUP;
         /* In-switch reduction: busbw = nvls_eff x up_GBps x eta_rel(S)
         ** inside the domain; across domains the NVLS phase pipelines
         ** with a ring over each GPU's NIC on S/r (NCCL NVLS with
@@ -258,9 +271,8 @@ static const pod_coll_algo AUTO_RING[] = {POD_ALGO_RING};
 static const struct {
   const pod_coll_algo *algos;
   int n;
-} AUTO[POD_COLL_NOPS] = {
-    {AUTO_AR, 4},     {AUTO_AG, 2},   {AUTO_AG, 2},
-    {AUTO_DIRECT, 1}, {AUTO_RING, 1}, {AUTO_DIRECT, 1}};
+} AUTO[POD_COLL_NOPS] = {{AUTO_AR, 4},     {AUTO_AG, 2},   {AUTO_AG, 2},
+                         {AUTO_DIRECT, 1}, {AUTO_RING, 1}, {AUTO_DIRECT, 1}};
 
 int pod_coll_eval(const pod_system *sys, pod_coll_op op,
                   const pod_coll_args *args, pod_coll_result *out,
@@ -269,8 +281,7 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
   if (args == NULL) return pod_err_set(err, POD_EINVAL, "args", "is NULL");
   if (out == NULL) return pod_err_set(err, POD_EINVAL, "out", "is NULL");
   if ((int)op < 0 || op >= POD_COLL_NOPS)
-    return pod_err_set(err, POD_EINVAL, "op", "unknown operation %d",
-                       (int)op);
+    return pod_err_set(err, POD_EINVAL, "op", "unknown operation %d", (int)op);
   if ((int)args->algo < 0 || args->algo >= POD_ALGO_N)
     return pod_err_set(err, POD_EINVAL, "algo", "unknown algorithm %d",
                        (int)args->algo);
@@ -298,6 +309,12 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
                        "%d per domain does not divide %d ranks", r, n);
 
   double S = args->bytes;
+  /* Achievable rates, bytes/s: U on the scale-up link, O on the GPU's
+  ** NICs after oversubscription.  The three inverses below (1/n, 1/U,
+  ** 1/O) come from one division: this runs millions of times a second. */
+  double U = sys->up_GBps * 1e9 * sys->up_eff;
+  double O = sys->nics_per_gpu * sys->nic_gbps * 1e9 / 8.0 * sys->out_eff /
+             sys->oversub;
   place pl;
   pl.n = n;
   pl.r = r;
@@ -305,13 +322,13 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
   pl.nn = n;
   pl.rr = r;
   pl.dd = pl.d;
-  pl.in = 1.0 / pl.nn;
-  pl.ir = pl.dd * pl.in; /* 1/r = d/n and 1/d = r/n: one division */
+  double inv = 1.0 / (U * O * pl.nn);
+  pl.in = U * O * inv;
+  pl.ir = pl.dd * pl.in; /* 1/r = d/n and 1/d = r/n */
   pl.id = pl.rr * pl.in;
   rates q;
-  q.inv_up = 1.0 / (sys->up_GBps * 1e9 * sys->up_eff);
-  q.inv_out = sys->oversub / (sys->nics_per_gpu * sys->nic_gbps * 1e9 / 8.0 *
-                              sys->out_eff);
+  q.inv_up = O * pl.nn * inv;
+  q.inv_out = U * pl.nn * inv;
   q.half_up = sys->up_half_MB * MIB;
   q.half_out = sys->out_half_MB * MIB;
   q.a_up = sys->up_latency_us * 1e-6;
@@ -331,7 +348,7 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
         best = a;
       }
     }
-    if (best == POD_ALGO_AUTO)  /* every op has at least one algorithm */
+    if (best == POD_ALGO_AUTO) /* every op has at least one algorithm */
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name(op));
   } else {
@@ -410,5 +427,5 @@ static int coll_kernel_fn(const void *cfg, double *metrics, pod_err *err) {
   return POD_OK;
 }
 
-const pod_kernel pod_coll_kernel = {
-    "collective", sizeof(pod_coll_cfg), 3, COLL_METRICS, coll_kernel_fn};
+const pod_kernel pod_coll_kernel = {"collective", sizeof(pod_coll_cfg), 3,
+                                    COLL_METRICS, coll_kernel_fn};

@@ -34,8 +34,8 @@ int main(void) {
     int n = ranks[(i / 16) % 4];
     int dom = cases[i].system.domain_gpus;
     if (n % (n < dom ? n : dom) != 0) n = dom * 8;
-    cases[i].args = (pod_coll_args){n, 0, 1024.0 * (1 << (i % 20)),
-                                    POD_ALGO_AUTO};
+    cases[i].args =
+        (pod_coll_args){n, 0, 1024.0 * (1 << (i % 20)), POD_ALGO_AUTO};
   }
 
   double sink = 0.0;
@@ -67,8 +67,7 @@ int main(void) {
     evals += 100000;
     t1 = now_s();
   }
-  printf("coll_kernel_c: %.1f M evals/s (1 core)\n",
-         evals / (t1 - t0) / 1e6);
+  printf("coll_kernel_c: %.1f M evals/s (1 core)\n", evals / (t1 - t0) / 1e6);
   if (failures != 0 || !(sink > 0.0)) {
     fprintf(stderr, "bench_coll: %d failed evaluations\n", failures);
     return 1;
