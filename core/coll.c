@@ -20,15 +20,16 @@
 **   Simple: NCCL baseLat 8.4 us + steps x per-step latency (system
 **           fields), bandwidth eta(S) (pipeline fill: the `half` term);
 **   LL:     NCCL baseLat 6.6 us + steps x 0.18 x per-step latency (NCCL
-**           hwLat LL/Simple: NVLink 0.6/3.4, network 2.7/14), bandwidth
+**           hwLat LL/Simple: NVLink 0.6/3.4, network 2.7/14; the tree's
+**           network steps 5.0/14), bandwidth
 **           0.38 of eff x line rate (NCCL's LL cap, llMaxBws) with no
 **           fill term (flags travel with the data: no handshake).
 ** NVLS runs Simple only, with its own fixed latency (system field).
 ** (NCCL src/graph/tuning.cc: baseLat, hwLat.)
 **
 ** All-to-all.  NCCL runs it as grouped send/recv, one operation per
-** peer, so it pays one latency step per peer (network steps for peers in
-** other domains).  Per rank (r-1)/n S moves on NVLink and (n-r)/n S on
+** peer, 8 peers in flight, so it pays one latency step per round of 8
+** peers (network steps for peers in other domains).  Per rank (r-1)/n S moves on NVLink and (n-r)/n S on
 ** the rank's NICs, concurrently.  With d domains each NIC exchanges with
 ** one rail peer in each of the k = d-1 other domains (NCCL's PXN first
 ** moves data over NVLink to the GPU on the destination's rail).  Those k
@@ -61,9 +62,15 @@
 /* NCCL src/graph/tuning.cc, baseLat (ring): LL 6.6 us, Simple 8.4 us. */
 #define BASE_SIMPLE_US 8.4
 #define BASE_LL_US 6.6
-/* NCCL hwLat, LL per-step latency over Simple: NVLink 0.6/3.4 = 0.176,
-** network 2.7/14 = 0.193. */
+/* NCCL hwLat, LL per-step latency over Simple: ring and point-to-point
+** NVLink 0.6/3.4 = 0.176, network 2.7/14 = 0.193; the tree's network
+** step 5.0/14 = 0.357. */
 #define LL_STEP_RATIO 0.18
+#define LL_TREE_NET_RATIO (5.0 / 14.0)
+/* NCCL groups point-to-point work by rounds of 8 peers in flight
+** (p2pGroupSize = NCCL_MAX_WORK_ELEMENTS_P2P / 2 = 16 / 2, channel.h), so
+** an all-to-all pays one latency step per round of 8 peers. */
+#define P2P_PEERS_IN_FLIGHT 8.0
 /* LL protocol: each 8-byte store carries 4 bytes of data and a 4-byte
 ** flag, so at most half the link's achievable rate; NCCL caps it lower
 ** still (src/graph/tuning.cc, llMaxBws for one node: Hopper 141 GB/s,
@@ -77,6 +84,7 @@ typedef struct plan {
   double up_div, out_div;     /* inverse bandwidth multipliers (NVLS,
                               ** collisions); 1 when none */
   double fixed_us;            /* fixed latency besides the steps (NVLS) */
+  double ll_out_ratio;        /* LL over Simple latency of a network step */
   int simple_only;            /* 1 for NVLS */
 } plan;
 
@@ -123,7 +131,7 @@ static inline int make_plan(const pod_system *s, pod_coll_op op,
   const int n = pl->n, r = pl->r, d = pl->d;
   const double nn = pl->nn, rr = pl->rr, dd = pl->dd;
   const double in = pl->in, ir = pl->ir, id = pl->id;
-  *p = (plan){.up_div = 1.0, .out_div = 1.0};
+  *p = (plan){.up_div = 1.0, .out_div = 1.0, .ll_out_ratio = LL_STEP_RATIO};
   switch (op) {
     case POD_COLL_ALL_REDUCE:
       if (algo == POD_ALGO_RING) {
@@ -145,6 +153,7 @@ static inline int make_plan(const pod_system *s, pod_coll_op op,
         ** messages across many domains. */
         p->up_steps = 2.0 * (rr - 1.0);
         p->out_steps = 2.0 * ceil_log2(d);
+        p->ll_out_ratio = LL_TREE_NET_RATIO;
         p->k_up = r > 1 ? 2.0 : 0.0;
         p->k_out = d > 1 ? 2.0 * ir : 0.0;
         return POD_OK;
@@ -198,12 +207,13 @@ static inline int make_plan(const pod_system *s, pod_coll_op op,
       return POD_ENOTSUP;
     case POD_COLL_ALL_TO_ALL:
       if (algo != POD_ALGO_DIRECT) return POD_ENOTSUP;
-      /* One latency step per peer (DESIGN 4.2: (n-1) a_up on one
-      ** domain): NCCL runs all-to-all as grouped send/recv, one
-      ** connection and one operation per peer; peers in other domains
-      ** cost the network step (proxy thread, RDMA post). */
-      p->up_steps = rr - 1.0;
-      p->out_steps = nn - rr;
+      /* NCCL runs all-to-all as grouped send/recv, one operation per
+      ** peer, 8 peers in flight: one latency step per round of 8 peers
+      ** (DESIGN 4.2 writes (n-1) a_up for one domain: one step per peer;
+      ** NCCL's grouping divides it by 8).  Peers in other domains cost
+      ** the network step (proxy thread, RDMA post). */
+      p->up_steps = ceil((rr - 1.0) / P2P_PEERS_IN_FLIGHT);
+      p->out_steps = ceil((nn - rr) / P2P_PEERS_IN_FLIGHT);
       p->k_up = (rr - 1.0) * in;
       p->k_out = (nn - rr) * in;
       if (d > 2 && s->out_collision > 0.0)
@@ -243,7 +253,8 @@ typedef struct rates {
 /* Time of a plan with the faster of the two protocols. */
 static inline double plan_time(const rates *q, const plan *p, double S) {
   double iu = q->inv_up * p->up_div, io = q->inv_out * p->out_div;
-  double steps = p->up_steps * q->a_up + p->out_steps * q->a_out;
+  double up_lat = p->up_steps * q->a_up, out_lat = p->out_steps * q->a_out;
+  double steps = up_lat + out_lat;
 
   /* Simple: eta(S) = eff S / (S + half): k S / (eta B) = k (S+half)/(eff B). */
   double bw = 0.0;
@@ -257,7 +268,8 @@ static inline double plan_time(const rates *q, const plan *p, double S) {
 
   /* LL: half the achievable rate, no fill term, shorter steps. */
   double tu = p->k_up * S * iu, to = p->k_out * S * io;
-  double t_ll = BASE_LL_US * 1e-6 + LL_STEP_RATIO * steps +
+  double t_ll = BASE_LL_US * 1e-6 + LL_STEP_RATIO * up_lat +
+                p->ll_out_ratio * out_lat +
                 (tu > to ? tu : to) / LL_BW_SHARE;
   return t_ll < t ? t_ll : t;
 }

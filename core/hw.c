@@ -5,13 +5,13 @@
 ** in a comment, and each preset a `source` string that the iterators
 ** return.  Efficiency and latency parameters are not per system: they
 ** belong to a fabric generation (NVLink3/4/5, HDR/NDR/XDR InfiniBand) and
-** every system of that generation shares them (struct fabric below).
+** every system of that generation shares them (the fabric macros below).
 **
 ** Calibration (at most a third of the collective rows of
 ** validation/public.md, C1-C6, are fits):
 **   fit on C1  NVLS all-reduce efficiency of NVLink4 (nvls_eff, from the
-**              8 GiB point) and the pipeline half size (half_MB, from the
-**              16 MiB point);
+**              8 GiB point) and the NVLink pipeline half size (up_half_MB,
+**              shared by NVLink3/4/5, from the 16 MiB point);
 **   fit on C3  NIC efficiency of NDR (CX-7) and HDR (CX-6).
 **   C2, C4, C5, C6 are predictions.  Everything else comes from NCCL's own
 **   published tuning constants (src/graph/topo.h, src/graph/tuning.cc) or
@@ -27,13 +27,22 @@
 
 /* ---- fabric generations ------------------------------------------------ */
 
-/* Pipeline half size shared by every fabric: the eta(S) = eff*S/(S+half)
-** curve is equivalent to a fixed pipeline-fill cost of half/(eff*B).  In
-** NCCL's Simple protocol the bytes in flight before the pipeline is full
-** are set by its staging buffers (NCCL_BUFFSIZE, 4 MiB per channel and
-** peer), not by the link speed, so one half size in bytes serves every
-** fabric.  Fit: C1 at 16 MiB (8x H100 NVLS, 237.2 GB/s busbw). */
+/* NVLink pipeline half size: the eta(S) = eff*S/(S+half) curve is
+** equivalent to a fixed pipeline-fill cost of half/(eff*B).  In NCCL's
+** Simple protocol the bytes in flight before the pipeline is full are set
+** by its staging buffers (NCCL_BUFFSIZE, 4 MiB per channel and peer, over
+** many channels), not by the link speed, so one half size in bytes serves
+** every NVLink generation.  Fit: C1 at 16 MiB (8x H100 NVLS, 237.2 GB/s
+** busbw). */
 #define HALF_MB 10.0
+
+/* Scale-out half size: the network pipeline streams once one NCCL step
+** per channel is in flight: NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB
+** per channel, 2 channels per network peer (NCCL_NCHANNELS_PER_NET_PEER,
+** src/graph/paths.cc) = 1 MiB.  Derived, not fitted.  (A check outside
+** public.md, not used for fitting: 64x H800 all-to-all at 8 MiB, NVIDIA/
+** nccl issue 1531, 338 us measured; podsim ~380 us.) */
+#define NET_HALF_MB 1.0
 
 /* NCCL per-step latencies (src/graph/tuning.cc, hwLat, Simple protocol):
 ** NVLink ring 3.4 us per step, network ring 14 us per step, NVLS 25 us.
@@ -81,13 +90,13 @@
 ** all-to-all keeps one hashed path; adaptive routing lowers it. */
 #define HDR_CX6                                                          \
   .nics_per_gpu = 1.0, .nic_gbps = 200.0, .out_latency_us = NET_STEP_US, \
-  .out_eff = 24.0 / 25.0, .out_half_MB = HALF_MB, .out_collision = 1.0
+  .out_eff = 24.0 / 25.0, .out_half_MB = NET_HALF_MB, .out_collision = 1.0
 #define NDR_CX7                                                          \
   .nics_per_gpu = 1.0, .nic_gbps = 400.0, .out_latency_us = NET_STEP_US, \
-  .out_eff = 47.0 / 50.0, .out_half_MB = HALF_MB, .out_collision = 1.0
+  .out_eff = 47.0 / 50.0, .out_half_MB = NET_HALF_MB, .out_collision = 1.0
 #define XDR_CX8                                                          \
   .nics_per_gpu = 1.0, .nic_gbps = 800.0, .out_latency_us = NET_STEP_US, \
-  .out_eff = 47.0 / 50.0, .out_half_MB = HALF_MB, .out_collision = 1.0
+  .out_eff = 47.0 / 50.0, .out_half_MB = NET_HALF_MB, .out_collision = 1.0
 
 /* ---- GPUs -------------------------------------------------------------- */
 

@@ -18,9 +18,9 @@
 **                    domain), hierarchical (needs 2+ domains)
 **   all_gather,
 **   reduce_scatter   ring, hierarchical (2+ domains)
-**   all_to_all       direct (one latency step per peer; across domains
-**                    the NIC rate falls with the number of peer domains,
-**                    scaled by sys->out_collision)
+**   all_to_all       direct (a latency step per round of 8 peers; across
+**                    domains the NIC rate falls with the number of peer
+**                    domains, scaled by sys->out_collision)
 **   broadcast        ring
 **   send_recv        direct (ranks must be 2; scale-up link when both
 **                    share a domain, else one GPU's NICs)
