@@ -49,6 +49,7 @@
 #define MAX_PARAMS 4096
 #define MAX_METRICS 1024
 #define MAX_GRID 1000000
+#define CANCEL_GRACE_NS 3000000000ull
 
 typedef enum { ST_NEW, ST_RUNNING, ST_DONE } study_state;
 
@@ -76,7 +77,8 @@ typedef struct study {
   lua_State *tmpl;          /* holds: fn, grid list, labels list, pnames, mnames */
   uv_mutex_t tmpl_mu;
   int has_mu;
-  atomic_int cancel;        /* workers stop evaluating when set */
+  atomic_int cancel;        /* set on SIGINT / timeout */
+  _Atomic uint64_t cancel_ns; /* uv_hrtime() when cancel was set */
   pod_mc_evaluator ev;
   /* run */
   study_state state;
@@ -112,7 +114,11 @@ static void worker_hook(lua_State *L, lua_Debug *ar) {
   lua_getfield(L, LUA_REGISTRYINDEX, "lpod.worker_study");
   study *s = lua_touserdata(L, -1);
   lua_pop(L, 1);
-  if (s && atomic_load(&s->cancel)) luaL_error(L, "study '%s' stopped", s->name);
+  /* Running chunks may finish after a cancel; only an evaluator still
+  ** busy CANCEL_GRACE_NS later (an endless loop) is stopped here. */
+  if (s && atomic_load(&s->cancel) &&
+      uv_hrtime() - atomic_load(&s->cancel_ns) > CANCEL_GRACE_NS)
+    luaL_error(L, "study '%s' stopped: its evaluator kept running after the run was interrupted", s->name);
 }
 
 static void *lw_new(void *ud, pod_err *err) {
@@ -384,6 +390,7 @@ static int l_study(lua_State *L) {
   s->stop_metric = -1;
   s->cancel_id = -1;
   atomic_init(&s->cancel, 0);
+  atomic_init(&s->cancel_ns, 0);
 
   lua_getfield(L, 1, "name");
   if (lua_isnil(L, -1)) {
@@ -675,6 +682,7 @@ static void on_progress(pod_run *run, const pod_run_progress *p, void *ud) {
 
 static void on_cancel(void *ud) {
   study *s = ud;
+  atomic_store(&s->cancel_ns, uv_hrtime());
   atomic_store(&s->cancel, 1);
   if (s->run) pod_run_cancel(s->run);
 }
