@@ -364,7 +364,7 @@ function P.print_summary(r)
   for _, row in ipairs(rows) do
     local lbl = {}
     for _, k in ipairs(r.grid_keys) do lbl[#lbl + 1] = k .. "=" .. tostring(row[k]) end
-    out[#out + 1] = {row.metric, concat(lbl, " "), row.n, row.mean, row.p5, row.p50, row.p95,
+    out[#out + 1] = {row.metric, concat(lbl, " "), math.tointeger(row.n) or row.n, row.mean, row.p5, row.p50, row.p95,
       row.ci95_hi - row.mean}
   end
   print(fmt("study %s: %d samples per grid point%s", r.name, r.samples,
