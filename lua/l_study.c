@@ -584,7 +584,7 @@ static int l_study(lua_State *L) {
         lua_rawset(L, merged);
       }
       lua_pop(L, 1);
-      lpod_build(L, merged, ct, (char *)s->base_cfgs + (size_t)g * k->cfg_size, "eval");
+      lpod_build_in(L, merged, ct, (char *)s->base_cfgs + (size_t)g * k->cfg_size, "eval", ctx);
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
