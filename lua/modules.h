@@ -6,6 +6,7 @@
 LPOD_MODULE(plot)
 LPOD_MODULE(hw)
 LPOD_MODULE(coll)
+LPOD_MODULE(train)
 LPOD_MODULE(dist)
 LPOD_MODULE(study)
 LPOD_MODULE(file)
