@@ -368,6 +368,7 @@ int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   double B_pool = erlang_b(c->pool_units, L_pool * r_h);
 
   double D_sum = 0.0, wait_sum = 0.0, blk_sum = 0.0, cap_loss = 0.0;
+  double L_grow = 0.0; /* rate of planned grow-back restarts */
   for (int i = 0; i < f->ncauses; i++) {
     if (lam[i] <= 0.0) continue;
     double D_i = R;
@@ -378,7 +379,8 @@ int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
         /* blocked: continue on fewer GPUs until repaired, then a planned
         ** checkpoint + restart to grow back. */
         D_i += swap * (1.0 - p_blk);
-        cap_loss += lam[i] * p_blk * (r_h * b[i] / A + C + R);
+        cap_loss += lam[i] * p_blk * r_h * b[i] / A;
+        L_grow += lam[i] * p_blk;
       } else {
         double w = p_blk * r_h / (1.0 + slots);
         D_i += swap + w;
@@ -427,12 +429,21 @@ int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
                      : W + n * C;
     }
   }
-  /* Shrinking trades waiting for lost capacity and planned restarts. */
-  if (cap_loss > 0.0) {
-    if (cap_loss >= 1.0)
+  /* Shrinking trades waiting for lost capacity and planned restarts: a
+  ** shrink loses r b / A of work, and its grow-back costs C + R unless the
+  ** repair ends while the job is down anyway (then the next restart picks
+  ** the capacity up).  With running time = wall / den,
+  ** den = 1 + L D + L_pl (C + R), and L_pl the planned-restart rate,
+  ** wall = base / (1 - q), q = (sum(lambda_b r b / A) + L_pl (C + R)) / den. */
+  double den = 1.0 + L * Dh + L_grow * (C + R);
+  const double L_pl = L_grow / den; /* share of repairs ending while up */
+  den = 1.0 + L * Dh + L_pl * (C + R);
+  if (L_grow > 0.0) {
+    double q = (cap_loss + L_pl * (C + R)) / den;
+    if (q >= 1.0)
       return pod_err_set(err, POD_ERANGE, "shrink",
                          "the job would shrink faster than it is repaired");
-    wall /= 1.0 - cap_loss;
+    wall /= 1.0 - q;
   }
   if (!pod_finite(wall))
     return pod_err_set(err, POD_ERANGE, "work_h", "wall time overflows");
@@ -440,8 +451,9 @@ int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   r.wall_h = wall;
   r.goodput = W / wall;
   r.waste = 1.0 - r.goodput;
-  /* Alternating renewal: each interruption cycle is M running + D down. */
-  r.interruptions = L > 0.0 ? wall / (M + Dh) : 0.0;
+  /* Alternating renewal: each interruption cycle is M running + D down
+  ** (+ planned grow-back restarts). */
+  r.interruptions = L * wall / den;
   r.wait_h = L > 0.0 ? r.interruptions * wait_sum / L : 0.0;
   r.gpu_hours = A * wall;
   r.gpu_hours_charged = (A + r.spare_gpus) * wall;
