@@ -168,7 +168,8 @@ typedef struct pod_relsim_result {
 
 /* Defaults: empty failure list, 8-GPU nodes and domains, 1 active GPU, no
 ** spares (pool scope node), repair 24 h exponential, Young interval with
-** C = 60 s, R = 600 s, first-order waste, work_h = 1. */
+** C = 60 s, R = 600 s, renewal waste model (never fails on long waits,
+** matches the simulator's mean), work_h = 1. */
 void pod_rel_cfg_init(pod_rel_cfg *c);
 
 /* Failure presets: "llama3_h100" (Llama 3 Table 5), "gb200_nvl72".

@@ -188,7 +188,7 @@ void pod_rel_cfg_init(pod_rel_cfg *c) {
   c->ckpt_s = 60.0;
   c->interval_rule = POD_REL_TAU_YOUNG;
   c->restart_s = 600.0;
-  c->waste_model = POD_REL_WASTE_FIRST;
+  c->waste_model = POD_REL_WASTE_RENEWAL;
   c->work_h = 1.0;
 }
 

@@ -119,6 +119,7 @@ static void test_young_minimizes(void **state) {
   pod_rel_cfg c = h100_cfg();
   c.ckpt_s = 120.0;
   c.pool_units = 64;
+  c.waste_model = POD_REL_WASTE_FIRST;
   pod_rel_result y;
   assert_int_equal(pod_rel_eval(&c, &y, NULL), POD_OK);
   double tau = y.checkpoint_interval_s;
@@ -391,6 +392,7 @@ static void test_bad_inputs(void **state) {
   assert_int_equal(pod_rel_eval(&c, &r, NULL), POD_OK);
   /* first-order waste >= 1 is a range error naming the interval */
   c.interval_s = 3600.0 * 24 * 10;
+  c.waste_model = POD_REL_WASTE_FIRST;
   pod_err e;
   assert_int_equal(pod_rel_eval(&c, &r, &e), POD_ERANGE);
   assert_string_equal(e.field, "interval_s");
