@@ -1,0 +1,473 @@
+/*
+** dist.c: distributions of uncertain inputs (see pod_dist.h).
+*/
+#include "pod_dist.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_math.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_sf_gamma.h>
+
+static pod_dist mk(pod_dist_kind k, double a, double b, double c, double d) {
+  pod_dist x;
+  memset(&x, 0, sizeof x);
+  x.kind = k;
+  x.p[0] = a;
+  x.p[1] = b;
+  x.p[2] = c;
+  x.p[3] = d;
+  return x;
+}
+
+pod_dist pod_dist_fixed(double v) { return mk(POD_DIST_FIXED, v, 0, 0, 0); }
+pod_dist pod_dist_uniform(double lo, double hi) {
+  return mk(POD_DIST_UNIFORM, lo, hi, 0, 0);
+}
+pod_dist pod_dist_loguniform(double lo, double hi) {
+  return mk(POD_DIST_LOGUNIFORM, lo, hi, 0, 0);
+}
+pod_dist pod_dist_normal(double mean, double sd) {
+  return mk(POD_DIST_NORMAL, mean, sd, 0, 0);
+}
+pod_dist pod_dist_truncnormal(double mean, double sd, double lo, double hi) {
+  return mk(POD_DIST_TRUNCNORMAL, mean, sd, lo, hi);
+}
+pod_dist pod_dist_lognormal(double mu, double sigma) {
+  return mk(POD_DIST_LOGNORMAL, mu, sigma, 0, 0);
+}
+pod_dist pod_dist_triangular(double lo, double mode, double hi) {
+  return mk(POD_DIST_TRIANGULAR, lo, mode, hi, 0);
+}
+pod_dist pod_dist_beta(double a, double b, double lo, double hi) {
+  return mk(POD_DIST_BETA, a, b, lo, hi);
+}
+pod_dist pod_dist_gamma(double shape, double scale) {
+  return mk(POD_DIST_GAMMA, shape, scale, 0, 0);
+}
+pod_dist pod_dist_weibull(double shape, double scale) {
+  return mk(POD_DIST_WEIBULL, shape, scale, 0, 0);
+}
+pod_dist pod_dist_exponential(double mean) {
+  return mk(POD_DIST_EXPONENTIAL, mean, 0, 0, 0);
+}
+
+const char *pod_dist_kind_name(pod_dist_kind k) {
+  static const char *const names[POD_DIST_NKINDS] = {
+      "fixed", "uniform", "loguniform", "normal", "truncnormal",
+      "lognormal", "triangular", "beta", "gamma", "weibull",
+      "exponential", "discrete", "empirical"};
+  if ((int)k < 0 || k >= POD_DIST_NKINDS) return "?";
+  return names[k];
+}
+
+int pod_dist_lognormal_median_p90(double median, double p90, pod_dist *out,
+                                  pod_err *err) {
+  if (!pod_finite(median) || median <= 0)
+    return pod_err_set(err, POD_EINVAL, "median", "must be finite and > 0 (got %g)", median);
+  if (!pod_finite(p90) || p90 <= median)
+    return pod_err_set(err, POD_EINVAL, "p90", "must be finite and > median (got %g)", p90);
+  double mu = log(median);
+  double sigma = (log(p90) - mu) / gsl_cdf_ugaussian_Pinv(0.9);
+  *out = pod_dist_lognormal(mu, sigma);
+  return pod_dist_check(out, err);
+}
+
+int pod_dist_lognormal_p5_p95(double p5, double p95, pod_dist *out,
+                              pod_err *err) {
+  if (!pod_finite(p5) || p5 <= 0)
+    return pod_err_set(err, POD_EINVAL, "p5", "must be finite and > 0 (got %g)", p5);
+  if (!pod_finite(p95) || p95 <= p5)
+    return pod_err_set(err, POD_EINVAL, "p95", "must be finite and > p5 (got %g)", p95);
+  double mu = 0.5 * (log(p5) + log(p95));
+  double sigma = (log(p95) - log(p5)) / (2.0 * gsl_cdf_ugaussian_Pinv(0.95));
+  *out = pod_dist_lognormal(mu, sigma);
+  return pod_dist_check(out, err);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int check_array(const double *v, int n, const char *name, pod_err *err) {
+  char field[POD_ERR_FIELD_MAX];
+  for (int i = 0; i < n; i++) {
+    if (!pod_finite(v[i])) {
+      snprintf(field, sizeof field, "%s[%d]", name, i + 1);
+      return pod_err_set(err, POD_EINVAL, field, "must be finite");
+    }
+  }
+  return POD_OK;
+}
+
+int pod_dist_discrete(const double *values, const double *weights, int n,
+                      pod_dist *out, pod_err *err) {
+  *out = pod_dist_fixed(0);
+  if (n < 1 || values == NULL)
+    return pod_err_set(err, POD_EINVAL, "values", "needs at least one value");
+  int rc = check_array(values, n, "values", err);
+  if (rc) return rc;
+  pod_dist d = mk(POD_DIST_DISCRETE, 0, 0, 0, 0);
+  d.n = n;
+  d.values = malloc(sizeof(double) * (size_t)n);
+  d.weights = malloc(sizeof(double) * (size_t)n);
+  d.cum = malloc(sizeof(double) * (size_t)n);
+  if (!d.values || !d.weights || !d.cum) {
+    pod_dist_free(&d);
+    return pod_err_set(err, POD_ENOMEM, "values", NULL);
+  }
+  memcpy(d.values, values, sizeof(double) * (size_t)n);
+  for (int i = 0; i < n; i++) d.weights[i] = weights ? weights[i] : 1.0;
+  rc = pod_dist_check(&d, err); /* validates weights, builds nothing */
+  if (rc) {
+    pod_dist_free(&d);
+    return rc;
+  }
+  double tot = 0;
+  for (int i = 0; i < n; i++) tot += d.weights[i];
+  double acc = 0;
+  for (int i = 0; i < n; i++) {
+    acc += d.weights[i];
+    d.cum[i] = acc / tot;
+  }
+  d.cum[n - 1] = 1.0;
+  d.table = gsl_ran_discrete_preproc((size_t)n, d.weights);
+  if (d.table == NULL) {
+    pod_dist_free(&d);
+    return pod_err_set(err, POD_ENOMEM, "weights", "cannot build the lookup table");
+  }
+  *out = d;
+  return POD_OK;
+}
+
+int pod_dist_empirical(const double *values, int n, pod_dist *out,
+                       pod_err *err) {
+  *out = pod_dist_fixed(0);
+  if (n < 1 || values == NULL)
+    return pod_err_set(err, POD_EINVAL, "values", "needs at least one value");
+  int rc = check_array(values, n, "values", err);
+  if (rc) return rc;
+  pod_dist d = mk(POD_DIST_EMPIRICAL, 0, 0, 0, 0);
+  d.n = n;
+  d.values = malloc(sizeof(double) * (size_t)n);
+  if (!d.values) return pod_err_set(err, POD_ENOMEM, "values", NULL);
+  memcpy(d.values, values, sizeof(double) * (size_t)n);
+  qsort(d.values, (size_t)n, sizeof(double), cmp_double);
+  *out = d;
+  return POD_OK;
+}
+
+int pod_dist_copy(pod_dist *dst, const pod_dist *src, pod_err *err) {
+  if (src->kind == POD_DIST_DISCRETE)
+    return pod_dist_discrete(src->values, src->weights, src->n, dst, err);
+  if (src->kind == POD_DIST_EMPIRICAL)
+    return pod_dist_empirical(src->values, src->n, dst, err);
+  *dst = *src;
+  dst->n = 0;
+  dst->values = dst->weights = dst->cum = NULL;
+  dst->table = NULL;
+  return POD_OK;
+}
+
+void pod_dist_free(pod_dist *d) {
+  if (d == NULL) return;
+  free(d->values);
+  free(d->weights);
+  free(d->cum);
+  if (d->table) gsl_ran_discrete_free(d->table);
+  *d = pod_dist_fixed(0);
+}
+
+/* Normal CDF mass between standardized bounds a < b, computed in the tail
+** that keeps precision (upper tail through Q when a > 0). */
+static double tn_mass(double a, double b) {
+  if (a > 0) return gsl_cdf_ugaussian_Q(a) - gsl_cdf_ugaussian_Q(b);
+  return gsl_cdf_ugaussian_P(b) - gsl_cdf_ugaussian_P(a);
+}
+
+static int bad(pod_err *err, const char *field, const char *what, double v) {
+  return pod_err_set(err, POD_EINVAL, field, "%s (got %g)", what, v);
+}
+
+#define NEED(cond, field, what, v) \
+  do {                             \
+    if (!(cond)) return bad(err, field, what, v); \
+  } while (0)
+
+int pod_dist_check(const pod_dist *d, pod_err *err) {
+  const double *p = d->p;
+  switch (d->kind) {
+    case POD_DIST_FIXED:
+      NEED(pod_finite(p[0]), "value", "must be finite", p[0]);
+      return POD_OK;
+    case POD_DIST_UNIFORM:
+      NEED(pod_finite(p[0]), "lo", "must be finite", p[0]);
+      NEED(pod_finite(p[1]), "hi", "must be finite", p[1]);
+      NEED(p[1] > p[0], "hi", "must be greater than lo", p[1]);
+      return POD_OK;
+    case POD_DIST_LOGUNIFORM:
+      NEED(pod_finite(p[0]) && p[0] > 0, "lo", "must be finite and > 0", p[0]);
+      NEED(pod_finite(p[1]), "hi", "must be finite", p[1]);
+      NEED(p[1] > p[0], "hi", "must be greater than lo", p[1]);
+      return POD_OK;
+    case POD_DIST_NORMAL:
+      NEED(pod_finite(p[0]), "mean", "must be finite", p[0]);
+      NEED(pod_finite(p[1]) && p[1] > 0, "sd", "must be finite and > 0", p[1]);
+      return POD_OK;
+    case POD_DIST_TRUNCNORMAL: {
+      NEED(pod_finite(p[0]), "mean", "must be finite", p[0]);
+      NEED(pod_finite(p[1]) && p[1] > 0, "sd", "must be finite and > 0", p[1]);
+      NEED(!isnan(p[2]) && p[2] < INFINITY, "lo", "must be a number below +inf", p[2]);
+      NEED(!isnan(p[3]) && p[3] > -INFINITY, "hi", "must be a number above -inf", p[3]);
+      NEED(p[3] > p[2], "hi", "must be greater than lo", p[3]);
+      double a = (p[2] - p[0]) / p[1], b = (p[3] - p[0]) / p[1];
+      NEED(tn_mass(a, b) > 1e-300, "lo", "leaves no probability mass below hi", p[2]);
+      return POD_OK;
+    }
+    case POD_DIST_LOGNORMAL:
+      NEED(pod_finite(p[0]), "mu", "must be finite", p[0]);
+      NEED(pod_finite(p[1]) && p[1] > 0, "sigma", "must be finite and > 0", p[1]);
+      return POD_OK;
+    case POD_DIST_TRIANGULAR:
+      NEED(pod_finite(p[0]), "lo", "must be finite", p[0]);
+      NEED(pod_finite(p[2]), "hi", "must be finite", p[2]);
+      NEED(p[2] > p[0], "hi", "must be greater than lo", p[2]);
+      NEED(pod_finite(p[1]) && p[1] >= p[0] && p[1] <= p[2], "mode",
+           "must lie in [lo, hi]", p[1]);
+      return POD_OK;
+    case POD_DIST_BETA:
+      NEED(pod_finite(p[0]) && p[0] > 0, "a", "must be finite and > 0", p[0]);
+      NEED(pod_finite(p[1]) && p[1] > 0, "b", "must be finite and > 0", p[1]);
+      NEED(pod_finite(p[2]), "lo", "must be finite", p[2]);
+      NEED(pod_finite(p[3]), "hi", "must be finite", p[3]);
+      NEED(p[3] > p[2], "hi", "must be greater than lo", p[3]);
+      return POD_OK;
+    case POD_DIST_GAMMA:
+    case POD_DIST_WEIBULL:
+      NEED(pod_finite(p[0]) && p[0] > 0, "shape", "must be finite and > 0", p[0]);
+      NEED(pod_finite(p[1]) && p[1] > 0, "scale", "must be finite and > 0", p[1]);
+      return POD_OK;
+    case POD_DIST_EXPONENTIAL:
+      NEED(pod_finite(p[0]) && p[0] > 0, "mean", "must be finite and > 0", p[0]);
+      return POD_OK;
+    case POD_DIST_DISCRETE: {
+      if (d->n < 1 || !d->values || !d->weights || !d->cum)
+        return pod_err_set(err, POD_EINVAL, "values", "needs at least one value");
+      int rc = check_array(d->values, d->n, "values", err);
+      if (rc) return rc;
+      rc = check_array(d->weights, d->n, "weights", err);
+      if (rc) return rc;
+      double tot = 0;
+      for (int i = 0; i < d->n; i++) {
+        if (d->weights[i] < 0) {
+          char f[POD_ERR_FIELD_MAX];
+          snprintf(f, sizeof f, "weights[%d]", i + 1);
+          return bad(err, f, "must be >= 0", d->weights[i]);
+        }
+        tot += d->weights[i];
+      }
+      NEED(tot > 0 && pod_finite(tot), "weights", "must have a positive finite sum", tot);
+      return POD_OK;
+    }
+    case POD_DIST_EMPIRICAL:
+      if (d->n < 1 || !d->values)
+        return pod_err_set(err, POD_EINVAL, "values", "needs at least one value");
+      return check_array(d->values, d->n, "values", err);
+    default:
+      return pod_err_set(err, POD_EINVAL, "kind", "unknown distribution kind %d", (int)d->kind);
+  }
+}
+
+static double clamp_u(double u) {
+  const double hi = 1.0 - DBL_EPSILON / 2;
+  if (!(u >= 1e-300)) return 1e-300; /* also catches NaN */
+  if (u > hi) return hi;
+  return u;
+}
+
+static double truncnormal_q(const double *p, double u) {
+  double a = (p[2] - p[0]) / p[1], b = (p[3] - p[0]) / p[1], z;
+  if (a > 0) { /* upper tail: work with Q for precision */
+    double qa = gsl_cdf_ugaussian_Q(a), qb = gsl_cdf_ugaussian_Q(b);
+    z = gsl_cdf_ugaussian_Qinv(qa - u * (qa - qb));
+  } else {
+    double pa = gsl_cdf_ugaussian_P(a), pb = gsl_cdf_ugaussian_P(b);
+    z = gsl_cdf_ugaussian_Pinv(pa + u * (pb - pa));
+  }
+  if (z < a) z = a;
+  if (z > b) z = b;
+  return p[0] + p[1] * z;
+}
+
+static double triangular_q(const double *p, double u) {
+  double a = p[0], c = p[1], b = p[2];
+  if (u < (c - a) / (b - a)) return a + sqrt(u * (b - a) * (c - a));
+  return b - sqrt((1 - u) * (b - a) * (b - c));
+}
+
+double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
+  const double *p = d->p;
+  switch (d->kind) {
+    case POD_DIST_FIXED: return p[0];
+    case POD_DIST_UNIFORM: return gsl_ran_flat(r, p[0], p[1]);
+    case POD_DIST_LOGUNIFORM:
+      return exp(gsl_ran_flat(r, log(p[0]), log(p[1])));
+    case POD_DIST_NORMAL: return p[0] + gsl_ran_gaussian_ziggurat(r, p[1]);
+    case POD_DIST_TRUNCNORMAL:
+      /* Rejection from the parent normal is cheap when the window holds
+      ** most of the mass; after 8 misses fall back to the inverse CDF, so
+      ** the cost stays bounded for narrow or far-tail windows. */
+      for (int i = 0; i < 8; i++) {
+        double x = p[0] + gsl_ran_gaussian_ziggurat(r, p[1]);
+        if (x >= p[2] && x <= p[3]) return x;
+      }
+      return truncnormal_q(p, gsl_rng_uniform_pos(r));
+    case POD_DIST_LOGNORMAL: return gsl_ran_lognormal(r, p[0], p[1]);
+    case POD_DIST_TRIANGULAR: return triangular_q(p, gsl_rng_uniform(r));
+    case POD_DIST_BETA: return p[2] + (p[3] - p[2]) * gsl_ran_beta(r, p[0], p[1]);
+    case POD_DIST_GAMMA: return gsl_ran_gamma(r, p[0], p[1]);
+    case POD_DIST_WEIBULL: return gsl_ran_weibull(r, p[1], p[0]);
+    case POD_DIST_EXPONENTIAL: return gsl_ran_exponential(r, p[0]);
+    case POD_DIST_DISCRETE:
+      return d->values[gsl_ran_discrete(r, (const gsl_ran_discrete_t *)d->table)];
+    case POD_DIST_EMPIRICAL:
+      return d->values[gsl_rng_uniform_int(r, (unsigned long)d->n)];
+    default: return NAN;
+  }
+}
+
+double pod_dist_quantile(const pod_dist *d, double u) {
+  const double *p = d->p;
+  u = clamp_u(u);
+  switch (d->kind) {
+    case POD_DIST_FIXED: return p[0];
+    case POD_DIST_UNIFORM: return p[0] + u * (p[1] - p[0]);
+    case POD_DIST_LOGUNIFORM: return exp(log(p[0]) + u * (log(p[1]) - log(p[0])));
+    case POD_DIST_NORMAL: return p[0] + p[1] * gsl_cdf_ugaussian_Pinv(u);
+    case POD_DIST_TRUNCNORMAL: return truncnormal_q(p, u);
+    case POD_DIST_LOGNORMAL: return gsl_cdf_lognormal_Pinv(u, p[0], p[1]);
+    case POD_DIST_TRIANGULAR: return triangular_q(p, u);
+    case POD_DIST_BETA: return p[2] + (p[3] - p[2]) * gsl_cdf_beta_Pinv(u, p[0], p[1]);
+    case POD_DIST_GAMMA: return gsl_cdf_gamma_Pinv(u, p[0], p[1]);
+    case POD_DIST_WEIBULL: return gsl_cdf_weibull_Pinv(u, p[1], p[0]);
+    case POD_DIST_EXPONENTIAL: return gsl_cdf_exponential_Pinv(u, p[0]);
+    case POD_DIST_DISCRETE: { /* first i with cum[i] >= u */
+      int lo = 0, hi = d->n - 1;
+      while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (d->cum[mid] >= u) hi = mid;
+        else lo = mid + 1;
+      }
+      return d->values[lo];
+    }
+    case POD_DIST_EMPIRICAL: {
+      int i = (int)floor(u * d->n);
+      if (i >= d->n) i = d->n - 1;
+      return d->values[i];
+    }
+    default: return NAN;
+  }
+}
+
+/* Truncated-normal mean and variance from the standard formulas
+** (Johnson, Kotz & Balakrishnan, Continuous Univariate Distributions 1, 13.10). */
+static void tn_moments(const double *p, double *mean, double *var) {
+  double a = (p[2] - p[0]) / p[1], b = (p[3] - p[0]) / p[1];
+  double z = tn_mass(a, b);
+  double pa = isinf(a) ? 0 : gsl_ran_ugaussian_pdf(a);
+  double pb = isinf(b) ? 0 : gsl_ran_ugaussian_pdf(b);
+  double apa = isinf(a) ? 0 : a * pa, bpb = isinf(b) ? 0 : b * pb;
+  double r = (pa - pb) / z;
+  *mean = p[0] + p[1] * r;
+  *var = p[1] * p[1] * (1 + (apa - bpb) / z - r * r);
+}
+
+double pod_dist_mean(const pod_dist *d) {
+  const double *p = d->p;
+  double m, v;
+  switch (d->kind) {
+    case POD_DIST_FIXED: return p[0];
+    case POD_DIST_UNIFORM: return 0.5 * (p[0] + p[1]);
+    case POD_DIST_LOGUNIFORM: return (p[1] - p[0]) / log(p[1] / p[0]);
+    case POD_DIST_NORMAL: return p[0];
+    case POD_DIST_TRUNCNORMAL: tn_moments(p, &m, &v); return m;
+    case POD_DIST_LOGNORMAL: return exp(p[0] + 0.5 * p[1] * p[1]);
+    case POD_DIST_TRIANGULAR: return (p[0] + p[1] + p[2]) / 3.0;
+    case POD_DIST_BETA: return p[2] + (p[3] - p[2]) * p[0] / (p[0] + p[1]);
+    case POD_DIST_GAMMA: return p[0] * p[1];
+    case POD_DIST_WEIBULL: return p[1] * gsl_sf_gamma(1 + 1 / p[0]);
+    case POD_DIST_EXPONENTIAL: return p[0];
+    case POD_DIST_DISCRETE: {
+      double s = 0, w = 0;
+      for (int i = 0; i < d->n; i++) {
+        s += d->weights[i] * d->values[i];
+        w += d->weights[i];
+      }
+      return s / w;
+    }
+    case POD_DIST_EMPIRICAL: {
+      double s = 0;
+      for (int i = 0; i < d->n; i++) s += d->values[i];
+      return s / d->n;
+    }
+    default: return NAN;
+  }
+}
+
+double pod_dist_variance(const pod_dist *d) {
+  const double *p = d->p;
+  double m, v;
+  switch (d->kind) {
+    case POD_DIST_FIXED: return 0;
+    case POD_DIST_UNIFORM: return (p[1] - p[0]) * (p[1] - p[0]) / 12.0;
+    case POD_DIST_LOGUNIFORM: {
+      double l = log(p[1] / p[0]);
+      double mean = (p[1] - p[0]) / l;
+      return (p[1] * p[1] - p[0] * p[0]) / (2 * l) - mean * mean;
+    }
+    case POD_DIST_NORMAL: return p[1] * p[1];
+    case POD_DIST_TRUNCNORMAL: tn_moments(p, &m, &v); return v;
+    case POD_DIST_LOGNORMAL: {
+      double s2 = p[1] * p[1];
+      return expm1(s2) * exp(2 * p[0] + s2);
+    }
+    case POD_DIST_TRIANGULAR: {
+      double a = p[0], c = p[1], b = p[2];
+      return (a * a + b * b + c * c - a * b - a * c - b * c) / 18.0;
+    }
+    case POD_DIST_BETA: {
+      double s = p[0] + p[1], w = p[3] - p[2];
+      return w * w * p[0] * p[1] / (s * s * (s + 1));
+    }
+    case POD_DIST_GAMMA: return p[0] * p[1] * p[1];
+    case POD_DIST_WEIBULL: {
+      double g1 = gsl_sf_gamma(1 + 1 / p[0]), g2 = gsl_sf_gamma(1 + 2 / p[0]);
+      return p[1] * p[1] * (g2 - g1 * g1);
+    }
+    case POD_DIST_EXPONENTIAL: return p[0] * p[0];
+    case POD_DIST_DISCRETE: {
+      double mean = pod_dist_mean(d), s = 0, w = 0;
+      for (int i = 0; i < d->n; i++) {
+        double e = d->values[i] - mean;
+        s += d->weights[i] * e * e;
+        w += d->weights[i];
+      }
+      return s / w;
+    }
+    case POD_DIST_EMPIRICAL: {
+      double mean = pod_dist_mean(d), s = 0;
+      for (int i = 0; i < d->n; i++) {
+        double e = d->values[i] - mean;
+        s += e * e;
+      }
+      return s / d->n;
+    }
+    default: return NAN;
+  }
+}

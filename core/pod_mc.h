@@ -1,0 +1,229 @@
+/*
+** pod_mc.h: the Monte Carlo plan (pure: no libuv, no Lua, no printing).
+**
+** A plan holds P parameters (name + pod_dist), G grid points (the caller
+** resolves its cartesian product; the plan only sees grid indices 0..G-1),
+** N samples per grid point, M metric names, an evaluator, a seed and
+** options.  The work is split into chunks, the unit of determinism:
+**
+**   chunk k  <->  grid point g = k % G, chunk c = k / G within g,
+**                 samples c*chunk_size .. min(N, (c+1)*chunk_size) - 1 of g.
+**
+** (Grid points are interleaved so every grid point advances together and
+** the stopping rule sees all of them.)  Chunk k draws from its own gsl_rng
+** (mt19937) seeded with a 32-bit seed derived by splitmix64 from
+** (seed, g, c).  All chunk seeds are computed at plan time; a seed already
+** taken by an earlier chunk (in chunk order), or 0 (mt19937 maps 0 to its
+** default 4357), is re-mixed deterministically until unique, so every chunk
+** has a distinct stream and the seeds depend only on (seed, G, N,
+** chunk_size).  Chunks produce chunk-local accumulators; merging them
+** strictly in chunk order gives identical bytes for any thread count.
+**
+** Statistics per (metric, grid point): moments, Student-t CI, quantiles
+** p1..p99, histogram.  Quantiles are exact (sorted samples) when all
+** G*N*(M [+P]) doubles fit in the memory budget `max_samples_mb` (decided
+** at plan time); otherwise each chunk fills a DDSketch (alpha 0.005, see
+** pod_stats.h) and the stored samples are the prefix of chunks (in chunk
+** order) that fits the budget, used for Spearman and samples.csv (the
+** results say so with *_partial flags).
+**
+** Sensitivity: POD_MC_SENS_SPEARMAN ranks every parameter against every
+** metric on the stored samples.  POD_MC_SENS_SOBOL switches the sampling
+** to a Saltelli design: sample row j draws two independent points A_j, B_j
+** (quasi-random from gsl_qrng_sobol of dimension 2P when 2P <= 40, else
+** from the chunk's gsl_rng), maps them through pod_dist_quantile and
+** evaluates f(A_j), f(B_j) and f(A_B^i_j) for every non-fixed parameter i
+** (A with column i from B): P+2 evaluations per row.  The statistics and
+** stored samples describe the A rows (N per grid point); Spearman is also
+** computed on them.  Sobol points are generated once in order at plan time
+** and the generator state is saved at every chunk boundary, so each chunk
+** clones the state of its slice (GSL's Sobol cannot skip ahead).
+**
+** Threads: the plan's configuration is read-only after pod_mc_plan_new.
+** pod_mc_chunk_run may run on any number of threads at once (each with its
+** own worker).  pod_mc_merge, pod_mc_should_stop, pod_mc_finish and the
+** counters belong to one thread at a time (the runner's loop thread).
+*/
+#ifndef POD_MC_H
+#define POD_MC_H
+
+#include <stdint.h>
+
+#include "pod_dist.h"
+#include "pod_err.h"
+#include "pod_kernel.h"
+#include "pod_stats.h"
+
+/* ---- evaluator ------------------------------------------------------------ */
+
+/* How a plan computes metrics from parameters.  `ud` is read-only while a
+** plan runs.  worker_new (may be NULL: workers are then NULL) creates
+** per-worker scratch (e.g. a Lua state); it may be called from several
+** threads at once, and a worker may later be used from a different thread
+** than the one that created it (never by two threads at once).
+** eval writes M metrics y for parameter values x (P doubles) at grid point
+** `grid` and returns POD_OK or a negative status with err filled. */
+typedef struct pod_mc_evaluator {
+  void *ud;                                  /* read-only while running */
+  void *(*worker_new)(void *ud, pod_err *err); /* per-worker scratch (e.g. a Lua state); may be NULL fn */
+  void (*worker_free)(void *ud, void *worker);
+  int (*eval)(void *ud, void *worker, int grid, const double *x, double *y, pod_err *err);
+} pod_mc_evaluator;
+
+/* Built-in evaluator over a pod_kernel: eval copies base_cfgs[grid] (G
+** configs of k->cfg_size bytes, copied here) into the worker's scratch,
+** writes x[i] at binds[i] (one per parameter; int fields rounded to
+** nearest, out-of-int-range values fail), and calls k->fn.  No allocation
+** per sample.  The plan's metrics must be k's nmetrics, in its order.
+** Validates binds (field "binds[i]": offset + field size must fit in
+** cfg_size).  Release with pod_mc_kernel_evaluator_free. */
+int pod_mc_kernel_evaluator(const pod_kernel *k, const void *base_cfgs, int G,
+                            const pod_bind *binds, int nparams,
+                            pod_mc_evaluator *out);
+void pod_mc_kernel_evaluator_free(pod_mc_evaluator *ev);
+
+/* ---- plan ------------------------------------------------------------------ */
+
+typedef enum pod_mc_sens {
+  POD_MC_SENS_NONE,
+  POD_MC_SENS_SPEARMAN,
+  POD_MC_SENS_SOBOL
+} pod_mc_sens;
+
+#define POD_MC_CHUNK_DEFAULT 1024
+#define POD_MC_HIST_BINS_DEFAULT 40
+#define POD_MC_NAME_MAX 64
+
+typedef struct pod_mc_spec {
+  int nparams;                       /* P >= 0 */
+  const char *const *param_names;    /* P names (copied) */
+  const pod_dist *dists;             /* P dists (deep-copied, checked) */
+  int nmetrics;                      /* M >= 1 */
+  const char *const *metric_names;   /* M names (copied) */
+  int grid;                          /* G >= 1 */
+  int64_t samples;                   /* N >= 1 per grid point */
+  int chunk_size;                    /* 0: POD_MC_CHUNK_DEFAULT */
+  uint64_t seed;
+  pod_mc_evaluator eval;             /* not copied-deep: ud must outlive the plan */
+  int keep_samples;                  /* store rows for samples.csv */
+  double max_samples_mb;             /* budget for stored samples (MB = 1e6 B) */
+  pod_mc_sens sensitivity;
+  int stop_metric;                   /* -1: no stopping rule */
+  double stop_rel_ci95;              /* stop when ci95 half-width <= this * |mean| at every grid point */
+  int64_t stop_min_samples;          /* per grid point before the rule applies (>= 2 enforced) */
+  int hist_bins;                     /* 0: POD_MC_HIST_BINS_DEFAULT */
+} pod_mc_spec;
+
+/* Defaults: no params, 1 grid point, 1000 samples, default chunk, seed 1,
+** budget 256 MB, no sensitivity, no stopping rule. */
+void pod_mc_spec_init(pod_mc_spec *s);
+
+typedef struct pod_mc_plan pod_mc_plan;
+typedef struct pod_mc_chunk pod_mc_chunk;
+typedef struct pod_mc_results pod_mc_results;
+
+/* Validate the spec (fields "params[i].<dist field>", "metrics",
+** "samples", "grid", "chunk_size", "max_samples_mb", "stop_metric",
+** "stop_rel_ci95", "eval", ...), copy it, derive chunk seeds and (Sobol)
+** the design.  On success the caller owns *out (pod_mc_plan_free). */
+int pod_mc_plan_new(const pod_mc_spec *spec, pod_mc_plan **out, pod_err *err);
+void pod_mc_plan_free(pod_mc_plan *plan);
+
+int64_t pod_mc_plan_chunks(const pod_mc_plan *plan);        /* G * ceil(N/cs) */
+int64_t pod_mc_plan_samples_total(const pod_mc_plan *plan); /* G * N */
+int64_t pod_mc_chunk_samples(const pod_mc_plan *plan, int64_t k);
+uint32_t pod_mc_chunk_seed(const pod_mc_plan *plan, int64_t k);
+int pod_mc_plan_exact(const pod_mc_plan *plan); /* quantiles exact (fits) */
+int pod_mc_plan_qrng(const pod_mc_plan *plan);  /* Sobol design is quasi-random */
+
+/* Create / free one evaluator worker (wraps the evaluator's functions;
+** *worker = NULL when it has none).  Thread-safe as the evaluator says. */
+int pod_mc_worker_new(const pod_mc_plan *plan, void **worker, pod_err *err);
+void pod_mc_worker_free(const pod_mc_plan *plan, void *worker);
+
+/* Run chunk k (0 <= k < chunks) with `worker` into a new chunk result
+** (*out, owned by the caller until merged or freed).  Thread-safe: any
+** number of chunks may run at once, each with its own worker.  Returns
+** the chunk's status: on an evaluation error the chunk is failed, its
+** error's msg carries the grid index, sample index and parameter values
+** (truncated to POD_ERR_MSG_MAX) and field names the failing field.
+** *out is NULL only when the result itself cannot be allocated. */
+int pod_mc_chunk_run(const pod_mc_plan *plan, int64_t k, void *worker,
+                     pod_mc_chunk **out);
+int64_t pod_mc_chunk_index(const pod_mc_chunk *c);
+/* The chunk's status (and error, copied into err when not NULL). */
+int pod_mc_chunk_status(const pod_mc_chunk *c, pod_err *err);
+void pod_mc_chunk_free(pod_mc_chunk *c);
+
+/* Merge chunk c (consumed, even on error) into the plan's accumulators.
+** Chunks must arrive in order 0,1,2,...: POD_EINVAL otherwise.  A failed
+** chunk is not merged and its status and error are returned.  After a
+** merge that ends a round (k % G == G-1) the stopping rule is checked.
+** Not thread-safe (one merging thread). */
+int pod_mc_merge(pod_mc_plan *plan, pod_mc_chunk *c, pod_err *err);
+
+/* Non-zero when the stopping rule is met (checked in chunk order at round
+** boundaries, so the stopping chunk is the same for any thread count). */
+int pod_mc_should_stop(const pod_mc_plan *plan);
+int64_t pod_mc_chunks_merged(const pod_mc_plan *plan);
+int64_t pod_mc_samples_merged(const pod_mc_plan *plan); /* rows, all grid points */
+
+/* Compute the final statistics from what was merged (quantiles, histograms,
+** sensitivities) and hand them over in *out (caller frees with
+** pod_mc_results_free).  The stored samples move into the results; the
+** plan cannot merge afterwards (POD_EINVAL).  May take a while (sorting):
+** the runner calls it on a worker thread. */
+int pod_mc_finish(pod_mc_plan *plan, pod_mc_results **out, pod_err *err);
+
+/* Run every chunk on the calling thread with one worker, merging in order,
+** honouring the stopping rule, then finish.  For tests and small studies. */
+int pod_mc_run_serial(pod_mc_plan *plan, pod_mc_results **out, pod_err *err);
+
+/* ---- results (read-only, any thread once finished) ---------------------------- */
+
+typedef struct pod_mc_summary {
+  int64_t n;
+  double mean, sd, se, ci95_lo, ci95_hi, min, max, skew, kurtosis;
+  double q[POD_STATS_NQ]; /* at pod_stats_qprobs: p1 p5 p25 p50 p75 p95 p99 */
+  int quantiles_exact;    /* 0: from the sketch (relative error <= 0.005) */
+} pod_mc_summary;
+
+typedef struct pod_mc_sens_value {
+  double spearman;     /* NaN when not computed or undefined */
+  double sobol_first;  /* NaN unless Sobol */
+  double sobol_total;
+} pod_mc_sens_value;
+
+void pod_mc_results_free(pod_mc_results *r);
+int pod_mc_results_nparams(const pod_mc_results *r);
+int pod_mc_results_nmetrics(const pod_mc_results *r);
+int pod_mc_results_grid(const pod_mc_results *r);
+const char *pod_mc_results_param_name(const pod_mc_results *r, int i);
+const char *pod_mc_results_metric_name(const pod_mc_results *r, int m);
+int pod_mc_results_complete(const pod_mc_results *r); /* every chunk merged */
+int pod_mc_results_stopped(const pod_mc_results *r);  /* stopping rule met */
+int64_t pod_mc_results_chunks_done(const pod_mc_results *r);
+int64_t pod_mc_results_chunks_total(const pod_mc_results *r);
+int64_t pod_mc_results_samples_done(const pod_mc_results *r); /* all grid points */
+
+/* Summary of metric m at grid point g; POD_EINVAL when out of range. */
+int pod_mc_results_summary(const pod_mc_results *r, int m, int g,
+                           pod_mc_summary *out);
+/* Histogram of metric m at grid point g over [min, max]; NULL if none. */
+const pod_hist *pod_mc_results_hist(const pod_mc_results *r, int m, int g);
+/* Sensitivity of metric m to parameter p at grid point g. */
+int pod_mc_results_sensitivity(const pod_mc_results *r, int g, int p, int m,
+                               pod_mc_sens_value *out);
+/* Spearman computed on fewer rows than were merged (budget). */
+int pod_mc_results_spearman_partial(const pod_mc_results *r);
+
+/* Stored sample rows of grid point g (0 when none were kept), and their
+** columns (rows(g) doubles each; NULL when that column is not stored:
+** params are stored when keep_samples or sensitivity is set).  Rows are in
+** sample order.  samples_partial: fewer rows than merged (budget). */
+int64_t pod_mc_results_rows(const pod_mc_results *r, int g);
+const double *pod_mc_results_param_column(const pod_mc_results *r, int g, int p);
+const double *pod_mc_results_metric_column(const pod_mc_results *r, int g, int m);
+int pod_mc_results_samples_partial(const pod_mc_results *r);
+
+#endif

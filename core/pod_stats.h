@@ -1,0 +1,178 @@
+/*
+** pod_stats.h: mergeable statistics for Monte Carlo results.
+**
+** - pod_moments: n, mean, M2..M4, min, max; one-pass (Welford/Pebay) and
+**   pairwise merge (Chan et al. 1979, Pebay 2008).  Conventions match GSL:
+**   variance uses n-1, skew = (M3/n)/sd^3, kurtosis = (M4/n)/sd^4 - 3.
+** - exact quantiles from sorted data, GSL's convention
+**   (gsl_stats_quantile_from_sorted_data: rank p*(n-1), linear interpolation).
+** - pod_sketch: a DDSketch-style log-bucket quantile sketch (Masson, Rim &
+**   Lee, VLDB 2019) for positive and negative values plus an exact zero
+**   bucket.  Error bound: for p in [0,1] let r = floor(p*(n-1)) and x_(r)
+**   the r-th smallest value (0-based); pod_sketch_quantile returns v with
+**   |v - x_(r)| <= alpha*|x_(r)| (values with |x| < POD_SKETCH_TINY count
+**   as zero, absolute error below that).  Buckets are never collapsed, so
+**   the bound holds for every p.  Merge adds integer bucket counts, so the
+**   result does not depend on merge order or split.
+** - pod_hist: fixed linear or log bins with explicit under/overflow counts.
+** - ranks, Pearson and Spearman correlation (average ranks for ties).
+** - Sobol sensitivity sums for Saltelli designs (Saltelli et al. 2010,
+**   first order; Jansen 1999, total).
+**
+** Nothing here is shared between threads: each value belongs to its caller;
+** functions are reentrant.  Allocation happens only in *_init / growth of a
+** sketch / ranks; every function that allocates returns a status.
+*/
+#ifndef POD_STATS_H
+#define POD_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pod_err.h"
+
+/* ---- moments ---------------------------------------------------------- */
+
+typedef struct pod_moments {
+  int64_t n;
+  double mean, m2, m3, m4; /* central sums: M_k = sum (x - mean)^k */
+  double min, max;
+} pod_moments;
+
+void pod_moments_init(pod_moments *m);
+
+/* Add one value (finite values only; the caller checks).  O(1), no
+** allocation.  Inline because it sits on the per-sample path. */
+static inline void pod_moments_add(pod_moments *m, double x) {
+  double n1 = (double)m->n;
+  double n = n1 + 1;
+  double delta = x - m->mean;
+  double dn = delta / n;
+  double dn2 = dn * dn;
+  double t1 = delta * dn * n1;
+  m->mean += dn;
+  m->m4 += t1 * dn2 * (n * n - 3 * n + 3) + 6 * dn2 * m->m2 - 4 * dn * m->m3;
+  m->m3 += t1 * dn * (n - 2) - 3 * dn * m->m2;
+  m->m2 += t1;
+  if (m->n == 0 || x < m->min) m->min = x;
+  if (m->n == 0 || x > m->max) m->max = x;
+  m->n++;
+}
+
+/* a := a merged with b (Chan/Pebay pairwise formulas).  b is unchanged. */
+void pod_moments_merge(pod_moments *a, const pod_moments *b);
+
+double pod_moments_mean(const pod_moments *m);     /* NaN when n == 0 */
+double pod_moments_variance(const pod_moments *m); /* n-1; NaN when n < 2 */
+double pod_moments_sd(const pod_moments *m);
+double pod_moments_se(const pod_moments *m);       /* sd / sqrt(n) */
+double pod_moments_skew(const pod_moments *m);     /* GSL convention */
+double pod_moments_kurtosis(const pod_moments *m); /* excess, GSL convention */
+
+/* Student-t 95% confidence interval of the mean:
+** mean -/+ t_{0.975, n-1} * sd / sqrt(n) (gsl_cdf_tdist_Pinv).
+** NaN bounds and POD_EINVAL when n < 2. */
+int pod_moments_ci95(const pod_moments *m, double *lo, double *hi);
+
+/* ---- quantiles ---------------------------------------------------------- */
+
+#define POD_STATS_NQ 7
+/* 0.01 0.05 0.25 0.50 0.75 0.95 0.99 */
+extern const double pod_stats_qprobs[POD_STATS_NQ];
+
+/* Quantile p in [0,1] of n >= 1 sorted values, GSL's convention. */
+double pod_stats_quantile_sorted(const double *sorted, size_t n, double p);
+
+/* Sort n doubles ascending in place (non-finite values are not allowed). */
+void pod_stats_sort(double *x, size_t n);
+
+/* ---- sketch --------------------------------------------------------------- */
+
+#define POD_SKETCH_ALPHA 0.005 /* default relative accuracy */
+#define POD_SKETCH_TINY 1e-300 /* |x| below this counts as zero */
+
+typedef struct pod_sketch_store {
+  int32_t off;    /* bucket index of c[0] */
+  int32_t len;    /* allocated buckets */
+  int64_t *c;
+} pod_sketch_store;
+
+typedef struct pod_sketch {
+  double alpha, gamma, inv_log_gamma;
+  int64_t n, zero;
+  double min, max;
+  pod_sketch_store pos, neg; /* bucket k holds |x| in (gamma^(k-1), gamma^k] */
+} pod_sketch;
+
+/* Empty sketch with relative accuracy alpha in (0, 0.5). */
+int pod_sketch_init(pod_sketch *s, double alpha, pod_err *err);
+void pod_sketch_free(pod_sketch *s);
+
+/* Add one finite value x.  May grow (realloc) a bucket store, which
+** happens O(log range) times, not per sample.  POD_ENOMEM on failure. */
+int pod_sketch_add(pod_sketch *s, double x);
+
+/* a := a + b (same alpha required, else POD_EINVAL). */
+int pod_sketch_merge(pod_sketch *a, const pod_sketch *b, pod_err *err);
+
+/* Estimate of quantile p in [0,1] (see the bound above); NaN when empty. */
+double pod_sketch_quantile(const pod_sketch *s, double p);
+
+/* Visit the non-empty buckets in ascending value order: fn(value, count)
+** with the bucket's representative value clamped to [min, max]. */
+void pod_sketch_foreach(const pod_sketch *s,
+                        void (*fn)(double value, int64_t count, void *ud),
+                        void *ud);
+
+/* ---- histogram -------------------------------------------------------------- */
+
+typedef struct pod_hist {
+  int nbins;
+  int logbins;         /* bins equal in log(x); needs 0 < lo */
+  double lo, hi;       /* [lo, hi]; the last bin includes hi */
+  int64_t *counts;     /* nbins */
+  int64_t under, over; /* values below lo / above hi, never dropped */
+  int64_t total;       /* everything added, including under/over */
+} pod_hist;
+
+/* nbins >= 1, lo <= hi finite (lo == hi: one point, everything equal to lo
+** goes to bin 0); logbins needs lo > 0.  Fields "bins", "lo", "hi". */
+int pod_hist_init(pod_hist *h, int nbins, double lo, double hi, int logbins,
+                  pod_err *err);
+void pod_hist_add(pod_hist *h, double x, int64_t count);
+/* Edge i in 0..nbins (edge 0 = lo, edge nbins = hi). */
+double pod_hist_edge(const pod_hist *h, int i);
+void pod_hist_free(pod_hist *h);
+
+/* ---- correlation ------------------------------------------------------------ */
+
+/* 1-based ranks of x (ties get their average rank).  POD_ENOMEM. */
+int pod_stats_ranks(const double *x, size_t n, double *ranks);
+
+/* Pearson correlation of a and b; NaN when n < 2 or either is constant. */
+double pod_stats_pearson(const double *a, const double *b, size_t n);
+
+/* Spearman rank correlation = Pearson of the ranks (same value as
+** gsl_stats_spearman).  POD_ENOMEM. */
+int pod_stats_spearman(const double *x, const double *y, size_t n, double *rho);
+
+/* ---- Sobol indices ------------------------------------------------------------- */
+
+/* Sums over Saltelli rows j for one (parameter i, metric):
+**   first += fB_j * (fABi_j - fA_j)     (Saltelli 2010, eq. (b) of table 2)
+**   total += (fA_j - fABi_j)^2          (Jansen 1999)
+** The f values may be shifted by any constant per chunk (the expectation
+** of the first-order sum does not change; the total sum is shift-free),
+** which keeps the sums well conditioned when the metric has a large mean.
+** Merge = add the fields. */
+typedef struct pod_sobol_acc {
+  int64_t n;
+  double first, total;
+} pod_sobol_acc;
+
+/* First-order and total index from the sums and the output variance
+** `var` (of f(A) and f(B) together).  NaN when n == 0 or var <= 0. */
+void pod_sobol_indices(const pod_sobol_acc *a, double var, double *s1,
+                       double *st);
+
+#endif

@@ -1,0 +1,8 @@
+/*
+** modules.h: the C binding modules opened into the `podsim` table, in
+** order.  Each lua/l_<name>.c defines `void lpod_open_<name>(lua_State *L)`
+** which sets its functions on the podsim table at the top of the stack.
+*/
+LPOD_MODULE(plot)
+LPOD_MODULE(hw)
+LPOD_MODULE(coll)
