@@ -100,7 +100,8 @@ typedef struct pod_rel_cfg {
   int spare_per_domain; /* hot spares inside each domain, < domain_gpus;
                         ** each domain runs domain_gpus - spare_per_domain */
   int pool_units;       /* spare pool size, in pool_scope units */
-  int pool_scope;       /* POD_REL_NODE or POD_REL_DOMAIN */
+  int pool_scope;       /* POD_REL_NODE or POD_REL_DOMAIN (checked only
+                        ** when pool_units > 0) */
   double swap_s;        /* extra time to bring in a replacement */
   double repair_h;      /* mean time to repair a drained unit, > 0 */
   int repair_dist;      /* pod_rel_repair_dist (simulator only) */
@@ -121,6 +122,13 @@ typedef struct pod_rel_cfg {
   ** kernel hashes its bits to a 64-bit seed: runs stay reproducible from
   ** the study's seed and chunking, with no extra field type. */
   double u_seed;
+  /* Rate uncertainty for studies: the rates of causes counted per GPU,
+  ** node, domain or job are multiplied by 10^x (0 = as listed, the
+  ** default); sample e.g. uniform(-1, 1) for a 0.1x-10x range. */
+  double gpu_rate_log10;
+  double node_rate_log10;
+  double domain_rate_log10;
+  double job_rate_log10;
 } pod_rel_cfg;
 
 typedef struct pod_rel_result {

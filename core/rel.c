@@ -224,8 +224,11 @@ int pod_rel_check(const pod_rel_cfg *c, pod_err *err) {
   if (c->pool_units < 0 || c->pool_units > POD_REL_MAX_GPUS)
     return pod_err_set(err, POD_EINVAL, "pool_units", "must be in [0, %d]",
                        POD_REL_MAX_GPUS);
-  if (c->pool_scope != POD_REL_NODE && c->pool_scope != POD_REL_DOMAIN)
-    return pod_err_set(err, POD_EINVAL, "pool_scope", "must be node or domain");
+  if (c->pool_scope < 0 || c->pool_scope >= POD_REL_NSCOPES ||
+      (c->pool_units > 0 && c->pool_scope != POD_REL_NODE &&
+       c->pool_scope != POD_REL_DOMAIN))
+    return pod_err_set(err, POD_EINVAL, "pool_scope",
+                       "must be node or domain (spare nodes or racks)");
   if ((rc = fin_nonneg(c->swap_s, "swap_s", err))) return rc;
   if (!pod_finite(c->repair_h) || c->repair_h <= 0.0)
     return pod_err_set(err, POD_EINVAL, "repair_h",
@@ -278,13 +281,20 @@ int pod_rel_check(const pod_rel_cfg *c, pod_err *err) {
   }
   if (!pod_finite(c->u_seed) || c->u_seed < 0.0 || c->u_seed >= 1.0)
     return pod_err_set(err, POD_EINVAL, "u_seed", "must be in [0, 1)");
+  const double lg[4] = {c->gpu_rate_log10, c->node_rate_log10,
+                        c->domain_rate_log10, c->job_rate_log10};
+  static const char *const lgn[4] = {"gpu_rate_log10", "node_rate_log10",
+                                     "domain_rate_log10", "job_rate_log10"};
+  for (int i = 0; i < 4; i++)
+    if (!pod_finite(lg[i]) || lg[i] < -6.0 || lg[i] > 6.0)
+      return pod_err_set(err, POD_EINVAL, lgn[i], "must be in [-6, 6]");
   return POD_OK;
 }
 
 double pod_rel_job_rate(const pod_rel_cfg *c) {
   double L = 0.0;
   for (int i = 0; i < c->failures.ncauses; i++)
-    L += c->failures.cause[i].rate_per_h * rel_unit_count(c, c->failures.cause[i].unit);
+    L += rel_cause_rate(c, i);
   return L;
 }
 
@@ -337,7 +347,7 @@ int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   int b_abs_max = 0;
   for (int i = 0; i < f->ncauses; i++) {
     const pod_rel_cause *k = &f->cause[i];
-    lam[i] = k->rate_per_h * rel_unit_count(c, k->unit);
+    lam[i] = rel_cause_rate(c, i);
     L += lam[i];
     b[i] = rel_blast_gpus(c, k->blast);
     int hw = k->blast != POD_REL_JOB;

@@ -5,6 +5,8 @@
 #ifndef POD_REL_GEOM_H
 #define POD_REL_GEOM_H
 
+#include <math.h>
+
 #include "pod_rel.h"
 
 /* Active GPUs per domain. */
@@ -38,6 +40,21 @@ static inline int rel_blast_gpus(const pod_rel_cfg *c, int blast) {
 /* GPUs in one pool spare. */
 static inline int rel_pool_gpus(const pod_rel_cfg *c) {
   return c->pool_scope == POD_REL_NODE ? c->node_gpus : c->domain_gpus;
+}
+
+/* Multiplier of the rates of causes counted per `unit`. */
+static inline double rel_unit_scale(const pod_rel_cfg *c, int unit) {
+  double x = unit == POD_REL_GPU    ? c->gpu_rate_log10
+             : unit == POD_REL_NODE ? c->node_rate_log10
+             : unit == POD_REL_DOMAIN ? c->domain_rate_log10
+                                      : c->job_rate_log10;
+  return x == 0.0 ? 1.0 : pow(10.0, x);
+}
+
+/* Job-level rate of cause i: rate x scale x units in the footprint. */
+static inline double rel_cause_rate(const pod_rel_cfg *c, int i) {
+  const pod_rel_cause *k = &c->failures.cause[i];
+  return k->rate_per_h * rel_unit_scale(c, k->unit) * rel_unit_count(c, k->unit);
 }
 
 /* Failure-free compute hours of the job. */

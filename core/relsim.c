@@ -245,7 +245,7 @@ int pod_relsim_run(const pod_rel_cfg *c, uint64_t seed, pod_relsim_ws *ws,
   double L = 0.0;
   int last = -1;
   for (int i = 0; i < nc; i++) {
-    double lam = f->cause[i].rate_per_h * rel_unit_count(c, f->cause[i].unit);
+    double lam = rel_cause_rate(c, i);
     L += lam;
     cum[i] = L;
     if (lam > 0.0) last = i;

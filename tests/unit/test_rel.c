@@ -74,6 +74,15 @@ static void test_llama3_r1_r3(void **state) {
   assert_true(fabs(r.per_gpu_hour - 1.97e-5) / 1.97e-5 < 0.01); /* R3 */
   /* hardware share of the preset: 356 of 419 drain a node */
   assert_true(fabs(r.hw_fraction - 356.0 / 419.0) < 1e-9);
+  /* Rate scales by unit: 10x the GPU causes, 0.1x software. */
+  pod_rel_cfg s = c;
+  s.gpu_rate_log10 = 1.0;
+  s.job_rate_log10 = -1.0;
+  assert_true(fabs(pod_rel_job_rate(&s) * 54 * 24 - (3100.0 + 46.0 + 6.3)) <
+              1e-6);
+  s.pool_units = 0;
+  s.pool_scope = POD_REL_GPU; /* ignored without a pool */
+  assert_int_equal(pod_rel_check(&s, NULL), POD_OK);
   /* Half the GPUs: the GPU and node parts halve, software does not. */
   c.active_gpus = 8192;
   pod_rel_result h;
@@ -357,6 +366,11 @@ static void test_bad_inputs(void **state) {
   BAD(c.spare_per_domain = 8, "spare_per_domain");
   BAD(c.pool_units = -1, "pool_units");
   BAD(c.pool_scope = POD_REL_GPU, "pool_scope");
+  BAD(c.pool_units = 0; c.pool_scope = 7, "pool_scope");
+  BAD(c.gpu_rate_log10 = 7, "gpu_rate_log10");
+  BAD(c.node_rate_log10 = NAN, "node_rate_log10");
+  BAD(c.domain_rate_log10 = -7, "domain_rate_log10");
+  BAD(c.job_rate_log10 = INFINITY, "job_rate_log10");
   BAD(c.swap_s = -1, "swap_s");
   BAD(c.swap_s = NAN, "swap_s");
   BAD(c.repair_h = 0, "repair_h");

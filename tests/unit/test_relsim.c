@@ -218,6 +218,15 @@ static void test_nvl72_domains(void **state) {
   /* tray failures almost never exhaust two spare trays per rack */
   if (!(dom > 0 && (waits - dom) * 100 < swaps))
     fail_msg("dom %d swaps %d waits %d", dom, swaps, waits);
+  /* ten times the rack-level rates: about ten times the rack failures */
+  pod_rel_cfg x = c;
+  x.domain_rate_log10 = 1.0;
+  int dom10 = 0;
+  for (uint64_t seed = 0; seed < 50; seed++) {
+    assert_int_equal(pod_relsim_run(&x, seed, NULL, &r, NULL), POD_OK);
+    dom10 += r.by_cause[18] + r.by_cause[19] + r.by_cause[20];
+  }
+  assert_true(dom10 > 8 * dom && dom10 < 12 * dom);
   /* with two spare racks, rack failures mostly swap */
   c.pool_units = 2;
   c.pool_scope = POD_REL_DOMAIN;
