@@ -6,3 +6,5 @@
 LPOD_MODULE(plot)
 LPOD_MODULE(hw)
 LPOD_MODULE(coll)
+LPOD_MODULE(cost)
+LPOD_MODULE(rel)
