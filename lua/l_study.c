@@ -65,6 +65,7 @@ typedef struct study {
   uint64_t seed;
   int chunk_size;
   int keep_samples;
+  int threads;              /* workers for this study (<= --threads) */
   pod_mc_sens sens;
   int stop_metric;
   double stop_rel;
@@ -319,7 +320,7 @@ static void push_sorted_keys(lua_State *L, int idx, const char *ctx, const char 
 
 static const char *const study_keys[] = {
     "name", "samples", "seed", "params", "grid", "eval", "metrics", "sensitivity",
-    "target", "keep_samples", "chunk_size", NULL};
+    "target", "keep_samples", "chunk_size", "threads", NULL};
 
 /* Build the grid: stack gets a list of G tables (key -> value), keys
 ** sorted, the last key varying fastest.  Returns G. */
@@ -415,6 +416,11 @@ static int l_study(lua_State *L) {
   s->seed = o->seed >= 0 ? (uint64_t)o->seed : (uint64_t)seed;
   s->chunk_size = lpod_opt_int(L, 1, "chunk_size", POD_MC_CHUNK_DEFAULT, 1, 1 << 24, 0, ctx, NULL);
   s->keep_samples = lpod_opt_bool(L, 1, "keep_samples", 0, ctx, NULL);
+  {
+    int pool = o->threads > 0 ? o->threads : 1;
+    s->threads = lpod_opt_int(L, 1, "threads", pool, 1, 1024, 0, ctx, NULL);
+    if (s->threads > pool) s->threads = pool; /* the pool is sized by --threads */
+  }
   static const char *const sens_names[] = {"none", "spearman", "sobol", NULL};
   s->sens = (pod_mc_sens)lpod_opt_enum(L, 1, "sensitivity", POD_MC_SENS_SPEARMAN, sens_names, 0, ctx, NULL);
 
@@ -744,7 +750,7 @@ static int l_start(lua_State *L) {
     return lpod_error_core(L, "podsim.study", NULL, &e);
   pod_run_opts ro;
   memset(&ro, 0, sizeof ro);
-  ro.threads = s->opts->threads > 0 ? s->opts->threads : 1;
+  ro.threads = s->threads;
   ro.progress_cb = on_progress;
   ro.interval_ms = 200;
   ro.done_cb = on_done;
@@ -814,7 +820,7 @@ static void push_results(lua_State *L, int sidx, study *s) {
   set_num(L, "samples", (double)s->samples);
   set_num(L, "seed", (double)s->seed);
   set_num(L, "chunk_size", s->chunk_size);
-  set_num(L, "threads", s->opts->threads > 0 ? s->opts->threads : 1);
+  set_num(L, "threads", s->threads);
   set_num(L, "wall_s", s->wall_s);
   lua_pushboolean(L, s->keep_samples);
   lua_setfield(L, res, "keep_samples");

@@ -196,7 +196,10 @@ function P.print_table(header, rows, o)
   end
   local out = o.out or print
   local line = {}
-  for i, h in ipairs(header) do line[i] = fmt("%" .. w[i] .. "s", h) end
+  for i, h in ipairs(header) do
+    local numeric = cells[1] == nil or cells[1][i][2]
+    line[i] = fmt((numeric and "%" or "%-") .. w[i] .. "s", h)
+  end
   out(concat(line, "  "))
   for _, row in ipairs(cells) do
     for i, c in ipairs(row) do
