@@ -24,6 +24,7 @@
 #include "lpod.h"
 
 #define MAX_CANCEL 64
+#define TIMEOUT_GRACE_MS 10000
 
 typedef struct pod_embed_file {
   const char *name;
@@ -741,7 +742,11 @@ static void budget_hook(lua_State *L, lua_Debug *ar) {
   pod_host *h = lpod_host(L);
   if (h == NULL || h->o.timeout_s <= 0) return;
   uv_update_time(&h->loop);
-  if (uv_now(&h->loop) >= (uint64_t)(h->o.timeout_s * 1000.0)) {
+  /* After the timer cancelled a pending study, the scenario gets a grace
+  ** period to write the partial results before it too is stopped. */
+  uint64_t limit = (uint64_t)(h->o.timeout_s * 1000.0);
+  if (h->timed_out) limit += TIMEOUT_GRACE_MS;
+  if (uv_now(&h->loop) >= limit) {
     h->timed_out = 1;
     run_cancel_hooks(h);
     lpod_error(L, NULL, NULL, "time budget of %g s exceeded (--timeout)", h->o.timeout_s);

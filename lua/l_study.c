@@ -49,6 +49,7 @@
 #define MAX_PARAMS 4096
 #define MAX_METRICS 1024
 #define MAX_GRID 1000000
+#define CANCEL_GRACE_NS 3000000000ull
 
 typedef enum { ST_NEW, ST_RUNNING, ST_DONE } study_state;
 
@@ -64,6 +65,7 @@ typedef struct study {
   uint64_t seed;
   int chunk_size;
   int keep_samples;
+  int threads;              /* workers for this study (<= --threads) */
   pod_mc_sens sens;
   int stop_metric;
   double stop_rel;
@@ -76,7 +78,8 @@ typedef struct study {
   lua_State *tmpl;          /* holds: fn, grid list, labels list, pnames, mnames */
   uv_mutex_t tmpl_mu;
   int has_mu;
-  atomic_int cancel;        /* workers stop evaluating when set */
+  atomic_int cancel;        /* set on SIGINT / timeout */
+  _Atomic uint64_t cancel_ns; /* uv_hrtime() when cancel was set */
   pod_mc_evaluator ev;
   /* run */
   study_state state;
@@ -112,7 +115,11 @@ static void worker_hook(lua_State *L, lua_Debug *ar) {
   lua_getfield(L, LUA_REGISTRYINDEX, "lpod.worker_study");
   study *s = lua_touserdata(L, -1);
   lua_pop(L, 1);
-  if (s && atomic_load(&s->cancel)) luaL_error(L, "study '%s' stopped", s->name);
+  /* Running chunks may finish after a cancel; only an evaluator still
+  ** busy CANCEL_GRACE_NS later (an endless loop) is stopped here. */
+  if (s && atomic_load(&s->cancel) &&
+      uv_hrtime() - atomic_load(&s->cancel_ns) > CANCEL_GRACE_NS)
+    luaL_error(L, "study '%s' stopped: its evaluator kept running after the run was interrupted", s->name);
 }
 
 static void *lw_new(void *ud, pod_err *err) {
@@ -313,7 +320,7 @@ static void push_sorted_keys(lua_State *L, int idx, const char *ctx, const char 
 
 static const char *const study_keys[] = {
     "name", "samples", "seed", "params", "grid", "eval", "metrics", "sensitivity",
-    "target", "keep_samples", "chunk_size", NULL};
+    "target", "keep_samples", "chunk_size", "threads", NULL};
 
 /* Build the grid: stack gets a list of G tables (key -> value), keys
 ** sorted, the last key varying fastest.  Returns G. */
@@ -384,6 +391,7 @@ static int l_study(lua_State *L) {
   s->stop_metric = -1;
   s->cancel_id = -1;
   atomic_init(&s->cancel, 0);
+  atomic_init(&s->cancel_ns, 0);
 
   lua_getfield(L, 1, "name");
   if (lua_isnil(L, -1)) {
@@ -408,6 +416,11 @@ static int l_study(lua_State *L) {
   s->seed = o->seed >= 0 ? (uint64_t)o->seed : (uint64_t)seed;
   s->chunk_size = lpod_opt_int(L, 1, "chunk_size", POD_MC_CHUNK_DEFAULT, 1, 1 << 24, 0, ctx, NULL);
   s->keep_samples = lpod_opt_bool(L, 1, "keep_samples", 0, ctx, NULL);
+  {
+    int pool = o->threads > 0 ? o->threads : 1;
+    s->threads = lpod_opt_int(L, 1, "threads", pool, 1, 1024, 0, ctx, NULL);
+    if (s->threads > pool) s->threads = pool; /* the pool is sized by --threads */
+  }
   static const char *const sens_names[] = {"none", "spearman", "sobol", NULL};
   s->sens = (pod_mc_sens)lpod_opt_enum(L, 1, "sensitivity", POD_MC_SENS_SPEARMAN, sens_names, 0, ctx, NULL);
 
@@ -577,7 +590,7 @@ static int l_study(lua_State *L) {
         lua_rawset(L, merged);
       }
       lua_pop(L, 1);
-      lpod_build(L, merged, ct, (char *)s->base_cfgs + (size_t)g * k->cfg_size, "eval");
+      lpod_build_in(L, merged, ct, (char *)s->base_cfgs + (size_t)g * k->cfg_size, "eval", ctx);
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -675,6 +688,7 @@ static void on_progress(pod_run *run, const pod_run_progress *p, void *ud) {
 
 static void on_cancel(void *ud) {
   study *s = ud;
+  atomic_store(&s->cancel_ns, uv_hrtime());
   atomic_store(&s->cancel, 1);
   if (s->run) pod_run_cancel(s->run);
 }
@@ -736,7 +750,7 @@ static int l_start(lua_State *L) {
     return lpod_error_core(L, "podsim.study", NULL, &e);
   pod_run_opts ro;
   memset(&ro, 0, sizeof ro);
-  ro.threads = s->opts->threads > 0 ? s->opts->threads : 1;
+  ro.threads = s->threads;
   ro.progress_cb = on_progress;
   ro.interval_ms = 200;
   ro.done_cb = on_done;
@@ -806,7 +820,7 @@ static void push_results(lua_State *L, int sidx, study *s) {
   set_num(L, "samples", (double)s->samples);
   set_num(L, "seed", (double)s->seed);
   set_num(L, "chunk_size", s->chunk_size);
-  set_num(L, "threads", s->opts->threads > 0 ? s->opts->threads : 1);
+  set_num(L, "threads", s->threads);
   set_num(L, "wall_s", s->wall_s);
   lua_pushboolean(L, s->keep_samples);
   lua_setfield(L, res, "keep_samples");

@@ -196,7 +196,10 @@ function P.print_table(header, rows, o)
   end
   local out = o.out or print
   local line = {}
-  for i, h in ipairs(header) do line[i] = fmt("%" .. w[i] .. "s", h) end
+  for i, h in ipairs(header) do
+    local numeric = cells[1] == nil or cells[1][i][2]
+    line[i] = fmt((numeric and "%" or "%-") .. w[i] .. "s", h)
+  end
   out(concat(line, "  "))
   for _, row in ipairs(cells) do
     for i, c in ipairs(row) do
@@ -364,7 +367,7 @@ function P.print_summary(r)
   for _, row in ipairs(rows) do
     local lbl = {}
     for _, k in ipairs(r.grid_keys) do lbl[#lbl + 1] = k .. "=" .. tostring(row[k]) end
-    out[#out + 1] = {row.metric, concat(lbl, " "), row.n, row.mean, row.p5, row.p50, row.p95,
+    out[#out + 1] = {row.metric, concat(lbl, " "), math.tointeger(row.n) or row.n, row.mean, row.p5, row.p50, row.p95,
       row.ci95_hi - row.mean}
   end
   print(fmt("study %s: %d samples per grid point%s", r.name, r.samples,

@@ -61,6 +61,16 @@ local function presets()
       print(fmt("%s:", kind))
       for _, name in ipairs(names) do
         local spec, parts = set[name], {}
+        if type(spec) == "table" and spec[1] then
+          -- a list of failure causes
+          print(fmt("  %s:", name))
+          local rows = {}
+          for _, c in ipairs(spec) do
+            rows[#rows + 1] = {"    " .. tostring(c.cause), c.rate_per_h, tostring(c.unit), tostring(c.blast)}
+          end
+          P.print_table({"    cause", "rate_per_h", "unit", "blast"}, rows, {number_format = "%.3e"})
+          spec = {}
+        end
         for k, v in pairs(spec) do
           if k ~= "name" and type(v) ~= "userdata" then
             parts[#parts + 1] = fmt("%s=%s", k, type(v) == "number" and P.num(v) or tostring(v))
@@ -68,7 +78,7 @@ local function presets()
             parts[#parts + 1] = fmt("%s=%s", k, v.name or tostring(v))
           end
         end
-        print(fmt("  %-16s %s", name, table.concat(parts, " ")))
+        if #parts > 0 then print(fmt("  %-16s %s", name, table.concat(parts, " "))) end
         local src = P._sources and P._sources[kind] and P._sources[kind][name]
         if src and src ~= "" then print(fmt("  %-16s source: %s", "", src)) end
       end
