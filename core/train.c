@@ -40,10 +40,10 @@ typedef enum gpu_gen { GEN_AMPERE, GEN_HOPPER, GEN_BLACKWELL, GEN_UNKNOWN } gpu_
 ** tests/validation for fit versus prediction.
 **   hopper bf16, fp8: FITTED on T4 at 512 GPUs (Llama 3.1 405B on H100,
 **     bf16 MFU 55.5%, fp8 MFU 44.4%; NVIDIA/dgxc-benchmarking v25.04).
-**   hopper fp8 is the asymptote of the shape roll-off below (0.592 at
-**     h = 16384, 0.493 at h = 8192, 0.411 at h = 5120).
+**   hopper fp8 is the asymptote of the shape roll-off below (0.589 at
+**     h = 16384, 0.491 at h = 8192, 0.409 at h = 5120).
 **   blackwell fp8: FITTED on T6 (DeepSeek-V3 on 256 GB300, 6,338
-**     tokens/s/GPU, Megatron-Bridge 26.06); 0.556 at h = 7168.  Older
+**     tokens/s/GPU, Megatron-Bridge 26.06); 0.537 at h = 7168.  Older
 **     Blackwell software (T1/T2, dgxc-benchmarking v25.05) is modelled
 **     with cfg->eff_scale = 1/1.5, NVIDIA's published "software alone
 **     1.5x on the same hardware" (public.md T8), not a fit.
@@ -54,9 +54,9 @@ typedef enum gpu_gen { GEN_AMPERE, GEN_HOPPER, GEN_BLACKWELL, GEN_UNKNOWN } gpu_
 **     of 989 over forward+backward; the same fraction is taken for
 **     Blackwell (cuDNN attention for sm100); FA2 on A100 reaches ~ 0.6 of
 **     312 (Dao 2023, fig. 4). */
-#define EFF_HOPPER_BF16 0.644
-#define EFF_HOPPER_FP8 0.740
-#define EFF_BLACKWELL_FP8 0.873
+#define EFF_HOPPER_BF16 0.643
+#define EFF_HOPPER_FP8 0.736
+#define EFF_BLACKWELL_FP8 0.844
 /* Shape roll-off: eff(h) = eff_gemm * h / (h + k_half), h the hidden
 ** size (the reduction dimension of the QKV and FC1 GEMMs).  Low-precision
 ** GEMMs lose more at small shapes (fixed prologue/epilogue, scaling and

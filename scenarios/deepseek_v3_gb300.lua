@@ -62,7 +62,7 @@ local study = podsim.study{name = "deepseek_v3_gb300", samples = podsim.options.
   params = {
     overlap_ep = podsim.dist.uniform{lo = 0.3, hi = 0.8},
     jitter = podsim.dist.uniform{lo = 0.005, hi = 0.03},
-    eff_gemm = podsim.dist.triangular{lo = 0.75, mode = 0.873, hi = 0.95},
+    eff_gemm = podsim.dist.triangular{lo = 0.75, mode = 0.844, hi = 0.95},
     ["system.nic_gbps"] = podsim.dist.uniform{lo = 400, hi = 800},
   },
   eval = podsim.kernel.train{base = r.config}}
