@@ -202,9 +202,12 @@ typedef struct pod_train_search_item {
 } pod_train_search_item;
 
 typedef struct pod_train_search_stats {
-  long candidates;   /* layouts that passed the divisibility rules */
-  long evaluated;    /* step-time evaluations (layouts that fit) */
-  long fitting;      /* layouts that fit in memory */
+  long candidates;   /* layouts (without zero/recompute) that passed the
+                        divisibility rules */
+  long checked;      /* layouts with a ZeRO stage and recompute policy
+                        whose memory was evaluated */
+  long fitting;      /* of those, layouts that fit in memory */
+  long evaluated;    /* step-time evaluations (each fitting layout) */
 } pod_train_search_stats;
 
 /* All dimensions free, top_n 10, max_tp 64, max_pp 64, max_vp 16,

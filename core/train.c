@@ -966,7 +966,7 @@ int pod_train_search(const pod_train_cfg *base,
   const pod_layout *f = &opts->fix;
   const pod_model *m = &base->model;
   int G = base->gpus, L = m->layers, B = base->global_batch;
-  pod_train_search_stats st = {0, 0, 0};
+  pod_train_search_stats st = {0, 0, 0, 0};
   topn t = {out, 0, cap < opts->top_n ? cap : opts->top_n};
   pod_train_cfg c = *base;
   pod_layout *l = &c.parallel;
@@ -1013,6 +1013,7 @@ int pod_train_search(const pod_train_cfg *base,
                     l->recompute = rcp;
                     rc = eval_core(&c, dp, &r, 0, err);
                     if (rc != POD_OK) return rc;
+                    st.checked++;
                     if (!r.fits) continue;
                     st.fitting++;
                     rc = eval_core(&c, dp, &r, 1, err);

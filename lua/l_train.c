@@ -419,6 +419,7 @@ static int l_search(lua_State *L) {
     lua_rawseti(L, -2, i + 1);
   }
   setint(L, "candidates", st.candidates);
+  setint(L, "checked", st.checked);
   setint(L, "fitting", st.fitting);
   setint(L, "evaluated", st.evaluated);
   return 1;

@@ -5,7 +5,7 @@ local q = {system = "hgx_h100", model = "llama3_70b", gpus = 64, seq = 8192, glo
   dtype = "bf16", top = 15}
 local s = podsim.search(q)
 assert(#s == 15, #s)
-assert(s.candidates > 0 and s.evaluated >= #s and s.fitting >= s.evaluated)
+assert(s.candidates > 0 and s.evaluated >= #s and s.checked >= s.fitting and s.fitting >= s.evaluated)
 for i, x in ipairs(s) do
   assert(x.tp * x.pp * x.cp * x.dp == 64)
   assert(x.memory_gb <= 80)

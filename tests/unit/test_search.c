@@ -62,6 +62,8 @@ static void test_dense_search(void **state) {
   assert_int_equal(pod_train_search(&base, &o, it, 20, &n, &st, &e), POD_OK);
   assert_int_equal(n, 20);
   assert_true(st.candidates > 100 && st.evaluated >= n);
+  assert_true(st.checked >= st.fitting && st.fitting == st.evaluated);
+  assert_true(st.checked >= st.candidates);
   check_results(&base, it, n);
   /* The best layout is at least as good as the published T3 layout. */
   pod_train_cfg t3 = base;
