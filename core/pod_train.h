@@ -72,16 +72,16 @@ typedef struct pod_train_cfg {
   double gemm_k_half;  /* GEMM efficiency falls as eff_gemm * h / (h + k_half)
                           with the hidden size h (fp8 kernels lose more at
                           small shapes); < 0 = table default per dtype */
-  double eff_scale;    /* software maturity: multiplies every compute
-                          efficiency; 1 = the releases the table was
-                          fitted on (see train.c) */
+  double eff_scale;    /* software maturity: multiplies the GEMM and
+                          attention efficiencies; 1 = the releases the
+                          table was fitted on (see train.c) */
   double eff_hbm;      /* achieved fraction of HBM bandwidth, memory-bound ops */
   double overlap_tp;   /* fraction of TP collectives hidden under GEMMs */
   double overlap_cp;   /* fraction of CP ring p2p hidden under attention */
   double overlap_ep;   /* fraction of EP all-to-all hidden */
   double overlap_pp;   /* fraction of PP p2p hidden */
   double overlap_dp;   /* fraction of DP grad/param traffic hidden, bounded
-                          by the compute of one micro-batch per stage */
+                          by one micro-batch of work plus the bubble */
   double jitter;       /* coefficient of variation of per-GPU step time */
   double grad_reduce_bytes; /* bytes per gradient element in the gradient
                                buffer and on the wire (2 = bf16, 4 = fp32) */
