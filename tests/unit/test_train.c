@@ -133,6 +133,14 @@ static void test_throughput_identities(void **state) {
   /* Bubble (p-1)/(v m + p-1) of the pipelined time: m = 64, p 4, v 5. */
   double piped = b->compute + b->tp + b->cp + b->ep + b->bubble;
   near(b->bubble / piped, 3.0 / (5.0 * 64 + 3.0));
+  /* Straggler: jitter x (step without it) x sqrt(2 ln N), N = 64 GPUs. */
+  near(b->straggler, c.jitter * (r.step_s - b->straggler) * sqrt(2.0 * log(64.0)));
+  pod_train_cfg cj = c;
+  cj.jitter = 0.0;
+  pod_train_result rj;
+  assert_int_equal(pod_train_eval(&cj, &rj, NULL), POD_OK);
+  assert_true(rj.breakdown.straggler == 0.0);
+  near(rj.step_s, r.step_s - b->straggler);
   /* The full-attention MFU convention counts more FLOPs, same time. */
   c.mfu_full_attn = 1;
   pod_train_result r2;
