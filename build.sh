@@ -94,7 +94,8 @@ case "$cmd" in
   bench)
     deps; build build >/dev/null
     for b in build/bench_*; do [ -x "$b" ] && "$b"; done
-    for s in tests/bench/*.lua; do [ -f "$s" ] && ./build/podsim run "$s" --unsafe --out build/bench-out; done
+    for s in tests/bench/*.lua; do [ -f "$s" ] && ./build/podsim run "$s" --unsafe --quiet --out build/bench-out; done
+    for s in tests/bench/*.sh; do [ -f "$s" ] && bash "$s" build/podsim; done
     ;;
   asan)
     deps
