@@ -26,13 +26,14 @@ static const char *const repair_names[] = {"exponential", "lognormal", NULL};
 
 /* --- failure sets ---------------------------------------------------------- */
 
-/* A failure set built from a plain table has no causes: lists of causes
-** go through podsim.failure_set(...) or any API taking failures=. */
+/* Only lpod_build (a table of fields, as a study's config) calls this:
+** such a table cannot list causes, so without base= it has none.  Lists of
+** causes go through podsim.failure_set(...) or any API taking failures=. */
 static int fs_check(const void *v, pod_err *e) {
   const pod_rel_failures *f = v;
-  if (f->ncauses == 0 && f->name[0] == '\0')
+  if (f->ncauses == 0)
     return pod_err_set(e, POD_EINVAL, "",
-                       "give a preset name or podsim.failure_set{...}");
+                       "give a preset name or podsim.failure_set{...} (a list of causes)");
   return POD_OK;
 }
 static int fs_preset(const char *n, void *out) { return pod_rel_failures_preset(n, out); }
