@@ -21,8 +21,8 @@
 **           fields), bandwidth eta(S) (pipeline fill: the `half` term);
 **   LL:     NCCL baseLat 6.6 us + steps x 0.18 x per-step latency (NCCL
 **           hwLat LL/Simple: NVLink 0.6/3.4, network 2.7/14), bandwidth
-**           half of eff x line rate (8-byte stores carry 4 data + 4 flag
-**           bytes) with no fill term (no handshake per chunk).
+**           0.38 of eff x line rate (NCCL's LL cap, llMaxBws) with no
+**           fill term (flags travel with the data: no handshake).
 ** NVLS runs Simple only, with its own fixed latency (system field).
 ** (NCCL src/graph/tuning.cc: baseLat, hwLat.)
 **
@@ -60,13 +60,17 @@
 ** network 2.7/14 = 0.193. */
 #define LL_STEP_RATIO 0.18
 /* LL protocol: each 8-byte store carries 4 bytes of data and a 4-byte
-** flag, so at most half the link's achievable rate. */
-#define LL_BW_SHARE 0.5
+** flag, so at most half the link's achievable rate; NCCL caps it lower
+** still (src/graph/tuning.cc, llMaxBws for one node: Hopper 141 GB/s,
+** Blackwell 282 GB/s busbw, 0.313 of the 450/900 GB/s line rate, i.e.
+** 0.38 of NCCL's achievable NVLink rate 370.8/721.8). */
+#define LL_BW_SHARE 0.38
 
 typedef struct plan {
   double up_steps, out_steps; /* latency steps on each fabric */
   double k_up, k_out;         /* bytes per GPU per direction, x S */
-  double up_mult, out_mult;   /* bandwidth multipliers (NVLS, collisions) */
+  double up_div, out_div;     /* inverse bandwidth multipliers (NVLS,
+                              ** collisions); 1 when none */
   double fixed_us;            /* fixed latency besides the steps (NVLS) */
   int simple_only;            /* 1 for NVLS */
 } plan;
@@ -95,21 +99,27 @@ static double collision_mult(double c, int k) {
 
 /* Build the plan of `algo` (never AUTO) for `op`; POD_ENOTSUP when the
 ** algorithm cannot run the op on this placement or system. */
-static int make_plan(const pod_system *s, pod_coll_op op, pod_coll_algo algo,
-                     int n, int r, plan *p) {
-  int d = n / r;
-  double nn = n, rr = r, dd = d;
-  memset(p, 0, sizeof *p);
-  p->up_mult = 1.0;
-  p->out_mult = 1.0;
+/* A communicator's placement: n ranks, r per domain, d domains, with
+** the inverses computed once per evaluation. */
+typedef struct place {
+  int n, r, d;
+  double nn, rr, dd, in, ir, id;
+} place;
+
+static inline int make_plan(const pod_system *s, pod_coll_op op, pod_coll_algo algo,
+                     const place *pl, plan *p) {
+  const int n = pl->n, r = pl->r, d = pl->d;
+  const double nn = pl->nn, rr = pl->rr, dd = pl->dd;
+  const double in = pl->in, ir = pl->ir, id = pl->id;
+  *p = (plan){.up_div = 1.0, .out_div = 1.0};
   switch (op) {
     case POD_COLL_ALL_REDUCE:
       if (algo == POD_ALGO_RING) {
-        double f = 2.0 * (nn - 1.0) / nn;
+        double f = 2.0 * (nn - 1.0) * in;
         p->up_steps = 2.0 * (nn - dd);
         p->out_steps = 2.0 * (dd - 1.0);
-        p->k_up = f * (rr - 1.0) / rr;
-        p->k_out = d > 1 ? f / rr : 0.0;
+        p->k_up = f * (rr - 1.0) * ir;
+        p->k_out = d > 1 ? f * ir : 0.0;
         if (d == 1) p->k_up = f;
         return POD_OK;
       }
@@ -124,7 +134,7 @@ static int make_plan(const pod_system *s, pod_coll_op op, pod_coll_algo algo,
         p->up_steps = 2.0 * (rr - 1.0);
         p->out_steps = 2.0 * ceil_log2(d);
         p->k_up = r > 1 ? 2.0 : 0.0;
-        p->k_out = d > 1 ? 2.0 / rr : 0.0;
+        p->k_out = d > 1 ? 2.0 * ir : 0.0;
         return POD_OK;
       }
       if (algo == POD_ALGO_NVLS) {
@@ -135,13 +145,13 @@ static int make_plan(const pod_system *s, pod_coll_op op, pod_coll_algo algo,
         ** inter-node chains). */
         p->simple_only = 1;
         p->fixed_us = s->nvls_latency_us;
-        p->up_mult = s->nvls_eff / s->up_eff;
+        p->up_div = s->up_eff / s->nvls_eff;
         if (d == 1) {
-          p->k_up = 2.0 * (nn - 1.0) / nn;
+          p->k_up = 2.0 * (nn - 1.0) * in;
         } else {
-          p->k_up = 2.0 * (rr - 1.0) / rr;
+          p->k_up = 2.0 * (rr - 1.0) * ir;
           p->out_steps = 2.0 * (dd - 1.0);
-          p->k_out = 2.0 * (dd - 1.0) / (dd * rr);
+          p->k_out = 2.0 * (dd - 1.0) * id * ir;
         }
         return POD_OK;
       }
@@ -149,48 +159,50 @@ static int make_plan(const pod_system *s, pod_coll_op op, pod_coll_algo algo,
         if (d == 1) return POD_ENOTSUP;
         p->up_steps = 2.0 * (rr - 1.0);
         p->out_steps = 2.0 * (dd - 1.0);
-        p->k_up = 2.0 * (rr - 1.0) / rr;
-        p->k_out = 2.0 * (dd - 1.0) / (dd * rr);
+        p->k_up = 2.0 * (rr - 1.0) * ir;
+        p->k_out = 2.0 * (dd - 1.0) * id * ir;
         return POD_OK;
       }
       return POD_ENOTSUP;
     case POD_COLL_ALL_GATHER:
     case POD_COLL_REDUCE_SCATTER:
       if (algo == POD_ALGO_RING) {
-        double f = (nn - 1.0) / nn;
+        double f = (nn - 1.0) * in;
         p->up_steps = nn - dd;
         p->out_steps = dd - 1.0;
-        p->k_up = d == 1 ? f : f * (rr - 1.0) / rr;
-        p->k_out = d > 1 ? f / rr : 0.0;
+        p->k_up = d == 1 ? f : f * (rr - 1.0) * ir;
+        p->k_out = d > 1 ? f * ir : 0.0;
         return POD_OK;
       }
       if (algo == POD_ALGO_HIERARCHICAL) {
         if (d == 1) return POD_ENOTSUP;
         p->up_steps = rr - 1.0;
         p->out_steps = dd - 1.0;
-        p->k_up = (rr - 1.0) / rr;
-        p->k_out = (dd - 1.0) / (dd * rr);
+        p->k_up = (rr - 1.0) * ir;
+        p->k_out = (dd - 1.0) * id * ir;
         return POD_OK;
       }
       return POD_ENOTSUP;
     case POD_COLL_ALL_TO_ALL:
       if (algo != POD_ALGO_DIRECT) return POD_ENOTSUP;
-      /* One latency step per peer inside the domain (DESIGN 4.2: (n-1)
-      ** a_up on one domain) and one per remote domain: messages to the r
-      ** ranks of a remote domain leave back to back over the rail. */
+      /* One latency step per peer (DESIGN 4.2: (n-1) a_up on one
+      ** domain): NCCL runs all-to-all as grouped send/recv, one
+      ** connection and one operation per peer; peers in other domains
+      ** cost the network step (proxy thread, RDMA post). */
       p->up_steps = rr - 1.0;
-      p->out_steps = dd - 1.0;
-      p->k_up = (rr - 1.0) / nn;
-      p->k_out = (nn - rr) / nn;
-      p->out_mult = collision_mult(s->out_collision, d - 1);
+      p->out_steps = nn - rr;
+      p->k_up = (rr - 1.0) * in;
+      p->k_out = (nn - rr) * in;
+      if (d > 2 && s->out_collision > 0.0)
+        p->out_div = 1.0 / collision_mult(s->out_collision, d - 1);
       return POD_OK;
     case POD_COLL_BROADCAST:
       if (algo != POD_ALGO_RING) return POD_ENOTSUP;
       /* Pipelined chain, one per rail across domains. */
       p->up_steps = nn - dd;
       p->out_steps = dd - 1.0;
-      p->k_up = n == 1 ? 0.0 : (d == 1 ? 1.0 : (rr - 1.0) / rr);
-      p->k_out = d > 1 ? 1.0 / rr : 0.0;
+      p->k_up = n == 1 ? 0.0 : (d == 1 ? 1.0 : (rr - 1.0) * ir);
+      p->k_out = d > 1 ? ir : 0.0;
       return POD_OK;
     case POD_COLL_SEND_RECV:
       if (algo != POD_ALGO_DIRECT) return POD_ENOTSUP;
@@ -207,37 +219,48 @@ static int make_plan(const pod_system *s, pod_coll_op op, pod_coll_algo algo,
   }
 }
 
+/* Per-call constants of the system: inverse achievable rates (s/byte)
+** and the pipeline half sizes in bytes. */
+typedef struct rates {
+  double inv_up, inv_out;   /* 1 / (eff x line rate), s per byte */
+  double half_up, half_out; /* bytes */
+  double a_up, a_out;       /* per-step latency, s */
+} rates;
+
 /* Time of a plan with the faster of the two protocols. */
-static double plan_time(const pod_system *s, const plan *p, double S) {
-  double up_Bps = s->up_GBps * 1e9 * s->up_eff * p->up_mult;
-  double out_Bps = s->nics_per_gpu * s->nic_gbps * 1e9 / 8.0 * s->out_eff *
-                   p->out_mult / s->oversub;
-  double steps_us = p->up_steps * s->up_latency_us +
-                    p->out_steps * s->out_latency_us;
+static inline double plan_time(const rates *q, const plan *p, double S) {
+  double iu = q->inv_up * p->up_div, io = q->inv_out * p->out_div;
+  double steps = p->up_steps * q->a_up + p->out_steps * q->a_out;
 
   /* Simple: eta(S) = eff S / (S + half): k S / (eta B) = k (S+half)/(eff B). */
-  double bw_s = 0.0;
+  double bw = 0.0;
   if (S > 0.0) {
-    double tu = p->k_up > 0.0
-                    ? p->k_up * (S + s->up_half_MB * MIB) / up_Bps : 0.0;
-    double to = p->k_out > 0.0
-                    ? p->k_out * (S + s->out_half_MB * MIB) / out_Bps : 0.0;
-    bw_s = tu > to ? tu : to;
+    double tu = p->k_up * (S + q->half_up) * iu;
+    double to = p->k_out * (S + q->half_out) * io;
+    bw = tu > to ? tu : to;
   }
-  double base = p->simple_only ? 0.0 : BASE_SIMPLE_US;
-  double t = (base + p->fixed_us + steps_us) * 1e-6 + bw_s;
-  if (p->simple_only) return t;
+  if (p->simple_only) return p->fixed_us * 1e-6 + steps + bw;
+  double t = (BASE_SIMPLE_US + p->fixed_us) * 1e-6 + steps + bw;
 
-  double tu = p->k_up > 0.0 ? p->k_up * S / (LL_BW_SHARE * up_Bps) : 0.0;
-  double to = p->k_out > 0.0 ? p->k_out * S / (LL_BW_SHARE * out_Bps) : 0.0;
-  double t_ll = (BASE_LL_US + LL_STEP_RATIO * steps_us) * 1e-6 +
-                (tu > to ? tu : to);
+  /* LL: half the achievable rate, no fill term, shorter steps. */
+  double tu = p->k_up * S * iu, to = p->k_out * S * io;
+  double t_ll = BASE_LL_US * 1e-6 + LL_STEP_RATIO * steps +
+                (tu > to ? tu : to) / LL_BW_SHARE;
   return t_ll < t ? t_ll : t;
 }
 
-static const pod_coll_algo AUTO_ORDER[] = {
-    POD_ALGO_RING, POD_ALGO_TREE, POD_ALGO_NVLS, POD_ALGO_DIRECT,
-    POD_ALGO_HIERARCHICAL};
+/* The algorithms `auto` tries for each op, in order (ties keep the first). */
+static const pod_coll_algo AUTO_AR[] = {POD_ALGO_RING, POD_ALGO_TREE,
+                                        POD_ALGO_NVLS, POD_ALGO_HIERARCHICAL};
+static const pod_coll_algo AUTO_AG[] = {POD_ALGO_RING, POD_ALGO_HIERARCHICAL};
+static const pod_coll_algo AUTO_DIRECT[] = {POD_ALGO_DIRECT};
+static const pod_coll_algo AUTO_RING[] = {POD_ALGO_RING};
+static const struct {
+  const pod_coll_algo *algos;
+  int n;
+} AUTO[POD_COLL_NOPS] = {
+    {AUTO_AR, 4},     {AUTO_AG, 2},   {AUTO_AG, 2},
+    {AUTO_DIRECT, 1}, {AUTO_RING, 1}, {AUTO_DIRECT, 1}};
 
 int pod_coll_eval(const pod_system *sys, pod_coll_op op,
                   const pod_coll_args *args, pod_coll_result *out,
@@ -251,7 +274,7 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
   if ((int)args->algo < 0 || args->algo >= POD_ALGO_N)
     return pod_err_set(err, POD_EINVAL, "algo", "unknown algorithm %d",
                        (int)args->algo);
-  if (!pod_finite(args->bytes) || args->bytes < 0.0)
+  if (!isfinite(args->bytes) || args->bytes < 0.0)
     return pod_err_set(err, POD_EINVAL, "bytes",
                        "must be finite and >= 0, got %g", args->bytes);
   int n = args->ranks;
@@ -275,37 +298,60 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
                        "%d per domain does not divide %d ranks", r, n);
 
   double S = args->bytes;
+  place pl;
+  pl.n = n;
+  pl.r = r;
+  pl.d = n / r;
+  pl.nn = n;
+  pl.rr = r;
+  pl.dd = pl.d;
+  pl.in = 1.0 / pl.nn;
+  pl.ir = pl.dd * pl.in; /* 1/r = d/n and 1/d = r/n: one division */
+  pl.id = pl.rr * pl.in;
+  rates q;
+  q.inv_up = 1.0 / (sys->up_GBps * 1e9 * sys->up_eff);
+  q.inv_out = sys->oversub / (sys->nics_per_gpu * sys->nic_gbps * 1e9 / 8.0 *
+                              sys->out_eff);
+  q.half_up = sys->up_half_MB * MIB;
+  q.half_out = sys->out_half_MB * MIB;
+  q.a_up = sys->up_latency_us * 1e-6;
+  q.a_out = sys->out_latency_us * 1e-6;
   pod_coll_algo best = args->algo;
   double t;
   plan p;
   if (args->algo == POD_ALGO_AUTO) {
     t = INFINITY;
     best = POD_ALGO_AUTO;
-    for (size_t i = 0; i < sizeof AUTO_ORDER / sizeof AUTO_ORDER[0]; i++) {
-      if (make_plan(sys, op, AUTO_ORDER[i], n, r, &p) != POD_OK) continue;
-      double ti = plan_time(sys, &p, S);
+    for (int i = 0; i < AUTO[op].n; i++) {
+      pod_coll_algo a = AUTO[op].algos[i];
+      if (make_plan(sys, op, a, &pl, &p) != POD_OK) continue;
+      double ti = plan_time(&q, &p, S);
       if (ti < t) {
         t = ti;
-        best = AUTO_ORDER[i];
+        best = a;
       }
     }
     if (best == POD_ALGO_AUTO)  /* every op has at least one algorithm */
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name(op));
   } else {
-    if (make_plan(sys, op, args->algo, n, r, &p) != POD_OK)
+    if (make_plan(sys, op, args->algo, &pl, &p) != POD_OK)
       return pod_err_set(err, POD_ENOTSUP, "algo",
                          "%s cannot run %s on %s with %d ranks, %d per domain",
                          pod_coll_algo_name(args->algo), pod_coll_op_name(op),
                          sys->name, n, r);
-    t = plan_time(sys, &p, S);
+    t = plan_time(&q, &p, S);
   }
   if (n == 1) t = 0.0; /* nothing moves between ranks */
-  if (!pod_finite(t))
+  if (!isfinite(t))
     return pod_err_set(err, POD_ERANGE, "bytes", "time is not finite");
   out->time_s = t;
   out->algbw_GBps = t > 0.0 ? S / t * 1e-9 : 0.0;
-  out->busbw_GBps = out->algbw_GBps * pod_coll_busbw_factor(op, n);
+  /* nccl-tests bus factor (pod_coll_busbw_factor), without a division */
+  double factor = (op == POD_COLL_BROADCAST || op == POD_COLL_SEND_RECV)
+                      ? 1.0
+                      : BUSBW_FACTOR_NUM[op] * (pl.nn - 1.0) * pl.in;
+  out->busbw_GBps = out->algbw_GBps * factor;
   out->algo = best;
   return POD_OK;
 }

@@ -19,6 +19,7 @@
 */
 #include "pod_hw.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -225,21 +226,24 @@ static int name_ok(const char *name) {
   return memchr(name, '\0', POD_NAME_MAX) != NULL;
 }
 
-/* Check one double: finite and within [lo, hi] (hi may be INFINITY), and
-** strictly above lo when `open_lo`. */
-static int check_range(double x, double lo, double hi, int open_lo,
+/* Inline test of one double: finite and within [lo, hi] (hi may be
+** INFINITY), strictly above lo when `open_lo`.  The error path is out of
+** line: checks run on every kernel call and must cost nothing when the
+** value is good. */
+static inline int in_range(double x, double lo, double hi, int open_lo) {
+  /* NaN fails every comparison and +-inf fails the DBL_MAX bound, so no
+  ** separate isfinite is needed. */
+  double top = hi < DBL_MAX ? hi : DBL_MAX;
+  return (open_lo ? x > lo : x >= lo) & (x <= top);
+}
+
+static int range_error(double x, double lo, double hi, int open_lo,
                        const char *prefix, const char *field, pod_err *err) {
   char path[POD_ERR_FIELD_MAX];
-  int bad = !pod_finite(x) || x < lo || x > hi || (open_lo && x == lo);
-  if (!bad) return POD_OK;
   if (err == NULL) return POD_EINVAL;
-  /* Build "gpu.bf16_tflops" when checking a GPU inside a system. */
-  size_t n = strlen(prefix);
-  if (n >= sizeof path) n = sizeof path - 1;
-  memcpy(path, prefix, n);
-  path[n] = '\0';
-  strncat(path, field, sizeof path - n - 1);
-  if (!pod_finite(x))
+  /* "gpu.bf16_tflops" when checking a GPU inside a system. */
+  snprintf(path, sizeof path, "%s%s", prefix, field);
+  if (!isfinite(x))
     return pod_err_set(err, POD_EINVAL, path, "must be finite");
   if (hi == INFINITY)
     return pod_err_set(err, POD_EINVAL, path, "must be %s %g, got %g",
@@ -248,10 +252,10 @@ static int check_range(double x, double lo, double hi, int open_lo,
                      open_lo ? "(" : "[", lo, hi, x);
 }
 
-#define CHECK(x, lo, hi, open, prefix, name)                          \
-  do {                                                                \
-    int rc_ = check_range((x), (lo), (hi), (open), (prefix), (name), err); \
-    if (rc_ != POD_OK) return rc_;                                    \
+#define CHECK(x, lo, hi, open, prefix, name)                        \
+  do {                                                              \
+    if (!in_range((x), (lo), (hi), (open)))                         \
+      return range_error((x), (lo), (hi), (open), (prefix), (name), err); \
   } while (0)
 
 static int gpu_check(const pod_gpu *g, const char *prefix, pod_err *err) {
@@ -274,8 +278,40 @@ int pod_hw_gpu_check(const pod_gpu *g, pod_err *err) {
   return gpu_check(g, "", err);
 }
 
+/* Branch-free screen of every field (the kernels call the check on each
+** evaluation); the detailed walk below runs only when something fails. */
+static int gpu_ok(const pod_gpu *g) {
+  return in_range(g->bf16_tflops, 0.0, INFINITY, 1) &
+         in_range(g->fp8_tflops, 0.0, INFINITY, 0) &
+         in_range(g->fp4_tflops, 0.0, INFINITY, 0) &
+         in_range(g->hbm_gb, 0.0, INFINITY, 1) &
+         in_range(g->hbm_TBps, 0.0, INFINITY, 1) &
+         in_range(g->power_w, 0.0, INFINITY, 1);
+}
+
+static int system_ok(const pod_system *s) {
+  return gpu_ok(&s->gpu) & (s->domain_gpus >= 1) &
+         in_range(s->up_GBps, 0.0, INFINITY, 1) &
+         in_range(s->up_latency_us, 0.0, INFINITY, 0) &
+         ((s->nvls == 0) | (s->nvls == 1)) &
+         in_range(s->nics_per_gpu, 0.0, INFINITY, 1) &
+         in_range(s->nic_gbps, 0.0, INFINITY, 1) &
+         in_range(s->out_latency_us, 0.0, INFINITY, 0) &
+         in_range(s->oversub, 1.0, INFINITY, 0) &
+         in_range(s->usd_per_gpu_hour, 0.0, INFINITY, 0) &
+         in_range(s->up_eff, 0.0, 1.0, 1) &
+         in_range(s->up_half_MB, 0.0, INFINITY, 0) &
+         in_range(s->out_eff, 0.0, 1.0, 1) &
+         in_range(s->out_half_MB, 0.0, INFINITY, 0) &
+         in_range(s->nvls_eff, 0.0, 2.0, s->nvls) &
+         in_range(s->nvls_latency_us, 0.0, INFINITY, 0) &
+         in_range(s->out_collision, 0.0, 1.0, 0) & name_ok(s->name) &
+         name_ok(s->gpu.name);
+}
+
 int pod_hw_system_check(const pod_system *s, pod_err *err) {
   if (s == NULL) return pod_err_set(err, POD_EINVAL, "system", "is NULL");
+  if (system_ok(s)) return POD_OK;
   if (!name_ok(s->name))
     return pod_err_set(err, POD_EINVAL, "name", "not NUL-terminated");
   int rc = gpu_check(&s->gpu, "gpu.", err);

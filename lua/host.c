@@ -13,6 +13,7 @@
 #include <lauxlib.h>
 #include <limits.h>
 #include <lualib.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "lpod.h"
 
 #define MAX_CANCEL 64
+#define TIMEOUT_GRACE_MS 10000
 
 typedef struct pod_embed_file {
   const char *name;
@@ -397,6 +399,33 @@ static int raw_mkdirs(lua_State *L) {
   return 1;
 }
 
+/* Names in a folder (sorted), or nil and a message. */
+static int raw_listdir(lua_State *L) {
+  const char *p = luaL_checkstring(L, 1);
+  DIR *d = opendir(p);
+  if (d == NULL) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot read folder '%s': %s", p, strerror(errno));
+    return 2;
+  }
+  lua_newtable(L);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    lua_pushstring(L, e->d_name);
+    lua_rawseti(L, -2, ++n);
+  }
+  closedir(d);
+  /* sort for stable output */
+  lua_getglobal(L, "table");
+  lua_getfield(L, -1, "sort");
+  lua_pushvalue(L, -3);
+  lua_call(L, 1, 0);
+  lua_pop(L, 1);
+  return 1;
+}
+
 static int raw_getpid(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)getpid());
   return 1;
@@ -530,6 +559,7 @@ static int open_podsim(lua_State *L, const pod_host_opts *o) {
   static const luaL_Reg rawf[] = {
       {"path_allowed", raw_path_allowed}, {"mkdirs", raw_mkdirs},
       {"getpid", raw_getpid},             {"where", raw_where},
+      {"listdir", raw_listdir},
       {"input_error", raw_input_error},   {"embedded", raw_embedded},
       {"embedded_list", raw_embedded_list}, {"load", raw_load},
       {NULL, NULL}};
@@ -712,7 +742,11 @@ static void budget_hook(lua_State *L, lua_Debug *ar) {
   pod_host *h = lpod_host(L);
   if (h == NULL || h->o.timeout_s <= 0) return;
   uv_update_time(&h->loop);
-  if (uv_now(&h->loop) >= (uint64_t)(h->o.timeout_s * 1000.0)) {
+  /* After the timer cancelled a pending study, the scenario gets a grace
+  ** period to write the partial results before it too is stopped. */
+  uint64_t limit = (uint64_t)(h->o.timeout_s * 1000.0);
+  if (h->timed_out) limit += TIMEOUT_GRACE_MS;
+  if (uv_now(&h->loop) >= limit) {
     h->timed_out = 1;
     run_cancel_hooks(h);
     lpod_error(L, NULL, NULL, "time budget of %g s exceeded (--timeout)", h->o.timeout_s);

@@ -388,7 +388,7 @@ void *lpod_test(lua_State *L, int idx, const lpod_type *t) {
 }
 
 static void preset_error(lua_State *L, const lpod_type *t, const char *name,
-                         const char *path) {
+                         const char *path, const char *ctx) {
   const char *names[128];
   int n = 0;
   if (t->preset_name)
@@ -404,14 +404,17 @@ static void preset_error(lua_State *L, const lpod_type *t, const char *name,
   }
   luaL_pushresult(&b);
   if (near)
-    lpod_error(L, t->ctor, path, "unknown %s preset '%s' (did you mean '%s'?)",
+    lpod_error(L, ctx, path, "unknown %s preset '%s' (did you mean '%s'?)",
                t->kind, name, near);
-  lpod_error(L, t->ctor, path, "unknown %s preset '%s' (presets: %s)", t->kind,
+  lpod_error(L, ctx, path, "unknown %s preset '%s' (presets: %s)", t->kind,
              name, lua_tostring(L, -1));
 }
 
-void lpod_to_value(lua_State *L, int idx, const lpod_type *t, void *out,
-                   const char *path) {
+static void build_ctx(lua_State *L, int idx, const lpod_type *t, void *out,
+                      const char *path, const char *ctx);
+
+static void to_value_ctx(lua_State *L, int idx, const lpod_type *t, void *out,
+                         const char *path, const char *ctx) {
   idx = lua_absindex(L, idx);
   void *p = lpod_test(L, idx, t);
   if (p) {
@@ -420,15 +423,20 @@ void lpod_to_value(lua_State *L, int idx, const lpod_type *t, void *out,
   }
   if (lua_type(L, idx) == LUA_TSTRING && t->preset) {
     if (t->preset(lua_tostring(L, idx), out) != POD_OK)
-      preset_error(L, t, lua_tostring(L, idx), path);
+      preset_error(L, t, lua_tostring(L, idx), path, ctx);
     return;
   }
   if (lua_istable(L, idx)) {
-    lpod_build(L, idx, t, out, path);
+    build_ctx(L, idx, t, out, path, ctx);
     return;
   }
-  lpod_error(L, t->ctor, path, "expected a %s (a preset name, %s{...} or a table), got %s",
+  lpod_error(L, ctx, path, "expected a %s (a preset name, %s{...} or a table), got %s",
              t->kind, t->ctor, luaL_typename(L, idx));
+}
+
+void lpod_to_value(lua_State *L, int idx, const lpod_type *t, void *out,
+                   const char *path) {
+  to_value_ctx(L, idx, t, out, path, t->ctor);
 }
 
 static void set_field(lua_State *L, int vidx, const lpod_field *f, char *base,
@@ -464,25 +472,35 @@ static void set_field(lua_State *L, int vidx, const lpod_field *f, char *base,
       *(int *)p = enum_index(L, vidx, f->names, ctor, full);
       break;
     case LPOD_STRUCT:
-      lpod_to_value(L, vidx, f->sub, p, full);
+      to_value_ctx(L, vidx, f->sub, p, full, ctor);
       break;
   }
 }
 
 void lpod_build(lua_State *L, int idx, const lpod_type *t, void *out,
                 const char *path) {
+  build_ctx(L, idx, t, out, path, t->ctor);
+}
+
+void lpod_build_in(lua_State *L, int idx, const lpod_type *t, void *out,
+                   const char *path, const char *ctx) {
+  build_ctx(L, idx, t, out, path, ctx);
+}
+
+static void build_ctx(lua_State *L, int idx, const lpod_type *t, void *out,
+                      const char *path, const char *ctx) {
   char full[LPOD_PATH_MAX];
   idx = lua_absindex(L, idx);
   if (lua_getmetatable(L, idx)) {
     lua_pop(L, 1);
-    lpod_error(L, t->ctor, path, "expected a plain table of fields");
+    lpod_error(L, ctx, path, "expected a plain table of fields");
   }
   /* base: a preset name or a spec of the same type; otherwise zeros. */
   memset(out, 0, t->size);
   lua_getfield(L, idx, "base"); /* stack: base */
   if (!lua_isnil(L, -1)) {
     join_path(full, sizeof full, path, "base");
-    lpod_to_value(L, -1, t, out, full);
+    to_value_ctx(L, -1, t, out, full, ctx);
   } else if (t->preset) {
     /* Built from scratch: every numeric field with a lower bound above
     ** zero must then be given; check() reports the first missing one. */
@@ -494,19 +512,19 @@ void lpod_build(lua_State *L, int idx, const lpod_type *t, void *out,
   for (const lpod_field *f = t->fields; f->name && n < 94; f++) names[n++] = f->name;
   names[n++] = "base";
   names[n] = NULL;
-  lpod_check_keys(L, idx, t->ctor, path, names);
+  lpod_check_keys(L, idx, ctx, path, names);
   for (const lpod_field *f = t->fields; f->name; f++) {
     lua_getfield(L, idx, f->name); /* stack: value */
     if (!lua_isnil(L, -1)) {
       join_path(full, sizeof full, path, f->name);
-      set_field(L, lua_gettop(L), f, out, t->ctor, full);
+      set_field(L, lua_gettop(L), f, out, ctx, full);
     }
     lua_pop(L, 1);
   }
   if (t->check) {
     pod_err e;
     pod_err_clear(&e);
-    if (t->check(out, &e) != POD_OK) lpod_error_core(L, t->ctor, path, &e);
+    if (t->check(out, &e) != POD_OK) lpod_error_core(L, ctx, path, &e);
   }
 }
 

@@ -81,6 +81,9 @@ void lpod_to_value(lua_State *L, int idx, const lpod_type *t, void *out,
 /* Build from the table at idx (fields plus optional `base`) into out. */
 void lpod_build(lua_State *L, int idx, const lpod_type *t, void *out,
                 const char *path);
+/* The same, with errors naming the API call `ctx` ("podsim.study"). */
+void lpod_build_in(lua_State *L, int idx, const lpod_type *t, void *out,
+                   const char *path, const char *ctx);
 
 /* Resolve a dotted field path ("gpu.bf16_tflops") of type t to a bind.
 ** Returns 0 and fills *b, or -1 when the path names no numeric field. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "pod_run.h"
 
 #define MAX_SETS 256
 
@@ -168,6 +169,11 @@ int main(int argc, char **argv) {
     int rc = parse_run_opts(argc, argv, 2, &o, sets, 1);
     if (rc) return rc;
     if (o.scenario == NULL) return usage_error("run needs a scenario file%s", "");
+    if (o.threads == 0) {
+      long n = sysconf(_SC_NPROCESSORS_ONLN);
+      o.threads = n > 0 ? (int)(n > 1024 ? 1024 : n) : 1;
+    }
+    pod_run_set_threads(o.threads);
     if (access(o.scenario, R_OK) != 0) {
       fprintf(stderr, "podsim: cannot read '%s': %s\n", o.scenario, strerror(errno));
       return 1;
@@ -179,6 +185,11 @@ int main(int argc, char **argv) {
     o.quiet = 1;
     int rc = parse_run_opts(argc, argv, 2, &o, sets, 0);
     if (rc) return rc;
+    if (o.threads == 0) {
+      long n = sysconf(_SC_NPROCESSORS_ONLN);
+      o.threads = n > 0 ? (int)(n > 1024 ? 1024 : n) : 1;
+    }
+    pod_run_set_threads(o.threads);
     return pod_host_main(&o);
   }
   if (strcmp(cmd, "presets") == 0 || strcmp(cmd, "plot") == 0) {

@@ -6,5 +6,10 @@
 LPOD_MODULE(plot)
 LPOD_MODULE(hw)
 LPOD_MODULE(coll)
+LPOD_MODULE(train)
 LPOD_MODULE(cost)
 LPOD_MODULE(rel)
+LPOD_MODULE(dist)
+LPOD_MODULE(file)
+/* last: it lists the kernels the modules above registered */
+LPOD_MODULE(study)

@@ -178,6 +178,7 @@ function P.print_table(header, rows, o)
   local function cell(v)
     if type(v) == "number" then
       if math.type(v) == "integer" then return tostring(v), true end
+      if v == floor(v) and math.abs(v) < 1e15 and not o.number_format then return fmt("%d", v), true end
       local a = math.abs(v)
       if a ~= 0 and (a >= 1e7 or a < 1e-3) then return fmt("%.3e", v), true end
       return fmt(o.number_format or "%.2f", v), true
@@ -216,15 +217,15 @@ end
 
 -- Plots ----------------------------------------------------------------------
 
--- Render the embedded template plots/<name>.gp with gnuplot into
--- <out>/plots/<output>.svg.  `vars` become gnuplot variables (strings are
+-- Render the embedded template plots/<name>.gp with gnuplot into the SVG
+-- `output` (relative to the output folder; default plots/<name>.svg).  `vars` become gnuplot variables (strings are
 -- quoted); `datafile` is the CSV to plot.  Returns the SVG path, or nil
 -- and a reason when gnuplot is not installed (plots are optional).
 function P.gnuplot(name, vars, output)
   local tpl = raw.embedded("plots/" .. name .. ".gp")
   if not tpl then fail("podsim.gnuplot", "name", fmt("no plot template '%s'", name)) end
   if not P._gnuplot then return nil, "gnuplot support not built" end
-  output = out_path("plots/" .. (output or name) .. ".svg")
+  output = out_path(output or ("plots/" .. name .. ".svg"))
   if not raw.path_allowed(output, true) then
     fail("podsim.gnuplot", nil, fmt("'%s' is outside the output folder", output))
   end
@@ -252,6 +253,291 @@ function P.gnuplot(name, vars, output)
   local rok, rerr = raw_rename(tmp, output)
   if not rok then return nil, rerr end
   return output
+end
+
+
+-- Studies (the C half is lua/l_study.c) -------------------------------------
+
+-- podsim.kernel.<name>{base fields}: a built-in evaluator for a study.
+local kernel_mt = {__podsim_kernel = true, __metatable = false}
+P.kernel = setmetatable({}, {
+  __index = function(_, name)
+    if not (P._kernels or {})[name] then
+      local names = {}
+      for k in pairs(P._kernels or {}) do names[#names + 1] = k end
+      table.sort(names)
+      fail("podsim.kernel", tostring(name), "unknown kernel (kernels: " .. concat(names, ", ") .. ")")
+    end
+    return function(base)
+      if type(base) ~= "table" then
+        fail("podsim.kernel." .. name, nil, "expected a table of the kernel's config fields")
+      end
+      return setmetatable({name = name, base = base}, kernel_mt)
+    end
+  end,
+  __newindex = function() fail("podsim.kernel", nil, "is read-only") end,
+})
+
+-- A grid point's value as text (numbers as in files, specs by name).
+local function label_of(v)
+  if type(v) == "number" then return num(v) end
+  if type(v) == "userdata" then return v.name or tostring(v) end
+  return tostring(v)
+end
+
+local function point_label(r, g)
+  local parts = {}
+  for _, k in ipairs(r.grid_keys) do parts[#parts + 1] = k .. "=" .. label_of(r.grid[g][k]) end
+  return concat(parts, " ")
+end
+
+local results_methods = {}
+local results_mt = {__index = results_methods}
+
+-- r:point(i | {key = value, ...}) -> grid index
+function results_methods.point(r, sel)
+  if type(sel) == "number" then return sel end
+  if sel == nil then return 1 end
+  for g, pt in ipairs(r.grid) do
+    local ok = true
+    for k, v in pairs(sel) do
+      if pt[k] ~= v and label_of(pt[k]) ~= label_of(v) then ok = false; break end
+    end
+    if ok then return g end
+  end
+  fail("results:point", nil, "no grid point matches")
+end
+
+-- r:summary(metric, point) -> the statistics table of one metric
+function results_methods.summary(r, metric, sel)
+  local m = r.stats[metric]
+  if not m then fail("results:summary", "metric", fmt("no metric '%s'", tostring(metric))) end
+  return m[r:point(sel)]
+end
+
+-- r:label(g) -> "ranks=64 system=hgx_h100"
+function results_methods.label(r, g) return point_label(r, g) end
+
+local stat_cols = {"n", "mean", "sd", "se", "ci95_lo", "ci95_hi", "p1", "p5", "p25", "p50",
+  "p75", "p95", "p99", "min", "max"}
+
+local function summary_rows(r)
+  local header = {"study", "metric"}
+  for _, k in ipairs(r.grid_keys) do header[#header + 1] = k end
+  for _, c in ipairs(stat_cols) do header[#header + 1] = c end
+  header[#header + 1] = "exact_quantiles"
+  local rows = {}
+  for _, metric in ipairs(r.metrics) do
+    for g = 1, #r.grid do
+      local st = r.stats[metric][g]
+      if st then
+        local row = {study = r.name, metric = metric, exact_quantiles = st.exact}
+        for _, k in ipairs(r.grid_keys) do row[k] = label_of(r.grid[g][k]) end
+        for _, c in ipairs(stat_cols) do row[c] = st[c] end
+        rows[#rows + 1] = row
+      end
+    end
+  end
+  return header, rows
+end
+
+-- Print a study's summary on stdout in the run's --format.
+function P.print_summary(r)
+  local format = opts.format or "table"
+  if format == "json" then
+    print(json({name = r.name, complete = r.complete, stats = r.stats, grid = r.grid,
+      sens = r.sens}, 0))
+    return
+  end
+  local header, rows = summary_rows(r)
+  if format == "csv" then
+    local cells = {}
+    for i, h in ipairs(header) do cells[i] = csv_cell(h) end
+    print(concat(cells, ","))
+    for _, row in ipairs(rows) do
+      for i, h in ipairs(header) do cells[i] = csv_cell(row[h]) end
+      print(concat(cells, ","))
+    end
+    return
+  end
+  local out = {}
+  for _, row in ipairs(rows) do
+    local lbl = {}
+    for _, k in ipairs(r.grid_keys) do lbl[#lbl + 1] = k .. "=" .. tostring(row[k]) end
+    out[#out + 1] = {row.metric, concat(lbl, " "), math.tointeger(row.n) or row.n, row.mean, row.p5, row.p50, row.p95,
+      row.ci95_hi - row.mean}
+  end
+  print(fmt("study %s: %d samples per grid point%s", r.name, r.samples,
+    r.complete and "" or " (INCOMPLETE: interrupted)"))
+  P.print_table({"metric", "grid point", "n", "mean", "p5", "p50", "p95", "ci95 +-"}, out,
+    {number_format = "%.4g"})
+end
+
+local methods = P._study_methods
+local c_wait = methods.wait
+function methods.wait(s)
+  local r = c_wait(s)
+  setmetatable(r, results_mt)
+  if not opts.quiet and not opts.tool then P.print_summary(r) end
+  return r
+end
+function methods.run(s)
+  methods.start(s)
+  return methods.wait(s)
+end
+
+-- podsim.all{s1:start(), s2:start()} -> {r1, r2}: wait for several studies.
+function P.all(list)
+  if type(list) ~= "table" then fail("podsim.all", nil, "expected a list of started studies") end
+  local out = {}
+  for i, s in ipairs(list) do out[i] = s:wait() end
+  return out
+end
+
+local function sha256_of(path)
+  if not P._sha256_file or not path then return nil end
+  return P._sha256_file(path)
+end
+
+-- podsim.write(results [, dir]): summary.csv, sensitivity.csv,
+-- hist_<metric>.csv, samples.csv (when kept), meta.json, under
+-- <out>/<study name>/ unless dir says otherwise.  Returns the folder.
+function P.write(r, dir)
+  if type(r) ~= "table" or not r.stats then fail("podsim.write", nil, "expected the results of study:run()") end
+  dir = dir or r.name
+  local function path(name) return dir .. "/" .. name end
+  local header, rows = summary_rows(r)
+  P.write_csv(path("summary.csv"), header, rows)
+  if r.sensitivity ~= "none" then
+    local sh = {"study", "metric"}
+    for _, k in ipairs(r.grid_keys) do sh[#sh + 1] = k end
+    for _, c in ipairs{"param", "spearman", "sobol_first", "sobol_total"} do sh[#sh + 1] = c end
+    local srows = {}
+    for _, metric in ipairs(r.metrics) do
+      for g = 1, #r.grid do
+        for _, p in ipairs(r.params) do
+          local sv = r.sens[metric][g][p]
+          if sv then
+            local row = {study = r.name, metric = metric, param = p, spearman = sv.spearman,
+              sobol_first = sv.sobol_first, sobol_total = sv.sobol_total}
+            for _, k in ipairs(r.grid_keys) do row[k] = label_of(r.grid[g][k]) end
+            srows[#srows + 1] = row
+          end
+        end
+      end
+    end
+    P.write_csv(path("sensitivity.csv"), sh, srows)
+  end
+  for mi, metric in ipairs(r.metrics) do
+    local hh = {}
+    for _, k in ipairs(r.grid_keys) do hh[#hh + 1] = k end
+    for _, c in ipairs{"bin", "lo", "hi", "count"} do hh[#hh + 1] = c end
+    local hrows = {}
+    for g = 1, #r.grid do
+      local h = P._results_hist(r._study, mi, g)
+      if h then
+        local base = {}
+        for _, k in ipairs(r.grid_keys) do base[k] = label_of(r.grid[g][k]) end
+        local function add(bin, lo, hi, count)
+          local row = {bin = bin, lo = lo, hi = hi, count = count}
+          for k, v in pairs(base) do row[k] = v end
+          hrows[#hrows + 1] = row
+        end
+        add("under", nil, h.edges[1], h.under)
+        for i, c in ipairs(h.counts) do add(i, h.edges[i], h.edges[i + 1], c) end
+        add("over", h.edges[#h.edges], nil, h.over)
+      end
+    end
+    P.write_csv(path("hist_" .. metric .. ".csv"), hh, hrows)
+  end
+  local samples_rows
+  if r._study and r.keep_samples then
+    local cols = {}
+    for _, k in ipairs(r.grid_keys) do cols[#cols + 1] = k end
+    for _, p in ipairs(r.params) do cols[#cols + 1] = p end
+    for _, m in ipairs(r.metrics) do cols[#cols + 1] = m end
+    local prefixes = {}
+    for g = 1, #r.grid do
+      local cells = {}
+      for _, k in ipairs(r.grid_keys) do cells[#cells + 1] = csv_cell(label_of(r.grid[g][k])) .. "," end
+      prefixes[g] = concat(cells)
+    end
+    local hdr = {}
+    for i, c in ipairs(cols) do hdr[i] = csv_cell(c) end
+    local full = out_path(path("samples.csv"))
+    raw.mkdirs(dirname(full))
+    samples_rows = P._write_samples(r._study, full, concat(hdr, ","), prefixes)
+  end
+  local dists = {}
+  for _, p in ipairs(r.params) do dists[p] = r.dists[p] end
+  local grid = {}
+  for g = 1, #r.grid do
+    local pt = {}
+    for _, k in ipairs(r.grid_keys) do pt[k] = label_of(r.grid[g][k]) end
+    grid[g] = pt
+  end
+  P.write_json(path("meta.json"), {
+    podsim_version = P.version, scenario = opts.scenario, scenario_sha256 = sha256_of(opts.scenario),
+    study = r.name, seed = r.seed, samples = r.samples, samples_done = r.samples_done,
+    chunk_size = r.chunk_size, chunks = r.chunks_total, chunks_done = r.chunks_done,
+    threads = r.threads, wall_s = r.wall_s, complete = r.complete, stopped = r.stopped,
+    interrupted = r.interrupted, evaluator = r.evaluator, sensitivity = r.sensitivity,
+    quantiles_exact = r.quantiles_exact, spearman_partial = r.spearman_partial,
+    samples_rows = samples_rows, params = dists, metrics = r.metrics, grid = grid,
+    grid_keys = r.grid_keys, max_samples_mb = opts.max_samples_mb,
+  })
+  return out_path(dir)
+end
+
+-- podsim.plot(results [, dir]): CDF of every metric (all grid points) and
+-- a tornado of Spearman correlations per metric and grid point, as CSV
+-- plus SVG (when gnuplot is installed).  Returns the list of SVGs.
+function P.plot(r, dir)
+  if type(r) ~= "table" or not r.stats then fail("podsim.plot", nil, "expected the results of study:run()") end
+  dir = dir or r.name
+  local svgs = {}
+  for mi, metric in ipairs(r.metrics) do
+    local rows, labels = {}, {}
+    for g = 1, #r.grid do
+      labels[g] = point_label(r, g)
+      local h = P._results_hist(r._study, mi, g)
+      if h then
+        local total = h.under
+        for _, c in ipairs(h.counts) do total = total + c end
+        total = total + h.over
+        local cum = h.under
+        rows[#rows + 1] = {point = g, label = labels[g], value = h.edges[1], cdf = cum / total}
+        for i, c in ipairs(h.counts) do
+          cum = cum + c
+          rows[#rows + 1] = {point = g, label = labels[g], value = h.edges[i + 1], cdf = cum / total}
+        end
+      end
+    end
+    local csv = P.write_csv(dir .. "/cdf_" .. metric .. ".csv", {"point", "label", "value", "cdf"}, rows)
+    local svg = P.gnuplot("cdf", {datafile = csv, metric = metric, npoints = #r.grid,
+      labels = (concat(labels, "\1"):gsub("[%s,]", "_"):gsub("\1", " "))}, dir .. "/plots/cdf_" .. metric .. ".svg")
+    svgs[#svgs + 1] = svg
+    if r.sensitivity ~= "none" and #r.params > 0 then
+      for g = 1, #r.grid do
+        local trows = {}
+        for _, p in ipairs(r.params) do
+          local sv = r.sens[metric][g][p]
+          if sv and sv.spearman == sv.spearman then
+            trows[#trows + 1] = {param = p, spearman = sv.spearman}
+          end
+        end
+        table.sort(trows, function(a, b)
+          if math.abs(a.spearman) ~= math.abs(b.spearman) then return math.abs(a.spearman) < math.abs(b.spearman) end
+          return a.param < b.param
+        end)
+        local name = #r.grid > 1 and fmt("tornado_%s_%d", metric, g) or "tornado_" .. metric
+        local tcsv = P.write_csv(dir .. "/" .. name .. ".csv", {"param", "spearman"}, trows)
+        svgs[#svgs + 1] = P.gnuplot("tornado", {datafile = tcsv, metric = metric,
+          point = point_label(r, g)}, dir .. "/plots/" .. name .. ".svg")
+      end
+    end
+  end
+  return svgs
 end
 
 -- Validation checks ------------------------------------------------------------
