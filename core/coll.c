@@ -20,23 +20,30 @@
 **   Simple: NCCL baseLat 8.4 us + steps x per-step latency (system
 **           fields), bandwidth eta(S) (pipeline fill: the `half` term);
 **   LL:     NCCL baseLat 6.6 us + steps x 0.18 x per-step latency (NCCL
-**           hwLat LL/Simple: NVLink 0.6/3.4, network 2.7/14), bandwidth
+**           hwLat LL/Simple: NVLink 0.6/3.4, network 2.7/14; the tree's
+**           network steps 5.0/14), bandwidth
 **           0.38 of eff x line rate (NCCL's LL cap, llMaxBws) with no
 **           fill term (flags travel with the data: no handshake).
 ** NVLS runs Simple only, with its own fixed latency (system field).
 ** (NCCL src/graph/tuning.cc: baseLat, hwLat.)
 **
-** All-to-all across domains.  Per rank (r-1)/n S moves on NVLink and
-** (n-r)/n S on the rank's NICs, concurrently.  With d domains each NIC
-** exchanges with one rail peer in each of the d-1 other domains.  Those k
+** All-to-all.  NCCL runs it as grouped send/recv, one operation per
+** peer, 8 peers in flight, so it pays one latency step per round of 8
+** peers (network steps for peers in other domains).  Per rank (r-1)/n S moves
+*on NVLink and (n-r)/n S on
+** the rank's NICs, concurrently.  With d domains each NIC exchanges with
+** one rail peer in each of the k = d-1 other domains (NCCL's PXN first
+** moves data over NVLink to the GPU on the destination's rail).  Those k
 ** flows are routed independently (static routing or ECMP hashing), so
 ** they collide on shared links: with k flows over k equal paths the
 ** expected share of paths in use is 1 - (1 - 1/k)^k (balls into bins:
-** 1 at k = 1, 0.66 at k = 7, 1 - 1/e for large k; the ECMP collision
-** loss measured by Al-Fares et al., Hedera, NSDI 2010).  The NIC's
+** 1 at k = 1, 0.66 at k = 7, 1 - 1/e for large k; the ECMP hash-collision
+** loss described by Al-Fares et al., Hedera, NSDI 2010).  The NIC's
 ** achievable rate is scaled by 1 - c (1 - 1/k)^k, c = out_collision (1:
 ** static routing, 0: perfect adaptive routing).  This is what makes
-** all-to-all busbw fall as the node count grows.
+** all-to-all busbw fall as the node count grows, from 2x the NIC rate at
+** two nodes (NCCL maintainers, NVIDIA/nccl-tests issue 130: busbw is
+** N/(N-1) x the per-GPU network rate) towards 0.63x at many nodes.
 **
 ** Hierarchical (several domains): reduce-scatter inside the domain, the
 ** inter-domain phase on S/r per GPU over its own NIC, all-gather inside
@@ -56,9 +63,15 @@
 /* NCCL src/graph/tuning.cc, baseLat (ring): LL 6.6 us, Simple 8.4 us. */
 #define BASE_SIMPLE_US 8.4
 #define BASE_LL_US 6.6
-/* NCCL hwLat, LL per-step latency over Simple: NVLink 0.6/3.4 = 0.176,
-** network 2.7/14 = 0.193. */
+/* NCCL hwLat, LL per-step latency over Simple: ring and point-to-point
+** NVLink 0.6/3.4 = 0.176, network 2.7/14 = 0.193; the tree's network
+** step 5.0/14 = 0.357. */
 #define LL_STEP_RATIO 0.18
+#define LL_TREE_NET_RATIO (5.0 / 14.0)
+/* NCCL groups point-to-point work by rounds of 8 peers in flight
+** (p2pGroupSize = NCCL_MAX_WORK_ELEMENTS_P2P / 2 = 16 / 2, channel.h), so
+** an all-to-all pays one latency step per round of 8 peers. */
+#define P2P_PEERS_IN_FLIGHT 8.0
 /* LL protocol: each 8-byte store carries 4 bytes of data and a 4-byte
 ** flag, so at most half the link's achievable rate; NCCL caps it lower
 ** still (src/graph/tuning.cc, llMaxBws for one node: Hopper 141 GB/s,
@@ -72,6 +85,7 @@ typedef struct plan {
   double up_div, out_div;     /* inverse bandwidth multipliers (NVLS,
                               ** collisions); 1 when none */
   double fixed_us;            /* fixed latency besides the steps (NVLS) */
+  double ll_out_ratio;        /* LL over Simple latency of a network step */
   int simple_only;            /* 1 for NVLS */
 } plan;
 
@@ -93,12 +107,16 @@ static double ceil_log2(int x) {
 ** randomly chosen paths (see the file comment). */
 static double collision_mult(double c, int k) {
   if (k <= 1 || c <= 0.0) return 1.0;
-  double kk = (double)k;
-  return 1.0 - c * exp(kk * log1p(-1.0 / kk));
+  /* (1 - 1/k)^k by repeated squaring: exact to rounding, and cheaper
+  ** than exp(k log1p(-1/k)) on this hot path. */
+  double base = 1.0 - 1.0 / (double)k, miss = 1.0;
+  for (int e = k; e > 0; e >>= 1) {
+    if (e & 1) miss *= base;
+    base *= base;
+  }
+  return 1.0 - c * miss;
 }
 
-/* Build the plan of `algo` (never AUTO) for `op`; POD_ENOTSUP when the
-** algorithm cannot run the op on this placement or system. */
 /* A communicator's placement: n ranks, r per domain, d domains, with
 ** the inverses computed once per evaluation. */
 typedef struct place {
@@ -106,12 +124,21 @@ typedef struct place {
   double nn, rr, dd, in, ir, id;
 } place;
 
-static inline int make_plan(const pod_system *s, pod_coll_op op, pod_coll_algo algo,
-                     const place *pl, plan *p) {
+/* Build the plan of `algo` (never AUTO) for `op`; POD_ENOTSUP when the
+** algorithm cannot run the op on this placement or system:
+**   all_reduce       ring, tree, nvls (sys->nvls, 2+ ranks per domain),
+**                    hierarchical (2+ domains)
+**   all_gather,
+**   reduce_scatter   ring, hierarchical (2+ domains)
+**   all_to_all       direct
+**   broadcast        ring
+**   send_recv        direct */
+static inline int make_plan(const pod_system *s, pod_coll_op op,
+                            pod_coll_algo algo, const place *pl, plan *p) {
   const int n = pl->n, r = pl->r, d = pl->d;
   const double nn = pl->nn, rr = pl->rr, dd = pl->dd;
   const double in = pl->in, ir = pl->ir, id = pl->id;
-  *p = (plan){.up_div = 1.0, .out_div = 1.0};
+  *p = (plan){.up_div = 1.0, .out_div = 1.0, .ll_out_ratio = LL_STEP_RATIO};
   switch (op) {
     case POD_COLL_ALL_REDUCE:
       if (algo == POD_ALGO_RING) {
@@ -133,12 +160,14 @@ static inline int make_plan(const pod_system *s, pod_coll_op op, pod_coll_algo a
         ** messages across many domains. */
         p->up_steps = 2.0 * (rr - 1.0);
         p->out_steps = 2.0 * ceil_log2(d);
+        p->ll_out_ratio = LL_TREE_NET_RATIO;
         p->k_up = r > 1 ? 2.0 : 0.0;
         p->k_out = d > 1 ? 2.0 * ir : 0.0;
         return POD_OK;
       }
       if (algo == POD_ALGO_NVLS) {
-        if (!s->nvls) return POD_ENOTSUP;
+        /* the switch must reduce, and a domain must hold 2+ ranks */
+        if (!s->nvls || (r < 2 && n > 1)) return POD_ENOTSUP;
         /* In-switch reduction: busbw = nvls_eff x up_GBps x eta_rel(S)
         ** inside the domain; across domains the NVLS phase pipelines
         ** with a ring over each GPU's NIC on S/r (NCCL NVLS with
@@ -185,12 +214,13 @@ static inline int make_plan(const pod_system *s, pod_coll_op op, pod_coll_algo a
       return POD_ENOTSUP;
     case POD_COLL_ALL_TO_ALL:
       if (algo != POD_ALGO_DIRECT) return POD_ENOTSUP;
-      /* One latency step per peer (DESIGN 4.2: (n-1) a_up on one
-      ** domain): NCCL runs all-to-all as grouped send/recv, one
-      ** connection and one operation per peer; peers in other domains
-      ** cost the network step (proxy thread, RDMA post). */
-      p->up_steps = rr - 1.0;
-      p->out_steps = nn - rr;
+      /* NCCL runs all-to-all as grouped send/recv, one operation per
+      ** peer, 8 peers in flight: one latency step per round of 8 peers
+      ** (DESIGN 4.2 writes (n-1) a_up for one domain: one step per peer;
+      ** NCCL's grouping divides it by 8).  Peers in other domains cost
+      ** the network step (proxy thread, RDMA post). */
+      p->up_steps = ceil((rr - 1.0) / P2P_PEERS_IN_FLIGHT);
+      p->out_steps = ceil((nn - rr) / P2P_PEERS_IN_FLIGHT);
       p->k_up = (rr - 1.0) * in;
       p->k_out = (nn - rr) * in;
       if (d > 2 && s->out_collision > 0.0)
@@ -230,7 +260,8 @@ typedef struct rates {
 /* Time of a plan with the faster of the two protocols. */
 static inline double plan_time(const rates *q, const plan *p, double S) {
   double iu = q->inv_up * p->up_div, io = q->inv_out * p->out_div;
-  double steps = p->up_steps * q->a_up + p->out_steps * q->a_out;
+  double up_lat = p->up_steps * q->a_up, out_lat = p->out_steps * q->a_out;
+  double steps = up_lat + out_lat;
 
   /* Simple: eta(S) = eff S / (S + half): k S / (eta B) = k (S+half)/(eff B). */
   double bw = 0.0;
@@ -242,10 +273,10 @@ static inline double plan_time(const rates *q, const plan *p, double S) {
   if (p->simple_only) return p->fixed_us * 1e-6 + steps + bw;
   double t = (BASE_SIMPLE_US + p->fixed_us) * 1e-6 + steps + bw;
 
-  /* LL: half the achievable rate, no fill term, shorter steps. */
+  /* LL: LL_BW_SHARE of the achievable rate, no fill term, shorter steps. */
   double tu = p->k_up * S * iu, to = p->k_out * S * io;
-  double t_ll = BASE_LL_US * 1e-6 + LL_STEP_RATIO * steps +
-                (tu > to ? tu : to) / LL_BW_SHARE;
+  double t_ll = BASE_LL_US * 1e-6 + LL_STEP_RATIO * up_lat +
+                p->ll_out_ratio * out_lat + (tu > to ? tu : to) / LL_BW_SHARE;
   return t_ll < t ? t_ll : t;
 }
 
@@ -258,9 +289,8 @@ static const pod_coll_algo AUTO_RING[] = {POD_ALGO_RING};
 static const struct {
   const pod_coll_algo *algos;
   int n;
-} AUTO[POD_COLL_NOPS] = {
-    {AUTO_AR, 4},     {AUTO_AG, 2},   {AUTO_AG, 2},
-    {AUTO_DIRECT, 1}, {AUTO_RING, 1}, {AUTO_DIRECT, 1}};
+} AUTO[POD_COLL_NOPS] = {{AUTO_AR, 4},     {AUTO_AG, 2},   {AUTO_AG, 2},
+                         {AUTO_DIRECT, 1}, {AUTO_RING, 1}, {AUTO_DIRECT, 1}};
 
 int pod_coll_eval(const pod_system *sys, pod_coll_op op,
                   const pod_coll_args *args, pod_coll_result *out,
@@ -269,8 +299,7 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
   if (args == NULL) return pod_err_set(err, POD_EINVAL, "args", "is NULL");
   if (out == NULL) return pod_err_set(err, POD_EINVAL, "out", "is NULL");
   if ((int)op < 0 || op >= POD_COLL_NOPS)
-    return pod_err_set(err, POD_EINVAL, "op", "unknown operation %d",
-                       (int)op);
+    return pod_err_set(err, POD_EINVAL, "op", "unknown operation %d", (int)op);
   if ((int)args->algo < 0 || args->algo >= POD_ALGO_N)
     return pod_err_set(err, POD_EINVAL, "algo", "unknown algorithm %d",
                        (int)args->algo);
@@ -298,6 +327,12 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
                        "%d per domain does not divide %d ranks", r, n);
 
   double S = args->bytes;
+  /* Achievable rates, bytes/s: U on the scale-up link, O on the GPU's
+  ** NICs after oversubscription.  The three inverses below (1/n, 1/U,
+  ** 1/O) come from one division: this runs millions of times a second. */
+  double U = sys->up_GBps * 1e9 * sys->up_eff;
+  double O = sys->nics_per_gpu * sys->nic_gbps * 1e9 / 8.0 * sys->out_eff /
+             sys->oversub;
   place pl;
   pl.n = n;
   pl.r = r;
@@ -305,13 +340,13 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
   pl.nn = n;
   pl.rr = r;
   pl.dd = pl.d;
-  pl.in = 1.0 / pl.nn;
-  pl.ir = pl.dd * pl.in; /* 1/r = d/n and 1/d = r/n: one division */
+  double inv = 1.0 / (U * O * pl.nn);
+  pl.in = U * O * inv;
+  pl.ir = pl.dd * pl.in; /* 1/r = d/n and 1/d = r/n */
   pl.id = pl.rr * pl.in;
   rates q;
-  q.inv_up = 1.0 / (sys->up_GBps * 1e9 * sys->up_eff);
-  q.inv_out = sys->oversub / (sys->nics_per_gpu * sys->nic_gbps * 1e9 / 8.0 *
-                              sys->out_eff);
+  q.inv_up = O * pl.nn * inv;
+  q.inv_out = U * pl.nn * inv;
   q.half_up = sys->up_half_MB * MIB;
   q.half_out = sys->out_half_MB * MIB;
   q.a_up = sys->up_latency_us * 1e-6;
@@ -331,7 +366,7 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
         best = a;
       }
     }
-    if (best == POD_ALGO_AUTO)  /* every op has at least one algorithm */
+    if (best == POD_ALGO_AUTO) /* every op has at least one algorithm */
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name(op));
   } else {
@@ -410,5 +445,5 @@ static int coll_kernel_fn(const void *cfg, double *metrics, pod_err *err) {
   return POD_OK;
 }
 
-const pod_kernel pod_coll_kernel = {
-    "collective", sizeof(pod_coll_cfg), 3, COLL_METRICS, coll_kernel_fn};
+const pod_kernel pod_coll_kernel = {"collective", sizeof(pod_coll_cfg), 3,
+                                    COLL_METRICS, coll_kernel_fn};

@@ -5,13 +5,13 @@
 ** in a comment, and each preset a `source` string that the iterators
 ** return.  Efficiency and latency parameters are not per system: they
 ** belong to a fabric generation (NVLink3/4/5, HDR/NDR/XDR InfiniBand) and
-** every system of that generation shares them (struct fabric below).
+** every system of that generation shares them (the fabric macros below).
 **
 ** Calibration (at most a third of the collective rows of
 ** validation/public.md, C1-C6, are fits):
 **   fit on C1  NVLS all-reduce efficiency of NVLink4 (nvls_eff, from the
-**              8 GiB point) and the pipeline half size (half_MB, from the
-**              16 MiB point);
+**              8 GiB point) and the NVLink pipeline half size (up_half_MB,
+**              shared by NVLink3/4/5, from the 16 MiB point);
 **   fit on C3  NIC efficiency of NDR (CX-7) and HDR (CX-6).
 **   C2, C4, C5, C6 are predictions.  Everything else comes from NCCL's own
 **   published tuning constants (src/graph/topo.h, src/graph/tuning.cc) or
@@ -27,13 +27,22 @@
 
 /* ---- fabric generations ------------------------------------------------ */
 
-/* Pipeline half size shared by every fabric: the eta(S) = eff*S/(S+half)
-** curve is equivalent to a fixed pipeline-fill cost of half/(eff*B).  In
-** NCCL's Simple protocol the bytes in flight before the pipeline is full
-** are set by its staging buffers (NCCL_BUFFSIZE, 4 MiB per channel and
-** peer), not by the link speed, so one half size in bytes serves every
-** fabric.  Fit: C1 at 16 MiB (8x H100 NVLS, 237.2 GB/s busbw). */
+/* NVLink pipeline half size: the eta(S) = eff*S/(S+half) curve is
+** equivalent to a fixed pipeline-fill cost of half/(eff*B).  In NCCL's
+** Simple protocol the bytes in flight before the pipeline is full are set
+** by its staging buffers (NCCL_BUFFSIZE, 4 MiB per channel and peer, over
+** many channels), not by the link speed, so one half size in bytes serves
+** every NVLink generation.  Fit: C1 at 16 MiB (8x H100 NVLS, 237.2 GB/s
+** busbw). */
 #define HALF_MB 10.0
+
+/* Scale-out half size: the network pipeline streams once one NCCL step
+** per channel is in flight: NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB
+** per channel, 2 channels per network peer (NCCL_NCHANNELS_PER_NET_PEER,
+** src/graph/paths.cc) = 1 MiB.  Derived, not fitted.  (A check outside
+** public.md, not used for fitting: 64x H800 all-to-all at 8 MiB, NVIDIA/
+** nccl issue 1531, 338 us measured; podsim ~380 us.) */
+#define NET_HALF_MB 1.0
 
 /* NCCL per-step latencies (src/graph/tuning.cc, hwLat, Simple protocol):
 ** NVLink ring 3.4 us per step, network ring 14 us per step, NVLS 25 us.
@@ -60,16 +69,16 @@
 #define NVLINK4_NVLS_EFF 1.068
 #define NVLINK5_NVLS_EFF (NVLINK4_NVLS_EFF * 0.74 / 0.85)
 
-#define NVLINK3                                                         \
-  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK3_EFF,               \
+#define NVLINK3                                           \
+  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK3_EFF, \
   .up_half_MB = HALF_MB, .nvls = 0, .nvls_eff = 0.0, .nvls_latency_us = 0.0
-#define NVLINK4                                                         \
-  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK4_EFF,               \
-  .up_half_MB = HALF_MB, .nvls = 1, .nvls_eff = NVLINK4_NVLS_EFF,       \
+#define NVLINK4                                                   \
+  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK4_EFF,         \
+  .up_half_MB = HALF_MB, .nvls = 1, .nvls_eff = NVLINK4_NVLS_EFF, \
   .nvls_latency_us = NVLS_US
-#define NVLINK5                                                         \
-  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK5_EFF,               \
-  .up_half_MB = HALF_MB, .nvls = 1, .nvls_eff = NVLINK5_NVLS_EFF,       \
+#define NVLINK5                                                   \
+  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK5_EFF,         \
+  .up_half_MB = HALF_MB, .nvls = 1, .nvls_eff = NVLINK5_NVLS_EFF, \
   .nvls_latency_us = NVLS_US
 
 /* NIC efficiency, fit on C3: NVIDIA engineers in NVIDIA/nccl-tests issues
@@ -79,27 +88,34 @@
 ** here: it takes NDR's efficiency.  Collision exposure 1: InfiniBand's
 ** default routing is static (subnet-manager tables), so every flow of an
 ** all-to-all keeps one hashed path; adaptive routing lowers it. */
-#define HDR_CX6                                                         \
+#define HDR_CX6                                                          \
   .nics_per_gpu = 1.0, .nic_gbps = 200.0, .out_latency_us = NET_STEP_US, \
-  .out_eff = 24.0 / 25.0, .out_half_MB = HALF_MB, .out_collision = 1.0
-#define NDR_CX7                                                         \
+  .out_eff = 24.0 / 25.0, .out_half_MB = NET_HALF_MB, .out_collision = 1.0
+#define NDR_CX7                                                          \
   .nics_per_gpu = 1.0, .nic_gbps = 400.0, .out_latency_us = NET_STEP_US, \
-  .out_eff = 47.0 / 50.0, .out_half_MB = HALF_MB, .out_collision = 1.0
-#define XDR_CX8                                                         \
+  .out_eff = 47.0 / 50.0, .out_half_MB = NET_HALF_MB, .out_collision = 1.0
+#define XDR_CX8                                                          \
   .nics_per_gpu = 1.0, .nic_gbps = 800.0, .out_latency_us = NET_STEP_US, \
-  .out_eff = 47.0 / 50.0, .out_half_MB = HALF_MB, .out_collision = 1.0
+  .out_eff = 47.0 / 50.0, .out_half_MB = NET_HALF_MB, .out_collision = 1.0
 
 /* ---- GPUs -------------------------------------------------------------- */
 
 /* Dense (no sparsity) peaks.  Rack data sheets give sparse figures for
 ** the whole rack; per GPU dense = rack sparse / 2 / 72. */
-#define GPU_A100 {"a100", 312.0, 0.0, 0.0, 80.0, 2.039, 400.0}
-#define GPU_H100 {"h100", 989.0, 1979.0, 0.0, 80.0, 3.35, 700.0}
-#define GPU_H800 {"h800", 989.0, 1979.0, 0.0, 80.0, 3.35, 700.0}
-#define GPU_H200 {"h200", 989.0, 1979.0, 0.0, 141.0, 4.8, 700.0}
-#define GPU_B200 {"b200", 2250.0, 4500.0, 9000.0, 180.0, 8.0, 1000.0}
-#define GPU_GB200 {"gb200", 2500.0, 5000.0, 10000.0, 186.0, 8.0, 1200.0}
-#define GPU_GB300 {"gb300", 2500.0, 5000.0, 15000.0, 288.0, 8.0, 1400.0}
+#define GPU_A100 \
+  { "a100", 312.0, 0.0, 0.0, 80.0, 2.039, 400.0 }
+#define GPU_H100 \
+  { "h100", 989.0, 1979.0, 0.0, 80.0, 3.35, 700.0 }
+#define GPU_H800 \
+  { "h800", 989.0, 1979.0, 0.0, 80.0, 3.35, 700.0 }
+#define GPU_H200 \
+  { "h200", 989.0, 1979.0, 0.0, 141.0, 4.8, 700.0 }
+#define GPU_B200 \
+  { "b200", 2250.0, 4500.0, 9000.0, 180.0, 8.0, 1000.0 }
+#define GPU_GB200 \
+  { "gb200", 2500.0, 5000.0, 10000.0, 186.0, 8.0, 1200.0 }
+#define GPU_GB300 \
+  { "gb300", 2500.0, 5000.0, 15000.0, 288.0, 8.0, 1400.0 }
 
 static const struct {
   pod_gpu gpu;
@@ -145,40 +161,80 @@ static const struct {
   pod_system sys;
   const char *source;
 } SYSTEMS[] = {
-    {{.name = "dgx_a100", .gpu = GPU_A100, .domain_gpus = 8, .up_GBps = 300.0,
-      NVLINK3, HDR_CX6, .oversub = 1.0, .usd_per_gpu_hour = 1.42 * 1.30 / 3.00},
+    {{.name = "dgx_a100",
+      .gpu = GPU_A100,
+      .domain_gpus = 8,
+      .up_GBps = 300.0,
+      NVLINK3,
+      HDR_CX6,
+      .oversub = 1.0,
+      .usd_per_gpu_hour = 1.42 * 1.30 / 3.00},
      "NVIDIA DGX A100 user guide: 8 GPUs on NVSwitch gen2, NVLink3 600 GB/s "
      "bidirectional per GPU, 8x ConnectX-6 HDR 200 Gb/s; price: K1 H100 "
      "price x Mercatus A100/H100 ratio"},
-    {{.name = "hgx_h100", .gpu = GPU_H100, .domain_gpus = 8, .up_GBps = 450.0,
-      NVLINK4, NDR_CX7, .oversub = 1.0, .usd_per_gpu_hour = 1.42},
+    {{.name = "hgx_h100",
+      .gpu = GPU_H100,
+      .domain_gpus = 8,
+      .up_GBps = 450.0,
+      NVLINK4,
+      NDR_CX7,
+      .oversub = 1.0,
+      .usd_per_gpu_hour = 1.42},
      "NVIDIA DGX H100 user guide: 8 GPUs on NVSwitch gen3 (NVLS), NVLink4 "
      "900 GB/s bidirectional per GPU, 8x ConnectX-7 NDR 400 Gb/s, "
      "rail-optimized; price: public.md K1 (derived 1.42 USD/GPU-h)"},
-    {{.name = "hgx_h800", .gpu = GPU_H800, .domain_gpus = 8, .up_GBps = 200.0,
-      NVLINK4, NDR_CX7, .oversub = 1.0, .usd_per_gpu_hour = 1.42},
+    {{.name = "hgx_h800",
+      .gpu = GPU_H800,
+      .domain_gpus = 8,
+      .up_GBps = 200.0,
+      NVLINK4,
+      NDR_CX7,
+      .oversub = 1.0,
+      .usd_per_gpu_hour = 1.42},
      "DeepSeek-V3 technical report sec. 3.1: H800 nodes of 8 GPUs, NVLink "
      "400 GB/s bidirectional (200 per direction, ~160 achievable per "
      "DeepEP), one 400 Gb/s CX-7 InfiniBand NIC per GPU; price: assumed "
      "H100's (K1)"},
-    {{.name = "hgx_h200", .gpu = GPU_H200, .domain_gpus = 8, .up_GBps = 450.0,
-      NVLINK4, NDR_CX7, .oversub = 1.0, .usd_per_gpu_hour = 1.42 * 4.00 / 3.00},
+    {{.name = "hgx_h200",
+      .gpu = GPU_H200,
+      .domain_gpus = 8,
+      .up_GBps = 450.0,
+      NVLINK4,
+      NDR_CX7,
+      .oversub = 1.0,
+      .usd_per_gpu_hour = 1.42 * 4.00 / 3.00},
      "NVIDIA HGX/DGX H200: 8 GPUs, NVLink4 900 GB/s bidirectional, NVSwitch "
      "gen3, 8x ConnectX-7 400 Gb/s; price: K1 H100 price x Mercatus "
      "H200/H100 ratio"},
-    {{.name = "hgx_b200", .gpu = GPU_B200, .domain_gpus = 8, .up_GBps = 900.0,
-      NVLINK5, NDR_CX7, .oversub = 1.0, .usd_per_gpu_hour = 2.36},
+    {{.name = "hgx_b200",
+      .gpu = GPU_B200,
+      .domain_gpus = 8,
+      .up_GBps = 900.0,
+      NVLINK5,
+      NDR_CX7,
+      .oversub = 1.0,
+      .usd_per_gpu_hour = 2.36},
      "NVIDIA DGX B200 user guide: 8 GPUs, NVLink5 1.8 TB/s bidirectional "
      "per GPU (NVSwitch gen4, NVLS), 8x ConnectX-7 400 Gb/s; price: "
      "assumed GB200's (K1, same B200 silicon)"},
-    {{.name = "gb200_nvl72", .gpu = GPU_GB200, .domain_gpus = 72,
-      .up_GBps = 900.0, NVLINK5, NDR_CX7, .oversub = 1.0,
+    {{.name = "gb200_nvl72",
+      .gpu = GPU_GB200,
+      .domain_gpus = 72,
+      .up_GBps = 900.0,
+      NVLINK5,
+      NDR_CX7,
+      .oversub = 1.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA GB200 NVL72 datasheet: 72 GPUs in one NVLink domain, 1.8 TB/s "
      "bidirectional per GPU (130 TB/s per rack), ConnectX-7 400 Gb/s per "
      "GPU; price: public.md K1 (derived 2.36 USD/GPU-h)"},
-    {{.name = "gb300_nvl72", .gpu = GPU_GB300, .domain_gpus = 72,
-      .up_GBps = 900.0, NVLINK5, XDR_CX8, .oversub = 1.0,
+    {{.name = "gb300_nvl72",
+      .gpu = GPU_GB300,
+      .domain_gpus = 72,
+      .up_GBps = 900.0,
+      NVLINK5,
+      XDR_CX8,
+      .oversub = 1.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA GB300 NVL72 datasheet: 72 GPUs, NVLink5 1.8 TB/s "
      "bidirectional per GPU, ConnectX-8 SuperNIC 800 Gb/s per GPU; price: "
@@ -223,7 +279,9 @@ const pod_system *pod_hw_system_at(int i, const char **source) {
 /* ---- checks ------------------------------------------------------------ */
 
 static int name_ok(const char *name) {
-  return memchr(name, '\0', POD_NAME_MAX) != NULL;
+  /* Names are zero-padded in practice: test the last byte first. */
+  return name[POD_NAME_MAX - 1] == '\0' ||
+         memchr(name, '\0', POD_NAME_MAX) != NULL;
 }
 
 /* Inline test of one double: finite and within [lo, hi] (hi may be
@@ -243,8 +301,7 @@ static int range_error(double x, double lo, double hi, int open_lo,
   if (err == NULL) return POD_EINVAL;
   /* "gpu.bf16_tflops" when checking a GPU inside a system. */
   snprintf(path, sizeof path, "%s%s", prefix, field);
-  if (!isfinite(x))
-    return pod_err_set(err, POD_EINVAL, path, "must be finite");
+  if (!isfinite(x)) return pod_err_set(err, POD_EINVAL, path, "must be finite");
   if (hi == INFINITY)
     return pod_err_set(err, POD_EINVAL, path, "must be %s %g, got %g",
                        open_lo ? ">" : ">=", lo, x);
@@ -252,9 +309,9 @@ static int range_error(double x, double lo, double hi, int open_lo,
                      open_lo ? "(" : "[", lo, hi, x);
 }
 
-#define CHECK(x, lo, hi, open, prefix, name)                        \
-  do {                                                              \
-    if (!in_range((x), (lo), (hi), (open)))                         \
+#define CHECK(x, lo, hi, open, prefix, name)                              \
+  do {                                                                    \
+    if (!in_range((x), (lo), (hi), (open)))                               \
       return range_error((x), (lo), (hi), (open), (prefix), (name), err); \
   } while (0)
 

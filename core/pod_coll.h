@@ -8,6 +8,25 @@
 ** A communicator has `ranks` ranks placed `ranks_per_domain` per scale-up
 ** domain (0 means packed: min(ranks, domain_gpus)).
 ** pod_coll_eval is pure, reentrant, allocation-free and thread-safe.
+**
+** The model (details and sources in coll.c): alpha-beta per algorithm with
+** the size-dependent efficiency eta(S) = eff S / (S + half) of each fabric
+** (pod_system), timed with NCCL's LL and Simple protocols, the faster
+** winning; the scale-up and scale-out fabrics overlap (max of both).
+** Algorithms by op (others give POD_ENOTSUP):
+**   all_reduce       ring, tree, nvls (needs sys->nvls and 2+ ranks per
+**                    domain), hierarchical (needs 2+ domains)
+**   all_gather,
+**   reduce_scatter   ring, hierarchical (2+ domains); no nvls: a multicast
+**                    all-gather moves the same bytes per link as the ring
+**   all_to_all       direct (a latency step per round of 8 peers; across
+**                    domains the NIC rate falls with the number of peer
+**                    domains, scaled by sys->out_collision)
+**   broadcast        ring
+**   send_recv        direct (ranks must be 2; scale-up link when both
+**                    share a domain, else one GPU's NICs)
+** One rank moves nothing: time 0, algbw and busbw 0.  Zero bytes cost the
+** latency alone (algbw 0).
 */
 #ifndef POD_COLL_H
 #define POD_COLL_H

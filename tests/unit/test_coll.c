@@ -33,8 +33,8 @@ static pod_coll_result eval_ok(const pod_system *s, pod_coll_op op, int n,
   return res;
 }
 
-static int eval_rc(const pod_system *s, pod_coll_op op, int n, int r,
-                   double S, pod_coll_algo algo, pod_err *e) {
+static int eval_rc(const pod_system *s, pod_coll_op op, int n, int r, double S,
+                   pod_coll_algo algo, pod_err *e) {
   pod_coll_args a = {n, r, S, algo};
   pod_coll_result res;
   pod_err_clear(e);
@@ -71,8 +71,9 @@ static void test_closed_forms_one_domain(void **state) {
   const double sizes[] = {0.0, 8.0, 4096.0, MIB, 64 * MIB, 8 * GIB};
   for (size_t i = 0; i < 4; i++) {
     pod_system s = preset(systems[i]);
-    int ns[] = {2, 4, 8};
-    for (size_t j = 0; j < 3; j++) {
+    int ns[] = {2, 4, 8, 72};
+    for (size_t j = 0; j < 4; j++) {
+      if (ns[j] > s.domain_gpus) continue;
       int n = ns[j];
       double nn = n;
       for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
@@ -80,16 +81,15 @@ static void test_closed_forms_one_domain(void **state) {
         pod_coll_result r;
         r = eval_ok(&s, POD_COLL_ALL_REDUCE, n, 0, S, POD_ALGO_RING);
         assert_close(r.time_s,
-                     closed_form(&s, 2 * (n - 1), 2 * (nn - 1) / nn, S),
-                     1e-12);
+                     closed_form(&s, 2 * (n - 1), 2 * (nn - 1) / nn, S), 1e-12);
         r = eval_ok(&s, POD_COLL_ALL_GATHER, n, 0, S, POD_ALGO_RING);
-        assert_close(r.time_s, closed_form(&s, n - 1, (nn - 1) / nn, S),
-                     1e-12);
+        assert_close(r.time_s, closed_form(&s, n - 1, (nn - 1) / nn, S), 1e-12);
         r = eval_ok(&s, POD_COLL_REDUCE_SCATTER, n, 0, S, POD_ALGO_RING);
-        assert_close(r.time_s, closed_form(&s, n - 1, (nn - 1) / nn, S),
-                     1e-12);
+        assert_close(r.time_s, closed_form(&s, n - 1, (nn - 1) / nn, S), 1e-12);
+        /* all-to-all: one latency step per round of 8 peers in flight */
         r = eval_ok(&s, POD_COLL_ALL_TO_ALL, n, 0, S, POD_ALGO_DIRECT);
-        assert_close(r.time_s, closed_form(&s, n - 1, (nn - 1) / nn, S),
+        assert_close(r.time_s,
+                     closed_form(&s, ceil((nn - 1) / 8), (nn - 1) / nn, S),
                      1e-12);
         r = eval_ok(&s, POD_COLL_BROADCAST, n, 0, S, POD_ALGO_RING);
         assert_close(r.time_s, closed_form(&s, n - 1, 1.0, S), 1e-12);
@@ -111,11 +111,11 @@ static void test_nvls_closed_form(void **state) {
   (void)state;
   pod_system s = preset("hgx_h100");
   for (double S = MIB; S <= 8 * GIB; S *= 8) {
-    pod_coll_result r = eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, S,
-                                POD_ALGO_NVLS);
+    pod_coll_result r =
+        eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, S, POD_ALGO_NVLS);
     double B = s.up_GBps * 1e9 * s.nvls_eff;
-    double want = s.nvls_latency_us * 1e-6 +
-                  1.75 * (S + s.up_half_MB * MIB) / B;
+    double want =
+        s.nvls_latency_us * 1e-6 + 1.75 * (S + s.up_half_MB * MIB) / B;
     assert_close(r.time_s, want, 1e-12);
     assert_int_equal(r.algo, POD_ALGO_NVLS);
   }
@@ -125,8 +125,7 @@ static void test_busbw_factors_and_names(void **state) {
   (void)state;
   assert_close(pod_coll_busbw_factor(POD_COLL_ALL_REDUCE, 8), 1.75, 1e-15);
   assert_close(pod_coll_busbw_factor(POD_COLL_ALL_GATHER, 8), 0.875, 1e-15);
-  assert_close(pod_coll_busbw_factor(POD_COLL_REDUCE_SCATTER, 4), 0.75,
-               1e-15);
+  assert_close(pod_coll_busbw_factor(POD_COLL_REDUCE_SCATTER, 4), 0.75, 1e-15);
   assert_close(pod_coll_busbw_factor(POD_COLL_ALL_TO_ALL, 64), 63.0 / 64,
                1e-15);
   assert_true(pod_coll_busbw_factor(POD_COLL_BROADCAST, 8) == 1.0);
@@ -160,10 +159,9 @@ static void test_busbw_factors_and_names(void **state) {
 
 /* ---- model properties -------------------------------------------------- */
 
-static const pod_coll_algo ALGOS[] = {POD_ALGO_AUTO, POD_ALGO_RING,
-                                      POD_ALGO_TREE, POD_ALGO_NVLS,
-                                      POD_ALGO_DIRECT,
-                                      POD_ALGO_HIERARCHICAL};
+static const pod_coll_algo ALGOS[] = {POD_ALGO_AUTO,   POD_ALGO_RING,
+                                      POD_ALGO_TREE,   POD_ALGO_NVLS,
+                                      POD_ALGO_DIRECT, POD_ALGO_HIERARCHICAL};
 
 /* Time never decreases with bytes, for every system, op, algorithm and
 ** placement the model accepts. */
@@ -182,8 +180,8 @@ static void test_time_monotone_in_bytes(void **state) {
               continue;
             double prev = 0.0;
             for (double S = 0.0; S <= 16 * GIB; S = S == 0 ? 1 : S * 1.7) {
-              pod_coll_result res = eval_ok(s, (pod_coll_op)op, n, r, S,
-                                            ALGOS[a]);
+              pod_coll_result res =
+                  eval_ok(s, (pod_coll_op)op, n, r, S, ALGOS[a]);
               assert_true(res.time_s >= prev);
               assert_true(pod_finite(res.time_s) && res.time_s > 0);
               prev = res.time_s;
@@ -202,8 +200,7 @@ static void test_busbw_bounds_one_domain(void **state) {
     for (int op = 0; op < POD_COLL_NOPS; op++)
       for (double S = 1024; S <= 32 * GIB; S *= 4) {
         int n = op == POD_COLL_SEND_RECV ? 2 : s->domain_gpus;
-        pod_coll_result r = eval_ok(s, (pod_coll_op)op, n, 0, S,
-                                    POD_ALGO_AUTO);
+        pod_coll_result r = eval_ok(s, (pod_coll_op)op, n, 0, S, POD_ALGO_AUTO);
         if (r.algo == POD_ALGO_NVLS) {
           double nn = n;
           assert_true(r.busbw_GBps <=
@@ -214,10 +211,10 @@ static void test_busbw_bounds_one_domain(void **state) {
       }
   /* NVLS lifts all-reduce busbw above the ring's at large sizes. */
   pod_system h = preset("hgx_h100");
-  pod_coll_result nv = eval_ok(&h, POD_COLL_ALL_REDUCE, 8, 0, 8 * GIB,
-                               POD_ALGO_NVLS);
-  pod_coll_result ring = eval_ok(&h, POD_COLL_ALL_REDUCE, 8, 0, 8 * GIB,
-                                 POD_ALGO_RING);
+  pod_coll_result nv =
+      eval_ok(&h, POD_COLL_ALL_REDUCE, 8, 0, 8 * GIB, POD_ALGO_NVLS);
+  pod_coll_result ring =
+      eval_ok(&h, POD_COLL_ALL_REDUCE, 8, 0, 8 * GIB, POD_ALGO_RING);
   assert_true(nv.busbw_GBps > ring.busbw_GBps);
   assert_true(nv.busbw_GBps > h.up_GBps);
 }
@@ -234,8 +231,8 @@ static void test_busbw_bounds_multi_domain(void **state) {
     for (int d = 2; d <= 16; d *= 2)
       for (double S = MIB; S <= 16 * GIB; S *= 8) {
         int n = r * d;
-        pod_coll_result res = eval_ok(&s, POD_COLL_ALL_REDUCE, n, r, S,
-                                      POD_ALGO_RING);
+        pod_coll_result res =
+            eval_ok(&s, POD_COLL_ALL_REDUCE, n, r, S, POD_ALGO_RING);
         double up_bound = s.up_GBps * r / (r - 1.0);
         double out_bound = r * nic_GBps;
         double bound = up_bound < out_bound ? up_bound : out_bound;
@@ -247,28 +244,37 @@ static void test_busbw_bounds_multi_domain(void **state) {
 }
 
 /* Hierarchical is never slower than the flat ring when the scale-up link
-** is fast enough to carry the domain's share: U >= (r-1) O n/(n-1), with
-** U, O the achievable scale-up and per-GPU NIC rates. */
+** is fast enough to carry the domain's share, at the size in question:
+** U(S) >= (r-1) O(S) n/(n-1), with U(S), O(S) the achievable scale-up and
+** per-GPU NIC rates at S (eta(S) with each fabric's half size for the
+** Simple protocol, the plain rates for LL, which has no fill term). */
 static void test_hierarchical_not_slower(void **state) {
   (void)state;
   const pod_system *s;
+  int compared = 0;
   for (int i = 0; (s = pod_hw_system_at(i, NULL)) != NULL; i++) {
     double U = s->up_GBps * s->up_eff;
     double O = s->nics_per_gpu * s->nic_gbps / 8.0 * s->out_eff / s->oversub;
     for (int r = 2; r <= s->domain_gpus; r *= 2)
       for (int d = 2; d <= 32; d *= 2) {
         int n = r * d;
-        if (U < (r - 1.0) * O * n / (n - 1.0)) continue;
+        double need = (r - 1.0) * n / (n - 1.0);
+        if (U < need * O) continue;
         for (int op = 0; op < 3; op++)
           for (double S = 8; S <= 8 * GIB; S *= 4) {
-            pod_coll_result h = eval_ok(s, (pod_coll_op)op, n, r, S,
-                                        POD_ALGO_HIERARCHICAL);
-            pod_coll_result ring = eval_ok(s, (pod_coll_op)op, n, r, S,
-                                           POD_ALGO_RING);
+            double US = U * S / (S + s->up_half_MB * MIB);
+            double OS = O * S / (S + s->out_half_MB * MIB);
+            if (US < need * OS) continue;
+            pod_coll_result h =
+                eval_ok(s, (pod_coll_op)op, n, r, S, POD_ALGO_HIERARCHICAL);
+            pod_coll_result ring =
+                eval_ok(s, (pod_coll_op)op, n, r, S, POD_ALGO_RING);
             assert_true(h.time_s <= ring.time_s * (1 + 1e-12));
+            compared++;
           }
       }
   }
+  assert_true(compared > 100);
 }
 
 /* All-to-all across domains: the NIC share (n-r)/n S cannot move faster
@@ -276,8 +282,7 @@ static void test_hierarchical_not_slower(void **state) {
 ** (path collisions grow with the number of peer domains). */
 static void test_alltoall_nic_bound(void **state) {
   (void)state;
-  const char *names[] = {"hgx_h100", "hgx_b200", "gb200_nvl72",
-                         "gb300_nvl72"};
+  const char *names[] = {"hgx_h100", "hgx_b200", "gb200_nvl72", "gb300_nvl72"};
   for (size_t i = 0; i < 4; i++) {
     pod_system s = preset(names[i]);
     int r = s.domain_gpus;
@@ -286,8 +291,8 @@ static void test_alltoall_nic_bound(void **state) {
     for (int d = 2; d <= 64; d *= 2) {
       int n = r * d;
       double S = GIB;
-      pod_coll_result res = eval_ok(&s, POD_COLL_ALL_TO_ALL, n, 0, S,
-                                    POD_ALGO_AUTO);
+      pod_coll_result res =
+          eval_ok(&s, POD_COLL_ALL_TO_ALL, n, 0, S, POD_ALGO_AUTO);
       assert_int_equal(res.algo, POD_ALGO_DIRECT);
       assert_true(res.time_s >= (n - r) / (double)n * S / nic_Bps);
       assert_true(res.busbw_GBps < prev_busbw);
@@ -297,10 +302,10 @@ static void test_alltoall_nic_bound(void **state) {
     ** achievable rate x (n-1)/(n-r) up to latency and fill. */
     pod_system nocoll = s;
     nocoll.out_collision = 0.0;
-    pod_coll_result a = eval_ok(&s, POD_COLL_ALL_TO_ALL, 2 * r, 0, GIB,
-                                POD_ALGO_AUTO);
-    pod_coll_result b = eval_ok(&nocoll, POD_COLL_ALL_TO_ALL, 2 * r, 0, GIB,
-                                POD_ALGO_AUTO);
+    pod_coll_result a =
+        eval_ok(&s, POD_COLL_ALL_TO_ALL, 2 * r, 0, GIB, POD_ALGO_AUTO);
+    pod_coll_result b =
+        eval_ok(&nocoll, POD_COLL_ALL_TO_ALL, 2 * r, 0, GIB, POD_ALGO_AUTO);
     assert_close(a.time_s, b.time_s, 1e-12);
     /* More domains: collisions cost time unless routing is adaptive
     ** (16 GiB so that per-peer latency is small against transfer). */
@@ -312,10 +317,10 @@ static void test_alltoall_nic_bound(void **state) {
   /* Inside one NVL72 domain 64 GPUs beat 8 H100 nodes by an order of
   ** magnitude at 1 GiB (public.md C6 checks the value in Lua). */
   pod_system nvl = preset("gb200_nvl72"), h100 = preset("hgx_h100");
-  pod_coll_result x = eval_ok(&nvl, POD_COLL_ALL_TO_ALL, 64, 0, GIB,
-                              POD_ALGO_AUTO);
-  pod_coll_result y = eval_ok(&h100, POD_COLL_ALL_TO_ALL, 64, 0, GIB,
-                              POD_ALGO_AUTO);
+  pod_coll_result x =
+      eval_ok(&nvl, POD_COLL_ALL_TO_ALL, 64, 0, GIB, POD_ALGO_AUTO);
+  pod_coll_result y =
+      eval_ok(&h100, POD_COLL_ALL_TO_ALL, 64, 0, GIB, POD_ALGO_AUTO);
   assert_true(y.time_s > 10 * x.time_s);
 }
 
@@ -327,8 +332,8 @@ static void test_auto_is_fastest(void **state) {
     for (int op = 0; op < POD_COLL_NOPS; op++)
       for (double S = 64; S <= 4 * GIB; S *= 16) {
         int n = op == POD_COLL_SEND_RECV ? 2 : 4 * s->domain_gpus;
-        pod_coll_result au = eval_ok(s, (pod_coll_op)op, n, 0, S,
-                                     POD_ALGO_AUTO);
+        pod_coll_result au =
+            eval_ok(s, (pod_coll_op)op, n, 0, S, POD_ALGO_AUTO);
         assert_int_not_equal(au.algo, POD_ALGO_AUTO);
         pod_coll_result same = eval_ok(s, (pod_coll_op)op, n, 0, S, au.algo);
         assert_close(same.time_s, au.time_s, 1e-15);
@@ -348,14 +353,14 @@ static void test_auto_is_fastest(void **state) {
 static void test_degenerate_sizes(void **state) {
   (void)state;
   pod_system s = preset("hgx_h100");
-  pod_coll_result r = eval_ok(&s, POD_COLL_ALL_REDUCE, 1, 0, GIB,
-                              POD_ALGO_AUTO);
+  pod_coll_result r =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 1, 0, GIB, POD_ALGO_AUTO);
   assert_true(r.time_s == 0.0 && r.algbw_GBps == 0.0 && r.busbw_GBps == 0.0);
   r = eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, 0.0, POD_ALGO_AUTO);
   assert_true(r.time_s > 0.0 && r.algbw_GBps == 0.0);
   /* Zero bytes cost only latency: below 1 byte's time. */
-  pod_coll_result one = eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, 1.0,
-                                POD_ALGO_AUTO);
+  pod_coll_result one =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, 1.0, POD_ALGO_AUTO);
   assert_true(r.time_s <= one.time_s);
   /* A huge but finite buffer stays finite. */
   r = eval_ok(&s, POD_COLL_ALL_TO_ALL, 64, 0, 1e18, POD_ALGO_AUTO);
@@ -389,18 +394,17 @@ static void test_errors_args(void **state) {
   expect_err(&s, AR, 16, -1, MIB, POD_ALGO_AUTO, POD_EINVAL,
              "ranks_per_domain");
   expect_err(&s, AR, 12, 8, MIB, POD_ALGO_AUTO, POD_EINVAL,
-             "ranks_per_domain");  /* 8 does not divide 12 */
+             "ranks_per_domain"); /* 8 does not divide 12 */
   expect_err(&s, AR, 12, 0, MIB, POD_ALGO_AUTO, POD_EINVAL,
-             "ranks_per_domain");  /* packed 8 does not divide 12 */
+             "ranks_per_domain"); /* packed 8 does not divide 12 */
   expect_err(&s, AR, 32, 16, MIB, POD_ALGO_AUTO, POD_EINVAL,
-             "ranks_per_domain");  /* more than the domain holds */
+             "ranks_per_domain"); /* more than the domain holds */
   expect_err(&s, AR, 4, 8, MIB, POD_ALGO_AUTO, POD_EINVAL,
-             "ranks_per_domain");  /* more than the ranks */
+             "ranks_per_domain"); /* more than the ranks */
   expect_err(&s, AR, 8, 0, -1.0, POD_ALGO_AUTO, POD_EINVAL, "bytes");
   expect_err(&s, AR, 8, 0, NAN, POD_ALGO_AUTO, POD_EINVAL, "bytes");
   expect_err(&s, AR, 8, 0, INFINITY, POD_ALGO_AUTO, POD_EINVAL, "bytes");
-  expect_err(&s, AR, 8, 0, MIB, (pod_coll_algo)POD_ALGO_N, POD_EINVAL,
-             "algo");
+  expect_err(&s, AR, 8, 0, MIB, (pod_coll_algo)POD_ALGO_N, POD_EINVAL, "algo");
   expect_err(&s, AR, 8, 0, MIB, (pod_coll_algo)-1, POD_EINVAL, "algo");
   expect_err(&s, (pod_coll_op)POD_COLL_NOPS, 8, 0, MIB, POD_ALGO_AUTO,
              POD_EINVAL, "op");
@@ -421,22 +425,25 @@ static void test_errors_unsupported(void **state) {
   (void)state;
   pod_system a100 = preset("dgx_a100"), h100 = preset("hgx_h100");
   /* NVLS on a system without it */
-  expect_err(&a100, POD_COLL_ALL_REDUCE, 8, 0, MIB, POD_ALGO_NVLS,
-             POD_ENOTSUP, "algo");
+  expect_err(&a100, POD_COLL_ALL_REDUCE, 8, 0, MIB, POD_ALGO_NVLS, POD_ENOTSUP,
+             "algo");
+  /* NVLS needs two or more ranks in a domain */
+  expect_err(&h100, POD_COLL_ALL_REDUCE, 16, 1, MIB, POD_ALGO_NVLS, POD_ENOTSUP,
+             "algo");
   /* NVLS only reduces all-reduce in this model */
-  expect_err(&h100, POD_COLL_ALL_GATHER, 8, 0, MIB, POD_ALGO_NVLS,
-             POD_ENOTSUP, "algo");
-  expect_err(&h100, POD_COLL_ALL_TO_ALL, 8, 0, MIB, POD_ALGO_RING,
-             POD_ENOTSUP, "algo");
+  expect_err(&h100, POD_COLL_ALL_GATHER, 8, 0, MIB, POD_ALGO_NVLS, POD_ENOTSUP,
+             "algo");
+  expect_err(&h100, POD_COLL_ALL_TO_ALL, 8, 0, MIB, POD_ALGO_RING, POD_ENOTSUP,
+             "algo");
   expect_err(&h100, POD_COLL_ALL_REDUCE, 8, 0, MIB, POD_ALGO_DIRECT,
              POD_ENOTSUP, "algo");
   /* hierarchical needs several domains */
   expect_err(&h100, POD_COLL_ALL_REDUCE, 8, 0, MIB, POD_ALGO_HIERARCHICAL,
              POD_ENOTSUP, "algo");
-  expect_err(&h100, POD_COLL_BROADCAST, 8, 0, MIB, POD_ALGO_TREE,
-             POD_ENOTSUP, "algo");
-  expect_err(&h100, POD_COLL_SEND_RECV, 2, 0, MIB, POD_ALGO_RING,
-             POD_ENOTSUP, "algo");
+  expect_err(&h100, POD_COLL_BROADCAST, 8, 0, MIB, POD_ALGO_TREE, POD_ENOTSUP,
+             "algo");
+  expect_err(&h100, POD_COLL_SEND_RECV, 2, 0, MIB, POD_ALGO_RING, POD_ENOTSUP,
+             "algo");
   expect_err(&h100, POD_COLL_REDUCE_SCATTER, 16, 0, MIB, POD_ALGO_TREE,
              POD_ENOTSUP, "algo");
 }
@@ -496,8 +503,7 @@ static void test_kernel(void **state) {
   pod_err e;
   assert_int_equal(pod_coll_kernel.fn(&cfg, m, &e), POD_OK);
   pod_coll_result r = eval_ok(&cfg.system, cfg.op, 64, 0, GIB, POD_ALGO_AUTO);
-  assert_true(m[0] == r.time_s && m[1] == r.algbw_GBps &&
-              m[2] == r.busbw_GBps);
+  assert_true(m[0] == r.time_s && m[1] == r.algbw_GBps && m[2] == r.busbw_GBps);
   /* overwrite a double by offset, as a Monte Carlo plan does */
   double nic = 800.0;
   memcpy((char *)&cfg + offsetof(pod_coll_cfg, system.nic_gbps), &nic,

@@ -28,8 +28,8 @@ static void test_gpu_presets_valid(void **state) {
   assert_int_equal(n, 7);
   assert_null(pod_hw_gpu_at(-1, NULL));
   assert_null(pod_hw_gpu_at(n, NULL));
-  const char *names[] = {"a100", "h100", "h800", "h200", "b200", "gb200",
-                         "gb300"};
+  const char *names[] = {"a100", "h100",  "h800", "h200",
+                         "b200", "gb200", "gb300"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     assert_int_equal(pod_hw_gpu_preset(names[i], NULL), POD_OK);
 }
@@ -156,11 +156,11 @@ static void test_system_field_checks(void **state) {
     expect_bad(&base, cases[i].off, cases[i].value, cases[i].field);
   /* every double field rejects NaN and infinity */
   const bad_double all[] = {
-      {F(up_GBps), 0},       {F(up_latency_us), 0},  {F(nics_per_gpu), 0},
-      {F(nic_gbps), 0},      {F(out_latency_us), 0}, {F(oversub), 0},
-      {F(usd_per_gpu_hour), 0}, {F(up_eff), 0},      {F(up_half_MB), 0},
-      {F(out_eff), 0},       {F(out_half_MB), 0},    {F(nvls_eff), 0},
-      {F(nvls_latency_us), 0}, {F(out_collision), 0},
+      {F(up_GBps), 0},          {F(up_latency_us), 0},  {F(nics_per_gpu), 0},
+      {F(nic_gbps), 0},         {F(out_latency_us), 0}, {F(oversub), 0},
+      {F(usd_per_gpu_hour), 0}, {F(up_eff), 0},         {F(up_half_MB), 0},
+      {F(out_eff), 0},          {F(out_half_MB), 0},    {F(nvls_eff), 0},
+      {F(nvls_latency_us), 0},  {F(out_collision), 0},
   };
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
     expect_bad(&base, all[i].off, NAN, all[i].field);
@@ -176,8 +176,7 @@ static void test_system_field_checks(void **state) {
              "gpu.fp4_tflops");
   expect_bad(&base, offsetof(pod_system, gpu.hbm_gb), 0.0, "gpu.hbm_gb");
   expect_bad(&base, offsetof(pod_system, gpu.hbm_TBps), -3.0, "gpu.hbm_TBps");
-  expect_bad(&base, offsetof(pod_system, gpu.power_w), INFINITY,
-             "gpu.power_w");
+  expect_bad(&base, offsetof(pod_system, gpu.power_w), INFINITY, "gpu.power_w");
 
   /* Without NVLS, nvls_eff may be 0. */
   pod_system a100;
