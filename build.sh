@@ -8,7 +8,7 @@ PKGS=(build-essential cmake pkg-config liblua5.4-dev libuv1-dev libgsl-dev
       gnuplot-nox libcmocka-dev nettle-dev)
 FUZZ_PKGS=(clang libclang-rt-14-dev)
 JOBS=$(nproc 2>/dev/null || echo 2)
-DEFAULT_SCENARIO=scenarios/alltoall_64gpu.lua
+DEFAULT_SCENARIO=scenarios/moe_nvl72_vs_hgx.lua
 
 usage() {
   cat <<'USAGE'
@@ -94,7 +94,8 @@ case "$cmd" in
   bench)
     deps; build build >/dev/null
     for b in build/bench_*; do [ -x "$b" ] && "$b"; done
-    for s in tests/bench/*.lua; do [ -f "$s" ] && ./build/podsim run "$s" --unsafe --out build/bench-out; done
+    for s in tests/bench/*.lua; do [ -f "$s" ] && ./build/podsim run "$s" --unsafe --quiet --out build/bench-out; done
+    for s in tests/bench/*.sh; do [ -f "$s" ] && bash "$s" build/podsim; done
     ;;
   asan)
     deps

@@ -29,7 +29,8 @@
 **
 ** All-to-all.  NCCL runs it as grouped send/recv, one operation per
 ** peer, 8 peers in flight, so it pays one latency step per round of 8
-** peers (network steps for peers in other domains).  Per rank (r-1)/n S moves on NVLink and (n-r)/n S on
+** peers (network steps for peers in other domains).  Per rank (r-1)/n S moves
+*on NVLink and (n-r)/n S on
 ** the rank's NICs, concurrently.  With d domains each NIC exchanges with
 ** one rail peer in each of the k = d-1 other domains (NCCL's PXN first
 ** moves data over NVLink to the GPU on the destination's rail).  Those k
@@ -272,11 +273,10 @@ static inline double plan_time(const rates *q, const plan *p, double S) {
   if (p->simple_only) return p->fixed_us * 1e-6 + steps + bw;
   double t = (BASE_SIMPLE_US + p->fixed_us) * 1e-6 + steps + bw;
 
-  /* LL: half the achievable rate, no fill term, shorter steps. */
+  /* LL: LL_BW_SHARE of the achievable rate, no fill term, shorter steps. */
   double tu = p->k_up * S * iu, to = p->k_out * S * io;
   double t_ll = BASE_LL_US * 1e-6 + LL_STEP_RATIO * up_lat +
-                p->ll_out_ratio * out_lat +
-                (tu > to ? tu : to) / LL_BW_SHARE;
+                p->ll_out_ratio * out_lat + (tu > to ? tu : to) / LL_BW_SHARE;
   return t_ll < t ? t_ll : t;
 }
 

@@ -17,7 +17,8 @@
 **   all_reduce       ring, tree, nvls (needs sys->nvls and 2+ ranks per
 **                    domain), hierarchical (needs 2+ domains)
 **   all_gather,
-**   reduce_scatter   ring, hierarchical (2+ domains)
+**   reduce_scatter   ring, hierarchical (2+ domains); no nvls: a multicast
+**                    all-gather moves the same bytes per link as the ring
 **   all_to_all       direct (a latency step per round of 8 peers; across
 **                    domains the NIC rate falls with the number of peer
 **                    domains, scaled by sys->out_collision)

@@ -43,12 +43,19 @@ static int l_collective(lua_State *L) {
     lpod_to_value(L, 1, &lpod_system_type, &tmp, "system");
     sys = &tmp;
   }
-  pod_coll_op op;
-  if (lua_type(L, 2) != LUA_TSTRING)
-    return lpod_error(L, ctx, "op", "expected one of all_reduce, all_gather, "
-                      "reduce_scatter, all_to_all, broadcast, send_recv; got %s",
-                      luaL_typename(L, 2));
-  if (pod_coll_op_parse(lua_tostring(L, 2), &op) != POD_OK) {
+  /* op: compare with the interned names in the upvalues first (pointer
+  ** comparisons), then parse for the error message */
+  int op = -1;
+  for (int i = 0; i < POD_COLL_NOPS; i++)
+    if (lua_rawequal(L, 2, lua_upvalueindex(i + 1))) {
+      op = i;
+      break;
+    }
+  if (op < 0) {
+    if (lua_type(L, 2) != LUA_TSTRING)
+      return lpod_error(L, ctx, "op", "expected one of all_reduce, all_gather, "
+                        "reduce_scatter, all_to_all, broadcast, send_recv; got %s",
+                        luaL_typename(L, 2));
     const char *near = lpod_nearest(lua_tostring(L, 2), op_names);
     return lpod_error(L, ctx, "op", "unknown collective '%s'%s%s%s", lua_tostring(L, 2),
                       near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
@@ -56,7 +63,14 @@ static int l_collective(lua_State *L) {
   if (!lua_istable(L, 3))
     return lpod_error(L, ctx, "opts", "expected a table {ranks=, bytes=, ...}, got %s",
                       luaL_typename(L, 3));
-  lpod_check_keys(L, 3, ctx, NULL, opt_keys);
+  /* unknown fields first (the better message), by counting: the slow
+  ** check runs only when some key is not one of ours */
+  int found = 0;
+  for (int i = 0; opt_keys[i]; i++) {
+    found += lua_getfield(L, 3, opt_keys[i]) != LUA_TNIL;
+    lua_pop(L, 1);
+  }
+  if (lpod_count_keys(L, 3) != found) lpod_check_keys(L, 3, ctx, NULL, opt_keys);
   pod_coll_args a;
   a.ranks = lpod_opt_int(L, 3, "ranks", 0, 1, 1 << 24, 1, ctx, NULL);
   a.bytes = lpod_opt_number(L, 3, "bytes", 0, 0, 1e18, 1, ctx, NULL);
@@ -65,7 +79,7 @@ static int l_collective(lua_State *L) {
   pod_coll_result r;
   pod_err e;
   pod_err_clear(&e);
-  int rc = pod_coll_eval(sys, op, &a, &r, &e);
+  int rc = pod_coll_eval(sys, (pod_coll_op)op, &a, &r, &e);
   if (rc != POD_OK) {
     if (e.field[0] == '\0') pod_err_set(&e, rc, "", "%s", pod_strerror(rc));
     return lpod_error_core(L, ctx, NULL, &e);
@@ -83,7 +97,8 @@ static int l_collective(lua_State *L) {
 }
 
 void lpod_open_coll(lua_State *L) {
-  lua_pushcfunction(L, l_collective);
+  for (int i = 0; i < POD_COLL_NOPS; i++) lua_pushstring(L, op_names[i]);
+  lua_pushcclosure(L, l_collective, POD_COLL_NOPS);
   lua_setfield(L, -2, "collective");
   lpod_register_kernel(L, "collective", &pod_coll_kernel, &lpod_coll_cfg_type);
 }

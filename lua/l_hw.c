@@ -69,7 +69,7 @@ static const lpod_field system_fields[] = {
     SF(up_half_MB, LPOD_DOUBLE, 0, 1e9, 0, "MiB"),
     SF(out_eff, LPOD_DOUBLE, 0, 1, 1, "fraction of line rate"),
     SF(out_half_MB, LPOD_DOUBLE, 0, 1e9, 0, "MiB"),
-    SF(nvls_eff, LPOD_DOUBLE, 0, 2, 1, "NVLS busbw over up_GBps"),
+    SF(nvls_eff, LPOD_DOUBLE, 0, 2, 0, "NVLS busbw over up_GBps (0: no NVLS)"),
     SF(nvls_latency_us, LPOD_DOUBLE, 0, 1e6, 0, "us"),
     SF(out_collision, LPOD_DOUBLE, 0, 1, 0, "share of traffic hit by path collisions"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};

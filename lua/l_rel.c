@@ -26,13 +26,14 @@ static const char *const repair_names[] = {"exponential", "lognormal", NULL};
 
 /* --- failure sets ---------------------------------------------------------- */
 
-/* A failure set built from a plain table has no causes: lists of causes
-** go through podsim.failure_set(...) or any API taking failures=. */
+/* Only lpod_build (a table of fields, as a study's config) calls this:
+** such a table cannot list causes, so without base= it has none.  Lists of
+** causes go through podsim.failure_set(...) or any API taking failures=. */
 static int fs_check(const void *v, pod_err *e) {
   const pod_rel_failures *f = v;
-  if (f->ncauses == 0 && f->name[0] == '\0')
+  if (f->ncauses == 0)
     return pod_err_set(e, POD_EINVAL, "",
-                       "give a preset name or podsim.failure_set{...}");
+                       "give a preset name or podsim.failure_set{...} (a list of causes)");
   return POD_OK;
 }
 static int fs_preset(const char *n, void *out) { return pod_rel_failures_preset(n, out); }
@@ -62,7 +63,27 @@ static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
   idx = lua_absindex(L, idx);
   if (!lua_istable(L, idx) || lua_getmetatable(L, idx)) {
     if (lua_istable(L, idx)) lua_pop(L, 1); /* a table with a metatable */
-    if (lua_type(L, idx) == LUA_TSTRING || lpod_test(L, idx, &lpod_failures_type)) {
+    if (lua_type(L, idx) == LUA_TSTRING) {
+      const char *name = lua_tostring(L, idx);
+      if (pod_rel_failures_preset(name, out) == POD_OK) return;
+      const char *names[16];
+      int n = 0;
+      while (n < 15 && (names[n] = fs_name(n)) != NULL) n++;
+      names[n] = NULL;
+      const char *near = lpod_nearest(name, names);
+      if (near)
+        lpod_error(L, ctx, path, "unknown failures preset '%s' (did you mean '%s'?)", name, near);
+      luaL_Buffer b;
+      luaL_buffinit(L, &b);
+      for (int i = 0; i < n; i++) {
+        if (i) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, names[i]);
+      }
+      luaL_pushresult(&b);
+      lpod_error(L, ctx, path, "unknown failures preset '%s' (presets: %s)", name,
+                 lua_tostring(L, -1));
+    }
+    if (lpod_test(L, idx, &lpod_failures_type)) {
       lpod_to_value(L, idx, &lpod_failures_type, out, path);
       return;
     }
@@ -72,9 +93,9 @@ static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
   memset(out, 0, sizeof *out);
   lua_getfield(L, idx, "name"); /* stack: name */
   if (!lua_isnil(L, -1)) {
-    size_t len;
-    const char *s = lua_tolstring(L, -1, &len);
-    if (lua_type(L, -1) != LUA_TSTRING || len >= sizeof out->name) {
+    size_t len = 0;
+    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    if (s == NULL || len >= sizeof out->name) {
       snprintf(p, sizeof p, "%s.name", path);
       lpod_error(L, ctx, p, "expected a string of at most %d bytes", POD_REL_NAME_MAX - 1);
     }

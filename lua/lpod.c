@@ -122,6 +122,17 @@ static void join_path(char *out, size_t n, const char *path, const char *key) {
     snprintf(out, n, "%s", key);
 }
 
+int lpod_count_keys(lua_State *L, int idx) {
+  int n = 0;
+  idx = lua_absindex(L, idx);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    n++;
+  }
+  return n;
+}
+
 void lpod_check_keys(lua_State *L, int idx, const char *ctx,
                      const char *path, const char *const *allowed) {
   idx = lua_absindex(L, idx);
@@ -177,49 +188,68 @@ double lpod_check_range(lua_State *L, int idx, double min, double max,
   return v;
 }
 
+/* The field path "path.key" is built only when an error needs it: the
+** option readers sit on hot paths (podsim.collective from Lua). */
 static int get_opt(lua_State *L, int idx, const char *key, int required,
-                   const char *ctx, const char *full) {
-  lua_getfield(L, idx, key);
-  if (lua_isnil(L, -1)) {
+                   const char *ctx, const char *path) {
+  if (lua_getfield(L, idx, key) == LUA_TNIL) {
     lua_pop(L, 1);
-    if (required) lpod_error(L, ctx, full, "required field is missing");
+    if (required) {
+      char full[LPOD_PATH_MAX];
+      join_path(full, sizeof full, path, key);
+      lpod_error(L, ctx, full, "required field is missing");
+    }
     return 0;
   }
   return 1;
 }
 
+/* Value on the top as a number in [min, max], raising with the path. */
+static double opt_range(lua_State *L, const char *key, double min, double max,
+                        const char *ctx, const char *path) {
+  int isnum;
+  double v = lua_tonumberx(L, -1, &isnum);
+  if (!isnum || lua_type(L, -1) != LUA_TNUMBER || !(v >= min) || !(v <= max)) {
+    char full[LPOD_PATH_MAX];
+    join_path(full, sizeof full, path, key);
+    lpod_check_range(L, -1, min, max, 0, ctx, full);
+  }
+  return v;
+}
+
 double lpod_opt_number(lua_State *L, int idx, const char *key, double def,
                        double min, double max, int required,
                        const char *ctx, const char *path) {
-  char full[LPOD_PATH_MAX];
-  join_path(full, sizeof full, path, key);
   idx = lua_absindex(L, idx);
-  if (!get_opt(L, idx, key, required, ctx, full)) return def;
-  double v = lpod_check_range(L, -1, min, max, 0, ctx, full);
+  if (!get_opt(L, idx, key, required, ctx, path)) return def;
+  double v = opt_range(L, key, min, max, ctx, path);
   lua_pop(L, 1);
   return v;
 }
 
 int lpod_opt_int(lua_State *L, int idx, const char *key, int def, int min,
                  int max, int required, const char *ctx, const char *path) {
-  char full[LPOD_PATH_MAX];
-  join_path(full, sizeof full, path, key);
   idx = lua_absindex(L, idx);
-  if (!get_opt(L, idx, key, required, ctx, full)) return def;
-  double v = lpod_check_range(L, -1, min, max, 0, ctx, full);
-  if (v != floor(v)) lpod_error(L, ctx, full, "must be an integer (got %.10g)", v);
+  if (!get_opt(L, idx, key, required, ctx, path)) return def;
+  double v = opt_range(L, key, min, max, ctx, path);
+  if (v != floor(v)) {
+    char full[LPOD_PATH_MAX];
+    join_path(full, sizeof full, path, key);
+    lpod_error(L, ctx, full, "must be an integer (got %.10g)", v);
+  }
   lua_pop(L, 1);
   return (int)v;
 }
 
 int lpod_opt_bool(lua_State *L, int idx, const char *key, int def,
                   const char *ctx, const char *path) {
-  char full[LPOD_PATH_MAX];
-  join_path(full, sizeof full, path, key);
   idx = lua_absindex(L, idx);
-  if (!get_opt(L, idx, key, 0, ctx, full)) return def;
-  if (!lua_isboolean(L, -1))
+  if (!get_opt(L, idx, key, 0, ctx, path)) return def;
+  if (!lua_isboolean(L, -1)) {
+    char full[LPOD_PATH_MAX];
+    join_path(full, sizeof full, path, key);
     lpod_error(L, ctx, full, "expected a boolean, got %s", luaL_typename(L, -1));
+  }
   int v = lua_toboolean(L, -1);
   lua_pop(L, 1);
   return v;
@@ -250,13 +280,19 @@ static int enum_index(lua_State *L, int idx, const char *const *names,
 int lpod_opt_enum(lua_State *L, int idx, const char *key, int def,
                   const char *const *names, int required, const char *ctx,
                   const char *path) {
+  idx = lua_absindex(L, idx);
+  if (!get_opt(L, idx, key, required, ctx, path)) return def;
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    const char *v = lua_tostring(L, -1);
+    for (int i = 0; names[i]; i++)
+      if (strcmp(v, names[i]) == 0) {
+        lua_pop(L, 1);
+        return i;
+      }
+  }
   char full[LPOD_PATH_MAX];
   join_path(full, sizeof full, path, key);
-  idx = lua_absindex(L, idx);
-  if (!get_opt(L, idx, key, required, ctx, full)) return def;
-  int v = enum_index(L, -1, names, ctx, full);
-  lua_pop(L, 1);
-  return v;
+  return enum_index(L, -1, names, ctx, full); /* raises */
 }
 
 /* ---------------------------------------------------------------------- */

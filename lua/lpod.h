@@ -134,6 +134,10 @@ const char *lpod_nearest(const char *word, const char *const *names);
 void lpod_check_keys(lua_State *L, int idx, const char *ctx,
                      const char *path, const char *const *allowed);
 
+/* Number of keys of the table at idx.  A binding that read k known
+** fields and finds k keys can skip lpod_check_keys (its fast path). */
+int lpod_count_keys(lua_State *L, int idx);
+
 /* Field `key` of the table at idx as a number in [min, max]; `def` when
 ** absent (if required, absent is an error).  Path is "path.key". */
 double lpod_opt_number(lua_State *L, int idx, const char *key, double def,

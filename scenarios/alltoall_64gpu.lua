@@ -8,8 +8,9 @@
 -- tidy <out>/sweep.csv and renders plots/sweep.gp to
 -- <out>/plots/sweep.svg when gnuplot is installed.
 --
--- Options (--set key=value): ranks (default 64), min_bytes (1024),
--- max_bytes (4 GiB).  Public anchor: validation case C6 (about 18x for
+-- Options (--set key=value): ranks (default 64; placed as many per NVLink
+-- domain as fit and divide the count), min_bytes (1024), max_bytes
+-- (4 GiB).  Public anchor: validation case C6 (about 18x for
 -- the all-to-all at 1 GiB).
 local ranks = podsim.args.ranks or 64
 local min_bytes = podsim.args.min_bytes or 1024
@@ -28,6 +29,14 @@ while s <= max_bytes do
   s = s * 2
 end
 
+-- Ranks per NVLink domain: as many as fit (packed), rounded down to a
+-- divisor of the rank count so every domain holds the same number.
+local function per_domain(n, dom)
+  for r = math.min(n, dom), 1, -1 do
+    if n % r == 0 then return r end
+  end
+end
+
 local rows = {}     -- tidy CSV rows
 local times = {}    -- times[op][system][i]
 for _, op in ipairs(ops) do
@@ -36,23 +45,20 @@ for _, op in ipairs(ops) do
     local t = {}
     times[op][sys.name] = t
     local table_rows = {}
-    local algo_used
     for i, bytes in ipairs(sizes) do
-      local r = podsim.collective(sys.spec, op, {ranks = ranks, bytes = bytes})
+      local r = podsim.collective(sys.spec, op, {ranks = ranks, bytes = bytes,
+        ranks_per_domain = per_domain(ranks, sys.spec.domain_gpus)})
       t[i] = r.time_s
       rows[#rows + 1] = {system = sys.name, op = op, bytes = bytes,
         time_us = r.time_s * 1e6, algbw_GBps = r.algbw_GBps, busbw_GBps = r.busbw_GBps}
       table_rows[#table_rows + 1] = {math.tointeger(bytes) or bytes, r.time_s * 1e6,
         r.algbw_GBps, r.busbw_GBps, r.algo}
-      algo_used = r.algo
     end
-    local dom = sys.spec.domain_gpus
-    local per = math.min(ranks, dom)
+    local per = per_domain(ranks, sys.spec.domain_gpus)
     print(string.format("\n# %s on %s: %d ranks, %d per NVLink domain (%d domain%s)",
       op, sys.name, ranks, per, ranks // per, ranks // per == 1 and "" or "s"))
     podsim.print_table({"size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "algo"},
       table_rows)
-    local _ = algo_used
   end
 end
 

@@ -220,25 +220,34 @@ end
 
 -- Plots ----------------------------------------------------------------------
 
--- Render the embedded template plots/<name>.gp with gnuplot into the SVG
--- `output` (relative to the output folder; default plots/<name>.svg).  `vars` become gnuplot variables (strings are
--- quoted); `datafile` is the CSV to plot.  Returns the SVG path, or nil
--- and a reason when gnuplot is not installed (plots are optional).
-function P.gnuplot(name, vars, output)
+-- A plot recipe (<name>.plot beside <name>.svg) records the template and
+-- its variables, the data file relative to the recipe's folder, so
+-- `podsim plot DIR` can render the SVGs again, e.g. after editing a
+-- template or on a machine with gnuplot.
+local function relative_to(path, dir)
+  if path:sub(1, #dir + 1) == dir .. "/" then return path:sub(#dir + 2) end
+  local parent = dirname(dir)
+  if path:sub(1, #parent + 1) == parent .. "/" then return "../" .. path:sub(#parent + 2) end
+  return path
+end
+
+local function lua_literal(v)
+  if type(v) == "string" then return fmt("%q", v) end
+  return num(v)
+end
+
+-- Run gnuplot on embedded template `name` with `vars`, into `svg` (an
+-- absolute path), through a temporary name.  Returns svg or nil, reason.
+local function render(name, vars, svg)
   local tpl = raw.embedded("plots/" .. name .. ".gp")
-  if not tpl then fail("podsim.gnuplot", "name", fmt("no plot template '%s'", name)) end
+  if not tpl then return nil, fmt("no plot template '%s'", name) end
   if not P._gnuplot then return nil, "gnuplot support not built" end
-  output = out_path(output or ("plots/" .. name .. ".svg"))
-  if not raw.path_allowed(output, true) then
-    fail("podsim.gnuplot", nil, fmt("'%s' is outside the output folder", output))
-  end
-  raw.mkdirs(dirname(output))
   tmp_serial = tmp_serial + 1
-  local tmp = fmt("%s.tmp.%d.%d", output, raw.getpid(), tmp_serial)
+  local tmp = fmt("%s.tmp.%d.%d", svg, raw.getpid(), tmp_serial)
   local pre = {"set terminal svg size 900,560 dynamic enhanced font 'sans,11'",
                fmt("set output %q", tmp), "set datafile separator ','"}
   local keys = {}
-  for k in pairs(vars or {}) do keys[#keys + 1] = k end
+  for k in pairs(vars) do keys[#keys + 1] = k end
   table.sort(keys)
   for _, k in ipairs(keys) do
     local v = vars[k]
@@ -253,11 +262,64 @@ function P.gnuplot(name, vars, output)
     raw_remove(tmp)
     return nil, why
   end
-  local rok, rerr = raw_rename(tmp, output)
+  local rok, rerr = raw_rename(tmp, svg)
   if not rok then return nil, rerr end
-  return output
+  return svg
 end
 
+-- Render the embedded template plots/<name>.gp with gnuplot into the SVG
+-- `output` (relative to the output folder; default plots/<name>.svg) and
+-- write its recipe.  `vars` become gnuplot variables (strings quoted);
+-- `datafile` is the CSV to plot.  Yields while gnuplot runs.  Returns the
+-- SVG path, or nil and a reason when gnuplot is not installed (plots are
+-- optional; the recipe is written anyway).
+function P.gnuplot(name, vars, output)
+  if type(name) ~= "string" or not raw.embedded("plots/" .. name .. ".gp") then
+    fail("podsim.gnuplot", "name", fmt("no plot template '%s'", tostring(name)))
+  end
+  vars = vars or {}
+  local svg = out_path(output or ("plots/" .. name .. ".svg"))
+  if not raw.path_allowed(svg, true) then
+    fail("podsim.gnuplot", nil, fmt("'%s' is outside the output folder", svg))
+  end
+  raw.mkdirs(dirname(svg))
+  local rvars, keys = {}, {}
+  for k, v in pairs(vars) do
+    rvars[k] = (k == "datafile") and relative_to(v, dirname(svg)) or v
+    keys[#keys + 1] = k
+  end
+  table.sort(keys)
+  local lines = {"-- podsim plot recipe: `podsim plot DIR` renders it again", "return {",
+    fmt("  template = %q,", name), "  vars = {"}
+  for _, k in ipairs(keys) do lines[#lines + 1] = fmt("    [%q] = %s,", k, lua_literal(rvars[k])) end
+  lines[#lines + 1] = "  },"
+  lines[#lines + 1] = "}"
+  P.write_text((svg:gsub("%.svg$", "") .. ".plot"), concat(lines, "\n") .. "\n")
+  return render(name, vars, svg)
+end
+
+-- For `podsim plot DIR`: render one recipe file again.
+function P._render_recipe(path)
+  local src = raw.embedded and nil
+  local f = raw_open(path, "rb")
+  if not f then return nil, "cannot read " .. path end
+  src = f:read("a")
+  f:close()
+  local fn, err = raw.load(src, "=" .. path, {})
+  if not fn then return nil, err end
+  local ok, rec = pcall(fn)
+  if not ok or type(rec) ~= "table" or type(rec.template) ~= "string" or type(rec.vars) ~= "table" then
+    return nil, "not a plot recipe: " .. path
+  end
+  local vars = {}
+  local dir = dirname(path)
+  for k, v in pairs(rec.vars) do
+    if k == "datafile" and type(v) == "string" and v:sub(1, 1) ~= "/" then v = dir .. "/" .. v end
+    vars[k] = v
+  end
+  return render(rec.template, vars, (path:gsub("%.plot$", ".svg")))
+end
+P._listdir = raw.listdir
 
 -- Studies (the C half is lua/l_study.c) -------------------------------------
 

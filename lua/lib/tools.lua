@@ -90,25 +90,28 @@ local function presets()
   end
 end
 
--- Re-render every template whose input CSV is in the folder.  A template
--- names its input in a first-lines comment: "# input: sweep.csv".
+-- Render every plot recipe (*.plot, written beside each SVG) found in
+-- the folder and its subfolders again.
 local function plot()
-  local n = 0
-  for _, name in ipairs(embedded_names("plots/")) do
-    local src = P._embedded(name)
-    local input = src:match("#%s*input:%s*([%w_%.%-]+)")
-    local stem = name:match("^plots/(.*)%.gp$")
-    if input then
-      local path = P.out_path(input)
-      local f = io.open(path, "r")
-      if f then
-        f:close()
-        local out, why = P.gnuplot(stem, {datafile = path})
-        if out then print(out); n = n + 1 else io.stderr:write(fmt("%s: %s\n", stem, why)) end
+  local root = P.out_dir()
+  local n, failed = 0, 0
+  local function walk(dir, depth)
+    local names = P._listdir(dir)
+    if not names then return end
+    for _, name in ipairs(names) do
+      local path = dir .. "/" .. name
+      if name:match("%.plot$") then
+        local svg, why = P._render_recipe(path)
+        if svg then print(svg); n = n + 1
+        else io.stderr:write(fmt("%s: %s\n", path, why)); failed = failed + 1 end
+      elseif depth < 4 and not name:find("%.") then
+        walk(path, depth + 1)
       end
     end
   end
-  if n == 0 then P.fail(nil, nil, fmt("no plottable CSV files in '%s'", P.out_dir())) end
+  walk(root, 0)
+  if n == 0 and failed == 0 then P.fail(nil, nil, fmt("no plot recipes (*.plot) under '%s'", root)) end
+  if failed > 0 then P.fail(nil, nil, fmt("%d plots failed", failed)) end
 end
 
 if tool == "validate" then validate()

@@ -10,7 +10,14 @@
 
 #include <cmocka.h>
 
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "lpod.h"
 #include "pod_cost.h"
+
+void lpod_open_cost(lua_State *L);
 
 static pod_tco sample_tco(void) {
   pod_tco t;
@@ -195,11 +202,84 @@ static void test_bad_inputs(void **state) {
 #undef BADT
 }
 
+/* Build a pod_cost_cfg through the "cost" kernel's lpod type, as a study
+** does. */
+static pod_cost_cfg *g_cfg;
+static int build_cfg(lua_State *L) {
+  const pod_kernel *k;
+  const lpod_type *t;
+  if (!lpod_find_kernel(L, "cost", &k, &t)) return luaL_error(L, "no kernel");
+  lpod_build(L, 1, t, g_cfg, NULL);
+  return 0;
+}
+
+static int run_build(lua_State *L, const char *src, pod_cost_cfg *out,
+                     const char **msg) {
+  g_cfg = out;
+  lua_pushcfunction(L, build_cfg);
+  if (luaL_dostring(L, src) != LUA_OK) fail_msg("%s", lua_tostring(L, -1));
+  int rc = lua_pcall(L, 1, 0, 0);
+  if (msg) *msg = rc ? lua_tostring(L, -1) : NULL;
+  return rc;
+}
+
+static void test_kernel_config_type(void **state) {
+  (void)state;
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  lua_newtable(L);
+  lpod_open_cost(L);
+  lua_setglobal(L, "podsim");
+  const pod_kernel *k;
+  const lpod_type *t;
+  assert_true(lpod_find_kernel(L, "cost", &k, &t));
+  assert_ptr_equal(k, &pod_cost_kernel);
+  assert_int_equal(t->size, k->cfg_size);
+  pod_cost_cfg c, ref = base_cfg();
+  assert_int_equal(run_build(L,
+                             "return {base='default', usd_per_gpu_hour=2,"
+                             " tokens_per_s_per_gpu=4000, active_gpus=64,"
+                             " spare_gpus=8, step_s=6, tokens=1e12}",
+                             &c, NULL),
+                   0);
+  assert_memory_equal(&c, &ref, sizeof c);
+  pod_bind b;
+  assert_int_equal(lpod_field_bind(t, "tco.pue", &b), 0);
+  assert_int_equal(b.offset, offsetof(pod_cost_cfg, tco) + offsetof(pod_tco, pue));
+  assert_int_equal(lpod_field_bind(t, "spare_gpus", &b), 0);
+  assert_int_equal(b.type, POD_BIND_INT);
+  /* nested TCO from a table; errors name the nested field */
+  assert_int_equal(run_build(L,
+                             "return {base='default', tokens_per_s_per_gpu=1,"
+                             " tco={capex_usd_per_gpu=40000, amort_years=5,"
+                             " capital_rate=0.08, power_kw_per_gpu=1.4,"
+                             " pue=1.3, usd_per_kwh=0.08,"
+                             " hosting_usd_per_kw_month=150,"
+                             " ops_usd_per_gpu_year=1000}}",
+                             &c, NULL),
+                   0);
+  pod_tco tt = sample_tco();
+  assert_memory_equal(&c.tco, &tt, sizeof tt);
+  const char *msg;
+  assert_int_not_equal(
+      run_build(L, "return {base='default', tokens_per_s_per_gpu=1, tco={pue=1}}",
+                &c, &msg),
+      0);
+  assert_non_null(strstr(msg, "podsim.cost: tco.amort_years: must be > 0"));
+  assert_int_not_equal(
+      run_build(L, "return {tokens_per_s_per_gpu=1, usd_per_gpu_hour=1}", &c,
+                &msg),
+      0);
+  assert_non_null(strstr(msg, "active_gpus"));
+  lua_close(L);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_crf),        cmocka_unit_test(test_tco_parts),
       cmocka_unit_test(test_identities), cmocka_unit_test(test_kernel),
       cmocka_unit_test(test_bad_inputs),
+      cmocka_unit_test(test_kernel_config_type),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

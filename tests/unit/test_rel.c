@@ -10,7 +10,15 @@
 
 #include <cmocka.h>
 
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "lpod.h"
 #include "pod_rel.h"
+
+void lpod_open_hw(lua_State *L);
+void lpod_open_rel(lua_State *L);
 
 /* 16,384 H100 in 8-GPU HGX nodes with the Llama 3 failure preset. */
 static pod_rel_cfg h100_cfg(void) {
@@ -426,6 +434,109 @@ static void test_bad_inputs(void **state) {
   assert_string_equal(e.field, "work_h");
 }
 
+/* Build a pod_rel_cfg from a Lua table through the kernel's lpod type, as
+** a study does; the table's source is the chunk returned by `src`. */
+static pod_rel_cfg *g_cfg;
+static int build_cfg(lua_State *L) {
+  const pod_kernel *k;
+  const lpod_type *t;
+  if (!lpod_find_kernel(L, lua_tostring(L, 2), &k, &t))
+    return luaL_error(L, "no kernel");
+  lpod_build(L, 1, t, g_cfg, NULL);
+  return 0;
+}
+
+static int run_build(lua_State *L, const char *src, const char *kernel,
+                     pod_rel_cfg *out, const char **msg) {
+  g_cfg = out;
+  lua_pushcfunction(L, build_cfg);
+  if (luaL_dostring(L, src) != LUA_OK) fail_msg("%s", lua_tostring(L, -1));
+  lua_pushstring(L, kernel);
+  int rc = lua_pcall(L, 2, 0, 0);
+  if (msg) *msg = rc ? lua_tostring(L, -1) : NULL;
+  return rc;
+}
+
+static void test_kernel_config_type(void **state) {
+  (void)state;
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  lua_newtable(L);
+  lpod_open_hw(L);
+  lpod_open_rel(L);
+  lua_setglobal(L, "podsim");
+  const pod_kernel *k;
+  const lpod_type *t;
+  assert_true(lpod_find_kernel(L, "reliability", &k, &t));
+  assert_ptr_equal(k, &pod_rel_kernel);
+  assert_int_equal(t->size, k->cfg_size);
+  assert_true(lpod_find_kernel(L, "simulate_run", &k, &t));
+  assert_ptr_equal(k, &pod_relsim_kernel);
+  assert_int_equal(t->size, k->cfg_size);
+
+  pod_rel_cfg c, ref = h100_cfg();
+  assert_int_equal(
+      run_build(L,
+                "return {base='default', failures='llama3_h100', node_gpus=8,"
+                " domain_gpus=8, active_gpus=16384, pool_units=32,"
+                " pool_scope='node', repair_h=48, work_h=1296,"
+                " interval_rule='young', waste_model='first'}",
+                "reliability", &c, NULL),
+      0);
+  ref.waste_model = POD_REL_WASTE_FIRST;
+  assert_memory_equal(&c, &ref, sizeof c);
+  double m1[16], m2[16];
+  c.waste_model = POD_REL_WASTE_RENEWAL;
+  assert_int_equal(pod_rel_kernel.fn(&c, m1, NULL), POD_OK);
+  /* a sampled field bound by path, as the Monte Carlo layer does */
+  pod_bind b;
+  assert_int_equal(lpod_field_bind(t, "domain_rate_log10", &b), 0);
+  assert_int_equal(b.type, POD_BIND_DOUBLE);
+  assert_int_equal(b.offset, offsetof(pod_rel_cfg, domain_rate_log10));
+  assert_int_equal(lpod_field_bind(t, "u_seed", &b), 0);
+  assert_int_equal(b.offset, offsetof(pod_rel_cfg, u_seed));
+  assert_int_equal(lpod_field_bind(t, "pool_units", &b), 0);
+  assert_int_equal(b.type, POD_BIND_INT);
+  assert_int_equal(lpod_field_bind(t, "failures", &b), -1);
+  *(double *)((char *)&c + offsetof(pod_rel_cfg, gpu_rate_log10)) = 1.0;
+  assert_int_equal(pod_rel_kernel.fn(&c, m2, NULL), POD_OK);
+  assert_true(m2[0] > 5 * m1[0]); /* interruptions per day */
+  c.u_seed = 0.5;
+  assert_int_equal(pod_relsim_kernel.fn(&c, m2, NULL), POD_OK);
+  assert_true(m2[2] > 0); /* interruptions */
+
+  /* a failure set spec works; a plain list does not (it has no names) */
+  const char *msg = NULL;
+  assert_int_equal(
+      run_build(L,
+                "return {base='default', failures=podsim.failure_set{"
+                "{cause='x', rate_per_h=0.1, unit='job', blast='job'}},"
+                " active_gpus=8}",
+                "simulate_run", &c, NULL),
+      0);
+  assert_int_equal(c.failures.ncauses, 1);
+  assert_int_not_equal(
+      run_build(L,
+                "return {base='default', failures={{cause='x', rate_per_h=1,"
+                " unit='job', blast='job'}}}",
+                "simulate_run", &c, &msg),
+      0);
+  assert_non_null(strstr(msg, "failures"));
+  assert_int_not_equal(
+      run_build(L, "return {base='default', failures={name='x'}}",
+                "simulate_run", &c, &msg),
+      0);
+  assert_non_null(strstr(msg, "podsim.failure_set"));
+  assert_int_not_equal(
+      run_build(L, "return {failures='llama3_h100'}", "reliability", &c, &msg),
+      0);
+  assert_non_null(strstr(msg, "node_gpus"));
+  assert_int_not_equal(
+      run_build(L, "return {base='defaults'}", "reliability", &c, &msg), 0);
+  assert_non_null(strstr(msg, "default"));
+  lua_close(L);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_presets),
@@ -437,6 +548,7 @@ int main(void) {
       cmocka_unit_test(test_kernel),
       cmocka_unit_test(test_scopes_and_add),
       cmocka_unit_test(test_bad_inputs),
+      cmocka_unit_test(test_kernel_config_type),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
