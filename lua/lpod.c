@@ -537,9 +537,12 @@ static void build_ctx(lua_State *L, int idx, const lpod_type *t, void *out,
   if (!lua_isnil(L, -1)) {
     join_path(full, sizeof full, path, "base");
     to_value_ctx(L, -1, t, out, full, ctx);
-  } else if (t->preset) {
-    /* Built from scratch: every numeric field with a lower bound above
-    ** zero must then be given; check() reports the first missing one. */
+  } else if (t->preset == NULL || t->preset("default", out) != POD_OK) {
+    /* Kinds with a "default" preset (kernel configs) start from it; the
+    ** others are built from scratch: every numeric field with a lower
+    ** bound above zero must then be given, and check() reports the first
+    ** missing one. */
+    memset(out, 0, t->size);
   }
   lua_pop(L, 1);
   /* Fields, in table order; unknown names get a suggestion. */

@@ -527,10 +527,12 @@ static void test_kernel_config_type(void **state) {
                 "simulate_run", &c, &msg),
       0);
   assert_non_null(strstr(msg, "podsim.failure_set"));
-  assert_int_not_equal(
-      run_build(L, "return {failures='llama3_h100'}", "reliability", &c, &msg),
-      0);
-  assert_non_null(strstr(msg, "node_gpus"));
+  /* without base, a kernel config starts from its "default" preset */
+  pod_rel_cfg d1, d2;
+  assert_int_equal(run_build(L, "return {failures='llama3_h100'}", "reliability", &d1, NULL), 0);
+  assert_int_equal(run_build(L, "return {base='default', failures='llama3_h100'}",
+                             "reliability", &d2, NULL), 0);
+  assert_memory_equal(&d1, &d2, sizeof d1);
   assert_int_not_equal(
       run_build(L, "return {base='defaults'}", "reliability", &c, &msg), 0);
   assert_non_null(strstr(msg, "default"));
