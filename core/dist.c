@@ -129,14 +129,33 @@ int pod_dist_discrete(const double *values, const double *weights, int n,
     pod_dist_free(&d);
     return rc;
   }
+  /* CDF along the values in ascending order (stable for equal values) */
+  int *idx = malloc(sizeof(int) * (size_t)n);
+  d.svals = malloc(sizeof(double) * (size_t)n);
+  if (!idx || !d.svals) {
+    free(idx);
+    pod_dist_free(&d);
+    return pod_err_set(err, POD_ENOMEM, "values", NULL);
+  }
+  for (int i = 0; i < n; i++) idx[i] = i;
+  for (int i = 1; i < n; i++) { /* insertion sort: choice lists are short */
+    int t = idx[i], j = i;
+    while (j > 0 && d.values[idx[j - 1]] > d.values[t]) {
+      idx[j] = idx[j - 1];
+      j--;
+    }
+    idx[j] = t;
+  }
   double tot = 0;
   for (int i = 0; i < n; i++) tot += d.weights[i];
   double acc = 0;
   for (int i = 0; i < n; i++) {
-    acc += d.weights[i];
+    acc += d.weights[idx[i]];
+    d.svals[i] = d.values[idx[i]];
     d.cum[i] = acc / tot;
   }
   d.cum[n - 1] = 1.0;
+  free(idx);
   d.table = gsl_ran_discrete_preproc((size_t)n, d.weights);
   if (d.table == NULL) {
     pod_dist_free(&d);
@@ -170,7 +189,7 @@ int pod_dist_copy(pod_dist *dst, const pod_dist *src, pod_err *err) {
     return pod_dist_empirical(src->values, src->n, dst, err);
   *dst = *src;
   dst->n = 0;
-  dst->values = dst->weights = dst->cum = NULL;
+  dst->values = dst->weights = dst->cum = dst->svals = NULL;
   dst->table = NULL;
   return POD_OK;
 }
@@ -180,6 +199,7 @@ void pod_dist_free(pod_dist *d) {
   free(d->values);
   free(d->weights);
   free(d->cum);
+  free(d->svals);
   if (d->table) gsl_ran_discrete_free(d->table);
   *d = pod_dist_fixed(0);
 }
@@ -364,7 +384,7 @@ double pod_dist_quantile(const pod_dist *d, double u) {
         if (d->cum[mid] >= u) hi = mid;
         else lo = mid + 1;
       }
-      return d->values[lo];
+      return d->svals[lo];
     }
     case POD_DIST_EMPIRICAL: {
       int i = (int)floor(u * d->n);

@@ -15,6 +15,9 @@
 ** free every dist unconditionally.  Never copy a dist with `=` and free
 ** both copies.
 **
+** Discrete quantiles follow the values' numeric order (a true inverse
+** CDF), whatever order they were given in.
+**
 ** Thread-safety: a checked dist is read-only; any number of threads may call
 ** pod_dist_sample/quantile/mean/variance on it at once, each with its own
 ** gsl_rng.  Field names in errors use 1-based indices ("weights[3]") since
@@ -52,7 +55,8 @@ typedef struct pod_dist {
   int n;
   double *values;   /* n values; empirical: sorted ascending copy */
   double *weights;  /* discrete: n weights as given */
-  double *cum;      /* discrete: n cumulative weights / total (last = 1) */
+  double *svals;    /* discrete: the values sorted ascending */
+  double *cum;      /* discrete: cumulative probability along svals (last = 1) */
   void *table;      /* discrete: gsl_ran_discrete_t (O(1) sampling) */
 } pod_dist;
 
