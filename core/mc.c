@@ -448,7 +448,7 @@ static int eval1(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
   int rc = pl->ev.eval(pl->ev.ud, worker, c->g, x, y, &e);
   if (rc) return chunk_fail(pl, c, i, x, &e, rc);
   for (int m = 0; m < pl->M; m++) {
-    if (!pod_finite(y[m])) {
+    if (!isfinite(y[m])) {
       pod_err_set(&e, POD_ERANGE, pl->mnames[m], "metric is not finite (%g)", y[m]);
       return chunk_fail(pl, c, i, x, &e, POD_ERANGE);
     }

@@ -59,7 +59,9 @@ static int store_reserve(pod_sketch_store *st, int32_t k) {
 }
 
 static int32_t key_of(const pod_sketch *s, double ax) {
-  return (int32_t)ceil(log(ax) * s->inv_log_gamma);
+  double l = log(ax) * s->inv_log_gamma;
+  int32_t k = (int32_t)l; /* truncation: already the ceiling when l <= 0 */
+  return k < l ? k + 1 : k;
 }
 
 static int store_add(pod_sketch_store *st, int32_t k, int64_t count) {
@@ -71,11 +73,15 @@ static int store_add(pod_sketch_store *st, int32_t k, int64_t count) {
 
 int pod_sketch_add(pod_sketch *s, double x) {
   double ax = fabs(x);
-  int rc = POD_OK;
-  if (ax < POD_SKETCH_TINY) s->zero++;
-  else if (x > 0) rc = store_add(&s->pos, key_of(s, ax), 1);
-  else rc = store_add(&s->neg, key_of(s, ax), 1);
-  if (rc) return rc;
+  if (ax < POD_SKETCH_TINY) {
+    s->zero++;
+  } else {
+    pod_sketch_store *st = x > 0 ? &s->pos : &s->neg;
+    int32_t k = key_of(s, ax);
+    uint32_t i = (uint32_t)((int64_t)k - st->off); /* wraps when below off */
+    if (st->c && i < (uint32_t)st->len) st->c[i]++; /* fast path */
+    else if (store_add(st, k, 1)) return POD_ENOMEM;
+  }
   if (s->n == 0 || x < s->min) s->min = x;
   if (s->n == 0 || x > s->max) s->max = x;
   s->n++;
