@@ -14,6 +14,7 @@
 
 #include "pod_err.h"
 #include "pod_hw.h"
+#include "pod_kernel.h"
 
 typedef enum pod_coll_op {
   POD_COLL_ALL_REDUCE,
@@ -58,6 +59,19 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
 
 /* nccl-tests bus-bandwidth factor for `op` on n ranks. */
 double pod_coll_busbw_factor(pod_coll_op op, int n);
+
+/* Built-in Monte Carlo evaluator (pod_kernel.h): one collective on a
+** self-contained config.  Metrics, in order: time_s, algbw_GBps,
+** busbw_GBps.  Sample fields by offset, e.g.
+** offsetof(pod_coll_cfg, system.nic_gbps) or offsetof(pod_coll_cfg,
+** args.bytes).  Pure and thread-safe like pod_coll_eval. */
+typedef struct pod_coll_cfg {
+  pod_system system;
+  pod_coll_op op;
+  pod_coll_args args;
+} pod_coll_cfg;
+
+extern const pod_kernel pod_coll_kernel;
 
 /* Names ("all_reduce", "ring", ...) and their parsers (POD_ENOENT). */
 const char *pod_coll_op_name(pod_coll_op op);

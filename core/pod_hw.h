@@ -44,6 +44,13 @@ typedef struct pod_system {
   double out_eff;
   double out_half_MB;
   double nvls_eff;        /* NVLS all-reduce busbw over up_GBps, large S */
+  /* Added with the collective kernels (coll.c): */
+  double nvls_latency_us; /* fixed cost of one NVLS all-reduce (multicast
+                          ** set-up, in-switch reduction round trip) */
+  double out_collision;   /* share of many-peer scale-out traffic exposed to
+                          ** random path collisions (ECMP hashing, static
+                          ** routing, incast): 1 static routing, 0 perfect
+                          ** adaptive routing; see pod_coll.h */
 } pod_system;
 
 /* Copy the preset named `name` into *out.  POD_ENOENT when unknown. */

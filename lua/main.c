@@ -1,14 +1,205 @@
 /*
-** main.c: the podsim executable (skeleton; the scenario host lands next).
+** main.c: the podsim executable: command-line parsing and dispatch.
+** Exit codes (DESIGN.md 6): 0 success, 1 runtime or scenario error,
+** 2 usage error, 130 interrupted.
 */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "pod_run.h"
+
+#define MAX_SETS 256
+
+static const char usage_text[] =
+    "usage: podsim COMMAND [OPTIONS]\n"
+    "\n"
+    "Evaluate AI training clusters under uncertainty: collectives, step time,\n"
+    "cost and reliability, as Lua scenarios with Monte Carlo studies.\n"
+    "\n"
+    "commands:\n"
+    "  run FILE.lua [OPTIONS]   run a scenario\n"
+    "  validate [ID]            print every validation case (published value,\n"
+    "                           podsim's value, error, fit or prediction)\n"
+    "  presets [gpus|systems|models|failures]\n"
+    "                           list the built-in presets and their sources\n"
+    "  plot DIR                 render the plots for the CSV files in DIR\n"
+    "  --help, --version\n"
+    "\n"
+    "run options:\n"
+    "  --out DIR              output folder (default out/<scenario>)\n"
+    "  --set KEY=VALUE        value for podsim.args.KEY (repeatable; numbers and\n"
+    "                         true/false are parsed)\n"
+    "  --samples N            override every study's sample count\n"
+    "  --seed S               override every study's seed\n"
+    "  --threads N            worker threads (default: number of cores)\n"
+    "  --format table|csv|json  how studies print their summary (default table)\n"
+    "  --max-samples-mb MB    memory for exact quantiles per study (default 256)\n"
+    "  --max-memory MB        memory budget per Lua state (default 2048)\n"
+    "  --timeout SECONDS      wall-clock budget (default: none)\n"
+    "  --quiet                print only what the scenario prints itself\n"
+    "  --unsafe               lift the sandbox (os.execute, io.popen, C modules,\n"
+    "                         files anywhere)\n"
+    "\n"
+    "exit codes: 0 success, 1 scenario or runtime error, 2 usage error,\n"
+    "130 interrupted (partial results written and marked incomplete)\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "podsim: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nTry 'podsim --help'.\n");
+  return 2;
+}
+
+static int parse_number(const char *s, double min, double max, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end != '\0' || !(v >= min) || v > max) return -1;
+  *out = v;
+  return 0;
+}
+
+static void default_opts(pod_host_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->samples = -1;
+  o->seed = -1;
+  o->format = "table";
+  o->max_memory_mb = 2048;
+  o->max_samples_mb = 256;
+  o->progress = isatty(2);
+}
+
+/* Parse run options from argv[i..]; returns 0 or an exit code. */
+static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
+                          const char **sets, int allow_file) {
+  for (; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
+    double x;
+#define NEEDV()                                                  \
+  do {                                                           \
+    if (v == NULL) return usage_error("option '%s' needs a value", a); \
+    i++;                                                         \
+  } while (0)
+    if (strcmp(a, "--out") == 0) {
+      NEEDV();
+      o->out_dir = v;
+    } else if (strcmp(a, "--set") == 0) {
+      NEEDV();
+      if (strchr(v, '=') == NULL || v[0] == '=')
+        return usage_error("--set needs KEY=VALUE, got '%s'", v);
+      if (o->nsets >= MAX_SETS) return usage_error("too many --set options%s", "");
+      sets[o->nsets++] = v;
+    } else if (strcmp(a, "--samples") == 0) {
+      NEEDV();
+      if (parse_number(v, 1, 1e12, &x) || x != (long long)x)
+        return usage_error("--samples needs a positive integer, got '%s'", v);
+      o->samples = (long long)x;
+    } else if (strcmp(a, "--seed") == 0) {
+      NEEDV();
+      if (parse_number(v, 0, 9007199254740991.0, &x) || x != (long long)x)
+        return usage_error("--seed needs a non-negative integer, got '%s'", v);
+      o->seed = (long long)x;
+    } else if (strcmp(a, "--threads") == 0) {
+      NEEDV();
+      if (parse_number(v, 1, 1024, &x) || x != (int)x)
+        return usage_error("--threads needs an integer from 1 to 1024, got '%s'", v);
+      o->threads = (int)x;
+    } else if (strcmp(a, "--format") == 0) {
+      NEEDV();
+      if (strcmp(v, "table") && strcmp(v, "csv") && strcmp(v, "json"))
+        return usage_error("--format is table, csv or json, got '%s'", v);
+      o->format = v;
+    } else if (strcmp(a, "--max-samples-mb") == 0) {
+      NEEDV();
+      if (parse_number(v, 1, 1e7, &x))
+        return usage_error("--max-samples-mb needs a number >= 1, got '%s'", v);
+      o->max_samples_mb = x;
+    } else if (strcmp(a, "--max-memory") == 0) {
+      NEEDV();
+      if (parse_number(v, 16, 1e7, &x))
+        return usage_error("--max-memory needs a number of MB >= 16, got '%s'", v);
+      o->max_memory_mb = x;
+    } else if (strcmp(a, "--timeout") == 0) {
+      NEEDV();
+      if (parse_number(v, 0.001, 1e9, &x))
+        return usage_error("--timeout needs a positive number of seconds, got '%s'", v);
+      o->timeout_s = x;
+    } else if (strcmp(a, "--quiet") == 0) {
+      o->quiet = 1;
+    } else if (strcmp(a, "--unsafe") == 0) {
+      o->unsafe = 1;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      return usage_error("unknown option '%s'", a);
+    } else if (allow_file && o->scenario == NULL) {
+      o->scenario = a;
+    } else if (!allow_file && o->tool_arg == NULL) {
+      o->tool_arg = a;
+    } else {
+      return usage_error("unexpected argument '%s'", a);
+    }
+#undef NEEDV
+  }
+  return 0;
+}
 
 int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+  static const char *sets[MAX_SETS];
+  pod_host_opts o;
+  default_opts(&o);
+  if (argc < 2) {
+    fputs(usage_text, stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    fputs(usage_text, stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("podsim %s\n", POD_VERSION);
     return 0;
   }
-  fprintf(stderr, "usage: podsim --version\n");
-  return 2;
+  o.sets = sets;
+  if (strcmp(cmd, "run") == 0) {
+    int rc = parse_run_opts(argc, argv, 2, &o, sets, 1);
+    if (rc) return rc;
+    if (o.scenario == NULL) return usage_error("run needs a scenario file%s", "");
+    if (o.threads == 0) {
+      long n = sysconf(_SC_NPROCESSORS_ONLN);
+      o.threads = n > 0 ? (int)(n > 1024 ? 1024 : n) : 1;
+    }
+    pod_run_set_threads(o.threads);
+    if (access(o.scenario, R_OK) != 0) {
+      fprintf(stderr, "podsim: cannot read '%s': %s\n", o.scenario, strerror(errno));
+      return 1;
+    }
+    return pod_host_main(&o);
+  }
+  if (strcmp(cmd, "validate") == 0) {
+    o.tool = "validate";
+    o.quiet = 1;
+    int rc = parse_run_opts(argc, argv, 2, &o, sets, 0);
+    if (rc) return rc;
+    if (o.threads == 0) {
+      long n = sysconf(_SC_NPROCESSORS_ONLN);
+      o.threads = n > 0 ? (int)(n > 1024 ? 1024 : n) : 1;
+    }
+    pod_run_set_threads(o.threads);
+    return pod_host_main(&o);
+  }
+  if (strcmp(cmd, "presets") == 0 || strcmp(cmd, "plot") == 0) {
+    if (argc > 3) return usage_error("unexpected argument '%s'", argv[3]);
+    if (strcmp(cmd, "plot") == 0 && argc < 3)
+      return usage_error("plot needs the folder of a run's CSV files%s", "");
+    o.tool = cmd;
+    o.tool_arg = argc > 2 ? argv[2] : NULL;
+    if (strcmp(cmd, "plot") == 0) o.out_dir = argv[2];
+    return pod_host_main(&o);
+  }
+  return usage_error("unknown command '%s'", cmd);
 }

@@ -1,3 +1,619 @@
--- podsim.lua: the podsim Lua library (embedded in the executable).
-local M = {}
-return M
+-- podsim.lua: podsim's Lua library, embedded in the executable.
+--
+-- Called once per Lua state by the host with the table of C bindings, the
+-- raw (unsandboxed) helpers, the run options and the --set values; adds
+-- the Lua half of the API to the same table.  Keeps the raw helpers in
+-- upvalues: scenarios never see them.
+local P, raw, opts, args = ...
+
+local fmt, concat, floor = string.format, table.concat, math.floor
+local raw_open, raw_rename, raw_remove = raw.io_open, raw.os_rename, raw.os_remove
+
+P.version = "0.1.0"
+
+-- Read-only views -----------------------------------------------------------
+
+local function readonly(t, name)
+  return setmetatable({}, {
+    __index = t,
+    __newindex = function(_, k)
+      raw.input_error(name, tostring(k), "is read-only")
+    end,
+    __pairs = function() return next, t, nil end,
+    __len = function() return #t end,
+    __metatable = false,
+  })
+end
+P.readonly = readonly
+P.options = readonly(opts, "podsim.options")
+P.args = readonly(args, "podsim.args")
+
+-- Errors ---------------------------------------------------------------------
+
+-- Raise "file:line: ctx: path: msg" at the scenario line.
+function P.fail(ctx, path, msg) raw.input_error(ctx, path, msg) end
+local fail = P.fail
+
+-- Output paths and atomic writers -------------------------------------------
+
+function P.out_dir() return opts.out_dir end
+
+-- A relative name is relative to the run's output folder.
+local function out_path(name)
+  if name:sub(1, 1) == "/" then return name end
+  return opts.out_dir .. "/" .. name
+end
+P.out_path = out_path
+
+local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
+
+local tmp_serial = 0
+-- Write `path` atomically: a temporary name in the same folder, then
+-- rename, so an interrupted run never leaves a half-written file under the
+-- final name.  `producer(f)` writes into the open file.
+function P.write_atomic(path, producer, ctx)
+  ctx = ctx or "podsim.write"
+  path = out_path(path)
+  if not raw.path_allowed(path, true) then
+    fail(ctx, nil, fmt("'%s' is outside the scenario's folder and the output folder", path))
+  end
+  local ok, err = raw.mkdirs(dirname(path))
+  if not ok then fail(ctx, nil, err) end
+  tmp_serial = tmp_serial + 1
+  local tmp = fmt("%s.tmp.%d.%d", path, raw.getpid(), tmp_serial)
+  local f, ferr = raw_open(tmp, "wb")
+  if not f then fail(ctx, nil, ferr) end
+  local pok, perr = pcall(producer, f)
+  local cok, cerr = f:close()
+  if not pok or not cok then
+    raw_remove(tmp)
+    error(pok and cerr or perr, 0)
+  end
+  local rok, rerr = raw_rename(tmp, path)
+  if not rok then
+    raw_remove(tmp)
+    fail(ctx, nil, rerr)
+  end
+  return path
+end
+
+function P.write_text(path, text)
+  return P.write_atomic(path, function(f) f:write(text) end, "podsim.write_text")
+end
+
+-- Numbers in files: integers as integers, the rest with 10 significant
+-- digits (enough for every model output; stable across platforms).
+local function num(v)
+  if math.type(v) == "integer" then return tostring(v) end
+  if v ~= v then return "nan" end
+  if v == math.huge then return "inf" elseif v == -math.huge then return "-inf" end
+  if v == floor(v) and math.abs(v) < 1e15 then return fmt("%d", v) end
+  return fmt("%.10g", v)
+end
+P.num = num
+
+local function csv_cell(v)
+  local t = type(v)
+  if t == "number" then return num(v) end
+  if t == "boolean" then return v and "true" or "false" end
+  if v == nil then return "" end
+  local s = tostring(v)
+  if s:find('[,"\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
+  return s
+end
+
+-- rows: a list of tables keyed by the header's names (or lists in order).
+function P.write_csv(path, header, rows)
+  if type(header) ~= "table" or #header == 0 then
+    fail("podsim.write_csv", "header", "expected a non-empty list of column names")
+  end
+  if type(rows) ~= "table" then fail("podsim.write_csv", "rows", "expected a list of rows") end
+  return P.write_atomic(path, function(f)
+    local cells = {}
+    for i, h in ipairs(header) do cells[i] = csv_cell(h) end
+    f:write(concat(cells, ","), "\n")
+    for _, row in ipairs(rows) do
+      for i, h in ipairs(header) do
+        local v = row[h]
+        if v == nil then v = row[i] end
+        cells[i] = csv_cell(v)
+      end
+      f:write(concat(cells, ","), "\n")
+    end
+  end, "podsim.write_csv")
+end
+
+-- JSON (writer only; podsim reads no JSON).  Keys sorted for stable bytes.
+local function json(v, indent, seen)
+  local t = type(v)
+  if t == "nil" then return "null" end
+  if t == "boolean" then return v and "true" or "false" end
+  if t == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then return "null" end
+    return num(v)
+  end
+  if t == "string" then
+    return '"' .. v:gsub('[%c"\\]', function(c)
+      local map = {['"'] = '\\"', ['\\'] = '\\\\', ['\n'] = '\\n', ['\t'] = '\\t', ['\r'] = '\\r'}
+      return map[c] or fmt("\\u%04x", c:byte())
+    end) .. '"'
+  end
+  if t ~= "table" then return json(tostring(v), indent, seen) end
+  if indent > 100 then error("table nested deeper than 100 levels in JSON output", 0) end
+  seen = seen or {}
+  if seen[v] then error("cyclic table in JSON output", 0) end
+  seen[v] = true
+  local pad, pad1 = ("  "):rep(indent), ("  "):rep(indent + 1)
+  local out = {}
+  if #v > 0 or next(v) == nil then
+    for i = 1, #v do out[i] = pad1 .. json(v[i], indent + 1, seen) end
+    seen[v] = nil
+    if #out == 0 then return "[]" end
+    return "[\n" .. concat(out, ",\n") .. "\n" .. pad .. "]"
+  end
+  local keys = {}
+  for k in pairs(v) do keys[#keys + 1] = tostring(k) end
+  table.sort(keys)
+  for i, k in ipairs(keys) do
+    local val = v[k]
+    if val == nil then val = v[tonumber(k)] end
+    out[i] = pad1 .. json(k) .. ": " .. json(val, indent + 1, seen)
+  end
+  seen[v] = nil
+  return "{\n" .. concat(out, ",\n") .. "\n" .. pad .. "}"
+end
+function P.json(v) return json(v, 0) end
+
+function P.write_json(path, v)
+  return P.write_atomic(path, function(f) f:write(json(v, 0), "\n") end, "podsim.write_json")
+end
+
+-- Text tables ----------------------------------------------------------------
+
+-- Print rows (lists of cells) under a header, columns aligned; numbers
+-- right-aligned.  opts.out: a function taking a string (default print).
+function P.print_table(header, rows, o)
+  o = o or {}
+  local w, cells = {}, {}
+  local function cell(v)
+    if type(v) == "number" then
+      if math.type(v) == "integer" then return tostring(v), true end
+      if v == floor(v) and math.abs(v) < 1e15 and not o.number_format then return fmt("%d", v), true end
+      local a = math.abs(v)
+      if a ~= 0 and (a >= 1e7 or a < 1e-3) then return fmt("%.3e", v), true end
+      return fmt(o.number_format or "%.2f", v), true
+    end
+    return tostring(v == nil and "" or v), false
+  end
+  for i, h in ipairs(header) do w[i] = #h end
+  for r, row in ipairs(rows) do
+    cells[r] = {}
+    for i = 1, #header do
+      local s, isnum = cell(row[i])
+      cells[r][i] = {s, isnum}
+      if #s > w[i] then w[i] = #s end
+    end
+  end
+  local out = o.out or print
+  local line = {}
+  for i, h in ipairs(header) do
+    local numeric = cells[1] == nil or cells[1][i][2]
+    line[i] = fmt((numeric and "%" or "%-") .. w[i] .. "s", h)
+  end
+  out(concat(line, "  "))
+  for _, row in ipairs(cells) do
+    for i, c in ipairs(row) do
+      line[i] = c[2] and fmt("%" .. w[i] .. "s", c[1]) or fmt("%-" .. w[i] .. "s", c[1])
+    end
+    out(concat(line, "  "))
+  end
+end
+
+-- Human sizes: 1024 -> "1 KiB".
+function P.fmt_bytes(n)
+  local units = {"B", "KiB", "MiB", "GiB", "TiB"}
+  local i = 1
+  while n >= 1024 and i < #units do n = n / 1024; i = i + 1 end
+  if n == floor(n) then return fmt("%d %s", n, units[i]) end
+  return fmt("%.1f %s", n, units[i])
+end
+
+-- Plots ----------------------------------------------------------------------
+
+-- Render the embedded template plots/<name>.gp with gnuplot into the SVG
+-- `output` (relative to the output folder; default plots/<name>.svg).  `vars` become gnuplot variables (strings are
+-- quoted); `datafile` is the CSV to plot.  Returns the SVG path, or nil
+-- and a reason when gnuplot is not installed (plots are optional).
+function P.gnuplot(name, vars, output)
+  local tpl = raw.embedded("plots/" .. name .. ".gp")
+  if not tpl then fail("podsim.gnuplot", "name", fmt("no plot template '%s'", name)) end
+  if not P._gnuplot then return nil, "gnuplot support not built" end
+  output = out_path(output or ("plots/" .. name .. ".svg"))
+  if not raw.path_allowed(output, true) then
+    fail("podsim.gnuplot", nil, fmt("'%s' is outside the output folder", output))
+  end
+  raw.mkdirs(dirname(output))
+  tmp_serial = tmp_serial + 1
+  local tmp = fmt("%s.tmp.%d.%d", output, raw.getpid(), tmp_serial)
+  local pre = {"set terminal svg size 900,560 dynamic enhanced font 'sans,11'",
+               fmt("set output %q", tmp), "set datafile separator ','"}
+  local keys = {}
+  for k in pairs(vars or {}) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local v = vars[k]
+    if type(v) == "string" then
+      pre[#pre + 1] = fmt("%s = \"%s\"", k, (v:gsub('[\\"]', "\\%0")))
+    else
+      pre[#pre + 1] = fmt("%s = %s", k, num(v))
+    end
+  end
+  local ok, why = P._gnuplot(concat(pre, "\n") .. "\n" .. tpl .. "\nset output\n")
+  if not ok then
+    raw_remove(tmp)
+    return nil, why
+  end
+  local rok, rerr = raw_rename(tmp, output)
+  if not rok then return nil, rerr end
+  return output
+end
+
+
+-- Studies (the C half is lua/l_study.c) -------------------------------------
+
+-- podsim.kernel.<name>{base fields}: a built-in evaluator for a study.
+local kernel_mt = {__podsim_kernel = true, __metatable = false}
+P.kernel = setmetatable({}, {
+  __index = function(_, name)
+    if not (P._kernels or {})[name] then
+      local names = {}
+      for k in pairs(P._kernels or {}) do names[#names + 1] = k end
+      table.sort(names)
+      fail("podsim.kernel", tostring(name), "unknown kernel (kernels: " .. concat(names, ", ") .. ")")
+    end
+    return function(base)
+      if type(base) ~= "table" then
+        fail("podsim.kernel." .. name, nil, "expected a table of the kernel's config fields")
+      end
+      return setmetatable({name = name, base = base}, kernel_mt)
+    end
+  end,
+  __newindex = function() fail("podsim.kernel", nil, "is read-only") end,
+})
+
+-- A grid point's value as text (numbers as in files, specs by name).
+local function label_of(v)
+  if type(v) == "number" then return num(v) end
+  if type(v) == "userdata" then return v.name or tostring(v) end
+  return tostring(v)
+end
+
+local function point_label(r, g)
+  local parts = {}
+  for _, k in ipairs(r.grid_keys) do parts[#parts + 1] = k .. "=" .. label_of(r.grid[g][k]) end
+  return concat(parts, " ")
+end
+
+local results_methods = {}
+local results_mt = {__index = results_methods}
+
+-- r:point(i | {key = value, ...}) -> grid index
+function results_methods.point(r, sel)
+  if type(sel) == "number" then return sel end
+  if sel == nil then return 1 end
+  for g, pt in ipairs(r.grid) do
+    local ok = true
+    for k, v in pairs(sel) do
+      if pt[k] ~= v and label_of(pt[k]) ~= label_of(v) then ok = false; break end
+    end
+    if ok then return g end
+  end
+  fail("results:point", nil, "no grid point matches")
+end
+
+-- r:summary(metric, point) -> the statistics table of one metric
+function results_methods.summary(r, metric, sel)
+  local m = r.stats[metric]
+  if not m then fail("results:summary", "metric", fmt("no metric '%s'", tostring(metric))) end
+  return m[r:point(sel)]
+end
+
+-- r:label(g) -> "ranks=64 system=hgx_h100"
+function results_methods.label(r, g) return point_label(r, g) end
+
+local stat_cols = {"n", "mean", "sd", "se", "ci95_lo", "ci95_hi", "p1", "p5", "p25", "p50",
+  "p75", "p95", "p99", "min", "max"}
+
+local function summary_rows(r)
+  local header = {"study", "metric"}
+  for _, k in ipairs(r.grid_keys) do header[#header + 1] = k end
+  for _, c in ipairs(stat_cols) do header[#header + 1] = c end
+  header[#header + 1] = "exact_quantiles"
+  local rows = {}
+  for _, metric in ipairs(r.metrics) do
+    for g = 1, #r.grid do
+      local st = r.stats[metric][g]
+      if st then
+        local row = {study = r.name, metric = metric, exact_quantiles = st.exact}
+        for _, k in ipairs(r.grid_keys) do row[k] = label_of(r.grid[g][k]) end
+        for _, c in ipairs(stat_cols) do row[c] = st[c] end
+        rows[#rows + 1] = row
+      end
+    end
+  end
+  return header, rows
+end
+
+-- Print a study's summary on stdout in the run's --format.
+function P.print_summary(r)
+  local format = opts.format or "table"
+  if format == "json" then
+    print(json({name = r.name, complete = r.complete, stats = r.stats, grid = r.grid,
+      sens = r.sens}, 0))
+    return
+  end
+  local header, rows = summary_rows(r)
+  if format == "csv" then
+    local cells = {}
+    for i, h in ipairs(header) do cells[i] = csv_cell(h) end
+    print(concat(cells, ","))
+    for _, row in ipairs(rows) do
+      for i, h in ipairs(header) do cells[i] = csv_cell(row[h]) end
+      print(concat(cells, ","))
+    end
+    return
+  end
+  local out = {}
+  for _, row in ipairs(rows) do
+    local lbl = {}
+    for _, k in ipairs(r.grid_keys) do lbl[#lbl + 1] = k .. "=" .. tostring(row[k]) end
+    out[#out + 1] = {row.metric, concat(lbl, " "), math.tointeger(row.n) or row.n, row.mean, row.p5, row.p50, row.p95,
+      row.ci95_hi - row.mean}
+  end
+  print(fmt("study %s: %d samples per grid point%s", r.name, r.samples,
+    r.complete and "" or " (INCOMPLETE: interrupted)"))
+  P.print_table({"metric", "grid point", "n", "mean", "p5", "p50", "p95", "ci95 +-"}, out,
+    {number_format = "%.4g"})
+end
+
+local methods = P._study_methods
+local c_wait = methods.wait
+function methods.wait(s)
+  local r = c_wait(s)
+  setmetatable(r, results_mt)
+  if not opts.quiet and not opts.tool then P.print_summary(r) end
+  return r
+end
+function methods.run(s)
+  methods.start(s)
+  return methods.wait(s)
+end
+
+-- podsim.all{s1:start(), s2:start()} -> {r1, r2}: wait for several studies.
+function P.all(list)
+  if type(list) ~= "table" then fail("podsim.all", nil, "expected a list of started studies") end
+  local out = {}
+  for i, s in ipairs(list) do out[i] = s:wait() end
+  return out
+end
+
+local function sha256_of(path)
+  if not P._sha256_file or not path then return nil end
+  return P._sha256_file(path)
+end
+
+-- podsim.write(results [, dir]): summary.csv, sensitivity.csv,
+-- hist_<metric>.csv, samples.csv (when kept), meta.json, under
+-- <out>/<study name>/ unless dir says otherwise.  Returns the folder.
+function P.write(r, dir)
+  if type(r) ~= "table" or not r.stats then fail("podsim.write", nil, "expected the results of study:run()") end
+  dir = dir or r.name
+  local function path(name) return dir .. "/" .. name end
+  local header, rows = summary_rows(r)
+  P.write_csv(path("summary.csv"), header, rows)
+  if r.sensitivity ~= "none" then
+    local sh = {"study", "metric"}
+    for _, k in ipairs(r.grid_keys) do sh[#sh + 1] = k end
+    for _, c in ipairs{"param", "spearman", "sobol_first", "sobol_total"} do sh[#sh + 1] = c end
+    local srows = {}
+    for _, metric in ipairs(r.metrics) do
+      for g = 1, #r.grid do
+        for _, p in ipairs(r.params) do
+          local sv = r.sens[metric][g][p]
+          if sv then
+            local row = {study = r.name, metric = metric, param = p, spearman = sv.spearman,
+              sobol_first = sv.sobol_first, sobol_total = sv.sobol_total}
+            for _, k in ipairs(r.grid_keys) do row[k] = label_of(r.grid[g][k]) end
+            srows[#srows + 1] = row
+          end
+        end
+      end
+    end
+    P.write_csv(path("sensitivity.csv"), sh, srows)
+  end
+  for mi, metric in ipairs(r.metrics) do
+    local hh = {}
+    for _, k in ipairs(r.grid_keys) do hh[#hh + 1] = k end
+    for _, c in ipairs{"bin", "lo", "hi", "count"} do hh[#hh + 1] = c end
+    local hrows = {}
+    for g = 1, #r.grid do
+      local h = P._results_hist(r._study, mi, g)
+      if h then
+        local base = {}
+        for _, k in ipairs(r.grid_keys) do base[k] = label_of(r.grid[g][k]) end
+        local function add(bin, lo, hi, count)
+          local row = {bin = bin, lo = lo, hi = hi, count = count}
+          for k, v in pairs(base) do row[k] = v end
+          hrows[#hrows + 1] = row
+        end
+        add("under", nil, h.edges[1], h.under)
+        for i, c in ipairs(h.counts) do add(i, h.edges[i], h.edges[i + 1], c) end
+        add("over", h.edges[#h.edges], nil, h.over)
+      end
+    end
+    P.write_csv(path("hist_" .. metric .. ".csv"), hh, hrows)
+  end
+  local samples_rows
+  if r._study and r.keep_samples then
+    local cols = {}
+    for _, k in ipairs(r.grid_keys) do cols[#cols + 1] = k end
+    for _, p in ipairs(r.params) do cols[#cols + 1] = p end
+    for _, m in ipairs(r.metrics) do cols[#cols + 1] = m end
+    local prefixes = {}
+    for g = 1, #r.grid do
+      local cells = {}
+      for _, k in ipairs(r.grid_keys) do cells[#cells + 1] = csv_cell(label_of(r.grid[g][k])) .. "," end
+      prefixes[g] = concat(cells)
+    end
+    local hdr = {}
+    for i, c in ipairs(cols) do hdr[i] = csv_cell(c) end
+    local full = out_path(path("samples.csv"))
+    raw.mkdirs(dirname(full))
+    samples_rows = P._write_samples(r._study, full, concat(hdr, ","), prefixes)
+  end
+  local dists = {}
+  for _, p in ipairs(r.params) do dists[p] = r.dists[p] end
+  local grid = {}
+  for g = 1, #r.grid do
+    local pt = {}
+    for _, k in ipairs(r.grid_keys) do pt[k] = label_of(r.grid[g][k]) end
+    grid[g] = pt
+  end
+  P.write_json(path("meta.json"), {
+    podsim_version = P.version, scenario = opts.scenario, scenario_sha256 = sha256_of(opts.scenario),
+    study = r.name, seed = r.seed, samples = r.samples, samples_done = r.samples_done,
+    chunk_size = r.chunk_size, chunks = r.chunks_total, chunks_done = r.chunks_done,
+    threads = r.threads, wall_s = r.wall_s, complete = r.complete, stopped = r.stopped,
+    interrupted = r.interrupted, evaluator = r.evaluator, sensitivity = r.sensitivity,
+    quantiles_exact = r.quantiles_exact, spearman_partial = r.spearman_partial,
+    samples_rows = samples_rows, params = dists, metrics = r.metrics, grid = grid,
+    grid_keys = r.grid_keys, max_samples_mb = opts.max_samples_mb,
+  })
+  return out_path(dir)
+end
+
+-- podsim.plot(results [, dir]): CDF of every metric (all grid points) and
+-- a tornado of Spearman correlations per metric and grid point, as CSV
+-- plus SVG (when gnuplot is installed).  Returns the list of SVGs.
+function P.plot(r, dir)
+  if type(r) ~= "table" or not r.stats then fail("podsim.plot", nil, "expected the results of study:run()") end
+  dir = dir or r.name
+  local svgs = {}
+  for mi, metric in ipairs(r.metrics) do
+    local rows, labels = {}, {}
+    for g = 1, #r.grid do
+      labels[g] = point_label(r, g)
+      local h = P._results_hist(r._study, mi, g)
+      if h then
+        local total = h.under
+        for _, c in ipairs(h.counts) do total = total + c end
+        total = total + h.over
+        local cum = h.under
+        rows[#rows + 1] = {point = g, label = labels[g], value = h.edges[1], cdf = cum / total}
+        for i, c in ipairs(h.counts) do
+          cum = cum + c
+          rows[#rows + 1] = {point = g, label = labels[g], value = h.edges[i + 1], cdf = cum / total}
+        end
+      end
+    end
+    local csv = P.write_csv(dir .. "/cdf_" .. metric .. ".csv", {"point", "label", "value", "cdf"}, rows)
+    local svg = P.gnuplot("cdf", {datafile = csv, metric = metric, npoints = #r.grid,
+      labels = (concat(labels, "\1"):gsub("[%s,]", "_"):gsub("\1", " "))}, dir .. "/plots/cdf_" .. metric .. ".svg")
+    svgs[#svgs + 1] = svg
+    if r.sensitivity ~= "none" and #r.params > 0 then
+      for g = 1, #r.grid do
+        local trows = {}
+        for _, p in ipairs(r.params) do
+          local sv = r.sens[metric][g][p]
+          if sv and sv.spearman == sv.spearman then
+            trows[#trows + 1] = {param = p, spearman = sv.spearman}
+          end
+        end
+        table.sort(trows, function(a, b)
+          if math.abs(a.spearman) ~= math.abs(b.spearman) then return math.abs(a.spearman) < math.abs(b.spearman) end
+          return a.param < b.param
+        end)
+        local name = #r.grid > 1 and fmt("tornado_%s_%d", metric, g) or "tornado_" .. metric
+        local tcsv = P.write_csv(dir .. "/" .. name .. ".csv", {"param", "spearman"}, trows)
+        svgs[#svgs + 1] = P.gnuplot("tornado", {datafile = tcsv, metric = metric,
+          point = point_label(r, g)}, dir .. "/plots/" .. name .. ".svg")
+      end
+    end
+  end
+  return svgs
+end
+
+-- Validation checks ------------------------------------------------------------
+
+P._checks = {}
+
+local check_fields = {id = true, name = true, published = true, value = true, unit = true,
+  tol_rel = true, tol_abs = true, range = true, fit = true, source = true, note = true}
+
+-- Record one validation row: podsim's `value` against the `published`
+-- figure within tol_rel (fraction), tol_abs (same unit) or range {lo, hi}.
+-- `fit` says whether the case was used to fit a parameter.  In `podsim run`
+-- a miss is an error; `podsim validate` collects every row.
+function P.check(c)
+  local ctx = "podsim.check"
+  if type(c) ~= "table" then fail(ctx, nil, "expected a table") end
+  for k in pairs(c) do
+    if not check_fields[k] then fail(ctx, tostring(k), "unknown field") end
+  end
+  if type(c.id) ~= "string" then fail(ctx, "id", "expected a string such as 'C1'") end
+  if type(c.name) ~= "string" then fail(ctx, "name", "expected a string") end
+  if type(c.value) ~= "number" or c.value ~= c.value then fail(ctx, "value", "expected a number") end
+  if type(c.fit) ~= "boolean" then
+    fail(ctx, "fit", "say whether the case fitted a parameter (true) or is a prediction (false)")
+  end
+  local pass, err
+  if c.range then
+    local lo, hi = c.range[1], c.range[2]
+    if type(lo) ~= "number" or type(hi) ~= "number" or lo > hi then
+      fail(ctx, "range", "expected {lo, hi} with lo <= hi")
+    end
+    pass = c.value >= lo and c.value <= hi
+    if c.published then err = (c.value - c.published) / c.published end
+  else
+    if type(c.published) ~= "number" then fail(ctx, "published", "expected a number") end
+    err = c.published ~= 0 and (c.value - c.published) / math.abs(c.published) or nil
+    if c.tol_rel then
+      pass = err ~= nil and math.abs(err) <= c.tol_rel
+    elseif c.tol_abs then
+      pass = math.abs(c.value - c.published) <= c.tol_abs
+    else
+      fail(ctx, "tol_rel", "give tol_rel, tol_abs or range")
+    end
+  end
+  local row = {id = c.id, name = c.name, published = c.published, value = c.value,
+    unit = c.unit or "", err = err, tol_rel = c.tol_rel, tol_abs = c.tol_abs,
+    range = c.range, fit = c.fit, pass = pass, source = c.source,
+    where = raw.where()}
+  P._checks[#P._checks + 1] = row
+  if not opts.tool then
+    if not opts.quiet then print(P.format_check(row)) end
+    if not pass then fail(ctx, c.id, "outside tolerance: " .. P.format_check(row)) end
+  end
+  return pass, row
+end
+
+function P.format_tolerance(row)
+  if row.range then return fmt("[%s, %s]", num(row.range[1]), num(row.range[2])) end
+  if row.tol_rel then return fmt("+-%g%%", row.tol_rel * 100) end
+  if row.tol_abs then return fmt("+-%s %s", num(row.tol_abs), row.unit) end
+  return ""
+end
+
+function P.format_check(row)
+  return fmt("%-4s %-58s published %-10s podsim %-10s err %-8s tol %-10s %-10s %s",
+    row.id, row.name:sub(1, 58), row.published and fmt("%.4g", row.published) or "-",
+    fmt("%.4g", row.value), row.err and fmt("%+.1f%%", row.err * 100) or "-",
+    P.format_tolerance(row), row.fit and "fit" or "prediction", row.pass and "PASS" or "FAIL")
+end
+
+-- For the embedded tools (validate, presets, plot) only.
+if opts.tool then
+  P._embedded, P._embedded_list, P._load = raw.embedded, raw.embedded_list, raw.load
+end
+
+return P

@@ -1,0 +1,239 @@
+/*
+** pod_rel.h: failures, spares, checkpoints and goodput (DESIGN.md 4.5).
+**
+** A failure model is a list of causes.  Each cause has a rate per unit per
+** hour, the unit the rate counts (a GPU, a node, a scale-up domain, the
+** whole job) and the blast radius one failure drains (gpu, node, domain,
+** or job = nothing drained, restart only: software).  A synchronous job is
+** interrupted by any failure in its footprint.
+**
+** Two evaluators share one config value (pod_rel_cfg):
+**  - pod_rel_eval (rel.c): analytic expectation;
+**  - pod_relsim_run (relsim.c): one stochastic, event-driven training run,
+**    which a Monte Carlo study repeats.
+**
+** Time model shared by both (the simulator is exact for it; the analytic
+** forms approximate it):
+**  - failures form a Poisson process of total rate L = sum(rate x units)
+**    while the job runs (computing or writing a checkpoint); none are
+**    drawn while it is down (restarting, swapping, waiting);
+**  - the job writes a checkpoint (C = ckpt_s) after every tau hours of
+**    running compute; a failure loses the running time since the last
+**    completed checkpoint (a write in progress is lost too);
+**  - every interruption costs restart_s (detection, re-launch, reload);
+**    one that drains hardware (blast != job) also costs swap_s, and needs
+**    a replacement: a hot spare inside the same domain (spare_per_domain,
+**    e.g. NVL72 running 64 of 72), else a unit from the spare pool
+**    (pool_units of pool_scope); the failed unit goes to repair and comes
+**    back as a spare where the replacement came from;
+**  - with no spare: wait (until the failed unit is repaired, or an earlier
+**    repair frees a spare, whichever comes first) or, with shrink = 1,
+**    continue on fewer GPUs (throughput scales with active GPUs) and grow
+**    back when the unit is repaired, at a planned checkpoint + restart.
+** Idle spares are assumed not to fail, and a shrunk job keeps the full
+** footprint's failure rate (second-order effects).
+**
+** Units: rates per hour, _h hours, _s seconds.  Config structs are
+** self-contained values (no pointers), memcpy-able.  Everything here is
+** reentrant and thread-safe; pod_relsim_ws is owned by one caller at a
+** time.
+*/
+#ifndef POD_REL_H
+#define POD_REL_H
+
+#include <stdint.h>
+
+#include "pod_err.h"
+#include "pod_kernel.h"
+
+#define POD_REL_MAX_CAUSES 32
+#define POD_REL_NAME_MAX 32
+#define POD_REL_MAX_GPUS 10000000 /* bound on GPU and unit counts */
+
+/* What a rate counts (unit) or what one failure drains (blast). */
+typedef enum pod_rel_scope {
+  POD_REL_GPU = 0,
+  POD_REL_NODE = 1,   /* HGX node (8 GPUs) or NVL72 compute tray (4) */
+  POD_REL_DOMAIN = 2, /* scale-up domain (NVL72 rack; on HGX the node) */
+  POD_REL_JOB = 3,    /* the whole job: blast = restart only */
+  POD_REL_NSCOPES = 4
+} pod_rel_scope;
+
+typedef struct pod_rel_cause {
+  char name[POD_REL_NAME_MAX]; /* "faulty_gpu", ... NUL-terminated */
+  double rate_per_h;           /* failures per unit per hour, >= 0 */
+  int unit;                    /* pod_rel_scope */
+  int blast;                   /* pod_rel_scope */
+} pod_rel_cause;
+
+typedef struct pod_rel_failures {
+  char name[POD_REL_NAME_MAX];
+  int ncauses; /* 0..POD_REL_MAX_CAUSES */
+  pod_rel_cause cause[POD_REL_MAX_CAUSES];
+} pod_rel_failures;
+
+typedef enum pod_rel_interval_rule {
+  POD_REL_TAU_FIXED = 0, /* interval_s as given */
+  POD_REL_TAU_YOUNG = 1, /* sqrt(2 C M), Young 1974 */
+  POD_REL_TAU_DALY = 2   /* Daly 2006 higher-order optimum */
+} pod_rel_interval_rule;
+
+typedef enum pod_rel_waste_model {
+  POD_REL_WASTE_FIRST = 0,  /* waste = C/tau + (tau/2 + D)/M */
+  POD_REL_WASTE_DALY = 1,   /* Daly 2006: wall = M e^(D/M)(e^((tau+C)/M)-1) W/tau */
+  POD_REL_WASTE_RENEWAL = 2 /* exact for the time model above (no failures
+                            ** while down): wall = (M+D) sum(e^(s/M) - 1) */
+} pod_rel_waste_model;
+
+typedef enum pod_rel_repair_dist {
+  POD_REL_REPAIR_EXP = 0,
+  POD_REL_REPAIR_LOGNORMAL = 1 /* mean repair_h, log-sd repair_sigma */
+} pod_rel_repair_dist;
+
+typedef struct pod_rel_cfg {
+  pod_rel_failures failures;
+  /* footprint */
+  int node_gpus;        /* GPUs per node/tray (8 HGX, 4 NVL72 tray) */
+  int domain_gpus;      /* GPUs per scale-up domain, multiple of node_gpus */
+  int active_gpus;      /* GPUs the job runs on */
+  /* spares */
+  int spare_per_domain; /* hot spares inside each domain, < domain_gpus;
+                        ** each domain runs domain_gpus - spare_per_domain */
+  int pool_units;       /* spare pool size, in pool_scope units */
+  int pool_scope;       /* POD_REL_NODE or POD_REL_DOMAIN (checked only
+                        ** when pool_units > 0) */
+  double swap_s;        /* extra time to bring in a replacement */
+  double repair_h;      /* mean time to repair a drained unit, > 0 */
+  int repair_dist;      /* pod_rel_repair_dist (simulator only) */
+  double repair_sigma;  /* lognormal log-sd, >= 0 */
+  int shrink;           /* 0: wait for repair when no spare; 1: shrink */
+  /* checkpoints and restarts */
+  double ckpt_s;        /* C, time to write one checkpoint */
+  int interval_rule;    /* pod_rel_interval_rule */
+  double interval_s;    /* tau when interval_rule == FIXED */
+  double restart_s;     /* R: detection + restart + reload */
+  int waste_model;      /* pod_rel_waste_model (analytic only) */
+  /* job length: work_h > 0, or tokens and tokens_per_s (work_h = 0) */
+  double work_h;        /* failure-free compute hours */
+  double tokens;
+  double tokens_per_s;  /* failure-free job throughput */
+  /* simulator: per-run seed.  A study samples u_seed ~ uniform[0,1) per
+  ** sample (bound as a double by offset, like any parameter) and the
+  ** kernel hashes its bits to a 64-bit seed: runs stay reproducible from
+  ** the study's seed and chunking, with no extra field type. */
+  double u_seed;
+  /* Rate uncertainty for studies: the rates of causes counted per GPU,
+  ** node, domain or job are multiplied by 10^x (0 = as listed, the
+  ** default); sample e.g. uniform(-1, 1) for a 0.1x-10x range. */
+  double gpu_rate_log10;
+  double node_rate_log10;
+  double domain_rate_log10;
+  double job_rate_log10;
+} pod_rel_cfg;
+
+typedef struct pod_rel_result {
+  double rate_per_h;            /* job interruption rate while running */
+  double job_mtbf_h;            /* M = 1 / rate */
+  double interruptions_per_day; /* 24 x rate */
+  double per_gpu_hour;          /* rate / active GPUs */
+  double hw_fraction;           /* share of interruptions draining hardware */
+  double checkpoint_interval_s; /* tau (work_h x 3600 if no failures) */
+  double p_no_spare;            /* P(an interruption finds no spare) */
+  double down_s;                /* D: mean down time per interruption */
+  double waste;                 /* 1 - goodput */
+  double goodput;               /* work_h / wall_h */
+  double work_h;
+  double wall_h;
+  double interruptions;         /* expected count over the run */
+  double wait_h;                /* expected hours waiting for repair */
+  int nodes;                    /* units in the footprint */
+  int domains;
+  int spare_gpus;               /* in-domain spares + pool */
+  double spare_fraction;        /* spares / (active + spares) */
+  double gpu_hours;             /* active x wall */
+  double gpu_hours_charged;     /* (active + spares) x wall */
+} pod_rel_result;
+
+typedef struct pod_relsim_result {
+  double wall_h;
+  double work_h;
+  double goodput;               /* work_h / wall_h */
+  int interruptions;
+  int by_cause[POD_REL_MAX_CAUSES];
+  double lost_h;                /* running time lost to failures */
+  double restart_h;             /* restart + swap time */
+  double wait_h;                /* time waiting for a repair */
+  double ckpt_h;                /* time writing completed checkpoints */
+  int checkpoints;
+  int swaps;                    /* interruptions served by a spare */
+  int waits;                    /* ... that waited for a repair */
+  int shrinks;                  /* ... that shrank the job */
+  int spares_peak_gpus;         /* most spare GPUs in use at once */
+  int spare_gpus;
+  double gpu_hours;             /* active x wall */
+  double gpu_hours_charged;     /* (active + spares) x wall */
+} pod_relsim_result;
+
+/* Defaults: empty failure list, 8-GPU nodes and domains, 1 active GPU, no
+** spares (pool scope node), repair 24 h exponential, Young interval with
+** C = 60 s, R = 600 s, renewal waste model (never fails on long waits,
+** matches the simulator's mean), work_h = 1. */
+void pod_rel_cfg_init(pod_rel_cfg *c);
+
+/* Failure presets: "llama3_h100" (Llama 3 Table 5), "gb200_nvl72".
+** Copies into *out; POD_ENOENT when unknown. */
+int pod_rel_failures_preset(const char *name, pod_rel_failures *out);
+/* Iterate presets: i from 0 while non-NULL; *source gets the citation. */
+const pod_rel_failures *pod_rel_failures_at(int i, const char **source);
+
+/* Append a cause (POD_EINVAL on a bad field, POD_ERANGE when full). */
+int pod_rel_failures_add(pod_rel_failures *f, const char *cause,
+                         double rate_per_h, int unit, int blast, pod_err *err);
+
+/* "gpu", "node", "domain", "job" and back (POD_ENOENT). */
+const char *pod_rel_scope_name(int scope);
+int pod_rel_scope_parse(const char *name, int *out);
+
+/* Check every field (err->field e.g. "failures[3].rate_per_h", 1-based,
+** "active_gpus", "interval_s"). */
+int pod_rel_check(const pod_rel_cfg *c, pod_err *err);
+
+/* Job interruption rate per running hour (checks nothing). */
+double pod_rel_job_rate(const pod_rel_cfg *c);
+
+/* Checkpoint interval in hours for job MTBF m_h (inf allowed) under the
+** config's rule.  Checks nothing. */
+double pod_rel_interval_h(const pod_rel_cfg *c, double m_h);
+
+/* Analytic expectation.  POD_EINVAL on bad input; POD_ERANGE when the
+** first-order waste reaches 1 (failures too frequent for the interval). */
+int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err);
+
+/* Simulator workspace: grows to the largest run it served and is reused,
+** so runs after the first allocate nothing.  Not thread-safe: one per
+** thread.  new returns NULL when out of memory. */
+typedef struct pod_relsim_ws pod_relsim_ws;
+pod_relsim_ws *pod_relsim_ws_new(void);
+void pod_relsim_ws_free(pod_relsim_ws *ws);
+
+/* One stochastic training run from `seed` (same seed, same run).  ws may
+** be NULL (a workspace is made and freed inside).  POD_EINVAL on bad
+** input, POD_ENOMEM, POD_ERANGE when the run does not finish within
+** 10 million interruptions.  Ignores cfg->u_seed. */
+int pod_relsim_run(const pod_rel_cfg *c, uint64_t seed, pod_relsim_ws *ws,
+                   pod_relsim_result *out, pod_err *err);
+
+/* The 64-bit seed the kernel uses for u_seed (splitmix64 of its bits). */
+uint64_t pod_relsim_seed_from_u(double u_seed);
+
+/* Analytic kernel; metrics: interruptions_per_day, job_mtbf_h, goodput,
+** checkpoint_interval_s, wall_h, interruptions, wait_h, spare_gpus,
+** spare_fraction, gpu_hours, gpu_hours_charged. */
+extern const pod_kernel pod_rel_kernel;
+
+/* Simulator kernel (seed from u_seed); metrics: wall_h, goodput,
+** interruptions, lost_h, restart_h, wait_h, ckpt_h, spares_peak_gpus,
+** gpu_hours, gpu_hours_charged.  Allocates one workspace per call. */
+extern const pod_kernel pod_relsim_kernel;
+
+#endif

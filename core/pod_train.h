@@ -1,0 +1,224 @@
+/*
+** pod_train.h: the training-step model and the layout search
+** (DESIGN.md 4.3).
+**
+** pod_train_cfg is a self-contained value (no pointers): a Monte Carlo
+** evaluator copies a base config and overwrites single double/int fields by
+** offset per sample (see pod_kernel.h).  pod_train_eval turns one config
+** into step time, throughput, MFU, memory and a breakdown of the step;
+** communication goes through pod_coll_eval with each parallel group's real
+** placement over scale-up domains.  pod_train_search enumerates the valid
+** layouts that fit and ranks them by tokens/s/GPU.
+**
+** Everything here is pure, reentrant, allocation-free (the search writes
+** into a caller buffer) and thread-safe.
+*/
+#ifndef POD_TRAIN_H
+#define POD_TRAIN_H
+
+#include "pod_coll.h"
+#include "pod_err.h"
+#include "pod_hw.h"
+#include "pod_kernel.h"
+#include "pod_model.h"
+
+typedef enum pod_dtype { POD_DTYPE_BF16, POD_DTYPE_FP8, POD_DTYPE_FP4 } pod_dtype;
+
+typedef enum pod_recompute {
+  POD_RECOMPUTE_NONE,
+  POD_RECOMPUTE_SELECTIVE, /* recompute core attention, norms, activation
+                              functions (Megatron --recompute-modules) */
+  POD_RECOMPUTE_FULL       /* keep only each layer's input; rerun forward */
+} pod_recompute;
+
+/* Parallel layout.  0 in tp, pp, vp, ep, etp, cp or microbatch means 1.
+** Ranks are ordered TP innermost, then CP, DP, PP
+** outermost (Megatron's default order "tp-cp-ep-dp-pp"); the expert part
+** of each pipeline stage folds its tp*cp*dp ranks as ETP innermost, EP,
+** then expert-DP (Megatron MoE parallel folding, Liu et al. 2025). */
+typedef struct pod_layout {
+  int tp;          /* tensor parallel (with sequence parallel) */
+  int pp;          /* pipeline stages */
+  int vp;          /* virtual stages per pipeline rank (interleaved 1F1B) */
+  int dp;          /* data parallel; 0 = gpus / (tp * pp * cp) */
+  int ep;          /* expert parallel (MoE only; 1 for dense) */
+  int etp;         /* expert tensor parallel (MoE only) */
+  int cp;          /* context parallel */
+  int microbatch;  /* sequences per micro-batch */
+  int zero;        /* 0: replicated optimizer; 1: distributed optimizer
+                      (optimizer state sharded, = ZeRO-1); 2: + gradients
+                      sharded (reduce-scatter per micro-batch); 3: +
+                      weights sharded (all-gather per micro-batch) */
+  int recompute;   /* pod_recompute */
+  int uneven;      /* 1: allow layers not divisible by pp*vp (Megatron's
+                      pipeline layout / account_for_embedding_in_pipeline_
+                      split): each virtual stage holds ceil(L/(pp*vp))
+                      layer slots and embedding/head fill spare slots */
+} pod_layout;
+
+typedef struct pod_train_cfg {
+  pod_system system;
+  pod_model model;
+  int gpus;
+  int seq;             /* tokens per sequence */
+  int global_batch;    /* sequences per step */
+  pod_dtype dtype;     /* GEMM precision; attention stays bf16 */
+  pod_layout parallel;
+  /* Physical parameters a study can sample.  pod_train_cfg_defaults fills
+  ** them; a value <= 0 in an eff_* field means "take the default of the
+  ** table keyed by GPU generation and dtype" (see train.c). */
+  double eff_gemm;     /* achieved fraction of dense dtype peak in GEMMs */
+  double eff_attn;     /* achieved fraction of bf16 peak in flash attention */
+  double gemm_k_half;  /* GEMM efficiency falls as eff_gemm * h / (h + k_half)
+                          with the hidden size h (fp8 kernels lose more at
+                          small shapes); < 0 = table default per dtype */
+  double eff_scale;    /* software maturity: multiplies every compute
+                          efficiency; 1 = the releases the table was
+                          fitted on (see train.c) */
+  double eff_hbm;      /* achieved fraction of HBM bandwidth, memory-bound ops */
+  double overlap_tp;   /* fraction of TP collectives hidden under GEMMs */
+  double overlap_cp;   /* fraction of CP ring p2p hidden under attention */
+  double overlap_ep;   /* fraction of EP all-to-all hidden */
+  double overlap_pp;   /* fraction of PP p2p hidden */
+  double overlap_dp;   /* fraction of DP grad/param traffic hidden, bounded
+                          by the compute of one micro-batch per stage */
+  double jitter;       /* coefficient of variation of per-GPU step time */
+  double grad_reduce_bytes; /* bytes per gradient element in the gradient
+                               buffer and on the wire (2 = bf16, 4 = fp32) */
+  double mem_reserve_gb;    /* CUDA context, allocator slack, buffers */
+  int mfu_full_attn;   /* 1: model FLOPs count full (non-causal) attention,
+                          the convention of NeMo 2.0 llama recipes; 0:
+                          causal (Megatron-Core >= 0.9, Megatron-Bridge) */
+} pod_train_cfg;
+
+/* Step-time breakdown in seconds; parts add up to step_s. */
+typedef struct pod_train_breakdown {
+  double compute;    /* GEMM + attention + memory-bound ops, incl. recompute */
+  double tp;         /* exposed TP (sequence-parallel AG/RS) */
+  double cp;         /* exposed CP ring p2p */
+  double ep;         /* exposed EP all-to-all (+ ETP gathers) */
+  double pp;         /* exposed PP p2p */
+  double dp;         /* exposed DP grad reduce / param gather */
+  double bubble;     /* pipeline bubble */
+  double optimizer;  /* optimizer step (memory-bound) */
+  double straggler;  /* expected max of per-GPU jitter over all GPUs */
+} pod_train_breakdown;
+
+typedef struct pod_train_memory {
+  double weights_gb;
+  double grads_gb;
+  double optimizer_gb;
+  double activations_gb;
+  double reserve_gb;
+  double total_gb;
+} pod_train_memory;
+
+typedef struct pod_train_result {
+  double step_s;
+  double tokens_per_s;
+  double tokens_per_s_per_gpu;
+  double tflops_per_gpu;   /* model FLOPs (convention in cfg) per GPU */
+  double mfu;              /* tflops_per_gpu / peak_tflops, in [0, 1] */
+  double peak_tflops;      /* dense peak of the GPU in cfg->dtype */
+  double flops_per_token;  /* model FLOPs per token used for MFU */
+  double eff_gemm;         /* efficiencies actually used (after shape
+                              roll-off and eff_scale) */
+  double eff_attn;
+  int microbatches;        /* per pipeline per step */
+  int dp;                  /* resolved data-parallel size */
+  int edp;                 /* expert data-parallel size */
+  pod_train_memory memory;
+  int fits;                /* memory.total_gb <= GPU HBM */
+  pod_train_breakdown breakdown;
+} pod_train_result;
+
+/* Fill the sampled parameters of *cfg with their shared defaults (table
+** efficiencies, overlaps, jitter, reserve); leaves the rest untouched. */
+void pod_train_cfg_defaults(pod_train_cfg *cfg);
+
+/* A ready config ("default" preset in Lua): defaults plus layout
+** tp=pp=vp=ep=etp=cp=mb=1, dp=0,
+** zero=1, recompute none, bf16. system/model/gpus/seq/batch still to set. */
+void pod_train_cfg_init(pod_train_cfg *cfg);
+
+/* Check the config without timing it.  POD_EINVAL with err->field naming
+** the constraint ("parallel.tp", "gpus", "global_batch", ...) and a
+** message saying which constraint failed. */
+int pod_train_check(const pod_train_cfg *cfg, pod_err *err);
+
+/* Check everything but the layout (the search's base config). */
+int pod_train_check_base(const pod_train_cfg *cfg, pod_err *err);
+
+/* Evaluate one training step.  Returns POD_OK, POD_EINVAL (bad config,
+** see pod_train_check), POD_ENOTSUP (no default efficiency for the GPU and
+** dtype, or dtype without peak on the GPU) or a pod_coll_eval error. */
+int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,
+                   pod_err *err);
+
+/* Default efficiencies of the shared table for a GPU and dtype (any
+** output pointer may be NULL).  POD_ENOTSUP when the table has none. */
+int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype,
+                          double *eff_gemm, double *eff_attn, double *k_half,
+                          pod_err *err);
+
+/* Dense peak TFLOP/s of `gpu` in `dtype` (0 when the GPU has none). */
+double pod_train_peak_tflops(const pod_gpu *gpu, pod_dtype dtype);
+
+/* Names ("bf16", "fp8", "fp4"; "none", "selective", "full") and parsers
+** (POD_ENOENT when unknown). */
+const char *pod_train_dtype_name(pod_dtype d);
+int pod_train_dtype_parse(const char *name, pod_dtype *out);
+const char *pod_train_recompute_name(int r);
+int pod_train_recompute_parse(const char *name, int *out);
+
+/* Built-in evaluator: cfg = pod_train_cfg; metrics in this order:
+** step_s, tokens_per_s, tokens_per_s_per_gpu, tflops_per_gpu, mfu,
+** memory_gb, fits, compute_s, tp_s, cp_s, ep_s, pp_s, dp_s, bubble_s,
+** optimizer_s, straggler_s. */
+extern const pod_kernel pod_train_kernel;
+
+/* ---- Layout search ---------------------------------------------------- */
+
+/* Options: in `fix`, a field >= 0 fixes that dimension (tp, pp, vp, dp,
+** ep, etp, cp, microbatch > 0; zero, recompute, uneven >= 0), -1 leaves it
+** free.  Free dimensions range over: tp dividing heads up to max_tp; pp up
+** to max_pp; vp dividing layers/pp (any with uneven) up to max_vp; cp
+** powers of two up to max_cp; ep dividing experts; etp dividing tp*cp*dp/ep
+** up to max_tp; microbatch dividing the per-replica batch up to max_mb;
+** zero 1..3 (0 only when fixed: it is dominated by 1); recompute none,
+** selective, full (for each zero stage the least recompute that fits). */
+typedef struct pod_train_search_opts {
+  pod_layout fix;
+  int top_n;        /* keep the best top_n (<= caller's capacity) */
+  int max_tp, max_pp, max_vp, max_cp, max_mb;
+} pod_train_search_opts;
+
+typedef struct pod_train_search_item {
+  pod_layout layout;     /* dp resolved */
+  double tokens_per_s_per_gpu;
+  double step_s;
+  double mfu;
+  double memory_gb;
+} pod_train_search_item;
+
+typedef struct pod_train_search_stats {
+  long candidates;   /* layouts that passed the divisibility rules */
+  long evaluated;    /* step-time evaluations (layouts that fit) */
+  long fitting;      /* layouts that fit in memory */
+} pod_train_search_stats;
+
+/* All dimensions free, top_n 10, max_tp 64, max_pp 64, max_vp 16,
+** max_cp 16, max_mb 16. */
+void pod_train_search_opts_init(pod_train_search_opts *o);
+
+/* Search layouts of base->gpus GPUs for base (its layout is ignored except
+** as fixed by opts).  Writes up to min(top_n, cap) items into out, best
+** first (tokens/s/GPU descending; ties by memory ascending); *n gets the
+** count.  stats may be NULL.  POD_EINVAL for bad options or base; POD_OK
+** with *n = 0 when no layout fits. */
+int pod_train_search(const pod_train_cfg *base,
+                     const pod_train_search_opts *opts,
+                     pod_train_search_item *out, int cap, int *n,
+                     pod_train_search_stats *stats, pod_err *err);
+
+#endif

@@ -1,0 +1,501 @@
+/*
+** rel.c: failure presets, config checks and the analytic reliability
+** model (see pod_rel.h for the time model).
+*/
+#include "pod_rel.h"
+#include "rel_geom.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------
+** Presets.
+**
+** llama3_h100: Llama 3 405B pre-training, "The Llama 3 Herd of Models"
+** (Meta, 2024), sec. 3.3.4 and Table 5: 419 unexpected interruptions in a
+** 54-day snapshot on 16,384 H100 GPUs (2,048 HGX nodes of 8).  Each count
+** becomes a rate per unit-hour: count / (units x 54 x 24 h).
+** Units chosen per cause:
+**  - GPU parts (faulty GPU, HBM3, SRAM, GPU system processor, silent data
+**    corruption, thermal/sensor) per GPU;
+**  - NIC and network switch/cable per GPU: HGX has one scale-out NIC and
+**    one rail link per GPU, as NVL72 trays do, so the rate carries over;
+**  - host parts (host maintenance, SSD, PSU, chassis, IO board, CPU,
+**    system memory) per node;
+**  - software (software bug, NCCL watchdog, dependency) per job.
+** Blast: hardware drains its node (a faulty GPU takes the HGX node out of
+** the job); software drains nothing (restart only).
+**
+** gb200_nvl72: the same per-GPU and per-host (compute tray, 4 GPUs)
+** rates, plus three rack-level (domain) causes with blast = domain.  No
+** public per-cause figures exist for them (SemiAnalysis reports NVL72
+** backplane reliability as the blocker for very large runs, public.md R4),
+** so their defaults are ASSUMPTIONS by analogy with Table 5, meant to be
+** sampled over a wide range (e.g. 0.1x-10x) in a study:
+**  - nvlink_switch_tray: 9 switch trays per rack, each assumed to fail
+**    like an HGX node's chassis + PSU + IO board (7 events);
+**  - rack_power_cooling: power shelves, CDU and manifolds shared by 18
+**    compute trays, assumed 18 x an HGX node's PSU + chassis rate (5);
+**  - nvlink_backplane: cable cartridges carrying 18 NVLink links per GPU,
+**    assumed 72 x the per-GPU scale-out switch/cable rate (35).
+** --------------------------------------------------------------------- */
+#define L3_HOURS (54.0 * 24.0)
+#define L3_GPUS 16384.0
+#define L3_NODES 2048.0
+#define PER_GPU(n) ((n) / (L3_GPUS * L3_HOURS))
+#define PER_NODE(n) ((n) / (L3_NODES * L3_HOURS))
+#define PER_JOB(n) ((n) / L3_HOURS)
+
+#define G POD_REL_GPU
+#define N POD_REL_NODE
+#define D POD_REL_DOMAIN
+#define J POD_REL_JOB
+
+#define LLAMA3_CAUSES                                                       \
+  {"faulty_gpu", PER_GPU(148), G, N}, {"gpu_hbm3", PER_GPU(72), G, N},      \
+      {"software_bug", PER_JOB(54), J, J},                                  \
+      {"network_switch_cable", PER_GPU(35), G, N},                          \
+      {"host_maintenance", PER_NODE(32), N, N},                             \
+      {"gpu_sram", PER_GPU(19), G, N},                                      \
+      {"gpu_system_processor", PER_GPU(17), G, N}, {"nic", PER_GPU(7), G, N}, \
+      {"nccl_watchdog", PER_JOB(7), J, J},                                  \
+      {"silent_data_corruption", PER_GPU(6), G, N},                         \
+      {"gpu_thermal_sensor", PER_GPU(6), G, N}, {"ssd", PER_NODE(3), N, N}, \
+      {"power_supply", PER_NODE(3), N, N}, {"chassis", PER_NODE(2), N, N},  \
+      {"io_board", PER_NODE(2), N, N}, {"dependency", PER_JOB(2), J, J},    \
+      {"cpu", PER_NODE(2), N, N}, {"system_memory", PER_NODE(2), N, N}
+
+static const pod_rel_failures presets[] = {
+    {"llama3_h100", 18, {LLAMA3_CAUSES}},
+    {"gb200_nvl72",
+     21,
+     {LLAMA3_CAUSES,
+      {"nvlink_switch_tray", 9.0 * PER_NODE(7), D, D},
+      {"rack_power_cooling", 18.0 * PER_NODE(5), D, D},
+      {"nvlink_backplane", 72.0 * PER_GPU(35), D, D}}},
+};
+
+static const char *const preset_sources[] = {
+    "The Llama 3 Herd of Models (2024), sec. 3.3.4, Table 5: 419 unexpected "
+    "interruptions in 54 days on 16,384 H100 (2,048 nodes)",
+    "Llama 3 Table 5 per-GPU and per-host rates (host = compute tray) plus "
+    "assumed rack-level causes (NVLink switch tray, rack power/cooling, "
+    "NVLink backplane): wide defaults, see core/rel.c",
+};
+
+#undef G
+#undef N
+#undef D
+#undef J
+
+#define NPRESETS ((int)(sizeof presets / sizeof presets[0]))
+
+int pod_rel_failures_preset(const char *name, pod_rel_failures *out) {
+  for (int i = 0; i < NPRESETS; i++) {
+    if (name && strcmp(presets[i].name, name) == 0) {
+      *out = presets[i];
+      return POD_OK;
+    }
+  }
+  return POD_ENOENT;
+}
+
+const pod_rel_failures *pod_rel_failures_at(int i, const char **source) {
+  if (i < 0 || i >= NPRESETS) return NULL;
+  if (source) *source = preset_sources[i];
+  return &presets[i];
+}
+
+static const char *const scope_names[POD_REL_NSCOPES] = {"gpu", "node",
+                                                         "domain", "job"};
+
+const char *pod_rel_scope_name(int scope) {
+  if (scope < 0 || scope >= POD_REL_NSCOPES) return "?";
+  return scope_names[scope];
+}
+
+int pod_rel_scope_parse(const char *name, int *out) {
+  for (int i = 0; i < POD_REL_NSCOPES; i++) {
+    if (name && strcmp(name, scope_names[i]) == 0) {
+      *out = i;
+      return POD_OK;
+    }
+  }
+  return POD_ENOENT;
+}
+
+/* Check one cause; `idx` 1-based for the field path. */
+static int check_cause(const pod_rel_cause *k, int idx, pod_err *err) {
+  char f[POD_ERR_FIELD_MAX];
+  if (memchr(k->name, '\0', sizeof k->name) == NULL || k->name[0] == '\0') {
+    snprintf(f, sizeof f, "failures[%d].cause", idx);
+    return pod_err_set(err, POD_EINVAL, f, "must be a name of 1-%d characters",
+                       POD_REL_NAME_MAX - 1);
+  }
+  if (!pod_finite(k->rate_per_h) || k->rate_per_h < 0.0) {
+    snprintf(f, sizeof f, "failures[%d].rate_per_h", idx);
+    return pod_err_set(err, POD_EINVAL, f,
+                       "must be a finite number >= 0 (cause %s)", k->name);
+  }
+  if (k->unit < 0 || k->unit >= POD_REL_NSCOPES) {
+    snprintf(f, sizeof f, "failures[%d].unit", idx);
+    return pod_err_set(err, POD_EINVAL, f,
+                       "must be gpu, node, domain or job (cause %s)", k->name);
+  }
+  if (k->blast < 0 || k->blast >= POD_REL_NSCOPES) {
+    snprintf(f, sizeof f, "failures[%d].blast", idx);
+    return pod_err_set(err, POD_EINVAL, f,
+                       "must be gpu, node, domain or job (cause %s)", k->name);
+  }
+  return POD_OK;
+}
+
+int pod_rel_failures_add(pod_rel_failures *f, const char *cause,
+                         double rate_per_h, int unit, int blast, pod_err *err) {
+  if (f->ncauses < 0 || f->ncauses >= POD_REL_MAX_CAUSES)
+    return pod_err_set(err, POD_ERANGE, "failures",
+                       "at most %d causes", POD_REL_MAX_CAUSES);
+  pod_rel_cause k;
+  memset(&k, 0, sizeof k);
+  if (cause == NULL || cause[0] == '\0' ||
+      strlen(cause) >= sizeof k.name) {
+    char fld[POD_ERR_FIELD_MAX];
+    snprintf(fld, sizeof fld, "failures[%d].cause", f->ncauses + 1);
+    return pod_err_set(err, POD_EINVAL, fld,
+                       "must be a name of 1-%d characters",
+                       POD_REL_NAME_MAX - 1);
+  }
+  memcpy(k.name, cause, strlen(cause) + 1);
+  k.rate_per_h = rate_per_h;
+  k.unit = unit;
+  k.blast = blast;
+  int rc = check_cause(&k, f->ncauses + 1, err);
+  if (rc) return rc;
+  f->cause[f->ncauses++] = k;
+  return POD_OK;
+}
+
+void pod_rel_cfg_init(pod_rel_cfg *c) {
+  memset(c, 0, sizeof *c);
+  snprintf(c->failures.name, sizeof c->failures.name, "none");
+  c->node_gpus = 8;
+  c->domain_gpus = 8;
+  c->active_gpus = 1;
+  c->pool_scope = POD_REL_NODE;
+  c->repair_h = 24.0;
+  c->repair_dist = POD_REL_REPAIR_EXP;
+  c->ckpt_s = 60.0;
+  c->interval_rule = POD_REL_TAU_YOUNG;
+  c->restart_s = 600.0;
+  c->waste_model = POD_REL_WASTE_RENEWAL;
+  c->work_h = 1.0;
+}
+
+static int fin_nonneg(double x, const char *name, pod_err *err) {
+  if (!pod_finite(x) || x < 0.0)
+    return pod_err_set(err, POD_EINVAL, name, "must be a finite number >= 0");
+  return POD_OK;
+}
+
+int pod_rel_check(const pod_rel_cfg *c, pod_err *err) {
+  int rc;
+  const pod_rel_failures *f = &c->failures;
+  if (f->ncauses < 0 || f->ncauses > POD_REL_MAX_CAUSES)
+    return pod_err_set(err, POD_EINVAL, "failures", "must list 0-%d causes",
+                       POD_REL_MAX_CAUSES);
+  for (int i = 0; i < f->ncauses; i++)
+    if ((rc = check_cause(&f->cause[i], i + 1, err))) return rc;
+  if (c->node_gpus < 1 || c->node_gpus > POD_REL_MAX_GPUS)
+    return pod_err_set(err, POD_EINVAL, "node_gpus", "must be in [1, %d]",
+                       POD_REL_MAX_GPUS);
+  if (c->domain_gpus < c->node_gpus || c->domain_gpus > POD_REL_MAX_GPUS ||
+      c->domain_gpus % c->node_gpus != 0)
+    return pod_err_set(err, POD_EINVAL, "domain_gpus",
+                       "must be a multiple of node_gpus (%d), got %d",
+                       c->node_gpus, c->domain_gpus);
+  if (c->active_gpus < 1 || c->active_gpus > POD_REL_MAX_GPUS)
+    return pod_err_set(err, POD_EINVAL, "active_gpus", "must be in [1, %d]",
+                       POD_REL_MAX_GPUS);
+  if (c->spare_per_domain < 0 || c->spare_per_domain >= c->domain_gpus)
+    return pod_err_set(err, POD_EINVAL, "spare_per_domain",
+                       "must be in [0, domain_gpus) = [0, %d)",
+                       c->domain_gpus);
+  if (c->pool_units < 0 || c->pool_units > POD_REL_MAX_GPUS)
+    return pod_err_set(err, POD_EINVAL, "pool_units", "must be in [0, %d]",
+                       POD_REL_MAX_GPUS);
+  if (c->pool_scope < 0 || c->pool_scope >= POD_REL_NSCOPES ||
+      (c->pool_units > 0 && c->pool_scope != POD_REL_NODE &&
+       c->pool_scope != POD_REL_DOMAIN))
+    return pod_err_set(err, POD_EINVAL, "pool_scope",
+                       "must be node or domain (spare nodes or racks)");
+  if ((rc = fin_nonneg(c->swap_s, "swap_s", err))) return rc;
+  if (!pod_finite(c->repair_h) || c->repair_h <= 0.0)
+    return pod_err_set(err, POD_EINVAL, "repair_h",
+                       "must be a finite number > 0");
+  if (c->repair_dist != POD_REL_REPAIR_EXP &&
+      c->repair_dist != POD_REL_REPAIR_LOGNORMAL)
+    return pod_err_set(err, POD_EINVAL, "repair_dist",
+                       "must be exponential or lognormal");
+  if ((rc = fin_nonneg(c->repair_sigma, "repair_sigma", err))) return rc;
+  if (c->repair_sigma > 5.0)
+    return pod_err_set(err, POD_EINVAL, "repair_sigma",
+                       "must be <= 5 (log-sd)");
+  if (c->shrink != 0 && c->shrink != 1)
+    return pod_err_set(err, POD_EINVAL, "shrink", "must be 0 or 1");
+  if ((rc = fin_nonneg(c->ckpt_s, "ckpt_s", err))) return rc;
+  if (c->interval_rule < POD_REL_TAU_FIXED || c->interval_rule > POD_REL_TAU_DALY)
+    return pod_err_set(err, POD_EINVAL, "interval_rule",
+                       "must be fixed, young or daly");
+  if (c->interval_rule == POD_REL_TAU_FIXED) {
+    if (!pod_finite(c->interval_s) || c->interval_s <= 0.0)
+      return pod_err_set(err, POD_EINVAL, "interval_s",
+                         "must be a finite number > 0 for a fixed interval");
+  } else {
+    if ((rc = fin_nonneg(c->interval_s, "interval_s", err))) return rc;
+    if (c->ckpt_s <= 0.0)
+      return pod_err_set(err, POD_EINVAL, "ckpt_s",
+                         "must be > 0 for an optimal (young/daly) interval");
+  }
+  if ((rc = fin_nonneg(c->restart_s, "restart_s", err))) return rc;
+  if (c->waste_model < POD_REL_WASTE_FIRST ||
+      c->waste_model > POD_REL_WASTE_RENEWAL)
+    return pod_err_set(err, POD_EINVAL, "waste_model",
+                       "must be first, daly or renewal");
+  if ((rc = fin_nonneg(c->work_h, "work_h", err))) return rc;
+  if ((rc = fin_nonneg(c->tokens, "tokens", err))) return rc;
+  if ((rc = fin_nonneg(c->tokens_per_s, "tokens_per_s", err))) return rc;
+  if (c->work_h > 0.0) {
+    if (c->tokens > 0.0)
+      return pod_err_set(err, POD_EINVAL, "tokens",
+                         "give work_h or tokens, not both");
+  } else {
+    if (!(c->tokens > 0.0))
+      return pod_err_set(err, POD_EINVAL, "work_h",
+                         "give work_h > 0, or tokens > 0 and tokens_per_s");
+    if (!(c->tokens_per_s > 0.0))
+      return pod_err_set(err, POD_EINVAL, "tokens_per_s",
+                         "must be > 0 when tokens are given");
+    if (!pod_finite(c->tokens / c->tokens_per_s))
+      return pod_err_set(err, POD_EINVAL, "tokens", "job length overflows");
+  }
+  if (!pod_finite(c->u_seed) || c->u_seed < 0.0 || c->u_seed >= 1.0)
+    return pod_err_set(err, POD_EINVAL, "u_seed", "must be in [0, 1)");
+  const double lg[4] = {c->gpu_rate_log10, c->node_rate_log10,
+                        c->domain_rate_log10, c->job_rate_log10};
+  static const char *const lgn[4] = {"gpu_rate_log10", "node_rate_log10",
+                                     "domain_rate_log10", "job_rate_log10"};
+  for (int i = 0; i < 4; i++)
+    if (!pod_finite(lg[i]) || lg[i] < -6.0 || lg[i] > 6.0)
+      return pod_err_set(err, POD_EINVAL, lgn[i], "must be in [-6, 6]");
+  return POD_OK;
+}
+
+double pod_rel_job_rate(const pod_rel_cfg *c) {
+  double L = 0.0;
+  for (int i = 0; i < c->failures.ncauses; i++)
+    L += rel_cause_rate(c, i);
+  return L;
+}
+
+double pod_rel_interval_h(const pod_rel_cfg *c, double m_h) {
+  double C = c->ckpt_s / 3600.0;
+  switch (c->interval_rule) {
+    case POD_REL_TAU_FIXED: return c->interval_s / 3600.0;
+    case POD_REL_TAU_YOUNG: return sqrt(2.0 * C * m_h);
+    default: {
+      /* Daly (2006), "A higher order estimate of the optimum checkpoint
+      ** interval for restart dumps", eq. 37. */
+      if (!(C < 2.0 * m_h)) return m_h;
+      double x = C / (2.0 * m_h);
+      return sqrt(2.0 * C * m_h) * (1.0 + sqrt(x) / 3.0 + x / 9.0) - C;
+    }
+  }
+}
+
+/* Erlang loss formula B(k, a): probability that an arrival finds all k
+** servers busy with offered load a (insensitive to the service-time
+** distribution). */
+static double erlang_b(int k, double a) {
+  double b = 1.0;
+  for (int i = 1; i <= k; i++) b = a * b / (i + a * b);
+  return b;
+}
+
+int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
+  int rc = pod_rel_check(c, err);
+  if (rc) return rc;
+  pod_rel_result r;
+  memset(&r, 0, sizeof r);
+  const pod_rel_failures *f = &c->failures;
+  const double A = c->active_gpus;
+  const double r_h = c->repair_h;
+  const double R = c->restart_s / 3600.0, C = c->ckpt_s / 3600.0;
+  const double swap = c->swap_s / 3600.0;
+  const double W = rel_work_h(c);
+  const int pool_gpus = rel_pool_gpus(c);
+
+  r.nodes = rel_unit_count(c, POD_REL_NODE);
+  r.domains = rel_unit_count(c, POD_REL_DOMAIN);
+  r.spare_gpus = c->spare_per_domain * r.domains + c->pool_units * pool_gpus;
+  r.spare_fraction = r.spare_gpus / (A + r.spare_gpus);
+
+  /* Per-cause job rates, blast sizes and which spares can serve them. */
+  double lam[POD_REL_MAX_CAUSES], b[POD_REL_MAX_CAUSES];
+  int in_dom[POD_REL_MAX_CAUSES], in_pool[POD_REL_MAX_CAUSES];
+  double L = 0.0, L_hw = 0.0, L_abs = 0.0;
+  int b_abs_max = 0;
+  for (int i = 0; i < f->ncauses; i++) {
+    const pod_rel_cause *k = &f->cause[i];
+    lam[i] = rel_cause_rate(c, i);
+    L += lam[i];
+    b[i] = rel_blast_gpus(c, k->blast);
+    int hw = k->blast != POD_REL_JOB;
+    in_dom[i] = hw && k->blast != POD_REL_DOMAIN && c->spare_per_domain >= b[i];
+    in_pool[i] = hw && c->pool_units > 0 && b[i] <= pool_gpus;
+    if (hw) L_hw += lam[i];
+    if (in_dom[i] && lam[i] > 0.0) {
+      L_abs += lam[i];
+      if (b[i] > b_abs_max) b_abs_max = (int)b[i];
+    }
+  }
+  r.rate_per_h = L;
+  r.job_mtbf_h = L > 0.0 ? 1.0 / L : INFINITY;
+  r.interruptions_per_day = 24.0 * L;
+  r.per_gpu_hour = L / A;
+  r.hw_fraction = L > 0.0 ? L_hw / L : 0.0;
+
+  /* Spare availability: each domain's hot spares form an Erlang loss
+  ** system with c_dom = spare_per_domain / largest blast slots; overflow
+  ** and domain-wide failures go to the pool (k slots).  A blocked failure
+  ** waits for the first of its own repair and the busy slots' repairs:
+  ** r / (1 + slots), exact for exponential repairs. */
+  int c_dom = b_abs_max > 0 ? c->spare_per_domain / b_abs_max : 0;
+  double B_dom = L_abs > 0.0 ? erlang_b(c_dom, L_abs / r.domains * r_h) : 0.0;
+  double L_pool = 0.0;
+  for (int i = 0; i < f->ncauses; i++)
+    if (in_pool[i]) L_pool += lam[i] * (in_dom[i] ? B_dom : 1.0);
+  double B_pool = erlang_b(c->pool_units, L_pool * r_h);
+
+  double D_sum = 0.0, wait_sum = 0.0, blk_sum = 0.0, cap_loss = 0.0;
+  double L_grow = 0.0; /* rate of planned grow-back restarts */
+  for (int i = 0; i < f->ncauses; i++) {
+    if (lam[i] <= 0.0) continue;
+    double D_i = R;
+    if (f->cause[i].blast != POD_REL_JOB) {
+      double p_blk = (in_dom[i] ? B_dom : 1.0) * (in_pool[i] ? B_pool : 1.0);
+      int slots = (in_dom[i] ? c_dom : 0) + (in_pool[i] ? c->pool_units : 0);
+      if (c->shrink && b[i] < A) {
+        /* blocked: continue on fewer GPUs until repaired, then a planned
+        ** checkpoint + restart to grow back. */
+        D_i += swap * (1.0 - p_blk);
+        cap_loss += lam[i] * p_blk * r_h * b[i] / A;
+        L_grow += lam[i] * p_blk;
+      } else {
+        double w = p_blk * r_h / (1.0 + slots);
+        D_i += swap + w;
+        wait_sum += lam[i] * w;
+      }
+      blk_sum += lam[i] * p_blk;
+    }
+    D_sum += lam[i] * D_i;
+  }
+  const double Dh = L > 0.0 ? D_sum / L : R; /* mean down time, hours */
+  r.down_s = Dh * 3600.0;
+  r.p_no_spare = L > 0.0 ? blk_sum / L : 0.0;
+
+  /* Checkpoint interval (one segment when nothing fails). */
+  const double M = r.job_mtbf_h;
+  double tau = L > 0.0 || c->interval_rule == POD_REL_TAU_FIXED
+                   ? pod_rel_interval_h(c, M)
+                   : W;
+  if (!(tau > 0.0) || !pod_finite(tau))
+    return pod_err_set(err, POD_ERANGE, "interval_s",
+                       "checkpoint interval is not a positive number");
+  r.checkpoint_interval_s = tau * 3600.0;
+
+  /* Wall time for W hours of work. */
+  double wall;
+  switch (c->waste_model) {
+    case POD_REL_WASTE_FIRST: {
+      double w = C / tau + (L > 0.0 ? (tau / 2.0 + Dh) / M : 0.0);
+      if (w >= 1.0)
+        return pod_err_set(err, POD_ERANGE, "interval_s",
+                           "first-order waste %.3g >= 1: failures too "
+                           "frequent for this checkpoint interval", w);
+      wall = W / (1.0 - w);
+      break;
+    }
+    case POD_REL_WASTE_DALY:
+      wall = L > 0.0 ? M * exp(Dh / M) * expm1((tau + C) / M) * W / tau
+                     : W * (tau + C) / tau;
+      break;
+    default: {
+      /* n checkpointed segments of tau + C, then a last one of f <= tau. */
+      double n = ceil(W / tau - 1e-12) - 1.0;
+      if (n < 0.0) n = 0.0;
+      double fl = W - n * tau;
+      wall = L > 0.0 ? (M + Dh) * (n * expm1((tau + C) / M) + expm1(fl / M))
+                     : W + n * C;
+    }
+  }
+  /* Shrinking trades waiting for lost capacity and planned restarts: a
+  ** shrink loses r b / A of work, and its grow-back costs C + R unless the
+  ** repair ends while the job is down anyway (then the next restart picks
+  ** the capacity up).  With running time = wall / den,
+  ** den = 1 + L D + L_pl (C + R), and L_pl the planned-restart rate,
+  ** wall = base / (1 - q), q = (sum(lambda_b r b / A) + L_pl (C + R)) / den. */
+  double den = 1.0 + L * Dh + L_grow * (C + R);
+  const double L_pl = L_grow / den; /* share of repairs ending while up */
+  den = 1.0 + L * Dh + L_pl * (C + R);
+  if (L_grow > 0.0) {
+    double q = (cap_loss + L_pl * (C + R)) / den;
+    if (q >= 1.0)
+      return pod_err_set(err, POD_ERANGE, "shrink",
+                         "the job would shrink faster than it is repaired");
+    wall /= 1.0 - q;
+  }
+  if (!pod_finite(wall))
+    return pod_err_set(err, POD_ERANGE, "work_h", "wall time overflows");
+  r.work_h = W;
+  r.wall_h = wall;
+  r.goodput = W / wall;
+  r.waste = 1.0 - r.goodput;
+  /* Alternating renewal: each interruption cycle is M running + D down
+  ** (+ planned grow-back restarts). */
+  r.interruptions = L * wall / den;
+  r.wait_h = L > 0.0 ? r.interruptions * wait_sum / L : 0.0;
+  r.gpu_hours = A * wall;
+  r.gpu_hours_charged = (A + r.spare_gpus) * wall;
+  *out = r;
+  return POD_OK;
+}
+
+static const char *const rel_metrics[] = {
+    "interruptions_per_day", "job_mtbf_h", "goodput",
+    "checkpoint_interval_s", "wall_h", "interruptions",
+    "wait_h", "spare_gpus", "spare_fraction",
+    "gpu_hours", "gpu_hours_charged"};
+
+static int rel_kernel_fn(const void *cfg, double *m, pod_err *err) {
+  pod_rel_result r;
+  int rc = pod_rel_eval((const pod_rel_cfg *)cfg, &r, err);
+  if (rc) return rc;
+  m[0] = r.interruptions_per_day;
+  m[1] = r.job_mtbf_h;
+  m[2] = r.goodput;
+  m[3] = r.checkpoint_interval_s;
+  m[4] = r.wall_h;
+  m[5] = r.interruptions;
+  m[6] = r.wait_h;
+  m[7] = r.spare_gpus;
+  m[8] = r.spare_fraction;
+  m[9] = r.gpu_hours;
+  m[10] = r.gpu_hours_charged;
+  return POD_OK;
+}
+
+const pod_kernel pod_rel_kernel = {
+    "reliability", sizeof(pod_rel_cfg),
+    (int)(sizeof rel_metrics / sizeof rel_metrics[0]), rel_metrics,
+    rel_kernel_fn};

@@ -1,0 +1,79 @@
+/*
+** host.h: the scenario host.  One main lua_State on the loop thread, a
+** libuv loop that exists from the start, and the scenario running in a
+** coroutine of that state.  Asynchronous bindings (study:run, gnuplot)
+** start work on the loop, call lpod_host_wait and yield; their completion
+** callback, on the loop thread, pushes results on the coroutine and calls
+** lpod_host_resume.  The loop is never run re-entrantly: waiting means
+** yielding (luv, Neovim).
+*/
+#ifndef LPOD_HOST_H
+#define LPOD_HOST_H
+
+#include <lua.h>
+#include <stddef.h>
+#include <uv.h>
+
+typedef struct pod_host_opts {
+  const char *scenario;     /* path of the scenario file */
+  const char *out_dir;      /* NULL: out/<scenario stem> */
+  const char *const *sets;  /* "key=value" strings from --set */
+  int nsets;
+  int unsafe;               /* lift the sandbox */
+  int quiet;
+  const char *tool;         /* NULL: run `scenario`; else an embedded tool:
+                               "validate", "presets" or "plot" */
+  const char *tool_arg;     /* the tool's argument, or NULL */
+  int threads;              /* 0: default (cores) */
+  long long samples;        /* -1: scenario's own */
+  long long seed;           /* -1: scenario's own */
+  const char *format;       /* "table" (default), "csv", "json" */
+  double max_memory_mb;     /* per Lua state */
+  double timeout_s;         /* wall-clock budget, 0: none */
+  double max_samples_mb;    /* budget for exact quantiles */
+  int progress;             /* 1: progress bar on stderr */
+} pod_host_opts;
+
+/* Run the scenario (or validation) described by `o`; returns the exit
+** code of DESIGN.md section 6 (0, 1, 130). Errors go to stderr. */
+int pod_host_main(const pod_host_opts *o);
+
+/* --- for bindings ------------------------------------------------------- */
+
+typedef struct pod_host pod_host;
+
+/* The host that owns L (any coroutine of the main state), or NULL for a
+** worker state. */
+pod_host *lpod_host(lua_State *L);
+uv_loop_t *lpod_host_loop(pod_host *h);
+const pod_host_opts *lpod_host_opts(pod_host *h);
+lua_State *lpod_host_main_state(pod_host *h);
+
+/* Raise a located error unless `co` is the scenario coroutine and may
+** yield; call right before `return lua_yield(co, 0)`.  `what` names the
+** call in the error ("study:run()"). */
+void lpod_host_check_yield(lua_State *co, const char *what);
+
+/* Resume the scenario coroutine with `nargs` values pushed on it.  Call
+** only from the loop thread, outside of any Lua call. */
+void lpod_host_resume(pod_host *h, int nargs);
+
+/* Non-zero once SIGINT (or the timeout) asked the run to stop. */
+int lpod_host_interrupted(pod_host *h);
+
+/* Cancel hooks: called once on the loop thread when the run must stop
+** (SIGINT, timeout, scenario error).  Returns an id for removal. */
+typedef void (*lpod_cancel_fn)(void *ud);
+int lpod_host_on_cancel(pod_host *h, lpod_cancel_fn fn, void *ud);
+void lpod_host_off_cancel(pod_host *h, int id);
+
+/* Non-zero when `path` may be opened (write: for writing) by the scenario:
+** below the scenario's folder or the output folder, or anywhere with
+** --unsafe. */
+int lpod_host_path_allowed(pod_host *h, const char *path, int write);
+
+/* A fresh worker lua_State with podsim's libraries opened, sandboxed like
+** the main state, sharing nothing with it (one per worker thread). */
+lua_State *lpod_worker_state(const pod_host_opts *o);
+
+#endif

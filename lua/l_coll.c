@@ -1,0 +1,89 @@
+/*
+** l_coll.c: podsim.collective(system, op, {ranks=, bytes=,
+** ranks_per_domain=, algo=}) and the "collective" built-in evaluator
+** (DESIGN.md 4.2, 5).
+*/
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "l_hw.h"
+#include "lpod.h"
+#include "pod_coll.h"
+
+/* In the order of pod_coll_op and pod_coll_algo. */
+static const char *const op_names[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                       "all_to_all", "broadcast", "send_recv", NULL};
+static const char *const algo_names[] = {"auto", "ring", "tree", "nvls",
+                                         "direct", "hierarchical", NULL};
+
+#define ARG(f) (offsetof(pod_coll_cfg, args) + offsetof(pod_coll_args, f))
+static const lpod_field cfg_fields[] = {
+    {"system", LPOD_STRUCT, offsetof(pod_coll_cfg, system), 0, 0, 0, 0, "", NULL, &lpod_system_type},
+    {"op", LPOD_ENUM, offsetof(pod_coll_cfg, op), 0, 0, 0, 0, "", op_names, NULL},
+    {"ranks", LPOD_INT, ARG(ranks), 0, 1, 1 << 24, 0, "ranks", NULL, NULL},
+    {"ranks_per_domain", LPOD_INT, ARG(ranks_per_domain), 0, 0, 1 << 24, 0, "ranks (0: packed)", NULL, NULL},
+    {"bytes", LPOD_DOUBLE, ARG(bytes), 0, 0, 1e18, 0, "bytes (nccl-tests S)", NULL, NULL},
+    {"algo", LPOD_ENUM, ARG(algo), 0, 0, 0, 0, "", algo_names, NULL},
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+const lpod_type lpod_coll_cfg_type = {
+    "podsim.collective_cfg", "collective", "podsim.collective", NULL,
+    sizeof(pod_coll_cfg), cfg_fields, NULL, NULL, NULL, NULL};
+
+static const char *const opt_keys[] = {"ranks", "bytes", "ranks_per_domain", "algo", NULL};
+
+/* podsim.collective(system, op, opts) -> {time_s, algbw_GBps, busbw_GBps, algo} */
+static int l_collective(lua_State *L) {
+  static const char ctx[] = "podsim.collective";
+  pod_system tmp;
+  const pod_system *sys = lpod_test(L, 1, &lpod_system_type);
+  if (sys == NULL) {
+    if (lua_isnoneornil(L, 1)) return lpod_error(L, ctx, "system", "required argument is missing");
+    lpod_to_value(L, 1, &lpod_system_type, &tmp, "system");
+    sys = &tmp;
+  }
+  pod_coll_op op;
+  if (lua_type(L, 2) != LUA_TSTRING)
+    return lpod_error(L, ctx, "op", "expected one of all_reduce, all_gather, "
+                      "reduce_scatter, all_to_all, broadcast, send_recv; got %s",
+                      luaL_typename(L, 2));
+  if (pod_coll_op_parse(lua_tostring(L, 2), &op) != POD_OK) {
+    const char *near = lpod_nearest(lua_tostring(L, 2), op_names);
+    return lpod_error(L, ctx, "op", "unknown collective '%s'%s%s%s", lua_tostring(L, 2),
+                      near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+  }
+  if (!lua_istable(L, 3))
+    return lpod_error(L, ctx, "opts", "expected a table {ranks=, bytes=, ...}, got %s",
+                      luaL_typename(L, 3));
+  lpod_check_keys(L, 3, ctx, NULL, opt_keys);
+  pod_coll_args a;
+  a.ranks = lpod_opt_int(L, 3, "ranks", 0, 1, 1 << 24, 1, ctx, NULL);
+  a.bytes = lpod_opt_number(L, 3, "bytes", 0, 0, 1e18, 1, ctx, NULL);
+  a.ranks_per_domain = lpod_opt_int(L, 3, "ranks_per_domain", 0, 0, 1 << 24, 0, ctx, NULL);
+  a.algo = (pod_coll_algo)lpod_opt_enum(L, 3, "algo", POD_ALGO_AUTO, algo_names, 0, ctx, NULL);
+  pod_coll_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  int rc = pod_coll_eval(sys, op, &a, &r, &e);
+  if (rc != POD_OK) {
+    if (e.field[0] == '\0') pod_err_set(&e, rc, "", "%s", pod_strerror(rc));
+    return lpod_error_core(L, ctx, NULL, &e);
+  }
+  lua_createtable(L, 0, 4);
+  lua_pushnumber(L, r.time_s);
+  lua_setfield(L, -2, "time_s");
+  lua_pushnumber(L, r.algbw_GBps);
+  lua_setfield(L, -2, "algbw_GBps");
+  lua_pushnumber(L, r.busbw_GBps);
+  lua_setfield(L, -2, "busbw_GBps");
+  lua_pushstring(L, pod_coll_algo_name(r.algo));
+  lua_setfield(L, -2, "algo");
+  return 1;
+}
+
+void lpod_open_coll(lua_State *L) {
+  lua_pushcfunction(L, l_collective);
+  lua_setfield(L, -2, "collective");
+  lpod_register_kernel(L, "collective", &pod_coll_kernel, &lpod_coll_cfg_type);
+}

@@ -1,0 +1,495 @@
+/*
+** l_rel.c: failures, reliability and one simulated run (DESIGN.md 4.5, 5):
+** podsim.failures.<preset>, podsim.failure_set(...), podsim.reliability{},
+** podsim.simulate_run{}, and the "reliability" and "simulate_run"
+** built-in evaluators.
+**
+** A failures value is a preset name, a podsim.failure_set spec, or a list
+** of causes {cause=, rate_per_h=, unit=, blast=} (an optional `name`
+** field names the list).
+*/
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "l_hw.h"
+#include "lpod.h"
+#include "pod_hw.h"
+#include "pod_rel.h"
+
+static const char *const scope_names[] = {"gpu", "node", "domain", "job", NULL};
+static const char *const pool_scope_names[] = {"gpu", "node", "domain", NULL};
+static const char *const rule_names[] = {"fixed", "young", "daly", NULL};
+static const char *const waste_names[] = {"first", "daly", "renewal", NULL};
+static const char *const repair_names[] = {"exponential", "lognormal", NULL};
+
+/* --- failure sets ---------------------------------------------------------- */
+
+/* A failure set built from a plain table has no causes: lists of causes
+** go through podsim.failure_set(...) or any API taking failures=. */
+static int fs_check(const void *v, pod_err *e) {
+  const pod_rel_failures *f = v;
+  if (f->ncauses == 0 && f->name[0] == '\0')
+    return pod_err_set(e, POD_EINVAL, "",
+                       "give a preset name or podsim.failure_set{...}");
+  return POD_OK;
+}
+static int fs_preset(const char *n, void *out) { return pod_rel_failures_preset(n, out); }
+static const char *fs_name(int i) {
+  const pod_rel_failures *f = pod_rel_failures_at(i, NULL);
+  return f ? f->name : NULL;
+}
+static const char *fs_source(int i) {
+  const char *src = NULL;
+  return pod_rel_failures_at(i, &src) ? src : NULL;
+}
+
+static const lpod_field fs_fields[] = {
+    {"name", LPOD_STRING, offsetof(pod_rel_failures, name), POD_REL_NAME_MAX, 0, 0, 0, "", NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+const lpod_type lpod_failures_type = {
+    "podsim.failure_set", "failure set", "podsim.failure_set", NULL,
+    sizeof(pod_rel_failures), fs_fields, fs_check, fs_preset, fs_name, fs_source};
+
+static const char *const cause_keys[] = {"cause", "rate_per_h", "unit", "blast", NULL};
+
+/* Read a failures value at idx into *out (see the file comment). */
+static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
+                          const char *ctx, const char *path) {
+  char p[96];
+  idx = lua_absindex(L, idx);
+  if (!lua_istable(L, idx) || lua_getmetatable(L, idx)) {
+    if (lua_istable(L, idx)) lua_pop(L, 1); /* a table with a metatable */
+    if (lua_type(L, idx) == LUA_TSTRING || lpod_test(L, idx, &lpod_failures_type)) {
+      lpod_to_value(L, idx, &lpod_failures_type, out, path);
+      return;
+    }
+    lpod_error(L, ctx, path, "expected a preset name, podsim.failure_set or a "
+               "list of causes, got %s", luaL_typename(L, idx));
+  }
+  memset(out, 0, sizeof *out);
+  lua_getfield(L, idx, "name"); /* stack: name */
+  if (!lua_isnil(L, -1)) {
+    size_t len;
+    const char *s = lua_tolstring(L, -1, &len);
+    if (lua_type(L, -1) != LUA_TSTRING || len >= sizeof out->name) {
+      snprintf(p, sizeof p, "%s.name", path);
+      lpod_error(L, ctx, p, "expected a string of at most %d bytes", POD_REL_NAME_MAX - 1);
+    }
+    memcpy(out->name, s, len + 1);
+  } else {
+    snprintf(out->name, sizeof out->name, "custom");
+  }
+  lua_pop(L, 1);
+  /* only `name` and the list part */
+  lua_pushnil(L);
+  while (lua_next(L, idx)) { /* stack: key, value */
+    lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "name") == 0) continue;
+    if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 ||
+        lua_tointeger(L, -1) > (lua_Integer)lua_rawlen(L, idx)) {
+      lua_pushvalue(L, -1);
+      const char *k = luaL_tolstring(L, -1, NULL);
+      snprintf(p, sizeof p, "%s.%s", path, k);
+      lpod_error(L, ctx, p, "unknown field (a failures list holds causes and a name)");
+    }
+  }
+  int n = (int)lua_rawlen(L, idx);
+  if (n > POD_REL_MAX_CAUSES)
+    lpod_error(L, ctx, path, "at most %d causes (got %d)", POD_REL_MAX_CAUSES, n);
+  for (int i = 1; i <= n; i++) {
+    snprintf(p, sizeof p, "%s[%d]", path, i);
+    lua_rawgeti(L, idx, i); /* stack: cause */
+    if (!lua_istable(L, -1))
+      lpod_error(L, ctx, p, "expected a cause {cause=, rate_per_h=, unit=, blast=}, got %s",
+                 luaL_typename(L, -1));
+    lpod_check_keys(L, -1, ctx, p, cause_keys);
+    lua_getfield(L, -1, "cause"); /* stack: cause, name */
+    if (lua_type(L, -1) != LUA_TSTRING) {
+      char q[112];
+      snprintf(q, sizeof q, "%s.cause", p);
+      lpod_error(L, ctx, q, lua_isnil(L, -1) ? "required field is missing"
+                                             : "expected a string");
+    }
+    const char *name = lua_tostring(L, -1);
+    double rate = lpod_opt_number(L, -2, "rate_per_h", 0, 0, 1e6, 1, ctx, p);
+    int unit = lpod_opt_enum(L, -2, "unit", 0, scope_names, 1, ctx, p);
+    int blast = lpod_opt_enum(L, -2, "blast", 0, scope_names, 1, ctx, p);
+    pod_err e;
+    pod_err_clear(&e);
+    if (pod_rel_failures_add(out, name, rate, unit, blast, &e) != POD_OK) {
+      /* core names the field failures[i].x: re-root it at `path` */
+      const char *dot = strchr(e.field, '.');
+      char q[112];
+      snprintf(q, sizeof q, "%s%s", p, dot ? dot : "");
+      lpod_error(L, ctx, q, "%s", e.msg);
+    }
+    lua_pop(L, 2);
+  }
+}
+
+/* Push a preset as a list of cause tables with a `name`. */
+static void push_failure_list(lua_State *L, const pod_rel_failures *f) {
+  lua_createtable(L, f->ncauses, 1);
+  lua_pushstring(L, f->name);
+  lua_setfield(L, -2, "name");
+  for (int i = 0; i < f->ncauses; i++) {
+    const pod_rel_cause *k = &f->cause[i];
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, k->name);
+    lua_setfield(L, -2, "cause");
+    lua_pushnumber(L, k->rate_per_h);
+    lua_setfield(L, -2, "rate_per_h");
+    lua_pushstring(L, pod_rel_scope_name(k->unit));
+    lua_setfield(L, -2, "unit");
+    lua_pushstring(L, pod_rel_scope_name(k->blast));
+    lua_setfield(L, -2, "blast");
+    lua_rawseti(L, -2, i + 1);
+  }
+}
+
+/* podsim.failure_set(name | list | spec) -> spec */
+static int l_failure_set(lua_State *L) {
+  pod_rel_failures f;
+  read_failures(L, 1, &f, "podsim.failure_set", "failures");
+  lpod_push(L, &lpod_failures_type, &f);
+  return 1;
+}
+
+/* podsim.failure_list(spec | name | list) -> a fresh list of causes */
+static int l_failure_list(lua_State *L) {
+  pod_rel_failures f;
+  read_failures(L, 1, &f, "podsim.failure_list", "failures");
+  push_failure_list(L, &f);
+  return 1;
+}
+
+/* --- the kernel config ----------------------------------------------------- */
+
+static int cfg_check(const void *v, pod_err *e) { return pod_rel_check(v, e); }
+static int cfg_preset(const char *name, void *out) {
+  if (strcmp(name, "default") != 0) return POD_ENOENT;
+  pod_rel_cfg_init(out);
+  return POD_OK;
+}
+static const char *cfg_preset_name(int i) { return i == 0 ? "default" : NULL; }
+
+#define RF(name, type, min, max, open, unit) \
+  {#name, type, offsetof(pod_rel_cfg, name), 0, min, max, open, unit, NULL, NULL}
+#define RE(name, names) \
+  {#name, LPOD_ENUM, offsetof(pod_rel_cfg, name), 0, 0, 0, 0, "", names, NULL}
+static const lpod_field cfg_fields[] = {
+    {"failures", LPOD_STRUCT, offsetof(pod_rel_cfg, failures), 0, 0, 0, 0, "", NULL, &lpod_failures_type},
+    RF(node_gpus, LPOD_INT, 1, POD_REL_MAX_GPUS, 0, "GPUs per node or compute tray"),
+    RF(domain_gpus, LPOD_INT, 1, POD_REL_MAX_GPUS, 0, "GPUs per scale-up domain"),
+    RF(active_gpus, LPOD_INT, 1, POD_REL_MAX_GPUS, 0, "GPUs"),
+    RF(spare_per_domain, LPOD_INT, 0, POD_REL_MAX_GPUS, 0, "hot spare GPUs per domain"),
+    RF(pool_units, LPOD_INT, 0, POD_REL_MAX_GPUS, 0, "spare nodes or domains"),
+    RE(pool_scope, pool_scope_names),
+    RF(swap_s, LPOD_DOUBLE, 0, 1e9, 0, "s"),
+    RF(repair_h, LPOD_DOUBLE, 0, 1e9, 1, "h (mean)"),
+    RE(repair_dist, repair_names),
+    RF(repair_sigma, LPOD_DOUBLE, 0, 5, 0, "log-sd"),
+    RF(shrink, LPOD_BOOL, 0, 1, 0, "shrink instead of waiting"),
+    RF(ckpt_s, LPOD_DOUBLE, 0, 1e9, 0, "s per checkpoint"),
+    RE(interval_rule, rule_names),
+    RF(interval_s, LPOD_DOUBLE, 0, 1e12, 0, "s (fixed rule)"),
+    RF(restart_s, LPOD_DOUBLE, 0, 1e9, 0, "s"),
+    RE(waste_model, waste_names),
+    RF(work_h, LPOD_DOUBLE, 0, 1e9, 0, "h of failure-free compute"),
+    RF(tokens, LPOD_DOUBLE, 0, 1e18, 0, "tokens"),
+    RF(tokens_per_s, LPOD_DOUBLE, 0, 1e15, 0, "tokens/s"),
+    RF(u_seed, LPOD_DOUBLE, 0, 1, 0, "uniform [0,1) hashed to the run's seed"),
+    RF(gpu_rate_log10, LPOD_DOUBLE, -6, 6, 0, "log10 rate multiplier"),
+    RF(node_rate_log10, LPOD_DOUBLE, -6, 6, 0, "log10 rate multiplier"),
+    RF(domain_rate_log10, LPOD_DOUBLE, -6, 6, 0, "log10 rate multiplier"),
+    RF(job_rate_log10, LPOD_DOUBLE, -6, 6, 0, "log10 rate multiplier"),
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+const lpod_type lpod_rel_cfg_type = {
+    "podsim.reliability_cfg", "reliability config", "podsim.reliability", NULL,
+    sizeof(pod_rel_cfg), cfg_fields, cfg_check, cfg_preset, cfg_preset_name, NULL};
+
+/* --- podsim.reliability{} and podsim.simulate_run{} ---------------------------- */
+
+static const char *const rel_keys[] = {
+    "system", "domain_gpus", "node_gpus", "gpus", "failures", "spares",
+    "checkpoint", "restart_s", "hours", "tokens", "tokens_per_s", "train",
+    "repair_h", "repair", "repair_sigma", "shrink", "waste", "rate_scale",
+    "seed", NULL};
+static const char *const spare_keys[] = {"per_domain", "pool", "pool_scope", "swap_s", NULL};
+static const char *const ckpt_keys[] = {"write_s", "interval_s", "interval", NULL};
+static const char *const interval_names[] = {"young", "daly", NULL};
+static const char *const scale_keys[] = {"gpu", "node", "domain", "job", NULL};
+
+/* Fill *c from the options table at index 1.  `sim` allows seed=. */
+static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
+                     uint64_t *seed) {
+  if (!lua_istable(L, 1))
+    lpod_error(L, ctx, NULL, "expected a table of fields, got %s", luaL_typename(L, 1));
+  lpod_check_keys(L, 1, ctx, NULL, rel_keys);
+  pod_rel_cfg_init(c);
+
+  /* footprint: system (domain size) or domain_gpus; node_gpus */
+  int dom = 0;
+  if (lua_getfield(L, 1, "system") != LUA_TNIL) { /* stack: system */
+    pod_system s;
+    lpod_to_value(L, -1, &lpod_system_type, &s, "system");
+    dom = s.domain_gpus;
+  }
+  lua_pop(L, 1);
+  dom = lpod_opt_int(L, 1, "domain_gpus", dom, 1, POD_REL_MAX_GPUS, dom == 0, ctx, NULL);
+  /* HGX-class nodes are the domain; NVL72-class racks hold 4-GPU trays */
+  int node_def = dom <= 8 ? dom : (dom % 4 == 0 ? 4 : 1);
+  c->domain_gpus = dom;
+  c->node_gpus = lpod_opt_int(L, 1, "node_gpus", node_def, 1, POD_REL_MAX_GPUS, 0, ctx, NULL);
+  c->active_gpus = lpod_opt_int(L, 1, "gpus", 0, 1, POD_REL_MAX_GPUS, 1, ctx, NULL);
+
+  if (lua_getfield(L, 1, "failures") == LUA_TNIL) /* stack: failures */
+    lpod_error(L, ctx, "failures", "required field is missing (a preset name such as "
+               "'llama3_h100', or a list of causes)");
+  read_failures(L, -1, &c->failures, ctx, "failures");
+  lua_pop(L, 1);
+
+  /* spares */
+  int t = lua_getfield(L, 1, "spares"); /* stack: spares */
+  if (t == LUA_TTABLE) {
+    lpod_check_keys(L, -1, ctx, "spares", spare_keys);
+    c->spare_per_domain = lpod_opt_int(L, -1, "per_domain", 0, 0, POD_REL_MAX_GPUS, 0, ctx, "spares");
+    c->pool_units = lpod_opt_int(L, -1, "pool", 0, 0, POD_REL_MAX_GPUS, 0, ctx, "spares");
+    c->pool_scope = lpod_opt_enum(L, -1, "pool_scope", POD_REL_NODE, pool_scope_names, 0, ctx, "spares");
+    c->swap_s = lpod_opt_number(L, -1, "swap_s", 0, 0, 1e9, 0, ctx, "spares");
+  } else if (t != LUA_TNIL) {
+    lpod_error(L, ctx, "spares", "expected a table {per_domain=, pool=, pool_scope=, "
+               "swap_s=}, got %s", luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
+
+  /* repairs */
+  c->repair_h = lpod_opt_number(L, 1, "repair_h", 0, 0, 1e9, 1, ctx, NULL);
+  c->repair_dist = lpod_opt_enum(L, 1, "repair", POD_REL_REPAIR_EXP, repair_names, 0, ctx, NULL);
+  c->repair_sigma = lpod_opt_number(L, 1, "repair_sigma", 0, 0, 5, c->repair_dist == POD_REL_REPAIR_LOGNORMAL, ctx, NULL);
+  c->shrink = lpod_opt_bool(L, 1, "shrink", 0, ctx, NULL);
+
+  /* checkpoints and restarts */
+  if (lua_getfield(L, 1, "checkpoint") != LUA_TTABLE) /* stack: checkpoint */
+    lpod_error(L, ctx, "checkpoint", lua_isnil(L, -1)
+               ? "required field is missing ({write_s=, interval_s= or interval='young'|'daly'})"
+               : "expected a table {write_s=, interval_s= or interval=}");
+  lpod_check_keys(L, -1, ctx, "checkpoint", ckpt_keys);
+  c->ckpt_s = lpod_opt_number(L, -1, "write_s", 0, 0, 1e9, 1, ctx, "checkpoint");
+  lua_getfield(L, -1, "interval_s");
+  int fixed = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, -1, "interval");
+  int has_rule = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (fixed && has_rule)
+    lpod_error(L, ctx, "checkpoint.interval", "give interval_s or interval, not both");
+  if (fixed) {
+    c->interval_rule = POD_REL_TAU_FIXED;
+    c->interval_s = lpod_opt_number(L, -1, "interval_s", 0, 0, 1e12, 1, ctx, "checkpoint");
+  } else {
+    c->interval_rule = 1 + lpod_opt_enum(L, -1, "interval", 0, interval_names, 0, ctx, "checkpoint");
+  }
+  lua_pop(L, 1);
+  c->restart_s = lpod_opt_number(L, 1, "restart_s", 0, 0, 1e9, 1, ctx, NULL);
+  c->waste_model = lpod_opt_enum(L, 1, "waste", POD_REL_WASTE_RENEWAL, waste_names, 0, ctx, NULL);
+
+  /* rate_scale: a multiplier for every cause, or per unit scope */
+  t = lua_getfield(L, 1, "rate_scale"); /* stack: rate_scale */
+  double sc[4] = {1, 1, 1, 1};
+  if (t == LUA_TNUMBER) {
+    double v = lpod_check_range(L, -1, 1e-6, 1e6, 0, ctx, "rate_scale");
+    for (int i = 0; i < 4; i++) sc[i] = v;
+  } else if (t == LUA_TTABLE) {
+    lpod_check_keys(L, -1, ctx, "rate_scale", scale_keys);
+    for (int i = 0; i < 4; i++)
+      sc[i] = lpod_opt_number(L, -1, scale_keys[i], 1, 1e-6, 1e6, 0, ctx, "rate_scale");
+  } else if (t != LUA_TNIL) {
+    lpod_error(L, ctx, "rate_scale", "expected a number or {gpu=, node=, domain=, job=}, got %s",
+               luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
+  c->gpu_rate_log10 = log10(sc[0]);
+  c->node_rate_log10 = log10(sc[1]);
+  c->domain_rate_log10 = log10(sc[2]);
+  c->job_rate_log10 = log10(sc[3]);
+
+  /* job length: hours, or tokens at tokens_per_s (or train.tokens_per_s) */
+  lua_getfield(L, 1, "hours");
+  int has_hours = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, 1, "tokens");
+  int has_tokens = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (has_hours == has_tokens)
+    lpod_error(L, ctx, has_hours ? "tokens" : "hours",
+               has_hours ? "give hours or tokens, not both"
+                         : "required: hours= (failure-free compute) or tokens=");
+  if (has_hours) {
+    c->work_h = lpod_opt_number(L, 1, "hours", 0, 0, 1e9, 1, ctx, NULL);
+    if (!(c->work_h > 0)) lpod_error(L, ctx, "hours", "must be > 0");
+  } else {
+    c->work_h = 0;
+    c->tokens = lpod_opt_number(L, 1, "tokens", 0, 0, 1e18, 1, ctx, NULL);
+    if (!(c->tokens > 0)) lpod_error(L, ctx, "tokens", "must be > 0");
+    double tps = NAN;
+    t = lua_getfield(L, 1, "train"); /* stack: train */
+    if (t == LUA_TTABLE || t == LUA_TUSERDATA) {
+      lua_getfield(L, -1, "tokens_per_s");
+      if (!lua_isnil(L, -1)) tps = lpod_check_range(L, -1, 0, 1e15, 1, ctx, "train.tokens_per_s");
+      lua_pop(L, 1);
+      if (isnan(tps)) lpod_error(L, ctx, "train.tokens_per_s", "required field is missing");
+    } else if (t != LUA_TNIL) {
+      lpod_error(L, ctx, "train", "expected a podsim.train result, got %s", luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    c->tokens_per_s = lpod_opt_number(L, 1, "tokens_per_s", tps, 0, 1e15, isnan(tps), ctx, NULL);
+    if (!(c->tokens_per_s > 0)) lpod_error(L, ctx, "tokens_per_s", "must be > 0");
+  }
+
+  /* seed (simulate_run only) */
+  if (lua_getfield(L, 1, "seed") != LUA_TNIL) { /* stack: seed */
+    if (!sim) lpod_error(L, ctx, "seed", "only podsim.simulate_run takes a seed");
+    int isint = 0;
+    lua_Integer s = lua_tointegerx(L, -1, &isint);
+    if (!isint || s < 0)
+      lpod_error(L, ctx, "seed", "expected an integer >= 0, got %s",
+                 luaL_tolstring(L, -1, NULL));
+    *seed = (uint64_t)s;
+  } else if (sim) {
+    lpod_error(L, ctx, "seed", "required field is missing (an integer >= 0)");
+  }
+  lua_pop(L, 1);
+
+  pod_err e;
+  pod_err_clear(&e);
+  if (pod_rel_check(c, &e) != POD_OK) lpod_error_core(L, ctx, NULL, &e);
+}
+
+static void set_num(lua_State *L, const char *k, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, k);
+}
+static void set_int(lua_State *L, const char *k, lua_Integer v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, k);
+}
+
+static int l_reliability(lua_State *L) {
+  static const char ctx[] = "podsim.reliability";
+  pod_rel_cfg c;
+  read_rel(L, ctx, 0, &c, NULL);
+  pod_rel_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  if (pod_rel_eval(&c, &r, &e) != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
+  lua_createtable(L, 0, 24);
+  set_num(L, "interruptions_per_day", r.interruptions_per_day);
+  set_num(L, "job_mtbf_h", r.job_mtbf_h);
+  set_num(L, "rate_per_h", r.rate_per_h);
+  set_num(L, "per_gpu_hour", r.per_gpu_hour);
+  set_num(L, "hw_fraction", r.hw_fraction);
+  set_num(L, "checkpoint_interval_s", r.checkpoint_interval_s);
+  set_num(L, "p_no_spare", r.p_no_spare);
+  set_num(L, "down_s", r.down_s);
+  set_num(L, "goodput", r.goodput);
+  set_num(L, "waste", r.waste);
+  set_num(L, "work_h", r.work_h);
+  set_num(L, "wall_h", r.wall_h);
+  set_num(L, "interruptions", r.interruptions);
+  set_num(L, "wait_h", r.wait_h);
+  set_int(L, "nodes", r.nodes);
+  set_int(L, "domains", r.domains);
+  set_int(L, "gpus", c.active_gpus);
+  set_int(L, "spare_gpus", r.spare_gpus);
+  set_num(L, "spare_fraction", r.spare_fraction);
+  set_num(L, "gpu_hours", r.gpu_hours);
+  set_num(L, "gpu_hours_charged", r.gpu_hours_charged);
+  lua_pushstring(L, waste_names[c.waste_model]);
+  lua_setfield(L, -2, "waste_model");
+  return 1;
+}
+
+static int l_simulate_run(lua_State *L) {
+  static const char ctx[] = "podsim.simulate_run";
+  pod_rel_cfg c;
+  uint64_t seed = 0;
+  read_rel(L, ctx, 1, &c, &seed);
+  pod_relsim_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  if (pod_relsim_run(&c, seed, NULL, &r, &e) != POD_OK) {
+    if (e.field[0] == '\0' && e.msg[0] == '\0') pod_err_set(&e, e.code, "", "%s", pod_strerror(e.code));
+    return lpod_error_core(L, ctx, NULL, &e);
+  }
+  lua_createtable(L, 0, 24);
+  set_num(L, "wall_h", r.wall_h);
+  set_num(L, "work_h", r.work_h);
+  set_num(L, "goodput", r.goodput);
+  set_int(L, "interruptions", r.interruptions);
+  set_num(L, "lost_h", r.lost_h);
+  set_num(L, "restart_h", r.restart_h);
+  set_num(L, "wait_h", r.wait_h);
+  set_num(L, "ckpt_h", r.ckpt_h);
+  set_int(L, "checkpoints", r.checkpoints);
+  set_int(L, "swaps", r.swaps);
+  set_int(L, "waits", r.waits);
+  set_int(L, "shrinks", r.shrinks);
+  set_int(L, "spares_peak_gpus", r.spares_peak_gpus);
+  set_int(L, "spare_gpus", r.spare_gpus);
+  set_int(L, "gpus", c.active_gpus);
+  set_num(L, "gpu_hours", r.gpu_hours);
+  set_num(L, "gpu_hours_charged", r.gpu_hours_charged);
+  lua_createtable(L, 0, c.failures.ncauses); /* stack: result, by_cause */
+  for (int i = 0; i < c.failures.ncauses; i++) {
+    /* two causes of one name add up */
+    lua_getfield(L, -1, c.failures.cause[i].name);
+    lua_Integer prev = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    set_int(L, c.failures.cause[i].name, prev + r.by_cause[i]);
+  }
+  lua_setfield(L, -2, "by_cause");
+  return 1;
+}
+
+void lpod_open_rel(lua_State *L) {
+  int podsim = lua_gettop(L);
+  lpod_open_type(L, podsim, &lpod_failures_type);
+  /* podsim.failures.<preset>: lists of causes; sources in podsim._sources */
+  lua_newtable(L); /* stack: podsim, failures */
+  for (int i = 0;; i++) {
+    const pod_rel_failures *f = pod_rel_failures_at(i, NULL);
+    if (f == NULL) break;
+    push_failure_list(L, f);
+    lua_setfield(L, -2, f->name);
+  }
+  lua_setfield(L, podsim, "failures");
+  if (lua_getfield(L, podsim, "_sources") != LUA_TTABLE) { /* stack: _sources */
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, podsim, "_sources");
+  }
+  lua_newtable(L); /* stack: _sources, srcs */
+  const char *src;
+  for (int i = 0; pod_rel_failures_at(i, &src); i++) {
+    lua_pushstring(L, src);
+    lua_setfield(L, -2, pod_rel_failures_at(i, NULL)->name);
+  }
+  lua_setfield(L, -2, "failures");
+  lua_pop(L, 1);
+  lua_pushcfunction(L, l_failure_set);
+  lua_setfield(L, podsim, "failure_set");
+  lua_pushcfunction(L, l_failure_list);
+  lua_setfield(L, podsim, "failure_list");
+  lua_pushcfunction(L, l_reliability);
+  lua_setfield(L, podsim, "reliability");
+  lua_pushcfunction(L, l_simulate_run);
+  lua_setfield(L, podsim, "simulate_run");
+  lpod_register_kernel(L, "reliability", &pod_rel_kernel, &lpod_rel_cfg_type);
+  lpod_register_kernel(L, "simulate_run", &pod_relsim_kernel, &lpod_rel_cfg_type);
+}

@@ -1,0 +1,1078 @@
+/*
+** l_study.c: Monte Carlo studies (DESIGN.md 3, 4.6; lua/README.md).
+**
+**   local s = podsim.study{name=, samples=, seed=, params={name=dist},
+**                          grid={key={values}}, eval=function(p) ... end
+**                          | podsim.kernel.<name>{base fields},
+**                          metrics=, sensitivity=, target=, keep_samples=,
+**                          chunk_size=}
+**   local r = s:run()            -- s:start() then s:wait()
+**   podsim.all{s1:start(), s2:start()}   -- several at once
+**
+** The plan (core/mc.c) samples the parameters and merges chunks in chunk
+** order; the runner (core/run.c) runs chunks on the libuv thread pool.
+** This file binds the two to Lua:
+**
+** - Built-in evaluators: one config struct per grid point is built from
+**   the kernel's base table merged with the grid point's values
+**   (lpod_build), and parameters bind to dotted config fields by offset.
+**   No Lua runs per sample.
+** - Lua evaluators run in worker states, one per pool worker, never in the
+**   main state.  The study copies `eval` (bytecode and upvalues), the grid
+**   points and the labels of choice distributions into a template state on
+**   the loop thread when it is built; each worker copies them from the
+**   template under `tmpl_mu` (the only lock here: held only while copying,
+**   never while evaluating).  So the scenario's top-level code runs once.
+** - s:wait() yields the scenario coroutine (lua_yieldk); the run's done
+**   callback resumes it; the continuation builds the results table inside
+**   the coroutine, so errors raised there are located at the scenario line.
+*/
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "host.h"
+#include "l_dist.h"
+#include "lpod.h"
+#include "pod_mc.h"
+#include "pod_run.h"
+
+#define STUDY_T "podsim.study"
+#define RESULTS_T "podsim.results"
+#define NAME_MAX_LEN 64
+#define MAX_PARAMS 4096
+#define MAX_METRICS 1024
+#define MAX_GRID 1000000
+#define CANCEL_GRACE_NS 3000000000ull
+
+typedef enum { ST_NEW, ST_RUNNING, ST_DONE } study_state;
+
+typedef struct study {
+  char name[NAME_MAX_LEN];
+  pod_host *host;
+  const pod_host_opts *opts;
+  int P, M, G;
+  char **pnames, **mnames;
+  pod_dist *dists;          /* P deep copies (plan copies again) */
+  int *labeled;             /* per param: choice over labels */
+  int64_t samples;
+  uint64_t seed;
+  int chunk_size;
+  int keep_samples;
+  int threads;              /* workers for this study (<= --threads) */
+  pod_mc_sens sens;
+  int stop_metric;
+  double stop_rel;
+  int64_t stop_min;
+  /* built-in evaluator */
+  const pod_kernel *kernel;
+  void *base_cfgs;
+  pod_bind *binds;
+  /* Lua evaluator */
+  lua_State *tmpl;          /* holds: fn, grid list, labels list, pnames, mnames */
+  uv_mutex_t tmpl_mu;
+  int has_mu;
+  atomic_int cancel;        /* set on SIGINT / timeout */
+  _Atomic uint64_t cancel_ns; /* uv_hrtime() when cancel was set */
+  pod_mc_evaluator ev;
+  /* run */
+  study_state state;
+  pod_mc_plan *plan;
+  pod_run *run;
+  pod_run_status status;
+  pod_err err;
+  pod_mc_results *results;
+  int cancel_id;
+  lua_State *waiter;        /* coroutine waiting in s:wait(), or NULL */
+  uint64_t t0_ms;
+  double wall_s;
+  int progress_shown;
+} study;
+
+/* ---------------------------------------------------------------------- */
+/* Lua evaluator: worker states                                            */
+/* ---------------------------------------------------------------------- */
+
+/* Template stack slots. */
+enum { T_FN = 1, T_GRID, T_LABELS, T_PNAMES, T_MNAMES, T_N = T_MNAMES };
+
+typedef struct lworker {
+  lua_State *L;
+  int cur_grid;   /* grid point whose values are in p, -1: none */
+  study *s;
+} lworker;
+/* Worker stack slots (fixed for its life). */
+enum { W_FN = 1, W_GRID, W_LABELS, W_PNAMES, W_MNAMES, W_P, W_TOP = W_P };
+
+static void worker_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_getfield(L, LUA_REGISTRYINDEX, "lpod.worker_study");
+  study *s = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  /* Running chunks may finish after a cancel; only an evaluator still
+  ** busy CANCEL_GRACE_NS later (an endless loop) is stopped here. */
+  if (s && atomic_load(&s->cancel) &&
+      uv_hrtime() - atomic_load(&s->cancel_ns) > CANCEL_GRACE_NS)
+    luaL_error(L, "study '%s' stopped: its evaluator kept running after the run was interrupted", s->name);
+}
+
+static void *lw_new(void *ud, pod_err *err) {
+  study *s = ud;
+  lworker *w = calloc(1, sizeof *w);
+  if (w == NULL) {
+    pod_err_set(err, POD_ENOMEM, "eval", "out of memory for a worker");
+    return NULL;
+  }
+  w->s = s;
+  w->cur_grid = -1;
+  w->L = lpod_worker_state(s->opts);
+  if (w->L == NULL) {
+    free(w);
+    pod_err_set(err, POD_ENOMEM, "eval", "cannot create a worker Lua state");
+    return NULL;
+  }
+  lua_State *L = w->L;
+  lua_settop(L, 0);
+  uv_mutex_lock(&s->tmpl_mu);
+  int ok = 1;
+  for (int i = T_FN; i <= T_N && ok; i++) {
+    if (lpod_copy_value(s->tmpl, i, L, NULL) != 0) {
+      pod_err_set(err, POD_EINVAL, "eval", "%s", lua_tostring(L, -1));
+      ok = 0;
+    }
+  }
+  uv_mutex_unlock(&s->tmpl_mu);
+  if (!ok) {
+    lua_close(L);
+    free(w);
+    return NULL;
+  }
+  lua_newtable(L); /* stack: fn, grid, labels, pnames, mnames, p */
+  lua_pushlightuserdata(L, s);
+  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.worker_study");
+  lua_sethook(L, worker_hook, LUA_MASKCOUNT, 1 << 20);
+  return w;
+}
+
+static void lw_free(void *ud, void *worker) {
+  (void)ud;
+  lworker *w = worker;
+  if (w == NULL) return;
+  void *aud;
+  lua_getallocf(w->L, &aud);
+  lua_close(w->L);
+  free(aud); /* the worker state's memory budget (host.c) */
+  free(w);
+}
+
+static int lw_eval(void *ud, void *worker, int grid, const double *x, double *y,
+                   pod_err *err) {
+  study *s = ud;
+  lworker *w = worker;
+  lua_State *L = w->L;
+  if (grid != w->cur_grid) {
+    /* fresh p with the grid point's values */
+    lua_newtable(L);
+    lua_replace(L, W_P);
+    lua_rawgeti(L, W_GRID, grid + 1);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) { /* stack: ..., gp, k, v */
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, W_P);
+    }
+    lua_pop(L, 1);
+    w->cur_grid = grid;
+  }
+  for (int i = 0; i < s->P; i++) {
+    lua_rawgeti(L, W_PNAMES, i + 1);
+    if (s->labeled[i]) {
+      lua_rawgeti(L, W_LABELS, i + 1);
+      lua_rawgeti(L, -1, (lua_Integer)x[i] + 1);
+      lua_remove(L, -2);
+    } else {
+      lua_pushnumber(L, x[i]);
+    }
+    lua_rawset(L, W_P);
+  }
+  lua_pushvalue(L, W_FN);
+  lua_pushvalue(L, W_P);
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    const char *msg = lua_tostring(L, -1);
+    pod_err_set(err, POD_EINVAL, "eval", "%s", msg ? msg : "error object is not a string");
+    lua_settop(L, W_TOP);
+    return POD_EINVAL;
+  }
+  int rc = POD_OK;
+  if (lua_type(L, -1) == LUA_TNUMBER && s->M == 1) {
+    y[0] = lua_tonumber(L, -1);
+  } else if (lua_istable(L, -1)) {
+    for (int m = 0; m < s->M; m++) {
+      lua_rawgeti(L, W_MNAMES, m + 1);
+      lua_gettable(L, -2);
+      if (lua_type(L, -1) != LUA_TNUMBER) {
+        rc = pod_err_set(err, POD_EINVAL, s->mnames[m],
+                         "eval returned %s for metric '%s' (a number is needed)",
+                         luaL_typename(L, -1), s->mnames[m]);
+        lua_pop(L, 1);
+        break;
+      }
+      y[m] = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+  } else {
+    rc = pod_err_set(err, POD_EINVAL, "eval",
+                     "eval must return a table of metrics (got %s)", luaL_typename(L, -1));
+  }
+  lua_settop(L, W_TOP);
+  return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* study construction                                                      */
+/* ---------------------------------------------------------------------- */
+
+static void study_release(study *s) {
+  if (s->plan) pod_mc_plan_free(s->plan);
+  s->plan = NULL;
+  if (s->results) pod_mc_results_free(s->results);
+  s->results = NULL;
+  if (s->kernel && s->ev.eval) pod_mc_kernel_evaluator_free(&s->ev);
+  s->ev.eval = NULL;
+  for (int i = 0; s->pnames && i < s->P; i++) free(s->pnames[i]);
+  for (int i = 0; s->mnames && i < s->M; i++) free(s->mnames[i]);
+  free(s->pnames);
+  free(s->mnames);
+  s->pnames = s->mnames = NULL;
+  for (int i = 0; s->dists && i < s->P; i++) pod_dist_free(&s->dists[i]);
+  free(s->dists);
+  s->dists = NULL;
+  free(s->labeled);
+  s->labeled = NULL;
+  free(s->base_cfgs);
+  s->base_cfgs = NULL;
+  free(s->binds);
+  s->binds = NULL;
+  if (s->tmpl) {
+    void *aud;
+    lua_getallocf(s->tmpl, &aud);
+    lua_close(s->tmpl);
+    free(aud);
+    s->tmpl = NULL;
+  }
+  if (s->has_mu) uv_mutex_destroy(&s->tmpl_mu);
+  s->has_mu = 0;
+}
+
+static int study_gc(lua_State *L) {
+  study *s = luaL_checkudata(L, 1, STUDY_T);
+  if (s->state == ST_RUNNING) {
+    /* cannot happen while the registry holds running studies */
+    return 0;
+  }
+  study_release(s);
+  return 0;
+}
+
+static char *dupstr(const char *x) {
+  size_t n = strlen(x) + 1;
+  char *p = malloc(n);
+  if (p) memcpy(p, x, n);
+  return p;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Push the sorted string keys of the table at idx as a list. */
+static void push_sorted_keys(lua_State *L, int idx, const char *ctx, const char *path) {
+  idx = lua_absindex(L, idx);
+  int n = 0;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING)
+      lpod_error(L, ctx, path, "keys must be names (strings)");
+    n++;
+  }
+  const char **keys = lua_newuserdatauv(L, sizeof(char *) * (size_t)(n + 1), 0);
+  int i = 0;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    keys[i++] = lua_tostring(L, -1); /* anchored by the table */
+  }
+  qsort(keys, (size_t)n, sizeof(char *), cmp_str);
+  lua_createtable(L, n, 0);
+  for (i = 0; i < n; i++) {
+    lua_pushstring(L, keys[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_remove(L, -2); /* the scratch userdata */
+}
+
+static const char *const study_keys[] = {
+    "name", "samples", "seed", "params", "grid", "eval", "metrics", "sensitivity",
+    "target", "keep_samples", "chunk_size", "threads", NULL};
+
+/* Build the grid: stack gets a list of G tables (key -> value), keys
+** sorted, the last key varying fastest.  Returns G. */
+static int build_grid(lua_State *L, int spec, const char *ctx) {
+  lua_getfield(L, spec, "grid"); /* stack: grid|nil */
+  int grid = lua_gettop(L);
+  lua_newtable(L); /* points */
+  int points = lua_gettop(L);
+  if (lua_isnil(L, grid)) {
+    lua_newtable(L);
+    lua_rawseti(L, points, 1);
+    lua_remove(L, grid);
+    return 1;
+  }
+  if (!lua_istable(L, grid)) lpod_error(L, ctx, "grid", "expected a table {key = {values}}");
+  push_sorted_keys(L, grid, ctx, "grid"); /* stack: grid, points, keys */
+  int keys = lua_gettop(L);
+  int nk = (int)lua_rawlen(L, keys);
+  int64_t G = 1;
+  for (int i = 1; i <= nk; i++) {
+    lua_rawgeti(L, keys, i);
+    const char *k = lua_tostring(L, -1);
+    lua_gettable(L, grid);
+    char path[96];
+    snprintf(path, sizeof path, "grid.%s", k);
+    if (!lua_istable(L, -1) || lua_rawlen(L, -1) == 0)
+      lpod_error(L, ctx, path, "expected a non-empty list of values");
+    G *= (int64_t)lua_rawlen(L, -1);
+    if (G > MAX_GRID) lpod_error(L, ctx, "grid", "more than %d grid points", MAX_GRID);
+    lua_pop(L, 1);
+  }
+  for (int64_t g = 0; g < G; g++) {
+    lua_createtable(L, 0, nk); /* point */
+    int64_t rem = g;
+    for (int i = nk; i >= 1; i--) {
+      lua_rawgeti(L, keys, i);       /* key */
+      lua_pushvalue(L, -1);
+      lua_gettable(L, grid);         /* key, values */
+      int64_t n = (int64_t)lua_rawlen(L, -1);
+      lua_rawgeti(L, -1, (lua_Integer)(rem % n) + 1); /* key, values, v */
+      rem /= n;
+      lua_remove(L, -2);
+      lua_rawset(L, -3);
+    }
+    lua_rawseti(L, points, (lua_Integer)g + 1);
+  }
+  lua_pop(L, 1);      /* keys */
+  lua_remove(L, grid); /* stack: points */
+  return (int)G;
+}
+
+/* podsim.study{...} */
+static int l_study(lua_State *L) {
+  static const char ctx[] = "podsim.study";
+  if (!lua_istable(L, 1)) return lpod_error(L, ctx, NULL, "expected a table {name=, samples=, params=, eval=, ...}");
+  lua_settop(L, 1);
+  lpod_check_keys(L, 1, ctx, NULL, study_keys);
+  pod_host *h = lpod_host(L);
+  if (h == NULL) return lpod_error(L, ctx, NULL, "studies cannot run inside a worker's evaluator");
+  const pod_host_opts *o = lpod_host_opts(h);
+
+  study *s = lua_newuserdatauv(L, sizeof *s, 2); /* stack: spec, s */
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, STUDY_T);
+  int sidx = lua_gettop(L);
+  s->host = h;
+  s->opts = o;
+  s->stop_metric = -1;
+  s->cancel_id = -1;
+  atomic_init(&s->cancel, 0);
+  atomic_init(&s->cancel_ns, 0);
+
+  lua_getfield(L, 1, "name");
+  if (lua_isnil(L, -1)) {
+    snprintf(s->name, sizeof s->name, "study");
+  } else {
+    size_t len;
+    const char *nm = lua_tolstring(L, -1, &len);
+    if (lua_type(L, -1) != LUA_TSTRING || len == 0 || len >= NAME_MAX_LEN)
+      return lpod_error(L, ctx, "name", "expected a non-empty string of at most %d characters", NAME_MAX_LEN - 1);
+    for (size_t i = 0; i < len; i++)
+      if (!(nm[i] == '_' || nm[i] == '-' || nm[i] == '.' || (nm[i] >= '0' && nm[i] <= '9') ||
+            (nm[i] >= 'a' && nm[i] <= 'z') || (nm[i] >= 'A' && nm[i] <= 'Z')) || nm[0] == '.')
+        return lpod_error(L, ctx, "name", "use letters, digits, '_', '-' and '.' only (it names a folder)");
+    memcpy(s->name, nm, len + 1);
+  }
+  lua_pop(L, 1);
+  double samples = lpod_opt_number(L, 1, "samples", 10000, 1, 1e12, 0, ctx, NULL);
+  if (samples != floor(samples)) return lpod_error(L, ctx, "samples", "must be an integer");
+  s->samples = o->samples > 0 ? o->samples : (int64_t)samples;
+  double seed = lpod_opt_number(L, 1, "seed", 1, 0, 9007199254740991.0, 0, ctx, NULL);
+  if (seed != floor(seed)) return lpod_error(L, ctx, "seed", "must be an integer");
+  s->seed = o->seed >= 0 ? (uint64_t)o->seed : (uint64_t)seed;
+  s->chunk_size = lpod_opt_int(L, 1, "chunk_size", POD_MC_CHUNK_DEFAULT, 1, 1 << 24, 0, ctx, NULL);
+  s->keep_samples = lpod_opt_bool(L, 1, "keep_samples", 0, ctx, NULL);
+  {
+    int pool = o->threads > 0 ? o->threads : 1;
+    s->threads = lpod_opt_int(L, 1, "threads", pool, 1, 1024, 0, ctx, NULL);
+    if (s->threads > pool) s->threads = pool; /* the pool is sized by --threads */
+  }
+  static const char *const sens_names[] = {"none", "spearman", "sobol", NULL};
+  s->sens = (pod_mc_sens)lpod_opt_enum(L, 1, "sensitivity", POD_MC_SENS_SPEARMAN, sens_names, 0, ctx, NULL);
+
+  /* params: sorted names, each a dist (or a number: fixed) */
+  lua_getfield(L, 1, "params"); /* stack: spec, s, params */
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+  }
+  if (!lua_istable(L, -1)) return lpod_error(L, ctx, "params", "expected a table {name = podsim.dist.<kind>{...}}");
+  int params = lua_gettop(L);
+  push_sorted_keys(L, params, ctx, "params"); /* stack: ..., params, pnames */
+  int pnames = lua_gettop(L);
+  s->P = (int)lua_rawlen(L, pnames);
+  if (s->P > MAX_PARAMS) return lpod_error(L, ctx, "params", "at most %d parameters", MAX_PARAMS);
+  s->pnames = calloc((size_t)s->P + 1, sizeof(char *));
+  s->dists = calloc((size_t)s->P + 1, sizeof(pod_dist));
+  s->labeled = calloc((size_t)s->P + 1, sizeof(int));
+  if (!s->pnames || !s->dists || !s->labeled) return luaL_error(L, "out of memory");
+  lua_newtable(L); /* labels list */
+  int labels = lua_gettop(L);
+  for (int i = 0; i < s->P; i++) {
+    lua_rawgeti(L, pnames, i + 1);
+    const char *pn = lua_tostring(L, -1);
+    s->pnames[i] = dupstr(pn);
+    char path[128];
+    snprintf(path, sizeof path, "params.%s", pn);
+    lua_gettable(L, params);
+    int has_labels = 0;
+    const pod_dist *d = lpod_dist_test(L, -1, &has_labels);
+    pod_err e;
+    pod_err_clear(&e);
+    if (d == NULL && lua_type(L, -1) == LUA_TNUMBER) {
+      double v = lpod_check_range(L, -1, -HUGE_VAL, HUGE_VAL, 0, ctx, path);
+      s->dists[i] = pod_dist_fixed(v);
+    } else if (d == NULL) {
+      return lpod_error(L, ctx, path, "expected a distribution (podsim.dist.<kind>{...}) or a number, got %s",
+                        luaL_typename(L, -1));
+    } else if (pod_dist_copy(&s->dists[i], d, &e) != POD_OK) {
+      return lpod_error_core(L, ctx, path, &e);
+    }
+    s->labeled[i] = has_labels;
+    if (has_labels) lpod_dist_push_labels(L, -1);
+    else lua_pushboolean(L, 0);
+    lua_rawseti(L, labels, i + 1);
+    lua_pop(L, 1);
+  }
+  /* stack: spec, s, params, pnames, labels */
+
+  /* grid */
+  s->G = build_grid(L, 1, ctx); /* stack: ..., points */
+  int points = lua_gettop(L);
+
+  /* eval: a Lua function or podsim.kernel.<name>{...} */
+  lua_getfield(L, 1, "eval");
+  int evalidx = lua_gettop(L);
+  lua_getfield(L, 1, "metrics");
+  int metrics = lua_gettop(L);
+  if (lua_isfunction(L, evalidx)) {
+    if (s->sens == POD_MC_SENS_SOBOL) {
+      for (int i = 0; i < s->P; i++)
+        if (s->labeled[i]) return lpod_error(L, ctx, "sensitivity", "sobol needs numeric parameters ('%s' is a choice of labels)", s->pnames[i]);
+    }
+    /* template state: fn, grid points, labels, pnames, mnames */
+    s->tmpl = lpod_worker_state(o);
+    if (s->tmpl == NULL) return luaL_error(L, "cannot create a Lua state for the evaluator");
+    uv_mutex_init(&s->tmpl_mu);
+    s->has_mu = 1;
+    int srcs[4] = {evalidx, points, labels, pnames};
+    for (int i = 0; i < 4; i++) {
+      if (lpod_copy_value(L, srcs[i], s->tmpl, i == 0 ? "eval" : NULL) != 0)
+        return lpod_error(L, ctx, "eval", "%s", lua_tostring(s->tmpl, -1));
+    }
+    /* metrics: given, or the keys eval returns for grid point 1 at the
+    ** parameters' medians (run in the template state, not the scenario's) */
+    if (lua_isnil(L, metrics)) {
+      lua_State *T = s->tmpl;
+      lua_rawgeti(T, T_GRID, 1);
+      for (int i = 0; i < s->P; i++) {
+        lua_rawgeti(T, T_PNAMES, i + 1);
+        double med = pod_dist_quantile(&s->dists[i], 0.5);
+        if (s->labeled[i]) {
+          lua_rawgeti(T, T_LABELS, i + 1);
+          lua_rawgeti(T, -1, (lua_Integer)med + 1);
+          lua_remove(T, -2);
+        } else {
+          lua_pushnumber(T, med);
+        }
+        lua_rawset(T, -3);
+      }
+      lua_pushvalue(T, T_FN);
+      lua_insert(T, -2);
+      if (lua_pcall(T, 1, 1, 0) != LUA_OK)
+        return lpod_error(L, ctx, "eval", "failed on a probe call at the parameters' medians: %s",
+                          lua_tostring(T, -1));
+      if (lua_type(T, -1) == LUA_TNUMBER) {
+        lua_createtable(L, 1, 0);
+        lua_pushliteral(L, "value");
+        lua_rawseti(L, -2, 1);
+        lua_replace(L, metrics);
+      } else if (lua_istable(T, -1)) {
+        push_sorted_keys(T, -1, ctx, "eval");
+        lua_newtable(L);
+        int n = (int)lua_rawlen(T, -1);
+        for (int i = 1; i <= n; i++) {
+          lua_rawgeti(T, -1, i);
+          lua_pushstring(L, lua_tostring(T, -1));
+          lua_rawseti(L, -2, i);
+          lua_pop(T, 1);
+        }
+        lua_replace(L, metrics);
+      } else {
+        return lpod_error(L, ctx, "eval", "must return a table of metrics (got %s)", luaL_typename(T, -1));
+      }
+      lua_settop(T, T_PNAMES);
+    }
+    if (!lua_istable(L, metrics) || lua_rawlen(L, metrics) == 0)
+      return lpod_error(L, ctx, "metrics", "expected a non-empty list of metric names");
+    s->M = (int)lua_rawlen(L, metrics);
+    if (s->M > MAX_METRICS) return lpod_error(L, ctx, "metrics", "at most %d metrics", MAX_METRICS);
+    if (lpod_copy_value(L, metrics, s->tmpl, "metrics") != 0)
+      return lpod_error(L, ctx, "metrics", "%s", lua_tostring(s->tmpl, -1));
+    s->ev.ud = s;
+    s->ev.worker_new = lw_new;
+    s->ev.worker_free = lw_free;
+    s->ev.eval = lw_eval;
+  } else if (lua_istable(L, evalidx) && lua_getmetatable(L, evalidx)) {
+    lua_getfield(L, -1, "__podsim_kernel");
+    int is_kernel = lua_toboolean(L, -1);
+    lua_pop(L, 2);
+    if (!is_kernel) return lpod_error(L, ctx, "eval", "expected a function or podsim.kernel.<name>{...}");
+    lua_getfield(L, evalidx, "name");
+    const pod_kernel *k;
+    const lpod_type *ct;
+    if (!lpod_find_kernel(L, lua_tostring(L, -1), &k, &ct))
+      return lpod_error(L, ctx, "eval", "unknown kernel '%s'", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    s->kernel = k;
+    if (!lua_isnil(L, metrics)) return lpod_error(L, ctx, "metrics", "a kernel evaluator has fixed metrics; leave metrics out");
+    s->M = k->nmetrics;
+    lua_createtable(L, s->M, 0);
+    for (int m = 0; m < s->M; m++) {
+      lua_pushstring(L, k->metric_names[m]);
+      lua_rawseti(L, -2, m + 1);
+    }
+    lua_replace(L, metrics);
+    /* one config per grid point: base fields overridden by the point */
+    s->base_cfgs = calloc((size_t)s->G, k->cfg_size);
+    s->binds = calloc((size_t)s->P + 1, sizeof(pod_bind));
+    if (!s->base_cfgs || !s->binds) return luaL_error(L, "out of memory");
+    lua_getfield(L, evalidx, "base"); /* stack: ..., base */
+    int base = lua_gettop(L);
+    for (int g = 0; g < s->G; g++) {
+      lua_newtable(L);
+      int merged = lua_gettop(L);
+      lua_pushnil(L);
+      while (lua_next(L, base)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, merged);
+      }
+      lua_rawgeti(L, points, g + 1);
+      lua_pushnil(L);
+      while (lua_next(L, -2)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, merged);
+      }
+      lua_pop(L, 1);
+      lpod_build_in(L, merged, ct, (char *)s->base_cfgs + (size_t)g * k->cfg_size, "eval", ctx);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    for (int i = 0; i < s->P; i++) {
+      char path[128];
+      snprintf(path, sizeof path, "params.%s", s->pnames[i]);
+      if (s->labeled[i])
+        return lpod_error(L, ctx, path, "a kernel evaluator needs numeric parameters");
+      if (lpod_field_bind(ct, s->pnames[i], &s->binds[i]) != 0)
+        return lpod_error(L, ctx, path, "is not a numeric field of the %s kernel's config (e.g. 'system.up_eff', 'bytes')", k->name);
+    }
+    pod_err e;
+    pod_err_clear(&e);
+    if (pod_mc_kernel_evaluator(k, s->base_cfgs, s->G, s->binds, s->P, &s->ev) != POD_OK)
+      return lpod_error_core(L, ctx, "eval", &e);
+  } else {
+    return lpod_error(L, ctx, "eval", "expected a function or podsim.kernel.<name>{...}, got %s",
+                      luaL_typename(L, evalidx));
+  }
+  /* metric names */
+  s->mnames = calloc((size_t)s->M + 1, sizeof(char *));
+  if (s->mnames == NULL) return luaL_error(L, "out of memory");
+  for (int m = 0; m < s->M; m++) {
+    lua_rawgeti(L, metrics, m + 1);
+    if (lua_type(L, -1) != LUA_TSTRING) return lpod_error(L, ctx, "metrics", "metric names must be strings");
+    s->mnames[m] = dupstr(lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  /* target: {metric=, rel_ci95=, min_samples=} */
+  lua_getfield(L, 1, "target");
+  if (!lua_isnil(L, -1)) {
+    static const char *const tkeys[] = {"metric", "rel_ci95", "min_samples", NULL};
+    if (!lua_istable(L, -1)) return lpod_error(L, ctx, "target", "expected {metric=, rel_ci95=}");
+    lpod_check_keys(L, -1, ctx, "target", tkeys);
+    lua_getfield(L, -1, "metric");
+    const char *tm = lua_tostring(L, -1);
+    for (int m = 0; tm && m < s->M; m++)
+      if (strcmp(tm, s->mnames[m]) == 0) s->stop_metric = m;
+    if (s->stop_metric < 0)
+      return lpod_error(L, ctx, "target.metric", "expected one of the study's metrics");
+    lua_pop(L, 1);
+    s->stop_rel = lpod_opt_number(L, -1, "rel_ci95", 0, 0, 1e9, 1, ctx, "target");
+    if (!(s->stop_rel > 0)) return lpod_error(L, ctx, "target.rel_ci95", "must be > 0");
+    s->stop_min = (int64_t)lpod_opt_number(L, -1, "min_samples", 2 * (double)s->chunk_size, 2, 1e12, 0, ctx, "target");
+  }
+  lua_pop(L, 1);
+  /* keep the description for the results: uservalue 1 = {metrics, pnames, points, params} */
+  lua_createtable(L, 0, 4);
+  lua_pushvalue(L, metrics);
+  lua_setfield(L, -2, "metrics");
+  lua_pushvalue(L, pnames);
+  lua_setfield(L, -2, "params");
+  lua_pushvalue(L, points);
+  lua_setfield(L, -2, "grid");
+  lua_pushvalue(L, params);
+  lua_setfield(L, -2, "dists");
+  lua_getfield(L, 1, "grid");
+  if (!lua_isnil(L, -1)) {
+    push_sorted_keys(L, -1, ctx, "grid");
+    lua_remove(L, -2);
+  } else {
+    lua_pop(L, 1);
+    lua_newtable(L);
+  }
+  lua_setfield(L, -2, "grid_keys");
+  lua_setiuservalue(L, sidx, 1);
+  lua_pushvalue(L, sidx);
+  return 1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* running                                                                 */
+/* ---------------------------------------------------------------------- */
+
+static void clear_progress(study *s) {
+  if (s->progress_shown) {
+    fprintf(stderr, "\r\033[K");
+    fflush(stderr);
+    s->progress_shown = 0;
+  }
+}
+
+static void on_progress(pod_run *run, const pod_run_progress *p, void *ud) {
+  (void)run;
+  study *s = ud;
+  if (!s->opts->progress || s->opts->quiet || p->samples_total == 0) return;
+  double frac = (double)p->samples_done / (double)p->samples_total;
+  double eta = p->rate_per_s > 0 ? (double)(p->samples_total - p->samples_done) / p->rate_per_s : 0;
+  fprintf(stderr, "\r\033[K%s %5.1f%% %lld/%lld samples  %.3g/s  ETA %.0f s", s->name,
+          100 * frac, (long long)p->samples_done, (long long)p->samples_total,
+          p->rate_per_s, eta);
+  fflush(stderr);
+  s->progress_shown = 1;
+}
+
+static void on_cancel(void *ud) {
+  study *s = ud;
+  atomic_store(&s->cancel_ns, uv_hrtime());
+  atomic_store(&s->cancel, 1);
+  if (s->run) pod_run_cancel(s->run);
+}
+
+static void on_done(pod_run *run, pod_run_status status, void *ud) {
+  study *s = ud;
+  clear_progress(s);
+  s->status = status;
+  s->results = pod_run_take_results(run);
+  const pod_err *e = pod_run_error(run);
+  if (e) s->err = *e;
+  pod_run_free(run);
+  s->run = NULL;
+  lpod_host_off_cancel(s->host, s->cancel_id);
+  s->cancel_id = -1;
+  s->wall_s = (double)(uv_now(lpod_host_loop(s->host)) - s->t0_ms) / 1000.0;
+  s->state = ST_DONE;
+  /* unpin: the registry kept the study alive while it ran */
+  lua_State *L = lpod_host_main_state(s->host);
+  lua_pushlightuserdata(L, s);
+  lua_pushnil(L);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  if (s->waiter) {
+    s->waiter = NULL;
+    lpod_host_resume(s->host, 0);
+  }
+}
+
+static study *check_study(lua_State *L, const char *what) {
+  study *s = luaL_testudata(L, 1, STUDY_T);
+  if (s == NULL) lpod_error(L, what, NULL, "call it as study:%s()", what + 6);
+  return s;
+}
+
+static int l_start(lua_State *L) {
+  study *s = check_study(L, "study:start");
+  if (s->state != ST_NEW) return lpod_error(L, "study:start", NULL, "study '%s' was already started", s->name);
+  pod_mc_spec spec;
+  pod_mc_spec_init(&spec);
+  spec.nparams = s->P;
+  spec.param_names = (const char *const *)s->pnames;
+  spec.dists = s->dists;
+  spec.nmetrics = s->M;
+  spec.metric_names = (const char *const *)s->mnames;
+  spec.grid = s->G;
+  spec.samples = s->samples;
+  spec.chunk_size = s->chunk_size;
+  spec.seed = s->seed;
+  spec.eval = s->ev;
+  spec.keep_samples = s->keep_samples;
+  spec.max_samples_mb = s->opts->max_samples_mb;
+  spec.sensitivity = s->sens;
+  spec.stop_metric = s->stop_metric;
+  spec.stop_rel_ci95 = s->stop_rel;
+  spec.stop_min_samples = s->stop_min;
+  pod_err e;
+  pod_err_clear(&e);
+  if (pod_mc_plan_new(&spec, &s->plan, &e) != POD_OK)
+    return lpod_error_core(L, "podsim.study", NULL, &e);
+  pod_run_opts ro;
+  memset(&ro, 0, sizeof ro);
+  ro.threads = s->threads;
+  ro.progress_cb = on_progress;
+  ro.interval_ms = 200;
+  ro.done_cb = on_done;
+  ro.ud = s;
+  uv_loop_t *loop = lpod_host_loop(s->host);
+  uv_update_time(loop);
+  s->t0_ms = uv_now(loop);
+  if (pod_run_start(loop, s->plan, &ro, &s->run, &e) != POD_OK)
+    return lpod_error_core(L, "study:start", NULL, &e);
+  s->state = ST_RUNNING;
+  /* pin the study while it runs */
+  lua_pushlightuserdata(L, s);
+  lua_pushvalue(L, 1);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  s->cancel_id = lpod_host_on_cancel(s->host, on_cancel, s);
+  if (lpod_host_interrupted(s->host)) on_cancel(s);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static void set_num(lua_State *L, const char *k, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, k);
+}
+
+/* Push the results table of a finished study at sidx (see lua/README.md). */
+static void push_results(lua_State *L, int sidx, study *s) {
+  static const char *const qnames[POD_STATS_NQ] = {"p1", "p5", "p25", "p50", "p75", "p95", "p99"};
+  pod_mc_results *r = s->results;
+  lua_createtable(L, 0, 24); /* stack: res */
+  int res = lua_gettop(L);
+  lua_pushstring(L, s->name);
+  lua_setfield(L, res, "name");
+  lua_getiuservalue(L, sidx, 1); /* desc */
+  static const char *const copy[] = {"metrics", "params", "grid", "grid_keys", NULL};
+  for (int i = 0; copy[i]; i++) {
+    lua_getfield(L, -1, copy[i]);
+    lua_setfield(L, res, copy[i]);
+  }
+  /* distributions described */
+  lua_getfield(L, -1, "dists");
+  int dists = lua_gettop(L);
+  lua_newtable(L);
+  for (int i = 0; i < s->P; i++) {
+    lua_getfield(L, dists, s->pnames[i]);
+    if (lpod_dist_test(L, -1, NULL)) {
+      lpod_dist_push_description(L, -1);
+    } else {
+      lua_createtable(L, 0, 2);
+      lua_pushliteral(L, "fixed");
+      lua_setfield(L, -2, "kind");
+      lua_pushvalue(L, -3);
+      lua_setfield(L, -2, "value");
+    }
+    lua_setfield(L, -3, s->pnames[i]);
+    lua_pop(L, 1);
+  }
+  lua_setfield(L, res, "dists");
+  lua_pop(L, 2); /* dists, desc */
+  int complete = r ? pod_mc_results_complete(r) : 0;
+  lua_pushboolean(L, complete || s->status == POD_RUN_STOPPED);
+  lua_setfield(L, res, "complete");
+  lua_pushboolean(L, s->status == POD_RUN_STOPPED);
+  lua_setfield(L, res, "stopped");
+  lua_pushboolean(L, s->status == POD_RUN_CANCELED);
+  lua_setfield(L, res, "interrupted");
+  set_num(L, "samples", (double)s->samples);
+  set_num(L, "seed", (double)s->seed);
+  set_num(L, "chunk_size", s->chunk_size);
+  set_num(L, "threads", s->threads);
+  set_num(L, "wall_s", s->wall_s);
+  lua_pushboolean(L, s->keep_samples);
+  lua_setfield(L, res, "keep_samples");
+  static const char *const sens_names[] = {"none", "spearman", "sobol"};
+  lua_pushstring(L, sens_names[s->sens]);
+  lua_setfield(L, res, "sensitivity");
+  lua_pushstring(L, s->kernel ? s->kernel->name : "lua");
+  lua_setfield(L, res, "evaluator");
+  if (r == NULL) return;
+  set_num(L, "samples_done", (double)pod_mc_results_samples_done(r));
+  set_num(L, "chunks_done", (double)pod_mc_results_chunks_done(r));
+  set_num(L, "chunks_total", (double)pod_mc_results_chunks_total(r));
+  lua_pushboolean(L, pod_mc_results_spearman_partial(r));
+  lua_setfield(L, res, "spearman_partial");
+  lua_pushboolean(L, pod_mc_results_samples_partial(r));
+  lua_setfield(L, res, "samples_partial");
+  /* stats[metric][g] */
+  lua_createtable(L, 0, s->M);
+  int exact_all = 1;
+  for (int m = 0; m < s->M; m++) {
+    lua_createtable(L, s->G, 0);
+    for (int g = 0; g < s->G; g++) {
+      pod_mc_summary sm;
+      if (pod_mc_results_summary(r, m, g, &sm) != POD_OK) continue;
+      lua_createtable(L, 0, 20);
+      set_num(L, "n", (double)sm.n);
+      set_num(L, "mean", sm.mean);
+      set_num(L, "sd", sm.sd);
+      set_num(L, "se", sm.se);
+      set_num(L, "ci95_lo", sm.ci95_lo);
+      set_num(L, "ci95_hi", sm.ci95_hi);
+      set_num(L, "min", sm.min);
+      set_num(L, "max", sm.max);
+      set_num(L, "skew", sm.skew);
+      set_num(L, "kurtosis", sm.kurtosis);
+      for (int q = 0; q < POD_STATS_NQ; q++) set_num(L, qnames[q], sm.q[q]);
+      lua_pushboolean(L, sm.quantiles_exact);
+      lua_setfield(L, -2, "exact");
+      if (!sm.quantiles_exact) exact_all = 0;
+      lua_rawseti(L, -2, g + 1);
+    }
+    lua_setfield(L, -2, s->mnames[m]);
+  }
+  lua_setfield(L, res, "stats");
+  lua_pushboolean(L, exact_all);
+  lua_setfield(L, res, "quantiles_exact");
+  /* sens[metric][g][param] */
+  lua_createtable(L, 0, s->M);
+  for (int m = 0; m < s->M; m++) {
+    lua_createtable(L, s->G, 0);
+    for (int g = 0; g < s->G; g++) {
+      lua_createtable(L, 0, s->P);
+      for (int p = 0; p < s->P; p++) {
+        pod_mc_sens_value sv;
+        if (pod_mc_results_sensitivity(r, g, p, m, &sv) != POD_OK) continue;
+        lua_createtable(L, 0, 3);
+        set_num(L, "spearman", sv.spearman);
+        set_num(L, "sobol_first", sv.sobol_first);
+        set_num(L, "sobol_total", sv.sobol_total);
+        lua_setfield(L, -2, s->pnames[p]);
+      }
+      lua_rawseti(L, -2, g + 1);
+    }
+    lua_setfield(L, -2, s->mnames[m]);
+  }
+  lua_setfield(L, res, "sens");
+  /* the study itself, for histograms and samples */
+  lua_pushvalue(L, sidx);
+  lua_setfield(L, res, "_study");
+}
+
+/* Continuation of s:wait(), inside the scenario coroutine. */
+static int wait_k(lua_State *L, int status, lua_KContext ctx) {
+  (void)status;
+  (void)ctx;
+  study *s = luaL_checkudata(L, 1, STUDY_T);
+  if (s->state != ST_DONE) return lpod_error(L, "study:wait", NULL, "study '%s' is not done (internal error)", s->name);
+  if (s->status == POD_RUN_FAILED) {
+    return lpod_error(L, "study", s->name, "%s%s%s", s->err.msg[0] ? s->err.msg : pod_strerror(s->err.code),
+                      s->err.field[0] && strcmp(s->err.field, "eval") ? " [" : "",
+                      s->err.field[0] && strcmp(s->err.field, "eval") ? s->err.field : "");
+  }
+  lua_settop(L, 1);
+  push_results(L, 1, s);
+  return 1;
+}
+
+static int l_wait(lua_State *L) {
+  study *s = check_study(L, "study:wait");
+  lua_settop(L, 1);
+  if (s->state == ST_NEW) return lpod_error(L, "study:wait", NULL, "study '%s' was not started (use study:run() or study:start())", s->name);
+  if (s->state == ST_DONE) return wait_k(L, LUA_OK, 0);
+  if (s->waiter) return lpod_error(L, "study:wait", NULL, "study '%s' is already being waited for", s->name);
+  lpod_host_check_yield(L, "study:wait");
+  s->waiter = L;
+  return lua_yieldk(L, 0, 0, wait_k);
+}
+
+static int l_run(lua_State *L) {
+  lua_settop(L, 1);
+  check_study(L, "study:run");
+  lua_pushcfunction(L, l_start);
+  lua_pushvalue(L, 1);
+  lua_call(L, 1, 0);
+  return l_wait(L);
+}
+
+/* podsim._results_hist(study, metric_index, grid_index) -> {lo, hi, counts, under, over, log} */
+static int l_hist(lua_State *L) {
+  study *s = luaL_checkudata(L, 1, STUDY_T);
+  int m = (int)luaL_checkinteger(L, 2) - 1, g = (int)luaL_checkinteger(L, 3) - 1;
+  if (s->results == NULL) return 0;
+  const pod_hist *hh = pod_mc_results_hist(s->results, m, g);
+  if (hh == NULL) return 0;
+  lua_createtable(L, 0, 6);
+  lua_createtable(L, hh->nbins + 1, 0);
+  for (int i = 0; i <= hh->nbins; i++) {
+    lua_pushnumber(L, pod_hist_edge(hh, i));
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "edges");
+  lua_createtable(L, hh->nbins, 0);
+  for (int i = 0; i < hh->nbins; i++) {
+    lua_pushinteger(L, hh->counts[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "counts");
+  lua_pushinteger(L, hh->under);
+  lua_setfield(L, -2, "under");
+  lua_pushinteger(L, hh->over);
+  lua_setfield(L, -2, "over");
+  lua_pushboolean(L, hh->logbins);
+  lua_setfield(L, -2, "log");
+  return 1;
+}
+
+/* Number formatting shared with lib/podsim.lua's podsim.num. */
+static int fmt_num(char *buf, size_t n, double v) {
+  if (v == floor(v) && fabs(v) < 1e15) return snprintf(buf, n, "%.0f", v);
+  return snprintf(buf, n, "%.10g", v);
+}
+
+/* podsim._write_samples(study, path, prefixes) -> rows written.
+** prefixes[g] is the grid point's leading CSV cells (with a trailing
+** comma, or ""); the header is written by the caller's first line arg. */
+static int l_write_samples(lua_State *L) {
+  study *s = luaL_checkudata(L, 1, STUDY_T);
+  const char *path = luaL_checkstring(L, 2);
+  const char *header = luaL_checkstring(L, 3);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  if (!lpod_host_path_allowed(lpod_host(L), path, 1))
+    return lpod_error(L, "podsim.write", NULL, "'%s' is outside the output folder", path);
+  if (s->results == NULL) return 0;
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (f == NULL) return lpod_error(L, "podsim.write", NULL, "cannot write '%s'", tmp);
+  fputs(header, f);
+  fputc('\n', f);
+  int64_t total = 0;
+  char buf[64];
+  for (int g = 0; g < s->G; g++) {
+    int64_t rows = pod_mc_results_rows(s->results, g);
+    lua_rawgeti(L, 4, g + 1);
+    const char *prefix = lua_tostring(L, -1);
+    const double *pc[MAX_PARAMS > 64 ? 64 : MAX_PARAMS];
+    (void)pc;
+    for (int64_t i = 0; i < rows; i++) {
+      fputs(prefix ? prefix : "", f);
+      for (int p = 0; p < s->P; p++) {
+        const double *col = pod_mc_results_param_column(s->results, g, p);
+        fmt_num(buf, sizeof buf, col ? col[i] : NAN);
+        fputs(buf, f);
+        fputc(',', f);
+      }
+      for (int m = 0; m < s->M; m++) {
+        const double *col = pod_mc_results_metric_column(s->results, g, m);
+        fmt_num(buf, sizeof buf, col ? col[i] : NAN);
+        fputs(buf, f);
+        fputc(m + 1 < s->M ? ',' : '\n', f);
+      }
+    }
+    total += rows;
+    lua_pop(L, 1);
+  }
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+    remove(tmp);
+    return lpod_error(L, "podsim.write", NULL, "cannot write '%s'", path);
+  }
+  lua_pushinteger(L, total);
+  return 1;
+}
+
+static int study_tostring(lua_State *L) {
+  study *s = luaL_checkudata(L, 1, STUDY_T);
+  lua_pushfstring(L, "study %s", s->name);
+  return 1;
+}
+
+static int study_index(lua_State *L) {
+  study *s = luaL_checkudata(L, 1, STUDY_T);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "name") == 0) {
+    lua_pushstring(L, s->name);
+    return 1;
+  }
+  if (strcmp(k, "done") == 0) {
+    lua_pushboolean(L, s->state == ST_DONE);
+    return 1;
+  }
+  lua_getmetatable(L, 1);
+  lua_getfield(L, -1, "methods");
+  lua_getfield(L, -1, k);
+  return 1;
+}
+
+void lpod_open_study(lua_State *L) {
+  int podsim = lua_gettop(L);
+  luaL_newmetatable(L, STUDY_T);
+  lua_pushcfunction(L, study_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, study_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pushcfunction(L, study_index);
+  lua_setfield(L, -2, "__index");
+  lua_pushliteral(L, "study");
+  lua_setfield(L, -2, "__name");
+  static const luaL_Reg methods[] = {
+      {"start", l_start}, {"wait", l_wait}, {"run", l_run}, {NULL, NULL}};
+  luaL_newlib(L, methods);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, podsim, "_study_methods");
+  lua_setfield(L, -2, "methods");
+  lua_pop(L, 1);
+  lua_pushcfunction(L, l_study);
+  lua_setfield(L, podsim, "study");
+  lua_pushcfunction(L, l_hist);
+  lua_setfield(L, podsim, "_results_hist");
+  lua_pushcfunction(L, l_write_samples);
+  lua_setfield(L, podsim, "_write_samples");
+  /* kernel names for podsim.kernel.<name> */
+  lua_newtable(L);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, "lpod.kernels") == LUA_TTABLE) {
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      lua_pop(L, 1);
+      lua_pushvalue(L, -1);
+      lua_pushboolean(L, 1);
+      lua_rawset(L, -5);
+    }
+  }
+  lua_pop(L, 1);
+  lua_setfield(L, podsim, "_kernels");
+}

@@ -1,0 +1,444 @@
+/*
+** l_train.c: models and the training-step model in Lua (DESIGN.md 4.3, 5):
+** podsim.models.<name>, podsim.model{base=, ...}, podsim.model_params(m),
+** podsim.model_flops(m, seq [, causal]), podsim.train{...},
+** podsim.search{...}, and the "train" built-in evaluator
+** (podsim.kernel.train{base="default", ...}).
+**
+** Specs are immutable userdata described by the field tables below
+** (lpod.h); core/train.c does the work.  podsim.train and podsim.search
+** start from the shared defaults (pod_train_cfg_init: table efficiencies,
+** overlaps, jitter; layout all 1 with the distributed optimizer).
+*/
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "l_hw.h"
+#include "lpod.h"
+#include "pod_train.h"
+
+#define INF HUGE_VAL
+
+/* ---- models ------------------------------------------------------------ */
+
+static const char *const attn_names[] = {"mha", "gqa", "mla", NULL};
+
+static int model_check(const void *v, pod_err *e) { return pod_model_check(v, e); }
+static int model_preset(const char *n, void *out) { return pod_model_preset(n, out); }
+static const char *model_name(int i) {
+  const pod_model *m = pod_model_at(i, NULL);
+  return m ? m->name : NULL;
+}
+static const char *model_source(int i) {
+  const char *src = NULL;
+  return pod_model_at(i, &src) ? src : NULL;
+}
+
+#define MF(name, type, min, max, unit) \
+  {#name, type, offsetof(pod_model, name), 0, min, max, 0, unit, NULL, NULL}
+static const lpod_field model_fields[] = {
+    {"name", LPOD_STRING, offsetof(pod_model, name), POD_NAME_MAX, 0, 0, 0, "", NULL, NULL},
+    MF(layers, LPOD_INT, 1, 1 << 20, "transformer blocks"),
+    MF(hidden, LPOD_INT, 1, 1 << 24, "model width"),
+    MF(ffn, LPOD_INT, 0, 1 << 26, "dense MLP width"),
+    MF(heads, LPOD_INT, 1, 1 << 16, "attention heads"),
+    MF(kv_heads, LPOD_INT, 0, 1 << 16, "KV heads (GQA groups)"),
+    MF(head_dim, LPOD_INT, 0, 1 << 16, "0: hidden/heads"),
+    MF(vocab, LPOD_INT, 1, 1 << 28, "tokens"),
+    {"attn", LPOD_ENUM, offsetof(pod_model, attn), 0, 0, 0, 0, "", attn_names, NULL},
+    MF(q_lora, LPOD_INT, 0, 1 << 20, "MLA query rank"),
+    MF(kv_lora, LPOD_INT, 0, 1 << 20, "MLA KV rank"),
+    MF(qk_nope, LPOD_INT, 0, 1 << 16, "MLA"),
+    MF(qk_rope, LPOD_INT, 0, 1 << 16, "MLA"),
+    MF(v_head, LPOD_INT, 0, 1 << 16, "MLA"),
+    MF(tied_embeddings, LPOD_BOOL, 0, 1, ""),
+    MF(gated_mlp, LPOD_BOOL, 0, 1, "SwiGLU"),
+    MF(experts, LPOD_INT, 0, 1 << 20, "routed experts"),
+    MF(top_k, LPOD_INT, 0, 1 << 20, "experts per token"),
+    MF(expert_ffn, LPOD_INT, 0, 1 << 26, "expert width"),
+    MF(shared_experts, LPOD_INT, 0, 1 << 10, "always-on experts"),
+    MF(dense_layers, LPOD_INT, 0, 1 << 20, "leading dense layers"),
+    MF(moe_interval, LPOD_INT, 0, 1 << 20, "every k-th layer is MoE"),
+    MF(capacity_factor, LPOD_DOUBLE, 0, 1e6, "0: dropless"),
+    MF(imbalance, LPOD_DOUBLE, 0, 1e6, "max over mean tokens per expert"),
+    MF(mtp_layers, LPOD_INT, 0, 64, "multi-token-prediction blocks"),
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+const lpod_type lpod_model_type = {
+    "podsim.model", "model", "podsim.model", "models", sizeof(pod_model),
+    model_fields, model_check, model_preset, model_name, model_source};
+
+/* ---- layouts and training configs -------------------------------------- */
+
+static const char *const dtype_names[] = {"bf16", "fp8", "fp4", NULL};
+static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+
+static int layout_preset(const char *n, void *out) {
+  if (strcmp(n, "default") != 0) return POD_ENOENT;
+  pod_train_cfg c;
+  pod_train_cfg_init(&c);
+  memcpy(out, &c.parallel, sizeof c.parallel);
+  return POD_OK;
+}
+static const char *default_name(int i) { return i == 0 ? "default" : NULL; }
+
+#define LF(name, type, min, max, unit) \
+  {#name, type, offsetof(pod_layout, name), 0, min, max, 0, unit, NULL, NULL}
+static const lpod_field layout_fields[] = {
+    LF(tp, LPOD_INT, 0, 1 << 16, "tensor parallel (0: 1)"),
+    LF(pp, LPOD_INT, 0, 1 << 16, "pipeline stages (0: 1)"),
+    LF(vp, LPOD_INT, 0, 1 << 16, "virtual stages per rank (0: 1)"),
+    LF(dp, LPOD_INT, 0, 1 << 24, "data parallel (0: derived)"),
+    LF(ep, LPOD_INT, 0, 1 << 20, "expert parallel (0: 1)"),
+    LF(etp, LPOD_INT, 0, 1 << 16, "expert tensor parallel (0: 1)"),
+    LF(cp, LPOD_INT, 0, 1 << 16, "context parallel (0: 1)"),
+    LF(microbatch, LPOD_INT, 0, 1 << 20, "sequences per micro-batch (0: 1)"),
+    LF(zero, LPOD_INT, 0, 3, "0 replicated, 1 distributed optimizer, 2, 3"),
+    {"recompute", LPOD_ENUM, offsetof(pod_layout, recompute), 0, 0, 0, 0, "",
+     recompute_names, NULL},
+    LF(uneven, LPOD_BOOL, 0, 1, "uneven pipeline layout"),
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+static const lpod_type layout_type = {
+    "podsim.parallel", "parallel layout", "podsim.train", NULL,
+    sizeof(pod_layout), layout_fields, NULL, layout_preset, default_name, NULL};
+
+static int cfg_check(const void *v, pod_err *e) { return pod_train_check(v, e); }
+static int base_check(const void *v, pod_err *e) { return pod_train_check_base(v, e); }
+static int cfg_preset(const char *n, void *out) {
+  if (strcmp(n, "default") != 0) return POD_ENOENT;
+  pod_train_cfg_init(out);
+  return POD_OK;
+}
+
+#define CF(name, type, min, max, unit) \
+  {#name, type, offsetof(pod_train_cfg, name), 0, min, max, 0, unit, NULL, NULL}
+static const lpod_field cfg_fields[] = {
+    {"system", LPOD_STRUCT, offsetof(pod_train_cfg, system), 0, 0, 0, 0, "", NULL, &lpod_system_type},
+    {"model", LPOD_STRUCT, offsetof(pod_train_cfg, model), 0, 0, 0, 0, "", NULL, &lpod_model_type},
+    CF(gpus, LPOD_INT, 1, 1 << 24, "GPUs"),
+    CF(seq, LPOD_INT, 1, 1 << 24, "tokens per sequence"),
+    CF(global_batch, LPOD_INT, 1, 1 << 28, "sequences per step"),
+    {"dtype", LPOD_ENUM, offsetof(pod_train_cfg, dtype), 0, 0, 0, 0, "", dtype_names, NULL},
+    {"parallel", LPOD_STRUCT, offsetof(pod_train_cfg, parallel), 0, 0, 0, 0, "", NULL, &layout_type},
+    CF(eff_gemm, LPOD_DOUBLE, -1, 1, "fraction of peak (<= 0: table)"),
+    CF(eff_attn, LPOD_DOUBLE, -1, 1, "fraction of bf16 peak (<= 0: table)"),
+    CF(gemm_k_half, LPOD_DOUBLE, -1, 1e9, "hidden size (< 0: table)"),
+    CF(eff_scale, LPOD_DOUBLE, 0, 2, "software maturity multiplier"),
+    CF(eff_hbm, LPOD_DOUBLE, 0, 1, "fraction of HBM bandwidth"),
+    CF(overlap_tp, LPOD_DOUBLE, 0, 1, "fraction hidden"),
+    CF(overlap_cp, LPOD_DOUBLE, 0, 1, "fraction hidden"),
+    CF(overlap_ep, LPOD_DOUBLE, 0, 1, "fraction hidden"),
+    CF(overlap_pp, LPOD_DOUBLE, 0, 1, "fraction hidden"),
+    CF(overlap_dp, LPOD_DOUBLE, 0, 1, "fraction hidden"),
+    CF(jitter, LPOD_DOUBLE, 0, 1, "per-GPU step-time CV"),
+    CF(grad_reduce_bytes, LPOD_DOUBLE, 0, 8, "bytes per gradient element"),
+    CF(mem_reserve_gb, LPOD_DOUBLE, 0, 1e6, "GB"),
+    CF(mfu_full_attn, LPOD_BOOL, 0, 1, "MFU counts full attention"),
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+/* The training config (podsim.train and the "train" kernel). */
+const lpod_type lpod_train_cfg_type = {
+    "podsim.train_cfg", "train config", "podsim.train", NULL,
+    sizeof(pod_train_cfg), cfg_fields, cfg_check, cfg_preset, default_name, NULL};
+
+/* The search's base config: the same fields, the layout left unchecked. */
+static const lpod_type search_cfg_type = {
+    "podsim.search_cfg", "search config", "podsim.search", NULL,
+    sizeof(pod_train_cfg), cfg_fields, base_check, cfg_preset, default_name, NULL};
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static void setnum(lua_State *L, const char *k, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, k);
+}
+static void setint(lua_State *L, const char *k, long v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, k);
+}
+
+/* Copy the table at idx into a new table on the top of the stack, without
+** the keys in `skip`, with base="default" when absent, and the same for a
+** `parallel` sub-table. */
+static int defaulted_copy(lua_State *L, int idx, const char *const *skip) {
+  idx = lua_absindex(L, idx);
+  lua_newtable(L); /* stack: copy */
+  int copy = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) { /* stack: copy, key, value */
+    int skipped = 0;
+    if (lua_type(L, -2) == LUA_TSTRING && skip)
+      for (int i = 0; skip[i]; i++)
+        if (strcmp(lua_tostring(L, -2), skip[i]) == 0) skipped = 1;
+    if (!skipped) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2); /* stack: copy, key, key, value */
+      lua_rawset(L, copy);
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  if (lua_getfield(L, copy, "base") == LUA_TNIL) {
+    lua_pushliteral(L, "default");
+    lua_setfield(L, copy, "base");
+  }
+  lua_pop(L, 1);
+  /* parallel = {...} without base starts from the default layout */
+  if (lua_getfield(L, copy, "parallel") == LUA_TTABLE && !lua_getmetatable(L, -1)) {
+    int par = lua_gettop(L);
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, par)) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, -4);
+    }
+    if (lua_getfield(L, -1, "base") == LUA_TNIL) {
+      lua_pushliteral(L, "default");
+      lua_setfield(L, -3, "base");
+    }
+    lua_pop(L, 1);
+    lua_setfield(L, copy, "parallel");
+  }
+  lua_settop(L, copy);
+  return copy;
+}
+
+static void push_layout(lua_State *L, const pod_layout *l) {
+  setint(L, "tp", l->tp);
+  setint(L, "pp", l->pp);
+  setint(L, "vp", l->vp);
+  setint(L, "dp", l->dp);
+  setint(L, "ep", l->ep);
+  setint(L, "etp", l->etp);
+  setint(L, "cp", l->cp);
+  setint(L, "microbatch", l->microbatch);
+  setint(L, "zero", l->zero);
+  lua_pushstring(L, pod_train_recompute_name(l->recompute));
+  lua_setfield(L, -2, "recompute");
+  lua_pushboolean(L, l->uneven);
+  lua_setfield(L, -2, "uneven");
+}
+
+/* ---- podsim.model{}, model_params, model_flops -------------------------- */
+
+static int l_model(lua_State *L) {
+  pod_model m;
+  if (!lua_istable(L, 1))
+    return lpod_error(L, "podsim.model", NULL, "expected a table of fields, got %s",
+                      luaL_typename(L, 1));
+  lpod_build(L, 1, &lpod_model_type, &m, NULL);
+  lpod_push(L, &lpod_model_type, &m);
+  return 1;
+}
+
+static int l_model_params(lua_State *L) {
+  pod_model m;
+  if (lua_isnoneornil(L, 1))
+    return lpod_error(L, "podsim.model_params", "model", "required argument is missing");
+  lpod_to_value(L, 1, &lpod_model_type, &m, "model");
+  pod_model_params p;
+  pod_model_params_count(&m, &p);
+  lua_createtable(L, 0, 10);
+  setnum(L, "total", p.total);
+  setnum(L, "active", p.active);
+  setnum(L, "embedding", p.embedding);
+  setnum(L, "head", p.head);
+  setnum(L, "layers_dense", p.layers_dense);
+  setnum(L, "layers_expert", p.layers_expert);
+  setnum(L, "expert", p.expert);
+  setnum(L, "mtp", p.mtp);
+  setint(L, "moe_layers", p.moe_layers);
+  setint(L, "dense_mlp_layers", p.dense_mlp_layers);
+  return 1;
+}
+
+static int l_model_flops(lua_State *L) {
+  static const char ctx[] = "podsim.model_flops";
+  pod_model m;
+  if (lua_isnoneornil(L, 1)) return lpod_error(L, ctx, "model", "required argument is missing");
+  lpod_to_value(L, 1, &lpod_model_type, &m, "model");
+  double seq = lpod_check_range(L, 2, 1, 1 << 24, 0, ctx, "seq");
+  int causal = lua_isnoneornil(L, 3) ? 1 : lua_toboolean(L, 3);
+  pod_model_flops f;
+  pod_model_flops_per_token(&m, (int)seq, causal, &f);
+  lua_createtable(L, 0, 6);
+  setnum(L, "gemm_dense", f.gemm_dense);
+  setnum(L, "gemm_expert", f.gemm_expert);
+  setnum(L, "attn", f.attn);
+  setnum(L, "head", f.head);
+  setnum(L, "mtp", f.mtp);
+  setnum(L, "total", f.total);
+  return 1;
+}
+
+/* ---- podsim.train{} ----------------------------------------------------- */
+
+static void push_result(lua_State *L, const pod_train_cfg *c,
+                        const pod_train_result *r) {
+  lua_createtable(L, 0, 20);
+  setnum(L, "step_s", r->step_s);
+  setnum(L, "tokens_per_s", r->tokens_per_s);
+  setnum(L, "tokens_per_s_per_gpu", r->tokens_per_s_per_gpu);
+  setnum(L, "tflops_per_gpu", r->tflops_per_gpu);
+  setnum(L, "mfu", r->mfu);
+  setnum(L, "peak_tflops", r->peak_tflops);
+  setnum(L, "flops_per_token", r->flops_per_token);
+  setnum(L, "memory_gb", r->memory.total_gb);
+  lua_pushboolean(L, r->fits);
+  lua_setfield(L, -2, "fits");
+  setnum(L, "eff_gemm", r->eff_gemm);
+  setnum(L, "eff_attn", r->eff_attn);
+  setint(L, "microbatches", r->microbatches);
+  setint(L, "dp", r->dp);
+  setint(L, "edp", r->edp);
+  lua_createtable(L, 0, 6);
+  setnum(L, "weights_gb", r->memory.weights_gb);
+  setnum(L, "grads_gb", r->memory.grads_gb);
+  setnum(L, "optimizer_gb", r->memory.optimizer_gb);
+  setnum(L, "activations_gb", r->memory.activations_gb);
+  setnum(L, "reserve_gb", r->memory.reserve_gb);
+  setnum(L, "total_gb", r->memory.total_gb);
+  lua_setfield(L, -2, "memory");
+  const pod_train_breakdown *b = &r->breakdown;
+  lua_createtable(L, 0, 9);
+  setnum(L, "compute", b->compute);
+  setnum(L, "tp", b->tp);
+  setnum(L, "cp", b->cp);
+  setnum(L, "ep", b->ep);
+  setnum(L, "pp", b->pp);
+  setnum(L, "dp", b->dp);
+  setnum(L, "bubble", b->bubble);
+  setnum(L, "optimizer", b->optimizer);
+  setnum(L, "straggler", b->straggler);
+  lua_setfield(L, -2, "breakdown");
+  lpod_push(L, &lpod_train_cfg_type, c);
+  lua_setfield(L, -2, "config");
+}
+
+static int l_train(lua_State *L) {
+  static const char ctx[] = "podsim.train";
+  if (!lua_istable(L, 1))
+    return lpod_error(L, ctx, NULL, "expected a table {system=, model=, gpus=, ...}, got %s",
+                      luaL_typename(L, 1));
+  lua_settop(L, 1);
+  int t = defaulted_copy(L, 1, NULL); /* stack: opts, copy */
+  static const char *const required[] = {"system", "model", "gpus", "seq", "global_batch", NULL};
+  for (int i = 0; required[i]; i++) {
+    if (lua_getfield(L, t, required[i]) == LUA_TNIL)
+      return lpod_error(L, ctx, required[i], "required field is missing");
+    lua_pop(L, 1);
+  }
+  pod_train_cfg c;
+  lpod_build(L, t, &lpod_train_cfg_type, &c, NULL);
+  pod_train_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  int rc = pod_train_eval(&c, &r, &e);
+  if (rc != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
+  push_result(L, &c, &r);
+  return 1;
+}
+
+/* ---- podsim.search{} ---------------------------------------------------- */
+
+static const char *const search_only[] = {"fix", "top", "max_tp", "max_pp", "max_vp",
+                                          "max_cp", "max_mb", NULL};
+static const char *const fix_keys[] = {"tp", "pp", "vp", "dp", "ep", "etp", "cp",
+                                       "microbatch", "zero", "recompute", "uneven", NULL};
+
+#define SEARCH_MAX 1000
+
+static int l_search(lua_State *L) {
+  static const char ctx[] = "podsim.search";
+  if (!lua_istable(L, 1))
+    return lpod_error(L, ctx, NULL, "expected a table {system=, model=, gpus=, ...}, got %s",
+                      luaL_typename(L, 1));
+  lua_settop(L, 1);
+  if (lua_getfield(L, 1, "parallel") != LUA_TNIL)
+    return lpod_error(L, ctx, "parallel", "the search chooses the layout; fix dimensions with fix={...}");
+  lua_pop(L, 1);
+  int t = defaulted_copy(L, 1, search_only); /* stack: opts, copy */
+  static const char *const required[] = {"system", "model", "gpus", "seq", "global_batch", NULL};
+  for (int i = 0; required[i]; i++) {
+    if (lua_getfield(L, t, required[i]) == LUA_TNIL)
+      return lpod_error(L, ctx, required[i], "required field is missing");
+    lua_pop(L, 1);
+  }
+  pod_train_cfg c;
+  lpod_build(L, t, &search_cfg_type, &c, NULL);
+  pod_train_search_opts o;
+  pod_train_search_opts_init(&o);
+  o.top_n = lpod_opt_int(L, 1, "top", 10, 1, SEARCH_MAX, 0, ctx, NULL);
+  o.max_tp = lpod_opt_int(L, 1, "max_tp", o.max_tp, 1, 1 << 16, 0, ctx, NULL);
+  o.max_pp = lpod_opt_int(L, 1, "max_pp", o.max_pp, 1, 1 << 16, 0, ctx, NULL);
+  o.max_vp = lpod_opt_int(L, 1, "max_vp", o.max_vp, 1, 1 << 16, 0, ctx, NULL);
+  o.max_cp = lpod_opt_int(L, 1, "max_cp", o.max_cp, 1, 1 << 16, 0, ctx, NULL);
+  o.max_mb = lpod_opt_int(L, 1, "max_mb", o.max_mb, 1, 1 << 16, 0, ctx, NULL);
+  if (lua_getfield(L, 1, "fix") != LUA_TNIL) { /* stack: opts, copy, fix */
+    int fx = lua_gettop(L);
+    if (!lua_istable(L, fx))
+      return lpod_error(L, ctx, "fix", "expected a table {tp=, pp=, ...}, got %s",
+                        luaL_typename(L, fx));
+    lpod_check_keys(L, fx, ctx, "fix", fix_keys);
+    pod_layout *f = &o.fix;
+    f->tp = lpod_opt_int(L, fx, "tp", -1, 1, 1 << 16, 0, ctx, "fix");
+    f->pp = lpod_opt_int(L, fx, "pp", -1, 1, 1 << 16, 0, ctx, "fix");
+    f->vp = lpod_opt_int(L, fx, "vp", -1, 1, 1 << 16, 0, ctx, "fix");
+    f->dp = lpod_opt_int(L, fx, "dp", -1, 1, 1 << 24, 0, ctx, "fix");
+    f->ep = lpod_opt_int(L, fx, "ep", -1, 1, 1 << 20, 0, ctx, "fix");
+    f->etp = lpod_opt_int(L, fx, "etp", -1, 1, 1 << 16, 0, ctx, "fix");
+    f->cp = lpod_opt_int(L, fx, "cp", -1, 1, 1 << 16, 0, ctx, "fix");
+    f->microbatch = lpod_opt_int(L, fx, "microbatch", -1, 1, 1 << 20, 0, ctx, "fix");
+    f->zero = lpod_opt_int(L, fx, "zero", -1, 0, 3, 0, ctx, "fix");
+    if (lua_getfield(L, fx, "recompute") != LUA_TNIL)
+      f->recompute = lpod_opt_enum(L, fx, "recompute", 0, recompute_names, 1, ctx, "fix");
+    lua_pop(L, 1);
+    if (lua_getfield(L, fx, "uneven") != LUA_TNIL)
+      f->uneven = lpod_opt_bool(L, fx, "uneven", 0, ctx, "fix");
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  pod_train_search_item *items = lua_newuserdatauv(L, sizeof *items * o.top_n, 0);
+  int n = 0;
+  pod_train_search_stats st;
+  pod_err e;
+  pod_err_clear(&e);
+  int rc = pod_train_search(&c, &o, items, o.top_n, &n, &st, &e);
+  if (rc != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
+  lua_createtable(L, n, 3); /* stack: ..., items, list */
+  for (int i = 0; i < n; i++) {
+    lua_createtable(L, 0, 16);
+    push_layout(L, &items[i].layout);
+    setnum(L, "tokens_per_s_per_gpu", items[i].tokens_per_s_per_gpu);
+    setnum(L, "step_s", items[i].step_s);
+    setnum(L, "mfu", items[i].mfu);
+    setnum(L, "memory_gb", items[i].memory_gb);
+    lua_rawseti(L, -2, i + 1);
+  }
+  setint(L, "candidates", st.candidates);
+  setint(L, "fitting", st.fitting);
+  setint(L, "evaluated", st.evaluated);
+  return 1;
+}
+
+void lpod_open_train(lua_State *L) {
+  int podsim = lua_gettop(L);
+  lpod_open_type(L, podsim, &lpod_model_type);
+  lpod_type_register(L, &layout_type);
+  lpod_type_register(L, &lpod_train_cfg_type);
+  lpod_type_register(L, &search_cfg_type);
+  lua_pushcfunction(L, l_model);
+  lua_setfield(L, podsim, "model");
+  lua_pushcfunction(L, l_model_params);
+  lua_setfield(L, podsim, "model_params");
+  lua_pushcfunction(L, l_model_flops);
+  lua_setfield(L, podsim, "model_flops");
+  lua_pushcfunction(L, l_train);
+  lua_setfield(L, podsim, "train");
+  lua_pushcfunction(L, l_search);
+  lua_setfield(L, podsim, "search");
+  lpod_register_kernel(L, "train", &pod_train_kernel, &lpod_train_cfg_type);
+}

@@ -1,0 +1,117 @@
+-- tools.lua: the embedded programs behind `podsim validate`,
+-- `podsim presets` and `podsim plot`.  Runs as the host's scenario, in the
+-- scenario coroutine, so validation cases may run studies.
+local P = podsim
+local fmt = string.format
+local tool, arg = P.options.tool, P.options.tool_arg
+
+local function embedded_names(prefix)
+  local out = {}
+  for _, n in ipairs(P._embedded_list()) do
+    if n:sub(1, #prefix) == prefix then out[#out + 1] = n end
+  end
+  table.sort(out)
+  return out
+end
+
+local function validate()
+  local names = embedded_names("validation/")
+  local failed, rows, errors = 0, {}, {}
+  for _, n in ipairs(names) do
+    local stem = n:match("^validation/(.*)%.lua$")
+    if not arg or stem:lower():sub(1, #arg) == arg:lower() then
+      local env = setmetatable({}, {__index = _G})
+      local before = #P._checks
+      local fn, err = P._load(P._embedded(n), "@tests/" .. n, env)
+      local ok = fn ~= nil
+      if ok then ok, err = pcall(fn) end
+      if not ok then
+        failed = failed + 1
+        errors[#errors + 1] = fmt("%s: %s", stem, tostring(err))
+      end
+      for i = before + 1, #P._checks do rows[#rows + 1] = P._checks[i] end
+    end
+  end
+  local header = {"id", "case", "published", "podsim", "unit", "error", "tolerance", "kind", "result"}
+  local out, nfit = {}, 0
+  for _, r in ipairs(rows) do
+    if not r.pass then failed = failed + 1 end
+    if r.fit then nfit = nfit + 1 end
+    out[#out + 1] = {r.id, r.name, r.published and fmt("%.4g", r.published) or "-",
+      fmt("%.4g", r.value), r.unit, r.err and fmt("%+.1f%%", r.err * 100) or "-",
+      P.format_tolerance(r), r.fit and "fit" or "prediction", r.pass and "pass" or "FAIL"}
+  end
+  P.print_table(header, out)
+  print(fmt("\n%d checks, %d fits, %d predictions; %d passed, %d failed",
+    #rows, nfit, #rows - nfit, #rows - (failed - #errors), failed))
+  for _, e in ipairs(errors) do io.stderr:write(e, "\n") end
+  if failed > 0 then P.fail(nil, nil, fmt("validation: %d failed", failed)) end
+end
+
+local function presets()
+  local kinds = {"gpus", "systems", "models", "failures"}
+  local shown = 0
+  for _, kind in ipairs(kinds) do
+    local set = rawget(P, kind)
+    if set and (not arg or arg == kind) then
+      shown = shown + 1
+      local names = {}
+      for name in pairs(set) do names[#names + 1] = name end
+      table.sort(names)
+      print(fmt("%s:", kind))
+      for _, name in ipairs(names) do
+        local spec, parts = set[name], {}
+        if type(spec) == "table" and spec[1] then
+          -- a list of failure causes
+          print(fmt("  %s:", name))
+          local rows = {}
+          for _, c in ipairs(spec) do
+            rows[#rows + 1] = {"    " .. tostring(c.cause), c.rate_per_h, tostring(c.unit), tostring(c.blast)}
+          end
+          P.print_table({"    cause", "rate_per_h", "unit", "blast"}, rows, {number_format = "%.3e"})
+          spec = {}
+        end
+        for k, v in pairs(spec) do
+          if k ~= "name" and type(v) ~= "userdata" then
+            parts[#parts + 1] = fmt("%s=%s", k, type(v) == "number" and P.num(v) or tostring(v))
+          elseif type(v) == "userdata" then
+            parts[#parts + 1] = fmt("%s=%s", k, v.name or tostring(v))
+          end
+        end
+        if #parts > 0 then print(fmt("  %-16s %s", name, table.concat(parts, " "))) end
+        local src = P._sources and P._sources[kind] and P._sources[kind][name]
+        if src and src ~= "" then print(fmt("  %-16s source: %s", "", src)) end
+      end
+      print()
+    end
+  end
+  if shown == 0 then
+    P.fail(nil, nil, fmt("unknown preset kind '%s' (gpus, systems, models, failures)", tostring(arg)))
+  end
+end
+
+-- Re-render every template whose input CSV is in the folder.  A template
+-- names its input in a first-lines comment: "# input: sweep.csv".
+local function plot()
+  local n = 0
+  for _, name in ipairs(embedded_names("plots/")) do
+    local src = P._embedded(name)
+    local input = src:match("#%s*input:%s*([%w_%.%-]+)")
+    local stem = name:match("^plots/(.*)%.gp$")
+    if input then
+      local path = P.out_path(input)
+      local f = io.open(path, "r")
+      if f then
+        f:close()
+        local out, why = P.gnuplot(stem, {datafile = path})
+        if out then print(out); n = n + 1 else io.stderr:write(fmt("%s: %s\n", stem, why)) end
+      end
+    end
+  end
+  if n == 0 then P.fail(nil, nil, fmt("no plottable CSV files in '%s'", P.out_dir())) end
+end
+
+if tool == "validate" then validate()
+elseif tool == "presets" then presets()
+elseif tool == "plot" then plot()
+else P.fail(nil, nil, "unknown tool " .. tostring(tool)) end

@@ -1,0 +1,176 @@
+-- moe_nvl72_vs_hgx.lua: the flagship study.  Pre-training an MoE model on
+-- 16,384 active GPUs: GB200 NVL72 racks (64 of 72 GPUs active, 8 hot
+-- spares per rack) against HGX H100 nodes on InfiniBand.  End to end:
+-- step time from the training model (MoE all-to-all placed on the real
+-- NVLink domains), failures and restarts from the reliability model,
+-- dollars from the cost model, all under uncertainty.
+--
+--   ./build.sh run                          (this scenario)
+--   build/podsim run scenarios/moe_nvl72_vs_hgx.lua [--samples N] [--threads N]
+--       [--set model=deepseek_v3|llama4_maverick|both]
+--
+-- Prints p5/p50/p95 of time to train, total cost, cost per million tokens
+-- and goodput per system, the GB200 cost advantage with spare GPUs charged
+-- to the job and excluded (the seeds' two views), and a tornado of what
+-- drives the advantage; writes the study files and plots under
+-- out/moe_nvl72_vs_hgx/.
+local P = podsim
+local ACTIVE = 16384
+
+-- Workloads (public configurations): tokens to train and batch.
+local workloads = {
+  -- DeepSeek-V3 technical report: 14.8T tokens, seq 4096, batch up to 15360
+  deepseek_v3 = {tokens = 14.8e12, seq = 4096, global_batch = 15360, dtype = "fp8"},
+  -- Llama 4 Maverick: ~22T tokens (Meta model card), seq 8192 as in T1
+  llama4_maverick = {tokens = 22e12, seq = 8192, global_batch = 2048, dtype = "fp8"},
+}
+local which = P.args.model or "both"
+local model_names = which == "both" and {"deepseek_v3", "llama4_maverick"} or {which}
+for _, m in ipairs(model_names) do
+  if not workloads[m] then P.fail("moe_nvl72_vs_hgx", "args.model", "deepseek_v3, llama4_maverick or both") end
+end
+
+-- The two systems: spares, failure sets, prices (USD per GPU-hour, public.md K1).
+local systems = {
+  gb200 = {system = P.systems.gb200_nvl72, failures = "gb200_nvl72", ranks_per_domain = 64,
+    -- 8 hot spares in every rack (64 of 72 active) and 2 spare racks
+    spares = {per_domain = 8, pool = 2, pool_scope = "domain", swap_s = 300}},
+  h100 = {system = P.systems.hgx_h100, failures = "llama3_h100",
+    -- a pool of 32 spare nodes (256 GPUs, 1.6%)
+    spares = {pool = 32, pool_scope = "node", swap_s = 300}},
+}
+
+-- Layouts: the best valid layout that fits, found once per model and
+-- system by podsim.search at the nominal parameters.
+local layouts = {}
+for _, m in ipairs(model_names) do
+  layouts[m] = {}
+  local w = workloads[m]
+  for key, sys in pairs(systems) do
+    local best = P.search{system = sys.system, model = m, gpus = ACTIVE, seq = w.seq,
+      global_batch = w.global_batch, dtype = w.dtype, top = 1}
+    if not best[1] then P.fail("moe_nvl72_vs_hgx", m, "no layout fits on " .. key) end
+    local l = best[1]
+    layouts[m][key] = {tp = l.tp, pp = l.pp, vp = l.vp, dp = l.dp, ep = l.ep, etp = l.etp,
+      cp = l.cp, microbatch = l.microbatch, zero = l.zero, recompute = l.recompute, uneven = l.uneven}
+    if not P.options.quiet then
+      print(string.format("%-16s %-6s layout tp%d pp%d vp%d dp%d ep%d etp%d cp%d mb%d: %.0f tokens/s/GPU",
+        m, key, l.tp, l.pp, l.vp, l.dp, l.ep, l.etp, l.cp, l.microbatch, l.tokens_per_s_per_gpu))
+    end
+  end
+end
+
+local D = P.dist
+local study = P.study{
+  name = "moe_nvl72_vs_hgx",
+  samples = 100000,
+  seed = 2026,
+  grid = {model = model_names},
+  params = {
+    -- achieved GEMM efficiency relative to the calibrated table (software maturity)
+    eff_gb200 = D.triangular{0.85, 1.0, 1.10},
+    eff_h100 = D.triangular{0.92, 1.0, 1.05},
+    -- achieved fraction of line rate: NVLink5 inside the rack, 400G NICs
+    nvlink_eff = D.triangular{0.70, P.systems.gb200_nvl72.up_eff, 0.90},
+    nic_eff = D.triangular{0.80, P.systems.hgx_h100.out_eff, 0.96},
+    -- share of expert all-to-all and DP traffic hidden behind compute
+    overlap_ep = D.uniform{0.2, 0.8},
+    overlap_dp = D.uniform{0.6, 0.95},
+    -- routing imbalance: max over mean tokens per expert
+    imbalance = D.triangular{1.0, 1.1, 1.4},
+    -- failure rates: H100 centred on Llama 3 (log10 multiplier),
+    -- NVL72 per-GPU/tray rates alike, rack-level causes wide and uncertain
+    rate_h100_log10 = D.normal{0, 0.1},
+    rate_gb200_log10 = D.normal{0, 0.15},
+    rate_nvl72_rack_log10 = D.uniform{-1, 1},
+    -- checkpoint write and restart (detection + reschedule + reload), seconds
+    ckpt_write_s = D.uniform{20, 120},
+    restart_s = D.lognormal{median = 420, p90 = 1200},
+    -- mean time to repair a drained node or rack, hours
+    repair_h = D.lognormal{median = 24, p90 = 72},
+    -- prices, USD per GPU-hour
+    price_gb200 = D.triangular{1.9, P.systems.gb200_nvl72.usd_per_gpu_hour, 3.0},
+    price_h100 = D.triangular{1.1, P.systems.hgx_h100.usd_per_gpu_hour, 2.0},
+  },
+  eval = function(p)
+    local w = workloads[p.model]
+    local out = {}
+    for _, key in ipairs{"gb200", "h100"} do
+      local sys = systems[key]
+      local system = podsim.system{base = sys.system,
+        up_eff = key == "gb200" and p.nvlink_eff or nil, out_eff = p.nic_eff}
+      local model = podsim.model{base = p.model, imbalance = p.imbalance}
+      local t = podsim.train{system = system, model = model, gpus = ACTIVE, seq = w.seq,
+        global_batch = w.global_batch, dtype = w.dtype, parallel = layouts[p.model][key],
+        eff_scale = key == "gb200" and p.eff_gb200 or p.eff_h100,
+        overlap_ep = p.overlap_ep, overlap_dp = p.overlap_dp}
+      local scale
+      if key == "gb200" then
+        local g = 10 ^ p.rate_gb200_log10
+        scale = {gpu = g, node = g, job = g, domain = 10 ^ p.rate_nvl72_rack_log10}
+      else
+        scale = 10 ^ p.rate_h100_log10
+      end
+      local rel = podsim.reliability{system = system, gpus = ACTIVE, failures = sys.failures,
+        spares = sys.spares, repair_h = p.repair_h, restart_s = p.restart_s,
+        checkpoint = {write_s = p.ckpt_write_s, interval = "young"}, rate_scale = scale,
+        tokens = w.tokens, tokens_per_s = t.tokens_per_s}
+      local price = key == "gb200" and p.price_gb200 or p.price_h100
+      local c = podsim.cost{train = t, usd_per_gpu_hour = price, reliability = rel, tokens = w.tokens}
+      out["days_" .. key] = rel.wall_h / 24
+      out["musd_" .. key] = c.usd_total_charged / 1e6
+      out["usd_per_mtok_" .. key] = c.usd_per_m_tokens_charged
+      out["goodput_" .. key] = rel.goodput
+      out["tokens_per_s_per_gpu_" .. key] = t.tokens_per_s_per_gpu
+      out["_excl_" .. key] = c.usd_total_excluded
+    end
+    out.speedup = out.days_h100 / out.days_gb200
+    -- cost advantage of GB200: 1 - cost_gb200 / cost_h100
+    out.advantage_charged = 1 - out.musd_gb200 / out.musd_h100
+    out.advantage_excluded = 1 - out._excl_gb200 / out._excl_h100
+    out._excl_gb200, out._excl_h100 = nil, nil
+    return out
+  end,
+}
+
+local r = study:run()
+
+local function pct(x) return string.format("%.1f%%", 100 * x) end
+print()
+for g, point in ipairs(r.grid) do
+  print(string.format("%s on %d active GPUs: p5 / p50 / p95", point.model, ACTIVE))
+  local rows = {}
+  local function line(label, metric, f)
+    local s = r.stats[metric][g]
+    f = f or function(x) return string.format("%.3g", x) end
+    rows[#rows + 1] = {label, f(s.p5), f(s.p50), f(s.p95)}
+  end
+  line("days to train, GB200 NVL72", "days_gb200")
+  line("days to train, HGX H100", "days_h100")
+  line("total cost, GB200 (M USD, spares charged)", "musd_gb200")
+  line("total cost, H100 (M USD, spares charged)", "musd_h100")
+  line("USD per M tokens, GB200", "usd_per_mtok_gb200")
+  line("USD per M tokens, H100", "usd_per_mtok_h100")
+  line("goodput, GB200", "goodput_gb200", pct)
+  line("goodput, H100", "goodput_h100", pct)
+  line("tokens/s/GPU, GB200", "tokens_per_s_per_gpu_gb200", function(x) return string.format("%.0f", x) end)
+  line("tokens/s/GPU, H100", "tokens_per_s_per_gpu_h100", function(x) return string.format("%.0f", x) end)
+  line("speed-up in time to train", "speedup", function(x) return string.format("%.2fx", x) end)
+  line("GB200 cost advantage, spares charged", "advantage_charged", pct)
+  line("GB200 cost advantage, spares excluded", "advantage_excluded", pct)
+  P.print_table({"", "p5", "p50", "p95"}, rows)
+  print("  what drives the cost advantage (Spearman, spares charged):")
+  local sens = {}
+  for name, v in pairs(r.sens.advantage_charged[g]) do sens[#sens + 1] = {name, v.spearman} end
+  table.sort(sens, function(a, b) return math.abs(a[2]) > math.abs(b[2]) end)
+  for i = 1, math.min(6, #sens) do
+    local e = sens[i]
+    print(string.format("    %-22s %+6.3f %s", e[1], e[2],
+      string.rep(e[2] < 0 and "-" or "+", math.floor(math.abs(e[2]) * 30 + 0.5))))
+  end
+  print()
+end
+
+local dir = P.write(r)
+P.plot(r)
+print("results in " .. dir)

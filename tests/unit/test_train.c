@@ -1,0 +1,422 @@
+/*
+** test_train.c: the training-step model (core/train.c): memory by hand
+** for every ZeRO stage and recompute policy, breakdown parts that vanish
+** with their parallel dimension, monotonicity in bandwidth, every
+** constraint error, the built-in evaluator.
+*/
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pod_train.h"
+
+static pod_model tiny(void) {
+  pod_model m;
+  memset(&m, 0, sizeof m);
+  strcpy(m.name, "tiny");
+  m.layers = 2;
+  m.hidden = 64;
+  m.ffn = 128;
+  m.heads = 4;
+  m.kv_heads = 2;
+  m.head_dim = 16;
+  m.vocab = 100;
+  m.attn = POD_ATTN_GQA;
+  m.gated_mlp = 1;
+  m.moe_interval = 1;
+  m.imbalance = 1.0;
+  return m;
+}
+
+static pod_train_cfg tiny_cfg(int gpus) {
+  pod_train_cfg c;
+  pod_train_cfg_init(&c);
+  assert_int_equal(pod_hw_system_preset("hgx_h100", &c.system), POD_OK);
+  c.model = tiny();
+  c.gpus = gpus;
+  c.seq = 32;
+  c.global_batch = 4;
+  return c;
+}
+
+static pod_train_cfg preset_cfg(const char *sys, const char *model, int gpus,
+                                int seq, int gbs, pod_dtype dt, pod_layout l) {
+  pod_train_cfg c;
+  pod_train_cfg_init(&c);
+  assert_int_equal(pod_hw_system_preset(sys, &c.system), POD_OK);
+  assert_int_equal(pod_model_preset(model, &c.model), POD_OK);
+  c.gpus = gpus;
+  c.seq = seq;
+  c.global_batch = gbs;
+  c.dtype = dt;
+  c.parallel = l;
+  return c;
+}
+
+static void near(double got, double want) {
+  if (fabs(got - want) > 1e-12 + 1e-9 * fabs(want)) {
+    print_error("got %.12g, want %.12g\n", got, want);
+    fail();
+  }
+}
+
+/* Hand-computed memory of the tiny model on 2 GPUs (dp 2), bf16:
+** local params P = layers 2 x (12352 + 24640) + embedding 6400 + head
+** 6400 = 86784; weights 2P, bf16 gradient buffer 2P, Adam 12P (/dp when
+** sharded).  Activations per layer per micro-batch (Tt = 32 tokens, bf16):
+** kept 576 elements per token (residual 64, q/k/v 128, attention out 64,
+** MLP residual 64, gate+up 256), recomputable 256 (two norm outputs 64+64,
+** SwiGLU out 128): 2 B x 32 x 832 = 53248 B; logits 32 x 100 x 8 B. */
+static void test_memory_by_hand(void **state) {
+  (void)state;
+  const double P = 86784.0, act_none = 2 * 53248.0, logits = 25600.0;
+  const double act_sel = 2 * (2.0 * 32 * 576);
+  const double act_full = 2 * (2.0 * 32 * 64) + 53248.0;
+  struct { int zero, rec; double w, g, o, a; } cases[] = {
+    {0, POD_RECOMPUTE_NONE, 2 * P, 2 * P, 12 * P, act_none},
+    {1, POD_RECOMPUTE_NONE, 2 * P, 2 * P, 6 * P, act_none},
+    {2, POD_RECOMPUTE_NONE, 2 * P, P, 6 * P, act_none},
+    {3, POD_RECOMPUTE_NONE, P, P, 6 * P, act_none},
+    {1, POD_RECOMPUTE_SELECTIVE, 2 * P, 2 * P, 6 * P, act_sel},
+    {1, POD_RECOMPUTE_FULL, 2 * P, 2 * P, 6 * P, act_full},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    pod_train_cfg c = tiny_cfg(2);
+    c.parallel.zero = cases[i].zero;
+    c.parallel.recompute = cases[i].rec;
+    pod_train_result r;
+    pod_err e;
+    assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
+    near(r.memory.weights_gb, cases[i].w / 1e9);
+    near(r.memory.grads_gb, cases[i].g / 1e9);
+    near(r.memory.optimizer_gb, cases[i].o / 1e9);
+    near(r.memory.activations_gb, (cases[i].a + logits) / 1e9);
+    near(r.memory.total_gb, (cases[i].w + cases[i].g + cases[i].o +
+                             cases[i].a + logits) / 1e9 + 4.0);
+    assert_true(r.fits);
+    assert_int_equal(r.dp, 2);
+    assert_int_equal(r.microbatches, 2);
+  }
+  /* fp32 gradient buffers double the gradients. */
+  pod_train_cfg c = tiny_cfg(2);
+  c.grad_reduce_bytes = 4.0;
+  pod_train_result r;
+  assert_int_equal(pod_train_eval(&c, &r, NULL), POD_OK);
+  near(r.memory.grads_gb, 4 * P / 1e9);
+  /* Too little HBM: does not fit. */
+  c.system.gpu.hbm_gb = 4.0;
+  assert_int_equal(pod_train_eval(&c, &r, NULL), POD_OK);
+  assert_false(r.fits);
+}
+
+static void test_throughput_identities(void **state) {
+  (void)state;
+  pod_train_cfg c = preset_cfg("hgx_h100", "llama3_70b", 64, 8192, 128,
+                               POD_DTYPE_BF16,
+                               (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0});
+  pod_train_result r;
+  pod_err e;
+  assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
+  const pod_train_breakdown *b = &r.breakdown;
+  near(r.step_s, b->compute + b->tp + b->cp + b->ep + b->pp + b->dp +
+                     b->bubble + b->optimizer + b->straggler);
+  near(r.tokens_per_s, 128.0 * 8192 / r.step_s);
+  near(r.tokens_per_s_per_gpu, r.tokens_per_s / 64);
+  near(r.tflops_per_gpu, r.flops_per_token * r.tokens_per_s_per_gpu / 1e12);
+  near(r.mfu, r.tflops_per_gpu / 989.0);
+  near(r.peak_tflops, 989.0);
+  assert_true(r.mfu > 0.3 && r.mfu < 0.8);
+  /* Bubble (p-1)/(v m + p-1) of the pipelined time: m = 64, p 4, v 5. */
+  double piped = b->compute + b->tp + b->cp + b->ep + b->bubble;
+  near(b->bubble / piped, 3.0 / (5.0 * 64 + 3.0));
+  /* The full-attention MFU convention counts more FLOPs, same time. */
+  c.mfu_full_attn = 1;
+  pod_train_result r2;
+  assert_int_equal(pod_train_eval(&c, &r2, NULL), POD_OK);
+  near(r2.step_s, r.step_s);
+  assert_true(r2.mfu > r.mfu);
+  /* fp8 is faster but gains less than 2x. */
+  c.dtype = POD_DTYPE_FP8;
+  assert_int_equal(pod_train_eval(&c, &r2, NULL), POD_OK);
+  assert_true(r2.step_s < r.step_s && r2.step_s > r.step_s / 2);
+}
+
+/* Each breakdown part vanishes when its parallel dimension is 1. */
+static void test_breakdown_zero_dims(void **state) {
+  (void)state;
+  pod_train_result r;
+  pod_err e;
+  pod_train_cfg c = tiny_cfg(1);
+  c.global_batch = 2;
+  assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
+  const pod_train_breakdown *b = &r.breakdown;
+  assert_true(b->compute > 0 && b->optimizer > 0);
+  assert_true(b->tp == 0 && b->cp == 0 && b->ep == 0 && b->pp == 0 &&
+              b->dp == 0 && b->bubble == 0 && b->straggler == 0);
+  struct { pod_layout l; int gpus; } one[] = {
+    {{2, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0}, 2}, /* tp */
+    {{1, 1, 1, 0, 1, 1, 2, 1, 1, 0, 0}, 2}, /* cp */
+    {{1, 2, 1, 0, 1, 1, 1, 1, 1, 0, 0}, 2}, /* pp */
+    {{1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0}, 2}, /* dp */
+  };
+  for (int i = 0; i < 4; i++) {
+    c = tiny_cfg(one[i].gpus);
+    c.parallel = one[i].l;
+    assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
+    b = &r.breakdown;
+    assert_true((b->tp > 0) == (i == 0));
+    assert_true((b->cp > 0) == (i == 1));
+    assert_true((b->pp > 0) == (i == 2));
+    assert_true((b->bubble > 0) == (i == 2));
+    assert_true((b->dp > 0) == (i == 3 || i == 1)); /* cp joins the grad group */
+    assert_true(b->ep == 0);
+    assert_true(b->straggler > 0);
+  }
+  /* EP: a tiny MoE on 2 GPUs, dp 2. */
+  c = tiny_cfg(2);
+  c.model.experts = 4;
+  c.model.top_k = 2;
+  c.model.expert_ffn = 32;
+  assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
+  assert_true(r.breakdown.ep == 0);
+  c.parallel.ep = 2;
+  assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
+  assert_true(r.breakdown.ep > 0 && r.breakdown.tp == 0);
+  double ep1 = r.breakdown.ep;
+  c.model.imbalance = 1.5; /* the busiest rank moves more */
+  assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
+  assert_true(r.breakdown.ep > ep1);
+  c.model.capacity_factor = 1.0; /* dropping caps the imbalance */
+  assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
+  near(r.breakdown.ep, ep1);
+}
+
+/* Step time never falls when a bandwidth falls. */
+static void test_monotone_bandwidth(void **state) {
+  (void)state;
+  pod_train_cfg cs[3] = {
+    preset_cfg("hgx_h100", "llama3_70b", 2048, 8192, 4096, POD_DTYPE_FP8,
+               (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0}),
+    preset_cfg("hgx_h100", "llama4_maverick", 512, 8192, 1024, POD_DTYPE_FP8,
+               (pod_layout){4, 1, 1, 0, 128, 4, 1, 1, 1, 0, 0}),
+    preset_cfg("gb300_nvl72", "deepseek_v3", 256, 4096, 4096, POD_DTYPE_FP8,
+               (pod_layout){1, 2, 8, 0, 32, 1, 1, 1, 1, 0, 1}),
+  };
+  for (int k = 0; k < 3; k++) {
+    for (int which = 0; which < 3; which++) {
+      pod_train_cfg c = cs[k];
+      double prev = 0.0;
+      for (int i = 0; i < 8; i++) {
+        pod_train_result r;
+        pod_err e;
+        assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
+        assert_true(r.step_s >= prev * (1 - 1e-12));
+        prev = r.step_s;
+        if (which == 0) c.system.up_GBps *= 0.7;
+        if (which == 1) c.system.nic_gbps *= 0.7;
+        if (which == 2) c.system.gpu.hbm_TBps *= 0.7;
+      }
+    }
+  }
+}
+
+typedef void (*mutate)(pod_train_cfg *);
+#define MUT(name, body) static void name(pod_train_cfg *c) { body; }
+MUT(x_gpus, c->gpus = 0)
+MUT(x_seq, c->seq = 0)
+MUT(x_gbs, c->global_batch = 0)
+MUT(x_dtype, c->dtype = (pod_dtype)9)
+MUT(x_effg, c->eff_gemm = 1.5)
+MUT(x_effa, c->eff_attn = NAN)
+MUT(x_hbm, c->eff_hbm = 0)
+MUT(x_kh, c->gemm_k_half = INFINITY)
+MUT(x_scale, c->eff_scale = 0)
+MUT(x_otp, c->overlap_tp = 1.2)
+MUT(x_ocp, c->overlap_cp = -0.1)
+MUT(x_oep, c->overlap_ep = NAN)
+MUT(x_opp, c->overlap_pp = 2)
+MUT(x_odp, c->overlap_dp = -1)
+MUT(x_jit, c->jitter = -1)
+MUT(x_grb, c->grad_reduce_bytes = 0)
+MUT(x_res, c->mem_reserve_gb = -1)
+MUT(x_mfu, c->mfu_full_attn = 2)
+MUT(x_sys, c->system.domain_gpus = 0)
+MUT(x_model, c->model.layers = 0)
+MUT(x_tp0, c->parallel.tp = -1)
+MUT(x_tp_heads, c->parallel.tp = 3)
+MUT(x_tp_kv, c->parallel.tp = 16; c->gpus = 16 * 16 * 2; c->global_batch = 64)
+MUT(x_pp0, c->parallel.pp = -1)
+MUT(x_pp_big, c->parallel.pp = 81)
+MUT(x_pp_div, c->parallel.pp = 3; c->parallel.vp = 1; c->gpus = 4 * 3 * 2 * 8)
+MUT(x_vp0, c->parallel.vp = -2)
+MUT(x_vp_pp1, c->parallel.pp = 1; c->parallel.vp = 2; c->gpus = 8 * 2)
+MUT(x_vp_div, c->parallel.vp = 3)
+MUT(x_uneven, c->parallel.uneven = 2)
+MUT(x_uneven_big, c->parallel.uneven = 1; c->parallel.vp = 21)
+MUT(x_cp0, c->parallel.cp = -1)
+MUT(x_cp_seq, c->parallel.cp = 3; c->gpus = 4 * 4 * 3 * 2)
+MUT(x_gpus_mult, c->gpus = 65)
+MUT(x_dp_neg, c->parallel.dp = -1)
+MUT(x_dp_mis, c->parallel.dp = 3)
+MUT(x_ep0, c->parallel.ep = -1)
+MUT(x_etp0, c->parallel.etp = -1)
+MUT(x_ep_dense, c->parallel.ep = 2)
+MUT(x_etp_dense, c->parallel.etp = 2)
+MUT(x_mb0, c->parallel.microbatch = -1)
+MUT(x_gbs_div, c->global_batch = 129)
+MUT(x_zero, c->parallel.zero = 4)
+MUT(x_rec, c->parallel.recompute = 3)
+
+static void test_constraint_errors(void **state) {
+  (void)state;
+  struct { mutate f; const char *field; int code; } cases[] = {
+    {x_gpus, "gpus", POD_EINVAL}, {x_seq, "seq", POD_EINVAL},
+    {x_gbs, "global_batch", POD_EINVAL}, {x_dtype, "dtype", POD_EINVAL},
+    {x_effg, "eff_gemm", POD_EINVAL}, {x_effa, "eff_attn", POD_EINVAL},
+    {x_hbm, "eff_hbm", POD_EINVAL}, {x_kh, "gemm_k_half", POD_EINVAL},
+    {x_scale, "eff_scale", POD_EINVAL}, {x_otp, "overlap_tp", POD_EINVAL},
+    {x_ocp, "overlap_cp", POD_EINVAL}, {x_oep, "overlap_ep", POD_EINVAL},
+    {x_opp, "overlap_pp", POD_EINVAL}, {x_odp, "overlap_dp", POD_EINVAL},
+    {x_jit, "jitter", POD_EINVAL}, {x_grb, "grad_reduce_bytes", POD_EINVAL},
+    {x_res, "mem_reserve_gb", POD_EINVAL}, {x_mfu, "mfu_full_attn", POD_EINVAL},
+    {x_sys, "system.domain_gpus", POD_EINVAL},
+    {x_model, "model.layers", POD_EINVAL},
+    {x_tp0, "parallel.tp", POD_EINVAL}, {x_tp_heads, "parallel.tp", POD_EINVAL},
+    {x_tp_kv, "parallel.tp", POD_EINVAL}, {x_pp0, "parallel.pp", POD_EINVAL},
+    {x_pp_big, "parallel.pp", POD_EINVAL}, {x_pp_div, "parallel.pp", POD_EINVAL},
+    {x_vp0, "parallel.vp", POD_EINVAL}, {x_vp_pp1, "parallel.vp", POD_EINVAL},
+    {x_vp_div, "parallel.vp", POD_EINVAL},
+    {x_uneven, "parallel.uneven", POD_EINVAL},
+    {x_uneven_big, "parallel.vp", POD_EINVAL},
+    {x_cp0, "parallel.cp", POD_EINVAL}, {x_cp_seq, "parallel.cp", POD_EINVAL},
+    {x_gpus_mult, "gpus", POD_EINVAL}, {x_dp_neg, "parallel.dp", POD_EINVAL},
+    {x_dp_mis, "parallel.dp", POD_EINVAL}, {x_ep0, "parallel.ep", POD_EINVAL},
+    {x_etp0, "parallel.etp", POD_EINVAL},
+    {x_ep_dense, "parallel.ep", POD_EINVAL},
+    {x_etp_dense, "parallel.etp", POD_EINVAL},
+    {x_mb0, "parallel.microbatch", POD_EINVAL},
+    {x_gbs_div, "global_batch", POD_EINVAL},
+    {x_zero, "parallel.zero", POD_EINVAL},
+    {x_rec, "parallel.recompute", POD_EINVAL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    pod_train_cfg c = preset_cfg("hgx_h100", "llama3_70b", 64, 8192, 128,
+                                 POD_DTYPE_BF16,
+                                 (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0});
+    assert_int_equal(pod_train_check(&c, NULL), POD_OK);
+    cases[i].f(&c);
+    pod_err e;
+    pod_err_clear(&e);
+    pod_train_result r;
+    int rc = pod_train_eval(&c, &r, &e);
+    if (rc != cases[i].code || strcmp(e.field, cases[i].field) != 0) {
+      print_error("case %zu: want %s (%d), got '%s' (%d): %s\n", i,
+                  cases[i].field, cases[i].code, e.field, rc, e.msg);
+      fail();
+    }
+    assert_true(strlen(e.msg) > 0);
+    assert_int_equal(pod_train_check(&c, NULL), cases[i].code);
+  }
+  /* MoE folding rules on Maverick (128 experts, expert_ffn 8192). */
+  struct { pod_layout l; const char *field; } moe[] = {
+    {{4, 1, 1, 0, 3, 1, 1, 1, 1, 0, 0}, "parallel.ep"},   /* 3 !| 128 */
+    {{4, 1, 1, 0, 8, 3, 1, 1, 1, 0, 0}, "parallel.etp"},  /* 3 !| 8192 */
+    {{4, 1, 1, 0, 128, 8, 1, 1, 1, 0, 0}, "parallel.ep"}, /* 1024 !| 512 */
+  };
+  for (int i = 0; i < 3; i++) {
+    pod_train_cfg c = preset_cfg("hgx_h100", "llama4_maverick", 512, 8192,
+                                 1024, POD_DTYPE_FP8, moe[i].l);
+    pod_err e;
+    assert_int_equal(pod_train_eval(&c, NULL, &e), POD_EINVAL);
+    assert_string_equal(e.field, moe[i].field);
+  }
+  /* No fp4 on H100; no default efficiency for an unknown GPU. */
+  pod_train_cfg c = tiny_cfg(1);
+  c.global_batch = 1;
+  c.dtype = POD_DTYPE_FP4;
+  pod_err e;
+  assert_int_equal(pod_train_eval(&c, NULL, &e), POD_ENOTSUP);
+  assert_string_equal(e.field, "dtype");
+  c.dtype = POD_DTYPE_BF16;
+  strcpy(c.system.gpu.name, "mi300x");
+  assert_int_equal(pod_train_eval(&c, NULL, &e), POD_ENOTSUP);
+  assert_string_equal(e.field, "eff_gemm");
+  c.eff_gemm = 0.6;
+  c.eff_attn = 0.5;
+  c.gemm_k_half = 0.0;
+  assert_int_equal(pod_train_eval(&c, NULL, &e), POD_OK);
+  assert_int_equal(pod_train_eval(NULL, NULL, &e), POD_EINVAL);
+}
+
+static void test_names_and_defaults(void **state) {
+  (void)state;
+  pod_dtype d;
+  assert_int_equal(pod_train_dtype_parse("fp8", &d), POD_OK);
+  assert_int_equal(d, POD_DTYPE_FP8);
+  assert_int_equal(pod_train_dtype_parse("fp16", &d), POD_ENOENT);
+  assert_string_equal(pod_train_dtype_name(POD_DTYPE_BF16), "bf16");
+  int r;
+  assert_int_equal(pod_train_recompute_parse("selective", &r), POD_OK);
+  assert_int_equal(r, POD_RECOMPUTE_SELECTIVE);
+  assert_int_equal(pod_train_recompute_parse("some", &r), POD_ENOENT);
+  assert_string_equal(pod_train_recompute_name(POD_RECOMPUTE_FULL), "full");
+  pod_gpu g;
+  assert_int_equal(pod_hw_gpu_preset("h100", &g), POD_OK);
+  double e16, e8, a, k16, k8;
+  assert_int_equal(pod_train_default_eff(&g, POD_DTYPE_BF16, &e16, &a, &k16, NULL), POD_OK);
+  assert_int_equal(pod_train_default_eff(&g, POD_DTYPE_FP8, &e8, &a, &k8, NULL), POD_OK);
+  assert_true(e16 > 0 && e16 <= 1 && e8 > 0 && e8 <= 1 && a > 0 && a <= 1);
+  assert_true(k8 > k16);
+  assert_int_equal(pod_train_default_eff(&g, POD_DTYPE_FP4, &e8, &a, &k8, NULL),
+                   POD_ENOTSUP);
+  assert_true(pod_train_peak_tflops(&g, POD_DTYPE_FP8) == 1979.0);
+}
+
+static void test_kernel(void **state) {
+  (void)state;
+  assert_string_equal(pod_train_kernel.name, "train");
+  assert_int_equal(pod_train_kernel.cfg_size, sizeof(pod_train_cfg));
+  assert_int_equal(pod_train_kernel.nmetrics, 16);
+  pod_train_cfg c = preset_cfg("gb200_nvl72", "llama4_maverick", 128, 8192,
+                               1024, POD_DTYPE_FP8,
+                               (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0});
+  double v[16];
+  pod_err e;
+  assert_int_equal(pod_train_kernel.fn(&c, v, &e), POD_OK);
+  pod_train_result r;
+  assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
+  assert_string_equal(pod_train_kernel.metric_names[0], "step_s");
+  assert_true(v[0] == r.step_s && v[2] == r.tokens_per_s_per_gpu &&
+              v[4] == r.mfu && v[5] == r.memory.total_gb &&
+              v[6] == r.fits && v[10] == r.breakdown.ep);
+  /* A sampled double field, written by offset, changes the result. */
+  pod_train_cfg c2 = c;
+  *(double *)((char *)&c2 + offsetof(pod_train_cfg, system.up_GBps)) = 100.0;
+  double v2[16];
+  assert_int_equal(pod_train_kernel.fn(&c2, v2, &e), POD_OK);
+  assert_true(v2[0] > v[0]);
+  c2.parallel.tp = -1;
+  assert_int_equal(pod_train_kernel.fn(&c2, v2, &e), POD_EINVAL);
+  /* 0 in a layout dimension means 1. */
+  pod_train_cfg c3 = c;
+  c3.parallel.tp = c3.parallel.cp = c3.parallel.etp = c3.parallel.microbatch = 0;
+  assert_int_equal(pod_train_kernel.fn(&c3, v2, &e), POD_OK);
+  assert_true(v2[0] == v[0]);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_memory_by_hand),
+    cmocka_unit_test(test_throughput_identities),
+    cmocka_unit_test(test_breakdown_zero_dims),
+    cmocka_unit_test(test_monotone_bandwidth),
+    cmocka_unit_test(test_constraint_errors),
+    cmocka_unit_test(test_names_and_defaults),
+    cmocka_unit_test(test_kernel),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,21 @@
+-- C6 (validation/public.md): a 64-GPU all-to-all inside one GB200 NVL72
+-- NVLink domain against the same on an H100 cluster (8 nodes on
+-- InfiniBand): about 18x faster.  Unconfirmed seed claim (seed 000, citing a
+-- SemiAnalysis article of 2025-08-20); checked at 1 GiB in [13.5, 22.5]
+-- (18 +- 25%).
+--
+-- Prediction (nothing fitted here).  The H100 side is bound by each GPU's
+-- NIC carrying (n-r)/n of the buffer, with the path-collision term of the
+-- scale-out fabric (core/coll.c: k = 7 peer nodes per NIC under static
+-- routing keep 1 - (6/7)^7 = 66% of the NIC busy); the NVL72 side by NVLink5
+-- at NCCL's achievable rate.
+local source = "seed 000 (SemiAnalysis, 2025-08-20; unconfirmed)"
+local bytes = 2 ^ 30
+
+local nvl = podsim.collective(podsim.systems.gb200_nvl72, "all_to_all",
+  {ranks = 64, ranks_per_domain = 64, bytes = bytes})
+local h100 = podsim.collective(podsim.systems.hgx_h100, "all_to_all",
+  {ranks = 64, ranks_per_domain = 8, bytes = bytes})
+podsim.check{id = "C6", name = "64-GPU all_to_all 1 GiB: NVL72 speed-up over 8x HGX H100",
+  published = 18, value = h100.time_s / nvl.time_s, unit = "x", range = {13.5, 22.5},
+  fit = false, source = source}
