@@ -5,6 +5,9 @@
 **   sampled parameters (a small alpha-beta kernel defined here), with exact
 **   quantiles and with the sketch;
 ** - speed-up from 1 to 2 threads through pod_run on a real uv loop;
+** - the same with the real collective kernel (pod_coll_kernel: 64-rank
+**   all-to-all on GB200 NVL72 and on HGX H100, sampling efficiencies,
+**   latency and size);
 ** - peak RSS of 1 M samples x 8 metrics with exact quantiles (in a child
 **   process, so each figure is that run's own peak).
 ** All figures come from one run of this program; compare ratios, not
@@ -25,6 +28,7 @@
 #include <gsl/gsl_errno.h>
 #include <uv.h>
 
+#include "pod_coll.h"
 #include "pod_mc.h"
 #include "pod_run.h"
 
@@ -182,6 +186,53 @@ static void calibrate(void) {
          2 * best1 / best2);
 }
 
+/* pod_coll_kernel, serial, one core: samples per CPU second. */
+static double coll_rate(double *wall_rate) {
+  pod_coll_cfg base[2];
+  const char *sys[2] = {"gb200_nvl72", "hgx_h100"};
+  for (int g = 0; g < 2; g++) {
+    memset(&base[g], 0, sizeof base[g]);
+    if (pod_hw_system_preset(sys[g], &base[g].system) != POD_OK) abort();
+    base[g].op = POD_COLL_ALL_TO_ALL;
+    base[g].args = (pod_coll_args){64, 0, 1 << 26, POD_ALGO_AUTO};
+  }
+  static const char *const cn[] = {"up_eff", "out_eff", "up_latency_us", "bytes"};
+  pod_bind cb[4] = {{offsetof(pod_coll_cfg, system.up_eff), POD_BIND_DOUBLE},
+                    {offsetof(pod_coll_cfg, system.out_eff), POD_BIND_DOUBLE},
+                    {offsetof(pod_coll_cfg, system.up_latency_us), POD_BIND_DOUBLE},
+                    {offsetof(pod_coll_cfg, args.bytes), POD_BIND_DOUBLE}};
+  pod_dist d[4] = {pod_dist_triangular(0.6, 0.75, 0.9), pod_dist_uniform(0.6, 0.95),
+                   pod_dist_lognormal(log(1.0), 0.3), pod_dist_loguniform(1 << 10, 1u << 31)};
+  pod_mc_evaluator ev;
+  if (pod_mc_kernel_evaluator(&pod_coll_kernel, base, 2, cb, 4, &ev) != POD_OK) abort();
+  pod_mc_spec s;
+  pod_mc_spec_init(&s);
+  s.nparams = 4;
+  s.param_names = cn;
+  s.dists = d;
+  s.nmetrics = pod_coll_kernel.nmetrics;
+  s.metric_names = pod_coll_kernel.metric_names;
+  s.grid = 2;
+  s.samples = 500000;
+  s.chunk_size = 4096;
+  s.max_samples_mb = 256;
+  s.eval = ev;
+  pod_mc_plan *pl = new_plan(&s);
+  pod_mc_results *r;
+  double t0 = now_s(), c0 = cpu_s();
+  pod_err e;
+  if (pod_mc_run_serial(pl, &r, &e) != POD_OK) {
+    fprintf(stderr, "bench_mc: coll: %s: %s\n", e.field, e.msg);
+    exit(1);
+  }
+  double dt = cpu_s() - c0;
+  *wall_rate = 1e6 / (now_s() - t0);
+  pod_mc_results_free(r);
+  pod_mc_plan_free(pl);
+  pod_mc_kernel_evaluator_free(&ev);
+  return 1e6 / dt;
+}
+
 /* Best-of-3 wall seconds with `threads`, in a child process whose libuv
 ** pool has exactly `threads` threads (as the executable sets it from
 ** --threads), so every figure runs in the product's configuration. */
@@ -269,6 +320,9 @@ int main(void) {
          "exact quantiles incl. sorting; target >= 2)\n", exact / 1e6, we / 1e6);
   printf("mc_kernel_eval_sketch: %.2f M samples/s per core (CPU time; %.2f wall; 4 sampled params, 3 metrics, "
          "DDSketch)\n", sketch / 1e6, ws / 1e6);
+  double wc, coll = coll_rate(&wc);
+  printf("mc_coll_kernel: %.2f M samples/s per core (CPU time; %.2f wall; pod_coll_kernel all-to-all, "
+         "4 sampled params, exact quantiles)\n", coll / 1e6, wc / 1e6);
   calibrate();
   speedup(0, "sketch");
   speedup(256, "exact");
