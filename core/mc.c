@@ -704,9 +704,7 @@ static int finish_quantiles(pod_mc_plan *pl, pod_mc_results *r, double *buf,
         const double *col = pl->ycol[g * M + m];
         int64_t n = pl->rows[g];
         memcpy(buf, col, sizeof(double) * (size_t)n);
-        pod_stats_sort(buf, (size_t)n);
-        for (int q = 0; q < POD_STATS_NQ; q++)
-          s->q[q] = pod_stats_quantile_sorted(buf, (size_t)n, pod_stats_qprobs[q]);
+        pod_stats_quantiles(buf, (size_t)n, pod_stats_qprobs, POD_STATS_NQ, s->q);
         for (int64_t i = 0; i < n; i++) pod_hist_add(h, col[i], 1);
       } else {
         const pod_sketch *sk = &pl->sk[g * M + m];

@@ -106,37 +106,43 @@ static double dval(uint64_t k) {
   return x;
 }
 
-#define RADIX_BITS 16
+#define RADIX_BITS 11
 #define RADIX_SIZE (1u << RADIX_BITS)
+#define RADIX_PASSES 6 /* 6 x 11 bits cover 64 */
 
-/* LSD radix sort of keys (with an optional uint32 payload moved along),
-** 4 passes of 16 bits; passes whose digit is the same for every key are
-** skipped.  Stable.  Returns POD_ENOMEM when the buffers cannot be had. */
+/* LSD radix sort of keys (with an optional uint32 payload moved along):
+** 6 passes of 11 bits (2048 buckets stay in cache), all histograms from
+** one read; passes whose digit is the same for every key are skipped.
+** Stable.  Returns POD_ENOMEM when the buffers cannot be had. */
 static int radix_sort(uint64_t *k, uint32_t *pay, size_t n) {
   uint64_t *k2 = malloc(n * sizeof *k2);
   uint32_t *p2 = pay ? malloc(n * sizeof *p2) : NULL;
-  size_t *cnt = malloc(RADIX_SIZE * sizeof *cnt);
+  size_t *cnt = calloc((size_t)RADIX_PASSES * RADIX_SIZE, sizeof *cnt);
   if (!k2 || (pay && !p2) || !cnt) {
     free(k2);
     free(p2);
     free(cnt);
     return POD_ENOMEM;
   }
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = k[i];
+    for (int p = 0; p < RADIX_PASSES; p++)
+      cnt[(size_t)p * RADIX_SIZE + ((v >> (p * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
+  }
   uint64_t *src = k, *dst = k2;
   uint32_t *psrc = pay, *pdst = p2;
-  for (int pass = 0; pass < 4; pass++) {
+  for (int pass = 0; pass < RADIX_PASSES; pass++) {
     int shift = pass * RADIX_BITS;
-    memset(cnt, 0, RADIX_SIZE * sizeof *cnt);
-    for (size_t i = 0; i < n; i++) cnt[(src[i] >> shift) & (RADIX_SIZE - 1)]++;
-    if (cnt[(src[0] >> shift) & (RADIX_SIZE - 1)] == n) continue;
+    size_t *c = cnt + (size_t)pass * RADIX_SIZE;
+    if (c[(src[0] >> shift) & (RADIX_SIZE - 1)] == n) continue;
     size_t sum = 0;
     for (size_t d = 0; d < RADIX_SIZE; d++) {
-      size_t c = cnt[d];
-      cnt[d] = sum;
-      sum += c;
+      size_t t = c[d];
+      c[d] = sum;
+      sum += t;
     }
     for (size_t i = 0; i < n; i++) {
-      size_t at = cnt[(src[i] >> shift) & (RADIX_SIZE - 1)]++;
+      size_t at = c[(src[i] >> shift) & (RADIX_SIZE - 1)]++;
       dst[at] = src[i];
       if (pay) pdst[at] = psrc[i];
     }
@@ -172,6 +178,131 @@ void pod_stats_sort(double *x, size_t n) {
     }
   }
   qsort(x, n, sizeof(double), cmp_double);
+}
+
+/* ---- quantiles by radix selection ---- */
+
+#define SEL_BITS 16
+#define SEL_SIZE (1u << SEL_BITS)
+#define SEL_MAXR (2 * POD_STATS_NQ + 2)
+
+/* GSL's gsl_stats_quantile_from_sorted_data formula on the two order
+** statistics it reads (same operations, so the same bytes). */
+static double gsl_formula(double f, size_t n, double x_lhs, double x_next) {
+  const double index = f * (double)(n - 1);
+  const size_t lhs = (size_t)(int)index;
+  const double delta = index - (double)lhs;
+  if (lhs == n - 1) return x_lhs;
+  return (1 - delta) * x_lhs + delta * x_next;
+}
+
+void pod_stats_quantiles(double *x, size_t n, const double *probs, int np,
+                         double *out) {
+  if (n == 0) {
+    for (int q = 0; q < np; q++) out[q] = NAN;
+    return;
+  }
+  /* Radix selection: bucket the order-preserving keys by the 16 bits
+  ** below their common prefix, find the buckets holding the wanted ranks,
+  ** and sort only the values that fall in those buckets.  Falls back to a
+  ** full sort when there are many probabilities, little data, or when the
+  ** wanted buckets hold more than a quarter of the values. */
+  size_t *cnt = NULL;
+  double *cand = NULL;
+  if (n < 4096 || np > POD_STATS_NQ + 1) goto full;
+  uint64_t kmin = UINT64_MAX, kmax = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t k = dkey(x[i]);
+    if (k < kmin) kmin = k;
+    if (k > kmax) kmax = k;
+  }
+  if (kmin == kmax) {
+    for (int q = 0; q < np; q++) out[q] = gsl_formula(probs[q], n, x[0], x[0]);
+    return;
+  }
+  int top = 63;
+  while (!(((kmin ^ kmax) >> top) & 1)) top--;
+  int shift = top + 1 - SEL_BITS;
+  if (shift < 0) shift = 0;
+  cnt = calloc(SEL_SIZE + 1, sizeof *cnt);
+  if (!cnt) goto full;
+#define SEL_DIGIT(k) ((size_t)((((k) - kmin) >> shift) & (SEL_SIZE - 1)))
+  /* (k - kmin) >> shift < 2^SEL_BITS since k - kmin < 2^(top+1) */
+  for (size_t i = 0; i < n; i++) cnt[SEL_DIGIT(dkey(x[i]))]++;
+  /* prefix sums: cnt[d] becomes the number of values in digits < d */
+  size_t sum = 0;
+  for (size_t d = 0; d <= SEL_SIZE; d++) {
+    size_t c = d < SEL_SIZE ? cnt[d] : 0;
+    cnt[d] = sum;
+    sum += c;
+  }
+  /* wanted ranks and their digits */
+  size_t r[SEL_MAXR];
+  size_t rd[SEL_MAXR];
+  int nr = 0;
+  for (int q = 0; q < np; q++) {
+    size_t lhs = (size_t)(int)(probs[q] * (double)(n - 1));
+    r[nr++] = lhs;
+    r[nr++] = lhs + 1 < n ? lhs + 1 : lhs;
+  }
+  /* digits holding each rank: the last d with cnt[d] <= rank */
+  size_t total = 0;
+  for (int j = 0; j < nr; j++) {
+    size_t lo = 0, hi = SEL_SIZE - 1;
+    while (lo < hi) {
+      size_t mid = (lo + hi + 1) / 2;
+      if (cnt[mid] <= r[j]) lo = mid;
+      else hi = mid - 1;
+    }
+    rd[j] = lo;
+  }
+  /* distinct wanted digits, their candidate segments */
+  size_t ud[SEL_MAXR], useg[SEL_MAXR];
+  int nu = 0;
+  for (int j = 0; j < nr; j++) {
+    int seen = 0;
+    for (int u = 0; u < nu; u++) seen |= ud[u] == rd[j];
+    if (!seen) {
+      ud[nu] = rd[j];
+      useg[nu] = total;
+      total += cnt[rd[j] + 1] - cnt[rd[j]];
+      nu++;
+    }
+  }
+  if (total > n / 4) goto full;
+  cand = malloc((total ? total : 1) * sizeof *cand);
+  if (!cand) goto full;
+  size_t fill[SEL_MAXR];
+  for (int u = 0; u < nu; u++) fill[u] = useg[u];
+  for (size_t i = 0; i < n; i++) {
+    size_t d = SEL_DIGIT(dkey(x[i]));
+    for (int u = 0; u < nu; u++) {
+      if (ud[u] == d) {
+        cand[fill[u]++] = x[i];
+        break;
+      }
+    }
+  }
+#undef SEL_DIGIT
+  for (int u = 0; u < nu; u++) pod_stats_sort(cand + useg[u], cnt[ud[u] + 1] - cnt[ud[u]]);
+  for (int q = 0; q < np; q++) {
+    double v[2];
+    for (int t = 0; t < 2; t++) {
+      int j = 2 * q + t;
+      int u = 0;
+      while (ud[u] != rd[j]) u++;
+      v[t] = cand[useg[u] + (r[j] - cnt[rd[j]])];
+    }
+    out[q] = gsl_formula(probs[q], n, v[0], v[1]);
+  }
+  free(cand);
+  free(cnt);
+  return;
+full:
+  free(cand);
+  free(cnt);
+  pod_stats_sort(x, n);
+  for (int q = 0; q < np; q++) out[q] = gsl_stats_quantile_from_sorted_data(x, 1, n, probs[q]);
 }
 
 /* ---- histogram ---- */

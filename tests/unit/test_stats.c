@@ -152,6 +152,44 @@ static void test_exact_quantiles(void **st) {
   for (size_t i = 1; i < big; i++) assert_true(u[i - 1] <= u[i]);
   free(u);
   free(w);
+  /* multi-selection gives GSL's sorted-data quantiles, bit for bit */
+  gsl_rng *rg = gsl_rng_alloc(gsl_rng_mt19937);
+  const size_t sizes[] = {1, 2, 3, 17, 33, 100, 1000, 4097, 100003};
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+    size_t m = sizes[si];
+    for (int kind = 0; kind < 5; kind++) {
+      double *a = malloc(m * sizeof(double)), *b = malloc(m * sizeof(double));
+      for (size_t i = 0; i < m; i++) {
+        if (kind == 0) a[i] = gsl_ran_lognormal(rg, 0, 2) - 1;      /* distinct */
+        else if (kind == 1) a[i] = floor(gsl_rng_uniform(rg) * 5); /* many ties */
+        else if (kind == 2) a[i] = (double)(m - i);               /* descending */
+        else if (kind == 3) a[i] = 2.5;                           /* constant */
+        else a[i] = (i % 3 ? 1.0 : -1.0) * gsl_ran_exponential(rg, 1e-3); /* both signs */
+      }
+      memcpy(b, a, m * sizeof(double));
+      gsl_sort(b, 1, m);
+      const double ps[] = {0, 0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99};
+      double got[8];
+      pod_stats_quantiles(a, m, ps, 8, got);
+      for (int q = 0; q < 8; q++) {
+        double want = gsl_stats_quantile_from_sorted_data(b, 1, m, ps[q]);
+        if (memcmp(&got[q], &want, sizeof want) != 0)
+          fail_msg("n=%zu kind=%d p=%g: %.17g != %.17g", m, kind, ps[q], got[q], want);
+      }
+      free(a);
+      free(b);
+    }
+  }
+  double many[20], mp[20], mo[20];
+  for (int i = 0; i < 20; i++) {
+    many[i] = 20 - i;
+    mp[i] = i / 19.0;
+  }
+  pod_stats_quantiles(many, 20, mp, 20, mo); /* more probs: full sort path */
+  for (int i = 0; i < 20; i++) assert_near(mo[i], 1 + i, 1e-12);
+  pod_stats_quantiles(many, 0, mp, 2, mo);
+  assert_true(isnan(mo[0]) && isnan(mo[1]));
+  gsl_rng_free(rg);
   /* convention: rank p*(n-1), linear interpolation */
   const double s[] = {1, 2, 4, 8};
   assert_near(pod_stats_quantile_sorted(s, 4, 0.5), 3.0, 1e-15);
