@@ -44,7 +44,10 @@ struct pod_mc_plan {
   pod_moments *mom;       /* G*M */
   pod_sketch *sk;         /* G*M, sketch mode only */
   int64_t *rows;          /* G stored rows */
-  double **xcol, **ycol;  /* G*P, G*M */
+  double **xcol, **ycol;  /* G*P, G*M columns of rows_cap[g] rows, allocated at
+                             plan time; chunk (g, c) writes rows c*cs.. of g
+                             directly (disjoint per chunk), so merging copies
+                             nothing */
   pod_moments *svar;      /* G*M, Sobol: f(A) and f(B) */
   pod_sobol_acc *sob;     /* G*P*M */
 };
@@ -55,7 +58,8 @@ struct pod_mc_chunk {
   pod_err err;
   pod_moments *mom;   /* M */
   pod_sketch *sk;     /* M or NULL */
-  double *x, *y;      /* P*n, M*n column-major, or NULL */
+  double **xd, **yd;  /* stored chunks: P / M row pointers into the plan's
+                         columns at this chunk's first row, else NULL */
   pod_moments *svar;  /* M (Sobol) */
   pod_sobol_acc *sob; /* P*M (Sobol) */
 };
@@ -313,6 +317,15 @@ int pod_mc_plan_new(const pod_mc_spec *s, pod_mc_plan **out, pod_err *err) {
   pl->ycol = calloc((size_t)G * M, sizeof(double *));
   if (!pl->mom || !pl->rows || !pl->xcol || !pl->ycol) goto fail;
   for (int i = 0; i < G * M; i++) pod_moments_init(&pl->mom[i]);
+  for (int g = 0; g < G; g++) {
+    if (pl->rows_cap[g] == 0) continue;
+    size_t bytes = sizeof(double) * (size_t)pl->rows_cap[g];
+    for (int m = 0; m < M; m++)
+      if (!(pl->ycol[g * M + m] = malloc(bytes))) goto fail;
+    if (pl->store_x)
+      for (int p = 0; p < P; p++)
+        if (!(pl->xcol[g * P + p] = malloc(bytes))) goto fail;
+  }
   if (!pl->exact) {
     pl->sk = calloc((size_t)G * M, sizeof(pod_sketch));
     if (!pl->sk) goto fail;
@@ -410,8 +423,8 @@ void pod_mc_chunk_free(pod_mc_chunk *c) {
   }
   free(c->sk);
   free(c->mom);
-  free(c->x);
-  free(c->y);
+  free(c->xd);
+  free(c->yd);
   free(c->svar);
   free(c->sob);
   free(c);
@@ -470,10 +483,10 @@ static int record(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
       }
     }
   }
-  if (c->y)
-    for (int m = 0; m < M; m++) c->y[(int64_t)m * c->n + i] = y[m];
-  if (c->x)
-    for (int p = 0; p < P; p++) c->x[(int64_t)p * c->n + i] = x[p];
+  if (c->yd)
+    for (int m = 0; m < M; m++) c->yd[m][i] = y[m];
+  if (c->xd)
+    for (int p = 0; p < P; p++) c->xd[p][i] = x[p];
   return POD_OK;
 }
 
@@ -553,6 +566,10 @@ int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
   c->i0 = cc * pl->cs;
   c->n = pod_mc_chunk_samples(pl, k);
   c->stored = k < pl->store_chunks;
+  if (c->stored && !pl->ycol) { /* the columns moved into the results */
+    c->status = pod_err_set(&c->err, POD_EINVAL, "chunk", "plan already finished");
+    return c->status;
+  }
   int sobol = pl->sens == POD_MC_SENS_SOBOL;
   size_t nscratch = (size_t)(sobol ? 5 * P + 4 * M : P + M) + 1;
   double *scratch = malloc(nscratch * sizeof(double));
@@ -561,8 +578,14 @@ int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
   c->mom = malloc(sizeof(pod_moments) * (size_t)M);
   if (!pl->exact) c->sk = calloc((size_t)M, sizeof(pod_sketch));
   if (c->stored) {
-    c->y = malloc(sizeof(double) * (size_t)(M * c->n));
-    if (pl->store_x && P > 0) c->x = malloc(sizeof(double) * (size_t)(P * c->n));
+    c->yd = malloc(sizeof(double *) * (size_t)M);
+    if (c->yd)
+      for (int m = 0; m < M; m++) c->yd[m] = pl->ycol[c->g * M + m] + c->i0;
+    if (pl->store_x && P > 0) {
+      c->xd = malloc(sizeof(double *) * (size_t)P);
+      if (c->xd)
+        for (int p = 0; p < P; p++) c->xd[p] = pl->xcol[c->g * P + p] + c->i0;
+    }
   }
   if (sobol) {
     c->svar = malloc(sizeof(pod_moments) * (size_t)M);
@@ -570,7 +593,7 @@ int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
     if (pl->qrng) q = gsl_qrng_clone(pl->qstates[cc]);
   }
   if (!scratch || !r || !c->mom || (!pl->exact && !c->sk) ||
-      (c->stored && (!c->y || (pl->store_x && P > 0 && !c->x))) ||
+      (c->stored && (!c->yd || (pl->store_x && P > 0 && !c->xd))) ||
       (sobol && (!c->svar || !c->sob || (pl->qrng && !q)))) {
     c->status = pod_err_set(&c->err, POD_ENOMEM, "chunk", "out of memory");
     goto done;
@@ -620,29 +643,12 @@ int pod_mc_merge(pod_mc_plan *pl, pod_mc_chunk *c, pod_err *err) {
     goto out;
   }
   int g = c->g, M = pl->M, P = pl->P;
-  if (c->stored) {
-    /* allocate the grid point's columns at its first stored chunk */
-    size_t bytes = sizeof(double) * (size_t)pl->rows_cap[g];
-    for (int m = 0; m < M; m++)
-      if (!pl->ycol[g * M + m] && !(pl->ycol[g * M + m] = malloc(bytes))) goto nomem;
-    if (c->x)
-      for (int p = 0; p < P; p++)
-        if (!pl->xcol[g * P + p] && !(pl->xcol[g * P + p] = malloc(bytes))) goto nomem;
-  }
   if (pl->sk) {
     for (int m = 0; m < M; m++)
       if ((rc = pod_sketch_merge(&pl->sk[g * M + m], &c->sk[m], err))) goto out;
   }
   for (int m = 0; m < M; m++) pod_moments_merge(&pl->mom[g * M + m], &c->mom[m]);
-  if (c->stored) {
-    int64_t r0 = pl->rows[g];
-    for (int m = 0; m < M; m++)
-      memcpy(pl->ycol[g * M + m] + r0, c->y + (int64_t)m * c->n, sizeof(double) * (size_t)c->n);
-    if (c->x)
-      for (int p = 0; p < P; p++)
-        memcpy(pl->xcol[g * P + p] + r0, c->x + (int64_t)p * c->n, sizeof(double) * (size_t)c->n);
-    pl->rows[g] += c->n;
-  }
+  if (c->stored) pl->rows[g] += c->n; /* rows written in place by the chunk */
   if (c->svar) {
     for (int m = 0; m < M; m++) pod_moments_merge(&pl->svar[g * M + m], &c->svar[m]);
     for (int i = 0; i < P * M; i++) {
@@ -656,9 +662,6 @@ int pod_mc_merge(pod_mc_plan *pl, pod_mc_chunk *c, pod_err *err) {
   pl->samples_merged += c->n;
   if (pl->stop_metric >= 0 && c->k % pl->G == pl->G - 1 && stop_rule_met(pl))
     pl->stopped = 1;
-  goto out;
-nomem:
-  rc = pod_err_set(err, POD_ENOMEM, "samples", "cannot store samples");
 out:
   pod_mc_chunk_free(c);
   return rc;

@@ -41,7 +41,9 @@
 **
 ** Threads: the plan's configuration is read-only after pod_mc_plan_new.
 ** pod_mc_chunk_run may run on any number of threads at once (each with its
-** own worker).  pod_mc_merge, pod_mc_should_stop, pod_mc_finish and the
+** own worker, each chunk at most once at a time): a chunk whose samples
+** are stored writes them straight into its own rows of the plan's
+** preallocated columns, so merging copies nothing.  pod_mc_merge, pod_mc_should_stop, pod_mc_finish and the
 ** counters belong to one thread at a time (the runner's loop thread).
 */
 #ifndef POD_MC_H
@@ -171,8 +173,9 @@ int64_t pod_mc_samples_merged(const pod_mc_plan *plan); /* rows, all grid points
 /* Compute the final statistics from what was merged (quantiles, histograms,
 ** sensitivities) and hand them over in *out (caller frees with
 ** pod_mc_results_free).  The stored samples move into the results; the
-** plan cannot merge afterwards (POD_EINVAL).  May take a while (sorting):
-** the runner calls it on a worker thread. */
+** plan cannot merge or run stored chunks afterwards (POD_EINVAL).  Must not
+** overlap pod_mc_chunk_run.  Takes O(rows) per metric (selection, no full
+** sort): the runner calls it on a worker thread. */
 int pod_mc_finish(pod_mc_plan *plan, pod_mc_results **out, pod_err *err);
 
 /* Run every chunk on the calling thread with one worker, merging in order,
