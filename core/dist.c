@@ -118,7 +118,8 @@ int pod_dist_discrete(const double *values, const double *weights, int n,
   d.values = malloc(sizeof(double) * (size_t)n);
   d.weights = malloc(sizeof(double) * (size_t)n);
   d.cum = malloc(sizeof(double) * (size_t)n);
-  if (!d.values || !d.weights || !d.cum) {
+  d.svals = malloc(sizeof(double) * (size_t)n);
+  if (!d.values || !d.weights || !d.cum || !d.svals) {
     pod_dist_free(&d);
     return pod_err_set(err, POD_ENOMEM, "values", NULL);
   }
@@ -131,8 +132,7 @@ int pod_dist_discrete(const double *values, const double *weights, int n,
   }
   /* CDF along the values in ascending order (stable for equal values) */
   int *idx = malloc(sizeof(int) * (size_t)n);
-  d.svals = malloc(sizeof(double) * (size_t)n);
-  if (!idx || !d.svals) {
+  if (!idx) {
     free(idx);
     pod_dist_free(&d);
     return pod_err_set(err, POD_ENOMEM, "values", NULL);
@@ -156,11 +156,6 @@ int pod_dist_discrete(const double *values, const double *weights, int n,
   }
   d.cum[n - 1] = 1.0;
   free(idx);
-  d.table = gsl_ran_discrete_preproc((size_t)n, d.weights);
-  if (d.table == NULL) {
-    pod_dist_free(&d);
-    return pod_err_set(err, POD_ENOMEM, "weights", "cannot build the lookup table");
-  }
   *out = d;
   return POD_OK;
 }
@@ -190,7 +185,6 @@ int pod_dist_copy(pod_dist *dst, const pod_dist *src, pod_err *err) {
   *dst = *src;
   dst->n = 0;
   dst->values = dst->weights = dst->cum = dst->svals = NULL;
-  dst->table = NULL;
   return POD_OK;
 }
 
@@ -200,7 +194,6 @@ void pod_dist_free(pod_dist *d) {
   free(d->weights);
   free(d->cum);
   free(d->svals);
-  if (d->table) gsl_ran_discrete_free(d->table);
   *d = pod_dist_fixed(0);
 }
 
@@ -277,7 +270,7 @@ int pod_dist_check(const pod_dist *d, pod_err *err) {
       NEED(pod_finite(p[0]) && p[0] > 0, "mean", "must be finite and > 0", p[0]);
       return POD_OK;
     case POD_DIST_DISCRETE: {
-      if (d->n < 1 || !d->values || !d->weights || !d->cum)
+      if (d->n < 1 || !d->values || !d->weights || !d->cum || !d->svals)
         return pod_err_set(err, POD_EINVAL, "values", "needs at least one value");
       int rc = check_array(d->values, d->n, "values", err);
       if (rc) return rc;
@@ -355,8 +348,7 @@ double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
     case POD_DIST_GAMMA: return gsl_ran_gamma(r, p[0], p[1]);
     case POD_DIST_WEIBULL: return gsl_ran_weibull(r, p[1], p[0]);
     case POD_DIST_EXPONENTIAL: return gsl_ran_exponential(r, p[0]);
-    case POD_DIST_DISCRETE:
-      return d->values[gsl_ran_discrete(r, (const gsl_ran_discrete_t *)d->table)];
+    case POD_DIST_DISCRETE: return pod_dist_quantile(d, gsl_rng_uniform_pos(r));
     case POD_DIST_EMPIRICAL:
       return d->values[gsl_rng_uniform_int(r, (unsigned long)d->n)];
     default: return NAN;

@@ -57,7 +57,6 @@ typedef struct pod_dist {
   double *weights;  /* discrete: n weights as given */
   double *svals;    /* discrete: the values sorted ascending */
   double *cum;      /* discrete: cumulative probability along svals (last = 1) */
-  void *table;      /* discrete: gsl_ran_discrete_t (O(1) sampling) */
 } pod_dist;
 
 /* Value constructors (no validation, nothing to free). */
@@ -85,8 +84,10 @@ int pod_dist_lognormal_p5_p95(double p5, double p95, pod_dist *out,
 
 /* Discrete choice: value values[i] with probability weights[i]/sum.
 ** Copies both arrays (weights NULL means equal weights), validates
-** ("values[i]", "weights[i]", "weights" for a zero sum) and builds GSL's
-** lookup table.  On success *out must be released with pod_dist_free. */
+** ("values[i]", "weights[i]", "weights" for a zero sum) and builds the
+** cumulative table.  Sampling inverts it by binary search (O(log n); GSL's
+** gsl_ran_discrete_preproc is not used because it does not check its own
+** allocations).  On success *out must be released with pod_dist_free. */
 int pod_dist_discrete(const double *values, const double *weights, int n,
                       pod_dist *out, pod_err *err);
 

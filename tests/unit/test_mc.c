@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <stdatomic.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_math.h>
 #include <gsl/gsl_sort.h>
@@ -590,6 +591,144 @@ static void test_kernel_evaluator(void **st) {
   assert_int_equal(pod_mc_kernel_evaluator(NULL, base, 1, binds, 2, &ev), POD_EINVAL);
 }
 
+/* ---- allocation failure: fail every allocation in turn ----
+** Like Lua's testes/memerr.lua: the k-th allocation fails (k = 0, 1, ...)
+** until the operation succeeds; each failure must come back as POD_ENOMEM
+** (or, where a failure only degrades, as success) and leave nothing
+** allocated.  The process's malloc family is interposed through glibc's
+** __libc_* entry points, so GSL's allocations fail too.  Not built under
+** sanitizers, which interpose malloc themselves. */
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define POD_ALLOC_FAIL 1
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+static atomic_long countdown = -1; /* the allocation that fails; < 0: none */
+static atomic_long live;           /* allocations not yet freed */
+
+static int fail_now(void) {
+  if (atomic_load(&countdown) < 0) return 0;
+  return atomic_fetch_sub(&countdown, 1) == 0;
+}
+void *malloc(size_t n) {
+  if (fail_now()) return NULL;
+  void *p = __libc_malloc(n);
+  if (p) atomic_fetch_add(&live, 1);
+  return p;
+}
+void *calloc(size_t a, size_t b) {
+  if (fail_now()) return NULL;
+  void *p = __libc_calloc(a, b);
+  if (p) atomic_fetch_add(&live, 1);
+  return p;
+}
+void *realloc(void *q, size_t n) {
+  if (fail_now()) return NULL;
+  void *p = __libc_realloc(q, n);
+  if (p && !q) atomic_fetch_add(&live, 1);
+  return p;
+}
+void free(void *p) {
+  if (p) atomic_fetch_sub(&live, 1);
+  __libc_free(p);
+}
+
+/* Build a plan with a discrete and an empirical parameter, run it, finish;
+** returns the first failing status. */
+static int alloc_scenario(int mode) {
+  static const char *const pn[] = {"a", "b", "c"};
+  static const double dv[] = {1, 2, 3}, dw[] = {1, 2, 1}, ev[] = {4, 5, 6, 7};
+  pod_dist d[3];
+  int rc = pod_dist_discrete(dv, dw, 3, &d[0], NULL);
+  if (rc) return rc;
+  rc = pod_dist_empirical(ev, 4, &d[1], NULL);
+  if (rc) {
+    pod_dist_free(&d[0]);
+    return rc;
+  }
+  d[2] = pod_dist_normal(0, 1);
+  pod_mc_spec s;
+  pod_mc_spec_init(&s);
+  s.nparams = 3;
+  s.param_names = pn;
+  s.dists = d;
+  s.nmetrics = 2;
+  s.metric_names = mn2;
+  s.grid = 2;
+  s.samples = 600;
+  s.chunk_size = 128;
+  s.eval.eval = eval_sum_prod;
+  s.keep_samples = 1;
+  s.sensitivity = mode == 2 ? POD_MC_SENS_SOBOL : POD_MC_SENS_SPEARMAN;
+  if (mode == 1) s.max_samples_mb = 0.01; /* sketches + stored prefix */
+  pod_mc_plan *pl = NULL;
+  pod_mc_results *r = NULL;
+  rc = pod_mc_plan_new(&s, &pl, NULL);
+  if (!rc) rc = pod_mc_run_serial(pl, &r, NULL);
+  pod_mc_results_free(r);
+  pod_mc_plan_free(pl);
+  pod_dist_free(&d[0]);
+  pod_dist_free(&d[1]);
+  return rc;
+}
+
+static int alloc_stats(void) {
+  double x[5000], rk[5000], q[POD_STATS_NQ];
+  for (int i = 0; i < 5000; i++) x[i] = sin(i * 0.7) * exp(i % 17);
+  int rc = pod_stats_ranks(x, 5000, rk);
+  if (rc) return rc;
+  double rho;
+  if ((rc = pod_stats_spearman(x, rk, 5000, &rho))) return rc;
+  if (!(rho > 0.99)) return POD_ERANGE;
+  pod_stats_quantiles(x, 5000, pod_stats_qprobs, POD_STATS_NQ, q); /* degrades, never fails */
+  pod_stats_sort(x, 5000);
+  for (int i = 1; i < 5000; i++)
+    if (x[i - 1] > x[i]) return POD_ERANGE;
+  pod_sketch a, b;
+  pod_sketch_init(&a, POD_SKETCH_ALPHA, NULL);
+  pod_sketch_init(&b, POD_SKETCH_ALPHA, NULL);
+  for (int i = 0; i < 200 && !rc; i++) rc = pod_sketch_add(&a, exp(i * 0.3) - 20);
+  for (int i = 0; i < 50 && !rc; i++) rc = pod_sketch_add(&b, -exp(i * 0.5));
+  if (!rc) rc = pod_sketch_merge(&a, &b, NULL);
+  pod_sketch_free(&a);
+  pod_sketch_free(&b);
+  if (rc) return rc;
+  pod_hist h;
+  if ((rc = pod_hist_init(&h, 10, 0, 1, 0, NULL))) return rc;
+  pod_hist_free(&h);
+  pod_mc_evaluator ev;
+  toy_cfg base = {100, 8, "toy", 1e9};
+  pod_bind bd = {offsetof(toy_cfg, bw_GBps), POD_BIND_DOUBLE};
+  if ((rc = pod_mc_kernel_evaluator(&toy_kernel, &base, 1, &bd, 1, &ev))) return rc;
+  pod_mc_kernel_evaluator_free(&ev);
+  return POD_OK;
+}
+
+static void test_alloc_failures(void **st) {
+  (void)st;
+  for (int mode = 0; mode < 4; mode++) {
+    int k = 0;
+    for (;; k++) {
+      long before = atomic_load(&live);
+      atomic_store(&countdown, k);
+      int rc = mode < 3 ? alloc_scenario(mode) : alloc_stats();
+      long fired = atomic_load(&countdown) < 0;
+      atomic_store(&countdown, -1);
+      long after = atomic_load(&live);
+      if (after != before) fail_msg("mode %d: allocation %d failing leaks %ld blocks", mode, k, after - before);
+      if (!fired) { /* no allocation failed: the whole scenario ran */
+        assert_int_equal(rc, POD_OK);
+        break;
+      }
+      if (rc != POD_OK && rc != POD_ENOMEM)
+        fail_msg("mode %d: allocation %d failing gives status %d", mode, k, rc);
+    }
+    assert_true(k > 5);
+  }
+}
+#endif
+
 int main(void) {
   gsl_set_error_handler_off();
   const struct CMUnitTest tests[] = {
@@ -602,6 +741,9 @@ int main(void) {
       cmocka_unit_test(test_eval_errors),
       cmocka_unit_test(test_plan_errors),
       cmocka_unit_test(test_kernel_evaluator),
+#ifdef POD_ALLOC_FAIL
+      cmocka_unit_test(test_alloc_failures),
+#endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
