@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <stdatomic.h>
 #include <gsl/gsl_errno.h>
 #include <uv.h>
 
@@ -29,11 +30,13 @@ typedef struct ev_ud {
 static void *w_new(void *ud, pod_err *err) {
   (void)err;
   ev_ud *u = ud;
+  void *w = malloc(16);
+  if (!w) return NULL;
   uv_mutex_lock(&u->mu);
   u->workers_alive++;
   u->workers_made++;
   uv_mutex_unlock(&u->mu);
-  return malloc(16);
+  return w;
 }
 
 static void w_free(void *ud, void *w) {
@@ -440,6 +443,94 @@ static void test_concurrent_runs(void **st) {
   free_setup(&t2);
 }
 
+/* ---- allocation failure in the runner: fail every allocation in turn ----
+** (see test_mc.c).  Allocations happen on pool threads too, so which one
+** fails is not fixed, but exactly one does; the run must then fail with
+** POD_ENOMEM (or complete, when the failure only degrades), call done_cb
+** once, leave no handle open and leak nothing. */
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define POD_ALLOC_FAIL 1
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+static atomic_long countdown = -1;
+static atomic_long live;
+
+static int fail_now(void) {
+  if (atomic_load(&countdown) < 0) return 0;
+  return atomic_fetch_sub(&countdown, 1) == 0;
+}
+void *malloc(size_t n) {
+  if (fail_now()) return NULL;
+  void *p = __libc_malloc(n);
+  if (p) atomic_fetch_add(&live, 1);
+  return p;
+}
+void *calloc(size_t a, size_t b) {
+  if (fail_now()) return NULL;
+  void *p = __libc_calloc(a, b);
+  if (p) atomic_fetch_add(&live, 1);
+  return p;
+}
+void *realloc(void *q, size_t n) {
+  if (fail_now()) return NULL;
+  void *p = __libc_realloc(q, n);
+  if (p && !q) atomic_fetch_add(&live, 1);
+  return p;
+}
+void free(void *p) {
+  if (p) atomic_fetch_sub(&live, 1);
+  __libc_free(p);
+}
+
+static void test_alloc_failures(void **st) {
+  (void)st;
+  int failed_runs = 0, k;
+  for (k = 0; k < 100000; k++) {
+    setup t;
+    mk_setup(&t);
+    t.s.samples = 1500;
+    t.s.chunk_size = 200;
+    t.s.max_samples_mb = (k % 2) ? 0.02 : 256; /* sketch + prefix, or exact */
+    long before = atomic_load(&live);
+    uv_loop_t loop;
+    assert_int_equal(uv_loop_init(&loop), 0);
+    pod_mc_plan *pl;
+    assert_int_equal(pod_mc_plan_new(&t.s, &pl, NULL), POD_OK);
+    outcome o = {0};
+    pod_run_opts opts = {2, 0, on_progress, 1, on_done, &o};
+    pod_run *run;
+    atomic_store(&countdown, k);
+    int rc = pod_run_start(&loop, pl, &opts, &run, NULL);
+    if (rc == POD_OK) uv_run(&loop, UV_RUN_DEFAULT);
+    int fired = atomic_load(&countdown) < 0;
+    atomic_store(&countdown, -1);
+    if (rc == POD_OK) {
+      assert_int_equal(o.done_calls, 1);
+      if (o.status == POD_RUN_FAILED) {
+        assert_int_equal(o.err.code, POD_ENOMEM);
+        failed_runs++;
+      } else {
+        assert_int_equal(o.status, POD_RUN_COMPLETE);
+      }
+      pod_mc_results_free(o.r);
+    } else {
+      assert_int_equal(rc, POD_ENOMEM);
+    }
+    assert_int_equal(uv_loop_close(&loop), 0);
+    assert_int_equal(t.u.workers_alive, 0);
+    pod_mc_plan_free(pl);
+    long after = atomic_load(&live);
+    if (after != before) fail_msg("allocation %d failing leaks %ld blocks", k, after - before);
+    free_setup(&t);
+    if (!fired) break; /* nothing left to fail */
+  }
+  assert_true(failed_runs > 5);
+  assert_true(k < 100000);
+}
+#endif
+
 int main(void) {
   gsl_set_error_handler_off();
   assert_int_equal(pod_run_set_threads(4), POD_OK); /* before first use */
@@ -451,6 +542,9 @@ int main(void) {
       cmocka_unit_test(test_first_error),
       cmocka_unit_test(test_concurrent_runs),
       cmocka_unit_test(test_worker_failure_and_args),
+#ifdef POD_ALLOC_FAIL
+      cmocka_unit_test(test_alloc_failures),
+#endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
