@@ -26,6 +26,7 @@
 */
 #include "pod_run.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,11 +74,11 @@ struct pod_run {
   pod_run_status status;
 };
 
-static int pool_used;
+static atomic_int pool_used; /* set at the first uv_queue_work of any run */
 
 int pod_run_set_threads(int n) {
   if (n < 1) return POD_EINVAL;
-  if (pool_used) return POD_ENOTSUP;
+  if (atomic_load(&pool_used)) return POD_ENOTSUP;
   if (n > 1024) n = 1024;
   char buf[16];
   snprintf(buf, sizeof buf, "%d", n);
@@ -238,7 +239,7 @@ static void pump(pod_run *run) {
       return;
     }
     s->state = SLOT_QUEUED;
-    pool_used = 1;
+    atomic_store(&pool_used, 1);
     run->next_q++;
     run->running++;
   }

@@ -113,6 +113,9 @@ static void on_progress(pod_run *run, const pod_run_progress *p, void *ud) {
   o->progress_calls++;
   assert_true(p->samples_done <= p->samples_total);
   assert_true(p->samples_done >= o->max_progress);
+  assert_true(p->chunks_done <= p->chunks_total);
+  assert_true(p->elapsed_s > 0 && p->rate_per_s >= 0);
+  assert_true(p->samples_done == 0 || p->rate_per_s > 0);
   o->max_progress = p->samples_done;
   if (o->cancel_after_progress) pod_run_cancel(run);
 }
