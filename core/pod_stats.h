@@ -117,8 +117,9 @@ typedef struct pod_sketch {
 int pod_sketch_init(pod_sketch *s, double alpha, pod_err *err);
 void pod_sketch_free(pod_sketch *s);
 
-/* Add one finite value x.  May grow (realloc) a bucket store, which
-** happens O(log range) times, not per sample.  POD_ENOMEM on failure. */
+/* Add one finite value x (POD_EINVAL for NaN or infinity, nothing added).
+** May grow a bucket store, which happens O(log range) times, not per
+** sample.  POD_ENOMEM on failure. */
 int pod_sketch_add(pod_sketch *s, double x);
 
 /* a := a + b (same alpha required, else POD_EINVAL). */

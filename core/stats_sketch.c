@@ -8,6 +8,7 @@
 */
 #include "pod_stats.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,7 @@ static int store_add(pod_sketch_store *st, int32_t k, int64_t count) {
 
 int pod_sketch_add(pod_sketch *s, double x) {
   double ax = fabs(x);
+  if (!(ax <= DBL_MAX)) return POD_EINVAL; /* NaN or infinite */
   if (ax < POD_SKETCH_TINY) {
     s->zero++;
   } else {

@@ -289,6 +289,9 @@ static void test_sketch_wide_range(void **st) {
   double v[] = {1e250, 1e-250, 3.0, -1e200, -1e-200, 1e-310 /* counts as zero */};
   for (int i = 0; i < 6; i++) assert_int_equal(pod_sketch_add(&s, v[i]), POD_OK);
   assert_int_equal(s.zero, 1);
+  assert_int_equal(pod_sketch_add(&s, NAN), POD_EINVAL);
+  assert_int_equal(pod_sketch_add(&s, -INFINITY), POD_EINVAL);
+  assert_int_equal(s.n, 6);
   int64_t tot = 0;
   pod_sketch_foreach(&s, count_cb, &tot);
   assert_int_equal(tot, 6);
