@@ -58,7 +58,7 @@ typedef struct pod_run_progress {
   int64_t samples_done, samples_total; /* merged rows / G*N */
   int64_t chunks_done, chunks_total;
   double elapsed_s;
-  double rate_per_s;                   /* samples_done / elapsed_s */
+  double rate_per_s; /* samples_done / elapsed_s */
 } pod_run_progress;
 
 typedef void (*pod_run_progress_fn)(pod_run *run, const pod_run_progress *p,

@@ -93,7 +93,8 @@ static void work_cb(uv_work_t *req) {
   void *w = NULL;
   int have = 0;
   uv_mutex_lock(&run->mu);
-  while (run->nfree == 0 && run->ncreated >= run->threads && s->k <= run->skip_after)
+  while (run->nfree == 0 && run->ncreated >= run->threads &&
+         s->k <= run->skip_after)
     uv_cond_wait(&run->cv, &run->mu);
   if (s->k > run->skip_after) {
     uv_mutex_unlock(&run->mu);
@@ -120,7 +121,8 @@ static void work_cb(uv_work_t *req) {
   }
   pod_mc_chunk_run(run->plan, s->k, w, &s->chunk);
   if (!s->chunk) {
-    s->setup_rc = pod_err_set(&s->setup_err, POD_ENOMEM, "chunk", "out of memory");
+    s->setup_rc =
+        pod_err_set(&s->setup_err, POD_ENOMEM, "chunk", "out of memory");
   }
   uv_mutex_lock(&run->mu);
   run->free_workers[run->nfree++] = w;
@@ -223,7 +225,8 @@ static void after_work_cb(uv_work_t *req, int status) {
 
 static void pump(pod_run *run) {
   if (run->halt != HALT_NONE) return;
-  while (run->next_q < run->nchunks && run->next_q - run->next_merge < run->window) {
+  while (run->next_q < run->nchunks &&
+         run->next_q - run->next_merge < run->window) {
     slot *s = &run->slots[run->next_q % run->window];
     s->k = run->next_q;
     s->chunk = NULL;
@@ -252,7 +255,8 @@ static void finish_work_cb(uv_work_t *req) {
   int n = run->nfree;
   run->nfree = 0;
   uv_mutex_unlock(&run->mu);
-  for (int i = 0; i < n; i++) pod_mc_worker_free(run->plan, run->free_workers[i]);
+  for (int i = 0; i < n; i++)
+    pod_mc_worker_free(run->plan, run->free_workers[i]);
   if (run->halt != HALT_FAIL)
     run->finish_rc = pod_mc_finish(run->plan, &run->results, &run->finish_err);
 }
@@ -262,7 +266,9 @@ static void call_done(pod_run *run) {
   run->o.done_cb(run, run->status, run->o.ud); /* may free run */
 }
 
-static void timer_closed(uv_handle_t *h) { call_done(h->data); }
+static void timer_closed(uv_handle_t *h) {
+  call_done(h->data);
+}
 
 static void finish_after_cb(uv_work_t *req, int status) {
   pod_run *run = req->data;
@@ -291,7 +297,8 @@ static void maybe_finish(pod_run *run) {
   discard_buffered(run);
   run->finishing = 1;
   run->finish_req.data = run;
-  int rc = uv_queue_work(run->loop, &run->finish_req, finish_work_cb, finish_after_cb);
+  int rc = uv_queue_work(run->loop, &run->finish_req, finish_work_cb,
+                         finish_after_cb);
   if (rc) { /* cannot happen with a valid loop; finish inline */
     finish_work_cb(&run->finish_req);
     finish_after_cb(&run->finish_req, 0);
@@ -319,13 +326,17 @@ void pod_run_get_progress(const pod_run *run, pod_run_progress *p) {
 int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
                   pod_run **out, pod_err *err) {
   *out = NULL;
-  if (!loop || !plan) return pod_err_set(err, POD_EINVAL, "plan", "needs a loop and a plan");
-  if (!opts || !opts->done_cb) return pod_err_set(err, POD_EINVAL, "done_cb", "is required");
+  if (!loop || !plan)
+    return pod_err_set(err, POD_EINVAL, "plan", "needs a loop and a plan");
+  if (!opts || !opts->done_cb)
+    return pod_err_set(err, POD_EINVAL, "done_cb", "is required");
   if (opts->threads < 1 || opts->threads > 1024)
-    return pod_err_set(err, POD_EINVAL, "threads", "must be in 1..1024 (got %d)", opts->threads);
+    return pod_err_set(err, POD_EINVAL, "threads",
+                       "must be in 1..1024 (got %d)", opts->threads);
   int window = opts->window ? opts->window : 2 * opts->threads;
   if (window < opts->threads)
-    return pod_err_set(err, POD_EINVAL, "window", "must be >= threads (got %d)", opts->window);
+    return pod_err_set(err, POD_EINVAL, "window", "must be >= threads (got %d)",
+                       opts->window);
   if (pod_mc_chunks_merged(plan) != 0)
     return pod_err_set(err, POD_EINVAL, "plan", "has already been run");
   pod_run *run = calloc(1, sizeof *run);
@@ -382,7 +393,9 @@ pod_mc_results *pod_run_take_results(pod_run *run) {
   return r;
 }
 
-const pod_err *pod_run_error(const pod_run *run) { return &run->err; }
+const pod_err *pod_run_error(const pod_run *run) {
+  return &run->err;
+}
 
 void pod_run_free(pod_run *run) {
   if (!run) return;

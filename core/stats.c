@@ -45,7 +45,9 @@ void pod_moments_merge(pod_moments *a, const pod_moments *b) {
   a->n += b->n;
 }
 
-double pod_moments_mean(const pod_moments *m) { return m->n ? m->mean : NAN; }
+double pod_moments_mean(const pod_moments *m) {
+  return m->n ? m->mean : NAN;
+}
 
 double pod_moments_variance(const pod_moments *m) {
   return m->n >= 2 ? m->m2 / (double)(m->n - 1) : NAN;
@@ -127,7 +129,8 @@ static int radix_sort(uint64_t *k, uint32_t *pay, size_t n) {
   for (size_t i = 0; i < n; i++) {
     uint64_t v = k[i];
     for (int p = 0; p < RADIX_PASSES; p++)
-      cnt[(size_t)p * RADIX_SIZE + ((v >> (p * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
+      cnt[(size_t)p * RADIX_SIZE +
+          ((v >> (p * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
   }
   uint64_t *src = k, *dst = k2;
   uint32_t *psrc = pay, *pdst = p2;
@@ -226,7 +229,7 @@ void pod_stats_quantiles(double *x, size_t n, const double *probs, int np,
   if (shift < 0) shift = 0;
   cnt = calloc(SEL_SIZE + 1, sizeof *cnt);
   if (!cnt) goto full;
-#define SEL_DIGIT(k) ((size_t)((((k) - kmin) >> shift) & (SEL_SIZE - 1)))
+#define SEL_DIGIT(k) ((size_t)((((k)-kmin) >> shift) & (SEL_SIZE - 1)))
   /* (k - kmin) >> shift < 2^SEL_BITS since k - kmin < 2^(top+1) */
   for (size_t i = 0; i < n; i++) cnt[SEL_DIGIT(dkey(x[i]))]++;
   /* prefix sums: cnt[d] becomes the number of values in digits < d */
@@ -251,8 +254,10 @@ void pod_stats_quantiles(double *x, size_t n, const double *probs, int np,
     size_t lo = 0, hi = SEL_SIZE - 1;
     while (lo < hi) {
       size_t mid = (lo + hi + 1) / 2;
-      if (cnt[mid] <= r[j]) lo = mid;
-      else hi = mid - 1;
+      if (cnt[mid] <= r[j])
+        lo = mid;
+      else
+        hi = mid - 1;
     }
     rd[j] = lo;
   }
@@ -284,7 +289,8 @@ void pod_stats_quantiles(double *x, size_t n, const double *probs, int np,
     }
   }
 #undef SEL_DIGIT
-  for (int u = 0; u < nu; u++) pod_stats_sort(cand + useg[u], cnt[ud[u] + 1] - cnt[ud[u]]);
+  for (int u = 0; u < nu; u++)
+    pod_stats_sort(cand + useg[u], cnt[ud[u] + 1] - cnt[ud[u]]);
   for (int q = 0; q < np; q++) {
     double v[2];
     for (int t = 0; t < 2; t++) {
@@ -302,7 +308,8 @@ full:
   free(cand);
   free(cnt);
   pod_stats_sort(x, n);
-  for (int q = 0; q < np; q++) out[q] = gsl_stats_quantile_from_sorted_data(x, 1, n, probs[q]);
+  for (int q = 0; q < np; q++)
+    out[q] = gsl_stats_quantile_from_sorted_data(x, 1, n, probs[q]);
 }
 
 /* ---- histogram ---- */
@@ -316,7 +323,8 @@ int pod_hist_init(pod_hist *h, int nbins, double lo, double hi, int logbins,
     return pod_err_set(err, POD_EINVAL, "lo", "must be finite%s (got %g)",
                        logbins ? " and > 0 for log bins" : "", lo);
   if (!pod_finite(hi) || hi < lo)
-    return pod_err_set(err, POD_EINVAL, "hi", "must be finite and >= lo (got %g)", hi);
+    return pod_err_set(err, POD_EINVAL, "hi",
+                       "must be finite and >= lo (got %g)", hi);
   h->counts = calloc((size_t)nbins, sizeof(int64_t));
   if (!h->counts) return pod_err_set(err, POD_ENOMEM, "bins", NULL);
   h->nbins = nbins;
@@ -445,7 +453,8 @@ double pod_stats_pearson(const double *a, const double *b, size_t n) {
   return sab / sqrt(saa * sbb);
 }
 
-int pod_stats_spearman(const double *x, const double *y, size_t n, double *rho) {
+int pod_stats_spearman(const double *x, const double *y, size_t n,
+                       double *rho) {
   double *rx = malloc((n ? n : 1) * sizeof(double));
   double *ry = malloc((n ? n : 1) * sizeof(double));
   int rc = POD_ENOMEM;

@@ -16,7 +16,8 @@
 int pod_sketch_init(pod_sketch *s, double alpha, pod_err *err) {
   memset(s, 0, sizeof *s);
   if (!(alpha > 0 && alpha < 0.5))
-    return pod_err_set(err, POD_EINVAL, "alpha", "must be in (0, 0.5) (got %g)", alpha);
+    return pod_err_set(err, POD_EINVAL, "alpha", "must be in (0, 0.5) (got %g)",
+                       alpha);
   s->alpha = alpha;
   s->gamma = (1 + alpha) / (1 - alpha);
   s->inv_log_gamma = 1.0 / log(s->gamma);
@@ -43,8 +44,10 @@ static int store_reserve(pod_sketch_store *st, int32_t k) {
   } else {
     lo = st->off;
     hi = (int64_t)st->off + st->len;
-    if (k < lo) lo = (k < lo - st->len) ? (int64_t)k - 16 : lo - st->len;
-    else hi = (k >= hi + st->len) ? (int64_t)k + 16 : hi + st->len;
+    if (k < lo)
+      lo = (k < lo - st->len) ? (int64_t)k - 16 : lo - st->len;
+    else
+      hi = (k >= hi + st->len) ? (int64_t)k + 16 : hi + st->len;
   }
   int64_t len = hi - lo;
   int64_t *c = calloc((size_t)len, sizeof(int64_t));
@@ -81,8 +84,10 @@ int pod_sketch_add(pod_sketch *s, double x) {
     pod_sketch_store *st = x > 0 ? &s->pos : &s->neg;
     int32_t k = key_of(s, ax);
     uint32_t i = (uint32_t)((int64_t)k - st->off); /* wraps when below off */
-    if (st->c && i < (uint32_t)st->len) st->c[i]++; /* fast path */
-    else if (store_add(st, k, 1)) return POD_ENOMEM;
+    if (st->c && i < (uint32_t)st->len)
+      st->c[i]++; /* fast path */
+    else if (store_add(st, k, 1))
+      return POD_ENOMEM;
   }
   if (s->n == 0 || x < s->min) s->min = x;
   if (s->n == 0 || x > s->max) s->max = x;

@@ -51,23 +51,27 @@ static int ar_fn(const void *cfg, double *y, pod_err *err) {
   if (c->ranks < 2 || !(c->bw_GBps > 0) || !(c->bytes > 0))
     return pod_err_set(err, POD_EINVAL, "cfg", "bad config");
   double n = c->ranks, eta = c->eta_max * c->bytes / (c->bytes + c->s_half);
-  double t = 2 * (n - 1) * c->lat_us * 1e-6 + 2 * (n - 1) / n * c->bytes / (eta * c->bw_GBps * 1e9);
+  double t = 2 * (n - 1) * c->lat_us * 1e-6 +
+             2 * (n - 1) / n * c->bytes / (eta * c->bw_GBps * 1e9);
   y[0] = t;
   y[1] = c->bytes / t / 1e9;
   y[2] = y[1] * 2 * (n - 1) / n;
   return POD_OK;
 }
 
-static const pod_kernel ar_kernel = {"bench_allreduce", sizeof(ar_cfg), 3, ar_metrics, ar_fn};
+static const pod_kernel ar_kernel = {"bench_allreduce", sizeof(ar_cfg), 3,
+                                     ar_metrics, ar_fn};
 
 /* 8-metric variant for the memory figure */
-static const char *const m8[] = {"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7"};
+static const char *const m8[] = {"m0", "m1", "m2", "m3",
+                                 "m4", "m5", "m6", "m7"};
 static int ar8_fn(const void *cfg, double *y, pod_err *err) {
   int rc = ar_fn(cfg, y, err);
   for (int i = 3; i < 8; i++) y[i] = y[i % 3] * (1 + 0.1 * i);
   return rc;
 }
-static const pod_kernel ar8_kernel = {"bench_allreduce8", sizeof(ar_cfg), 8, m8, ar8_fn};
+static const pod_kernel ar8_kernel = {"bench_allreduce8", sizeof(ar_cfg), 8, m8,
+                                      ar8_fn};
 
 static const char *const pnames[] = {"bytes", "bw_GBps", "lat_us", "eta_max"};
 static pod_bind binds[4] = {{offsetof(ar_cfg, bytes), POD_BIND_DOUBLE},
@@ -75,7 +79,9 @@ static pod_bind binds[4] = {{offsetof(ar_cfg, bytes), POD_BIND_DOUBLE},
                             {offsetof(ar_cfg, lat_us), POD_BIND_DOUBLE},
                             {offsetof(ar_cfg, eta_max), POD_BIND_DOUBLE}};
 
-static double now_s(void) { return (double)uv_hrtime() * 1e-9; }
+static double now_s(void) {
+  return (double)uv_hrtime() * 1e-9;
+}
 
 static double cpu_s(void) {
   struct timespec t;
@@ -85,7 +91,8 @@ static double cpu_s(void) {
 
 static void make_spec(pod_mc_spec *s, pod_dist *d, const pod_kernel *k,
                       pod_mc_evaluator *ev, int64_t per_grid) {
-  static ar_cfg base[2] = {{1e8, 400, 5, 0.8, 4e6, 8, "ib"}, {1e8, 900, 3, 0.9, 1.6e7, 72, "nvl72"}};
+  static ar_cfg base[2] = {{1e8, 400, 5, 0.8, 4e6, 8, "ib"},
+                           {1e8, 900, 3, 0.9, 1.6e7, 72, "nvl72"}};
   d[0] = pod_dist_loguniform(1e6, 1e10);
   d[1] = pod_dist_uniform(300, 450);
   d[2] = pod_dist_lognormal(log(4.0), 0.3);
@@ -116,7 +123,8 @@ static pod_mc_plan *new_plan(const pod_mc_spec *s) {
 
 /* Serial, one core: samples per CPU second (the machine may be shared, so
 ** CPU time measures the engine, not the neighbours); *wall_rate too. */
-static double serial_rate(double budget_mb, int64_t per_grid, double *wall_rate) {
+static double serial_rate(double budget_mb, int64_t per_grid,
+                          double *wall_rate) {
   pod_mc_spec s;
   pod_dist d[4];
   pod_mc_evaluator ev;
@@ -189,15 +197,20 @@ static double coll_rate(double *wall_rate) {
     base[g].op = POD_COLL_ALL_TO_ALL;
     base[g].args = (pod_coll_args){64, 0, 1 << 26, POD_ALGO_AUTO};
   }
-  static const char *const cn[] = {"up_eff", "out_eff", "up_latency_us", "bytes"};
-  pod_bind cb[4] = {{offsetof(pod_coll_cfg, system.up_eff), POD_BIND_DOUBLE},
-                    {offsetof(pod_coll_cfg, system.out_eff), POD_BIND_DOUBLE},
-                    {offsetof(pod_coll_cfg, system.up_latency_us), POD_BIND_DOUBLE},
-                    {offsetof(pod_coll_cfg, args.bytes), POD_BIND_DOUBLE}};
-  pod_dist d[4] = {pod_dist_triangular(0.6, 0.75, 0.9), pod_dist_uniform(0.6, 0.95),
-                   pod_dist_lognormal(log(1.0), 0.3), pod_dist_loguniform(1 << 10, 1u << 31)};
+  static const char *const cn[] = {"up_eff", "out_eff", "up_latency_us",
+                                   "bytes"};
+  pod_bind cb[4] = {
+      {offsetof(pod_coll_cfg, system.up_eff), POD_BIND_DOUBLE},
+      {offsetof(pod_coll_cfg, system.out_eff), POD_BIND_DOUBLE},
+      {offsetof(pod_coll_cfg, system.up_latency_us), POD_BIND_DOUBLE},
+      {offsetof(pod_coll_cfg, args.bytes), POD_BIND_DOUBLE}};
+  pod_dist d[4] = {pod_dist_triangular(0.6, 0.75, 0.9),
+                   pod_dist_uniform(0.6, 0.95),
+                   pod_dist_lognormal(log(1.0), 0.3),
+                   pod_dist_loguniform(1 << 10, 1u << 31)};
   pod_mc_evaluator ev;
-  if (pod_mc_kernel_evaluator(&pod_coll_kernel, base, 2, cb, 4, &ev) != POD_OK) abort();
+  if (pod_mc_kernel_evaluator(&pod_coll_kernel, base, 2, cb, 4, &ev) != POD_OK)
+    abort();
   pod_mc_spec s;
   pod_mc_spec_init(&s);
   s.nparams = 4;
@@ -281,13 +294,18 @@ static void speedup(double budget_mb, const char *label) {
     t1 = q1;
     t2 = q2;
   }
-  printf("mc_run_speedup_%s: %.2fx from 1 to 2 threads (%.2f -> %.2f M samples/s, wall; "
-         "%s; machine 2-thread capacity %.2fx)\n",
-         label, t1 / t2, 1.0 / t1, 1.0 / t2,
-         quiet ? "best of the quiet rounds" : "machine busy in every round, best of 5", cap);
+  printf(
+      "mc_run_speedup_%s: %.2fx from 1 to 2 threads (%.2f -> %.2f M samples/s, "
+      "wall; "
+      "%s; machine 2-thread capacity %.2fx)\n",
+      label, t1 / t2, 1.0 / t1, 1.0 / t2,
+      quiet ? "best of the quiet rounds"
+            : "machine busy in every round, best of 5",
+      cap);
 }
 
-/* Child process: 1 M samples x 8 metrics, exact quantiles; prints its peak RSS. */
+/* Child process: 1 M samples x 8 metrics, exact quantiles; prints its peak RSS.
+ */
 static void memory_child(int keep_and_spearman) {
   pod_mc_spec s;
   pod_dist d[4];
@@ -305,9 +323,11 @@ static void memory_child(int keep_and_spearman) {
   run_seconds(&s, 2);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("mc_memory_1M_x_8_metrics%s: %.1f MB peak RSS (exact quantiles%s; target < 200 MB)\n",
-         keep_and_spearman ? "_samples_spearman" : "", ru.ru_maxrss / 1024.0,
-         keep_and_spearman ? ", samples + params kept, Spearman" : "");
+  printf(
+      "mc_memory_1M_x_8_metrics%s: %.1f MB peak RSS (exact quantiles%s; target "
+      "< 200 MB)\n",
+      keep_and_spearman ? "_samples_spearman" : "", ru.ru_maxrss / 1024.0,
+      keep_and_spearman ? ", samples + params kept, Spearman" : "");
   fflush(stdout);
   pod_mc_kernel_evaluator_free(&ev);
 }
@@ -330,13 +350,22 @@ int main(void) {
   double we, ws;
   double exact = serial_rate(256, 500000, &we);
   double sketch = serial_rate(0, 500000, &ws);
-  printf("mc_kernel_eval_exact: %.2f M samples/s per core (CPU time; %.2f wall; 4 sampled params, 3 metrics, "
-         "exact quantiles incl. sorting; target >= 2)\n", exact / 1e6, we / 1e6);
-  printf("mc_kernel_eval_sketch: %.2f M samples/s per core (CPU time; %.2f wall; 4 sampled params, 3 metrics, "
-         "DDSketch)\n", sketch / 1e6, ws / 1e6);
+  printf(
+      "mc_kernel_eval_exact: %.2f M samples/s per core (CPU time; %.2f wall; 4 "
+      "sampled params, 3 metrics, "
+      "exact quantiles incl. sorting; target >= 2)\n",
+      exact / 1e6, we / 1e6);
+  printf(
+      "mc_kernel_eval_sketch: %.2f M samples/s per core (CPU time; %.2f wall; "
+      "4 sampled params, 3 metrics, "
+      "DDSketch)\n",
+      sketch / 1e6, ws / 1e6);
   double wc, coll = coll_rate(&wc);
-  printf("mc_coll_kernel: %.2f M samples/s per core (CPU time; %.2f wall; pod_coll_kernel all-to-all, "
-         "4 sampled params, exact quantiles)\n", coll / 1e6, wc / 1e6);
+  printf(
+      "mc_coll_kernel: %.2f M samples/s per core (CPU time; %.2f wall; "
+      "pod_coll_kernel all-to-all, "
+      "4 sampled params, exact quantiles)\n",
+      coll / 1e6, wc / 1e6);
   speedup(0, "sketch");
   speedup(256, "exact");
   return 0;

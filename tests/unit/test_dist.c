@@ -19,11 +19,11 @@
 
 #include "pod_dist.h"
 
-#define assert_near(a, b, tol)                                                \
-  do {                                                                        \
-    double a_ = (a), b_ = (b), t_ = (tol);                                    \
-    if (!(fabs(a_ - b_) <= t_))                                               \
-      fail_msg("%s = %.17g, expected %.17g +/- %g", #a, a_, b_, t_);          \
+#define assert_near(a, b, tol)                                       \
+  do {                                                               \
+    double a_ = (a), b_ = (b), t_ = (tol);                           \
+    if (!(fabs(a_ - b_) <= t_))                                      \
+      fail_msg("%s = %.17g, expected %.17g +/- %g", #a, a_, b_, t_); \
   } while (0)
 
 static const double dvals[] = {1.0, 2.5, -3.0, 7.0};
@@ -38,17 +38,19 @@ static int make_all(pod_dist *d) {
   d[n++] = pod_dist_loguniform(0.1, 100);
   d[n++] = pod_dist_normal(5, 2);
   d[n++] = pod_dist_truncnormal(1, 2, 0, 3);
-  d[n++] = pod_dist_truncnormal(0, 1, 2, INFINITY);   /* one-sided tail */
-  d[n++] = pod_dist_truncnormal(0, 1, 6, 7);          /* far tail: inverse CDF path */
+  d[n++] = pod_dist_truncnormal(0, 1, 2, INFINITY); /* one-sided tail */
+  d[n++] = pod_dist_truncnormal(0, 1, 6, 7); /* far tail: inverse CDF path */
   d[n++] = pod_dist_lognormal(0.5, 0.4);
   d[n++] = pod_dist_triangular(1, 2, 5);
   d[n++] = pod_dist_beta(2, 5, 0.3, 0.6);
   d[n++] = pod_dist_gamma(3, 1.5);
   d[n++] = pod_dist_weibull(1.5, 2);
   d[n++] = pod_dist_exponential(4);
-  assert_int_equal(pod_dist_discrete(dvals, dweights, 4, &d[n++], NULL), POD_OK);
+  assert_int_equal(pod_dist_discrete(dvals, dweights, 4, &d[n++], NULL),
+                   POD_OK);
   assert_int_equal(pod_dist_empirical(evals, 8, &d[n++], NULL), POD_OK);
-  assert_int_equal(pod_dist_lognormal_median_p90(10, 20, &d[n++], NULL), POD_OK);
+  assert_int_equal(pod_dist_lognormal_median_p90(10, 20, &d[n++], NULL),
+                   POD_OK);
   assert_int_equal(pod_dist_lognormal_p5_p95(2, 8, &d[n++], NULL), POD_OK);
   return n;
 }
@@ -64,7 +66,8 @@ static void test_sample_moments(void **st) {
     assert_int_equal(pod_dist_check(&d[i], NULL), POD_OK);
     seen[d[i].kind] = 1;
     gsl_rng_set(r, 12345 + (unsigned long)i);
-    double s = 0, s2 = 0, mu = pod_dist_mean(&d[i]), var = pod_dist_variance(&d[i]);
+    double s = 0, s2 = 0, mu = pod_dist_mean(&d[i]),
+           var = pod_dist_variance(&d[i]);
     double lo = INFINITY, hi = -INFINITY;
     for (int j = 0; j < N; j++) {
       double x = pod_dist_sample(&d[i], r);
@@ -79,7 +82,8 @@ static void test_sample_moments(void **st) {
     assert_near(m, mu, 5 * sqrt(var / N) + 1e-12);
     assert_near(v, var, 0.05 * var + 1e-12);
     /* support */
-    if (d[i].kind == POD_DIST_TRUNCNORMAL) assert_true(lo >= d[i].p[2] && hi <= d[i].p[3]);
+    if (d[i].kind == POD_DIST_TRUNCNORMAL)
+      assert_true(lo >= d[i].p[2] && hi <= d[i].p[3]);
     if (d[i].kind == POD_DIST_UNIFORM) assert_true(lo >= -1 && hi <= 3);
     if (d[i].kind == POD_DIST_BETA) assert_true(lo >= 0.3 && hi <= 0.6);
     if (d[i].kind == POD_DIST_DISCRETE) assert_true(lo == -3.0 && hi == 7.0);
@@ -100,7 +104,9 @@ static void test_quantiles(void **st) {
     double s = 0, prev = -INFINITY;
     for (int j = 0; j < K; j++) {
       double x = pod_dist_quantile(&d[i], (j + 0.5) / K);
-      if (!(x >= prev)) fail_msg("dist %d (%s) u=%.17g: %.17g < %.17g", i, pod_dist_kind_name(d[i].kind), (j + 0.5) / K, x, prev);
+      if (!(x >= prev))
+        fail_msg("dist %d (%s) u=%.17g: %.17g < %.17g", i,
+                 pod_dist_kind_name(d[i].kind), (j + 0.5) / K, x, prev);
       prev = x;
       s += x;
     }
@@ -115,14 +121,16 @@ static void test_quantiles(void **st) {
   assert_near(pod_dist_quantile(&x, 0.5), 2 * log(2), 1e-12);
   x = pod_dist_weibull(2, 3);
   assert_near(pod_dist_quantile(&x, 0.5), 3 * sqrt(log(2)), 1e-9);
-  x = pod_dist_truncnormal(0, 1, 0, INFINITY); /* half-normal: median = z_0.75 */
+  x = pod_dist_truncnormal(0, 1, 0,
+                           INFINITY); /* half-normal: median = z_0.75 */
   assert_near(pod_dist_quantile(&x, 0.5), gsl_cdf_ugaussian_Pinv(0.75), 1e-9);
   x = pod_dist_truncnormal(0, 1, 30, 31); /* far tail stays inside */
   double q = pod_dist_quantile(&x, 0.5);
   assert_true(q >= 30 && q <= 31);
   /* clamping at the ends: still finite */
   x = pod_dist_normal(0, 1);
-  assert_true(isfinite(pod_dist_quantile(&x, 0)) && isfinite(pod_dist_quantile(&x, 1)));
+  assert_true(isfinite(pod_dist_quantile(&x, 0)) &&
+              isfinite(pod_dist_quantile(&x, 1)));
   /* discrete: left-continuous inverse; weight-0 value never chosen */
   pod_dist dd;
   assert_int_equal(pod_dist_discrete(dvals, dweights, 4, &dd, NULL), POD_OK);

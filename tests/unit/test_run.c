@@ -127,7 +127,8 @@ static void run_on_loop(setup *t, int threads, outcome *o, int progress) {
   pod_mc_plan *pl;
   pod_err e;
   assert_int_equal(pod_mc_plan_new(&t->s, &pl, &e), POD_OK);
-  pod_run_opts opts = {threads, 0, progress ? on_progress : NULL, 1, on_done, o};
+  pod_run_opts opts = {threads, 0,       progress ? on_progress : NULL,
+                       1,       on_done, o};
   pod_run *run;
   assert_int_equal(pod_run_start(&loop, pl, &opts, &run, &e), POD_OK);
   assert_int_equal(o->done_calls, 0); /* never synchronous */
@@ -139,9 +140,12 @@ static void run_on_loop(setup *t, int threads, outcome *o, int progress) {
   pod_mc_plan_free(pl);
 }
 
-static void assert_same_results(const pod_mc_results *a, const pod_mc_results *b) {
-  int G = pod_mc_results_grid(a), M = pod_mc_results_nmetrics(a), P = pod_mc_results_nparams(a);
-  assert_int_equal(pod_mc_results_samples_done(a), pod_mc_results_samples_done(b));
+static void assert_same_results(const pod_mc_results *a,
+                                const pod_mc_results *b) {
+  int G = pod_mc_results_grid(a), M = pod_mc_results_nmetrics(a),
+      P = pod_mc_results_nparams(a);
+  assert_int_equal(pod_mc_results_samples_done(a),
+                   pod_mc_results_samples_done(b));
   for (int g = 0; g < G; g++) {
     assert_int_equal(pod_mc_results_rows(a, g), pod_mc_results_rows(b, g));
     int64_t rows = pod_mc_results_rows(a, g);
@@ -150,11 +154,14 @@ static void assert_same_results(const pod_mc_results *a, const pod_mc_results *b
       pod_mc_results_summary(a, m, g, &x);
       pod_mc_results_summary(b, m, g, &y);
       assert_memory_equal(&x, &y, sizeof x);
-      const pod_hist *h1 = pod_mc_results_hist(a, m, g), *h2 = pod_mc_results_hist(b, m, g);
-      assert_memory_equal(h1->counts, h2->counts, sizeof(int64_t) * (size_t)h1->nbins);
+      const pod_hist *h1 = pod_mc_results_hist(a, m, g),
+                     *h2 = pod_mc_results_hist(b, m, g);
+      assert_memory_equal(h1->counts, h2->counts,
+                          sizeof(int64_t) * (size_t)h1->nbins);
       if (rows)
         assert_memory_equal(pod_mc_results_metric_column(a, g, m),
-                            pod_mc_results_metric_column(b, g, m), sizeof(double) * (size_t)rows);
+                            pod_mc_results_metric_column(b, g, m),
+                            sizeof(double) * (size_t)rows);
       for (int p = 0; p < P; p++) {
         pod_mc_sens_value s1, s2;
         pod_mc_results_sensitivity(a, g, p, m, &s1);
@@ -165,7 +172,9 @@ static void assert_same_results(const pod_mc_results *a, const pod_mc_results *b
   }
 }
 
-static void free_setup(setup *t) { uv_mutex_destroy(&t->u.mu); }
+static void free_setup(setup *t) {
+  uv_mutex_destroy(&t->u.mu);
+}
 
 static void test_determinism_threads(void **st) {
   (void)st;
@@ -229,7 +238,8 @@ static void test_determinism_sobol(void **st) {
       assert_int_equal(o.status, POD_RUN_COMPLETE);
       pod_mc_sens_value v;
       pod_mc_results_sensitivity(o.r, 1, 0, 0, &v);
-      assert_true(v.sobol_first > 0.5 && v.sobol_total < 1.2); /* y0 is mostly a */
+      assert_true(v.sobol_first > 0.5 &&
+                  v.sobol_total < 1.2); /* y0 is mostly a */
       if (!ref) {
         ref = o.r;
       } else {
@@ -264,7 +274,8 @@ static void test_cancel(void **st) {
   assert_int_equal(o.status, POD_RUN_CANCELED);
   assert_non_null(o.r);
   assert_false(pod_mc_results_complete(o.r));
-  assert_true(pod_mc_results_chunks_done(o.r) < pod_mc_results_chunks_total(o.r));
+  assert_true(pod_mc_results_chunks_done(o.r) <
+              pod_mc_results_chunks_total(o.r));
   assert_int_equal(uv_loop_close(&loop), 0);
   assert_int_equal(t.u.workers_alive, 0);
   pod_mc_results_free(o.r);
@@ -451,7 +462,8 @@ static void test_concurrent_runs(void **st) {
 ** fails is not fixed, but exactly one does; the run must then fail with
 ** POD_ENOMEM (or complete, when the failure only degrades), call done_cb
 ** once, leave no handle open and leak nothing. */
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
 #define POD_ALLOC_FAIL 1
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -525,7 +537,8 @@ static void test_alloc_failures(void **st) {
     assert_int_equal(t.u.workers_alive, 0);
     pod_mc_plan_free(pl);
     long after = atomic_load(&live);
-    if (after != before) fail_msg("allocation %d failing leaks %ld blocks", k, after - before);
+    if (after != before)
+      fail_msg("allocation %d failing leaks %ld blocks", k, after - before);
     free_setup(&t);
     if (!fired) break; /* nothing left to fail */
   }

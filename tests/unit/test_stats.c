@@ -22,14 +22,14 @@
 
 #include "pod_stats.h"
 
-#define assert_near(a, b, tol)                                                \
-  do {                                                                        \
-    double a_ = (a), b_ = (b), t_ = (tol);                                    \
-    if (!(fabs(a_ - b_) <= t_))                                               \
-      fail_msg("%s = %.17g, expected %.17g +/- %g", #a, a_, b_, t_);          \
+#define assert_near(a, b, tol)                                       \
+  do {                                                               \
+    double a_ = (a), b_ = (b), t_ = (tol);                           \
+    if (!(fabs(a_ - b_) <= t_))                                      \
+      fail_msg("%s = %.17g, expected %.17g +/- %g", #a, a_, b_, t_); \
   } while (0)
 
-#define assert_rel(a, b, rel) assert_near(a, b, (rel) * fabs(b))
+#define assert_rel(a, b, rel) assert_near(a, b, (rel)*fabs(b))
 
 static double *lognormal_data(size_t n, unsigned long seed, double shift) {
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -56,7 +56,8 @@ static void test_moments_vs_gsl(void **st) {
     assert_rel(pod_moments_kurtosis(&m), gsl_stats_kurtosis(x, 1, n), 1e-7);
     assert_true(m.min == gsl_stats_min(x, 1, n));
     assert_true(m.max == gsl_stats_max(x, 1, n));
-    assert_rel(pod_moments_se(&m), gsl_stats_sd(x, 1, n) / sqrt((double)n), 1e-9);
+    assert_rel(pod_moments_se(&m), gsl_stats_sd(x, 1, n) / sqrt((double)n),
+               1e-9);
     free(x);
   }
   pod_moments e;
@@ -88,7 +89,8 @@ static void test_moments_merge_splits(void **st) {
     pod_moments part[40];
     for (int i = 0; i < nc; i++) {
       pod_moments_init(&part[i]);
-      for (size_t j = cuts[i]; j < cuts[i + 1]; j++) pod_moments_add(&part[i], x[j]);
+      for (size_t j = cuts[i]; j < cuts[i + 1]; j++)
+        pod_moments_add(&part[i], x[j]);
     }
     pod_moments acc;
     pod_moments_init(&acc);
@@ -96,7 +98,8 @@ static void test_moments_merge_splits(void **st) {
       for (int i = 0; i < nc; i++) pod_moments_merge(&acc, &part[i]);
     } else {
       for (int w = 1; w < nc; w *= 2)
-        for (int i = 0; i + w < nc; i += 2 * w) pod_moments_merge(&part[i], &part[i + w]);
+        for (int i = 0; i + w < nc; i += 2 * w)
+          pod_moments_merge(&part[i], &part[i + w]);
       acc = part[0];
     }
     assert_int_equal(acc.n, all.n);
@@ -121,7 +124,8 @@ static void test_ci95(void **st) {
   double h = gsl_cdf_tdist_Pinv(0.975, 4) * gsl_stats_sd(x, 1, 5) / sqrt(5.0);
   assert_near(lo, 4 - h, 1e-12);
   assert_near(hi, 4 + h, 1e-12);
-  assert_near(h, 2.7764451051977987 * sqrt(12.5) / sqrt(5.0), 1e-9); /* t_{0.975,4} */
+  assert_near(h, 2.7764451051977987 * sqrt(12.5) / sqrt(5.0),
+              1e-9); /* t_{0.975,4} */
 }
 
 static void test_exact_quantiles(void **st) {
@@ -138,7 +142,8 @@ static void test_exact_quantiles(void **st) {
     assert_true(pod_stats_quantile_sorted(x, n, p) ==
                 gsl_stats_quantile_from_sorted_data(y, 1, n, p));
   }
-  /* the radix path (n >= 4096): negatives, zeros of both signs, huge and tiny */
+  /* the radix path (n >= 4096): negatives, zeros of both signs, huge and tiny
+   */
   const size_t big = 50000;
   double *u = lognormal_data(big, 21, -3.0), *w = malloc(big * sizeof(double));
   for (size_t i = 0; i < big; i += 13) u[i] = (i % 2) ? 0.0 : -0.0;
@@ -160,11 +165,17 @@ static void test_exact_quantiles(void **st) {
     for (int kind = 0; kind < 5; kind++) {
       double *a = malloc(m * sizeof(double)), *b = malloc(m * sizeof(double));
       for (size_t i = 0; i < m; i++) {
-        if (kind == 0) a[i] = gsl_ran_lognormal(rg, 0, 2) - 1;      /* distinct */
-        else if (kind == 1) a[i] = floor(gsl_rng_uniform(rg) * 5); /* many ties */
-        else if (kind == 2) a[i] = (double)(m - i);               /* descending */
-        else if (kind == 3) a[i] = 2.5;                           /* constant */
-        else a[i] = (i % 3 ? 1.0 : -1.0) * gsl_ran_exponential(rg, 1e-3); /* both signs */
+        if (kind == 0)
+          a[i] = gsl_ran_lognormal(rg, 0, 2) - 1; /* distinct */
+        else if (kind == 1)
+          a[i] = floor(gsl_rng_uniform(rg) * 5); /* many ties */
+        else if (kind == 2)
+          a[i] = (double)(m - i); /* descending */
+        else if (kind == 3)
+          a[i] = 2.5; /* constant */
+        else
+          a[i] = (i % 3 ? 1.0 : -1.0) *
+                 gsl_ran_exponential(rg, 1e-3); /* both signs */
       }
       memcpy(b, a, m * sizeof(double));
       gsl_sort(b, 1, m);
@@ -174,7 +185,8 @@ static void test_exact_quantiles(void **st) {
       for (int q = 0; q < 8; q++) {
         double want = gsl_stats_quantile_from_sorted_data(b, 1, m, ps[q]);
         if (memcmp(&got[q], &want, sizeof want) != 0)
-          fail_msg("n=%zu kind=%d p=%g: %.17g != %.17g", m, kind, ps[q], got[q], want);
+          fail_msg("n=%zu kind=%d p=%g: %.17g != %.17g", m, kind, ps[q], got[q],
+                   want);
       }
       free(a);
       free(b);
@@ -201,17 +213,21 @@ static void test_exact_quantiles(void **st) {
 
 /* Lognormal data, plus negatives and zeros: every quantile of the sketch is
 ** within alpha (relative) of the order statistic x_(floor(p(n-1))). */
-static void check_sketch_bound(const pod_sketch *s, const double *sorted, size_t n) {
+static void check_sketch_bound(const pod_sketch *s, const double *sorted,
+                               size_t n) {
   for (int q = 0; q <= 1000; q++) {
     double p = q / 1000.0;
     size_t r = (size_t)floor(p * (double)(n - 1));
     double v = pod_sketch_quantile(s, p), x = sorted[r];
-    double tol = s->alpha * fabs(x) * (1 + 1e-9) + (fabs(x) < POD_SKETCH_TINY ? POD_SKETCH_TINY : 0);
-    if (!(fabs(v - x) <= tol)) fail_msg("p=%g: sketch %.17g, exact %.17g", p, v, x);
+    double tol = s->alpha * fabs(x) * (1 + 1e-9) +
+                 (fabs(x) < POD_SKETCH_TINY ? POD_SKETCH_TINY : 0);
+    if (!(fabs(v - x) <= tol))
+      fail_msg("p=%g: sketch %.17g, exact %.17g", p, v, x);
   }
   for (int q = 0; q < POD_STATS_NQ; q++) {
     size_t r = (size_t)floor(pod_stats_qprobs[q] * (double)(n - 1));
-    assert_near(pod_sketch_quantile(s, pod_stats_qprobs[q]), sorted[r], s->alpha * fabs(sorted[r]) * (1 + 1e-9));
+    assert_near(pod_sketch_quantile(s, pod_stats_qprobs[q]), sorted[r],
+                s->alpha * fabs(sorted[r]) * (1 + 1e-9));
   }
 }
 
@@ -223,7 +239,8 @@ static void test_sketch_bound_and_merge(void **st) {
   for (size_t i = 3; i < n; i += 101) x[i] = 0.0;        /* exact zeros */
   pod_sketch all;
   assert_int_equal(pod_sketch_init(&all, POD_SKETCH_ALPHA, NULL), POD_OK);
-  for (size_t i = 0; i < n; i++) assert_int_equal(pod_sketch_add(&all, x[i]), POD_OK);
+  for (size_t i = 0; i < n; i++)
+    assert_int_equal(pod_sketch_add(&all, x[i]), POD_OK);
   double *sorted = malloc(n * sizeof(double));
   memcpy(sorted, x, n * sizeof(double));
   gsl_sort(sorted, 1, n);
@@ -237,7 +254,8 @@ static void test_sketch_bound_and_merge(void **st) {
   pod_sketch part[K];
   for (int k = 0; k < K; k++) {
     pod_sketch_init(&part[k], POD_SKETCH_ALPHA, NULL);
-    for (size_t i = (size_t)k * n / K; i < (size_t)(k + 1) * n / K; i++) pod_sketch_add(&part[k], x[i]);
+    for (size_t i = (size_t)k * n / K; i < (size_t)(k + 1) * n / K; i++)
+      pod_sketch_add(&part[k], x[i]);
   }
   const int orders[3][K] = {{0, 1, 2, 3, 4, 5, 6, 7, 8},
                             {8, 7, 6, 5, 4, 3, 2, 1, 0},
@@ -245,11 +263,13 @@ static void test_sketch_bound_and_merge(void **st) {
   for (int o = 0; o < 3; o++) {
     pod_sketch m;
     pod_sketch_init(&m, POD_SKETCH_ALPHA, NULL);
-    for (int k = 0; k < K; k++) assert_int_equal(pod_sketch_merge(&m, &part[orders[o][k]], NULL), POD_OK);
+    for (int k = 0; k < K; k++)
+      assert_int_equal(pod_sketch_merge(&m, &part[orders[o][k]], NULL), POD_OK);
     assert_int_equal(m.n, all.n);
     assert_int_equal(m.zero, all.zero);
     for (int q = 0; q <= 1000; q++) {
-      double a = pod_sketch_quantile(&m, q / 1000.0), b = pod_sketch_quantile(&all, q / 1000.0);
+      double a = pod_sketch_quantile(&m, q / 1000.0),
+             b = pod_sketch_quantile(&all, q / 1000.0);
       assert_memory_equal(&a, &b, sizeof a);
     }
     pod_sketch_free(&m);
@@ -268,8 +288,10 @@ static void test_sketch_bound_and_merge(void **st) {
   pod_sketch empty;
   pod_sketch_init(&empty, POD_SKETCH_ALPHA, NULL);
   assert_true(isnan(pod_sketch_quantile(&empty, 0.5)));
-  assert_int_equal(pod_sketch_merge(&empty, &all, NULL), POD_OK); /* into empty */
-  assert_true(pod_sketch_quantile(&empty, 0.37) == pod_sketch_quantile(&all, 0.37));
+  assert_int_equal(pod_sketch_merge(&empty, &all, NULL),
+                   POD_OK); /* into empty */
+  assert_true(pod_sketch_quantile(&empty, 0.37) ==
+              pod_sketch_quantile(&all, 0.37));
   pod_sketch_free(&empty);
   pod_sketch_free(&all);
   free(x);
@@ -286,8 +308,10 @@ static void test_sketch_wide_range(void **st) {
   /* values spanning 1e-250 .. 1e250 grow the stores both ways */
   pod_sketch s;
   pod_sketch_init(&s, POD_SKETCH_ALPHA, NULL);
-  double v[] = {1e250, 1e-250, 3.0, -1e200, -1e-200, 1e-310 /* counts as zero */};
-  for (int i = 0; i < 6; i++) assert_int_equal(pod_sketch_add(&s, v[i]), POD_OK);
+  double v[] = {1e250,  1e-250,  3.0,
+                -1e200, -1e-200, 1e-310 /* counts as zero */};
+  for (int i = 0; i < 6; i++)
+    assert_int_equal(pod_sketch_add(&s, v[i]), POD_OK);
   assert_int_equal(s.zero, 1);
   assert_int_equal(pod_sketch_add(&s, NAN), POD_EINVAL);
   assert_int_equal(pod_sketch_add(&s, -INFINITY), POD_EINVAL);
@@ -330,7 +354,8 @@ static void test_hist(void **st) {
   assert_near(pod_hist_edge(&h, 4), 4.0, 0);
   pod_hist_free(&h);
 
-  assert_int_equal(pod_hist_init(&h, 3, 1, 1000, 1, NULL), POD_OK); /* log bins */
+  assert_int_equal(pod_hist_init(&h, 3, 1, 1000, 1, NULL),
+                   POD_OK); /* log bins */
   pod_hist_add(&h, 5, 2);
   pod_hist_add(&h, 50, 3);
   pod_hist_add(&h, 999, 1);
@@ -355,7 +380,8 @@ static void test_spearman(void **st) {
   const double x[] = {1, 2, 3, 4, 5}, y[] = {5, 6, 7, 8, 7};
   double rho, ry[5];
   assert_int_equal(pod_stats_ranks(y, 5, ry), POD_OK);
-  assert_true(ry[0] == 1 && ry[1] == 2 && ry[2] == 3.5 && ry[3] == 5 && ry[4] == 3.5);
+  assert_true(ry[0] == 1 && ry[1] == 2 && ry[2] == 3.5 && ry[3] == 5 &&
+              ry[4] == 3.5);
   assert_int_equal(pod_stats_spearman(x, y, 5, &rho), POD_OK);
   assert_near(rho, 8 / sqrt(95.0), 1e-15);
   /* against gsl_stats_spearman on data with ties */
