@@ -12,10 +12,11 @@
 #include <gsl/gsl_qrng.h>
 #include <gsl/gsl_rng.h>
 
-#define MAX_CHUNKS (1 << 24)        /* seeds + duplicate check stay small */
-#define MAX_QRNG_STATE_BYTES (64e6) /* saved Sobol states, else pseudo-random \
-                                     */
-#define SOBOL_MAX_DIM 40            /* gsl_qrng_sobol's limit */
+#define MAX_CHUNKS (1 << 24) /* seeds + duplicate check stay small */
+#define MAX_QRNG_STATE_BYTES                                       \
+  (64e6)                 /* saved Sobol states, else pseudo-random \
+                          */
+#define SOBOL_MAX_DIM 40 /* gsl_qrng_sobol's limit */
 
 struct pod_mc_plan {
   /* configuration: read-only after pod_mc_plan_new (shared by workers) */
@@ -41,7 +42,8 @@ struct pod_mc_plan {
 
   /* merge state: one thread (the runner's loop thread) */
   int64_t merged, samples_merged;
-  int stopped, finished;
+  int stopped, finished, finishing;
+  double **xrank;        /* G*P: parameter ranks while finishing (Spearman) */
   pod_moments *mom;      /* G*M */
   pod_sketch *sk;        /* G*M, sketch mode only */
   int64_t *rows;         /* G stored rows */
@@ -78,6 +80,8 @@ struct pod_mc_results {
 };
 
 /* ---- helpers ---- */
+
+static void free_xrank(pod_mc_plan *pl);
 
 static uint64_t splitmix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -395,6 +399,7 @@ void pod_mc_plan_free(pod_mc_plan *pl) {
   free(pl->rows);
   free(pl->svar);
   free(pl->sob);
+  free_xrank(pl);
   free(pl);
 }
 
@@ -675,7 +680,7 @@ static int stop_rule_met(const pod_mc_plan *pl) {
 int pod_mc_merge(pod_mc_plan *pl, pod_mc_chunk *c, pod_err *err) {
   int rc = POD_OK;
   if (!c) return pod_err_set(err, POD_EINVAL, "chunk", "no chunk");
-  if (pl->finished) {
+  if (pl->finished || pl->finishing) {
     rc = pod_err_set(err, POD_EINVAL, "chunk", "plan already finished");
     goto out;
   }
@@ -737,85 +742,96 @@ static void hist_from_sketch(double v, int64_t count, void *ud) {
   pod_hist_add(((hist_visit *)ud)->h, v, count);
 }
 
-static int finish_quantiles(pod_mc_plan *pl, pod_mc_results *r, double *buf,
-                            pod_err *err) {
-  int M = pl->M;
-  for (int g = 0; g < pl->G; g++) {
-    for (int m = 0; m < M; m++) {
-      const pod_moments *mo = &pl->mom[g * M + m];
-      pod_mc_summary *s = &r->sum[g * M + m];
-      s->n = mo->n;
-      s->mean = pod_moments_mean(mo);
-      s->sd = pod_moments_sd(mo);
-      s->se = pod_moments_se(mo);
-      pod_moments_ci95(mo, &s->ci95_lo, &s->ci95_hi);
-      s->min = mo->n ? mo->min : NAN;
-      s->max = mo->n ? mo->max : NAN;
-      s->skew = mo->n >= 2 ? pod_moments_skew(mo) : NAN;
-      s->kurtosis = mo->n >= 2 ? pod_moments_kurtosis(mo) : NAN;
-      s->quantiles_exact = pl->exact;
-      for (int q = 0; q < POD_STATS_NQ; q++) s->q[q] = NAN;
-      if (mo->n == 0) continue;
-      pod_hist *h = &r->hist[g * M + m];
-      int rc = pod_hist_init(h, pl->hist_bins, mo->min, mo->max, 0, err);
-      if (rc) return rc;
-      if (pl->exact) {
-        const double *col = pl->ycol[g * M + m];
-        int64_t n = pl->rows[g];
-        memcpy(buf, col, sizeof(double) * (size_t)n);
-        pod_stats_quantiles(buf, (size_t)n, pod_stats_qprobs, POD_STATS_NQ,
-                            s->q);
-        for (int64_t i = 0; i < n; i++) pod_hist_add(h, col[i], 1);
-      } else {
-        const pod_sketch *sk = &pl->sk[g * M + m];
-        for (int q = 0; q < POD_STATS_NQ; q++)
-          s->q[q] = pod_sketch_quantile(sk, pod_stats_qprobs[q]);
-        hist_visit hv = {h};
-        pod_sketch_foreach(sk, hist_from_sketch, &hv);
-      }
-    }
-  }
-  return POD_OK;
-}
-
-static int finish_spearman(pod_mc_plan *pl, pod_mc_results *r, double *buf) {
-  int P = pl->P, M = pl->M;
-  int64_t maxrows = 0;
-  for (int g = 0; g < pl->G; g++)
-    if (pl->rows[g] > maxrows) maxrows = pl->rows[g];
-  if (maxrows < 2 || P == 0 || !pl->store_x) return POD_OK;
-  double *rx = malloc(sizeof(double) * (size_t)P * (size_t)maxrows);
-  if (!rx) return POD_ENOMEM;
-  for (int g = 0; g < pl->G; g++) {
+/* Summary, quantiles and histogram of metric m at grid point g. */
+static int part_summary(const pod_mc_plan *pl, pod_mc_results *r, int g,
+                        int m) {
+  const pod_moments *mo = &pl->mom[g * pl->M + m];
+  pod_mc_summary *s = &r->sum[g * pl->M + m];
+  s->n = mo->n;
+  s->mean = pod_moments_mean(mo);
+  s->sd = pod_moments_sd(mo);
+  s->se = pod_moments_se(mo);
+  pod_moments_ci95(mo, &s->ci95_lo, &s->ci95_hi);
+  s->min = mo->n ? mo->min : NAN;
+  s->max = mo->n ? mo->max : NAN;
+  s->skew = mo->n >= 2 ? pod_moments_skew(mo) : NAN;
+  s->kurtosis = mo->n >= 2 ? pod_moments_kurtosis(mo) : NAN;
+  s->quantiles_exact = pl->exact;
+  for (int q = 0; q < POD_STATS_NQ; q++) s->q[q] = NAN;
+  if (mo->n == 0) return POD_OK;
+  pod_hist *h = &r->hist[g * pl->M + m];
+  int rc = pod_hist_init(h, pl->hist_bins, mo->min, mo->max, 0, NULL);
+  if (rc) return rc;
+  if (pl->exact) {
+    const double *col = pl->ycol[g * pl->M + m];
     int64_t n = pl->rows[g];
-    if (n < 2 || !pl->xcol[g * P]) continue;
-    for (int m = 0; m < M; m++)
-      if (pl->mom[g * M + m].n > n) r->spearman_partial = 1;
-    for (int p = 0; p < P; p++)
-      if (pod_stats_ranks(pl->xcol[g * P + p], (size_t)n,
-                          rx + (size_t)p * (size_t)n))
-        goto nomem;
-    for (int m = 0; m < M; m++) {
-      if (pod_stats_ranks(pl->ycol[g * M + m], (size_t)n, buf)) goto nomem;
-      for (int p = 0; p < P; p++)
-        r->sens[(g * P + p) * M + m].spearman =
-            pod_stats_pearson(rx + (size_t)p * (size_t)n, buf, (size_t)n);
-    }
+    double *buf = malloc(sizeof(double) * (size_t)n);
+    if (!buf) return POD_ENOMEM;
+    memcpy(buf, col, sizeof(double) * (size_t)n);
+    pod_stats_quantiles(buf, (size_t)n, pod_stats_qprobs, POD_STATS_NQ, s->q);
+    free(buf);
+    for (int64_t i = 0; i < n; i++) pod_hist_add(h, col[i], 1);
+  } else {
+    const pod_sketch *sk = &pl->sk[g * pl->M + m];
+    for (int q = 0; q < POD_STATS_NQ; q++)
+      s->q[q] = pod_sketch_quantile(sk, pod_stats_qprobs[q]);
+    hist_visit hv = {h};
+    pod_sketch_foreach(sk, hist_from_sketch, &hv);
   }
-  free(rx);
   return POD_OK;
-nomem:
-  free(rx);
-  return POD_ENOMEM;
 }
 
-int pod_mc_finish(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
+/* Spearman needs rows with parameters at this grid point. */
+static int spearman_at(const pod_mc_plan *pl, int g) {
+  return pl->sens != POD_MC_SENS_NONE && pl->store_x && pl->P > 0 &&
+         pl->rows[g] >= 2 && pl->xcol[g * pl->P] != NULL;
+}
+
+/* Ranks of parameter p's stored column at grid point g. */
+static int part_xrank(pod_mc_plan *pl, int g, int p) {
+  if (!spearman_at(pl, g)) return POD_OK;
+  size_t n = (size_t)pl->rows[g];
+  double *rk = malloc(sizeof(double) * n);
+  if (!rk) return POD_ENOMEM;
+  if (pod_stats_ranks(pl->xcol[g * pl->P + p], n, rk)) {
+    free(rk);
+    return POD_ENOMEM;
+  }
+  pl->xrank[g * pl->P + p] = rk;
+  return POD_OK;
+}
+
+/* Spearman of metric m against every parameter at grid point g. */
+static int part_spearman(const pod_mc_plan *pl, pod_mc_results *r, int g,
+                         int m) {
+  if (!spearman_at(pl, g)) return POD_OK;
+  size_t n = (size_t)pl->rows[g];
+  double *rk = malloc(sizeof(double) * n);
+  if (!rk) return POD_ENOMEM;
+  if (pod_stats_ranks(pl->ycol[g * pl->M + m], n, rk)) {
+    free(rk);
+    return POD_ENOMEM;
+  }
+  for (int p = 0; p < pl->P; p++)
+    r->sens[(g * pl->P + p) * pl->M + m].spearman =
+        pod_stats_pearson(pl->xrank[g * pl->P + p], rk, n);
+  free(rk);
+  return POD_OK;
+}
+
+static void free_xrank(pod_mc_plan *pl) {
+  if (!pl->xrank) return;
+  for (int i = 0; i < pl->G * pl->P; i++) free(pl->xrank[i]);
+  free(pl->xrank);
+  pl->xrank = NULL;
+}
+
+int pod_mc_finish_begin(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
   *out = NULL;
-  if (pl->finished)
+  if (pl->finished || pl->finishing)
     return pod_err_set(err, POD_EINVAL, "plan", "already finished");
-  int P = pl->P, M = pl->M, G = pl->G, rc = POD_ENOMEM;
+  int P = pl->P, M = pl->M, G = pl->G;
   pod_mc_results *r = calloc(1, sizeof *r);
-  double *buf = NULL;
   if (!r) return pod_err_set(err, POD_ENOMEM, "results", NULL);
   r->P = P;
   r->M = M;
@@ -828,21 +844,57 @@ int pod_mc_finish(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
   r->sum = calloc((size_t)G * M, sizeof(pod_mc_summary));
   r->hist = calloc((size_t)G * M, sizeof(pod_hist));
   r->sens = calloc((size_t)G * (P ? P : 1) * M, sizeof(pod_mc_sens_value));
-  int64_t maxrows = 1;
-  for (int g = 0; g < G; g++)
-    if (pl->rows[g] > maxrows) maxrows = pl->rows[g];
-  buf = malloc(sizeof(double) * (size_t)maxrows);
-  if (!r->sum || !r->hist || !r->sens || !buf) goto nomem;
+  pl->xrank = calloc((size_t)G * (P ? P : 1), sizeof(double *));
+  if (!r->sum || !r->hist || !r->sens || !pl->xrank) goto nomem;
   if (!(r->pnames =
-            dup_names((const char *const *)pl->pnames, P, "params", err)))
-    goto fail;
-  if (!(r->mnames =
+            dup_names((const char *const *)pl->pnames, P, "params", err)) ||
+      !(r->mnames =
             dup_names((const char *const *)pl->mnames, M, "metrics", err)))
-    goto fail;
+    goto nomem;
   for (int i = 0; i < G * P * M; i++)
     r->sens[i].spearman = r->sens[i].sobol_first = r->sens[i].sobol_total = NAN;
-  if ((rc = finish_quantiles(pl, r, buf, err))) goto fail;
-  if (pl->sens != POD_MC_SENS_NONE && finish_spearman(pl, r, buf)) goto nomem;
+  pl->finishing = 1;
+  *out = r;
+  return POD_OK;
+nomem:
+  free_xrank(pl);
+  pod_mc_results_free(r);
+  return pod_err_set(err, POD_ENOMEM, "results", NULL);
+}
+
+int pod_mc_finish_parts(const pod_mc_plan *pl, int phase) {
+  if (phase == 0) return pl->G * pl->M + pl->G * pl->P;
+  if (phase == 1) return pl->G * pl->M;
+  return 0;
+}
+
+int pod_mc_finish_part(pod_mc_plan *pl, pod_mc_results *r, int phase,
+                       int part) {
+  int G = pl->G, M = pl->M, P = pl->P;
+  if (!pl->finishing || part < 0 || part >= pod_mc_finish_parts(pl, phase))
+    return POD_EINVAL;
+  if (phase == 0) {
+    if (part < G * M) return part_summary(pl, r, part / M, part % M);
+    part -= G * M;
+    return part_xrank(pl, part / P, part % P);
+  }
+  return part_spearman(pl, r, part / M, part % M);
+}
+
+int pod_mc_finish_end(pod_mc_plan *pl, pod_mc_results *r, int status,
+                      pod_mc_results **out, pod_err *err) {
+  *out = NULL;
+  int P = pl->P, M = pl->M, G = pl->G;
+  if (!pl->finishing) {
+    pod_mc_results_free(r);
+    return pod_err_set(err, POD_EINVAL, "plan", "finish_begin was not called");
+  }
+  pl->finishing = 0;
+  free_xrank(pl);
+  if (status != POD_OK) {
+    pod_mc_results_free(r);
+    return pod_err_set(err, status, "results", "cannot compute the statistics");
+  }
   if (pl->sens == POD_MC_SENS_SOBOL) {
     for (int g = 0; g < G; g++)
       for (int p = 0; p < P; p++)
@@ -853,25 +905,39 @@ int pod_mc_finish(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
                             &v->sobol_first, &v->sobol_total);
         }
   }
-  free(buf);
-  /* the stored samples move into the results */
-  for (int g = 0; g < G; g++)
+  int64_t *rows = calloc((size_t)G, sizeof(int64_t)); /* the plan's, after */
+  if (!rows) {
+    pod_mc_results_free(r);
+    return pod_err_set(err, POD_ENOMEM, "results", NULL);
+  }
+  for (int g = 0; g < G; g++) {
+    if (spearman_at(pl, g) && pl->rows[g] < pl->mom[g * M].n)
+      r->spearman_partial = 1;
     if (pl->keep && pl->rows[g] < pl->mom[g * M].n) r->samples_partial = 1;
+  }
+  /* the stored samples move into the results */
   r->rows = pl->rows;
   r->xcol = pl->xcol;
   r->ycol = pl->ycol;
-  pl->rows = calloc((size_t)G, sizeof(int64_t));
+  pl->rows = rows;
   pl->xcol = NULL;
   pl->ycol = NULL;
   pl->finished = 1;
   *out = r;
   return POD_OK;
-nomem:
-  rc = pod_err_set(err, POD_ENOMEM, "results", NULL);
-fail:
-  free(buf);
-  pod_mc_results_free(r);
-  return rc;
+}
+
+int pod_mc_finish(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
+  pod_mc_results *r;
+  int rc = pod_mc_finish_begin(pl, &r, err);
+  if (rc) {
+    *out = NULL;
+    return rc;
+  }
+  for (int phase = 0; phase < POD_MC_FINISH_PHASES && !rc; phase++)
+    for (int i = 0; i < pod_mc_finish_parts(pl, phase) && !rc; i++)
+      rc = pod_mc_finish_part(pl, r, phase, i);
+  return pod_mc_finish_end(pl, r, rc, out, err);
 }
 
 int pod_mc_run_serial(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {

@@ -187,6 +187,22 @@ int64_t pod_mc_samples_merged(
 ** sort): the runner calls it on a worker thread. */
 int pod_mc_finish(pod_mc_plan *plan, pod_mc_results **out, pod_err *err);
 
+/* The same in steps, so a runner can compute the parts in parallel:
+** finish_begin allocates the results (loop thread); the parts of phase 0,
+** then those of phase 1, may run on any threads at once (distinct parts;
+** phase 1 only after every part of phase 0); finish_end (given the first
+** failing part's status, or POD_OK) completes the results into *out, or
+** frees them.  Phase 0: summary, quantiles and histogram per (grid point,
+** metric), then parameter ranks per (grid point, parameter); phase 1:
+** Spearman per (grid point, metric).  pod_mc_finish runs these in order. */
+#define POD_MC_FINISH_PHASES 2
+int pod_mc_finish_begin(pod_mc_plan *plan, pod_mc_results **out, pod_err *err);
+int pod_mc_finish_parts(const pod_mc_plan *plan, int phase);
+int pod_mc_finish_part(pod_mc_plan *plan, pod_mc_results *r, int phase,
+                       int part);
+int pod_mc_finish_end(pod_mc_plan *plan, pod_mc_results *r, int status,
+                      pod_mc_results **out, pod_err *err);
+
 /* Run every chunk on the calling thread with one worker, merging in order,
 ** honouring the stopping rule, then finish.  For tests and small studies. */
 int pod_mc_run_serial(pod_mc_plan *plan, pod_mc_results **out, pod_err *err);

@@ -14,8 +14,9 @@
 ** busy waits for one (so size the pool with pod_run_set_threads(threads)
 ** to keep pool threads from idling in that wait).
 ** after_work callbacks run on the loop thread, buffer results and merge
-** strictly in chunk order.  The final statistics (pod_mc_finish: sorting)
-** and the workers' release run as one more work item on the pool, then
+** strictly in chunk order.  The final statistics (quantiles, histograms,
+** ranks: pod_mc_finish_begin/part/end) run as parallel work items on the
+** pool, phase by phase, next to one item releasing the workers; then
 ** done_cb fires on the loop thread exactly once.  When done_cb runs, no
 ** handle of the run is open (the progress timer is closed first), so
 ** uv_loop_close() succeeds once every run is done.

@@ -20,9 +20,12 @@
 **    mutex orders these accesses (uv_queue_work -> worker -> uv__work_done),
 **    so slots need no lock of their own.
 ** 3. The plan.  Chunks read only its configuration, which is immutable
-**    after pod_mc_plan_new; the merge state is touched by the loop thread
-**    only (pod_mc_merge), and by the finish work item (pod_mc_finish) when
-**    no chunk is in flight and no merge can happen.
+**    after pod_mc_plan_new, and write their own rows of its sample
+**    columns; the merge state is touched by the loop thread only
+**    (pod_mc_merge).  Finishing starts when no chunk is in flight: the
+**    parts of one phase (pod_mc_finish_part) run in parallel on the pool
+**    and write disjoint parts of the results; the next phase is queued
+**    from the loop thread once every part of the previous one is back.
 */
 #include "pod_run.h"
 
@@ -44,6 +47,12 @@ typedef struct slot {
   int skipped;         /* not run: above skip_after when it started */
   pod_err setup_err;
 } slot;
+
+typedef struct fin_item {
+  uv_work_t req;
+  pod_run *run;
+  int phase, part, rc;
+} fin_item;
 
 struct pod_run {
   uv_loop_t *loop;
@@ -67,7 +76,10 @@ struct pod_run {
 
   int has_timer, finishing, done;
   uv_timer_t timer;
-  uv_work_t finish_req;
+  uv_work_t workers_req;
+  fin_item *fin;         /* finishing parts of the current phase */
+  pod_mc_results *fin_r; /* results being finished */
+  int fin_phase, fin_pending, fin_rc;
   int finish_rc;
   pod_err finish_err;
   pod_mc_results *results;
@@ -248,7 +260,10 @@ static void pump(pod_run *run) {
   }
 }
 
-static void finish_work_cb(uv_work_t *req) {
+/* ---- finishing: free the workers and compute the statistics, in
+** parallel parts on the pool (pod_mc_finish_begin/part/end) ---- */
+
+static void workers_free_cb(uv_work_t *req) {
   pod_run *run = req->data;
   /* no chunk is in flight: every worker is back in the list */
   uv_mutex_lock(&run->mu);
@@ -257,8 +272,12 @@ static void finish_work_cb(uv_work_t *req) {
   uv_mutex_unlock(&run->mu);
   for (int i = 0; i < n; i++)
     pod_mc_worker_free(run->plan, run->free_workers[i]);
-  if (run->halt != HALT_FAIL)
-    run->finish_rc = pod_mc_finish(run->plan, &run->results, &run->finish_err);
+}
+
+static void part_cb(uv_work_t *req) {
+  fin_item *f = req->data;
+  /* distinct parts of one phase touch distinct results (see pod_mc.h) */
+  f->rc = pod_mc_finish_part(f->run->plan, f->run->fin_r, f->phase, f->part);
 }
 
 static void call_done(pod_run *run) {
@@ -270,9 +289,12 @@ static void timer_closed(uv_handle_t *h) {
   call_done(h->data);
 }
 
-static void finish_after_cb(uv_work_t *req, int status) {
-  pod_run *run = req->data;
-  (void)status; /* never canceled: we do not uv_cancel it */
+static void finish_done(pod_run *run) {
+  if (run->fin_r) {
+    run->finish_rc = pod_mc_finish_end(run->plan, run->fin_r, run->fin_rc,
+                                       &run->results, &run->finish_err);
+    run->fin_r = NULL;
+  }
   if (run->halt == HALT_FAIL) {
     run->status = POD_RUN_FAILED;
   } else if (run->finish_rc) {
@@ -291,18 +313,80 @@ static void finish_after_cb(uv_work_t *req, int status) {
   }
 }
 
+static void fin_after_cb(uv_work_t *req, int status);
+
+/* Queue every part of `phase` (they run in parallel on the pool). */
+static void start_phase(pod_run *run, int phase) {
+  run->fin_phase = phase;
+  int n = pod_mc_finish_parts(run->plan, phase);
+  for (int i = 0; i < n; i++) {
+    fin_item *f = &run->fin[i];
+    f->run = run;
+    f->phase = phase;
+    f->part = i;
+    f->rc = POD_OK;
+    f->req.data = f;
+    if (uv_queue_work(run->loop, &f->req, part_cb, fin_after_cb) != 0) {
+      f->rc = pod_mc_finish_part(run->plan, run->fin_r, phase, i); /* inline */
+      if (f->rc && !run->fin_rc) run->fin_rc = f->rc;
+      continue;
+    }
+    run->fin_pending++;
+  }
+}
+
+/* One finishing item is done (a part, or the workers' release). */
+static void fin_item_done(pod_run *run, int rc) {
+  if (rc && !run->fin_rc) run->fin_rc = rc;
+  if (--run->fin_pending > 0) return;
+  if (run->fin_r && run->fin_phase + 1 < POD_MC_FINISH_PHASES && !run->fin_rc) {
+    start_phase(run, run->fin_phase + 1);
+    if (run->fin_pending > 0) return;
+  }
+  finish_done(run);
+}
+
+static void fin_after_cb(uv_work_t *req, int status) {
+  (void)status; /* never canceled: we do not uv_cancel these */
+  fin_item *f = req->data;
+  fin_item_done(f->run, f->rc);
+}
+
+static void workers_after_cb(uv_work_t *req, int status) {
+  (void)status;
+  fin_item_done(req->data, POD_OK);
+}
+
 static void maybe_finish(pod_run *run) {
   if (run->finishing || run->running > 0) return;
   if (run->halt == HALT_NONE && run->next_merge < run->nchunks) return;
   discard_buffered(run);
   run->finishing = 1;
-  run->finish_req.data = run;
-  int rc = uv_queue_work(run->loop, &run->finish_req, finish_work_cb,
-                         finish_after_cb);
-  if (rc) { /* cannot happen with a valid loop; finish inline */
-    finish_work_cb(&run->finish_req);
-    finish_after_cb(&run->finish_req, 0);
+  /* statistics: unless a chunk failed */
+  if (run->halt != HALT_FAIL) {
+    int rc = pod_mc_finish_begin(run->plan, &run->fin_r, &run->finish_err);
+    int most = 1;
+    for (int ph = 0; ph < POD_MC_FINISH_PHASES; ph++)
+      if (pod_mc_finish_parts(run->plan, ph) > most)
+        most = pod_mc_finish_parts(run->plan, ph);
+    if (!rc && !(run->fin = calloc((size_t)most, sizeof(fin_item)))) {
+      rc = pod_err_set(&run->finish_err, POD_ENOMEM, "results", NULL);
+      pod_mc_results *r;
+      pod_mc_finish_end(run->plan, run->fin_r, rc, &r, NULL); /* frees */
+      run->fin_r = NULL;
+    }
+    run->finish_rc = rc;
   }
+  /* the workers are released on the pool (a Lua state may be large) */
+  run->workers_req.data = run;
+  run->fin_pending = 1;
+  if (uv_queue_work(run->loop, &run->workers_req, workers_free_cb,
+                    workers_after_cb) != 0) {
+    workers_free_cb(&run->workers_req); /* cannot happen: inline */
+    run->fin_pending = 0;
+  }
+  if (run->fin_r) start_phase(run, 0);
+  if (run->fin_pending == 0) finish_done(run);
 }
 
 static void timer_cb(uv_timer_t *t) {
@@ -402,6 +486,7 @@ void pod_run_free(pod_run *run) {
   pod_mc_results_free(run->results);
   uv_cond_destroy(&run->cv);
   uv_mutex_destroy(&run->mu);
+  free(run->fin);
   free(run->slots);
   free(run->free_workers);
   free(run);

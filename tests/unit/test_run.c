@@ -362,7 +362,7 @@ static void test_first_error(void **st) {
   }
 }
 
-static int failing_wnew_calls;
+static atomic_int failing_wnew_calls;
 static void *w_new_fail(void *ud, pod_err *err) {
   (void)ud;
   failing_wnew_calls++;
