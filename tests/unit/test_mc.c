@@ -459,9 +459,29 @@ static void test_eval_errors(void **st) {
   pod_mc_chunk_run(pl, 0, NULL, &c);
   assert_int_equal(pod_mc_merge(pl, c, &e), POD_OK);
   assert_int_equal(pod_mc_samples_merged(pl), 300);
-  assert_int_equal(pod_mc_finish(pl, &r, &e), POD_OK);
+  /* the stepwise finish: parts out of range, merge while finishing */
+  pod_mc_results *rr;
+  assert_int_equal(pod_mc_finish_part(pl, NULL, 0, 0),
+                   POD_EINVAL); /* no begin */
+  assert_int_equal(pod_mc_finish_begin(pl, &rr, &e), POD_OK);
+  assert_int_equal(pod_mc_finish_begin(pl, &r, &e), POD_EINVAL);
+  assert_int_equal(pod_mc_finish_parts(pl, 0), 2 * 2 + 2 * 2);
+  assert_int_equal(pod_mc_finish_parts(pl, 1), 2 * 2);
+  assert_int_equal(pod_mc_finish_parts(pl, 2), 0);
+  assert_int_equal(pod_mc_finish_part(pl, rr, 0, 8), POD_EINVAL);
+  assert_int_equal(pod_mc_finish_part(pl, rr, 1, -1), POD_EINVAL);
+  pod_mc_chunk_run(pl, 1, NULL, &c);
+  assert_int_equal(pod_mc_merge(pl, c, &e), POD_EINVAL);
+  for (int ph = 0; ph < POD_MC_FINISH_PHASES; ph++)
+    for (int i = pod_mc_finish_parts(pl, ph) - 1; i >= 0; i--) /* any order */
+      assert_int_equal(pod_mc_finish_part(pl, rr, ph, i), POD_OK);
+  assert_int_equal(pod_mc_finish_end(pl, rr, POD_OK, &r, &e), POD_OK);
   assert_false(pod_mc_results_complete(r));
+  pod_mc_summary sm0;
+  pod_mc_results_summary(r, 0, 0, &sm0);
+  assert_int_equal(sm0.n, 300);
   pod_mc_results_free(r);
+  assert_int_equal(pod_mc_finish_end(pl, NULL, POD_OK, &r, &e), POD_EINVAL);
   assert_int_equal(pod_mc_finish(pl, &r, &e), POD_EINVAL);
   pod_mc_chunk_run(pl, 1, NULL, &c);
   assert_int_equal(pod_mc_merge(pl, c, &e), POD_EINVAL);
