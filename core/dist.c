@@ -25,7 +25,9 @@ static pod_dist mk(pod_dist_kind k, double a, double b, double c, double d) {
   return x;
 }
 
-pod_dist pod_dist_fixed(double v) { return mk(POD_DIST_FIXED, v, 0, 0, 0); }
+pod_dist pod_dist_fixed(double v) {
+  return mk(POD_DIST_FIXED, v, 0, 0, 0);
+}
 pod_dist pod_dist_uniform(double lo, double hi) {
   return mk(POD_DIST_UNIFORM, lo, hi, 0, 0);
 }
@@ -59,9 +61,9 @@ pod_dist pod_dist_exponential(double mean) {
 
 const char *pod_dist_kind_name(pod_dist_kind k) {
   static const char *const names[POD_DIST_NKINDS] = {
-      "fixed", "uniform", "loguniform", "normal", "truncnormal",
-      "lognormal", "triangular", "beta", "gamma", "weibull",
-      "exponential", "discrete", "empirical"};
+      "fixed",       "uniform",    "loguniform", "normal", "truncnormal",
+      "lognormal",   "triangular", "beta",       "gamma",  "weibull",
+      "exponential", "discrete",   "empirical"};
   if ((int)k < 0 || k >= POD_DIST_NKINDS) return "?";
   return names[k];
 }
@@ -69,9 +71,11 @@ const char *pod_dist_kind_name(pod_dist_kind k) {
 int pod_dist_lognormal_median_p90(double median, double p90, pod_dist *out,
                                   pod_err *err) {
   if (!pod_finite(median) || median <= 0)
-    return pod_err_set(err, POD_EINVAL, "median", "must be finite and > 0 (got %g)", median);
+    return pod_err_set(err, POD_EINVAL, "median",
+                       "must be finite and > 0 (got %g)", median);
   if (!pod_finite(p90) || p90 <= median)
-    return pod_err_set(err, POD_EINVAL, "p90", "must be finite and > median (got %g)", p90);
+    return pod_err_set(err, POD_EINVAL, "p90",
+                       "must be finite and > median (got %g)", p90);
   double mu = log(median);
   double sigma = (log(p90) - mu) / gsl_cdf_ugaussian_Pinv(0.9);
   *out = pod_dist_lognormal(mu, sigma);
@@ -81,9 +85,11 @@ int pod_dist_lognormal_median_p90(double median, double p90, pod_dist *out,
 int pod_dist_lognormal_p5_p95(double p5, double p95, pod_dist *out,
                               pod_err *err) {
   if (!pod_finite(p5) || p5 <= 0)
-    return pod_err_set(err, POD_EINVAL, "p5", "must be finite and > 0 (got %g)", p5);
+    return pod_err_set(err, POD_EINVAL, "p5", "must be finite and > 0 (got %g)",
+                       p5);
   if (!pod_finite(p95) || p95 <= p5)
-    return pod_err_set(err, POD_EINVAL, "p95", "must be finite and > p5 (got %g)", p95);
+    return pod_err_set(err, POD_EINVAL, "p95",
+                       "must be finite and > p5 (got %g)", p95);
   double mu = 0.5 * (log(p5) + log(p95));
   double sigma = (log(p95) - log(p5)) / (2.0 * gsl_cdf_ugaussian_Pinv(0.95));
   *out = pod_dist_lognormal(mu, sigma);
@@ -118,7 +124,8 @@ int pod_dist_discrete(const double *values, const double *weights, int n,
   d.values = malloc(sizeof(double) * (size_t)n);
   d.weights = malloc(sizeof(double) * (size_t)n);
   d.cum = malloc(sizeof(double) * (size_t)n);
-  if (!d.values || !d.weights || !d.cum) {
+  d.svals = malloc(sizeof(double) * (size_t)n);
+  if (!d.values || !d.weights || !d.cum || !d.svals) {
     pod_dist_free(&d);
     return pod_err_set(err, POD_ENOMEM, "values", NULL);
   }
@@ -129,19 +136,32 @@ int pod_dist_discrete(const double *values, const double *weights, int n,
     pod_dist_free(&d);
     return rc;
   }
+  /* CDF along the values in ascending order (stable for equal values) */
+  int *idx = malloc(sizeof(int) * (size_t)n);
+  if (!idx) {
+    free(idx);
+    pod_dist_free(&d);
+    return pod_err_set(err, POD_ENOMEM, "values", NULL);
+  }
+  for (int i = 0; i < n; i++) idx[i] = i;
+  for (int i = 1; i < n; i++) { /* insertion sort: choice lists are short */
+    int t = idx[i], j = i;
+    while (j > 0 && d.values[idx[j - 1]] > d.values[t]) {
+      idx[j] = idx[j - 1];
+      j--;
+    }
+    idx[j] = t;
+  }
   double tot = 0;
   for (int i = 0; i < n; i++) tot += d.weights[i];
   double acc = 0;
   for (int i = 0; i < n; i++) {
-    acc += d.weights[i];
+    acc += d.weights[idx[i]];
+    d.svals[i] = d.values[idx[i]];
     d.cum[i] = acc / tot;
   }
   d.cum[n - 1] = 1.0;
-  d.table = gsl_ran_discrete_preproc((size_t)n, d.weights);
-  if (d.table == NULL) {
-    pod_dist_free(&d);
-    return pod_err_set(err, POD_ENOMEM, "weights", "cannot build the lookup table");
-  }
+  free(idx);
   *out = d;
   return POD_OK;
 }
@@ -170,8 +190,7 @@ int pod_dist_copy(pod_dist *dst, const pod_dist *src, pod_err *err) {
     return pod_dist_empirical(src->values, src->n, dst, err);
   *dst = *src;
   dst->n = 0;
-  dst->values = dst->weights = dst->cum = NULL;
-  dst->table = NULL;
+  dst->values = dst->weights = dst->cum = dst->svals = NULL;
   return POD_OK;
 }
 
@@ -180,7 +199,7 @@ void pod_dist_free(pod_dist *d) {
   free(d->values);
   free(d->weights);
   free(d->cum);
-  if (d->table) gsl_ran_discrete_free(d->table);
+  free(d->svals);
   *d = pod_dist_fixed(0);
 }
 
@@ -195,8 +214,8 @@ static int bad(pod_err *err, const char *field, const char *what, double v) {
   return pod_err_set(err, POD_EINVAL, field, "%s (got %g)", what, v);
 }
 
-#define NEED(cond, field, what, v) \
-  do {                             \
+#define NEED(cond, field, what, v)                \
+  do {                                            \
     if (!(cond)) return bad(err, field, what, v); \
   } while (0)
 
@@ -223,16 +242,20 @@ int pod_dist_check(const pod_dist *d, pod_err *err) {
     case POD_DIST_TRUNCNORMAL: {
       NEED(pod_finite(p[0]), "mean", "must be finite", p[0]);
       NEED(pod_finite(p[1]) && p[1] > 0, "sd", "must be finite and > 0", p[1]);
-      NEED(!isnan(p[2]) && p[2] < INFINITY, "lo", "must be a number below +inf", p[2]);
-      NEED(!isnan(p[3]) && p[3] > -INFINITY, "hi", "must be a number above -inf", p[3]);
+      NEED(!isnan(p[2]) && p[2] < INFINITY, "lo", "must be a number below +inf",
+           p[2]);
+      NEED(!isnan(p[3]) && p[3] > -INFINITY, "hi",
+           "must be a number above -inf", p[3]);
       NEED(p[3] > p[2], "hi", "must be greater than lo", p[3]);
       double a = (p[2] - p[0]) / p[1], b = (p[3] - p[0]) / p[1];
-      NEED(tn_mass(a, b) > 1e-300, "lo", "leaves no probability mass below hi", p[2]);
+      NEED(tn_mass(a, b) > 1e-300, "lo", "leaves no probability mass below hi",
+           p[2]);
       return POD_OK;
     }
     case POD_DIST_LOGNORMAL:
       NEED(pod_finite(p[0]), "mu", "must be finite", p[0]);
-      NEED(pod_finite(p[1]) && p[1] > 0, "sigma", "must be finite and > 0", p[1]);
+      NEED(pod_finite(p[1]) && p[1] > 0, "sigma", "must be finite and > 0",
+           p[1]);
       return POD_OK;
     case POD_DIST_TRIANGULAR:
       NEED(pod_finite(p[0]), "lo", "must be finite", p[0]);
@@ -250,15 +273,19 @@ int pod_dist_check(const pod_dist *d, pod_err *err) {
       return POD_OK;
     case POD_DIST_GAMMA:
     case POD_DIST_WEIBULL:
-      NEED(pod_finite(p[0]) && p[0] > 0, "shape", "must be finite and > 0", p[0]);
-      NEED(pod_finite(p[1]) && p[1] > 0, "scale", "must be finite and > 0", p[1]);
+      NEED(pod_finite(p[0]) && p[0] > 0, "shape", "must be finite and > 0",
+           p[0]);
+      NEED(pod_finite(p[1]) && p[1] > 0, "scale", "must be finite and > 0",
+           p[1]);
       return POD_OK;
     case POD_DIST_EXPONENTIAL:
-      NEED(pod_finite(p[0]) && p[0] > 0, "mean", "must be finite and > 0", p[0]);
+      NEED(pod_finite(p[0]) && p[0] > 0, "mean", "must be finite and > 0",
+           p[0]);
       return POD_OK;
     case POD_DIST_DISCRETE: {
-      if (d->n < 1 || !d->values || !d->weights || !d->cum)
-        return pod_err_set(err, POD_EINVAL, "values", "needs at least one value");
+      if (d->n < 1 || !d->values || !d->weights || !d->cum || !d->svals)
+        return pod_err_set(err, POD_EINVAL, "values",
+                           "needs at least one value");
       int rc = check_array(d->values, d->n, "values", err);
       if (rc) return rc;
       rc = check_array(d->weights, d->n, "weights", err);
@@ -272,15 +299,18 @@ int pod_dist_check(const pod_dist *d, pod_err *err) {
         }
         tot += d->weights[i];
       }
-      NEED(tot > 0 && pod_finite(tot), "weights", "must have a positive finite sum", tot);
+      NEED(tot > 0 && pod_finite(tot), "weights",
+           "must have a positive finite sum", tot);
       return POD_OK;
     }
     case POD_DIST_EMPIRICAL:
       if (d->n < 1 || !d->values)
-        return pod_err_set(err, POD_EINVAL, "values", "needs at least one value");
+        return pod_err_set(err, POD_EINVAL, "values",
+                           "needs at least one value");
       return check_array(d->values, d->n, "values", err);
     default:
-      return pod_err_set(err, POD_EINVAL, "kind", "unknown distribution kind %d", (int)d->kind);
+      return pod_err_set(err, POD_EINVAL, "kind",
+                         "unknown distribution kind %d", (int)d->kind);
   }
 }
 
@@ -314,11 +344,14 @@ static double triangular_q(const double *p, double u) {
 double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
   const double *p = d->p;
   switch (d->kind) {
-    case POD_DIST_FIXED: return p[0];
-    case POD_DIST_UNIFORM: return gsl_ran_flat(r, p[0], p[1]);
+    case POD_DIST_FIXED:
+      return p[0];
+    case POD_DIST_UNIFORM:
+      return gsl_ran_flat(r, p[0], p[1]);
     case POD_DIST_LOGUNIFORM:
       return exp(gsl_ran_flat(r, log(p[0]), log(p[1])));
-    case POD_DIST_NORMAL: return p[0] + gsl_ran_gaussian_ziggurat(r, p[1]);
+    case POD_DIST_NORMAL:
+      return p[0] + gsl_ran_gaussian_ziggurat(r, p[1]);
     case POD_DIST_TRUNCNORMAL:
       /* Rejection from the parent normal is cheap when the window holds
       ** most of the mass; after 8 misses fall back to the inverse CDF, so
@@ -328,17 +361,25 @@ double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
         if (x >= p[2] && x <= p[3]) return x;
       }
       return truncnormal_q(p, gsl_rng_uniform_pos(r));
-    case POD_DIST_LOGNORMAL: return gsl_ran_lognormal(r, p[0], p[1]);
-    case POD_DIST_TRIANGULAR: return triangular_q(p, gsl_rng_uniform(r));
-    case POD_DIST_BETA: return p[2] + (p[3] - p[2]) * gsl_ran_beta(r, p[0], p[1]);
-    case POD_DIST_GAMMA: return gsl_ran_gamma(r, p[0], p[1]);
-    case POD_DIST_WEIBULL: return gsl_ran_weibull(r, p[1], p[0]);
-    case POD_DIST_EXPONENTIAL: return gsl_ran_exponential(r, p[0]);
+    case POD_DIST_LOGNORMAL: /* = gsl_ran_lognormal, with the faster normal
+                                sampler */
+      return exp(p[0] + gsl_ran_gaussian_ziggurat(r, p[1]));
+    case POD_DIST_TRIANGULAR:
+      return triangular_q(p, gsl_rng_uniform(r));
+    case POD_DIST_BETA:
+      return p[2] + (p[3] - p[2]) * gsl_ran_beta(r, p[0], p[1]);
+    case POD_DIST_GAMMA:
+      return gsl_ran_gamma(r, p[0], p[1]);
+    case POD_DIST_WEIBULL:
+      return gsl_ran_weibull(r, p[1], p[0]);
+    case POD_DIST_EXPONENTIAL:
+      return gsl_ran_exponential(r, p[0]);
     case POD_DIST_DISCRETE:
-      return d->values[gsl_ran_discrete(r, (const gsl_ran_discrete_t *)d->table)];
+      return pod_dist_quantile(d, gsl_rng_uniform_pos(r));
     case POD_DIST_EMPIRICAL:
       return d->values[gsl_rng_uniform_int(r, (unsigned long)d->n)];
-    default: return NAN;
+    default:
+      return NAN;
   }
 }
 
@@ -346,37 +387,52 @@ double pod_dist_quantile(const pod_dist *d, double u) {
   const double *p = d->p;
   u = clamp_u(u);
   switch (d->kind) {
-    case POD_DIST_FIXED: return p[0];
-    case POD_DIST_UNIFORM: return p[0] + u * (p[1] - p[0]);
-    case POD_DIST_LOGUNIFORM: return exp(log(p[0]) + u * (log(p[1]) - log(p[0])));
-    case POD_DIST_NORMAL: return p[0] + p[1] * gsl_cdf_ugaussian_Pinv(u);
-    case POD_DIST_TRUNCNORMAL: return truncnormal_q(p, u);
-    case POD_DIST_LOGNORMAL: return gsl_cdf_lognormal_Pinv(u, p[0], p[1]);
-    case POD_DIST_TRIANGULAR: return triangular_q(p, u);
-    case POD_DIST_BETA: return p[2] + (p[3] - p[2]) * gsl_cdf_beta_Pinv(u, p[0], p[1]);
-    case POD_DIST_GAMMA: return gsl_cdf_gamma_Pinv(u, p[0], p[1]);
-    case POD_DIST_WEIBULL: return gsl_cdf_weibull_Pinv(u, p[1], p[0]);
-    case POD_DIST_EXPONENTIAL: return gsl_cdf_exponential_Pinv(u, p[0]);
+    case POD_DIST_FIXED:
+      return p[0];
+    case POD_DIST_UNIFORM:
+      return p[0] + u * (p[1] - p[0]);
+    case POD_DIST_LOGUNIFORM:
+      return exp(log(p[0]) + u * (log(p[1]) - log(p[0])));
+    case POD_DIST_NORMAL:
+      return p[0] + p[1] * gsl_cdf_ugaussian_Pinv(u);
+    case POD_DIST_TRUNCNORMAL:
+      return truncnormal_q(p, u);
+    case POD_DIST_LOGNORMAL:
+      return gsl_cdf_lognormal_Pinv(u, p[0], p[1]);
+    case POD_DIST_TRIANGULAR:
+      return triangular_q(p, u);
+    case POD_DIST_BETA:
+      return p[2] + (p[3] - p[2]) * gsl_cdf_beta_Pinv(u, p[0], p[1]);
+    case POD_DIST_GAMMA:
+      return gsl_cdf_gamma_Pinv(u, p[0], p[1]);
+    case POD_DIST_WEIBULL:
+      return gsl_cdf_weibull_Pinv(u, p[1], p[0]);
+    case POD_DIST_EXPONENTIAL:
+      return gsl_cdf_exponential_Pinv(u, p[0]);
     case POD_DIST_DISCRETE: { /* first i with cum[i] >= u */
       int lo = 0, hi = d->n - 1;
       while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (d->cum[mid] >= u) hi = mid;
-        else lo = mid + 1;
+        if (d->cum[mid] >= u)
+          hi = mid;
+        else
+          lo = mid + 1;
       }
-      return d->values[lo];
+      return d->svals[lo];
     }
     case POD_DIST_EMPIRICAL: {
       int i = (int)floor(u * d->n);
       if (i >= d->n) i = d->n - 1;
       return d->values[i];
     }
-    default: return NAN;
+    default:
+      return NAN;
   }
 }
 
 /* Truncated-normal mean and variance from the standard formulas
-** (Johnson, Kotz & Balakrishnan, Continuous Univariate Distributions 1, 13.10). */
+** (Johnson, Kotz & Balakrishnan, Continuous Univariate Distributions 1, 13.10).
+ */
 static void tn_moments(const double *p, double *mean, double *var) {
   double a = (p[2] - p[0]) / p[1], b = (p[3] - p[0]) / p[1];
   double z = tn_mass(a, b);
@@ -392,17 +448,29 @@ double pod_dist_mean(const pod_dist *d) {
   const double *p = d->p;
   double m, v;
   switch (d->kind) {
-    case POD_DIST_FIXED: return p[0];
-    case POD_DIST_UNIFORM: return 0.5 * (p[0] + p[1]);
-    case POD_DIST_LOGUNIFORM: return (p[1] - p[0]) / log(p[1] / p[0]);
-    case POD_DIST_NORMAL: return p[0];
-    case POD_DIST_TRUNCNORMAL: tn_moments(p, &m, &v); return m;
-    case POD_DIST_LOGNORMAL: return exp(p[0] + 0.5 * p[1] * p[1]);
-    case POD_DIST_TRIANGULAR: return (p[0] + p[1] + p[2]) / 3.0;
-    case POD_DIST_BETA: return p[2] + (p[3] - p[2]) * p[0] / (p[0] + p[1]);
-    case POD_DIST_GAMMA: return p[0] * p[1];
-    case POD_DIST_WEIBULL: return p[1] * gsl_sf_gamma(1 + 1 / p[0]);
-    case POD_DIST_EXPONENTIAL: return p[0];
+    case POD_DIST_FIXED:
+      return p[0];
+    case POD_DIST_UNIFORM:
+      return 0.5 * (p[0] + p[1]);
+    case POD_DIST_LOGUNIFORM:
+      return (p[1] - p[0]) / log(p[1] / p[0]);
+    case POD_DIST_NORMAL:
+      return p[0];
+    case POD_DIST_TRUNCNORMAL:
+      tn_moments(p, &m, &v);
+      return m;
+    case POD_DIST_LOGNORMAL:
+      return exp(p[0] + 0.5 * p[1] * p[1]);
+    case POD_DIST_TRIANGULAR:
+      return (p[0] + p[1] + p[2]) / 3.0;
+    case POD_DIST_BETA:
+      return p[2] + (p[3] - p[2]) * p[0] / (p[0] + p[1]);
+    case POD_DIST_GAMMA:
+      return p[0] * p[1];
+    case POD_DIST_WEIBULL:
+      return p[1] * gsl_sf_gamma(1 + 1 / p[0]);
+    case POD_DIST_EXPONENTIAL:
+      return p[0];
     case POD_DIST_DISCRETE: {
       double s = 0, w = 0;
       for (int i = 0; i < d->n; i++) {
@@ -416,7 +484,8 @@ double pod_dist_mean(const pod_dist *d) {
       for (int i = 0; i < d->n; i++) s += d->values[i];
       return s / d->n;
     }
-    default: return NAN;
+    default:
+      return NAN;
   }
 }
 
@@ -424,15 +493,20 @@ double pod_dist_variance(const pod_dist *d) {
   const double *p = d->p;
   double m, v;
   switch (d->kind) {
-    case POD_DIST_FIXED: return 0;
-    case POD_DIST_UNIFORM: return (p[1] - p[0]) * (p[1] - p[0]) / 12.0;
+    case POD_DIST_FIXED:
+      return 0;
+    case POD_DIST_UNIFORM:
+      return (p[1] - p[0]) * (p[1] - p[0]) / 12.0;
     case POD_DIST_LOGUNIFORM: {
       double l = log(p[1] / p[0]);
       double mean = (p[1] - p[0]) / l;
       return (p[1] * p[1] - p[0] * p[0]) / (2 * l) - mean * mean;
     }
-    case POD_DIST_NORMAL: return p[1] * p[1];
-    case POD_DIST_TRUNCNORMAL: tn_moments(p, &m, &v); return v;
+    case POD_DIST_NORMAL:
+      return p[1] * p[1];
+    case POD_DIST_TRUNCNORMAL:
+      tn_moments(p, &m, &v);
+      return v;
     case POD_DIST_LOGNORMAL: {
       double s2 = p[1] * p[1];
       return expm1(s2) * exp(2 * p[0] + s2);
@@ -445,12 +519,14 @@ double pod_dist_variance(const pod_dist *d) {
       double s = p[0] + p[1], w = p[3] - p[2];
       return w * w * p[0] * p[1] / (s * s * (s + 1));
     }
-    case POD_DIST_GAMMA: return p[0] * p[1] * p[1];
+    case POD_DIST_GAMMA:
+      return p[0] * p[1] * p[1];
     case POD_DIST_WEIBULL: {
       double g1 = gsl_sf_gamma(1 + 1 / p[0]), g2 = gsl_sf_gamma(1 + 2 / p[0]);
       return p[1] * p[1] * (g2 - g1 * g1);
     }
-    case POD_DIST_EXPONENTIAL: return p[0] * p[0];
+    case POD_DIST_EXPONENTIAL:
+      return p[0] * p[0];
     case POD_DIST_DISCRETE: {
       double mean = pod_dist_mean(d), s = 0, w = 0;
       for (int i = 0; i < d->n; i++) {
@@ -468,6 +544,7 @@ double pod_dist_variance(const pod_dist *d) {
       }
       return s / d->n;
     }
-    default: return NAN;
+    default:
+      return NAN;
   }
 }

@@ -12,9 +12,11 @@
 #include <gsl/gsl_qrng.h>
 #include <gsl/gsl_rng.h>
 
-#define MAX_CHUNKS (1 << 24)          /* seeds + duplicate check stay small */
-#define MAX_QRNG_STATE_BYTES (64e6)   /* saved Sobol states, else pseudo-random */
-#define SOBOL_MAX_DIM 40              /* gsl_qrng_sobol's limit */
+#define MAX_CHUNKS (1 << 24) /* seeds + duplicate check stay small */
+#define MAX_QRNG_STATE_BYTES                                       \
+  (64e6)                 /* saved Sobol states, else pseudo-random \
+                          */
+#define SOBOL_MAX_DIM 40 /* gsl_qrng_sobol's limit */
 
 struct pod_mc_plan {
   /* configuration: read-only after pod_mc_plan_new (shared by workers) */
@@ -30,23 +32,27 @@ struct pod_mc_plan {
   int stop_metric;
   double stop_rel;
   int64_t stop_min;
-  uint32_t *seeds;        /* nchunks */
-  int exact;              /* every row stored, exact quantiles */
-  int store_x;            /* parameter columns stored */
-  int64_t store_chunks;   /* chunks k < store_chunks store their rows */
-  int64_t *rows_cap;      /* G: stored rows per grid point */
-  int qrng;               /* Sobol design from gsl_qrng_sobol */
-  gsl_qrng **qstates;     /* cpg: Sobol state at the start of each slice */
+  uint32_t *seeds;      /* nchunks */
+  int exact;            /* every row stored, exact quantiles */
+  int store_x;          /* parameter columns stored */
+  int64_t store_chunks; /* chunks k < store_chunks store their rows */
+  int64_t *rows_cap;    /* G: stored rows per grid point */
+  int qrng;             /* Sobol design from gsl_qrng_sobol */
+  gsl_qrng **qstates;   /* cpg: Sobol state at the start of each slice */
 
   /* merge state: one thread (the runner's loop thread) */
   int64_t merged, samples_merged;
-  int stopped, finished;
-  pod_moments *mom;       /* G*M */
-  pod_sketch *sk;         /* G*M, sketch mode only */
-  int64_t *rows;          /* G stored rows */
-  double **xcol, **ycol;  /* G*P, G*M */
-  pod_moments *svar;      /* G*M, Sobol: f(A) and f(B) */
-  pod_sobol_acc *sob;     /* G*P*M */
+  int stopped, finished, finishing;
+  double **xrank;        /* G*P: parameter ranks while finishing (Spearman) */
+  pod_moments *mom;      /* G*M */
+  pod_sketch *sk;        /* G*M, sketch mode only */
+  int64_t *rows;         /* G stored rows */
+  double **xcol, **ycol; /* G*P, G*M columns of rows_cap[g] rows, allocated at
+                            plan time; chunk (g, c) writes rows c*cs.. of g
+                            directly (disjoint per chunk), so merging copies
+                            nothing */
+  pod_moments *svar;     /* G*M, Sobol: f(A) and f(B) */
+  pod_sobol_acc *sob;    /* G*P*M */
 };
 
 struct pod_mc_chunk {
@@ -55,7 +61,8 @@ struct pod_mc_chunk {
   pod_err err;
   pod_moments *mom;   /* M */
   pod_sketch *sk;     /* M or NULL */
-  double *x, *y;      /* P*n, M*n column-major, or NULL */
+  double **xd, **yd;  /* stored chunks: P / M row pointers into the plan's
+                         columns at this chunk's first row, else NULL */
   pod_moments *svar;  /* M (Sobol) */
   pod_sobol_acc *sob; /* P*M (Sobol) */
 };
@@ -65,14 +72,16 @@ struct pod_mc_results {
   char **pnames, **mnames;
   int complete, stopped, spearman_partial, samples_partial;
   int64_t chunks_done, chunks_total, samples_done;
-  pod_mc_summary *sum; /* G*M */
-  pod_hist *hist;      /* G*M */
+  pod_mc_summary *sum;     /* G*M */
+  pod_hist *hist;          /* G*M */
   pod_mc_sens_value *sens; /* G*P*M */
-  int64_t *rows;       /* G */
+  int64_t *rows;           /* G */
   double **xcol, **ycol;
 };
 
 /* ---- helpers ---- */
+
+static void free_xrank(pod_mc_plan *pl);
 
 static uint64_t splitmix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -91,7 +100,8 @@ static char **dup_names(const char *const *names, int n, const char *what,
   for (int i = 0; i < n; i++) {
     char field[POD_ERR_FIELD_MAX];
     snprintf(field, sizeof field, "%s[%d]", what, i + 1);
-    if (!names || !names[i] || !names[i][0] || strlen(names[i]) >= POD_MC_NAME_MAX) {
+    if (!names || !names[i] || !names[i][0] ||
+        strlen(names[i]) >= POD_MC_NAME_MAX) {
       pod_err_set(err, POD_EINVAL, field, "needs a name of 1..%d characters",
                   POD_MC_NAME_MAX - 1);
       goto fail;
@@ -142,7 +152,8 @@ static int derive_seeds(pod_mc_plan *pl, pod_err *err) {
   uint32_t *set = calloc(cap, sizeof(uint32_t));
   if (!pl->seeds || !set) {
     free(set);
-    return pod_err_set(err, POD_ENOMEM, "samples", "cannot hold the chunk seeds");
+    return pod_err_set(err, POD_ENOMEM, "samples",
+                       "cannot hold the chunk seeds");
   }
   uint64_t base = splitmix64(pl->seed);
   for (int64_t k = 0; k < pl->nchunks; k++) {
@@ -176,7 +187,9 @@ static int build_qrng(pod_mc_plan *pl, pod_err *err) {
   pl->qrng = 0;
   if (dim < 1 || dim > SOBOL_MAX_DIM) return POD_OK;
   gsl_qrng *q = gsl_qrng_alloc(gsl_qrng_sobol, (unsigned)dim);
-  if (!q) return pod_err_set(err, POD_ENOMEM, "sensitivity", "cannot allocate the Sobol generator");
+  if (!q)
+    return pod_err_set(err, POD_ENOMEM, "sensitivity",
+                       "cannot allocate the Sobol generator");
   if ((double)pl->cpg * (double)gsl_qrng_size(q) > MAX_QRNG_STATE_BYTES) {
     gsl_qrng_free(q); /* too many slices: pseudo-random design instead */
     return POD_OK;
@@ -197,7 +210,8 @@ static int build_qrng(pod_mc_plan *pl, pod_err *err) {
     for (int64_t i = 0; i < n; i++) {
       if (gsl_qrng_get(q, u) != 0) {
         gsl_qrng_free(q);
-        return pod_err_set(err, POD_ERANGE, "sensitivity", "Sobol generator failed");
+        return pod_err_set(err, POD_ERANGE, "sensitivity",
+                           "Sobol generator failed");
       }
     }
   }
@@ -218,25 +232,36 @@ int pod_mc_plan_new(const pod_mc_spec *s, pod_mc_plan **out, pod_err *err) {
   if (s->nmetrics < 1)
     return pod_err_set(err, POD_EINVAL, "metrics", "needs at least one metric");
   if (s->grid < 1)
-    return pod_err_set(err, POD_EINVAL, "grid", "needs at least one grid point (got %d)", s->grid);
+    return pod_err_set(err, POD_EINVAL, "grid",
+                       "needs at least one grid point (got %d)", s->grid);
   if (s->samples < 1)
-    return pod_err_set(err, POD_EINVAL, "samples", "must be >= 1 (got %lld)", (long long)s->samples);
+    return pod_err_set(err, POD_EINVAL, "samples", "must be >= 1 (got %lld)",
+                       (long long)s->samples);
   if (s->chunk_size < 0)
-    return pod_err_set(err, POD_EINVAL, "chunk_size", "must be >= 1 (got %d)", s->chunk_size);
+    return pod_err_set(err, POD_EINVAL, "chunk_size", "must be >= 1 (got %d)",
+                       s->chunk_size);
   if (!s->eval.eval)
     return pod_err_set(err, POD_EINVAL, "eval", "needs an evaluation function");
   if (!(s->max_samples_mb >= 0) || !pod_finite(s->max_samples_mb))
-    return pod_err_set(err, POD_EINVAL, "max_samples_mb", "must be finite and >= 0 (got %g)", s->max_samples_mb);
-  if ((int)s->sensitivity < POD_MC_SENS_NONE || s->sensitivity > POD_MC_SENS_SOBOL)
-    return pod_err_set(err, POD_EINVAL, "sensitivity", "unknown kind %d", (int)s->sensitivity);
+    return pod_err_set(err, POD_EINVAL, "max_samples_mb",
+                       "must be finite and >= 0 (got %g)", s->max_samples_mb);
+  if ((int)s->sensitivity < POD_MC_SENS_NONE ||
+      s->sensitivity > POD_MC_SENS_SOBOL)
+    return pod_err_set(err, POD_EINVAL, "sensitivity", "unknown kind %d",
+                       (int)s->sensitivity);
   if (s->stop_metric < -1 || s->stop_metric >= s->nmetrics)
-    return pod_err_set(err, POD_EINVAL, "stop_metric", "must name a metric (got index %d)", s->stop_metric);
-  if (s->stop_metric >= 0 && !(s->stop_rel_ci95 > 0 && pod_finite(s->stop_rel_ci95)))
-    return pod_err_set(err, POD_EINVAL, "stop_rel_ci95", "must be finite and > 0 (got %g)", s->stop_rel_ci95);
+    return pod_err_set(err, POD_EINVAL, "stop_metric",
+                       "must name a metric (got index %d)", s->stop_metric);
+  if (s->stop_metric >= 0 &&
+      !(s->stop_rel_ci95 > 0 && pod_finite(s->stop_rel_ci95)))
+    return pod_err_set(err, POD_EINVAL, "stop_rel_ci95",
+                       "must be finite and > 0 (got %g)", s->stop_rel_ci95);
   if (s->hist_bins < 0 || s->hist_bins > 100000)
-    return pod_err_set(err, POD_EINVAL, "hist_bins", "must be in 0..100000 (got %d)", s->hist_bins);
+    return pod_err_set(err, POD_EINVAL, "hist_bins",
+                       "must be in 0..100000 (got %d)", s->hist_bins);
   if (s->sensitivity == POD_MC_SENS_SOBOL && s->nparams < 1)
-    return pod_err_set(err, POD_EINVAL, "sensitivity", "Sobol indices need at least one parameter");
+    return pod_err_set(err, POD_EINVAL, "sensitivity",
+                       "Sobol indices need at least one parameter");
   for (int i = 0; i < s->nparams; i++) {
     pod_err e;
     pod_err_clear(&e);
@@ -276,7 +301,8 @@ int pod_mc_plan_new(const pod_mc_spec *s, pod_mc_plan **out, pod_err *err) {
   int P = pl->P, M = pl->M, G = pl->G;
 
   if (!(pl->pnames = dup_names(s->param_names, P, "params", err))) goto fail_rc;
-  if (!(pl->mnames = dup_names(s->metric_names, M, "metrics", err))) goto fail_rc;
+  if (!(pl->mnames = dup_names(s->metric_names, M, "metrics", err)))
+    goto fail_rc;
   pl->dists = calloc((size_t)(P ? P : 1), sizeof(pod_dist));
   if (!pl->dists) goto fail;
   for (int i = 0; i < P; i++) {
@@ -313,10 +339,20 @@ int pod_mc_plan_new(const pod_mc_spec *s, pod_mc_plan **out, pod_err *err) {
   pl->ycol = calloc((size_t)G * M, sizeof(double *));
   if (!pl->mom || !pl->rows || !pl->xcol || !pl->ycol) goto fail;
   for (int i = 0; i < G * M; i++) pod_moments_init(&pl->mom[i]);
+  for (int g = 0; g < G; g++) {
+    if (pl->rows_cap[g] == 0) continue;
+    size_t bytes = sizeof(double) * (size_t)pl->rows_cap[g];
+    for (int m = 0; m < M; m++)
+      if (!(pl->ycol[g * M + m] = malloc(bytes))) goto fail;
+    if (pl->store_x)
+      for (int p = 0; p < P; p++)
+        if (!(pl->xcol[g * P + p] = malloc(bytes))) goto fail;
+  }
   if (!pl->exact) {
     pl->sk = calloc((size_t)G * M, sizeof(pod_sketch));
     if (!pl->sk) goto fail;
-    for (int i = 0; i < G * M; i++) pod_sketch_init(&pl->sk[i], POD_SKETCH_ALPHA, NULL);
+    for (int i = 0; i < G * M; i++)
+      pod_sketch_init(&pl->sk[i], POD_SKETCH_ALPHA, NULL);
   }
   if (pl->sens == POD_MC_SENS_SOBOL) {
     pl->svar = calloc((size_t)G * M, sizeof(pod_moments));
@@ -363,13 +399,22 @@ void pod_mc_plan_free(pod_mc_plan *pl) {
   free(pl->rows);
   free(pl->svar);
   free(pl->sob);
+  free_xrank(pl);
   free(pl);
 }
 
-int64_t pod_mc_plan_chunks(const pod_mc_plan *pl) { return pl->nchunks; }
-int64_t pod_mc_plan_samples_total(const pod_mc_plan *pl) { return pl->N * pl->G; }
-int pod_mc_plan_exact(const pod_mc_plan *pl) { return pl->exact; }
-int pod_mc_plan_qrng(const pod_mc_plan *pl) { return pl->qrng; }
+int64_t pod_mc_plan_chunks(const pod_mc_plan *pl) {
+  return pl->nchunks;
+}
+int64_t pod_mc_plan_samples_total(const pod_mc_plan *pl) {
+  return pl->N * pl->G;
+}
+int pod_mc_plan_exact(const pod_mc_plan *pl) {
+  return pl->exact;
+}
+int pod_mc_plan_qrng(const pod_mc_plan *pl) {
+  return pl->qrng;
+}
 
 int64_t pod_mc_chunk_samples(const pod_mc_plan *pl, int64_t k) {
   if (k < 0 || k >= pl->nchunks) return 0;
@@ -410,14 +455,16 @@ void pod_mc_chunk_free(pod_mc_chunk *c) {
   }
   free(c->sk);
   free(c->mom);
-  free(c->x);
-  free(c->y);
+  free(c->xd);
+  free(c->yd);
   free(c->svar);
   free(c->sob);
   free(c);
 }
 
-int64_t pod_mc_chunk_index(const pod_mc_chunk *c) { return c->k; }
+int64_t pod_mc_chunk_index(const pod_mc_chunk *c) {
+  return c->k;
+}
 
 int pod_mc_chunk_status(const pod_mc_chunk *c, pod_err *err) {
   if (err && c->status) *err = c->err;
@@ -433,9 +480,11 @@ static int chunk_fail(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
                                 e->msg[0] ? e->msg : pod_strerror(code), c->g,
                                 (long long)(c->i0 + i));
   for (int p = 0; p < pl->P && len < sizeof buf; p++)
-    len += (size_t)snprintf(buf + len, sizeof buf - len, " %s=%.17g", pl->pnames[p], x[p]);
+    len += (size_t)snprintf(buf + len, sizeof buf - len, " %s=%.17g",
+                            pl->pnames[p], x[p]);
   if (len < sizeof buf) snprintf(buf + len, sizeof buf - len, ")");
-  c->status = pod_err_set(&c->err, code, e->field[0] ? e->field : "eval", "%s", buf);
+  c->status =
+      pod_err_set(&c->err, code, e->field[0] ? e->field : "eval", "%s", buf);
   return c->status;
 }
 
@@ -448,8 +497,9 @@ static int eval1(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
   int rc = pl->ev.eval(pl->ev.ud, worker, c->g, x, y, &e);
   if (rc) return chunk_fail(pl, c, i, x, &e, rc);
   for (int m = 0; m < pl->M; m++) {
-    if (!pod_finite(y[m])) {
-      pod_err_set(&e, POD_ERANGE, pl->mnames[m], "metric is not finite (%g)", y[m]);
+    if (!isfinite(y[m])) {
+      pod_err_set(&e, POD_ERANGE, pl->mnames[m], "metric is not finite (%g)",
+                  y[m]);
       return chunk_fail(pl, c, i, x, &e, POD_ERANGE);
     }
   }
@@ -470,10 +520,10 @@ static int record(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
       }
     }
   }
-  if (c->y)
-    for (int m = 0; m < M; m++) c->y[(int64_t)m * c->n + i] = y[m];
-  if (c->x)
-    for (int p = 0; p < P; p++) c->x[(int64_t)p * c->n + i] = x[p];
+  if (c->yd)
+    for (int m = 0; m < M; m++) c->yd[m][i] = y[m];
+  if (c->xd)
+    for (int p = 0; p < P; p++) c->xd[p][i] = x[p];
   return POD_OK;
 }
 
@@ -481,7 +531,8 @@ static int run_plain(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
                      gsl_rng *r, double *x, double *y) {
   for (int64_t i = 0; i < c->n; i++) {
     for (int p = 0; p < pl->P; p++) x[p] = pod_dist_sample(&pl->dists[p], r);
-    if (eval1(pl, c, worker, i, x, y) || record(pl, c, i, x, y)) return c->status;
+    if (eval1(pl, c, worker, i, x, y) || record(pl, c, i, x, y))
+      return c->status;
   }
   return POD_OK;
 }
@@ -492,6 +543,17 @@ static int run_sobol(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
   int P = pl->P, M = pl->M;
   double *u = scratch, *A = u + 2 * P, *B = A + P, *AB = B + P;
   double *fA = AB + P, *fB = fA + M, *fAB = fB + M, *shift = fAB + M;
+  /* The first-order sums use f(B) - shift with a shift that must not depend
+  ** on the rows (else the estimator is biased): f at the parameters'
+  ** medians, evaluated once per chunk; 0 if that point cannot be
+  ** evaluated.  It only conditions the sums (see pod_stats.h). */
+  for (int p = 0; p < P; p++) A[p] = pod_dist_quantile(&pl->dists[p], 0.5);
+  pod_err ign;
+  pod_err_clear(&ign);
+  if (pl->ev.eval(pl->ev.ud, worker, c->g, A, shift, &ign) != POD_OK)
+    for (int m = 0; m < M; m++) shift[m] = 0;
+  for (int m = 0; m < M; m++)
+    if (!isfinite(shift[m])) shift[m] = 0;
   for (int64_t i = 0; i < c->n; i++) {
     if (q) {
       if (gsl_qrng_get(q, u) != 0) {
@@ -509,8 +571,6 @@ static int run_sobol(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
     if (eval1(pl, c, worker, i, A, fA) || eval1(pl, c, worker, i, B, fB) ||
         record(pl, c, i, A, fA))
       return c->status;
-    if (i == 0)
-      for (int m = 0; m < M; m++) shift[m] = fA[m];
     for (int m = 0; m < M; m++) {
       pod_moments_add(&c->svar[m], fA[m]);
       pod_moments_add(&c->svar[m], fB[m]);
@@ -545,7 +605,8 @@ int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
   c->k = k;
   c->M = M;
   if (k < 0 || k >= pl->nchunks) {
-    c->status = pod_err_set(&c->err, POD_EINVAL, "chunk", "chunk %lld out of range", (long long)k);
+    c->status = pod_err_set(&c->err, POD_EINVAL, "chunk",
+                            "chunk %lld out of range", (long long)k);
     return c->status;
   }
   c->g = (int)(k % pl->G);
@@ -553,6 +614,11 @@ int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
   c->i0 = cc * pl->cs;
   c->n = pod_mc_chunk_samples(pl, k);
   c->stored = k < pl->store_chunks;
+  if (c->stored && !pl->ycol) { /* the columns moved into the results */
+    c->status =
+        pod_err_set(&c->err, POD_EINVAL, "chunk", "plan already finished");
+    return c->status;
+  }
   int sobol = pl->sens == POD_MC_SENS_SOBOL;
   size_t nscratch = (size_t)(sobol ? 5 * P + 4 * M : P + M) + 1;
   double *scratch = malloc(nscratch * sizeof(double));
@@ -561,8 +627,14 @@ int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
   c->mom = malloc(sizeof(pod_moments) * (size_t)M);
   if (!pl->exact) c->sk = calloc((size_t)M, sizeof(pod_sketch));
   if (c->stored) {
-    c->y = malloc(sizeof(double) * (size_t)(M * c->n));
-    if (pl->store_x && P > 0) c->x = malloc(sizeof(double) * (size_t)(P * c->n));
+    c->yd = malloc(sizeof(double *) * (size_t)M);
+    if (c->yd)
+      for (int m = 0; m < M; m++) c->yd[m] = pl->ycol[c->g * M + m] + c->i0;
+    if (pl->store_x && P > 0) {
+      c->xd = malloc(sizeof(double *) * (size_t)P);
+      if (c->xd)
+        for (int p = 0; p < P; p++) c->xd[p] = pl->xcol[c->g * P + p] + c->i0;
+    }
   }
   if (sobol) {
     c->svar = malloc(sizeof(pod_moments) * (size_t)M);
@@ -570,19 +642,22 @@ int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
     if (pl->qrng) q = gsl_qrng_clone(pl->qstates[cc]);
   }
   if (!scratch || !r || !c->mom || (!pl->exact && !c->sk) ||
-      (c->stored && (!c->y || (pl->store_x && P > 0 && !c->x))) ||
+      (c->stored && (!c->yd || (pl->store_x && P > 0 && !c->xd))) ||
       (sobol && (!c->svar || !c->sob || (pl->qrng && !q)))) {
     c->status = pod_err_set(&c->err, POD_ENOMEM, "chunk", "out of memory");
     goto done;
   }
   for (int m = 0; m < M; m++) pod_moments_init(&c->mom[m]);
   if (c->sk)
-    for (int m = 0; m < M; m++) pod_sketch_init(&c->sk[m], POD_SKETCH_ALPHA, NULL);
+    for (int m = 0; m < M; m++)
+      pod_sketch_init(&c->sk[m], POD_SKETCH_ALPHA, NULL);
   if (c->svar)
     for (int m = 0; m < M; m++) pod_moments_init(&c->svar[m]);
   gsl_rng_set(r, pl->seeds[k]);
-  if (sobol) run_sobol(pl, c, worker, r, q, scratch);
-  else run_plain(pl, c, worker, r, scratch, scratch + P);
+  if (sobol)
+    run_sobol(pl, c, worker, r, q, scratch);
+  else
+    run_plain(pl, c, worker, r, scratch, scratch + P);
 done:
   free(scratch);
   if (r) gsl_rng_free(r);
@@ -605,12 +680,13 @@ static int stop_rule_met(const pod_mc_plan *pl) {
 int pod_mc_merge(pod_mc_plan *pl, pod_mc_chunk *c, pod_err *err) {
   int rc = POD_OK;
   if (!c) return pod_err_set(err, POD_EINVAL, "chunk", "no chunk");
-  if (pl->finished) {
+  if (pl->finished || pl->finishing) {
     rc = pod_err_set(err, POD_EINVAL, "chunk", "plan already finished");
     goto out;
   }
   if (c->k != pl->merged) {
-    rc = pod_err_set(err, POD_EINVAL, "chunk", "chunk %lld merged out of order (expected %lld)",
+    rc = pod_err_set(err, POD_EINVAL, "chunk",
+                     "chunk %lld merged out of order (expected %lld)",
                      (long long)c->k, (long long)pl->merged);
     goto out;
   }
@@ -620,31 +696,16 @@ int pod_mc_merge(pod_mc_plan *pl, pod_mc_chunk *c, pod_err *err) {
     goto out;
   }
   int g = c->g, M = pl->M, P = pl->P;
-  if (c->stored) {
-    /* allocate the grid point's columns at its first stored chunk */
-    size_t bytes = sizeof(double) * (size_t)pl->rows_cap[g];
-    for (int m = 0; m < M; m++)
-      if (!pl->ycol[g * M + m] && !(pl->ycol[g * M + m] = malloc(bytes))) goto nomem;
-    if (c->x)
-      for (int p = 0; p < P; p++)
-        if (!pl->xcol[g * P + p] && !(pl->xcol[g * P + p] = malloc(bytes))) goto nomem;
-  }
   if (pl->sk) {
     for (int m = 0; m < M; m++)
       if ((rc = pod_sketch_merge(&pl->sk[g * M + m], &c->sk[m], err))) goto out;
   }
-  for (int m = 0; m < M; m++) pod_moments_merge(&pl->mom[g * M + m], &c->mom[m]);
-  if (c->stored) {
-    int64_t r0 = pl->rows[g];
-    for (int m = 0; m < M; m++)
-      memcpy(pl->ycol[g * M + m] + r0, c->y + (int64_t)m * c->n, sizeof(double) * (size_t)c->n);
-    if (c->x)
-      for (int p = 0; p < P; p++)
-        memcpy(pl->xcol[g * P + p] + r0, c->x + (int64_t)p * c->n, sizeof(double) * (size_t)c->n);
-    pl->rows[g] += c->n;
-  }
+  for (int m = 0; m < M; m++)
+    pod_moments_merge(&pl->mom[g * M + m], &c->mom[m]);
+  if (c->stored) pl->rows[g] += c->n; /* rows written in place by the chunk */
   if (c->svar) {
-    for (int m = 0; m < M; m++) pod_moments_merge(&pl->svar[g * M + m], &c->svar[m]);
+    for (int m = 0; m < M; m++)
+      pod_moments_merge(&pl->svar[g * M + m], &c->svar[m]);
     for (int i = 0; i < P * M; i++) {
       pod_sobol_acc *a = &pl->sob[g * P * M + i];
       a->n += c->sob[i].n;
@@ -656,17 +717,20 @@ int pod_mc_merge(pod_mc_plan *pl, pod_mc_chunk *c, pod_err *err) {
   pl->samples_merged += c->n;
   if (pl->stop_metric >= 0 && c->k % pl->G == pl->G - 1 && stop_rule_met(pl))
     pl->stopped = 1;
-  goto out;
-nomem:
-  rc = pod_err_set(err, POD_ENOMEM, "samples", "cannot store samples");
 out:
   pod_mc_chunk_free(c);
   return rc;
 }
 
-int pod_mc_should_stop(const pod_mc_plan *pl) { return pl->stopped; }
-int64_t pod_mc_chunks_merged(const pod_mc_plan *pl) { return pl->merged; }
-int64_t pod_mc_samples_merged(const pod_mc_plan *pl) { return pl->samples_merged; }
+int pod_mc_should_stop(const pod_mc_plan *pl) {
+  return pl->stopped;
+}
+int64_t pod_mc_chunks_merged(const pod_mc_plan *pl) {
+  return pl->merged;
+}
+int64_t pod_mc_samples_merged(const pod_mc_plan *pl) {
+  return pl->samples_merged;
+}
 
 /* ---- finish and results ---- */
 
@@ -678,83 +742,96 @@ static void hist_from_sketch(double v, int64_t count, void *ud) {
   pod_hist_add(((hist_visit *)ud)->h, v, count);
 }
 
-static int finish_quantiles(pod_mc_plan *pl, pod_mc_results *r, double *buf,
-                            pod_err *err) {
-  int M = pl->M;
-  for (int g = 0; g < pl->G; g++) {
-    for (int m = 0; m < M; m++) {
-      const pod_moments *mo = &pl->mom[g * M + m];
-      pod_mc_summary *s = &r->sum[g * M + m];
-      s->n = mo->n;
-      s->mean = pod_moments_mean(mo);
-      s->sd = pod_moments_sd(mo);
-      s->se = pod_moments_se(mo);
-      pod_moments_ci95(mo, &s->ci95_lo, &s->ci95_hi);
-      s->min = mo->n ? mo->min : NAN;
-      s->max = mo->n ? mo->max : NAN;
-      s->skew = mo->n >= 2 ? pod_moments_skew(mo) : NAN;
-      s->kurtosis = mo->n >= 2 ? pod_moments_kurtosis(mo) : NAN;
-      s->quantiles_exact = pl->exact;
-      for (int q = 0; q < POD_STATS_NQ; q++) s->q[q] = NAN;
-      if (mo->n == 0) continue;
-      pod_hist *h = &r->hist[g * M + m];
-      int rc = pod_hist_init(h, pl->hist_bins, mo->min, mo->max, 0, err);
-      if (rc) return rc;
-      if (pl->exact) {
-        const double *col = pl->ycol[g * M + m];
-        int64_t n = pl->rows[g];
-        memcpy(buf, col, sizeof(double) * (size_t)n);
-        pod_stats_sort(buf, (size_t)n);
-        for (int q = 0; q < POD_STATS_NQ; q++)
-          s->q[q] = pod_stats_quantile_sorted(buf, (size_t)n, pod_stats_qprobs[q]);
-        for (int64_t i = 0; i < n; i++) pod_hist_add(h, col[i], 1);
-      } else {
-        const pod_sketch *sk = &pl->sk[g * M + m];
-        for (int q = 0; q < POD_STATS_NQ; q++)
-          s->q[q] = pod_sketch_quantile(sk, pod_stats_qprobs[q]);
-        hist_visit hv = {h};
-        pod_sketch_foreach(sk, hist_from_sketch, &hv);
-      }
-    }
-  }
-  return POD_OK;
-}
-
-static int finish_spearman(pod_mc_plan *pl, pod_mc_results *r, double *buf) {
-  int P = pl->P, M = pl->M;
-  int64_t maxrows = 0;
-  for (int g = 0; g < pl->G; g++)
-    if (pl->rows[g] > maxrows) maxrows = pl->rows[g];
-  if (maxrows < 2 || P == 0 || !pl->store_x) return POD_OK;
-  double *rx = malloc(sizeof(double) * (size_t)P * (size_t)maxrows);
-  if (!rx) return POD_ENOMEM;
-  for (int g = 0; g < pl->G; g++) {
+/* Summary, quantiles and histogram of metric m at grid point g. */
+static int part_summary(const pod_mc_plan *pl, pod_mc_results *r, int g,
+                        int m) {
+  const pod_moments *mo = &pl->mom[g * pl->M + m];
+  pod_mc_summary *s = &r->sum[g * pl->M + m];
+  s->n = mo->n;
+  s->mean = pod_moments_mean(mo);
+  s->sd = pod_moments_sd(mo);
+  s->se = pod_moments_se(mo);
+  pod_moments_ci95(mo, &s->ci95_lo, &s->ci95_hi);
+  s->min = mo->n ? mo->min : NAN;
+  s->max = mo->n ? mo->max : NAN;
+  s->skew = mo->n >= 2 ? pod_moments_skew(mo) : NAN;
+  s->kurtosis = mo->n >= 2 ? pod_moments_kurtosis(mo) : NAN;
+  s->quantiles_exact = pl->exact;
+  for (int q = 0; q < POD_STATS_NQ; q++) s->q[q] = NAN;
+  if (mo->n == 0) return POD_OK;
+  pod_hist *h = &r->hist[g * pl->M + m];
+  int rc = pod_hist_init(h, pl->hist_bins, mo->min, mo->max, 0, NULL);
+  if (rc) return rc;
+  if (pl->exact) {
+    const double *col = pl->ycol[g * pl->M + m];
     int64_t n = pl->rows[g];
-    if (n < 2 || !pl->xcol[g * P]) continue;
-    for (int m = 0; m < M; m++)
-      if (pl->mom[g * M + m].n > n) r->spearman_partial = 1;
-    for (int p = 0; p < P; p++)
-      if (pod_stats_ranks(pl->xcol[g * P + p], (size_t)n, rx + (size_t)p * (size_t)n)) goto nomem;
-    for (int m = 0; m < M; m++) {
-      if (pod_stats_ranks(pl->ycol[g * M + m], (size_t)n, buf)) goto nomem;
-      for (int p = 0; p < P; p++)
-        r->sens[(g * P + p) * M + m].spearman =
-            pod_stats_pearson(rx + (size_t)p * (size_t)n, buf, (size_t)n);
-    }
+    double *buf = malloc(sizeof(double) * (size_t)n);
+    if (!buf) return POD_ENOMEM;
+    memcpy(buf, col, sizeof(double) * (size_t)n);
+    pod_stats_quantiles(buf, (size_t)n, pod_stats_qprobs, POD_STATS_NQ, s->q);
+    free(buf);
+    for (int64_t i = 0; i < n; i++) pod_hist_add(h, col[i], 1);
+  } else {
+    const pod_sketch *sk = &pl->sk[g * pl->M + m];
+    for (int q = 0; q < POD_STATS_NQ; q++)
+      s->q[q] = pod_sketch_quantile(sk, pod_stats_qprobs[q]);
+    hist_visit hv = {h};
+    pod_sketch_foreach(sk, hist_from_sketch, &hv);
   }
-  free(rx);
   return POD_OK;
-nomem:
-  free(rx);
-  return POD_ENOMEM;
 }
 
-int pod_mc_finish(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
+/* Spearman needs rows with parameters at this grid point. */
+static int spearman_at(const pod_mc_plan *pl, int g) {
+  return pl->sens != POD_MC_SENS_NONE && pl->store_x && pl->P > 0 &&
+         pl->rows[g] >= 2 && pl->xcol[g * pl->P] != NULL;
+}
+
+/* Ranks of parameter p's stored column at grid point g. */
+static int part_xrank(pod_mc_plan *pl, int g, int p) {
+  if (!spearman_at(pl, g)) return POD_OK;
+  size_t n = (size_t)pl->rows[g];
+  double *rk = malloc(sizeof(double) * n);
+  if (!rk) return POD_ENOMEM;
+  if (pod_stats_ranks(pl->xcol[g * pl->P + p], n, rk)) {
+    free(rk);
+    return POD_ENOMEM;
+  }
+  pl->xrank[g * pl->P + p] = rk;
+  return POD_OK;
+}
+
+/* Spearman of metric m against every parameter at grid point g. */
+static int part_spearman(const pod_mc_plan *pl, pod_mc_results *r, int g,
+                         int m) {
+  if (!spearman_at(pl, g)) return POD_OK;
+  size_t n = (size_t)pl->rows[g];
+  double *rk = malloc(sizeof(double) * n);
+  if (!rk) return POD_ENOMEM;
+  if (pod_stats_ranks(pl->ycol[g * pl->M + m], n, rk)) {
+    free(rk);
+    return POD_ENOMEM;
+  }
+  for (int p = 0; p < pl->P; p++)
+    r->sens[(g * pl->P + p) * pl->M + m].spearman =
+        pod_stats_pearson(pl->xrank[g * pl->P + p], rk, n);
+  free(rk);
+  return POD_OK;
+}
+
+static void free_xrank(pod_mc_plan *pl) {
+  if (!pl->xrank) return;
+  for (int i = 0; i < pl->G * pl->P; i++) free(pl->xrank[i]);
+  free(pl->xrank);
+  pl->xrank = NULL;
+}
+
+int pod_mc_finish_begin(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
   *out = NULL;
-  if (pl->finished) return pod_err_set(err, POD_EINVAL, "plan", "already finished");
-  int P = pl->P, M = pl->M, G = pl->G, rc = POD_ENOMEM;
+  if (pl->finished || pl->finishing)
+    return pod_err_set(err, POD_EINVAL, "plan", "already finished");
+  int P = pl->P, M = pl->M, G = pl->G;
   pod_mc_results *r = calloc(1, sizeof *r);
-  double *buf = NULL;
   if (!r) return pod_err_set(err, POD_ENOMEM, "results", NULL);
   r->P = P;
   r->M = M;
@@ -767,17 +844,57 @@ int pod_mc_finish(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
   r->sum = calloc((size_t)G * M, sizeof(pod_mc_summary));
   r->hist = calloc((size_t)G * M, sizeof(pod_hist));
   r->sens = calloc((size_t)G * (P ? P : 1) * M, sizeof(pod_mc_sens_value));
-  int64_t maxrows = 1;
-  for (int g = 0; g < G; g++)
-    if (pl->rows[g] > maxrows) maxrows = pl->rows[g];
-  buf = malloc(sizeof(double) * (size_t)maxrows);
-  if (!r->sum || !r->hist || !r->sens || !buf) goto nomem;
-  if (!(r->pnames = dup_names((const char *const *)pl->pnames, P, "params", err))) goto fail;
-  if (!(r->mnames = dup_names((const char *const *)pl->mnames, M, "metrics", err))) goto fail;
+  pl->xrank = calloc((size_t)G * (P ? P : 1), sizeof(double *));
+  if (!r->sum || !r->hist || !r->sens || !pl->xrank) goto nomem;
+  if (!(r->pnames =
+            dup_names((const char *const *)pl->pnames, P, "params", err)) ||
+      !(r->mnames =
+            dup_names((const char *const *)pl->mnames, M, "metrics", err)))
+    goto nomem;
   for (int i = 0; i < G * P * M; i++)
     r->sens[i].spearman = r->sens[i].sobol_first = r->sens[i].sobol_total = NAN;
-  if ((rc = finish_quantiles(pl, r, buf, err))) goto fail;
-  if (pl->sens != POD_MC_SENS_NONE && finish_spearman(pl, r, buf)) goto nomem;
+  pl->finishing = 1;
+  *out = r;
+  return POD_OK;
+nomem:
+  free_xrank(pl);
+  pod_mc_results_free(r);
+  return pod_err_set(err, POD_ENOMEM, "results", NULL);
+}
+
+int pod_mc_finish_parts(const pod_mc_plan *pl, int phase) {
+  if (phase == 0) return pl->G * pl->M + pl->G * pl->P;
+  if (phase == 1) return pl->G * pl->M;
+  return 0;
+}
+
+int pod_mc_finish_part(pod_mc_plan *pl, pod_mc_results *r, int phase,
+                       int part) {
+  int G = pl->G, M = pl->M, P = pl->P;
+  if (!pl->finishing || part < 0 || part >= pod_mc_finish_parts(pl, phase))
+    return POD_EINVAL;
+  if (phase == 0) {
+    if (part < G * M) return part_summary(pl, r, part / M, part % M);
+    part -= G * M;
+    return part_xrank(pl, part / P, part % P);
+  }
+  return part_spearman(pl, r, part / M, part % M);
+}
+
+int pod_mc_finish_end(pod_mc_plan *pl, pod_mc_results *r, int status,
+                      pod_mc_results **out, pod_err *err) {
+  *out = NULL;
+  int P = pl->P, M = pl->M, G = pl->G;
+  if (!pl->finishing) {
+    pod_mc_results_free(r);
+    return pod_err_set(err, POD_EINVAL, "plan", "finish_begin was not called");
+  }
+  pl->finishing = 0;
+  free_xrank(pl);
+  if (status != POD_OK) {
+    pod_mc_results_free(r);
+    return pod_err_set(err, status, "results", "cannot compute the statistics");
+  }
   if (pl->sens == POD_MC_SENS_SOBOL) {
     for (int g = 0; g < G; g++)
       for (int p = 0; p < P; p++)
@@ -788,25 +905,39 @@ int pod_mc_finish(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
                             &v->sobol_first, &v->sobol_total);
         }
   }
-  free(buf);
-  /* the stored samples move into the results */
-  for (int g = 0; g < G; g++)
+  int64_t *rows = calloc((size_t)G, sizeof(int64_t)); /* the plan's, after */
+  if (!rows) {
+    pod_mc_results_free(r);
+    return pod_err_set(err, POD_ENOMEM, "results", NULL);
+  }
+  for (int g = 0; g < G; g++) {
+    if (spearman_at(pl, g) && pl->rows[g] < pl->mom[g * M].n)
+      r->spearman_partial = 1;
     if (pl->keep && pl->rows[g] < pl->mom[g * M].n) r->samples_partial = 1;
+  }
+  /* the stored samples move into the results */
   r->rows = pl->rows;
   r->xcol = pl->xcol;
   r->ycol = pl->ycol;
-  pl->rows = calloc((size_t)G, sizeof(int64_t));
+  pl->rows = rows;
   pl->xcol = NULL;
   pl->ycol = NULL;
   pl->finished = 1;
   *out = r;
   return POD_OK;
-nomem:
-  rc = pod_err_set(err, POD_ENOMEM, "results", NULL);
-fail:
-  free(buf);
-  pod_mc_results_free(r);
-  return rc;
+}
+
+int pod_mc_finish(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
+  pod_mc_results *r;
+  int rc = pod_mc_finish_begin(pl, &r, err);
+  if (rc) {
+    *out = NULL;
+    return rc;
+  }
+  for (int phase = 0; phase < POD_MC_FINISH_PHASES && !rc; phase++)
+    for (int i = 0; i < pod_mc_finish_parts(pl, phase) && !rc; i++)
+      rc = pod_mc_finish_part(pl, r, phase, i);
+  return pod_mc_finish_end(pl, r, rc, out, err);
 }
 
 int pod_mc_run_serial(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
@@ -847,22 +978,42 @@ void pod_mc_results_free(pod_mc_results *r) {
   free(r);
 }
 
-int pod_mc_results_nparams(const pod_mc_results *r) { return r->P; }
-int pod_mc_results_nmetrics(const pod_mc_results *r) { return r->M; }
-int pod_mc_results_grid(const pod_mc_results *r) { return r->G; }
+int pod_mc_results_nparams(const pod_mc_results *r) {
+  return r->P;
+}
+int pod_mc_results_nmetrics(const pod_mc_results *r) {
+  return r->M;
+}
+int pod_mc_results_grid(const pod_mc_results *r) {
+  return r->G;
+}
 const char *pod_mc_results_param_name(const pod_mc_results *r, int i) {
   return i >= 0 && i < r->P ? r->pnames[i] : NULL;
 }
 const char *pod_mc_results_metric_name(const pod_mc_results *r, int m) {
   return m >= 0 && m < r->M ? r->mnames[m] : NULL;
 }
-int pod_mc_results_complete(const pod_mc_results *r) { return r->complete; }
-int pod_mc_results_stopped(const pod_mc_results *r) { return r->stopped; }
-int64_t pod_mc_results_chunks_done(const pod_mc_results *r) { return r->chunks_done; }
-int64_t pod_mc_results_chunks_total(const pod_mc_results *r) { return r->chunks_total; }
-int64_t pod_mc_results_samples_done(const pod_mc_results *r) { return r->samples_done; }
-int pod_mc_results_spearman_partial(const pod_mc_results *r) { return r->spearman_partial; }
-int pod_mc_results_samples_partial(const pod_mc_results *r) { return r->samples_partial; }
+int pod_mc_results_complete(const pod_mc_results *r) {
+  return r->complete;
+}
+int pod_mc_results_stopped(const pod_mc_results *r) {
+  return r->stopped;
+}
+int64_t pod_mc_results_chunks_done(const pod_mc_results *r) {
+  return r->chunks_done;
+}
+int64_t pod_mc_results_chunks_total(const pod_mc_results *r) {
+  return r->chunks_total;
+}
+int64_t pod_mc_results_samples_done(const pod_mc_results *r) {
+  return r->samples_done;
+}
+int pod_mc_results_spearman_partial(const pod_mc_results *r) {
+  return r->spearman_partial;
+}
+int pod_mc_results_samples_partial(const pod_mc_results *r) {
+  return r->samples_partial;
+}
 
 int pod_mc_results_summary(const pod_mc_results *r, int m, int g,
                            pod_mc_summary *out) {
@@ -879,7 +1030,8 @@ const pod_hist *pod_mc_results_hist(const pod_mc_results *r, int m, int g) {
 
 int pod_mc_results_sensitivity(const pod_mc_results *r, int g, int p, int m,
                                pod_mc_sens_value *out) {
-  if (m < 0 || m >= r->M || g < 0 || g >= r->G || p < 0 || p >= r->P) return POD_EINVAL;
+  if (m < 0 || m >= r->M || g < 0 || g >= r->G || p < 0 || p >= r->P)
+    return POD_EINVAL;
   *out = r->sens[(g * r->P + p) * r->M + m];
   return POD_OK;
 }
@@ -888,12 +1040,14 @@ int64_t pod_mc_results_rows(const pod_mc_results *r, int g) {
   return g >= 0 && g < r->G ? r->rows[g] : 0;
 }
 
-const double *pod_mc_results_param_column(const pod_mc_results *r, int g, int p) {
+const double *pod_mc_results_param_column(const pod_mc_results *r, int g,
+                                          int p) {
   if (g < 0 || g >= r->G || p < 0 || p >= r->P || r->rows[g] == 0) return NULL;
   return r->xcol[g * r->P + p];
 }
 
-const double *pod_mc_results_metric_column(const pod_mc_results *r, int g, int m) {
+const double *pod_mc_results_metric_column(const pod_mc_results *r, int g,
+                                           int m) {
   if (g < 0 || g >= r->G || m < 0 || m >= r->M || r->rows[g] == 0) return NULL;
   return r->ycol[g * r->M + m];
 }
@@ -934,7 +1088,8 @@ static int kev_eval(void *ud, void *worker, int grid, const double *x,
       if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
         char f[POD_ERR_FIELD_MAX];
         snprintf(f, sizeof f, "binds[%d]", i + 1);
-        return pod_err_set(err, POD_ERANGE, f, "value %g does not fit an int field", x[i]);
+        return pod_err_set(err, POD_ERANGE, f,
+                           "value %g does not fit an int field", x[i]);
       }
       int iv = (int)v;
       memcpy(cfg + b->offset, &iv, sizeof(int));
@@ -947,12 +1102,15 @@ int pod_mc_kernel_evaluator(const pod_kernel *k, const void *base_cfgs, int G,
                             const pod_bind *binds, int nparams,
                             pod_mc_evaluator *out) {
   memset(out, 0, sizeof *out);
-  if (!k || !k->fn || !base_cfgs || G < 1 || nparams < 0 || (nparams > 0 && !binds))
+  if (!k || !k->fn || !base_cfgs || G < 1 || nparams < 0 ||
+      (nparams > 0 && !binds))
     return POD_EINVAL;
   for (int i = 0; i < nparams; i++) {
     size_t w = binds[i].type == POD_BIND_DOUBLE ? sizeof(double) : sizeof(int);
-    if (binds[i].type != POD_BIND_DOUBLE && binds[i].type != POD_BIND_INT) return POD_EINVAL;
-    if (binds[i].offset > k->cfg_size || k->cfg_size - binds[i].offset < w) return POD_EINVAL;
+    if (binds[i].type != POD_BIND_DOUBLE && binds[i].type != POD_BIND_INT)
+      return POD_EINVAL;
+    if (binds[i].offset > k->cfg_size || k->cfg_size - binds[i].offset < w)
+      return POD_EINVAL;
   }
   kernel_ev *ke = calloc(1, sizeof *ke);
   if (!ke) return POD_ENOMEM;

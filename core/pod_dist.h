@@ -15,6 +15,9 @@
 ** free every dist unconditionally.  Never copy a dist with `=` and free
 ** both copies.
 **
+** Discrete quantiles follow the values' numeric order (a true inverse
+** CDF), whatever order they were given in.
+**
 ** Thread-safety: a checked dist is read-only; any number of threads may call
 ** pod_dist_sample/quantile/mean/variance on it at once, each with its own
 ** gsl_rng.  Field names in errors use 1-based indices ("weights[3]") since
@@ -36,9 +39,9 @@ typedef enum pod_dist_kind {
                            (lo may be -inf, hi +inf; mass must not underflow) */
   POD_DIST_LOGNORMAL,   /* p[0]=mu, p[1]=sigma > 0 of log x */
   POD_DIST_TRIANGULAR,  /* p[0]=lo <= p[1]=mode <= p[2]=hi, lo < hi */
-  POD_DIST_BETA,        /* p[0]=a > 0, p[1]=b > 0, scaled to [p[2]=lo, p[3]=hi] */
-  POD_DIST_GAMMA,       /* p[0]=shape k > 0, p[1]=scale theta > 0 */
-  POD_DIST_WEIBULL,     /* p[0]=shape k > 0, p[1]=scale lambda > 0 */
+  POD_DIST_BETA,    /* p[0]=a > 0, p[1]=b > 0, scaled to [p[2]=lo, p[3]=hi] */
+  POD_DIST_GAMMA,   /* p[0]=shape k > 0, p[1]=scale theta > 0 */
+  POD_DIST_WEIBULL, /* p[0]=shape k > 0, p[1]=scale lambda > 0 */
   POD_DIST_EXPONENTIAL, /* p[0]=mean > 0 (rate = 1/mean) */
   POD_DIST_DISCRETE,    /* n values with weights >= 0 (sum > 0) */
   POD_DIST_EMPIRICAL,   /* n values, resampled uniformly */
@@ -50,10 +53,10 @@ typedef struct pod_dist {
   double p[4];
   /* discrete / empirical only (owned, see above): */
   int n;
-  double *values;   /* n values; empirical: sorted ascending copy */
-  double *weights;  /* discrete: n weights as given */
-  double *cum;      /* discrete: n cumulative weights / total (last = 1) */
-  void *table;      /* discrete: gsl_ran_discrete_t (O(1) sampling) */
+  double *values;  /* n values; empirical: sorted ascending copy */
+  double *weights; /* discrete: n weights as given */
+  double *svals;   /* discrete: the values sorted ascending */
+  double *cum;     /* discrete: cumulative probability along svals (last = 1) */
 } pod_dist;
 
 /* Value constructors (no validation, nothing to free). */
@@ -81,8 +84,10 @@ int pod_dist_lognormal_p5_p95(double p5, double p95, pod_dist *out,
 
 /* Discrete choice: value values[i] with probability weights[i]/sum.
 ** Copies both arrays (weights NULL means equal weights), validates
-** ("values[i]", "weights[i]", "weights" for a zero sum) and builds GSL's
-** lookup table.  On success *out must be released with pod_dist_free. */
+** ("values[i]", "weights[i]", "weights" for a zero sum) and builds the
+** cumulative table.  Sampling inverts it by binary search (O(log n); GSL's
+** gsl_ran_discrete_preproc is not used because it does not check its own
+** allocations).  On success *out must be released with pod_dist_free. */
 int pod_dist_discrete(const double *values, const double *weights, int n,
                       pod_dist *out, pod_err *err);
 

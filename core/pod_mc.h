@@ -41,7 +41,10 @@
 **
 ** Threads: the plan's configuration is read-only after pod_mc_plan_new.
 ** pod_mc_chunk_run may run on any number of threads at once (each with its
-** own worker).  pod_mc_merge, pod_mc_should_stop, pod_mc_finish and the
+** own worker, each chunk at most once at a time): a chunk whose samples
+** are stored writes them straight into its own rows of the plan's
+** preallocated columns, so merging copies nothing.  pod_mc_merge,
+*pod_mc_should_stop, pod_mc_finish and the
 ** counters belong to one thread at a time (the runner's loop thread).
 */
 #ifndef POD_MC_H
@@ -54,7 +57,8 @@
 #include "pod_kernel.h"
 #include "pod_stats.h"
 
-/* ---- evaluator ------------------------------------------------------------ */
+/* ---- evaluator ------------------------------------------------------------
+ */
 
 /* How a plan computes metrics from parameters.  `ud` is read-only while a
 ** plan runs.  worker_new (may be NULL: workers are then NULL) creates
@@ -64,10 +68,12 @@
 ** eval writes M metrics y for parameter values x (P doubles) at grid point
 ** `grid` and returns POD_OK or a negative status with err filled. */
 typedef struct pod_mc_evaluator {
-  void *ud;                                  /* read-only while running */
-  void *(*worker_new)(void *ud, pod_err *err); /* per-worker scratch (e.g. a Lua state); may be NULL fn */
+  void *ud; /* read-only while running */
+  /* per-worker scratch (e.g. a Lua state); may be NULL fn */
+  void *(*worker_new)(void *ud, pod_err *err);
   void (*worker_free)(void *ud, void *worker);
-  int (*eval)(void *ud, void *worker, int grid, const double *x, double *y, pod_err *err);
+  int (*eval)(void *ud, void *worker, int grid, const double *x, double *y,
+              pod_err *err);
 } pod_mc_evaluator;
 
 /* Built-in evaluator over a pod_kernel: eval copies base_cfgs[grid] (G
@@ -82,7 +88,8 @@ int pod_mc_kernel_evaluator(const pod_kernel *k, const void *base_cfgs, int G,
                             pod_mc_evaluator *out);
 void pod_mc_kernel_evaluator_free(pod_mc_evaluator *ev);
 
-/* ---- plan ------------------------------------------------------------------ */
+/* ---- plan ------------------------------------------------------------------
+ */
 
 typedef enum pod_mc_sens {
   POD_MC_SENS_NONE,
@@ -95,23 +102,25 @@ typedef enum pod_mc_sens {
 #define POD_MC_NAME_MAX 64
 
 typedef struct pod_mc_spec {
-  int nparams;                       /* P >= 0 */
-  const char *const *param_names;    /* P names (copied) */
-  const pod_dist *dists;             /* P dists (deep-copied, checked) */
-  int nmetrics;                      /* M >= 1 */
-  const char *const *metric_names;   /* M names (copied) */
-  int grid;                          /* G >= 1 */
-  int64_t samples;                   /* N >= 1 per grid point */
-  int chunk_size;                    /* 0: POD_MC_CHUNK_DEFAULT */
+  int nparams;                     /* P >= 0 */
+  const char *const *param_names;  /* P names (copied) */
+  const pod_dist *dists;           /* P dists (deep-copied, checked) */
+  int nmetrics;                    /* M >= 1 */
+  const char *const *metric_names; /* M names (copied) */
+  int grid;                        /* G >= 1 */
+  int64_t samples;                 /* N >= 1 per grid point */
+  int chunk_size;                  /* 0: POD_MC_CHUNK_DEFAULT */
   uint64_t seed;
-  pod_mc_evaluator eval;             /* not copied-deep: ud must outlive the plan */
-  int keep_samples;                  /* store rows for samples.csv */
-  double max_samples_mb;             /* budget for stored samples (MB = 1e6 B) */
+  pod_mc_evaluator eval; /* not copied-deep: ud must outlive the plan */
+  int keep_samples;      /* store rows for samples.csv */
+  double max_samples_mb; /* budget for stored samples (MB = 1e6 B) */
   pod_mc_sens sensitivity;
-  int stop_metric;                   /* -1: no stopping rule */
-  double stop_rel_ci95;              /* stop when ci95 half-width <= this * |mean| at every grid point */
-  int64_t stop_min_samples;          /* per grid point before the rule applies (>= 2 enforced) */
-  int hist_bins;                     /* 0: POD_MC_HIST_BINS_DEFAULT */
+  int stop_metric;      /* -1: no stopping rule */
+  double stop_rel_ci95; /* stop when ci95 half-width <= this * |mean| at every
+                           grid point */
+  int64_t stop_min_samples; /* per grid point before the rule applies (>= 2
+                               enforced) */
+  int hist_bins;            /* 0: POD_MC_HIST_BINS_DEFAULT */
 } pod_mc_spec;
 
 /* Defaults: no params, 1 grid point, 1000 samples, default chunk, seed 1,
@@ -134,7 +143,8 @@ int64_t pod_mc_plan_samples_total(const pod_mc_plan *plan); /* G * N */
 int64_t pod_mc_chunk_samples(const pod_mc_plan *plan, int64_t k);
 uint32_t pod_mc_chunk_seed(const pod_mc_plan *plan, int64_t k);
 int pod_mc_plan_exact(const pod_mc_plan *plan); /* quantiles exact (fits) */
-int pod_mc_plan_qrng(const pod_mc_plan *plan);  /* Sobol design is quasi-random */
+int pod_mc_plan_qrng(
+    const pod_mc_plan *plan); /* Sobol design is quasi-random */
 
 /* Create / free one evaluator worker (wraps the evaluator's functions;
 ** *worker = NULL when it has none).  Thread-safe as the evaluator says. */
@@ -166,20 +176,39 @@ int pod_mc_merge(pod_mc_plan *plan, pod_mc_chunk *c, pod_err *err);
 ** boundaries, so the stopping chunk is the same for any thread count). */
 int pod_mc_should_stop(const pod_mc_plan *plan);
 int64_t pod_mc_chunks_merged(const pod_mc_plan *plan);
-int64_t pod_mc_samples_merged(const pod_mc_plan *plan); /* rows, all grid points */
+int64_t pod_mc_samples_merged(
+    const pod_mc_plan *plan); /* rows, all grid points */
 
 /* Compute the final statistics from what was merged (quantiles, histograms,
 ** sensitivities) and hand them over in *out (caller frees with
 ** pod_mc_results_free).  The stored samples move into the results; the
-** plan cannot merge afterwards (POD_EINVAL).  May take a while (sorting):
-** the runner calls it on a worker thread. */
+** plan cannot merge or run stored chunks afterwards (POD_EINVAL).  Must not
+** overlap pod_mc_chunk_run.  Takes O(rows) per metric (selection, no full
+** sort): the runner calls it on a worker thread. */
 int pod_mc_finish(pod_mc_plan *plan, pod_mc_results **out, pod_err *err);
+
+/* The same in steps, so a runner can compute the parts in parallel:
+** finish_begin allocates the results (loop thread); the parts of phase 0,
+** then those of phase 1, may run on any threads at once (distinct parts;
+** phase 1 only after every part of phase 0); finish_end (given the first
+** failing part's status, or POD_OK) completes the results into *out, or
+** frees them.  Phase 0: summary, quantiles and histogram per (grid point,
+** metric), then parameter ranks per (grid point, parameter); phase 1:
+** Spearman per (grid point, metric).  pod_mc_finish runs these in order. */
+#define POD_MC_FINISH_PHASES 2
+int pod_mc_finish_begin(pod_mc_plan *plan, pod_mc_results **out, pod_err *err);
+int pod_mc_finish_parts(const pod_mc_plan *plan, int phase);
+int pod_mc_finish_part(pod_mc_plan *plan, pod_mc_results *r, int phase,
+                       int part);
+int pod_mc_finish_end(pod_mc_plan *plan, pod_mc_results *r, int status,
+                      pod_mc_results **out, pod_err *err);
 
 /* Run every chunk on the calling thread with one worker, merging in order,
 ** honouring the stopping rule, then finish.  For tests and small studies. */
 int pod_mc_run_serial(pod_mc_plan *plan, pod_mc_results **out, pod_err *err);
 
-/* ---- results (read-only, any thread once finished) ---------------------------- */
+/* ---- results (read-only, any thread once finished)
+ * ---------------------------- */
 
 typedef struct pod_mc_summary {
   int64_t n;
@@ -189,8 +218,8 @@ typedef struct pod_mc_summary {
 } pod_mc_summary;
 
 typedef struct pod_mc_sens_value {
-  double spearman;     /* NaN when not computed or undefined */
-  double sobol_first;  /* NaN unless Sobol */
+  double spearman;    /* NaN when not computed or undefined */
+  double sobol_first; /* NaN unless Sobol */
   double sobol_total;
 } pod_mc_sens_value;
 
@@ -204,7 +233,8 @@ int pod_mc_results_complete(const pod_mc_results *r); /* every chunk merged */
 int pod_mc_results_stopped(const pod_mc_results *r);  /* stopping rule met */
 int64_t pod_mc_results_chunks_done(const pod_mc_results *r);
 int64_t pod_mc_results_chunks_total(const pod_mc_results *r);
-int64_t pod_mc_results_samples_done(const pod_mc_results *r); /* all grid points */
+int64_t pod_mc_results_samples_done(
+    const pod_mc_results *r); /* all grid points */
 
 /* Summary of metric m at grid point g; POD_EINVAL when out of range. */
 int pod_mc_results_summary(const pod_mc_results *r, int m, int g,
@@ -222,8 +252,10 @@ int pod_mc_results_spearman_partial(const pod_mc_results *r);
 ** params are stored when keep_samples or sensitivity is set).  Rows are in
 ** sample order.  samples_partial: fewer rows than merged (budget). */
 int64_t pod_mc_results_rows(const pod_mc_results *r, int g);
-const double *pod_mc_results_param_column(const pod_mc_results *r, int g, int p);
-const double *pod_mc_results_metric_column(const pod_mc_results *r, int g, int m);
+const double *pod_mc_results_param_column(const pod_mc_results *r, int g,
+                                          int p);
+const double *pod_mc_results_metric_column(const pod_mc_results *r, int g,
+                                           int m);
 int pod_mc_results_samples_partial(const pod_mc_results *r);
 
 #endif

@@ -4,15 +4,19 @@
 **
 ** The caller owns the uv_loop_t and runs it; pod_run never runs the loop
 ** itself (the Lua host drives it and resumes a coroutine from done_cb).
-** Chunks are queued with uv_queue_work in chunk order under two bounds:
-** at most `threads` chunks queued or running at once (one per worker), and
-** at most `window` chunks queued but not yet merged (so out-of-order
-** completions buffered for the in-order merge stay bounded).  Workers
-** (evaluator worker_new) are created lazily on pool threads, at most
-** `threads` of them, and shared through a mutex-protected free list.
+** Chunks are queued with uv_queue_work in chunk order, at most `window`
+** of them queued or buffered but not yet merged (so out-of-order
+** completions buffered for the in-order merge stay bounded, and pool
+** threads find the next chunk without waiting for the loop thread).  At
+** most `threads` chunks run at once: workers (evaluator worker_new) are
+** created lazily on pool threads, at most `threads` of them, and shared
+** through a mutex-protected free list; a chunk that starts while all are
+** busy waits for one (so size the pool with pod_run_set_threads(threads)
+** to keep pool threads from idling in that wait).
 ** after_work callbacks run on the loop thread, buffer results and merge
-** strictly in chunk order.  The final statistics (pod_mc_finish: sorting)
-** and the workers' release run as one more work item on the pool, then
+** strictly in chunk order.  The final statistics (quantiles, histograms,
+** ranks: pod_mc_finish_begin/part/end) run as parallel work items on the
+** pool, phase by phase, next to one item releasing the workers; then
 ** done_cb fires on the loop thread exactly once.  When done_cb runs, no
 ** handle of the run is open (the progress timer is closed first), so
 ** uv_loop_close() succeeds once every run is done.
@@ -55,7 +59,7 @@ typedef struct pod_run_progress {
   int64_t samples_done, samples_total; /* merged rows / G*N */
   int64_t chunks_done, chunks_total;
   double elapsed_s;
-  double rate_per_s;                   /* samples_done / elapsed_s */
+  double rate_per_s; /* samples_done / elapsed_s */
 } pod_run_progress;
 
 typedef void (*pod_run_progress_fn)(pod_run *run, const pod_run_progress *p,

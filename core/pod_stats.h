@@ -83,17 +83,27 @@ extern const double pod_stats_qprobs[POD_STATS_NQ];
 /* Quantile p in [0,1] of n >= 1 sorted values, GSL's convention. */
 double pod_stats_quantile_sorted(const double *sorted, size_t n, double p);
 
+/* Quantiles at probs[0..np-1] of n unsorted values, equal to sorting
+** then gsl_stats_quantile_from_sorted_data (same bytes): a radix
+** selection finds only the order statistics GSL's formula reads (two
+** passes over x, several times faster than a sort).  May reorder x (it
+** sorts x when n < 4096, when more than POD_STATS_NQ+1 probabilities are
+** asked, or when the data are too concentrated).  NaN when n == 0. */
+void pod_stats_quantiles(double *x, size_t n, const double *probs, int np,
+                         double *out);
+
 /* Sort n doubles ascending in place (non-finite values are not allowed). */
 void pod_stats_sort(double *x, size_t n);
 
-/* ---- sketch --------------------------------------------------------------- */
+/* ---- sketch ---------------------------------------------------------------
+ */
 
 #define POD_SKETCH_ALPHA 0.005 /* default relative accuracy */
 #define POD_SKETCH_TINY 1e-300 /* |x| below this counts as zero */
 
 typedef struct pod_sketch_store {
-  int32_t off;    /* bucket index of c[0] */
-  int32_t len;    /* allocated buckets */
+  int32_t off; /* bucket index of c[0] */
+  int32_t len; /* allocated buckets */
   int64_t *c;
 } pod_sketch_store;
 
@@ -108,8 +118,9 @@ typedef struct pod_sketch {
 int pod_sketch_init(pod_sketch *s, double alpha, pod_err *err);
 void pod_sketch_free(pod_sketch *s);
 
-/* Add one finite value x.  May grow (realloc) a bucket store, which
-** happens O(log range) times, not per sample.  POD_ENOMEM on failure. */
+/* Add one finite value x (POD_EINVAL for NaN or infinity, nothing added).
+** May grow a bucket store, which happens O(log range) times, not per
+** sample.  POD_ENOMEM on failure. */
 int pod_sketch_add(pod_sketch *s, double x);
 
 /* a := a + b (same alpha required, else POD_EINVAL). */
@@ -124,7 +135,8 @@ void pod_sketch_foreach(const pod_sketch *s,
                         void (*fn)(double value, int64_t count, void *ud),
                         void *ud);
 
-/* ---- histogram -------------------------------------------------------------- */
+/* ---- histogram --------------------------------------------------------------
+ */
 
 typedef struct pod_hist {
   int nbins;
@@ -144,7 +156,8 @@ void pod_hist_add(pod_hist *h, double x, int64_t count);
 double pod_hist_edge(const pod_hist *h, int i);
 void pod_hist_free(pod_hist *h);
 
-/* ---- correlation ------------------------------------------------------------ */
+/* ---- correlation ------------------------------------------------------------
+ */
 
 /* 1-based ranks of x (ties get their average rank).  POD_ENOMEM. */
 int pod_stats_ranks(const double *x, size_t n, double *ranks);
@@ -156,14 +169,16 @@ double pod_stats_pearson(const double *a, const double *b, size_t n);
 ** gsl_stats_spearman).  POD_ENOMEM. */
 int pod_stats_spearman(const double *x, const double *y, size_t n, double *rho);
 
-/* ---- Sobol indices ------------------------------------------------------------- */
+/* ---- Sobol indices
+ * ------------------------------------------------------------- */
 
 /* Sums over Saltelli rows j for one (parameter i, metric):
 **   first += fB_j * (fABi_j - fA_j)     (Saltelli 2010, eq. (b) of table 2)
 **   total += (fA_j - fABi_j)^2          (Jansen 1999)
-** The f values may be shifted by any constant per chunk (the expectation
-** of the first-order sum does not change; the total sum is shift-free),
-** which keeps the sums well conditioned when the metric has a large mean.
+** f(B) may be shifted by any constant that does not depend on the rows
+** (the expectation of the first-order sum does not change since
+** E[fABi - fA] = 0; the total sum is shift-free), which keeps the sums
+** well conditioned when the metric has a large mean.
 ** Merge = add the fields. */
 typedef struct pod_sobol_acc {
   int64_t n;

@@ -2,25 +2,34 @@
 ** run.c: runs a Monte Carlo plan on the libuv thread pool (see pod_run.h).
 **
 ** Threads meet in three places:
-** 1. The worker free list (run->mu).  Pool threads take a worker at the
-**    start of a chunk and give it back at the end; the loop thread never
-**    touches the list while chunks are in flight, and the finish work item
+** 1. The worker free list and the skip limit (run->mu, run->cv).  Up to
+**    `window` chunks are queued, so a pool thread finds the next chunk
+**    without waiting for the loop thread; at most `threads` workers exist,
+**    so a chunk that starts when all of them are busy waits on run->cv
+**    until one is given back (a worker is only ever held by a chunk that
+**    is running, so the wait always ends).  A waiting chunk whose index is
+**    above run->skip_after (set by the loop thread on stop, cancel or
+**    failure) returns at once without running.  The finish work item
 **    (queued only when no chunk is in flight) frees the workers.  Lock
 **    order: run->mu is the only lock of a run and is a leaf: it is never
-**    held while calling the evaluator, the plan or libuv, and no other lock
-**    is taken under it.
+**    held while calling the evaluator, the plan or libuv (other than
+**    uv_cond_*), and no other lock is taken under it.
 ** 2. Slots (one per chunk in the window).  The loop thread fills a slot and
 **    queues it; the pool thread writes only slot->chunk / setup_rc /
 **    setup_err; after_work reads them on the loop thread.  libuv's queue
 **    mutex orders these accesses (uv_queue_work -> worker -> uv__work_done),
 **    so slots need no lock of their own.
 ** 3. The plan.  Chunks read only its configuration, which is immutable
-**    after pod_mc_plan_new; the merge state is touched by the loop thread
-**    only (pod_mc_merge), and by the finish work item (pod_mc_finish) when
-**    no chunk is in flight and no merge can happen.
+**    after pod_mc_plan_new, and write their own rows of its sample
+**    columns; the merge state is touched by the loop thread only
+**    (pod_mc_merge).  Finishing starts when no chunk is in flight: the
+**    parts of one phase (pod_mc_finish_part) run in parallel on the pool
+**    and write disjoint parts of the results; the next phase is queued
+**    from the loop thread once every part of the previous one is back.
 */
 #include "pod_run.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +44,15 @@ typedef struct slot {
   int state;
   pod_mc_chunk *chunk; /* written by the pool thread */
   int setup_rc;        /* worker creation / allocation failure */
+  int skipped;         /* not run: above skip_after when it started */
   pod_err setup_err;
 } slot;
+
+typedef struct fin_item {
+  uv_work_t req;
+  pod_run *run;
+  int phase, part, rc;
+} fin_item;
 
 struct pod_run {
   uv_loop_t *loop;
@@ -52,24 +68,29 @@ struct pod_run {
   int64_t samples_done, samples_total;
   uint64_t t0;
 
-  uv_mutex_t mu; /* guards free_workers, nfree, ncreated */
+  uv_mutex_t mu; /* guards free_workers, nfree, ncreated, skip_after */
+  uv_cond_t cv;  /* a worker was given back, or skip_after lowered */
   void **free_workers;
   int nfree, ncreated;
+  int64_t skip_after;
 
   int has_timer, finishing, done;
   uv_timer_t timer;
-  uv_work_t finish_req;
+  uv_work_t workers_req;
+  fin_item *fin;         /* finishing parts of the current phase */
+  pod_mc_results *fin_r; /* results being finished */
+  int fin_phase, fin_pending, fin_rc;
   int finish_rc;
   pod_err finish_err;
   pod_mc_results *results;
   pod_run_status status;
 };
 
-static int pool_used;
+static atomic_int pool_used; /* set at the first uv_queue_work of any run */
 
 int pod_run_set_threads(int n) {
   if (n < 1) return POD_EINVAL;
-  if (pool_used) return POD_ENOTSUP;
+  if (atomic_load(&pool_used)) return POD_ENOTSUP;
   if (n > 1024) n = 1024;
   char buf[16];
   snprintf(buf, sizeof buf, "%d", n);
@@ -84,11 +105,19 @@ static void work_cb(uv_work_t *req) {
   void *w = NULL;
   int have = 0;
   uv_mutex_lock(&run->mu);
+  while (run->nfree == 0 && run->ncreated >= run->threads &&
+         s->k <= run->skip_after)
+    uv_cond_wait(&run->cv, &run->mu);
+  if (s->k > run->skip_after) {
+    uv_mutex_unlock(&run->mu);
+    s->skipped = 1;
+    return;
+  }
   if (run->nfree > 0) {
     w = run->free_workers[--run->nfree];
     have = 1;
   } else {
-    run->ncreated++; /* reserve; at most `threads` chunks run at once */
+    run->ncreated++; /* reserve: at most `threads` workers exist */
   }
   uv_mutex_unlock(&run->mu);
   if (!have) {
@@ -96,6 +125,7 @@ static void work_cb(uv_work_t *req) {
     if (rc) {
       uv_mutex_lock(&run->mu);
       run->ncreated--;
+      uv_cond_signal(&run->cv); /* a waiter may create one instead */
       uv_mutex_unlock(&run->mu);
       s->setup_rc = rc;
       return;
@@ -103,10 +133,12 @@ static void work_cb(uv_work_t *req) {
   }
   pod_mc_chunk_run(run->plan, s->k, w, &s->chunk);
   if (!s->chunk) {
-    s->setup_rc = pod_err_set(&s->setup_err, POD_ENOMEM, "chunk", "out of memory");
+    s->setup_rc =
+        pod_err_set(&s->setup_err, POD_ENOMEM, "chunk", "out of memory");
   }
   uv_mutex_lock(&run->mu);
   run->free_workers[run->nfree++] = w;
+  uv_cond_signal(&run->cv);
   uv_mutex_unlock(&run->mu);
 }
 
@@ -116,6 +148,10 @@ static void pump(pod_run *run);
 static void maybe_finish(pod_run *run);
 
 static void cancel_pending_after(pod_run *run, int64_t limit) {
+  uv_mutex_lock(&run->mu);
+  if (limit < run->skip_after) run->skip_after = limit;
+  uv_cond_broadcast(&run->cv);
+  uv_mutex_unlock(&run->mu);
   for (int i = 0; i < run->window; i++) {
     slot *s = &run->slots[i];
     if (s->state == SLOT_QUEUED && s->k > limit) uv_cancel((uv_req_t *)&s->req);
@@ -173,7 +209,7 @@ static void after_work_cb(uv_work_t *req, int status) {
   slot *s = req->data;
   pod_run *run = s->run;
   run->running--;
-  if (status == UV_ECANCELED) {
+  if (status == UV_ECANCELED || s->skipped) {
     s->state = SLOT_FREE;
   } else if (s->setup_rc) {
     s->state = SLOT_FREE;
@@ -201,12 +237,13 @@ static void after_work_cb(uv_work_t *req, int status) {
 
 static void pump(pod_run *run) {
   if (run->halt != HALT_NONE) return;
-  while (run->next_q < run->nchunks && run->running < run->threads &&
+  while (run->next_q < run->nchunks &&
          run->next_q - run->next_merge < run->window) {
     slot *s = &run->slots[run->next_q % run->window];
     s->k = run->next_q;
     s->chunk = NULL;
     s->setup_rc = 0;
+    s->skipped = 0;
     pod_err_clear(&s->setup_err);
     s->req.data = s;
     int rc = uv_queue_work(run->loop, &s->req, work_cb, after_work_cb);
@@ -217,22 +254,30 @@ static void pump(pod_run *run) {
       return;
     }
     s->state = SLOT_QUEUED;
-    pool_used = 1;
+    atomic_store(&pool_used, 1);
     run->next_q++;
     run->running++;
   }
 }
 
-static void finish_work_cb(uv_work_t *req) {
+/* ---- finishing: free the workers and compute the statistics, in
+** parallel parts on the pool (pod_mc_finish_begin/part/end) ---- */
+
+static void workers_free_cb(uv_work_t *req) {
   pod_run *run = req->data;
   /* no chunk is in flight: every worker is back in the list */
   uv_mutex_lock(&run->mu);
   int n = run->nfree;
   run->nfree = 0;
   uv_mutex_unlock(&run->mu);
-  for (int i = 0; i < n; i++) pod_mc_worker_free(run->plan, run->free_workers[i]);
-  if (run->halt != HALT_FAIL)
-    run->finish_rc = pod_mc_finish(run->plan, &run->results, &run->finish_err);
+  for (int i = 0; i < n; i++)
+    pod_mc_worker_free(run->plan, run->free_workers[i]);
+}
+
+static void part_cb(uv_work_t *req) {
+  fin_item *f = req->data;
+  /* distinct parts of one phase touch distinct results (see pod_mc.h) */
+  f->rc = pod_mc_finish_part(f->run->plan, f->run->fin_r, f->phase, f->part);
 }
 
 static void call_done(pod_run *run) {
@@ -240,11 +285,16 @@ static void call_done(pod_run *run) {
   run->o.done_cb(run, run->status, run->o.ud); /* may free run */
 }
 
-static void timer_closed(uv_handle_t *h) { call_done(h->data); }
+static void timer_closed(uv_handle_t *h) {
+  call_done(h->data);
+}
 
-static void finish_after_cb(uv_work_t *req, int status) {
-  pod_run *run = req->data;
-  (void)status; /* never canceled: we do not uv_cancel it */
+static void finish_done(pod_run *run) {
+  if (run->fin_r) {
+    run->finish_rc = pod_mc_finish_end(run->plan, run->fin_r, run->fin_rc,
+                                       &run->results, &run->finish_err);
+    run->fin_r = NULL;
+  }
   if (run->halt == HALT_FAIL) {
     run->status = POD_RUN_FAILED;
   } else if (run->finish_rc) {
@@ -263,17 +313,80 @@ static void finish_after_cb(uv_work_t *req, int status) {
   }
 }
 
+static void fin_after_cb(uv_work_t *req, int status);
+
+/* Queue every part of `phase` (they run in parallel on the pool). */
+static void start_phase(pod_run *run, int phase) {
+  run->fin_phase = phase;
+  int n = pod_mc_finish_parts(run->plan, phase);
+  for (int i = 0; i < n; i++) {
+    fin_item *f = &run->fin[i];
+    f->run = run;
+    f->phase = phase;
+    f->part = i;
+    f->rc = POD_OK;
+    f->req.data = f;
+    if (uv_queue_work(run->loop, &f->req, part_cb, fin_after_cb) != 0) {
+      f->rc = pod_mc_finish_part(run->plan, run->fin_r, phase, i); /* inline */
+      if (f->rc && !run->fin_rc) run->fin_rc = f->rc;
+      continue;
+    }
+    run->fin_pending++;
+  }
+}
+
+/* One finishing item is done (a part, or the workers' release). */
+static void fin_item_done(pod_run *run, int rc) {
+  if (rc && !run->fin_rc) run->fin_rc = rc;
+  if (--run->fin_pending > 0) return;
+  if (run->fin_r && run->fin_phase + 1 < POD_MC_FINISH_PHASES && !run->fin_rc) {
+    start_phase(run, run->fin_phase + 1);
+    if (run->fin_pending > 0) return;
+  }
+  finish_done(run);
+}
+
+static void fin_after_cb(uv_work_t *req, int status) {
+  (void)status; /* never canceled: we do not uv_cancel these */
+  fin_item *f = req->data;
+  fin_item_done(f->run, f->rc);
+}
+
+static void workers_after_cb(uv_work_t *req, int status) {
+  (void)status;
+  fin_item_done(req->data, POD_OK);
+}
+
 static void maybe_finish(pod_run *run) {
   if (run->finishing || run->running > 0) return;
   if (run->halt == HALT_NONE && run->next_merge < run->nchunks) return;
   discard_buffered(run);
   run->finishing = 1;
-  run->finish_req.data = run;
-  int rc = uv_queue_work(run->loop, &run->finish_req, finish_work_cb, finish_after_cb);
-  if (rc) { /* cannot happen with a valid loop; finish inline */
-    finish_work_cb(&run->finish_req);
-    finish_after_cb(&run->finish_req, 0);
+  /* statistics: unless a chunk failed */
+  if (run->halt != HALT_FAIL) {
+    int rc = pod_mc_finish_begin(run->plan, &run->fin_r, &run->finish_err);
+    int most = 1;
+    for (int ph = 0; ph < POD_MC_FINISH_PHASES; ph++)
+      if (pod_mc_finish_parts(run->plan, ph) > most)
+        most = pod_mc_finish_parts(run->plan, ph);
+    if (!rc && !(run->fin = calloc((size_t)most, sizeof(fin_item)))) {
+      rc = pod_err_set(&run->finish_err, POD_ENOMEM, "results", NULL);
+      pod_mc_results *r;
+      pod_mc_finish_end(run->plan, run->fin_r, rc, &r, NULL); /* frees */
+      run->fin_r = NULL;
+    }
+    run->finish_rc = rc;
   }
+  /* the workers are released on the pool (a Lua state may be large) */
+  run->workers_req.data = run;
+  run->fin_pending = 1;
+  if (uv_queue_work(run->loop, &run->workers_req, workers_free_cb,
+                    workers_after_cb) != 0) {
+    workers_free_cb(&run->workers_req); /* cannot happen: inline */
+    run->fin_pending = 0;
+  }
+  if (run->fin_r) start_phase(run, 0);
+  if (run->fin_pending == 0) finish_done(run);
 }
 
 static void timer_cb(uv_timer_t *t) {
@@ -297,13 +410,17 @@ void pod_run_get_progress(const pod_run *run, pod_run_progress *p) {
 int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
                   pod_run **out, pod_err *err) {
   *out = NULL;
-  if (!loop || !plan) return pod_err_set(err, POD_EINVAL, "plan", "needs a loop and a plan");
-  if (!opts || !opts->done_cb) return pod_err_set(err, POD_EINVAL, "done_cb", "is required");
+  if (!loop || !plan)
+    return pod_err_set(err, POD_EINVAL, "plan", "needs a loop and a plan");
+  if (!opts || !opts->done_cb)
+    return pod_err_set(err, POD_EINVAL, "done_cb", "is required");
   if (opts->threads < 1 || opts->threads > 1024)
-    return pod_err_set(err, POD_EINVAL, "threads", "must be in 1..1024 (got %d)", opts->threads);
+    return pod_err_set(err, POD_EINVAL, "threads",
+                       "must be in 1..1024 (got %d)", opts->threads);
   int window = opts->window ? opts->window : 2 * opts->threads;
   if (window < opts->threads)
-    return pod_err_set(err, POD_EINVAL, "window", "must be >= threads (got %d)", opts->window);
+    return pod_err_set(err, POD_EINVAL, "window", "must be >= threads (got %d)",
+                       opts->window);
   if (pod_mc_chunks_merged(plan) != 0)
     return pod_err_set(err, POD_EINVAL, "plan", "has already been run");
   pod_run *run = calloc(1, sizeof *run);
@@ -311,6 +428,13 @@ int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
   run->slots = calloc((size_t)window, sizeof(slot));
   run->free_workers = calloc((size_t)opts->threads, sizeof(void *));
   if (!run->slots || !run->free_workers || uv_mutex_init(&run->mu) != 0) {
+    free(run->slots);
+    free(run->free_workers);
+    free(run);
+    return pod_err_set(err, POD_ENOMEM, "run", NULL);
+  }
+  if (uv_cond_init(&run->cv) != 0) {
+    uv_mutex_destroy(&run->mu);
     free(run->slots);
     free(run->free_workers);
     free(run);
@@ -324,6 +448,7 @@ int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
   run->nchunks = pod_mc_plan_chunks(plan);
   run->samples_total = pod_mc_plan_samples_total(plan);
   run->t0 = uv_hrtime();
+  run->skip_after = INT64_MAX;
   pod_err_clear(&run->err);
   for (int i = 0; i < window; i++) run->slots[i].run = run;
   if (opts->progress_cb) {
@@ -352,12 +477,16 @@ pod_mc_results *pod_run_take_results(pod_run *run) {
   return r;
 }
 
-const pod_err *pod_run_error(const pod_run *run) { return &run->err; }
+const pod_err *pod_run_error(const pod_run *run) {
+  return &run->err;
+}
 
 void pod_run_free(pod_run *run) {
   if (!run) return;
   pod_mc_results_free(run->results);
+  uv_cond_destroy(&run->cv);
   uv_mutex_destroy(&run->mu);
+  free(run->fin);
   free(run->slots);
   free(run->free_workers);
   free(run);

@@ -45,7 +45,9 @@ void pod_moments_merge(pod_moments *a, const pod_moments *b) {
   a->n += b->n;
 }
 
-double pod_moments_mean(const pod_moments *m) { return m->n ? m->mean : NAN; }
+double pod_moments_mean(const pod_moments *m) {
+  return m->n ? m->mean : NAN;
+}
 
 double pod_moments_variance(const pod_moments *m) {
   return m->n >= 2 ? m->m2 / (double)(m->n - 1) : NAN;
@@ -91,8 +93,223 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Order-preserving map of a double to an unsigned key (IEEE 754: flip all
+** bits of negatives, the sign bit of the rest), and back. */
+static uint64_t dkey(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return (u >> 63) ? ~u : (u | 0x8000000000000000ULL);
+}
+
+static double dval(uint64_t k) {
+  uint64_t u = (k >> 63) ? (k & 0x7fffffffffffffffULL) : ~k;
+  double x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+#define RADIX_BITS 11
+#define RADIX_SIZE (1u << RADIX_BITS)
+#define RADIX_PASSES 6 /* 6 x 11 bits cover 64 */
+
+/* LSD radix sort of keys (with an optional uint32 payload moved along):
+** 6 passes of 11 bits (2048 buckets stay in cache), all histograms from
+** one read; passes whose digit is the same for every key are skipped.
+** Stable.  Returns POD_ENOMEM when the buffers cannot be had. */
+static int radix_sort(uint64_t *k, uint32_t *pay, size_t n) {
+  uint64_t *k2 = malloc(n * sizeof *k2);
+  uint32_t *p2 = pay ? malloc(n * sizeof *p2) : NULL;
+  size_t *cnt = calloc((size_t)RADIX_PASSES * RADIX_SIZE, sizeof *cnt);
+  if (!k2 || (pay && !p2) || !cnt) {
+    free(k2);
+    free(p2);
+    free(cnt);
+    return POD_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = k[i];
+    for (int p = 0; p < RADIX_PASSES; p++)
+      cnt[(size_t)p * RADIX_SIZE +
+          ((v >> (p * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
+  }
+  uint64_t *src = k, *dst = k2;
+  uint32_t *psrc = pay, *pdst = p2;
+  for (int pass = 0; pass < RADIX_PASSES; pass++) {
+    int shift = pass * RADIX_BITS;
+    size_t *c = cnt + (size_t)pass * RADIX_SIZE;
+    if (c[(src[0] >> shift) & (RADIX_SIZE - 1)] == n) continue;
+    size_t sum = 0;
+    for (size_t d = 0; d < RADIX_SIZE; d++) {
+      size_t t = c[d];
+      c[d] = sum;
+      sum += t;
+    }
+    for (size_t i = 0; i < n; i++) {
+      size_t at = c[(src[i] >> shift) & (RADIX_SIZE - 1)]++;
+      dst[at] = src[i];
+      if (pay) pdst[at] = psrc[i];
+    }
+    uint64_t *t = src;
+    src = dst;
+    dst = t;
+    uint32_t *pt = psrc;
+    psrc = pdst;
+    pdst = pt;
+  }
+  if (src != k) {
+    memcpy(k, src, n * sizeof *k);
+    if (pay) memcpy(pay, psrc, n * sizeof *pay);
+  }
+  free(k2);
+  free(p2);
+  free(cnt);
+  return POD_OK;
+}
+
 void pod_stats_sort(double *x, size_t n) {
+  /* radix for large inputs (it is ~10x faster than qsort at 1e6 values);
+  ** qsort when small or when the scratch cannot be allocated */
+  if (n >= 4096) {
+    uint64_t *k = malloc(n * sizeof *k);
+    if (k) {
+      for (size_t i = 0; i < n; i++) k[i] = dkey(x[i]);
+      int rc = radix_sort(k, NULL, n);
+      if (rc == POD_OK)
+        for (size_t i = 0; i < n; i++) x[i] = dval(k[i]);
+      free(k);
+      if (rc == POD_OK) return;
+    }
+  }
   qsort(x, n, sizeof(double), cmp_double);
+}
+
+/* ---- quantiles by radix selection ---- */
+
+#define SEL_BITS 16
+#define SEL_SIZE (1u << SEL_BITS)
+#define SEL_MAXR (2 * POD_STATS_NQ + 2)
+
+/* GSL's gsl_stats_quantile_from_sorted_data formula on the two order
+** statistics it reads (same operations, so the same bytes). */
+static double gsl_formula(double f, size_t n, double x_lhs, double x_next) {
+  const double index = f * (double)(n - 1);
+  const size_t lhs = (size_t)(int)index;
+  const double delta = index - (double)lhs;
+  if (lhs == n - 1) return x_lhs;
+  return (1 - delta) * x_lhs + delta * x_next;
+}
+
+void pod_stats_quantiles(double *x, size_t n, const double *probs, int np,
+                         double *out) {
+  if (n == 0) {
+    for (int q = 0; q < np; q++) out[q] = NAN;
+    return;
+  }
+  /* Radix selection: bucket the order-preserving keys by the 16 bits
+  ** below their common prefix, find the buckets holding the wanted ranks,
+  ** and sort only the values that fall in those buckets.  Falls back to a
+  ** full sort when there are many probabilities, little data, or when the
+  ** wanted buckets hold more than a quarter of the values. */
+  size_t *cnt = NULL;
+  double *cand = NULL;
+  if (n < 4096 || np > POD_STATS_NQ + 1) goto full;
+  uint64_t kmin = UINT64_MAX, kmax = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t k = dkey(x[i]);
+    if (k < kmin) kmin = k;
+    if (k > kmax) kmax = k;
+  }
+  if (kmin == kmax) {
+    for (int q = 0; q < np; q++) out[q] = gsl_formula(probs[q], n, x[0], x[0]);
+    return;
+  }
+  int top = 63;
+  while (!(((kmin ^ kmax) >> top) & 1)) top--;
+  int shift = top + 1 - SEL_BITS;
+  if (shift < 0) shift = 0;
+  cnt = calloc(SEL_SIZE + 1, sizeof *cnt);
+  if (!cnt) goto full;
+#define SEL_DIGIT(k) ((size_t)((((k)-kmin) >> shift) & (SEL_SIZE - 1)))
+  /* (k - kmin) >> shift < 2^SEL_BITS since k - kmin < 2^(top+1) */
+  for (size_t i = 0; i < n; i++) cnt[SEL_DIGIT(dkey(x[i]))]++;
+  /* prefix sums: cnt[d] becomes the number of values in digits < d */
+  size_t sum = 0;
+  for (size_t d = 0; d <= SEL_SIZE; d++) {
+    size_t c = d < SEL_SIZE ? cnt[d] : 0;
+    cnt[d] = sum;
+    sum += c;
+  }
+  /* wanted ranks and their digits */
+  size_t r[SEL_MAXR];
+  size_t rd[SEL_MAXR];
+  int nr = 0;
+  for (int q = 0; q < np; q++) {
+    size_t lhs = (size_t)(int)(probs[q] * (double)(n - 1));
+    r[nr++] = lhs;
+    r[nr++] = lhs + 1 < n ? lhs + 1 : lhs;
+  }
+  /* digits holding each rank: the last d with cnt[d] <= rank */
+  size_t total = 0;
+  for (int j = 0; j < nr; j++) {
+    size_t lo = 0, hi = SEL_SIZE - 1;
+    while (lo < hi) {
+      size_t mid = (lo + hi + 1) / 2;
+      if (cnt[mid] <= r[j])
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    rd[j] = lo;
+  }
+  /* distinct wanted digits, their candidate segments */
+  size_t ud[SEL_MAXR], useg[SEL_MAXR];
+  int nu = 0;
+  for (int j = 0; j < nr; j++) {
+    int seen = 0;
+    for (int u = 0; u < nu; u++) seen |= ud[u] == rd[j];
+    if (!seen) {
+      ud[nu] = rd[j];
+      useg[nu] = total;
+      total += cnt[rd[j] + 1] - cnt[rd[j]];
+      nu++;
+    }
+  }
+  if (total > n / 4) goto full;
+  cand = malloc((total ? total : 1) * sizeof *cand);
+  if (!cand) goto full;
+  size_t fill[SEL_MAXR];
+  for (int u = 0; u < nu; u++) fill[u] = useg[u];
+  for (size_t i = 0; i < n; i++) {
+    size_t d = SEL_DIGIT(dkey(x[i]));
+    for (int u = 0; u < nu; u++) {
+      if (ud[u] == d) {
+        cand[fill[u]++] = x[i];
+        break;
+      }
+    }
+  }
+#undef SEL_DIGIT
+  for (int u = 0; u < nu; u++)
+    pod_stats_sort(cand + useg[u], cnt[ud[u] + 1] - cnt[ud[u]]);
+  for (int q = 0; q < np; q++) {
+    double v[2];
+    for (int t = 0; t < 2; t++) {
+      int j = 2 * q + t;
+      int u = 0;
+      while (ud[u] != rd[j]) u++;
+      v[t] = cand[useg[u] + (r[j] - cnt[rd[j]])];
+    }
+    out[q] = gsl_formula(probs[q], n, v[0], v[1]);
+  }
+  free(cand);
+  free(cnt);
+  return;
+full:
+  free(cand);
+  free(cnt);
+  pod_stats_sort(x, n);
+  for (int q = 0; q < np; q++)
+    out[q] = gsl_stats_quantile_from_sorted_data(x, 1, n, probs[q]);
 }
 
 /* ---- histogram ---- */
@@ -106,7 +323,8 @@ int pod_hist_init(pod_hist *h, int nbins, double lo, double hi, int logbins,
     return pod_err_set(err, POD_EINVAL, "lo", "must be finite%s (got %g)",
                        logbins ? " and > 0 for log bins" : "", lo);
   if (!pod_finite(hi) || hi < lo)
-    return pod_err_set(err, POD_EINVAL, "hi", "must be finite and >= lo (got %g)", hi);
+    return pod_err_set(err, POD_EINVAL, "hi",
+                       "must be finite and >= lo (got %g)", hi);
   h->counts = calloc((size_t)nbins, sizeof(int64_t));
   if (!h->counts) return pod_err_set(err, POD_ENOMEM, "bins", NULL);
   h->nbins = nbins;
@@ -166,8 +384,36 @@ static int cmp_vi(const void *a, const void *b) {
   return (x->i > y->i) - (x->i < y->i);
 }
 
+/* Ranks through the radix sort of (key, index) pairs. */
+static int ranks_radix(const double *x, size_t n, double *ranks) {
+  uint64_t *k = malloc(n * sizeof *k);
+  uint32_t *idx = malloc(n * sizeof *idx);
+  if (!k || !idx) goto nomem;
+  for (size_t i = 0; i < n; i++) {
+    k[i] = dkey(x[i] == 0 ? 0.0 : x[i]); /* -0 ties with +0 */
+    idx[i] = (uint32_t)i;
+  }
+  if (radix_sort(k, idx, n)) goto nomem;
+  size_t i = 0;
+  while (i < n) {
+    size_t j = i + 1;
+    while (j < n && k[j] == k[i]) j++;
+    double r = 0.5 * (double)(i + 1 + j);
+    for (size_t t = i; t < j; t++) ranks[idx[t]] = r;
+    i = j;
+  }
+  free(k);
+  free(idx);
+  return POD_OK;
+nomem:
+  free(k);
+  free(idx);
+  return POD_ENOMEM;
+}
+
 int pod_stats_ranks(const double *x, size_t n, double *ranks) {
   if (n == 0) return POD_OK;
+  if (n >= 4096 && n <= UINT32_MAX) return ranks_radix(x, n, ranks);
   vi *t = malloc(n * sizeof *t);
   if (!t) return POD_ENOMEM;
   for (size_t i = 0; i < n; i++) {
@@ -207,7 +453,8 @@ double pod_stats_pearson(const double *a, const double *b, size_t n) {
   return sab / sqrt(saa * sbb);
 }
 
-int pod_stats_spearman(const double *x, const double *y, size_t n, double *rho) {
+int pod_stats_spearman(const double *x, const double *y, size_t n,
+                       double *rho) {
   double *rx = malloc((n ? n : 1) * sizeof(double));
   double *ry = malloc((n ? n : 1) * sizeof(double));
   int rc = POD_ENOMEM;

@@ -8,6 +8,7 @@
 */
 #include "pod_stats.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,8 @@
 int pod_sketch_init(pod_sketch *s, double alpha, pod_err *err) {
   memset(s, 0, sizeof *s);
   if (!(alpha > 0 && alpha < 0.5))
-    return pod_err_set(err, POD_EINVAL, "alpha", "must be in (0, 0.5) (got %g)", alpha);
+    return pod_err_set(err, POD_EINVAL, "alpha", "must be in (0, 0.5) (got %g)",
+                       alpha);
   s->alpha = alpha;
   s->gamma = (1 + alpha) / (1 - alpha);
   s->inv_log_gamma = 1.0 / log(s->gamma);
@@ -42,8 +44,10 @@ static int store_reserve(pod_sketch_store *st, int32_t k) {
   } else {
     lo = st->off;
     hi = (int64_t)st->off + st->len;
-    if (k < lo) lo = (k < lo - st->len) ? (int64_t)k - 16 : lo - st->len;
-    else hi = (k >= hi + st->len) ? (int64_t)k + 16 : hi + st->len;
+    if (k < lo)
+      lo = (k < lo - st->len) ? (int64_t)k - 16 : lo - st->len;
+    else
+      hi = (k >= hi + st->len) ? (int64_t)k + 16 : hi + st->len;
   }
   int64_t len = hi - lo;
   int64_t *c = calloc((size_t)len, sizeof(int64_t));
@@ -59,7 +63,9 @@ static int store_reserve(pod_sketch_store *st, int32_t k) {
 }
 
 static int32_t key_of(const pod_sketch *s, double ax) {
-  return (int32_t)ceil(log(ax) * s->inv_log_gamma);
+  double l = log(ax) * s->inv_log_gamma;
+  int32_t k = (int32_t)l; /* truncation: already the ceiling when l <= 0 */
+  return k < l ? k + 1 : k;
 }
 
 static int store_add(pod_sketch_store *st, int32_t k, int64_t count) {
@@ -71,11 +77,18 @@ static int store_add(pod_sketch_store *st, int32_t k, int64_t count) {
 
 int pod_sketch_add(pod_sketch *s, double x) {
   double ax = fabs(x);
-  int rc = POD_OK;
-  if (ax < POD_SKETCH_TINY) s->zero++;
-  else if (x > 0) rc = store_add(&s->pos, key_of(s, ax), 1);
-  else rc = store_add(&s->neg, key_of(s, ax), 1);
-  if (rc) return rc;
+  if (!(ax <= DBL_MAX)) return POD_EINVAL; /* NaN or infinite */
+  if (ax < POD_SKETCH_TINY) {
+    s->zero++;
+  } else {
+    pod_sketch_store *st = x > 0 ? &s->pos : &s->neg;
+    int32_t k = key_of(s, ax);
+    uint32_t i = (uint32_t)((int64_t)k - st->off); /* wraps when below off */
+    if (st->c && i < (uint32_t)st->len)
+      st->c[i]++; /* fast path */
+    else if (store_add(st, k, 1))
+      return POD_ENOMEM;
+  }
   if (s->n == 0 || x < s->min) s->min = x;
   if (s->n == 0 || x > s->max) s->max = x;
   s->n++;

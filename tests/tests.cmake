@@ -16,6 +16,7 @@ if(CMOCKA_FOUND)
     target_link_libraries(${name} PRIVATE podlua PkgConfig::CMOCKA)
     add_test(NAME unit_${name} COMMAND ${name})
   endforeach()
+  set_tests_properties(unit_test_run unit_test_mc PROPERTIES LABELS tsan)
 endif()
 
 foreach(kind lua validation)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <stdatomic.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_math.h>
 #include <gsl/gsl_sort.h>
@@ -18,11 +19,11 @@
 
 #include "pod_mc.h"
 
-#define assert_near(a, b, tol)                                                \
-  do {                                                                        \
-    double a_ = (a), b_ = (b), t_ = (tol);                                    \
-    if (!(fabs(a_ - b_) <= t_))                                               \
-      fail_msg("%s = %.17g, expected %.17g +/- %g", #a, a_, b_, t_);          \
+#define assert_near(a, b, tol)                                       \
+  do {                                                               \
+    double a_ = (a), b_ = (b), t_ = (tol);                           \
+    if (!(fabs(a_ - b_) <= t_))                                      \
+      fail_msg("%s = %.17g, expected %.17g +/- %g", #a, a_, b_, t_); \
   } while (0)
 
 /* ---- evaluators ---- */
@@ -30,7 +31,9 @@
 /* y0 = x0 + x1, y1 = x0 * x1 (+ grid index * 10 on y0). */
 static int eval_sum_prod(void *ud, void *w, int g, const double *x, double *y,
                          pod_err *err) {
-  (void)ud; (void)w; (void)err;
+  (void)ud;
+  (void)w;
+  (void)err;
   y[0] = x[0] + x[1] + 10.0 * g;
   y[1] = x[0] * x[1];
   return POD_OK;
@@ -99,7 +102,8 @@ static void test_basic_stats(void **st) {
       gsl_sort(sorted, 1, 5000);
       assert_true(sm.min == sorted[0] && sm.max == sorted[4999]);
       for (int q = 0; q < POD_STATS_NQ; q++)
-        assert_true(sm.q[q] == gsl_stats_quantile_from_sorted_data(sorted, 1, 5000, pod_stats_qprobs[q]));
+        assert_true(sm.q[q] == gsl_stats_quantile_from_sorted_data(
+                                   sorted, 1, 5000, pod_stats_qprobs[q]));
       free(sorted);
       const pod_hist *h = pod_mc_results_hist(r, m, g);
       assert_non_null(h);
@@ -118,7 +122,8 @@ static void test_basic_stats(void **st) {
     const double *a = pod_mc_results_param_column(r, g, 0);
     const double *b = pod_mc_results_param_column(r, g, 1);
     const double *y = pod_mc_results_metric_column(r, g, 0);
-    for (int i = 0; i < 5000; i += 997) assert_true(y[i] == a[i] + b[i] + 10.0 * g);
+    for (int i = 0; i < 5000; i += 997)
+      assert_true(y[i] == a[i] + b[i] + 10.0 * g);
   }
   assert_string_equal(pod_mc_results_param_name(r, 1), "b");
   assert_string_equal(pod_mc_results_metric_name(r, 1), "prod");
@@ -180,11 +185,680 @@ static void test_determinism_and_seeds(void **st) {
   pod_mc_plan_free(pl);
 }
 
+/* ---- Sobol on the Ishigami function ---- */
+
+/* f = sin x1 + a sin^2 x2 + b x3^4 sin x1, x_i ~ U(-pi, pi), a = 7, b = 0.1.
+** Analytic indices (Ishigami & Homma 1990; Saltelli et al. 2010, sec. 4):
+** V = a^2/8 + b pi^4/5 + b^2 pi^8/18 + 1/2, V1 = (1 + b pi^4/5)^2 / 2,
+** V2 = a^2/8, V3 = 0, V13 = b^2 pi^8 (1/18 - 1/50). */
+static int eval_ishigami(void *ud, void *w, int g, const double *x, double *y,
+                         pod_err *err) {
+  (void)ud;
+  (void)w;
+  (void)g;
+  (void)err;
+  double s1 = sin(x[0]), s2 = sin(x[1]), x3 = x[2] * x[2];
+  y[0] = s1 + 7.0 * s2 * s2 + 0.1 * x3 * x3 * s1;
+  y[1] = 1e6 + y[0]; /* same indices, large mean: checks the shifted sums */
+  return POD_OK;
+}
+
+static void test_sobol_ishigami(void **st) {
+  (void)st;
+  const double a = 7, b = 0.1, pi4 = pow(M_PI, 4), pi8 = pi4 * pi4;
+  double V = a * a / 8 + b * pi4 / 5 + b * b * pi8 / 18 + 0.5;
+  double V1 = 0.5 * pow(1 + b * pi4 / 5, 2), V2 = a * a / 8;
+  double V13 = b * b * pi8 * (1.0 / 18 - 1.0 / 50);
+  double S[3] = {V1 / V, V2 / V, 0}, ST[3] = {(V1 + V13) / V, V2 / V, V13 / V};
+  static const char *const pn[] = {"x1", "x2", "x3", "fixed"};
+  static const char *const mn[] = {"f", "f_shifted"};
+  pod_dist d[4] = {pod_dist_uniform(-M_PI, M_PI), pod_dist_uniform(-M_PI, M_PI),
+                   pod_dist_uniform(-M_PI, M_PI), pod_dist_fixed(1)};
+  pod_mc_spec s;
+  pod_mc_spec_init(&s);
+  s.nparams = 4;
+  s.param_names = pn;
+  s.dists = d;
+  s.nmetrics = 2;
+  s.metric_names = mn;
+  s.samples = 1 << 14;
+  s.sensitivity = POD_MC_SENS_SOBOL;
+  s.eval.eval = eval_ishigami;
+  for (int prng = 0; prng < 2; prng++) {
+    /* chunk_size 1: one saved Sobol state per sample would exceed the
+    ** limit, so the design falls back to the chunks' pseudo-random streams;
+    ** one-sample chunks also check that the first-order sums are unbiased
+    ** (their shift must not come from the rows) */
+    s.chunk_size = prng ? 1 : 1000;
+    double tol = prng ? 0.04 : 0.005;
+    pod_mc_plan *pl;
+    assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_OK);
+    assert_int_equal(pod_mc_plan_qrng(pl), !prng); /* 2P = 8 <= 40 */
+    pod_mc_results *r;
+    assert_int_equal(pod_mc_run_serial(pl, &r, NULL), POD_OK);
+    pod_mc_plan_free(pl);
+    for (int m = 0; m < 2; m++) {
+      for (int p = 0; p < 3; p++) {
+        pod_mc_sens_value v;
+        assert_int_equal(pod_mc_results_sensitivity(r, 0, p, m, &v), POD_OK);
+        assert_near(v.sobol_first, S[p], tol);
+        assert_near(v.sobol_total, ST[p], tol);
+        assert_true(isfinite(v.spearman));
+      }
+      pod_mc_sens_value v;
+      pod_mc_results_sensitivity(r, 0, 3, m, &v);
+      assert_true(v.sobol_first == 0 &&
+                  v.sobol_total == 0); /* fixed parameter */
+      assert_true(isnan(v.spearman));
+    }
+    pod_mc_summary sm;
+    pod_mc_results_summary(r, 0, 0, &sm);
+    assert_int_equal(sm.n, 1 << 14);
+    assert_near(sm.mean, 3.5, 0.05); /* E f = a/2 */
+    pod_mc_results_free(r);
+  }
+}
+
+/* y = sum c_i x_i with 21 standard normal inputs: S_i = ST_i = c_i^2 / sum c^2.
+** 2P = 42 > 40: the design falls back to the chunk's pseudo-random stream. */
+static double lin_c[21];
+static int eval_linear(void *ud, void *w, int g, const double *x, double *y,
+                       pod_err *err) {
+  (void)ud;
+  (void)w;
+  (void)g;
+  (void)err;
+  double s = 0;
+  for (int i = 0; i < 21; i++) s += lin_c[i] * x[i];
+  y[0] = s;
+  return POD_OK;
+}
+
+static void test_sobol_pseudo_random(void **st) {
+  (void)st;
+  char names[21][8];
+  const char *pn[21];
+  pod_dist d[21];
+  double tot = 0;
+  for (int i = 0; i < 21; i++) {
+    snprintf(names[i], sizeof names[i], "x%d", i);
+    pn[i] = names[i];
+    d[i] = pod_dist_normal(0, 1);
+    lin_c[i] = i < 3 ? 3.0 - i : 0.2;
+    tot += lin_c[i] * lin_c[i];
+  }
+  static const char *const mn[] = {"y"};
+  pod_mc_spec s;
+  pod_mc_spec_init(&s);
+  s.nparams = 21;
+  s.param_names = pn;
+  s.dists = d;
+  s.nmetrics = 1;
+  s.metric_names = mn;
+  s.samples = 20000;
+  s.sensitivity = POD_MC_SENS_SOBOL;
+  s.eval.eval = eval_linear;
+  pod_mc_plan *pl;
+  assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_OK);
+  assert_false(pod_mc_plan_qrng(pl));
+  pod_mc_results *r;
+  assert_int_equal(pod_mc_run_serial(pl, &r, NULL), POD_OK);
+  pod_mc_plan_free(pl);
+  for (int p = 0; p < 21; p++) {
+    pod_mc_sens_value v;
+    pod_mc_results_sensitivity(r, 0, p, 0, &v);
+    double want = lin_c[p] * lin_c[p] / tot;
+    assert_near(v.sobol_first, want, 0.05);
+    assert_near(v.sobol_total, want, 0.03);
+  }
+  pod_mc_results_free(r);
+}
+
+/* ---- sketch mode, Spearman, partial flags ---- */
+
+static void test_sketch_mode_and_spearman(void **st) {
+  (void)st;
+  pod_mc_spec s;
+  pod_dist d[2];
+  spec2(&s, d);
+  s.keep_samples = 1;
+  s.sensitivity = POD_MC_SENS_SPEARMAN;
+  pod_mc_results *exact = run(&s);
+  s.max_samples_mb = 0.05; /* 50 kB: some chunks stored, the rest sketched */
+  pod_mc_plan *pl;
+  assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_OK);
+  assert_false(pod_mc_plan_exact(pl));
+  pod_mc_plan_free(pl);
+  pod_mc_results *sk = run(&s);
+  assert_true(pod_mc_results_spearman_partial(sk));
+  assert_true(pod_mc_results_samples_partial(sk));
+  assert_false(pod_mc_results_spearman_partial(exact));
+  int64_t stored = pod_mc_results_rows(sk, 0) + pod_mc_results_rows(sk, 1);
+  assert_true(stored > 0 && stored * 8 * 4 <= 50000);
+  for (int g = 0; g < 2; g++) {
+    for (int m = 0; m < 2; m++) {
+      pod_mc_summary a, b;
+      pod_mc_results_summary(exact, m, g, &a);
+      pod_mc_results_summary(sk, m, g, &b);
+      assert_false(b.quantiles_exact);
+      /* same samples: identical moments, quantiles within the bound */
+      assert_true(a.n == b.n && a.mean == b.mean && a.sd == b.sd &&
+                  a.min == b.min);
+      for (int q = 0; q < POD_STATS_NQ; q++)
+        assert_near(b.q[q], a.q[q], 0.006 * fabs(a.q[q]) + 0.01 * a.sd);
+      const pod_hist *h = pod_mc_results_hist(sk, m, g);
+      int64_t tot = h->under + h->over;
+      for (int i = 0; i < h->nbins; i++) tot += h->counts[i];
+      assert_int_equal(tot, 5000);
+      assert_int_equal(h->under + h->over, 0);
+    }
+    /* sum = a + b: monotone in b (sd 0.5) more than in a (sd 0.29) */
+    pod_mc_sens_value va, vb;
+    pod_mc_results_sensitivity(exact, g, 0, 0, &va);
+    pod_mc_results_sensitivity(exact, g, 1, 0, &vb);
+    assert_true(vb.spearman > va.spearman && va.spearman > 0.3);
+    assert_true(isnan(va.sobol_first));
+    const double *x = pod_mc_results_param_column(exact, g, 1);
+    const double *y = pod_mc_results_metric_column(exact, g, 0);
+    double rho;
+    pod_stats_spearman(x, y, 5000, &rho);
+    assert_true(rho == vb.spearman);
+  }
+  pod_mc_results_free(exact);
+  pod_mc_results_free(sk);
+
+  /* no stored samples at all: budget 0 and nothing asked */
+  spec2(&s, d);
+  s.max_samples_mb = 0;
+  pod_mc_results *r = run(&s);
+  assert_int_equal(pod_mc_results_rows(r, 0), 0);
+  assert_null(pod_mc_results_metric_column(r, 0, 0));
+  pod_mc_summary sm;
+  pod_mc_results_summary(r, 0, 0, &sm);
+  assert_int_equal(sm.n, 5000);
+  assert_false(sm.quantiles_exact);
+  assert_true(sm.q[0] < sm.q[3] && sm.q[3] < sm.q[6]);
+  pod_mc_results_free(r);
+}
+
+/* ---- stopping rule ---- */
+
+static void test_stopping(void **st) {
+  (void)st;
+  pod_mc_spec s;
+  pod_dist d[2];
+  spec2(&s, d);
+  s.samples = 1000000;
+  s.chunk_size = 100;
+  s.stop_metric = 1;
+  s.stop_rel_ci95 = 0.02;
+  s.stop_min_samples = 500;
+  pod_mc_results *r = run(&s), *r2 = run(&s);
+  assert_true(pod_mc_results_stopped(r));
+  assert_false(pod_mc_results_complete(r));
+  assert_int_equal(pod_mc_results_chunks_done(r),
+                   pod_mc_results_chunks_done(r2));
+  assert_int_equal(pod_mc_results_chunks_done(r) % 2, 0);
+  for (int g = 0; g < 2; g++) {
+    pod_mc_summary sm;
+    pod_mc_results_summary(r, 1, g, &sm);
+    assert_true(sm.n >= 500 && sm.n < 1000000);
+    assert_true(0.5 * (sm.ci95_hi - sm.ci95_lo) <= 0.02 * fabs(sm.mean));
+  }
+  pod_mc_results_free(r);
+  pod_mc_results_free(r2);
+}
+
+/* ---- errors ---- */
+
+static int eval_fail5(void *ud, void *w, int g, const double *x, double *y,
+                      pod_err *err) {
+  (void)ud;
+  (void)w;
+  if (g == 1 && x[0] > 0.99)
+    return pod_err_set(err, POD_ERANGE, "model.tp", "cannot split");
+  y[0] = x[0];
+  y[1] = g == 0 && x[0] > 0.995 ? NAN : 1.0;
+  return POD_OK;
+}
+
+static void test_eval_errors(void **st) {
+  (void)st;
+  pod_mc_spec s;
+  pod_dist d[2];
+  spec2(&s, d);
+  s.eval.eval = eval_fail5;
+  pod_mc_plan *pl;
+  pod_mc_results *r;
+  pod_err e;
+  assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_OK);
+  int rc = pod_mc_run_serial(pl, &r, &e);
+  assert_true(rc == POD_ERANGE);
+  assert_null(r);
+  /* whichever comes first in chunk order: a non-finite metric on grid 0
+  ** or the model's error on grid 1; both carry the sample */
+  assert_non_null(strstr(e.msg, "(grid "));
+  assert_non_null(strstr(e.msg, " a="));
+  assert_non_null(strstr(e.msg, " b="));
+  assert_true(strcmp(e.field, "prod") == 0 || strcmp(e.field, "model.tp") == 0);
+  pod_mc_plan_free(pl);
+
+  /* chunk-level API: out of range, out-of-order merge, merge after finish */
+  s.eval.eval = eval_sum_prod;
+  assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_OK);
+  pod_mc_chunk *c;
+  assert_int_equal(pod_mc_chunk_run(pl, -1, NULL, &c), POD_EINVAL);
+  assert_int_equal(pod_mc_chunk_status(c, &e), POD_EINVAL);
+  assert_string_equal(e.field, "chunk");
+  pod_mc_chunk_free(c);
+  pod_mc_chunk_run(pl, 1, NULL, &c);
+  assert_int_equal(pod_mc_chunk_index(c), 1);
+  assert_int_equal(pod_mc_merge(pl, c, &e), POD_EINVAL); /* expected chunk 0 */
+  assert_int_equal(pod_mc_merge(pl, NULL, &e), POD_EINVAL);
+  assert_int_equal(pod_mc_chunks_merged(pl), 0);
+  pod_mc_chunk_run(pl, 0, NULL, &c);
+  assert_int_equal(pod_mc_merge(pl, c, &e), POD_OK);
+  assert_int_equal(pod_mc_samples_merged(pl), 300);
+  /* the stepwise finish: parts out of range, merge while finishing */
+  pod_mc_results *rr;
+  assert_int_equal(pod_mc_finish_part(pl, NULL, 0, 0),
+                   POD_EINVAL); /* no begin */
+  assert_int_equal(pod_mc_finish_begin(pl, &rr, &e), POD_OK);
+  assert_int_equal(pod_mc_finish_begin(pl, &r, &e), POD_EINVAL);
+  assert_int_equal(pod_mc_finish_parts(pl, 0), 2 * 2 + 2 * 2);
+  assert_int_equal(pod_mc_finish_parts(pl, 1), 2 * 2);
+  assert_int_equal(pod_mc_finish_parts(pl, 2), 0);
+  assert_int_equal(pod_mc_finish_part(pl, rr, 0, 8), POD_EINVAL);
+  assert_int_equal(pod_mc_finish_part(pl, rr, 1, -1), POD_EINVAL);
+  pod_mc_chunk_run(pl, 1, NULL, &c);
+  assert_int_equal(pod_mc_merge(pl, c, &e), POD_EINVAL);
+  for (int ph = 0; ph < POD_MC_FINISH_PHASES; ph++)
+    for (int i = pod_mc_finish_parts(pl, ph) - 1; i >= 0; i--) /* any order */
+      assert_int_equal(pod_mc_finish_part(pl, rr, ph, i), POD_OK);
+  assert_int_equal(pod_mc_finish_end(pl, rr, POD_OK, &r, &e), POD_OK);
+  assert_false(pod_mc_results_complete(r));
+  pod_mc_summary sm0;
+  pod_mc_results_summary(r, 0, 0, &sm0);
+  assert_int_equal(sm0.n, 300);
+  pod_mc_results_free(r);
+  assert_int_equal(pod_mc_finish_end(pl, NULL, POD_OK, &r, &e), POD_EINVAL);
+  assert_int_equal(pod_mc_finish(pl, &r, &e), POD_EINVAL);
+  pod_mc_chunk_run(pl, 1, NULL, &c);
+  assert_int_equal(pod_mc_merge(pl, c, &e), POD_EINVAL);
+  pod_mc_plan_free(pl);
+}
+
+static void *wnew_fail(void *ud, pod_err *err) {
+  (void)ud;
+  pod_err_set(err, POD_ENOMEM, "lua", "state");
+  return NULL;
+}
+
+static void test_plan_errors(void **st) {
+  (void)st;
+  pod_mc_spec s;
+  pod_dist d[2];
+  pod_mc_plan *pl;
+  pod_err e;
+  const char *dup[] = {"a", "a"};
+  const char *empty[] = {"a", ""};
+  /* each edit of a valid spec and the field it must name */
+  for (int i = 0; i < 19; i++) {
+    spec2(&s, d);
+    const char *want = NULL;
+    switch (i) {
+      case 0:
+        s.nparams = -1;
+        want = "params";
+        break;
+      case 1:
+        s.dists = NULL;
+        want = "params";
+        break;
+      case 2:
+        s.nmetrics = 0;
+        want = "metrics";
+        break;
+      case 3:
+        s.grid = 0;
+        want = "grid";
+        break;
+      case 4:
+        s.samples = 0;
+        want = "samples";
+        break;
+      case 5:
+        s.chunk_size = -5;
+        want = "chunk_size";
+        break;
+      case 6:
+        s.eval.eval = NULL;
+        want = "eval";
+        break;
+      case 7:
+        s.max_samples_mb = -1;
+        want = "max_samples_mb";
+        break;
+      case 8:
+        s.sensitivity = (pod_mc_sens)7;
+        want = "sensitivity";
+        break;
+      case 9:
+        s.stop_metric = 2;
+        want = "stop_metric";
+        break;
+      case 10:
+        s.stop_metric = 0;
+        s.stop_rel_ci95 = 0;
+        want = "stop_rel_ci95";
+        break;
+      case 11:
+        s.hist_bins = -1;
+        want = "hist_bins";
+        break;
+      case 12:
+        s.nparams = 0;
+        s.sensitivity = POD_MC_SENS_SOBOL;
+        want = "sensitivity";
+        break;
+      case 13:
+        d[1] = pod_dist_normal(0, -1);
+        want = "params[2].sd";
+        break;
+      case 14:
+        s.samples = 1LL << 40;
+        s.chunk_size = 1;
+        want = "chunk_size";
+        break;
+      case 15:
+        s.param_names = dup;
+        want = "params[2]";
+        break;
+      case 16:
+        s.metric_names = empty;
+        want = "metrics[2]";
+        break;
+      case 17:
+        s.param_names = NULL;
+        want = "params[1]";
+        break;
+      case 18:
+        s.max_samples_mb = INFINITY;
+        want = "max_samples_mb";
+        break;
+    }
+    pod_err_clear(&e);
+    int rc = pod_mc_plan_new(&s, &pl, &e);
+    if (rc != POD_EINVAL) fail_msg("case %d accepted (rc %d)", i, rc);
+    if (strcmp(e.field, want) != 0)
+      fail_msg("case %d: field '%s', expected '%s'", i, e.field, want);
+    assert_null(pl);
+  }
+  /* NULL err is fine */
+  spec2(&s, d);
+  s.grid = 0;
+  assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_EINVAL);
+  /* worker creation failure */
+  spec2(&s, d);
+  s.eval.worker_new = wnew_fail;
+  assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_OK);
+  pod_mc_results *r;
+  assert_int_equal(pod_mc_run_serial(pl, &r, &e), POD_ENOMEM);
+  assert_string_equal(e.field, "lua");
+  assert_non_null(strstr(e.msg, "state"));
+  pod_mc_plan_free(pl);
+}
+
+/* ---- built-in kernel evaluator ---- */
+
+typedef struct toy_cfg {
+  double bw_GBps;
+  int ranks;
+  char name[12];
+  double bytes;
+} toy_cfg;
+
+static const char *const toy_metrics[] = {"time_s", "ranks_seen"};
+static int toy_fn(const void *cfg, double *y, pod_err *err) {
+  const toy_cfg *c = cfg;
+  if (c->ranks < 2)
+    return pod_err_set(err, POD_EINVAL, "ranks", "must be >= 2");
+  if (strcmp(c->name, "toy") != 0)
+    return pod_err_set(err, POD_EINVAL, "name", "lost");
+  y[0] = 2.0 * (c->ranks - 1) / c->ranks * c->bytes / (c->bw_GBps * 1e9);
+  y[1] = c->ranks;
+  return POD_OK;
+}
+static const pod_kernel toy_kernel = {"toy", sizeof(toy_cfg), 2, toy_metrics,
+                                      toy_fn};
+
+static void test_kernel_evaluator(void **st) {
+  (void)st;
+  toy_cfg base[2] = {{100, 8, "toy", 1e9}, {100, 8, "toy", 4e9}};
+  pod_bind binds[2] = {{offsetof(toy_cfg, bw_GBps), POD_BIND_DOUBLE},
+                       {offsetof(toy_cfg, ranks), POD_BIND_INT}};
+  pod_mc_evaluator ev;
+  assert_int_equal(pod_mc_kernel_evaluator(&toy_kernel, base, 2, binds, 2, &ev),
+                   POD_OK);
+  base[0].bytes = -1; /* the evaluator copied the configs */
+  static const char *const pn[] = {"bw_GBps", "ranks"};
+  pod_dist d[2] = {pod_dist_uniform(50, 150), pod_dist_uniform(1.6, 8.4)};
+  pod_mc_spec s;
+  pod_mc_spec_init(&s);
+  s.nparams = 2;
+  s.param_names = pn;
+  s.dists = d;
+  s.nmetrics = 2;
+  s.metric_names = toy_metrics;
+  s.grid = 2;
+  s.samples = 4000;
+  s.keep_samples = 1;
+  s.eval = ev;
+  pod_mc_results *r = run(&s);
+  for (int g = 0; g < 2; g++) {
+    const double *bw = pod_mc_results_param_column(r, g, 0);
+    const double *rk = pod_mc_results_param_column(r, g, 1);
+    const double *t = pod_mc_results_metric_column(r, g, 0);
+    const double *seen = pod_mc_results_metric_column(r, g, 1);
+    double bytes = g ? 4e9 : 1e9;
+    for (int i = 0; i < 4000; i++) {
+      int n = (int)round(rk[i]);
+      assert_true(seen[i] == n && n >= 2 && n <= 8);
+      assert_near(t[i], 2.0 * (n - 1) / n * bytes / (bw[i] * 1e9), 1e-15);
+    }
+  }
+  pod_mc_results_free(r);
+
+  /* the kernel's error travels with the sample; int range checked */
+  pod_mc_plan *pl;
+  pod_err e;
+  d[1] = pod_dist_uniform(0, 1.4); /* rounds to 0 or 1 */
+  assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_OK);
+  assert_int_equal(pod_mc_run_serial(pl, &r, &e), POD_EINVAL);
+  assert_string_equal(e.field, "ranks");
+  assert_non_null(strstr(e.msg, "must be >= 2 (grid 0, sample 0: bw_GBps="));
+  pod_mc_plan_free(pl);
+  d[1] = pod_dist_fixed(3e9);
+  assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_OK);
+  assert_int_equal(pod_mc_run_serial(pl, &r, &e), POD_ERANGE);
+  assert_string_equal(e.field, "binds[2]");
+  pod_mc_plan_free(pl);
+  pod_mc_kernel_evaluator_free(&ev);
+  assert_null(ev.eval);
+  pod_mc_kernel_evaluator_free(&ev); /* harmless twice */
+
+  /* bad binds */
+  pod_bind bad = {sizeof(toy_cfg) - 4, POD_BIND_DOUBLE};
+  assert_int_equal(pod_mc_kernel_evaluator(&toy_kernel, base, 2, &bad, 1, &ev),
+                   POD_EINVAL);
+  bad = (pod_bind){0, (pod_bind_type)9};
+  assert_int_equal(pod_mc_kernel_evaluator(&toy_kernel, base, 2, &bad, 1, &ev),
+                   POD_EINVAL);
+  assert_int_equal(pod_mc_kernel_evaluator(&toy_kernel, base, 0, binds, 2, &ev),
+                   POD_EINVAL);
+  assert_int_equal(pod_mc_kernel_evaluator(NULL, base, 1, binds, 2, &ev),
+                   POD_EINVAL);
+}
+
+/* ---- allocation failure: fail every allocation in turn ----
+** Like Lua's testes/memerr.lua: the k-th allocation fails (k = 0, 1, ...)
+** until the operation succeeds; each failure must come back as POD_ENOMEM
+** (or, where a failure only degrades, as success) and leave nothing
+** allocated.  The process's malloc family is interposed through glibc's
+** __libc_* entry points, so GSL's allocations fail too.  Not built under
+** sanitizers, which interpose malloc themselves. */
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
+#define POD_ALLOC_FAIL 1
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+static atomic_long countdown = -1; /* the allocation that fails; < 0: none */
+static atomic_long live;           /* allocations not yet freed */
+
+static int fail_now(void) {
+  if (atomic_load(&countdown) < 0) return 0;
+  return atomic_fetch_sub(&countdown, 1) == 0;
+}
+void *malloc(size_t n) {
+  if (fail_now()) return NULL;
+  void *p = __libc_malloc(n);
+  if (p) atomic_fetch_add(&live, 1);
+  return p;
+}
+void *calloc(size_t a, size_t b) {
+  if (fail_now()) return NULL;
+  void *p = __libc_calloc(a, b);
+  if (p) atomic_fetch_add(&live, 1);
+  return p;
+}
+void *realloc(void *q, size_t n) {
+  if (fail_now()) return NULL;
+  void *p = __libc_realloc(q, n);
+  if (p && !q) atomic_fetch_add(&live, 1);
+  return p;
+}
+void free(void *p) {
+  if (p) atomic_fetch_sub(&live, 1);
+  __libc_free(p);
+}
+
+/* Build a plan with a discrete and an empirical parameter, run it, finish;
+** returns the first failing status. */
+static int alloc_scenario(int mode) {
+  static const char *const pn[] = {"a", "b", "c"};
+  static const double dv[] = {1, 2, 3}, dw[] = {1, 2, 1}, ev[] = {4, 5, 6, 7};
+  pod_dist d[3];
+  int rc = pod_dist_discrete(dv, dw, 3, &d[0], NULL);
+  if (rc) return rc;
+  rc = pod_dist_empirical(ev, 4, &d[1], NULL);
+  if (rc) {
+    pod_dist_free(&d[0]);
+    return rc;
+  }
+  d[2] = pod_dist_normal(0, 1);
+  pod_mc_spec s;
+  pod_mc_spec_init(&s);
+  s.nparams = 3;
+  s.param_names = pn;
+  s.dists = d;
+  s.nmetrics = 2;
+  s.metric_names = mn2;
+  s.grid = 2;
+  s.samples = 600;
+  s.chunk_size = 128;
+  s.eval.eval = eval_sum_prod;
+  s.keep_samples = 1;
+  s.sensitivity = mode == 2 ? POD_MC_SENS_SOBOL : POD_MC_SENS_SPEARMAN;
+  if (mode == 1) s.max_samples_mb = 0.01; /* sketches + stored prefix */
+  pod_mc_plan *pl = NULL;
+  pod_mc_results *r = NULL;
+  rc = pod_mc_plan_new(&s, &pl, NULL);
+  if (!rc) rc = pod_mc_run_serial(pl, &r, NULL);
+  pod_mc_results_free(r);
+  pod_mc_plan_free(pl);
+  pod_dist_free(&d[0]);
+  pod_dist_free(&d[1]);
+  return rc;
+}
+
+static int alloc_stats(void) {
+  double x[5000], rk[5000], q[POD_STATS_NQ];
+  for (int i = 0; i < 5000; i++) x[i] = sin(i * 0.7) * exp(i % 17);
+  int rc = pod_stats_ranks(x, 5000, rk);
+  if (rc) return rc;
+  double rho;
+  if ((rc = pod_stats_spearman(x, rk, 5000, &rho))) return rc;
+  if (!(rho > 0.99)) return POD_ERANGE;
+  pod_stats_quantiles(x, 5000, pod_stats_qprobs, POD_STATS_NQ,
+                      q); /* degrades, never fails */
+  pod_stats_sort(x, 5000);
+  for (int i = 1; i < 5000; i++)
+    if (x[i - 1] > x[i]) return POD_ERANGE;
+  pod_sketch a, b;
+  pod_sketch_init(&a, POD_SKETCH_ALPHA, NULL);
+  pod_sketch_init(&b, POD_SKETCH_ALPHA, NULL);
+  for (int i = 0; i < 200 && !rc; i++)
+    rc = pod_sketch_add(&a, exp(i * 0.3) - 20);
+  for (int i = 0; i < 50 && !rc; i++) rc = pod_sketch_add(&b, -exp(i * 0.5));
+  if (!rc) rc = pod_sketch_merge(&a, &b, NULL);
+  pod_sketch_free(&a);
+  pod_sketch_free(&b);
+  if (rc) return rc;
+  pod_hist h;
+  if ((rc = pod_hist_init(&h, 10, 0, 1, 0, NULL))) return rc;
+  pod_hist_free(&h);
+  pod_mc_evaluator ev;
+  toy_cfg base = {100, 8, "toy", 1e9};
+  pod_bind bd = {offsetof(toy_cfg, bw_GBps), POD_BIND_DOUBLE};
+  if ((rc = pod_mc_kernel_evaluator(&toy_kernel, &base, 1, &bd, 1, &ev)))
+    return rc;
+  pod_mc_kernel_evaluator_free(&ev);
+  return POD_OK;
+}
+
+static void test_alloc_failures(void **st) {
+  (void)st;
+  for (int mode = 0; mode < 4; mode++) {
+    int k = 0;
+    for (;; k++) {
+      long before = atomic_load(&live);
+      atomic_store(&countdown, k);
+      int rc = mode < 3 ? alloc_scenario(mode) : alloc_stats();
+      long fired = atomic_load(&countdown) < 0;
+      atomic_store(&countdown, -1);
+      long after = atomic_load(&live);
+      if (after != before)
+        fail_msg("mode %d: allocation %d failing leaks %ld blocks", mode, k,
+                 after - before);
+      if (!fired) { /* no allocation failed: the whole scenario ran */
+        assert_int_equal(rc, POD_OK);
+        break;
+      }
+      if (rc != POD_OK && rc != POD_ENOMEM)
+        fail_msg("mode %d: allocation %d failing gives status %d", mode, k, rc);
+    }
+    assert_true(k > 5);
+  }
+}
+#endif
+
 int main(void) {
   gsl_set_error_handler_off();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_basic_stats),
       cmocka_unit_test(test_determinism_and_seeds),
+      cmocka_unit_test(test_sobol_ishigami),
+      cmocka_unit_test(test_sobol_pseudo_random),
+      cmocka_unit_test(test_sketch_mode_and_spearman),
+      cmocka_unit_test(test_stopping),
+      cmocka_unit_test(test_eval_errors),
+      cmocka_unit_test(test_plan_errors),
+      cmocka_unit_test(test_kernel_evaluator),
+#ifdef POD_ALLOC_FAIL
+      cmocka_unit_test(test_alloc_failures),
+#endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

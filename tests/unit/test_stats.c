@@ -1,0 +1,438 @@
+/*
+** test_stats.c: statistics (pod_stats.h) against GSL's batch functions on
+** the same data; merge in any split; sketch error bound and merge-order
+** independence; histogram; Student-t CI; Spearman; Sobol index formula.
+*/
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "pod_stats.h"
+
+#define assert_near(a, b, tol)                                       \
+  do {                                                               \
+    double a_ = (a), b_ = (b), t_ = (tol);                           \
+    if (!(fabs(a_ - b_) <= t_))                                      \
+      fail_msg("%s = %.17g, expected %.17g +/- %g", #a, a_, b_, t_); \
+  } while (0)
+
+#define assert_rel(a, b, rel) assert_near(a, b, (rel)*fabs(b))
+
+static double *lognormal_data(size_t n, unsigned long seed, double shift) {
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, seed);
+  double *x = malloc(n * sizeof(double));
+  for (size_t i = 0; i < n; i++) x[i] = gsl_ran_lognormal(r, 1.0, 1.2) + shift;
+  gsl_rng_free(r);
+  return x;
+}
+
+static void test_moments_vs_gsl(void **st) {
+  (void)st;
+  const size_t n = 20000;
+  double shifts[] = {0.0, 1e6, -50.0};
+  for (int s = 0; s < 3; s++) {
+    double *x = lognormal_data(n, 11 + (unsigned long)s, shifts[s]);
+    pod_moments m;
+    pod_moments_init(&m);
+    for (size_t i = 0; i < n; i++) pod_moments_add(&m, x[i]);
+    assert_int_equal(m.n, (int64_t)n);
+    assert_rel(pod_moments_mean(&m), gsl_stats_mean(x, 1, n), 1e-13);
+    assert_rel(pod_moments_variance(&m), gsl_stats_variance(x, 1, n), 1e-9);
+    assert_rel(pod_moments_skew(&m), gsl_stats_skew(x, 1, n), 1e-7);
+    assert_rel(pod_moments_kurtosis(&m), gsl_stats_kurtosis(x, 1, n), 1e-7);
+    assert_true(m.min == gsl_stats_min(x, 1, n));
+    assert_true(m.max == gsl_stats_max(x, 1, n));
+    assert_rel(pod_moments_se(&m), gsl_stats_sd(x, 1, n) / sqrt((double)n),
+               1e-9);
+    free(x);
+  }
+  pod_moments e;
+  pod_moments_init(&e);
+  assert_true(isnan(pod_moments_mean(&e)));
+  assert_true(isnan(pod_moments_variance(&e)));
+  double lo, hi;
+  assert_int_equal(pod_moments_ci95(&e, &lo, &hi), POD_EINVAL);
+  assert_true(isnan(lo) && isnan(hi));
+}
+
+/* Merging accumulators of any split gives the sequential moments. */
+static void test_moments_merge_splits(void **st) {
+  (void)st;
+  const size_t n = 10007;
+  double *x = lognormal_data(n, 5, 100.0);
+  pod_moments all;
+  pod_moments_init(&all);
+  for (size_t i = 0; i < n; i++) pod_moments_add(&all, x[i]);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  for (int trial = 0; trial < 50; trial++) {
+    /* random cut points, merged left to right, or as a balanced tree */
+    size_t cuts[40];
+    int nc = 1 + (int)gsl_rng_uniform_int(r, 38);
+    cuts[0] = 0;
+    for (int i = 1; i < nc; i++) cuts[i] = gsl_rng_uniform_int(r, n + 1);
+    cuts[nc] = n;
+    gsl_sort_ulong((unsigned long *)cuts, 1, (size_t)nc + 1);
+    pod_moments part[40];
+    for (int i = 0; i < nc; i++) {
+      pod_moments_init(&part[i]);
+      for (size_t j = cuts[i]; j < cuts[i + 1]; j++)
+        pod_moments_add(&part[i], x[j]);
+    }
+    pod_moments acc;
+    pod_moments_init(&acc);
+    if (trial % 2 == 0) {
+      for (int i = 0; i < nc; i++) pod_moments_merge(&acc, &part[i]);
+    } else {
+      for (int w = 1; w < nc; w *= 2)
+        for (int i = 0; i + w < nc; i += 2 * w)
+          pod_moments_merge(&part[i], &part[i + w]);
+      acc = part[0];
+    }
+    assert_int_equal(acc.n, all.n);
+    assert_rel(acc.mean, all.mean, 1e-12);
+    assert_rel(acc.m2, all.m2, 1e-12);
+    assert_rel(acc.m3, all.m3, 1e-12);
+    assert_rel(acc.m4, all.m4, 1e-12);
+    assert_true(acc.min == all.min && acc.max == all.max);
+  }
+  gsl_rng_free(r);
+  free(x);
+}
+
+static void test_ci95(void **st) {
+  (void)st;
+  const double x[] = {1, 2, 3, 4, 10};
+  pod_moments m;
+  pod_moments_init(&m);
+  for (int i = 0; i < 5; i++) pod_moments_add(&m, x[i]);
+  double lo, hi;
+  assert_int_equal(pod_moments_ci95(&m, &lo, &hi), POD_OK);
+  double h = gsl_cdf_tdist_Pinv(0.975, 4) * gsl_stats_sd(x, 1, 5) / sqrt(5.0);
+  assert_near(lo, 4 - h, 1e-12);
+  assert_near(hi, 4 + h, 1e-12);
+  assert_near(h, 2.7764451051977987 * sqrt(12.5) / sqrt(5.0),
+              1e-9); /* t_{0.975,4} */
+}
+
+static void test_exact_quantiles(void **st) {
+  (void)st;
+  const size_t n = 1001;
+  double *x = lognormal_data(n, 3, -5.0);
+  double *y = malloc(n * sizeof(double));
+  memcpy(y, x, n * sizeof(double));
+  pod_stats_sort(x, n);
+  gsl_sort(y, 1, n);
+  assert_memory_equal(x, y, n * sizeof(double));
+  for (int q = 0; q <= 100; q++) {
+    double p = q / 100.0;
+    assert_true(pod_stats_quantile_sorted(x, n, p) ==
+                gsl_stats_quantile_from_sorted_data(y, 1, n, p));
+  }
+  /* the radix path (n >= 4096): negatives, zeros of both signs, huge and tiny
+   */
+  const size_t big = 50000;
+  double *u = lognormal_data(big, 21, -3.0), *w = malloc(big * sizeof(double));
+  for (size_t i = 0; i < big; i += 13) u[i] = (i % 2) ? 0.0 : -0.0;
+  u[5] = 1e300;
+  u[6] = -1e300;
+  u[7] = 4.9e-324;
+  memcpy(w, u, big * sizeof(double));
+  pod_stats_sort(u, big);
+  gsl_sort(w, 1, big);
+  for (size_t i = 0; i < big; i++) assert_true(u[i] == w[i]);
+  for (size_t i = 1; i < big; i++) assert_true(u[i - 1] <= u[i]);
+  free(u);
+  free(w);
+  /* multi-selection gives GSL's sorted-data quantiles, bit for bit */
+  gsl_rng *rg = gsl_rng_alloc(gsl_rng_mt19937);
+  const size_t sizes[] = {1, 2, 3, 17, 33, 100, 1000, 4097, 100003};
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+    size_t m = sizes[si];
+    for (int kind = 0; kind < 5; kind++) {
+      double *a = malloc(m * sizeof(double)), *b = malloc(m * sizeof(double));
+      for (size_t i = 0; i < m; i++) {
+        if (kind == 0)
+          a[i] = gsl_ran_lognormal(rg, 0, 2) - 1; /* distinct */
+        else if (kind == 1)
+          a[i] = floor(gsl_rng_uniform(rg) * 5); /* many ties */
+        else if (kind == 2)
+          a[i] = (double)(m - i); /* descending */
+        else if (kind == 3)
+          a[i] = 2.5; /* constant */
+        else
+          a[i] = (i % 3 ? 1.0 : -1.0) *
+                 gsl_ran_exponential(rg, 1e-3); /* both signs */
+      }
+      memcpy(b, a, m * sizeof(double));
+      gsl_sort(b, 1, m);
+      const double ps[] = {0, 0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99};
+      double got[8];
+      pod_stats_quantiles(a, m, ps, 8, got);
+      for (int q = 0; q < 8; q++) {
+        double want = gsl_stats_quantile_from_sorted_data(b, 1, m, ps[q]);
+        if (memcmp(&got[q], &want, sizeof want) != 0)
+          fail_msg("n=%zu kind=%d p=%g: %.17g != %.17g", m, kind, ps[q], got[q],
+                   want);
+      }
+      free(a);
+      free(b);
+    }
+  }
+  double many[20], mp[20], mo[20];
+  for (int i = 0; i < 20; i++) {
+    many[i] = 20 - i;
+    mp[i] = i / 19.0;
+  }
+  pod_stats_quantiles(many, 20, mp, 20, mo); /* more probs: full sort path */
+  for (int i = 0; i < 20; i++) assert_near(mo[i], 1 + i, 1e-12);
+  pod_stats_quantiles(many, 0, mp, 2, mo);
+  assert_true(isnan(mo[0]) && isnan(mo[1]));
+  gsl_rng_free(rg);
+  /* convention: rank p*(n-1), linear interpolation */
+  const double s[] = {1, 2, 4, 8};
+  assert_near(pod_stats_quantile_sorted(s, 4, 0.5), 3.0, 1e-15);
+  assert_near(pod_stats_quantile_sorted(s, 4, 0.25), 1.75, 1e-15);
+  assert_true(isnan(pod_stats_quantile_sorted(s, 0, 0.5)));
+  free(x);
+  free(y);
+}
+
+/* Lognormal data, plus negatives and zeros: every quantile of the sketch is
+** within alpha (relative) of the order statistic x_(floor(p(n-1))). */
+static void check_sketch_bound(const pod_sketch *s, const double *sorted,
+                               size_t n) {
+  for (int q = 0; q <= 1000; q++) {
+    double p = q / 1000.0;
+    size_t r = (size_t)floor(p * (double)(n - 1));
+    double v = pod_sketch_quantile(s, p), x = sorted[r];
+    double tol = s->alpha * fabs(x) * (1 + 1e-9) +
+                 (fabs(x) < POD_SKETCH_TINY ? POD_SKETCH_TINY : 0);
+    if (!(fabs(v - x) <= tol))
+      fail_msg("p=%g: sketch %.17g, exact %.17g", p, v, x);
+  }
+  for (int q = 0; q < POD_STATS_NQ; q++) {
+    size_t r = (size_t)floor(pod_stats_qprobs[q] * (double)(n - 1));
+    assert_near(pod_sketch_quantile(s, pod_stats_qprobs[q]), sorted[r],
+                s->alpha * fabs(sorted[r]) * (1 + 1e-9));
+  }
+}
+
+static void test_sketch_bound_and_merge(void **st) {
+  (void)st;
+  const size_t n = 100000;
+  double *x = lognormal_data(n, 9, 0.0);
+  for (size_t i = 0; i < n; i += 7) x[i] = -x[i] * 1e-3; /* negatives */
+  for (size_t i = 3; i < n; i += 101) x[i] = 0.0;        /* exact zeros */
+  pod_sketch all;
+  assert_int_equal(pod_sketch_init(&all, POD_SKETCH_ALPHA, NULL), POD_OK);
+  for (size_t i = 0; i < n; i++)
+    assert_int_equal(pod_sketch_add(&all, x[i]), POD_OK);
+  double *sorted = malloc(n * sizeof(double));
+  memcpy(sorted, x, n * sizeof(double));
+  gsl_sort(sorted, 1, n);
+  assert_int_equal(all.n, (int64_t)n);
+  assert_true(pod_sketch_quantile(&all, 0) == sorted[0]);
+  assert_true(pod_sketch_quantile(&all, 1) == sorted[n - 1]);
+  check_sketch_bound(&all, sorted, n);
+
+  /* 9 parts merged in three different orders: identical to one sketch */
+  enum { K = 9 };
+  pod_sketch part[K];
+  for (int k = 0; k < K; k++) {
+    pod_sketch_init(&part[k], POD_SKETCH_ALPHA, NULL);
+    for (size_t i = (size_t)k * n / K; i < (size_t)(k + 1) * n / K; i++)
+      pod_sketch_add(&part[k], x[i]);
+  }
+  const int orders[3][K] = {{0, 1, 2, 3, 4, 5, 6, 7, 8},
+                            {8, 7, 6, 5, 4, 3, 2, 1, 0},
+                            {4, 0, 8, 2, 6, 1, 3, 7, 5}};
+  for (int o = 0; o < 3; o++) {
+    pod_sketch m;
+    pod_sketch_init(&m, POD_SKETCH_ALPHA, NULL);
+    for (int k = 0; k < K; k++)
+      assert_int_equal(pod_sketch_merge(&m, &part[orders[o][k]], NULL), POD_OK);
+    assert_int_equal(m.n, all.n);
+    assert_int_equal(m.zero, all.zero);
+    for (int q = 0; q <= 1000; q++) {
+      double a = pod_sketch_quantile(&m, q / 1000.0),
+             b = pod_sketch_quantile(&all, q / 1000.0);
+      assert_memory_equal(&a, &b, sizeof a);
+    }
+    pod_sketch_free(&m);
+  }
+  for (int k = 0; k < K; k++) pod_sketch_free(&part[k]);
+
+  /* errors */
+  pod_sketch b;
+  pod_err e;
+  assert_int_equal(pod_sketch_init(&b, 0.6, &e), POD_EINVAL);
+  assert_string_equal(e.field, "alpha");
+  assert_int_equal(pod_sketch_init(&b, 0.01, NULL), POD_OK);
+  pod_sketch_add(&b, 1.0);
+  assert_int_equal(pod_sketch_merge(&all, &b, &e), POD_EINVAL);
+  pod_sketch_free(&b);
+  pod_sketch empty;
+  pod_sketch_init(&empty, POD_SKETCH_ALPHA, NULL);
+  assert_true(isnan(pod_sketch_quantile(&empty, 0.5)));
+  assert_int_equal(pod_sketch_merge(&empty, &all, NULL),
+                   POD_OK); /* into empty */
+  assert_true(pod_sketch_quantile(&empty, 0.37) ==
+              pod_sketch_quantile(&all, 0.37));
+  pod_sketch_free(&empty);
+  pod_sketch_free(&all);
+  free(x);
+  free(sorted);
+}
+
+static void count_cb(double v, int64_t c, void *ud) {
+  (void)v;
+  *(int64_t *)ud += c;
+}
+
+static void test_sketch_wide_range(void **st) {
+  (void)st;
+  /* values spanning 1e-250 .. 1e250 grow the stores both ways */
+  pod_sketch s;
+  pod_sketch_init(&s, POD_SKETCH_ALPHA, NULL);
+  double v[] = {1e250,  1e-250,  3.0,
+                -1e200, -1e-200, 1e-310 /* counts as zero */};
+  for (int i = 0; i < 6; i++)
+    assert_int_equal(pod_sketch_add(&s, v[i]), POD_OK);
+  assert_int_equal(s.zero, 1);
+  assert_int_equal(pod_sketch_add(&s, NAN), POD_EINVAL);
+  assert_int_equal(pod_sketch_add(&s, -INFINITY), POD_EINVAL);
+  assert_int_equal(s.n, 6);
+  int64_t tot = 0;
+  pod_sketch_foreach(&s, count_cb, &tot);
+  assert_int_equal(tot, 6);
+  assert_rel(pod_sketch_quantile(&s, 0.0), -1e200, 1e-15);
+  assert_rel(pod_sketch_quantile(&s, 0.2), -1e-200, POD_SKETCH_ALPHA);
+  assert_rel(pod_sketch_quantile(&s, 0.6), 1e-250, POD_SKETCH_ALPHA);
+  assert_rel(pod_sketch_quantile(&s, 0.8), 3.0, POD_SKETCH_ALPHA);
+  assert_true(pod_sketch_quantile(&s, 1.0) == 1e250);
+  pod_sketch_free(&s);
+}
+
+static void test_hist(void **st) {
+  (void)st;
+  pod_hist h;
+  pod_err e;
+  assert_int_equal(pod_hist_init(&h, 0, 0, 1, 0, &e), POD_EINVAL);
+  assert_string_equal(e.field, "bins");
+  assert_int_equal(pod_hist_init(&h, 4, NAN, 1, 0, &e), POD_EINVAL);
+  assert_string_equal(e.field, "lo");
+  assert_int_equal(pod_hist_init(&h, 4, 0, 1, 1, &e), POD_EINVAL);
+  assert_string_equal(e.field, "lo");
+  assert_int_equal(pod_hist_init(&h, 4, 2, 1, 0, &e), POD_EINVAL);
+  assert_string_equal(e.field, "hi");
+
+  assert_int_equal(pod_hist_init(&h, 4, 0, 4, 0, NULL), POD_OK);
+  double xs[] = {-1, 0, 0.5, 1, 2.999, 3, 4, 4.0001, NAN};
+  for (int i = 0; i < 9; i++) pod_hist_add(&h, xs[i], 1);
+  assert_int_equal(h.under, 2); /* -1 and NaN: counted, never dropped */
+  assert_int_equal(h.over, 1);
+  assert_int_equal(h.counts[0], 2);
+  assert_int_equal(h.counts[1], 1);
+  assert_int_equal(h.counts[2], 1);
+  assert_int_equal(h.counts[3], 2); /* 3 and the closed upper edge 4 */
+  assert_int_equal(h.total, 9);
+  assert_near(pod_hist_edge(&h, 1), 1.0, 1e-15);
+  assert_near(pod_hist_edge(&h, 4), 4.0, 0);
+  pod_hist_free(&h);
+
+  assert_int_equal(pod_hist_init(&h, 3, 1, 1000, 1, NULL),
+                   POD_OK); /* log bins */
+  pod_hist_add(&h, 5, 2);
+  pod_hist_add(&h, 50, 3);
+  pod_hist_add(&h, 999, 1);
+  assert_int_equal(h.counts[0], 2);
+  assert_int_equal(h.counts[1], 3);
+  assert_int_equal(h.counts[2], 1);
+  assert_near(pod_hist_edge(&h, 1), 10.0, 1e-12);
+  pod_hist_free(&h);
+
+  assert_int_equal(pod_hist_init(&h, 5, 2, 2, 0, NULL), POD_OK); /* one point */
+  pod_hist_add(&h, 2, 7);
+  pod_hist_add(&h, 2.5, 1);
+  assert_int_equal(h.counts[0], 7);
+  assert_int_equal(h.over, 1);
+  pod_hist_free(&h);
+  pod_hist_free(NULL);
+}
+
+static void test_spearman(void **st) {
+  (void)st;
+  /* hand-computed: ranks y = 1 2 3.5 5 3.5; rho = 8 / sqrt(10 * 9.5) */
+  const double x[] = {1, 2, 3, 4, 5}, y[] = {5, 6, 7, 8, 7};
+  double rho, ry[5];
+  assert_int_equal(pod_stats_ranks(y, 5, ry), POD_OK);
+  assert_true(ry[0] == 1 && ry[1] == 2 && ry[2] == 3.5 && ry[3] == 5 &&
+              ry[4] == 3.5);
+  assert_int_equal(pod_stats_spearman(x, y, 5, &rho), POD_OK);
+  assert_near(rho, 8 / sqrt(95.0), 1e-15);
+  /* against gsl_stats_spearman on data with ties */
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  const size_t n = 5000;
+  double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
+  double *work = malloc(2 * n * sizeof(double));
+  for (size_t i = 0; i < n; i++) {
+    a[i] = floor(gsl_rng_uniform(r) * 50);
+    b[i] = a[i] * a[i] + gsl_ran_gaussian(r, 300);
+  }
+  assert_int_equal(pod_stats_spearman(a, b, n, &rho), POD_OK);
+  assert_near(rho, gsl_stats_spearman(a, 1, b, 1, n, work), 1e-12);
+  assert_true(rho > 0.5);
+  /* constant input: undefined */
+  for (size_t i = 0; i < n; i++) a[i] = 1.0;
+  assert_int_equal(pod_stats_spearman(a, b, n, &rho), POD_OK);
+  assert_true(isnan(rho));
+  assert_true(isnan(pod_stats_pearson(a, b, 1)));
+  free(a);
+  free(b);
+  free(work);
+  gsl_rng_free(r);
+}
+
+static void test_sobol_formula(void **st) {
+  (void)st;
+  pod_sobol_acc a = {0, 0, 0};
+  double s1, stt;
+  pod_sobol_indices(&a, 1.0, &s1, &stt);
+  assert_true(isnan(s1) && isnan(stt));
+  a = (pod_sobol_acc){10, 5.0, 8.0};
+  pod_sobol_indices(&a, 2.0, &s1, &stt);
+  assert_near(s1, 0.25, 1e-15);
+  assert_near(stt, 0.2, 1e-15);
+  pod_sobol_indices(&a, 0.0, &s1, &stt);
+  assert_true(isnan(s1));
+}
+
+int main(void) {
+  gsl_set_error_handler_off();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_moments_vs_gsl),
+      cmocka_unit_test(test_moments_merge_splits),
+      cmocka_unit_test(test_ci95),
+      cmocka_unit_test(test_exact_quantiles),
+      cmocka_unit_test(test_sketch_bound_and_merge),
+      cmocka_unit_test(test_sketch_wide_range),
+      cmocka_unit_test(test_hist),
+      cmocka_unit_test(test_spearman),
+      cmocka_unit_test(test_sobol_formula),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
