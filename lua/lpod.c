@@ -629,8 +629,13 @@ typedef struct copy_ctx {
   int seen_from; /* table in `from`: value -> integer id */
   int seen_to;   /* table in `to`: id -> copied value */
   int nseen;
+  int depth;     /* nesting of copy_rec: bounds the C stack */
   char path[LPOD_PATH_MAX];
 } copy_ctx;
+
+/* Tables and functions nested deeper than this are refused instead of
+** overflowing the C stack (copy_rec recurses once per level). */
+#define COPY_MAX_DEPTH 200
 
 static int copy_rec(copy_ctx *c, int idx);
 
@@ -774,7 +779,18 @@ static int copy_table(copy_ctx *c, int idx) {
   return 0;
 }
 
+static int copy_rec_in(copy_ctx *c, int idx);
+
 static int copy_rec(copy_ctx *c, int idx) {
+  if (c->depth >= COPY_MAX_DEPTH)
+    return copy_fail(c, "a value nested deeper than 200 levels");
+  c->depth++;
+  int r = copy_rec_in(c, idx);
+  c->depth--;
+  return r;
+}
+
+static int copy_rec_in(copy_ctx *c, int idx) {
   lua_State *F = c->from, *T = c->to;
   idx = lua_absindex(F, idx);
   if (!lua_checkstack(T, 8) || !lua_checkstack(F, 8))
@@ -828,6 +844,7 @@ int lpod_copy_value(lua_State *from, int idx, lua_State *to,
   c.from = from;
   c.to = to;
   c.nseen = 0;
+  c.depth = 0;
   snprintf(c.path, sizeof c.path, "%s", path ? path : "");
   lua_newtable(from);
   c.seen_from = lua_gettop(from);
