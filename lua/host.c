@@ -614,21 +614,62 @@ lua_State *lpod_worker_state(const pod_host_opts *o) {
 /* errors and tracebacks                                                   */
 /* ---------------------------------------------------------------------- */
 
+/* Number of stack levels of co (as lauxlib's lastlevel: a doubling then
+** a binary search, since lua_getstack walks the call chain). */
+static int stack_levels(lua_State *co) {
+  lua_Debug ar;
+  int li = 1, le = 1;
+  while (lua_getstack(co, le, &ar)) {
+    li = le;
+    le *= 2;
+  }
+  while (li < le) {
+    int m = (li + le) / 2;
+    if (lua_getstack(co, m, &ar)) li = m + 1;
+    else le = m;
+  }
+  return le;
+}
+
+/* "file:line:" of the innermost script frame of co, or "" */
+static void script_where(lua_State *co, char *buf, size_t n) {
+  lua_Debug ar;
+  buf[0] = '\0';
+  for (int level = 0; level < 64 && lua_getstack(co, level, &ar); level++) {
+    lua_getinfo(co, "Sl", &ar);
+    if (ar.source[0] == '@' && ar.currentline > 0) {
+      snprintf(buf, n, "%s:%d: ", ar.short_src, ar.currentline);
+      return;
+    }
+  }
+}
+
+#define TRACE_HEAD 10 /* frames shown before and after a gap */
+#define TRACE_TAIL 11
+
 /* Message plus a traceback limited to script frames, unless the error is
 ** one of podsim's located input errors, which stand alone. */
 static void report_error(pod_host *h, lua_State *co, int status) {
   lua_State *L = h->L;
   const char *msg = lua_tostring(co, -1);
   if (status == LUA_ERRMEM) {
-    fprintf(stderr, "podsim: memory budget of %.0f MB exceeded (--max-memory)\n",
-            h->o.max_memory_mb);
+    char where[200];
+    script_where(co, where, sizeof where);
+    fprintf(stderr, "%s%smemory budget of %.0f MB exceeded (--max-memory)\n",
+            where[0] ? "" : "podsim: ", where, h->o.max_memory_mb);
     return;
   }
+  char nonstr[256];
   if (msg == NULL) {
-    if (luaL_callmeta(co, -1, "__tostring") && lua_isstring(co, -1))
+    if (luaL_callmeta(co, -1, "__tostring") && lua_isstring(co, -1)) {
       msg = lua_tostring(co, -1);
-    else
-      msg = "(error object is not a string)";
+    } else {
+      char where[200];
+      script_where(co, where, sizeof where);
+      snprintf(nonstr, sizeof nonstr, "%serror object is a %s value, not a string",
+               where, luaL_typename(co, -1));
+      msg = nonstr;
+    }
   }
   lua_getfield(L, LUA_REGISTRYINDEX, "lpod.input_error");
   int input = lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), msg) == 0;
@@ -637,7 +678,14 @@ static void report_error(pod_host *h, lua_State *co, int status) {
   if (input || h->interrupted) return;
   lua_Debug ar;
   int printed = 0;
+  /* A deep stack (runaway recursion) shows its first and last frames. */
+  int nlevels = stack_levels(co);
   for (int level = 0; lua_getstack(co, level, &ar); level++) {
+    if (level == TRACE_HEAD && nlevels > TRACE_HEAD + TRACE_TAIL) {
+      fprintf(stderr, "  ...\t(skipping %d levels)\n", nlevels - TRACE_HEAD - TRACE_TAIL);
+      level = nlevels - TRACE_TAIL - 1;
+      continue;
+    }
     lua_getinfo(co, "Sln", &ar);
     if (ar.source[0] != '@' || ar.currentline <= 0) continue;
     if (!printed) fprintf(stderr, "traceback:\n");

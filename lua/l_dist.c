@@ -120,8 +120,15 @@ static void check_no_extra(lua_State *L, const char *ctx, const char *const *nam
       if (strcmp(k, names[i]) == 0) ok = 1;
     if (!ok) {
       const char *near = lpod_nearest(k, names);
-      lpod_error(L, ctx, k, near ? "unknown parameter (did you mean '%s'?)"
-                                 : "unknown parameter%s", near ? near : "");
+      if (near) lpod_error(L, ctx, k, "unknown parameter (did you mean '%s'?)", near);
+      luaL_Buffer b;
+      luaL_buffinit(L, &b);
+      for (int i = 0; names[i]; i++) {
+        if (i) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, names[i]);
+      }
+      luaL_pushresult(&b);
+      lpod_error(L, ctx, k, "unknown parameter (one of %s)", lua_tostring(L, -1));
     }
   }
 }
@@ -382,6 +389,23 @@ static int dist_quantile(lua_State *L) {
   return 1;
 }
 
+/* __index of podsim.dist: an unknown kind is an error with a suggestion. */
+static int dist_kinds_index(lua_State *L) {
+  if (lua_type(L, 2) != LUA_TSTRING) return 0;
+  const char *names[32];
+  int n = 0;
+  for (int i = 0; kinds[i].name && n < 29; i++) names[n++] = kinds[i].name;
+  names[n++] = "choice";
+  names[n++] = "empirical";
+  names[n] = NULL;
+  const char *k = lua_tostring(L, 2);
+  const char *near = lpod_nearest(k, names);
+  if (near) return lpod_error(L, "podsim.dist", k, "unknown distribution (did you mean '%s'?)", near);
+  return lpod_error(L, "podsim.dist", k, "unknown distribution (fixed, uniform, loguniform, "
+                    "normal, truncnormal, lognormal, triangular, beta, gamma, weibull, "
+                    "exponential, choice, empirical)");
+}
+
 void lpod_open_dist(lua_State *L) {
   int podsim = lua_gettop(L);
   luaL_newmetatable(L, DIST_T);
@@ -405,5 +429,11 @@ void lpod_open_dist(lua_State *L) {
   lua_setfield(L, -2, "choice");
   lua_pushcfunction(L, l_empirical);
   lua_setfield(L, -2, "empirical");
+  lua_createtable(L, 0, 2); /* stack: podsim, dist, mt */
+  lua_pushcfunction(L, dist_kinds_index);
+  lua_setfield(L, -2, "__index");
+  lua_pushliteral(L, "podsim.dist"); /* copied into workers by name */
+  lua_setfield(L, -2, "__lpod_global");
+  lua_setmetatable(L, -2);
   lua_setfield(L, podsim, "dist");
 }

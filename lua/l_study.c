@@ -149,7 +149,10 @@ static void *lw_new(void *ud, pod_err *err) {
   }
   uv_mutex_unlock(&s->tmpl_mu);
   if (!ok) {
+    void *aud;
+    lua_getallocf(L, &aud);
     lua_close(L);
+    free(aud); /* the worker state's memory budget (host.c) */
     free(w);
     return NULL;
   }
@@ -203,7 +206,15 @@ static int lw_eval(void *ud, void *worker, int grid, const double *x, double *y,
   }
   lua_pushvalue(L, W_FN);
   lua_pushvalue(L, W_P);
-  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+  int st = lua_pcall(L, 1, 1, 0);
+  if (st == LUA_ERRMEM) {
+    pod_err_set(err, POD_ENOMEM, "eval",
+                "memory budget of %.0f MB exceeded in a worker's Lua state (--max-memory)",
+                s->opts->max_memory_mb);
+    lua_settop(L, W_TOP);
+    return POD_ENOMEM;
+  }
+  if (st != LUA_OK) {
     const char *msg = lua_tostring(L, -1);
     pod_err_set(err, POD_EINVAL, "eval", "%s", msg ? msg : "error object is not a string");
     lua_settop(L, W_TOP);
@@ -899,9 +910,11 @@ static int wait_k(lua_State *L, int status, lua_KContext ctx) {
   study *s = luaL_checkudata(L, 1, STUDY_T);
   if (s->state != ST_DONE) return lpod_error(L, "study:wait", NULL, "study '%s' is not done (internal error)", s->name);
   if (s->status == POD_RUN_FAILED) {
-    return lpod_error(L, "study", s->name, "%s%s%s", s->err.msg[0] ? s->err.msg : pod_strerror(s->err.code),
-                      s->err.field[0] && strcmp(s->err.field, "eval") ? " [" : "",
-                      s->err.field[0] && strcmp(s->err.field, "eval") ? s->err.field : "");
+    /* "study 'name': field: message (grid g, sample i: params)" */
+    char what[NAME_MAX_LEN + 16];
+    snprintf(what, sizeof what, "study '%s'", s->name);
+    return lpod_error(L, what, s->err.field[0] ? s->err.field : "eval", "%s",
+                      s->err.msg[0] ? s->err.msg : pod_strerror(s->err.code));
   }
   lua_settop(L, 1);
   push_results(L, 1, s);

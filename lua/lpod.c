@@ -153,10 +153,16 @@ void lpod_check_keys(lua_State *L, int idx, const char *ctx,
       char full[LPOD_PATH_MAX];
       join_path(full, sizeof full, path, k);
       const char *near = lpod_nearest(k, allowed);
-      if (near)
-        lpod_error(L, ctx, full, "unknown field (did you mean '%s'?)", near);
-      else
-        lpod_error(L, ctx, full, "unknown field");
+      if (near) lpod_error(L, ctx, full, "unknown field (did you mean '%s'?)", near);
+      /* nothing close: list the valid names */
+      luaL_Buffer b;
+      luaL_buffinit(L, &b);
+      for (int i = 0; allowed[i]; i++) {
+        if (i) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, allowed[i]);
+      }
+      luaL_pushresult(&b);
+      lpod_error(L, ctx, full, "unknown field (one of %s)", lua_tostring(L, -1));
     }
     lua_pop(L, 1);
   }
@@ -589,8 +595,29 @@ int lpod_field_bind(const lpod_type *t, const char *path, pod_bind *b) {
   }
 }
 
+/* __index of a preset table: reading a name that is not a preset is an
+** error with a suggestion (a nil would surface later as a missing field). */
+static int presets_index(lua_State *L) {
+  const lpod_type *t = lua_touserdata(L, lua_upvalueindex(1));
+  if (lua_type(L, 2) != LUA_TSTRING) return 0;
+  char ctx[64];
+  snprintf(ctx, sizeof ctx, "podsim.%s", t->presets);
+  preset_error(L, t, lua_tostring(L, 2), NULL, ctx);
+  return 0;
+}
+
 void lpod_push_presets(lua_State *L, const lpod_type *t) {
   lua_newtable(L); /* stack: presets */
+  if (t->presets != NULL) {
+    lua_createtable(L, 0, 2); /* stack: presets, mt */
+    lua_pushlightuserdata(L, (void *)t);
+    lua_pushcclosure(L, presets_index, 1);
+    lua_setfield(L, -2, "__index");
+    /* copies into worker states resolve the table by name (copy_table) */
+    lua_pushfstring(L, "podsim.%s", t->presets);
+    lua_setfield(L, -2, "__lpod_global");
+    lua_setmetatable(L, -2);
+  }
   if (t->preset_name == NULL) return;
   char buf[4096];
   if (t->size > sizeof buf) return;
@@ -668,8 +695,13 @@ typedef struct copy_ctx {
   int seen_from; /* table in `from`: value -> integer id */
   int seen_to;   /* table in `to`: id -> copied value */
   int nseen;
+  int depth;     /* nesting of copy_rec: bounds the C stack */
   char path[LPOD_PATH_MAX];
 } copy_ctx;
+
+/* Tables and functions nested deeper than this are refused instead of
+** overflowing the C stack (copy_rec recurses once per level). */
+#define COPY_MAX_DEPTH 200
 
 static int copy_rec(copy_ctx *c, int idx);
 
@@ -779,10 +811,34 @@ static int copy_function(copy_ctx *c, int idx) {
   return 0;
 }
 
+/* Push the value at dotted global `name` ("podsim.systems") in L. */
+static void push_global_path(lua_State *L, const char *name) {
+  lua_pushglobaltable(L);
+  for (const char *p = name; *p;) {
+    const char *dot = strchr(p, '.');
+    size_t len = dot ? (size_t)(dot - p) : strlen(p);
+    if (!lua_istable(L, -1)) break;
+    lua_pushlstring(L, p, len);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+    if (!dot) break;
+    p = dot + 1;
+  }
+}
+
 static int copy_table(copy_ctx *c, int idx) {
   lua_State *F = c->from, *T = c->to;
   if (lua_getmetatable(F, idx)) {
-    lua_pop(F, 1);
+    /* podsim's own tables with a metatable (presets, distributions)
+    ** cross by name, like podsim's functions */
+    if (lua_getfield(F, -1, "__lpod_global") == LUA_TSTRING) {
+      push_global_path(T, lua_tostring(F, -1));
+      lua_pop(F, 2);
+      if (lua_istable(T, -1)) return 0;
+      lua_pop(T, 1);
+      return copy_fail(c, "a podsim table missing in the worker");
+    }
+    lua_pop(F, 2);
     return copy_fail(c, "a table with a metatable");
   }
   lua_newtable(T);
@@ -813,7 +869,18 @@ static int copy_table(copy_ctx *c, int idx) {
   return 0;
 }
 
+static int copy_rec_in(copy_ctx *c, int idx);
+
 static int copy_rec(copy_ctx *c, int idx) {
+  if (c->depth >= COPY_MAX_DEPTH)
+    return copy_fail(c, "a value nested deeper than 200 levels");
+  c->depth++;
+  int r = copy_rec_in(c, idx);
+  c->depth--;
+  return r;
+}
+
+static int copy_rec_in(copy_ctx *c, int idx) {
   lua_State *F = c->from, *T = c->to;
   idx = lua_absindex(F, idx);
   if (!lua_checkstack(T, 8) || !lua_checkstack(F, 8))
@@ -867,6 +934,7 @@ int lpod_copy_value(lua_State *from, int idx, lua_State *to,
   c.from = from;
   c.to = to;
   c.nseen = 0;
+  c.depth = 0;
   snprintf(c.path, sizeof c.path, "%s", path ? path : "");
   lua_newtable(from);
   c.seen_from = lua_gettop(from);

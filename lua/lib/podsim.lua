@@ -78,6 +78,9 @@ function P.write_atomic(path, producer, ctx)
 end
 
 function P.write_text(path, text)
+  if type(text) ~= "string" and type(text) ~= "number" then
+    fail("podsim.write_text", "text", "expected a string, got " .. type(text))
+  end
   return P.write_atomic(path, function(f) f:write(text) end, "podsim.write_text")
 end
 
@@ -112,7 +115,10 @@ function P.write_csv(path, header, rows)
     local cells = {}
     for i, h in ipairs(header) do cells[i] = csv_cell(h) end
     f:write(concat(cells, ","), "\n")
-    for _, row in ipairs(rows) do
+    for r, row in ipairs(rows) do
+      if type(row) ~= "table" then
+        fail("podsim.write_csv", fmt("rows[%d]", r), "expected a table keyed by the header's names, got " .. type(row))
+      end
       for i, h in ipairs(header) do
         local v = row[h]
         if v == nil then v = row[i] end
@@ -124,7 +130,9 @@ function P.write_csv(path, header, rows)
 end
 
 -- JSON (writer only; podsim reads no JSON).  Keys sorted for stable bytes.
-local function json(v, indent, seen)
+-- Errors name the API call (json_ctx) and the path of the bad value.
+local json_ctx = "podsim.json"
+local function json(v, indent, seen, path)
   local t = type(v)
   if t == "nil" then return "null" end
   if t == "boolean" then return v and "true" or "false" end
@@ -138,15 +146,20 @@ local function json(v, indent, seen)
       return map[c] or fmt("\\u%04x", c:byte())
     end) .. '"'
   end
+  if t == "function" or t == "thread" then
+    fail(json_ctx, path, "a " .. t .. " has no JSON form")
+  end
   if t ~= "table" then return json(tostring(v), indent, seen) end
-  if indent > 100 then error("table nested deeper than 100 levels in JSON output", 0) end
+  if indent > 100 then fail(json_ctx, path, "table nested deeper than 100 levels in JSON output") end
   seen = seen or {}
-  if seen[v] then error("cyclic table in JSON output", 0) end
+  if seen[v] then fail(json_ctx, path, "cyclic table in JSON output") end
   seen[v] = true
   local pad, pad1 = ("  "):rep(indent), ("  "):rep(indent + 1)
   local out = {}
   if #v > 0 or next(v) == nil then
-    for i = 1, #v do out[i] = pad1 .. json(v[i], indent + 1, seen) end
+    for i = 1, #v do
+      out[i] = pad1 .. json(v[i], indent + 1, seen, indent < 8 and fmt("%s[%d]", path or "", i) or path)
+    end
     seen[v] = nil
     if #out == 0 then return "[]" end
     return "[\n" .. concat(out, ",\n") .. "\n" .. pad .. "]"
@@ -157,15 +170,22 @@ local function json(v, indent, seen)
   for i, k in ipairs(keys) do
     local val = v[k]
     if val == nil then val = v[tonumber(k)] end
-    out[i] = pad1 .. json(k) .. ": " .. json(val, indent + 1, seen)
+    local kp = indent < 8 and (path and path .. "." .. k or k) or path
+    out[i] = pad1 .. json(k) .. ": " .. json(val, indent + 1, seen, kp)
   end
   seen[v] = nil
   return "{\n" .. concat(out, ",\n") .. "\n" .. pad .. "}"
 end
-function P.json(v) return json(v, 0) end
+function P.json(v)
+  json_ctx = "podsim.json"
+  return json(v, 0)
+end
 
 function P.write_json(path, v)
-  return P.write_atomic(path, function(f) f:write(json(v, 0), "\n") end, "podsim.write_json")
+  return P.write_atomic(path, function(f)
+    json_ctx = "podsim.write_json"
+    f:write(json(v, 0), "\n")
+  end, "podsim.write_json")
 end
 
 -- Text tables ----------------------------------------------------------------
@@ -624,7 +644,10 @@ function P.check(c)
   end
   if type(c.id) ~= "string" then fail(ctx, "id", "expected a string such as 'C1'") end
   if type(c.name) ~= "string" then fail(ctx, "name", "expected a string") end
-  if type(c.value) ~= "number" or c.value ~= c.value then fail(ctx, "value", "expected a number") end
+  if type(c.value) ~= "number" then fail(ctx, "value", "expected a number, got " .. type(c.value)) end
+  if c.value ~= c.value or c.value == math.huge or c.value == -math.huge then
+    fail(ctx, "value", "must be a finite number (got " .. num(c.value) .. ")")
+  end
   if type(c.fit) ~= "boolean" then
     fail(ctx, "fit", "say whether the case fitted a parameter (true) or is a prediction (false)")
   end

@@ -5,16 +5,19 @@
 #   -- expect-error: FILE:LINE: podsim.system: up_GBps: must be     (a literal
 #      prefix of stderr's first line, after "FILE" is replaced by the case path)
 #   -- args: --timeout 2                                         (optional)
+# The case runs from its own folder by its file name, so FILE is short and
+# Lua never abbreviates it, however deep the checkout is.
 set -u
-podsim=$1 case=$2 out=$3
+podsim=$(realpath "$1") case=$2 out=$(realpath -m "$3")
 rm -rf "$out"; mkdir -p "$out"
 want_rc=$(sed -n 's/^-- expect-exit: *//p' "$case" | head -n 1)
 want_err=$(sed -n 's/^-- expect-error: *//p' "$case" | head -n 1)
 args=$(sed -n 's/^-- args: *//p' "$case" | head -n 1)
 [ -n "$want_rc" ] || { echo "$case: no expect-exit header"; exit 1; }
-want_err=${want_err//FILE/$case}
+name=$(basename "$case")
+want_err=${want_err//FILE/$name}
 # shellcheck disable=SC2086
-timeout 60 "$podsim" run "$case" --out "$out" $args >"$out/stdout" 2>"$out/stderr"
+(cd "$(dirname "$case")" && timeout 60 "$podsim" run "$name" --out "$out" $args) >"$out/stdout" 2>"$out/stderr"
 rc=$?
 first=$(head -n 1 "$out/stderr")
 status=0
