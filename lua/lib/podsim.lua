@@ -563,6 +563,7 @@ function P.write(r, dir)
   end
   P.write_json(path("meta.json"), {
     podsim_version = P.version, scenario = opts.scenario, scenario_sha256 = sha256_of(opts.scenario),
+    args = args, format = opts.format,
     study = r.name, seed = r.seed, samples = r.samples, samples_done = r.samples_done,
     chunk_size = r.chunk_size, chunks = r.chunks_total, chunks_done = r.chunks_done,
     threads = r.threads, wall_s = r.wall_s, complete = r.complete, stopped = r.stopped,
