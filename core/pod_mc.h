@@ -131,6 +131,7 @@ typedef struct pod_mc_spec {
   int64_t stop_min_samples; /* per grid point before the rule applies (>= 2
                                enforced) */
   int hist_bins;            /* 0: POD_MC_HIST_BINS_DEFAULT */
+  int hist_log; /* bins equal in log(x) where the metric's min > 0 */
 } pod_mc_spec;
 
 /* Defaults: no params, 1 grid point, 1000 samples, default chunk, seed 1,
