@@ -26,7 +26,7 @@ struct pod_mc_plan {
   char **pnames, **mnames;
   pod_dist *dists;
   pod_mc_evaluator ev;
-  int keep, hist_bins;
+  int keep, hist_bins, hist_log;
   pod_mc_sens sens;
   double budget_bytes;
   int stop_metric;
@@ -292,6 +292,7 @@ int pod_mc_plan_new(const pod_mc_spec *s, pod_mc_plan **out, pod_err *err) {
   pl->ev = s->eval;
   pl->keep = s->keep_samples != 0;
   pl->hist_bins = s->hist_bins ? s->hist_bins : POD_MC_HIST_BINS_DEFAULT;
+  pl->hist_log = s->hist_log != 0;
   pl->sens = s->sensitivity;
   pl->budget_bytes = s->max_samples_mb * 1e6;
   pl->stop_metric = s->stop_metric;
@@ -760,7 +761,8 @@ static int part_summary(const pod_mc_plan *pl, pod_mc_results *r, int g,
   for (int q = 0; q < POD_STATS_NQ; q++) s->q[q] = NAN;
   if (mo->n == 0) return POD_OK;
   pod_hist *h = &r->hist[g * pl->M + m];
-  int rc = pod_hist_init(h, pl->hist_bins, mo->min, mo->max, 0, NULL);
+  int rc = pod_hist_init(h, pl->hist_bins, mo->min, mo->max,
+                         pl->hist_log && mo->min > 0, NULL);
   if (rc) return rc;
   if (pl->exact) {
     const double *col = pl->ycol[g * pl->M + m];

@@ -19,8 +19,13 @@
 ** chunk_size).  Chunks produce chunk-local accumulators; merging them
 ** strictly in chunk order gives identical bytes for any thread count.
 **
+** Stopping rule (optional): after each round of G chunks, in chunk order,
+** stop when at every grid point the metric's Student-t 95% half-width is
+** <= stop_rel_ci95 * |mean| (with at least stop_min_samples samples), so
+** the stopping chunk is the same for any thread count.
+**
 ** Statistics per (metric, grid point): moments, Student-t CI, quantiles
-** p1..p99, histogram.  Quantiles are exact (sorted samples) when all
+** p1..p99, histogram.  Quantiles are exact (all samples kept) when all
 ** G*N*(M [+P]) doubles fit in the memory budget `max_samples_mb` (decided
 ** at plan time); otherwise each chunk fills a DDSketch (alpha 0.005, see
 ** pod_stats.h) and the stored samples are the prefix of chunks (in chunk
@@ -37,15 +42,20 @@
 ** stored samples describe the A rows (N per grid point); Spearman is also
 ** computed on them.  Sobol points are generated once in order at plan time
 ** and the generator state is saved at every chunk boundary, so each chunk
-** clones the state of its slice (GSL's Sobol cannot skip ahead).
+** clones the state of its slice (GSL's Sobol cannot skip ahead); when the
+** saved states would exceed 64 MB (tiny chunks) the design is
+** pseudo-random instead (pod_mc_plan_qrng says which).  First-order
+** indices use Saltelli et al. 2010 (f(B) centred on f at the parameters'
+** medians), total indices Jansen 1999, variance from f(A) and f(B).
 **
 ** Threads: the plan's configuration is read-only after pod_mc_plan_new.
 ** pod_mc_chunk_run may run on any number of threads at once (each with its
 ** own worker, each chunk at most once at a time): a chunk whose samples
 ** are stored writes them straight into its own rows of the plan's
 ** preallocated columns, so merging copies nothing.  pod_mc_merge,
-*pod_mc_should_stop, pod_mc_finish and the
-** counters belong to one thread at a time (the runner's loop thread).
+** pod_mc_should_stop, pod_mc_finish_begin/end and the counters belong to
+** one thread at a time (the runner's loop thread); the finish parts may
+** run in parallel (see pod_mc_finish_begin).
 */
 #ifndef POD_MC_H
 #define POD_MC_H
@@ -121,6 +131,7 @@ typedef struct pod_mc_spec {
   int64_t stop_min_samples; /* per grid point before the rule applies (>= 2
                                enforced) */
   int hist_bins;            /* 0: POD_MC_HIST_BINS_DEFAULT */
+  int hist_log; /* bins equal in log(x) where the metric's min > 0 */
 } pod_mc_spec;
 
 /* Defaults: no params, 1 grid point, 1000 samples, default chunk, seed 1,

@@ -367,6 +367,24 @@ static void test_sketch_mode_and_spearman(void **st) {
   pod_mc_results_free(exact);
   pod_mc_results_free(sk);
 
+  /* log bins where the metric is positive (prod = a*b may be negative) */
+  spec2(&s, d);
+  s.hist_log = 1;
+  s.hist_bins = 7;
+  pod_mc_results *lg = run(&s);
+  const pod_hist *h0 = pod_mc_results_hist(lg, 0, 1); /* sum + 10 > 0 */
+  assert_true(h0->logbins && h0->nbins == 7);
+  int64_t tot = h0->under + h0->over;
+  for (int i = 0; i < h0->nbins; i++) tot += h0->counts[i];
+  assert_int_equal(tot, 5000);
+  assert_near(pod_hist_edge(h0, 7) / pod_hist_edge(h0, 6),
+              pod_hist_edge(h0, 1) / pod_hist_edge(h0, 0), 1e-9);
+  const pod_hist *h1 = pod_mc_results_hist(lg, 1, 0);
+  pod_mc_summary sm1;
+  pod_mc_results_summary(lg, 1, 0, &sm1);
+  assert_int_equal(h1->logbins, sm1.min > 0);
+  pod_mc_results_free(lg);
+
   /* no stored samples at all: budget 0 and nothing asked */
   spec2(&s, d);
   s.max_samples_mb = 0;
