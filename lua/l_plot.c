@@ -6,6 +6,7 @@
 */
 #include <lauxlib.h>
 #include <lua.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -25,6 +26,8 @@ typedef struct gp_req {
   int term_signal;
   int closed;   /* handles closed so far (3 when done) */
   int spawned;  /* 0: spawn failed, nobody waits */
+  int exited;   /* the process handle is closing */
+  int cancel_id;/* host cancel hook: SIGINT or the timeout kill gnuplot */
 } gp_req;
 
 static void gp_free(gp_req *r) {
@@ -41,8 +44,8 @@ static void gp_closed(uv_handle_t *hd) {
     return;
   }
   lua_State *L = lpod_host_main_state(r->h);
-  (void)L;
   pod_host *h = r->h;
+  lpod_host_off_cancel(h, r->cancel_id);
   /* Push results on the scenario coroutine, then resume it. */
   lua_State *co = NULL;
   lua_getfield(L, LUA_REGISTRYINDEX, "lpod.gnuplot_co");
@@ -92,8 +95,14 @@ static void gp_written(uv_write_t *w, int status) {
   uv_close((uv_handle_t *)&r->in, gp_closed);
 }
 
+static void gp_cancel(void *ud) {
+  gp_req *r = ud;
+  if (!r->exited) uv_process_kill(&r->proc, SIGTERM);
+}
+
 static void gp_exit(uv_process_t *p, int64_t status, int sig) {
   gp_req *r = p->data;
+  r->exited = 1;
   r->status = status;
   r->term_signal = sig;
   uv_close((uv_handle_t *)p, gp_closed);
@@ -142,6 +151,9 @@ static int l_gnuplot(lua_State *L) {
     return 2;
   }
   r->spawned = 1;
+  /* A stop requested while gnuplot runs ends it; after a stop (partial
+  ** results being written) plots still render. */
+  r->cancel_id = lpod_host_interrupted(h) ? -1 : lpod_host_on_cancel(h, gp_cancel, r);
   uv_buf_t buf = uv_buf_init(r->script, (unsigned)len);
   uv_write(&r->w, (uv_stream_t *)&r->in, &buf, 1, gp_written);
   uv_read_start((uv_stream_t *)&r->err, gp_alloc, gp_read);

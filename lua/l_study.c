@@ -999,23 +999,25 @@ static int l_write_samples(lua_State *L) {
     int64_t rows = pod_mc_results_rows(s->results, g);
     lua_rawgeti(L, 4, g + 1);
     const char *prefix = lua_tostring(L, -1);
-    const double *pc[MAX_PARAMS > 64 ? 64 : MAX_PARAMS];
-    (void)pc;
+    /* this grid point's columns, looked up once */
+    const double **cols = malloc(sizeof(double *) * (size_t)(s->P + s->M + 1));
+    if (cols == NULL) {
+      fclose(f);
+      remove(tmp);
+      return luaL_error(L, "out of memory");
+    }
+    for (int p = 0; p < s->P; p++) cols[p] = pod_mc_results_param_column(s->results, g, p);
+    for (int m = 0; m < s->M; m++) cols[s->P + m] = pod_mc_results_metric_column(s->results, g, m);
+    int ncol = s->P + s->M;
     for (int64_t i = 0; i < rows; i++) {
       fputs(prefix ? prefix : "", f);
-      for (int p = 0; p < s->P; p++) {
-        const double *col = pod_mc_results_param_column(s->results, g, p);
-        fmt_num(buf, sizeof buf, col ? col[i] : NAN);
+      for (int c = 0; c < ncol; c++) {
+        fmt_num(buf, sizeof buf, cols[c] ? cols[c][i] : NAN);
         fputs(buf, f);
-        fputc(',', f);
-      }
-      for (int m = 0; m < s->M; m++) {
-        const double *col = pod_mc_results_metric_column(s->results, g, m);
-        fmt_num(buf, sizeof buf, col ? col[i] : NAN);
-        fputs(buf, f);
-        fputc(m + 1 < s->M ? ',' : '\n', f);
+        fputc(c + 1 < ncol ? ',' : '\n', f);
       }
     }
+    free(cols);
     total += rows;
     lua_pop(L, 1);
   }
