@@ -24,6 +24,25 @@
 
 typedef enum pod_dtype { POD_DTYPE_BF16, POD_DTYPE_FP8, POD_DTYPE_FP4 } pod_dtype;
 
+/* How fp8 (and fp4) tensors get their scales (Transformer Engine recipes).
+** Only the delayed-scaling recipes synchronise ranks: TE's DelayedScaling
+** (reduce_amax = True) all-reduces the amax of every fp8 tensor of an
+** fp8_autocast region over the amax-reduction group when the region's
+** forward ends and when its backward ends. */
+typedef enum pod_fp8_recipe {
+  POD_FP8_DELAYED,    /* per-tensor delayed scaling, amax reduced over the
+                         tp*cp*dp ranks of a pipeline stage (Megatron's
+                         amax reduction group; TE's default recipe and
+                         NeMo 2.0's performance-script default "ds") */
+  POD_FP8_DELAYED_TP, /* the same, amax reduced over tp*cp only (Megatron
+                         tp_only_amax_red; TE's NVTE_DP_AMAX_REDUCE_
+                         INTERVAL = 0) */
+  POD_FP8_CURRENT,    /* per-tensor current scaling: amax of each tensor
+                         computed before its cast, no step-wide reduction */
+  POD_FP8_BLOCK       /* block scaling (MXFP8 on Blackwell, 128-element
+                         blocks on Hopper): scales are local */
+} pod_fp8_recipe;
+
 typedef enum pod_recompute {
   POD_RECOMPUTE_NONE,
   POD_RECOMPUTE_SELECTIVE, /* recompute core attention, norms, activation
@@ -89,6 +108,14 @@ typedef struct pod_train_cfg {
   int mfu_full_attn;   /* 1: model FLOPs count full (non-causal) attention,
                           the convention of NeMo 2.0 llama recipes; 0:
                           causal (Megatron-Core >= 0.9, Megatron-Bridge) */
+  int fp8_recipe;      /* pod_fp8_recipe; ignored for bf16 */
+  double jitter_sync;  /* coefficient of variation of one GPU's time over
+                          one interval between two synchronisations of a
+                          group, independent from interval to interval
+                          (the fast part of the jitter): every delayed-
+                          scaling amax all-reduce over a group larger than
+                          the TP/CP/EP groups, which synchronise every layer
+                          anyway, waits for the group's slowest rank */
 } pod_train_cfg;
 
 /* Step-time breakdown in seconds; parts add up to step_s. */
@@ -98,10 +125,13 @@ typedef struct pod_train_breakdown {
   double cp;         /* exposed CP ring p2p */
   double ep;         /* exposed EP all-to-all (+ ETP gathers) */
   double pp;         /* exposed PP p2p */
-  double dp;         /* exposed DP grad reduce / param gather */
+  double dp;         /* exposed DP grad reduce / param gather, and the
+                        fp8 amax all-reduces (delayed scaling) */
   double bubble;     /* pipeline bubble */
   double optimizer;  /* optimizer step (memory-bound) */
-  double straggler;  /* expected max of per-GPU jitter over all GPUs */
+  double straggler;  /* expected max of per-GPU jitter over all GPUs, plus
+                        the waits at each amax all-reduce (delayed
+                        scaling over the DP domain) */
 } pod_train_breakdown;
 
 typedef struct pod_train_memory {
@@ -164,12 +194,15 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype,
 /* Dense peak TFLOP/s of `gpu` in `dtype` (0 when the GPU has none). */
 double pod_train_peak_tflops(const pod_gpu *gpu, pod_dtype dtype);
 
-/* Names ("bf16", "fp8", "fp4"; "none", "selective", "full") and parsers
-** (POD_ENOENT when unknown). */
+/* Names ("bf16", "fp8", "fp4"; "none", "selective", "full"; "delayed",
+** "delayed_tp", "current", "block") and parsers (POD_ENOENT when
+** unknown). */
 const char *pod_train_dtype_name(pod_dtype d);
 int pod_train_dtype_parse(const char *name, pod_dtype *out);
 const char *pod_train_recompute_name(int r);
 int pod_train_recompute_parse(const char *name, int *out);
+const char *pod_train_fp8_recipe_name(int r);
+int pod_train_fp8_recipe_parse(const char *name, int *out);
 
 /* Built-in evaluator: cfg = pod_train_cfg; metrics in this order:
 ** step_s, tokens_per_s, tokens_per_s_per_gpu, tflops_per_gpu, mfu,

@@ -40,8 +40,10 @@ typedef enum gpu_gen { GEN_AMPERE, GEN_HOPPER, GEN_BLACKWELL, GEN_UNKNOWN } gpu_
 ** tests/validation for fit versus prediction.
 **   hopper bf16, fp8: FITTED on T4 at 512 GPUs (Llama 3.1 405B on H100,
 **     bf16 MFU 55.5%, fp8 MFU 44.4%; NVIDIA/dgxc-benchmarking v25.04).
-**   hopper fp8 is the asymptote of the shape roll-off below (0.578 at
-**     h = 16384, 0.482 at h = 8192, 0.402 at h = 5120).
+**   hopper fp8 is the asymptote of the shape roll-off below (0.593 at
+**     h = 16384, 0.494 at h = 8192, 0.412 at h = 5120); refitted (0.723
+**     -> 0.741) when the fp8 amax synchronisation (JITTER_SYNC) took its
+**     share of the fp8 step at T4's 512 GPUs (DP 4, amax group 64).
 **   blackwell fp8: FITTED on T6 (DeepSeek-V3 on 256 GB300, 6,338
 **     tokens/s/GPU, Megatron-Bridge 26.06); 0.537 at h = 7168.  Older
 **     Blackwell software (T1/T2, dgxc-benchmarking v25.05) is modelled
@@ -55,7 +57,7 @@ typedef enum gpu_gen { GEN_AMPERE, GEN_HOPPER, GEN_BLACKWELL, GEN_UNKNOWN } gpu_
 **     Blackwell (cuDNN attention for sm100); FA2 on A100 reaches ~ 0.6 of
 **     312 (Dao 2023, fig. 4). */
 #define EFF_HOPPER_BF16 0.636
-#define EFF_HOPPER_FP8 0.723
+#define EFF_HOPPER_FP8 0.741
 #define EFF_BLACKWELL_FP8 0.844
 /* Shape roll-off: eff(h) = eff_gemm * h / (h + k_half), h the hidden
 ** size (the reduction dimension of the QKV and FC1 GEMMs).  Low-precision
@@ -108,6 +110,41 @@ static const double k_half_table[3] = {0.0, K_HALF_FP8, K_HALF_FP8};
 ** norm pass (4 B). */
 #define B_ADAM 34.0
 
+/* fp8 amax synchronisation (delayed scaling).  Transformer Engine's
+** DelayedScaling with reduce_amax (its default) all-reduces the amax of
+** every fp8 tensor of an fp8_autocast region over the region's group when
+** the region's forward ends and when its backward ends
+** (FP8GlobalStateManager.reduce_and_update_fp8_tensors; "the amax value
+** for fp8 tensors is reduced across the given fp8_group", TE recipe docs,
+** NVIDIA/TransformerEngine PR 11).  Megatron-Core wraps each transformer
+** block (one per virtual pipeline stage) in one region for delayed
+** scaling, with the amax reduction group = the tp*cp*dp ranks of the
+** pipeline stage unless tp_only_amax_red (TE PR 431 added the TP-only
+** option, "NVTE_DP_AMAX_REDUCE_INTERVAL = 0", for performance; NeMo's GPT
+** 175B performance script sets it, its Llama 3 scripts do not).  So a
+** step holds 2 x microbatches x vp blocking all-reduces over the whole
+** data-parallel domain of a stage, where bf16 synchronises the DP
+** replicas once (the gradient reduction).  Each costs the all-reduce's
+** latency (a few hundred bytes: 4 B of amax x 3 tensors x 4 GEMMs per
+** layer) and the wait for the group's slowest rank: with per-interval
+** times ~ N(tau, (jitter_sync tau)^2) independent across ranks and
+** intervals, the expected maximum over G ranks exceeds the mean by
+** jitter_sync tau sqrt(2 ln G) (as for the straggler term below).  The
+** TP/CP collectives and the EP all-to-alls already hold their g ranks in
+** step every layer (that wait is in the fitted efficiencies), so a
+** sync over G ranks adds (sqrt(2 ln G) - sqrt(2 ln g)); summed over the
+** intervals, jitter_sync x (work of the step) x that difference.
+**   JITTER_SYNC: FITTED on the T3 fp8 weak-scaling slope (Llama 3.1 70B
+**   on H100, fp8 MFU 38.1% -> 36.2% from 64 to 2,048 GPUs, where bf16
+**   only loses 0.8 points).  The T4 fp8 slope (405B, 512 -> 2,048) and
+**   the T2 Maverick GB200 slope (EP64 = the whole DP domain at 128 GPUs)
+**   are predictions.  The slow part of the jitter (cfg->jitter, one
+**   sync per step) is a separate, per-step figure; the fast part averages
+**   out over the ~1,000 intervals of a step (jitter_sync / sqrt(1000) ~
+**   0.001) unless something synchronises the ranks at each interval. */
+#define JITTER_SYNC 0.030
+#define AMAX_BYTES_PER_LAYER (4.0 * 3.0 * 4.0)
+
 static gpu_gen gen_of(const pod_gpu *g) {
   const char *n = g->name;
   char c0 = (char)tolower((unsigned char)n[0]);
@@ -150,6 +187,8 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype,
 
 static const char *dtype_names[] = {"bf16", "fp8", "fp4"};
 static const char *recompute_names[] = {"none", "selective", "full"};
+static const char *fp8_recipe_names[] = {"delayed", "delayed_tp", "current",
+                                         "block"};
 
 const char *pod_train_dtype_name(pod_dtype d) {
   return ((int)d >= 0 && d <= POD_DTYPE_FP4) ? dtype_names[d] : "?";
@@ -171,6 +210,19 @@ const char *pod_train_recompute_name(int r) {
 int pod_train_recompute_parse(const char *name, int *out) {
   for (int i = 0; i < 3; i++)
     if (name && strcmp(name, recompute_names[i]) == 0) {
+      if (out) *out = i;
+      return POD_OK;
+    }
+  return POD_ENOENT;
+}
+
+const char *pod_train_fp8_recipe_name(int r) {
+  return (r >= 0 && r <= POD_FP8_BLOCK) ? fp8_recipe_names[r] : "?";
+}
+
+int pod_train_fp8_recipe_parse(const char *name, int *out) {
+  for (int i = 0; i <= POD_FP8_BLOCK; i++)
+    if (name && strcmp(name, fp8_recipe_names[i]) == 0) {
       if (out) *out = i;
       return POD_OK;
     }
@@ -206,11 +258,18 @@ void pod_train_cfg_defaults(pod_train_cfg *c) {
   /* Per-GPU step-time coefficient of variation (kernel-time noise, host
   ** jitter, thermal/clock variation): FITTED on the T3 bf16 weak-scaling
   ** slope (Llama 3.1 70B on H100, MFU 54.5% -> 53.7% from 64 to 2,048
-  ** GPUs); the T3 fp8, T4, T5 and T7 slopes are predictions. */
+  ** GPUs); the T4, T5 and T7 slopes are predictions (the fp8 slopes with
+  ** jitter_sync, fitted on T3 fp8). */
   c->jitter = 0.0153;
   c->grad_reduce_bytes = 2.0; /* bf16 grad reduce (NeMo perf recipes) */
   c->mem_reserve_gb = 4.0;    /* CUDA context, NCCL buffers, allocator */
   c->mfu_full_attn = 0;
+  /* Transformer Engine's default recipe (DelayedScaling) and NeMo 2.0's
+  ** performance scripts' default (--fp8_recipe ds; the Llama 3 70B and
+  ** 405B scripts leave tp_only_amax_red off, scripts/performance/llm/
+  ** pretrain_llama3_70b.py, 2025). */
+  c->fp8_recipe = POD_FP8_DELAYED;
+  c->jitter_sync = JITTER_SYNC;
 }
 
 void pod_train_cfg_init(pod_train_cfg *c) {
@@ -375,6 +434,12 @@ static int check_common(const pod_train_cfg *c, pod_err *err) {
        "mem_reserve_gb", "must be finite and >= 0 (got %g)", c->mem_reserve_gb);
   NEED(c->mfu_full_attn == 0 || c->mfu_full_attn == 1, "mfu_full_attn",
        "must be 0 or 1");
+  NEED(c->fp8_recipe >= 0 && c->fp8_recipe <= POD_FP8_BLOCK, "fp8_recipe",
+       "must be delayed, delayed_tp, current or block (got %d)",
+       c->fp8_recipe);
+  NEED(isfinite(c->jitter_sync) && c->jitter_sync >= 0.0 &&
+           c->jitter_sync < 1.0,
+       "jitter_sync", "must be in [0, 1) (got %g)", c->jitter_sync);
   return POD_OK;
 }
 
@@ -818,6 +883,21 @@ static int eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
     double local = l->zero >= 1 ? Pd / shard_d + Pe / shard_e : Pd + Pe;
     b->optimizer = local * B_ADAM / rt.hbm;
   }
+  /* fp8 delayed scaling: amax all-reduces (see JITTER_SYNC above). */
+  double sync_wait = 0.0;
+  if (c->dtype != POD_DTYPE_BF16 && (c->fp8_recipe == POD_FP8_DELAYED ||
+                                     c->fp8_recipe == POD_FP8_DELAYED_TP)) {
+    long G = (long)l->tp * l->cp, g = G;
+    if (c->fp8_recipe == POD_FP8_DELAYED) G *= dp;
+    if (m->experts > 0 && (long)l->ep * l->etp > g) g = (long)l->ep * l->etp;
+    double K = 2.0 * p.m * l->vp;
+    double bytes = AMAX_BYTES_PER_LAYER * lr_eff / l->vp;
+    b->dp += K * coll(&x, POD_COLL_ALL_REDUCE, (int)G,
+                      group_rpd((int)G, 1, D), bytes);
+    if (G > g)
+      sync_wait = c->jitter_sync * p.m * stage_mb *
+                  (sqrt(2.0 * log((double)G)) - sqrt(2.0 * log((double)g)));
+  }
   if (x.rc != POD_OK) return x.rc;
   double pre = b->compute + b->tp + b->cp + b->ep + b->bubble + b->pp + b->dp +
                b->optimizer;
@@ -828,6 +908,7 @@ static int eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   ** for moderate N). */
   double N = c->gpus;
   b->straggler = N > 1 ? c->jitter * pre * sqrt(2.0 * log(N)) : 0.0;
+  b->straggler += sync_wait;
   r->step_s = pre + b->straggler;
   double tokens = (double)c->global_batch * c->seq;
   pod_model_flops f;

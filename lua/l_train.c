@@ -73,6 +73,8 @@ const lpod_type lpod_model_type = {
 
 static const char *const dtype_names[] = {"bf16", "fp8", "fp4", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const fp8_recipe_names[] = {"delayed", "delayed_tp", "current",
+                                               "block", NULL};
 
 static int layout_preset(const char *n, void *out) {
   if (strcmp(n, "default") != 0) return POD_ENOENT;
@@ -136,6 +138,9 @@ static const lpod_field cfg_fields[] = {
     CF(grad_reduce_bytes, LPOD_DOUBLE, 0, 8, "bytes per gradient element"),
     CF(mem_reserve_gb, LPOD_DOUBLE, 0, 1e6, "GB"),
     CF(mfu_full_attn, LPOD_BOOL, 0, 1, "MFU counts full attention"),
+    {"fp8_recipe", LPOD_ENUM, offsetof(pod_train_cfg, fp8_recipe), 0, 0, 0, 0, "",
+     fp8_recipe_names, NULL},
+    CF(jitter_sync, LPOD_DOUBLE, 0, 1, "per-interval CV (amax syncs)"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 /* The training config (podsim.train and the "train" kernel). */

@@ -252,6 +252,10 @@ MUT(x_jit, c->jitter = -1)
 MUT(x_grb, c->grad_reduce_bytes = 0)
 MUT(x_res, c->mem_reserve_gb = -1)
 MUT(x_mfu, c->mfu_full_attn = 2)
+MUT(x_f8r, c->fp8_recipe = 4)
+MUT(x_f8rn, c->fp8_recipe = -1)
+MUT(x_jsync, c->jitter_sync = 1.0)
+MUT(x_jsyncn, c->jitter_sync = NAN)
 MUT(x_sys, c->system.domain_gpus = 0)
 MUT(x_model, c->model.layers = 0)
 MUT(x_tp0, c->parallel.tp = -1)
@@ -291,6 +295,8 @@ static void test_constraint_errors(void **state) {
     {x_opp, "overlap_pp", POD_EINVAL}, {x_odp, "overlap_dp", POD_EINVAL},
     {x_jit, "jitter", POD_EINVAL}, {x_grb, "grad_reduce_bytes", POD_EINVAL},
     {x_res, "mem_reserve_gb", POD_EINVAL}, {x_mfu, "mfu_full_attn", POD_EINVAL},
+    {x_f8r, "fp8_recipe", POD_EINVAL}, {x_f8rn, "fp8_recipe", POD_EINVAL},
+    {x_jsync, "jitter_sync", POD_EINVAL}, {x_jsyncn, "jitter_sync", POD_EINVAL},
     {x_sys, "system.domain_gpus", POD_EINVAL},
     {x_model, "model.layers", POD_EINVAL},
     {x_tp0, "parallel.tp", POD_EINVAL}, {x_tp_heads, "parallel.tp", POD_EINVAL},
@@ -360,6 +366,76 @@ static void test_constraint_errors(void **state) {
   assert_int_equal(pod_train_eval(NULL, NULL, &e), POD_EINVAL);
 }
 
+/* fp8 delayed scaling: amax all-reduces over tp*cp*dp at every block's
+** forward and backward end.  The wait for the slowest rank is
+** jitter_sync x (pipelined work) x (sqrt(2 ln G) - sqrt(2 ln g)); it grows
+** with DP, is absent for bf16, block scaling and TP-only reduction, and
+** the all-reduces' latency lands in the DP part. */
+static void test_fp8_amax_sync(void **state) {
+  (void)state;
+  pod_layout l = {4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0};
+  double wait[2], strag[2], dp_s[2];
+  int gpus[2] = {64, 2048};
+  for (int i = 0; i < 2; i++) {
+    pod_train_cfg c = preset_cfg("hgx_h100", "llama3_70b", gpus[i], 8192,
+                                 2 * gpus[i], POD_DTYPE_FP8, l);
+    pod_train_result r, rb, rt, r0;
+    assert_int_equal(pod_train_eval(&c, &r, NULL), POD_OK);
+    const pod_train_breakdown *b = &r.breakdown;
+    double pre = r.step_s - b->straggler;
+    double w = b->straggler - c.jitter * pre * sqrt(2.0 * log(gpus[i]));
+    double G = 8.0 * gpus[i] / 32, g = 8.0; /* tp*cp*dp; tp*cp */
+    double work = b->compute + b->tp + b->cp + b->ep;
+    near(w, c.jitter_sync * work * (sqrt(2 * log(G)) - sqrt(2 * log(g))));
+    wait[i] = w;
+    strag[i] = b->straggler;
+    dp_s[i] = b->dp;
+    /* Block scaling: no reduction, no wait, less DP time, faster. */
+    c.fp8_recipe = POD_FP8_BLOCK;
+    assert_int_equal(pod_train_eval(&c, &rb, NULL), POD_OK);
+    near(rb.breakdown.straggler,
+         c.jitter * (rb.step_s - rb.breakdown.straggler) *
+             sqrt(2.0 * log(gpus[i])));
+    assert_true(rb.breakdown.dp < b->dp);
+    assert_true(rb.step_s < r.step_s);
+    /* TP-only reduction: latency inside the node, no wait. */
+    c.fp8_recipe = POD_FP8_DELAYED_TP;
+    assert_int_equal(pod_train_eval(&c, &rt, NULL), POD_OK);
+    near(rt.breakdown.straggler,
+         c.jitter * (rt.step_s - rt.breakdown.straggler) *
+             sqrt(2.0 * log(gpus[i])));
+    assert_true(rt.breakdown.dp > rb.breakdown.dp &&
+                rt.breakdown.dp < b->dp);
+    /* jitter_sync 0: the latency stays, the wait goes. */
+    c.fp8_recipe = POD_FP8_DELAYED;
+    c.jitter_sync = 0.0;
+    assert_int_equal(pod_train_eval(&c, &r0, NULL), POD_OK);
+    near(r0.breakdown.dp, b->dp);
+    assert_true(r0.step_s < r.step_s);
+    /* bf16 ignores the recipe. */
+    pod_train_cfg c16 = c;
+    c16.dtype = POD_DTYPE_BF16;
+    c16.jitter_sync = 0.5;
+    pod_train_result a, bb;
+    assert_int_equal(pod_train_eval(&c16, &a, NULL), POD_OK);
+    c16.fp8_recipe = POD_FP8_BLOCK;
+    assert_int_equal(pod_train_eval(&c16, &bb, NULL), POD_OK);
+    near(a.step_s, bb.step_s);
+  }
+  assert_true(wait[1] > 3.0 * wait[0]);
+  assert_true(strag[1] > strag[0]);
+  assert_true(dp_s[1] > dp_s[0]);
+  /* MoE: the EP group already moves in lockstep; an amax group no larger
+  ** than EP adds no wait (Maverick, EP64 = DP64 on 128 GB200). */
+  pod_train_cfg m = preset_cfg("gb200_nvl72", "llama4_maverick", 128, 8192,
+                               1024, POD_DTYPE_FP8,
+                               (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0});
+  pod_train_result rm;
+  assert_int_equal(pod_train_eval(&m, &rm, NULL), POD_OK);
+  near(rm.breakdown.straggler, m.jitter * (rm.step_s - rm.breakdown.straggler) *
+                                   sqrt(2.0 * log(128.0)));
+}
+
 static void test_names_and_defaults(void **state) {
   (void)state;
   pod_dtype d;
@@ -372,6 +448,18 @@ static void test_names_and_defaults(void **state) {
   assert_int_equal(r, POD_RECOMPUTE_SELECTIVE);
   assert_int_equal(pod_train_recompute_parse("some", &r), POD_ENOENT);
   assert_string_equal(pod_train_recompute_name(POD_RECOMPUTE_FULL), "full");
+  assert_int_equal(pod_train_fp8_recipe_parse("delayed_tp", &r), POD_OK);
+  assert_int_equal(r, POD_FP8_DELAYED_TP);
+  assert_int_equal(pod_train_fp8_recipe_parse("block", &r), POD_OK);
+  assert_int_equal(r, POD_FP8_BLOCK);
+  assert_int_equal(pod_train_fp8_recipe_parse("mx", &r), POD_ENOENT);
+  assert_int_equal(pod_train_fp8_recipe_parse(NULL, &r), POD_ENOENT);
+  assert_string_equal(pod_train_fp8_recipe_name(POD_FP8_CURRENT), "current");
+  assert_string_equal(pod_train_fp8_recipe_name(7), "?");
+  pod_train_cfg dc;
+  pod_train_cfg_init(&dc);
+  assert_int_equal(dc.fp8_recipe, POD_FP8_DELAYED);
+  assert_true(dc.jitter_sync > 0.0 && dc.jitter_sync < 0.1);
   pod_gpu g;
   assert_int_equal(pod_hw_gpu_preset("h100", &g), POD_OK);
   double e16, e8, a, k16, k8;
@@ -423,6 +511,7 @@ int main(void) {
     cmocka_unit_test(test_breakdown_zero_dims),
     cmocka_unit_test(test_monotone_bandwidth),
     cmocka_unit_test(test_constraint_errors),
+    cmocka_unit_test(test_fp8_amax_sync),
     cmocka_unit_test(test_names_and_defaults),
     cmocka_unit_test(test_kernel),
   };

@@ -4,9 +4,15 @@
 -- 1,104.  MFU against 989 / 1979 TF with NeMo 2.0's llama formula, which
 -- counts full (non-causal) attention: mfu_full_attn = true (check: 0.381 x
 -- 1979e12 / 1567 = 4.81e11 FLOPs/token = 6 N + 12 L s h).
+-- fp8 runs NeMo 2.0's default recipe, per-tensor delayed scaling with
+-- the amax all-reduced over the tp*cp*dp ranks of each pipeline stage
+-- (fp8_recipe = "delayed", the default; the Llama 3 70B performance
+-- script leaves tp_only_amax_red off).
 -- Fits: fp8 at 64 GPUs fixes the fp8 GEMM shape roll-off (gemm_k_half,
--- jointly with T4 fp8 at 512); the bf16 slope fixes the per-GPU jitter.
--- Everything else is a prediction.
+-- jointly with T4 fp8 at 512); the bf16 slope fixes the per-GPU jitter;
+-- the fp8 slope fixes jitter_sync, the per-interval jitter that the
+-- 2 x 64 x 5 amax all-reduces per step turn into waits over the DP
+-- domain (train.c, JITTER_SYNC).  Everything else is a prediction.
 local src = "NVIDIA/dgxc-benchmarking llama3.1/README_70b.md; seed 000"
 local function run(gpus, dtype)
   return podsim.train{system = "hgx_h100", model = "llama3_70b", gpus = gpus, seq = 8192,
@@ -35,9 +41,15 @@ local pub = 53.7 - 54.5
 podsim.check{id = "T3", name = "Llama 70B bf16 MFU change 64->2048 (points)", published = pub,
   value = 100 * (b2k.mfu - b64.mfu), unit = "points", range = {pub * 1.5, pub * 0.5},
   fit = true, source = src}
--- Known miss, not shipped as a check: the fp8 slope.  Published 38.1% ->
--- 36.2% (-1.9 points; another release -2.6); podsim's straggler and DP
--- mechanisms give about -0.6 points, outside "within half of the
--- published change".  The bf16 slope (the jitter fit) and the 405B
--- slopes (T4, T5) are met; no mechanism here makes fp8 scale worse than
--- bf16 by 3x, and a per-dtype jitter would be a per-case factor.
+-- The fp8 slope: published 38.1% -> 36.2% (-1.9 points; another release
+-- -2.6), three times bf16's.  Without the amax synchronisation podsim
+-- gave -0.6 points (the per-step straggler and DP terms alone).  The
+-- delayed-scaling amax all-reduce makes every block's forward and
+-- backward end wait for the slowest of the stage's 8 x DP ranks (16 at
+-- 64 GPUs, 512 at 2,048), where bf16 waits over the DP domain once per
+-- step; jitter_sync = 0.03 (fit; 0.032 would give -1.9 exactly).  The
+-- T4 fp8 slope and the T2 slope are predictions of the same parameter.
+pub = 36.2 - 38.1
+podsim.check{id = "T3", name = "Llama 70B fp8 MFU change 64->2048 (points)", published = pub,
+  value = 100 * (f2k.mfu - f64.mfu), unit = "points", range = {pub * 1.5, pub * 0.5},
+  fit = true, source = src}

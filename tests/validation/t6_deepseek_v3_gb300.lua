@@ -4,6 +4,8 @@
 -- tokens/s/GPU.  61 layers over PP2 x VP8: Megatron-Bridge's uneven
 -- pipeline layout (uneven = true).  The MFU convention is Megatron-Core's
 -- (causal attention, MTP counted): 1648e12 / 6338 = 2.60e11 FLOPs/token.
+-- MXFP8 is block scaling (fp8_recipe = "block"): scales are computed
+-- per 32-element block on each rank, no amax all-reduce.
 -- Fit: tokens/s/GPU sets the Blackwell fp8 GEMM efficiency.  The TFLOP/s
 -- check then tests the FLOP count alone (a prediction of the formula).
 --
@@ -14,7 +16,7 @@
 local src = "NVIDIA-NeMo/Megatron-Bridge performance summary (26.06); seed 003"
 local function run(gpus)
   return podsim.train{system = "gb300_nvl72", model = "deepseek_v3", gpus = gpus, seq = 4096,
-    global_batch = 16 * gpus, dtype = "fp8",
+    global_batch = 16 * gpus, dtype = "fp8", fp8_recipe = "block",
     parallel = {tp = 1, pp = 2, vp = 8, cp = 1, ep = 32, microbatch = 1, uneven = true}}
 end
 local r = run(256)
