@@ -6,7 +6,9 @@
 -- convention as in T3 (full attention).
 -- Fits: bf16 and fp8 at 512 GPUs set the Hopper GEMM efficiencies (the
 -- fp8 step at 512 carries the same information).  1,024 and 2,048 are
--- predictions.
+-- predictions; the fp8 slope (three times bf16's in points) tests the
+-- fp8 amax synchronisation fitted on T3 (delayed scaling, amax group
+-- tp*cp*dp = 64 -> 256 ranks).
 local src = "NVIDIA/dgxc-benchmarking llama3.1/README.md (v25.04)"
 local function run(gpus, dtype)
   return podsim.train{system = "hgx_h100", model = "llama3_405b", gpus = gpus, seq = 8192,
