@@ -104,12 +104,14 @@ typedef struct pod_sketch {
   pod_sketch_store pos, neg; /* bucket k holds |x| in (gamma^(k-1), gamma^k] */
 } pod_sketch;
 
-/* Empty sketch with relative accuracy alpha in (0, 0.5). */
+/* Empty sketch with relative accuracy alpha in [1e-4, 0.5) (smaller alphas
+** would need bucket indices and stores beyond what a sketch may hold). */
 int pod_sketch_init(pod_sketch *s, double alpha, pod_err *err);
 void pod_sketch_free(pod_sketch *s);
 
 /* Add one finite value x.  May grow (realloc) a bucket store, which
-** happens O(log range) times, not per sample.  POD_ENOMEM on failure. */
+** happens O(log range) times, not per sample.  POD_ENOMEM on failure;
+** POD_EINVAL (nothing added) when x is NaN or infinite. */
 int pod_sketch_add(pod_sketch *s, double x);
 
 /* a := a + b (same alpha required, else POD_EINVAL). */

@@ -14,8 +14,8 @@
 
 int pod_sketch_init(pod_sketch *s, double alpha, pod_err *err) {
   memset(s, 0, sizeof *s);
-  if (!(alpha > 0 && alpha < 0.5))
-    return pod_err_set(err, POD_EINVAL, "alpha", "must be in (0, 0.5) (got %g)", alpha);
+  if (!(alpha >= 1e-4 && alpha < 0.5))
+    return pod_err_set(err, POD_EINVAL, "alpha", "must be in [1e-4, 0.5) (got %g)", alpha);
   s->alpha = alpha;
   s->gamma = (1 + alpha) / (1 - alpha);
   s->inv_log_gamma = 1.0 / log(s->gamma);
@@ -72,6 +72,7 @@ static int store_add(pod_sketch_store *st, int32_t k, int64_t count) {
 int pod_sketch_add(pod_sketch *s, double x) {
   double ax = fabs(x);
   int rc = POD_OK;
+  if (!isfinite(x)) return POD_EINVAL; /* no bucket holds it */
   if (ax < POD_SKETCH_TINY) s->zero++;
   else if (x > 0) rc = store_add(&s->pos, key_of(s, ax), 1);
   else rc = store_add(&s->neg, key_of(s, ax), 1);
