@@ -205,6 +205,11 @@ const pod_host_opts *lpod_host_opts(pod_host *h) { return &h->o; }
 lua_State *lpod_host_main_state(pod_host *h) { return h->L; }
 int lpod_host_interrupted(pod_host *h) { return h->interrupted || h->timed_out; }
 
+void lpod_host_fail(pod_host *h, const char *msg) {
+  fprintf(stderr, "%s\n", msg);
+  h->failed = 1;
+}
+
 int lpod_host_on_cancel(pod_host *h, lpod_cancel_fn fn, void *ud) {
   for (int i = 0; i < MAX_CANCEL; i++)
     if (h->cancel[i].fn == NULL) {
