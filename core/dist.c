@@ -312,6 +312,9 @@ static double quantile_raw(const pod_dist *d, double u);
 int pod_dist_check(const pod_dist *d, pod_err *err) {
   int rc = check_params(d, err);
   if (rc != POD_OK) return rc;
+  /* lists: each value is checked finite; pod_dist_discrete calls this
+  ** before its CDF is filled in, so no quantiles here */
+  if (d->kind == POD_DIST_DISCRETE || d->kind == POD_DIST_EMPIRICAL) return POD_OK;
   /* Valid parameters can still put the values beyond double range
   ** (exponential{1e308}, uniform{-1e308, 1e308}, lognormal{0, 40}): then
   ** samples, their spread or the mean would be infinite or NaN. */
