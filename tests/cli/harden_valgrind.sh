@@ -10,6 +10,11 @@ if ! command -v valgrind >/dev/null 2>&1; then
   finish
   exit 0
 fi
+if ldd "$PODSIM" 2>/dev/null | grep -q 'lib[at]san'; then
+  echo "podsim is built with a sanitizer (ASan/TSan cannot run under valgrind): skipped"
+  finish
+  exit 0
+fi
 log=$OUT/memcheck.log
 run valgrind --tool=memcheck --error-exitcode=99 --leak-check=full \
   --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
