@@ -99,7 +99,7 @@ double pod_coll_busbw_factor(pod_coll_op op, int n) {
 
 static double ceil_log2(int x) {
   double s = 0.0;
-  for (int v = 1; v < x; v <<= 1) s += 1.0;
+  for (long long v = 1; v < x; v <<= 1) s += 1.0; /* x up to INT_MAX */
   return s;
 }
 

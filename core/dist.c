@@ -219,7 +219,10 @@ static int bad(pod_err *err, const char *field, const char *what, double v) {
     if (!(cond)) return bad(err, field, what, v); \
   } while (0)
 
-int pod_dist_check(const pod_dist *d, pod_err *err) {
+#define BETA_MIN 1e-3
+#define BETA_MAX 1e6
+
+static int check_params(const pod_dist *d, pod_err *err) {
   const double *p = d->p;
   switch (d->kind) {
     case POD_DIST_FIXED:
@@ -265,18 +268,20 @@ int pod_dist_check(const pod_dist *d, pod_err *err) {
            "must lie in [lo, hi]", p[1]);
       return POD_OK;
     case POD_DIST_BETA:
-      NEED(pod_finite(p[0]) && p[0] > 0, "a", "must be finite and > 0", p[0]);
-      NEED(pod_finite(p[1]) && p[1] > 0, "b", "must be finite and > 0", p[1]);
+      /* Beyond these shapes the distribution is two points or one, and
+      ** GSL's beta quantile loops or fails (a = b = 5e-324 never returns) */
+      NEED(p[0] >= BETA_MIN && p[0] <= BETA_MAX, "a", "must be in [0.001, 1e6]", p[0]);
+      NEED(p[1] >= BETA_MIN && p[1] <= BETA_MAX, "b", "must be in [0.001, 1e6]", p[1]);
       NEED(pod_finite(p[2]), "lo", "must be finite", p[2]);
       NEED(pod_finite(p[3]), "hi", "must be finite", p[3]);
       NEED(p[3] > p[2], "hi", "must be greater than lo", p[3]);
       return POD_OK;
     case POD_DIST_GAMMA:
     case POD_DIST_WEIBULL:
-      NEED(pod_finite(p[0]) && p[0] > 0, "shape", "must be finite and > 0",
-           p[0]);
-      NEED(pod_finite(p[1]) && p[1] > 0, "scale", "must be finite and > 0",
-           p[1]);
+      /* beyond 1e6 the distribution is a point and GSL's gamma quantile
+      ** stops being monotone (shape 1e300) */
+      NEED(p[0] > 0 && p[0] <= 1e6, "shape", "must be in (0, 1e6]", p[0]);
+      NEED(pod_finite(p[1]) && p[1] > 0, "scale", "must be finite and > 0", p[1]);
       return POD_OK;
     case POD_DIST_EXPONENTIAL:
       NEED(pod_finite(p[0]) && p[0] > 0, "mean", "must be finite and > 0",
@@ -314,6 +319,42 @@ int pod_dist_check(const pod_dist *d, pod_err *err) {
   }
 }
 
+/* The parameter that scales a kind's values, named when they overflow. */
+static const char *scale_field(pod_dist_kind k) {
+  switch (k) {
+    case POD_DIST_NORMAL:
+    case POD_DIST_TRUNCNORMAL: return "sd";
+    case POD_DIST_LOGNORMAL: return "sigma";
+    case POD_DIST_GAMMA:
+    case POD_DIST_WEIBULL: return "scale";
+    case POD_DIST_EXPONENTIAL: return "mean";
+    case POD_DIST_FIXED: return "value";
+    case POD_DIST_DISCRETE:
+    case POD_DIST_EMPIRICAL: return "values";
+    default: return "hi";
+  }
+}
+
+static double quantile_raw(const pod_dist *d, double u);
+
+int pod_dist_check(const pod_dist *d, pod_err *err) {
+  int rc = check_params(d, err);
+  if (rc != POD_OK) return rc;
+  /* lists: each value is checked finite; pod_dist_discrete calls this
+  ** before its CDF is filled in, so no quantiles here */
+  if (d->kind == POD_DIST_DISCRETE || d->kind == POD_DIST_EMPIRICAL) return POD_OK;
+  /* Valid parameters can still put the values beyond double range
+  ** (exponential{1e308}, uniform{-1e308, 1e308}, lognormal{0, 40}): then
+  ** samples, their spread or the mean would be infinite or NaN. */
+  double lo = quantile_raw(d, 1e-15), hi = quantile_raw(d, 1 - 1e-15);
+  double m = pod_dist_mean(d), v = pod_dist_variance(d);
+  if (!(pod_finite(lo) && pod_finite(hi) && pod_finite(hi - lo) && pod_finite(m)) || isnan(v))
+    return pod_err_set(err, POD_EINVAL, scale_field(d->kind),
+                       "puts the values beyond the range of doubles (quantiles "
+                       "%g to %g, mean %g)", lo, hi, m);
+  return POD_OK;
+}
+
 static double clamp_u(double u) {
   const double hi = 1.0 - DBL_EPSILON / 2;
   if (!(u >= 1e-300)) return 1e-300; /* also catches NaN */
@@ -337,11 +378,20 @@ static double truncnormal_q(const double *p, double u) {
 
 static double triangular_q(const double *p, double u) {
   double a = p[0], c = p[1], b = p[2];
-  if (u < (c - a) / (b - a)) return a + sqrt(u * (b - a) * (c - a));
-  return b - sqrt((1 - u) * (b - a) * (b - c));
+  /* (b-a) sqrt(u (c-a)/(b-a)) = sqrt(u (b-a)(c-a)) without overflowing */
+  double w = b - a;
+  if (u < (c - a) / w) return a + w * sqrt(u * ((c - a) / w));
+  return b - w * sqrt((1 - u) * ((b - c) / w));
 }
 
+static double sample_raw(const pod_dist *d, gsl_rng *r);
+static double clamp_support(const pod_dist *d, double x);
+
 double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
+  return clamp_support(d, sample_raw(d, r));
+}
+
+static double sample_raw(const pod_dist *d, gsl_rng *r) {
   const double *p = d->p;
   switch (d->kind) {
     case POD_DIST_FIXED:
@@ -383,32 +433,75 @@ double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
   }
 }
 
+/* Smallest x in [lo, hi] with cdf(x) >= u, by bisection down to adjacent
+** doubles (at most ~1100 steps; the CDFs are monotone and reliable). */
+static double bisect_cdf(double (*cdf)(double, double, double), double u, double a,
+                         double b, double lo, double hi) {
+  for (int i = 0; i < 1100; i++) {
+    double mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi) break;
+    if (cdf(mid, a, b) < u) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/* Beta quantile by bisection: GSL's inversion returns NaN for valid
+** shapes (a = 10, b = 0.1 at u = 0.5) and never returns for others
+** (a = b = 1e6 at u = 0.05). */
+static double beta_q(double u, double a, double b) {
+  return bisect_cdf(gsl_cdf_beta_P, u, a, b, 0, 1);
+}
+
+/* Gamma quantile: GSL's inversion, or bisection where it fails (NaN for
+** shape = scale = 12207.7 at u = 1e-12). */
+static double gamma_q(double u, double k, double theta) {
+  double x = gsl_cdf_gamma_Pinv(u, k, theta);
+  if (x >= 0 && isfinite(x)) return x;
+  double hi = k * theta > 0 ? k * theta : theta;
+  for (int i = 0; i < 2100 && gsl_cdf_gamma_P(hi, k, theta) < u && isfinite(hi); i++) hi *= 2;
+  return bisect_cdf(gsl_cdf_gamma_P, u, k, theta, 0, hi);
+}
+
+static double quantile_raw(const pod_dist *d, double u);
+
+/* Bounded kinds: exp/log and interpolation can round a few ulps outside
+** [lo, hi]; values never leave the support. */
+static double clamp_support(const pod_dist *d, double x) {
+  const double *p = d->p;
+  double lo, hi;
+  switch (d->kind) {
+    case POD_DIST_UNIFORM:
+    case POD_DIST_LOGUNIFORM: lo = p[0]; hi = p[1]; break;
+    case POD_DIST_TRUNCNORMAL: lo = p[2]; hi = p[3]; break;
+    case POD_DIST_TRIANGULAR: lo = p[0]; hi = p[2]; break;
+    case POD_DIST_BETA: lo = p[2]; hi = p[3]; break;
+    default: return x;
+  }
+  if (x < lo) return lo;
+  if (x > hi) return hi;
+  return x;
+}
+
 double pod_dist_quantile(const pod_dist *d, double u) {
+  return clamp_support(d, quantile_raw(d, u));
+}
+
+static double quantile_raw(const pod_dist *d, double u) {
   const double *p = d->p;
   u = clamp_u(u);
   switch (d->kind) {
-    case POD_DIST_FIXED:
-      return p[0];
-    case POD_DIST_UNIFORM:
-      return p[0] + u * (p[1] - p[0]);
-    case POD_DIST_LOGUNIFORM:
-      return exp(log(p[0]) + u * (log(p[1]) - log(p[0])));
-    case POD_DIST_NORMAL:
-      return p[0] + p[1] * gsl_cdf_ugaussian_Pinv(u);
-    case POD_DIST_TRUNCNORMAL:
-      return truncnormal_q(p, u);
-    case POD_DIST_LOGNORMAL:
-      return gsl_cdf_lognormal_Pinv(u, p[0], p[1]);
-    case POD_DIST_TRIANGULAR:
-      return triangular_q(p, u);
-    case POD_DIST_BETA:
-      return p[2] + (p[3] - p[2]) * gsl_cdf_beta_Pinv(u, p[0], p[1]);
-    case POD_DIST_GAMMA:
-      return gsl_cdf_gamma_Pinv(u, p[0], p[1]);
-    case POD_DIST_WEIBULL:
-      return gsl_cdf_weibull_Pinv(u, p[1], p[0]);
-    case POD_DIST_EXPONENTIAL:
-      return gsl_cdf_exponential_Pinv(u, p[0]);
+    case POD_DIST_FIXED: return p[0];
+    case POD_DIST_UNIFORM: return p[0] + u * (p[1] - p[0]);
+    case POD_DIST_LOGUNIFORM: return exp(log(p[0]) + u * (log(p[1]) - log(p[0])));
+    case POD_DIST_NORMAL: return p[0] + p[1] * gsl_cdf_ugaussian_Pinv(u);
+    case POD_DIST_TRUNCNORMAL: return truncnormal_q(p, u);
+    case POD_DIST_LOGNORMAL: return gsl_cdf_lognormal_Pinv(u, p[0], p[1]);
+    case POD_DIST_TRIANGULAR: return triangular_q(p, u);
+    case POD_DIST_BETA: return p[2] + (p[3] - p[2]) * beta_q(u, p[0], p[1]);
+    case POD_DIST_GAMMA: return gamma_q(u, p[0], p[1]);
+    case POD_DIST_WEIBULL: return gsl_cdf_weibull_Pinv(u, p[1], p[0]);
+    case POD_DIST_EXPONENTIAL: return gsl_cdf_exponential_Pinv(u, p[0]);
     case POD_DIST_DISCRETE: { /* first i with cum[i] >= u */
       int lo = 0, hi = d->n - 1;
       while (lo < hi) {
@@ -489,7 +582,16 @@ double pod_dist_mean(const pod_dist *d) {
   }
 }
 
+static double variance_raw(const pod_dist *d);
+
+/* Rounding can leave a tiny negative variance (loguniform over a range of
+** a few ulps); a variance is never below 0. */
 double pod_dist_variance(const pod_dist *d) {
+  double v = variance_raw(d);
+  return v < 0 ? 0 : v;
+}
+
+static double variance_raw(const pod_dist *d) {
   const double *p = d->p;
   double m, v;
   switch (d->kind) {

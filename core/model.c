@@ -143,6 +143,9 @@ int pod_model_check(const pod_model *m, pod_err *err) {
                          (int)m->attn);
   }
   NEED(m->experts >= 0, "experts", "must be >= 0 (got %d)", m->experts);
+  /* unused by dense models, but never NaN or infinite */
+  NEED(pod_finite(m->capacity_factor), "capacity_factor", "must be a finite number");
+  NEED(pod_finite(m->imbalance), "imbalance", "must be a finite number");
   if (m->experts > 0) {
     NEED(m->top_k >= 1 && m->top_k <= m->experts, "top_k",
          "must be in [1, experts=%d] (got %d)", m->experts, m->top_k);

@@ -32,6 +32,11 @@
 ** - a chunk fails: no more chunks are queued, pending chunks after it are
 **   canceled, earlier ones still run, and the error of the first failing
 **   chunk in chunk order is reported; status POD_RUN_FAILED, no results.
+**   Except when it fails with POD_ENOMEM (an evaluator's memory budget):
+**   that stops the run like pod_run_cancel (status POD_RUN_CANCELED,
+**   results incomplete) except that every chunk before the failing one
+**   still runs and merges (deterministic partial results), and
+**   pod_run_error gives the error.
 **
 ** Several runs may be in flight on one loop.  All pod_run_* functions must
 ** be called on the loop thread.  The plan must stay alive, and must not be

@@ -114,7 +114,8 @@ typedef struct pod_sketch {
   pod_sketch_store pos, neg; /* bucket k holds |x| in (gamma^(k-1), gamma^k] */
 } pod_sketch;
 
-/* Empty sketch with relative accuracy alpha in (0, 0.5). */
+/* Empty sketch with relative accuracy alpha in [1e-4, 0.5) (smaller alphas
+** would need bucket indices and stores beyond what a sketch may hold). */
 int pod_sketch_init(pod_sketch *s, double alpha, pod_err *err);
 void pod_sketch_free(pod_sketch *s);
 

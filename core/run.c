@@ -64,6 +64,7 @@ struct pod_run {
   int running; /* chunk work items queued and not yet after_work'ed */
   int halt;
   int64_t fail_k;
+  int64_t budget_k;   /* chunk of run->err after a POD_ENOMEM stop */
   pod_err err;
   int64_t samples_done, samples_total;
   uint64_t t0;
@@ -225,7 +226,20 @@ static void after_work_cb(uv_work_t *req, int status) {
       pod_mc_chunk_free(s->chunk);
       s->chunk = NULL;
       s->state = SLOT_FREE;
-      fail_at(run, s->k, &e);
+      if (e.code == POD_ENOMEM && run->halt != HALT_FAIL) {
+        /* memory (an evaluator's budget) gave out: stop as a cancel does,
+        ** keeping the chunks merged before this one; pod_run_error says why */
+        if (run->err.code == POD_OK || s->k < run->budget_k) { /* lowest chunk wins */
+          run->err = e;
+          run->budget_k = s->k;
+        }
+        if (run->halt == HALT_NONE) run->halt = HALT_CANCEL;
+        /* chunks before this one still run and merge: the partial results
+        ** are chunks [0, k), the same for any thread count */
+        cancel_pending_after(run, s->k);
+      } else {
+        fail_at(run, s->k, &e);
+      }
     } else {
       s->state = SLOT_DONE;
     }

@@ -85,7 +85,18 @@ int pod_moments_ci95(const pod_moments *m, double *lo, double *hi) {
 
 double pod_stats_quantile_sorted(const double *sorted, size_t n, double p) {
   if (n == 0) return NAN;
-  return gsl_stats_quantile_from_sorted_data(sorted, 1, n, p);
+  if (!(p >= 0)) p = 0; /* also NaN */
+  if (p > 1) p = 1;
+  double q = gsl_stats_quantile_from_sorted_data(sorted, 1, n, p);
+  /* GSL interpolates (1-d) a + d b, which rounds outside [a, b] near the
+  ** ends of double range (a = b = DBL_MAX): keep it between its neighbours
+  ** so quantiles stay ordered and inside [min, max]. */
+  size_t i = (size_t)floor((double)(n - 1) * p);
+  if (i > n - 1) i = n - 1;
+  double a = sorted[i], b = sorted[i + 1 < n ? i + 1 : i];
+  if (q < a) q = a;
+  if (q > b) q = b;
+  return q;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -323,8 +334,10 @@ int pod_hist_init(pod_hist *h, int nbins, double lo, double hi, int logbins,
     return pod_err_set(err, POD_EINVAL, "lo", "must be finite%s (got %g)",
                        logbins ? " and > 0 for log bins" : "", lo);
   if (!pod_finite(hi) || hi < lo)
-    return pod_err_set(err, POD_EINVAL, "hi",
-                       "must be finite and >= lo (got %g)", hi);
+    return pod_err_set(err, POD_EINVAL, "hi", "must be finite and >= lo (got %g)", hi);
+  /* bin edges come from hi - lo (or hi / lo): they must be finite too */
+  if (!pod_finite(hi - lo) || (logbins && !pod_finite(log(hi / lo))))
+    return pod_err_set(err, POD_EINVAL, "hi", "range [%g, %g] too wide for bins", lo, hi);
   h->counts = calloc((size_t)nbins, sizeof(int64_t));
   if (!h->counts) return pod_err_set(err, POD_ENOMEM, "bins", NULL);
   h->nbins = nbins;

@@ -55,6 +55,7 @@ struct pod_host {
   char scen_dir[PATH_MAX];
   char out_dir[PATH_MAX];
   size_t mem, mem_cap;
+  uint64_t t0_ms;       /* uv_now when the run started (the budget's origin) */
 };
 
 static pod_host *g_host; /* for the signal handler only */
@@ -203,6 +204,11 @@ uv_loop_t *lpod_host_loop(pod_host *h) { return &h->loop; }
 const pod_host_opts *lpod_host_opts(pod_host *h) { return &h->o; }
 lua_State *lpod_host_main_state(pod_host *h) { return h->L; }
 int lpod_host_interrupted(pod_host *h) { return h->interrupted || h->timed_out; }
+
+void lpod_host_fail(pod_host *h, const char *msg) {
+  fprintf(stderr, "%s\n", msg);
+  h->failed = 1;
+}
 
 int lpod_host_on_cancel(pod_host *h, lpod_cancel_fn fn, void *ud) {
   for (int i = 0; i < MAX_CANCEL; i++)
@@ -794,7 +800,8 @@ static void budget_hook(lua_State *L, lua_Debug *ar) {
   ** period to write the partial results before it too is stopped. */
   uint64_t limit = (uint64_t)(h->o.timeout_s * 1000.0);
   if (h->timed_out) limit += TIMEOUT_GRACE_MS;
-  if (uv_now(&h->loop) >= limit) {
+  /* uv_now counts from an arbitrary origin (boot): measure from the start */
+  if (uv_now(&h->loop) - h->t0_ms >= limit) {
     h->timed_out = 1;
     run_cancel_hooks(h);
     lpod_error(L, NULL, NULL, "time budget of %g s exceeded (--timeout)", h->o.timeout_s);
@@ -884,6 +891,8 @@ int pod_host_main(const pod_host_opts *o) {
   uv_async_init(&h->loop, &h->wake, on_wake);
   h->wake.data = h;
   uv_unref((uv_handle_t *)&h->wake);
+  uv_update_time(&h->loop);
+  h->t0_ms = uv_now(&h->loop);
   if (o->timeout_s > 0) {
     uv_timer_init(&h->loop, &h->timeout);
     h->timeout.data = h;

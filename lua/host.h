@@ -61,6 +61,11 @@ void lpod_host_resume(pod_host *h, int nargs);
 /* Non-zero once SIGINT (or the timeout) asked the run to stop. */
 int lpod_host_interrupted(pod_host *h);
 
+/* Print msg (located by the caller) on stderr now and make the run exit 1 when the
+** scenario ends, without stopping it (a budget stopped one study; the
+** scenario may still write its partial results).  Loop thread only. */
+void lpod_host_fail(pod_host *h, const char *msg);
+
 /* Cancel hooks: called once on the loop thread when the run must stop
 ** (SIGINT, timeout, scenario error).  Returns an id for removal. */
 typedef void (*lpod_cancel_fn)(void *ud);

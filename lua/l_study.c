@@ -55,6 +55,7 @@ typedef enum { ST_NEW, ST_RUNNING, ST_DONE } study_state;
 
 typedef struct study {
   char name[NAME_MAX_LEN];
+  char where[256];  /* "file:line:" of the scenario's start/run call */
   pod_host *host;
   const pod_host_opts *opts;
   int P, M, G;
@@ -711,6 +712,15 @@ static void on_done(pod_run *run, pod_run_status status, void *ud) {
   s->results = pod_run_take_results(run);
   const pod_err *e = pod_run_error(run);
   if (e) s->err = *e;
+  /* a worker's memory budget stopped the run: the results so far come back
+  ** incomplete, and the run exits 1 (DESIGN.md 10) */
+  if (status == POD_RUN_CANCELED && s->err.code == POD_ENOMEM) {
+    char msg[POD_ERR_MSG_MAX + NAME_MAX_LEN + 352];
+    snprintf(msg, sizeof msg, "%s%sstudy '%s' stopped: %s; results so far are marked incomplete",
+             s->where[0] ? s->where : "podsim:", " ", s->name,
+             s->err.msg[0] ? s->err.msg : pod_strerror(s->err.code));
+    lpod_host_fail(s->host, msg);
+  }
   pod_run_free(run);
   s->run = NULL;
   lpod_host_off_cancel(s->host, s->cancel_id);
@@ -737,6 +747,9 @@ static study *check_study(lua_State *L, const char *what) {
 static int l_start(lua_State *L) {
   study *s = check_study(L, "study:start");
   if (s->state != ST_NEW) return lpod_error(L, "study:start", NULL, "study '%s' was already started", s->name);
+  lpod_where(L);
+  snprintf(s->where, sizeof s->where, "%s", lua_tostring(L, -1));
+  lua_pop(L, 1);
   pod_mc_spec spec;
   pod_mc_spec_init(&spec);
   spec.nparams = s->P;

@@ -48,3 +48,11 @@ foreach(src ${benches})
   add_executable(${name} ${src})
   target_link_libraries(${name} PRIVATE podlua)
 endforeach()
+
+# ThreadSanitizer (./build.sh tsan runs ctest -L tsan): the runner, the
+# Monte Carlo engine and the CLI tests whose studies run on worker threads.
+foreach(t unit_test_run unit_test_mc cli_study cli_harden_budget)
+  if(TEST ${t})
+    set_tests_properties(${t} PROPERTIES LABELS tsan)
+  endif()
+endforeach()

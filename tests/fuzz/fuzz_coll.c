@@ -1,0 +1,67 @@
+/*
+** fuzz_coll.c: pod_coll_eval and the collective kernel on arbitrary
+** systems and arguments (every field of pod_coll_cfg, in range, at the
+** edges, non-finite or arbitrary bits).  Properties: no crash or UB; a
+** non-finite input is never accepted; POD_OK means a finite, non-negative
+** time and finite bandwidths; an error fills pod_err with a message; the
+** kernel agrees with pod_coll_eval.
+*/
+#include <gsl/gsl_errno.h>
+
+#include "fuzz_fields.h"
+#include "pod_coll.h"
+
+extern const lpod_type lpod_coll_cfg_type;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static fz_fields fs;
+  static int nsys;
+  if (fs.n == 0) {
+    gsl_set_error_handler_off();
+    fz_collect(&fs, &lpod_coll_cfg_type, 0, "");
+    while (pod_hw_system_at(nsys, NULL)) nsys++;
+  }
+  fz f = {data, size};
+  pod_coll_cfg c;
+  memset(&c, 0, sizeof c);
+  c.system = *pod_hw_system_at(fz_u8(&f) % nsys, NULL);
+  c.op = (pod_coll_op)(fz_u8(&f) % POD_COLL_NOPS);
+  c.args.ranks = 1 + fz_u8(&f);
+  c.args.ranks_per_domain = 0;
+  c.args.bytes = ldexp(1.0, fz_u8(&f) % 40);
+  c.args.algo = (pod_coll_algo)(fz_u8(&f) % POD_ALGO_N);
+  int nmut = fz_u8(&f) % 8;
+  for (int i = 0; i < nmut && f.n > 0; i++) fz_mutate(&f, &fs, &c);
+
+  pod_coll_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  int rc = pod_coll_eval(&c.system, c.op, &c.args, &r, &e);
+  const char *bad = fz_nonfinite(&fs, &c);
+  if (rc == POD_OK) {
+    if (bad) FZ_FAIL("pod_coll_eval accepted a non-finite %s", bad);
+    if (!isfinite(r.time_s) || r.time_s < 0 || !isfinite(r.algbw_GBps) ||
+        !isfinite(r.busbw_GBps))
+      FZ_FAIL("pod_coll_eval: POD_OK with time_s=%g algbw=%g busbw=%g", r.time_s,
+              r.algbw_GBps, r.busbw_GBps);
+    if ((int)r.algo < 0 || r.algo >= POD_ALGO_N) FZ_FAIL("result algo %d", (int)r.algo);
+  } else if (e.msg[0] == '\0') {
+    FZ_FAIL("pod_coll_eval: status %d without a message", rc);
+  }
+  /* the same without an error struct */
+  pod_coll_result r2;
+  if (pod_coll_eval(&c.system, c.op, &c.args, &r2, NULL) != rc)
+    FZ_FAIL("pod_coll_eval: status differs without pod_err");
+  /* the kernel */
+  double m[16];
+  pod_err e2;
+  pod_err_clear(&e2);
+  int rk = pod_coll_kernel.fn(&c, m, &e2);
+  if ((rk == POD_OK) != (rc == POD_OK)) FZ_FAIL("kernel status %d, eval status %d", rk, rc);
+  if (rk == POD_OK)
+    for (int i = 0; i < pod_coll_kernel.nmetrics; i++)
+      if (!isfinite(m[i])) FZ_FAIL("kernel metric %s = %g", pod_coll_kernel.metric_names[i], m[i]);
+  return 0;
+}
