@@ -33,6 +33,18 @@ const lpod_type lpod_coll_cfg_type = {
 
 static const char *const opt_keys[] = {"ranks", "bytes", "ranks_per_domain", "algo", NULL};
 
+/* The option at stack slot idx as a number in [min, max] (an integer when
+** `integral`); raises the located error naming `key` otherwise. */
+static double opt_value(lua_State *L, int idx, const char *key, double min, double max,
+                        int required, int integral, const char *ctx) {
+  int isnum = 0;
+  double v = lua_type(L, idx) == LUA_TNUMBER ? lua_tonumberx(L, idx, &isnum) : 0;
+  if (isnum && v >= min && v <= max && (!integral || v == floor(v))) return v;
+  if (lua_isnil(L, idx) && required) lpod_error(L, ctx, key, "required field is missing");
+  lpod_check_range(L, idx, min, max, 0, ctx, key);
+  return lpod_error(L, ctx, key, "must be an integer (got %.10g)", v);
+}
+
 /* podsim.collective(system, op, opts) -> {time_s, algbw_GBps, busbw_GBps, algo} */
 static int l_collective(lua_State *L) {
   static const char ctx[] = "podsim.collective";
@@ -63,19 +75,19 @@ static int l_collective(lua_State *L) {
   if (!lua_istable(L, 3))
     return lpod_error(L, ctx, "opts", "expected a table {ranks=, bytes=, ...}, got %s",
                       luaL_typename(L, 3));
-  /* unknown fields first (the better message), by counting: the slow
-  ** check runs only when some key is not one of ours */
+  /* One read of each option (stack 4..7: ranks, bytes, ranks_per_domain,
+  ** algo).  Unknown fields are reported first (the better message): the
+  ** slow key check runs only when the table has keys we did not read. */
+  lua_settop(L, 3);
   int found = 0;
-  for (int i = 0; opt_keys[i]; i++) {
-    found += lua_getfield(L, 3, opt_keys[i]) != LUA_TNIL;
-    lua_pop(L, 1);
-  }
+  for (int i = 0; opt_keys[i]; i++) found += lua_getfield(L, 3, opt_keys[i]) != LUA_TNIL;
   if (lpod_count_keys(L, 3) != found) lpod_check_keys(L, 3, ctx, NULL, opt_keys);
   pod_coll_args a;
-  a.ranks = lpod_opt_int(L, 3, "ranks", 0, 1, 1 << 24, 1, ctx, NULL);
-  a.bytes = lpod_opt_number(L, 3, "bytes", 0, 0, 1e18, 1, ctx, NULL);
-  a.ranks_per_domain = lpod_opt_int(L, 3, "ranks_per_domain", 0, 0, 1 << 24, 0, ctx, NULL);
-  a.algo = (pod_coll_algo)lpod_opt_enum(L, 3, "algo", POD_ALGO_AUTO, algo_names, 0, ctx, NULL);
+  a.ranks = (int)opt_value(L, 4, "ranks", 1, 1 << 24, 1, 1, ctx);
+  a.bytes = opt_value(L, 5, "bytes", 0, 1e18, 1, 0, ctx);
+  a.ranks_per_domain = lua_isnil(L, 6) ? 0 : (int)opt_value(L, 6, "ranks_per_domain", 0, 1 << 24, 0, 1, ctx);
+  a.algo = lua_isnil(L, 7) ? POD_ALGO_AUTO
+                           : (pod_coll_algo)lpod_opt_enum(L, 3, "algo", POD_ALGO_AUTO, algo_names, 0, ctx, NULL);
   pod_coll_result r;
   pod_err e;
   pod_err_clear(&e);
