@@ -106,6 +106,27 @@ int pod_model_check(const pod_model *m, pod_err *err) {
   if (m == NULL) return pod_err_set(err, POD_EINVAL, "model", "is NULL");
   NEED(memchr(m->name, '\0', sizeof m->name) != NULL, "name",
        "is not NUL-terminated");
+  /* Upper bounds (the Lua ranges) keep every sum and product of
+  ** dimensions below in range; the largest real models are far inside. */
+  NEED(m->layers <= (1 << 20), "layers", "must be <= 2^20 (got %d)", m->layers);
+  NEED(m->hidden <= (1 << 24), "hidden", "must be <= 2^24 (got %d)", m->hidden);
+  NEED(m->ffn <= (1 << 26), "ffn", "must be <= 2^26 (got %d)", m->ffn);
+  NEED(m->heads <= (1 << 16), "heads", "must be <= 2^16 (got %d)", m->heads);
+  NEED(m->kv_heads <= (1 << 16), "kv_heads", "must be <= 2^16 (got %d)", m->kv_heads);
+  NEED(m->head_dim <= (1 << 16), "head_dim", "must be <= 2^16 (got %d)", m->head_dim);
+  NEED(m->vocab <= (1 << 28), "vocab", "must be <= 2^28 (got %d)", m->vocab);
+  NEED(m->q_lora <= (1 << 20), "q_lora", "must be <= 2^20 (got %d)", m->q_lora);
+  NEED(m->kv_lora <= (1 << 20), "kv_lora", "must be <= 2^20 (got %d)", m->kv_lora);
+  NEED(m->qk_nope <= (1 << 16), "qk_nope", "must be <= 2^16 (got %d)", m->qk_nope);
+  NEED(m->qk_rope <= (1 << 16), "qk_rope", "must be <= 2^16 (got %d)", m->qk_rope);
+  NEED(m->v_head <= (1 << 16), "v_head", "must be <= 2^16 (got %d)", m->v_head);
+  NEED(m->experts <= (1 << 20), "experts", "must be <= 2^20 (got %d)", m->experts);
+  NEED(m->top_k <= (1 << 20), "top_k", "must be <= 2^20 (got %d)", m->top_k);
+  NEED(m->expert_ffn <= (1 << 26), "expert_ffn", "must be <= 2^26 (got %d)", m->expert_ffn);
+  NEED(m->shared_experts <= (1 << 10), "shared_experts", "must be <= 1024 (got %d)", m->shared_experts);
+  NEED(m->dense_layers <= (1 << 20), "dense_layers", "must be <= 2^20 (got %d)", m->dense_layers);
+  NEED(m->moe_interval <= (1 << 20), "moe_interval", "must be <= 2^20 (got %d)", m->moe_interval);
+  NEED(m->mtp_layers <= 64, "mtp_layers", "must be <= 64 (got %d)", m->mtp_layers);
   NEED(m->layers >= 1, "layers", "must be >= 1 (got %d)", m->layers);
   NEED(m->hidden >= 1, "hidden", "must be >= 1 (got %d)", m->hidden);
   NEED(m->heads >= 1, "heads", "must be >= 1 (got %d)", m->heads);

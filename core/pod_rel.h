@@ -164,7 +164,9 @@ typedef struct pod_relsim_result {
   double restart_h;             /* restart + swap time */
   double wait_h;                /* time waiting for a repair */
   double ckpt_h;                /* time writing completed checkpoints */
-  int checkpoints;
+  double checkpoints;           /* completed checkpoints (a count; double
+                                ** because tiny intervals over long jobs
+                                ** exceed the int range) */
   int swaps;                    /* interruptions served by a spare */
   int waits;                    /* ... that waited for a repair */
   int shrinks;                  /* ... that shrank the job */

@@ -308,7 +308,7 @@ int pod_relsim_run(const pod_rel_cfg *c, uint64_t seed, pod_relsim_ws *ws,
     const double t_grow = ws->grow.n > 0 ? ws->grow.a[0].t : INFINITY;
     if (t_fail >= T_fin && t_grow >= T_fin) {
       t = T_fin;
-      res.checkpoints += (int)n_ck;
+      res.checkpoints += n_ck;
       res.ckpt_h += n_ck * C;
       Wc = W;
       break;
@@ -320,7 +320,7 @@ int pod_relsim_run(const pod_rel_cfg *c, uint64_t seed, pod_relsim_ws *ws,
     double o = (te - t) - k * S;
     if (o < 0.0) o = 0.0;
     Wc += k * sw;
-    res.checkpoints += (int)k;
+    res.checkpoints += k;
     res.ckpt_h += k * C;
 
     if (te == t_grow) {

@@ -323,6 +323,12 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
   NEED(l->vp == 1 || l->pp > 1, "parallel.vp",
        "virtual stages (vp %d) need pp > 1", l->vp);
   NEED(l->uneven == 0 || l->uneven == 1, "parallel.uneven", "must be 0 or 1");
+  /* every virtual stage holds at least one layer: pp*vp <= layers, which
+  ** also keeps the int products of pp and vp below in range */
+  NEED((long)l->pp * l->vp <= m->layers, "parallel.vp",
+       "pp*vp = %ld exceeds layers (%d)", (long)l->pp * l->vp, m->layers);
+  NEED(l->tp <= c->gpus && l->cp <= c->gpus && l->ep <= c->gpus && l->etp <= c->gpus,
+       "parallel", "no parallel dimension may exceed gpus (%d)", c->gpus);
   if (l->uneven) {
     NEED((long)l->pp * l->vp <= m->layers, "parallel.vp",
          "pp*vp = %ld exceeds layers (%d)", (long)l->pp * l->vp, m->layers);

@@ -456,7 +456,7 @@ static int l_simulate_run(lua_State *L) {
   set_num(L, "restart_h", r.restart_h);
   set_num(L, "wait_h", r.wait_h);
   set_num(L, "ckpt_h", r.ckpt_h);
-  set_int(L, "checkpoints", r.checkpoints);
+  set_num(L, "checkpoints", r.checkpoints);
   set_int(L, "swaps", r.swaps);
   set_int(L, "waits", r.waits);
   set_int(L, "shrinks", r.shrinks);

@@ -215,6 +215,13 @@ MUT(m_imb, m->experts = 4; m->top_k = 1; m->expert_ffn = 8; m->imbalance = 0.5)
 MUT(m_moe_ffn, m->experts = 4; m->top_k = 1; m->expert_ffn = 8; m->ffn = 0; m->dense_layers = 1)
 MUT(m_name, memset(m->name, 'x', sizeof m->name))
 
+/* Dimensions beyond the Lua ranges are refused, so sums and products of
+** dimensions never overflow (found by fuzzing). */
+static void m_hd_big(pod_model *m) { m->head_dim = 1 << 30; }
+static void m_vocab_big(pod_model *m) { m->vocab = (1 << 28) + 1; }
+static void m_nope_big(pod_model *m) { m->qk_nope = 1 << 20; }
+static void m_layers_big(pod_model *m) { m->layers = (1 << 20) + 1; }
+
 static void test_check_errors(void **state) {
   (void)state;
   struct { mutate f; const char *field; } cases[] = {
@@ -229,7 +236,8 @@ static void test_check_errors(void **state) {
     {m_topk, "top_k"}, {m_effn, "expert_ffn"}, {m_shared, "shared_experts"},
     {m_dense, "dense_layers"}, {m_interval, "moe_interval"},
     {m_cap, "capacity_factor"}, {m_imb, "imbalance"}, {m_moe_ffn, "ffn"},
-    {m_name, "name"},
+    {m_name, "name"}, {m_hd_big, "head_dim"}, {m_vocab_big, "vocab"},
+    {m_nope_big, "qk_nope"}, {m_layers_big, "layers"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     pod_model m = tiny();

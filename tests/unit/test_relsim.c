@@ -77,6 +77,17 @@ static void test_no_failures(void **state) {
   assert_int_equal(pod_relsim_run(&c, 1, NULL, &r, NULL), POD_OK);
   assert_int_equal(r.checkpoints, 10);
   assert_true(fabs(r.wall_h - (10.5 + 10 * 0.05)) < 1e-12);
+  /* More checkpoints than an int holds (a tiny interval over a long job):
+  ** counted without overflow (found by fuzzing). */
+  {
+    pod_rel_cfg big = c;
+    big.interval_rule = POD_REL_TAU_FIXED;
+    big.interval_s = 1e-3;
+    big.ckpt_s = 0.0;
+    big.work_h = 1e6;
+    assert_int_equal(pod_relsim_run(&big, 1, NULL, &r, NULL), POD_OK);
+    assert_true(r.checkpoints > 3.5e12 && r.checkpoints < 3.7e12);
+  }
   /* Optimal rule with no failures: one segment, no checkpoint. */
   c.interval_rule = POD_REL_TAU_YOUNG;
   assert_int_equal(pod_relsim_run(&c, 1, NULL, &r, NULL), POD_OK);

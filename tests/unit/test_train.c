@@ -282,6 +282,8 @@ MUT(x_mb0, c->parallel.microbatch = -1)
 MUT(x_gbs_div, c->global_batch = 129)
 MUT(x_zero, c->parallel.zero = 4)
 MUT(x_rec, c->parallel.recompute = 3)
+MUT(x_vp_huge, c->parallel.vp = 65536)
+MUT(x_cp_huge, c->parallel.cp = 1 << 20)
 
 static void test_constraint_errors(void **state) {
   (void)state;
@@ -303,7 +305,8 @@ static void test_constraint_errors(void **state) {
     {x_tp_kv, "parallel.tp", POD_EINVAL}, {x_pp0, "parallel.pp", POD_EINVAL},
     {x_pp_big, "parallel.pp", POD_EINVAL}, {x_pp_div, "parallel.pp", POD_EINVAL},
     {x_vp0, "parallel.vp", POD_EINVAL}, {x_vp_pp1, "parallel.vp", POD_EINVAL},
-    {x_vp_div, "parallel.vp", POD_EINVAL},
+    {x_vp_div, "parallel.vp", POD_EINVAL}, {x_vp_huge, "parallel.vp", POD_EINVAL},
+    {x_cp_huge, "parallel", POD_EINVAL},
     {x_uneven, "parallel.uneven", POD_EINVAL},
     {x_uneven_big, "parallel.vp", POD_EINVAL},
     {x_cp0, "parallel.cp", POD_EINVAL}, {x_cp_seq, "parallel.cp", POD_EINVAL},
