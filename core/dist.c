@@ -255,9 +255,10 @@ static int check_params(const pod_dist *d, pod_err *err) {
       return POD_OK;
     case POD_DIST_GAMMA:
     case POD_DIST_WEIBULL:
-      /* beyond 1e6 the distribution is a point and GSL's gamma quantile
-      ** stops being monotone (shape 1e300) */
-      NEED(p[0] > 0 && p[0] <= 1e6, "shape", "must be in (0, 1e6]", p[0]);
+      /* outside these shapes the distribution is a point (or all its mass
+      ** sits at 0) and GSL's gamma quantile stops being monotone (shape
+      ** 1e300 or 2e-308) */
+      NEED(p[0] >= 1e-3 && p[0] <= 1e6, "shape", "must be in [0.001, 1e6]", p[0]);
       NEED(pod_finite(p[1]) && p[1] > 0, "scale", "must be finite and > 0", p[1]);
       return POD_OK;
     case POD_DIST_EXPONENTIAL:
