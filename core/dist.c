@@ -570,6 +570,7 @@ static double variance_raw(const pod_dist *d) {
     case POD_DIST_DISCRETE: {
       double mean = pod_dist_mean(d), s = 0, w = 0;
       for (int i = 0; i < d->n; i++) {
+        if (d->weights[i] == 0) continue; /* 0 * inf would be NaN */
         double e = d->values[i] - mean;
         s += d->weights[i] * e * e;
         w += d->weights[i];
