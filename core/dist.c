@@ -314,8 +314,14 @@ int pod_dist_check(const pod_dist *d, pod_err *err) {
   int rc = check_params(d, err);
   if (rc != POD_OK) return rc;
   /* lists: each value is checked finite; pod_dist_discrete calls this
-  ** before its CDF is filled in, so no quantiles here */
-  if (d->kind == POD_DIST_DISCRETE || d->kind == POD_DIST_EMPIRICAL) return POD_OK;
+  ** before its CDF is filled in, so no quantiles here, only the mean
+  ** (from values and weights), which overflows for values near 1e308 */
+  if (d->kind == POD_DIST_DISCRETE || d->kind == POD_DIST_EMPIRICAL) {
+    double m = pod_dist_mean(d);
+    if (!pod_finite(m))
+      return pod_err_set(err, POD_EINVAL, "values", "are too large: their mean is %g", m);
+    return POD_OK;
+  }
   /* Valid parameters can still put the values beyond double range
   ** (exponential{1e308}, uniform{-1e308, 1e308}, lognormal{0, 40}): then
   ** samples, their spread or the mean would be infinite or NaN. */
