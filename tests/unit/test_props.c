@@ -514,6 +514,12 @@ static void test_dist_regressions(void **state) {
   assert_string_equal(e.field, "shape");
   d = pod_dist_gamma(1e300, 1e-300);
   assert_int_equal(pod_dist_check(&d, &e), POD_EINVAL);
+  double big[] = {DBL_MAX, DBL_MAX};
+  if (pod_dist_empirical(big, 2, &d, &e) == POD_OK) {
+    assert_int_equal(pod_dist_check(&d, &e), POD_EINVAL); /* mean overflows */
+    assert_string_equal(e.field, "values");
+    pod_dist_free(&d);
+  }
   d = pod_dist_beta(10, 0.1, 0, 1);
   assert_int_equal(pod_dist_check(&d, &e), POD_OK);
   double prev = 0;
