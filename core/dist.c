@@ -278,9 +278,10 @@ static int check_params(const pod_dist *d, pod_err *err) {
       return POD_OK;
     case POD_DIST_GAMMA:
     case POD_DIST_WEIBULL:
-      /* beyond 1e6 the distribution is a point and GSL's gamma quantile
-      ** stops being monotone (shape 1e300) */
-      NEED(p[0] > 0 && p[0] <= 1e6, "shape", "must be in (0, 1e6]", p[0]);
+      /* outside these shapes the distribution is a point (or all its mass
+      ** sits at 0) and GSL's gamma quantile stops being monotone (shape
+      ** 1e300 or 2e-308) */
+      NEED(p[0] >= 1e-3 && p[0] <= 1e6, "shape", "must be in [0.001, 1e6]", p[0]);
       NEED(pod_finite(p[1]) && p[1] > 0, "scale", "must be finite and > 0", p[1]);
       return POD_OK;
     case POD_DIST_EXPONENTIAL:
@@ -341,8 +342,14 @@ int pod_dist_check(const pod_dist *d, pod_err *err) {
   int rc = check_params(d, err);
   if (rc != POD_OK) return rc;
   /* lists: each value is checked finite; pod_dist_discrete calls this
-  ** before its CDF is filled in, so no quantiles here */
-  if (d->kind == POD_DIST_DISCRETE || d->kind == POD_DIST_EMPIRICAL) return POD_OK;
+  ** before its CDF is filled in, so no quantiles here, only the mean
+  ** (from values and weights), which overflows for values near 1e308 */
+  if (d->kind == POD_DIST_DISCRETE || d->kind == POD_DIST_EMPIRICAL) {
+    double m = pod_dist_mean(d);
+    if (!pod_finite(m))
+      return pod_err_set(err, POD_EINVAL, "values", "are too large: their mean is %g", m);
+    return POD_OK;
+  }
   /* Valid parameters can still put the values beyond double range
   ** (exponential{1e308}, uniform{-1e308, 1e308}, lognormal{0, 40}): then
   ** samples, their spread or the mean would be infinite or NaN. */
@@ -632,6 +639,7 @@ static double variance_raw(const pod_dist *d) {
     case POD_DIST_DISCRETE: {
       double mean = pod_dist_mean(d), s = 0, w = 0;
       for (int i = 0; i < d->n; i++) {
+        if (d->weights[i] == 0) continue; /* 0 * inf would be NaN */
         double e = d->values[i] - mean;
         s += d->weights[i] * e * e;
         w += d->weights[i];

@@ -300,6 +300,7 @@ static int l_empirical(lua_State *L) {
   int rc = pod_dist_empirical(vals, n, &d, &e);
   free(vals);
   if (rc != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
+  check_dist(L, ctx, &d); /* the whole list: its mean must not overflow */
   push_new(L, &d, 0);
   return 1;
 }

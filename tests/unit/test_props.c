@@ -509,6 +509,17 @@ static void test_dist_regressions(void **state) {
   d = pod_dist_beta(4.9406564584124654e-324, 4.9406564584124654e-324, 0, 1);
   assert_int_equal(pod_dist_check(&d, &e), POD_EINVAL);
   assert_string_equal(e.field, "a");
+  d = pod_dist_gamma(2.2250738585072014e-308, 4.9406564584124654e-324);
+  assert_int_equal(pod_dist_check(&d, &e), POD_EINVAL);
+  assert_string_equal(e.field, "shape");
+  d = pod_dist_gamma(1e300, 1e-300);
+  assert_int_equal(pod_dist_check(&d, &e), POD_EINVAL);
+  double big[] = {DBL_MAX, DBL_MAX};
+  if (pod_dist_empirical(big, 2, &d, &e) == POD_OK) {
+    assert_int_equal(pod_dist_check(&d, &e), POD_EINVAL); /* mean overflows */
+    assert_string_equal(e.field, "values");
+    pod_dist_free(&d);
+  }
   d = pod_dist_beta(10, 0.1, 0, 1);
   assert_int_equal(pod_dist_check(&d, &e), POD_OK);
   double prev = 0;
