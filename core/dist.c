@@ -371,6 +371,9 @@ static double clamp_u(double u) {
 
 static double truncnormal_q(const double *p, double u) {
   double a = (p[2] - p[0]) / p[1], b = (p[3] - p[0]) / p[1], z;
+  /* an interval this narrow against sd has a flat density (to 1e-7): the
+  ** CDF differences below would round to noise and lose monotonicity */
+  if ((b - a) * (fabs(a) + fabs(b) + 1) < 1e-7) return p[2] + u * (p[3] - p[2]);
   if (a > 0) { /* upper tail: work with Q for precision */
     double qa = gsl_cdf_ugaussian_Q(a), qb = gsl_cdf_ugaussian_Q(b);
     z = gsl_cdf_ugaussian_Qinv(qa - u * (qa - qb));
