@@ -77,6 +77,14 @@ int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
 
   if ((rc = nonneg(c->usd_per_gpu_hour, "usd_per_gpu_hour", err))) return rc;
   if (c->usd_per_gpu_hour > 0.0) {
+    /* the TCO parts go unused with a rental price, but a non-finite one is
+    ** still a bad input (every kernel refuses non-finite inputs) */
+    const double tco[] = {c->tco.capex_usd_per_gpu, c->tco.amort_years, c->tco.capital_rate,
+                          c->tco.power_kw_per_gpu, c->tco.pue, c->tco.usd_per_kwh,
+                          c->tco.hosting_usd_per_kw_month, c->tco.ops_usd_per_gpu_year};
+    for (size_t i = 0; i < sizeof tco / sizeof tco[0]; i++)
+      if (!pod_finite(tco[i]))
+        return pod_err_set(err, POD_EINVAL, "tco", "every TCO part must be finite");
     r.price.usd_per_gpu_hour = c->usd_per_gpu_hour;
   } else if ((rc = pod_cost_tco_eval(&c->tco, &r.price, err))) {
     return rc;

@@ -18,7 +18,9 @@ LUA
 files="samples.csv summary.csv meta.json hist_time_s.csv"
 # reference outputs of both seeds, written to completion
 for seed in 1 2; do
+  t0=$(date +%s.%N)
   run "$PODSIM" run "$OUT/big.lua" --quiet --threads 2 --set n=$N --set seed=$seed --out "$OUT/ref$seed"
+  ref_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
   expect_rc 0 "reference run, seed $seed"
   [ "$(wc -l <"$OUT/ref$seed/big/samples.csv")" -eq $((N + 1)) ] && ok || bad "reference samples.csv has $N rows"
 done
@@ -39,7 +41,8 @@ check() { # check FILE -> 0 when absent or equal to a reference version
 kills=0
 for i in 1 2 3 4 5 6 7 8; do
   seed=$(( i % 2 + 1 ))
-  delay=$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.3 + 5.0 * r / 32768 }')
+  # a random moment inside a run: 5% to 90% of the reference run's time
+  delay=$(awk -v r=$RANDOM -v t="$ref_s" 'BEGIN { printf "%.3f", t * (0.05 + 0.85 * r / 32768) }')
   "$PODSIM" run "$OUT/big.lua" --quiet --threads 2 --set n=$N --set seed=$seed --out "$OUT/t" \
     >/dev/null 2>&1 &
   pid=$!

@@ -163,6 +163,9 @@ static void test_bad_inputs(void **state) {
   } while (0)
   BAD(c.usd_per_gpu_hour = -1.0, "usd_per_gpu_hour");
   BAD(c.usd_per_gpu_hour = NAN, "usd_per_gpu_hour");
+  /* with a rental price the TCO parts are unused but must still be finite */
+  BAD(c.tco.pue = NAN, "tco");
+  BAD(c.tco.capex_usd_per_gpu = INFINITY, "tco");
   BAD(c.tokens_per_s_per_gpu = 0.0, "tokens_per_s_per_gpu");
   BAD(c.tokens_per_s_per_gpu = INFINITY, "tokens_per_s_per_gpu");
   BAD(c.active_gpus = 0, "active_gpus");
