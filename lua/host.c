@@ -236,26 +236,16 @@ static void run_cancel_hooks(pod_host *h) {
 /* sandbox                                                                 */
 /* ---------------------------------------------------------------------- */
 
-static int sb_io_open(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
-  const char *mode = luaL_optstring(L, 2, "r");
-  pod_host *h = lpod_host(L);
-  int write = strpbrk(mode, "wa+") != NULL;
-  if (!lpod_host_path_allowed(h, path, write))
-    return lpod_error(L, "io.open", NULL,
-                      "'%s' is outside the scenario's folder and the output "
-                      "folder (run with --unsafe to lift the sandbox)", path);
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
-}
-
-static int sb_io_lines(lua_State *L) {
-  if (!lua_isnoneornil(L, 1)) {
+/* io.open and io.lines with the path checked first.  Upvalues: the
+** original function and its name ("io.open" / "io.lines").  io.lines()
+** without a file reads stdin and needs no check. */
+static int sb_io_file(lua_State *L) {
+  const char *what = lua_tostring(L, lua_upvalueindex(2));
+  if (!lua_isnoneornil(L, 1) || strcmp(what, "io.open") == 0) {
     const char *path = luaL_checkstring(L, 1);
-    if (!lpod_host_path_allowed(lpod_host(L), path, 0))
-      return lpod_error(L, "io.lines", NULL,
+    const char *mode = strcmp(what, "io.open") == 0 ? luaL_optstring(L, 2, "r") : "r";
+    if (!lpod_host_path_allowed(lpod_host(L), path, strpbrk(mode, "wa+") != NULL))
+      return lpod_error(L, what, NULL,
                         "'%s' is outside the scenario's folder and the output "
                         "folder (run with --unsafe to lift the sandbox)", path);
   }
@@ -338,10 +328,12 @@ static void sandbox(lua_State *L) {
   lua_getfield(L, g, "io");
   int io = lua_gettop(L);
   lua_getfield(L, io, "open");
-  lua_pushcclosure(L, sb_io_open, 1);
+  lua_pushliteral(L, "io.open");
+  lua_pushcclosure(L, sb_io_file, 2);
   lua_setfield(L, io, "open");
   lua_getfield(L, io, "lines");
-  lua_pushcclosure(L, sb_io_lines, 1);
+  lua_pushliteral(L, "io.lines");
+  lua_pushcclosure(L, sb_io_file, 2);
   lua_setfield(L, io, "lines");
   deny(L, io, "popen", "io.popen");
   deny(L, io, "input", "io.input");

@@ -121,13 +121,7 @@ static void check_no_extra(lua_State *L, const char *ctx, const char *const *nam
     if (!ok) {
       const char *near = lpod_nearest(k, names);
       if (near) lpod_error(L, ctx, k, "unknown parameter (did you mean '%s'?)", near);
-      luaL_Buffer b;
-      luaL_buffinit(L, &b);
-      for (int i = 0; names[i]; i++) {
-        if (i) luaL_addstring(&b, ", ");
-        luaL_addstring(&b, names[i]);
-      }
-      luaL_pushresult(&b);
+      lpod_push_names(L, names);
       lpod_error(L, ctx, k, "unknown parameter (one of %s)", lua_tostring(L, -1));
     }
   }
@@ -402,9 +396,8 @@ static int dist_kinds_index(lua_State *L) {
   const char *k = lua_tostring(L, 2);
   const char *near = lpod_nearest(k, names);
   if (near) return lpod_error(L, "podsim.dist", k, "unknown distribution (did you mean '%s'?)", near);
-  return lpod_error(L, "podsim.dist", k, "unknown distribution (fixed, uniform, loguniform, "
-                    "normal, truncnormal, lognormal, triangular, beta, gamma, weibull, "
-                    "exponential, choice, empirical)");
+  lpod_push_names(L, names); /* the kinds, from the one table above */
+  return lpod_error(L, "podsim.dist", k, "unknown distribution (%s)", lua_tostring(L, -1));
 }
 
 void lpod_open_dist(lua_State *L) {

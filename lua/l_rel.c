@@ -70,18 +70,7 @@ static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
       int n = 0;
       while (n < 15 && (names[n] = fs_name(n)) != NULL) n++;
       names[n] = NULL;
-      const char *near = lpod_nearest(name, names);
-      if (near)
-        lpod_error(L, ctx, path, "unknown failures preset '%s' (did you mean '%s'?)", name, near);
-      luaL_Buffer b;
-      luaL_buffinit(L, &b);
-      for (int i = 0; i < n; i++) {
-        if (i) luaL_addstring(&b, ", ");
-        luaL_addstring(&b, names[i]);
-      }
-      luaL_pushresult(&b);
-      lpod_error(L, ctx, path, "unknown failures preset '%s' (presets: %s)", name,
-                 lua_tostring(L, -1));
+      lpod_error_unknown(L, ctx, path, "failures preset", name, names, "presets");
     }
     if (lpod_test(L, idx, &lpod_failures_type)) {
       lpod_to_value(L, idx, &lpod_failures_type, out, path);

@@ -115,6 +115,27 @@ const char *lpod_nearest(const char *word, const char *const *names) {
   return (best && bestd <= limit) ? best : NULL;
 }
 
+void lpod_push_names(lua_State *L, const char *const *names) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 0; names[i]; i++) {
+    if (i) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, names[i]);
+  }
+  luaL_pushresult(&b);
+}
+
+int lpod_error_unknown(lua_State *L, const char *ctx, const char *path,
+                       const char *what, const char *name,
+                       const char *const *names, const char *label) {
+  const char *near = lpod_nearest(name, names);
+  if (near)
+    return lpod_error(L, ctx, path, "unknown %s '%s' (did you mean '%s'?)", what, name, near);
+  lpod_push_names(L, names);
+  return lpod_error(L, ctx, path, "unknown %s '%s' (%s: %s)", what, name, label,
+                    lua_tostring(L, -1));
+}
+
 static void join_path(char *out, size_t n, const char *path, const char *key) {
   if (path && path[0])
     snprintf(out, n, "%s.%s", path, key);
@@ -155,13 +176,7 @@ void lpod_check_keys(lua_State *L, int idx, const char *ctx,
       const char *near = lpod_nearest(k, allowed);
       if (near) lpod_error(L, ctx, full, "unknown field (did you mean '%s'?)", near);
       /* nothing close: list the valid names */
-      luaL_Buffer b;
-      luaL_buffinit(L, &b);
-      for (int i = 0; allowed[i]; i++) {
-        if (i) luaL_addstring(&b, ", ");
-        luaL_addstring(&b, allowed[i]);
-      }
-      luaL_pushresult(&b);
+      lpod_push_names(L, allowed);
       lpod_error(L, ctx, full, "unknown field (one of %s)", lua_tostring(L, -1));
     }
     lua_pop(L, 1);
@@ -268,13 +283,7 @@ static int enum_index(lua_State *L, int idx, const char *const *names,
   const char *s = lua_tostring(L, idx);
   for (int i = 0; names[i]; i++)
     if (strcmp(s, names[i]) == 0) return i;
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  for (int i = 0; names[i]; i++) {
-    if (i) luaL_addstring(&b, ", ");
-    luaL_addstring(&b, names[i]);
-  }
-  luaL_pushresult(&b);
+  lpod_push_names(L, names);
   const char *near = lpod_nearest(s, names);
   if (near)
     lpod_error(L, ctx, full, "unknown value '%s' (did you mean '%s'? one of %s)",
@@ -437,19 +446,8 @@ static void preset_error(lua_State *L, const lpod_type *t, const char *name,
     for (const char *s; n < 127 && (s = t->preset_name(n)) != NULL; n++)
       names[n] = s;
   names[n] = NULL;
-  const char *near = lpod_nearest(name, names);
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  for (int i = 0; i < n; i++) {
-    if (i) luaL_addstring(&b, ", ");
-    luaL_addstring(&b, names[i]);
-  }
-  luaL_pushresult(&b);
-  if (near)
-    lpod_error(L, ctx, path, "unknown %s preset '%s' (did you mean '%s'?)",
-               t->kind, name, near);
-  lpod_error(L, ctx, path, "unknown %s preset '%s' (presets: %s)", t->kind,
-             name, lua_tostring(L, -1));
+  lua_pushfstring(L, "%s preset", t->kind);
+  lpod_error_unknown(L, ctx, path, lua_tostring(L, -1), name, names, "presets");
 }
 
 static void build_ctx(lua_State *L, int idx, const lpod_type *t, void *out,

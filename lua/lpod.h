@@ -127,6 +127,15 @@ int lpod_error_core(lua_State *L, const char *ctx, const char *prefix,
 ** close enough to suggest. */
 const char *lpod_nearest(const char *word, const char *const *names);
 
+/* Push "a, b, c": the NULL-terminated names joined for a message. */
+void lpod_push_names(lua_State *L, const char *const *names);
+
+/* Raise "ctx: path: unknown <what> '<name>' (did you mean '<near>'?)", or
+** "... (<label>: a, b, c)" when no name is close. */
+int lpod_error_unknown(lua_State *L, const char *ctx, const char *path,
+                       const char *what, const char *name,
+                       const char *const *names, const char *label);
+
 /* --- option tables ----------------------------------------------------- */
 
 /* Check that every string key of the table at idx is one of `allowed`

@@ -725,42 +725,8 @@ static void test_kernel_evaluator(void **st) {
 ** allocated.  The process's malloc family is interposed through glibc's
 ** __libc_* entry points, so GSL's allocations fail too.  Not built under
 ** sanitizers, which interpose malloc themselves. */
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__SANITIZE_THREAD__)
-#define POD_ALLOC_FAIL 1
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
-static atomic_long countdown = -1; /* the allocation that fails; < 0: none */
-static atomic_long live;           /* allocations not yet freed */
-
-static int fail_now(void) {
-  if (atomic_load(&countdown) < 0) return 0;
-  return atomic_fetch_sub(&countdown, 1) == 0;
-}
-void *malloc(size_t n) {
-  if (fail_now()) return NULL;
-  void *p = __libc_malloc(n);
-  if (p) atomic_fetch_add(&live, 1);
-  return p;
-}
-void *calloc(size_t a, size_t b) {
-  if (fail_now()) return NULL;
-  void *p = __libc_calloc(a, b);
-  if (p) atomic_fetch_add(&live, 1);
-  return p;
-}
-void *realloc(void *q, size_t n) {
-  if (fail_now()) return NULL;
-  void *p = __libc_realloc(q, n);
-  if (p && !q) atomic_fetch_add(&live, 1);
-  return p;
-}
-void free(void *p) {
-  if (p) atomic_fetch_sub(&live, 1);
-  __libc_free(p);
-}
+#include "failalloc.h"
+#ifdef POD_ALLOC_FAIL
 
 /* Build a plan with a discrete and an empirical parameter, run it, finish;
 ** returns the first failing status. */

@@ -462,42 +462,8 @@ static void test_concurrent_runs(void **st) {
 ** fails is not fixed, but exactly one does; the run must then fail with
 ** POD_ENOMEM (or complete, when the failure only degrades), call done_cb
 ** once, leave no handle open and leak nothing. */
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__SANITIZE_THREAD__)
-#define POD_ALLOC_FAIL 1
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
-static atomic_long countdown = -1;
-static atomic_long live;
-
-static int fail_now(void) {
-  if (atomic_load(&countdown) < 0) return 0;
-  return atomic_fetch_sub(&countdown, 1) == 0;
-}
-void *malloc(size_t n) {
-  if (fail_now()) return NULL;
-  void *p = __libc_malloc(n);
-  if (p) atomic_fetch_add(&live, 1);
-  return p;
-}
-void *calloc(size_t a, size_t b) {
-  if (fail_now()) return NULL;
-  void *p = __libc_calloc(a, b);
-  if (p) atomic_fetch_add(&live, 1);
-  return p;
-}
-void *realloc(void *q, size_t n) {
-  if (fail_now()) return NULL;
-  void *p = __libc_realloc(q, n);
-  if (p && !q) atomic_fetch_add(&live, 1);
-  return p;
-}
-void free(void *p) {
-  if (p) atomic_fetch_sub(&live, 1);
-  __libc_free(p);
-}
+#include "failalloc.h"
+#ifdef POD_ALLOC_FAIL
 
 static void test_alloc_failures(void **st) {
   (void)st;
