@@ -203,6 +203,7 @@ pod_host *lpod_host(lua_State *L) {
 uv_loop_t *lpod_host_loop(pod_host *h) { return &h->loop; }
 const pod_host_opts *lpod_host_opts(pod_host *h) { return &h->o; }
 lua_State *lpod_host_main_state(pod_host *h) { return h->L; }
+lua_State *lpod_host_coroutine(pod_host *h) { return h->co; }
 int lpod_host_interrupted(pod_host *h) { return h->interrupted || h->timed_out; }
 
 void lpod_host_fail(pod_host *h, const char *msg) {

@@ -48,6 +48,9 @@ pod_host *lpod_host(lua_State *L);
 uv_loop_t *lpod_host_loop(pod_host *h);
 const pod_host_opts *lpod_host_opts(pod_host *h);
 lua_State *lpod_host_main_state(pod_host *h);
+/* The scenario coroutine: where a completion pushes its results before
+** lpod_host_resume (the only coroutine that may wait, see below). */
+lua_State *lpod_host_coroutine(pod_host *h);
 
 /* Raise a located error unless `co` is the scenario coroutine and may
 ** yield; call right before `return lua_yield(co, 0)`.  `what` names the

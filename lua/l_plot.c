@@ -43,16 +43,10 @@ static void gp_closed(uv_handle_t *hd) {
     gp_free(r);
     return;
   }
-  lua_State *L = lpod_host_main_state(r->h);
   pod_host *h = r->h;
   lpod_host_off_cancel(h, r->cancel_id);
   /* Push results on the scenario coroutine, then resume it. */
-  lua_State *co = NULL;
-  lua_getfield(L, LUA_REGISTRYINDEX, "lpod.gnuplot_co");
-  co = lua_tothread(L, -1);
-  lua_pop(L, 1);
-  lua_pushnil(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.gnuplot_co");
+  lua_State *co = lpod_host_coroutine(h);
   if (r->status == 0 && r->term_signal == 0) {
     lua_pushboolean(co, 1);
     gp_free(r);
@@ -157,8 +151,6 @@ static int l_gnuplot(lua_State *L) {
   uv_buf_t buf = uv_buf_init(r->script, (unsigned)len);
   uv_write(&r->w, (uv_stream_t *)&r->in, &buf, 1, gp_written);
   uv_read_start((uv_stream_t *)&r->err, gp_alloc, gp_read);
-  lua_pushthread(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.gnuplot_co");
   return lua_yield(L, 0);
 }
 
