@@ -39,10 +39,13 @@ check() { # check FILE -> 0 when absent or equal to a reference version
 }
 # kill at random moments: while sampling, while writing, around the renames
 kills=0
-for i in 1 2 3 4 5 6 7 8; do
+# (up to 20 attempts, until 8 kills landed in a running process: run times
+# vary with the machine's load, so a kill may come after the run ended)
+for i in $(seq 1 20); do
+  [ $kills -ge 8 ] && break
   seed=$(( i % 2 + 1 ))
-  # a random moment inside a run: 5% to 90% of the reference run's time
-  delay=$(awk -v r=$RANDOM -v t="$ref_s" 'BEGIN { printf "%.3f", t * (0.05 + 0.85 * r / 32768) }')
+  # a random moment inside a run: 5% to 70% of the reference run's time
+  delay=$(awk -v r=$RANDOM -v t="$ref_s" 'BEGIN { printf "%.3f", t * (0.05 + 0.65 * r / 32768) }')
   "$PODSIM" run "$OUT/big.lua" --quiet --threads 2 --set n=$N --set seed=$seed --out "$OUT/t" \
     >/dev/null 2>&1 &
   pid=$!
@@ -56,7 +59,7 @@ for i in 1 2 3 4 5 6 7 8; do
     [ "$(tail -c 1 "$OUT/t/big/samples.csv" | od -An -c | tr -d ' ')" = '\n' ] && ok || bad "samples.csv ends mid-line"
   fi
 done
-[ $kills -ge 4 ] && ok || bad "only $kills of 8 runs were still running when killed"
+[ $kills -ge 4 ] && ok || bad "only $kills of $i runs were still running when killed"
 echo "killed $kills runs; temporary files left by them: $(find "$OUT/t" -name '*.tmp.*' | wc -l)"
 # a run that finishes replaces the file whole and leaves no temporary file
 rm -f "$OUT"/t/big/*.tmp.*
