@@ -21,11 +21,11 @@ local series = {
    par = {tp = 8, pp = 8, vp = 8, cp = 2, uneven = true},
    pub = {[512] = {44.4}, [1024] = {44.2}, [2048] = {43.7}}},
   {name = "maverick_gb200_fp8", sys = "gb200_nvl72", model = "llama4_maverick", seq = 8192,
-   dtype = "fp8", gpus = {128, 256, 512}, gbs = function() return 1024 end, eff_scale = 1 / 1.5,
+   dtype = "fp8", gpus = {128, 256, 512}, gbs = function(g) return 8 * g end, eff_scale = 1 / 1.5,
    par = {tp = 1, pp = 2, vp = 12, ep = 64},
    pub = {[128] = {nil, 10757}, [256] = {nil, 10530}, [512] = {nil, 10365}}},
   {name = "deepseek_v3_gb300_fp8", sys = "gb300_nvl72", model = "deepseek_v3", seq = 4096,
-   dtype = "fp8", gpus = {256, 512, 1024}, gbs = function(g) return 16 * g end,
+   dtype = "fp8", recipe = "block", gpus = {256, 512, 1024}, gbs = function(g) return 16 * g end,
    par = {tp = 1, pp = 2, vp = 8, ep = 32, uneven = true},
    pub = {[256] = {100 * 1648 / 5000, 6338}, [1024] = {100 * 1648 / 5000 * 0.985, 6338 * 0.985}}},
 }
@@ -36,7 +36,7 @@ for i, s in ipairs(series) do
   for _, g in ipairs(s.gpus) do
     local r = podsim.train{system = s.sys, model = s.model, gpus = g, seq = s.seq,
       global_batch = s.gbs(g), dtype = s.dtype, mfu_full_attn = s.full or false,
-      eff_scale = s.eff_scale, parallel = s.par}
+      eff_scale = s.eff_scale, fp8_recipe = s.recipe, parallel = s.par}
     first = first or r
     rows[#rows + 1] = {series_id = i, series = s.name, gpus = g, mfu_pct = 100 * r.mfu,
       tokens_per_s_per_gpu = r.tokens_per_s_per_gpu}
