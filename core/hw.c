@@ -116,6 +116,8 @@
   { "gb200", 2500.0, 5000.0, 10000.0, 186.0, 8.0, 1200.0 }
 #define GPU_GB300 \
   { "gb300", 2500.0, 5000.0, 15000.0, 288.0, 8.0, 1400.0 }
+#define GPU_B300 \
+  { "b300", 2250.0, 4500.0, 13500.0, 288.0, 8.0, 1100.0 }
 
 static const struct {
   pod_gpu gpu;
@@ -145,6 +147,11 @@ static const struct {
      "NVIDIA GB300 NVL72 datasheet: 360/720 PF bf16/fp8 sparse, 1,080 PF "
      "fp4 dense per 72 GPUs, 20.7 TB HBM3e (288 GB per B300), 576 TB/s; "
      "~1400 W per GPU"},
+    {GPU_B300,
+     "NVIDIA DGX/HGX B300 datasheet: per 8 GPUs 72 PF fp8 training and "
+     "144 PF fp4 inference sparse (4.5 PF fp8, 13.5 PF fp4 dense per GPU; "
+     "bf16 half of fp8), 2.3 TB HBM3e (288 GB per GPU), 8 TB/s per GPU; "
+     "1100 W"},
 };
 #define NGPUS ((int)(sizeof GPUS / sizeof GPUS[0]))
 
@@ -228,6 +235,17 @@ static const struct {
      "NVIDIA GB200 NVL72 datasheet: 72 GPUs in one NVLink domain, 1.8 TB/s "
      "bidirectional per GPU (130 TB/s per rack), ConnectX-7 400 Gb/s per "
      "GPU; price: public.md K1 (derived 2.36 USD/GPU-h)"},
+    {{.name = "hgx_b300",
+      .gpu = GPU_B300,
+      .domain_gpus = 8,
+      .up_GBps = 900.0,
+      NVLINK5,
+      XDR_CX8,
+      .oversub = 1.0,
+      .usd_per_gpu_hour = 2.36},
+     "NVIDIA DGX B300 datasheet: 8 Blackwell Ultra GPUs, NVLink5 14.4 TB/s "
+     "per node (1.8 TB/s bidirectional per GPU), 8x ConnectX-8 800 Gb/s; "
+     "price: assumed GB300's (K1)"},
     {{.name = "gb300_nvl72",
       .gpu = GPU_GB300,
       .domain_gpus = 72,

@@ -58,7 +58,7 @@ local function best(sys)
 end
 rows = {}
 local g3 = best("gb300_nvl72")
-for _, sys in ipairs{"gb300_nvl72", "gb200_nvl72", "hgx_b200", "hgx_h200", "hgx_h100"} do
+for _, sys in ipairs{"gb300_nvl72", "gb200_nvl72", "hgx_b300", "hgx_b200", "hgx_h200", "hgx_h100"} do
   local x = best(sys)
   rows[#rows + 1] = {sys, x.tokens_per_s_per_gpu, g3.tokens_per_s_per_gpu / x.tokens_per_s_per_gpu,
     string.format("tp%d pp%d vp%d ep%d etp%d cp%d mb%d zero%d %s", x.tp, x.pp, x.vp, x.ep,

@@ -69,7 +69,7 @@ expect_error("out_collision:", podsim.system, {base = "hgx_h100", out_collision 
 expect_error("up_eff:", podsim.system, {base = "hgx_h100", up_eff = 0})
 
 -- Presets carry their public source.
-for _, name in ipairs({"dgx_a100", "hgx_h100", "hgx_h800", "hgx_h200", "hgx_b200",
+for _, name in ipairs({"dgx_a100", "hgx_h100", "hgx_h800", "hgx_h200", "hgx_b200", "hgx_b300",
                        "gb200_nvl72", "gb300_nvl72"}) do
   assert(podsim.systems[name], name)
   assert(podsim.systems[name].usd_per_gpu_hour > 0, name)

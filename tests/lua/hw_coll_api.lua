@@ -2,14 +2,14 @@
 local T = dofile(debug.getinfo(1, "S").source:sub(2):match("^(.*)/") .. "/util/expect.lua")
 
 -- presets exist for every system of DESIGN.md 4.1 and read as specs
-for _, name in ipairs{"dgx_a100", "hgx_h100", "hgx_h800", "hgx_h200", "hgx_b200", "gb200_nvl72", "gb300_nvl72"} do
+for _, name in ipairs{"dgx_a100", "hgx_h100", "hgx_h800", "hgx_h200", "hgx_b200", "hgx_b300", "gb200_nvl72", "gb300_nvl72"} do
   local s = podsim.systems[name]
   T.truthy(s, name)
   T.eq(s.name, name, "name")
   T.truthy(s.up_GBps > 0 and s.domain_gpus >= 8, name .. " fields")
   T.truthy(podsim._sources.systems[name] ~= "", name .. " has a source")
 end
-for _, name in ipairs{"a100", "h100", "h800", "h200", "b200", "gb200", "gb300"} do
+for _, name in ipairs{"a100", "h100", "h800", "h200", "b200", "gb200", "gb300", "b300"} do
   T.truthy(podsim.gpus[name].bf16_tflops > 0, name)
 end
 T.eq(podsim.systems.gb200_nvl72.domain_gpus, 72, "NVL72 domain")

@@ -25,11 +25,11 @@ static void test_gpu_presets_valid(void **state) {
     assert_int_equal(pod_hw_gpu_preset(g->name, &copy), POD_OK);
     assert_memory_equal(&copy, g, sizeof copy);
   }
-  assert_int_equal(n, 7);
+  assert_int_equal(n, 8);
   assert_null(pod_hw_gpu_at(-1, NULL));
   assert_null(pod_hw_gpu_at(n, NULL));
   const char *names[] = {"a100", "h100",  "h800", "h200",
-                         "b200", "gb200", "gb300"};
+                         "b200", "gb200", "gb300", "b300"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     assert_int_equal(pod_hw_gpu_preset(names[i], NULL), POD_OK);
 }
@@ -49,7 +49,7 @@ static void test_system_presets_valid(void **state) {
     assert_int_equal(pod_hw_system_preset(s->name, &copy), POD_OK);
     assert_memory_equal(&copy, s, sizeof copy);
   }
-  assert_int_equal(n, 7);
+  assert_int_equal(n, 8);
   assert_null(pod_hw_system_at(-1, NULL));
   assert_null(pod_hw_system_at(n, NULL));
 }
@@ -110,6 +110,7 @@ static void test_fabric_generations_shared(void **state) {
   same_fabric("hgx_h100", "hgx_h200", 1, 1);
   same_fabric("hgx_b200", "gb200_nvl72", 1, 1);
   same_fabric("gb200_nvl72", "gb300_nvl72", 1, 0);
+  same_fabric("hgx_b300", "gb300_nvl72", 1, 1);
   same_fabric("hgx_h100", "hgx_b200", 0, 1);
 }
 
