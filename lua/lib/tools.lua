@@ -16,10 +16,11 @@ end
 
 local function validate()
   local names = embedded_names("validation/")
-  local failed, rows, errors = 0, {}, {}
+  local failed, rows, errors, matched = 0, {}, {}, 0
   for _, n in ipairs(names) do
     local stem = n:match("^validation/(.*)%.lua$")
     if not arg or stem:lower():sub(1, #arg) == arg:lower() then
+      matched = matched + 1
       local env = setmetatable({}, {__index = _G})
       local before = #P._checks
       local fn, err = P._load(P._embedded(n), "@tests/" .. n, env)
@@ -32,23 +33,22 @@ local function validate()
       for i = before + 1, #P._checks do rows[#rows + 1] = P._checks[i] end
     end
   end
+  if matched == 0 then
+    P.fail(nil, nil, fmt("no validation case file starts with '%s' (cases are named by id, e.g. 'T6' runs t6_*.lua)", arg))
+  end
   local header = {"id", "case", "published", "podsim", "unit", "error", "tolerance", "kind", "result"}
-  local out, nfit, nknown = {}, 0, 0
+  local out, nfit, known = {}, 0, {}
   for _, r in ipairs(rows) do
     if not r.pass then failed = failed + 1 end
     if r.fit then nfit = nfit + 1 end
-    if r.known_miss and r.pass then nknown = nknown + 1 end
+    if r.known_miss and r.pass then known[#known + 1] = fmt("  %s %s: %s", r.id, r.name, r.known_miss) end
     out[#out + 1] = {r.id, r.name, r.published and fmt("%.4g", r.published) or "-",
       fmt("%.4g", r.value), r.unit, r.err and fmt("%+.1f%%", r.err * 100) or "-",
       P.format_tolerance(r), r.fit and "fit" or "prediction", P.check_result(r)}
   end
   P.print_table(header, out)
   print(fmt("\n%d checks, %d fits, %d predictions; %d passed, %d known misses, %d failed",
-    #rows, nfit, #rows - nfit, #rows - (failed - #errors) - nknown, nknown, failed))
-  local known = {}
-  for _, r in ipairs(rows) do
-    if r.known_miss and r.pass then known[#known + 1] = fmt("  %s %s: %s", r.id, r.name, r.known_miss) end
-  end
+    #rows, nfit, #rows - nfit, #rows - (failed - #errors) - #known, #known, failed))
   if #known > 0 then print("known misses (outside tolerance, reported, not failures):\n" .. table.concat(known, "\n")) end
   for _, e in ipairs(errors) do io.stderr:write(e, "\n") end
   if failed > 0 then P.fail(nil, nil, fmt("validation: %d failed", failed)) end

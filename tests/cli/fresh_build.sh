@@ -13,6 +13,14 @@ cd "$OUT/elsewhere"
 run ./podsim validate C6
 expect_rc 0 "copied binary runs an embedded validation case"
 expect_out 'C6' "case printed"
+run ./podsim validate T6
+expect_rc 0 "known misses are not failures"
+expect_out '^T7 .*magnitude.*known miss *$' "the T7 magnitude row shows as a known miss"
+expect_out '3 known misses, 0 failed' "summary counts them apart"
+expect_out '^  T7 .*: weak-scaled' "and gives the reason"
+run ./podsim validate Q9
+expect_rc 1 "a filter matching no case is an error"
+expect_err "no validation case file starts with 'Q9'" "says so"
 run ./podsim presets systems
 expect_rc 0 "presets from the copied binary"; expect_out 'gb200_nvl72' "lists systems"
 printf 'local r = podsim.collective("hgx_h100", "all_reduce", {ranks = 8, bytes = 1 << 30})\nassert(r.busbw_GBps > 100)\nprint("ok")\n' >s.lua

@@ -18,13 +18,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "pod_dist.h"
-
-#define assert_near(a, b, tol)                                       \
-  do {                                                               \
-    double a_ = (a), b_ = (b), t_ = (tol);                           \
-    if (!(fabs(a_ - b_) <= t_))                                      \
-      fail_msg("%s = %.17g, expected %.17g +/- %g", #a, a_, b_, t_); \
-  } while (0)
+#include "near.h"
 
 static const double dvals[] = {1.0, 2.5, -3.0, 7.0};
 static const double dweights[] = {0.1, 0.0, 0.6, 0.3};

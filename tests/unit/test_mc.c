@@ -18,13 +18,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "pod_mc.h"
-
-#define assert_near(a, b, tol)                                       \
-  do {                                                               \
-    double a_ = (a), b_ = (b), t_ = (tol);                           \
-    if (!(fabs(a_ - b_) <= t_))                                      \
-      fail_msg("%s = %.17g, expected %.17g +/- %g", #a, a_, b_, t_); \
-  } while (0)
+#include "near.h"
 
 /* ---- evaluators ---- */
 

@@ -11,32 +11,8 @@
 #include <cmocka.h>
 
 #include "pod_model.h"
-
-static void near_rel(double got, double want, double rel) {
-  if (fabs(got - want) > rel * fabs(want)) {
-    print_error("got %.6g, want %.6g (rel %.3g)\n", got, want, rel);
-    fail();
-  }
-}
-
-/* A small dense GQA model whose counts are worked out by hand below. */
-static pod_model tiny(void) {
-  pod_model m;
-  memset(&m, 0, sizeof m);
-  strcpy(m.name, "tiny");
-  m.layers = 2;
-  m.hidden = 64;
-  m.ffn = 128;
-  m.heads = 4;
-  m.kv_heads = 2;
-  m.head_dim = 16;
-  m.vocab = 100;
-  m.attn = POD_ATTN_GQA;
-  m.gated_mlp = 1;
-  m.moe_interval = 1;
-  m.imbalance = 1.0;
-  return m;
-}
+#include "near.h"
+#include "train_fixture.h"
 
 static void test_presets_valid(void **state) {
   (void)state;
@@ -98,7 +74,7 @@ static void test_preset_params_published(void **state) {
 
 static void test_tiny_params_by_hand(void **state) {
   (void)state;
-  pod_model m = tiny();
+  pod_model m = tiny_model();
   assert_int_equal(pod_model_check(&m, NULL), POD_OK);
   pod_model_params p;
   pod_model_params_count(&m, &p);
@@ -116,7 +92,7 @@ static void test_tiny_params_by_hand(void **state) {
 
 static void test_tiny_flops_by_hand(void **state) {
   (void)state;
-  pod_model m = tiny();
+  pod_model m = tiny_model();
   pod_model_flops f;
   pod_model_flops_per_token(&m, 32, 1, &f);
   assert_true(f.gemm_dense == 6.0 * 2 * (12288 + 24576));
@@ -145,7 +121,7 @@ static void test_tiny_flops_by_hand(void **state) {
 
 static void test_moe_by_hand(void **state) {
   (void)state;
-  pod_model m = tiny();
+  pod_model m = tiny_model();
   m.layers = 3;
   m.experts = 4;
   m.top_k = 2;
@@ -240,7 +216,7 @@ static void test_check_errors(void **state) {
     {m_nope_big, "qk_nope"}, {m_layers_big, "layers"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    pod_model m = tiny();
+    pod_model m = tiny_model();
     cases[i].f(&m);
     pod_err e;
     pod_err_clear(&e);
@@ -253,7 +229,7 @@ static void test_check_errors(void **state) {
     assert_true(strlen(e.msg) > 0);
   }
   /* MLA with qk dims fine passes; m_mla_qk sets v only: valid. */
-  pod_model m = tiny();
+  pod_model m = tiny_model();
   m_mla_qk(&m);
   m.qk_nope = 8;
   assert_int_equal(pod_model_check(&m, NULL), POD_OK);

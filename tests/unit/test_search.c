@@ -10,19 +10,7 @@
 #include <cmocka.h>
 
 #include "pod_train.h"
-
-static pod_train_cfg base_cfg(const char *sys, const char *model, int gpus,
-                              int seq, int gbs, pod_dtype dt) {
-  pod_train_cfg c;
-  pod_train_cfg_init(&c);
-  assert_int_equal(pod_hw_system_preset(sys, &c.system), POD_OK);
-  assert_int_equal(pod_model_preset(model, &c.model), POD_OK);
-  c.gpus = gpus;
-  c.seq = seq;
-  c.global_batch = gbs;
-  c.dtype = dt;
-  return c;
-}
+#include "train_fixture.h"
 
 /* Every result is a valid layout that fits, results are sorted, and the
 ** first one matches a fresh evaluation. */
@@ -50,7 +38,7 @@ static void check_results(const pod_train_cfg *base,
 
 static void test_dense_search(void **state) {
   (void)state;
-  pod_train_cfg base = base_cfg("hgx_h100", "llama3_70b", 64, 8192, 128,
+  pod_train_cfg base = train_cfg("hgx_h100", "llama3_70b", 64, 8192, 128,
                                 POD_DTYPE_BF16);
   pod_train_search_opts o;
   pod_train_search_opts_init(&o);
@@ -85,7 +73,7 @@ static void test_dense_search(void **state) {
 
 static void test_moe_search(void **state) {
   (void)state;
-  pod_train_cfg base = base_cfg("gb200_nvl72", "llama4_maverick", 128, 8192,
+  pod_train_cfg base = train_cfg("gb200_nvl72", "llama4_maverick", 128, 8192,
                                 1024, POD_DTYPE_FP8);
   pod_train_search_opts o;
   pod_train_search_opts_init(&o);
@@ -106,7 +94,7 @@ static void test_moe_search(void **state) {
 static void test_nothing_fits_and_errors(void **state) {
   (void)state;
   /* 405B on 8 H100s cannot fit: no result, still OK. */
-  pod_train_cfg base = base_cfg("hgx_h100", "llama3_405b", 8, 8192, 8,
+  pod_train_cfg base = train_cfg("hgx_h100", "llama3_405b", 8, 8192, 8,
                                 POD_DTYPE_BF16);
   pod_train_search_item it[4];
   int n = -1;

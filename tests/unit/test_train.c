@@ -13,47 +13,16 @@
 #include <cmocka.h>
 
 #include "pod_train.h"
-
-static pod_model tiny(void) {
-  pod_model m;
-  memset(&m, 0, sizeof m);
-  strcpy(m.name, "tiny");
-  m.layers = 2;
-  m.hidden = 64;
-  m.ffn = 128;
-  m.heads = 4;
-  m.kv_heads = 2;
-  m.head_dim = 16;
-  m.vocab = 100;
-  m.attn = POD_ATTN_GQA;
-  m.gated_mlp = 1;
-  m.moe_interval = 1;
-  m.imbalance = 1.0;
-  return m;
-}
+#include "train_fixture.h"
 
 static pod_train_cfg tiny_cfg(int gpus) {
   pod_train_cfg c;
   pod_train_cfg_init(&c);
   assert_int_equal(pod_hw_system_preset("hgx_h100", &c.system), POD_OK);
-  c.model = tiny();
+  c.model = tiny_model();
   c.gpus = gpus;
   c.seq = 32;
   c.global_batch = 4;
-  return c;
-}
-
-static pod_train_cfg preset_cfg(const char *sys, const char *model, int gpus,
-                                int seq, int gbs, pod_dtype dt, pod_layout l) {
-  pod_train_cfg c;
-  pod_train_cfg_init(&c);
-  assert_int_equal(pod_hw_system_preset(sys, &c.system), POD_OK);
-  assert_int_equal(pod_model_preset(model, &c.model), POD_OK);
-  c.gpus = gpus;
-  c.seq = seq;
-  c.global_batch = gbs;
-  c.dtype = dt;
-  c.parallel = l;
   return c;
 }
 
