@@ -53,7 +53,6 @@ static int cfg_preset(const char *name, void *out) {
   pod_cost_cfg_init(out);
   return POD_OK;
 }
-static const char *cfg_preset_name(int i) { return i == 0 ? "default" : NULL; }
 
 #define CF(name, type, min, max, open, unit) \
   {#name, type, offsetof(pod_cost_cfg, name), 0, min, max, open, unit, NULL, NULL}
@@ -70,7 +69,7 @@ static const lpod_field cfg_fields[] = {
 
 const lpod_type lpod_cost_cfg_type = {
     "podsim.cost_cfg", "cost config", "podsim.cost", NULL, sizeof(pod_cost_cfg),
-    cfg_fields, cfg_check, cfg_preset, cfg_preset_name, NULL};
+    cfg_fields, cfg_check, cfg_preset, lpod_default_preset_name, NULL};
 
 static const char *const cost_keys[] = {
     "train", "usd_per_gpu_hour", "tco", "system", "spares", "tokens", "gpus",

@@ -15,14 +15,7 @@
 
 static int gpu_check(const void *v, pod_err *e) { return pod_hw_gpu_check(v, e); }
 static int gpu_preset(const char *n, void *out) { return pod_hw_gpu_preset(n, out); }
-static const char *gpu_name(int i) {
-  const pod_gpu *g = pod_hw_gpu_at(i, NULL);
-  return g ? g->name : NULL;
-}
-static const char *gpu_source(int i) {
-  const char *src = NULL;
-  return pod_hw_gpu_at(i, &src) ? src : NULL;
-}
+LPOD_PRESET_ITER(gpu, pod_gpu, pod_hw_gpu_at)
 
 #define GF(name, type, min, max, open, unit) \
   {#name, type, offsetof(pod_gpu, name), 0, min, max, open, unit, NULL, NULL}
@@ -42,14 +35,7 @@ const lpod_type lpod_gpu_type = {
 
 static int sys_check(const void *v, pod_err *e) { return pod_hw_system_check(v, e); }
 static int sys_preset(const char *n, void *out) { return pod_hw_system_preset(n, out); }
-static const char *sys_name(int i) {
-  const pod_system *s = pod_hw_system_at(i, NULL);
-  return s ? s->name : NULL;
-}
-static const char *sys_source(int i) {
-  const char *src = NULL;
-  return pod_hw_system_at(i, &src) ? src : NULL;
-}
+LPOD_PRESET_ITER(sys, pod_system, pod_hw_system_at)
 
 #define SF(name, type, min, max, open, unit) \
   {#name, type, offsetof(pod_system, name), 0, min, max, open, unit, NULL, NULL}

@@ -37,14 +37,7 @@ static int fs_check(const void *v, pod_err *e) {
   return POD_OK;
 }
 static int fs_preset(const char *n, void *out) { return pod_rel_failures_preset(n, out); }
-static const char *fs_name(int i) {
-  const pod_rel_failures *f = pod_rel_failures_at(i, NULL);
-  return f ? f->name : NULL;
-}
-static const char *fs_source(int i) {
-  const char *src = NULL;
-  return pod_rel_failures_at(i, &src) ? src : NULL;
-}
+LPOD_PRESET_ITER(fs, pod_rel_failures, pod_rel_failures_at)
 
 static const lpod_field fs_fields[] = {
     {"name", LPOD_STRING, offsetof(pod_rel_failures, name), POD_REL_NAME_MAX, 0, 0, 0, "", NULL, NULL},
@@ -184,7 +177,6 @@ static int cfg_preset(const char *name, void *out) {
   pod_rel_cfg_init(out);
   return POD_OK;
 }
-static const char *cfg_preset_name(int i) { return i == 0 ? "default" : NULL; }
 
 #define RF(name, type, min, max, open, unit) \
   {#name, type, offsetof(pod_rel_cfg, name), 0, min, max, open, unit, NULL, NULL}
@@ -220,7 +212,7 @@ static const lpod_field cfg_fields[] = {
 
 const lpod_type lpod_rel_cfg_type = {
     "podsim.reliability_cfg", "reliability config", "podsim.reliability", NULL,
-    sizeof(pod_rel_cfg), cfg_fields, cfg_check, cfg_preset, cfg_preset_name, NULL};
+    sizeof(pod_rel_cfg), cfg_fields, cfg_check, cfg_preset, lpod_default_preset_name, NULL};
 
 /* --- podsim.reliability{} and podsim.simulate_run{} ---------------------------- */
 

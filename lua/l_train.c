@@ -26,14 +26,7 @@ static const char *const attn_names[] = {"mha", "gqa", "mla", NULL};
 
 static int model_check(const void *v, pod_err *e) { return pod_model_check(v, e); }
 static int model_preset(const char *n, void *out) { return pod_model_preset(n, out); }
-static const char *model_name(int i) {
-  const pod_model *m = pod_model_at(i, NULL);
-  return m ? m->name : NULL;
-}
-static const char *model_source(int i) {
-  const char *src = NULL;
-  return pod_model_at(i, &src) ? src : NULL;
-}
+LPOD_PRESET_ITER(model, pod_model, pod_model_at)
 
 #define MF(name, type, min, max, unit) \
   {#name, type, offsetof(pod_model, name), 0, min, max, 0, unit, NULL, NULL}
@@ -83,7 +76,6 @@ static int layout_preset(const char *n, void *out) {
   memcpy(out, &c.parallel, sizeof c.parallel);
   return POD_OK;
 }
-static const char *default_name(int i) { return i == 0 ? "default" : NULL; }
 
 #define LF(name, type, min, max, unit) \
   {#name, type, offsetof(pod_layout, name), 0, min, max, 0, unit, NULL, NULL}
@@ -104,7 +96,7 @@ static const lpod_field layout_fields[] = {
 
 static const lpod_type layout_type = {
     "podsim.parallel", "parallel layout", "podsim.train", NULL,
-    sizeof(pod_layout), layout_fields, NULL, layout_preset, default_name, NULL};
+    sizeof(pod_layout), layout_fields, NULL, layout_preset, lpod_default_preset_name, NULL};
 
 static int cfg_check(const void *v, pod_err *e) { return pod_train_check(v, e); }
 static int base_check(const void *v, pod_err *e) { return pod_train_check_base(v, e); }
@@ -146,12 +138,12 @@ static const lpod_field cfg_fields[] = {
 /* The training config (podsim.train and the "train" kernel). */
 const lpod_type lpod_train_cfg_type = {
     "podsim.train_cfg", "train config", "podsim.train", NULL,
-    sizeof(pod_train_cfg), cfg_fields, cfg_check, cfg_preset, default_name, NULL};
+    sizeof(pod_train_cfg), cfg_fields, cfg_check, cfg_preset, lpod_default_preset_name, NULL};
 
 /* The search's base config: the same fields, the layout left unchecked. */
 static const lpod_type search_cfg_type = {
     "podsim.search_cfg", "search config", "podsim.search", NULL,
-    sizeof(pod_train_cfg), cfg_fields, base_check, cfg_preset, default_name, NULL};
+    sizeof(pod_train_cfg), cfg_fields, base_check, cfg_preset, lpod_default_preset_name, NULL};
 
 /* ---- helpers ----------------------------------------------------------- */
 

@@ -100,6 +100,8 @@ static size_t edit_distance(const char *a, const char *b) {
   return row[lb];
 }
 
+const char *lpod_default_preset_name(int i) { return i == 0 ? "default" : NULL; }
+
 const char *lpod_nearest(const char *word, const char *const *names) {
   const char *best = NULL;
   size_t bestd = (size_t)-1;

@@ -63,6 +63,22 @@ struct lpod_type {
   const char *(*preset_source)(int i);
 };
 
+/* preset_name/preset_source adapters over a core preset iterator
+** `const T *at(int i, const char **source)` (NULL past the end) whose
+** items carry a `name`: defines static PREFIX_name and PREFIX_source. */
+#define LPOD_PRESET_ITER(prefix, T, at)                 \
+  static const char *prefix##_name(int i) {            \
+    const T *p_ = at(i, NULL);                         \
+    return p_ ? p_->name : NULL;                       \
+  }                                                    \
+  static const char *prefix##_source(int i) {          \
+    const char *src_ = NULL;                           \
+    return at(i, &src_) ? src_ : NULL;                 \
+  }
+
+/* preset_name of a type whose only preset is "default" (kernel configs). */
+const char *lpod_default_preset_name(int i);
+
 /* Register the metatable of `t` in L (idempotent). */
 void lpod_type_register(lua_State *L, const lpod_type *t);
 
