@@ -33,10 +33,6 @@ typedef struct pod_embed_file {
 } pod_embed_file;
 extern const pod_embed_file pod_embed_files[];
 
-#define LPOD_MODULE(name) void lpod_open_##name(lua_State *L);
-#include "modules.h"
-#undef LPOD_MODULE
-
 struct pod_host {
   pod_host_opts o;
   lua_State *L;         /* main state */

@@ -112,6 +112,12 @@ void lpod_push_presets(lua_State *L, const lpod_type *t);
 ** on the podsim table at `podsim`, and register the type. */
 void lpod_open_type(lua_State *L, int podsim, const lpod_type *t);
 
+/* The binding modules (lua/modules.h): lpod_open_<name> sets that module's
+** functions on the podsim table at the top of the stack.  [-0, +0, e] */
+#define LPOD_MODULE(name) void lpod_open_##name(lua_State *L);
+#include "modules.h"
+#undef LPOD_MODULE
+
 /* --- built-in evaluators --------------------------------------------------- */
 
 /* Register kernel `k` under `name` (podsim.kernels[name]) with the lpod
