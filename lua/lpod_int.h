@@ -19,7 +19,8 @@
 /* out = "path.key", or "key" when path is NULL or empty. */
 void lpod__join_path(char *out, size_t n, const char *path, const char *key);
 /* Index of the string at idx in the NULL-terminated names; raises a
-** located error naming `full` (listing the names, the nearest first)
+** located error naming `full` (the names listed, the nearest suggested)
+** otherwise.
 ** [-0, +0, v] */
 int lpod__enum_index(lua_State *L, int idx, const char *const *names,
                      const char *ctx, const char *full);
