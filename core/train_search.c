@@ -80,6 +80,39 @@ static int search_check_opts(const pod_train_search_opts *o, pod_err *err) {
   return POD_OK;
 }
 
+/* Every ZeRO stage in zlo..zhi and recompute mode in rlo..rhi of the
+** layout in c->parallel: the least recompute that fits at each stage goes
+** into the top n.  A higher ZeRO stage only adds traffic; it can win only
+** by needing less recompute than the stage below. */
+static int try_zero_recompute(pod_train_cfg *c, int dp, int zlo, int zhi,
+                              int rlo, int rhi, topn *t,
+                              pod_train_search_stats *st, pod_err *err) {
+  pod_layout *l = &c->parallel;
+  pod_train_result r;
+  int rc;
+  int rtop = rhi;
+  for (int z = zlo; z <= zhi && rtop >= rlo; z++) {
+    l->zero = z;
+    for (int rcp = rlo; rcp <= rtop; rcp++) {
+      l->recompute = rcp;
+      rc = pod_train__eval_core(c, dp, &r, 0, err);
+      if (rc != POD_OK) return rc;
+      st->checked++;
+      if (!r.fits) continue;
+      st->fitting++;
+      rc = pod_train__eval_core(c, dp, &r, 1, err);
+      if (rc != POD_OK) return rc;
+      st->evaluated++;
+      pod_train_search_item it = {*l, r.tokens_per_s_per_gpu, r.step_s, r.mfu,
+                                  r.memory.total_gb};
+      topn_add(t, &it);
+      rtop = rcp - 1;
+      break; /* more recompute only slows this layout */
+    }
+  }
+  return POD_OK;
+}
+
 int pod_train_search(const pod_train_cfg *base,
                      const pod_train_search_opts *opts,
                      pod_train_search_item *out, int cap, int *n,
@@ -113,7 +146,6 @@ int pod_train_search(const pod_train_cfg *base,
   topn t = {out, 0, cap < opts->top_n ? cap : opts->top_n};
   pod_train_cfg c = *base;
   pod_layout *l = &c.parallel;
-  pod_train_result r;
   int zlo = f->zero >= 0 ? f->zero : 1, zhi = f->zero >= 0 ? f->zero : 3;
   int rlo = f->recompute >= 0 ? f->recompute : 0;
   int rhi = f->recompute >= 0 ? f->recompute : 2;
@@ -148,29 +180,9 @@ int pod_train_search(const pod_train_cfg *base,
                 *l =
                     (pod_layout){tp, pp, vp, dp, ep, etp, cp, mb, 0, 0, uneven};
                 st.candidates++;
-                /* A higher ZeRO stage only adds traffic; it can win only
-                ** by needing less recompute than the stage below. */
-                int rtop = rhi;
-                for (int z = zlo; z <= zhi && rtop >= rlo; z++) {
-                  l->zero = z;
-                  for (int rcp = rlo; rcp <= rtop; rcp++) {
-                    l->recompute = rcp;
-                    rc = pod_train__eval_core(&c, dp, &r, 0, err);
-                    if (rc != POD_OK) return rc;
-                    st.checked++;
-                    if (!r.fits) continue;
-                    st.fitting++;
-                    rc = pod_train__eval_core(&c, dp, &r, 1, err);
-                    if (rc != POD_OK) return rc;
-                    st.evaluated++;
-                    pod_train_search_item it = {*l, r.tokens_per_s_per_gpu,
-                                                r.step_s, r.mfu,
-                                                r.memory.total_gb};
-                    topn_add(&t, &it);
-                    rtop = rcp - 1;
-                    break; /* more recompute only slows this layout */
-                  }
-                }
+                rc = try_zero_recompute(&c, dp, zlo, zhi, rlo, rhi, &t, &st,
+                                        err);
+                if (rc != POD_OK) return rc;
               }
             }
           }
