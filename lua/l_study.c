@@ -9,7 +9,7 @@
 **   local r = s:run()            -- s:start() then s:wait()
 **   podsim.all{s1:start(), s2:start()}   -- several at once
 **
-** The plan (core/mc.c) samples the parameters and merges chunks in chunk
+** The plan (core/mc_*.c) samples the parameters and merges chunks in chunk
 ** order; the runner (core/run.c) runs chunks on the libuv thread pool.
 ** This file binds the two to Lua:
 **

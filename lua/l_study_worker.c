@@ -58,7 +58,7 @@ void *lpod_study__lw_new(void *ud, pod_err *err) {
     void *aud;
     lua_getallocf(L, &aud);
     lua_close(L);
-    free(aud); /* the worker state's memory budget (host.c) */
+    free(aud); /* the worker state's memory budget (host_sandbox.c) */
     free(w);
     return NULL;
   }
@@ -76,7 +76,7 @@ void lpod_study__lw_free(void *ud, void *worker) {
   void *aud;
   lua_getallocf(w->L, &aud);
   lua_close(w->L);
-  free(aud); /* the worker state's memory budget (host.c) */
+  free(aud); /* the worker state's memory budget (host_sandbox.c) */
   free(w);
 }
 
