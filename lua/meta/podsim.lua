@@ -732,7 +732,7 @@ function podsim.failure_list(value) end
 ---@field tokens_per_s? number
 ---@field train? podsim.TrainResult
 ---@field waste? "renewal"|"first"|"daly"
----@field rate_scale? number|{gpu: number?, node: number?, domain: number?, job: number?}
+---@field rate_scale? number|{gpu?: number, node?: number, domain?: number, job?: number}
 ---@field seed? integer simulate_run only
 
 ---@class podsim.ReliabilityResult
@@ -811,49 +811,49 @@ function Dist:quantile(u) end
 ---@class podsim.dist
 podsim.dist = {}
 
----@param p {[1]: number?, value: number?}
+---@param p number[]|{value?: number} by position or by name
 ---@return podsim.Dist
 function podsim.dist.fixed(p) end
 
 --- Example: `podsim.dist.uniform{2, 4}`
----@param p {[1]: number?, [2]: number?, lo: number?, hi: number?}
+---@param p number[]|{lo?: number, hi?: number} by position or by name
 ---@return podsim.Dist
 function podsim.dist.uniform(p) end
 
----@param p {[1]: number?, [2]: number?, lo: number?, hi: number?}
+---@param p number[]|{lo?: number, hi?: number} by position or by name
 ---@return podsim.Dist
 function podsim.dist.loguniform(p) end
 
----@param p {[1]: number?, [2]: number?, mean: number?, sd: number?}
+---@param p number[]|{mean?: number, sd?: number} by position or by name
 ---@return podsim.Dist
 function podsim.dist.normal(p) end
 
----@param p {[1]: number?, [2]: number?, [3]: number?, [4]: number?, mean: number?, sd: number?, lo: number?, hi: number?}
+---@param p number[]|{mean?: number, sd?: number, lo?: number, hi?: number} by position or by name
 ---@return podsim.Dist
 function podsim.dist.truncnormal(p) end
 
 ---`mu`, `sigma` of log x; or `median=`, `p90=`; or `p5=`, `p95=`.
----@param p {[1]: number?, [2]: number?, mu: number?, sigma: number?, median: number?, p90: number?, p5: number?, p95: number?}
+---@param p number[]|{mu?: number, sigma?: number, median?: number, p90?: number, p5?: number, p95?: number} by position or by name
 ---@return podsim.Dist
 function podsim.dist.lognormal(p) end
 
----@param p {[1]: number?, [2]: number?, [3]: number?, lo: number?, mode: number?, hi: number?}
+---@param p number[]|{lo?: number, mode?: number, hi?: number} by position or by name
 ---@return podsim.Dist
 function podsim.dist.triangular(p) end
 
----@param p {[1]: number?, [2]: number?, a: number?, b: number?, lo: number?, hi: number?}
+---@param p number[]|{a?: number, b?: number, lo?: number, hi?: number} by position or by name
 ---@return podsim.Dist
 function podsim.dist.beta(p) end
 
----@param p {[1]: number?, [2]: number?, shape: number?, scale: number?}
+---@param p number[]|{shape?: number, scale?: number} by position or by name
 ---@return podsim.Dist
 function podsim.dist.gamma(p) end
 
----@param p {[1]: number?, [2]: number?, shape: number?, scale: number?}
+---@param p number[]|{shape?: number, scale?: number} by position or by name
 ---@return podsim.Dist
 function podsim.dist.weibull(p) end
 
----@param p {[1]: number?, mean: number?}
+---@param p number[]|{mean?: number} by position or by name
 ---@return podsim.Dist
 function podsim.dist.exponential(p) end
 

@@ -37,6 +37,15 @@ local function class(name, line)
   return c
 end
 
+-- The file is a valid Lua chunk (compiled, never run).
+do
+  local fh = assert(io.open(meta, "r"))
+  local text = fh:read("a")
+  fh:close()
+  local chunk, perr = load(text, "@" .. meta, "t")
+  if not chunk then err("%s does not compile: %s", meta, perr) end
+end
+
 local f = assert(io.open(meta, "r"))
 local current, locals, doc = nil, {}, {}
 local n = 0
