@@ -881,6 +881,7 @@ function podsim.dist.empirical(p) end
 podsim.kernel = {}
 
 ---`system`, `op`, `ranks`, `ranks_per_domain`, `bytes`, `algo`; metrics time_s, algbw_GBps, busbw_GBps.
+--- Example: `podsim.kernel.collective{system = "hgx_h100", op = "all_reduce", ranks = 8, bytes = 1 << 20}`
 ---@param config table
 ---@return podsim.Kernel
 function podsim.kernel.collective(config) end
@@ -999,6 +1000,7 @@ function Study:run() end
 local Results = {}
 
 ---The statistics of `metric` at a grid point (an index or `{key = value}`).
+--- Example: `podsim.study{name = "annotation_probe", samples = 8, params = {x = podsim.dist.uniform{0, 1}}, eval = function(p) return {y = p.x} end, metrics = {"y"}}:run():summary("y", 1)`
 ---@param metric string
 ---@param point? integer|table
 ---@return podsim.Stats

@@ -68,14 +68,14 @@ for line in f:lines() do
     current, doc = nil, {}
   elseif func_owner then
     local owner = class(locals[func_owner] or func_owner, n)
-    local ret, example
+    local rets, example = {}, nil
     for _, d in ipairs(doc) do
-      ret = ret or d:match("^%-%-%-@return%s+([%w_.]+)")
+      rets[#rets + 1] = d:match("^%-%-%-@return%s+([%w_.]+)")
       example = example or d:match("^%-%-%- Example: `(.*)`%s*$")
     end
     local list = sep == ":" and owner.methods or owner.funcs
     if list[func_name] then err("%s:%d: %s%s%s annotated twice", meta, n, func_owner, sep, func_name) end
-    list[func_name] = {ret = ret, example = example, line = n}
+    list[func_name] = {rets = rets, example = example, line = n}
     current, doc = nil, {}
   elseif not line:match("^%s*%-%-") then
     current, doc = nil, {}
@@ -213,9 +213,16 @@ local function run_examples(owner_name, list, sep)
         err("%s:%d: example of %s%s%s does not parse: %s", meta, fd.line, owner_name, sep, k, perr)
       else
         local ok, v = pcall(chunk)
+        -- the value is checked against the first annotated return that
+        -- is a class (an example returning another value selects it)
+        local ret
+        for _, r in ipairs(fd.rets) do
+          if classes[r] then ret = r; break end
+        end
+        fd.ret = ret
         if not ok then
           err("%s:%d: example of %s%s%s fails: %s", meta, fd.line, owner_name, sep, k, tostring(v))
-        elseif fd.ret and classes[fd.ret] then
+        elseif ret then
           if type(v) ~= "table" and type(v) ~= "userdata" then
             err("%s:%d: example of %s%s%s returns a %s, annotated %s", meta, fd.line, owner_name, sep, k,
               type(v), fd.ret)
