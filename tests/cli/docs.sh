@@ -44,11 +44,19 @@ for cls in podsim.Gpu podsim.System; do
   done
 done
 
-# Relative links in the docs resolve.
+# Relative links in the docs resolve, anchors included (GitHub's heading
+# slugs: lower case, punctuation dropped, spaces to hyphens).
+slugs() { grep -E '^#+ ' "$1" | sed -E 's/^#+ //' | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9 _-]//g; s/ /-/g'; }
 for doc in "$SRC/README.md" "$API" "$SRC"/docs/*.md; do
   dir=$(dirname "$doc")
-  for link in $(grep -oE '\]\([^)#:]+(#[^)]*)?\)' "$doc" | sed -E 's/^\]\(//; s/\)$//; s/#.*//'); do
-    [ -e "$dir/$link" ] && ok || bad "$(basename "$doc"): broken link $link"
+  for link in $(grep -oE '\]\([^):]*\)' "$doc" | sed -E 's/^\]\(//; s/\)$//'); do
+    file=${link%%#*}
+    target=${file:+$dir/$file}
+    target=${target:-$doc}
+    [ -e "$target" ] && ok || { bad "$(basename "$doc"): broken link $link"; continue; }
+    if [[ "$link" == *"#"* ]]; then
+      slugs "$target" | grep -qxF "${link#*#}" && ok || bad "$(basename "$doc"): no heading for $link"
+    fi
   done
 done
 finish
