@@ -76,11 +76,20 @@ typedef enum pod_rel_scope {
   POD_REL_NSCOPES = 4
 } pod_rel_scope;
 
+/* Where a cause's rate comes from (presets tag theirs; core/rel.c). */
+typedef enum pod_rel_basis {
+  POD_REL_BASIS_GIVEN = 0,   /* given by the user (pod_rel_failures_add) */
+  POD_REL_BASIS_SOURCED = 1, /* from a public count, cited */
+  POD_REL_BASIS_ASSUMED = 2, /* an analogy: sample it over a range */
+  POD_REL_NBASES = 3
+} pod_rel_basis;
+
 typedef struct pod_rel_cause {
   char name[POD_REL_NAME_MAX]; /* "faulty_gpu", ... NUL-terminated */
   double rate_per_h;           /* failures per unit per hour, >= 0 */
   int unit;                    /* pod_rel_scope */
   int blast;                   /* pod_rel_scope */
+  int basis;                   /* pod_rel_basis (informational) */
 } pod_rel_cause;
 
 typedef struct pod_rel_failures {
@@ -208,7 +217,16 @@ int pod_rel_failures_preset(const char *name, pod_rel_failures *out);
 /* Iterate presets: i from 0 while non-NULL; *source gets the citation. */
 const pod_rel_failures *pod_rel_failures_at(int i, const char **source);
 
-/* Append a cause (POD_EINVAL on a bad field, POD_ERANGE when full). */
+/* Source of cause `cause` of preset `preset` (pod_rel_failures_at order),
+** one line; NULL when out of range. */
+const char *pod_rel_preset_cause_source(int preset, int cause);
+
+/* "given", "sourced", "assumed" and back (POD_ENOENT). */
+const char *pod_rel_basis_name(int basis);
+int pod_rel_basis_parse(const char *name, int *out);
+
+/* Append a cause with basis GIVEN (POD_EINVAL on a bad field, POD_ERANGE
+** when full). */
 int pod_rel_failures_add(pod_rel_failures *f, const char *cause,
                          double rate_per_h, int unit, int blast, pod_err *err);
 

@@ -48,7 +48,9 @@ const lpod_type lpod_failures_type = {
     "podsim.failure_set", "failure set", "podsim.failure_set", NULL,
     sizeof(pod_rel_failures), fs_fields, fs_check, fs_preset, fs_name, fs_source};
 
-static const char *const cause_keys[] = {"cause", "rate_per_h", "unit", "blast", NULL};
+static const char *const cause_keys[] = {"cause", "rate_per_h", "unit", "blast", "basis",
+                                         "source", NULL};
+static const char *const basis_names[] = {"given", "sourced", "assumed", NULL};
 
 /* Read a failures value at idx into *out (see the file comment). */
 static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
@@ -121,6 +123,15 @@ static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
     double rate = lpod_opt_number(L, -2, "rate_per_h", 0, 0, 1e6, 1, ctx, p);
     int unit = lpod_opt_enum(L, -2, "unit", 0, scope_names, 1, ctx, p);
     int blast = lpod_opt_enum(L, -2, "blast", 0, scope_names, 1, ctx, p);
+    /* basis and source are informational (a preset's list read back) */
+    int basis = lpod_opt_enum(L, -2, "basis", POD_REL_BASIS_GIVEN, basis_names, 0, ctx, p);
+    lua_getfield(L, -2, "source");
+    if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING) {
+      char q[112];
+      snprintf(q, sizeof q, "%s.source", p);
+      lpod_error(L, ctx, q, "expected a string");
+    }
+    lua_pop(L, 1);
     pod_err e;
     pod_err_clear(&e);
     if (pod_rel_failures_add(out, name, rate, unit, blast, &e) != POD_OK) {
@@ -130,12 +141,14 @@ static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
       snprintf(q, sizeof q, "%s%s", p, dot ? dot : "");
       lpod_error(L, ctx, q, "%s", e.msg);
     }
+    out->cause[out->ncauses - 1].basis = basis;
     lua_pop(L, 2);
   }
 }
 
-/* Push a preset as a list of cause tables with a `name`. */
-static void push_failure_list(lua_State *L, const pod_rel_failures *f) {
+/* Push a failure set as a list of cause tables with a `name`; `preset` >= 0
+** adds each cause's source. */
+static void push_failure_list(lua_State *L, const pod_rel_failures *f, int preset) {
   lua_createtable(L, f->ncauses, 1);
   lua_pushstring(L, f->name);
   lua_setfield(L, -2, "name");
@@ -150,6 +163,13 @@ static void push_failure_list(lua_State *L, const pod_rel_failures *f) {
     lua_setfield(L, -2, "unit");
     lua_pushstring(L, pod_rel_scope_name(k->blast));
     lua_setfield(L, -2, "blast");
+    lua_pushstring(L, pod_rel_basis_name(k->basis));
+    lua_setfield(L, -2, "basis");
+    const char *src = preset >= 0 ? pod_rel_preset_cause_source(preset, i) : NULL;
+    if (src) {
+      lua_pushstring(L, src);
+      lua_setfield(L, -2, "source");
+    }
     lua_rawseti(L, -2, i + 1);
   }
 }
@@ -166,7 +186,7 @@ static int l_failure_set(lua_State *L) {
 static int l_failure_list(lua_State *L) {
   pod_rel_failures f;
   read_failures(L, 1, &f, "podsim.failure_list", "failures");
-  push_failure_list(L, &f);
+  push_failure_list(L, &f, -1);
   return 1;
 }
 
@@ -508,7 +528,7 @@ void lpod_open_rel(lua_State *L) {
   for (int i = 0;; i++) {
     const pod_rel_failures *f = pod_rel_failures_at(i, NULL);
     if (f == NULL) break;
-    push_failure_list(L, f);
+    push_failure_list(L, f, i);
     lua_setfield(L, -2, f->name);
   }
   lua_setfield(L, podsim, "failures");

@@ -14,16 +14,26 @@ assert(near(total, 419))  -- Table 5 adds up to 419
 assert(podsim._sources.failures.llama3_h100:find("Llama 3"))
 local nvl = podsim.failures.gb200_nvl72
 assert(#nvl == 21 and nvl[19].blast == "domain" and nvl[21].unit == "domain")
+-- each preset cause says whether its rate is sourced or assumed, and where from
+for i, c in ipairs(nvl) do
+  assert(c.basis == (i > 18 and "assumed" or "sourced") and type(c.source) == "string")
+end
+assert(l3[1].basis == "sourced" and l3[1].source:find("Table 5"))
+assert(nvl[21].source:find("assumed") and nvl[21].source:find("DGX GB200"))
 
 -- podsim.failure_set and podsim.failure_list round-trip.
 local fs = podsim.failure_set(l3)
 assert(fs.name == "llama3_h100" and fs.kind == "failure set")
 local back = podsim.failure_list(fs)
 assert(#back == 18 and back[1].cause == l3[1].cause and back[1].rate_per_h == l3[1].rate_per_h)
+-- the basis survives a round trip (the source text is informational)
+assert(back[1].basis == "sourced" and back[1].source == nil)
+assert(podsim.failure_list(podsim.failure_set(nvl))[20].basis == "assumed")
 assert(#podsim.failure_list("gb200_nvl72") == 21)
 local custom = podsim.failure_set{name = "two", {cause = "gpu", rate_per_h = 1e-5, unit = "gpu", blast = "node"},
                                    {cause = "sw", rate_per_h = 0.01, unit = "job", blast = "job"}}
 assert(custom.name == "two" and #podsim.failure_list(custom) == 2)
+assert(podsim.failure_list(custom)[1].basis == "given")
 assert(podsim.failure_list(podsim.failure_set{}).name == "custom")
 
 -- R1/R3 on the published configuration, computed from the preset.

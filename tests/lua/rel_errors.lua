@@ -42,6 +42,8 @@ rel("failures%[1%].blast: required field is missing", with{failures = {{cause = 
 rel("failures%[1%].rate_per_hr: unknown field %(did you mean 'rate_per_h'%?%)", with{failures = {{cause = "a", rate_per_hr = 1, unit = "gpu", blast = "gpu"}}})
 rel("failures%[1%].cause: must be a name of 1%-31 characters", with{failures = {{cause = "", rate_per_h = 1, unit = "gpu", blast = "gpu"}}})
 rel("failures.label: unknown field", with{failures = {label = "x"}})
+rel("failures%[1%].basis: unknown value 'guessed'", with{failures = {{cause = "a", rate_per_h = 1, unit = "gpu", blast = "gpu", basis = "guessed"}}})
+rel("failures%[1%].source: expected a string", with{failures = {{cause = "a", rate_per_h = 1, unit = "gpu", blast = "gpu", source = 1}}})
 rel("failures.name: expected a string", with{failures = {name = 5}})
 local many = {}
 for i = 1, 33 do many[i] = {cause = "c" .. i, rate_per_h = 0, unit = "gpu", blast = "gpu"} end

@@ -66,6 +66,40 @@ static void test_presets(void **state) {
   }
   assert_int_equal(n, 2);
   assert_null(pod_rel_failures_at(-1, NULL));
+  /* Every preset cause has a basis and a source: Table 5 rates are
+  ** sourced, the NVL72 rack-level rates assumed (no public figure). */
+  for (int p = 0; p < n; p++) {
+    const pod_rel_failures *q = pod_rel_failures_at(p, NULL);
+    for (int i = 0; i < q->ncauses; i++) {
+      const char *cs = pod_rel_preset_cause_source(p, i);
+      assert_non_null(cs);
+      int dom = q->cause[i].unit == POD_REL_DOMAIN;
+      assert_int_equal(q->cause[i].basis,
+                       dom ? POD_REL_BASIS_ASSUMED : POD_REL_BASIS_SOURCED);
+      assert_true(strstr(cs, dom ? "assumed" : "Table 5") != NULL);
+    }
+    assert_null(pod_rel_preset_cause_source(p, q->ncauses));
+  }
+  assert_null(pod_rel_preset_cause_source(n, 0));
+  assert_null(pod_rel_preset_cause_source(0, -1));
+  int b = -1;
+  for (int k = 0; k < POD_REL_NBASES; k++) {
+    assert_int_equal(pod_rel_basis_parse(pod_rel_basis_name(k), &b), POD_OK);
+    assert_int_equal(b, k);
+  }
+  assert_int_equal(pod_rel_basis_parse("guessed", &b), POD_ENOENT);
+  assert_string_equal(pod_rel_basis_name(7), "?");
+  /* user causes are "given"; a bad basis is refused with its path */
+  pod_rel_cfg c;
+  pod_rel_cfg_init(&c);
+  assert_int_equal(pod_rel_failures_add(&c.failures, "x", 1e-5, POD_REL_GPU,
+                                        POD_REL_NODE, NULL),
+                   POD_OK);
+  assert_int_equal(c.failures.cause[0].basis, POD_REL_BASIS_GIVEN);
+  c.failures.cause[0].basis = 3;
+  pod_err e;
+  assert_int_equal(pod_rel_check(&c, &e), POD_EINVAL);
+  assert_string_equal(e.field, "failures[1].basis");
 }
 
 /* R1/R3: the preset, evaluated on the published configuration, gives the
