@@ -105,8 +105,9 @@ typedef enum pod_rel_interval_rule {
 } pod_rel_interval_rule;
 
 typedef enum pod_rel_waste_model {
-  POD_REL_WASTE_FIRST = 0,  /* waste = C/tau + (tau/2 + D)/M */
-  POD_REL_WASTE_DALY = 1,   /* Daly 2006: wall = M e^(D/M)(e^((tau+C)/M)-1) W/tau */
+  POD_REL_WASTE_FIRST = 0, /* waste = C/tau + (tau/2 + D)/M */
+  POD_REL_WASTE_DALY =
+      1, /* Daly 2006: wall = M e^(D/M)(e^((tau+C)/M)-1) W/tau */
   POD_REL_WASTE_RENEWAL = 2 /* exact for the time model above given the
                             ** mean down time D (no failures while down):
                             ** wall = (M+D) sum(e^(s/M) - 1) */
@@ -120,9 +121,9 @@ typedef enum pod_rel_repair_dist {
 typedef struct pod_rel_cfg {
   pod_rel_failures failures;
   /* footprint */
-  int node_gpus;        /* GPUs per node/tray (8 HGX, 4 NVL72 tray) */
-  int domain_gpus;      /* GPUs per scale-up domain, multiple of node_gpus */
-  int active_gpus;      /* GPUs the job runs on */
+  int node_gpus;   /* GPUs per node/tray (8 HGX, 4 NVL72 tray) */
+  int domain_gpus; /* GPUs per scale-up domain, multiple of node_gpus */
+  int active_gpus; /* GPUs the job runs on */
   /* spares */
   int spare_per_domain; /* hot spares inside each domain, < domain_gpus;
                         ** each domain runs domain_gpus - spare_per_domain */
@@ -135,15 +136,15 @@ typedef struct pod_rel_cfg {
   double repair_sigma;  /* lognormal log-sd, >= 0 */
   int shrink;           /* 0: wait for repair when no spare; 1: shrink */
   /* checkpoints and restarts */
-  double ckpt_s;        /* C, time to write one checkpoint */
-  int interval_rule;    /* pod_rel_interval_rule */
-  double interval_s;    /* tau when interval_rule == FIXED */
-  double restart_s;     /* R: detection + restart + reload */
-  int waste_model;      /* pod_rel_waste_model (analytic only) */
+  double ckpt_s;     /* C, time to write one checkpoint */
+  int interval_rule; /* pod_rel_interval_rule */
+  double interval_s; /* tau when interval_rule == FIXED */
+  double restart_s;  /* R: detection + restart + reload */
+  int waste_model;   /* pod_rel_waste_model (analytic only) */
   /* job length: work_h > 0, or tokens and tokens_per_s (work_h = 0) */
-  double work_h;        /* failure-free compute hours */
+  double work_h; /* failure-free compute hours */
   double tokens;
-  double tokens_per_s;  /* failure-free job throughput */
+  double tokens_per_s; /* failure-free job throughput */
   /* simulator: per-run seed.  A study samples u_seed ~ uniform[0,1) per
   ** sample (bound as a double by offset, like any parameter) and the
   ** kernel hashes its bits to a 64-bit seed: runs stay reproducible from
@@ -173,36 +174,36 @@ typedef struct pod_rel_result {
   double goodput;               /* work_h / wall_h */
   double work_h;
   double wall_h;
-  double interruptions;         /* expected count over the run */
-  double wait_h;                /* expected hours waiting for repair */
-  int nodes;                    /* units in the footprint */
+  double interruptions; /* expected count over the run */
+  double wait_h;        /* expected hours waiting for repair */
+  int nodes;            /* units in the footprint */
   int domains;
-  int spare_gpus;               /* in-domain spares + pool */
-  double spare_fraction;        /* spares / (active + spares) */
-  double gpu_hours;             /* active x wall */
-  double gpu_hours_charged;     /* (active + spares) x wall */
+  int spare_gpus;           /* in-domain spares + pool */
+  double spare_fraction;    /* spares / (active + spares) */
+  double gpu_hours;         /* active x wall */
+  double gpu_hours_charged; /* (active + spares) x wall */
 } pod_rel_result;
 
 typedef struct pod_relsim_result {
   double wall_h;
   double work_h;
-  double goodput;               /* work_h / wall_h */
+  double goodput; /* work_h / wall_h */
   int interruptions;
   int by_cause[POD_REL_MAX_CAUSES];
-  double lost_h;                /* running time lost to failures */
-  double restart_h;             /* restart + swap time */
-  double wait_h;                /* time waiting for a repair */
-  double ckpt_h;                /* time writing completed checkpoints */
-  double checkpoints;           /* completed checkpoints (a count; double
-                                ** because tiny intervals over long jobs
-                                ** exceed the int range) */
-  int swaps;                    /* interruptions served by a spare */
-  int waits;                    /* ... that waited for a repair */
-  int shrinks;                  /* ... that shrank the job */
-  int spares_peak_gpus;         /* most spare GPUs in use at once */
+  double lost_h;        /* running time lost to failures */
+  double restart_h;     /* restart + swap time */
+  double wait_h;        /* time waiting for a repair */
+  double ckpt_h;        /* time writing completed checkpoints */
+  double checkpoints;   /* completed checkpoints (a count; double
+                        ** because tiny intervals over long jobs
+                        ** exceed the int range) */
+  int swaps;            /* interruptions served by a spare */
+  int waits;            /* ... that waited for a repair */
+  int shrinks;          /* ... that shrank the job */
+  int spares_peak_gpus; /* most spare GPUs in use at once */
   int spare_gpus;
-  double gpu_hours;             /* active x wall */
-  double gpu_hours_charged;     /* (active + spares) x wall */
+  double gpu_hours;         /* active x wall */
+  double gpu_hours_charged; /* (active + spares) x wall */
 } pod_relsim_result;
 
 /* Defaults: empty failure list, 8-GPU nodes and domains, 1 active GPU, no

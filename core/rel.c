@@ -114,19 +114,36 @@ static const pod_rel_failures presets[] = {
 /* clang-format on */
 
 #define L3_SRC "Llama 3 Herd of Models, Table 5 (16,384 H100, 54 days)"
-#define L3_NVL                                                           \
-  "Llama 3 Table 5, carried over from H100 (B200: Lablup arXiv "        \
+#define L3_NVL                                                   \
+  "Llama 3 Table 5, carried over from H100 (B200: Lablup arXiv " \
   "2605.09370, same order)"
-#define RACK_SRC(x)                                                      \
-  "assumed: " x "; blast = rack from the DGX GB200 User Guide (cold "   \
+#define RACK_SRC(x)                                     \
+  "assumed: " x                                         \
+  "; blast = rack from the DGX GB200 User Guide (cold " \
   "rack reboot after the part's replacement)"
 
 /* Per-cause sources, in the presets' order; NULL past the last cause. */
 static const char *const cause_sources[][POD_REL_MAX_CAUSES] = {
     {L3_SRC, L3_SRC, L3_SRC, L3_SRC, L3_SRC, L3_SRC, L3_SRC, L3_SRC, L3_SRC,
      L3_SRC, L3_SRC, L3_SRC, L3_SRC, L3_SRC, L3_SRC, L3_SRC, L3_SRC, L3_SRC},
-    {L3_NVL, L3_NVL, L3_NVL, L3_NVL, L3_NVL, L3_NVL, L3_NVL, L3_NVL, L3_NVL,
-     L3_NVL, L3_NVL, L3_NVL, L3_NVL, L3_NVL, L3_NVL, L3_NVL, L3_NVL, L3_NVL,
+    {L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
+     L3_NVL,
      RACK_SRC("9 switch trays x an HGX node's chassis + PSU + IO board rate"),
      RACK_SRC("18 x an HGX node's PSU + chassis rate"),
      RACK_SRC("72 x the per-GPU network switch/cable rate; SemiAnalysis "
@@ -175,10 +192,14 @@ const char *pod_rel_preset_cause_source(int preset, int cause) {
 
 const char *pod_rel_basis_name(int basis) {
   switch (basis) {
-    case POD_REL_BASIS_GIVEN: return "given";
-    case POD_REL_BASIS_SOURCED: return "sourced";
-    case POD_REL_BASIS_ASSUMED: return "assumed";
-    default: return "?";
+    case POD_REL_BASIS_GIVEN:
+      return "given";
+    case POD_REL_BASIS_SOURCED:
+      return "sourced";
+    case POD_REL_BASIS_ASSUMED:
+      return "assumed";
+    default:
+      return "?";
   }
 }
 
