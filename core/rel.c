@@ -519,11 +519,11 @@ static double repair_past(const pod_rel_cfg *c, double d) {
   return r * 0.5 * erfc(-d1 / sqrt(2.0)) - d * 0.5 * erfc(-d2 / sqrt(2.0));
 }
 
-static void spare_state(const pod_rel_cfg *c, const rel_causes *k,
+/* r_eff = repair_past(c, R + swap), computed once by the caller. */
+static void spare_state(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
                         double T_pool, double T_dom, rel_spare_state *s) {
   const double r_h = c->repair_h, A = c->active_gpus;
   const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
-  const double r_eff = repair_past(c, R + swap);
   memset(s, 0, sizeof *s);
   const double a_dom = k->L_abs / k->domains * r_eff / T_dom;
   const double B_dom = k->L_abs > 0.0 ? erlang_b(k->c_dom, a_dom) : 0.0;
@@ -601,19 +601,23 @@ static double erlang_deficit(int k, double a, double n_arr) {
 static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
                         rel_spare_state *s) {
   const double CR = (c->ckpt_s + c->restart_s) / 3600.0;
-  double T = 1.0, Tp = 1.0, Td = 1.0;
-  spare_state(c, k, Tp, Td, s);
-  for (int it = 0; it < 200; it++) {
+  const double r_eff = repair_past(c, (c->restart_s + c->swap_s) / 3600.0);
+  double T = 1.0, Tp = 1.0, Td = 1.0, d_prev = INFINITY, h = 1.0;
+  spare_state(c, k, r_eff, Tp, Td, s);
+  for (int it = 0; it < 500; it++) {
     double T1 = 1.0 + s->down_nw + s->wait + s->grow * CR;
     double Tp1 = T1 - s->wait_pool, Td1 = T1 - s->wait_dom;
     double d = fabs(T1 - T) + fabs(Tp1 - Tp) + fabs(Td1 - Td);
-    /* damped: the map is decreasing in T, plain iteration can oscillate */
-    double h = it < 2 ? 1.0 : 0.5;
+    if (d <= 1e-12 * T1) break;
+    /* The map is decreasing in T: plain steps converge fast when waiting
+    ** depends weakly on the load; when a step does not shrink the
+    ** residual (oscillation), halve the step, which always converges. */
+    if (d >= d_prev && h > 1.0 / 64) h *= 0.5;
+    d_prev = d;
     T += h * (T1 - T);
     Tp += h * (Tp1 - Tp);
     Td += h * (Td1 - Td);
-    spare_state(c, k, Tp, Td, s);
-    if (d <= 1e-13 * T1) break;
+    spare_state(c, k, r_eff, Tp, Td, s);
   }
 }
 
