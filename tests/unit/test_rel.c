@@ -328,6 +328,49 @@ static void test_spares_and_shrink(void **state) {
   }
 }
 
+/* Start-up transient: a run starts with every spare free, so short runs
+** wait less per interruption than the equilibrium; long runs tend to it
+** (the missed waits are a fixed count, Delta, spread over more
+** interruptions).  p_no_spare is the equilibrium figure throughout. */
+static void test_startup_transient(void **state) {
+  (void)state;
+  pod_rel_cfg c;
+  pod_rel_cfg_init(&c);
+  assert_int_equal(pod_rel_failures_preset("gb200_nvl72", &c.failures), POD_OK);
+  c.node_gpus = 4;
+  c.domain_gpus = 72;
+  c.spare_per_domain = 8;
+  c.active_gpus = 32768;
+  c.pool_units = 4;
+  c.pool_scope = POD_REL_DOMAIN;
+  c.repair_h = 24.0;
+  c.swap_s = 300.0;
+  double per[4], pns[4];
+  const double W[4] = {10.0, 200.0, 20000.0, 200000.0};
+  for (int i = 0; i < 4; i++) {
+    c.work_h = W[i];
+    pod_rel_result r;
+    assert_int_equal(pod_rel_eval(&c, &r, NULL), POD_OK);
+    per[i] = r.wait_h / r.interruptions;
+    pns[i] = r.p_no_spare;
+    assert_true(r.wait_h >= 0.0);
+  }
+  for (int i = 1; i < 4; i++) {
+    assert_true(per[i] > per[i - 1]);
+    assert_true(pns[i] == pns[0]);
+  }
+  assert_true(per[0] < 0.5 * per[3]); /* hardly any waiting at first */
+  assert_true(per[2] > 0.98 * per[3]);
+  /* the missed waits add up to a bounded count: per[3] - per[2] shrinks
+  ** about tenfold with a tenfold longer run */
+  double d2 = per[3] - per[2];
+  c.work_h = 2000.0;
+  pod_rel_result r;
+  assert_int_equal(pod_rel_eval(&c, &r, NULL), POD_OK);
+  double d1 = per[3] - r.wait_h / r.interruptions;
+  assert_true(d1 > 5.0 * d2 && d1 < 15.0 * d2);
+}
+
 static void test_kernel(void **state) {
   (void)state;
   pod_rel_cfg c = h100_cfg();
@@ -602,6 +645,7 @@ int main(void) {
       cmocka_unit_test(test_young_minimizes),
       cmocka_unit_test(test_no_failures),
       cmocka_unit_test(test_spares_and_shrink),
+      cmocka_unit_test(test_startup_transient),
       cmocka_unit_test(test_kernel),
       cmocka_unit_test(test_scopes_and_add),
       cmocka_unit_test(test_bad_inputs),
