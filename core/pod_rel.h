@@ -52,7 +52,8 @@
 ** With 2,000 runs per point the largest systematic deviation seen is
 ** 0.4% of goodput (exponential; long repairs with the pool often full)
 ** and 0.55% (lognormal); the old form (running-hour load, no transient)
-** was off by up to 4% and failed 10 of the 56 points.
+** was off by up to 15% (23 of the 56 points beyond 4 standard errors at
+** 2,000 runs; 10 outside the test's tolerance at its 150 runs).
 **
 ** Units: rates per hour, _h hours, _s seconds.  Config structs are
 ** self-contained values (no pointers), memcpy-able.  Everything here is
