@@ -248,34 +248,8 @@ static const char *const interval_names[] = {"young", "daly", NULL};
 static const char *const scale_keys[] = {"gpu", "node", "domain", "job", NULL};
 
 /* Fill *c from the options table at index 1.  `sim` allows seed=. */
-static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
-                     uint64_t *seed, int *shrink_given) {
-  if (!lua_istable(L, 1))
-    lpod_error(L, ctx, NULL, "expected a table of fields, got %s", luaL_typename(L, 1));
-  lpod_check_keys(L, 1, ctx, NULL, rel_keys);
-  pod_rel_cfg_init(c);
-
-  /* footprint: system (domain size) or domain_gpus; node_gpus */
-  int dom = 0;
-  if (lua_getfield(L, 1, "system") != LUA_TNIL) { /* stack: system */
-    pod_system s;
-    lpod_to_value(L, -1, &lpod_system_type, &s, "system");
-    dom = s.domain_gpus;
-  }
-  lua_pop(L, 1);
-  dom = lpod_opt_int(L, 1, "domain_gpus", dom, 1, POD_REL_MAX_GPUS, dom == 0, ctx, NULL);
-  /* HGX-class nodes are the domain; NVL72-class racks hold 4-GPU trays */
-  int node_def = dom <= 8 ? dom : (dom % 4 == 0 ? 4 : 1);
-  c->domain_gpus = dom;
-  c->node_gpus = lpod_opt_int(L, 1, "node_gpus", node_def, 1, POD_REL_MAX_GPUS, 0, ctx, NULL);
-  c->active_gpus = lpod_opt_int(L, 1, "gpus", 0, 1, POD_REL_MAX_GPUS, 1, ctx, NULL);
-
-  if (lua_getfield(L, 1, "failures") == LUA_TNIL) /* stack: failures */
-    lpod_error(L, ctx, "failures", "required field is missing (a preset name such as "
-               "'llama3_h100', or a list of causes)");
-  read_failures(L, -1, &c->failures, ctx, "failures");
-  lua_pop(L, 1);
-
+/* Read spares= into *c (options table at index 1).  [-0, +0, e] */
+static void read_spares(lua_State *L, const char *ctx, pod_rel_cfg *c) {
   /* spares: required (issue 13), because no spares at all is the case
   ** that changes goodput most; "none" states it.  In a table swap_s is
   ** required too: it is paid on every hardware interruption (a spare
@@ -308,15 +282,10 @@ static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
   }
   lua_pop(L, 1);
 
-  /* repairs */
-  c->repair_h = lpod_opt_number(L, 1, "repair_h", 0, 0, 1e9, 1, ctx, NULL);
-  c->repair_dist = lpod_opt_enum(L, 1, "repair", POD_REL_REPAIR_EXP, repair_names, 0, ctx, NULL);
-  c->repair_sigma = lpod_opt_number(L, 1, "repair_sigma", 0, 0, 5, c->repair_dist == POD_REL_REPAIR_LOGNORMAL, ctx, NULL);
-  lua_getfield(L, 1, "shrink");
-  *shrink_given = !lua_isnil(L, -1);
-  lua_pop(L, 1);
-  c->shrink = lpod_opt_bool(L, 1, "shrink", 0, ctx, NULL);
+}
 
+/* Read checkpoint=, restart_s= and waste= into *c.  [-0, +0, e] */
+static void read_checkpoint(lua_State *L, const char *ctx, pod_rel_cfg *c) {
   /* checkpoints and restarts */
   if (lua_getfield(L, 1, "checkpoint") != LUA_TTABLE) /* stack: checkpoint */
     lpod_error(L, ctx, "checkpoint", lua_isnil(L, -1)
@@ -342,8 +311,12 @@ static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
   c->restart_s = lpod_opt_number(L, 1, "restart_s", 0, 0, 1e9, 1, ctx, NULL);
   c->waste_model = lpod_opt_enum(L, 1, "waste", POD_REL_WASTE_RENEWAL, waste_names, 0, ctx, NULL);
 
+}
+
+/* Read rate_scale= into the log10 rate multipliers of *c.  [-0, +0, e] */
+static void read_rate_scale(lua_State *L, const char *ctx, pod_rel_cfg *c) {
   /* rate_scale: a multiplier for every cause, or per unit scope */
-  t = lua_getfield(L, 1, "rate_scale"); /* stack: rate_scale */
+  int t = lua_getfield(L, 1, "rate_scale"); /* stack: rate_scale */
   double sc[4] = {1, 1, 1, 1};
   if (t == LUA_TNUMBER) {
     double v = lpod_check_range(L, -1, 1e-6, 1e6, 0, ctx, "rate_scale");
@@ -362,6 +335,10 @@ static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
   c->domain_rate_log10 = log10(sc[2]);
   c->job_rate_log10 = log10(sc[3]);
 
+}
+
+/* Read hours=, or tokens= at tokens_per_s=, into *c.  [-0, +0, e] */
+static void read_length(lua_State *L, const char *ctx, pod_rel_cfg *c) {
   /* job length: hours, or tokens at tokens_per_s (or train.tokens_per_s) */
   lua_getfield(L, 1, "hours");
   int has_hours = !lua_isnil(L, -1);
@@ -381,7 +358,7 @@ static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
     c->tokens = lpod_opt_number(L, 1, "tokens", 0, 0, 1e18, 1, ctx, NULL);
     if (!(c->tokens > 0)) lpod_error(L, ctx, "tokens", "must be > 0");
     double tps = NAN;
-    t = lua_getfield(L, 1, "train"); /* stack: train */
+    int t = lua_getfield(L, 1, "train"); /* stack: train */
     if (t == LUA_TTABLE || t == LUA_TUSERDATA) {
       lua_getfield(L, -1, "tokens_per_s");
       if (!lua_isnil(L, -1)) tps = lpod_check_range(L, -1, 0, 1e15, 1, ctx, "train.tokens_per_s");
@@ -394,6 +371,50 @@ static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
     c->tokens_per_s = lpod_opt_number(L, 1, "tokens_per_s", tps, 0, 1e15, isnan(tps), ctx, NULL);
     if (!(c->tokens_per_s > 0)) lpod_error(L, ctx, "tokens_per_s", "must be > 0");
   }
+
+}
+
+static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
+                     uint64_t *seed, int *shrink_given) {
+  if (!lua_istable(L, 1))
+    lpod_error(L, ctx, NULL, "expected a table of fields, got %s", luaL_typename(L, 1));
+  lpod_check_keys(L, 1, ctx, NULL, rel_keys);
+  pod_rel_cfg_init(c);
+
+  /* footprint: system (domain size) or domain_gpus; node_gpus */
+  int dom = 0;
+  if (lua_getfield(L, 1, "system") != LUA_TNIL) { /* stack: system */
+    pod_system s;
+    lpod_to_value(L, -1, &lpod_system_type, &s, "system");
+    dom = s.domain_gpus;
+  }
+  lua_pop(L, 1);
+  dom = lpod_opt_int(L, 1, "domain_gpus", dom, 1, POD_REL_MAX_GPUS, dom == 0, ctx, NULL);
+  /* HGX-class nodes are the domain; NVL72-class racks hold 4-GPU trays */
+  int node_def = dom <= 8 ? dom : (dom % 4 == 0 ? 4 : 1);
+  c->domain_gpus = dom;
+  c->node_gpus = lpod_opt_int(L, 1, "node_gpus", node_def, 1, POD_REL_MAX_GPUS, 0, ctx, NULL);
+  c->active_gpus = lpod_opt_int(L, 1, "gpus", 0, 1, POD_REL_MAX_GPUS, 1, ctx, NULL);
+
+  if (lua_getfield(L, 1, "failures") == LUA_TNIL) /* stack: failures */
+    lpod_error(L, ctx, "failures", "required field is missing (a preset name such as "
+               "'llama3_h100', or a list of causes)");
+  read_failures(L, -1, &c->failures, ctx, "failures");
+  lua_pop(L, 1);
+
+  read_spares(L, ctx, c);
+
+  /* repairs */
+  c->repair_h = lpod_opt_number(L, 1, "repair_h", 0, 0, 1e9, 1, ctx, NULL);
+  c->repair_dist = lpod_opt_enum(L, 1, "repair", POD_REL_REPAIR_EXP, repair_names, 0, ctx, NULL);
+  c->repair_sigma = lpod_opt_number(L, 1, "repair_sigma", 0, 0, 5, c->repair_dist == POD_REL_REPAIR_LOGNORMAL, ctx, NULL);
+  lua_getfield(L, 1, "shrink");
+  *shrink_given = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  c->shrink = lpod_opt_bool(L, 1, "shrink", 0, ctx, NULL);
+  read_checkpoint(L, ctx, c);
+  read_rate_scale(L, ctx, c);
+  read_length(L, ctx, c);
 
   /* seed (simulate_run only) */
   if (lua_getfield(L, 1, "seed") != LUA_TNIL) { /* stack: seed */
