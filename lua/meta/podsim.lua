@@ -676,6 +676,8 @@ function podsim.cost(args) end
 ---@field rate_per_h number per `unit` per hour
 ---@field unit podsim.Unit what the rate counts
 ---@field blast podsim.Unit what one failure drains
+---@field basis? "sourced"|"assumed" whether the rate comes from a public source or is an assumption
+---@field source? string the public source of the rate, or why it is assumed
 
 ---A list of causes with a name.
 ---@class podsim.FailureList
@@ -707,7 +709,7 @@ function podsim.failure_list(value) end
 ---@field per_domain? integer hot spares inside each domain
 ---@field pool? integer spare nodes or racks
 ---@field pool_scope? "node"|"domain"
----@field swap_s? number time to swap one in
+---@field swap_s number seconds to bring a spare or the repaired unit into the job (required; 0 states none)
 
 ---@class podsim.Checkpoint
 ---@field write_s number
@@ -720,7 +722,7 @@ function podsim.failure_list(value) end
 ---@field node_gpus? integer
 ---@field gpus integer active GPUs
 ---@field failures podsim.FailuresRef
----@field spares? podsim.Spares
+---@field spares "none"|podsim.Spares required: "none", or the spares the job can swap in
 ---@field repair_h number mean time to repair a drained unit
 ---@field repair? "exponential"|"lognormal"
 ---@field repair_sigma? number log-sd of lognormal repair
@@ -760,7 +762,7 @@ function podsim.failure_list(value) end
 ---@field waste_model string
 
 ---The analytic expectation of a run with failures, checkpoints and spares.
---- Example: `podsim.reliability{system = "gb200_nvl72", gpus = 16384, failures = "gb200_nvl72", spares = {per_domain = 8}, repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300, hours = 1000}`
+--- Example: `podsim.reliability{system = "gb200_nvl72", gpus = 16384, failures = "gb200_nvl72", spares = {per_domain = 8, swap_s = 300}, repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300, hours = 1000}`
 ---@param args podsim.ReliabilityArgs
 ---@return podsim.ReliabilityResult
 function podsim.reliability(args) end
@@ -786,7 +788,7 @@ function podsim.reliability(args) end
 ---@field gpu_hours_charged number
 
 ---One stochastic run (same seed, same run).
---- Example: `podsim.simulate_run{system = "hgx_h100", gpus = 1024, failures = "llama3_h100", repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300, hours = 100, seed = 1}`
+--- Example: `podsim.simulate_run{system = "hgx_h100", gpus = 1024, failures = "llama3_h100", spares = "none", repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300, hours = 100, seed = 1}`
 ---@param args podsim.ReliabilityArgs
 ---@return podsim.RunResult
 function podsim.simulate_run(args) end
