@@ -51,7 +51,13 @@ typedef enum pod_coll_algo {
   POD_ALGO_TREE,
   POD_ALGO_NVLS,         /* in-switch reduction; needs sys->nvls */
   POD_ALGO_DIRECT,       /* point-to-point to every peer (all-to-all) */
-  POD_ALGO_HIERARCHICAL, /* intra-domain then inter-domain phases */
+  POD_ALGO_HIERARCHICAL, /* podsim's own: intra-domain reduce-scatter, a
+                         ** ring across domains, intra-domain all-gather;
+                         ** never chosen by auto (NCCL has no such) */
+  POD_ALGO_NVLS_TREE,    /* NCCL NVLSTree: NVLS in each domain, a tree
+                         ** across domains; needs sys->nvls, 2+ domains */
+  POD_ALGO_COLLNET,      /* NCCL CollNet: in-network reduction (SHARP);
+                         ** needs sys->sharp, 2+ domains */
   POD_ALGO_N
 } pod_coll_algo;
 

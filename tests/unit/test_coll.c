@@ -54,13 +54,19 @@ static void assert_close(double got, double want, double rel) {
 #define LL_RATIO 0.18
 #define LL_SHARE 0.38
 
-/* t = min(Simple, LL) with steps latency steps and k x S bytes per GPU. */
+/* The scale-up pipeline fill of `rows` chunk rows (coll.c), bytes. */
+static double up_half(const pod_system *s, double rows) {
+  return rows * s->up_channels * s->up_fill_KiB * 1024.0;
+}
+
+/* t = min(Simple, LL) with steps latency steps, k x S bytes per GPU and a
+** pipeline of `rows` chunk rows. */
 static double closed_form(const pod_system *s, double steps, double k,
-                          double S) {
+                          double rows, double S) {
   double B = s->up_GBps * 1e9 * s->up_eff;
   double a = s->up_latency_us * 1e-6;
   double simple = BASE_SIMPLE + steps * a +
-                  (S > 0 ? k * (S + s->up_half_MB * MIB) / B : 0.0);
+                  (S > 0 ? k * (S + up_half(s, rows)) / B : 0.0);
   double ll = BASE_LL + LL_RATIO * steps * a + k * S / (LL_SHARE * B);
   return simple < ll ? simple : ll;
 }
@@ -81,21 +87,25 @@ static void test_closed_forms_one_domain(void **state) {
         pod_coll_result r;
         r = eval_ok(&s, POD_COLL_ALL_REDUCE, n, 0, S, POD_ALGO_RING);
         assert_close(r.time_s,
-                     closed_form(&s, 2 * (n - 1), 2 * (nn - 1) / nn, S), 1e-12);
+                     closed_form(&s, 2 * (n - 1), 2 * (nn - 1) / nn, nn, S),
+                     1e-12);
         r = eval_ok(&s, POD_COLL_ALL_GATHER, n, 0, S, POD_ALGO_RING);
-        assert_close(r.time_s, closed_form(&s, n - 1, (nn - 1) / nn, S), 1e-12);
+        assert_close(r.time_s, closed_form(&s, n - 1, (nn - 1) / nn, nn, S),
+                     1e-12);
         r = eval_ok(&s, POD_COLL_REDUCE_SCATTER, n, 0, S, POD_ALGO_RING);
-        assert_close(r.time_s, closed_form(&s, n - 1, (nn - 1) / nn, S), 1e-12);
-        /* all-to-all: one latency step per round of 8 peers in flight */
+        assert_close(r.time_s, closed_form(&s, n - 1, (nn - 1) / nn, nn, S),
+                     1e-12);
+        /* all-to-all: one latency step per round of 8 peers in flight, the
+        ** fill paid per peer message (n rows) */
         r = eval_ok(&s, POD_COLL_ALL_TO_ALL, n, 0, S, POD_ALGO_DIRECT);
         assert_close(r.time_s,
-                     closed_form(&s, ceil((nn - 1) / 8), (nn - 1) / nn, S),
+                     closed_form(&s, ceil((nn - 1) / 8), (nn - 1) / nn, nn, S),
                      1e-12);
         r = eval_ok(&s, POD_COLL_BROADCAST, n, 0, S, POD_ALGO_RING);
-        assert_close(r.time_s, closed_form(&s, n - 1, 1.0, S), 1e-12);
+        assert_close(r.time_s, closed_form(&s, n - 1, 1.0, nn, S), 1e-12);
         if (n == 2) {
           r = eval_ok(&s, POD_COLL_SEND_RECV, 2, 0, S, POD_ALGO_AUTO);
-          assert_close(r.time_s, closed_form(&s, 1, 1.0, S), 1e-12);
+          assert_close(r.time_s, closed_form(&s, 1, 1.0, 1.0, S), 1e-12);
           assert_int_equal(r.algo, POD_ALGO_DIRECT);
         }
         /* nccl-tests conventions */
@@ -115,7 +125,7 @@ static void test_nvls_closed_form(void **state) {
         eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, S, POD_ALGO_NVLS);
     double B = s.up_GBps * 1e9 * s.nvls_eff;
     double want =
-        s.nvls_latency_us * 1e-6 + 1.75 * (S + s.up_half_MB * MIB) / B;
+        s.nvls_latency_us * 1e-6 + 1.75 * (S + up_half(&s, 8)) / B;
     assert_close(r.time_s, want, 1e-12);
     assert_int_equal(r.algo, POD_ALGO_NVLS);
   }
@@ -159,9 +169,9 @@ static void test_busbw_factors_and_names(void **state) {
 
 /* ---- model properties -------------------------------------------------- */
 
-static const pod_coll_algo ALGOS[] = {POD_ALGO_AUTO,   POD_ALGO_RING,
-                                      POD_ALGO_TREE,   POD_ALGO_NVLS,
-                                      POD_ALGO_DIRECT, POD_ALGO_HIERARCHICAL};
+static const pod_coll_algo ALGOS[] = {
+    POD_ALGO_AUTO,   POD_ALGO_RING,         POD_ALGO_TREE,      POD_ALGO_NVLS,
+    POD_ALGO_DIRECT, POD_ALGO_HIERARCHICAL, POD_ALGO_NVLS_TREE, POD_ALGO_COLLNET};
 
 /* Time never decreases with bytes, for every system, op, algorithm and
 ** placement the model accepts. */
@@ -219,7 +229,17 @@ static void test_busbw_bounds_one_domain(void **state) {
   assert_true(nv.busbw_GBps > h.up_GBps);
 }
 
-/* Across domains the ring's busbw is bound by min(up r/(r-1), r NICs). */
+/* A domain's network rate: min(r, net_channels) GPUs' NICs, at most
+** net_channel_GBps per channel (coll.c), GB/s. */
+static double dom_GBps(const pod_system *s, int r) {
+  double nic = s->nics_per_gpu * s->nic_gbps / 8.0 * s->out_eff;
+  double used = r < s->net_channels ? r : s->net_channels;
+  double cap = s->net_channels * s->net_channel_GBps;
+  return used * nic < cap ? used * nic : cap;
+}
+
+/* Across domains the ring's busbw is bound by min(up r/(r-1), the
+** domain's channel rate). */
 static void test_busbw_bounds_multi_domain(void **state) {
   (void)state;
   const char *names[] = {"hgx_h100", "hgx_b200", "gb200_nvl72", "gb300_nvl72",
@@ -234,7 +254,8 @@ static void test_busbw_bounds_multi_domain(void **state) {
         pod_coll_result res =
             eval_ok(&s, POD_COLL_ALL_REDUCE, n, r, S, POD_ALGO_RING);
         double up_bound = s.up_GBps * r / (r - 1.0);
-        double out_bound = r * nic_GBps;
+        double out_bound = dom_GBps(&s, r);
+        assert_true(out_bound <= r * nic_GBps);
         double bound = up_bound < out_bound ? up_bound : out_bound;
         assert_true(res.busbw_GBps <= bound);
         res = eval_ok(&s, POD_COLL_ALL_GATHER, n, r, S, POD_ALGO_RING);
@@ -244,27 +265,29 @@ static void test_busbw_bounds_multi_domain(void **state) {
 }
 
 /* Hierarchical is never slower than the flat ring when the scale-up link
-** is fast enough to carry the domain's share, at the size in question:
-** U(S) >= (r-1) O(S) n/(n-1), with U(S), O(S) the achievable scale-up and
-** per-GPU NIC rates at S (eta(S) with each fabric's half size for the
-** Simple protocol, the plain rates for LL, which has no fill term). */
+** carries the domain's share faster than the ring's network phase, at the
+** size in question: hierarchical moves 2(r-1)/r (S + r h) per GPU on
+** NVLink, the ring 2(n-1)/n (S + h_out) per domain on the network, so it
+** suffices that U(S) >= (r-1)/r n/(n-1) D(S), with U(S), D(S) the
+** achievable scale-up and domain network rates at S (each with its fill:
+** the hierarchical's chain of r rows, the network's out_half_MB). */
 static void test_hierarchical_not_slower(void **state) {
   (void)state;
   const pod_system *s;
   int compared = 0;
   for (int i = 0; (s = pod_hw_system_at(i, NULL)) != NULL; i++) {
     double U = s->up_GBps * s->up_eff;
-    double O = s->nics_per_gpu * s->nic_gbps / 8.0 * s->out_eff / s->oversub;
     for (int r = 2; r <= s->domain_gpus; r *= 2)
       for (int d = 2; d <= 32; d *= 2) {
         int n = r * d;
-        double need = (r - 1.0) * n / (n - 1.0);
-        if (U < need * O) continue;
+        double D = dom_GBps(s, r);
+        double need = (r - 1.0) / r * n / (n - 1.0);
+        if (U < need * D) continue;
         for (int op = 0; op < 3; op++)
           for (double S = 8; S <= 8 * GIB; S *= 4) {
-            double US = U * S / (S + s->up_half_MB * MIB);
-            double OS = O * S / (S + s->out_half_MB * MIB);
-            if (US < need * OS) continue;
+            double US = U * S / (S + up_half(s, r));
+            double DS = D * S / (S + s->out_half_MB * MIB);
+            if (US < need * DS) continue;
             pod_coll_result h =
                 eval_ok(s, (pod_coll_op)op, n, r, S, POD_ALGO_HIERARCHICAL);
             pod_coll_result ring =
@@ -301,7 +324,7 @@ static void test_alltoall_nic_bound(void **state) {
     /* Two domains, no collisions (one peer per NIC): busbw = the NIC's
     ** achievable rate x (n-1)/(n-r) up to latency and fill. */
     pod_system nocoll = s;
-    nocoll.out_collision = 0.0;
+    nocoll.routing = POD_ROUTING_ADAPTIVE;
     pod_coll_result a =
         eval_ok(&s, POD_COLL_ALL_TO_ALL, 2 * r, 0, GIB, POD_ALGO_AUTO);
     pod_coll_result b =
@@ -324,7 +347,8 @@ static void test_alltoall_nic_bound(void **state) {
   assert_true(y.time_s > 10 * x.time_s);
 }
 
-/* auto reports the fastest valid algorithm, with that algorithm's time. */
+/* auto reports the fastest valid algorithm of NCCL's set (never podsim's
+** hierarchical), with that algorithm's time. */
 static void test_auto_is_fastest(void **state) {
   (void)state;
   const pod_system *s;
@@ -339,6 +363,7 @@ static void test_auto_is_fastest(void **state) {
         assert_close(same.time_s, au.time_s, 1e-15);
         for (size_t a = 1; a < sizeof ALGOS / sizeof ALGOS[0]; a++) {
           pod_err e;
+          if (ALGOS[a] == POD_ALGO_HIERARCHICAL) continue;
           if (eval_rc(s, (pod_coll_op)op, n, 0, S, ALGOS[a], &e) != POD_OK) {
             assert_int_equal(e.code, POD_ENOTSUP);
             assert_string_equal(e.field, "algo");
@@ -365,6 +390,238 @@ static void test_degenerate_sizes(void **state) {
   /* A huge but finite buffer stays finite. */
   r = eval_ok(&s, POD_COLL_ALL_TO_ALL, 64, 0, 1e18, POD_ALGO_AUTO);
   assert_true(pod_finite(r.time_s));
+}
+
+/* ---- NCCL's algorithm rules ------------------------------------------- */
+
+/* An H100 system whose network binds every multi-domain all-reduce: 100
+** Gb/s NICs under NVLink4. */
+static pod_system slow_net(void) {
+  pod_system s = preset("hgx_h100");
+  s.nic_gbps = 100.0;
+  return s;
+}
+
+/* Two-node rule: with two domains a double binary tree sends S per
+** direction per domain, with more domains 2S; the ring 2(n-1)/n S either
+** way.  So at two domains the tree and the NVLS-tree take half the
+** network time of four, and beat the network-bound ring. */
+static void test_two_node_rule(void **state) {
+  (void)state;
+  pod_system s = slow_net();
+  const double S = 16 * GIB;
+  const pod_coll_algo trees[] = {POD_ALGO_TREE, POD_ALGO_NVLS_TREE};
+  for (size_t i = 0; i < 2; i++) {
+    pod_coll_result t2 = eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, S, trees[i]);
+    pod_coll_result t4 = eval_ok(&s, POD_COLL_ALL_REDUCE, 32, 8, S, trees[i]);
+    pod_coll_result t8 = eval_ok(&s, POD_COLL_ALL_REDUCE, 64, 8, S, trees[i]);
+    assert_close(t4.time_s / t2.time_s, 2.0, 0.02);
+    assert_close(t8.time_s / t4.time_s, 1.0, 0.02);
+  }
+  pod_coll_result r2 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, S, POD_ALGO_RING);
+  pod_coll_result r4 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 32, 8, S, POD_ALGO_RING);
+  assert_close(r4.time_s / r2.time_s, 2.0 * 31 / 32 / (2.0 * 15 / 16), 0.02);
+  pod_coll_result au = eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, S, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_NVLS_TREE);
+  assert_true(au.time_s < 0.6 * r2.time_s);
+  /* without NVLS the tree takes the two-node advantage */
+  s.nvls = 0;
+  s.nvls_eff = 0.0;
+  au = eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, S, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_TREE);
+  /* at four domains the ring's 2(n-1)/n < 2 wins on bandwidth */
+  au = eval_ok(&s, POD_COLL_ALL_REDUCE, 32, 8, S, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_RING);
+}
+
+/* auto never picks an algorithm NCCL lacks (hierarchical), NVLS never
+** across domains, NVLS-tree and CollNet never inside one. */
+static void test_auto_is_ncclish(void **state) {
+  (void)state;
+  const pod_system *sp;
+  for (int i = 0; (sp = pod_hw_system_at(i, NULL)) != NULL; i++)
+    for (int sharp = 0; sharp <= 1; sharp++) {
+      pod_system s = *sp;
+      s.sharp = sharp;
+      for (int d = 1; d <= 64; d *= 2)
+        for (double S = 64; S <= 16 * GIB; S *= 8) {
+          int r = s.domain_gpus;
+          for (int op = 0; op < POD_COLL_NOPS; op++) {
+            if (op == POD_COLL_SEND_RECV) continue;
+            pod_coll_result a =
+                eval_ok(&s, (pod_coll_op)op, r * d, r, S, POD_ALGO_AUTO);
+            assert_int_not_equal(a.algo, POD_ALGO_HIERARCHICAL);
+            if (d > 1) assert_int_not_equal(a.algo, POD_ALGO_NVLS);
+            if (d == 1) {
+              assert_int_not_equal(a.algo, POD_ALGO_NVLS_TREE);
+              assert_int_not_equal(a.algo, POD_ALGO_COLLNET);
+            }
+            if (!sharp) assert_int_not_equal(a.algo, POD_ALGO_COLLNET);
+            if (op != POD_COLL_ALL_REDUCE && op != POD_COLL_ALL_TO_ALL)
+              assert_int_equal(a.algo, POD_ALGO_RING);
+          }
+        }
+    }
+}
+
+/* CollNet: the switches reduce, so a domain's network traffic is S
+** whatever the domain count, and on a network-bound system with many
+** domains it beats every host-based algorithm. */
+static void test_collnet_with_sharp(void **state) {
+  (void)state;
+  pod_system s = slow_net();
+  s.sharp = 1;
+  const double S = 16 * GIB;
+  pod_coll_result c4 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 32, 8, S, POD_ALGO_COLLNET);
+  pod_coll_result c64 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 512, 8, S, POD_ALGO_COLLNET);
+  assert_close(c64.time_s / c4.time_s, 1.0, 0.01);
+  pod_coll_result nt =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 512, 8, S, POD_ALGO_NVLS_TREE);
+  assert_close(nt.time_s / c64.time_s, 2.0, 0.03);
+  pod_coll_result au =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 512, 8, S, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_COLLNET);
+  s.sharp = 0;
+  au = eval_ok(&s, POD_COLL_ALL_REDUCE, 512, 8, S, POD_ALGO_AUTO);
+  assert_int_not_equal(au.algo, POD_ALGO_COLLNET);
+}
+
+/* Channels, not domain size, set how many NICs a collective drives: a
+** multi-rack NVL72 ring runs net_channels (16) channels at
+** net_channel_GBps each, not 72 NICs; an 8-GPU node runs one channel per
+** NIC. */
+static void test_channels_set_nics(void **state) {
+  (void)state;
+  pod_system nvl = preset("gb200_nvl72");
+  const double S = 64 * GIB;
+  pod_coll_result r =
+      eval_ok(&nvl, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
+  double cap = nvl.net_channels * nvl.net_channel_GBps;
+  assert_true(nvl.net_channels < 72);
+  assert_true(r.busbw_GBps <= cap);
+  assert_true(r.busbw_GBps > 0.95 * cap);
+  /* more channels, more NICs: the same ring gets faster */
+  pod_system wide = nvl;
+  wide.net_channels = 72;
+  pod_coll_result w =
+      eval_ok(&wide, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
+  assert_true(w.busbw_GBps > 1.5 * r.busbw_GBps);
+  /* 8 GPUs, 8 NICs, 8 channels: NIC-bound */
+  pod_system h = preset("hgx_h100");
+  pod_coll_result hr =
+      eval_ok(&h, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_RING);
+  double nics = 8 * h.nic_gbps / 8.0 * h.out_eff;
+  assert_true(hr.busbw_GBps <= nics && hr.busbw_GBps > 0.95 * nics);
+  /* fewer ranks per domain than channels: one channel per GPU's NICs */
+  pod_coll_result h4 =
+      eval_ok(&h, POD_COLL_ALL_REDUCE, 32, 4, S, POD_ALGO_RING);
+  assert_true(h4.busbw_GBps <= nics / 2 && h4.busbw_GBps > 0.45 * nics);
+  /* all-to-all is point-to-point: every GPU's own NICs, not channels */
+  pod_system few = h;
+  few.net_channels = 1;
+  pod_coll_result a = eval_ok(&h, POD_COLL_ALL_TO_ALL, 16, 8, GIB, POD_ALGO_AUTO);
+  pod_coll_result b =
+      eval_ok(&few, POD_COLL_ALL_TO_ALL, 16, 8, GIB, POD_ALGO_AUTO);
+  assert_close(a.time_s, b.time_s, 1e-12);
+}
+
+/* Oversubscription applies only to traffic that leaves the leaf group. */
+static void test_leaf_oversub(void **state) {
+  (void)state;
+  pod_system h = preset("hgx_h100"), o = h;
+  o.oversub = 2.0;
+  const double S = 4 * GIB;
+  for (int op = 0; op < POD_COLL_NOPS; op++) {
+    int n = op == POD_COLL_SEND_RECV ? 2 : 16;
+    int r = op == POD_COLL_SEND_RECV ? 1 : 8;
+    pod_coll_result a = eval_ok(&h, (pod_coll_op)op, n, r, S, POD_ALGO_AUTO);
+    pod_coll_result b = eval_ok(&o, (pod_coll_op)op, n, r, S, POD_ALGO_AUTO);
+    assert_close(a.time_s, b.time_s, 1e-12); /* 16 GPUs under one leaf */
+  }
+  /* one leaf per node: every ring hop leaves the leaf, the network phase
+  ** takes twice as long */
+  o.leaf_gpus = 8;
+  pod_coll_result a = eval_ok(&h, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_RING);
+  pod_coll_result b = eval_ok(&o, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_RING);
+  assert_close(b.time_s / a.time_s, 2.0, 0.03);
+  /* leaves of 4 nodes: 1 in 4 ring hops crosses, 2 x 1/4 < 1: no loss */
+  o.leaf_gpus = 32;
+  b = eval_ok(&o, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_RING);
+  assert_close(b.time_s, a.time_s, 1e-12);
+  /* but an all-to-all sends (64-32)/(64-8) of its traffic beyond */
+  a = eval_ok(&h, POD_COLL_ALL_TO_ALL, 64, 8, S, POD_ALGO_AUTO);
+  b = eval_ok(&o, POD_COLL_ALL_TO_ALL, 64, 8, S, POD_ALGO_AUTO);
+  assert_close(b.time_s / a.time_s, 2.0 * 32 / 56, 0.03);
+}
+
+/* Pipeline fill grows with the ring length: a 72-rank ring reaches its
+** bandwidth at a larger message than an 8-rank one. */
+static void test_fill_grows_with_ranks(void **state) {
+  (void)state;
+  pod_system s = preset("gb200_nvl72");
+  pod_coll_result r8 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, 64 * MIB, POD_ALGO_RING);
+  pod_coll_result r72 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 72, 0, 64 * MIB, POD_ALGO_RING);
+  assert_true(r8.busbw_GBps > 1.8 * r72.busbw_GBps);
+  /* at large sizes both approach the same link-bound busbw */
+  r8 = eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, 64 * GIB, POD_ALGO_RING);
+  r72 = eval_ok(&s, POD_COLL_ALL_REDUCE, 72, 0, 64 * GIB, POD_ALGO_RING);
+  assert_close(r72.busbw_GBps / r8.busbw_GBps, 1.0, 0.03);
+  /* the Simple-protocol bandwidth term is k (S + n c f) / B: the half
+  ** size is 9x larger at 72 ranks */
+  double h8 = up_half(&s, 8), h72 = up_half(&s, 72);
+  assert_close(h72 / h8, 9.0, 1e-12);
+}
+
+/* Path collisions come from routing: only static ECMP loses bandwidth,
+** and only with 3+ domains. */
+static void test_routing_collisions(void **state) {
+  (void)state;
+  pod_system st = preset("hgx_h100");
+  const int routes[] = {POD_ROUTING_ADAPTIVE, POD_ROUTING_SPRAY,
+                        POD_ROUTING_SRD};
+  pod_coll_result a = eval_ok(&st, POD_COLL_ALL_TO_ALL, 64, 8, 16 * GIB,
+                              POD_ALGO_AUTO);
+  for (size_t i = 0; i < 3; i++) {
+    pod_system x = st;
+    x.routing = routes[i];
+    pod_coll_result b = eval_ok(&x, POD_COLL_ALL_TO_ALL, 64, 8, 16 * GIB,
+                                POD_ALGO_AUTO);
+    /* (1 - (6/7)^7): 66% of the paths busy under static hashing */
+    assert_close(a.time_s / b.time_s, 1.0 / (1.0 - pow(6.0 / 7.0, 7)), 0.03);
+    /* two domains: one peer per NIC, nothing to collide */
+    pod_coll_result c =
+        eval_ok(&st, POD_COLL_ALL_TO_ALL, 16, 8, GIB, POD_ALGO_AUTO);
+    pod_coll_result d =
+        eval_ok(&x, POD_COLL_ALL_TO_ALL, 16, 8, GIB, POD_ALGO_AUTO);
+    assert_close(c.time_s, d.time_s, 1e-12);
+    /* rings are not hashed onto many paths: routing does not matter */
+    c = eval_ok(&st, POD_COLL_ALL_REDUCE, 64, 8, GIB, POD_ALGO_RING);
+    d = eval_ok(&x, POD_COLL_ALL_REDUCE, 64, 8, GIB, POD_ALGO_RING);
+    assert_close(c.time_s, d.time_s, 1e-12);
+  }
+}
+
+/* The per-message overhead bounds a round of 8 p2p posts from below. */
+static void test_msg_overhead(void **state) {
+  (void)state;
+  pod_system s = preset("hgx_h100"), slow = s;
+  slow.msg_overhead_us = 10.0; /* 8 x 10 us > the 14 us network step */
+  pod_coll_result a = eval_ok(&s, POD_COLL_ALL_TO_ALL, 64, 8, 0, POD_ALGO_AUTO);
+  pod_coll_result b =
+      eval_ok(&slow, POD_COLL_ALL_TO_ALL, 64, 8, 0, POD_ALGO_AUTO);
+  /* 7 rounds of 8 network peers at 80 us each instead of 14 us (Simple)
+  ** or 2.5 us (LL): the posts cost the same under both protocols */
+  assert_true(b.time_s > a.time_s + 7 * 60e-6);
+  /* inside one domain nothing is posted to a NIC */
+  a = eval_ok(&s, POD_COLL_ALL_TO_ALL, 8, 8, MIB, POD_ALGO_AUTO);
+  b = eval_ok(&slow, POD_COLL_ALL_TO_ALL, 8, 8, MIB, POD_ALGO_AUTO);
+  assert_close(a.time_s, b.time_s, 1e-12);
 }
 
 /* ---- errors ------------------------------------------------------------ */
@@ -427,9 +684,27 @@ static void test_errors_unsupported(void **state) {
   /* NVLS on a system without it */
   expect_err(&a100, POD_COLL_ALL_REDUCE, 8, 0, MIB, POD_ALGO_NVLS, POD_ENOTSUP,
              "algo");
-  /* NVLS needs two or more ranks in a domain */
+  /* NVLS runs inside one NVLink domain only (NCCL: across nodes only
+  ** with CollNet); NVLS-tree needs several domains and 2+ ranks in each */
   expect_err(&h100, POD_COLL_ALL_REDUCE, 16, 1, MIB, POD_ALGO_NVLS, POD_ENOTSUP,
              "algo");
+  expect_err(&h100, POD_COLL_ALL_REDUCE, 16, 8, MIB, POD_ALGO_NVLS, POD_ENOTSUP,
+             "algo");
+  expect_err(&h100, POD_COLL_ALL_REDUCE, 8, 8, MIB, POD_ALGO_NVLS_TREE,
+             POD_ENOTSUP, "algo");
+  expect_err(&h100, POD_COLL_ALL_REDUCE, 16, 1, MIB, POD_ALGO_NVLS_TREE,
+             POD_ENOTSUP, "algo");
+  expect_err(&a100, POD_COLL_ALL_REDUCE, 16, 8, MIB, POD_ALGO_NVLS_TREE,
+             POD_ENOTSUP, "algo");
+  /* CollNet needs SHARP and several domains */
+  expect_err(&h100, POD_COLL_ALL_REDUCE, 16, 8, MIB, POD_ALGO_COLLNET,
+             POD_ENOTSUP, "algo");
+  pod_system sharp = h100;
+  sharp.sharp = 1;
+  expect_err(&sharp, POD_COLL_ALL_REDUCE, 8, 8, MIB, POD_ALGO_COLLNET,
+             POD_ENOTSUP, "algo");
+  expect_err(&sharp, POD_COLL_ALL_GATHER, 16, 8, MIB, POD_ALGO_COLLNET,
+             POD_ENOTSUP, "algo");
   /* NVLS only reduces all-reduce in this model */
   expect_err(&h100, POD_COLL_ALL_GATHER, 8, 0, MIB, POD_ALGO_NVLS, POD_ENOTSUP,
              "algo");
@@ -463,12 +738,13 @@ static void test_errors_system_fields(void **state) {
       {offsetof(pod_system, out_latency_us), "out_latency_us"},
       {offsetof(pod_system, oversub), "oversub"},
       {offsetof(pod_system, up_eff), "up_eff"},
-      {offsetof(pod_system, up_half_MB), "up_half_MB"},
+      {offsetof(pod_system, up_fill_KiB), "up_fill_KiB"},
       {offsetof(pod_system, out_eff), "out_eff"},
       {offsetof(pod_system, out_half_MB), "out_half_MB"},
       {offsetof(pod_system, nvls_eff), "nvls_eff"},
       {offsetof(pod_system, nvls_latency_us), "nvls_latency_us"},
-      {offsetof(pod_system, out_collision), "out_collision"},
+      {offsetof(pod_system, net_channel_GBps), "net_channel_GBps"},
+      {offsetof(pod_system, msg_overhead_us), "msg_overhead_us"},
       {offsetof(pod_system, gpu.bf16_tflops), "gpu.bf16_tflops"},
   };
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
@@ -529,6 +805,14 @@ int main(void) {
       cmocka_unit_test(test_alltoall_nic_bound),
       cmocka_unit_test(test_auto_is_fastest),
       cmocka_unit_test(test_degenerate_sizes),
+      cmocka_unit_test(test_two_node_rule),
+      cmocka_unit_test(test_auto_is_ncclish),
+      cmocka_unit_test(test_collnet_with_sharp),
+      cmocka_unit_test(test_channels_set_nics),
+      cmocka_unit_test(test_leaf_oversub),
+      cmocka_unit_test(test_fill_grows_with_ranks),
+      cmocka_unit_test(test_routing_collisions),
+      cmocka_unit_test(test_msg_overhead),
       cmocka_unit_test(test_errors_args),
       cmocka_unit_test(test_errors_unsupported),
       cmocka_unit_test(test_errors_system_fields),
