@@ -85,8 +85,7 @@
 ** issue 130) towards 0.63x at many nodes.
 **
 ** Everything is pure arithmetic on the arguments: no allocation, no
-** globals written, reentrant and thread-safe, O(1) per call (the tree
-** depth is a loop over at most 31 bits).
+** globals written, reentrant and thread-safe, O(1) per call.
 */
 #include "pod_coll.h"
 
@@ -113,6 +112,15 @@
 ** Blackwell 282 GB/s busbw, 0.313 of the 450/900 GB/s line rate, i.e.
 ** 0.38 of NCCL's achievable NVLink rate 370.8/721.8). */
 #define LL_BW_SHARE 0.38
+#define INV_LL_BW_SHARE (1.0 / LL_BW_SHARE)
+
+/* The plan builders run up to five times per evaluation: keep them
+** inline (a call per algorithm costs a third of the evaluation). */
+#if defined(__GNUC__)
+#define HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define HOT_INLINE static inline
+#endif
 
 typedef struct plan {
   double up_steps, out_steps; /* latency steps on each fabric */
@@ -140,9 +148,13 @@ double pod_coll_busbw_factor(pod_coll_op op, int n) {
 }
 
 static double ceil_log2(int x) {
+#if defined(__GNUC__)
+  return x <= 1 ? 0.0 : (double)(32 - __builtin_clz((unsigned)(x - 1)));
+#else
   double s = 0.0;
   for (long long v = 1; v < x; v <<= 1) s += 1.0; /* x up to INT_MAX */
   return s;
+#endif
 }
 
 /* Share of a NIC's rate left when its k concurrent flows collide on
@@ -192,7 +204,7 @@ static inline double tree_leaf_frac(const place *pl) {
 }
 
 /* All-reduce plans (see make_plan). */
-static inline int allreduce_plan(const pod_system *s, pod_coll_algo algo,
+HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
                                  const place *pl, plan *p) {
   const int n = pl->n, r = pl->r, d = pl->d;
   const double nn = pl->nn, rr = pl->rr, dd = pl->dd;
@@ -299,7 +311,7 @@ static inline int allreduce_plan(const pod_system *s, pod_coll_algo algo,
 **   all_to_all       direct
 **   broadcast        ring
 **   send_recv        direct */
-static inline int make_plan(const pod_system *s, pod_coll_op op,
+HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
                             pod_coll_algo algo, const place *pl, plan *p) {
   const int n = pl->n, d = pl->d;
   const double nn = pl->nn, rr = pl->rr, dd = pl->dd;
@@ -398,7 +410,7 @@ typedef struct rates {
 } rates;
 
 /* Time of a plan with the faster of the two protocols. */
-static inline double plan_time(const rates *q, const plan *p, double S) {
+HOT_INLINE double plan_time(const rates *q, const plan *p, double S) {
   double iu = q->inv_up * p->up_div;
   double io = (p->out_dom ? q->inv_dom : q->inv_gpu) * p->out_div;
   double up_lat = p->up_steps * q->a_up, out_lat = p->out_steps * q->a_out;
@@ -425,7 +437,7 @@ static inline double plan_time(const rates *q, const plan *p, double S) {
   /* LL: LL_BW_SHARE of the achievable rate, no fill term, shorter steps. */
   double tu = p->k_up * S * iu, to = p->k_out * S * io;
   double t_ll = BASE_LL_US * 1e-6 + LL_STEP_RATIO * up_lat + ll_out_lat +
-                (tu > to ? tu : to) / LL_BW_SHARE;
+                (tu > to ? tu : to) * INV_LL_BW_SHARE;
   return t_ll < t ? t_ll : t;
 }
 
@@ -462,17 +474,25 @@ static inline void setup(const pod_system *sys, int n, int r, place *pl,
   pl->rr = r;
   pl->dd = pl->d;
   pl->spans = n > sys->leaf_gpus;
-  pl->m = sys->leaf_gpus / r;
-  if (pl->m < 1) pl->m = 1;
+  pl->m = 1; /* domains per leaf: only needed when the group spans leaves */
+  if (pl->spans && sys->leaf_gpus > r) pl->m = sys->leaf_gpus / r;
   /* The four inverses (1/n, 1/U, 1/G, 1/D) from one division: this runs
   ** millions of times a second. */
-  double UG = U * G, inv = 1.0 / (UG * D * pl->nn);
-  pl->in = UG * D * inv;
+  double UG = U * G, prod = UG * D * pl->nn;
+  if (prod > 1e-300 && prod < 1e300) {
+    double inv = 1.0 / prod;
+    pl->in = UG * D * inv;
+    q->inv_up = G * D * pl->nn * inv;
+    q->inv_gpu = U * D * pl->nn * inv;
+    q->inv_dom = UG * pl->nn * inv;
+  } else { /* extreme rates: the product under- or overflows */
+    pl->in = 1.0 / pl->nn;
+    q->inv_up = 1.0 / U;
+    q->inv_gpu = 1.0 / G;
+    q->inv_dom = 1.0 / D;
+  }
   pl->ir = pl->dd * pl->in; /* 1/r = d/n and 1/d = r/n */
   pl->id = pl->rr * pl->in;
-  q->inv_up = G * D * pl->nn * inv;
-  q->inv_gpu = U * D * pl->nn * inv;
-  q->inv_dom = UG * pl->nn * inv;
   q->row_up = (double)sys->up_channels * sys->up_fill_KiB * 1024.0;
   q->half_out = sys->out_half_MB * MIB;
   q->a_up = sys->up_latency_us * 1e-6;
