@@ -11,9 +11,9 @@
 ** multiples k of the buffer size S.  The fabrics run concurrently (NCCL
 ** pipelines chunks through both), so
 **
-**   t = latency + max(k_up (S + h_up) / B_up, k_out (S + h_out) / B_out)
+**   t = latency + max(k_up S / B_up, k_out S / B_out) + pipeline fills
 **
-** with B the achievable rate (eff x line rate) and h the pipeline fill.
+** with B the achievable rate (eff x line rate) (see Pipeline fill).
 **
 ** Channels and NICs.  A ring or tree collective runs NCCL's channels, not
 ** one flow per GPU: a domain drives net_channels channels, each through
@@ -28,9 +28,18 @@
 ** half is h_up = rows x up_channels x up_fill_KiB with rows the ring or
 ** chain length (n for a ring, r for a chain or NVLS inside a domain): a
 ** 72-rank ring reaches its bandwidth at a 9x larger message than an
-** 8-rank one.  All-to-all pays the fill per peer message (S/n each), with
-** NCCL's p2p window (out_half_MB: P2P_NET_CHUNKSIZE x NCCL_STEPS) on the
-** network.
+** 8-rank one.  A collective's data passes the scale-up and network stages
+** in series, so their fills add: t = latency + max(k_up S / B_up, k_out S
+** / B_out) + k_up h_up / B_up + k_out h_out / B_out + fills of the tree.
+** A tree (tree, NVLS-tree) or a chain (broadcast) fills through every
+** domain it spans: each holds its network channels' NCCL buffers
+** (net_channels x NCCL_BUFFSIZE 4 MiB) before the pipeline streams, d x
+** that at the domain's rate; measured on C7, where the fixed cost grows
+** from about 0.35 ms at 2 racks to 4 ms at 20 (linear in d, not in the
+** tree depth).  A ring starts every link at once and pays no such fill.
+** All-to-all pays the fill per peer message (S/n each), with NCCL's p2p
+** window (out_half_MB: P2P_NET_CHUNKSIZE x NCCL_STEPS) on the network;
+** its NVLink and network flows run side by side (max, not sum).
 **
 ** Protocols.  Each plan is timed with NCCL's two extreme protocols and
 ** the faster wins, as NCCL's tuner does:
@@ -93,6 +102,9 @@
 #include <string.h>
 
 #define MIB 1048576.0
+/* NCCL_BUFFSIZE default, 4 MiB per channel and connection (src/init.cc
+** DEFAULT_BUFFSIZE). */
+#define NCCL_BUFFSIZE (4.0 * MIB)
 
 /* NCCL src/graph/tuning.cc, baseLat (ring): LL 6.6 us, Simple 8.4 us. */
 #define BASE_SIMPLE_US 8.4
@@ -131,6 +143,9 @@ typedef struct plan {
                               ** scale-up half is up_rows x up_channels x
                               ** up_fill_KiB, the network half out_rows x
                               ** out_half_MB */
+  double fill_doms;           /* domains a tree or chain fills in series
+                              ** before it streams, each holding its
+                              ** network channels' NCCL buffers */
   double up_div, out_div;     /* inverse bandwidth multipliers (NVLS,
                               ** collisions, oversubscription); 1 when none */
   double fixed_us;            /* fixed latency besides the steps (NVLS) */
@@ -240,6 +255,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_out = d > 1 ? tree_k : 0.0;
       p->up_rows = rr;
       p->out_div = leaf_mult(s, tree_leaf_frac(pl));
+      p->fill_doms = dd;
       return POD_OK;
     case POD_ALGO_NVLS:
       /* In-switch reduction inside one NVLink domain only: across domains
@@ -266,6 +282,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_out = tree_k;
       p->up_rows = rr;
       p->out_div = leaf_mult(s, tree_leaf_frac(pl));
+      p->fill_doms = dd;
       return POD_OK;
     case POD_ALGO_COLLNET:
       /* CollNet (SHARP): the switches reduce, so each domain sends its S
@@ -283,6 +300,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_out = 1.0;
       p->up_rows = rr;
       p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      p->out_rows = 1.0; /* domains fill side by side towards the switch */
       return POD_OK;
     case POD_ALGO_HIERARCHICAL:
       /* podsim's own: reduce-scatter in the domain, ring across domains on
@@ -380,6 +398,7 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
       p->k_out = d > 1 ? 1.0 : 0.0;
       p->up_rows = nn;
       p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      p->fill_doms = dd; /* a chain: the first chunk crosses every domain */
       return POD_OK;
     case POD_COLL_SEND_RECV:
       if (algo != POD_ALGO_DIRECT) return POD_ENOTSUP;
@@ -405,6 +424,8 @@ typedef struct rates {
   double inv_gpu, inv_dom;   /* network: one GPU's NICs; one domain's
                              ** channels */
   double row_up, half_out;   /* bytes per fill row */
+  double buf_dom;            /* bytes one domain holds in flight: its
+                             ** network channels' NCCL buffers */
   double a_up, a_out;        /* per-step latency, s */
   double msg_s;              /* per-message overhead, s */
 } rates;
@@ -426,7 +447,17 @@ HOT_INLINE double plan_time(const rates *q, const plan *p, double S) {
 
   /* Simple: eta(S) = eff S / (S + half): k S / (eta B) = k (S+half)/(eff B). */
   double bw = 0.0;
-  if (S > 0.0) {
+  if (S > 0.0 && p->out_dom) {
+    /* A collective's data passes the scale-up and network stages in
+    ** series: the stages stream at the slower one's rate, and the
+    ** pipeline fills through both (the fills add). */
+    double tu = p->k_up * S * iu, to = p->k_out * S * io;
+    bw = (tu > to ? tu : to) + p->k_up * p->up_rows * q->row_up * iu +
+         p->k_out * p->out_rows * q->half_out * io +
+         (p->k_out > 0.0 ? p->fill_doms * q->buf_dom * io : 0.0);
+  } else if (S > 0.0) {
+    /* Point-to-point: NVLink and network flows run side by side, each
+    ** with its own per-message fill. */
     double tu = p->k_up * (S + p->up_rows * q->row_up) * iu;
     double to = p->k_out * (S + p->out_rows * q->half_out) * io;
     bw = tu > to ? tu : to;
@@ -495,6 +526,7 @@ static inline void setup(const pod_system *sys, int n, int r, place *pl,
   pl->id = pl->rr * pl->in;
   q->row_up = (double)sys->up_channels * sys->up_fill_KiB * 1024.0;
   q->half_out = sys->out_half_MB * MIB;
+  q->buf_dom = (double)sys->net_channels * NCCL_BUFFSIZE;
   q->a_up = sys->up_latency_us * 1e-6;
   q->a_out = sys->out_latency_us * 1e-6;
   q->msg_s = sys->msg_overhead_us * 1e-6;
