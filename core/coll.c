@@ -220,7 +220,7 @@ static inline double tree_leaf_frac(const place *pl) {
 
 /* All-reduce plans (see make_plan). */
 HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
-                                 const place *pl, plan *p) {
+                              const place *pl, plan *p) {
   const int n = pl->n, r = pl->r, d = pl->d;
   const double nn = pl->nn, rr = pl->rr, dd = pl->dd;
   const double in = pl->in, ir = pl->ir, id = pl->id;
@@ -330,7 +330,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
 **   broadcast        ring
 **   send_recv        direct */
 HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
-                            pod_coll_algo algo, const place *pl, plan *p) {
+                         pod_coll_algo algo, const place *pl, plan *p) {
   const int n = pl->n, d = pl->d;
   const double nn = pl->nn, rr = pl->rr, dd = pl->dd;
   const double in = pl->in, ir = pl->ir, id = pl->id;
@@ -420,14 +420,14 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
 /* Per-call constants of the system: inverse achievable rates (s/byte)
 ** and the pipeline fill sizes in bytes. */
 typedef struct rates {
-  double inv_up;             /* 1 / (eff x line rate), s per byte */
-  double inv_gpu, inv_dom;   /* network: one GPU's NICs; one domain's
-                             ** channels */
-  double row_up, half_out;   /* bytes per fill row */
-  double buf_dom;            /* bytes one domain holds in flight: its
-                             ** network channels' NCCL buffers */
-  double a_up, a_out;        /* per-step latency, s */
-  double msg_s;              /* per-message overhead, s */
+  double inv_up;           /* 1 / (eff x line rate), s per byte */
+  double inv_gpu, inv_dom; /* network: one GPU's NICs; one domain's
+                           ** channels */
+  double row_up, half_out; /* bytes per fill row */
+  double buf_dom;          /* bytes one domain holds in flight: its
+                           ** network channels' NCCL buffers */
+  double a_up, a_out;      /* per-step latency, s */
+  double msg_s;            /* per-message overhead, s */
 } rates;
 
 /* Time of a plan with the faster of the two protocols. */
@@ -616,8 +616,8 @@ static const char *const OP_NAMES[POD_COLL_NOPS] = {
     "all_reduce", "all_gather", "reduce_scatter",
     "all_to_all", "broadcast",  "send_recv"};
 static const char *const ALGO_NAMES[POD_ALGO_N] = {
-    "auto",         "ring",      "tree",   "nvls",
-    "direct",       "hierarchical", "nvls_tree", "collnet"};
+    "auto",   "ring",         "tree",      "nvls",
+    "direct", "hierarchical", "nvls_tree", "collnet"};
 
 const char *pod_coll_op_name(pod_coll_op op) {
   if ((int)op < 0 || op >= POD_COLL_NOPS) return NULL;

@@ -65,8 +65,8 @@ static double closed_form(const pod_system *s, double steps, double k,
                           double rows, double S) {
   double B = s->up_GBps * 1e9 * s->up_eff;
   double a = s->up_latency_us * 1e-6;
-  double simple = BASE_SIMPLE + steps * a +
-                  (S > 0 ? k * (S + up_half(s, rows)) / B : 0.0);
+  double simple =
+      BASE_SIMPLE + steps * a + (S > 0 ? k * (S + up_half(s, rows)) / B : 0.0);
   double ll = BASE_LL + LL_RATIO * steps * a + k * S / (LL_SHARE * B);
   return simple < ll ? simple : ll;
 }
@@ -124,8 +124,7 @@ static void test_nvls_closed_form(void **state) {
     pod_coll_result r =
         eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, S, POD_ALGO_NVLS);
     double B = s.up_GBps * 1e9 * s.nvls_eff;
-    double want =
-        s.nvls_latency_us * 1e-6 + 1.75 * (S + up_half(&s, 8)) / B;
+    double want = s.nvls_latency_us * 1e-6 + 1.75 * (S + up_half(&s, 8)) / B;
     assert_close(r.time_s, want, 1e-12);
     assert_int_equal(r.algo, POD_ALGO_NVLS);
   }
@@ -169,9 +168,10 @@ static void test_busbw_factors_and_names(void **state) {
 
 /* ---- model properties -------------------------------------------------- */
 
-static const pod_coll_algo ALGOS[] = {
-    POD_ALGO_AUTO,   POD_ALGO_RING,         POD_ALGO_TREE,      POD_ALGO_NVLS,
-    POD_ALGO_DIRECT, POD_ALGO_HIERARCHICAL, POD_ALGO_NVLS_TREE, POD_ALGO_COLLNET};
+static const pod_coll_algo ALGOS[] = {POD_ALGO_AUTO,      POD_ALGO_RING,
+                                      POD_ALGO_TREE,      POD_ALGO_NVLS,
+                                      POD_ALGO_DIRECT,    POD_ALGO_HIERARCHICAL,
+                                      POD_ALGO_NVLS_TREE, POD_ALGO_COLLNET};
 
 /* Time never decreases with bytes, for every system, op, algorithm and
 ** placement the model accepts. */
@@ -423,7 +423,8 @@ static void test_two_node_rule(void **state) {
   pod_coll_result r4 =
       eval_ok(&s, POD_COLL_ALL_REDUCE, 32, 8, S, POD_ALGO_RING);
   assert_close(r4.time_s / r2.time_s, 2.0 * 31 / 32 / (2.0 * 15 / 16), 0.02);
-  pod_coll_result au = eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, S, POD_ALGO_AUTO);
+  pod_coll_result au =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, S, POD_ALGO_AUTO);
   assert_int_equal(au.algo, POD_ALGO_NVLS_TREE);
   assert_true(au.time_s < 0.6 * r2.time_s);
   /* without NVLS the tree takes the two-node advantage */
@@ -525,7 +526,8 @@ static void test_channels_set_nics(void **state) {
   /* all-to-all is point-to-point: every GPU's own NICs, not channels */
   pod_system few = h;
   few.net_channels = 1;
-  pod_coll_result a = eval_ok(&h, POD_COLL_ALL_TO_ALL, 16, 8, GIB, POD_ALGO_AUTO);
+  pod_coll_result a =
+      eval_ok(&h, POD_COLL_ALL_TO_ALL, 16, 8, GIB, POD_ALGO_AUTO);
   pod_coll_result b =
       eval_ok(&few, POD_COLL_ALL_TO_ALL, 16, 8, GIB, POD_ALGO_AUTO);
   assert_close(a.time_s, b.time_s, 1e-12);
@@ -617,13 +619,13 @@ static void test_routing_collisions(void **state) {
   pod_system st = preset("hgx_h100");
   const int routes[] = {POD_ROUTING_ADAPTIVE, POD_ROUTING_SPRAY,
                         POD_ROUTING_SRD};
-  pod_coll_result a = eval_ok(&st, POD_COLL_ALL_TO_ALL, 64, 8, 16 * GIB,
-                              POD_ALGO_AUTO);
+  pod_coll_result a =
+      eval_ok(&st, POD_COLL_ALL_TO_ALL, 64, 8, 16 * GIB, POD_ALGO_AUTO);
   for (size_t i = 0; i < 3; i++) {
     pod_system x = st;
     x.routing = routes[i];
-    pod_coll_result b = eval_ok(&x, POD_COLL_ALL_TO_ALL, 64, 8, 16 * GIB,
-                                POD_ALGO_AUTO);
+    pod_coll_result b =
+        eval_ok(&x, POD_COLL_ALL_TO_ALL, 64, 8, 16 * GIB, POD_ALGO_AUTO);
     /* (1 - (6/7)^7): 66% of the paths busy under static hashing */
     assert_close(a.time_s / b.time_s, 1.0 / (1.0 - pow(6.0 / 7.0, 7)), 0.03);
     /* two domains: one peer per NIC, nothing to collide */

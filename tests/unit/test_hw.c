@@ -28,7 +28,7 @@ static void test_gpu_presets_valid(void **state) {
   assert_int_equal(n, 8);
   assert_null(pod_hw_gpu_at(-1, NULL));
   assert_null(pod_hw_gpu_at(n, NULL));
-  const char *names[] = {"a100", "h100",  "h800", "h200",
+  const char *names[] = {"a100", "h100",  "h800",  "h200",
                          "b200", "gb200", "gb300", "b300"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     assert_int_equal(pod_hw_gpu_preset(names[i], NULL), POD_OK);
@@ -144,25 +144,37 @@ static void test_system_field_checks(void **state) {
   pod_system base;
   assert_int_equal(pod_hw_system_preset("hgx_h100", &base), POD_OK);
   const bad_double cases[] = {
-      {F(up_GBps), 0.0},          {F(up_GBps), -1.0},
-      {F(up_latency_us), -0.1},   {F(nics_per_gpu), 0.0},
-      {F(nic_gbps), -400.0},      {F(out_latency_us), -1.0},
-      {F(oversub), 0.5},          {F(usd_per_gpu_hour), -1.0},
-      {F(up_eff), 0.0},           {F(up_eff), 1.01},
-      {F(up_fill_KiB), -1.0},     {F(out_eff), 1.5},
-      {F(out_eff), 0.0},          {F(out_half_MB), -2.0},
-      {F(nvls_eff), 0.0},         {F(nvls_eff), 2.5},
-      {F(nvls_latency_us), -1.0}, {F(net_channel_GBps), 0.0},
-      {F(net_channel_GBps), -24.0}, {F(msg_overhead_us), -1.0},
+      {F(up_GBps), 0.0},
+      {F(up_GBps), -1.0},
+      {F(up_latency_us), -0.1},
+      {F(nics_per_gpu), 0.0},
+      {F(nic_gbps), -400.0},
+      {F(out_latency_us), -1.0},
+      {F(oversub), 0.5},
+      {F(usd_per_gpu_hour), -1.0},
+      {F(up_eff), 0.0},
+      {F(up_eff), 1.01},
+      {F(up_fill_KiB), -1.0},
+      {F(out_eff), 1.5},
+      {F(out_eff), 0.0},
+      {F(out_half_MB), -2.0},
+      {F(nvls_eff), 0.0},
+      {F(nvls_eff), 2.5},
+      {F(nvls_latency_us), -1.0},
+      {F(net_channel_GBps), 0.0},
+      {F(net_channel_GBps), -24.0},
+      {F(msg_overhead_us), -1.0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     expect_bad(&base, cases[i].off, cases[i].value, cases[i].field);
   /* every double field rejects NaN and infinity */
   const bad_double all[] = {
-      {F(up_GBps), 0},          {F(up_latency_us), 0},  {F(nics_per_gpu), 0},
-      {F(nic_gbps), 0},         {F(out_latency_us), 0}, {F(oversub), 0},
-      {F(usd_per_gpu_hour), 0}, {F(up_eff), 0},         {F(up_fill_KiB), 0},
-      {F(out_eff), 0},          {F(out_half_MB), 0},    {F(nvls_eff), 0},
+      {F(up_GBps), 0},          {F(up_latency_us), 0},
+      {F(nics_per_gpu), 0},     {F(nic_gbps), 0},
+      {F(out_latency_us), 0},   {F(oversub), 0},
+      {F(usd_per_gpu_hour), 0}, {F(up_eff), 0},
+      {F(up_fill_KiB), 0},      {F(out_eff), 0},
+      {F(out_half_MB), 0},      {F(nvls_eff), 0},
       {F(nvls_latency_us), 0},  {F(net_channel_GBps), 0},
       {F(msg_overhead_us), 0},
   };
