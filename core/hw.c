@@ -74,7 +74,9 @@
 ** these two constants holds for NVL72 was fitted on C7 (20 racks); the
 ** 8-NIC and 2-rack rows are predictions.  800G NICs (XDR, ConnectX-8):
 ** NCCL tunes nicBw >= 96 separately (src/transport/nvls.cc); assumed 48
-** GB/s per channel (line rate scaling), not validated. */
+** GB/s per channel (line rate scaling), not validated.  H800 keeps
+** Hopper's 8: by the same search its 164.8 GB/s NVLink would stop at 4
+** channels (4 of its 8 NICs); no multi-node H800 figure here decides. */
 #define NET_CH_SM90 8
 #define NET_CH_SM100 16
 #define NET_CH_GBPS_SM90 48.0
