@@ -37,9 +37,13 @@
 ** that at the domain's rate; measured on C7, where the fixed cost grows
 ** from about 0.35 ms at 2 racks to 4 ms at 20 (linear in d, not in the
 ** tree depth).  A ring starts every link at once and pays no such fill.
-** All-to-all pays the fill per peer message (S/n each), with NCCL's p2p
-** window (out_half_MB: P2P_NET_CHUNKSIZE x NCCL_STEPS) on the network;
-** its NVLink and network flows run side by side (max, not sum).
+** Point-to-point (all-to-all, send/recv) moves each peer's S/n in NCCL's
+** p2p chunks (P2P_NVL_CHUNKSIZE 512 KiB, P2P_NET_CHUNKSIZE 128 KiB), 8
+** peers in flight: each round of 8 fills its pipeline once by one chunk,
+** so a small per-peer message costs latency steps, not bandwidth (64x
+** H800 all-to-all of 8 MiB, 128 KiB per peer: NVIDIA/nccl issue 1531
+** measured 338 us; podsim 376).  NVLink and network flows run side
+** by side (max, not sum).
 **
 ** Protocols.  Each plan is timed with NCCL's two extreme protocols and
 ** the faster wins, as NCCL's tuner does:
@@ -105,6 +109,10 @@
 /* NCCL_BUFFSIZE default, 4 MiB per channel and connection (src/init.cc
 ** DEFAULT_BUFFSIZE). */
 #define NCCL_BUFFSIZE (4.0 * MIB)
+/* NCCL's p2p chunk sizes (src/init.cc): P2P_NVL_CHUNKSIZE 512 KiB,
+** P2P_NET_CHUNKSIZE 128 KiB. */
+#define P2P_NVL_CHUNK (512.0 * 1024.0)
+#define P2P_NET_CHUNK (128.0 * 1024.0)
 
 /* NCCL src/graph/tuning.cc, baseLat (ring): LL 6.6 us, Simple 8.4 us. */
 #define BASE_SIMPLE_US 8.4
@@ -372,14 +380,15 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
       ** peer, 8 peers in flight: one latency step per round of 8 peers,
       ** network steps for peers in other domains; a round posts its 8
       ** messages one after another on the proxy thread, so its network
-      ** step lasts at least 8 message overheads.  Each peer gets S/n:
-      ** the pipeline fills per peer message (n rows). */
+      ** step lasts at least 8 message overheads.  Each peer gets S/n in
+      ** NCCL's p2p chunks; the 8 peers of a round share the link, so each
+      ** round fills its pipeline once, by one chunk (rows = rounds). */
       p->up_steps = ceil((rr - 1.0) / P2P_PEERS_IN_FLIGHT);
       p->out_steps = ceil((nn - rr) / P2P_PEERS_IN_FLIGHT);
       p->k_up = (rr - 1.0) * in;
       p->k_out = (nn - rr) * in;
-      p->up_rows = nn;
-      p->out_rows = nn;
+      p->up_rows = p->up_steps;
+      p->out_rows = p->out_steps;
       p->out_dom = 0;
       double div = 1.0;
       if (d > 2 && s->routing == POD_ROUTING_STATIC_ECMP)
@@ -402,7 +411,7 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
       return POD_OK;
     case POD_COLL_SEND_RECV:
       if (algo != POD_ALGO_DIRECT) return POD_ENOTSUP;
-      p->out_dom = 0;
+      p->out_dom = 0; /* one message: one chunk of fill (rows 1) */
       if (d == 1) {
         p->up_steps = 1.0;
         p->k_up = 1.0;
@@ -457,9 +466,12 @@ HOT_INLINE double plan_time(const rates *q, const plan *p, double S) {
          (p->k_out > 0.0 ? p->fill_doms * q->buf_dom * io : 0.0);
   } else if (S > 0.0) {
     /* Point-to-point: NVLink and network flows run side by side, each
-    ** with its own per-message fill. */
-    double tu = p->k_up * (S + p->up_rows * q->row_up) * iu;
-    double to = p->k_out * (S + p->out_rows * q->half_out) * io;
+    ** filling by one p2p chunk per round of peers. */
+    double tu =
+        p->k_up > 0.0 ? (p->k_up * S + p->up_rows * P2P_NVL_CHUNK) * iu : 0.0;
+    double to = p->k_out > 0.0
+                    ? (p->k_out * S + p->out_rows * P2P_NET_CHUNK) * io
+                    : 0.0;
     bw = tu > to ? tu : to;
   }
   if (p->simple_only) return p->fixed_us * 1e-6 + steps + bw;
