@@ -62,7 +62,11 @@
 **                   with 2 domains a domain sends S per direction through
 **                   the trees, not 2S (NCCL: bwIntra, not bwInter, for
 **                   nNodes <= 2), so the tree (and NVLS-tree) can beat
-**                   the network-bound ring there.
+**                   the network-bound ring there.  The same rule reads
+**                   bwIntra for the ring, but a ring graph's bwIntra
+**                   and bwInter are one search speed (search.cc), and a
+**                   ring moves 2(n-1)/n S per domain at any domain count:
+**                   no change for the ring.
 **   nvls            inside one NVLink domain only (NCCL disables NVLS for
 **                   nNodes > 1 unless CollNet is enabled).
 **   nvls_tree       2+ domains, sys->nvls: NVLS inside, tree across; its
