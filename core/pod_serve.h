@@ -57,24 +57,24 @@ typedef struct pod_serve_par {
 } pod_serve_par;
 
 typedef struct pod_serve_pool {
-  int gpus;          /* GPUs of the prefill instance (disaggregated only) */
+  int gpus; /* GPUs of the prefill instance (disaggregated only) */
   pod_serve_par parallel;
 } pod_serve_pool;
 
 typedef struct pod_serve_cfg {
   pod_system system;
   pod_model model;
-  int gpus;              /* GPUs of the (decode) instance */
-  pod_dtype dtype;       /* weights and GEMMs */
-  pod_dtype kv_dtype;    /* KV cache elements (bf16 or fp8) */
+  int gpus;           /* GPUs of the (decode) instance */
+  pod_dtype dtype;    /* weights and GEMMs */
+  pod_dtype kv_dtype; /* KV cache elements (bf16 or fp8) */
   pod_serve_par parallel;
-  int batch;             /* sequences decoding at once per instance;
-                            0 = the largest that fits */
-  double input_tokens;   /* prompt tokens per request */
-  double output_tokens;  /* generated tokens per request */
-  double prefix_hit;     /* share of prompt tokens found in the prefix
-                            cache: no prefill compute, KV still held */
-  int disaggregated;     /* 1: separate prefill instance `prefill` */
+  int batch;            /* sequences decoding at once per instance;
+                           0 = the largest that fits */
+  double input_tokens;  /* prompt tokens per request */
+  double output_tokens; /* generated tokens per request */
+  double prefix_hit;    /* share of prompt tokens found in the prefix
+                           cache: no prefill compute, KV still held */
+  int disaggregated;    /* 1: separate prefill instance `prefill` */
   pod_serve_pool prefill;
   double prefill_tokens; /* prompt tokens per GPU in one prefill pass */
   int spec_tokens;       /* draft tokens verified per decode step (MTP) */
@@ -99,8 +99,8 @@ typedef struct pod_serve_cfg {
 } pod_serve_cfg;
 
 typedef struct pod_serve_memory {
-  double weights_gb;   /* per GPU of the decode instance */
-  double kv_gb;        /* KV cache of the batch, per GPU */
+  double weights_gb; /* per GPU of the decode instance */
+  double kv_gb;      /* KV cache of the batch, per GPU */
   double reserve_gb;
   double total_gb;
   double prefill_weights_gb; /* per GPU of the prefill instance */
@@ -108,56 +108,56 @@ typedef struct pod_serve_memory {
 
 /* Decode step breakdown (seconds per step of the whole batch). */
 typedef struct pod_serve_step {
-  double attn;      /* attention: KV read / FLOPs roofline */
-  double dense;     /* dense GEMMs (attention projections, dense MLPs,
-                       shared experts, router, head) */
-  double expert;    /* routed experts: touched weights / FLOPs */
-  double tp;        /* TP all-reduces */
-  double ep;        /* expert dispatch + combine (exposed) */
-  double pp;        /* pipeline send/recv */
-  double overhead;  /* per-layer fixed cost */
-  double draft;     /* speculative drafts (MTP) */
-  double total;     /* one decode step */
+  double attn;     /* attention: KV read / FLOPs roofline */
+  double dense;    /* dense GEMMs (attention projections, dense MLPs,
+                      shared experts, router, head) */
+  double expert;   /* routed experts: touched weights / FLOPs */
+  double tp;       /* TP all-reduces */
+  double ep;       /* expert dispatch + combine (exposed) */
+  double pp;       /* pipeline send/recv */
+  double overhead; /* per-layer fixed cost */
+  double draft;    /* speculative drafts (MTP) */
+  double total;    /* one decode step */
 } pod_serve_step;
 
 /* One prefill pass breakdown (seconds, prefill_tokens per GPU). */
 typedef struct pod_serve_pass {
-  double gemm;      /* dense + expert GEMMs (roofline with weight reads) */
-  double attn;      /* attention's quadratic term */
-  double comm;      /* EP all-to-all + TP all-reduce (exposed) */
-  double overhead;  /* per-layer fixed cost */
-  double kv_out;    /* KV shipping beyond the pass (disaggregated, NIC-
-                       bound passes only) */
+  double gemm;     /* dense + expert GEMMs (roofline with weight reads) */
+  double attn;     /* attention's quadratic term */
+  double comm;     /* EP all-to-all + TP all-reduce (exposed) */
+  double overhead; /* per-layer fixed cost */
+  double kv_out;   /* KV shipping beyond the pass (disaggregated, NIC-
+                      bound passes only) */
   double total;
 } pod_serve_pass;
 
 typedef struct pod_serve_result {
   /* prefill */
-  double prefill_tokens_per_s;         /* prompt tokens/s of the prefill
-                                          instance, cache hits included */
+  double prefill_tokens_per_s; /* prompt tokens/s of the prefill
+                                  instance, cache hits included */
   double prefill_tokens_per_s_per_gpu;
-  double prefill_pass_s;               /* one pass of prefill_tokens/GPU */
-  double ttft_s;                       /* prefill pass + KV transfer */
-  double kv_transfer_s;                /* one request's KV to decode */
+  double prefill_pass_s; /* one pass of prefill_tokens/GPU */
+  double ttft_s;         /* prefill pass + KV transfer */
+  double kv_transfer_s;  /* one request's KV to decode */
   /* decode */
-  double decode_tokens_per_s;          /* output tokens/s of the instance */
+  double decode_tokens_per_s; /* output tokens/s of the instance */
   double decode_tokens_per_s_per_gpu;
-  double tpot_s;                       /* time per output token per user */
-  double tokens_per_step;              /* per sequence (spec decoding) */
-  int batch;                           /* sequences decoded at once */
-  int max_batch;                       /* largest batch that fits */
-  double kv_bytes_per_token;           /* all layers, whole instance */
-  double kv_gb_per_seq;                /* at input + output tokens */
-  double experts_touched;              /* distinct experts read per GPU
-                                          per MoE layer per step */
+  double tpot_s;             /* time per output token per user */
+  double tokens_per_step;    /* per sequence (spec decoding) */
+  int batch;                 /* sequences decoded at once */
+  int max_batch;             /* largest batch that fits */
+  double kv_bytes_per_token; /* all layers, whole instance */
+  double kv_gb_per_seq;      /* at input + output tokens */
+  double experts_touched;    /* distinct experts read per GPU
+                                per MoE layer per step */
   /* both phases */
-  double output_tokens_per_s_per_gpu;  /* requests' output over all GPUs
-                                          (prefill share included) */
+  double output_tokens_per_s_per_gpu; /* requests' output over all GPUs
+                                         (prefill share included) */
   double requests_per_s_per_gpu;
-  double prefill_gpu_share;            /* GPU-time share spent in prefill
-                                          (the prefill:decode pool ratio
-                                          when disaggregated) */
-  double usd_per_m_output;             /* system price / output rate */
+  double prefill_gpu_share; /* GPU-time share spent in prefill
+                               (the prefill:decode pool ratio
+                               when disaggregated) */
+  double usd_per_m_output;  /* system price / output rate */
   pod_serve_memory memory;
   pod_serve_step step;
   pod_serve_pass pass;
@@ -178,8 +178,7 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err);
 
 /* Evaluate.  POD_EINVAL (bad config, weights or batch do not fit),
 ** POD_ENOTSUP (dtype without peak on the GPU) or a pod_coll_eval error. */
-int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *out,
-                   pod_err *err);
+int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *out, pod_err *err);
 
 /* Expected distinct experts hit on one GPU holding `local` of `experts`
 ** experts when `tokens` tokens each pick `top_k` distinct experts
@@ -194,10 +193,9 @@ double pod_serve_experts_touched(int experts, int top_k, int local,
 ** pod_coll_eval all_to_all; ep_normal = 1 selects DeepEP's normal
 ** kernels instead (a token crosses the network once per remote domain,
 ** then fans out on NVLink).  POD_EINVAL on bad input. */
-int pod_serve_ep_time(const pod_system *sys, int ep, int top_k,
-                      double tokens, double row_bytes, int kernel,
-                      int ep_normal, double ll_us, double *time_s,
-                      pod_err *err);
+int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
+                      double row_bytes, int kernel, int ep_normal, double ll_us,
+                      double *time_s, pod_err *err);
 
 /* Names ("deepep_ll", "nccl") and parser (POD_ENOENT). */
 const char *pod_serve_ep_kernel_name(int k);

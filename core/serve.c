@@ -93,9 +93,12 @@ double pod_serve_experts_touched(int experts, int top_k, int local,
 ** 8-bit scale per 16 elements. */
 static double dtype_bytes(pod_dtype d) {
   switch (d) {
-    case POD_DTYPE_FP8: return 1.0;
-    case POD_DTYPE_FP4: return 0.5 + 1.0 / 16.0;
-    default: return 2.0;
+    case POD_DTYPE_FP8:
+      return 1.0;
+    case POD_DTYPE_FP4:
+      return 0.5 + 1.0 / 16.0;
+    default:
+      return 2.0;
   }
 }
 
@@ -154,8 +157,8 @@ static int resolve(const pod_model *m, int n, const pod_serve_par *p,
 static int check_num(double x, double lo, double hi, int open,
                      const char *field, pod_err *err) {
   if (!pod_finite(x) || (open ? x <= lo : x < lo) || x > hi)
-    return FAIL(field, "must be in %s%g, %g], got %g", open ? "(" : "[", lo,
-                hi, x);
+    return FAIL(field, "must be in %s%g, %g], got %g", open ? "(" : "[", lo, hi,
+                x);
   return POD_OK;
 }
 
@@ -168,8 +171,8 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
   if (c->dtype < POD_DTYPE_BF16 || c->dtype > POD_DTYPE_FP4)
     return FAIL("dtype", "unknown dtype %d", c->dtype);
   if (pod_train_peak_tflops(&c->system.gpu, c->dtype) <= 0.0)
-    return FAIL("dtype", "%s has no peak on %s",
-                pod_train_dtype_name(c->dtype), c->system.gpu.name);
+    return FAIL("dtype", "%s has no peak on %s", pod_train_dtype_name(c->dtype),
+                c->system.gpu.name);
   if (c->kv_dtype != POD_DTYPE_BF16 && c->kv_dtype != POD_DTYPE_FP8)
     return FAIL("kv_dtype", "must be bf16 or fp8");
   if (c->batch < 0 || c->batch > 1 << 24)
@@ -180,8 +183,7 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
     return rc;
   if ((rc = check_num(c->prefix_hit, 0, 0.999, 0, "prefix_hit", err)))
     return rc;
-  if ((rc = check_num(c->prefill_tokens, 1, 1 << 24, 0, "prefill_tokens",
-                      err)))
+  if ((rc = check_num(c->prefill_tokens, 1, 1 << 24, 0, "prefill_tokens", err)))
     return rc;
   if (c->spec_tokens < 0 || c->spec_tokens > 16)
     return FAIL("spec_tokens", "must be in [0, 16], got %d", c->spec_tokens);
@@ -261,8 +263,8 @@ static int mk_shape(const pod_serve_cfg *c, shape *s, pod_err *err) {
     /* the training table and its shape roll-off eff h / (h + k_half),
     ** the same as pod_train_eval's GEMMs */
     double kh = 0.0;
-    int rc = pod_train_default_eff(&c->system.gpu, c->dtype, &s->eff_gemm,
-                                   NULL, &kh, err);
+    int rc = pod_train_default_eff(&c->system.gpu, c->dtype, &s->eff_gemm, NULL,
+                                   &kh, err);
     if (rc != POD_OK) return rc;
     if (kh > 0.0) s->eff_gemm *= m->hidden / (m->hidden + kh);
   }
@@ -280,8 +282,8 @@ static double weights_per_gpu(const pod_serve_cfg *c, const shape *s,
   double w = s->dense * s->wb / l->tp;
   if (c->model.experts > 0)
     w += s->p.layers_expert * s->wb *
-         (double)(c->model.experts + c->redundant_experts) /
-         c->model.experts / ((double)l->ep * l->etp);
+         (double)(c->model.experts + c->redundant_experts) / c->model.experts /
+         ((double)l->ep * l->etp);
   return w / l->pp;
 }
 
@@ -318,8 +320,8 @@ static double ep_ll(const pod_system *y, int ep, double bytes, double ll_us) {
   int r = ep_per_domain(y, ep);
   double remote = bytes * (double)(ep - r) / ep;
   double local = bytes * (double)(r - 1) / ep;
-  double nic = y->nics_per_gpu * y->nic_gbps / 8.0 * 1e9 * y->out_eff /
-               y->oversub;
+  double nic =
+      y->nics_per_gpu * y->nic_gbps / 8.0 * 1e9 * y->out_eff / y->oversub;
   double up = y->up_GBps * 1e9 * y->up_eff;
   double t_out = remote / nic, t_up = local / up;
   return ll_us * 1e-6 + (t_out > t_up ? t_out : t_up);
@@ -330,27 +332,27 @@ static double ep_ll(const pod_system *y, int ep, double bytes, double ll_us) {
 ** network once per remote domain holding one of its top_k experts (then
 ** fans out over NVLink), and reaches each local rank holding one once;
 ** both paths run at once (DeepEP README, normal kernels). */
-static double ep_normal(const pod_system *y, int ep, int top_k,
-                        double tokens, double row) {
+static double ep_normal(const pod_system *y, int ep, int top_k, double tokens,
+                        double row) {
   int r = ep_per_domain(y, ep);
   double nd = (double)ep / r; /* domains in the group */
   double remote_domains = (nd - 1.0) * (1.0 - pow(1.0 - 1.0 / nd, top_k));
   double local_ranks = (r - 1.0) * (1.0 - pow(1.0 - 1.0 / ep, top_k));
-  double nic = y->nics_per_gpu * y->nic_gbps / 8.0 * 1e9 * y->out_eff /
-               y->oversub;
+  double nic =
+      y->nics_per_gpu * y->nic_gbps / 8.0 * 1e9 * y->out_eff / y->oversub;
   double up = y->up_GBps * 1e9 * y->up_eff;
   double t_out = tokens * row * remote_domains / nic;
   double t_up = tokens * row * local_ranks / up;
   return (t_out > t_up ? t_out : t_up) + y->up_latency_us * 1e-6;
 }
 
-int pod_serve_ep_time(const pod_system *sys, int ep, int top_k,
-                      double tokens, double row_bytes, int kernel,
-                      int normal, double ll_us, double *time_s,
-                      pod_err *err) {
+int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
+                      double row_bytes, int kernel, int normal, double ll_us,
+                      double *time_s, pod_err *err) {
   int rc = pod_hw_system_check(sys, err);
   if (rc != POD_OK) return rc;
-  if (ep < 1 || ep > 1 << 20) return FAIL("ranks", "must be in [1, %d]", 1 << 20);
+  if (ep < 1 || ep > 1 << 20)
+    return FAIL("ranks", "must be in [1, %d]", 1 << 20);
   if (top_k < 1 || top_k > 1024) return FAIL("top_k", "must be in [1, 1024]");
   if ((rc = check_num(tokens, 0, 1e12, 0, "tokens", err))) return rc;
   if ((rc = check_num(row_bytes, 0, 1e12, 0, "row_bytes", err))) return rc;
@@ -387,8 +389,8 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
   int rc;
   memset(st, 0, sizeof *st);
   /* attention: every GPU of a TP group holds heads/tp heads */
-  double aflops = 2.0 * ((double)m->heads / l->tp) * ctx *
-                  (s->dqk_dec + s->dv_dec) * tg;
+  double aflops =
+      2.0 * ((double)m->heads / l->tp) * ctx * (s->dqk_dec + s->dv_dec) * tg;
   double abytes = sg * ctx * kv_per_gpu_token(c, s, l) / Ls;
   st->attn = Ls * roof(aflops, s->peak_attn, abytes, s->hbm);
   /* dense GEMMs */
@@ -406,8 +408,8 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
     *touched = pod_serve_experts_touched(phys, m->top_k, l->local, T);
     double eflops = 2.0 * to_gpu * s->p.expert / l->etp;
     double ebytes = *touched * s->p.expert * s->wb / l->etp;
-    st->expert = moe_layers * roof(eflops, s->peak * s->eff_gemm, ebytes,
-                                   s->hbm);
+    st->expert =
+        moe_layers * roof(eflops, s->peak * s->eff_gemm, ebytes, s->hbm);
     /* dispatch (fp8 with one fp32 scale per 128) and combine (bf16) */
     double per_gpu = T / ((double)l->ep * l->etp);
     double disp = per_gpu * m->top_k * m->hidden * (1.0 + 4.0 / 128.0);
@@ -418,11 +420,11 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
       td = halves * ep_ll(&c->system, l->ep, disp / halves, c->ep_ll_us);
       tc = halves * ep_ll(&c->system, l->ep, comb / halves, c->ep_ll_us);
     } else {
-      if ((rc = coll(&c->system, POD_COLL_ALL_TO_ALL, l->ep, 0, disp, &td,
-                     err)))
+      if ((rc =
+               coll(&c->system, POD_COLL_ALL_TO_ALL, l->ep, 0, disp, &td, err)))
         return rc;
-      if ((rc = coll(&c->system, POD_COLL_ALL_TO_ALL, l->ep, 0, comb, &tc,
-                     err)))
+      if ((rc =
+               coll(&c->system, POD_COLL_ALL_TO_ALL, l->ep, 0, comb, &tc, err)))
         return rc;
     }
     st->ep = moe_layers * (td + tc);
@@ -438,8 +440,8 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
   if (l->pp > 1) {
     int rpd = l->n / l->pp >= c->system.domain_gpus ? 1 : 2;
     double t;
-    if ((rc = coll(&c->system, POD_COLL_SEND_RECV, 2, rpd,
-                   tg * m->hidden * 2.0, &t, err)))
+    if ((rc = coll(&c->system, POD_COLL_SEND_RECV, 2, rpd, tg * m->hidden * 2.0,
+                   &t, err)))
       return rc;
     st->pp = t;
   }
@@ -482,8 +484,8 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
   double wbytes = weights_per_gpu(c, s, l);
   memset(ps, 0, sizeof *ps);
   ps->gemm = roof(gemm, s->peak * s->eff_gemm, wbytes, s->hbm);
-  double aflops = 2.0 * m->heads * m->layers * pos *
-                  (s->dqk_pre + s->dv_pre) * tok;
+  double aflops =
+      2.0 * m->heads * m->layers * pos * (s->dqk_pre + s->dv_pre) * tok;
   ps->attn = aflops / s->peak_attn;
   ps->overhead = m->layers * c->layer_us * 1e-6;
   double t = ps->gemm + ps->attn + ps->overhead;
@@ -493,8 +495,8 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
     double row = m->hidden;
     double disp = ep_normal(&c->system, l->ep, m->top_k, tok / l->etp,
                             row * (1.0 + 4.0 / 128.0));
-    double comb = ep_normal(&c->system, l->ep, m->top_k, tok / l->etp,
-                            row * 2.0);
+    double comb =
+        ep_normal(&c->system, l->ep, m->top_k, tok / l->etp, row * 2.0);
     comm += (disp + comb) * s->p.moe_layers;
   }
   if (l->tp > 1) {
@@ -546,8 +548,8 @@ static int fit_batch(const pod_serve_cfg *c, const shape *s, const lay *l,
                 l->pp);
   o->batch = b;
   o->memory.kv_gb = per_seq * ceil((double)b / (l->dp * l->pp)) / 1e9;
-  o->memory.total_gb = o->memory.weights_gb + o->memory.kv_gb +
-                       o->memory.reserve_gb;
+  o->memory.total_gb =
+      o->memory.weights_gb + o->memory.kv_gb + o->memory.reserve_gb;
   return POD_OK;
 }
 
@@ -560,8 +562,7 @@ static int kv_transfer(const pod_serve_cfg *c, const shape *s, double *t,
   return coll(&c->system, POD_COLL_SEND_RECV, 2, same ? 2 : 1, bytes, t, err);
 }
 
-int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o,
-                   pod_err *err) {
+int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err) {
   memset(o, 0, sizeof *o);
   int rc = pod_serve_check(c, err);
   if (rc != POD_OK) return rc;
@@ -591,7 +592,7 @@ int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o,
                         &o->experts_touched, err)))
     return rc;
   double a = c->spec_accept, k = c->spec_tokens;
-  o->tokens_per_step = k == 0 ? 1.0
+  o->tokens_per_step = k == 0     ? 1.0
                        : a >= 1.0 ? k + 1.0
                                   : (1.0 - pow(a, k + 1.0)) / (1.0 - a);
   double cycle = ld.pp * o->step.total;
@@ -632,11 +633,22 @@ int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o,
 
 /* ---- kernel ------------------------------------------------------------ */
 
-static const char *const metric_names[] = {
-    "decode_tokens_per_s_per_gpu", "prefill_tokens_per_s_per_gpu",
-    "ttft_s", "tpot_s", "output_tokens_per_s_per_gpu", "usd_per_m_output",
-    "batch", "max_batch", "kv_gb_per_seq", "memory_gb", "step_s", "attn_s",
-    "dense_s", "expert_s", "tp_s", "ep_s"};
+static const char *const metric_names[] = {"decode_tokens_per_s_per_gpu",
+                                           "prefill_tokens_per_s_per_gpu",
+                                           "ttft_s",
+                                           "tpot_s",
+                                           "output_tokens_per_s_per_gpu",
+                                           "usd_per_m_output",
+                                           "batch",
+                                           "max_batch",
+                                           "kv_gb_per_seq",
+                                           "memory_gb",
+                                           "step_s",
+                                           "attn_s",
+                                           "dense_s",
+                                           "expert_s",
+                                           "tp_s",
+                                           "ep_s"};
 
 static int kernel_fn(const void *cfg, double *x, pod_err *err) {
   pod_serve_result r;

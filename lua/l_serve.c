@@ -19,9 +19,11 @@ extern const lpod_type lpod_model_type; /* l_train.c */
 static const char *const dtype_names[] = {"bf16", "fp8", "fp4", NULL};
 static const char *const ep_kernel_names[] = {"deepep_ll", "nccl", NULL};
 
-#define PF(name, min, max, unit)                                            \
-  {#name, LPOD_INT, offsetof(pod_serve_par, name), 0, min, max, 0, unit, \
-   NULL, NULL}
+#define PF(name, min, max, unit)                                          \
+  {                                                                       \
+#name, LPOD_INT, offsetof(pod_serve_par, name), 0, min, max, 0, unit, \
+        NULL, NULL                                                        \
+  }
 static const lpod_field par_fields[] = {
     PF(tp, 0, 1 << 16, "attention/dense tensor parallel (0: 1)"),
     PF(dp_attn, 0, 1 << 20, "attention data-parallel groups (0: derived)"),
@@ -29,13 +31,22 @@ static const lpod_field par_fields[] = {
     PF(pp, 0, 1 << 16, "pipeline stages (0: 1)"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
-static const lpod_type par_type = {
-    "podsim.serve_parallel", "serving layout", "podsim.serve", NULL,
-    sizeof(pod_serve_par), par_fields, NULL, NULL, NULL, NULL};
+static const lpod_type par_type = {"podsim.serve_parallel",
+                                   "serving layout",
+                                   "podsim.serve",
+                                   NULL,
+                                   sizeof(pod_serve_par),
+                                   par_fields,
+                                   NULL,
+                                   NULL,
+                                   NULL,
+                                   NULL};
 
-#define OF(name, member, min, max, unit)                                   \
-  {#name, LPOD_INT, offsetof(pod_serve_pool, member), 0, min, max, 0, unit, \
-   NULL, NULL}
+#define OF(name, member, min, max, unit)                                     \
+  {                                                                          \
+#name, LPOD_INT, offsetof(pod_serve_pool, member), 0, min, max, 0, unit, \
+        NULL, NULL                                                           \
+  }
 static const lpod_field pool_fields[] = {
     OF(gpus, gpus, 0, 1 << 20, "GPUs of the prefill instance"),
     OF(tp, parallel.tp, 0, 1 << 16, "tensor parallel (0: 1)"),
@@ -44,31 +55,43 @@ static const lpod_field pool_fields[] = {
     OF(pp, parallel.pp, 0, 1 << 16, "pipeline stages (0: 1)"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
-static const lpod_type pool_type = {
-    "podsim.serve_prefill", "prefill pool", "podsim.serve", NULL,
-    sizeof(pod_serve_pool), pool_fields, NULL, NULL, NULL, NULL};
+static const lpod_type pool_type = {"podsim.serve_prefill",
+                                    "prefill pool",
+                                    "podsim.serve",
+                                    NULL,
+                                    sizeof(pod_serve_pool),
+                                    pool_fields,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL};
 
-static int cfg_check(const void *v, pod_err *e) { return pod_serve_check(v, e); }
+static int cfg_check(const void *v, pod_err *e) {
+  return pod_serve_check(v, e);
+}
 static int cfg_preset(const char *n, void *out) {
   if (strcmp(n, "default") != 0) return POD_ENOENT;
   pod_serve_cfg_init(out);
   return POD_OK;
 }
 
-#define CF(name, type, min, max, unit) \
-  {#name, type, offsetof(pod_serve_cfg, name), 0, min, max, 0, unit, NULL, NULL}
+#define CF(name, type, min, max, unit)                                      \
+  {                                                                         \
+#name, type, offsetof(pod_serve_cfg, name), 0, min, max, 0, unit, NULL, \
+        NULL                                                                \
+  }
 static const lpod_field cfg_fields[] = {
     {"system", LPOD_STRUCT, offsetof(pod_serve_cfg, system), 0, 0, 0, 0, "",
      NULL, &lpod_system_type},
-    {"model", LPOD_STRUCT, offsetof(pod_serve_cfg, model), 0, 0, 0, 0, "",
-     NULL, &lpod_model_type},
+    {"model", LPOD_STRUCT, offsetof(pod_serve_cfg, model), 0, 0, 0, 0, "", NULL,
+     &lpod_model_type},
     CF(gpus, LPOD_INT, 1, 1 << 20, "GPUs of the (decode) instance"),
     {"dtype", LPOD_ENUM, offsetof(pod_serve_cfg, dtype), 0, 0, 0, 0, "",
      dtype_names, NULL},
     {"kv_dtype", LPOD_ENUM, offsetof(pod_serve_cfg, kv_dtype), 0, 0, 0, 0, "",
      dtype_names, NULL},
-    {"parallel", LPOD_STRUCT, offsetof(pod_serve_cfg, parallel), 0, 0, 0, 0,
-     "", NULL, &par_type},
+    {"parallel", LPOD_STRUCT, offsetof(pod_serve_cfg, parallel), 0, 0, 0, 0, "",
+     NULL, &par_type},
     CF(batch, LPOD_INT, 0, 1 << 24, "sequences per instance (0: largest)"),
     CF(input_tokens, LPOD_DOUBLE, 1, 1 << 24, "prompt tokens"),
     CF(output_tokens, LPOD_DOUBLE, 1, 1 << 24, "generated tokens"),
@@ -76,12 +99,13 @@ static const lpod_field cfg_fields[] = {
     CF(disaggregated, LPOD_BOOL, 0, 1, "separate prefill pool"),
     {"prefill", LPOD_STRUCT, offsetof(pod_serve_cfg, prefill), 0, 0, 0, 0, "",
      NULL, &pool_type},
-    CF(prefill_tokens, LPOD_DOUBLE, 1, 1 << 24, "prompt tokens per GPU per pass"),
+    CF(prefill_tokens, LPOD_DOUBLE, 1, 1 << 24,
+       "prompt tokens per GPU per pass"),
     CF(spec_tokens, LPOD_INT, 0, 16, "draft tokens per step"),
     CF(spec_accept, LPOD_DOUBLE, 0, 1, "acceptance per draft token"),
     CF(redundant_experts, LPOD_INT, 0, 1 << 16, "extra expert replicas"),
-    {"ep_kernel", LPOD_ENUM, offsetof(pod_serve_cfg, ep_kernel), 0, 0, 0, 0,
-     "", ep_kernel_names, NULL},
+    {"ep_kernel", LPOD_ENUM, offsetof(pod_serve_cfg, ep_kernel), 0, 0, 0, 0, "",
+     ep_kernel_names, NULL},
     CF(two_batch_overlap, LPOD_BOOL, 0, 1, "two micro-batches"),
     CF(eff_gemm, LPOD_DOUBLE, -1, 1, "fraction of peak (<= 0: table)"),
     CF(eff_attn, LPOD_DOUBLE, 0, 1, "fraction of bf16 peak"),
@@ -93,10 +117,16 @@ static const lpod_field cfg_fields[] = {
     CF(kv_frac, LPOD_DOUBLE, 0, 1, "share of free HBM for KV"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
-const lpod_type lpod_serve_cfg_type = {
-    "podsim.serve_cfg", "serve config", "podsim.serve", NULL,
-    sizeof(pod_serve_cfg), cfg_fields, cfg_check, cfg_preset,
-    lpod_default_preset_name, NULL};
+const lpod_type lpod_serve_cfg_type = {"podsim.serve_cfg",
+                                       "serve config",
+                                       "podsim.serve",
+                                       NULL,
+                                       sizeof(pod_serve_cfg),
+                                       cfg_fields,
+                                       cfg_check,
+                                       cfg_preset,
+                                       lpod_default_preset_name,
+                                       NULL};
 
 static void setnum(lua_State *L, const char *k, double v) {
   lua_pushnumber(L, v);
@@ -235,9 +265,9 @@ static int l_serve(lua_State *L) {
 ** bytes_per_elem=, kernel=, ll_us=}: one dispatch or combine, seconds. */
 static int l_ep_time(lua_State *L) {
   static const char ctx[] = "podsim.ep_time";
-  static const char *const keys[] = {"system", "ranks", "tokens", "hidden",
-                                     "top_k", "bytes_per_elem", "kernel",
-                                     "ll_us", NULL};
+  static const char *const keys[] = {"system", "ranks", "tokens",
+                                     "hidden", "top_k", "bytes_per_elem",
+                                     "kernel", "ll_us", NULL};
   static const char *const kernels[] = {"deepep_ll", "nccl", "deepep_normal",
                                         NULL};
   if (!lua_istable(L, 1))
@@ -252,7 +282,8 @@ static int l_ep_time(lua_State *L) {
   double tokens = lpod_opt_number(L, 1, "tokens", 0, 0, 1e12, 1, ctx, NULL);
   double hidden = lpod_opt_number(L, 1, "hidden", 0, 1, 1e9, 1, ctx, NULL);
   int top_k = lpod_opt_int(L, 1, "top_k", 0, 1, 1024, 1, ctx, NULL);
-  double bpe = lpod_opt_number(L, 1, "bytes_per_elem", 2, 0.01, 16, 0, ctx, NULL);
+  double bpe =
+      lpod_opt_number(L, 1, "bytes_per_elem", 2, 0.01, 16, 0, ctx, NULL);
   int k = lpod_opt_enum(L, 1, "kernel", 0, kernels, 0, ctx, NULL);
   pod_serve_cfg d;
   pod_serve_cfg_init(&d);
