@@ -10,6 +10,7 @@ LPOD_MODULE(train)
 LPOD_MODULE(serve)
 LPOD_MODULE(cost)
 LPOD_MODULE(rel)
+LPOD_MODULE(rl)
 LPOD_MODULE(dist)
 LPOD_MODULE(file)
 /* last: it lists the kernels the modules above registered */
