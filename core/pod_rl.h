@@ -87,6 +87,8 @@ typedef struct pod_rl_cfg {
   int sync_method;         /* pod_rl_sync_method */
   double sync_bytes;       /* bytes per parameter moved (2 = bf16, 1 =
                               fp8 weights quantised before sending) */
+  int offload;             /* colocated: offload the training state to host
+                              memory for the rollout and reload it */
   double host_GBps;        /* GPU<->host copy rate per GPU per direction
                               (offload/reload, checkpoint-engine H2D) */
   double sync_fixed_s;     /* engine pause/resume, metadata, cache reset */
@@ -133,7 +135,8 @@ typedef struct pod_rl_result {
 /* Defaults: colocated, sync, no partial rollouts, 512 prompts x 16
 ** samples, 1024 prompt tokens, lognormal responses (median 2048, log-sd
 ** 0.8) capped at 16384, reference and old-logprob passes, no reward model
-** or critic, 1 minibatch, 1 epoch, reshard, bf16 sync, host 50 GB/s,
+** or critic, 1 minibatch, 1 epoch, reshard, bf16 sync, offload, host
+** 64 GB/s,
 ** sync_fixed_s 2, 100 h, no failures.  rollout and train start from their
 ** own defaults; systems, models and GPUs still to set. */
 void pod_rl_cfg_init(pod_rl_cfg *c);
@@ -148,6 +151,12 @@ int pod_rl_eval(const pod_rl_cfg *c, pod_rl_result *out, pod_err *err);
 /* E[min(max of n draws, cap)] and, for n = 1, E[min(X, cap)], by
 ** quadrature over the quantile function.  Assumes a checked length. */
 double pod_rl_expected_max(const pod_rl_length *len, double n, double cap);
+
+/* The weight sync of one step alone (seconds, bytes per model copy):
+** what pod_rl_eval puts in sync_s, without timing rollout or training
+** (the training step is evaluated only for a colocated offload). */
+int pod_rl_sync_eval(const pod_rl_cfg *c, double *sync_s, double *bytes,
+                     pod_err *err);
 
 /* Best split of a budget of `gpus` GPUs between rollout (multiples of
 ** base->rollout.gpus) and training (train.gpus = the rest, its layout

@@ -2,11 +2,12 @@
 ** rl.c: one step of on-policy RL post-training (pod_rl.h).
 **
 ** Sources of the defaults:
-**  - host_GBps 50: PCIe Gen5 x16 (64 GB/s per direction line rate) at the
-**    ~80% DMA efficiency of large pinned copies (NVIDIA bandwidthTest on
-**    H100 SXM hosts reports ~50-55 GB/s); GB200 reaches its Grace memory
-**    over NVLink-C2C (900 GB/s per Grace and its two GPUs, 450 GB/s per
-**    GPU bidirectional): set 200 per direction there;
+**  - host_GBps 64: PCIe Gen5 x16 line rate per direction.  The weight
+**    pipeline of checkpoint-engine moves whole models at this rate
+**    (MoonshotAI/checkpoint-engine README benchmark: Kimi-K2 fp8 on 256
+**    H20 in 16.04 s = 64.2 GB/s; tests/validation/l1_weight_sync.lua marks
+**    that row the fit); GB200 reaches its Grace memory over NVLink-C2C
+**    (900 GB/s per Grace and its two GPUs): the scenario sets 200 there;
 **  - sync_fixed_s 2: pausing the inference engine, flushing its KV cache
 **    and resuming (verl / OpenRLHF weight-update paths), plus metadata
 **    exchange: checkpoint-engine reports 0.1-1.3 s for GatherMetas alone;
@@ -55,7 +56,8 @@ void pod_rl_cfg_init(pod_rl_cfg *c) {
   c->epochs = 1;
   c->sync_method = POD_RL_SYNC_RESHARD;
   c->sync_bytes = 2.0;
-  c->host_GBps = 50.0;
+  c->host_GBps = 64.0;
+  c->offload = 1;
   c->sync_fixed_s = 2.0;
   c->hours = 100.0;
   pod_rel_cfg_init(&c->rel);
@@ -324,8 +326,12 @@ static int sync_time(const pod_rl_cfg *c, const step_ctx *k,
   int rc;
   o->sync_bytes = model;
   if (c->sync_method == POD_RL_SYNC_BROADCAST) {
-    /* host shard in, full model broadcast to every rollout GPU, pipelined */
-    double h2d = model / k->pool_r / (c->host_GBps * 1e9);
+    /* checkpoint-engine: buckets of the model are copied in from host
+    ** memory one at a time (by their owner) and broadcast to every
+    ** rollout GPU, the next bucket's copy overlapping this broadcast; the
+    ** copies share PCIe with the NIC traffic (checkpoint-engine README,
+    ** limitations), so one copy is in flight */
+    double h2d = model / (c->host_GBps * 1e9);
     if ((rc = coll(ry, POD_COLL_BROADCAST, k->pool_r, 0, model, &x, err)))
       return rc;
     t = h2d > x ? h2d : x;
@@ -345,7 +351,7 @@ static int sync_time(const pod_rl_cfg *c, const step_ctx *k,
     t = (recv > send ? recv : send) +
         (same ? ry->up_latency_us : ry->out_latency_us) * 1e-6;
   }
-  if (c->placement == POD_RL_COLOCATED) {
+  if (c->placement == POD_RL_COLOCATED && c->offload) {
     const pod_train_memory *m = &o->train.memory;
     double state = (m->weights_gb + m->grads_gb + m->optimizer_gb) * 1e9;
     t += 2.0 * state / (c->host_GBps * 1e9); /* offload, then reload */
@@ -423,6 +429,33 @@ int pod_rl_eval(const pod_rl_cfg *c, pod_rl_result *o, pod_err *err) {
   o->rollout_tokens_per_s_per_gpu =
       o->generated_tokens / o->rollout_s / k.pool_r;
   return cost(c, &k, o, err);
+}
+
+int pod_rl_sync_eval(const pod_rl_cfg *c, double *sync_s, double *bytes,
+                     pod_err *err) {
+  pod_rl_result *o = &(pod_rl_result){0};
+  int rc = pod_rl_check(c, err);
+  if (rc) return rc;
+  step_ctx k;
+  int colo = c->placement == POD_RL_COLOCATED;
+  k.pool_t = c->train.gpus;
+  k.pool_r = colo ? c->train.gpus : c->rollout_gpus;
+  k.inst = k.pool_r / c->rollout.gpus;
+  k.n_seq = (double)c->prompts * c->samples;
+  k.mean = pod_rl_expected_max(&c->response, 1.0, c->max_response);
+  k.lmax = k.mean;
+  pod_serve_cfg s = c->rollout;
+  s.batch = 1;
+  s.input_tokens = c->input_tokens;
+  s.output_tokens = k.mean;
+  s.disaggregated = 0;
+  if ((rc = nested(pod_serve_eval(&s, &o->serve, err), "rollout.", err)))
+    return rc;
+  if (colo && c->offload && (rc = train_time(c, &k, o, err))) return rc;
+  if ((rc = sync_time(c, &k, o, err))) return rc;
+  *sync_s = o->sync_s;
+  *bytes = o->sync_bytes;
+  return POD_OK;
 }
 
 int pod_rl_best_split(const pod_rl_cfg *base, int gpus, int *rollout_gpus,

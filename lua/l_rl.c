@@ -78,6 +78,7 @@ static const lpod_field cfg_fields[] = {
     {"sync_method", LPOD_ENUM, offsetof(pod_rl_cfg, sync_method), 0, 0, 0, 0,
      "", sync_names, NULL},
     CF(sync_bytes, LPOD_DOUBLE, 0, 8, "bytes per parameter"),
+    CF(offload, LPOD_BOOL, 0, 1, "colocated: offload training state"),
     CF(host_GBps, LPOD_DOUBLE, 0, 1e5, "GB/s GPU-host per direction"),
     CF(sync_fixed_s, LPOD_DOUBLE, 0, 1e6, "s"),
     CF(hours, LPOD_DOUBLE, 0, 1e7, "h of job (reliability)"),
@@ -330,6 +331,23 @@ static int l_rl_split(lua_State *L) {
   return 1;
 }
 
+/* podsim.rl_sync{...}: the weight sync alone -> {sync_s=, bytes=}. */
+static int l_rl_sync(lua_State *L) {
+  static const char ctx[] = "podsim.rl_sync";
+  lua_settop(L, 1);
+  pod_rl_cfg c;
+  build(L, &c, ctx, NULL);
+  double t = 0.0, b = 0.0;
+  pod_err e;
+  pod_err_clear(&e);
+  if (pod_rl_sync_eval(&c, &t, &b, &e) != POD_OK)
+    return lpod_error_core(L, ctx, NULL, &e);
+  lua_createtable(L, 0, 2);
+  setnum(L, "sync_s", t);
+  setnum(L, "bytes", b);
+  return 1;
+}
+
 /* podsim.expected_max(dist, n [, cap]): E[min(max of n draws, cap)]. */
 static int l_expected_max(lua_State *L) {
   static const char ctx[] = "podsim.expected_max";
@@ -357,6 +375,8 @@ void lpod_open_rl(lua_State *L) {
   lua_setfield(L, podsim, "rl");
   lua_pushcfunction(L, l_rl_split);
   lua_setfield(L, podsim, "rl_split");
+  lua_pushcfunction(L, l_rl_sync);
+  lua_setfield(L, podsim, "rl_sync");
   lua_pushcfunction(L, l_expected_max);
   lua_setfield(L, podsim, "expected_max");
   lpod_register_kernel(L, "rl", &pod_rl_kernel, &rl_cfg_type);
