@@ -58,55 +58,55 @@ typedef enum pod_rl_sync_method {
 ** gamma, weibull, exponential) with p[0..3] as in pod_dist.h; its support
 ** must be positive. */
 typedef struct pod_rl_length {
-  int kind;      /* pod_dist_kind */
+  int kind; /* pod_dist_kind */
   double p[4];
 } pod_rl_length;
 
 typedef struct pod_rl_cfg {
-  pod_serve_cfg rollout;   /* one rollout instance (its input_tokens,
-                              output_tokens and batch are set per step) */
-  int rollout_gpus;        /* rollout pool (disaggregated; colocated uses
-                              train.gpus) */
-  pod_train_cfg train;     /* trainer (seq and global_batch set per step) */
-  int placement;           /* pod_rl_placement */
-  int async;               /* disaggregated: one-step-stale overlap */
-  int partial;             /* partial rollouts: no tail wait */
-  int prompts;             /* prompts per step */
-  int samples;             /* responses per prompt */
-  double input_tokens;     /* prompt tokens */
-  pod_rl_length response;  /* response length, tokens */
-  double max_response;     /* generation cap, tokens */
-  int ref_model;           /* reference-policy forward pass (KL) */
-  int old_logprob;         /* recompute old-policy log-probs (verl) */
-  int reward_model;        /* reward model forward pass (policy-sized) */
-  int critic;              /* PPO critic: one more forward + training */
-  double reward_s;         /* non-GPU scoring per step (sandboxes,
-                              verifiers), exposed */
-  int minibatches;         /* optimizer steps per epoch */
-  int epochs;              /* passes over the step's data */
-  int sync_method;         /* pod_rl_sync_method */
-  double sync_bytes;       /* bytes per parameter moved (2 = bf16, 1 =
-                              fp8 weights quantised before sending) */
-  int offload;             /* colocated: offload the training state to host
-                              memory for the rollout and reload it */
-  double host_GBps;        /* GPU<->host copy rate per GPU per direction
-                              (offload/reload, checkpoint-engine H2D) */
-  double sync_fixed_s;     /* engine pause/resume, metadata, cache reset */
-  double hours;            /* job length for reliability, failure-free h */
-  pod_rel_cfg rel;         /* failures and spares (active_gpus and work_h
-                              are set from the step) */
+  pod_serve_cfg rollout;  /* one rollout instance (its input_tokens,
+                             output_tokens and batch are set per step) */
+  int rollout_gpus;       /* rollout pool (disaggregated; colocated uses
+                             train.gpus) */
+  pod_train_cfg train;    /* trainer (seq and global_batch set per step) */
+  int placement;          /* pod_rl_placement */
+  int async;              /* disaggregated: one-step-stale overlap */
+  int partial;            /* partial rollouts: no tail wait */
+  int prompts;            /* prompts per step */
+  int samples;            /* responses per prompt */
+  double input_tokens;    /* prompt tokens */
+  pod_rl_length response; /* response length, tokens */
+  double max_response;    /* generation cap, tokens */
+  int ref_model;          /* reference-policy forward pass (KL) */
+  int old_logprob;        /* recompute old-policy log-probs (verl) */
+  int reward_model;       /* reward model forward pass (policy-sized) */
+  int critic;             /* PPO critic: one more forward + training */
+  double reward_s;        /* non-GPU scoring per step (sandboxes,
+                             verifiers), exposed */
+  int minibatches;        /* optimizer steps per epoch */
+  int epochs;             /* passes over the step's data */
+  int sync_method;        /* pod_rl_sync_method */
+  double sync_bytes;      /* bytes per parameter moved (2 = bf16, 1 =
+                             fp8 weights quantised before sending) */
+  int offload;            /* colocated: offload the training state to host
+                             memory for the rollout and reload it */
+  double host_GBps;       /* GPU<->host copy rate per GPU per direction
+                             (offload/reload, checkpoint-engine H2D) */
+  double sync_fixed_s;    /* engine pause/resume, metadata, cache reset */
+  double hours;           /* job length for reliability, failure-free h */
+  pod_rel_cfg rel;        /* failures and spares (active_gpus and work_h
+                             are set from the step) */
 } pod_rl_cfg;
 
 typedef struct pod_rl_result {
   double step_s;
   /* parts (seconds); add up to step_s with idle in disaggregated sync */
-  double rollout_s;        /* generation incl. prompt prefill, tail incl. */
-  double tail_s;           /* of rollout_s: waiting for the longest */
-  double score_s;          /* ref / old-logprob / reward / critic forwards
-                              and reward_s */
-  double train_s;          /* optimizer steps */
-  double sync_s;           /* weight sync incl. offload/reload */
-  double idle_s;           /* GPU-time-weighted idle share of step_s */
+  double rollout_s; /* generation incl. prompt prefill, tail incl. */
+  double tail_s;    /* of rollout_s: waiting for the longest */
+  double score_s;   /* ref / old-logprob / reward / critic forwards
+                       and reward_s */
+  double train_s;   /* optimizer steps */
+  double sync_s;    /* weight sync incl. offload/reload */
+  double idle_s;    /* GPU-time-weighted idle share of step_s */
   /* sizes */
   double sequences;        /* prompts x samples */
   double mean_response;    /* E[min(X, cap)] tokens */
@@ -118,18 +118,18 @@ typedef struct pod_rl_result {
   int total_gpus;          /* active GPUs of the job */
   /* cost */
   double gpu_hours_per_step;
-  double usd_per_step;           /* failure-free, spares excluded */
-  double usd_per_m_tokens;       /* per million generated tokens */
+  double usd_per_step;             /* failure-free, spares excluded */
+  double usd_per_m_tokens;         /* per million generated tokens */
   double usd_per_m_tokens_charged; /* with goodput and spares charged */
-  double rollout_util;     /* busy share of the rollout pool (colocated:
-                              the pool's share in rollout) */
-  double train_util;       /* busy share of the trainer pool */
-  double goodput;          /* pod_rel_eval */
+  double rollout_util;             /* busy share of the rollout pool (colocated:
+                                      the pool's share in rollout) */
+  double train_util;               /* busy share of the trainer pool */
+  double goodput;                  /* pod_rel_eval */
   int spare_gpus;
   double rollout_tokens_per_s_per_gpu; /* generated tokens / rollout_s per
                                           rollout GPU */
-  pod_train_result train;  /* one optimizer step */
-  pod_serve_result serve;  /* the rollout instance at its batch */
+  pod_train_result train;              /* one optimizer step */
+  pod_serve_result serve;              /* the rollout instance at its batch */
 } pod_rl_result;
 
 /* Defaults: colocated, sync, no partial rollouts, 512 prompts x 16
@@ -176,5 +176,47 @@ const char *pod_rl_sync_name(int s);
 ** usd_per_m_tokens_charged, rollout_util, train_util, goodput,
 ** generated_tokens, max_response. */
 extern const pod_kernel pod_rl_kernel;
+
+/* ---- comparing two systems on one workload ------------------------------
+
+** A pair of RL configs (or of pre-training configs: train + rel) for the
+** same workload on two systems, with the uncertain inputs both share
+** applied to both, so one Monte Carlo sample is one paired comparison.
+** Each override is skipped when 0. */
+typedef struct pod_rl_pair_cfg {
+  pod_rl_cfg a;                /* e.g. GB200 NVL72 */
+  pod_rl_cfg b;                /* e.g. HGX B200 */
+  int pretrain;                /* 1: pre-training on a.train / b.train (their
+                                  seq and global_batch as given) with their
+                                  reliability; cost per million trained tokens.
+                                  0: RL step, cost per million generated */
+  double eff_scale;            /* multiplies both trainers' eff_scale */
+  double overlap;              /* both rollouts' serving overlap */
+  double imbalance;            /* MoE routing imbalance of every model copy */
+  double resp_scale;           /* multiplies response lengths (lognormal: mu +=
+                                  ln scale; other kinds: every parameter) */
+  double up_eff_a, up_eff_b;   /* scale-up efficiency of each side */
+  double out_eff_a, out_eff_b; /* scale-out efficiency of each side */
+  double price_a, price_b;     /* USD per GPU-hour of each side */
+} pod_rl_pair_cfg;
+
+/* Cost of each side per million tokens (spares charged, goodput from the
+** reliability model) and their ratio. */
+typedef struct pod_rl_pair_result {
+  double cost_a, cost_b; /* USD per million tokens */
+  double ratio;          /* cost_a / cost_b */
+  double step_a, step_b; /* s per step */
+  double goodput_a, goodput_b;
+  double tokens_per_s_per_gpu_a, tokens_per_s_per_gpu_b; /* failure-free */
+} pod_rl_pair_result;
+
+void pod_rl_pair_cfg_init(pod_rl_pair_cfg *c);
+int pod_rl_pair_eval(const pod_rl_pair_cfg *c, pod_rl_pair_result *out,
+                     pod_err *err);
+
+/* Kernel over pod_rl_pair_cfg; metrics: cost_a, cost_b, ratio,
+** a_cheaper (1 or 0), step_a, step_b, goodput_a, goodput_b,
+** tokens_per_s_per_gpu_a, tokens_per_s_per_gpu_b. */
+extern const pod_kernel pod_rl_pair_kernel;
 
 #endif

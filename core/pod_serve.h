@@ -180,6 +180,10 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err);
 ** POD_ENOTSUP (dtype without peak on the GPU) or a pod_coll_eval error. */
 int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *out, pod_err *err);
 
+/* The largest batch that fits (what pod_serve_eval reports as max_batch),
+** without timing anything.  Same errors as pod_serve_eval's memory part. */
+int pod_serve_max_batch(const pod_serve_cfg *c, int *max_batch, pod_err *err);
+
 /* Expected distinct experts hit on one GPU holding `local` of `experts`
 ** experts when `tokens` tokens each pick `top_k` distinct experts
 ** uniformly: local * (1 - (1 - top_k/experts)^tokens). */

@@ -83,14 +83,23 @@ static int length_check(const pod_rl_length *l, pod_err *err) {
     return FAIL("response", "%s: %s", e.field, e.msg);
   double lo;
   switch (l->kind) {
-    case POD_DIST_FIXED: lo = l->p[0]; break;
+    case POD_DIST_FIXED:
+      lo = l->p[0];
+      break;
     case POD_DIST_UNIFORM:
     case POD_DIST_LOGUNIFORM:
-    case POD_DIST_TRIANGULAR: lo = l->p[0]; break;
+    case POD_DIST_TRIANGULAR:
+      lo = l->p[0];
+      break;
     case POD_DIST_BETA:
-    case POD_DIST_TRUNCNORMAL: lo = l->p[2]; break;
-    case POD_DIST_NORMAL: lo = -INFINITY; break;
-    default: lo = 0.0 + 1e-300; /* lognormal, gamma, weibull, exponential */
+    case POD_DIST_TRUNCNORMAL:
+      lo = l->p[2];
+      break;
+    case POD_DIST_NORMAL:
+      lo = -INFINITY;
+      break;
+    default:
+      lo = 0.0 + 1e-300; /* lognormal, gamma, weibull, exponential */
   }
   if (!(lo > 0.0))
     return FAIL("response",
@@ -103,8 +112,7 @@ static int length_check(const pod_rl_length *l, pod_err *err) {
 static int num(double x, double lo, double hi, int open, const char *f,
                pod_err *err) {
   if (!pod_finite(x) || (open ? x <= lo : x < lo) || x > hi)
-    return FAIL(f, "must be in %s%g, %g], got %g", open ? "(" : "[", lo, hi,
-                x);
+    return FAIL(f, "must be in %s%g, %g], got %g", open ? "(" : "[", lo, hi, x);
   return POD_OK;
 }
 
@@ -137,8 +145,7 @@ int pod_rl_check(const pod_rl_cfg *c, pod_err *err) {
     return rc;
   if ((rc = num(c->reward_s, 0, 1e7, 0, "reward_s", err))) return rc;
   if (c->minibatches < 1 || c->minibatches > 1 << 16)
-    return FAIL("minibatches", "must be in [1, 65536], got %d",
-                c->minibatches);
+    return FAIL("minibatches", "must be in [1, 65536], got %d", c->minibatches);
   if (c->epochs < 1 || c->epochs > 1024)
     return FAIL("epochs", "must be in [1, 1024], got %d", c->epochs);
   if (c->sync_method < 0 || c->sync_method > POD_RL_SYNC_BROADCAST)
@@ -149,17 +156,16 @@ int pod_rl_check(const pod_rl_cfg *c, pod_err *err) {
   if ((rc = num(c->hours, 0, 1e7, 1, "hours", err))) return rc;
   if (c->train.gpus < 1) return FAIL("train.gpus", "must be >= 1");
   if (c->rollout.gpus < 1) return FAIL("rollout.gpus", "must be >= 1");
-  int pool = c->placement == POD_RL_COLOCATED ? c->train.gpus
-                                              : c->rollout_gpus;
+  int pool = c->placement == POD_RL_COLOCATED ? c->train.gpus : c->rollout_gpus;
   if (c->placement == POD_RL_DISAGGREGATED &&
       (c->rollout_gpus < 1 || c->rollout_gpus > 1 << 24))
     return FAIL("rollout_gpus", "must be in [1, %d] when disaggregated",
                 1 << 24);
   if (pool % c->rollout.gpus != 0)
-    return FAIL(c->placement == POD_RL_COLOCATED ? "rollout.gpus"
-                                                 : "rollout_gpus",
-                "%d rollout GPUs do not split into instances of %d", pool,
-                c->rollout.gpus);
+    return FAIL(
+        c->placement == POD_RL_COLOCATED ? "rollout.gpus" : "rollout_gpus",
+        "%d rollout GPUs do not split into instances of %d", pool,
+        c->rollout.gpus);
   if (c->placement == POD_RL_COLOCATED &&
       strcmp(c->rollout.system.name, c->train.system.name) != 0)
     return FAIL("rollout.system",
@@ -183,12 +189,24 @@ static const double GL_W[8] = {0.1012285362903763, 0.2223810344533745,
                                0.3626837833783620, 0.3137066578778874,
                                0.2223810344533745, 0.1012285362903763};
 /* Panels in v, dense towards v = 1 where the tail lives. */
-static const double PANEL[7] = {0.0, 0.5, 0.8, 0.95, 0.99, 0.999, 1.0};
+static const double PANEL[6] = {0.0, 0.6, 0.9, 0.99, 0.999, 1.0};
+
+/* E[min(X, cap)] of a lognormal in closed form:
+** e^(mu + s^2/2) Phi((ln c - mu - s^2)/s) + c (1 - Phi((ln c - mu)/s)). */
+static double lognormal_capped_mean(double mu, double s, double cap) {
+  if (!(cap < HUGE_VAL)) return exp(mu + 0.5 * s * s);
+  double z = (log(cap) - mu) / s;
+  double phi_a = 0.5 * erfc(-(z - s) / 1.4142135623730951),
+         q = 0.5 * erfc(z / 1.4142135623730951);
+  return exp(mu + 0.5 * s * s) * phi_a + cap * q;
+}
 
 double pod_rl_expected_max(const pod_rl_length *len, double n, double cap) {
+  if (n <= 1.0 && len->kind == POD_DIST_LOGNORMAL)
+    return lognormal_capped_mean(len->p[0], len->p[1], cap);
   pod_dist d = to_dist(len);
   double s = 0.0, inv = 1.0 / (n >= 1.0 ? n : 1.0);
-  for (int p = 0; p < 6; p++) {
+  for (int p = 0; p < 5; p++) {
     double a = PANEL[p], b = PANEL[p + 1], h = 0.5 * (b - a);
     for (int i = 0; i < 8; i++) {
       double v = a + h * (GL_X[i] + 1.0);
@@ -235,12 +253,10 @@ static int rollout_time(const pod_rl_cfg *c, const step_ctx *k,
   s.output_tokens = k->mean > 1.0 ? k->mean : 1.0;
   s.disaggregated = 0;
   double per_inst = k->n_seq / k->inst;
-  int want = s.batch;
-  s.batch = 0;
-  pod_serve_result full;
-  int rc = nested(pod_serve_eval(&s, &full, err), "rollout.", err);
+  int want = s.batch, maxb = 0;
+  int rc = nested(pod_serve_max_batch(&s, &maxb, err), "rollout.", err);
   if (rc) return rc;
-  double cap = want > 0 && want < full.max_batch ? want : full.max_batch;
+  double cap = want > 0 && want < maxb ? want : maxb;
   double b0 = per_inst < cap ? ceil(per_inst) : cap;
   if (b0 < 1) b0 = 1;
   s.batch = (int)b0;
@@ -281,8 +297,8 @@ static int rollout_time(const pod_rl_cfg *c, const step_ctx *k,
   return POD_OK;
 }
 
-static int train_time(const pod_rl_cfg *c, const step_ctx *k,
-                      pod_rl_result *o, pod_err *err) {
+static int train_time(const pod_rl_cfg *c, const step_ctx *k, pod_rl_result *o,
+                      pod_err *err) {
   pod_train_cfg t = c->train;
   if (c->placement == POD_RL_DISAGGREGATED) t.gpus = k->pool_t;
   const pod_layout *l = &t.parallel;
@@ -314,8 +330,8 @@ static int train_time(const pod_rl_cfg *c, const step_ctx *k,
   return POD_OK;
 }
 
-static int sync_time(const pod_rl_cfg *c, const step_ctx *k,
-                     pod_rl_result *o, pod_err *err) {
+static int sync_time(const pod_rl_cfg *c, const step_ctx *k, pod_rl_result *o,
+                     pod_err *err) {
   pod_model_params p;
   pod_model_params_count(&c->train.model, &p);
   double model = p.total * c->sync_bytes;
@@ -382,8 +398,7 @@ static int cost(const pod_rl_cfg *c, const step_ctx *k, pod_rl_result *o,
   o->goodput = rr.goodput;
   o->spare_gpus = rr.spare_gpus;
   o->usd_per_m_tokens_charged = o->usd_per_m_tokens / rr.goodput *
-                                (o->total_gpus + rr.spare_gpus) /
-                                o->total_gpus;
+                                (o->total_gpus + rr.spare_gpus) / o->total_gpus;
   return POD_OK;
 }
 
@@ -488,13 +503,22 @@ int pod_rl_best_split(const pod_rl_cfg *base, int gpus, int *rollout_gpus,
 
 /* ---- kernel -------------------------------------------------------------- */
 
-static const char *const metric_names[] = {
-    "step_s",          "rollout_s",        "tail_s",
-    "score_s",         "train_s",          "sync_s",
-    "idle_s",          "gpu_hours_per_step", "usd_per_step",
-    "usd_per_m_tokens", "usd_per_m_tokens_charged", "rollout_util",
-    "train_util",      "goodput",          "generated_tokens",
-    "max_response"};
+static const char *const metric_names[] = {"step_s",
+                                           "rollout_s",
+                                           "tail_s",
+                                           "score_s",
+                                           "train_s",
+                                           "sync_s",
+                                           "idle_s",
+                                           "gpu_hours_per_step",
+                                           "usd_per_step",
+                                           "usd_per_m_tokens",
+                                           "usd_per_m_tokens_charged",
+                                           "rollout_util",
+                                           "train_util",
+                                           "goodput",
+                                           "generated_tokens",
+                                           "max_response"};
 
 static int kernel_fn(const void *cfg, double *x, pod_err *err) {
   pod_rl_result r;
@@ -523,3 +547,129 @@ const pod_kernel pod_rl_kernel = {
     "rl", sizeof(pod_rl_cfg),
     (int)(sizeof metric_names / sizeof metric_names[0]), metric_names,
     kernel_fn};
+
+/* ---- pairs ----------------------------------------------------------------
+ */
+
+void pod_rl_pair_cfg_init(pod_rl_pair_cfg *c) {
+  memset(c, 0, sizeof *c);
+  pod_rl_cfg_init(&c->a);
+  pod_rl_cfg_init(&c->b);
+}
+
+static void set_system(pod_system *y, double up, double out, double price) {
+  if (up > 0.0) y->up_eff = up;
+  if (out > 0.0) y->out_eff = out;
+  if (price > 0.0) y->usd_per_gpu_hour = price;
+}
+
+static void apply(const pod_rl_pair_cfg *p, pod_rl_cfg *x, double up,
+                  double out, double price) {
+  set_system(&x->rollout.system, up, out, price);
+  set_system(&x->train.system, up, out, price);
+  if (p->eff_scale > 0.0) x->train.eff_scale *= p->eff_scale;
+  if (p->overlap > 0.0) x->rollout.overlap = p->overlap;
+  if (p->imbalance > 0.0) {
+    x->rollout.model.imbalance = p->imbalance;
+    x->train.model.imbalance = p->imbalance;
+  }
+  if (p->resp_scale > 0.0) {
+    if (x->response.kind == POD_DIST_LOGNORMAL)
+      x->response.p[0] += log(p->resp_scale);
+    else
+      for (int i = 0; i < 4; i++) x->response.p[i] *= p->resp_scale;
+  }
+}
+
+/* Pre-training cost per million tokens, spares charged. */
+static int pretrain_side(const pod_rl_cfg *x, double *cost, double *step,
+                         double *goodput, double *tps, pod_err *err) {
+  pod_train_result t;
+  int rc = nested(pod_train_eval(&x->train, &t, err), "train.", err);
+  if (rc) return rc;
+  if (!t.fits)
+    return FAIL("train.parallel", "needs %.1f GB per GPU, more than %.0f",
+                t.memory.total_gb, x->train.system.gpu.hbm_gb);
+  pod_rel_cfg r = x->rel;
+  r.active_gpus = x->train.gpus;
+  r.work_h = x->hours;
+  r.tokens = 0.0;
+  r.tokens_per_s = 0.0;
+  pod_rel_result rr;
+  if ((rc = nested(pod_rel_eval(&r, &rr, err), "reliability.", err))) return rc;
+  double gpus = x->train.gpus + rr.spare_gpus;
+  *cost = x->train.system.usd_per_gpu_hour * gpus / 3600.0 /
+          (t.tokens_per_s * rr.goodput) * 1e6;
+  *step = t.step_s;
+  *goodput = rr.goodput;
+  *tps = t.tokens_per_s_per_gpu;
+  return POD_OK;
+}
+
+static int side(const pod_rl_pair_cfg *p, const pod_rl_cfg *x0, double up,
+                double out, double price, const char *pre, double *cost,
+                double *step, double *goodput, double *tps, pod_err *err) {
+  pod_rl_cfg x = *x0;
+  apply(p, &x, up, out, price);
+  int rc;
+  if (p->pretrain) {
+    rc = pretrain_side(&x, cost, step, goodput, tps, err);
+  } else {
+    pod_rl_result r;
+    rc = pod_rl_eval(&x, &r, err);
+    if (rc == POD_OK) {
+      *cost = r.usd_per_m_tokens_charged;
+      *step = r.step_s;
+      *goodput = r.goodput;
+      *tps = r.rollout_tokens_per_s_per_gpu;
+    }
+  }
+  return nested(rc, pre, err);
+}
+
+int pod_rl_pair_eval(const pod_rl_pair_cfg *p, pod_rl_pair_result *o,
+                     pod_err *err) {
+  memset(o, 0, sizeof *o);
+  int rc =
+      side(p, &p->a, p->up_eff_a, p->out_eff_a, p->price_a, "a.", &o->cost_a,
+           &o->step_a, &o->goodput_a, &o->tokens_per_s_per_gpu_a, err);
+  if (rc) return rc;
+  rc = side(p, &p->b, p->up_eff_b, p->out_eff_b, p->price_b, "b.", &o->cost_b,
+            &o->step_b, &o->goodput_b, &o->tokens_per_s_per_gpu_b, err);
+  if (rc) return rc;
+  o->ratio = o->cost_a / o->cost_b;
+  return POD_OK;
+}
+
+static const char *const pair_metric_names[] = {"cost_a",
+                                                "cost_b",
+                                                "ratio",
+                                                "a_cheaper",
+                                                "step_a",
+                                                "step_b",
+                                                "goodput_a",
+                                                "goodput_b",
+                                                "tokens_per_s_per_gpu_a",
+                                                "tokens_per_s_per_gpu_b"};
+
+static int pair_fn(const void *cfg, double *x, pod_err *err) {
+  pod_rl_pair_result r;
+  int rc = pod_rl_pair_eval(cfg, &r, err);
+  if (rc) return rc;
+  x[0] = r.cost_a;
+  x[1] = r.cost_b;
+  x[2] = r.ratio;
+  x[3] = r.cost_a < r.cost_b ? 1.0 : 0.0;
+  x[4] = r.step_a;
+  x[5] = r.step_b;
+  x[6] = r.goodput_a;
+  x[7] = r.goodput_b;
+  x[8] = r.tokens_per_s_per_gpu_a;
+  x[9] = r.tokens_per_s_per_gpu_b;
+  return POD_OK;
+}
+
+const pod_kernel pod_rl_pair_kernel = {
+    "rl_pair", sizeof(pod_rl_pair_cfg),
+    (int)(sizeof pair_metric_names / sizeof pair_metric_names[0]),
+    pair_metric_names, pair_fn};

@@ -109,34 +109,37 @@ typedef struct lay {
 
 #define FAIL(field, ...) pod_err_set(err, POD_EINVAL, field, __VA_ARGS__)
 
+/* Fail with the field `pre` + `name` (formatted on the error path only). */
+#define FAILP(name, ...)                                  \
+  do {                                                    \
+    char f_[POD_ERR_FIELD_MAX];                           \
+    snprintf(f_, sizeof f_, "%s%s", pre, name);           \
+    return pod_err_set(err, POD_EINVAL, f_, __VA_ARGS__); \
+  } while (0)
+
 static int resolve(const pod_model *m, int n, const pod_serve_par *p,
                    int redundant, const char *pre, lay *o, pod_err *err) {
-  char f[POD_ERR_FIELD_MAX];
   o->n = n;
   o->tp = p->tp > 0 ? p->tp : 1;
   o->pp = p->pp > 0 ? p->pp : 1;
-  snprintf(f, sizeof f, "%stp", pre);
   if (m->heads % o->tp != 0)
-    return FAIL(f, "%d does not divide the model's %d heads", o->tp, m->heads);
+    FAILP("tp", "%d does not divide the model's %d heads", o->tp, m->heads);
   if (m->attn != POD_ATTN_MLA && o->tp > m->kv_heads)
-    return FAIL(f, "%d is above the model's %d KV heads", o->tp, m->kv_heads);
+    FAILP("tp", "%d is above the model's %d KV heads", o->tp, m->kv_heads);
   if (m->attn != POD_ATTN_MLA && m->kv_heads % o->tp != 0)
-    return FAIL(f, "%d does not divide the model's %d KV heads", o->tp,
-                m->kv_heads);
-  snprintf(f, sizeof f, "%spp", pre);
+    FAILP("tp", "%d does not divide the model's %d KV heads", o->tp,
+          m->kv_heads);
   if (o->pp > m->layers)
-    return FAIL(f, "%d stages for %d layers", o->pp, m->layers);
+    FAILP("pp", "%d stages for %d layers", o->pp, m->layers);
   if (n % (o->tp * o->pp) != 0)
-    return FAIL(f, "tp x pp = %d does not divide %d GPUs", o->tp * o->pp, n);
+    FAILP("pp", "tp x pp = %d does not divide %d GPUs", o->tp * o->pp, n);
   int stage = n / o->pp;
   o->dp = p->dp_attn > 0 ? p->dp_attn : stage / o->tp;
-  snprintf(f, sizeof f, "%sdp_attn", pre);
   if (o->dp * o->tp != stage)
-    return FAIL(f, "tp x dp_attn = %d must equal the %d GPUs of a stage",
-                o->dp * o->tp, stage);
-  snprintf(f, sizeof f, "%sep", pre);
+    FAILP("dp_attn", "tp x dp_attn = %d must equal the %d GPUs of a stage",
+          o->dp * o->tp, stage);
   if (m->experts == 0) {
-    if (p->ep > 1) return FAIL(f, "is %d for a dense model", p->ep);
+    if (p->ep > 1) FAILP("ep", "is %d for a dense model", p->ep);
     o->ep = 1;
     o->etp = stage;
     o->local = 0;
@@ -144,11 +147,11 @@ static int resolve(const pod_model *m, int n, const pod_serve_par *p,
   }
   o->ep = p->ep > 0 ? p->ep : stage;
   if (stage % o->ep != 0)
-    return FAIL(f, "%d does not divide the %d GPUs of a stage", o->ep, stage);
+    FAILP("ep", "%d does not divide the %d GPUs of a stage", o->ep, stage);
   int phys = m->experts + redundant;
   if (phys % o->ep != 0)
-    return FAIL(f, "%d does not divide %d experts (%d routed + %d redundant)",
-                o->ep, phys, m->experts, redundant);
+    FAILP("ep", "%d does not divide %d experts (%d routed + %d redundant)",
+          o->ep, phys, m->experts, redundant);
   o->etp = stage / o->ep;
   o->local = phys / o->ep;
   return POD_OK;
@@ -550,6 +553,22 @@ static int fit_batch(const pod_serve_cfg *c, const shape *s, const lay *l,
   o->memory.kv_gb = per_seq * ceil((double)b / (l->dp * l->pp)) / 1e9;
   o->memory.total_gb =
       o->memory.weights_gb + o->memory.kv_gb + o->memory.reserve_gb;
+  return POD_OK;
+}
+
+int pod_serve_max_batch(const pod_serve_cfg *c, int *max_batch, pod_err *err) {
+  int rc = pod_serve_check(c, err);
+  if (rc != POD_OK) return rc;
+  shape s;
+  if ((rc = mk_shape(c, &s, err))) return rc;
+  lay l;
+  resolve(&c->model, c->gpus, &c->parallel, c->redundant_experts, "", &l, NULL);
+  pod_serve_cfg d = *c;
+  d.batch = 0;
+  pod_serve_result o;
+  memset(&o, 0, sizeof o);
+  if ((rc = fit_batch(&d, &s, &l, &o, err))) return rc;
+  *max_batch = o.max_batch;
   return POD_OK;
 }
 

@@ -23,27 +23,41 @@ extern const lpod_type lpod_train_cfg_type; /* l_train.c */
 extern const lpod_type lpod_rel_cfg_type;   /* l_rel.c */
 
 static const char *const kind_names[] = {
-    "fixed",      "uniform", "loguniform", "normal",      "truncnormal",
-    "lognormal",  "triangular", "beta",    "gamma",       "weibull",
-    "exponential", NULL};
+    "fixed",       "uniform",   "loguniform",  "normal",
+    "truncnormal", "lognormal", "triangular",  "beta",
+    "gamma",       "weibull",   "exponential", NULL};
 static const char *const placement_names[] = {"colocated", "disaggregated",
                                               NULL};
 static const char *const sync_names[] = {"reshard", "broadcast", NULL};
 
-#define LF(name, i)                                                      \
-  {name, LPOD_DOUBLE, offsetof(pod_rl_length, p) + i * sizeof(double), 0, \
-   -1e300, 1e300, 0, "pod_dist parameter", NULL, NULL}
+#define LF(name, i)                                                        \
+  {                                                                        \
+    name, LPOD_DOUBLE, offsetof(pod_rl_length, p) + i * sizeof(double), 0, \
+        -1e300, 1e300, 0, "pod_dist parameter", NULL, NULL                 \
+  }
 static const lpod_field length_fields[] = {
     {"kind", LPOD_ENUM, offsetof(pod_rl_length, kind), 0, 0, 0, 0, "",
      kind_names, NULL},
-    LF("a", 0), LF("b", 1), LF("c", 2), LF("d", 3),
+    LF("a", 0),
+    LF("b", 1),
+    LF("c", 2),
+    LF("d", 3),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
-static const lpod_type length_type = {
-    "podsim.rl_length", "response length", "podsim.rl", NULL,
-    sizeof(pod_rl_length), length_fields, NULL, NULL, NULL, NULL};
+static const lpod_type length_type = {"podsim.rl_length",
+                                      "response length",
+                                      "podsim.rl",
+                                      NULL,
+                                      sizeof(pod_rl_length),
+                                      length_fields,
+                                      NULL,
+                                      NULL,
+                                      NULL,
+                                      NULL};
 
-static int cfg_check(const void *v, pod_err *e) { return pod_rl_check(v, e); }
+static int cfg_check(const void *v, pod_err *e) {
+  return pod_rl_check(v, e);
+}
 static int cfg_preset(const char *n, void *out) {
   if (strcmp(n, "default") != 0) return POD_ENOENT;
   pod_rl_cfg_init(out);
@@ -51,7 +65,7 @@ static int cfg_preset(const char *n, void *out) {
 }
 
 #define CF(name, type, min, max, unit) \
-  {#name, type, offsetof(pod_rl_cfg, name), 0, min, max, 0, unit, NULL, NULL}
+  { #name, type, offsetof(pod_rl_cfg, name), 0, min, max, 0, unit, NULL, NULL }
 static const lpod_field cfg_fields[] = {
     {"rollout", LPOD_STRUCT, offsetof(pod_rl_cfg, rollout), 0, 0, 0, 0, "",
      NULL, &lpod_serve_cfg_type},
@@ -87,8 +101,50 @@ static const lpod_field cfg_fields[] = {
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type rl_cfg_type = {
-    "podsim.rl_cfg", "rl config", "podsim.rl", NULL, sizeof(pod_rl_cfg),
-    cfg_fields, cfg_check, cfg_preset, lpod_default_preset_name, NULL};
+    "podsim.rl_cfg",          "rl config", "podsim.rl", NULL,
+    sizeof(pod_rl_cfg),       cfg_fields,  cfg_check,   cfg_preset,
+    lpod_default_preset_name, NULL};
+
+static int pair_preset(const char *n, void *out) {
+  if (strcmp(n, "default") != 0) return POD_ENOENT;
+  pod_rl_pair_cfg_init(out);
+  return POD_OK;
+}
+
+#define PF(name, unit)                                                       \
+  {                                                                          \
+#name, LPOD_DOUBLE, offsetof(pod_rl_pair_cfg, name), 0, 0, 1e6, 0, unit, \
+        NULL, NULL                                                           \
+  }
+static const lpod_field pair_fields[] = {
+    {"a", LPOD_STRUCT, offsetof(pod_rl_pair_cfg, a), 0, 0, 0, 0, "", NULL,
+     &rl_cfg_type},
+    {"b", LPOD_STRUCT, offsetof(pod_rl_pair_cfg, b), 0, 0, 0, 0, "", NULL,
+     &rl_cfg_type},
+    {"pretrain", LPOD_BOOL, offsetof(pod_rl_pair_cfg, pretrain), 0, 0, 1, 0,
+     "pre-training instead of RL", NULL, NULL},
+    PF(eff_scale, "multiplies both trainers' eff_scale (0: keep)"),
+    PF(overlap, "both rollouts' overlap (0: keep)"),
+    PF(imbalance, "MoE imbalance (0: keep)"),
+    PF(resp_scale, "response length multiplier (0: keep)"),
+    PF(up_eff_a, "scale-up efficiency, side a (0: keep)"),
+    PF(up_eff_b, "scale-up efficiency, side b (0: keep)"),
+    PF(out_eff_a, "scale-out efficiency, side a (0: keep)"),
+    PF(out_eff_b, "scale-out efficiency, side b (0: keep)"),
+    PF(price_a, "USD per GPU-hour, side a (0: keep)"),
+    PF(price_b, "USD per GPU-hour, side b (0: keep)"),
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+static const lpod_type pair_cfg_type = {"podsim.rl_pair_cfg",
+                                        "rl pair config",
+                                        "podsim.kernel.rl_pair",
+                                        NULL,
+                                        sizeof(pod_rl_pair_cfg),
+                                        pair_fields,
+                                        NULL,
+                                        pair_preset,
+                                        lpod_default_preset_name,
+                                        NULL};
 
 static void setnum(lua_State *L, const char *k, double v) {
   lua_pushnumber(L, v);
@@ -127,8 +183,8 @@ static void set_absent(lua_State *L, int t, const char *key, int vidx) {
 /* A plain sub-table `key` of t replaced by its defaulted copy (with
 ** system/model filled in); a spec is left alone.  Returns the index of the
 ** copy or 0.  [-0, +0, m] */
-static int prepare_sub(lua_State *L, int t, const char *key, int sys,
-                       int model, int serve, const char *ctx) {
+static int prepare_sub(lua_State *L, int t, const char *key, int sys, int model,
+                       int serve, const char *ctx) {
   if (lua_getfield(L, t, key) != LUA_TTABLE) {
     lua_pop(L, 1);
     return 0;
@@ -144,7 +200,7 @@ static int prepare_sub(lua_State *L, int t, const char *key, int sys,
     /* seq and global_batch are set per step from the generated data; any
     ** valid placeholder passes the nested check */
     if (lua_getfield(L, sub, "seq") == LUA_TNIL) {
-      lua_pushinteger(L, 1);
+      lua_pushinteger(L, 1 << 16); /* divisible by 2 cp for any cp */
       lua_setfield(L, sub, "seq");
     }
     lua_pop(L, 1);
@@ -168,7 +224,8 @@ static int prepare_sub(lua_State *L, int t, const char *key, int sys,
 static void build(lua_State *L, pod_rl_cfg *c, const char *ctx,
                   const char *const *skip) {
   if (!lua_istable(L, 1))
-    lpod_error(L, ctx, NULL, "expected a table {system=, model=, train=, ...}, got %s",
+    lpod_error(L, ctx, NULL,
+               "expected a table {system=, model=, train=, ...}, got %s",
                luaL_typename(L, 1));
   int top = lua_gettop(L);
   int t = copy_default(L, 1);
@@ -184,16 +241,19 @@ static void build(lua_State *L, pod_rl_cfg *c, const char *ctx,
     lua_pushnil(L);
     lua_setfield(L, t, skip[i]);
   }
-  if (lua_getfield(L, t, "rollout") == LUA_TNIL) {
-    lua_newtable(L);
-    lua_setfield(L, t, "rollout");
-  }
+  /* without a base config, absent rollout/train tables start from their
+  ** defaults (with system/model filled in) */
+  lua_getfield(L, 1, "base");
+  int own_base = lua_isnil(L, -1);
   lua_pop(L, 1);
-  if (lua_getfield(L, t, "train") == LUA_TNIL) {
-    lua_newtable(L);
-    lua_setfield(L, t, "train");
+  static const char *const subs[] = {"rollout", "train"};
+  for (int i = 0; i < 2 && own_base; i++) {
+    if (lua_getfield(L, t, subs[i]) == LUA_TNIL) {
+      lua_newtable(L);
+      lua_setfield(L, t, subs[i]);
+    }
+    lua_pop(L, 1);
   }
-  lua_pop(L, 1);
   prepare_sub(L, t, "rollout", sys, model, 1, ctx);
   prepare_sub(L, t, "train", sys, model, 0, ctx);
   /* response: a podsim.dist value becomes {kind=, a=, b=, c=, d=} */
@@ -331,6 +391,17 @@ static int l_rl_split(lua_State *L) {
   return 1;
 }
 
+/* podsim.rl_config{...}: the config of podsim.rl, not evaluated (a base
+** for the rl and rl_pair kernels; pre-training sides keep train.seq and
+** train.global_batch as given). */
+static int l_rl_config(lua_State *L) {
+  lua_settop(L, 1);
+  pod_rl_cfg c;
+  build(L, &c, "podsim.rl_config", NULL);
+  lpod_push(L, &rl_cfg_type, &c);
+  return 1;
+}
+
 /* podsim.rl_sync{...}: the weight sync alone -> {sync_s=, bytes=}. */
 static int l_rl_sync(lua_State *L) {
   static const char ctx[] = "podsim.rl_sync";
@@ -375,9 +446,12 @@ void lpod_open_rl(lua_State *L) {
   lua_setfield(L, podsim, "rl");
   lua_pushcfunction(L, l_rl_split);
   lua_setfield(L, podsim, "rl_split");
+  lua_pushcfunction(L, l_rl_config);
+  lua_setfield(L, podsim, "rl_config");
   lua_pushcfunction(L, l_rl_sync);
   lua_setfield(L, podsim, "rl_sync");
   lua_pushcfunction(L, l_expected_max);
   lua_setfield(L, podsim, "expected_max");
   lpod_register_kernel(L, "rl", &pod_rl_kernel, &rl_cfg_type);
+  lpod_register_kernel(L, "rl_pair", &pod_rl_pair_kernel, &pair_cfg_type);
 }
