@@ -40,7 +40,10 @@ local scales = {512, 2048, 8192}
 -- Systems: reliability footprint and spares (failure sets of podsim.rel).
 local systems = {
   nvl72 = {system = "gb200_nvl72", failures = "gb200_nvl72", node_gpus = 4, domain_gpus = 72,
-    spares = function(g) return {spare_per_domain = 8, pool_units = 1, pool_scope = "domain"} end,
+    -- 8 hot spares per rack (sampled below) and the 2% pool policy of HGX
+    spares = function(g)
+      return {spare_per_domain = 8, pool_units = math.max(1, math.ceil(g / 64 * 0.02)), pool_scope = "domain"}
+    end,
     host_GBps = 200},  -- Grace memory over NVLink-C2C (see core/rl.c)
   b200 = {system = "hgx_b200", failures = "llama3_h100", node_gpus = 8, domain_gpus = 8,
     spares = function(g) return {pool_units = math.max(1, math.ceil(g / 8 * 0.02)), pool_scope = "node"} end,
@@ -95,21 +98,26 @@ local function rollout_candidates(m)
   return c
 end
 
-local function rl_opts(s, m, g, train_layout, rollout)
+-- Workloads: pre-training; synchronous RL (the step waits for its longest
+-- response); RL with partial rollouts (long responses carry over, no tail
+-- wait: generation throughput decides).
+local WORKLOADS = {"pretrain", "rl", "rl_partial"}
+
+local function rl_opts(s, m, g, train_layout, rollout, partial)
   local r = {gpus = rollout.gpus, parallel = rollout.parallel, dtype = "fp8",
     redundant_experts = rollout.redundant_experts, two_batch_overlap = rollout.two_batch_overlap}
   return {system = s.system, model = m.model, placement = "colocated",
     rollout = r, train = {gpus = g, dtype = "fp8", parallel = train_layout},
     prompts = prompts_for(g), samples = RL.samples, input_tokens = RL.input,
     response = RL.response, max_response = RL.max_response, host_GBps = s.host_GBps,
-    hours = 200, reliability = rel_of(s, g)}
+    hours = 200, reliability = rel_of(s, g), partial = partial}
 end
 
 -- Build every cell's two or three configs at nominal parameters.
 local cells = {}
 for _, m in ipairs(models) do
   for _, g in ipairs(scales) do
-    for _, work in ipairs{"pretrain", "rl"} do
+    for _, work in ipairs(WORKLOADS) do
       local cell = {model = m.key, workload = work, gpus = g, cfg = {}}
       for key, s in pairs(systems) do
         local cfg
@@ -129,7 +137,7 @@ for _, m in ipairs(models) do
           local best, best_cost
           for _, cand in ipairs(l and rollout_candidates(m) or {}) do
             if g % cand.gpus == 0 then
-              local opts = rl_opts(s, m, g, l, cand)
+              local opts = rl_opts(s, m, g, l, cand, work == "rl_partial")
               local ok, res = pcall(P.rl, opts)
               if ok and (not best_cost or res.usd_per_m_tokens_charged < best_cost) then
                 best, best_cost = res.config, res.usd_per_m_tokens_charged
@@ -165,6 +173,8 @@ local function params(other)
     price_a = D.triangular{0.8 * NVL.usd_per_gpu_hour, NVL.usd_per_gpu_hour, 1.25 * NVL.usd_per_gpu_hour},
     price_b = D.triangular{0.8 * o.usd_per_gpu_hour, o.usd_per_gpu_hour, 1.25 * o.usd_per_gpu_hour},
     -- failure rates: per-GPU/tray near the sets, NVL72 rack-level wide
+    -- hot spares kept per NVL72 rack (charged to the job): 0 to 8
+    ["a.reliability.spare_per_domain"] = D.uniform{-0.49, 8.49},
     ["a.reliability.gpu_rate_log10"] = D.normal{0, 0.15},
     ["a.reliability.domain_rate_log10"] = D.uniform{-1, 1},
     ["b.reliability.gpu_rate_log10"] = D.normal{0, 0.1},
@@ -231,7 +241,7 @@ for _, other in ipairs{"b200", "h100"} do
   local hm = {}
   local r = 0
   for _, m in ipairs(models) do
-    for _, work in ipairs{"pretrain", "rl"} do
+    for _, work in ipairs(WORKLOADS) do
       for c, g in ipairs(scales) do
         local e = byc[m.key .. "/" .. work .. "/" .. g]
         local p = e and e[other] and e[other].p
@@ -247,7 +257,7 @@ end
 print("map in " .. path)
 if P.args.debug then
   for _, cell in ipairs(cells) do
-    if cell.workload == "rl" then
+    if cell.workload ~= "pretrain" then
       for key, cfg in pairs(cell.cfg) do
         local ok, r = pcall(P.rl, {base = cfg})
         if ok then
