@@ -215,7 +215,7 @@ double pod_rl_expected_max(const pod_rl_length *len, double n, double cap) {
       s += GL_W[i] * h * (q < cap ? q : cap);
     }
   }
-  return s;
+  return s < cap ? s : cap; /* the weights sum to 1 within 1e-8 */
 }
 
 /* ---- the step ------------------------------------------------------------ */
