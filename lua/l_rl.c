@@ -372,6 +372,36 @@ static int l_rl_split(lua_State *L) {
   if (!lua_istable(L, 1))
     return lpod_error(L, ctx, NULL, "expected a table {gpus=, ...}");
   int gpus = lpod_opt_int(L, 1, "gpus", 0, 2, 1 << 24, 1, ctx, NULL);
+  /* placeholders for the nested checks; the search sets both pools */
+  lua_getfield(L, 1, "base");
+  int had_base = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  int opts = copy_default(L, 1);
+  if (!had_base) {
+    lua_pushnil(L);
+    lua_setfield(L, opts, "base");
+  }
+  if (lua_getfield(L, opts, "train") == LUA_TTABLE &&
+      !lua_getmetatable(L, -1)) {
+    int tr = copy_default(L, -1);
+    lua_pushnil(L);
+    lua_setfield(L, tr, "base");
+    if (lua_getfield(L, tr, "gpus") == LUA_TNIL) {
+      lua_pushinteger(L, gpus / 2);
+      lua_setfield(L, tr, "gpus");
+    }
+    lua_pop(L, 1);
+    lua_setfield(L, opts, "train");
+  }
+  lua_settop(L, opts);
+  lua_pushliteral(L, "disaggregated");
+  lua_setfield(L, opts, "placement");
+  if (lua_getfield(L, opts, "rollout_gpus") == LUA_TNIL) {
+    lua_pushinteger(L, gpus / 2);
+    lua_setfield(L, opts, "rollout_gpus");
+  }
+  lua_pop(L, 1);
+  lua_replace(L, 1);
   pod_rl_cfg c;
   build(L, &c, ctx, skip);
   c.placement = POD_RL_DISAGGREGATED;

@@ -230,7 +230,10 @@ void lserve_build(lua_State *L, int idx, pod_serve_cfg *c, const char *ctx,
                   const char *path) {
   int t = lserve_prepare(L, idx, ctx);
   static const char *const required[] = {"system", "model", "gpus", NULL};
-  for (int i = 0; required[i]; i++) {
+  lua_getfield(L, t, "base");
+  int own = lua_type(L, -1) == LUA_TSTRING; /* "default": no base spec */
+  lua_pop(L, 1);
+  for (int i = 0; own && required[i]; i++) {
     if (lua_getfield(L, t, required[i]) == LUA_TNIL) {
       char p[64];
       snprintf(p, sizeof p, "%s%s%s", path ? path : "", path ? "." : "",

@@ -160,10 +160,9 @@ static void test_sync(void **state) {
   c.offload = 0;
   pod_rl_result without = ok(&c);
   const pod_train_memory *m = &with.train.memory;
-  assert_near(with.sync_s - without.sync_s,
-              2.0 * (m->weights_gb + m->grads_gb + m->optimizer_gb) * 1e9 /
-                  64e9,
-              1e-9);
+  assert_near(
+      with.sync_s - without.sync_s,
+      2.0 * (m->weights_gb + m->grads_gb + m->optimizer_gb) * 1e9 / 64e9, 1e-9);
 }
 
 static void test_reliability(void **state) {
