@@ -15,6 +15,7 @@
 
 #include "l_dist.h"
 #include "l_hw.h"
+#include "l_rl.h"
 #include "l_serve.h"
 #include "lpod.h"
 #include "pod_rl.h"

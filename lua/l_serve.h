@@ -10,6 +10,10 @@
 
 extern const lpod_type lpod_serve_cfg_type;
 
+/* Open podsim.serve, podsim.ep_time and the "serve" kernel on the podsim
+** table at the top of the stack (modules.h).  [-0, +0, m] */
+void lpod_open_serve(lua_State *L);
+
 /* Copy the options table at idx onto the stack top with base="default"
 ** when absent, batch from concurrency, disaggregated set when prefill is
 ** given.  Returns the copy's index.  [-0, +1, e] */
