@@ -90,6 +90,8 @@ typedef struct pod_serve_cfg {
   double overlap;        /* with two_batch_overlap: share of the smaller
                             of compute and communication that the other
                             micro-batch hides */
+  double ep_ll_up_us;    /* the same when all peers share the scale-up
+                            domain (no network signalling) */
   double ep_ll_us;       /* fixed cost of one DeepEP low-latency
                             dispatch or combine (launch, signalling) */
   double layer_us;       /* fixed cost per layer per decode step (kernel
@@ -194,12 +196,13 @@ double pod_serve_experts_touched(int experts, int top_k, int local,
 ** of `row_bytes` each (hidden x bytes per element) to top_k experts over
 ** `ep` ranks packed on sys's domains.  kernel POD_SERVE_EP_DEEPEP_LL: a
 ** copy per expert, no rounds, fixed cost ll_us; POD_SERVE_EP_NCCL:
-** pod_coll_eval all_to_all; ep_normal = 1 selects DeepEP's normal
+** pod_coll_eval all_to_all (ll_up_us: the fixed cost when all peers are
+** in one domain); ep_normal = 1 selects DeepEP's normal
 ** kernels instead (a token crosses the network once per remote domain,
 ** then fans out on NVLink).  POD_EINVAL on bad input. */
 int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
                       double row_bytes, int kernel, int ep_normal, double ll_us,
-                      double *time_s, pod_err *err);
+                      double ll_up_us, double *time_s, pod_err *err);
 
 /* Names ("deepep_ll", "nccl") and parser (POD_ENOENT). */
 const char *pod_serve_ep_kernel_name(int k);

@@ -13,8 +13,15 @@
 **    "Low-latency kernels with pure RDMA": H800 + CX7 400 Gb/s, 128 tokens
 **    per rank, hidden 7168, top-8, fp8 dispatch, bf16 combine; EP32
 **    dispatch 155 us: 5.68 MB of remote traffic at 47 GB/s leaves 34 us);
-**    the other nine rows (EP16-EP256) are predictions
+**    the other nine rows of that table (EP16-EP256) are predictions
 **    (tests/validation/s1_deepep_ll.lua);
+**  - ep_ll_up_us 19: the same fixed part when every peer is on the
+**    scale-up fabric (no network signalling).  FITTED on one row of the
+**    NVLink low-latency table of deepseek-ai/DeepEP PR #173 (H20, 128
+**    tokens, EP8 dispatch 37 us: 6.6 MB over NVLink at 371 GB/s leaves
+**    19 us); its EP8 combine and EP16-EP64 rows are predictions
+**    (tests/validation/s1_deepep_ll.lua).  This is the decode path of
+**    GB200 NVL72's 72-GPU domain;
 **  - overlap 0: the share of the smaller of compute and communication
 **    that two-batch overlap hides.  FITTED on S2 (SGLang's 96-H100
 **    deployment, decode at 256 sequences per GPU, TBO on), where the
@@ -41,6 +48,7 @@
 /* See the header comment. */
 #define OVERLAP 0.0
 #define EP_LL_US 34.0
+#define EP_LL_UP_US 19.0
 
 static const char *const ep_kernel_names[] = {"deepep_ll", "nccl"};
 
@@ -64,6 +72,7 @@ void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->eff_hbm = 0.85;
   c->overlap = OVERLAP;
   c->ep_ll_us = EP_LL_US;
+  c->ep_ll_up_us = EP_LL_UP_US;
   c->layer_us = 8.0;
   c->mem_reserve_gb = 8.0;
   c->kv_frac = 0.9;
@@ -202,6 +211,8 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
   if ((rc = check_num(c->eff_hbm, 0, 1, 1, "eff_hbm", err))) return rc;
   if ((rc = check_num(c->overlap, 0, 1, 0, "overlap", err))) return rc;
   if ((rc = check_num(c->ep_ll_us, 0, 1e6, 0, "ep_ll_us", err))) return rc;
+  if ((rc = check_num(c->ep_ll_up_us, 0, 1e6, 0, "ep_ll_up_us", err)))
+    return rc;
   if ((rc = check_num(c->layer_us, 0, 1e6, 0, "layer_us", err))) return rc;
   if ((rc = check_num(c->mem_reserve_gb, 0, 1e6, 0, "mem_reserve_gb", err)))
     return rc;
@@ -319,7 +330,8 @@ static int ep_per_domain(const pod_system *sys, int ep) {
 /* One DeepEP low-latency dispatch or combine of `bytes` per GPU to `ep`
 ** ranks: one-sided writes to all peers at once, NVLink to the peers in the
 ** domain, the NICs to the others (in parallel), plus the fixed cost. */
-static double ep_ll(const pod_system *y, int ep, double bytes, double ll_us) {
+static double ep_ll(const pod_system *y, int ep, double bytes, double ll_us,
+                    double ll_up_us) {
   int r = ep_per_domain(y, ep);
   double remote = bytes * (double)(ep - r) / ep;
   double local = bytes * (double)(r - 1) / ep;
@@ -327,7 +339,8 @@ static double ep_ll(const pod_system *y, int ep, double bytes, double ll_us) {
       y->nics_per_gpu * y->nic_gbps / 8.0 * 1e9 * y->out_eff / y->oversub;
   double up = y->up_GBps * 1e9 * y->up_eff;
   double t_out = remote / nic, t_up = local / up;
-  return ll_us * 1e-6 + (t_out > t_up ? t_out : t_up);
+  double fixed = ep > r ? ll_us : ll_up_us; /* network signalling or not */
+  return fixed * 1e-6 + (t_out > t_up ? t_out : t_up);
 }
 
 /* One DeepEP normal (high-throughput) dispatch or combine of `tokens`
@@ -351,7 +364,7 @@ static double ep_normal(const pod_system *y, int ep, int top_k, double tokens,
 
 int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
                       double row_bytes, int kernel, int normal, double ll_us,
-                      double *time_s, pod_err *err) {
+                      double ll_up_us, double *time_s, pod_err *err) {
   int rc = pod_hw_system_check(sys, err);
   if (rc != POD_OK) return rc;
   if (ep < 1 || ep > 1 << 20)
@@ -360,6 +373,7 @@ int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
   if ((rc = check_num(tokens, 0, 1e12, 0, "tokens", err))) return rc;
   if ((rc = check_num(row_bytes, 0, 1e12, 0, "row_bytes", err))) return rc;
   if ((rc = check_num(ll_us, 0, 1e6, 0, "ll_us", err))) return rc;
+  if ((rc = check_num(ll_up_us, 0, 1e6, 0, "ll_up_us", err))) return rc;
   if (kernel < 0 || kernel > POD_SERVE_EP_NCCL)
     return FAIL("kernel", "unknown kernel %d", kernel);
   *time_s = 0.0;
@@ -370,7 +384,7 @@ int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
   }
   double bytes = tokens * top_k * row_bytes;
   if (kernel == POD_SERVE_EP_DEEPEP_LL) {
-    *time_s = ep_ll(sys, ep, bytes, ll_us);
+    *time_s = ep_ll(sys, ep, bytes, ll_us, ll_up_us);
     return POD_OK;
   }
   return coll(sys, POD_COLL_ALL_TO_ALL, ep, 0, bytes, time_s, err);
@@ -420,8 +434,10 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
     double td, tc;
     if (c->ep_kernel == POD_SERVE_EP_DEEPEP_LL) {
       int halves = c->two_batch_overlap ? 2 : 1;
-      td = halves * ep_ll(&c->system, l->ep, disp / halves, c->ep_ll_us);
-      tc = halves * ep_ll(&c->system, l->ep, comb / halves, c->ep_ll_us);
+      td = halves *
+           ep_ll(&c->system, l->ep, disp / halves, c->ep_ll_us, c->ep_ll_up_us);
+      tc = halves *
+           ep_ll(&c->system, l->ep, comb / halves, c->ep_ll_us, c->ep_ll_up_us);
     } else {
       if ((rc =
                coll(&c->system, POD_COLL_ALL_TO_ALL, l->ep, 0, disp, &td, err)))

@@ -112,6 +112,7 @@ static const lpod_field cfg_fields[] = {
     CF(eff_hbm, LPOD_DOUBLE, 0, 1, "fraction of HBM bandwidth"),
     CF(overlap, LPOD_DOUBLE, 0, 1, "share hidden by two-batch overlap"),
     CF(ep_ll_us, LPOD_DOUBLE, 0, 1e6, "us per low-latency dispatch"),
+    CF(ep_ll_up_us, LPOD_DOUBLE, 0, 1e6, "us, all peers on NVLink"),
     CF(layer_us, LPOD_DOUBLE, 0, 1e6, "us per layer per step"),
     CF(mem_reserve_gb, LPOD_DOUBLE, 0, 1e6, "GB"),
     CF(kv_frac, LPOD_DOUBLE, 0, 1, "share of free HBM for KV"),
@@ -291,12 +292,14 @@ static int l_ep_time(lua_State *L) {
   pod_serve_cfg d;
   pod_serve_cfg_init(&d);
   double ll = lpod_opt_number(L, 1, "ll_us", d.ep_ll_us, 0, 1e6, 0, ctx, NULL);
+  double llu =
+      lpod_opt_number(L, 1, "ll_up_us", d.ep_ll_up_us, 0, 1e6, 0, ctx, NULL);
   double t = 0.0;
   pod_err e;
   pod_err_clear(&e);
   if (pod_serve_ep_time(&sys, ranks, top_k, tokens, hidden * bpe,
-                        k == 2 ? POD_SERVE_EP_DEEPEP_LL : k, k == 2, ll, &t,
-                        &e) != POD_OK)
+                        k == 2 ? POD_SERVE_EP_DEEPEP_LL : k, k == 2, ll, llu,
+                        &t, &e) != POD_OK)
     return lpod_error_core(L, ctx, NULL, &e);
   lua_pushnumber(L, t);
   return 1;
