@@ -167,6 +167,10 @@ local function params(other)
     imbalance = D.triangular{1.0, 1.1, 1.4},     -- MoE routing max/mean
     resp_scale = D.triangular{0.6, 1.0, RESP_MAX},   -- response lengths
     up_eff_a = D.triangular{0.70, NVL.up_eff, 0.90},   -- NVLink5 inside the rack
+    -- fixed cost of a DeepEP low-latency dispatch on NVLink alone: from the
+    -- H20 fit (19 us, S1) up to the InfiniBand one (34 us): S4 shows
+    -- podsim's GB200 decode ahead of what SGLang reached
+    ["a.rollout.ep_ll_up_us"] = D.uniform{15, 34},
     out_eff_b = D.triangular{0.80, o.out_eff, 0.96},   -- 400G NICs between nodes
     up_eff_b = D.triangular{0.70, o.up_eff, 0.90},
     -- USD per GPU-hour: presets as modes (public.md K1), -20% / +25%
@@ -255,17 +259,3 @@ for _, other in ipairs{"b200", "h100"} do
     nrows = r, ncols = #scales}, "plots/map_" .. other .. ".svg")
 end
 print("map in " .. path)
-if P.args.debug then
-  for _, cell in ipairs(cells) do
-    if cell.workload ~= "pretrain" then
-      for key, cfg in pairs(cell.cfg) do
-        local ok, r = pcall(P.rl, {base = cfg})
-        if ok then
-          print(cell.model, cell.gpus, key, cell.rollout and cell.rollout[key], string.format(
-            "step %.0f roll %.0f tail %.0f score %.0f train %.0f sync %.0f  $/Mtok %.3f charged %.3f goodput %.3f batch %d tok/s/gpu %.0f",
-            r.step_s, r.rollout_s, r.tail_s, r.score_s, r.train_s, r.sync_s, r.usd_per_m_tokens, r.usd_per_m_tokens_charged, r.goodput, r.rollout_batch, r.rollout_tokens_per_s_per_gpu))
-        else print(cell.model, key, r) end
-      end
-    end
-  end
-end
