@@ -181,12 +181,13 @@ static void test_ep_time(void **state) {
   pod_system s;
   assert_int_equal(pod_hw_system_preset("hgx_h800", &s), POD_OK);
   double t = -1.0;
-  assert_int_equal(pod_serve_ep_time(&s, 1, 8, 128, 7168, 0, 0, 34, 19, &t, NULL),
-                   POD_OK);
+  assert_int_equal(
+      pod_serve_ep_time(&s, 1, 8, 128, 7168, 0, 0, 34, 19, &t, NULL), POD_OK);
   assert_near(t, 0.0, 0.0);
   /* EP16 on 8-GPU nodes: half the copies leave the node on the NIC */
   assert_int_equal(
-      pod_serve_ep_time(&s, 16, 8, 128, 7168.0, 0, 0, 34, 19, &t, NULL), POD_OK);
+      pod_serve_ep_time(&s, 16, 8, 128, 7168.0, 0, 0, 34, 19, &t, NULL),
+      POD_OK);
   double bytes = 128.0 * 8 * 7168;
   double nic = 400.0 / 8 * 1e9 * s.out_eff;
   assert_near(t, 34e-6 + bytes * 0.5 / nic, 1e-12);
