@@ -100,6 +100,16 @@ static void test_step_parts(void **state) {
   c.ref_model = 0;
   c.old_logprob = 0;
   assert_near(ok(&c).score_s, 0.0, 0.0);
+  /* PPO: a critic forward and a critic training step; a reward model */
+  c.critic = 1;
+  c.reward_model = 1;
+  c.reward_s = 5.0;
+  pod_rl_result pp = ok(&c);
+  assert_near(pp.train_s, 2.0 * r.train_s, 1e-9 * r.train_s);
+  assert_near(pp.score_s, 2.0 * r.train.breakdown.compute / 3.0 + 5.0, 1e-9);
+  c.critic = c.reward_model = 0;
+  c.reward_s = 0.0;
+  c.ref_model = c.old_logprob = 1;
   /* partial rollouts: no tail, shorter rollout */
   c = mk("hgx_b200", "llama3_70b", 64, 8);
   c.partial = 1;

@@ -95,6 +95,22 @@ static void test_decode_memory_bound(void **state) {
   assert_near(r.decode_tokens_per_s, 1.0 / r.tpot_s, 1e-9);
 }
 
+/* Two pipeline stages: a token passes both; throughput counts the batch
+** over the cycle. */
+static void test_pipeline(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("hgx_h100", "llama3_405b", 16);
+  c.parallel.tp = 8;
+  c.parallel.pp = 2;
+  c.batch = 64;
+  pod_serve_result r = ok(&c);
+  assert_true(r.step.pp > 0.0);
+  assert_near(r.tpot_s, 2.0 * r.step.total, 1e-15);
+  assert_near(r.decode_tokens_per_s, 64.0 / r.tpot_s, 1e-9);
+  c.batch = 1; /* fewer sequences than stages */
+  expect_err(&c, "batch");
+}
+
 static void test_batch_monotone(void **state) {
   (void)state;
   pod_serve_cfg c = mk("hgx_h100", "deepseek_v3", 72);
@@ -268,6 +284,7 @@ int main(void) {
       cmocka_unit_test(test_experts_touched),
       cmocka_unit_test(test_kv_bytes),
       cmocka_unit_test(test_decode_memory_bound),
+      cmocka_unit_test(test_pipeline),
       cmocka_unit_test(test_batch_monotone),
       cmocka_unit_test(test_nvl72_ep),
       cmocka_unit_test(test_spec_and_prefix),
