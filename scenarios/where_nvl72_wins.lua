@@ -15,7 +15,8 @@
 -- Output: per cell the probability that NVL72 is cheaper per million
 -- tokens (trained tokens for pre-training, generated tokens for RL), the
 -- median cost ratio and the input that decides the cell most (largest
--- |Spearman| with the cost ratio); out/where_nvl72_wins/map.csv and the
+-- |Spearman| with the cost ratio; every input's in drivers.csv, the
+-- tornado of each cell); out/where_nvl72_wins/map.csv and the
 -- heatmaps plots/map_b200.svg, plots/map_h100.svg.  Every sample runs the
 -- built-in "rl_pair" evaluator (no Lua per sample): both systems on the
 -- same sampled workload, so each sample is one paired comparison.
@@ -212,12 +213,20 @@ local function driver(r)
   end
   return best, bv
 end
-local byc = {}
+local byc, drivers = {}, {}
 for k, r in ipairs(results) do
   local ix = index[k]
   local key = ix.cell.model .. "/" .. ix.cell.workload .. "/" .. ix.cell.gpus
   byc[key] = byc[key] or {cell = ix.cell}
   local d, dv = driver(r)
+  -- the whole tornado of the cost ratio, largest |Spearman| first
+  local sens = {}
+  for name, v in pairs(r.sens.ratio[1]) do sens[#sens + 1] = {name, v.spearman} end
+  table.sort(sens, function(x, y) return math.abs(x[2]) > math.abs(y[2]) end)
+  for rank, e in ipairs(sens) do
+    drivers[#drivers + 1] = {model = ix.cell.model, workload = ix.cell.workload,
+      gpus = ix.cell.gpus, versus = ix.other, rank = rank, param = e[1], spearman = e[2]}
+  end
   byc[key][ix.other] = {p = r.stats.a_cheaper[1].mean, ratio = r.stats.ratio[1].p50,
     lo = r.stats.ratio[1].p5, hi = r.stats.ratio[1].p95, driver = d, dv = dv,
     n = r.stats.ratio[1].n}
@@ -240,6 +249,8 @@ P.print_table({"model", "workload", "GPUs", "P vs B200", "ratio", "decides (Spea
 local path = P.write_csv("map.csv", {"model", "workload", "gpus", "p_nvl72_cheaper_vs_b200",
   "ratio_p50_vs_b200", "ratio_p5_vs_b200", "ratio_p95_vs_b200", "driver_vs_b200",
   "p_nvl72_cheaper_vs_h100", "ratio_p50_vs_h100", "driver_vs_h100", "samples"}, csv)
+P.write_csv("drivers.csv", {"model", "workload", "gpus", "versus", "rank", "param", "spearman"},
+  drivers)
 -- heatmap data: one row per (row = model/workload, column = scale)
 for _, other in ipairs{"b200", "h100"} do
   local hm = {}

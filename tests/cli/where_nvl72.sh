@@ -9,6 +9,7 @@ expect_out '^kimi_k2_1t +rl_partial +8192 +[01]\.[0-9][0-9]' "every cell has a p
 [ -f "$OUT/run/map.csv" ] && ok || bad "map.csv written"
 [ "$(wc -l < "$OUT/run/map.csv")" -eq 37 ] && ok || bad "36 cells and a header"
 [ -f "$OUT/run/heatmap_b200.csv" ] && [ -f "$OUT/run/heatmap_h100.csv" ] && ok || bad "heatmap data"
+grep -q "^kimi_k2_1t,rl,512,b200,1," "$OUT/run/drivers.csv" && ok || bad "drivers per cell"
 if command -v gnuplot >/dev/null; then
   grep -q '<svg' "$OUT/run/plots/map_b200.svg" && ok || bad "heatmap rendered"
 fi
