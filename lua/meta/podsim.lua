@@ -20,7 +20,10 @@
 ---@alias podsim.SystemRef podsim.System|string|podsim.SystemFields
 ---@alias podsim.ModelRef podsim.Model|string|podsim.ModelFields
 ---@alias podsim.CollOp "all_reduce"|"all_gather"|"reduce_scatter"|"all_to_all"|"broadcast"|"send_recv"
----@alias podsim.CollAlgo "auto"|"ring"|"tree"|"nvls"|"direct"|"hierarchical"
+---@alias podsim.CollAlgo "auto"|"ring"|"tree"|"nvls"|"direct"|"hierarchical"|"nvls_tree"|"collnet"
+---@alias podsim.Transport "ib"|"roce"|"efa"
+---@alias podsim.Routing "static_ecmp"|"adaptive"|"spray"|"srd"
+---@alias podsim.FabricName "ib_ndr"|"ib_ndr_sharp"|"ib_xdr"|"ib_xdr_sharp"|"spectrum_x"|"efa"
 ---@alias podsim.Dtype "bf16"|"fp8"|"fp4"
 ---@alias podsim.Fp8Recipe "delayed"|"delayed_tp"|"current"|"block"
 ---@alias podsim.Recompute "none"|"selective"|"full"
@@ -39,6 +42,7 @@
 ---@field options podsim.options read-only run options
 ---@field gpus podsim.gpus GPU presets
 ---@field systems podsim.systems system presets
+---@field fabrics podsim.fabrics scale-out fabric presets (`podsim.system{base=, fabric=}`)
 ---@field models podsim.models model presets
 ---@field failures podsim.failures failure-rate presets
 ---@field dist podsim.dist distribution constructors
@@ -233,6 +237,7 @@ function podsim.format_check(row) end
 ---Fields of a system given to `podsim.system{}`.
 ---@class podsim.SystemFields
 ---@field base? string|podsim.System preset or spec to start from
+---@field fabric? podsim.FabricName scale-out fabric preset applied over `base` (needs `base`) before the other fields
 ---@field name? string
 ---@field gpu? podsim.GpuRef
 ---@field domain_gpus? integer GPUs per scale-up (NVLink) domain
@@ -242,15 +247,22 @@ function podsim.format_check(row) end
 ---@field nics_per_gpu? number scale-out NICs per GPU
 ---@field nic_gbps? number line rate of one NIC, 1e9 bit/s
 ---@field out_latency_us? number per-step latency on the scale-out fabric, us
----@field oversub? number scale-out oversubscription, >= 1
+---@field oversub? number oversubscription of the tier above the leaf group, >= 1
 ---@field usd_per_gpu_hour? number rental price, USD per GPU-hour (0: unknown)
 ---@field up_eff? number achievable fraction of the scale-up line rate
----@field up_half_MB? number scale-up pipeline half size, MiB
+---@field up_fill_KiB? number bytes per rank and channel in flight before a scale-up pipeline streams, KiB (half size = ranks x up_channels x this)
 ---@field out_eff? number achievable fraction of the NIC line rate
 ---@field out_half_MB? number scale-out pipeline half size, MiB
 ---@field nvls_eff? number NVLS all-reduce busbw over up_GBps at large sizes (0: no NVLS)
 ---@field nvls_latency_us? number fixed cost of one NVLS all-reduce, us
----@field out_collision? number share of many-peer scale-out traffic exposed to path collisions (1 static routing, 0 perfect adaptive)
+---@field up_channels? integer NCCL channels of one collective on the scale-up fabric, >= 1
+---@field net_channels? integer NCCL network channels of one ring/tree collective per domain (one GPU's NICs each), >= 1
+---@field net_channel_GBps? number most one network channel carries, 1e9 B/s per direction
+---@field transport? podsim.Transport scale-out transport
+---@field routing? podsim.Routing scale-out path selection (only static_ecmp makes all-to-all flows collide)
+---@field sharp? boolean the fabric reduces in-network (SHARP: the collnet algorithm)
+---@field msg_overhead_us? number cost of posting one message to the NIC, us
+---@field leaf_gpus? integer GPUs whose NICs share one leaf group; oversub applies only to traffic leaving it, >= 1
 
 ---A system spec (immutable): a GPU, its scale-up domain and its scale-out network.
 ---@class podsim.System
@@ -263,15 +275,22 @@ function podsim.format_check(row) end
 ---@field nics_per_gpu number scale-out NICs per GPU
 ---@field nic_gbps number line rate of one NIC, 1e9 bit/s
 ---@field out_latency_us number per-step latency on the scale-out fabric, us
----@field oversub number scale-out oversubscription, >= 1
+---@field oversub number oversubscription of the tier above the leaf group, >= 1
 ---@field usd_per_gpu_hour number rental price, USD per GPU-hour (0: unknown)
 ---@field up_eff number achievable fraction of the scale-up line rate
----@field up_half_MB number scale-up pipeline half size, MiB
+---@field up_fill_KiB number bytes per rank and channel in flight before a scale-up pipeline streams, KiB (half size = ranks x up_channels x this)
 ---@field out_eff number achievable fraction of the NIC line rate
 ---@field out_half_MB number scale-out pipeline half size, MiB
 ---@field nvls_eff number NVLS all-reduce busbw over up_GBps at large sizes (0: no NVLS)
 ---@field nvls_latency_us number fixed cost of one NVLS all-reduce, us
----@field out_collision number share of many-peer scale-out traffic exposed to path collisions
+---@field up_channels integer NCCL channels of one collective on the scale-up fabric
+---@field net_channels integer NCCL network channels of one ring/tree collective per domain (one GPU's NICs each)
+---@field net_channel_GBps number most one network channel carries, 1e9 B/s per direction
+---@field transport podsim.Transport scale-out transport
+---@field routing podsim.Routing scale-out path selection (only static_ecmp makes all-to-all flows collide)
+---@field sharp boolean the fabric reduces in-network (SHARP: the collnet algorithm)
+---@field msg_overhead_us number cost of posting one message to the NIC, us
+---@field leaf_gpus integer GPUs whose NICs share one leaf group; oversub applies only to traffic leaving it
 
 ---GPU presets (`podsim presets gpus`; sources in `podsim._sources.gpus`).
 ---@class podsim.gpus
@@ -295,14 +314,38 @@ function podsim.format_check(row) end
 ---@field gb200_nvl72 podsim.System
 ---@field gb300_nvl72 podsim.System
 
+---The scale-out fields one fabric preset sets (a plain table).
+---@class podsim.Fabric
+---@field nics_per_gpu number scale-out NICs per GPU
+---@field nic_gbps number line rate of one NIC, 1e9 bit/s
+---@field out_eff number achievable fraction of the NIC line rate
+---@field out_latency_us number per-step latency on the scale-out fabric, us
+---@field out_half_MB number scale-out pipeline half size, MiB
+---@field msg_overhead_us number cost of posting one message to the NIC, us
+---@field transport podsim.Transport scale-out transport
+---@field routing podsim.Routing scale-out path selection
+---@field sharp boolean in-network reduction (SHARP, NCCL CollNet)
+---@field source string the public source of the figures
+
+---Scale-out fabric presets for `podsim.system{base=, fabric=}`.
+---@class podsim.fabrics
+---@field ib_ndr podsim.Fabric
+---@field ib_ndr_sharp podsim.Fabric
+---@field ib_xdr podsim.Fabric
+---@field ib_xdr_sharp podsim.Fabric
+---@field spectrum_x podsim.Fabric
+---@field efa podsim.Fabric
+
 ---A GPU from a preset with overrides (`base=`), or from scratch.
 --- Example: `podsim.gpu{base = "h100", hbm_gb = 96}`
 ---@param fields podsim.GpuFields
 ---@return podsim.Gpu
 function podsim.gpu(fields) end
 
----A system from a preset with overrides (`base=`), or from scratch.
---- Example: `podsim.system{base = "hgx_h100", nic_gbps = 800}`
+---A system from a preset with overrides (`base=`), or from scratch;
+---`fabric=` (with `base=`) first sets the scale-out fields of a
+---`podsim.fabrics` preset, then the other fields apply.
+--- Example: `podsim.system{base = "hgx_h100", fabric = "ib_ndr_sharp", leaf_gpus = 128}`
 ---@param fields podsim.SystemFields
 ---@return podsim.System
 function podsim.system(fields) end
