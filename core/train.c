@@ -32,7 +32,12 @@
 
 /* ---- Shared physical parameters --------------------------------------- */
 
-typedef enum gpu_gen { GEN_AMPERE, GEN_HOPPER, GEN_BLACKWELL, GEN_UNKNOWN } gpu_gen;
+typedef enum gpu_gen {
+  GEN_AMPERE,
+  GEN_HOPPER,
+  GEN_BLACKWELL,
+  GEN_UNKNOWN
+} gpu_gen;
 
 /* GEMM efficiency per GPU generation and dtype (fraction of dense peak
 ** reached by training GEMMs) and flash-attention efficiency against bf16
@@ -58,7 +63,7 @@ typedef enum gpu_gen { GEN_AMPERE, GEN_HOPPER, GEN_BLACKWELL, GEN_UNKNOWN } gpu_
 **     312 (Dao 2023, fig. 4). */
 #define EFF_HOPPER_BF16 0.636
 #define EFF_HOPPER_FP8 0.741
-#define EFF_BLACKWELL_FP8 0.844
+#define EFF_BLACKWELL_FP8 0.608
 /* Shape roll-off: eff(h) = eff_gemm * h / (h + k_half), h the hidden
 ** size (the reduction dimension of the QKV and FC1 GEMMs).  Low-precision
 ** GEMMs lose more at small shapes (fixed prologue/epilogue, scaling and
@@ -73,10 +78,10 @@ static const struct {
   double gemm[3]; /* bf16, fp8, fp4 */
   double attn;
 } eff_table[3] = {
-  [GEN_AMPERE] = {{EFF_HOPPER_BF16, 0.0, 0.0}, 0.60},
-  [GEN_HOPPER] = {{EFF_HOPPER_BF16, EFF_HOPPER_FP8, 0.0}, 0.50},
-  [GEN_BLACKWELL] = {{EFF_HOPPER_BF16, EFF_BLACKWELL_FP8, EFF_BLACKWELL_FP8},
-                     0.50},
+    [GEN_AMPERE] = {{EFF_HOPPER_BF16, 0.0, 0.0}, 0.60},
+    [GEN_HOPPER] = {{EFF_HOPPER_BF16, EFF_HOPPER_FP8, 0.0}, 0.50},
+    [GEN_BLACKWELL] = {{EFF_HOPPER_BF16, EFF_BLACKWELL_FP8, EFF_BLACKWELL_FP8},
+                       0.50},
 };
 static const double k_half_table[3] = {0.0, K_HALF_FP8, K_HALF_FP8};
 
@@ -145,38 +150,102 @@ static const double k_half_table[3] = {0.0, K_HALF_FP8, K_HALF_FP8};
 /* JITTER_SYNC itself is in train_int.h: the defaults (train_check.c) set it. */
 #define AMAX_BYTES_PER_LAYER (4.0 * 3.0 * 4.0)
 
+/* Sustained tensor-core clock under the board power limit (Blackwell).
+** Datasheet peaks are at the boost clock; dense fp8/fp4 GEMMs draw the
+** most power a GPU sees and the power governor lowers the clock until
+** the board limit holds.  At the voltage floor, dynamic power is linear
+** in the clock, so a SKU that needs P_boost at its boost clock sustains
+** min(1, P_limit / P_boost) of it.  The Blackwell dies share one design
+** per peak: P_boost scales with the SKU's rated fp8 peak from the
+** reference SKU, GB300 (5 PF fp8 dense at 1,400 W), taken to hold its
+** boost (the top-binned, highest-power SKU; an assumption, no public
+** clock log).  So B300 (4.5 PF, 1,100 W) sustains 1100 / (1400 x 0.9) =
+** 0.873, B200 (4.5 PF, 1,000 W) 0.794, GB200 (5 PF, 1,200 W) 0.857.
+** A check, not a fit: B300 over B200, same datasheet peak and the same
+** recipe (Megatron-Bridge 26.02 and 26.04, DeepSeek-V3 PP16 EP8): 1.107
+** and 1.112 published against 1100 / 1000 = 1.10 here.  Hopper and
+** Ampere keep 1 (their efficiencies were fitted on the H100 at 700 W). */
+#define BLACKWELL_REF_W 1400.0
+#define BLACKWELL_REF_FP8_TF 5000.0
+
+/* Host time at the dropless-MoE synchronisation.  A dropless MoE layer
+** needs the tokens per expert on the host to size the expert GEMMs
+** (Megatron-Core copies the counts to the host before the grouped MLP):
+** the GPU drains there, and the launches that follow are exposed.
+** Transformer Engine's GroupedLinear launches one GEMM (and one input
+** quantisation) per local expert, in the forward (fc1, fc2) and twice
+** in the backward (dgrad, wgrad), so the exposed host time of a pass
+** grows with the local experts, experts / ep.
+**   HOST_EXPERT_US: exposed host time per local expert per MoE layer
+**   per micro-batch pass (forward or backward) with eager launches;
+**   FITTED once (software feature "no CUDA graphs") on Megatron-Bridge
+**   26.04 DeepSeek-V3 on 256 DGX-B300 (3,131 tokens/s/GPU, PP16 EP8:
+**   32 local experts, no graphs): 67 us, about a dozen launches of
+**   ~5 us.  The GB300 NVL72 row of the same table (EP32, 8 local
+**   experts, MBS 2) is a prediction of it.
+** Transformer Engine's partial graphs (scopes attn, moe_router,
+** moe_preprocess) leave the experts eager: the same exposed time.  Full-
+** iteration graphs replay the whole step, and a fused grouped MLP is
+** one kernel for all local experts: none. */
+#define HOST_EXPERT_US 67.0
+
+/* Sustained fraction of the boost clock (see BLACKWELL_REF_W). */
+static double sustained_clock(const pod_gpu *g, int blackwell) {
+  if (!blackwell || g->power_w <= 0.0 || g->fp8_tflops <= 0.0) return 1.0;
+  double need = BLACKWELL_REF_W * g->fp8_tflops / BLACKWELL_REF_FP8_TF;
+  return g->power_w >= need ? 1.0 : g->power_w / need;
+}
+
+/* Node-limited routing: the expected number of distinct scale-up domains
+** that k routed copies of a token reach over d domains (uniform expert
+** placement), capped at max_domains, over the k copies: the share of the
+** all-to-all bytes a hierarchical dispatcher (DeepEP, HybridEP) puts on
+** the scale-out network, where NCCL's all-to-all puts every copy. */
+static double hier_share(double k, int d, int max_domains) {
+  if (d <= 1 || k <= 1.0) return 1.0;
+  double hit = d * (1.0 - pow(1.0 - 1.0 / d, k));
+  if (max_domains > 0 && hit > max_domains) hit = max_domains;
+  return hit < k ? hit / k : 1.0;
+}
+
 static gpu_gen gen_of(const pod_gpu *g) {
   const char *n = g->name;
   char c0 = (char)tolower((unsigned char)n[0]);
   char c1 = c0 ? (char)tolower((unsigned char)n[1]) : 0;
   if (c0 == 'g' && c1 == 'b') c0 = 'b'; /* GB200, GB300: Blackwell */
   switch (c0) {
-    case 'a': return GEN_AMPERE;
-    case 'h': return GEN_HOPPER;
-    case 'b': return GEN_BLACKWELL;
-    default: return GEN_UNKNOWN;
+    case 'a':
+      return GEN_AMPERE;
+    case 'h':
+      return GEN_HOPPER;
+    case 'b':
+      return GEN_BLACKWELL;
+    default:
+      return GEN_UNKNOWN;
   }
 }
 
 double pod_train_peak_tflops(const pod_gpu *gpu, pod_dtype dtype) {
   switch (dtype) {
-    case POD_DTYPE_BF16: return gpu->bf16_tflops;
-    case POD_DTYPE_FP8: return gpu->fp8_tflops;
-    case POD_DTYPE_FP4: return gpu->fp4_tflops;
+    case POD_DTYPE_BF16:
+      return gpu->bf16_tflops;
+    case POD_DTYPE_FP8:
+      return gpu->fp8_tflops;
+    case POD_DTYPE_FP4:
+      return gpu->fp4_tflops;
   }
   return 0.0;
 }
 
-int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype,
-                          double *eff_gemm, double *eff_attn, double *k_half,
-                          pod_err *err) {
+int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
+                          double *eff_attn, double *k_half, pod_err *err) {
   gpu_gen g = gen_of(gpu);
   if (g == GEN_UNKNOWN || (int)dtype < 0 || dtype > POD_DTYPE_FP4 ||
       eff_table[g].gemm[dtype] <= 0.0)
     return pod_err_set(err, POD_ENOTSUP, "eff_gemm",
                        "no default efficiency for GPU '%s' in %s; set "
-                       "eff_gemm and eff_attn", gpu->name,
-                       pod_train_dtype_name(dtype));
+                       "eff_gemm and eff_attn",
+                       gpu->name, pod_train_dtype_name(dtype));
   if (eff_gemm) *eff_gemm = eff_table[g].gemm[dtype];
   if (eff_attn) *eff_attn = eff_table[g].attn;
   if (k_half) *k_half = k_half_table[dtype];
@@ -239,6 +308,11 @@ typedef struct layer_cost {
   double tp_s, cp_s, ep_s;                 /* raw communication times */
   double act_bytes;                        /* stored activations */
   double full_act_bytes;                   /* without recompute */
+  /* Elements per token of the recomputable tensors (recompute modules):
+  ** norm outputs, activation-function outputs, MLA up-projection
+  ** outputs, flash-attention output; MLP block (dense layers). */
+  double act_norm, act_fn, act_up, act_core, act_mlp;
+  double up_flops, mlp_fwd_flops; /* forward FLOPs to rerun them */
 } layer_cost;
 
 typedef struct memq {
@@ -248,11 +322,11 @@ typedef struct memq {
 /* Everything eval needs, computed once per config. */
 typedef struct plan {
   int dp, edp, m;
-  double T, Tt;           /* tokens per CP rank, per GPU on SP regions */
-  double imb;             /* expert load factor on the busiest rank */
-  double lr;              /* layer slots on the busiest pipeline rank */
+  double T, Tt; /* tokens per CP rank, per GPU on SP regions */
+  double imb;   /* expert load factor on the busiest rank */
+  double lr;    /* layer slots on the busiest pipeline rank */
   pod_model_params mp;
-  double tp_pair_s;       /* one TP all-gather + reduce-scatter; < 0 unset */
+  double tp_pair_s; /* one TP all-gather + reduce-scatter; < 0 unset */
 } plan;
 
 static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
@@ -260,7 +334,8 @@ static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
   const pod_model *m = &c->model;
   p->dp = dp;
   p->edp = m->experts > 0
-               ? (int)((long)l->tp * l->cp * dp / ((long)l->ep * l->etp)) : 1;
+               ? (int)((long)l->tp * l->cp * dp / ((long)l->ep * l->etp))
+               : 1;
   p->m = (int)(c->global_batch / ((long)dp * l->microbatch));
   p->T = (double)l->microbatch * c->seq / l->cp;
   p->Tt = p->T / l->tp;
@@ -297,15 +372,23 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   o->w_expert_bytes = (double)m->experts / l->ep * ew / l->etp * wpass;
   o->w_bytes += (h * m->experts + sh * ew) / tp * wpass;
   double routed = k * p->imb, width = (routed + sh) * ef;
-  o->ew_bytes += Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * width +
-                       EW_PERMUTE * routed * h +
-                       (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * width
-                            : 0));
+  /* A fused grouped MLP does the routed experts' activation and its
+  ** quantisation in the GEMM epilogue: no separate pass over them. */
+  double ew_width = c->software.fused_grouped_mlp ? sh * ef : width;
+  o->ew_bytes +=
+      Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * ew_width + EW_PERMUTE * routed * h +
+            (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * ew_width : 0));
   double up = m->gated_mlp ? 2.0 : 1.0;
-  /* residual; dispatched tokens (fc1 input) and the expert outputs the
-  ** weighted combine needs; fc1 outputs (for the activation backward) */
-  *mlp_keep = h + routed * (gin * h + h + up * ef) + sh * up * ef;
+  /* residual; dispatched tokens (fc1 input); fc1 outputs (for the
+  ** activation backward).  The router probabilities multiply the
+  ** activation output inside the experts (Megatron-Core TEGroupedMLP,
+  ** activation_func_with_probs(fc1_output, permuted_probs), NVIDIA/
+  ** Megatron-LM megatron/core/transformer/moe/experts.py), so the combine
+  ** is an unweighted sum and its backward keeps no expert outputs. */
+  *mlp_keep = h + routed * (gin * h + up * ef) + sh * up * ef;
   *mlp_recomp = gin * (h + (routed + sh) * ef);
+  o->act_norm += gin * h;
+  o->act_fn += gin * (routed + sh) * ef;
   if (sh > 0) *tp_ops += 4;
   /* EP: dispatch + combine, forward + backward, of this rank's routed
   ** tokens; the busiest rank receives imb x the mean. */
@@ -317,6 +400,8 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
     double t16 = coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, 2.0 * bytes);
     double td = fp8 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, bytes) : t16;
     o->ep_s = p->imb * (td + 3.0 * t16);
+    if (c->software.dispatcher != POD_DISPATCH_ALLTOALL)
+      o->ep_s *= hier_share(k, l->ep / rpd, c->software.max_domains);
   }
   if (l->etp > 1) {
     double bytes = Tt * k * h * 2.0 * l->etp * p->imb;
@@ -352,8 +437,39 @@ static void apply_recompute(int recompute, double Tt, double h, double keep,
   }
 }
 
-static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
-                        ctx *x, layer_cost *o) {
+/* Recompute modules on top of "none": each drops its stored tensors and
+** adds the forward work that rebuilds them (norms and activation
+** functions: one read and one write of their bf16 input and output). */
+static void apply_modules(const pod_layout *l, double Tt, double h,
+                          layer_cost *o) {
+  const pod_recompute_set *r = &l->recompute_modules;
+  double drop = 0.0;
+  if (r->layernorm) {
+    drop += o->act_norm;
+    o->ew_bytes += Tt * 8.0 * h * 2.0;
+  }
+  if (r->moe_act && o->gemm_expert_flops > 0.0) {
+    drop += o->act_fn;
+    o->ew_bytes += Tt * 6.0 * o->act_fn;
+  }
+  if (r->mla_up_proj && o->up_flops > 0.0) {
+    drop += o->act_up;
+    o->gemm_flops += o->up_flops;
+  }
+  if (r->core_attn) {
+    drop += o->act_core;
+    o->attn_flops *= 4.0 / 3.0;
+  }
+  if (r->mlp && o->mlp_fwd_flops > 0.0) {
+    drop += o->act_mlp - (r->layernorm ? o->act_norm * 0.5 : 0.0);
+    o->gemm_flops += o->mlp_fwd_flops;
+  }
+  o->act_bytes -= 2.0 * Tt * drop;
+  if (o->act_bytes < 2.0 * Tt * h) o->act_bytes = 2.0 * Tt * h;
+}
+
+static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
+                        layer_cost *o) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   const pod_system *s = &c->system;
@@ -384,8 +500,8 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
   double gin = fp8 ? 0.5 : 1.0;
   double qkv_out = m->attn == POD_ATTN_MLA ? H * (qk + qk + v)
                                            : H * qk + pod_model_kv_elems(m);
-  double latents = m->attn == POD_ATTN_MLA
-                       ? m->q_lora + m->kv_lora + m->qk_rope : 0.0;
+  double latents =
+      m->attn == POD_ATTN_MLA ? m->q_lora + m->kv_lora + m->qk_rope : 0.0;
   double a_attn_keep = h /* residual */ + gin * (latents + H * v /* fa out */);
   double a_attn_drop = gin * h /* norm out */;
   if (m->attn == POD_ATTN_MLA)
@@ -393,6 +509,13 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
   else
     a_attn_keep += qkv_out; /* core attention needs q, k, v */
   int tp_ops = 4;           /* AG+RS forward, AG+RS backward */
+  o->act_norm = gin * h;
+  o->act_core = gin * H * v;
+  if (m->attn == POD_ATTN_MLA) {
+    o->act_up = qkv_out;
+    o->up_flops = 2.0 * T * H *
+                  (m->q_lora * qk + m->kv_lora * (double)(m->qk_nope + v)) / tp;
+  }
   double mlp_keep, mlp_recomp;
   if (!moe) {
     double f = m->ffn, w = mlp_matrix_count(m) * h * f;
@@ -402,6 +525,10 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
                          (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * f : 0));
     mlp_keep = h + (m->gated_mlp ? 2.0 : 1.0) * f;
     mlp_recomp = gin * (h + f);
+    o->act_norm += gin * h;
+    o->act_fn = gin * f;
+    o->act_mlp = mlp_keep - h + mlp_recomp;
+    o->mlp_fwd_flops = 2.0 * T * w / tp;
     tp_ops += 4;
   } else {
     moe_mlp_costs(c, p, x, wpass, gin, o, &mlp_keep, &mlp_recomp, &tp_ops);
@@ -423,6 +550,7 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
   }
   double keep = a_attn_keep + mlp_keep, recomp = a_attn_drop + mlp_recomp;
   apply_recompute(l->recompute, Tt, h, keep, recomp, o);
+  if (l->recompute == POD_RECOMPUTE_NONE) apply_modules(l, Tt, h, o);
 }
 
 /* Seconds of compute for a layer cost. */
@@ -489,7 +617,8 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
   double mtp_d = 0.0, mtp_e = 0.0;
   if (m->mtp_layers > 0) {
     mtp_e = m->experts > 0 ? m->mtp_layers * mp->expert * m->experts /
-                                 ((double)l->ep * l->etp) : 0.0;
+                                 ((double)l->ep * l->etp)
+                           : 0.0;
     mtp_d = (mp->mtp - mtp_e * l->ep * l->etp) / tp;
   }
   double first_d = pd + emb, last_d = pd + head + mtp_d, last_e = pe + mtp_e;
@@ -509,8 +638,8 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
   double inflight = 1.0;
   if (l->pp > 1) {
     double mm = p->m < l->pp ? p->m : l->pp;
-    inflight = mm * (l->vp > 1 ? 1.0 + (l->pp - 1.0) / ((double)l->pp * l->vp)
-                               : 1.0);
+    inflight =
+        mm * (l->vp > 1 ? 1.0 + (l->pp - 1.0) / ((double)l->pp * l->vp) : 1.0);
   }
   double logits = p->T * V / tp * 4.0 * 2.0; /* fp32 logits and gradient */
   memq st[2] = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
@@ -618,8 +747,8 @@ static double amax_sync(const pod_train_cfg *c, const plan *p, ctx *x, int dp,
     if (m->experts > 0 && (long)l->ep * l->etp > g) g = (long)l->ep * l->etp;
     double K = 2.0 * p->m * l->vp;
     double bytes = AMAX_BYTES_PER_LAYER * lr_eff / l->vp;
-    b->dp += K * coll(x, POD_COLL_ALL_REDUCE, (int)G,
-                      group_rpd((int)G, 1, D), bytes);
+    b->dp += K * coll(x, POD_COLL_ALL_REDUCE, (int)G, group_rpd((int)G, 1, D),
+                      bytes);
     if (G > g)
       sync_wait = c->jitter_sync * p->m * stage_mb *
                   (sqrt(2.0 * log((double)G)) - sqrt(2.0 * log((double)g)));
@@ -663,8 +792,18 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   if (!want_time) return POD_OK;
 
   /* ---- Time ---- */
-  rates rt = {r->peak_tflops * 1e12 * eg, s->gpu.bf16_tflops * 1e12 * ea,
+  /* Tensor-core rates at the sustained clock; attention on fp8 tensor
+  ** cores with fp8_attention (cuDNN fp8 attention, the same achieved
+  ** fraction: FlashAttention-3 fp8 reaches ~1.2 of 1.98 PF forward on
+  ** H100, Shah et al. 2024 fig. 7, as bf16 reaches ~0.6 of 0.99). */
+  const pod_train_sw *sw = &c->software;
+  double clk = sustained_clock(&s->gpu, gen_of(&s->gpu) == GEN_BLACKWELL);
+  double attn_peak = s->gpu.bf16_tflops;
+  if (sw->fp8_attention && c->dtype != POD_DTYPE_BF16 && s->gpu.fp8_tflops > 0)
+    attn_peak = s->gpu.fp8_tflops;
+  rates rt = {r->peak_tflops * 1e12 * eg * clk, attn_peak * 1e12 * ea * clk,
               s->gpu.hbm_TBps * 1e12 * c->eff_hbm};
+  r->clock = clk;
   double tcd = t_compute(&dl, &rt), tcm = t_compute(&ml, &rt);
   double gd_s = dl.gemm_flops / rt.gemm, gm_s = ml.gemm_flops / rt.gemm;
   double ad_s = dl.attn_flops / rt.attn, am_s = ml.attn_flops / rt.attn;
@@ -673,23 +812,36 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                fm * exposed(ml.tp_s, c->overlap_tp, gm_s);
   double tcp = fd * exposed(dl.cp_s, c->overlap_cp, ad_s) +
                fm * exposed(ml.cp_s, c->overlap_cp, am_s);
-  double tep = fm * exposed(ml.ep_s, c->overlap_ep, tcm);
+  /* MoE A2A overlap: the dispatch and combine of one micro-batch run
+  ** under another's compute (Megatron's merged forward-backward of two
+  ** micro-batches), hidden up to that compute. */
+  double ov_ep = sw->a2a_overlap ? 1.0 : c->overlap_ep;
+  double tep = fm * exposed(ml.ep_s, ov_ep, tcm);
+  /* Host time at the MoE token-count syncs, forward and backward (and
+  ** the recomputed forward under full recompute), per MoE layer. */
+  double host_us =
+      c->host_expert_us >= 0.0 ? c->host_expert_us : HOST_EXPERT_US;
+  double eager = sw->cuda_graphs != POD_GRAPHS_FULL && !sw->fused_grouped_mlp;
+  double passes = l->recompute == POD_RECOMPUTE_FULL ? 3.0 : 2.0;
+  double local_e = m->experts > 0 ? (double)m->experts / l->ep : 0.0;
+  double thost = fm * passes * host_us * 1e-6 * local_e * eager;
   double head_s = head_time(c, &p, &dl, &ml, &rt);
   double lr_eff = p.lr, extra = head_s;
-  double layer_all = tc + ttp + tcp + tep;
+  double layer_all = tc + ttp + tcp + tep + thost;
   if (l->uneven) {
     double need = (L + head_s / layer_all) / l->pp;
     lr_eff = need > p.lr ? need : p.lr;
     extra = 0.0;
   }
   double sc = lr_eff * tc + extra, stp = lr_eff * ttp, scp = lr_eff * tcp,
-         sep = lr_eff * tep;
-  double stage_mb = sc + stp + scp + sep;
+         sep = lr_eff * tep, sho = lr_eff * thost;
+  double stage_mb = sc + stp + scp + sep + sho;
   pod_train_breakdown *b = &r->breakdown;
   b->compute = p.m * sc;
   b->tp = p.m * stp;
   b->cp = p.m * scp;
   b->ep = p.m * sep;
+  b->host = p.m * sho;
   b->bubble = (l->pp - 1.0) / l->vp * stage_mb;
   if (l->pp > 1) {
     double bytes = p.Tt * h * 2.0;
@@ -701,8 +853,8 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   dp_time(c, &p, &x, &sp, stage_mb, rt.hbm, b);
   double sync_wait = amax_sync(c, &p, &x, dp, lr_eff, stage_mb, b);
   if (x.rc != POD_OK) return x.rc;
-  double pre = b->compute + b->tp + b->cp + b->ep + b->bubble + b->pp + b->dp +
-               b->optimizer;
+  double pre = b->compute + b->tp + b->cp + b->ep + b->host + b->bubble +
+               b->pp + b->dp + b->optimizer;
   /* Straggler: every GPU waits for the slowest at each synchronous step.
   ** With per-GPU step times ~ N(mu, (jitter mu)^2), the expected maximum
   ** of N is mu + jitter mu sqrt(2 ln N) to leading order (extreme-value /
@@ -742,25 +894,40 @@ int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,
 /* ---- Built-in evaluator ----------------------------------------------- */
 
 static const char *const train_metrics[] = {
-  "step_s", "tokens_per_s", "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu",
-  "memory_gb", "fits", "compute_s", "tp_s", "cp_s", "ep_s", "pp_s", "dp_s",
-  "bubble_s", "optimizer_s", "straggler_s"};
+    "step_s",         "tokens_per_s", "tokens_per_s_per_gpu",
+    "tflops_per_gpu", "mfu",          "memory_gb",
+    "fits",           "compute_s",    "tp_s",
+    "cp_s",           "ep_s",         "pp_s",
+    "dp_s",           "bubble_s",     "optimizer_s",
+    "straggler_s",    "host_s"};
 
 static int train_kernel_fn(const void *cfg, double *v, pod_err *err) {
   pod_train_result r;
   int rc = pod_train_eval((const pod_train_cfg *)cfg, &r, err);
   if (rc != POD_OK) return rc;
   const pod_train_breakdown *b = &r.breakdown;
-  double vals[] = {r.step_s, r.tokens_per_s, r.tokens_per_s_per_gpu,
-                   r.tflops_per_gpu, r.mfu, r.memory.total_gb, r.fits,
-                   b->compute, b->tp, b->cp, b->ep, b->pp, b->dp, b->bubble,
-                   b->optimizer, b->straggler};
+  double vals[] = {r.step_s,
+                   r.tokens_per_s,
+                   r.tokens_per_s_per_gpu,
+                   r.tflops_per_gpu,
+                   r.mfu,
+                   r.memory.total_gb,
+                   r.fits,
+                   b->compute,
+                   b->tp,
+                   b->cp,
+                   b->ep,
+                   b->pp,
+                   b->dp,
+                   b->bubble,
+                   b->optimizer,
+                   b->straggler,
+                   b->host};
   memcpy(v, vals, sizeof vals);
   return POD_OK;
 }
 
 const pod_kernel pod_train_kernel = {
-  "train", sizeof(pod_train_cfg),
-  (int)(sizeof train_metrics / sizeof train_metrics[0]), train_metrics,
-  train_kernel_fn};
-
+    "train", sizeof(pod_train_cfg),
+    (int)(sizeof train_metrics / sizeof train_metrics[0]), train_metrics,
+    train_kernel_fn};

@@ -55,6 +55,63 @@ int pod_train_fp8_recipe_parse(const char *name, int *out) {
   return POD_ENOENT;
 }
 
+static const char *graphs_names[] = {"none", "partial", "full"};
+static const char *dispatcher_names[] = {"alltoall", "deepep", "hybridep"};
+
+const char *pod_train_graphs_name(int g) {
+  return (g >= 0 && g <= POD_GRAPHS_FULL) ? graphs_names[g] : "?";
+}
+
+const char *pod_train_dispatcher_name(int d) {
+  return (d >= 0 && d <= POD_DISPATCH_HYBRIDEP) ? dispatcher_names[d] : "?";
+}
+
+/* ---- Software releases ------------------------------------------------ */
+
+/* Each release preset is the feature set of that release's flagship MoE
+** recipe (DeepSeek-V3 MXFP8 on GB200 NVL72) in NVIDIA-NeMo/Megatron-
+** Bridge scripts/performance/configs/deepseek/deepseek_workload_base_
+** configs.py at the release tag; a case on another system overrides what
+** its own recipe changes (fp8 attention on GB300, partial graphs on
+** DGX-B300, ...), as its recipe did.  Fields: cuda_graphs, a2a_overlap,
+** fused_grouped_mlp, fp8_attention, dispatcher, max_domains. */
+static const struct {
+  pod_train_sw_preset_t p;
+  const char *source;
+} SW[] = {
+    {{"none", {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_ALLTOALL, 0}},
+     "no CUDA graphs, no A2A overlap, unfused experts, bf16 attention, NCCL "
+     "all-to-all dispatcher (Megatron-Core defaults)"},
+    {{"megatron_bridge_26_04",
+      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0}},
+     "Megatron-Bridge v0.4.0 (NeMo 26.04): DEEPSEEK_V3_PRETRAIN_CONFIG_"
+     "GB300_V1: moe_flex_dispatcher_backend hybridep, moe_a2a_overlap False, "
+     "cuda_graph_scope [] (the GB200 recipe adds transformer_engine graphs "
+     "of attn, moe_router, moe_preprocess)"},
+    {{"megatron_bridge_26_06",
+      {POD_GRAPHS_FULL, 1, 1, 0, POD_DISPATCH_HYBRIDEP, 0}},
+     "Megatron-Bridge v0.5.0 (NeMo 26.06): DEEPSEEK_V3_PRETRAIN_CONFIG_"
+     "GB200_FP8_MX_V1: cuda_graph_impl full_iteration, moe_a2a_overlap True, "
+     "cutedsl_fused_grouped_mlp True, hybridep (the GB300 recipe adds "
+     "fp8_dot_product_attention; DGX-B300's keeps transformer_engine graphs "
+     "and no overlap)"},
+};
+
+int pod_train_sw_preset(const char *name, pod_train_sw *out) {
+  for (size_t i = 0; i < sizeof SW / sizeof SW[0]; i++)
+    if (name && strcmp(name, SW[i].p.name) == 0) {
+      if (out) *out = SW[i].p.sw;
+      return POD_OK;
+    }
+  return POD_ENOENT;
+}
+
+const pod_train_sw_preset_t *pod_train_sw_at(int i, const char **source) {
+  if (i < 0 || (size_t)i >= sizeof SW / sizeof SW[0]) return NULL;
+  if (source) *source = SW[i].source;
+  return &SW[i].p;
+}
+
 /* ---- Defaults --------------------------------------------------------- */
 
 void pod_train_cfg_defaults(pod_train_cfg *c) {
@@ -96,6 +153,7 @@ void pod_train_cfg_defaults(pod_train_cfg *c) {
   ** pretrain_llama3_70b.py, 2025). */
   c->fp8_recipe = POD_FP8_DELAYED;
   c->jitter_sync = JITTER_SYNC;
+  c->host_expert_us = -1.0; /* table (train.c, HOST_EXPERT_US) */
 }
 
 void pod_train_cfg_init(pod_train_cfg *c) {
@@ -209,6 +267,12 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
        "must be 0..3 (1 = distributed optimizer; got %d)", l->zero);
   NEED(l->recompute >= 0 && l->recompute <= 2, "parallel.recompute",
        "must be none, selective or full (got %d)", l->recompute);
+  const pod_recompute_set *rm = &l->recompute_modules;
+  const int *mods[] = {&rm->core_attn, &rm->layernorm, &rm->mla_up_proj,
+                       &rm->moe_act, &rm->mlp};
+  for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
+    NEED(*mods[i] == 0 || *mods[i] == 1, "parallel.recompute_modules",
+         "flags must be 0 or 1 (got %d)", *mods[i]);
   *dp_out = dp;
   return POD_OK;
 }
@@ -267,6 +331,23 @@ int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
        "must be 0 or 1");
   NEED(c->fp8_recipe >= 0 && c->fp8_recipe <= POD_FP8_BLOCK, "fp8_recipe",
        "must be delayed, delayed_tp, current or block (got %d)", c->fp8_recipe);
+  const pod_train_sw *sw = &c->software;
+  NEED(sw->cuda_graphs >= POD_GRAPHS_NONE && sw->cuda_graphs <= POD_GRAPHS_FULL,
+       "software.cuda_graphs", "must be none, partial or full (got %d)",
+       sw->cuda_graphs);
+  NEED(sw->dispatcher >= POD_DISPATCH_ALLTOALL &&
+           sw->dispatcher <= POD_DISPATCH_HYBRIDEP,
+       "software.dispatcher", "must be alltoall, deepep or hybridep (got %d)",
+       sw->dispatcher);
+  NEED((sw->a2a_overlap == 0 || sw->a2a_overlap == 1) &&
+           (sw->fused_grouped_mlp == 0 || sw->fused_grouped_mlp == 1) &&
+           (sw->fp8_attention == 0 || sw->fp8_attention == 1),
+       "software", "feature flags must be 0 or 1");
+  NEED(sw->max_domains >= 0, "software.max_domains",
+       "must be >= 0 (0 = no limit; got %d)", sw->max_domains);
+  NEED(isfinite(c->host_expert_us) && c->host_expert_us <= 1e6,
+       "host_expert_us", "must be finite and <= 1e6 (< 0 = default; got %g)",
+       c->host_expert_us);
   NEED(
       isfinite(c->jitter_sync) && c->jitter_sync >= 0.0 && c->jitter_sync < 1.0,
       "jitter_sync", "must be in [0, 1) (got %g)", c->jitter_sync);
