@@ -131,6 +131,9 @@ typedef struct pod_train_sw {
   int dispatcher;        /* pod_dispatcher */
   int max_domains;       /* node-limited routing: scale-up domains a token
                             may reach (DeepSeek-V3: 4 nodes); 0 = no limit */
+  int fp8_params;        /* 1: fp8_param_gather, fp8 primary weights (no
+                            bf16 copy) and the parameter all-gather in
+                            fp8 (fp8/fp4 dtypes only) */
 } pod_train_sw;
 
 typedef struct pod_train_cfg {
@@ -149,6 +152,9 @@ typedef struct pod_train_cfg {
   double gemm_k_half; /* GEMM efficiency falls as eff_gemm * h / (h + k_half)
                          with the hidden size h (fp8 kernels lose more at
                          small shapes); < 0 = table default per dtype */
+  double gemm_w_half; /* routed-expert GEMMs fall further as
+                         w / (w + w_half), w = expert_ffn / etp; < 0 =
+                         table default per dtype */
   double eff_scale;   /* software maturity: multiplies the GEMM and
                          attention efficiencies; 1 = the releases the
                          table was fitted on (see train.c) */

@@ -49,11 +49,14 @@ typedef enum gpu_gen {
 **     h = 16384, 0.494 at h = 8192, 0.412 at h = 5120); refitted (0.723
 **     -> 0.741) when the fp8 amax synchronisation (JITTER_SYNC) took its
 **     share of the fp8 step at T4's 512 GPUs (DP 4, amax group 64).
-**   blackwell fp8: FITTED on T6 (DeepSeek-V3 on 256 GB300, 6,338
-**     tokens/s/GPU, Megatron-Bridge 26.06); 0.537 at h = 7168.  Older
-**     Blackwell software (T1/T2, dgxc-benchmarking v25.05) is modelled
-**     with cfg->eff_scale = 1/1.5, NVIDIA's published "software alone
-**     1.5x on the same hardware" (public.md T8), not a fit.
+**   blackwell fp8: FITTED on T6 (Llama 3.1 405B on 256 GB300, 1,048
+**     tokens/s/GPU, FP8 current scaling, Megatron-Bridge 26.06), at the
+**     GB300's sustained clock (1, the reference; see BLACKWELL_REF_W):
+**     0.692 at h = 16384.  Every Blackwell SKU shares it, scaled by its
+**     sustained clock; the software features of a case (pod_train_sw)
+**     carry what differs between releases and recipes, so no per-case
+**     eff_scale is needed (cfg->eff_scale stays 1 in every validation
+**     case; it remains a knob for studies).
 **   blackwell bf16, ampere bf16: priors = the Hopper bf16 fit; fp4: prior
 **     = the fp8 fit of the generation (no public anchor in public.md).
 **   attention: FlashAttention-3 (Shah et al. 2024, figs. 5-6): H100 bf16
@@ -63,7 +66,7 @@ typedef enum gpu_gen {
 **     312 (Dao 2023, fig. 4). */
 #define EFF_HOPPER_BF16 0.636
 #define EFF_HOPPER_FP8 0.741
-#define EFF_BLACKWELL_FP8 0.608
+#define EFF_BLACKWELL_FP8 0.865
 /* Shape roll-off: eff(h) = eff_gemm * h / (h + k_half), h the hidden
 ** size (the reduction dimension of the QKV and FC1 GEMMs).  Low-precision
 ** GEMMs lose more at small shapes (fixed prologue/epilogue, scaling and
@@ -84,6 +87,19 @@ static const struct {
                        0.50},
 };
 static const double k_half_table[3] = {0.0, K_HALF_FP8, K_HALF_FP8};
+/* Narrow expert GEMMs: eff_e = eff(h) * w / (w + W_HALF), w = expert_ffn /
+** etp, the width of one local expert's GEMMs.  The grouped GEMM of a
+** fine-grained MoE runs many GEMMs of 2 x 2048 (DeepSeek-V3) columns
+** against a dense layer's tens of thousands; the fixed per-GEMM
+** prologue, epilogue and scaling cost and the tile quantisation weigh
+** more, and more in low precision (as for K_HALF_FP8).
+**   fp8/fp4: FITTED once on T6 (DeepSeek-V3 on 256 GB300, 6,338
+**   tokens/s/GPU, Megatron-Bridge 26.06), with the dense Blackwell fp8
+**   efficiency set by the T6 Llama 3.1 405B row; shared with Hopper,
+**   where the Maverick H100 rows of T1 (ETP4: w = 2048) predict it.
+**   bf16: 0 (no bf16 MoE anchor; as K_HALF's bf16 0). */
+#define W_HALF_FP8 1590.0
+static const double w_half_table[3] = {0.0, W_HALF_FP8, W_HALF_FP8};
 
 /* Element-wise HBM traffic, bytes per token per layer per element of the
 ** width named, forward + backward (bf16 activations), counted from the
@@ -180,14 +196,22 @@ static const double k_half_table[3] = {0.0, K_HALF_FP8, K_HALF_FP8};
 **   per micro-batch pass (forward or backward) with eager launches;
 **   FITTED once (software feature "no CUDA graphs") on Megatron-Bridge
 **   26.04 DeepSeek-V3 on 256 DGX-B300 (3,131 tokens/s/GPU, PP16 EP8:
-**   32 local experts, no graphs): 67 us, about a dozen launches of
+**   32 local experts, no graphs): 66 us, about a dozen launches of
 **   ~5 us.  The GB300 NVL72 row of the same table (EP32, 8 local
 **   experts, MBS 2) is a prediction of it.
 ** Transformer Engine's partial graphs (scopes attn, moe_router,
 ** moe_preprocess) leave the experts eager: the same exposed time.  Full-
 ** iteration graphs replay the whole step, and a fused grouped MLP is
 ** one kernel for all local experts: none. */
-#define HOST_EXPERT_US 67.0
+#define HOST_EXPERT_US 66.0
+
+/* Bytes per weight with fp8 primary weights (Megatron fp8_param_gather,
+** Transformer Engine fp8_model_init: no bf16 copy; the fp32 master is in
+** the optimizer): 1 B, and 2 B for block scaling, which keeps a rowwise
+** and a columnwise MXFP8 copy (1 B each, scales aside). */
+static double fp8_param_bytes(const pod_train_cfg *c) {
+  return c->fp8_recipe == POD_FP8_BLOCK ? 2.0 : 1.0;
+}
 
 /* Sustained fraction of the boost clock (see BLACKWELL_REF_W). */
 static double sustained_clock(const pod_gpu *g, int blackwell) {
@@ -556,12 +580,13 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
 /* Seconds of compute for a layer cost. */
 typedef struct rates {
   double gemm, attn, hbm; /* FLOP/s, FLOP/s, B/s achieved */
+  double gemm_e;          /* FLOP/s of the routed-expert GEMMs */
 } rates;
 
 static double t_compute(const layer_cost *o, const rates *r) {
   double fd = o->gemm_flops - o->gemm_expert_flops;
   double td = fd / r->gemm, wd = o->w_bytes / r->hbm;
-  double te = o->gemm_expert_flops / r->gemm, we = o->w_expert_bytes / r->hbm;
+  double te = o->gemm_expert_flops / r->gemm_e, we = o->w_expert_bytes / r->hbm;
   return (td > wd ? td : wd) + (te > we ? te : we) + o->attn_flops / r->attn +
          o->ew_bytes / r->hbm;
 }
@@ -630,6 +655,8 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
   sp->shard_d = shard_d;
   sp->shard_e = shard_e;
   double bw = B_WEIGHT + (c->dtype != POD_DTYPE_BF16 ? B_WEIGHT_FP8 : 0.0);
+  if (c->dtype != POD_DTYPE_BF16 && c->software.fp8_params)
+    bw = fp8_param_bytes(c);
   double act_layer = fd * dl->act_bytes + fm * ml->act_bytes;
   double act_work = 0.0; /* one layer's full activations during recompute */
   if (l->recompute == POD_RECOMPUTE_FULL)
@@ -714,6 +741,11 @@ static void dp_time(const pod_train_cfg *c, const plan *p, ctx *x,
   ** latency each; modelled that way, the 405B DP slope comes out twice
   ** the published one (T4), so the buckets are not modelled. */
   double t = 0.0, window = stage_mb + b->bubble;
+  /* bytes per parameter of the parameter all-gather: bf16, or the fp8
+  ** weights themselves with fp8_param_gather */
+  double wg = c->dtype != POD_DTYPE_BF16 && c->software.fp8_params
+                  ? fp8_param_bytes(c)
+                  : B_WEIGHT;
   if (l->zero == 0) {
     t = coll(x, POD_COLL_ALL_REDUCE, nd, rd, Pd * gb) +
         coll(x, POD_COLL_ALL_REDUCE, ne, re, Pe * gb);
@@ -723,8 +755,8 @@ static void dp_time(const pod_train_cfg *c, const plan *p, ctx *x,
     if (l->zero >= 2) window = p->m * stage_mb + b->bubble;
     t = nrs * (coll(x, POD_COLL_REDUCE_SCATTER, nd, rd, Pd * gb) +
                coll(x, POD_COLL_REDUCE_SCATTER, ne, re, Pe * gb)) +
-        nag * (coll(x, POD_COLL_ALL_GATHER, nd, rd, Pd * B_WEIGHT) +
-               coll(x, POD_COLL_ALL_GATHER, ne, re, Pe * B_WEIGHT));
+        nag * (coll(x, POD_COLL_ALL_GATHER, nd, rd, Pd * wg) +
+               coll(x, POD_COLL_ALL_GATHER, ne, re, Pe * wg));
   }
   b->dp = exposed(t, c->overlap_dp, window);
   double local = l->zero >= 1 ? Pd / sp->shard_d + Pe / sp->shard_e : Pd + Pe;
@@ -801,8 +833,16 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   double attn_peak = s->gpu.bf16_tflops;
   if (sw->fp8_attention && c->dtype != POD_DTYPE_BF16 && s->gpu.fp8_tflops > 0)
     attn_peak = s->gpu.fp8_tflops;
+  /* Routed-expert GEMMs are narrow: each local expert's GEMMs have
+  ** expert_ffn / etp columns (fc1) or rows of the reduction (fc2), where
+  ** a dense layer's have ffn / tp or more; the same roll-off form as the
+  ** hidden size's, w / (w + W_HALF) (train.c). */
+  double w = m->experts > 0 ? (double)m->expert_ffn / l->etp : 0.0;
+  double wh = c->gemm_w_half >= 0.0 ? c->gemm_w_half : w_half_table[c->dtype];
+  double eg_e = w > 0.0 ? eg * w / (w + wh) : eg;
   rates rt = {r->peak_tflops * 1e12 * eg * clk, attn_peak * 1e12 * ea * clk,
-              s->gpu.hbm_TBps * 1e12 * c->eff_hbm};
+              s->gpu.hbm_TBps * 1e12 * c->eff_hbm,
+              r->peak_tflops * 1e12 * eg_e * clk};
   r->clock = clk;
   double tcd = t_compute(&dl, &rt), tcm = t_compute(&ml, &rt);
   double gd_s = dl.gemm_flops / rt.gemm, gm_s = ml.gemm_flops / rt.gemm;

@@ -74,22 +74,24 @@ const char *pod_train_dispatcher_name(int d) {
 ** configs.py at the release tag; a case on another system overrides what
 ** its own recipe changes (fp8 attention on GB300, partial graphs on
 ** DGX-B300, ...), as its recipe did.  Fields: cuda_graphs, a2a_overlap,
-** fused_grouped_mlp, fp8_attention, dispatcher, max_domains. */
+** fused_grouped_mlp, fp8_attention, dispatcher, max_domains, fp8_params
+** (every fp8 recipe of both releases sets fp8_param_gather = True:
+** src/megatron/bridge/training/mixed_precision.py). */
 static const struct {
   pod_train_sw_preset_t p;
   const char *source;
 } SW[] = {
-    {{"none", {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_ALLTOALL, 0}},
+    {{"none", {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_ALLTOALL, 0, 0}},
      "no CUDA graphs, no A2A overlap, unfused experts, bf16 attention, NCCL "
      "all-to-all dispatcher (Megatron-Core defaults)"},
     {{"megatron_bridge_26_04",
-      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0}},
+      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0, 1}},
      "Megatron-Bridge v0.4.0 (NeMo 26.04): DEEPSEEK_V3_PRETRAIN_CONFIG_"
      "GB300_V1: moe_flex_dispatcher_backend hybridep, moe_a2a_overlap False, "
      "cuda_graph_scope [] (the GB200 recipe adds transformer_engine graphs "
      "of attn, moe_router, moe_preprocess)"},
     {{"megatron_bridge_26_06",
-      {POD_GRAPHS_FULL, 1, 1, 0, POD_DISPATCH_HYBRIDEP, 0}},
+      {POD_GRAPHS_FULL, 1, 1, 0, POD_DISPATCH_HYBRIDEP, 0, 1}},
      "Megatron-Bridge v0.5.0 (NeMo 26.06): DEEPSEEK_V3_PRETRAIN_CONFIG_"
      "GB200_FP8_MX_V1: cuda_graph_impl full_iteration, moe_a2a_overlap True, "
      "cutedsl_fused_grouped_mlp True, hybridep (the GB300 recipe adds "
@@ -121,6 +123,7 @@ void pod_train_cfg_defaults(pod_train_cfg *c) {
   ** like copies reach 80-90% on H100/B200; NVIDIA H100 tuning guide). */
   c->eff_hbm = 0.8;
   c->gemm_k_half = -1.0; /* table */
+  c->gemm_w_half = -1.0; /* table */
   c->eff_scale = 1.0;
   /* Overlap priors (not fitted): Transformer Engine userbuffers overlap
   ** of TP all-gather/reduce-scatter with the GEMMs, used in NVIDIA's
@@ -309,6 +312,9 @@ int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
        "must be finite and <= 1 (<= 0 = table default; got %g)", c->eff_attn);
   NEED(isfinite(c->gemm_k_half), "gemm_k_half",
        "must be finite (< 0 = table default; got %g)", c->gemm_k_half);
+  NEED(isfinite(c->gemm_w_half) && c->gemm_w_half <= 1e9, "gemm_w_half",
+       "must be finite and <= 1e9 (< 0 = table default; got %g)",
+       c->gemm_w_half);
   NEED(isfinite(c->eff_scale) && c->eff_scale > 0.0 && c->eff_scale <= 2.0,
        "eff_scale", "must be in (0, 2] (got %g)", c->eff_scale);
   NEED(isfinite(c->eff_hbm) && c->eff_hbm > 0.0 && c->eff_hbm <= 1.0, "eff_hbm",
@@ -341,7 +347,8 @@ int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
        sw->dispatcher);
   NEED((sw->a2a_overlap == 0 || sw->a2a_overlap == 1) &&
            (sw->fused_grouped_mlp == 0 || sw->fused_grouped_mlp == 1) &&
-           (sw->fp8_attention == 0 || sw->fp8_attention == 1),
+           (sw->fp8_attention == 0 || sw->fp8_attention == 1) &&
+           (sw->fp8_params == 0 || sw->fp8_params == 1),
        "software", "feature flags must be 0 or 1");
   NEED(sw->max_domains >= 0, "software.max_domains",
        "must be >= 0 (0 = no limit; got %d)", sw->max_domains);

@@ -111,6 +111,7 @@ static const lpod_field sw_fields[] = {
     {"dispatcher", LPOD_ENUM, offsetof(pod_train_sw, dispatcher), 0, 0, 0, 0, "",
      dispatcher_names, NULL},
     SF(max_domains, LPOD_INT, 0, 1 << 20, "domains per token (0: no limit)"),
+    SF(fp8_params, LPOD_BOOL, 0, 1, "fp8_param_gather"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type sw_type = {
@@ -161,6 +162,7 @@ static const lpod_field cfg_fields[] = {
     CF(eff_gemm, LPOD_DOUBLE, -1, 1, "fraction of peak (<= 0: table)"),
     CF(eff_attn, LPOD_DOUBLE, -1, 1, "fraction of bf16 peak (<= 0: table)"),
     CF(gemm_k_half, LPOD_DOUBLE, -1, 1e9, "hidden size (< 0: table)"),
+    CF(gemm_w_half, LPOD_DOUBLE, -1, 1e9, "expert width (< 0: table)"),
     CF(eff_scale, LPOD_DOUBLE, 0, 2, "software maturity multiplier"),
     CF(eff_hbm, LPOD_DOUBLE, 0, 1, "fraction of HBM bandwidth"),
     CF(overlap_tp, LPOD_DOUBLE, 0, 1, "fraction hidden"),
