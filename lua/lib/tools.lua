@@ -89,7 +89,7 @@ local function validate()
 end
 
 local function presets()
-  local kinds = {"gpus", "systems", "models", "failures"}
+  local kinds = {"gpus", "systems", "models", "failures", "software"}
   local shown = 0
   for _, kind in ipairs(kinds) do
     local set = rawget(P, kind)
@@ -126,7 +126,7 @@ local function presets()
     end
   end
   if shown == 0 then
-    P.fail(nil, nil, fmt("unknown preset kind '%s' (gpus, systems, models, failures)", tostring(arg)))
+    P.fail(nil, nil, fmt("unknown preset kind '%s' (gpus, systems, models, failures, software)", tostring(arg)))
   end
 end
 
