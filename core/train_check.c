@@ -84,6 +84,12 @@ static const struct {
     {{"none", {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_ALLTOALL, 0, 0}},
      "no CUDA graphs, no A2A overlap, unfused experts, bf16 attention, NCCL "
      "all-to-all dispatcher (Megatron-Core defaults)"},
+    {{"megatron_bridge_26_02",
+      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0, 1}},
+     "Megatron-Bridge v0.3.0 (NeMo 26.02): DEEPSEEK_V3_PRETRAIN_CONFIG_"
+     "GB300_V1: moe_flex_dispatcher_backend hybridep, moe_a2a_overlap False, "
+     "cuda_graph_scope [] (the GB200 recipe adds transformer_engine graphs "
+     "of attn, moe_router, moe_preprocess)"},
     {{"megatron_bridge_26_04",
       {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0, 1}},
      "Megatron-Bridge v0.4.0 (NeMo 26.04): DEEPSEEK_V3_PRETRAIN_CONFIG_"

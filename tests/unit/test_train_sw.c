@@ -82,7 +82,7 @@ static void test_presets(void **state) {
     assert_non_null(src);
     n++;
   }
-  assert_int_equal(n, 3);
+  assert_int_equal(n, 4);
   assert_null(pod_train_sw_at(-1, NULL));
   assert_string_equal(pod_train_graphs_name(POD_GRAPHS_PARTIAL), "partial");
   assert_string_equal(pod_train_dispatcher_name(POD_DISPATCH_DEEPEP), "deepep");
