@@ -456,9 +456,23 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
   double fd = (double)n_dense / L, fm = (double)n_moe / L;
   double V = m->vocab, tp = l->tp;
   double lr_layers = p->lr < L ? p->lr : L;
-  double frac = lr_layers / L;
-  double pd = mp->layers_dense * frac / tp;
-  double pe = mp->layers_expert * frac / ((double)l->ep * l->etp);
+  /* Megatron's account_for_embedding/loss_in_pipeline_split: with an
+  ** uneven layout the embedding and the loss take the spare layer slots
+  ** (pp x vp x ceil(L / (pp x vp)) - L of them), the embedding in the
+  ** first stage's first chunk and the loss in the last stage's last, so
+  ** those stages hold one layer fewer (the Llama 3 paper's 405B layout:
+  ** 126 layers over PP16, 7 on the first and last stage, 8 elsewhere). */
+  double lr_first = lr_layers, lr_last = lr_layers;
+  if (l->uneven && l->pp > 1) {
+    long slots = (long)l->pp * l->vp;
+    long spare = slots * ((L + slots - 1) / slots) - L;
+    if (spare >= 1 && lr_first > 1.0) lr_first -= 1.0;
+    if (spare >= 2 && lr_last > 1.0) lr_last -= 1.0;
+  }
+  double pd = mp->layers_dense * lr_first / L / tp;
+  double pe = mp->layers_expert * lr_first / L / ((double)l->ep * l->etp);
+  double pd_last = mp->layers_dense * lr_last / L / tp;
+  double pe_last = mp->layers_expert * lr_last / L / ((double)l->ep * l->etp);
   double emb = mp->embedding / tp, head = mp->head / tp;
   double mtp_d = 0.0, mtp_e = 0.0;
   if (m->mtp_layers > 0) {
@@ -467,7 +481,8 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
                            : 0.0;
     mtp_d = (mp->mtp - mtp_e * l->ep * l->etp) / tp;
   }
-  double first_d = pd + emb, last_d = pd + head + mtp_d, last_e = pe + mtp_e;
+  double first_d = pd + emb, last_d = pd_last + head + mtp_d;
+  double last_e = pe_last + mtp_e;
   if (l->pp == 1) first_d = last_d = pd + emb + head + mtp_d;
   double shard_d = (double)dp * l->cp, shard_e = p->edp;
   sp->first_d = first_d;
@@ -503,7 +518,7 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
     if (l->zero >= 1) od /= shard_d, oe /= shard_e;
     st[i].opt = (od + oe) * B_OPT;
     double infl = i == 0 ? inflight : 1.0;
-    st[i].act = act_layer * lr_layers * infl + act_work;
+    st[i].act = act_layer * (i == 0 ? lr_first : lr_last) * infl + act_work;
     st[i].logits = (i == 1 || l->pp == 1) ? logits : 0.0;
   }
   int worst = 0;

@@ -278,6 +278,29 @@ static void test_sustained_clock(void **state) {
   near(eval_ok(&c).clock, 1.0);
 }
 
+/* A published layout that ran fits: Llama 3 405B, seq 8192, bf16, TP8
+** PP16 DP128 on 16,384 H100 without recompute (Dubey et al. 2024, The
+** Llama 3 Herd of Models, Table 4 and sec. 3.3.2: one layer fewer on the
+** first and the last stage, the embedding's and the loss's slots). */
+static void test_llama3_layout_fits(void **state) {
+  (void)state;
+  pod_train_cfg c =
+      train_cfg("hgx_h100", "llama3_405b", 16384, 8192, 2048, POD_DTYPE_BF16);
+  c.parallel.tp = 8;
+  c.parallel.pp = 16;
+  c.parallel.uneven = 1;
+  pod_train_result r = eval_ok(&c);
+  assert_true(r.fits);
+  /* the first stage holds 7 of the 126 layers; a stage of 9 layers (PP14,
+  ** even) holds more than 80 GB: the memory model is not loose */
+  pod_train_cfg e = c;
+  e.parallel.uneven = 0;
+  e.parallel.pp = 14; /* 9 layers per stage, evenly */
+  e.parallel.dp = 0;
+  e.gpus = 8 * 14 * 128;
+  assert_false(eval_ok(&e).fits);
+}
+
 static void expect_field(const pod_train_cfg *c, const char *field) {
   pod_train_result r;
   pod_err e;
@@ -323,6 +346,7 @@ int main(void) {
       cmocka_unit_test(test_recompute_modules),
       cmocka_unit_test(test_fp8_params),
       cmocka_unit_test(test_sustained_clock),
+      cmocka_unit_test(test_llama3_layout_fits),
       cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
