@@ -116,6 +116,16 @@ typedef enum pod_cuda_graphs {
                          forward-backward of a step is one graph */
 } pod_cuda_graphs;
 
+/* Pipeline schedule. */
+typedef enum pod_schedule {
+  POD_SCHED_1F1B,    /* Megatron's 1F1B, interleaved when vp > 1 */
+  POD_SCHED_DUALPIPE /* DualPipe (DeepSeek-V3 report, sec. 3.2.1): micro-
+                        batches fed from both ends, each rank holds two
+                        stages; bubble (pp/2 - 1)(F&B + B - 3W), 2x the
+                        parameters, pp + 1 micro-batches of activations,
+                        the EP all-to-all hidden under the paired chunk */
+} pod_schedule;
+
 /* Software features of a training release, as a recipe sets them (see
 ** lua/README.md "software" for the release presets). */
 typedef struct pod_train_sw {
@@ -131,6 +141,7 @@ typedef struct pod_train_sw {
   int dispatcher;        /* pod_dispatcher */
   int max_domains;       /* node-limited routing: scale-up domains a token
                             may reach (DeepSeek-V3: 4 nodes); 0 = no limit */
+  int schedule;          /* pod_schedule */
   int fp8_params;        /* 1: fp8_param_gather, fp8 primary weights (no
                             bf16 copy) and the parameter all-gather in
                             fp8 (fp8/fp4 dtypes only) */
@@ -289,9 +300,10 @@ int pod_train_sw_preset(const char *name, pod_train_sw *out);
 const pod_train_sw_preset_t *pod_train_sw_at(int i, const char **source);
 
 /* Names of the software enums ("none", "partial", "full"; "alltoall",
-** "deepep", "hybridep"). */
+** "deepep", "hybridep"; "1f1b", "dualpipe"). */
 const char *pod_train_graphs_name(int g);
 const char *pod_train_dispatcher_name(int d);
+const char *pod_train_schedule_name(int s);
 
 /* Built-in evaluator: cfg = pod_train_cfg; metrics in this order:
 ** step_s, tokens_per_s, tokens_per_s_per_gpu, tflops_per_gpu, mfu,

@@ -469,6 +469,14 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
     if (spare >= 1 && lr_first > 1.0) lr_first -= 1.0;
     if (spare >= 2 && lr_last > 1.0) lr_last -= 1.0;
   }
+  /* DualPipe: each rank holds stage i and stage pp-1-i (2x parameters;
+  ** rank 0 both ends of the model), pp + 1 micro-batches of one stage's
+  ** activations (DeepSeek-V3 report, Table 2). */
+  int dual = c->software.schedule == POD_SCHED_DUALPIPE;
+  if (dual) {
+    lr_first = lr_last = lr_first + lr_last;
+    if (lr_first > L) lr_first = lr_last = L;
+  }
   double pd = mp->layers_dense * lr_first / L / tp;
   double pe = mp->layers_expert * lr_first / L / ((double)l->ep * l->etp);
   double pd_last = mp->layers_dense * lr_last / L / tp;
@@ -483,7 +491,8 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
   }
   double first_d = pd + emb, last_d = pd_last + head + mtp_d;
   double last_e = pe_last + mtp_e;
-  if (l->pp == 1) first_d = last_d = pd + emb + head + mtp_d;
+  if (l->pp == 1 || dual) first_d = last_d = pd + emb + head + mtp_d;
+  if (dual) last_e = pe + mtp_e;
   double shard_d = (double)dp * l->cp, shard_e = p->edp;
   sp->first_d = first_d;
   sp->last_d = last_d;
@@ -499,7 +508,9 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
     act_work = dl->full_act_bytes > ml->full_act_bytes ? dl->full_act_bytes
                                                        : ml->full_act_bytes;
   double inflight = 1.0;
-  if (l->pp > 1) {
+  if (dual) {
+    inflight = (l->pp + 1.0) / 2.0; /* of the two stages' layers */
+  } else if (l->pp > 1) {
     double mm = p->m < l->pp ? p->m : l->pp;
     inflight =
         mm * (l->vp > 1 ? 1.0 + (l->pp - 1.0) / ((double)l->pp * l->vp) : 1.0);
@@ -517,9 +528,9 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
     double od = d, oe = e;
     if (l->zero >= 1) od /= shard_d, oe /= shard_e;
     st[i].opt = (od + oe) * B_OPT;
-    double infl = i == 0 ? inflight : 1.0;
+    double infl = i == 0 || dual ? inflight : 1.0;
     st[i].act = act_layer * (i == 0 ? lr_first : lr_last) * infl + act_work;
-    st[i].logits = (i == 1 || l->pp == 1) ? logits : 0.0;
+    st[i].logits = (i == 1 || l->pp == 1 || dual) ? logits : 0.0;
   }
   int worst = 0;
   double tot[2];
@@ -674,7 +685,8 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   /* MoE A2A overlap: the dispatch and combine of one micro-batch run
   ** under another's compute (Megatron's merged forward-backward of two
   ** micro-batches), hidden up to that compute. */
-  double ov_ep = sw->a2a_overlap ? 1.0 : c->overlap_ep;
+  int dual = sw->schedule == POD_SCHED_DUALPIPE;
+  double ov_ep = sw->a2a_overlap || dual ? 1.0 : c->overlap_ep;
   double tep = fm * exposed(ml.ep_s, ov_ep, tcm);
   double thost = fm * pod_train__host_layer_s(c);
   double head_s = head_time(c, &p, &dl, &ml, &rt);
@@ -694,7 +706,12 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   b->cp = p.m * scp;
   b->ep = p.m * sep;
   b->host = p.m * sho;
-  b->bubble = (l->pp - 1.0) / l->vp * stage_mb;
+  /* DualPipe (DeepSeek-V3 report, Table 2): (pp/2 - 1)(F&B + B - 3W)
+  ** against 1F1B's (pp - 1)(F + B); with F : B : W = 1 : 2 : 1 of a
+  ** stage's micro-batch (the backward is input and weight gradients),
+  ** F&B = F + B = stage_mb, so the bubble is (pp/2 - 1) 2/3 stage_mb. */
+  b->bubble = dual ? (l->pp / 2 - 1.0) * (2.0 / 3.0) * stage_mb
+                   : (l->pp - 1.0) / l->vp * stage_mb;
   if (l->pp > 1) {
     double bytes = p.Tt * h * 2.0;
     long stride = (long)l->tp * l->cp * dp;

@@ -62,6 +62,12 @@ const char *pod_train_graphs_name(int g) {
   return (g >= 0 && g <= POD_GRAPHS_FULL) ? graphs_names[g] : "?";
 }
 
+static const char *schedule_names[] = {"1f1b", "dualpipe"};
+
+const char *pod_train_schedule_name(int s) {
+  return (s >= 0 && s <= POD_SCHED_DUALPIPE) ? schedule_names[s] : "?";
+}
+
 const char *pod_train_dispatcher_name(int d) {
   return (d >= 0 && d <= POD_DISPATCH_HYBRIDEP) ? dispatcher_names[d] : "?";
 }
@@ -81,23 +87,24 @@ static const struct {
   pod_train_sw_preset_t p;
   const char *source;
 } SW[] = {
-    {{"none", {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_ALLTOALL, 0, 0}},
+    {{"none",
+      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_ALLTOALL, 0, POD_SCHED_1F1B, 0}},
      "no CUDA graphs, no A2A overlap, unfused experts, bf16 attention, NCCL "
      "all-to-all dispatcher (Megatron-Core defaults)"},
     {{"megatron_bridge_26_02",
-      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0, 1}},
+      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0, POD_SCHED_1F1B, 1}},
      "Megatron-Bridge v0.3.0 (NeMo 26.02): DEEPSEEK_V3_PRETRAIN_CONFIG_"
      "GB300_V1: moe_flex_dispatcher_backend hybridep, moe_a2a_overlap False, "
      "cuda_graph_scope [] (the GB200 recipe adds transformer_engine graphs "
      "of attn, moe_router, moe_preprocess)"},
     {{"megatron_bridge_26_04",
-      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0, 1}},
+      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0, POD_SCHED_1F1B, 1}},
      "Megatron-Bridge v0.4.0 (NeMo 26.04): DEEPSEEK_V3_PRETRAIN_CONFIG_"
      "GB300_V1: moe_flex_dispatcher_backend hybridep, moe_a2a_overlap False, "
      "cuda_graph_scope [] (the GB200 recipe adds transformer_engine graphs "
      "of attn, moe_router, moe_preprocess)"},
     {{"megatron_bridge_26_06",
-      {POD_GRAPHS_FULL, 1, 1, 0, POD_DISPATCH_HYBRIDEP, 0, 1}},
+      {POD_GRAPHS_FULL, 1, 1, 0, POD_DISPATCH_HYBRIDEP, 0, POD_SCHED_1F1B, 1}},
      "Megatron-Bridge v0.5.0 (NeMo 26.06): DEEPSEEK_V3_PRETRAIN_CONFIG_"
      "GB200_FP8_MX_V1: cuda_graph_impl full_iteration, moe_a2a_overlap True, "
      "cutedsl_fused_grouped_mlp True, hybridep (the GB300 recipe adds "
@@ -276,6 +283,20 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
        "must be 0..3 (1 = distributed optimizer; got %d)", l->zero);
   NEED(l->recompute >= 0 && l->recompute <= 2, "parallel.recompute",
        "must be none, selective or full (got %d)", l->recompute);
+  if (c->software.schedule == POD_SCHED_DUALPIPE) {
+    /* DeepSeek-V3 report, sec. 3.2.1: "DualPipe only requires that the
+    ** pipeline stages and micro-batches be divisible by 2"; its own
+    ** bidirectional placement, no virtual stages */
+    NEED(l->pp >= 2 && l->pp % 2 == 0, "parallel.pp",
+         "DualPipe needs an even pp >= 2 (got %d)", l->pp);
+    NEED(l->vp == 1, "parallel.vp", "DualPipe has no virtual stages (vp %d)",
+         l->vp);
+    long mb = c->global_batch / ((long)dp * l->microbatch);
+    NEED(mb % 2 == 0, "global_batch",
+         "DualPipe needs an even number of micro-batches per pipeline (got "
+         "%ld)",
+         mb);
+  }
   const pod_recompute_set *rm = &l->recompute_modules;
   const int *mods[] = {&rm->core_attn, &rm->layernorm, &rm->mla_up_proj,
                        &rm->moe_act, &rm->mlp};
@@ -356,6 +377,8 @@ int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
            (sw->fp8_attention == 0 || sw->fp8_attention == 1) &&
            (sw->fp8_params == 0 || sw->fp8_params == 1),
        "software", "feature flags must be 0 or 1");
+  NEED(sw->schedule >= POD_SCHED_1F1B && sw->schedule <= POD_SCHED_DUALPIPE,
+       "software.schedule", "must be 1f1b or dualpipe (got %d)", sw->schedule);
   NEED(sw->max_domains >= 0, "software.max_domains",
        "must be >= 0 (0 = no limit; got %d)", sw->max_domains);
   NEED(isfinite(c->host_expert_us) && c->host_expert_us <= 1e6,

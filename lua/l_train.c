@@ -89,6 +89,7 @@ static const lpod_type recompute_set_type = {
 
 static const char *const graphs_names[] = {"none", "partial", "full", NULL};
 static const char *const dispatcher_names[] = {"alltoall", "deepep", "hybridep", NULL};
+static const char *const schedule_names[] = {"1f1b", "dualpipe", NULL};
 
 static int sw_preset(const char *n, void *out) { return pod_train_sw_preset(n, out); }
 static const char *sw_name(int i) {
@@ -111,6 +112,8 @@ static const lpod_field sw_fields[] = {
     {"dispatcher", LPOD_ENUM, offsetof(pod_train_sw, dispatcher), 0, 0, 0, 0, "",
      dispatcher_names, NULL},
     SF(max_domains, LPOD_INT, 0, 1 << 20, "domains per token (0: no limit)"),
+    {"schedule", LPOD_ENUM, offsetof(pod_train_sw, schedule), 0, 0, 0, 0, "",
+     schedule_names, NULL},
     SF(fp8_params, LPOD_BOOL, 0, 1, "fp8_param_gather"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 

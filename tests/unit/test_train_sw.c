@@ -301,6 +301,57 @@ static void test_llama3_layout_fits(void **state) {
   assert_false(eval_ok(&e).fits);
 }
 
+static void expect_field(const pod_train_cfg *c, const char *field);
+#define expect_field_fn expect_field
+
+/* DualPipe against 1F1B on the tiny dense model made 4 layers deep, PP4
+** on 4 GPUs, 8 micro-batches: the bubble (pp/2 - 1) 2/3 stage_mb against
+** (pp - 1) stage_mb, the same compute, (pp + 1) / pp the first stage's
+** activations (2 layers x 5 micro-batches against 1 x 4) and its layer
+** parameters doubled. */
+static void test_dualpipe(void **state) {
+  (void)state;
+  pod_train_cfg c = tiny_cfg();
+  c.model.layers = 4;
+  c.gpus = 4;
+  c.global_batch = 8;
+  c.parallel.pp = 4;
+  pod_train_result a = eval_ok(&c);
+  pod_train_cfg d = c;
+  d.software.schedule = POD_SCHED_DUALPIPE;
+  pod_train_result r = eval_ok(&d);
+  near(r.breakdown.compute, a.breakdown.compute);
+  near(a.breakdown.bubble / a.breakdown.compute * a.microbatches, 3.0);
+  near(r.breakdown.bubble / r.breakdown.compute * r.microbatches, 2.0 / 3.0);
+  double act_a = a.memory.activations_gb, act_d = r.memory.activations_gb;
+  double logits = 32 * 100 * 8.0 / 1e9; /* rank 0 also holds the loss */
+  near(act_d - logits, act_a * 5.0 / 4.0);
+  assert_true(r.memory.weights_gb > a.memory.weights_gb);
+  assert_string_equal(pod_train_schedule_name(POD_SCHED_DUALPIPE), "dualpipe");
+  assert_string_equal(pod_train_schedule_name(5), "?");
+  /* constraints: even pp, no vp, even micro-batches */
+  pod_train_result x;
+  pod_err e;
+  d.parallel.pp = 1;
+  d.gpus = 1;
+  assert_int_equal(pod_train_eval(&d, &x, &e), POD_EINVAL);
+  assert_string_equal(e.field, "parallel.pp");
+  d = c;
+  d.software.schedule = POD_SCHED_DUALPIPE;
+  d.parallel.vp = 2;
+  d.model.layers = 8;
+  assert_int_equal(pod_train_eval(&d, &x, &e), POD_EINVAL);
+  assert_string_equal(e.field, "parallel.vp");
+  d = c;
+  d.software.schedule = POD_SCHED_DUALPIPE;
+  d.global_batch = 3;
+  assert_int_equal(pod_train_eval(&d, &x, &e), POD_EINVAL);
+  assert_string_equal(e.field, "global_batch");
+  d = c;
+  d.software.schedule = 2;
+  expect_field_fn(&d, "software.schedule");
+}
+
 static void expect_field(const pod_train_cfg *c, const char *field) {
   pod_train_result r;
   pod_err e;
@@ -347,6 +398,7 @@ int main(void) {
       cmocka_unit_test(test_fp8_params),
       cmocka_unit_test(test_sustained_clock),
       cmocka_unit_test(test_llama3_layout_fits),
+      cmocka_unit_test(test_dualpipe),
       cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
