@@ -632,7 +632,7 @@ P._checks = {}
 
 local check_fields = {id = true, name = true, published = true, value = true, unit = true,
   tol_rel = true, tol_abs = true, range = true, fit = true, source = true, note = true,
-  known_miss = true}
+  known_miss = true, nvl72_over_hgx = true}
 
 -- Record one validation row: podsim's `value` against the `published`
 -- figure within tol_rel (fraction), tol_abs (same unit) or range {lo, hi}.
@@ -643,6 +643,9 @@ local check_fields = {id = true, name = true, published = true, value = true, un
 -- but does not fail the run; should it ever fall inside the tolerance it
 -- fails as an unexpected pass, so that the case is revisited (a strict
 -- expected failure, never a silent one).
+-- `nvl72_over_hgx = "model, release"` marks a per-GPU throughput ratio of
+-- an NVL72 system over an 8-GPU node at one software release: `podsim
+-- validate` lists these in a table of their own.
 function P.check(c)
   local ctx = "podsim.check"
   if type(c) ~= "table" then fail(ctx, nil, "expected a table") end
@@ -660,6 +663,9 @@ function P.check(c)
   end
   if c.known_miss ~= nil and (type(c.known_miss) ~= "string" or c.known_miss == "") then
     fail(ctx, "known_miss", "expected a string saying why the model misses this row")
+  end
+  if c.nvl72_over_hgx ~= nil and (type(c.nvl72_over_hgx) ~= "string" or c.nvl72_over_hgx == "") then
+    fail(ctx, "nvl72_over_hgx", "expected a string naming the model and release of the ratio")
   end
   if c.known_miss and c.fit then
     fail(ctx, "known_miss", "a fitted row cannot be a known miss")
@@ -690,7 +696,8 @@ function P.check(c)
   local row = {id = c.id, name = c.name, published = c.published, value = c.value,
     unit = c.unit or "", err = err, tol_rel = c.tol_rel, tol_abs = c.tol_abs,
     range = c.range, fit = c.fit, pass = pass, within = within,
-    known_miss = c.known_miss, source = c.source, where = raw.where()}
+    known_miss = c.known_miss, source = c.source, where = raw.where(),
+    nvl72_over_hgx = c.nvl72_over_hgx}
   P._checks[#P._checks + 1] = row
   if not opts.tool then
     if not opts.quiet then print(P.format_check(row)) end

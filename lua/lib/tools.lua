@@ -47,15 +47,49 @@ local function validate()
       P.format_tolerance(r), r.fit and "fit" or "prediction", P.check_result(r)}
   end
   P.print_table(header, out)
+  -- NVL72 over 8-GPU nodes at one release: published, podsim, error
+  local ratios = {}
+  for _, r in ipairs(rows) do
+    if r.nvl72_over_hgx then
+      ratios[#ratios + 1] = {r.nvl72_over_hgx, r.id, r.name, r.published and fmt("%.3f", r.published) or "-",
+        fmt("%.3f", r.value), r.err and fmt("%+.1f%%", r.err * 100) or "-", P.check_result(r)}
+    end
+  end
+  if #ratios > 0 then
+    print("\nNVL72 over 8-GPU nodes, per GPU, same release:")
+    P.print_table({"model, release", "id", "case", "published", "podsim", "error", "result"}, ratios)
+  end
+  -- throughput rows (tokens/s/GPU): median |error|; fit share by row and id
+  local errs, ids, fit_ids = {}, {}, {}
+  for _, r in ipairs(rows) do
+    if r.unit == "tok/s/GPU" and r.err then errs[#errs + 1] = math.abs(r.err) end
+    ids[r.id] = true
+    if r.fit then fit_ids[r.id] = true end
+  end
+  local nid, nfid = 0, 0
+  for id in pairs(ids) do
+    nid = nid + 1
+    if fit_ids[id] then nfid = nfid + 1 end
+  end
+  table.sort(errs)
+  local med
+  if #errs > 0 then
+    med = #errs % 2 == 1 and errs[(#errs + 1) // 2] or (errs[#errs // 2] + errs[#errs // 2 + 1]) / 2
+  end
   print(fmt("\n%d checks, %d fits, %d predictions; %d passed, %d known misses, %d failed",
     #rows, nfit, #rows - nfit, #rows - (failed - #errors) - #known, #known, failed))
+  print(fmt("fit share: %d of %d rows (%.0f%%), %d of %d case ids (%.0f%%)", nfit, #rows,
+    #rows > 0 and 100 * nfit / #rows or 0, nfid, nid, nid > 0 and 100 * nfid / nid or 0))
+  if med then
+    print(fmt("throughput rows (tok/s/GPU): %d, median |error| %.1f%%", #errs, 100 * med))
+  end
   if #known > 0 then print("known misses (outside tolerance, reported, not failures):\n" .. table.concat(known, "\n")) end
   for _, e in ipairs(errors) do io.stderr:write(e, "\n") end
   if failed > 0 then P.fail(nil, nil, fmt("validation: %d failed", failed)) end
 end
 
 local function presets()
-  local kinds = {"gpus", "systems", "models", "failures"}
+  local kinds = {"gpus", "systems", "models", "failures", "software"}
   local shown = 0
   for _, kind in ipairs(kinds) do
     local set = rawget(P, kind)
@@ -92,7 +126,7 @@ local function presets()
     end
   end
   if shown == 0 then
-    P.fail(nil, nil, fmt("unknown preset kind '%s' (gpus, systems, models, failures)", tostring(arg)))
+    P.fail(nil, nil, fmt("unknown preset kind '%s' (gpus, systems, models, failures, software)", tostring(arg)))
   end
 end
 
