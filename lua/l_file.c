@@ -12,8 +12,9 @@
 
 static int l_sha256_file(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
-  if (!lpod_host_path_allowed(lpod_host(L), path, 0)) return 0;
-  FILE *f = fopen(path, "rb");
+  char real[PATH_MAX];
+  if (!lpod_sandbox_check(lpod_sandbox(L), path, LPOD_PATH_READ, real, sizeof real)) return 0;
+  FILE *f = fopen(real, "rb");
   if (f == NULL) return 0;
   struct sha256_ctx ctx;
   sha256_init(&ctx);

@@ -312,7 +312,10 @@ static int study_lua_eval(lua_State *L, study *s, const pod_host_opts *o,
       if (s->labeled[i]) return lpod_error(L, ctx, "sensitivity", "sobol needs numeric parameters ('%s' is a choice of labels)", s->pnames[i]);
   }
   /* template state: fn, grid points, labels, pnames, mnames */
-  s->tmpl = lpod_worker_state(o);
+  const pod_sandbox *sb = lpod_sandbox(L);
+  if (sb == NULL) return luaL_error(L, "no sandbox in this Lua state (internal error)");
+  s->sb = *sb;
+  s->tmpl = lpod_worker_state(o, &s->sb);
   if (s->tmpl == NULL) return luaL_error(L, "cannot create a Lua state for the evaluator");
   uv_mutex_init(&s->tmpl_mu);
   s->has_mu = 1;

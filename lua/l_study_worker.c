@@ -37,7 +37,7 @@ void *lpod_study__lw_new(void *ud, pod_err *err) {
   }
   w->s = s;
   w->cur_grid = -1;
-  w->L = lpod_worker_state(s->opts);
+  w->L = lpod_worker_state(s->opts, &s->sb);
   if (w->L == NULL) {
     free(w);
     pod_err_set(err, POD_ENOMEM, "eval", "cannot create a worker Lua state");
