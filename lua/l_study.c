@@ -709,6 +709,8 @@ void lpod_open_study(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pushliteral(L, "study");
   lua_setfield(L, -2, "__name");
+  lua_pushboolean(L, 0); /* getmetatable(study) is false: no __gc by hand */
+  lua_setfield(L, -2, "__metatable");
   static const luaL_Reg methods[] = {
       {"start", l_start}, {"wait", l_wait}, {"run", l_run}, {NULL, NULL}};
   luaL_newlib(L, methods);

@@ -397,7 +397,7 @@ local function point_label(r, g)
 end
 
 local results_methods = {}
-local results_mt = {__index = results_methods}
+local results_mt = {__index = results_methods, __metatable = false}
 
 -- r:point(i | {key = value, ...}) -> grid index
 function results_methods.point(r, sel)
