@@ -117,6 +117,32 @@ static const char *const study_keys[] = {
     "name", "samples", "seed", "params", "grid", "eval", "metrics", "sensitivity",
     "target", "keep_samples", "chunk_size", "threads", NULL};
 
+/* Every table among the grid values at idx carries a string `label` (or
+** `name`): it names the grid point in files and tables, where a table's
+** address would differ from run to run.  [-0, +0, v] */
+static void check_grid_labels(lua_State *L, int idx, const char *ctx, const char *path) {
+  idx = lua_absindex(L, idx);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+  for (lua_Integer i = 1; i <= n; i++) {
+    if (lua_rawgeti(L, idx, i) == LUA_TTABLE) {
+      int ok = lua_getfield(L, -1, "label") == LUA_TSTRING;
+      lua_pop(L, 1);
+      if (!ok) {
+        ok = lua_getfield(L, -1, "name") == LUA_TSTRING;
+        lua_pop(L, 1);
+      }
+      if (!ok) {
+        char p[128];
+        snprintf(p, sizeof p, "%s[%lld]", path, (long long)i);
+        lpod_error(L, ctx, p,
+                   "a table as a grid value needs a string `label` (or `name`) field: it "
+                   "names the grid point in results and files");
+      }
+    }
+    lua_pop(L, 1);
+  }
+}
+
 /* Build the grid: stack gets a list of G tables (key -> value), keys
 ** sorted, the last key varying fastest.  Returns G. */
 static int build_grid(lua_State *L, int spec, const char *ctx) {
@@ -143,6 +169,7 @@ static int build_grid(lua_State *L, int spec, const char *ctx) {
     snprintf(path, sizeof path, "grid.%s", k);
     if (!lua_istable(L, -1) || lua_rawlen(L, -1) == 0)
       lpod_error(L, ctx, path, "expected a non-empty list of values");
+    check_grid_labels(L, -1, ctx, path);
     G *= (int64_t)lua_rawlen(L, -1);
     if (G > MAX_GRID) lpod_error(L, ctx, "grid", "more than %d grid points", MAX_GRID);
     lua_pop(L, 1);
@@ -274,6 +301,12 @@ static int study_probe_metrics(lua_State *L, study *s, int metrics,
     }
     lua_rawset(T, -3);
   }
+  /* math.random in the probe draws from the study's seed */
+  lua_getglobal(T, "math");
+  lua_getfield(T, -1, "randomseed");
+  lua_remove(T, -2);
+  lua_pushinteger(T, (lua_Integer)s->seed);
+  if (lua_pcall(T, 1, 0, 0) != LUA_OK) lua_pop(T, 1);
   lua_pushvalue(T, T_FN);
   lua_insert(T, -2);
   if (lua_pcall(T, 1, 1, 0) != LUA_OK)
@@ -336,6 +369,7 @@ static int study_lua_eval(lua_State *L, study *s, const pod_host_opts *o,
   s->ev.worker_new = lpod_study__lw_new;
   s->ev.worker_free = lpod_study__lw_free;
   s->ev.eval = lpod_study__lw_eval;
+  s->ev.chunk_begin = lpod_study__lw_chunk_begin;
   return 0;
 }
 

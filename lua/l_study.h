@@ -90,6 +90,8 @@ void *lpod_study__lw_new(void *ud, pod_err *err);
 void lpod_study__lw_free(void *ud, void *worker);
 int lpod_study__lw_eval(void *ud, void *worker, int grid, const double *x,
                         double *y, pod_err *err);
+int lpod_study__lw_chunk_begin(void *ud, void *worker, int64_t k, uint32_t seed,
+                               pod_err *err);
 
 /* Push the results table of the finished study s, at sidx (see
 ** lua/README.md).  [-0, +1, e] */

@@ -387,6 +387,7 @@ P.kernel = setmetatable({}, {
 local function label_of(v)
   if type(v) == "number" then return num(v) end
   if type(v) == "userdata" then return v.name or tostring(v) end
+  if type(v) == "table" then return v.label or v.name or tostring(v) end
   return tostring(v)
 end
 
