@@ -48,7 +48,8 @@ static int path_mode(lua_State *L, int idx) {
 }
 
 static int raw_path_allowed(lua_State *L) {
-  lua_pushboolean(L, lpod_path_allowed(L, luaL_checkstring(L, 1), path_mode(L, 2)));
+  lua_pushboolean(
+      L, lpod_path_allowed(L, luaL_checkstring(L, 1), path_mode(L, 2)));
   return 1;
 }
 
@@ -74,7 +75,8 @@ static int raw_mkdirs(lua_State *L) {
 static int raw_listdir(lua_State *L) {
   const char *p = luaL_checkstring(L, 1);
   char real[PATH_MAX];
-  if (!lpod_sandbox_check(lpod_sandbox(L), p, path_mode(L, 2), real, sizeof real)) {
+  if (!lpod_sandbox_check(lpod_sandbox(L), p, path_mode(L, 2), real,
+                          sizeof real)) {
     lua_pushnil(L);
     lua_pushfstring(L, "'%s' is outside the sandbox", p);
     return 2;
@@ -94,18 +96,25 @@ static int raw_listdir(lua_State *L) {
     if (n == cap) {
       cap = cap ? 2 * cap : 64;
       char **nn = realloc(names, cap * sizeof *nn);
-      if (nn == NULL) { oom = 1; break; }
+      if (nn == NULL) {
+        oom = 1;
+        break;
+      }
       names = nn;
     }
     size_t len = strlen(e->d_name);
     names[n] = malloc(len + 2);
-    if (names[n] == NULL) { oom = 1; break; }
+    if (names[n] == NULL) {
+      oom = 1;
+      break;
+    }
     /* the kind rides after the name's NUL */
     memcpy(names[n], e->d_name, len + 1);
     char full[PATH_MAX];
     struct stat st;
     char kind = 'o';
-    if (snprintf(full, sizeof full, "%s/%s", real, e->d_name) < (int)sizeof full &&
+    if (snprintf(full, sizeof full, "%s/%s", real, e->d_name) <
+            (int)sizeof full &&
         lstat(full, &st) == 0)
       kind = S_ISREG(st.st_mode) ? 'f' : S_ISDIR(st.st_mode) ? 'd' : 'o';
     names[n][len + 1] = kind;
@@ -137,7 +146,8 @@ static int raw_read_file(lua_State *L) {
   const char *p = luaL_checkstring(L, 1);
   lua_Integer max = luaL_checkinteger(L, 3);
   char real[PATH_MAX];
-  if (!lpod_sandbox_check(lpod_sandbox(L), p, path_mode(L, 2), real, sizeof real)) {
+  if (!lpod_sandbox_check(lpod_sandbox(L), p, path_mode(L, 2), real,
+                          sizeof real)) {
     lua_pushnil(L);
     lua_pushfstring(L, "'%s' is outside the sandbox", p);
     return 2;
@@ -161,7 +171,8 @@ static int raw_read_file(lua_State *L) {
   fclose(f);
   if (bad || (lua_Integer)total > max) {
     lua_pushnil(L);
-    lua_pushfstring(L, bad ? "cannot read '%s'" : "'%s' is larger than %I bytes", p, max);
+    lua_pushfstring(
+        L, bad ? "cannot read '%s'" : "'%s' is larger than %I bytes", p, max);
     return 2;
   }
   luaL_pushresult(&b);
@@ -379,7 +390,8 @@ static int open_podsim(lua_State *L, const pod_host_opts *o,
 int pod_host__open_podsim_protected(lua_State *L) {
   const pod_host_opts *o = lua_touserdata(L, 1);
   const pod_sandbox *sb = lua_touserdata(L, 2);
-  if (sb == NULL) return luaL_error(L, "no sandbox for a new state (internal error)");
+  if (sb == NULL)
+    return luaL_error(L, "no sandbox for a new state (internal error)");
   return open_podsim(L, o, sb);
 }
 

@@ -99,7 +99,8 @@ static int physical(const char *path, char *out, size_t n) {
   } else {
     char cwd[PATH_MAX];
     if (getcwd(cwd, sizeof cwd) == NULL) return -1;
-    if (snprintf(abs, sizeof abs, "%s/%s", cwd, path) >= (int)sizeof abs) return -1;
+    if (snprintf(abs, sizeof abs, "%s/%s", cwd, path) >= (int)sizeof abs)
+      return -1;
   }
   char cur[PATH_MAX] = "";
   size_t len = 0;
@@ -149,8 +150,8 @@ const pod_sandbox *lpod_sandbox(lua_State *L) {
   return sb;
 }
 
-int lpod_sandbox_check(const pod_sandbox *sb, const char *path, int mode, char *real,
-                       size_t n) {
+int lpod_sandbox_check(const pod_sandbox *sb, const char *path, int mode,
+                       char *real, size_t n) {
   if (sb == NULL || path == NULL) return 0;
   if (physical(path, real, n) != 0) {
     if (!sb->unsafe) return 0;
@@ -169,10 +170,13 @@ int lpod_path_allowed(lua_State *L, const char *path, int mode) {
 
 int lpod_host_path_allowed(pod_host *h, const char *path, int write) {
   if (h == NULL) return 0;
-  return lpod_path_allowed(h->L, path, write ? LPOD_PATH_WRITE : LPOD_PATH_READ);
+  return lpod_path_allowed(h->L, path,
+                           write ? LPOD_PATH_WRITE : LPOD_PATH_READ);
 }
 
-int pod_host__physical(const char *path, char *out, size_t n) { return physical(path, out, n); }
+int pod_host__physical(const char *path, char *out, size_t n) {
+  return physical(path, out, n);
+}
 
 /* mkdir -p */
 int pod_host__mkdirs(const char *path) {
@@ -199,14 +203,16 @@ int pod_host__io_file(lua_State *L) {
     const char *mode = is_open ? luaL_optstring(L, 2, "r") : "r";
     int write = strpbrk(mode, "wa+") != NULL;
     char real[PATH_MAX];
-    if (!lpod_sandbox_check(lpod_sandbox(L), path, write ? LPOD_PATH_WRITE : LPOD_PATH_READ,
-                            real, sizeof real))
-      return lpod_error(L, what, NULL,
-                        write ? "'%s' is outside the output folder (writing is allowed only "
-                                "there; run with --unsafe to lift the sandbox)"
-                              : "'%s' is outside the scenario's folder and the output "
-                                "folder (run with --unsafe to lift the sandbox)",
-                        path);
+    if (!lpod_sandbox_check(lpod_sandbox(L), path,
+                            write ? LPOD_PATH_WRITE : LPOD_PATH_READ, real,
+                            sizeof real))
+      return lpod_error(
+          L, what, NULL,
+          write ? "'%s' is outside the output folder (writing is allowed only "
+                  "there; run with --unsafe to lift the sandbox)"
+                : "'%s' is outside the scenario's folder and the output "
+                  "folder (run with --unsafe to lift the sandbox)",
+          path);
     if (is_open) {
       lua_pushvalue(L, lua_upvalueindex(1));
       lua_pushstring(L, real);

@@ -118,12 +118,15 @@ static int sb_require(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   /* the standard libraries: their read-only global views, never the
   ** tables in package.loaded (podsim's own code relies on those) */
-  static const char *const std[] = {"string", "table", "math", "utf8", "coroutine",
-                                    "io", "os", "debug", "_G", NULL};
+  static const char *const std[] = {"string",    "table", "math", "utf8",
+                                    "coroutine", "io",    "os",   "debug",
+                                    "_G",        NULL};
   for (int i = 0; std[i]; i++)
     if (strcmp(name, std[i]) == 0) {
-      if (i == 8) lua_pushglobaltable(L);
-      else lua_getglobal(L, name);
+      if (i == 8)
+        lua_pushglobaltable(L);
+      else
+        lua_getglobal(L, name);
       return 1;
     }
   lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
@@ -149,9 +152,10 @@ static void deny(lua_State *L, int tbl, const char *field, const char *qual) {
 
 /* __newindex of a read-only library view. */
 static int ro_newindex(lua_State *L) {
-  return lpod_error(L, lua_tostring(L, lua_upvalueindex(1)), luaL_optstring(L, 2, "?"),
-                    "the standard library is read-only in the sandbox (podsim "
-                    "relies on it; keep your own functions in locals or tables)");
+  return lpod_error(
+      L, lua_tostring(L, lua_upvalueindex(1)), luaL_optstring(L, 2, "?"),
+      "the standard library is read-only in the sandbox (podsim "
+      "relies on it; keep your own functions in locals or tables)");
 }
 
 /* __pairs of a read-only view: iterate the library itself. */
@@ -172,7 +176,7 @@ static void readonly_global(lua_State *L, int g, const char *name) {
     return;
   }
   int lib = lua_gettop(L);
-  lua_newtable(L); /* stack: lib, view */
+  lua_newtable(L);          /* stack: lib, view */
   lua_createtable(L, 0, 4); /* stack: lib, view, mt */
   lua_pushvalue(L, lib);
   lua_setfield(L, -2, "__index");
@@ -246,8 +250,9 @@ void pod_host__sandbox(lua_State *L) {
   /* The libraries podsim's own code calls are read-only views: replacing
   ** string.match, table.sort or a file method cannot change what the host
   ** does (podsim.lua also runs in its own copy of the globals). */
-  static const char *const libs[] = {"string", "table", "math", "utf8", "coroutine",
-                                     "io", "os", "debug", NULL};
+  static const char *const libs[] = {"string", "table",     "math",
+                                     "utf8",   "coroutine", "io",
+                                     "os",     "debug",     NULL};
   for (int i = 0; libs[i]; i++) readonly_global(L, g, libs[i]);
   lua_pushliteral(L, "");
   lua_getmetatable(L, -1); /* the string metatable: its __index is string */

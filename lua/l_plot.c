@@ -39,8 +39,8 @@ static const char *type_name(pod_gp_type t) {
 
 /* The embedded template `name` and its declarations; NULL (nothing
 ** pushed) when there is none. */
-static const char *get_template(const char *name, size_t *len, pod_gp_decl *d, int *nd,
-                                char *err, size_t errn) {
+static const char *get_template(const char *name, size_t *len, pod_gp_decl *d,
+                                int *nd, char *err, size_t errn) {
   char file[64];
   if (!pod_gp_name_ok(name, strlen(name))) {
     snprintf(err, errn, "no plot template '%s'", name);
@@ -61,7 +61,9 @@ static int l_gnuplot_decls(lua_State *L) {
   pod_gp_decl d[POD_GP_MAX_VARS];
   int nd;
   char err[256];
-  if (get_template(luaL_checkstring(L, 1), &len, d, &nd, err, sizeof err) == NULL) return 0;
+  if (get_template(luaL_checkstring(L, 1), &len, d, &nd, err, sizeof err) ==
+      NULL)
+    return 0;
   lua_createtable(L, 0, nd);
   for (int i = 0; i < nd; i++) {
     lua_pushstring(L, type_name(d[i].type));
@@ -79,11 +81,12 @@ static int script_fail(lua_State *L, const char *field, const char *msg) {
 
 /* Resolve file variable `v` (relative names from base) for `mode`: a
 ** regular file inside the sandbox.  Its real path goes to real. */
-static int resolve_file(lua_State *L, const char *v, const char *base, int mode, char *real,
-                        size_t n, char *err, size_t errn) {
+static int resolve_file(lua_State *L, const char *v, const char *base, int mode,
+                        char *real, size_t n, char *err, size_t errn) {
   char joined[PATH_MAX];
   if (v[0] != '/' && base != NULL) {
-    if (snprintf(joined, sizeof joined, "%s/%s", base, v) >= (int)sizeof joined) {
+    if (snprintf(joined, sizeof joined, "%s/%s", base, v) >=
+        (int)sizeof joined) {
       snprintf(err, errn, "path too long");
       return -1;
     }
@@ -117,18 +120,21 @@ static int l_gnuplot_script(lua_State *L) {
   const char *tpl = get_template(name, &tlen, d, &nd, err, sizeof err);
   if (tpl == NULL) return script_fail(L, "template", err);
   char out[PATH_MAX];
-  if (!lpod_sandbox_check(lpod_sandbox(L), svg, LPOD_PATH_WRITE, out, sizeof out))
+  if (!lpod_sandbox_check(lpod_sandbox(L), svg, LPOD_PATH_WRITE, out,
+                          sizeof out))
     return script_fail(L, "output", "outside the output folder");
   lua_settop(L, 5);
   /* real paths of file variables live in this userdata while we build */
-  char(*paths)[PATH_MAX] = lua_newuserdatauv(L, sizeof(char[PATH_MAX]) * POD_GP_MAX_VARS, 0);
+  char(*paths)[PATH_MAX] =
+      lua_newuserdatauv(L, sizeof(char[PATH_MAX]) * POD_GP_MAX_VARS, 0);
   pod_gp_value v[POD_GP_MAX_VARS];
   int n = 0;
   lua_pushnil(L);
   while (lua_next(L, 2)) { /* stack: ..., paths, key, value */
     if (lua_type(L, -2) != LUA_TSTRING)
       return script_fail(L, "vars", "variable names must be strings");
-    if (n >= POD_GP_MAX_VARS) return script_fail(L, "vars", "too many variables");
+    if (n >= POD_GP_MAX_VARS)
+      return script_fail(L, "vars", "too many variables");
     const char *k = lua_tostring(L, -2);
     int t = lua_type(L, -1);
     v[n].name = k;
@@ -139,12 +145,15 @@ static int l_gnuplot_script(lua_State *L) {
       v[n].type = POD_GP_STRING;
       v[n].str = lua_tolstring(L, -1, &v[n].len);
     } else {
-      snprintf(err, sizeof err, "expected a number or a string, got %s", luaL_typename(L, -1));
+      snprintf(err, sizeof err, "expected a number or a string, got %s",
+               luaL_typename(L, -1));
       return script_fail(L, k, err);
     }
     for (int i = 0; i < nd; i++)
-      if (strcmp(d[i].name, k) == 0 && d[i].type == POD_GP_FILE && t == LUA_TSTRING) {
-        if (resolve_file(L, v[n].str, base, mode, paths[n], PATH_MAX, err, sizeof err) != 0)
+      if (strcmp(d[i].name, k) == 0 && d[i].type == POD_GP_FILE &&
+          t == LUA_TSTRING) {
+        if (resolve_file(L, v[n].str, base, mode, paths[n], PATH_MAX, err,
+                         sizeof err) != 0)
           return script_fail(L, k, err);
         v[n].str = paths[n];
         v[n].len = strlen(paths[n]);
@@ -188,8 +197,10 @@ static int l_recipe_parse(lua_State *L) {
   lua_setfield(L, -2, "template");
   lua_createtable(L, 0, r->nvars);
   for (int i = 0; i < r->nvars; i++) {
-    if (r->vars[i].is_number) lua_pushnumber(L, r->vars[i].num);
-    else lua_pushlstring(L, r->vars[i].str, r->vars[i].len);
+    if (r->vars[i].is_number)
+      lua_pushnumber(L, r->vars[i].num);
+    else
+      lua_pushlstring(L, r->vars[i].str, r->vars[i].len);
     lua_setfield(L, -2, r->vars[i].name);
   }
   lua_setfield(L, -2, "vars");
@@ -198,19 +209,23 @@ static int l_recipe_parse(lua_State *L) {
 }
 
 /* Recipe variables in name order (stable bytes). */
-static int cmp_rvar(const void *a, const void *b) { return strcmp(a, b); }
+static int cmp_rvar(const void *a, const void *b) {
+  return strcmp(a, b);
+}
 
 static int l_recipe_format(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   pod_gp_recipe *r = lua_newuserdatauv(L, sizeof *r, 0);
   memset(r, 0, sizeof *r);
-  if (strlen(name) >= sizeof r->tmpl) return luaL_error(L, "template name too long");
+  if (strlen(name) >= sizeof r->tmpl)
+    return luaL_error(L, "template name too long");
   strcpy(r->tmpl, name);
   lua_pushnil(L);
   while (lua_next(L, 2)) {
     size_t kl;
-    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &kl) : NULL;
+    const char *k =
+        lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &kl) : NULL;
     if (k == NULL || !pod_gp_name_ok(k, kl) || r->nvars >= POD_GP_MAX_VARS) {
       lua_pushnil(L);
       lua_pushliteral(L, "recipe variables must be identifiers (at most 16)");
@@ -262,10 +277,10 @@ typedef struct gp_req {
   size_t errlen;
   int64_t status;
   int term_signal;
-  int closed;   /* handles closed so far (3 when done) */
-  int spawned;  /* 0: spawn failed, nobody waits */
-  int exited;   /* the process handle is closing */
-  int cancel_id;/* host cancel hook: SIGINT or the timeout kill gnuplot */
+  int closed;    /* handles closed so far (3 when done) */
+  int spawned;   /* 0: spawn failed, nobody waits */
+  int exited;    /* the process handle is closing */
+  int cancel_id; /* host cancel hook: SIGINT or the timeout kill gnuplot */
 } gp_req;
 
 static void gp_free(gp_req *r) {
@@ -375,7 +390,8 @@ static int l_gnuplot(lua_State *L) {
   po.env = gp_env;
   const pod_sandbox *sb = lpod_sandbox(L);
   struct stat st;
-  if (sb && stat(sb->out_dir, &st) == 0 && S_ISDIR(st.st_mode)) po.cwd = sb->out_dir;
+  if (sb && stat(sb->out_dir, &st) == 0 && S_ISDIR(st.st_mode))
+    po.cwd = sb->out_dir;
   po.stdio = stdio;
   po.stdio_count = 3;
   po.exit_cb = gp_exit;
@@ -394,7 +410,8 @@ static int l_gnuplot(lua_State *L) {
   r->spawned = 1;
   /* A stop requested while gnuplot runs ends it; after a stop (partial
   ** results being written) plots still render. */
-  r->cancel_id = lpod_host_interrupted(h) ? -1 : lpod_host_on_cancel(h, gp_cancel, r);
+  r->cancel_id =
+      lpod_host_interrupted(h) ? -1 : lpod_host_on_cancel(h, gp_cancel, r);
   uv_buf_t buf = uv_buf_init(r->script, (unsigned)len);
   uv_write(&r->w, (uv_stream_t *)&r->in, &buf, 1, gp_written);
   uv_read_start((uv_stream_t *)&r->err, gp_alloc, gp_read);

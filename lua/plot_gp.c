@@ -39,7 +39,9 @@ static int buf_add(pod_gp_buf *b, const char *s, size_t n) {
   return 0;
 }
 
-static int buf_str(pod_gp_buf *b, const char *s) { return buf_add(b, s, strlen(s)); }
+static int buf_str(pod_gp_buf *b, const char *s) {
+  return buf_add(b, s, strlen(s));
+}
 
 static int fail(char *err, size_t errn, const char *fmt, ...) {
   if (errn) {
@@ -51,12 +53,19 @@ static int fail(char *err, size_t errn, const char *fmt, ...) {
   return -1;
 }
 
-static int is_alpha(int c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-static int is_digit(int c) { return c >= '0' && c <= '9'; }
-static int is_word(int c) { return is_alpha(c) || is_digit(c) || c == '_'; }
+static int is_alpha(int c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+static int is_digit(int c) {
+  return c >= '0' && c <= '9';
+}
+static int is_word(int c) {
+  return is_alpha(c) || is_digit(c) || c == '_';
+}
 
 int pod_gp_name_ok(const char *s, size_t n) {
-  if (n == 0 || n >= POD_GP_NAME_MAX || !is_alpha((unsigned char)s[0])) return 0;
+  if (n == 0 || n >= POD_GP_NAME_MAX || !is_alpha((unsigned char)s[0]))
+    return 0;
   for (size_t i = 1; i < n; i++)
     if (!is_word((unsigned char)s[i])) return 0;
   return 1;
@@ -67,7 +76,8 @@ int pod_gp_name_ok(const char *s, size_t n) {
 /* ---------------------------------------------------------------------- */
 
 static int safe_byte(int c) {
-  return is_alpha(c) || is_digit(c) || (c != 0 && strchr(" _.,:+=/-", c) != NULL);
+  return is_alpha(c) || is_digit(c) ||
+         (c != 0 && strchr(" _.,:+=/-", c) != NULL);
 }
 
 int pod_gp_quote(pod_gp_buf *b, const char *s, size_t n) {
@@ -90,16 +100,20 @@ int pod_gp_quote(pod_gp_buf *b, const char *s, size_t n) {
 /* ---------------------------------------------------------------------- */
 
 static int parse_type(const char *s, size_t n, pod_gp_type *t) {
-  if (n == 6 && memcmp(s, "number", 6) == 0) *t = POD_GP_NUMBER;
-  else if (n == 6 && memcmp(s, "string", 6) == 0) *t = POD_GP_STRING;
-  else if (n == 4 && memcmp(s, "file", 4) == 0) *t = POD_GP_FILE;
-  else return -1;
+  if (n == 6 && memcmp(s, "number", 6) == 0)
+    *t = POD_GP_NUMBER;
+  else if (n == 6 && memcmp(s, "string", 6) == 0)
+    *t = POD_GP_STRING;
+  else if (n == 4 && memcmp(s, "file", 4) == 0)
+    *t = POD_GP_FILE;
+  else
+    return -1;
   return 0;
 }
 
 /* One "# vars:" line's declarations (p..e) into d. */
-static int decl_line(const char *p, const char *e, pod_gp_decl *d, int *n, char *err,
-                     size_t errn) {
+static int decl_line(const char *p, const char *e, pod_gp_decl *d, int *n,
+                     char *err, size_t errn) {
   while (p < e) {
     while (p < e && (*p == ' ' || *p == ',' || *p == '\t')) p++;
     if (p >= e) break;
@@ -107,18 +121,23 @@ static int decl_line(const char *p, const char *e, pod_gp_decl *d, int *n, char 
     while (p < e && is_word((unsigned char)*p)) p++;
     size_t nl = (size_t)(p - name);
     if (p >= e || *p != ':' || !pod_gp_name_ok(name, nl))
-      return fail(err, errn, "template: bad variable declaration '%.*s'", (int)(e - name), name);
+      return fail(err, errn, "template: bad variable declaration '%.*s'",
+                  (int)(e - name), name);
     const char *ty = ++p;
     while (p < e && is_alpha((unsigned char)*p)) p++;
     pod_gp_type t;
     if (parse_type(ty, (size_t)(p - ty), &t) != 0)
-      return fail(err, errn, "template: variable '%.*s': type must be number, string or file",
-                  (int)nl, name);
+      return fail(
+          err, errn,
+          "template: variable '%.*s': type must be number, string or file",
+          (int)nl, name);
     for (int i = 0; i < *n; i++)
       if (strlen(d[i].name) == nl && memcmp(d[i].name, name, nl) == 0)
-        return fail(err, errn, "template: variable '%.*s' declared twice", (int)nl, name);
+        return fail(err, errn, "template: variable '%.*s' declared twice",
+                    (int)nl, name);
     if (*n >= POD_GP_MAX_VARS)
-      return fail(err, errn, "template: more than %d variables", POD_GP_MAX_VARS);
+      return fail(err, errn, "template: more than %d variables",
+                  POD_GP_MAX_VARS);
     memcpy(d[*n].name, name, nl);
     d[*n].name[nl] = '\0';
     d[*n].type = t;
@@ -127,15 +146,16 @@ static int decl_line(const char *p, const char *e, pod_gp_decl *d, int *n, char 
   return 0;
 }
 
-int pod_gp_template_vars(const char *tpl, size_t len, pod_gp_decl *d, int *n, char *err,
-                         size_t errn) {
+int pod_gp_template_vars(const char *tpl, size_t len, pod_gp_decl *d, int *n,
+                         char *err, size_t errn) {
   static const char tag[] = "# vars:";
   *n = 0;
   const char *p = tpl, *end = tpl + len;
   while (p < end) {
     const char *e = memchr(p, '\n', (size_t)(end - p));
     if (e == NULL) e = end;
-    if ((size_t)(e - p) >= sizeof tag - 1 && memcmp(p, tag, sizeof tag - 1) == 0 &&
+    if ((size_t)(e - p) >= sizeof tag - 1 &&
+        memcmp(p, tag, sizeof tag - 1) == 0 &&
         decl_line(p + sizeof tag - 1, e, d, n, err, errn) != 0)
       return -1;
     p = e + 1;
@@ -145,19 +165,23 @@ int pod_gp_template_vars(const char *tpl, size_t len, pod_gp_decl *d, int *n, ch
 
 int pod_gp_template_check(const char *tpl, size_t len, char *err, size_t errn) {
   static const char *const banned[] = {
-      "system", "load",  "call",   "eval",    "evaluate", "shell",  "print", "printerr",
-      "save",   "cd",    "output", "pipe",    "popen",    "fit",    "table", "update",
-      "history", "import", "plugin", "pause", "bind",     "loadpath", "exit", "quit",
-      "reread", "test",  "toggle", "mouse",   NULL};
+      "system", "load",     "call",   "eval",     "evaluate", "shell",
+      "print",  "printerr", "save",   "cd",       "output",   "pipe",
+      "popen",  "fit",      "table",  "update",   "history",  "import",
+      "plugin", "pause",    "bind",   "loadpath", "exit",     "quit",
+      "reread", "test",     "toggle", "mouse",    NULL};
   int cmd_start = 1; /* at the start of a command: `!cmd` runs a shell */
   char quote = 0;
   for (size_t i = 0; i < len; i++) {
     unsigned char c = (unsigned char)tpl[i];
     if (c == '`' || c == '@')
-      return fail(err, errn, "template uses '%c' (command or macro substitution)", c);
+      return fail(err, errn,
+                  "template uses '%c' (command or macro substitution)", c);
     if (quote) {
-      if (c == '\\' && quote == '"' && i + 1 < len) i++;
-      else if (c == (unsigned char)quote) quote = 0;
+      if (c == '\\' && quote == '"' && i + 1 < len)
+        i++;
+      else if (c == (unsigned char)quote)
+        quote = 0;
       continue;
     }
     if (c == '#') {
@@ -171,11 +195,13 @@ int pod_gp_template_check(const char *tpl, size_t len, char *err, size_t errn) {
       continue;
     }
     if (c == ' ' || c == '\t' || c == '\r') continue;
-    if (cmd_start && c == '!') return fail(err, errn, "template runs a shell command ('!')");
+    if (cmd_start && c == '!')
+      return fail(err, errn, "template runs a shell command ('!')");
     cmd_start = 0;
     if (c == '"' || c == '\'') {
       if (i + 1 < len && (tpl[i + 1] == '<' || tpl[i + 1] == '|'))
-        return fail(err, errn, "template names a piped data file (%c%c)", c, tpl[i + 1]);
+        return fail(err, errn, "template names a piped data file (%c%c)", c,
+                    tpl[i + 1]);
       quote = (char)c;
       continue;
     }
@@ -183,8 +209,11 @@ int pod_gp_template_check(const char *tpl, size_t len, char *err, size_t errn) {
       size_t s = i;
       while (i < len && is_word((unsigned char)tpl[i])) i++;
       for (int b = 0; banned[b]; b++)
-        if (strlen(banned[b]) == i - s && memcmp(banned[b], tpl + s, i - s) == 0)
-          return fail(err, errn, "template uses '%s' (not allowed in plot templates)", banned[b]);
+        if (strlen(banned[b]) == i - s &&
+            memcmp(banned[b], tpl + s, i - s) == 0)
+          return fail(err, errn,
+                      "template uses '%s' (not allowed in plot templates)",
+                      banned[b]);
       i--;
     }
   }
@@ -208,18 +237,24 @@ static int cmp_values(const void *a, const void *b) {
 }
 
 /* Check value v against the declarations; the declared type out. */
-static int check_value(const pod_gp_value *v, const pod_gp_decl *d, int nd, char *err,
-                       size_t errn) {
+static int check_value(const pod_gp_value *v, const pod_gp_decl *d, int nd,
+                       char *err, size_t errn) {
   if (v->name == NULL || !pod_gp_name_ok(v->name, strlen(v->name)))
-    return fail(err, errn, "variable name '%s' is not an identifier ([A-Za-z][A-Za-z0-9_]*)",
-                v->name ? v->name : "?");
+    return fail(
+        err, errn,
+        "variable name '%s' is not an identifier ([A-Za-z][A-Za-z0-9_]*)",
+        v->name ? v->name : "?");
   int k = -1;
   for (int i = 0; i < nd; i++)
     if (strcmp(d[i].name, v->name) == 0) k = i;
-  if (k < 0) return fail(err, errn, "%s: the template declares no such variable", v->name);
+  if (k < 0)
+    return fail(err, errn, "%s: the template declares no such variable",
+                v->name);
   if (d[k].type == POD_GP_NUMBER) {
-    if (v->type != POD_GP_NUMBER) return fail(err, errn, "%s: expected a number", v->name);
-    if (!isfinite(v->num)) return fail(err, errn, "%s: must be a finite number", v->name);
+    if (v->type != POD_GP_NUMBER)
+      return fail(err, errn, "%s: expected a number", v->name);
+    if (!isfinite(v->num))
+      return fail(err, errn, "%s: must be a finite number", v->name);
     return 0;
   }
   if (v->type == POD_GP_NUMBER)
@@ -227,21 +262,27 @@ static int check_value(const pod_gp_value *v, const pod_gp_decl *d, int nd, char
                 d[k].type == POD_GP_FILE ? "file name" : "string");
   if (v->len > POD_GP_STR_MAX)
     return fail(err, errn, "%s: longer than %d bytes", v->name, POD_GP_STR_MAX);
-  if (memchr(v->str, '\0', v->len)) return fail(err, errn, "%s: contains a NUL byte", v->name);
+  if (memchr(v->str, '\0', v->len))
+    return fail(err, errn, "%s: contains a NUL byte", v->name);
   if (d[k].type == POD_GP_FILE && !path_ok(v->str, v->len))
-    return fail(err, errn, "%s: expected an absolute path without control characters", v->name);
+    return fail(err, errn,
+                "%s: expected an absolute path without control characters",
+                v->name);
   return 0;
 }
 
-int pod_gp_script(const char *tpl, size_t tpllen, const char *out, const pod_gp_value *v,
-                  int n, pod_gp_buf *s, char *err, size_t errn) {
+int pod_gp_script(const char *tpl, size_t tpllen, const char *out,
+                  const pod_gp_value *v, int n, pod_gp_buf *s, char *err,
+                  size_t errn) {
   pod_gp_decl d[POD_GP_MAX_VARS];
   int nd;
   if (pod_gp_template_vars(tpl, tpllen, d, &nd, err, errn) != 0) return -1;
   if (pod_gp_template_check(tpl, tpllen, err, errn) != 0) return -1;
-  if (n < 0 || n > POD_GP_MAX_VARS) return fail(err, errn, "more than %d variables", POD_GP_MAX_VARS);
+  if (n < 0 || n > POD_GP_MAX_VARS)
+    return fail(err, errn, "more than %d variables", POD_GP_MAX_VARS);
   if (out == NULL || !path_ok(out, strlen(out)))
-    return fail(err, errn, "output: expected an absolute path without control characters");
+    return fail(err, errn,
+                "output: expected an absolute path without control characters");
   const pod_gp_value *sorted[POD_GP_MAX_VARS];
   for (int i = 0; i < n; i++) {
     if (check_value(&v[i], d, nd, err, errn) != 0) return -1;
@@ -251,7 +292,9 @@ int pod_gp_script(const char *tpl, size_t tpllen, const char *out, const pod_gp_
   for (int i = 1; i < n; i++)
     if (strcmp(sorted[i - 1]->name, sorted[i]->name) == 0)
       return fail(err, errn, "%s: given twice", sorted[i]->name);
-  buf_str(s, "set terminal svg size 900,560 dynamic enhanced font 'sans,11'\nset output ");
+  buf_str(s,
+          "set terminal svg size 900,560 dynamic enhanced font 'sans,11'\nset "
+          "output ");
   pod_gp_quote(s, out, strlen(out));
   buf_str(s, "\nset datafile separator ','\n");
   for (int i = 0; i < n; i++) {
@@ -296,10 +339,18 @@ static const char *parse_string(const char *p, const char *e, pod_gp_buf *b) {
     if (c == '\\') {
       if (++p >= e) return NULL;
       switch (*p) {
-        case '\\': c = '\\'; break;
-        case '"': c = '"'; break;
-        case 'n': c = '\n'; break;
-        case 't': c = '\t'; break;
+        case '\\':
+          c = '\\';
+          break;
+        case '"':
+          c = '"';
+          break;
+        case 'n':
+          c = '\n';
+          break;
+        case 't':
+          c = '\t';
+          break;
         case 'x': {
           int hi = p + 1 < e ? hexval((unsigned char)p[1]) : -1;
           int lo = p + 2 < e ? hexval((unsigned char)p[2]) : -1;
@@ -308,7 +359,8 @@ static const char *parse_string(const char *p, const char *e, pod_gp_buf *b) {
           p += 2;
           break;
         }
-        default: return NULL;
+        default:
+          return NULL;
       }
     } else if ((unsigned char)c < 0x20) {
       return NULL;
@@ -319,13 +371,14 @@ static const char *parse_string(const char *p, const char *e, pod_gp_buf *b) {
 }
 
 /* One `key = value` line (p..e, no newline) into r. */
-static int recipe_line(pod_gp_recipe *r, const char *p, const char *e, int *have, char *err,
-                       size_t errn) {
+static int recipe_line(pod_gp_recipe *r, const char *p, const char *e,
+                       int *have, char *err, size_t errn) {
   const char *k = p;
   while (p < e && (is_word((unsigned char)*p) || *p == '.')) p++;
   size_t kl = (size_t)(p - k);
   while (p < e && *p == ' ') p++;
-  if (kl == 0 || p >= e || *p != '=') return fail(err, errn, "expected 'key = value'");
+  if (kl == 0 || p >= e || *p != '=')
+    return fail(err, errn, "expected 'key = value'");
   p++;
   while (p < e && *p == ' ') p++;
   if (p >= e) return fail(err, errn, "missing value");
@@ -336,21 +389,26 @@ static int recipe_line(pod_gp_recipe *r, const char *p, const char *e, int *have
     p = parse_string(p, e, &b);
     if (p == NULL) {
       pod_gp_buf_free(&b);
-      return fail(err, errn, "bad string (quotes, escapes \\\\ \\\" \\n \\t \\xHH, at most %d bytes)",
+      return fail(err, errn,
+                  "bad string (quotes, escapes \\\\ \\\" \\n \\t \\xHH, at "
+                  "most %d bytes)",
                   POD_GP_STR_MAX);
     }
-    if (b.p == NULL && buf_add(&b, "", 0) != 0) return fail(err, errn, "out of memory");
+    if (b.p == NULL && buf_add(&b, "", 0) != 0)
+      return fail(err, errn, "out of memory");
   } else {
     char tmp[64];
     size_t n = (size_t)(e - p);
     while (n > 0 && p[n - 1] == ' ') n--;
-    if (n == 0 || n >= sizeof tmp) return fail(err, errn, "expected a number or a quoted string");
+    if (n == 0 || n >= sizeof tmp)
+      return fail(err, errn, "expected a number or a quoted string");
     memcpy(tmp, p, n);
     tmp[n] = '\0';
     char *end;
     num = strtod(tmp, &end);
-    if (*end != '\0' || !isfinite(num) || !(is_digit((unsigned char)tmp[0]) || tmp[0] == '-' ||
-                                            tmp[0] == '+' || tmp[0] == '.'))
+    if (*end != '\0' || !isfinite(num) ||
+        !(is_digit((unsigned char)tmp[0]) || tmp[0] == '-' || tmp[0] == '+' ||
+          tmp[0] == '.'))
       return fail(err, errn, "expected a finite number or a quoted string");
     is_num = 1;
     p += n;
@@ -360,16 +418,23 @@ static int recipe_line(pod_gp_recipe *r, const char *p, const char *e, int *have
   if (p != e) {
     rc = fail(err, errn, "unexpected text after the value");
   } else if (kl == 6 && memcmp(k, "format", 6) == 0) {
-    if (!is_num || num != 1) rc = fail(err, errn, "format: only format 1 is known");
-    else if (have[0]++) rc = fail(err, errn, "format given twice");
+    if (!is_num || num != 1)
+      rc = fail(err, errn, "format: only format 1 is known");
+    else if (have[0]++)
+      rc = fail(err, errn, "format given twice");
   } else if (kl == 8 && memcmp(k, "template", 8) == 0) {
     if (is_num || !pod_gp_name_ok(b.p, b.len))
-      rc = fail(err, errn, "template: expected the name of an embedded template");
-    else if (have[1]++) rc = fail(err, errn, "template given twice");
-    else memcpy(r->tmpl, b.p, b.len + 1);
-  } else if (kl > 4 && memcmp(k, "var.", 4) == 0 && pod_gp_name_ok(k + 4, kl - 4)) {
+      rc = fail(err, errn,
+                "template: expected the name of an embedded template");
+    else if (have[1]++)
+      rc = fail(err, errn, "template given twice");
+    else
+      memcpy(r->tmpl, b.p, b.len + 1);
+  } else if (kl > 4 && memcmp(k, "var.", 4) == 0 &&
+             pod_gp_name_ok(k + 4, kl - 4)) {
     for (int i = 0; i < r->nvars && rc == 0; i++)
-      if (strlen(r->vars[i].name) == kl - 4 && memcmp(r->vars[i].name, k + 4, kl - 4) == 0)
+      if (strlen(r->vars[i].name) == kl - 4 &&
+          memcmp(r->vars[i].name, k + 4, kl - 4) == 0)
         rc = fail(err, errn, "%.*s given twice", (int)kl, k);
     if (rc == 0 && r->nvars >= POD_GP_MAX_VARS)
       rc = fail(err, errn, "more than %d variables", POD_GP_MAX_VARS);
@@ -384,16 +449,18 @@ static int recipe_line(pod_gp_recipe *r, const char *p, const char *e, int *have
       if (!is_num) b.p = NULL;
     }
   } else {
-    rc = fail(err, errn, "unknown key '%.*s' (format, template, var.<name>)", (int)kl, k);
+    rc = fail(err, errn, "unknown key '%.*s' (format, template, var.<name>)",
+              (int)kl, k);
   }
   pod_gp_buf_free(&b);
   return rc;
 }
 
-int pod_gp_recipe_parse(const char *text, size_t len, pod_gp_recipe *r, char *err,
-                        size_t errn) {
+int pod_gp_recipe_parse(const char *text, size_t len, pod_gp_recipe *r,
+                        char *err, size_t errn) {
   memset(r, 0, sizeof *r);
-  if (len > POD_GP_RECIPE_MAX) return fail(err, errn, "larger than %d bytes", POD_GP_RECIPE_MAX);
+  if (len > POD_GP_RECIPE_MAX)
+    return fail(err, errn, "larger than %d bytes", POD_GP_RECIPE_MAX);
   int have[2] = {0, 0}, line = 0;
   const char *p = text, *end = text + len;
   while (p < end) {
@@ -411,7 +478,8 @@ int pod_gp_recipe_parse(const char *text, size_t len, pod_gp_recipe *r, char *er
     }
     p = next;
   }
-  if (!have[0]) return fail(err, errn, "not a plot recipe (no 'format = 1' line)");
+  if (!have[0])
+    return fail(err, errn, "not a plot recipe (no 'format = 1' line)");
   if (!have[1]) return fail(err, errn, "no 'template = \"...\"' line");
   return 0;
 }
@@ -438,18 +506,22 @@ static int recipe_string(pod_gp_buf *b, const char *s, size_t n) {
   return buf_add(b, "\"", 1);
 }
 
-int pod_gp_recipe_format(const pod_gp_recipe *r, pod_gp_buf *b, char *err, size_t errn) {
+int pod_gp_recipe_format(const pod_gp_recipe *r, pod_gp_buf *b, char *err,
+                         size_t errn) {
   if (!pod_gp_name_ok(r->tmpl, strlen(r->tmpl)))
     return fail(err, errn, "template: not an identifier");
   if (r->nvars < 0 || r->nvars > POD_GP_MAX_VARS)
     return fail(err, errn, "more than %d variables", POD_GP_MAX_VARS);
-  buf_str(b, "# podsim plot recipe: `podsim plot DIR` renders it again (data, not code)\n"
-             "format = 1\ntemplate = ");
+  buf_str(b,
+          "# podsim plot recipe: `podsim plot DIR` renders it again (data, not "
+          "code)\n"
+          "format = 1\ntemplate = ");
   recipe_string(b, r->tmpl, strlen(r->tmpl));
   buf_str(b, "\n");
   for (int i = 0; i < r->nvars; i++) {
     if (!pod_gp_name_ok(r->vars[i].name, strlen(r->vars[i].name)))
-      return fail(err, errn, "variable name '%s' is not an identifier", r->vars[i].name);
+      return fail(err, errn, "variable name '%s' is not an identifier",
+                  r->vars[i].name);
     buf_str(b, "var.");
     buf_str(b, r->vars[i].name);
     buf_str(b, " = ");
@@ -461,7 +533,8 @@ int pod_gp_recipe_format(const pod_gp_recipe *r, pod_gp_buf *b, char *err, size_
       buf_str(b, num);
     } else {
       if (r->vars[i].len > POD_GP_STR_MAX)
-        return fail(err, errn, "%s: longer than %d bytes", r->vars[i].name, POD_GP_STR_MAX);
+        return fail(err, errn, "%s: longer than %d bytes", r->vars[i].name,
+                    POD_GP_STR_MAX);
       recipe_string(b, r->vars[i].str, r->vars[i].len);
     }
     buf_str(b, "\n");

@@ -39,9 +39,9 @@
 
 #include <stddef.h>
 
-#define POD_GP_NAME_MAX 32    /* identifier length limit, with the NUL */
-#define POD_GP_MAX_VARS 16    /* variables per template or recipe */
-#define POD_GP_STR_MAX 4096   /* bytes of one string value */
+#define POD_GP_NAME_MAX 32      /* identifier length limit, with the NUL */
+#define POD_GP_MAX_VARS 16      /* variables per template or recipe */
+#define POD_GP_STR_MAX 4096     /* bytes of one string value */
 #define POD_GP_RECIPE_MAX 65536 /* bytes of a recipe file */
 
 typedef enum { POD_GP_NUMBER, POD_GP_STRING, POD_GP_FILE } pod_gp_type;

@@ -18,16 +18,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FAIL(...)                   \
-  do {                              \
-    fprintf(stderr, __VA_ARGS__);   \
-    fprintf(stderr, "\n");          \
-    abort();                        \
+#define FAIL(...)                 \
+  do {                            \
+    fprintf(stderr, __VA_ARGS__); \
+    fprintf(stderr, "\n");        \
+    abort();                      \
   } while (0)
 
 static int safe(int c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         (c != 0 && strchr(" _.,:+=/-", c) != NULL);
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+         (c >= '0' && c <= '9') || (c != 0 && strchr(" _.,:+=/-", c) != NULL);
 }
 
 /* Decode a literal q[0..n) as gnuplot reads it; checks its bytes. */
@@ -59,7 +59,8 @@ static void check_quote(const char *s, size_t n) {
   if (pod_gp_quote(&b, s, n) != 0) FAIL("quote failed");
   char *dec = malloc(n + 1);
   size_t dn = decode(b.p, b.len, dec);
-  if (dn != n || memcmp(dec, s, n) != 0) FAIL("literal does not decode to its input");
+  if (dn != n || memcmp(dec, s, n) != 0)
+    FAIL("literal does not decode to its input");
   free(dec);
   pod_gp_buf_free(&b);
 }
@@ -72,7 +73,8 @@ static const char tpl[] =
 static void check_script(const uint8_t *data, size_t size) {
   /* the input: a name selector, a number, then two strings split at 0xff */
   if (size < 10) return;
-  static const char *const names[] = {"datafile", "metric", "npoints", "labels", "x y", "",
+  static const char *const names[] = {"datafile", "metric", "npoints",
+                                      "labels",   "x y",    "",
                                       "metric\n", "npoints"};
   pod_gp_value v[3];
   double num;
@@ -83,11 +85,12 @@ static void check_script(const uint8_t *data, size_t size) {
   size_t n1 = cut ? (size_t)(cut - rest) : rn;
   v[0] = (pod_gp_value){names[data[0] & 7], POD_GP_STRING, 0, rest, n1};
   v[1] = (pod_gp_value){names[(data[0] >> 3) & 7], POD_GP_NUMBER, num, NULL, 0};
-  v[2] = (pod_gp_value){names[(data[0] >> 6) & 3], POD_GP_STRING, 0, cut ? cut + 1 : "",
-                        cut ? rn - n1 - 1 : 0};
+  v[2] = (pod_gp_value){names[(data[0] >> 6) & 3], POD_GP_STRING, 0,
+                        cut ? cut + 1 : "", cut ? rn - n1 - 1 : 0};
   pod_gp_buf s = {0};
   char err[256];
-  if (pod_gp_script(tpl, sizeof tpl - 1, "/out/x.svg.tmp", v, 3, &s, err, sizeof err) != 0) {
+  if (pod_gp_script(tpl, sizeof tpl - 1, "/out/x.svg.tmp", v, 3, &s, err,
+                    sizeof err) != 0) {
     pod_gp_buf_free(&s);
     return;
   }
@@ -102,7 +105,8 @@ static void check_script(const uint8_t *data, size_t size) {
       const char *eq = strstr(p, " = ");
       if (eq == NULL || eq > e) FAIL("variable line without ' = '");
       for (const char *c = p; c < eq; c++)
-        if (!((*c >= 'a' && *c <= 'z') || *c == '_')) FAIL("bad name in a variable line");
+        if (!((*c >= 'a' && *c <= 'z') || *c == '_'))
+          FAIL("bad name in a variable line");
       const char *val = eq + 3;
       if (*val == '"') {
         char *dec = malloc((size_t)(e - val) + 1);
@@ -111,12 +115,14 @@ static void check_script(const uint8_t *data, size_t size) {
       } else {
         char *end;
         double d = strtod(val, &end);
-        if (end != e || !isfinite(d)) FAIL("number line is not one finite number");
+        if (end != e || !isfinite(d))
+          FAIL("number line is not one finite number");
       }
     }
     p = e + 1;
   }
-  if (strncmp(p, tpl, sizeof tpl - 1) != 0) FAIL("template not appended verbatim");
+  if (strncmp(p, tpl, sizeof tpl - 1) != 0)
+    FAIL("template not appended verbatim");
   pod_gp_buf_free(&s);
 }
 
@@ -129,7 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)pod_gp_template_vars((const char *)data, size, d, &nd, err, sizeof err);
   /* without comments, a template that passes has no backquote and no @ */
   if (pod_gp_template_check((const char *)data, size, err, sizeof err) == 0 &&
-      !memchr(data, '#', size) && (memchr(data, '`', size) || memchr(data, '@', size)))
+      !memchr(data, '#', size) &&
+      (memchr(data, '`', size) || memchr(data, '@', size)))
     FAIL("template with a backquote or @ passed the check");
   return 0;
 }

@@ -13,11 +13,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FAIL(...)                   \
-  do {                              \
-    fprintf(stderr, __VA_ARGS__);   \
-    fprintf(stderr, "\n");          \
-    abort();                        \
+#define FAIL(...)                 \
+  do {                            \
+    fprintf(stderr, __VA_ARGS__); \
+    fprintf(stderr, "\n");        \
+    abort();                      \
   } while (0)
 
 static void same(const pod_gp_recipe *a, const pod_gp_recipe *b) {
@@ -27,7 +27,8 @@ static void same(const pod_gp_recipe *a, const pod_gp_recipe *b) {
     if (strcmp(a->vars[i].name, b->vars[i].name) != 0) FAIL("name changed");
     if (a->vars[i].is_number != b->vars[i].is_number) FAIL("type changed");
     if (a->vars[i].is_number) {
-      if (memcmp(&a->vars[i].num, &b->vars[i].num, sizeof(double)) != 0) FAIL("number changed");
+      if (memcmp(&a->vars[i].num, &b->vars[i].num, sizeof(double)) != 0)
+        FAIL("number changed");
     } else if (a->vars[i].len != b->vars[i].len ||
                memcmp(a->vars[i].str, b->vars[i].str, a->vars[i].len) != 0) {
       FAIL("string changed");
@@ -45,12 +46,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   pod_gp_buf b = {0}, b2 = {0};
-  if (pod_gp_recipe_format(&r, &b, err, sizeof err) != 0) FAIL("format failed: %s", err);
+  if (pod_gp_recipe_format(&r, &b, err, sizeof err) != 0)
+    FAIL("format failed: %s", err);
   if (pod_gp_recipe_parse(b.p, b.len, &r2, err, sizeof err) != 0)
     FAIL("formatted recipe does not parse: %s\n%s", err, b.p);
   same(&r, &r2);
-  if (pod_gp_recipe_format(&r2, &b2, err, sizeof err) != 0) FAIL("second format failed");
-  if (b.len != b2.len || memcmp(b.p, b2.p, b.len) != 0) FAIL("format not stable");
+  if (pod_gp_recipe_format(&r2, &b2, err, sizeof err) != 0)
+    FAIL("second format failed");
+  if (b.len != b2.len || memcmp(b.p, b2.p, b.len) != 0)
+    FAIL("format not stable");
   pod_gp_buf_free(&b);
   pod_gp_buf_free(&b2);
   pod_gp_recipe_free(&r);
