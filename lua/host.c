@@ -318,6 +318,8 @@ static int resolve_dirs(pod_host *h, const pod_host_opts *o) {
     return -1;
   }
   h->sb.unsafe = o->unsafe;
+  h->sb.timeout_s = o->timeout_s;
+  h->sb.deadline_ns = o->timeout_s > 0 ? uv_hrtime() + (uint64_t)(o->timeout_s * 1e9) : 0;
   memcpy(h->sb.scen_dir, h->scen_dir, sizeof h->sb.scen_dir);
   memcpy(h->sb.out_dir, h->out_dir, sizeof h->sb.out_dir);
   return 0;

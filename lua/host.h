@@ -13,6 +13,7 @@
 #include <lua.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <uv.h>
 
 typedef struct pod_host_opts {
@@ -89,6 +90,10 @@ typedef struct pod_sandbox {
   int unsafe;                /* --unsafe: no checks */
   char scen_dir[PATH_MAX];   /* reading allowed below it */
   char out_dir[PATH_MAX];    /* reading and writing allowed below it */
+  uint64_t deadline_ns;      /* uv_hrtime() past which Lua code in a study's
+                                template state (the metrics probe) stops;
+                                0: no --timeout */
+  double timeout_s;          /* for the message */
 } pod_sandbox;
 
 /* The sandbox of L (a copy in L's registry), or NULL when L has none. */
@@ -118,8 +123,10 @@ int lpod_path_allowed(lua_State *L, const char *path, int mode);
 int lpod_host_path_allowed(pod_host *h, const char *path, int write);
 
 /* A fresh worker lua_State with podsim's libraries opened, sandboxed like
-** the state whose sandbox is `sb` (copied), sharing nothing with it (one
-** per worker thread); NULL when it cannot be made.  Touches no existing
+** the state whose sandbox is `sb` (copied: path checks, the memory budget,
+** and a count hook that stops Lua code past sb->deadline_ns; a worker may
+** replace that hook with its own), sharing nothing with it (one per
+** worker thread); NULL when it cannot be made.  Touches no existing
 ** state.  [-0, +0, -] */
 lua_State *lpod_worker_state(const pod_host_opts *o, const pod_sandbox *sb);
 

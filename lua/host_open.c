@@ -395,6 +395,19 @@ int pod_host__open_podsim_protected(lua_State *L) {
   return open_podsim(L, o, sb);
 }
 
+/* The time budget in a worker or template state (the metrics probe runs
+** on the loop thread, where the host's timer cannot fire). */
+static void deadline_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  const pod_sandbox *sb = lpod_sandbox(L);
+  if (sb && sb->deadline_ns && uv_hrtime() > sb->deadline_ns) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "time budget of %g s exceeded (--timeout)",
+             sb->timeout_s);
+    luaL_error(L, "%s", msg);
+  }
+}
+
 lua_State *lpod_worker_state(const pod_host_opts *o, const pod_sandbox *sb) {
   if (sb == NULL) return NULL;
   lua_State *L = pod_host__new_state(o->max_memory_mb);
@@ -406,5 +419,6 @@ lua_State *lpod_worker_state(const pod_host_opts *o, const pod_sandbox *sb) {
     pod_host__close_state(L);
     return NULL;
   }
+  if (sb->deadline_ns) lua_sethook(L, deadline_hook, LUA_MASKCOUNT, 1 << 20);
   return L;
 }

@@ -156,6 +156,15 @@ LUA
   done
 done
 
+# --- the probe (template state) runs under the time budget --------------
+scenario probe_loop.lua <<'LUA'
+podsim.study{name = "s", samples = 10, params = {x = podsim.dist.uniform{0, 1}},
+  eval = function(p) while true do end end}
+LUA
+run timeout 30 "$PODSIM" run "$OUT/probe_loop.lua" --timeout 1 --out "$OUT/o10"
+[ "$RC" -ne 124 ] && ok || bad "an endless probe ignores --timeout"
+expect_rc 1 "endless probe stopped"; expect_err "time budget of 1 s exceeded" "explained"
+
 # --- paths: symlink plus "..", dangling symlinks, writes only in out ---
 mkdir -p "$OUT/secret/sub" "$OUT/scen"
 echo "top secret" >"$OUT/secret/key.txt"
