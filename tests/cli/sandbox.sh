@@ -51,6 +51,18 @@ LUA
 run "$PODSIM" run "$OUT/gp_quote.lua" --out "$OUT/o3"
 pwned "a double quote in a metric"
 
+# --- gnuplot reads no init file (~/.gnuplot runs commands) --------------
+if [ $has_gnuplot = 1 ]; then
+  mkdir -p "$OUT/home"
+  echo "system('touch $P')" >"$OUT/home/.gnuplot"
+  scenario gp_plain.lua <<'LUA'
+local csv = podsim.write_csv("d.csv", {"point", "label", "value", "cdf"}, {{1, "a", 1, 0}, {1, "a", 2, 1}})
+print(podsim.gnuplot("cdf", {datafile = csv, npoints = 1, labels = "a", metric = "m"}))
+LUA
+  run env HOME="$OUT/home" "$PODSIM" run "$OUT/gp_plain.lua" --out "$OUT/o1h"
+  expect_rc 0 "plot with a ~/.gnuplot"; pwned "gnuplot ran ~/.gnuplot"
+fi
+
 # --- gnuplot: variable names are declared identifiers -------------------
 scenario gp_name.lua <<LUA
 local csv = podsim.write_csv("d.csv", {"point", "label", "value", "cdf"}, {{1, "a", 1, 0}})
