@@ -60,7 +60,7 @@ typedef struct study {
   void *base_cfgs;
   pod_bind *binds;
   /* Lua evaluator */
-  pod_sandbox sb; /* of the state that built the study: template, workers */
+  pod_sandbox sb;  /* of the state that built the study: template, workers */
   lua_State *tmpl; /* holds: fn, grid list, labels list, pnames, mnames */
   uv_mutex_t tmpl_mu;
   int has_mu;

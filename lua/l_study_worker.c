@@ -154,8 +154,9 @@ int lpod_study__lw_chunk_begin(void *ud, void *worker, int64_t k, uint32_t seed,
   lua_pushcfunction(L, chunk_begin_protected);
   lua_pushinteger(L, (lua_Integer)seed);
   if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
-    pod_err_set(err, POD_EINVAL, "eval", "%s",
-                lua_isstring(L, -1) ? lua_tostring(L, -1) : "cannot reset the worker");
+    pod_err_set(
+        err, POD_EINVAL, "eval", "%s",
+        lua_isstring(L, -1) ? lua_tostring(L, -1) : "cannot reset the worker");
     lua_settop(L, W_TOP);
     return POD_EINVAL;
   }
