@@ -301,12 +301,6 @@ static int study_probe_metrics(lua_State *L, study *s, int metrics,
     }
     lua_rawset(T, -3);
   }
-  /* math.random in the probe draws from the study's seed */
-  lua_getglobal(T, "math");
-  lua_getfield(T, -1, "randomseed");
-  lua_remove(T, -2);
-  lua_pushinteger(T, (lua_Integer)s->seed);
-  if (lua_pcall(T, 1, 0, 0) != LUA_OK) lua_pop(T, 1);
   lua_pushvalue(T, T_FN);
   lua_insert(T, -2);
   if (lua_pcall(T, 1, 1, 0) != LUA_OK)
@@ -352,6 +346,13 @@ static int study_lua_eval(lua_State *L, study *s, const pod_host_opts *o,
   if (s->tmpl == NULL) return luaL_error(L, "cannot create a Lua state for the evaluator");
   uv_mutex_init(&s->tmpl_mu);
   s->has_mu = 1;
+  /* math.random in the probe (the template state) draws from the study's
+  ** seed; workers reseed per chunk (lpod_study__lw_chunk_begin) */
+  lua_getglobal(s->tmpl, "math");
+  lua_getfield(s->tmpl, -1, "randomseed");
+  lua_pushinteger(s->tmpl, (lua_Integer)s->seed);
+  if (lua_pcall(s->tmpl, 1, 0, 0) != LUA_OK) lua_pop(s->tmpl, 1);
+  lua_pop(s->tmpl, 1); /* math */
   int srcs[4] = {evalidx, points, labels, pnames};
   for (int i = 0; i < 4; i++) {
     if (lpod_copy_value(L, srcs[i], s->tmpl, i == 0 ? "eval" : NULL) != 0)
