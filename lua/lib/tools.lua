@@ -1,13 +1,16 @@
 -- tools.lua: the embedded programs behind `podsim validate`,
 -- `podsim presets` and `podsim plot`.  Runs as the host's scenario, in the
 -- scenario coroutine, so validation cases may run studies.
+-- The host passes podsim's internals (never in a scenario's reach) as the
+-- chunk's argument.
+local I = ...
 local P = podsim
 local fmt = string.format
 local tool, arg = P.options.tool, P.options.tool_arg
 
 local function embedded_names(prefix)
   local out = {}
-  for _, n in ipairs(P._embedded_list()) do
+  for _, n in ipairs(I._embedded_list()) do
     if n:sub(1, #prefix) == prefix then out[#out + 1] = n end
   end
   table.sort(out)
@@ -22,15 +25,15 @@ local function validate()
     if not arg or stem:lower():sub(1, #arg) == arg:lower() then
       matched = matched + 1
       local env = setmetatable({}, {__index = _G})
-      local before = #P._checks
-      local fn, err = P._load(P._embedded(n), "@tests/" .. n, env)
+      local before = #I._checks
+      local fn, err = I._load(I._embedded(n), "@tests/" .. n, env)
       local ok = fn ~= nil
       if ok then ok, err = pcall(fn) end
       if not ok then
         failed = failed + 1
         errors[#errors + 1] = fmt("%s: %s", stem, tostring(err))
       end
-      for i = before + 1, #P._checks do rows[#rows + 1] = P._checks[i] end
+      for i = before + 1, #I._checks do rows[#rows + 1] = I._checks[i] end
     end
   end
   if matched == 0 then
@@ -119,7 +122,7 @@ local function presets()
           end
         end
         if #parts > 0 then print(fmt("  %-16s %s", name, table.concat(parts, " "))) end
-        local src = P._sources and P._sources[kind] and P._sources[kind][name]
+        local src = P.sources and P.sources[kind] and P.sources[kind][name]
         if src and src ~= "" then print(fmt("  %-16s source: %s", "", src)) end
       end
       print()
@@ -131,20 +134,26 @@ local function presets()
 end
 
 -- Render every plot recipe (*.plot, written beside each SVG) found in
--- the folder and its subfolders again.
+-- the folder and its subfolders again.  The folder may come from someone
+-- else: recipes are parsed as data, symlinks are not followed, and the
+-- recipes, their data files and the SVGs stay below the folder.
 local function plot()
   local root = P.out_dir()
   local n, failed = 0, 0
   local function walk(dir, depth)
-    local names = P._listdir(dir)
-    if not names then return end
-    for _, name in ipairs(names) do
+    local entries, err = I._listdir(dir, "out")
+    if not entries then
+      io.stderr:write(fmt("%s\n", err)); failed = failed + 1
+      return
+    end
+    for _, e in ipairs(entries) do
+      local name, kind = e[1], e[2]
       local path = dir .. "/" .. name
-      if name:match("%.plot$") then
-        local svg, why = P._render_recipe(path)
+      if kind == "file" and name:match("%.plot$") then
+        local svg, why = I._render_recipe(path)
         if svg then print(svg); n = n + 1
         else io.stderr:write(fmt("%s: %s\n", path, why)); failed = failed + 1 end
-      elseif depth < 4 and not name:find("%.") then
+      elseif kind == "dir" and depth < 4 then
         walk(path, depth + 1)
       end
     end

@@ -292,7 +292,7 @@ function podsim.format_check(row) end
 ---@field msg_overhead_us number cost of posting one message to the NIC, us
 ---@field leaf_gpus integer GPUs whose NICs share one leaf group; oversub applies only to traffic leaving it
 
----GPU presets (`podsim presets gpus`; sources in `podsim._sources.gpus`).
+---GPU presets (`podsim presets gpus`; sources in `podsim.sources.gpus`).
 ---@class podsim.gpus
 ---@field a100 podsim.Gpu
 ---@field h100 podsim.Gpu
@@ -303,7 +303,7 @@ function podsim.format_check(row) end
 ---@field gb300 podsim.Gpu
 ---@field b300 podsim.Gpu
 
----System presets (`podsim presets systems`; sources in `podsim._sources.systems`).
+---System presets (`podsim presets systems`; sources in `podsim.sources.systems`).
 ---@class podsim.systems
 ---@field dgx_a100 podsim.System
 ---@field hgx_h100 podsim.System
@@ -435,7 +435,7 @@ function podsim.collective(system, op, opts) end
 ---@field imbalance number
 ---@field mtp_layers integer
 
----Model presets (`podsim presets models`; sources in `podsim._sources.models`).
+---Model presets (`podsim presets models`; sources in `podsim.sources.models`).
 ---@class podsim.models
 ---@field llama3_8b podsim.Model
 ---@field llama3_70b podsim.Model
@@ -727,7 +727,7 @@ function podsim.cost(args) end
 ---@field [integer] podsim.Cause
 ---@field name string
 
----Failure-rate presets (`podsim presets failures`; sources in `podsim._sources.failures`).
+---Failure-rate presets (`podsim presets failures`; sources in `podsim.sources.failures`).
 ---@class podsim.failures
 ---@field llama3_h100 podsim.FailureList
 ---@field gb200_nvl72 podsim.FailureList

@@ -12,7 +12,7 @@ assert(sw.cuda_graphs == "full" and sw.a2a_overlap == true and sw.fused_grouped_
 assert(sw.fp8_attention == false and sw.dispatcher == "hybridep" and sw.fp8_params == true)
 assert(podsim.software.megatron_bridge_26_04.cuda_graphs == "none")
 assert(podsim.software.none.dispatcher == "alltoall")
-assert(podsim._sources.software.megatron_bridge_26_06:find("v0.5.0", 1, true))
+assert(podsim.sources.software.megatron_bridge_26_06:find("v0.5.0", 1, true))
 local ok, err = pcall(function() return podsim.software.nemo_1999 end)
 assert(not ok and err:find("megatron_bridge_26_06", 1, true), err)
 
