@@ -381,6 +381,18 @@ P.kernel = setmetatable({}, {
     end
   end,
   __newindex = function() fail("podsim.kernel", nil, "is read-only") end,
+  -- pairs(podsim.kernel) lists the registered kernels (name -> constructor)
+  __pairs = function(t)
+    local names = {}
+    for k in pairs(I._kernels or {}) do names[#names + 1] = k end
+    table.sort(names)
+    local i = 0
+    return function()
+      i = i + 1
+      if names[i] then return names[i], t[names[i]] end
+    end, t, nil
+  end,
+  __metatable = false,
 })
 
 -- A grid point's value as text (numbers as in files, specs by name).

@@ -88,7 +88,7 @@ assert(classes.podsim, meta .. ": no ---@class podsim")
 
 -- Tables whose keys pairs() cannot list: where to find them at run time.
 local dynamic = {
-  ["podsim.kernel"] = function() return podsim._kernels end,
+  ["podsim.kernel"] = function() return podsim.kernel end, -- listed by its __pairs
 }
 
 local prim = {number = "number", integer = "number", string = "string", boolean = "boolean"}
