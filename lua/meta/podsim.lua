@@ -47,6 +47,8 @@
 ---@field failures podsim.failures failure-rate presets
 ---@field dist podsim.dist distribution constructors
 ---@field kernel podsim.kernel built-in evaluators for studies
+---@field software podsim.software software release presets (`podsim presets software`)
+---@field sources podsim.sources the public source of every preset
 podsim = {}
 
 ---Read-only run options (`podsim.options`).
@@ -443,6 +445,8 @@ function podsim.collective(system, op, opts) end
 ---@field llama4_maverick podsim.Model
 ---@field deepseek_v3 podsim.Model
 ---@field mixtral_8x7b podsim.Model
+---@field qwen3_30b_a3b podsim.Model
+---@field qwen3_235b_a22b podsim.Model
 ---@field gpt3_175b podsim.Model
 
 ---A model from a preset with overrides, or from scratch.
@@ -497,6 +501,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field zero? integer 0 replicated, 1 distributed optimizer (default), 2 + gradients, 3 + weights
 ---@field recompute? podsim.Recompute
 ---@field uneven? boolean allow layers not divisible by pp x vp
+---@field recompute_modules? podsim.RecomputeModules per-module recompute on top of `recompute`
 
 ---A parallel layout (immutable, in `podsim.TrainConfig`).
 ---@class podsim.Parallel
@@ -511,6 +516,40 @@ function podsim.model_flops(model, seq, causal) end
 ---@field zero integer
 ---@field recompute podsim.Recompute
 ---@field uneven boolean
+
+---Per-module recompute (Megatron-Core `recompute_modules`, selective granularity).
+---@class podsim.RecomputeModules
+---@field core_attn boolean drop the attention output, rerun the attention forward
+---@field layernorm boolean drop the norm outputs
+---@field mla_up_proj boolean rerun MLA's query/key/value up-projections
+---@field moe_act boolean drop the experts' SwiGLU outputs
+---@field mlp boolean keep only a dense MLP block's input
+
+---A software release: the features its recipe sets.
+---@class podsim.Software
+---@field cuda_graphs "none"|"partial"|"full" CUDA graphs over part or all of the iteration
+---@field a2a_overlap boolean MoE all-to-all overlapped with compute
+---@field fused_grouped_mlp boolean fused grouped expert GEMMs
+---@field fp8_attention boolean attention in fp8
+---@field dispatcher "alltoall"|"deepep"|"hybridep" the MoE token dispatcher
+---@field max_domains number node-limited routing: most domains per token (0: no limit)
+---@field schedule "1f1b"|"dualpipe" pipeline schedule
+---@field fp8_params boolean fp8 primary weights (Megatron's fp8_param_gather)
+
+---Software release presets (`podsim presets software`; sources in `podsim.sources.software`).
+---@class podsim.software
+---@field none podsim.Software
+---@field megatron_bridge_26_02 podsim.Software
+---@field megatron_bridge_26_04 podsim.Software
+---@field megatron_bridge_26_06 podsim.Software
+
+---The public source text of every preset, by kind and name.
+---@class podsim.sources
+---@field gpus table<string, string>
+---@field systems table<string, string>
+---@field models table<string, string>
+---@field failures table<string, string>
+---@field software table<string, string>
 
 ---Options of `podsim.train` (and, without `parallel`, of `podsim.search`).
 ---@class podsim.TrainArgs
@@ -538,6 +577,9 @@ function podsim.model_flops(model, seq, causal) end
 ---@field grad_reduce_bytes? number bytes per gradient element (2)
 ---@field mem_reserve_gb? number GB kept per GPU (4)
 ---@field mfu_full_attn? boolean MFU counts full attention (false)
+---@field software? string|table a release preset name or `{base = "<release>", <feature> = ...}` (default "none")
+---@field gemm_w_half? number expert GEMM efficiency half width (< 0: table)
+---@field host_expert_us? number host time per local expert per pass for eager experts (< 0: table)
 
 ---A training config (immutable): `r.config` of a `podsim.train` result.
 ---@class podsim.TrainConfig
@@ -564,6 +606,9 @@ function podsim.model_flops(model, seq, causal) end
 ---@field mfu_full_attn boolean
 ---@field fp8_recipe podsim.Fp8Recipe
 ---@field jitter_sync number
+---@field gemm_w_half number
+---@field software podsim.Software
+---@field host_expert_us number
 
 ---@class podsim.TrainMemory
 ---@field weights_gb number
@@ -584,6 +629,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field bubble number
 ---@field optimizer number
 ---@field straggler number with the waits at the amax all-reduces
+---@field host number host time of eager expert launches
 
 ---@class podsim.TrainResult
 ---@field step_s number
@@ -592,6 +638,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field tflops_per_gpu number
 ---@field mfu number
 ---@field peak_tflops number the dense peak the MFU uses
+---@field clock number sustained fraction of the boost clock under the power limit
 ---@field flops_per_token number
 ---@field memory_gb number
 ---@field fits boolean
@@ -631,6 +678,7 @@ function podsim.train(args) end
 ---@field zero integer
 ---@field recompute podsim.Recompute
 ---@field uneven boolean
+---@field recompute_modules podsim.RecomputeModules
 ---@field tokens_per_s_per_gpu number
 ---@field step_s number
 ---@field mfu number
