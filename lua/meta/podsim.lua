@@ -516,6 +516,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field zero integer
 ---@field recompute podsim.Recompute
 ---@field uneven boolean
+---@field recompute_modules podsim.RecomputeModules
 
 ---Per-module recompute (Megatron-Core `recompute_modules`, selective granularity).
 ---@class podsim.RecomputeModules
