@@ -21,7 +21,7 @@ command -v "$CC" >/dev/null || { echo "run.sh: $CC not found (./build.sh deps cl
 # UBSan stays recoverable so tests/fuzz/ubsan.supp can hold known issues of
 # other modules; halt_on_error turns every other report into a crash.
 san="-fsanitize=address,undefined -fno-sanitize-recover=address -fno-omit-frame-pointer"
-CC=$CC cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+CC=$CC cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOD_MPI=OFF \
   -DCMAKE_C_FLAGS="$san -fsanitize=fuzzer-no-link -Wno-unused-command-line-argument" \
   -DCMAKE_EXE_LINKER_FLAGS="$san" >/dev/null
 cmake --build "$B" -j "$(nproc 2>/dev/null || echo 2)" --target podlua >/dev/null
