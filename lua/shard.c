@@ -370,13 +370,19 @@ static int read_index(rfile *rf) {
       if (rd(rf->f, t + 1, 12)) return corrupt(rf->path, "truncated chunk record");
       rstudy *s = find_study(rf, (int)get_uint(t + 1, 4));
       uint64_t len = get_uint(t + 5, 8);
-      unsigned char ck[32];
-      if (!s || len < 32 || rd(rf->f, ck, 32)) return corrupt(rf->path, "corrupt chunk record");
-      int64_t k = (int64_t)get_uint(ck + 24, 8);
+      if (!s || len < 32 || len > ((uint64_t)1 << 40)) return corrupt(rf->path, "corrupt chunk record");
+      /* the whole record is checked now, so a corrupt file is refused
+      ** before the scenario runs (decoding checks it again) */
+      unsigned char *rec = malloc((size_t)len);
+      if (!rec) return corrupt(rf->path, "out of memory");
+      int ok = rd(rf->f, rec, (size_t)len) == 0 &&
+               get_uint(rec + len - 4, 4) == pod_mc_crc32(rec, (size_t)len - 4);
+      int64_t k = ok ? (int64_t)get_uint(rec + 24, 8) : -1;
+      free(rec);
+      if (!ok) return corrupt(rf->path, "corrupt chunk record (checksum)");
       if (k < 0 || k >= s->nchunks || s->off[k] >= 0) return corrupt(rf->path, "corrupt chunk record (index)");
       s->off[k] = at + 13;
       s->len[k] = len;
-      if (fseek(rf->f, (long)(at + 13 + (long)len), SEEK_SET) != 0) return corrupt(rf->path, "truncated chunk record");
     } else if (t[0] == 'E') {
       unsigned char b[13];
       b[0] = 'E';
@@ -466,6 +472,7 @@ int lpod_merge_open(const char *const *dirs, int ndirs, const char **scenario,
     *slot = files[i];
     files[i].f = NULL;
     files[i].st = NULL;
+    files[i].nst = 0;
   }
   for (int i = 0; i < R.n; i++)
     if (!R.files[i].f) {
