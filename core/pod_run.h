@@ -137,6 +137,9 @@ void pod_run_get_progress(const pod_run *run, pod_run_progress *p);
 ** failed or already taken) and the error (code POD_OK unless failed). */
 pod_mc_results *pod_run_take_results(pod_run *run);
 const pod_err *pod_run_error(const pod_run *run);
+/* After done_cb with POD_RUN_FAILED: the chunk whose error is reported
+** (-1 when the failure was not a chunk's). */
+int64_t pod_run_failed_chunk(const pod_run *run);
 
 /* Free a run after its done_cb (may be called inside done_cb). */
 void pod_run_free(pod_run *run);

@@ -541,6 +541,10 @@ const pod_err *pod_run_error(const pod_run *run) {
   return &run->err;
 }
 
+int64_t pod_run_failed_chunk(const pod_run *run) {
+  return run->status == POD_RUN_FAILED && run->halt == HALT_FAIL ? run->fail_k : -1;
+}
+
 void pod_run_free(pod_run *run) {
   if (!run) return;
   pod_mc_results_free(run->results);

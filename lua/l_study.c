@@ -552,6 +552,13 @@ static void on_done(pod_run *run, pod_run_status status, void *ud) {
   s->results = pod_run_take_results(run);
   const pod_err *e = pod_run_error(run);
   if (e) s->err = *e;
+  /* under MPI every chunk error names where it ran (remote ones do) */
+  int64_t fk = pod_run_failed_chunk(run);
+  if (lpod_mpi_active() && status == POD_RUN_FAILED && fk >= 0 && !strstr(s->err.msg, "[rank ")) {
+    char msg[POD_ERR_MSG_MAX];
+    snprintf(msg, sizeof msg, "%s", s->err.msg);
+    snprintf(s->err.msg, sizeof s->err.msg, "%.200s [rank 0, chunk %lld]", msg, (long long)fk);
+  }
   /* a worker's memory budget stopped the run: the results so far come back
   ** incomplete, and the run exits 1 (DESIGN.md 10) */
   if (status == POD_RUN_CANCELED && s->err.code == POD_ENOMEM) {

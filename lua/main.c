@@ -4,6 +4,7 @@
 ** 2 usage error, 130 interrupted.
 */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,7 +296,12 @@ int main(int argc, char **argv) {
       if (lpod_mpi_rank() == 0) {
         pool = o.threads * lpod_mpi_size(); /* local workers + proxies */
       } else {
-        o.mpi = 0; /* SIGTERM ends this rank at once */
+        /* mpirun passes ^C on as SIGTERM to every rank, then SIGKILL after
+        ** its grace period (odls_base_sigkill_timeout): this rank ignores
+        ** the SIGTERM so that rank 0 gets that time to write the partial
+        ** results before the job is torn down */
+        signal(SIGTERM, SIG_IGN);
+        o.mpi = 0;
         if (discard_outputs(&o)) return lpod_mpi_finish(1);
       }
     }

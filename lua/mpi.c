@@ -70,10 +70,13 @@ static struct {
 
 static int send_blob(const unsigned char *p, size_t n, int dest, int tag) {
   uint64_t len = n;
-  if (MPI_Send(&len, 1, MPI_UINT64_T, dest, tag, MPI_COMM_WORLD) != MPI_SUCCESS) return -1;
+  if (MPI_Send(&len, 1, MPI_UINT64_T, dest, tag, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return -1;
   for (size_t at = 0; at < n; at += PIECE) {
     int piece = (int)(n - at < PIECE ? n - at : PIECE);
-    if (MPI_Send(p + at, piece, MPI_BYTE, dest, tag, MPI_COMM_WORLD) != MPI_SUCCESS) return -1;
+    if (MPI_Send(p + at, piece, MPI_BYTE, dest, tag, MPI_COMM_WORLD) !=
+        MPI_SUCCESS)
+      return -1;
   }
   return 0;
 }
@@ -84,7 +87,8 @@ static unsigned char *recv_pieces(uint64_t len, int src, int tag) {
   if (!p) return NULL;
   for (uint64_t at = 0; at < len; at += PIECE) {
     int piece = (int)(len - at < PIECE ? len - at : PIECE);
-    if (MPI_Recv(p + at, piece, MPI_BYTE, src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+    if (MPI_Recv(p + at, piece, MPI_BYTE, src, tag, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE) != MPI_SUCCESS) {
       free(p);
       return NULL;
     }
@@ -148,7 +152,9 @@ static void server(void *arg) {
   int ncache = 0;
   for (;;) {
     int64_t req[2];
-    if (MPI_Recv(req, 2, MPI_INT64_T, 0, TAG_REQ + t, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
+    if (MPI_Recv(req, 2, MPI_INT64_T, 0, TAG_REQ + t, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      break;
     if (req[1] < 0) break;
     int seq = (int)req[0];
     uv_mutex_lock(&G.mu);
@@ -169,7 +175,8 @@ static void server(void *arg) {
     int rc = POD_OK;
     if (!have) {
       rc = pod_mc_worker_new(plan, &w, &err);
-      wcache *nc = rc ? NULL : realloc(cache, sizeof(wcache) * (size_t)(ncache + 1));
+      wcache *nc =
+          rc ? NULL : realloc(cache, sizeof(wcache) * (size_t)(ncache + 1));
       if (nc) {
         cache = nc;
         cache[ncache++] = (wcache){seq, w, plan};
@@ -186,7 +193,8 @@ static void server(void *arg) {
     pod_mc_chunk_free(c);
     if (rc) { /* an empty blob: the error follows as text */
       char msg[POD_ERR_MSG_MAX + POD_ERR_FIELD_MAX + 2];
-      snprintf(msg, sizeof msg, "%s\n%s", err.field, err.msg[0] ? err.msg : pod_strerror(rc));
+      snprintf(msg, sizeof msg, "%s\n%s", err.field,
+               err.msg[0] ? err.msg : pod_strerror(rc));
       send_blob(NULL, 0, 0, TAG_RES + t);
       send_blob((const unsigned char *)msg, strlen(msg), 0, TAG_RES + t);
       continue;
@@ -194,7 +202,8 @@ static void server(void *arg) {
     send_blob(buf, len, 0, TAG_RES + t);
     free(buf);
   }
-  for (int i = 0; i < ncache; i++) pod_mc_worker_free(cache[i].plan, cache[i].worker);
+  for (int i = 0; i < ncache; i++)
+    pod_mc_worker_free(cache[i].plan, cache[i].worker);
   free(cache);
 }
 
@@ -226,7 +235,9 @@ static void give_slot(rslot *s) {
 ** *len; 1 when abandoned (the slot then owes the result); -1 on error. */
 static int wait_len(rslot *s, const _Atomic int *abandon, uint64_t *len) {
   MPI_Request rq;
-  if (MPI_Irecv(len, 1, MPI_UINT64_T, s->rank, TAG_RES + s->thread, MPI_COMM_WORLD, &rq) != MPI_SUCCESS) return -1;
+  if (MPI_Irecv(len, 1, MPI_UINT64_T, s->rank, TAG_RES + s->thread,
+                MPI_COMM_WORLD, &rq) != MPI_SUCCESS)
+    return -1;
   struct timespec nap = {0, 200000}; /* 0.2 ms between tests */
   for (;;) {
     int done = 0;
@@ -254,23 +265,28 @@ static int wait_len(rslot *s, const _Atomic int *abandon, uint64_t *len) {
 static void settle(rslot *s) {
   while (s->owed) {
     uint64_t len;
-    MPI_Recv(&len, 1, MPI_UINT64_T, s->rank, TAG_RES + s->thread, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(&len, 1, MPI_UINT64_T, s->rank, TAG_RES + s->thread,
+             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     free(recv_pieces(len, s->rank, TAG_RES + s->thread));
     if (len == 0) { /* an error: its text follows */
-      MPI_Recv(&len, 1, MPI_UINT64_T, s->rank, TAG_RES + s->thread, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(&len, 1, MPI_UINT64_T, s->rank, TAG_RES + s->thread,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       free(recv_pieces(len, s->rank, TAG_RES + s->thread));
     }
     s->owed = 0;
   }
 }
 
-static int remote_run(void *ud, pod_mc_plan *plan, int64_t k, const _Atomic int *abandon,
-                      pod_mc_chunk **out, pod_err *err) {
+static int remote_run(void *ud, pod_mc_plan *plan, int64_t k,
+                      const _Atomic int *abandon, pod_mc_chunk **out,
+                      pod_err *err) {
   (void)ud;
   *out = NULL;
   char name[64];
   int seq = seq_of(plan, name, sizeof name);
-  if (seq < 0) return pod_err_set(err, POD_EINVAL, "mpi", "study not registered (internal error)");
+  if (seq < 0)
+    return pod_err_set(err, POD_EINVAL, "mpi",
+                       "study not registered (internal error)");
   if (atomic_load(abandon)) return POD_ECANCELED;
   rslot *s = take_slot();
   settle(s);
@@ -279,25 +295,33 @@ static int remote_run(void *ud, pod_mc_plan *plan, int64_t k, const _Atomic int 
   int64_t req[2] = {seq, k};
   int rc = POD_OK;
   uint64_t len = 0;
-  int w = MPI_Send(req, 2, MPI_INT64_T, s->rank, TAG_REQ + s->thread, MPI_COMM_WORLD) == MPI_SUCCESS
+  int w = MPI_Send(req, 2, MPI_INT64_T, s->rank, TAG_REQ + s->thread,
+                   MPI_COMM_WORLD) == MPI_SUCCESS
               ? wait_len(s, abandon, &len)
               : -1;
   if (w == 1) {
     rc = POD_ECANCELED;
   } else if (w < 0) {
-    rc = pod_err_set(err, POD_EINVAL, "mpi", "lost rank %d while it ran chunk %lld of study '%s'", s->rank, (long long)k, name);
+    rc = pod_err_set(err, POD_EINVAL, "mpi",
+                     "lost rank %d while it ran chunk %lld of study '%s'",
+                     s->rank, (long long)k, name);
   } else {
     unsigned char *buf = recv_pieces(len, s->rank, TAG_RES + s->thread);
     if (!buf) {
-      rc = pod_err_set(err, POD_EINVAL, "mpi", "lost rank %d while it sent chunk %lld of study '%s'", s->rank, (long long)k, name);
+      rc = pod_err_set(err, POD_EINVAL, "mpi",
+                       "lost rank %d while it sent chunk %lld of study '%s'",
+                       s->rank, (long long)k, name);
     } else if (len == 0) { /* the rank could not run the chunk: why follows */
       free(buf);
-      MPI_Recv(&len, 1, MPI_UINT64_T, s->rank, TAG_RES + s->thread, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(&len, 1, MPI_UINT64_T, s->rank, TAG_RES + s->thread,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       char *msg = (char *)recv_pieces(len, s->rank, TAG_RES + s->thread);
       char *nl = msg ? memchr(msg, '\n', len) : NULL;
       if (nl) *nl = '\0';
-      rc = pod_err_set(err, POD_EINVAL, msg && nl ? msg : "mpi", "rank %d failed on chunk %lld: %.*s", s->rank, (long long)k,
-                       nl ? (int)(len - (uint64_t)(nl + 1 - msg)) : 0, nl ? nl + 1 : "");
+      rc = pod_err_set(
+          err, POD_EINVAL, msg && nl ? msg : "mpi",
+          "rank %d failed on chunk %lld: %.*s", s->rank, (long long)k,
+          nl ? (int)(len - (uint64_t)(nl + 1 - msg)) : 0, nl ? nl + 1 : "");
       free(msg);
     } else {
       pod_mc_chunk *c;
@@ -305,12 +329,14 @@ static int remote_run(void *ud, pod_mc_plan *plan, int64_t k, const _Atomic int 
       rc = pod_mc_chunk_decode(plan, buf, len, &c, &e);
       free(buf);
       if (rc) {
-        rc = pod_err_set(err, rc, "mpi", "chunk %lld from rank %d: %s", (long long)k, s->rank, e.msg);
+        rc = pod_err_set(err, rc, "mpi", "chunk %lld from rank %d: %s",
+                         (long long)k, s->rank, e.msg);
       } else if (pod_mc_chunk_status(c, &e) != POD_OK) {
         /* an evaluation error on that rank: its message, and where */
         char msg[POD_ERR_MSG_MAX];
         snprintf(msg, sizeof msg, "%s", e.msg);
-        rc = pod_err_set(err, e.code, e.field, "%.200s [rank %d, chunk %lld]", msg, s->rank, (long long)k);
+        rc = pod_err_set(err, e.code, e.field, "%.200s [rank %d, chunk %lld]",
+                         msg, s->rank, (long long)k);
         pod_mc_chunk_free(c);
       } else {
         *out = c;
@@ -327,8 +353,10 @@ static void reap_sends(int wait) {
   int j = 0;
   for (int i = 0; i < G.nsends; i++) {
     int done = 0;
-    if (wait) MPI_Wait(&G.sends[i], MPI_STATUS_IGNORE), done = 1;
-    else MPI_Test(&G.sends[i], &done, MPI_STATUS_IGNORE);
+    if (wait)
+      MPI_Wait(&G.sends[i], MPI_STATUS_IGNORE), done = 1;
+    else
+      MPI_Test(&G.sends[i], &done, MPI_STATUS_IGNORE);
     if (done) {
       free(G.send_bufs[i]);
     } else {
@@ -340,9 +368,12 @@ static void reap_sends(int wait) {
 }
 
 /* Queue a non-blocking send of p (owned by the queue from here). */
-static void isend(unsigned char *p, int n, MPI_Datatype type, int dest, int tag) {
-  MPI_Request *r = realloc(G.sends, sizeof(MPI_Request) * (size_t)(G.nsends + 1));
-  unsigned char **b = realloc(G.send_bufs, sizeof(unsigned char *) * (size_t)(G.nsends + 1));
+static void isend(unsigned char *p, int n, MPI_Datatype type, int dest,
+                  int tag) {
+  MPI_Request *r =
+      realloc(G.sends, sizeof(MPI_Request) * (size_t)(G.nsends + 1));
+  unsigned char **b =
+      realloc(G.send_bufs, sizeof(unsigned char *) * (size_t)(G.nsends + 1));
   if (r) G.sends = r;
   if (b) G.send_bufs = b;
   if (!r || !b) {
@@ -396,7 +427,8 @@ void lpod_mpi_send_state(int seq, pod_mc_plan *plan, const pod_err *failed) {
 
 int lpod_mpi_recv_state(int seq, pod_mc_plan *plan, pod_err *err) {
   int64_t head[2];
-  if (MPI_Recv(head, 2, MPI_INT64_T, 0, TAG_STATE + seq, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+  if (MPI_Recv(head, 2, MPI_INT64_T, 0, TAG_STATE + seq, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE) != MPI_SUCCESS)
     return pod_err_set(err, POD_EINVAL, "mpi", "lost rank 0");
   unsigned char *buf = recv_pieces((uint64_t)head[1], 0, TAG_STATE + seq);
   if (!buf) return pod_err_set(err, POD_ENOMEM, "mpi", "out of memory");
@@ -404,8 +436,12 @@ int lpod_mpi_recv_state(int seq, pod_mc_plan *plan, pod_err *err) {
   if (head[0]) {
     char *nl = memchr(buf, '\n', (size_t)head[1]);
     char field[POD_ERR_FIELD_MAX] = "eval";
-    if (nl) snprintf(field, sizeof field, "%.*s", (int)(nl - (char *)buf), (char *)buf);
-    rc = pod_err_set(err, (int)head[0], field, "%.*s", nl ? (int)((char *)buf + head[1] - nl - 1) : 0, nl ? nl + 1 : "");
+    if (nl)
+      snprintf(field, sizeof field, "%.*s", (int)(nl - (char *)buf),
+               (char *)buf);
+    rc = pod_err_set(err, (int)head[0], field, "%.*s",
+                     nl ? (int)((char *)buf + head[1] - nl - 1) : 0,
+                     nl ? nl + 1 : "");
   } else {
     rc = pod_mc_state_decode(plan, buf, (size_t)head[1], err);
   }
@@ -421,14 +457,16 @@ int lpod_mpi_available(void) {
 
 int lpod_mpi_init(int *argc, char ***argv, int threads) {
   int provided;
-  if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+  if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) !=
+      MPI_SUCCESS) {
     fprintf(stderr, "podsim: MPI_Init_thread failed\n");
     return -1;
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &G.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &G.size);
   if (provided < MPI_THREAD_MULTIPLE) {
-    if (G.rank == 0) fprintf(stderr, "podsim: the MPI library lacks MPI_THREAD_MULTIPLE\n");
+    if (G.rank == 0)
+      fprintf(stderr, "podsim: the MPI library lacks MPI_THREAD_MULTIPLE\n");
     MPI_Finalize();
     return -1;
   }
@@ -441,7 +479,8 @@ int lpod_mpi_init(int *argc, char ***argv, int threads) {
   MPI_Allreduce(&threads, &tmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(&threads, &tmax, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (tmin != tmax) {
-    if (G.rank == 0) fprintf(stderr, "podsim: every rank needs the same --threads\n");
+    if (G.rank == 0)
+      fprintf(stderr, "podsim: every rank needs the same --threads\n");
     MPI_Finalize();
     return -1;
   }
@@ -462,7 +501,8 @@ int lpod_mpi_init(int *argc, char ***argv, int threads) {
     if (!G.servers) return -1;
     for (int t = 0; t < threads; t++)
       if (uv_thread_create(&G.servers[t], server, (void *)(intptr_t)t) != 0) {
-        fprintf(stderr, "podsim: rank %d: cannot start a server thread\n", G.rank);
+        fprintf(stderr, "podsim: rank %d: cannot start a server thread\n",
+                G.rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
   }
@@ -501,7 +541,9 @@ void lpod_mpi_report_in_flight(void) {
   if (!G.active || G.rank != 0) return;
   char buf[512];
   size_t n = 0;
-  static const char head[] = "podsim: rank 0: stopped by mpirun (an interrupt, or a rank died); chunks in flight:";
+  static const char head[] =
+      "podsim: rank 0: stopped by mpirun (an interrupt, or a rank died); "
+      "chunks in flight:";
   memcpy(buf, head, sizeof head - 1);
   n = sizeof head - 1;
   int any = 0;
@@ -546,7 +588,8 @@ int lpod_mpi_finish(int rc) {
     for (int i = 0; i < G.nslots; i++) settle(&G.slots[i]);
     for (int i = 0; i < G.nslots; i++) {
       int64_t stop[2] = {-1, -1};
-      MPI_Send(stop, 2, MPI_INT64_T, G.slots[i].rank, TAG_REQ + G.slots[i].thread, MPI_COMM_WORLD);
+      MPI_Send(stop, 2, MPI_INT64_T, G.slots[i].rank,
+               TAG_REQ + G.slots[i].thread, MPI_COMM_WORLD);
     }
     reap_sends(1);
   } else {

@@ -33,11 +33,14 @@
 ** records the podsim version, the scenario (path, SHA-256) and the run
 ** options that decide the results (`opts`, argc strings).  -1 with a
 ** message on stderr. */
-int lpod_shard_begin(const pod_host_opts *o, const char *const *opts, int nopts);
+int lpod_shard_begin(const pod_host_opts *o, const char *const *opts,
+                     int nopts);
 /* A study starts: record its number, name, fingerprint and chunk count. */
-int lpod_shard_study(int seq, const char *name, const pod_mc_plan *plan, pod_err *err);
+int lpod_shard_study(int seq, const char *name, const pod_mc_plan *plan,
+                     pod_err *err);
 /* Append chunk c (consumed) of study seq. */
-int lpod_shard_put(int seq, const pod_mc_plan *plan, pod_mc_chunk *c, pod_err *err);
+int lpod_shard_put(int seq, const pod_mc_plan *plan, pod_mc_chunk *c,
+                   pod_err *err);
 /* Close: ok != 0 renames the file into place, else removes it.  Returns
 ** -1 (message on stderr) when the file cannot be completed. */
 int lpod_shard_end(int ok);
@@ -54,7 +57,8 @@ int lpod_merge_active(void);
 ** honouring its stopping rule.  POD_EINVAL with a message naming the file
 ** when the study is missing, differs (fingerprint) or a record is
 ** corrupt. */
-int lpod_merge_study(int seq, const char *name, pod_mc_plan *plan, pod_err *err);
+int lpod_merge_study(int seq, const char *name, pod_mc_plan *plan,
+                     pod_err *err);
 void lpod_merge_close(void);
 
 /* ---- MPI (mpi.c) ---- */

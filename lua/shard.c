@@ -90,7 +90,8 @@ static int sha256_hex(const char *path, char out[65]) {
   if (bad) return -1;
   unsigned char d[SHA256_DIGEST_SIZE];
   sha256_digest(&ctx, sizeof d, d);
-  for (int i = 0; i < SHA256_DIGEST_SIZE; i++) snprintf(out + 2 * i, 3, "%02x", d[i]);
+  for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+    snprintf(out + 2 * i, 3, "%02x", d[i]);
   return 0;
 }
 
@@ -118,13 +119,16 @@ static int w_record(sbuf *b) {
   return rc;
 }
 
-int lpod_shard_begin(const pod_host_opts *o, const char *const *opts, int nopts) {
+int lpod_shard_begin(const pod_host_opts *o, const char *const *opts,
+                     int nopts) {
   char sha[65];
   if (sha256_hex(o->scenario, sha) != 0) {
-    fprintf(stderr, "podsim: cannot read '%s': %s\n", o->scenario, strerror(errno));
+    fprintf(stderr, "podsim: cannot read '%s': %s\n", o->scenario,
+            strerror(errno));
     return -1;
   }
-  snprintf(W.path, sizeof W.path, "%s/shard-%d-of-%d.pods", o->shard_dir, o->shard_i, o->shard_n);
+  snprintf(W.path, sizeof W.path, "%s/shard-%d-of-%d.pods", o->shard_dir,
+           o->shard_i, o->shard_n);
   snprintf(W.tmp, sizeof W.tmp, "%s.tmp.%ld", W.path, (long)getpid());
   W.f = fopen(W.tmp, "wb");
   if (!W.f) {
@@ -145,26 +149,31 @@ int lpod_shard_begin(const pod_host_opts *o, const char *const *opts, int nopts)
   w_put(t, 4);
   put_uint(t, h.n, 4);
   w_put(t, 4);
-  if (h.oom) W.failed = 1;
-  else w_put(h.p, h.n);
+  if (h.oom)
+    W.failed = 1;
+  else
+    w_put(h.p, h.n);
   put_uint(t, pod_mc_crc32(h.p, h.n), 4);
   w_put(t, 4);
   free(h.p);
   return W.failed ? -1 : 0;
 }
 
-int lpod_shard_study(int seq, const char *name, const pod_mc_plan *plan, pod_err *err) {
+int lpod_shard_study(int seq, const char *name, const pod_mc_plan *plan,
+                     pod_err *err) {
   sbuf b = {0};
   sb_uint(&b, 'S', 1);
   sb_uint(&b, (uint64_t)seq, 4);
   sb_uint(&b, pod_mc_plan_fingerprint(plan), 8);
   sb_uint(&b, (uint64_t)pod_mc_plan_chunks(plan), 8);
   sb_str(&b, name);
-  if (w_record(&b)) return pod_err_set(err, POD_EINVAL, "shard", "cannot write '%s'", W.tmp);
+  if (w_record(&b))
+    return pod_err_set(err, POD_EINVAL, "shard", "cannot write '%s'", W.tmp);
   return POD_OK;
 }
 
-int lpod_shard_put(int seq, const pod_mc_plan *plan, pod_mc_chunk *c, pod_err *err) {
+int lpod_shard_put(int seq, const pod_mc_plan *plan, pod_mc_chunk *c,
+                   pod_err *err) {
   unsigned char *buf;
   size_t len;
   int rc = pod_mc_chunk_encode(plan, c, &buf, &len, err);
@@ -178,7 +187,8 @@ int lpod_shard_put(int seq, const pod_mc_plan *plan, pod_mc_chunk *c, pod_err *e
   w_put(buf, len);
   free(buf);
   W.records++;
-  if (W.failed) return pod_err_set(err, POD_EINVAL, "shard", "cannot write '%s'", W.tmp);
+  if (W.failed)
+    return pod_err_set(err, POD_EINVAL, "shard", "cannot write '%s'", W.tmp);
   return POD_OK;
 }
 
@@ -197,7 +207,8 @@ int lpod_shard_end(int ok) {
     fprintf(stderr, "podsim: wrote %s\n", W.path);
     return 0;
   }
-  if (ok) fprintf(stderr, "podsim: cannot write '%s': %s\n", W.path, strerror(errno));
+  if (ok)
+    fprintf(stderr, "podsim: cannot write '%s': %s\n", W.path, strerror(errno));
   remove(W.tmp);
   return ok ? -1 : 0;
 }
@@ -234,7 +245,8 @@ static int rd(FILE *f, void *p, size_t n) {
   return fread(p, 1, n, f) == n ? 0 : -1;
 }
 
-static int rd_str(const unsigned char *h, size_t hn, size_t *at, char *out, size_t cap) {
+static int rd_str(const unsigned char *h, size_t hn, size_t *at, char *out,
+                  size_t cap) {
   if (hn - *at < 4) return -1;
   uint64_t len = get_uint(h + *at, 4);
   *at += 4;
@@ -260,15 +272,16 @@ static int read_header(rfile *rf, int first) {
     return corrupt(rf->path, "shard format of another podsim version");
   size_t hn = (size_t)get_uint(t + 12, 4);
   unsigned char *h = malloc(hn + 4);
-  if (!h || rd(rf->f, h, hn + 4) || get_uint(h + hn, 4) != pod_mc_crc32(h, hn)) {
+  if (!h || rd(rf->f, h, hn + 4) ||
+      get_uint(h + hn, 4) != pod_mc_crc32(h, hn)) {
     free(h);
     return corrupt(rf->path, "corrupt header (checksum)");
   }
   size_t at = 0;
   char version[64], scen[4096], sha[80], opt[4096];
   int bad = rd_str(h, hn, &at, version, sizeof version) ||
-            rd_str(h, hn, &at, scen, sizeof scen) || rd_str(h, hn, &at, sha, sizeof sha) ||
-            hn - at < 12;
+            rd_str(h, hn, &at, scen, sizeof scen) ||
+            rd_str(h, hn, &at, sha, sizeof sha) || hn - at < 12;
   unsigned idx = 0, n = 0, nopts = 0;
   if (!bad) {
     idx = (unsigned)get_uint(h + at, 4);
@@ -301,20 +314,29 @@ static int read_header(rfile *rf, int first) {
     opts = NULL;
   } else {
     if (strcmp(version, R.version) != 0) {
-      fprintf(stderr, "podsim merge: %s: written by podsim %s, another shard by %s\n", rf->path, version, R.version);
+      fprintf(stderr,
+              "podsim merge: %s: written by podsim %s, another shard by %s\n",
+              rf->path, version, R.version);
       rc = -1;
     } else if (strcmp(sha, R.sha) != 0 || strcmp(scen, R.scenario) != 0) {
-      fprintf(stderr, "podsim merge: %s: from another scenario (%s, sha256 %.12s) than the other shards (%s, sha256 %.12s)\n",
+      fprintf(stderr,
+              "podsim merge: %s: from another scenario (%s, sha256 %.12s) than "
+              "the other shards (%s, sha256 %.12s)\n",
               rf->path, scen, sha, R.scenario, R.sha);
       rc = -1;
     } else if ((int)n != R.n) {
-      fprintf(stderr, "podsim merge: %s: shard of %u, another of %d\n", rf->path, n, R.n);
+      fprintf(stderr, "podsim merge: %s: shard of %u, another of %d\n",
+              rf->path, n, R.n);
       rc = -1;
     } else {
       int same = (int)nopts == R.nopts;
-      for (int i = 0; same && i < R.nopts; i++) same = strcmp(opts[i], R.opts[i]) == 0;
+      for (int i = 0; same && i < R.nopts; i++)
+        same = strcmp(opts[i], R.opts[i]) == 0;
       if (!same) {
-        fprintf(stderr, "podsim merge: %s: run with other options (--seed, --samples, --set, ...) than the other shards\n", rf->path);
+        fprintf(stderr,
+                "podsim merge: %s: run with other options (--seed, --samples, "
+                "--set, ...) than the other shards\n",
+                rf->path);
         rc = -1;
       }
     }
@@ -322,7 +344,9 @@ static int read_header(rfile *rf, int first) {
     free(opts);
   }
   if (rc == 0 && strcmp(version, POD_VERSION) != 0) {
-    fprintf(stderr, "podsim merge: %s: written by podsim %s, this is podsim %s\n", rf->path, version, POD_VERSION);
+    fprintf(stderr,
+            "podsim merge: %s: written by podsim %s, this is podsim %s\n",
+            rf->path, version, POD_VERSION);
     rc = -1;
   }
   return rc;
@@ -346,10 +370,13 @@ static int read_index(rfile *rf) {
     if (t[0] == 'S') {
       unsigned char b[4 + 8 + 8 + 4 + 80 + 4];
       b[0] = 'S';
-      if (rd(rf->f, b + 1, 24)) return corrupt(rf->path, "truncated study record");
+      if (rd(rf->f, b + 1, 24))
+        return corrupt(rf->path, "truncated study record");
       size_t nl = (size_t)get_uint(b + 21, 4);
-      if (nl >= 80 || rd(rf->f, b + 25, nl + 4)) return corrupt(rf->path, "corrupt study record");
-      if (get_uint(b + 25 + nl, 4) != pod_mc_crc32(b, 25 + nl)) return corrupt(rf->path, "corrupt study record (checksum)");
+      if (nl >= 80 || rd(rf->f, b + 25, nl + 4))
+        return corrupt(rf->path, "corrupt study record");
+      if (get_uint(b + 25 + nl, 4) != pod_mc_crc32(b, 25 + nl))
+        return corrupt(rf->path, "corrupt study record (checksum)");
       rstudy *ns = realloc(rf->st, sizeof(rstudy) * (size_t)(rf->nst + 1));
       if (!ns) return corrupt(rf->path, "out of memory");
       rf->st = ns;
@@ -360,17 +387,20 @@ static int read_index(rfile *rf) {
       s->nchunks = (int64_t)get_uint(b + 13, 8);
       memcpy(s->name, b + 25, nl);
       s->name[nl] = '\0';
-      if (s->nchunks < 0 || s->nchunks > (1 << 24) || find_study(rf, s->seq)) return corrupt(rf->path, "bad study record");
+      if (s->nchunks < 0 || s->nchunks > (1 << 24) || find_study(rf, s->seq))
+        return corrupt(rf->path, "bad study record");
       s->off = malloc(sizeof(int64_t) * (size_t)(s->nchunks + 1));
       s->len = malloc(sizeof(uint64_t) * (size_t)(s->nchunks + 1));
       if (!s->off || !s->len) return corrupt(rf->path, "out of memory");
       for (int64_t k = 0; k < s->nchunks; k++) s->off[k] = -1;
       rf->nst++;
     } else if (t[0] == 'C') {
-      if (rd(rf->f, t + 1, 12)) return corrupt(rf->path, "truncated chunk record");
+      if (rd(rf->f, t + 1, 12))
+        return corrupt(rf->path, "truncated chunk record");
       rstudy *s = find_study(rf, (int)get_uint(t + 1, 4));
       uint64_t len = get_uint(t + 5, 8);
-      if (!s || len < 32 || len > ((uint64_t)1 << 40)) return corrupt(rf->path, "corrupt chunk record");
+      if (!s || len < 32 || len > ((uint64_t)1 << 40))
+        return corrupt(rf->path, "corrupt chunk record");
       /* the whole record is checked now, so a corrupt file is refused
       ** before the scenario runs (decoding checks it again) */
       unsigned char *rec = malloc((size_t)len);
@@ -380,20 +410,23 @@ static int read_index(rfile *rf) {
       int64_t k = ok ? (int64_t)get_uint(rec + 24, 8) : -1;
       free(rec);
       if (!ok) return corrupt(rf->path, "corrupt chunk record (checksum)");
-      if (k < 0 || k >= s->nchunks || s->off[k] >= 0) return corrupt(rf->path, "corrupt chunk record (index)");
+      if (k < 0 || k >= s->nchunks || s->off[k] >= 0)
+        return corrupt(rf->path, "corrupt chunk record (index)");
       s->off[k] = at + 13;
       s->len[k] = len;
     } else if (t[0] == 'E') {
       unsigned char b[13];
       b[0] = 'E';
-      if (rd(rf->f, b + 1, 12) || get_uint(b + 9, 4) != pod_mc_crc32(b, 9) || get_uint(b + 1, 8) != count - 1)
+      if (rd(rf->f, b + 1, 12) || get_uint(b + 9, 4) != pod_mc_crc32(b, 9) ||
+          get_uint(b + 1, 8) != count - 1)
         return corrupt(rf->path, "corrupt end record");
       ended = 1;
     } else {
       return corrupt(rf->path, "corrupt record");
     }
   }
-  if (fgetc(rf->f) != EOF) return corrupt(rf->path, "trailing bytes after the end record");
+  if (fgetc(rf->f) != EOF)
+    return corrupt(rf->path, "trailing bytes after the end record");
   return 0;
 }
 
@@ -406,7 +439,8 @@ static int open_one(const char *path, int *count, rfile **files) {
   snprintf(rf->path, sizeof rf->path, "%s", path);
   rf->f = fopen(path, "rb");
   if (!rf->f) {
-    fprintf(stderr, "podsim merge: cannot read '%s': %s\n", path, strerror(errno));
+    fprintf(stderr, "podsim merge: cannot read '%s': %s\n", path,
+            strerror(errno));
     return -1;
   }
   (*count)++;
@@ -430,7 +464,8 @@ int lpod_merge_open(const char *const *dirs, int ndirs, const char **scenario,
         if (open_one(dirs[d], &count, &files)) goto fail;
         continue;
       }
-      fprintf(stderr, "podsim merge: cannot read '%s': %s\n", dirs[d], strerror(errno));
+      fprintf(stderr, "podsim merge: cannot read '%s': %s\n", dirs[d],
+              strerror(errno));
       goto fail;
     }
     struct dirent *e;
@@ -458,7 +493,8 @@ int lpod_merge_open(const char *const *dirs, int ndirs, const char **scenario,
     free(names);
   }
   if (count == 0) {
-    fprintf(stderr, "podsim merge: no shard files (*.pods) in the folders given\n");
+    fprintf(stderr,
+            "podsim merge: no shard files (*.pods) in the folders given\n");
     goto fail;
   }
   R.files = calloc((size_t)R.n, sizeof(rfile));
@@ -466,7 +502,8 @@ int lpod_merge_open(const char *const *dirs, int ndirs, const char **scenario,
   for (int i = 0; i < count; i++) {
     rfile *slot = &R.files[files[i].index];
     if (slot->f) {
-      fprintf(stderr, "podsim merge: shard %d of %d given twice (%s and %s)\n", files[i].index, R.n, slot->path, files[i].path);
+      fprintf(stderr, "podsim merge: shard %d of %d given twice (%s and %s)\n",
+              files[i].index, R.n, slot->path, files[i].path);
       goto fail;
     }
     *slot = files[i];
@@ -476,7 +513,9 @@ int lpod_merge_open(const char *const *dirs, int ndirs, const char **scenario,
   }
   for (int i = 0; i < R.n; i++)
     if (!R.files[i].f) {
-      fprintf(stderr, "podsim merge: shard %d of %d is missing (shard-%d-of-%d.pods)\n", i, R.n, i, R.n);
+      fprintf(stderr,
+              "podsim merge: shard %d of %d is missing (shard-%d-of-%d.pods)\n",
+              i, R.n, i, R.n);
       goto fail;
     }
   free(files);
@@ -503,15 +542,21 @@ int lpod_merge_active(void) {
   return R.active;
 }
 
-int lpod_merge_study(int seq, const char *name, pod_mc_plan *plan, pod_err *err) {
+int lpod_merge_study(int seq, const char *name, pod_mc_plan *plan,
+                     pod_err *err) {
   uint64_t fp = pod_mc_plan_fingerprint(plan);
   for (int i = 0; i < R.n; i++) {
     rstudy *s = find_study(&R.files[i], seq);
     if (!s)
-      return pod_err_set(err, POD_EINVAL, "merge", "%s has no study #%d '%s' (the scenario or its options differ from the sharded run)",
+      return pod_err_set(err, POD_EINVAL, "merge",
+                         "%s has no study #%d '%s' (the scenario or its "
+                         "options differ from the sharded run)",
                          R.files[i].path, seq + 1, name);
-    if (s->fp != fp || strcmp(s->name, name) != 0 || s->nchunks != pod_mc_plan_chunks(plan))
-      return pod_err_set(err, POD_EINVAL, "merge", "%s: study #%d '%s' was sharded with other settings (seed, samples, parameters or storage differ)",
+    if (s->fp != fp || strcmp(s->name, name) != 0 ||
+        s->nchunks != pod_mc_plan_chunks(plan))
+      return pod_err_set(err, POD_EINVAL, "merge",
+                         "%s: study #%d '%s' was sharded with other settings "
+                         "(seed, samples, parameters or storage differ)",
                          R.files[i].path, seq + 1, s->name);
   }
   int64_t n = pod_mc_plan_chunks(plan);
@@ -519,19 +564,24 @@ int lpod_merge_study(int seq, const char *name, pod_mc_plan *plan, pod_err *err)
     rfile *rf = &R.files[k % R.n];
     rstudy *s = find_study(rf, seq);
     if (s->off[k] < 0)
-      return pod_err_set(err, POD_EINVAL, "merge", "%s lacks chunk %lld of study '%s'", rf->path, (long long)k, name);
+      return pod_err_set(err, POD_EINVAL, "merge",
+                         "%s lacks chunk %lld of study '%s'", rf->path,
+                         (long long)k, name);
     unsigned char *buf = malloc(s->len[k]);
     if (!buf) return pod_err_set(err, POD_ENOMEM, "merge", "out of memory");
-    if (fseek(rf->f, (long)s->off[k], SEEK_SET) != 0 || rd(rf->f, buf, s->len[k])) {
+    if (fseek(rf->f, (long)s->off[k], SEEK_SET) != 0 ||
+        rd(rf->f, buf, s->len[k])) {
       free(buf);
-      return pod_err_set(err, POD_EINVAL, "merge", "%s: cannot read chunk %lld", rf->path, (long long)k);
+      return pod_err_set(err, POD_EINVAL, "merge", "%s: cannot read chunk %lld",
+                         rf->path, (long long)k);
     }
     pod_mc_chunk *c;
     pod_err e;
     int rc = pod_mc_chunk_decode(plan, buf, s->len[k], &c, &e);
     free(buf);
     if (rc)
-      return pod_err_set(err, rc, "merge", "%s: chunk %lld of study '%s': %s", rf->path, (long long)k, name, e.msg);
+      return pod_err_set(err, rc, "merge", "%s: chunk %lld of study '%s': %s",
+                         rf->path, (long long)k, name, e.msg);
     if ((rc = pod_mc_merge(plan, c, err))) return rc;
   }
   return POD_OK;
