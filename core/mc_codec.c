@@ -166,6 +166,31 @@ static void w_f64(wbuf *w, double x) {
   w_uint(w, v, 8);
 }
 
+/* n doubles / int64 counts in one reservation (the per-row paths). */
+static void w_words(wbuf *w, const void *src, size_t n, size_t stride) {
+  if (w->oom || n == 0) return;
+  size_t at = w->n;
+  if (w->n + 8 * n > w->cap) {
+    size_t cap = w->cap ? w->cap : 256;
+    while (cap < w->n + 8 * n) cap *= 2;
+    unsigned char *p = realloc(w->p, cap);
+    if (!p) {
+      w->oom = 1;
+      return;
+    }
+    w->p = p;
+    w->cap = cap;
+  }
+  const unsigned char *b = src;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v;
+    memcpy(&v, b + i * stride, 8);
+    unsigned char *d = w->p + at + 8 * i;
+    for (int j = 0; j < 8; j++) d[j] = (unsigned char)(v >> (8 * j));
+  }
+  w->n = at + 8 * n;
+}
+
 static void w_str(wbuf *w, const char *s) {
   size_t len = strlen(s);
   w_uint(w, len, 4);
@@ -192,7 +217,7 @@ static void w_store(wbuf *w, const pod_sketch_store *st) {
   }
   w_i32(w, hi > lo ? st->off + lo : 0);
   w_i32(w, hi - lo);
-  for (int32_t i = lo; i < hi; i++) w_i64(w, st->c[i]);
+  if (hi > lo) w_words(w, st->c + lo, (size_t)(hi - lo), sizeof(int64_t));
 }
 
 static void w_sketch(wbuf *w, const pod_sketch *s) {
@@ -294,13 +319,19 @@ static void r_moments(rbuf *r, pod_moments *m) {
   m->max = r_f64(r);
 }
 
-/* Doubles of one column (n of them) into dst. */
-static void r_column(rbuf *r, double *dst, int64_t n) {
+/* n 8-byte words (doubles of a column, or counts) into dst. */
+static void r_column(rbuf *r, void *dst, int64_t n) {
   if (r->bad || n < 0 || (uint64_t)n > (r->n - r->at) / 8) {
     r->bad = 1;
     return;
   }
-  for (int64_t i = 0; i < n; i++) dst[i] = r_f64(r);
+  const unsigned char *b = r->p + r->at;
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t v = 0;
+    for (int j = 0; j < 8; j++) v |= (uint64_t)b[8 * i + j] << (8 * j);
+    memcpy((unsigned char *)dst + 8 * i, &v, 8);
+  }
+  r->at += 8 * (size_t)n;
 }
 
 static int bad(pod_err *err, const char *what) {
@@ -321,10 +352,11 @@ static int r_store(rbuf *r, pod_sketch_store *st, int64_t *total,
   if (!st->c) return pod_err_set(err, POD_ENOMEM, "decode", "out of memory");
   st->off = off;
   st->len = len;
+  r_column(r, st->c, len); /* 8-byte words, as the rows */
+  if (r->bad) return bad(err, "truncated sketch");
   for (int32_t i = 0; i < len; i++) {
-    int64_t c = r_i64(r);
+    int64_t c = st->c[i];
     if (c < 0 || c > INT64_MAX - *total) return bad(err, "bad sketch count");
-    st->c[i] = c;
     *total += c;
   }
   if (st->c[0] == 0 || st->c[len - 1] == 0)
@@ -414,10 +446,10 @@ int pod_mc_chunk_encode(const pod_mc_plan *pl, const pod_mc_chunk *c,
     for (int m = 0; m < M; m++) w_sketch(&w, &c->sk[m]);
   if (f & FLAG_ROWS)
     for (int m = 0; m < M; m++)
-      for (int64_t i = 0; i < c->n; i++) w_f64(&w, c->yd[m][i]);
+      w_words(&w, c->yd[m], (size_t)c->n, sizeof(double));
   if (f & FLAG_XROWS)
     for (int p = 0; p < P; p++)
-      for (int64_t i = 0; i < c->n; i++) w_f64(&w, c->xd[p][i]);
+      w_words(&w, c->xd[p], (size_t)c->n, sizeof(double));
   if (f & FLAG_SOBOL) {
     for (int m = 0; m < M; m++) w_moments(&w, &c->svar[m]);
     for (int i = 0; i < P * M; i++) w_sobol(&w, &c->sob[i]);
