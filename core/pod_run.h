@@ -91,7 +91,8 @@ typedef struct pod_run_remote {
 ** shard_index run and are handed to sink() in chunk order on the loop
 ** thread (sink consumes the chunk; a non-zero status fails the run); the
 ** others do not run.  Nothing is merged: the results are empty and marked
-** incomplete. */
+** incomplete; the status is POD_RUN_COMPLETE once every chunk of the shard
+** reached the sink. */
 typedef int (*pod_run_sink_fn)(void *ud, const pod_mc_plan *plan,
                                pod_mc_chunk *c, pod_err *err);
 
