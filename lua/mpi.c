@@ -40,6 +40,7 @@ typedef struct entry {
   int seq;
   char name[64];
   pod_mc_plan *plan;
+  int got; /* ranks > 0: its state was received */
 } entry;
 
 typedef struct rslot {
@@ -122,6 +123,7 @@ void lpod_mpi_register(int seq, const char *name, pod_mc_plan *plan) {
   e->seq = seq;
   snprintf(e->name, sizeof e->name, "%s", name);
   e->plan = plan;
+  e->got = 0;
   uv_cond_broadcast(&G.cv);
   uv_mutex_unlock(&G.mu);
 }
@@ -426,6 +428,10 @@ void lpod_mpi_send_state(int seq, pod_mc_plan *plan, const pod_err *failed) {
 }
 
 int lpod_mpi_recv_state(int seq, pod_mc_plan *plan, pod_err *err) {
+  uv_mutex_lock(&G.mu);
+  entry *en = find_locked(seq);
+  if (en) en->got = 1;
+  uv_mutex_unlock(&G.mu);
   int64_t head[2];
   if (MPI_Recv(head, 2, MPI_INT64_T, 0, TAG_STATE + seq, MPI_COMM_WORLD,
                MPI_STATUS_IGNORE) != MPI_SUCCESS)
@@ -593,6 +599,14 @@ int lpod_mpi_finish(int rc) {
     }
     reap_sends(1);
   } else {
+    /* states of studies the scenario started but never waited for: rank 0
+    ** sent them, and waits until they are received */
+    for (int i = 0; i < G.nstudies; i++) {
+      if (G.studies[i].got) continue;
+      int64_t head[2];
+      MPI_Recv(head, 2, MPI_INT64_T, 0, TAG_STATE + G.studies[i].seq, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      free(recv_pieces((uint64_t)head[1], 0, TAG_STATE + G.studies[i].seq));
+    }
     for (int t = 0; t < G.threads; t++) uv_thread_join(&G.servers[t]);
   }
   MPI_Finalize();

@@ -65,6 +65,17 @@ run timeout 120 "${MPIRUN[@]}" -n 2 "$PODSIM" run "$OUT/err.lua" --mpi --threads
 expect_err "study 'err'.*bad sample.*\[rank [0-9]+, chunk 1\]" "names the error, the rank and the chunk"
 [ ! -e "$OUT/err/err" ] && ok || bad "a failed run writes no results"
 
+# a study started and never waited for does not hold the end of the run
+scenario nowait.lua <<'LUA'
+podsim.study{name = "nw", samples = 3000, params = {x = podsim.dist.uniform{0, 1}},
+  eval = function(p) return {y = p.x} end}:start()
+local r = podsim.study{name = "w", samples = 3000, params = {x = podsim.dist.uniform{0, 1}},
+  eval = function(p) return {y = p.x} end}:run()
+print(r.stats.y[1].n)
+LUA
+run timeout 60 "${MPIRUN[@]}" -n 3 "$PODSIM" run "$OUT/nowait.lua" --mpi --threads 1 --quiet --out "$OUT/nw"
+expect_rc 0 "a study never waited for"; expect_out "^3000" "the other study's results"
+
 # a long study for the faults below
 scenario long.lua <<'LUA'
 local s = podsim.study{name = "long", samples = 400000, seed = 1, chunk_size = 200,
