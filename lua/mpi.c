@@ -604,7 +604,8 @@ int lpod_mpi_finish(int rc) {
     for (int i = 0; i < G.nstudies; i++) {
       if (G.studies[i].got) continue;
       int64_t head[2];
-      MPI_Recv(head, 2, MPI_INT64_T, 0, TAG_STATE + G.studies[i].seq, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(head, 2, MPI_INT64_T, 0, TAG_STATE + G.studies[i].seq,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       free(recv_pieces((uint64_t)head[1], 0, TAG_STATE + G.studies[i].seq));
     }
     for (int t = 0; t < G.threads; t++) uv_thread_join(&G.servers[t]);

@@ -519,6 +519,25 @@ int lpod_merge_open(const char *const *dirs, int ndirs, const char **scenario,
       goto fail;
     }
   free(files);
+  files = NULL;
+  count = 0;
+  {
+    char sha[65];
+    if (sha256_hex(R.scenario, sha) != 0) {
+      fprintf(
+          stderr,
+          "podsim merge: cannot read the scenario '%s' the shards ran: %s\n",
+          R.scenario, strerror(errno));
+      goto fail;
+    }
+    if (strcmp(sha, R.sha) != 0) {
+      fprintf(stderr,
+              "podsim merge: the scenario '%s' changed since the shards ran "
+              "(sha256 %.12s, shards %.12s)\n",
+              R.scenario, sha, R.sha);
+      goto fail;
+    }
+  }
   R.active = 1;
   *scenario = R.scenario;
   *opts = (const char *const *)R.opts;

@@ -14,6 +14,9 @@ if ! "$podsim" --version | grep -q "MPI: built in" || ! command -v mpirun >/dev/
 fi
 mpirun=(mpirun --oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
+# containers often forbid the cross-memory attach Open MPI's shared-memory
+# transport uses for large messages: copy through shared memory instead
+export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cat >"$out/sim.lua" <<'LUA'

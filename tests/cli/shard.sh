@@ -71,6 +71,11 @@ echo "-- edited" >>"$OUT/case2.lua"
 run "$PODSIM" run "$OUT/case2.lua" --max-samples-mb 1 --shard 1/2 --out "$OUT/ed"
 run "$PODSIM" merge "$OUT/ed" --out "$OUT/x"
 expect_rc 1 "other scenario"; expect_err "from another scenario" "says the scenario differs"
+# the scenario edited after every shard ran
+run "$PODSIM" run "$OUT/case2.lua" --max-samples-mb 1 --shard 0/1 --out "$OUT/ed1"
+echo "-- edited again" >>"$OUT/case2.lua"
+run "$PODSIM" merge "$OUT/ed1" --out "$OUT/x"
+expect_rc 1 "scenario changed"; expect_err "changed since the shards ran" "says the scenario changed"
 # other options (seed)
 run "$PODSIM" run "$OUT/case.lua" --max-samples-mb 1 --seed 9 --shard 1/3 --out "$OUT/seed"
 cp "$OUT/sh3/shard-0-of-3.pods" "$OUT/sh3/shard-2-of-3.pods" "$OUT/seed/"

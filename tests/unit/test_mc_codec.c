@@ -139,6 +139,14 @@ static pod_mc_results *run_via_bytes(const pod_mc_spec *s, size_t *bytes,
     pod_mc_chunk_free(c);
     *bytes += len;
     assert_int_equal(pod_mc_chunk_decode(local, buf, len, &d, err), POD_OK);
+    /* canonical: the decoded chunk encodes to the same bytes, so every
+    ** accumulator field came through */
+    unsigned char *again;
+    size_t n2;
+    assert_int_equal(pod_mc_chunk_encode(local, d, &again, &n2, NULL), POD_OK);
+    assert_int_equal(n2, len);
+    assert_memory_equal(again, buf, len);
+    free(again);
     free(buf);
     if ((rc = pod_mc_merge(local, d, err))) break;
   }
