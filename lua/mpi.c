@@ -233,8 +233,20 @@ static void give_slot(rslot *s) {
   uv_mutex_unlock(&G.mu);
 }
 
+/* Drop the rest of a result whose length was received (a zero length is
+** a failure whose text follows). */
+static void drop_result(rslot *s, uint64_t len) {
+  free(recv_pieces(len, s->rank, TAG_RES + s->thread));
+  if (len == 0) {
+    MPI_Recv(&len, 1, MPI_UINT64_T, s->rank, TAG_RES + s->thread,
+             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    free(recv_pieces(len, s->rank, TAG_RES + s->thread));
+  }
+}
+
 /* Wait for the length of a result on slot s, polling `abandon`.  0 with
-** *len; 1 when abandoned (the slot then owes the result); -1 on error. */
+** *len; 1 when abandoned (the slot then owes the result unless it came
+** in meanwhile); -1 on error. */
 static int wait_len(rslot *s, const _Atomic int *abandon, uint64_t *len) {
   MPI_Request rq;
   if (MPI_Irecv(len, 1, MPI_UINT64_T, s->rank, TAG_RES + s->thread,
@@ -251,12 +263,10 @@ static int wait_len(rslot *s, const _Atomic int *abandon, uint64_t *len) {
       MPI_Wait(&rq, &st);
       int cancelled = 0;
       MPI_Test_cancelled(&st, &cancelled);
-      if (!cancelled) { /* the length came in meanwhile: take the blob */
-        unsigned char *p = recv_pieces(*len, s->rank, TAG_RES + s->thread);
-        free(p);
-        return 1;
-      }
-      s->owed = 1;
+      if (cancelled)
+        s->owed = 1;
+      else
+        drop_result(s, *len); /* it came in meanwhile */
       return 1;
     }
     nanosleep(&nap, NULL);
@@ -265,18 +275,12 @@ static int wait_len(rslot *s, const _Atomic int *abandon, uint64_t *len) {
 
 /* Drop a result the slot still owes (from an abandoned chunk). */
 static void settle(rslot *s) {
-  while (s->owed) {
-    uint64_t len;
-    MPI_Recv(&len, 1, MPI_UINT64_T, s->rank, TAG_RES + s->thread,
-             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    free(recv_pieces(len, s->rank, TAG_RES + s->thread));
-    if (len == 0) { /* an error: its text follows */
-      MPI_Recv(&len, 1, MPI_UINT64_T, s->rank, TAG_RES + s->thread,
-               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      free(recv_pieces(len, s->rank, TAG_RES + s->thread));
-    }
-    s->owed = 0;
-  }
+  if (!s->owed) return;
+  uint64_t len;
+  MPI_Recv(&len, 1, MPI_UINT64_T, s->rank, TAG_RES + s->thread, MPI_COMM_WORLD,
+           MPI_STATUS_IGNORE);
+  drop_result(s, len);
+  s->owed = 0;
 }
 
 static int remote_run(void *ud, pod_mc_plan *plan, int64_t k,

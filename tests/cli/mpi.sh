@@ -68,6 +68,27 @@ run timeout 120 "${MPIRUN[@]}" -n 2 "$PODSIM" run "$OUT/err.lua" --mpi --threads
 expect_err "study 'err'.*bad sample.*\[rank [0-9]+, chunk 1\]" "names the error, the rank and the chunk"
 [ ! -e "$OUT/err/err" ] && ok || bad "a failed run writes no results"
 
+# after a failed study (caught), whose remote chunks were abandoned in
+# flight, the next study still gets its own results on every rank
+scenario recover.lua <<'LUA'
+local function work(x) local a = 0 for i = 1, 3000 do a = a + math.sin(i * x) end return a end
+local ok, err = pcall(function()
+  return podsim.study{name = "fails", samples = 4000, chunk_size = 100,
+    params = {x = podsim.dist.uniform{0, 1}},
+    eval = function(p) if p.x > 0.9 then error("late failure") end return {y = work(p.x)} end}:run()
+end)
+assert(not ok and tostring(err):find("late failure"), tostring(err))
+local r = podsim.study{name = "after", samples = 3000, chunk_size = 100, seed = 4,
+  params = {x = podsim.dist.uniform{0, 1}}, eval = function(p) return {y = work(p.x)} end}:run()
+print(string.format("%.17g %d", r.stats.y[1].mean, r.stats.y[1].n))
+LUA
+run "$PODSIM" run "$OUT/recover.lua" --threads 1 --quiet --out "$OUT/rec0"
+expect_rc 0 "recover.lua in one process"
+cp "$OUT/stdout" "$OUT/rec0.stdout"
+run timeout 120 "${MPIRUN[@]}" -n 3 "$PODSIM" run "$OUT/recover.lua" --mpi --threads 2 --quiet --out "$OUT/rec3"
+expect_rc 0 "recover.lua on 3 ranks"
+cmp -s "$OUT/rec0.stdout" "$OUT/stdout" && ok || bad "the study after a failed one differs on 3 ranks"
+
 # a study started and never waited for does not hold the end of the run
 scenario nowait.lua <<'LUA'
 podsim.study{name = "nw", samples = 3000, params = {x = podsim.dist.uniform{0, 1}},
