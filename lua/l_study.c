@@ -28,7 +28,6 @@
 **   the coroutine, so errors raised there are located at the scenario line.
 */
 #include "l_study.h"
-#include "scale.h"
 
 /* ---------------------------------------------------------------------- */
 /* study construction                                                      */
@@ -552,13 +551,7 @@ static void on_done(pod_run *run, pod_run_status status, void *ud) {
   s->results = pod_run_take_results(run);
   const pod_err *e = pod_run_error(run);
   if (e) s->err = *e;
-  /* under MPI every chunk error names where it ran (remote ones do) */
-  int64_t fk = pod_run_failed_chunk(run);
-  if (lpod_mpi_active() && status == POD_RUN_FAILED && fk >= 0 && !strstr(s->err.msg, "[rank ")) {
-    char msg[POD_ERR_MSG_MAX];
-    snprintf(msg, sizeof msg, "%s", s->err.msg);
-    snprintf(s->err.msg, sizeof s->err.msg, "%.200s [rank 0, chunk %lld]", msg, (long long)fk);
-  }
+  if (status == POD_RUN_FAILED) lpod_study__scale_failed(s, pod_run_failed_chunk(run));
   /* a worker's memory budget stopped the run: the results so far come back
   ** incomplete, and the run exits 1 (DESIGN.md 10) */
   if (status == POD_RUN_CANCELED && s->err.code == POD_ENOMEM) {
@@ -583,41 +576,6 @@ static void on_done(pod_run *run, pod_run_status status, void *ud) {
     s->waiter = NULL;
     lpod_host_resume(s->host, 0);
   }
-}
-
-/* ---- scale-out (scale.h): shards, merge, MPI ---- */
-
-static int next_seq; /* studies started so far (one scenario per process) */
-
-static int on_sink(void *ud, const pod_mc_plan *plan, pod_mc_chunk *c,
-                   pod_err *err) {
-  return lpod_shard_put(((study *)ud)->seq, plan, c, err);
-}
-
-static void on_merged(void *ud, pod_mc_plan *plan, const pod_err *failed) {
-  study *s = ud;
-  /* after an interrupt mpirun is taking the other ranks down */
-  if (!lpod_host_interrupted(s->host)) lpod_mpi_send_state(s->seq, plan, failed);
-}
-
-/* The status pod_run would give a plan merged this far. */
-static pod_run_status merged_status(const pod_mc_plan *plan) {
-  if (pod_mc_chunks_merged(plan) == pod_mc_plan_chunks(plan)) return POD_RUN_COMPLETE;
-  return pod_mc_should_stop(plan) ? POD_RUN_STOPPED : POD_RUN_CANCELED;
-}
-
-/* Done without a run (merged from shard files, or the state from rank 0):
-** finish the statistics here; the status and error into s. */
-static void finish_here(study *s, int rc) {
-  if (rc == POD_OK) {
-    s->status = merged_status(s->plan);
-    rc = pod_mc_finish(s->plan, &s->results, &s->err);
-  }
-  if (rc != POD_OK) s->status = POD_RUN_FAILED;
-  s->state = ST_DONE;
-  uv_loop_t *loop = lpod_host_loop(s->host);
-  uv_update_time(loop);
-  s->wall_s = (double)(uv_now(loop) - s->t0_ms) / 1000.0;
 }
 
 static study *check_study(lua_State *L, const char *what) {
@@ -654,7 +612,6 @@ static int l_start(lua_State *L) {
   pod_err_clear(&e);
   if (pod_mc_plan_new(&spec, &s->plan, &e) != POD_OK)
     return lpod_error_core(L, "podsim.study", NULL, &e);
-  s->seq = next_seq++;
   pod_run_opts ro;
   memset(&ro, 0, sizeof ro);
   ro.threads = s->threads;
@@ -665,33 +622,16 @@ static int l_start(lua_State *L) {
   uv_loop_t *loop = lpod_host_loop(s->host);
   uv_update_time(loop);
   s->t0_ms = uv_now(loop);
-  if (lpod_merge_active()) { /* podsim merge: the chunks come from files */
-    pod_err_clear(&s->err);
-    finish_here(s, lpod_merge_study(s->seq, s->name, s->plan, &s->err));
+  int sc = lpod_study__scale_start(s, &ro, &e); /* shards, merge, MPI */
+  if (sc < 0) return lpod_error_core(L, "study:start", NULL, &e);
+  if (sc > 0) { /* done (merged from shard files), or MPI rank > 0 */
+    if (s->state == ST_RUNNING) { /* pinned for good: see l_study_scale.c */
+      lua_pushlightuserdata(L, s);
+      lua_pushvalue(L, 1);
+      lua_rawset(L, LUA_REGISTRYINDEX);
+    }
     lua_settop(L, 1);
     return 1;
-  }
-  if (lpod_mpi_active()) lpod_mpi_register(s->seq, s->name, s->plan);
-  if (lpod_mpi_active() && lpod_mpi_rank() > 0) {
-    /* rank 0 hands out the chunks; this rank's server threads run them
-    ** and s:wait() receives the merged state.  Pinned for good: the
-    ** server threads keep workers of this plan until the end. */
-    s->state = ST_RUNNING;
-    s->mpi_wait = 1;
-    lua_pushlightuserdata(L, s);
-    lua_pushvalue(L, 1);
-    lua_rawset(L, LUA_REGISTRYINDEX);
-    lua_settop(L, 1);
-    return 1;
-  }
-  ro.remote = lpod_mpi_remote();
-  if (lpod_mpi_active()) ro.merged_cb = on_merged;
-  if (s->opts->shard_n > 0) {
-    ro.shard_index = s->opts->shard_i;
-    ro.shard_count = s->opts->shard_n;
-    ro.sink = on_sink;
-    if (lpod_shard_study(s->seq, s->name, s->plan, &e) != POD_OK)
-      return lpod_error_core(L, "study:start", NULL, &e);
   }
   if (pod_run_start(loop, s->plan, &ro, &s->run, &e) != POD_OK)
     return lpod_error_core(L, "study:start", NULL, &e);
@@ -728,10 +668,7 @@ static int l_wait(lua_State *L) {
   study *s = check_study(L, "study:wait");
   lua_settop(L, 1);
   if (s->state == ST_NEW) return lpod_error(L, "study:wait", NULL, "study '%s' was not started (use study:run() or study:start())", s->name);
-  if (s->state == ST_RUNNING && s->mpi_wait) {
-    pod_err_clear(&s->err);
-    finish_here(s, lpod_mpi_recv_state(s->seq, s->plan, &s->err));
-  }
+  if (s->state == ST_RUNNING && s->mpi_wait) lpod_study__scale_wait(s);
   if (s->state == ST_DONE) return wait_k(L, LUA_OK, 0);
   if (s->waiter) return lpod_error(L, "study:wait", NULL, "study '%s' is already being waited for", s->name);
   lpod_host_check_yield(L, "study:wait");

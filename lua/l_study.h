@@ -92,6 +92,18 @@ void lpod_study__lw_free(void *ud, void *worker);
 int lpod_study__lw_eval(void *ud, void *worker, int grid, const double *x,
                         double *y, pod_err *err);
 
+/* Scale-out (l_study_scale.c, scale.h).  scale_start, in s:start() once
+** the plan exists: numbers the study, then either finishes it (podsim
+** merge: chunks from the shard files), or leaves it running for rank 0's
+** state (MPI rank > 0; the caller pins it), and returns 1; or sets the
+** run options (shard sink, MPI remote executor and merged_cb) and returns
+** 0; -1 with err on failure.  scale_wait: MPI rank > 0, receive the state
+** and finish.  scale_failed: after a failed run, name the rank and chunk
+** in the error under MPI. */
+int lpod_study__scale_start(study *s, pod_run_opts *ro, pod_err *err);
+void lpod_study__scale_wait(study *s);
+void lpod_study__scale_failed(study *s, int64_t chunk);
+
 /* Push the results table of the finished study s, at sidx (see
 ** lua/README.md).  [-0, +1, e] */
 void lpod_study__push_results(lua_State *L, int sidx, study *s);
