@@ -335,6 +335,25 @@ static void r_moments(rbuf *r, pod_moments *m) {
   m->max = r_f64(r);
 }
 
+/* Moments a run could have produced: empty as pod_moments_init leaves
+** them, or finite sums and min <= max (m2 and m4 are not checked for
+** sign: rounding may leave them a hair below 0 for near-constant data). */
+static int moments_ok(const pod_moments *m) {
+  if (m->n == 0)
+    return m->mean == 0 && m->m2 == 0 && m->m3 == 0 && m->m4 == 0 &&
+           isnan(m->min) && isnan(m->max);
+  return m->n > 0 && isfinite(m->mean) && isfinite(m->m2) && isfinite(m->m3) &&
+         isfinite(m->m4) && isfinite(m->min) && isfinite(m->max) &&
+         m->min <= m->max;
+}
+
+/* n finite doubles at x. */
+static int finite_all(const double *x, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
 /* n 8-byte words (doubles of a column, or counts) into dst. */
 static void r_column(rbuf *r, void *dst, int64_t n) {
   if (r->bad || n < 0 || (uint64_t)n > (r->n - r->at) / 8) {
@@ -396,6 +415,9 @@ static int r_sketch(rbuf *r, pod_sketch *s, int64_t n, pod_err *err) {
   if (!rc) rc = r_store(r, &s->neg, &total, err);
   if (rc) return rc;
   if (s->n != n || total != n) return bad(err, "sketch counts do not add up");
+  if (n > 0 ? !(isfinite(s->min) && isfinite(s->max) && s->min <= s->max)
+            : !(isnan(s->min) && isnan(s->max)))
+    return bad(err, "sketch range is not finite");
   return POD_OK;
 }
 
@@ -483,6 +505,8 @@ static int decode_chunk_body(pod_mc_plan *pl, pod_mc_chunk *c, rbuf *r,
     r_moments(r, &c->mom[m]);
     if (!r->bad && c->mom[m].n != c->n)
       return bad(err, "moments count differs from the chunk's samples");
+    if (!r->bad && !moments_ok(&c->mom[m]))
+      return bad(err, "moments are not finite");
   }
   int f = (int)r_uint(r, 1);
   if (r->bad) return bad(err, "truncated chunk");
@@ -504,6 +528,8 @@ static int decode_chunk_body(pod_mc_plan *pl, pod_mc_chunk *c, rbuf *r,
     for (int m = 0; m < M; m++) {
       c->yd[m] = pl->ycol[c->g * M + m] + c->i0;
       r_column(r, c->yd[m], c->n);
+      if (!r->bad && !finite_all(c->yd[m], c->n))
+        return bad(err, "stored rows are not finite");
     }
   }
   if (f & FLAG_XROWS) {
@@ -512,6 +538,8 @@ static int decode_chunk_body(pod_mc_plan *pl, pod_mc_chunk *c, rbuf *r,
     for (int p = 0; p < P; p++) {
       c->xd[p] = pl->xcol[c->g * P + p] + c->i0;
       r_column(r, c->xd[p], c->n);
+      if (!r->bad && !finite_all(c->xd[p], c->n))
+        return bad(err, "stored rows are not finite");
     }
   }
   if (f & FLAG_SOBOL) {
@@ -519,11 +547,18 @@ static int decode_chunk_body(pod_mc_plan *pl, pod_mc_chunk *c, rbuf *r,
     c->sob = calloc((size_t)(P * M) + 1, sizeof(pod_sobol_acc));
     if (!c->svar || !c->sob)
       return pod_err_set(err, POD_ENOMEM, "decode", "out of memory");
-    for (int m = 0; m < M; m++) r_moments(r, &c->svar[m]);
+    for (int m = 0; m < M; m++) {
+      r_moments(r, &c->svar[m]);
+      if (!r->bad && (c->svar[m].n != 2 * c->n || !moments_ok(&c->svar[m])))
+        return bad(err, "Sobol moments are not those of the chunk");
+    }
     for (int i = 0; i < P * M; i++) {
       c->sob[i].n = r_i64(r);
       c->sob[i].first = r_f64(r);
       c->sob[i].total = r_f64(r);
+      if (!r->bad && !(isfinite(c->sob[i].first) && isfinite(c->sob[i].total) &&
+                       c->sob[i].n >= 0))
+        return bad(err, "Sobol sums are not finite");
     }
   }
   if (r->bad) return bad(err, "truncated chunk");
@@ -623,6 +658,13 @@ static void reset_merge(pod_mc_plan *pl) {
   pl->stopped = 0;
 }
 
+/* Samples of grid point g in the first `merged` chunks. */
+static int64_t grid_samples(const pod_mc_plan *pl, int g, int64_t merged) {
+  int64_t n = 0;
+  for (int64_t k = g; k < merged; k += pl->G) n += pod_mc_chunk_samples(pl, k);
+  return n;
+}
+
 /* Rows grid point g stores once `merged` chunks are merged. */
 static int64_t expected_rows(const pod_mc_plan *pl, int g, int64_t merged) {
   int64_t rows = 0,
@@ -646,8 +688,9 @@ static int decode_state_body(pod_mc_plan *pl, rbuf *r, pod_err *err) {
   for (int i = 0; i < G * M; i++) {
     r_moments(r, &pl->mom[i]);
     if (r->bad) return bad(err, "truncated state");
-    if (pl->mom[i].n < 0 || pl->mom[i].n > samples)
-      return bad(err, "moments count out of range");
+    if (pl->mom[i].n != grid_samples(pl, i / M, merged) ||
+        !moments_ok(&pl->mom[i]))
+      return bad(err, "moments do not match the merged chunks");
   }
   int f = (int)r_uint(r, 1);
   int want_f = (pl->sk ? FLAG_SKETCH : 0) |
@@ -667,17 +710,31 @@ static int decode_state_body(pod_mc_plan *pl, rbuf *r, pod_err *err) {
     if (rows != expected_rows(pl, g, merged))
       return bad(err, "stored rows do not match the chunks");
     pl->rows[g] = rows;
-    for (int m = 0; m < M && rows > 0; m++)
+    for (int m = 0; m < M && rows > 0; m++) {
       r_column(r, pl->ycol[g * M + m], rows);
-    for (int p = 0; p < P && rows > 0 && pl->store_x; p++)
+      if (!r->bad && !finite_all(pl->ycol[g * M + m], rows))
+        return bad(err, "stored rows are not finite");
+    }
+    for (int p = 0; p < P && rows > 0 && pl->store_x; p++) {
       r_column(r, pl->xcol[g * P + p], rows);
+      if (!r->bad && !finite_all(pl->xcol[g * P + p], rows))
+        return bad(err, "stored rows are not finite");
+    }
   }
   if (f & FLAG_SOBOL) {
-    for (int i = 0; i < G * M; i++) r_moments(r, &pl->svar[i]);
+    for (int i = 0; i < G * M; i++) {
+      r_moments(r, &pl->svar[i]);
+      if (!r->bad && (pl->svar[i].n != 2 * grid_samples(pl, i / M, merged) ||
+                      !moments_ok(&pl->svar[i])))
+        return bad(err, "Sobol moments do not match the merged chunks");
+    }
     for (int i = 0; i < G * P * M; i++) {
       pl->sob[i].n = r_i64(r);
       pl->sob[i].first = r_f64(r);
       pl->sob[i].total = r_f64(r);
+      if (!r->bad && !(isfinite(pl->sob[i].first) &&
+                       isfinite(pl->sob[i].total) && pl->sob[i].n >= 0))
+        return bad(err, "Sobol sums are not finite");
     }
   }
   if (r->bad) return bad(err, "truncated state");
