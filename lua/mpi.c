@@ -97,6 +97,24 @@ static unsigned char *recv_pieces(uint64_t len, int src, int tag) {
   return p;
 }
 
+/* A receive that waits by testing and sleeping `nap_ns` between tests:
+** Open MPI's blocking calls spin on a core, which idle ranks (a main
+** thread waiting for a state, a server thread waiting for work) must not
+** take from the workers. */
+static int recv_idle(void *buf, int n, MPI_Datatype type, int src, int tag,
+                     long nap_ns) {
+  MPI_Request rq;
+  if (MPI_Irecv(buf, n, type, src, tag, MPI_COMM_WORLD, &rq) != MPI_SUCCESS)
+    return -1;
+  struct timespec nap = {0, nap_ns};
+  for (;;) {
+    int done = 0;
+    if (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+    if (done) return 0;
+    nanosleep(&nap, NULL);
+  }
+}
+
 /* ---- registry ---- */
 
 static entry *find_locked(int seq) {
@@ -154,9 +172,7 @@ static void server(void *arg) {
   int ncache = 0;
   for (;;) {
     int64_t req[2];
-    if (MPI_Recv(req, 2, MPI_INT64_T, 0, TAG_REQ + t, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE) != MPI_SUCCESS)
-      break;
+    if (recv_idle(req, 2, MPI_INT64_T, 0, TAG_REQ + t, 100000) != 0) break;
     if (req[1] < 0) break;
     int seq = (int)req[0];
     uv_mutex_lock(&G.mu);
@@ -437,8 +453,7 @@ int lpod_mpi_recv_state(int seq, pod_mc_plan *plan, pod_err *err) {
   if (en) en->got = 1;
   uv_mutex_unlock(&G.mu);
   int64_t head[2];
-  if (MPI_Recv(head, 2, MPI_INT64_T, 0, TAG_STATE + seq, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE) != MPI_SUCCESS)
+  if (recv_idle(head, 2, MPI_INT64_T, 0, TAG_STATE + seq, 1000000) != 0)
     return pod_err_set(err, POD_EINVAL, "mpi", "lost rank 0");
   unsigned char *buf = recv_pieces((uint64_t)head[1], 0, TAG_STATE + seq);
   if (!buf) return pod_err_set(err, POD_ENOMEM, "mpi", "out of memory");
@@ -608,8 +623,7 @@ int lpod_mpi_finish(int rc) {
     for (int i = 0; i < G.nstudies; i++) {
       if (G.studies[i].got) continue;
       int64_t head[2];
-      MPI_Recv(head, 2, MPI_INT64_T, 0, TAG_STATE + G.studies[i].seq,
-               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      recv_idle(head, 2, MPI_INT64_T, 0, TAG_STATE + G.studies[i].seq, 1000000);
       free(recv_pieces((uint64_t)head[1], 0, TAG_STATE + G.studies[i].seq));
     }
     for (int t = 0; t < G.threads; t++) uv_thread_join(&G.servers[t]);
