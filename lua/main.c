@@ -330,6 +330,7 @@ int main(int argc, char **argv) {
     o.quiet = 1;
     int rc = parse_run_opts(argc, argv, 2, &o, sets, 0);
     if (rc) return rc;
+    if (o.shard_n || o.mpi) return usage_error("--shard and --mpi are options of run%s", "");
     if (o.threads == 0) {
       long n = sysconf(_SC_NPROCESSORS_ONLN);
       o.threads = n > 0 ? (int)(n > 1024 ? 1024 : n) : 1;

@@ -116,6 +116,8 @@ run "$PODSIM" run "$OUT/case.lua" --shard 3/3 --out "$OUT/u"
 expect_rc 2 "shard index out of range"; expect_err "--shard needs I/N" "explains --shard"
 run "$PODSIM" run "$OUT/case.lua" --shard 0/2
 expect_rc 2 "shard without --out"; expect_err "needs --out" "asks for --out"
+run "$PODSIM" validate --shard 0/2
+expect_rc 2 "validate --shard"; expect_err "options of run" "says --shard belongs to run"
 run "$PODSIM" merge
 expect_rc 2 "merge without folders"
 run "$PODSIM" merge "$OUT/nothing-here" --out "$OUT/x"
