@@ -309,10 +309,10 @@ int main(int argc, char **argv) {
     if (o.shard_n) {
       static const char *kept[1024];
       int nk = kept_opts(argc, argv, kept);
-      char dir[4096];
+      static char dir[4096];
       snprintf(dir, sizeof dir, "%s", o.out_dir);
-      o.shard_dir = strdup(dir);
-      if (!o.shard_dir || mkdir(dir, 0777) != 0) {
+      o.shard_dir = dir;
+      if (mkdir(dir, 0777) != 0) {
         if (errno != EEXIST) {
           fprintf(stderr, "podsim: cannot create '%s': %s\n", dir, strerror(errno));
           return 1;
