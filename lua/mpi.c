@@ -8,9 +8,10 @@
 **     thread t of rank r (chunk -1: stop);
 **   rank r -> rank 0, tag TAG_RES + t: the chunk's record (mc_codec.c) as
 **     a blob: u64 length, then pieces of at most 1 GiB;
-**   rank 0 -> rank r, tag TAG_STATE + study: the study's merge state as a
-**     blob, preceded by an int64 status (0, or a failure: the error
-**     follows as field and message).
+**   parent -> child, tag TAG_STATE + study: the study's merge state,
+**     down a binary tree from rank 0 (children of r: 2r+1, 2r+2), as
+**     int64 {status, length} then pieces of at most 1 GiB (status 0, or a
+**     failure: then the error as field and message).
 ** Slot (r, t) is one remote worker: rank 0's pool threads take free slots
 ** (dynamic assignment) next to the local workers (pod_run_remote).  A
 ** chunk abandoned on a cancel leaves its slot owing one result, which the
@@ -406,9 +407,34 @@ static void isend(unsigned char *p, int n, MPI_Datatype type, int dest,
   G.send_bufs[G.nsends++] = p;
 }
 
-/* One message of the state blob for every other rank; each rank gets its
-** own copy of the header, the pieces share nothing either (one buffer per
-** send keeps ownership simple). */
+/* The state of a study travels down a binary tree of ranks (rank r's
+** children are 2r+1 and 2r+2): each rank forwards it to its children
+** before decoding it, so rank 0 sends two copies whatever the number of
+** ranks and the last rank has it after about log2(K) hops. */
+static int parent_of(int r) {
+  return (r - 1) / 2;
+}
+
+/* Queue the header {status, len} and the pieces of buf to the children of
+** this rank (each send its own copy; buf stays the caller's). */
+static void forward_state(int seq, int64_t status, const unsigned char *buf,
+                          size_t len) {
+  for (int c = 2 * G.rank + 1; c <= 2 * G.rank + 2 && c < G.size; c++) {
+    int64_t *head = malloc(2 * sizeof(int64_t));
+    if (!head) MPI_Abort(MPI_COMM_WORLD, 1);
+    head[0] = status;
+    head[1] = (int64_t)len;
+    isend((unsigned char *)head, 2, MPI_INT64_T, c, TAG_STATE + seq);
+    for (size_t at = 0; at < len; at += PIECE) {
+      size_t piece = len - at < PIECE ? len - at : PIECE;
+      unsigned char *copy = malloc(piece);
+      if (!copy) MPI_Abort(MPI_COMM_WORLD, 1);
+      memcpy(copy, buf + at, piece);
+      isend(copy, (int)piece, MPI_BYTE, c, TAG_STATE + seq);
+    }
+  }
+}
+
 void lpod_mpi_send_state(int seq, pod_mc_plan *plan, const pod_err *failed) {
   if (!G.active || G.rank != 0 || G.size < 2) return;
   reap_sends(0);
@@ -430,21 +456,20 @@ void lpod_mpi_send_state(int seq, pod_mc_plan *plan, const pod_err *failed) {
     buf = (unsigned char *)strdup(msg);
     if (!buf) len = 0;
   }
-  for (int r = 1; r < G.size; r++) {
-    int64_t *head = malloc(2 * sizeof(int64_t));
-    if (!head) MPI_Abort(MPI_COMM_WORLD, 1);
-    head[0] = status;
-    head[1] = (int64_t)len;
-    isend((unsigned char *)head, 2, MPI_INT64_T, r, TAG_STATE + seq);
-    for (size_t at = 0; at < len; at += PIECE) {
-      size_t piece = len - at < PIECE ? len - at : PIECE;
-      unsigned char *copy = malloc(piece);
-      if (!copy) MPI_Abort(MPI_COMM_WORLD, 1);
-      memcpy(copy, buf + at, piece);
-      isend(copy, (int)piece, MPI_BYTE, r, TAG_STATE + seq);
-    }
-  }
+  forward_state(seq, status, buf, len);
   free(buf);
+}
+
+/* Ranks > 0: the state of study seq from the parent, forwarded on to the
+** children; *head = {status, len}; NULL when lost. */
+static unsigned char *take_state(int seq, int64_t head[2]) {
+  int from = parent_of(G.rank);
+  if (recv_idle(head, 2, MPI_INT64_T, from, TAG_STATE + seq, 1000000) != 0)
+    return NULL;
+  unsigned char *buf = recv_pieces((uint64_t)head[1], from, TAG_STATE + seq);
+  if (buf) forward_state(seq, head[0], buf, (size_t)head[1]);
+  reap_sends(0);
+  return buf;
 }
 
 int lpod_mpi_recv_state(int seq, pod_mc_plan *plan, pod_err *err) {
@@ -453,10 +478,11 @@ int lpod_mpi_recv_state(int seq, pod_mc_plan *plan, pod_err *err) {
   if (en) en->got = 1;
   uv_mutex_unlock(&G.mu);
   int64_t head[2];
-  if (recv_idle(head, 2, MPI_INT64_T, 0, TAG_STATE + seq, 1000000) != 0)
-    return pod_err_set(err, POD_EINVAL, "mpi", "lost rank 0");
-  unsigned char *buf = recv_pieces((uint64_t)head[1], 0, TAG_STATE + seq);
-  if (!buf) return pod_err_set(err, POD_ENOMEM, "mpi", "out of memory");
+  unsigned char *buf = take_state(seq, head);
+  if (!buf)
+    return pod_err_set(err, POD_EINVAL, "mpi",
+                       "lost the state of study #%d from rank %d", seq + 1,
+                       parent_of(G.rank));
   int rc;
   if (head[0]) {
     char *nl = memchr(buf, '\n', (size_t)head[1]);
@@ -618,15 +644,16 @@ int lpod_mpi_finish(int rc) {
     }
     reap_sends(1);
   } else {
-    /* states of studies the scenario started but never waited for: rank 0
-    ** sent them, and waits until they are received */
+    /* states of studies the scenario started but never waited for: the
+    ** parent sent them and waits until they are received (and the
+    ** children wait for this rank to forward them) */
     for (int i = 0; i < G.nstudies; i++) {
       if (G.studies[i].got) continue;
       int64_t head[2];
-      recv_idle(head, 2, MPI_INT64_T, 0, TAG_STATE + G.studies[i].seq, 1000000);
-      free(recv_pieces((uint64_t)head[1], 0, TAG_STATE + G.studies[i].seq));
+      free(take_state(G.studies[i].seq, head));
     }
     for (int t = 0; t < G.threads; t++) uv_thread_join(&G.servers[t]);
+    reap_sends(1); /* the states forwarded to this rank's children */
   }
   MPI_Finalize();
   G.active = 0;

@@ -1,6 +1,6 @@
 # CLI tests of podsim run --mpi under mpirun (Open MPI): outputs and stdout
 # byte-identical to one process for K = 1, 2, 3 ranks and 1 or 2 threads
-# per rank; an evaluation error on another rank names the rank and the
+# per rank, and K = 5 (the results forwarded down a tree of ranks); an evaluation error on another rank names the rank and the
 # chunk; a killed rank fails the run naming it and the chunk it held, with
 # no half-written file; SIGINT to mpirun leaves the partial results marked
 # incomplete.  Skipped (passes) when podsim is built without MPI.
@@ -38,8 +38,9 @@ same_outputs() {
 run "$PODSIM" run "$OUT/case.lua" --threads 2 --max-samples-mb 1 --out "$OUT/ref"
 expect_rc 0 "one process"
 cp "$OUT/stdout" "$OUT/ref.stdout"
-for k in 1 2 3; do
+for k in 1 2 3 5; do
   for t in 1 2; do
+    [ $k -eq 5 ] && [ $t -eq 2 ] && continue # 5 ranks: the state two levels down the tree
     run timeout 300 "${MPIRUN[@]}" -n $k "$PODSIM" run "$OUT/case.lua" --mpi --threads $t \
       --max-samples-mb 1 --out "$OUT/k${k}t$t"
     expect_rc 0 "$k ranks x $t threads"
@@ -97,7 +98,7 @@ local r = podsim.study{name = "w", samples = 3000, params = {x = podsim.dist.uni
   eval = function(p) return {y = p.x} end}:run()
 print(r.stats.y[1].n)
 LUA
-run timeout 60 "${MPIRUN[@]}" -n 3 "$PODSIM" run "$OUT/nowait.lua" --mpi --threads 1 --quiet --out "$OUT/nw"
+run timeout 60 "${MPIRUN[@]}" -n 5 "$PODSIM" run "$OUT/nowait.lua" --mpi --threads 1 --quiet --out "$OUT/nw"
 expect_rc 0 "a study never waited for"; expect_out "^3000" "the other study's results"
 
 # a long study for the faults below
