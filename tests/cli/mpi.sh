@@ -19,6 +19,11 @@ MPIRUN=(mpirun --oversubscribe)
 # transport uses for large messages: copy through shared memory instead
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 cp "$SRC/tests/cli/scale_case.lua" "$OUT/case.lua"
+# a temporary folder of this test's own (short: Open MPI puts its sockets
+# there), to see that ranks > 0 remove their scratch folders
+TMPDIR=$(mktemp -d /tmp/pmt.XXXXXX)
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
 
 same_outputs() {
   local f n=0
@@ -48,7 +53,7 @@ for k in 1 2 3 5; do
     same_outputs "$OUT/ref" "$OUT/k${k}t$t" "$k ranks x $t threads"
   done
 done
-[ -z "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'podsim-discard-*' -newer "$OUT/ref.stdout" 2>/dev/null)" ] \
+[ -z "$(find "$TMPDIR" -maxdepth 1 -name 'podsim-discard-*' 2>/dev/null)" ] \
   && ok || bad "ranks > 0 leave their scratch folders behind"
 
 # an evaluation error: chunk 1 (grid point 2) fails on whichever rank runs
