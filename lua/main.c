@@ -191,7 +191,7 @@ static int at_end(int rc) {
 ** to /dev/null, files into a scratch folder removed at the end. */
 static int discard_outputs(pod_host_opts *o) {
   const char *tmp = getenv("TMPDIR");
-  snprintf(g_scratch, sizeof g_scratch, "%s/podsim-discard-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+  snprintf(g_scratch, sizeof g_scratch, "%s/podsim-discard-XXXXXX", tmp && tmp[0] ? tmp : P_tmpdir);
   if (!mkdtemp(g_scratch)) {
     fprintf(stderr, "podsim: cannot create a scratch folder: %s\n", strerror(errno));
     g_scratch[0] = '\0';

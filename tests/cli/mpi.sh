@@ -21,7 +21,7 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy
 cp "$SRC/tests/cli/scale_case.lua" "$OUT/case.lua"
 # a temporary folder of this test's own (short: Open MPI puts its sockets
 # there), to see that ranks > 0 remove their scratch folders
-TMPDIR=$(mktemp -d /tmp/pmt.XXXXXX)
+TMPDIR=$(mktemp -d -t pmt.XXXXXX)
 export TMPDIR
 trap 'rm -rf "$TMPDIR"' EXIT
 
