@@ -12,6 +12,7 @@
 
 #include <lua.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <uv.h>
 
 typedef struct pod_host_opts {
@@ -37,6 +38,12 @@ typedef struct pod_host_opts {
 /* Run the scenario (or validation) described by `o`; returns the exit
 ** code of DESIGN.md section 6 (0, 1, 130). Errors go to stderr. */
 int pod_host_main(const pod_host_opts *o);
+
+/* Call first in main(): make fds 0, 1 and 2 valid before anything opens
+** a file (a closed one is reopened on /dev/null, stdout on /dev/full so
+** that output to it counts as lost) and ignore SIGPIPE, so a broken pipe
+** is a write error like any other. */
+void pod_host_std_streams(void);
 
 /* --- for bindings ------------------------------------------------------- */
 
@@ -80,6 +87,18 @@ void lpod_host_off_cancel(pod_host *h, int id);
 ** below the scenario's folder or the output folder, or anywhere with
 ** --unsafe. */
 int lpod_host_path_allowed(pod_host *h, const char *path, int write);
+
+/* uv_hrtime() at which the run's time budget ends (including the grace
+** period once it has run out), or 0 without --timeout. */
+uint64_t lpod_host_deadline_ns(pod_host *h);
+
+/* Budgets for a state that runs outside the scenario coroutine (the
+** probe's template state): stop its Lua code once uv_hrtime() passes
+** deadline_ns (0: no deadline) with the error msg.  [-0, +0, m] */
+void lpod_state_deadline(lua_State *L, uint64_t deadline_ns, const char *msg);
+/* Non-zero once L ran out of its memory budget (an error then is the
+** budget's, whatever its message says).  [-0, +0, -] */
+int lpod_state_out_of_memory(lua_State *L);
 
 /* A fresh worker lua_State with podsim's libraries opened, sandboxed like
 ** the main state, sharing nothing with it (one per worker thread); NULL

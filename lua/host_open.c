@@ -266,6 +266,9 @@ static int open_podsim(lua_State *L, const pod_host_opts *o) {
   lua_pop(L, 1);
   lua_setfield(L, LUA_REGISTRYINDEX, "lpod.fnames");
   lua_pop(L, 1); /* podsim */
+  /* budgets hold with or without the sandbox; the library captured the
+  ** original pcall for its own cleanup */
+  pod_host__guard_budgets(L);
   if (!o->unsafe) pod_host__sandbox(L);
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "pod_err.h"
 #include "pod_run.h"
 
 #define MAX_SETS 256
@@ -149,6 +150,8 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
 
 int main(int argc, char **argv) {
   static const char *sets[MAX_SETS];
+  pod_host_std_streams();
+  pod_init();
   pod_host_opts o;
   default_opts(&o);
   if (argc < 2) {
@@ -158,11 +161,11 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     fputs(usage_text, stdout);
-    return 0;
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
   }
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("podsim %s\n", POD_VERSION);
-    return 0;
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
   }
   o.sets = sets;
   if (strcmp(cmd, "run") == 0) {

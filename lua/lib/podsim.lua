@@ -7,6 +7,10 @@
 local P, raw, opts, args = ...
 
 local fmt, concat, floor = string.format, table.concat, math.floor
+-- The original pcall (the host replaces the global by one that cannot
+-- catch budget errors): writers clean up their temporary file, then
+-- re-raise.
+local pcall = pcall
 local raw_open, raw_rename, raw_remove = raw.io_open, raw.os_rename, raw.os_remove
 
 P.version = "0.1.0"
