@@ -20,6 +20,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "pod_err.h"
 #include "pod_stats.h"
 #include "near.h"
 
@@ -459,7 +460,7 @@ static void test_sobol_formula(void **st) {
 }
 
 int main(void) {
-  gsl_set_error_handler_off();
+  pod_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_moments_vs_gsl),
       cmocka_unit_test(test_moments_merge_splits),
