@@ -51,6 +51,8 @@ void lpod_state_deadline(lua_State *L, uint64_t deadline_ns, const char *msg) {
   pod_host__set_deadline(L, deadline_ns, msg);
 }
 
+void lpod_state_doom(lua_State *L) { pod_host__doom(L, POD_DOOM_TIME); }
+
 int lpod_state_out_of_memory(lua_State *L) { return pod_host__doomed(L) == POD_DOOM_MEMORY; }
 
 void lpod_host_fail(pod_host *h, const char *msg) {
@@ -287,6 +289,10 @@ static void on_signal(int sig) {
 ** instructions, look at the clock. */
 static void budget_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
+  pod_host__check_time(L);
+}
+
+void pod_host__check_time(lua_State *L) {
   pod_host *h = lpod_host(L);
   if (h == NULL || h->o.timeout_s <= 0) return;
   uv_update_time(&h->loop);

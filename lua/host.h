@@ -100,6 +100,10 @@ void lpod_state_deadline(lua_State *L, uint64_t deadline_ns, const char *msg);
 ** budget's, whatever its message says).  [-0, +0, -] */
 int lpod_state_out_of_memory(lua_State *L);
 
+/* Mark L's next error as a budget error that pcall cannot catch (a
+** worker stopped after a cancel).  [-0, +0, -] */
+void lpod_state_doom(lua_State *L);
+
 /* A fresh worker lua_State with podsim's libraries opened, sandboxed like
 ** the main state, sharing nothing with it (one per worker thread); NULL
 ** when it cannot be made.  Touches no existing state.  [-0, +0, -] */

@@ -93,6 +93,12 @@ int pod_host__mkdirs(const char *path);
 ** function and its name).  A lua_CFunction. */
 int pod_host__io_file(lua_State *L);
 
+/* host.c */
+/* In the main state: raise the time budget error (dooming L) once the
+** run's --timeout (plus the grace period after a cancel) has passed.
+** [-0, +0, v] */
+void pod_host__check_time(lua_State *L);
+
 /* host_guard.c */
 /* Take the output folder for this run: create it and its lock file
 ** `.podsim.lock` holding the pid; -1 (reported) when another live run

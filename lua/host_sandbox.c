@@ -154,7 +154,75 @@ static int guard_resume(lua_State *L) {
   return lua_gettop(L);
 }
 
+/* The budget check at the entry of a long C call: the deadline of a
+** template state, the run's time budget in the main state, or the check
+** a worker state registered ("lpod.budget_check", see l_study_worker.c).
+** Lua's count hook does not run inside C functions, so a loop of slow
+** pattern matches would otherwise see it only every million
+** instructions, that is after millions of matches. */
+static void check_budget(lua_State *L) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, "lpod.deadline_ns") == LUA_TNUMBER) {
+    uint64_t deadline = (uint64_t)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (deadline && uv_hrtime() >= deadline) {
+      pod_host__doom(L, POD_DOOM_TIME);
+      lua_getfield(L, LUA_REGISTRYINDEX, "lpod.deadline_msg");
+      lua_error(L);
+    }
+  } else {
+    lua_pop(L, 1);
+  }
+  if (lpod_host(L) != NULL) {
+    pod_host__check_time(L);
+  } else if (lua_getfield(L, LUA_REGISTRYINDEX, "lpod.budget_check") == LUA_TFUNCTION) {
+    lua_call(L, 0, 0);
+  } else {
+    lua_pop(L, 1);
+  }
+}
+
+/* string.find/match/gsub through the original (upvalue 1), after the
+** budget check. */
+static int guard_string_fn(lua_State *L) {
+  check_budget(L);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+/* The iterator of string.gmatch (upvalue 1: the original's), each match
+** after the budget check. */
+static int guard_gmatch_iter(lua_State *L) {
+  check_budget(L);
+  lua_settop(L, 0);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_call(L, 0, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+static int guard_gmatch(lua_State *L) {
+  check_budget(L);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  lua_pushcclosure(L, guard_gmatch_iter, 1);
+  return 1;
+}
+
 void pod_host__guard_budgets(lua_State *L) {
+  if (lua_getglobal(L, "string") == LUA_TTABLE) {
+    static const char *const fns[] = {"find", "match", "gsub", NULL};
+    for (int i = 0; fns[i]; i++) {
+      lua_getfield(L, -1, fns[i]);
+      lua_pushcclosure(L, guard_string_fn, 1);
+      lua_setfield(L, -2, fns[i]);
+    }
+    lua_getfield(L, -1, "gmatch");
+    lua_pushcclosure(L, guard_gmatch, 1);
+    lua_setfield(L, -2, "gmatch");
+  }
+  lua_pop(L, 1);
   lua_pushcfunction(L, guard_pcall);
   lua_setglobal(L, "pcall");
   lua_pushcfunction(L, guard_xpcall);

@@ -21,11 +21,20 @@ static void worker_hook(lua_State *L, lua_Debug *ar) {
   /* Running chunks may finish after a cancel; only an evaluator still
   ** busy CANCEL_GRACE_NS later (an endless loop) is stopped here. */
   if (s && atomic_load(&s->cancel) &&
-      uv_hrtime() - atomic_load(&s->cancel_ns) > CANCEL_GRACE_NS)
+      uv_hrtime() - atomic_load(&s->cancel_ns) > CANCEL_GRACE_NS) {
+    lpod_state_doom(L); /* a pcall inside eval cannot swallow this */
     luaL_error(L,
                "study '%s' stopped: its evaluator kept running after the run "
                "was interrupted",
                s->name);
+  }
+}
+
+/* The same check at the entry of long C calls (string patterns; see
+** host_sandbox.c), registered as "lpod.budget_check". */
+static int worker_budget_check(lua_State *L) {
+  worker_hook(L, NULL);
+  return 0;
 }
 
 void *lpod_study__lw_new(void *ud, pod_err *err) {
@@ -66,6 +75,8 @@ void *lpod_study__lw_new(void *ud, pod_err *err) {
   lua_pushlightuserdata(L, s);
   lua_setfield(L, LUA_REGISTRYINDEX, "lpod.worker_study");
   lua_sethook(L, worker_hook, LUA_MASKCOUNT, 1 << 20);
+  lua_pushcfunction(L, worker_budget_check);
+  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.budget_check");
   return w;
 }
 

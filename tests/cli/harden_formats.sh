@@ -26,4 +26,19 @@ run "$PODSIM" run "$OUT/huge.lua" --quiet --out "$OUT/h"
 expect_rc 0 "a study of values near the double limit"
 # uniform{1, 2} * 1e306: mean 1.5e306, sd 1e306/sqrt(12) = 2.887e305
 expect_out '^mean=1\.(49|50)[0-9]*e\+306 sd=2\.(8[5-9]|9[0-2])[0-9]*e\+305$' "mean and sd finite and right"
+
+# --- the budget-guarded pcall and string functions still cross into
+# worker states when eval captures them ---
+scenario cross.lua <<'LUA'
+local pcall, find = pcall, string.find
+local s = podsim.study{name = "c", samples = 1000, seed = 1, params = {x = podsim.dist.uniform{0, 1}},
+  metrics = {"y"}, eval = function(p)
+    local ok, v = pcall(function() return find("abc", "b") end)
+    return {y = ok and v or -1}
+  end}
+print("mean=" .. s:run().stats.y[1].mean)
+LUA
+run "$PODSIM" run "$OUT/cross.lua" --quiet --threads 2 --out "$OUT/x"
+expect_rc 0 "eval capturing pcall and string.find"
+expect_out '^mean=2(\.0)?$' "they work in the worker"
 finish
