@@ -28,6 +28,7 @@ static const char usage_text[] =
     "  presets [gpus|systems|models|failures]\n"
     "                           list the built-in presets and their sources\n"
     "  plot DIR                 render the plots for the CSV files in DIR\n"
+    "                           (presets and plot take --timeout, --max-memory)\n"
     "  --help, --version\n"
     "\n"
     "run options:\n"
@@ -45,8 +46,9 @@ static const char usage_text[] =
     "  --unsafe               lift the sandbox (os.execute, io.popen, C modules,\n"
     "                         files anywhere)\n"
     "\n"
-    "exit codes: 0 success, 1 scenario or runtime error, 2 usage error,\n"
-    "130 interrupted (partial results written and marked incomplete)\n";
+    "exit codes: 0 success, 1 scenario or runtime error (also: output lost,\n"
+    "a budget ran out), 2 usage error, 130/143/129 interrupted by SIGINT/\n"
+    "SIGTERM/SIGHUP (partial results written and marked incomplete)\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "podsim: ");
@@ -196,12 +198,15 @@ int main(int argc, char **argv) {
     return pod_host_main(&o);
   }
   if (strcmp(cmd, "presets") == 0 || strcmp(cmd, "plot") == 0) {
-    if (argc > 3) return usage_error("unexpected argument '%s'", argv[3]);
-    if (strcmp(cmd, "plot") == 0 && argc < 3)
-      return usage_error("plot needs the folder of a run's CSV files%s", "");
+    /* the run options that make sense here are the budgets */
     o.tool = cmd;
-    o.tool_arg = argc > 2 ? argv[2] : NULL;
-    if (strcmp(cmd, "plot") == 0) o.out_dir = argv[2];
+    int rc = parse_run_opts(argc, argv, 2, &o, sets, 0);
+    if (rc) return rc;
+    if (o.out_dir || o.nsets || o.samples >= 0 || o.seed >= 0 || o.unsafe || o.threads)
+      return usage_error("%s takes only --timeout and --max-memory", cmd);
+    if (strcmp(cmd, "plot") == 0 && o.tool_arg == NULL)
+      return usage_error("plot needs the folder of a run's CSV files%s", "");
+    if (strcmp(cmd, "plot") == 0) o.out_dir = o.tool_arg;
     return pod_host_main(&o);
   }
   return usage_error("unknown command '%s'", cmd);

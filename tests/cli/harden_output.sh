@@ -112,4 +112,13 @@ echo "$dead" >"$OUT/busy/.podsim.lock"
 run "$PODSIM" run "$OUT/talk.lua" --quiet --out "$OUT/busy"
 expect_rc 0 "a stale lock is taken over"
 [ ! -e "$OUT/busy/.podsim.lock" ] && ok || bad "the stale lock is gone afterwards"
+
+# --- podsim plot and presets run under the same budgets as a run ---
+run "$PODSIM" plot "$OUT/k" --timeout 5 --max-memory 64
+expect_rc 1 "plot with budgets: not a usage error (no recipes here)"
+expect_err 'no plot recipes' "plot ran"
+run "$PODSIM" presets gpus --timeout 5 --max-memory 64
+expect_rc 0 "presets with budgets"
+run "$PODSIM" plot "$OUT/k" --seed 3
+expect_rc 2 "plot takes only the budgets"
 finish
