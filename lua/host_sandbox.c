@@ -181,8 +181,8 @@ static void check_budget(lua_State *L) {
   }
 }
 
-/* string.find/match/gsub through the original (upvalue 1), after the
-** budget check. */
+/* string.find/match/gsub and podsim.search through the original (upvalue
+** 1), after the budget check. */
 static int guard_string_fn(lua_State *L) {
   check_budget(L);
   lua_pushvalue(L, lua_upvalueindex(1));
@@ -221,6 +221,16 @@ void pod_host__guard_budgets(lua_State *L) {
     lua_getfield(L, -1, "gmatch");
     lua_pushcclosure(L, guard_gmatch, 1);
     lua_setfield(L, -2, "gmatch");
+  }
+  lua_pop(L, 1);
+  /* the layout search is the other long C call */
+  if (lua_getglobal(L, "podsim") == LUA_TTABLE) {
+    if (lua_getfield(L, -1, "search") == LUA_TFUNCTION) {
+      lua_pushcclosure(L, guard_string_fn, 1);
+      lua_setfield(L, -2, "search");
+    } else {
+      lua_pop(L, 1);
+    }
   }
   lua_pop(L, 1);
   lua_pushcfunction(L, guard_pcall);
