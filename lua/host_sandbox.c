@@ -181,9 +181,29 @@ static void check_budget(lua_State *L) {
   }
 }
 
+/* The argument checks of the pattern functions, done here so that a bad
+** argument is named after the function the scenario called (the original,
+** called from C, would be '?'). */
+static void check_pattern_args(lua_State *L, int gsub) {
+  luaL_checkstring(L, 1);
+  luaL_checkstring(L, 2);
+  if (gsub) {
+    int tr = lua_type(L, 3);
+    luaL_argexpected(L, tr == LUA_TNUMBER || tr == LUA_TSTRING || tr == LUA_TFUNCTION ||
+                            tr == LUA_TTABLE,
+                     3, "string/function/table");
+    luaL_optinteger(L, 4, 0);
+  } else {
+    luaL_optinteger(L, 3, 0);
+  }
+}
+
 /* string.find/match/gsub and podsim.search through the original (upvalue
-** 1), after the budget check. */
+** 1), after the argument checks (upvalue 2: 0 none, 1 find/match, 2 gsub)
+** and the budget check. */
 static int guard_string_fn(lua_State *L) {
+  int kind = (int)lua_tointeger(L, lua_upvalueindex(2));
+  if (kind) check_pattern_args(L, kind == 2);
   check_budget(L);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
@@ -202,6 +222,7 @@ static int guard_gmatch_iter(lua_State *L) {
 }
 
 static int guard_gmatch(lua_State *L) {
+  check_pattern_args(L, 0);
   check_budget(L);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
@@ -215,7 +236,8 @@ void pod_host__guard_budgets(lua_State *L) {
     static const char *const fns[] = {"find", "match", "gsub", NULL};
     for (int i = 0; fns[i]; i++) {
       lua_getfield(L, -1, fns[i]);
-      lua_pushcclosure(L, guard_string_fn, 1);
+      lua_pushinteger(L, i == 2 ? 2 : 1);
+      lua_pushcclosure(L, guard_string_fn, 2);
       lua_setfield(L, -2, fns[i]);
     }
     lua_getfield(L, -1, "gmatch");
@@ -226,7 +248,8 @@ void pod_host__guard_budgets(lua_State *L) {
   /* the layout search is the other long C call */
   if (lua_getglobal(L, "podsim") == LUA_TTABLE) {
     if (lua_getfield(L, -1, "search") == LUA_TFUNCTION) {
-      lua_pushcclosure(L, guard_string_fn, 1);
+      lua_pushinteger(L, 0);
+      lua_pushcclosure(L, guard_string_fn, 2);
       lua_setfield(L, -2, "search");
     } else {
       lua_pop(L, 1);

@@ -41,4 +41,15 @@ LUA
 run "$PODSIM" run "$OUT/cross.lua" --quiet --threads 2 --out "$OUT/x"
 expect_rc 0 "eval capturing pcall and string.find"
 expect_out '^mean=2(\.0)?$' "they work in the worker"
+
+# --- the budget-checked pattern functions name bad arguments as before ---
+scenario args.lua <<'LUA'
+print(select(2, pcall(string.find, "x", {})))
+print(select(2, pcall(string.gsub, "x", "x", true)))
+print(select(2, pcall(function() return ("x"):match() end)))
+LUA
+run "$PODSIM" run "$OUT/args.lua" --quiet --out "$OUT/a"
+expect_out "^bad argument #2 to 'string\.find' \(string expected, got table\)$" "find's bad argument named"
+expect_out "^bad argument #3 to 'string\.gsub' \(string/function/table expected, got boolean\)$" "gsub's"
+expect_out "args\.lua:3: bad argument #1 to 'match' \(string expected, got no value\)$" "a method call's"
 finish
