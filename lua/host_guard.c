@@ -40,7 +40,8 @@ static int pid_alive(long pid) {
   if (f == NULL) return 1;
   int named = fgets(comm, sizeof comm, f) != NULL;
   fclose(f);
-  return !named || strstr(comm, "podsim") != NULL || strstr(comm, "fuzz") != NULL;
+  return !named || strstr(comm, "podsim") != NULL ||
+         strstr(comm, "fuzz") != NULL;
 }
 
 int pod_host__lock_out(pod_host *h) {
