@@ -341,12 +341,18 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
   pl.rr = r;
   pl.dd = pl.d;
   double inv = 1.0 / (U * O * pl.nn);
-  pl.in = U * O * inv;
+  rates q;
+  if (isfinite(inv) && inv > 0.0) {
+    pl.in = U * O * inv;
+    q.inv_up = O * pl.nn * inv;
+    q.inv_out = U * pl.nn * inv;
+  } else { /* U * O * n beyond the double range: three divisions */
+    pl.in = 1.0 / pl.nn;
+    q.inv_up = 1.0 / U;
+    q.inv_out = 1.0 / O;
+  }
   pl.ir = pl.dd * pl.in; /* 1/r = d/n and 1/d = r/n */
   pl.id = pl.rr * pl.in;
-  rates q;
-  q.inv_up = O * pl.nn * inv;
-  q.inv_out = U * pl.nn * inv;
   q.half_up = sys->up_half_MB * MIB;
   q.half_out = sys->out_half_MB * MIB;
   q.a_up = sys->up_latency_us * 1e-6;
