@@ -29,13 +29,28 @@ expect_rc 1 "closed stdout with output: exit 1"
 expect_err 'podsim: standard output is closed' "closed stdout explained"
 [ "$(cat "$OUT/closed/t.csv" 2>/dev/null)" = "$(printf 'a\n1')" ] && ok || bad "t.csv intact (closed stdout)"
 
-# --- closed stdin and stderr do not disturb a run ---
 scenario quiet.lua <<'LUA'
 podsim.write_csv("q.csv", {"a"}, {{a = 2}})
 local f = assert(io.open(podsim.out_path("q.csv")))
 assert(f:read("l") == "a")
 f:close()
 LUA
+# --- --help and --version on /dev/full report the loss too ---
+set +e
+"$PODSIM" --help >/dev/full 2>/dev/null
+RC=$?
+set -e
+expect_rc 1 "--help on /dev/full: exit 1"
+
+# --- a closed stdout that nothing is printed to loses nothing: exit 0 ---
+set +e
+"$PODSIM" run "$OUT/quiet.lua" --quiet --out "$OUT/q0" >&- 2>"$OUT/stderr"
+RC=$?
+set -e
+expect_rc 0 "closed stdout, no output: exit 0"
+expect_no_err "closed stdout, no output: no message"
+
+# --- closed stdin and stderr do not disturb a run ---
 set +e
 "$PODSIM" run "$OUT/quiet.lua" --quiet --out "$OUT/q" <&- 2>&- >"$OUT/stdout"
 RC=$?
