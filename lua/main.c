@@ -14,6 +14,7 @@
 #include <ftw.h>
 
 #include "host.h"
+#include "pod_err.h"
 #include "pod_run.h"
 #include "scale.h"
 
@@ -34,6 +35,7 @@ static const char usage_text[] =
     "  plot DIR                 render the plots for the CSV files in DIR\n"
     "  merge DIR... [--out DIR] [--threads N]\n"
     "                           outputs of a sharded run from its shard files\n"
+    "                           (presets and plot take --timeout, --max-memory)\n"
     "  --help, --version\n"
     "\n"
     "run options:\n"
@@ -55,8 +57,9 @@ static const char usage_text[] =
     "  --mpi                  under mpirun: distribute every study's chunks over\n"
     "                         the ranks; rank 0 prints and writes\n"
     "\n"
-    "exit codes: 0 success, 1 scenario or runtime error, 2 usage error,\n"
-    "130 interrupted (partial results written and marked incomplete)\n";
+    "exit codes: 0 success, 1 scenario or runtime error (also: output lost,\n"
+    "a budget ran out), 2 usage error, 130/143/129 interrupted by SIGINT/\n"
+    "SIGTERM/SIGHUP (partial results written and marked incomplete)\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "podsim: ");
@@ -261,6 +264,8 @@ static int merge_main(int argc, char **argv, pod_host_opts *o, const char **sets
 
 int main(int argc, char **argv) {
   static const char *sets[MAX_SETS];
+  pod_host_std_streams();
+  pod_init();
   pod_host_opts o;
   default_opts(&o);
   if (argc < 2) {
@@ -270,12 +275,12 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     fputs(usage_text, stdout);
-    return 0;
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
   }
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("podsim %s\n", POD_VERSION);
     printf("MPI: %s\n", lpod_mpi_available() ? "built in (podsim run --mpi under mpirun)" : "not built in");
-    return 0;
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
   }
   o.sets = sets;
   if (strcmp(cmd, "run") == 0) {
@@ -340,12 +345,15 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "merge") == 0) return merge_main(argc, argv, &o, sets);
   if (strcmp(cmd, "presets") == 0 || strcmp(cmd, "plot") == 0) {
-    if (argc > 3) return usage_error("unexpected argument '%s'", argv[3]);
-    if (strcmp(cmd, "plot") == 0 && argc < 3)
-      return usage_error("plot needs the folder of a run's CSV files%s", "");
+    /* the run options that make sense here are the budgets */
     o.tool = cmd;
-    o.tool_arg = argc > 2 ? argv[2] : NULL;
-    if (strcmp(cmd, "plot") == 0) o.out_dir = argv[2];
+    int rc = parse_run_opts(argc, argv, 2, &o, sets, 0);
+    if (rc) return rc;
+    if (o.out_dir || o.nsets || o.samples >= 0 || o.seed >= 0 || o.unsafe || o.threads)
+      return usage_error("%s takes only --timeout and --max-memory", cmd);
+    if (strcmp(cmd, "plot") == 0 && o.tool_arg == NULL)
+      return usage_error("plot needs the folder of a run's CSV files%s", "");
+    if (strcmp(cmd, "plot") == 0) o.out_dir = o.tool_arg;
     return pod_host_main(&o);
   }
   return usage_error("unknown command '%s'", cmd);

@@ -28,6 +28,7 @@
 #include <gsl/gsl_errno.h>
 #include <uv.h>
 
+#include "pod_err.h"
 #include "pod_coll.h"
 #include "pod_mc.h"
 #include "pod_run.h"
@@ -349,7 +350,7 @@ static void memory(int variant) {
 }
 
 int main(void) {
-  gsl_set_error_handler_off();
+  pod_init();
   memory(0);
   memory(1);
   double we, ws;

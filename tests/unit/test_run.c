@@ -17,6 +17,7 @@
 #include <gsl/gsl_errno.h>
 #include <uv.h>
 
+#include "pod_err.h"
 #include "pod_run.h"
 
 /* ---- evaluator with counted workers ---- */
@@ -550,7 +551,7 @@ static void test_alloc_failures(void **st) {
 #endif
 
 int main(void) {
-  gsl_set_error_handler_off();
+  pod_init();
   assert_int_equal(pod_run_set_threads(4), POD_OK); /* before first use */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_determinism_threads),
