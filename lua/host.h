@@ -32,6 +32,7 @@ typedef struct pod_host_opts {
   double timeout_s;         /* wall-clock budget, 0: none */
   double max_samples_mb;    /* budget for exact quantiles */
   int progress;             /* 1: progress bar on stderr */
+  int no_trace;             /* 1: studies run a Lua eval per sample */
 } pod_host_opts;
 
 /* Run the scenario (or validation) described by `o`; returns the exit

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "l_hw.h"
+#include "l_read.h"
 #include "lpod.h"
 #include "pod_hw.h"
 #include "pod_rel.h"
@@ -381,10 +382,15 @@ static void set_int(lua_State *L, const char *k, lua_Integer v) {
   lua_setfield(L, -2, k);
 }
 
+/* Read podsim.reliability's options (stack 1) into *c (l_read.h). */
+void lpod_rel_read(lua_State *L, pod_rel_cfg *c) {
+  read_rel(L, "podsim.reliability", 0, c, NULL);
+}
+
 static int l_reliability(lua_State *L) {
   static const char ctx[] = "podsim.reliability";
   pod_rel_cfg c;
-  read_rel(L, ctx, 0, &c, NULL);
+  lpod_rel_read(L, &c);
   pod_rel_result r;
   pod_err e;
   pod_err_clear(&e);
