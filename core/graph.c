@@ -249,7 +249,7 @@ int pod_graph_arith(pod_graph_op op, pod_gval a, pod_gval b, pod_gval *out,
       break;
     case POD_G_MOD: { /* luai_nummod */
       double m = fmod(x, y);
-      if ((m > 0) ? y < 0 : (m < 0 && y != m)) m += y;
+      if ((m > 0) ? y < 0 : (m < 0 && y > 0)) m += y;
       *out = mkflt(m);
       break;
     }

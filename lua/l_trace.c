@@ -273,6 +273,8 @@ typedef struct tval {
   int node;
   const tcall *call; /* TV_SPEC, TV_RESULT */
   const tres *res;   /* TV_RESULT: fields of this (sub)table */
+  const lpod_type *st; /* TV_SPEC: its type (a nested spec: the field's) */
+  size_t base;         /* TV_SPEC: its offset in the blob (nested specs) */
   int nvary;         /* TV_SPEC: fields that vary per sample */
   tvary vary[];
 } tval;
@@ -488,19 +490,32 @@ static int mm_index(lua_State *L) {
     }
   }
   /* spec: varying numeric fields are nodes, the rest is the probe's */
-  const lpod_field *f = find_lfield(v->call->spec, k);
+  const lpod_field *f = find_lfield(v->st, k);
+  size_t off = f ? v->base + f->offset : 0;
   if (f && (f->type == LPOD_DOUBLE || f->type == LPOD_INT)) {
     for (int i = 0; i < v->nvary; i++)
-      if (v->vary[i].off == f->offset) {
-        push_field(L, v->node, f->offset,
-                   f->type == LPOD_INT ? POD_GF_INT : POD_GF_DOUBLE);
+      if (v->vary[i].off == off) {
+        push_field(L, v->node, off, f->type == LPOD_INT ? POD_GF_INT : POD_GF_DOUBLE);
         return 1;
       }
   } else if (f && f->type == LPOD_STRUCT) {
+    int nv = 0;
     for (int i = 0; i < v->nvary; i++)
-      if (v->vary[i].off >= f->offset &&
-          v->vary[i].off < f->offset + f->sub->size)
-        return trace_stop(L, "reading '%s' of a traced %s", k, v->call->name);
+      nv += v->vary[i].off >= off && v->vary[i].off < off + f->sub->size;
+    if (nv) { /* a nested spec with varying fields */
+      tval *s = push_tval(L, TV_SPEC, v->node, nv);
+      s->call = v->call;
+      s->st = f->sub;
+      s->base = off;
+      nv = 0;
+      for (int i = 0; i < v->nvary; i++)
+        if (v->vary[i].off >= off && v->vary[i].off < off + f->sub->size) s->vary[nv++] = v->vary[i];
+      lua_getiuservalue(L, 1, 1);
+      lua_getfield(L, -1, k);
+      lua_setiuservalue(L, -3, 1);
+      lua_pop(L, 1);
+      return 1;
+    }
   }
   lua_getiuservalue(L, 1, 1);
   lua_getfield(L, -1, k);
@@ -772,7 +787,7 @@ static void concretize(lua_State *L, cctx *c, int v, int cont, int key,
           pod_graph_field(c->tr->g, tv->node, tv->vary[i].off,
                           tv->vary[i].isint ? POD_GF_INT : POD_GF_DOUBLE, &e);
       node_or_stop(L, n, &e);
-      add_leaf(L, c, cont, key, sv, n, tv->call->spec, tv->vary[i].off, path);
+      add_leaf(L, c, cont, key, sv, n, tv->st, tv->vary[i].off - tv->base, path);
     }
   } else if (tv) {
     lua_getiuservalue(L, v, 1);
@@ -1107,6 +1122,7 @@ static int w_call(lua_State *L) {
   }
   tval *v = push_tval(L, TV_SPEC, node, nv);
   v->call = tc;
+  v->st = tc->spec;
   memcpy(v->vary, vary, sizeof(tvary) * (size_t)nv);
   lpod_push(L, tc->spec, pb);
   lua_setiuservalue(L, -2, 1);
@@ -1386,15 +1402,20 @@ int lpod_trace_study(lua_State *L, int fn, int points, const lpod_trace_in *in,
         pod_graph_ws_free(ws);
         goto done;
       }
-      int same = bad_g == bad_l;
-      for (int m = 0; same && !bad_g && m < in->M; m++)
-        same = memcmp(&y1[m], &y2[m], sizeof(double)) == 0;
+      int same = bad_g == bad_l, m = 0;
+      for (; same && !bad_g && m < in->M; m++)
+        if (memcmp(&y1[m], &y2[m], sizeof(double)) != 0) same = 0;
       if (!same) {
+        char detail[POD_ERR_MSG_MAX + 64];
+        if (bad_g != bad_l)
+          snprintf(detail, sizeof detail, "%s", bad_g ? e.msg : "Lua failed");
+        else
+          snprintf(detail, sizeof detail, "metric '%s': %.17g traced, %.17g in Lua",
+                   in->mnames[m - 1], y1[m - 1], y2[m - 1]);
         snprintf(why, whylen,
-                 "the traced eval and Lua disagree at grid point %d (check "
-                 "point %d%s%s); "
+                 "the traced eval and Lua disagree at grid point %d (check point %d, %s); "
                  "an == test or a table lookup on a traced value?",
-                 g + 1, k + 1, bad_g ? ": " : "", bad_g ? e.msg : "");
+                 g + 1, k + 1, detail);
         pod_graph_ws_free(ws);
         goto done;
       }
