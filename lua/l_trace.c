@@ -325,10 +325,12 @@ static void trace_hook(lua_State *L, lua_Debug *ar) {
   if (t == NULL || ++t->steps <= TRACE_MAX_STEPS) return;
   if (!t->stopped) {
     t->stopped = 1;
+    lpod_where(L);
     snprintf(t->stop, sizeof t->stop,
-             "eval runs more than %d million Lua instructions per call (too "
-             "long to trace)",
+             "%s%seval runs more than %d million Lua instructions per call (too long to trace)",
+             lua_tostring(L, -1), lua_tostring(L, -1)[0] ? " " : "",
              TRACE_MAX_STEPS * TRACE_HOOK_EVERY / 1000000);
+    lua_pop(L, 1);
   }
   luaL_error(L, "%s", t->stop);
 }
@@ -659,8 +661,12 @@ static int w_tonumber(lua_State *L) {
   return call_original(L);
 }
 
+static int has_traced(lua_State *L, int idx, int depth);
+
 static int w_stop_traced(lua_State *L) {
-  if (!any_traced_arg(L)) return call_original(L);
+  int n = lua_gettop(L), traced = 0;
+  for (int i = 1; i <= n && !traced; i++) traced = has_traced(L, i, 6);
+  if (!traced) return call_original(L);
   return trace_stop(L, "%s of a traced value",
                     lua_tostring(L, lua_upvalueindex(2)));
 }
