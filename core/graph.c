@@ -779,3 +779,25 @@ int pod_graph_eval(const pod_graph *g, pod_graph_ws *ws, const double *x,
   for (int m = 0; m < g->noutputs; m++) y[m] = tonum(ws->v[g->outputs[m]]);
   return POD_OK;
 }
+
+int pod_graph_field_src(const pod_graph *g, int node, int *blob,
+                        size_t *offset) {
+  if (node < 0 || node >= g->n || g->nodes[node].op != (pod_graph_op)OP_FIELD)
+    return 0;
+  *blob = g->nodes[node].a;
+  *offset = g->nodes[node].off;
+  return 1;
+}
+
+pod_graph_blob_fn pod_graph_blob_fn_of(const pod_graph *g, int node) {
+  return pod_graph_is_blob(g, node) ? g->nodes[node].blob->fn : NULL;
+}
+
+int pod_graph_blob_npatches(const pod_graph *g, int node) {
+  return pod_graph_is_blob(g, node) ? g->nodes[node].blob->npatches : 0;
+}
+
+const pod_gpatch *pod_graph_blob_patch(const pod_graph *g, int node, int i) {
+  if (i < 0 || i >= pod_graph_blob_npatches(g, node)) return NULL;
+  return &g->nodes[node].blob->patches[i];
+}

@@ -135,6 +135,16 @@ int pod_graph_blob(pod_graph *g, const pod_gblob_spec *spec, pod_err *err);
 int pod_graph_field(pod_graph *g, int blob, size_t offset, pod_gfield_type type,
                     pod_err *err);
 
+/* Structure queries (for recorders that reason about provenance). */
+/* Non-zero when node is a field read; its blob node and offset. */
+int pod_graph_field_src(const pod_graph *g, int node, int *blob,
+                        size_t *offset);
+/* The blob node's function (NULL when none or not a blob). */
+pod_graph_blob_fn pod_graph_blob_fn_of(const pod_graph *g, int node);
+/* The blob node's patches (count; the i-th, or NULL). */
+int pod_graph_blob_npatches(const pod_graph *g, int node);
+const pod_gpatch *pod_graph_blob_patch(const pod_graph *g, int node, int i);
+
 /* Probe values. */
 pod_gval pod_graph_probe(const pod_graph *g, int node);
 const void *pod_graph_probe_blob(const pod_graph *g, int node);

@@ -67,6 +67,16 @@ static int fn_coll(void *b, pod_err *e) {
   return lpod_coll_eval(
       b, (pod_coll_result *)((char *)b + RES_OFF(pod_coll_cfg)), e);
 }
+/* The same when the config's system is a checked spec's, byte for byte
+** (see system_is_checked): the system is not validated again. */
+static int fn_coll_checked(void *b, pod_err *e) {
+  pod_coll_cfg *c = b;
+  pod_coll_result *r = (pod_coll_result *)((char *)b + RES_OFF(pod_coll_cfg));
+  int rc = pod_coll_eval_checked(&c->system, c->op, &c->args, r, e);
+  if (rc != POD_OK && e->field[0] == '\0')
+    pod_err_set(e, rc, "", "%s", pod_strerror(rc));
+  return rc;
+}
 #define CR(f) \
   { #f, TR_DOUBLE, 1, offsetof(pod_coll_result, f), NULL }
 static const tres res_coll[] = {CR(time_s),
@@ -222,6 +232,39 @@ static void rd_model(lua_State *L, void *c) {
 static int fn_system(void *b, pod_err *e) {
   return pod_hw_system_check(b, e);
 }
+
+/* Is the system at [base, base + sizeof(pod_system)) of a new blob with
+** `patches` always the bytes of one checked system spec node?  True when
+** no patch writes it (the template's system, checked when traced), or
+** when every patch there copies field o of one spec node S (whose
+** function checks it per sample) to base + o, and every field S patches
+** is copied so. */
+static int system_is_checked(const pod_graph *g, const pod_gpatch *patches,
+                             int np, size_t base) {
+  int spec = -1, n = 0;
+  for (int i = 0; i < np; i++) {
+    const pod_gpatch *p = &patches[i];
+    if (p->offset < base || p->offset >= base + sizeof(pod_system)) continue;
+    int b;
+    size_t off;
+    if (p->kind == POD_GP_BYTES || !pod_graph_field_src(g, p->src, &b, &off))
+      return 0;
+    if (pod_graph_blob_fn_of(g, b) != fn_system || off != p->offset - base)
+      return 0;
+    if (spec >= 0 && b != spec) return 0;
+    spec = b;
+    n++;
+  }
+  if (spec < 0) return 1;
+  for (int i = 0; i < pod_graph_blob_npatches(g, spec); i++) {
+    size_t o = pod_graph_blob_patch(g, spec, i)->offset;
+    int copied = 0;
+    for (int k = 0; k < np && !copied; k++)
+      copied = patches[k].offset == base + o;
+    if (!copied) return 0;
+  }
+  return n > 0;
+}
 static int fn_gpu(void *b, pod_err *e) {
   return pod_hw_gpu_check(b, e);
 }
@@ -271,11 +314,11 @@ typedef struct tvary {
 typedef struct tval {
   int kind;
   int node;
-  const tcall *call; /* TV_SPEC, TV_RESULT */
-  const tres *res;   /* TV_RESULT: fields of this (sub)table */
+  const tcall *call;   /* TV_SPEC, TV_RESULT */
+  const tres *res;     /* TV_RESULT: fields of this (sub)table */
   const lpod_type *st; /* TV_SPEC: its type (a nested spec: the field's) */
   size_t base;         /* TV_SPEC: its offset in the blob (nested specs) */
-  int nvary;         /* TV_SPEC: fields that vary per sample */
+  int nvary;           /* TV_SPEC: fields that vary per sample */
   tvary vary[];
 } tval;
 /* uservalue 1: the value at the probe point (spec or result table) */
@@ -327,7 +370,8 @@ static void trace_hook(lua_State *L, lua_Debug *ar) {
     t->stopped = 1;
     lpod_where(L);
     snprintf(t->stop, sizeof t->stop,
-             "%s%seval runs more than %d million Lua instructions per call (too long to trace)",
+             "%s%seval runs more than %d million Lua instructions per call "
+             "(too long to trace)",
              lua_tostring(L, -1), lua_tostring(L, -1)[0] ? " " : "",
              TRACE_MAX_STEPS * TRACE_HOOK_EVERY / 1000000);
     lua_pop(L, 1);
@@ -497,7 +541,8 @@ static int mm_index(lua_State *L) {
   if (f && (f->type == LPOD_DOUBLE || f->type == LPOD_INT)) {
     for (int i = 0; i < v->nvary; i++)
       if (v->vary[i].off == off) {
-        push_field(L, v->node, off, f->type == LPOD_INT ? POD_GF_INT : POD_GF_DOUBLE);
+        push_field(L, v->node, off,
+                   f->type == LPOD_INT ? POD_GF_INT : POD_GF_DOUBLE);
         return 1;
       }
   } else if (f && f->type == LPOD_STRUCT) {
@@ -511,7 +556,8 @@ static int mm_index(lua_State *L) {
       s->base = off;
       nv = 0;
       for (int i = 0; i < v->nvary; i++)
-        if (v->vary[i].off >= off && v->vary[i].off < off + f->sub->size) s->vary[nv++] = v->vary[i];
+        if (v->vary[i].off >= off && v->vary[i].off < off + f->sub->size)
+          s->vary[nv++] = v->vary[i];
       lua_getiuservalue(L, 1, 1);
       lua_getfield(L, -1, k);
       lua_setiuservalue(L, -3, 1);
@@ -793,7 +839,8 @@ static void concretize(lua_State *L, cctx *c, int v, int cont, int key,
           pod_graph_field(c->tr->g, tv->node, tv->vary[i].off,
                           tv->vary[i].isint ? POD_GF_INT : POD_GF_DOUBLE, &e);
       node_or_stop(L, n, &e);
-      add_leaf(L, c, cont, key, sv, n, tv->st, tv->vary[i].off - tv->base, path);
+      add_leaf(L, c, cont, key, sv, n, tv->st, tv->vary[i].off - tv->base,
+               path);
     }
   } else if (tv) {
     lua_getiuservalue(L, v, 1);
@@ -1087,6 +1134,9 @@ static int w_call(lua_State *L) {
   bs.size = tc->blob_size;
   bs.tmpl = t0;
   bs.fn = tc->fn;
+  if (tc->fn == fn_coll &&
+      system_is_checked(c.tr->g, patches, np, offsetof(pod_coll_cfg, system)))
+    bs.fn = fn_coll_checked;
   bs.patches = patches;
   bs.npatches = np;
   pod_err e;
@@ -1416,10 +1466,12 @@ int lpod_trace_study(lua_State *L, int fn, int points, const lpod_trace_in *in,
         if (bad_g != bad_l)
           snprintf(detail, sizeof detail, "%s", bad_g ? e.msg : "Lua failed");
         else
-          snprintf(detail, sizeof detail, "metric '%s': %.17g traced, %.17g in Lua",
-                   in->mnames[m - 1], y1[m - 1], y2[m - 1]);
+          snprintf(detail, sizeof detail,
+                   "metric '%s': %.17g traced, %.17g in Lua", in->mnames[m - 1],
+                   y1[m - 1], y2[m - 1]);
         snprintf(why, whylen,
-                 "the traced eval and Lua disagree at grid point %d (check point %d, %s); "
+                 "the traced eval and Lua disagree at grid point %d (check "
+                 "point %d, %s); "
                  "an == test or a table lookup on a traced value?",
                  g + 1, k + 1, detail);
         pod_graph_ws_free(ws);

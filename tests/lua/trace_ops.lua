@@ -62,6 +62,9 @@ W.both({name = "ops_kernels", samples = 2000, seed = 5, grid = {ranks = {8, 64}}
     local a = podsim.collective(s, "all_to_all", {ranks = p.ranks, bytes = p.bytes,
       ranks_per_domain = math.min(p.ranks, 64)})
     local b = podsim.collective(s, "all_reduce", {ranks = p.ranks, bytes = p.bytes})
+    -- a system given as a table with a traced field (checked per sample)
+    local a3 = podsim.collective({base = "hgx_h100", out_eff = p.eff}, "all_gather",
+      {ranks = p.ranks * 2, bytes = p.bytes})
     -- a spec nested in a spec, and a derived spec from a traced base
     local g = podsim.gpu{base = "h100", bf16_tflops = p.tf}
     local h = podsim.system{base = "hgx_h100", gpu = g, out_eff = p.eff}
@@ -81,7 +84,7 @@ W.both({name = "ops_kernels", samples = 2000, seed = 5, grid = {ranks = {8, 64}}
       capital_rate = 0.08, power_kw_per_gpu = 1.2, pue = 1.3, usd_per_kwh = 0.08,
       hosting_usd_per_kw_month = 150, ops_usd_per_gpu_year = 1000}, tokens = 1e12, gpus = 64}
     return {
-      a2a_us = a.time_s * 1e6, ar_busbw = b.busbw_GBps, up = s.up_eff * 2 + s.up_GBps,
+      a2a_us = a.time_s * 1e6, ar_busbw = b.busbw_GBps, ag_us = a3.time_s * 1e6, up = s.up_eff * 2 + s.up_GBps,
       step = t.step_s, mem = t.memory.total_gb, bd = t.breakdown.compute + t.breakdown.dp,
       dp3 = t.dp * 3 + t.microbatches, tf = h2.gpu.bf16_tflops + g.bf16_tflops,
       goodput = rel.goodput, wall = rel.wall_h, spares = rel.spare_gpus + rel2.spare_gpus,
