@@ -1,6 +1,6 @@
 /*
-** rel.c: failure presets, config checks and the analytic reliability
-** model (see pod_rel.h for the time model).
+** rel.c: config checks and the analytic reliability model (see pod_rel.h
+** for the time model; the presets are in rel_presets.c).
 */
 #include "pod_rel.h"
 #include "rel_geom.h"
@@ -8,104 +8,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-/* ---------------------------------------------------------------------
-** Presets.
-**
-** llama3_h100: Llama 3 405B pre-training, "The Llama 3 Herd of Models"
-** (Meta, 2024), sec. 3.3.4 and Table 5: 419 unexpected interruptions in a
-** 54-day snapshot on 16,384 H100 GPUs (2,048 HGX nodes of 8).  Each count
-** becomes a rate per unit-hour: count / (units x 54 x 24 h).
-** Units chosen per cause:
-**  - GPU parts (faulty GPU, HBM3, SRAM, GPU system processor, silent data
-**    corruption, thermal/sensor) per GPU;
-**  - NIC and network switch/cable per GPU: HGX has one scale-out NIC and
-**    one rail link per GPU, as NVL72 trays do, so the rate carries over;
-**  - host parts (host maintenance, SSD, PSU, chassis, IO board, CPU,
-**    system memory) per node;
-**  - software (software bug, NCCL watchdog, dependency) per job.
-** Blast: hardware drains its node (a faulty GPU takes the HGX node out of
-** the job); software drains nothing (restart only).
-**
-** gb200_nvl72: the same per-GPU and per-host (compute tray, 4 GPUs)
-** rates, plus three rack-level (domain) causes with blast = domain.  No
-** public per-cause figures exist for them (SemiAnalysis reports NVL72
-** backplane reliability as the blocker for very large runs, public.md R4),
-** so their defaults are ASSUMPTIONS by analogy with Table 5, meant to be
-** sampled over a wide range (e.g. 0.1x-10x) in a study:
-**  - nvlink_switch_tray: 9 switch trays per rack, each assumed to fail
-**    like an HGX node's chassis + PSU + IO board (7 events);
-**  - rack_power_cooling: power shelves, CDU and manifolds shared by 18
-**    compute trays, assumed 18 x an HGX node's PSU + chassis rate (5);
-**  - nvlink_backplane: cable cartridges carrying 18 NVLink links per GPU,
-**    assumed 72 x the per-GPU scale-out switch/cable rate (35).
-** --------------------------------------------------------------------- */
-#define L3_HOURS (54.0 * 24.0)
-#define L3_GPUS 16384.0
-#define L3_NODES 2048.0
-#define PER_GPU(n) ((n) / (L3_GPUS * L3_HOURS))
-#define PER_NODE(n) ((n) / (L3_NODES * L3_HOURS))
-#define PER_JOB(n) ((n) / L3_HOURS)
-
-#define G POD_REL_GPU
-#define N POD_REL_NODE
-#define D POD_REL_DOMAIN
-#define J POD_REL_JOB
-
-#define LLAMA3_CAUSES                                                       \
-  {"faulty_gpu", PER_GPU(148), G, N}, {"gpu_hbm3", PER_GPU(72), G, N},      \
-      {"software_bug", PER_JOB(54), J, J},                                  \
-      {"network_switch_cable", PER_GPU(35), G, N},                          \
-      {"host_maintenance", PER_NODE(32), N, N},                             \
-      {"gpu_sram", PER_GPU(19), G, N},                                      \
-      {"gpu_system_processor", PER_GPU(17), G, N}, {"nic", PER_GPU(7), G, N}, \
-      {"nccl_watchdog", PER_JOB(7), J, J},                                  \
-      {"silent_data_corruption", PER_GPU(6), G, N},                         \
-      {"gpu_thermal_sensor", PER_GPU(6), G, N}, {"ssd", PER_NODE(3), N, N}, \
-      {"power_supply", PER_NODE(3), N, N}, {"chassis", PER_NODE(2), N, N},  \
-      {"io_board", PER_NODE(2), N, N}, {"dependency", PER_JOB(2), J, J},    \
-      {"cpu", PER_NODE(2), N, N}, {"system_memory", PER_NODE(2), N, N}
-
-static const pod_rel_failures presets[] = {
-    {"llama3_h100", 18, {LLAMA3_CAUSES}},
-    {"gb200_nvl72",
-     21,
-     {LLAMA3_CAUSES,
-      {"nvlink_switch_tray", 9.0 * PER_NODE(7), D, D},
-      {"rack_power_cooling", 18.0 * PER_NODE(5), D, D},
-      {"nvlink_backplane", 72.0 * PER_GPU(35), D, D}}},
-};
-
-static const char *const preset_sources[] = {
-    "The Llama 3 Herd of Models (2024), sec. 3.3.4, Table 5: 419 unexpected "
-    "interruptions in 54 days on 16,384 H100 (2,048 nodes)",
-    "Llama 3 Table 5 per-GPU and per-host rates (host = compute tray) plus "
-    "assumed rack-level causes (NVLink switch tray, rack power/cooling, "
-    "NVLink backplane): wide defaults, see core/rel.c",
-};
-
-#undef G
-#undef N
-#undef D
-#undef J
-
-#define NPRESETS ((int)(sizeof presets / sizeof presets[0]))
-
-int pod_rel_failures_preset(const char *name, pod_rel_failures *out) {
-  for (int i = 0; i < NPRESETS; i++) {
-    if (name && strcmp(presets[i].name, name) == 0) {
-      *out = presets[i];
-      return POD_OK;
-    }
-  }
-  return POD_ENOENT;
-}
-
-const pod_rel_failures *pod_rel_failures_at(int i, const char **source) {
-  if (i < 0 || i >= NPRESETS) return NULL;
-  if (source) *source = preset_sources[i];
-  return &presets[i];
-}
 
 static const char *const scope_names[POD_REL_NSCOPES] = {"gpu", "node",
                                                          "domain", "job"};
@@ -148,18 +50,22 @@ static int check_cause(const pod_rel_cause *k, int idx, pod_err *err) {
     return pod_err_set(err, POD_EINVAL, f,
                        "must be gpu, node, domain or job (cause %s)", k->name);
   }
+  if (k->basis < 0 || k->basis >= POD_REL_NBASES) {
+    snprintf(f, sizeof f, "failures[%d].basis", idx);
+    return pod_err_set(err, POD_EINVAL, f,
+                       "must be given, sourced or assumed (cause %s)", k->name);
+  }
   return POD_OK;
 }
 
 int pod_rel_failures_add(pod_rel_failures *f, const char *cause,
                          double rate_per_h, int unit, int blast, pod_err *err) {
   if (f->ncauses < 0 || f->ncauses >= POD_REL_MAX_CAUSES)
-    return pod_err_set(err, POD_ERANGE, "failures",
-                       "at most %d causes", POD_REL_MAX_CAUSES);
+    return pod_err_set(err, POD_ERANGE, "failures", "at most %d causes",
+                       POD_REL_MAX_CAUSES);
   pod_rel_cause k;
   memset(&k, 0, sizeof k);
-  if (cause == NULL || cause[0] == '\0' ||
-      strlen(cause) >= sizeof k.name) {
+  if (cause == NULL || cause[0] == '\0' || strlen(cause) >= sizeof k.name) {
     char fld[POD_ERR_FIELD_MAX];
     snprintf(fld, sizeof fld, "failures[%d].cause", f->ncauses + 1);
     return pod_err_set(err, POD_EINVAL, fld,
@@ -219,8 +125,7 @@ int pod_rel_check(const pod_rel_cfg *c, pod_err *err) {
                        POD_REL_MAX_GPUS);
   if (c->spare_per_domain < 0 || c->spare_per_domain >= c->domain_gpus)
     return pod_err_set(err, POD_EINVAL, "spare_per_domain",
-                       "must be in [0, domain_gpus) = [0, %d)",
-                       c->domain_gpus);
+                       "must be in [0, domain_gpus) = [0, %d)", c->domain_gpus);
   if (c->pool_units < 0 || c->pool_units > POD_REL_MAX_GPUS)
     return pod_err_set(err, POD_EINVAL, "pool_units", "must be in [0, %d]",
                        POD_REL_MAX_GPUS);
@@ -244,7 +149,8 @@ int pod_rel_check(const pod_rel_cfg *c, pod_err *err) {
   if (c->shrink != 0 && c->shrink != 1)
     return pod_err_set(err, POD_EINVAL, "shrink", "must be 0 or 1");
   if ((rc = fin_nonneg(c->ckpt_s, "ckpt_s", err))) return rc;
-  if (c->interval_rule < POD_REL_TAU_FIXED || c->interval_rule > POD_REL_TAU_DALY)
+  if (c->interval_rule < POD_REL_TAU_FIXED ||
+      c->interval_rule > POD_REL_TAU_DALY)
     return pod_err_set(err, POD_EINVAL, "interval_rule",
                        "must be fixed, young or daly");
   if (c->interval_rule == POD_REL_TAU_FIXED) {
@@ -293,16 +199,17 @@ int pod_rel_check(const pod_rel_cfg *c, pod_err *err) {
 
 double pod_rel_job_rate(const pod_rel_cfg *c) {
   double L = 0.0;
-  for (int i = 0; i < c->failures.ncauses; i++)
-    L += rel_cause_rate(c, i);
+  for (int i = 0; i < c->failures.ncauses; i++) L += rel_cause_rate(c, i);
   return L;
 }
 
 double pod_rel_interval_h(const pod_rel_cfg *c, double m_h) {
   double C = c->ckpt_s / 3600.0;
   switch (c->interval_rule) {
-    case POD_REL_TAU_FIXED: return c->interval_s / 3600.0;
-    case POD_REL_TAU_YOUNG: return sqrt(2.0 * C * m_h);
+    case POD_REL_TAU_FIXED:
+      return c->interval_s / 3600.0;
+    case POD_REL_TAU_YOUNG:
+      return sqrt(2.0 * C * m_h);
     default: {
       /* Daly (2006), "A higher order estimate of the optimum checkpoint
       ** interval for restart dumps", eq. 37. */
@@ -315,11 +222,254 @@ double pod_rel_interval_h(const pod_rel_cfg *c, double m_h) {
 
 /* Erlang loss formula B(k, a): probability that an arrival finds all k
 ** servers busy with offered load a (insensitive to the service-time
-** distribution). */
+** distribution).  Once past the load the terms only shrink, so a large k
+** with a tiny B stops early. */
 static double erlang_b(int k, double a) {
   double b = 1.0;
-  for (int i = 1; i <= k; i++) b = a * b / (i + a * b);
+  for (int i = 1; i <= k; i++) {
+    b = a * b / (i + a * b);
+    if (b < 1e-300 && i > a) return 0.0;
+  }
   return b;
+}
+
+/* ---------------------------------------------------------------------
+** Spare availability (analytic).
+**
+** Per-cause job rates lam[i] count failures per RUNNING hour; repairs run
+** on the wall clock.  A spare pool is a loss system in wall time: a unit
+** is busy from the failure it serves until its repair ends.  Failures
+** arrive only while the job runs, so the wall-clock arrival rate is the
+** running-hour rate times the share of time the job runs.
+**
+** Derivation (exponential repairs, mean r).  Take one pool of k slots,
+** n busy, fed by failures of rate lam while the job runs.  States:
+** n = 0..k while not frozen, and F = "the job waits for this pool" (a
+** failure that needs it found n = k).  In F nothing arrives, and a slot
+** that frees is taken at once by the waiting failure whose own unit then
+** goes to repair, so n stays k; F is left at rate (k + 1)/r, back to n = k.
+** Cutting the F periods out of the time line leaves a birth-death chain
+** with births at the wall-clock rate beta and deaths n/r, so an arrival
+** finds the pool full with probability B(k, beta r) (Erlang loss), with
+**     beta = lam / (T - T_F),
+** T = wall hours per running hour (1 + restart and swap time + waiting)
+** and T_F = the waiting that freezes this pool, per running hour.  The
+** blocked failure waits min(own repair, k busy repairs) = r / (k + 1).
+** The old form used beta = lam (a wall hour counted as a running hour):
+** it overstates the load by the factor T - T_F, which is 1.2-2 when
+** restarts and waits take a fifth or more of the wall time, and so
+** overstated waiting (goodput 0.687 vs the simulator's 0.700 for 32,768
+** GB200 GPUs, 8 hot spares per rack, 4 spare racks, 24 h repairs).
+**
+** What remains approximate (the grid test in test_relsim.c bounds it):
+**  - arrivals in non-frozen wall time are Poisson only between restarts
+**    (none arrive during the R + swap after each failure); the smoothing
+**    is of order (R + swap) / r;
+**  - the overflow of full domains into the pool is peakier than Poisson;
+**  - a domain that waits freezes only itself, others' repairs go on;
+**  - the run starts with every spare free (the simulator's transient,
+**    of order r / wall, lowers its waiting);
+**  - a rack replaced whole brings fresh hot spares (ignored here);
+**  - non-exponential repairs: r / (k + 1) is exact for exponential only.
+** T depends on the waiting, which depends on the loads: a fixed point,
+** solved by damped iteration (a few steps; none when nothing waits).
+** --------------------------------------------------------------------- */
+typedef struct rel_causes {
+  int n;
+  double lam[POD_REL_MAX_CAUSES]; /* job rate per running hour */
+  double b[POD_REL_MAX_CAUSES];   /* GPUs drained */
+  int hw[POD_REL_MAX_CAUSES];     /* drains hardware */
+  int in_dom[POD_REL_MAX_CAUSES]; /* a hot spare can serve it */
+  int in_pool[POD_REL_MAX_CAUSES];
+  int c_dom;    /* hot-spare slots per domain */
+  double L_abs; /* rate of causes hot spares can serve */
+  int domains;
+} rel_causes;
+
+/* Per-cause outcome of the spare model at given wall-time loads. */
+typedef struct rel_spare_state {
+  double p_blk[POD_REL_MAX_CAUSES]; /* P(no spare) */
+  double w[POD_REL_MAX_CAUSES];     /* mean wait when blocked (0: shrinks) */
+  double down_nw;                   /* restart + swap hours per running hour */
+  double wait;                      /* waiting hours per running hour */
+  double wait_pool;                 /* ... of waits that freeze the pool */
+  double wait_dom;                  /* ... that freeze one given domain */
+  double grow;                /* grow-back restart rate per running hour */
+  double cap_loss;            /* capacity lost to shrinking, per running hour */
+  double a_dom, a_pool;       /* offered loads (Erlang) */
+  double B_dom, B_pool;       /* P(full) */
+  double L_pool;              /* pool arrivals per running hour */
+  double wbar_dom, wbar_pool; /* mean wait of an arrival finding it full */
+} rel_spare_state;
+
+/* E[(X - d)+] for the repair time X: the part of a repair left after the
+** job's own restart and swap (d), during which no failure can arrive. */
+static double repair_past(const pod_rel_cfg *c, double d) {
+  const double r = c->repair_h, sg = c->repair_sigma;
+  if (d <= 0.0) return r;
+  if (c->repair_dist != POD_REL_REPAIR_LOGNORMAL) return r * exp(-d / r);
+  if (sg <= 0.0) return r > d ? r - d : 0.0;
+  /* lognormal, mean r: E[(X-d)+] = r Phi(d1) - d Phi(d2) */
+  double mu = log(r) - 0.5 * sg * sg;
+  double d2 = (mu - log(d)) / sg, d1 = d2 + sg;
+  return r * 0.5 * erfc(-d1 / sqrt(2.0)) - d * 0.5 * erfc(-d2 / sqrt(2.0));
+}
+
+/* r_eff = repair_past(c, R + swap), computed once by the caller. */
+static void spare_state(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
+                        double T_pool, double T_dom, rel_spare_state *s) {
+  const double r_h = c->repair_h, A = c->active_gpus;
+  const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
+  memset(s, 0, sizeof *s);
+  const double a_dom = k->L_abs / k->domains * r_eff / T_dom;
+  const double B_dom = k->L_abs > 0.0 ? erlang_b(k->c_dom, a_dom) : 0.0;
+  double L_pool = 0.0;
+  for (int i = 0; i < k->n; i++)
+    if (k->in_pool[i]) L_pool += k->lam[i] * (k->in_dom[i] ? B_dom : 1.0);
+  const double a_pool = L_pool * r_eff / T_pool;
+  const double B_pool = erlang_b(c->pool_units, a_pool);
+  s->a_dom = a_dom;
+  s->a_pool = a_pool;
+  s->B_dom = B_dom;
+  s->B_pool = B_pool;
+  s->L_pool = L_pool;
+  for (int i = 0; i < k->n; i++) {
+    double lam = k->lam[i];
+    s->down_nw += lam * R;
+    if (!k->hw[i] || lam <= 0.0) continue;
+    double p = (k->in_dom[i] ? B_dom : 1.0) * (k->in_pool[i] ? B_pool : 1.0);
+    int slots =
+        (k->in_dom[i] ? k->c_dom : 0) + (k->in_pool[i] ? c->pool_units : 0);
+    s->p_blk[i] = p;
+    if (c->shrink && k->b[i] < A) {
+      /* blocked: continue on fewer GPUs until repaired */
+      s->down_nw += lam * (1.0 - p) * swap;
+      s->cap_loss += lam * p * r_h * k->b[i] / A;
+      s->grow += lam * p;
+    } else {
+      s->w[i] = r_h / (1.0 + slots);
+      double wl = lam * p * s->w[i];
+      s->down_nw += lam * swap;
+      s->wait += wl;
+      if (k->in_pool[i]) s->wait_pool += wl;
+      if (k->in_dom[i]) s->wait_dom += wl / k->domains;
+      if (k->in_pool[i] && L_pool > 0.0)
+        s->wbar_pool += lam * (k->in_dom[i] ? B_dom : 1.0) * s->w[i] / L_pool;
+      if (k->in_dom[i])
+        s->wbar_dom +=
+            lam * (k->in_pool[i] ? B_pool : 1.0) * s->w[i] / k->L_abs;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------
+** Start-up transient.  The run starts with every spare free, so for its
+** first few repair times it finds a spare more often than in equilibrium.
+** For a birth-death chain with equilibrium pi, the integral over time of
+** P_0k(t) - pi_k is pi_k (E_pi[T_k] - E_0[T_k]) (the deviation matrix),
+** and the upward hitting times are sums of h_j = S(<=j) / (beta pi_j), so
+** the blocked arrivals missed over a long run, started empty, are
+**     Delta = pi_k sum_{j<k} rho_j S(>j),  rho_j = S(<=j) / pi_j,
+** a pure number (no time scale).  Over a run of n arrivals the missed
+** count is taken as Delta (1 - exp(-n B / Delta)): exact at both ends
+** (n B at first, Delta after many repair times), exponential between.
+** --------------------------------------------------------------------- */
+static double erlang_deficit(int k, double a, double n_arr) {
+  double B = erlang_b(k, a);
+  if (k < 1 || !(B > 1e-15) || !(n_arr > 0.0)) return 0.0;
+  /* log pi_0 from pi_k = B; then forward: pi_j = pi_{j-1} a / j */
+  double lp = log(B) + lgamma(k + 1.0) - k * log(a);
+  double rho = 1.0, d = 0.0;
+  for (int j = 0; j < k; j++) {
+    if (j > 0) {
+      lp += log(a / j);
+      rho = 1.0 + rho * j / a;
+    }
+    double le = 1.0 - exp(lp) * rho; /* S(>j) */
+    if (le <= 0.0 || rho > 1e300) break;
+    d += rho * le;
+  }
+  d *= B;
+  return d > 0.0 ? d * -expm1(-n_arr * B / d) : 0.0;
+}
+
+/* Solve the fixed point T = 1 + down + wait (+ grow-back restarts). */
+static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
+                        rel_spare_state *s) {
+  const double CR = (c->ckpt_s + c->restart_s) / 3600.0;
+  const double r_eff = repair_past(c, (c->restart_s + c->swap_s) / 3600.0);
+  double T = 1.0, Tp = 1.0, Td = 1.0, d_prev = INFINITY, h = 1.0;
+  spare_state(c, k, r_eff, Tp, Td, s);
+  for (int it = 0; it < 500; it++) {
+    double T1 = 1.0 + s->down_nw + s->wait + s->grow * CR;
+    double Tp1 = T1 - s->wait_pool, Td1 = T1 - s->wait_dom;
+    double d = fabs(T1 - T) + fabs(Tp1 - Tp) + fabs(Td1 - Td);
+    if (d <= 1e-12 * T1) break;
+    /* The map is decreasing in T: plain steps converge fast when waiting
+    ** depends weakly on the load; when a step does not shrink the
+    ** residual (oscillation), halve the step, which always converges. */
+    if (d >= d_prev && h > 1.0 / 64) h *= 0.5;
+    d_prev = d;
+    T += h * (T1 - T);
+    Tp += h * (Tp1 - Tp);
+    Td += h * (Td1 - Td);
+    spare_state(c, k, r_eff, Tp, Td, s);
+  }
+}
+
+static void rel_causes_init(const pod_rel_cfg *c, int domains, rel_causes *k) {
+  const pod_rel_failures *f = &c->failures;
+  const int pool_gpus = rel_pool_gpus(c);
+  int b_abs_max = 0;
+  memset(k, 0, sizeof *k);
+  k->n = f->ncauses;
+  k->domains = domains;
+  for (int i = 0; i < f->ncauses; i++) {
+    const pod_rel_cause *q = &f->cause[i];
+    k->lam[i] = rel_cause_rate(c, i);
+    k->b[i] = rel_blast_gpus(c, q->blast);
+    k->hw[i] = q->blast != POD_REL_JOB;
+    k->in_dom[i] = k->hw[i] && q->blast != POD_REL_DOMAIN &&
+                   c->spare_per_domain >= k->b[i];
+    k->in_pool[i] = k->hw[i] && c->pool_units > 0 && k->b[i] <= pool_gpus;
+    if (k->in_dom[i] && k->lam[i] > 0.0) {
+      k->L_abs += k->lam[i];
+      if (k->b[i] > b_abs_max) b_abs_max = (int)k->b[i];
+    }
+  }
+  /* each domain's hot spares: spare_per_domain / largest blast slots */
+  k->c_dom = b_abs_max > 0 ? c->spare_per_domain / b_abs_max : 0;
+}
+
+/* Wall time for W hours of work at job MTBF M, mean down time Dh. */
+static int wall_time(const pod_rel_cfg *c, double W, double L, double tau,
+                     double Dh, double *wall, pod_err *err) {
+  const double C = c->ckpt_s / 3600.0, M = 1.0 / L;
+  switch (c->waste_model) {
+    case POD_REL_WASTE_FIRST: {
+      double w = C / tau + (L > 0.0 ? (tau / 2.0 + Dh) * L : 0.0);
+      if (w >= 1.0)
+        return pod_err_set(err, POD_ERANGE, "interval_s",
+                           "first-order waste %.3g >= 1: failures too "
+                           "frequent for this checkpoint interval",
+                           w);
+      *wall = W / (1.0 - w);
+      return POD_OK;
+    }
+    case POD_REL_WASTE_DALY:
+      *wall = L > 0.0 ? M * exp(Dh / M) * expm1((tau + C) / M) * W / tau
+                      : W * (tau + C) / tau;
+      return POD_OK;
+    default: {
+      /* n checkpointed segments of tau + C, then a last one of f <= tau. */
+      double n = ceil(W / tau - 1e-12) - 1.0;
+      if (n < 0.0) n = 0.0;
+      double fl = W - n * tau;
+      *wall = L > 0.0 ? (M + Dh) * (n * expm1((tau + C) / M) + expm1(fl / M))
+                      : W + n * C;
+      return POD_OK;
+    }
+  }
 }
 
 int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
@@ -327,37 +477,22 @@ int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   if (rc) return rc;
   pod_rel_result r;
   memset(&r, 0, sizeof r);
-  const pod_rel_failures *f = &c->failures;
   const double A = c->active_gpus;
-  const double r_h = c->repair_h;
   const double R = c->restart_s / 3600.0, C = c->ckpt_s / 3600.0;
-  const double swap = c->swap_s / 3600.0;
   const double W = rel_work_h(c);
-  const int pool_gpus = rel_pool_gpus(c);
 
   r.nodes = rel_unit_count(c, POD_REL_NODE);
   r.domains = rel_unit_count(c, POD_REL_DOMAIN);
-  r.spare_gpus = c->spare_per_domain * r.domains + c->pool_units * pool_gpus;
+  r.spare_gpus =
+      c->spare_per_domain * r.domains + c->pool_units * rel_pool_gpus(c);
   r.spare_fraction = r.spare_gpus / (A + r.spare_gpus);
 
-  /* Per-cause job rates, blast sizes and which spares can serve them. */
-  double lam[POD_REL_MAX_CAUSES], b[POD_REL_MAX_CAUSES];
-  int in_dom[POD_REL_MAX_CAUSES], in_pool[POD_REL_MAX_CAUSES];
-  double L = 0.0, L_hw = 0.0, L_abs = 0.0;
-  int b_abs_max = 0;
-  for (int i = 0; i < f->ncauses; i++) {
-    const pod_rel_cause *k = &f->cause[i];
-    lam[i] = rel_cause_rate(c, i);
-    L += lam[i];
-    b[i] = rel_blast_gpus(c, k->blast);
-    int hw = k->blast != POD_REL_JOB;
-    in_dom[i] = hw && k->blast != POD_REL_DOMAIN && c->spare_per_domain >= b[i];
-    in_pool[i] = hw && c->pool_units > 0 && b[i] <= pool_gpus;
-    if (hw) L_hw += lam[i];
-    if (in_dom[i] && lam[i] > 0.0) {
-      L_abs += lam[i];
-      if (b[i] > b_abs_max) b_abs_max = (int)b[i];
-    }
+  rel_causes k;
+  rel_causes_init(c, r.domains, &k);
+  double L = 0.0, L_hw = 0.0;
+  for (int i = 0; i < k.n; i++) {
+    L += k.lam[i];
+    if (k.hw[i]) L_hw += k.lam[i];
   }
   r.rate_per_h = L;
   r.job_mtbf_h = L > 0.0 ? 1.0 / L : INFINITY;
@@ -365,95 +500,52 @@ int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   r.per_gpu_hour = L / A;
   r.hw_fraction = L > 0.0 ? L_hw / L : 0.0;
 
-  /* Spare availability: each domain's hot spares form an Erlang loss
-  ** system with c_dom = spare_per_domain / largest blast slots; overflow
-  ** and domain-wide failures go to the pool (k slots).  A blocked failure
-  ** waits for the first of its own repair and the busy slots' repairs:
-  ** r / (1 + slots), exact for exponential repairs. */
-  int c_dom = b_abs_max > 0 ? c->spare_per_domain / b_abs_max : 0;
-  double B_dom = L_abs > 0.0 ? erlang_b(c_dom, L_abs / r.domains * r_h) : 0.0;
-  double L_pool = 0.0;
-  for (int i = 0; i < f->ncauses; i++)
-    if (in_pool[i]) L_pool += lam[i] * (in_dom[i] ? B_dom : 1.0);
-  double B_pool = erlang_b(c->pool_units, L_pool * r_h);
-
-  double D_sum = 0.0, wait_sum = 0.0, blk_sum = 0.0, cap_loss = 0.0;
-  double L_grow = 0.0; /* rate of planned grow-back restarts */
-  for (int i = 0; i < f->ncauses; i++) {
-    if (lam[i] <= 0.0) continue;
-    double D_i = R;
-    if (f->cause[i].blast != POD_REL_JOB) {
-      double p_blk = (in_dom[i] ? B_dom : 1.0) * (in_pool[i] ? B_pool : 1.0);
-      int slots = (in_dom[i] ? c_dom : 0) + (in_pool[i] ? c->pool_units : 0);
-      if (c->shrink && b[i] < A) {
-        /* blocked: continue on fewer GPUs until repaired, then a planned
-        ** checkpoint + restart to grow back. */
-        D_i += swap * (1.0 - p_blk);
-        cap_loss += lam[i] * p_blk * r_h * b[i] / A;
-        L_grow += lam[i] * p_blk;
-      } else {
-        double w = p_blk * r_h / (1.0 + slots);
-        D_i += swap + w;
-        wait_sum += lam[i] * w;
-      }
-      blk_sum += lam[i] * p_blk;
-    }
-    D_sum += lam[i] * D_i;
-  }
-  const double Dh = L > 0.0 ? D_sum / L : R; /* mean down time, hours */
+  rel_spare_state s;
+  spare_solve(c, &k, &s);
+  double blk_sum = 0.0;
+  for (int i = 0; i < k.n; i++) blk_sum += k.lam[i] * s.p_blk[i];
+  const double Dh = L > 0.0 ? (s.down_nw + s.wait) / L : R; /* hours */
   r.down_s = Dh * 3600.0;
   r.p_no_spare = L > 0.0 ? blk_sum / L : 0.0;
 
   /* Checkpoint interval (one segment when nothing fails). */
-  const double M = r.job_mtbf_h;
   double tau = L > 0.0 || c->interval_rule == POD_REL_TAU_FIXED
-                   ? pod_rel_interval_h(c, M)
+                   ? pod_rel_interval_h(c, r.job_mtbf_h)
                    : W;
   if (!(tau > 0.0) || !pod_finite(tau))
     return pod_err_set(err, POD_ERANGE, "interval_s",
                        "checkpoint interval is not a positive number");
   r.checkpoint_interval_s = tau * 3600.0;
 
-  /* Wall time for W hours of work. */
-  double wall;
-  switch (c->waste_model) {
-    case POD_REL_WASTE_FIRST: {
-      double w = C / tau + (L > 0.0 ? (tau / 2.0 + Dh) / M : 0.0);
-      if (w >= 1.0)
-        return pod_err_set(err, POD_ERANGE, "interval_s",
-                           "first-order waste %.3g >= 1: failures too "
-                           "frequent for this checkpoint interval", w);
-      wall = W / (1.0 - w);
-      break;
-    }
-    case POD_REL_WASTE_DALY:
-      wall = L > 0.0 ? M * exp(Dh / M) * expm1((tau + C) / M) * W / tau
-                     : W * (tau + C) / tau;
-      break;
-    default: {
-      /* n checkpointed segments of tau + C, then a last one of f <= tau. */
-      double n = ceil(W / tau - 1e-12) - 1.0;
-      if (n < 0.0) n = 0.0;
-      double fl = W - n * tau;
-      wall = L > 0.0 ? (M + Dh) * (n * expm1((tau + C) / M) + expm1(fl / M))
-                     : W + n * C;
-    }
-  }
+  double wall = 0.0;
+  if ((rc = wall_time(c, W, L, tau, Dh, &wall, err))) return rc;
   /* Shrinking trades waiting for lost capacity and planned restarts: a
   ** shrink loses r b / A of work, and its grow-back costs C + R unless the
   ** repair ends while the job is down anyway (then the next restart picks
   ** the capacity up).  With running time = wall / den,
   ** den = 1 + L D + L_pl (C + R), and L_pl the planned-restart rate,
   ** wall = base / (1 - q), q = (sum(lambda_b r b / A) + L_pl (C + R)) / den. */
-  double den = 1.0 + L * Dh + L_grow * (C + R);
-  const double L_pl = L_grow / den; /* share of repairs ending while up */
+  double den = 1.0 + L * Dh + s.grow * (C + R);
+  const double L_pl = s.grow / den; /* share of repairs ending while up */
   den = 1.0 + L * Dh + L_pl * (C + R);
-  if (L_grow > 0.0) {
-    double q = (cap_loss + L_pl * (C + R)) / den;
+  if (s.grow > 0.0) {
+    double q = (s.cap_loss + L_pl * (C + R)) / den;
     if (q >= 1.0)
       return pod_err_set(err, POD_ERANGE, "shrink",
                          "the job would shrink faster than it is repaired");
     wall /= 1.0 - q;
+  }
+  /* Start-up transient (waiting only; a shrinking job does not wait). */
+  double saved = 0.0;
+  if (L > 0.0 && pod_finite(wall)) {
+    double run_h = wall / den;
+    saved = erlang_deficit(c->pool_units, s.a_pool, s.L_pool * run_h) *
+                s.wbar_pool +
+            r.domains *
+                erlang_deficit(k.c_dom, s.a_dom, k.L_abs / r.domains * run_h) *
+                s.wbar_dom;
+    if (saved > s.wait * run_h) saved = s.wait * run_h;
+    wall -= saved;
   }
   if (!pod_finite(wall))
     return pod_err_set(err, POD_ERANGE, "work_h", "wall time overflows");
@@ -464,18 +556,25 @@ int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   /* Alternating renewal: each interruption cycle is M running + D down
   ** (+ planned grow-back restarts). */
   r.interruptions = L * wall / den;
-  r.wait_h = L > 0.0 ? r.interruptions * wait_sum / L : 0.0;
+  r.wait_h = r.interruptions * (L > 0.0 ? s.wait / L : 0.0) - saved;
+  if (r.wait_h < 0.0) r.wait_h = 0.0;
   r.gpu_hours = A * wall;
   r.gpu_hours_charged = (A + r.spare_gpus) * wall;
   *out = r;
   return POD_OK;
 }
 
-static const char *const rel_metrics[] = {
-    "interruptions_per_day", "job_mtbf_h", "goodput",
-    "checkpoint_interval_s", "wall_h", "interruptions",
-    "wait_h", "spare_gpus", "spare_fraction",
-    "gpu_hours", "gpu_hours_charged"};
+static const char *const rel_metrics[] = {"interruptions_per_day",
+                                          "job_mtbf_h",
+                                          "goodput",
+                                          "checkpoint_interval_s",
+                                          "wall_h",
+                                          "interruptions",
+                                          "wait_h",
+                                          "spare_gpus",
+                                          "spare_fraction",
+                                          "gpu_hours",
+                                          "gpu_hours_charged"};
 
 static int rel_kernel_fn(const void *cfg, double *m, pod_err *err) {
   pod_rel_result r;

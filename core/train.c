@@ -22,7 +22,7 @@
 ** share grows as hidden shrinks).  Hardware FLOPs are causal; the model
 ** FLOPs behind MFU follow the convention in cfg->mfu_full_attn.
 */
-#include "pod_train.h"
+#include "train_int.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -142,7 +142,7 @@ static const double k_half_table[3] = {0.0, K_HALF_FP8, K_HALF_FP8};
 **   sync per step) is a separate, per-step figure; the fast part averages
 **   out over the ~1,000 intervals of a step (jitter_sync / sqrt(1000) ~
 **   0.001) unless something synchronises the ranks at each interval. */
-#define JITTER_SYNC 0.030
+/* JITTER_SYNC itself is in train_int.h: the defaults (train_check.c) set it. */
 #define AMAX_BYTES_PER_LAYER (4.0 * 3.0 * 4.0)
 
 static gpu_gen gen_of(const pod_gpu *g) {
@@ -181,298 +181,6 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype,
   if (eff_attn) *eff_attn = eff_table[g].attn;
   if (k_half) *k_half = k_half_table[dtype];
   return POD_OK;
-}
-
-/* ---- Names ------------------------------------------------------------ */
-
-static const char *dtype_names[] = {"bf16", "fp8", "fp4"};
-static const char *recompute_names[] = {"none", "selective", "full"};
-static const char *fp8_recipe_names[] = {"delayed", "delayed_tp", "current",
-                                         "block"};
-
-const char *pod_train_dtype_name(pod_dtype d) {
-  return ((int)d >= 0 && d <= POD_DTYPE_FP4) ? dtype_names[d] : "?";
-}
-
-int pod_train_dtype_parse(const char *name, pod_dtype *out) {
-  for (int i = 0; i < 3; i++)
-    if (name && strcmp(name, dtype_names[i]) == 0) {
-      if (out) *out = (pod_dtype)i;
-      return POD_OK;
-    }
-  return POD_ENOENT;
-}
-
-const char *pod_train_recompute_name(int r) {
-  return (r >= 0 && r <= 2) ? recompute_names[r] : "?";
-}
-
-int pod_train_recompute_parse(const char *name, int *out) {
-  for (int i = 0; i < 3; i++)
-    if (name && strcmp(name, recompute_names[i]) == 0) {
-      if (out) *out = i;
-      return POD_OK;
-    }
-  return POD_ENOENT;
-}
-
-const char *pod_train_fp8_recipe_name(int r) {
-  return (r >= 0 && r <= POD_FP8_BLOCK) ? fp8_recipe_names[r] : "?";
-}
-
-int pod_train_fp8_recipe_parse(const char *name, int *out) {
-  for (int i = 0; i <= POD_FP8_BLOCK; i++)
-    if (name && strcmp(name, fp8_recipe_names[i]) == 0) {
-      if (out) *out = i;
-      return POD_OK;
-    }
-  return POD_ENOENT;
-}
-
-/* ---- Defaults --------------------------------------------------------- */
-
-void pod_train_cfg_defaults(pod_train_cfg *c) {
-  c->eff_gemm = 0.0; /* table */
-  c->eff_attn = 0.0; /* table */
-  /* Sustained fraction of HBM bandwidth for streaming kernels (STREAM-
-  ** like copies reach 80-90% on H100/B200; NVIDIA H100 tuning guide). */
-  c->eff_hbm = 0.8;
-  c->gemm_k_half = -1.0; /* table */
-  c->eff_scale = 1.0;
-  /* Overlap priors (not fitted): Transformer Engine userbuffers overlap
-  ** of TP all-gather/reduce-scatter with the GEMMs, used in NVIDIA's
-  ** Llama recipes (tp_comm_overlap): most of it hidden. */
-  c->overlap_tp = 0.7;
-  /* CP ring attention overlaps each KV hop with the previous block's
-  ** attention (Megatron cp_comm_type p2p). */
-  c->overlap_cp = 0.8;
-  /* EP all-to-all: dispatch/combine sit between the router and the
-  ** expert GEMMs; shared-expert overlap and batch-level overlap
-  ** (--overlap-moe-expert-parallel-comm) hide part of it; prior 0.5. */
-  c->overlap_ep = 0.5;
-  /* PP p2p is asynchronous in the interleaved schedule. */
-  c->overlap_pp = 0.8;
-  /* overlap_grad_reduce / overlap_param_gather: hidden behind the last
-  ** micro-batch's backward and the next step's first forward. */
-  c->overlap_dp = 0.9;
-  /* Per-GPU step-time coefficient of variation (kernel-time noise, host
-  ** jitter, thermal/clock variation): FITTED on the T3 bf16 weak-scaling
-  ** slope (Llama 3.1 70B on H100, MFU 54.5% -> 53.7% from 64 to 2,048
-  ** GPUs); the T4, T5 and T7 slopes are predictions (the fp8 slopes with
-  ** jitter_sync, fitted on T3 fp8). */
-  c->jitter = 0.0153;
-  c->grad_reduce_bytes = 2.0; /* bf16 grad reduce (NeMo perf recipes) */
-  c->mem_reserve_gb = 4.0;    /* CUDA context, NCCL buffers, allocator */
-  c->mfu_full_attn = 0;
-  /* Transformer Engine's default recipe (DelayedScaling) and NeMo 2.0's
-  ** performance scripts' default (--fp8_recipe ds; the Llama 3 70B and
-  ** 405B scripts leave tp_only_amax_red off, scripts/performance/llm/
-  ** pretrain_llama3_70b.py, 2025). */
-  c->fp8_recipe = POD_FP8_DELAYED;
-  c->jitter_sync = JITTER_SYNC;
-}
-
-void pod_train_cfg_init(pod_train_cfg *c) {
-  memset(c, 0, sizeof *c);
-  pod_train_cfg_defaults(c);
-  c->dtype = POD_DTYPE_BF16;
-  pod_layout *l = &c->parallel;
-  l->tp = l->pp = l->vp = l->ep = l->etp = l->cp = l->microbatch = 1;
-  l->dp = 0;
-  l->zero = 1;
-  l->recompute = POD_RECOMPUTE_NONE;
-  l->uneven = 0;
-}
-
-/* ---- Checks ----------------------------------------------------------- */
-
-#define NEED(cond, field, ...) \
-  do { \
-    if (!(cond)) return pod_err_set(err, POD_EINVAL, field, __VA_ARGS__); \
-  } while (0)
-
-static int check_frac(double x, const char *field, pod_err *err) {
-  NEED(isfinite(x) && x >= 0.0 && x <= 1.0, field,
-       "must be a finite fraction in [0, 1] (got %g)", x);
-  return POD_OK;
-}
-
-/* Resolve dp; check the layout rules.  Rules (Megatron-LM):
-**  - tp divides heads (and KV heads for GQA: num_query_groups % tp);
-**  - tp * pp * cp * dp = gpus (dense part);
-**  - pp <= layers; vp > 1 needs pp > 1; pp*vp divides layers unless
-**    uneven (then pp*vp <= layers);
-**  - cp > 1 needs seq divisible by 2*cp (load-balanced causal split);
-**  - MoE parallel folding (Liu et al. 2025, "MoE Parallel Folding",
-**    Megatron-Core): the expert part of each pipeline stage re-folds the
-**    same tp*cp*dp ranks as etp x ep x edp, so ep*etp must divide tp*cp*dp;
-**    ep divides experts; etp divides expert_ffn; dense models need
-**    ep = etp = 1;
-**  - global_batch divisible by dp * microbatch. */
-static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
-  const pod_layout *l = &c->parallel;
-  const pod_model *m = &c->model;
-  NEED(l->tp >= 1, "parallel.tp", "must be >= 1, or 0 for 1 (got %d)", l->tp);
-  NEED(l->tp <= m->heads && m->heads % l->tp == 0, "parallel.tp",
-       "must divide the attention heads (%d heads, tp %d)", m->heads, l->tp);
-  NEED(m->attn == POD_ATTN_MLA || m->kv_heads % l->tp == 0, "parallel.tp",
-       "must divide the KV heads (%d kv_heads, tp %d)", m->kv_heads, l->tp);
-  NEED(l->pp >= 1 && l->pp <= m->layers, "parallel.pp",
-       "must be in [1, layers=%d] (got %d)", m->layers, l->pp);
-  NEED(l->vp >= 1, "parallel.vp", "must be >= 1, or 0 for 1 (got %d)", l->vp);
-  NEED(l->vp == 1 || l->pp > 1, "parallel.vp",
-       "virtual stages (vp %d) need pp > 1", l->vp);
-  NEED(l->uneven == 0 || l->uneven == 1, "parallel.uneven", "must be 0 or 1");
-  /* every virtual stage holds at least one layer: pp*vp <= layers, which
-  ** also keeps the int products of pp and vp below in range */
-  NEED((long)l->pp * l->vp <= m->layers, "parallel.vp",
-       "pp*vp = %ld exceeds layers (%d)", (long)l->pp * l->vp, m->layers);
-  NEED(l->tp <= c->gpus && l->cp <= c->gpus && l->ep <= c->gpus && l->etp <= c->gpus,
-       "parallel", "no parallel dimension may exceed gpus (%d)", c->gpus);
-  if (l->uneven) {
-    NEED((long)l->pp * l->vp <= m->layers, "parallel.vp",
-         "pp*vp = %ld exceeds layers (%d)", (long)l->pp * l->vp, m->layers);
-  } else if (l->vp == 1) {
-    NEED(m->layers % l->pp == 0, "parallel.pp",
-         "must divide layers (%d layers, pp %d); set uneven for an uneven "
-         "pipeline layout", m->layers, l->pp);
-  } else {
-    NEED(m->layers % (l->pp * l->vp) == 0, "parallel.vp",
-         "pp*vp must divide layers (%d layers, pp %d, vp %d); set uneven for "
-         "an uneven pipeline layout", m->layers, l->pp, l->vp);
-  }
-  NEED(l->cp >= 1, "parallel.cp", "must be >= 1, or 0 for 1 (got %d)", l->cp);
-  NEED(l->cp == 1 || c->seq % (2 * l->cp) == 0, "parallel.cp",
-       "seq (%d) must be divisible by 2*cp (%d) for the load-balanced "
-       "causal split", c->seq, 2 * l->cp);
-  long tpc = (long)l->tp * l->pp * l->cp;
-  NEED(l->dp >= 0, "parallel.dp", "must be >= 0 (0 = derived)");
-  int dp = l->dp;
-  if (dp == 0) {
-    NEED(c->gpus % tpc == 0, "gpus",
-         "must be a multiple of tp*pp*cp = %ld (got %d)", tpc, c->gpus);
-    dp = (int)(c->gpus / tpc);
-  } else {
-    NEED(tpc * dp == c->gpus, "parallel.dp",
-         "tp*pp*cp*dp = %ld must equal gpus (%d)", tpc * dp, c->gpus);
-  }
-  NEED(l->ep >= 1, "parallel.ep", "must be >= 1, or 0 for 1 (got %d)", l->ep);
-  NEED(l->etp >= 1, "parallel.etp", "must be >= 1, or 0 for 1 (got %d)", l->etp);
-  if (m->experts == 0) {
-    NEED(l->ep == 1, "parallel.ep", "must be 1 for a dense model (got %d)",
-         l->ep);
-    NEED(l->etp == 1, "parallel.etp", "must be 1 for a dense model (got %d)",
-         l->etp);
-  } else {
-    NEED(m->experts % l->ep == 0, "parallel.ep",
-         "must divide the routed experts (%d experts, ep %d)", m->experts,
-         l->ep);
-    NEED(m->expert_ffn % l->etp == 0, "parallel.etp",
-         "must divide expert_ffn (%d, etp %d)", m->expert_ffn, l->etp);
-    long world = (long)l->tp * l->cp * dp;
-    NEED(world % ((long)l->ep * l->etp) == 0, "parallel.ep",
-         "ep*etp = %ld must divide tp*cp*dp = %ld (MoE parallel folding)",
-         (long)l->ep * l->etp, world);
-  }
-  NEED(l->microbatch >= 1, "parallel.microbatch",
-       "must be >= 1, or 0 for 1 (got %d)",
-       l->microbatch);
-  NEED(c->global_batch % ((long)dp * l->microbatch) == 0, "global_batch",
-       "must be divisible by dp*microbatch = %ld (got %d)",
-       (long)dp * l->microbatch, c->global_batch);
-  NEED(l->zero >= 0 && l->zero <= 3, "parallel.zero",
-       "must be 0..3 (1 = distributed optimizer; got %d)", l->zero);
-  NEED(l->recompute >= 0 && l->recompute <= 2, "parallel.recompute",
-       "must be none, selective or full (got %d)", l->recompute);
-  *dp_out = dp;
-  return POD_OK;
-}
-
-static int prefix_err(pod_err *err, int rc, const char *prefix) {
-  if (err && rc != POD_OK) {
-    char f[POD_ERR_FIELD_MAX];
-    size_t n = strlen(prefix);
-    memcpy(f, prefix, n);
-    snprintf(f + n, sizeof f - n, ".%s", err->field);
-    memcpy(err->field, f, sizeof f);
-  }
-  return rc;
-}
-
-static int check_common(const pod_train_cfg *c, pod_err *err) {
-  if (c == NULL) return pod_err_set(err, POD_EINVAL, "cfg", "is NULL");
-  int rc = pod_hw_system_check(&c->system, err);
-  if (rc != POD_OK) return prefix_err(err, rc, "system");
-  rc = pod_model_check(&c->model, err);
-  if (rc != POD_OK) return prefix_err(err, rc, "model");
-  NEED(c->gpus >= 1, "gpus", "must be >= 1 (got %d)", c->gpus);
-  NEED(c->seq >= 1, "seq", "must be >= 1 (got %d)", c->seq);
-  NEED(c->global_batch >= 1, "global_batch", "must be >= 1 (got %d)",
-       c->global_batch);
-  NEED((int)c->dtype >= 0 && c->dtype <= POD_DTYPE_FP4, "dtype",
-       "must be bf16, fp8 or fp4");
-  if (pod_train_peak_tflops(&c->system.gpu, c->dtype) <= 0.0)
-    return pod_err_set(err, POD_ENOTSUP, "dtype",
-                       "GPU '%s' has no %s peak", c->system.gpu.name,
-                       pod_train_dtype_name(c->dtype));
-  NEED(isfinite(c->eff_gemm) && c->eff_gemm <= 1.0, "eff_gemm",
-       "must be finite and <= 1 (<= 0 = table default; got %g)", c->eff_gemm);
-  NEED(isfinite(c->eff_attn) && c->eff_attn <= 1.0, "eff_attn",
-       "must be finite and <= 1 (<= 0 = table default; got %g)", c->eff_attn);
-  NEED(isfinite(c->gemm_k_half), "gemm_k_half",
-       "must be finite (< 0 = table default; got %g)", c->gemm_k_half);
-  NEED(isfinite(c->eff_scale) && c->eff_scale > 0.0 && c->eff_scale <= 2.0,
-       "eff_scale", "must be in (0, 2] (got %g)", c->eff_scale);
-  NEED(isfinite(c->eff_hbm) && c->eff_hbm > 0.0 && c->eff_hbm <= 1.0,
-       "eff_hbm", "must be in (0, 1] (got %g; start from the defaults of "
-       "pod_train_cfg_init, base \"default\" in Lua)", c->eff_hbm);
-  if ((rc = check_frac(c->overlap_tp, "overlap_tp", err))) return rc;
-  if ((rc = check_frac(c->overlap_cp, "overlap_cp", err))) return rc;
-  if ((rc = check_frac(c->overlap_ep, "overlap_ep", err))) return rc;
-  if ((rc = check_frac(c->overlap_pp, "overlap_pp", err))) return rc;
-  if ((rc = check_frac(c->overlap_dp, "overlap_dp", err))) return rc;
-  NEED(isfinite(c->jitter) && c->jitter >= 0.0 && c->jitter < 1.0, "jitter",
-       "must be in [0, 1) (got %g)", c->jitter);
-  NEED(isfinite(c->grad_reduce_bytes) && c->grad_reduce_bytes > 0.0 &&
-           c->grad_reduce_bytes <= 8.0,
-       "grad_reduce_bytes", "must be in (0, 8] (got %g)", c->grad_reduce_bytes);
-  NEED(isfinite(c->mem_reserve_gb) && c->mem_reserve_gb >= 0.0,
-       "mem_reserve_gb", "must be finite and >= 0 (got %g)", c->mem_reserve_gb);
-  NEED(c->mfu_full_attn == 0 || c->mfu_full_attn == 1, "mfu_full_attn",
-       "must be 0 or 1");
-  NEED(c->fp8_recipe >= 0 && c->fp8_recipe <= POD_FP8_BLOCK, "fp8_recipe",
-       "must be delayed, delayed_tp, current or block (got %d)",
-       c->fp8_recipe);
-  NEED(isfinite(c->jitter_sync) && c->jitter_sync >= 0.0 &&
-           c->jitter_sync < 1.0,
-       "jitter_sync", "must be in [0, 1) (got %g)", c->jitter_sync);
-  return POD_OK;
-}
-
-static int check_cfg(const pod_train_cfg *c, int *dp, pod_err *err) {
-  int rc = check_common(c, err);
-  if (rc != POD_OK) return rc;
-  return check_layout(c, dp, err);
-}
-
-/* 0 in a layout dimension means its default, 1. */
-static void normalize(pod_layout *l) {
-  int *dims[] = {&l->tp, &l->pp, &l->vp, &l->ep, &l->etp, &l->cp,
-                 &l->microbatch};
-  for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
-    if (*dims[i] == 0) *dims[i] = 1;
-}
-
-int pod_train_check(const pod_train_cfg *cfg, pod_err *err) {
-  if (cfg == NULL) return pod_err_set(err, POD_EINVAL, "cfg", "is NULL");
-  pod_train_cfg c = *cfg;
-  normalize(&c.parallel);
-  int dp;
-  return check_cfg(&c, &dp, err);
-}
-
-int pod_train_check_base(const pod_train_cfg *cfg, pod_err *err) {
-  return check_common(cfg, err);
 }
 
 /* ---- Placement -------------------------------------------------------- */
@@ -569,6 +277,81 @@ static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
     p->lr = (double)m->layers / l->pp;
 }
 
+/* The MoE layer's MLP part of layer_costs: router, shared and routed
+** experts (GEMMs, weight traffic, element-wise work), their stored
+** activations, and the EP / ETP communication. */
+static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
+                          double wpass, double gin, layer_cost *o,
+                          double *mlp_keep, double *mlp_recomp, int *tp_ops) {
+  const pod_model *m = &c->model;
+  const pod_layout *l = &c->parallel;
+  double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
+  int D = c->system.domain_gpus;
+  int fp8 = c->dtype != POD_DTYPE_BF16;
+  double ef = m->expert_ffn, ew = mlp_matrix_count(m) * h * ef;
+  double k = m->top_k, sh = m->shared_experts;
+  o->gemm_flops += 6.0 * T * (h * m->experts + sh * ew) / tp +
+                   6.0 * T * k * ew * p->imb / tp;
+  o->gemm_expert_flops = 6.0 * T * k * ew * p->imb / tp;
+  /* Local routed experts: experts/ep of them, each sliced by etp. */
+  o->w_expert_bytes = (double)m->experts / l->ep * ew / l->etp * wpass;
+  o->w_bytes += (h * m->experts + sh * ew) / tp * wpass;
+  double routed = k * p->imb, width = (routed + sh) * ef;
+  o->ew_bytes += Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * width +
+                       EW_PERMUTE * routed * h +
+                       (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * width
+                            : 0));
+  double up = m->gated_mlp ? 2.0 : 1.0;
+  /* residual; dispatched tokens (fc1 input) and the expert outputs the
+  ** weighted combine needs; fc1 outputs (for the activation backward) */
+  *mlp_keep = h + routed * (gin * h + h + up * ef) + sh * up * ef;
+  *mlp_recomp = gin * (h + (routed + sh) * ef);
+  if (sh > 0) *tp_ops += 4;
+  /* EP: dispatch + combine, forward + backward, of this rank's routed
+  ** tokens; the busiest rank receives imb x the mean. */
+  if (l->ep > 1) {
+    /* fp8 recipes dispatch in fp8 (DeepEP / Megatron fp8 dispatch; 1 B
+    ** plus scales); combine and both backward passes stay bf16. */
+    double bytes = Tt * k * h;
+    int rpd = group_rpd(l->ep, l->etp, D);
+    double t16 = coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, 2.0 * bytes);
+    double td = fp8 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, bytes) : t16;
+    o->ep_s = p->imb * (td + 3.0 * t16);
+  }
+  if (l->etp > 1) {
+    double bytes = Tt * k * h * 2.0 * l->etp * p->imb;
+    int rpd = group_rpd(l->etp, 1, D);
+    o->ep_s += 2.0 * coll(x, POD_COLL_ALL_GATHER, l->etp, rpd, bytes) +
+               2.0 * coll(x, POD_COLL_REDUCE_SCATTER, l->etp, rpd, bytes);
+  }
+}
+
+/* Stored activations and the recomputed work under cfg->recompute. */
+static void apply_recompute(int recompute, double Tt, double h, double keep,
+                            double recomp, layer_cost *o) {
+  o->full_act_bytes = 2.0 * Tt * (keep + recomp);
+  switch (recompute) {
+    case POD_RECOMPUTE_NONE:
+      o->act_bytes = o->full_act_bytes;
+      break;
+    case POD_RECOMPUTE_SELECTIVE:
+      o->act_bytes = 2.0 * Tt * keep;
+      o->attn_flops *= 4.0 / 3.0;
+      o->ew_bytes *= 4.0 / 3.0;
+      break;
+    default: /* full: keep the layer input; rerun the forward */
+      o->act_bytes = 2.0 * Tt * h;
+      o->gemm_flops *= 4.0 / 3.0;
+      o->gemm_expert_flops *= 4.0 / 3.0;
+      o->attn_flops *= 4.0 / 3.0;
+      o->ew_bytes *= 4.0 / 3.0;
+      o->tp_s *= 1.5;
+      o->ep_s *= 1.5;
+      o->cp_s *= 4.0 / 3.0;
+      break;
+  }
+}
+
 static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
                         ctx *x, layer_cost *o) {
   const pod_model *m = &c->model;
@@ -621,42 +404,7 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
     mlp_recomp = gin * (h + f);
     tp_ops += 4;
   } else {
-    double ef = m->expert_ffn, ew = mlp_matrix_count(m) * h * ef;
-    double k = m->top_k, sh = m->shared_experts;
-    o->gemm_flops += 6.0 * T * (h * m->experts + sh * ew) / tp +
-                     6.0 * T * k * ew * p->imb / tp;
-    o->gemm_expert_flops = 6.0 * T * k * ew * p->imb / tp;
-    /* Local routed experts: experts/ep of them, each sliced by etp. */
-    o->w_expert_bytes = (double)m->experts / l->ep * ew / l->etp * wpass;
-    o->w_bytes += (h * m->experts + sh * ew) / tp * wpass;
-    double routed = k * p->imb, width = (routed + sh) * ef;
-    o->ew_bytes += Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * width +
-                         EW_PERMUTE * routed * h +
-                         (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * width
-                              : 0));
-    double up = m->gated_mlp ? 2.0 : 1.0;
-    /* residual; dispatched tokens (fc1 input) and the expert outputs the
-    ** weighted combine needs; fc1 outputs (for the activation backward) */
-    mlp_keep = h + routed * (gin * h + h + up * ef) + sh * up * ef;
-    mlp_recomp = gin * (h + (routed + sh) * ef);
-    if (sh > 0) tp_ops += 4;
-    /* EP: dispatch + combine, forward + backward, of this rank's routed
-    ** tokens; the busiest rank receives imb x the mean. */
-    if (l->ep > 1) {
-      /* fp8 recipes dispatch in fp8 (DeepEP / Megatron fp8 dispatch; 1 B
-      ** plus scales); combine and both backward passes stay bf16. */
-      double bytes = Tt * k * h;
-      int rpd = group_rpd(l->ep, l->etp, D);
-      double t16 = coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, 2.0 * bytes);
-      double td = fp8 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, bytes) : t16;
-      o->ep_s = p->imb * (td + 3.0 * t16);
-    }
-    if (l->etp > 1) {
-      double bytes = Tt * k * h * 2.0 * l->etp * p->imb;
-      int rpd = group_rpd(l->etp, 1, D);
-      o->ep_s += 2.0 * coll(x, POD_COLL_ALL_GATHER, l->etp, rpd, bytes) +
-                 2.0 * coll(x, POD_COLL_REDUCE_SCATTER, l->etp, rpd, bytes);
-    }
+    moe_mlp_costs(c, p, x, wpass, gin, o, &mlp_keep, &mlp_recomp, &tp_ops);
   }
   if (l->tp > 1) {
     if (p->tp_pair_s < 0.0) { /* same for dense and MoE layers: once */
@@ -674,27 +422,7 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
     o->cp_s = 3.0 * (l->cp - 1) * coll(x, POD_COLL_SEND_RECV, 2, rpd, bytes);
   }
   double keep = a_attn_keep + mlp_keep, recomp = a_attn_drop + mlp_recomp;
-  o->full_act_bytes = 2.0 * Tt * (keep + recomp);
-  switch (l->recompute) {
-    case POD_RECOMPUTE_NONE:
-      o->act_bytes = o->full_act_bytes;
-      break;
-    case POD_RECOMPUTE_SELECTIVE:
-      o->act_bytes = 2.0 * Tt * keep;
-      o->attn_flops *= 4.0 / 3.0;
-      o->ew_bytes *= 4.0 / 3.0;
-      break;
-    default: /* full: keep the layer input; rerun the forward */
-      o->act_bytes = 2.0 * Tt * h;
-      o->gemm_flops *= 4.0 / 3.0;
-      o->gemm_expert_flops *= 4.0 / 3.0;
-      o->attn_flops *= 4.0 / 3.0;
-      o->ew_bytes *= 4.0 / 3.0;
-      o->tp_s *= 1.5;
-      o->ep_s *= 1.5;
-      o->cp_s *= 4.0 / 3.0;
-      break;
-  }
+  apply_recompute(l->recompute, Tt, h, keep, recomp, o);
 }
 
 /* Seconds of compute for a layer cost. */
@@ -710,15 +438,12 @@ static double t_compute(const layer_cost *o, const rates *r) {
          o->ew_bytes / r->hbm;
 }
 
-/* The core evaluation on a checked config with dp resolved.  With
-** want_time 0 only the memory fields are filled (the search's cheap
-** first pass). */
-static int eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
-                     int want_time, pod_err *err) {
+/* Achieved GEMM and attention efficiencies: the cfg's, else the GPU
+** generation's defaults; the GEMM one rolls off with hidden size. */
+static int resolve_eff(const pod_train_cfg *c, double *eg_out, double *ea_out,
+                       pod_err *err) {
   const pod_model *m = &c->model;
-  const pod_layout *l = &c->parallel;
   const pod_system *s = &c->system;
-  memset(r, 0, sizeof *r);
   double eg = c->eff_gemm, ea = c->eff_attn, kh = c->gemm_k_half;
   if (eg <= 0.0 || ea <= 0.0 || kh < 0.0) {
     double dg, da, dk;
@@ -732,23 +457,31 @@ static int eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   ea *= c->eff_scale;
   if (eg > 1.0) eg = 1.0;
   if (ea > 1.0) ea = 1.0;
-  plan p;
-  plan_layout(c, dp, &p);
-  ctx x = {c, err, POD_OK, !want_time};
-  const pod_model_params *mp = &p.mp;
-  int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
-  layer_cost dl, ml;
-  memset(&dl, 0, sizeof dl);
-  memset(&ml, 0, sizeof ml);
-  if (n_dense > 0) layer_costs(c, &p, 0, &x, &dl);
-  if (n_moe > 0) layer_costs(c, &p, 1, &x, &ml);
-  if (x.rc != POD_OK) return x.rc;
-  double fd = (double)n_dense / L, fm = (double)n_moe / L;
-  double h = m->hidden, V = m->vocab, tp = l->tp;
-  int D = s->domain_gpus;
+  *eg_out = eg;
+  *ea_out = ea;
+  return POD_OK;
+}
 
-  /* ---- Memory of the busiest pipeline ranks (first and last) ---- */
-  double lr_layers = p.lr < L ? p.lr : L;
+/* Parameters per GPU of the busiest pipeline ranks (first and last
+** stage; dense and expert) and their ZeRO shard counts. */
+typedef struct stage_params {
+  double first_d, last_d, last_e;
+  double shard_d, shard_e;
+} stage_params;
+
+/* Memory of the busiest pipeline ranks (first and last) into r->memory
+** and r->fits; *sp gets the stage parameters the time model reuses. */
+static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
+                        const layer_cost *dl, const layer_cost *ml,
+                        stage_params *sp, pod_train_result *r) {
+  const pod_model *m = &c->model;
+  const pod_layout *l = &c->parallel;
+  const pod_system *s = &c->system;
+  const pod_model_params *mp = &p->mp;
+  int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
+  double fd = (double)n_dense / L, fm = (double)n_moe / L;
+  double V = m->vocab, tp = l->tp;
+  double lr_layers = p->lr < L ? p->lr : L;
   double frac = lr_layers / L;
   double pd = mp->layers_dense * frac / tp;
   double pe = mp->layers_expert * frac / ((double)l->ep * l->etp);
@@ -761,20 +494,25 @@ static int eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   }
   double first_d = pd + emb, last_d = pd + head + mtp_d, last_e = pe + mtp_e;
   if (l->pp == 1) first_d = last_d = pd + emb + head + mtp_d;
-  double shard_d = (double)dp * l->cp, shard_e = p.edp;
+  double shard_d = (double)dp * l->cp, shard_e = p->edp;
+  sp->first_d = first_d;
+  sp->last_d = last_d;
+  sp->last_e = last_e;
+  sp->shard_d = shard_d;
+  sp->shard_e = shard_e;
   double bw = B_WEIGHT + (c->dtype != POD_DTYPE_BF16 ? B_WEIGHT_FP8 : 0.0);
-  double act_layer = fd * dl.act_bytes + fm * ml.act_bytes;
+  double act_layer = fd * dl->act_bytes + fm * ml->act_bytes;
   double act_work = 0.0; /* one layer's full activations during recompute */
   if (l->recompute == POD_RECOMPUTE_FULL)
-    act_work = dl.full_act_bytes > ml.full_act_bytes ? dl.full_act_bytes
-                                                     : ml.full_act_bytes;
+    act_work = dl->full_act_bytes > ml->full_act_bytes ? dl->full_act_bytes
+                                                       : ml->full_act_bytes;
   double inflight = 1.0;
   if (l->pp > 1) {
-    double mm = p.m < l->pp ? p.m : l->pp;
+    double mm = p->m < l->pp ? p->m : l->pp;
     inflight = mm * (l->vp > 1 ? 1.0 + (l->pp - 1.0) / ((double)l->pp * l->vp)
                                : 1.0);
   }
-  double logits = p.T * V / tp * 4.0 * 2.0; /* fp32 logits and gradient */
+  double logits = p->T * V / tp * 4.0 * 2.0; /* fp32 logits and gradient */
   memq st[2] = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
   for (int i = 0; i < 2; i++) {
     double d = i == 0 ? first_d : last_d, e = i == 0 ? pe : last_e;
@@ -803,6 +541,119 @@ static int eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   r->memory.reserve_gb = c->mem_reserve_gb;
   r->memory.total_gb = tot[worst] / 1e9 + c->mem_reserve_gb;
   r->fits = r->memory.total_gb <= s->gpu.hbm_gb;
+}
+
+/* LM head, cross-entropy and MTP blocks (last stage), seconds per
+** micro-batch. */
+static double head_time(const pod_train_cfg *c, const plan *p,
+                        const layer_cost *dl, const layer_cost *ml,
+                        const rates *rt) {
+  const pod_model *m = &c->model;
+  const pod_layout *l = &c->parallel;
+  double h = m->hidden, V = m->vocab, tp = l->tp;
+  double rec = l->recompute == POD_RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0;
+  double head_s = rec * 6.0 * p->T * V * h / tp / rt->gemm +
+                  p->Tt * V * EW_LOGITS / rt->hbm;
+  if (m->mtp_layers > 0) {
+    const layer_cost *blk = m->experts > 0 ? ml : dl;
+    head_s += m->mtp_layers *
+              (t_compute(blk, rt) +
+               rec * 6.0 * p->T * 2.0 * h * h / tp / rt->gemm + head_s);
+  }
+  return head_s;
+}
+
+/* DP: the local shard of this stage over dp*cp (dense) and edp
+** (experts) ranks, into b->dp and b->optimizer. */
+static void dp_time(const pod_train_cfg *c, const plan *p, ctx *x,
+                    const stage_params *sp, double stage_mb, double hbm,
+                    pod_train_breakdown *b) {
+  const pod_layout *l = &c->parallel;
+  int D = c->system.domain_gpus;
+  double gb = c->grad_reduce_bytes;
+  int nd = (int)sp->shard_d, ne = p->edp;
+  int rd = group_rpd(nd, l->tp, D);
+  int re = group_rpd(ne, (long)l->ep * l->etp, D);
+  double Pd = sp->last_d > sp->first_d ? sp->last_d : sp->first_d;
+  double Pe = sp->last_e;
+  /* Overlap window: the gradient reduce-scatter runs under the last
+  ** micro-batch's backward and the pipeline cool-down, the parameter
+  ** all-gather under the next step's warm-up and first forward: one
+  ** micro-batch of work plus the bubble (idle for compute, not for the
+  ** network).  One collective per step: Megatron's per-bucket
+  ** collectives (buckets of max(40M, 1M x DP) parameters) pay a ring
+  ** latency each; modelled that way, the 405B DP slope comes out twice
+  ** the published one (T4), so the buckets are not modelled. */
+  double t = 0.0, window = stage_mb + b->bubble;
+  if (l->zero == 0) {
+    t = coll(x, POD_COLL_ALL_REDUCE, nd, rd, Pd * gb) +
+        coll(x, POD_COLL_ALL_REDUCE, ne, re, Pe * gb);
+  } else {
+    double nrs = l->zero >= 2 ? p->m : 1.0;
+    double nag = l->zero >= 3 ? 2.0 * p->m : 1.0;
+    if (l->zero >= 2) window = p->m * stage_mb + b->bubble;
+    t = nrs * (coll(x, POD_COLL_REDUCE_SCATTER, nd, rd, Pd * gb) +
+               coll(x, POD_COLL_REDUCE_SCATTER, ne, re, Pe * gb)) +
+        nag * (coll(x, POD_COLL_ALL_GATHER, nd, rd, Pd * B_WEIGHT) +
+               coll(x, POD_COLL_ALL_GATHER, ne, re, Pe * B_WEIGHT));
+  }
+  b->dp = exposed(t, c->overlap_dp, window);
+  double local = l->zero >= 1 ? Pd / sp->shard_d + Pe / sp->shard_e : Pd + Pe;
+  b->optimizer = local * B_ADAM / hbm;
+}
+
+/* fp8 delayed scaling: amax all-reduces (see JITTER_SYNC above), added
+** to b->dp; returns the wait for the slowest rank of the amax group. */
+static double amax_sync(const pod_train_cfg *c, const plan *p, ctx *x, int dp,
+                        double lr_eff, double stage_mb,
+                        pod_train_breakdown *b) {
+  const pod_model *m = &c->model;
+  const pod_layout *l = &c->parallel;
+  int D = c->system.domain_gpus;
+  double sync_wait = 0.0;
+  if (c->dtype != POD_DTYPE_BF16 && (c->fp8_recipe == POD_FP8_DELAYED ||
+                                     c->fp8_recipe == POD_FP8_DELAYED_TP)) {
+    long G = (long)l->tp * l->cp, g = G;
+    if (c->fp8_recipe == POD_FP8_DELAYED) G *= dp;
+    if (m->experts > 0 && (long)l->ep * l->etp > g) g = (long)l->ep * l->etp;
+    double K = 2.0 * p->m * l->vp;
+    double bytes = AMAX_BYTES_PER_LAYER * lr_eff / l->vp;
+    b->dp += K * coll(x, POD_COLL_ALL_REDUCE, (int)G,
+                      group_rpd((int)G, 1, D), bytes);
+    if (G > g)
+      sync_wait = c->jitter_sync * p->m * stage_mb *
+                  (sqrt(2.0 * log((double)G)) - sqrt(2.0 * log((double)g)));
+  }
+  return sync_wait;
+}
+
+/* The core evaluation (train_int.h). */
+int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
+                         int want_time, pod_err *err) {
+  const pod_model *m = &c->model;
+  const pod_layout *l = &c->parallel;
+  const pod_system *s = &c->system;
+  memset(r, 0, sizeof *r);
+  double eg, ea;
+  int rc = resolve_eff(c, &eg, &ea, err);
+  if (rc != POD_OK) return rc;
+  plan p;
+  plan_layout(c, dp, &p);
+  ctx x = {c, err, POD_OK, !want_time};
+  const pod_model_params *mp = &p.mp;
+  int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
+  layer_cost dl, ml;
+  memset(&dl, 0, sizeof dl);
+  memset(&ml, 0, sizeof ml);
+  if (n_dense > 0) layer_costs(c, &p, 0, &x, &dl);
+  if (n_moe > 0) layer_costs(c, &p, 1, &x, &ml);
+  if (x.rc != POD_OK) return x.rc;
+  double fd = (double)n_dense / L, fm = (double)n_moe / L;
+  double h = m->hidden;
+  int D = s->domain_gpus;
+
+  stage_params sp;
+  eval_memory(c, &p, dp, &dl, &ml, &sp, r);
   r->dp = dp;
   r->edp = p.edp;
   r->microbatches = p.m;
@@ -823,16 +674,7 @@ static int eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   double tcp = fd * exposed(dl.cp_s, c->overlap_cp, ad_s) +
                fm * exposed(ml.cp_s, c->overlap_cp, am_s);
   double tep = fm * exposed(ml.ep_s, c->overlap_ep, tcm);
-  /* LM head, cross-entropy and MTP blocks (last stage). */
-  double rec = l->recompute == POD_RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0;
-  double head_s = rec * 6.0 * p.T * V * h / tp / rt.gemm +
-                  p.Tt * V * EW_LOGITS / rt.hbm;
-  if (m->mtp_layers > 0) {
-    const layer_cost *blk = m->experts > 0 ? &ml : &dl;
-    head_s += m->mtp_layers *
-              (t_compute(blk, &rt) + rec * 6.0 * p.T * 2.0 * h * h / tp / rt.gemm +
-               head_s);
-  }
+  double head_s = head_time(c, &p, &dl, &ml, &rt);
   double lr_eff = p.lr, extra = head_s;
   double layer_all = tc + ttp + tcp + tep;
   if (l->uneven) {
@@ -856,54 +698,8 @@ static int eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
     double t = p.m * 2.0 * l->vp * coll(&x, POD_COLL_SEND_RECV, 2, rpd, bytes);
     b->pp = exposed(t, c->overlap_pp, p.m * stage_mb);
   }
-  /* DP: the local shard of this stage over dp*cp (dense) and edp
-  ** (experts) ranks. */
-  {
-    double gb = c->grad_reduce_bytes;
-    int nd = (int)shard_d, ne = p.edp;
-    int rd = group_rpd(nd, l->tp, D);
-    int re = group_rpd(ne, (long)l->ep * l->etp, D);
-    double Pd = last_d > first_d ? last_d : first_d, Pe = last_e;
-    /* Overlap window: the gradient reduce-scatter runs under the last
-    ** micro-batch's backward and the pipeline cool-down, the parameter
-    ** all-gather under the next step's warm-up and first forward: one
-    ** micro-batch of work plus the bubble (idle for compute, not for the
-    ** network).  One collective per step: Megatron's per-bucket
-    ** collectives (buckets of max(40M, 1M x DP) parameters) pay a ring
-    ** latency each; modelled that way, the 405B DP slope comes out twice
-    ** the published one (T4), so the buckets are not modelled. */
-    double t = 0.0, window = stage_mb + b->bubble;
-    if (l->zero == 0) {
-      t = coll(&x, POD_COLL_ALL_REDUCE, nd, rd, Pd * gb) +
-          coll(&x, POD_COLL_ALL_REDUCE, ne, re, Pe * gb);
-    } else {
-      double nrs = l->zero >= 2 ? p.m : 1.0;
-      double nag = l->zero >= 3 ? 2.0 * p.m : 1.0;
-      if (l->zero >= 2) window = p.m * stage_mb + b->bubble;
-      t = nrs * (coll(&x, POD_COLL_REDUCE_SCATTER, nd, rd, Pd * gb) +
-                 coll(&x, POD_COLL_REDUCE_SCATTER, ne, re, Pe * gb)) +
-          nag * (coll(&x, POD_COLL_ALL_GATHER, nd, rd, Pd * B_WEIGHT) +
-                 coll(&x, POD_COLL_ALL_GATHER, ne, re, Pe * B_WEIGHT));
-    }
-    b->dp = exposed(t, c->overlap_dp, window);
-    double local = l->zero >= 1 ? Pd / shard_d + Pe / shard_e : Pd + Pe;
-    b->optimizer = local * B_ADAM / rt.hbm;
-  }
-  /* fp8 delayed scaling: amax all-reduces (see JITTER_SYNC above). */
-  double sync_wait = 0.0;
-  if (c->dtype != POD_DTYPE_BF16 && (c->fp8_recipe == POD_FP8_DELAYED ||
-                                     c->fp8_recipe == POD_FP8_DELAYED_TP)) {
-    long G = (long)l->tp * l->cp, g = G;
-    if (c->fp8_recipe == POD_FP8_DELAYED) G *= dp;
-    if (m->experts > 0 && (long)l->ep * l->etp > g) g = (long)l->ep * l->etp;
-    double K = 2.0 * p.m * l->vp;
-    double bytes = AMAX_BYTES_PER_LAYER * lr_eff / l->vp;
-    b->dp += K * coll(&x, POD_COLL_ALL_REDUCE, (int)G,
-                      group_rpd((int)G, 1, D), bytes);
-    if (G > g)
-      sync_wait = c->jitter_sync * p.m * stage_mb *
-                  (sqrt(2.0 * log((double)G)) - sqrt(2.0 * log((double)g)));
-  }
+  dp_time(c, &p, &x, &sp, stage_mb, rt.hbm, b);
+  double sync_wait = amax_sync(c, &p, &x, dp, lr_eff, stage_mb, b);
   if (x.rc != POD_OK) return x.rc;
   double pre = b->compute + b->tp + b->cp + b->ep + b->bubble + b->pp + b->dp +
                b->optimizer;
@@ -933,12 +729,12 @@ int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,
                    pod_err *err) {
   if (cfg == NULL) return pod_err_set(err, POD_EINVAL, "cfg", "is NULL");
   pod_train_cfg c = *cfg;
-  normalize(&c.parallel);
+  pod_train__normalize(&c.parallel);
   int dp = 0;
-  int rc = check_cfg(&c, &dp, err);
+  int rc = pod_train__check_cfg(&c, &dp, err);
   if (rc != POD_OK) return rc;
   pod_train_result tmp;
-  rc = eval_core(&c, dp, out ? out : &tmp, 1, err);
+  rc = pod_train__eval_core(&c, dp, out ? out : &tmp, 1, err);
   if (rc == POD_OK) pod_err_clear(err);
   return rc;
 }
@@ -968,169 +764,3 @@ const pod_kernel pod_train_kernel = {
   (int)(sizeof train_metrics / sizeof train_metrics[0]), train_metrics,
   train_kernel_fn};
 
-/* ---- Layout search ---------------------------------------------------- */
-
-void pod_train_search_opts_init(pod_train_search_opts *o) {
-  memset(o, 0, sizeof *o);
-  pod_layout *f = &o->fix;
-  f->tp = f->pp = f->vp = f->dp = f->ep = f->etp = f->cp = f->microbatch = -1;
-  f->zero = f->recompute = f->uneven = -1;
-  o->top_n = 10;
-  o->max_tp = 64;
-  o->max_pp = 64;
-  o->max_vp = 16;
-  o->max_cp = 16;
-  o->max_mb = 16;
-}
-
-typedef struct topn {
-  pod_train_search_item *items;
-  int n, cap;
-} topn;
-
-static int better(const pod_train_search_item *a, const pod_train_search_item *b) {
-  if (a->tokens_per_s_per_gpu != b->tokens_per_s_per_gpu)
-    return a->tokens_per_s_per_gpu > b->tokens_per_s_per_gpu;
-  return a->memory_gb < b->memory_gb;
-}
-
-static void topn_add(topn *t, const pod_train_search_item *it) {
-  if (t->cap <= 0) return;
-  if (t->n == t->cap && !better(it, &t->items[t->n - 1])) return;
-  int i = t->n < t->cap ? t->n++ : t->n - 1;
-  while (i > 0 && better(it, &t->items[i - 1])) {
-    t->items[i] = t->items[i - 1];
-    i--;
-  }
-  t->items[i] = *it;
-}
-
-/* A free dimension (fix < 0) ranges over candidates; a fixed one over its
-** value only. */
-static int dim_ok(int fix, int v) { return fix < 0 || fix == v; }
-
-static int search_check_opts(const pod_train_search_opts *o, pod_err *err) {
-  const pod_layout *f = &o->fix;
-  const struct { int v; const char *n; } pos[] = {
-    {f->tp, "fix.tp"}, {f->pp, "fix.pp"}, {f->vp, "fix.vp"},
-    {f->dp, "fix.dp"}, {f->ep, "fix.ep"}, {f->etp, "fix.etp"},
-    {f->cp, "fix.cp"}, {f->microbatch, "fix.microbatch"}};
-  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
-    NEED(pos[i].v == -1 || pos[i].v >= 1, pos[i].n,
-         "must be -1 (free) or >= 1 (got %d)", pos[i].v);
-  NEED(f->zero >= -1 && f->zero <= 3, "fix.zero", "must be -1 (free) or 0..3");
-  NEED(f->recompute >= -1 && f->recompute <= 2, "fix.recompute",
-       "must be -1 (free) or 0..2");
-  NEED(f->uneven >= -1 && f->uneven <= 1, "fix.uneven",
-       "must be -1 (free), 0 or 1");
-  NEED(o->top_n >= 1, "top_n", "must be >= 1 (got %d)", o->top_n);
-  NEED(o->max_tp >= 1, "max_tp", "must be >= 1");
-  NEED(o->max_pp >= 1, "max_pp", "must be >= 1");
-  NEED(o->max_vp >= 1, "max_vp", "must be >= 1");
-  NEED(o->max_cp >= 1, "max_cp", "must be >= 1");
-  NEED(o->max_mb >= 1, "max_mb", "must be >= 1");
-  return POD_OK;
-}
-
-int pod_train_search(const pod_train_cfg *base,
-                     const pod_train_search_opts *opts,
-                     pod_train_search_item *out, int cap, int *n,
-                     pod_train_search_stats *stats, pod_err *err) {
-  pod_train_search_opts dflt;
-  if (opts == NULL) {
-    pod_train_search_opts_init(&dflt);
-    opts = &dflt;
-  }
-  if (n == NULL) return pod_err_set(err, POD_EINVAL, "n", "is NULL");
-  *n = 0;
-  NEED(cap >= 0 && (cap == 0 || out != NULL), "out",
-       "needs a buffer of cap >= 0 items");
-  int rc = search_check_opts(opts, err);
-  if (rc != POD_OK) return rc;
-  rc = check_common(base, err);
-  if (rc != POD_OK) return rc;
-  {
-    double dg;
-    rc = pod_train_default_eff(&base->system.gpu, base->dtype, &dg, NULL, NULL,
-                               NULL);
-    if (rc != POD_OK && (base->eff_gemm <= 0.0 || base->eff_attn <= 0.0 ||
-                         base->gemm_k_half < 0.0))
-      return pod_train_default_eff(&base->system.gpu, base->dtype, NULL, NULL,
-                                   NULL, err);
-  }
-  const pod_layout *f = &opts->fix;
-  const pod_model *m = &base->model;
-  int G = base->gpus, L = m->layers, B = base->global_batch;
-  pod_train_search_stats st = {0, 0, 0, 0};
-  topn t = {out, 0, cap < opts->top_n ? cap : opts->top_n};
-  pod_train_cfg c = *base;
-  pod_layout *l = &c.parallel;
-  pod_train_result r;
-  int zlo = f->zero >= 0 ? f->zero : 1, zhi = f->zero >= 0 ? f->zero : 3;
-  int rlo = f->recompute >= 0 ? f->recompute : 0;
-  int rhi = f->recompute >= 0 ? f->recompute : 2;
-  for (int tp = 1; tp <= opts->max_tp && tp <= m->heads; tp++) {
-    if (!dim_ok(f->tp, tp) || G % tp || m->heads % tp) continue;
-    if (m->attn != POD_ATTN_MLA && m->kv_heads % tp) continue;
-    for (int cp = 1; cp <= opts->max_cp; cp *= 2) {
-      if (!dim_ok(f->cp, cp) || G % (tp * cp)) continue;
-      if (cp > 1 && base->seq % (2 * cp)) continue;
-      int rest = G / (tp * cp);
-      for (int pp = 1; pp <= opts->max_pp && pp <= L && pp <= rest; pp++) {
-        if (!dim_ok(f->pp, pp) || rest % pp) continue;
-        int dp = rest / pp;
-        if (!dim_ok(f->dp, dp) || B % dp) continue;
-        int per_replica = B / dp;
-        int vmax = pp == 1 ? 1 : opts->max_vp;
-        for (int vp = 1; vp <= vmax; vp++) {
-          if (!dim_ok(f->vp, vp) || (long)pp * vp > L) continue;
-          int uneven = L % (pp * vp) != 0;
-          if (f->uneven >= 0 && uneven && !f->uneven) continue;
-          if (f->uneven == 1) uneven = 1;
-          for (int mb = 1; mb <= opts->max_mb && mb <= per_replica; mb++) {
-            if (!dim_ok(f->microbatch, mb) || per_replica % mb) continue;
-            int emax = m->experts > 0 ? m->experts : 1;
-            long world = (long)tp * cp * dp;
-            for (int ep = 1; ep <= emax; ep++) {
-              if (!dim_ok(f->ep, ep) || emax % ep || world % ep) continue;
-              int tmax = m->experts > 0 ? opts->max_tp : 1;
-              for (int etp = 1; etp <= tmax; etp++) {
-                if (!dim_ok(f->etp, etp) || world % ((long)ep * etp)) continue;
-                if (m->experts > 0 && m->expert_ffn % etp) continue;
-                *l = (pod_layout){tp, pp, vp, dp, ep, etp, cp, mb, 0, 0, uneven};
-                st.candidates++;
-                /* A higher ZeRO stage only adds traffic; it can win only
-                ** by needing less recompute than the stage below. */
-                int rtop = rhi;
-                for (int z = zlo; z <= zhi && rtop >= rlo; z++) {
-                  l->zero = z;
-                  for (int rcp = rlo; rcp <= rtop; rcp++) {
-                    l->recompute = rcp;
-                    rc = eval_core(&c, dp, &r, 0, err);
-                    if (rc != POD_OK) return rc;
-                    st.checked++;
-                    if (!r.fits) continue;
-                    st.fitting++;
-                    rc = eval_core(&c, dp, &r, 1, err);
-                    if (rc != POD_OK) return rc;
-                    st.evaluated++;
-                    pod_train_search_item it = {*l, r.tokens_per_s_per_gpu,
-                                                r.step_s, r.mfu,
-                                                r.memory.total_gb};
-                    topn_add(&t, &it);
-                    rtop = rcp - 1;
-                    break; /* more recompute only slows this layout */
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-  *n = t.n;
-  if (stats) *stats = st;
-  pod_err_clear(err);
-  return POD_OK;
-}

@@ -44,7 +44,7 @@ int pod_host_main(const pod_host_opts *o);
 typedef struct pod_host pod_host;
 
 /* The host that owns L (any coroutine of the main state), or NULL for a
-** worker state. */
+** worker state.  [-0, +0, m] */
 pod_host *lpod_host(lua_State *L);
 uv_loop_t *lpod_host_loop(pod_host *h);
 const pod_host_opts *lpod_host_opts(pod_host *h);
@@ -55,11 +55,12 @@ lua_State *lpod_host_coroutine(pod_host *h);
 
 /* Raise a located error unless `co` is the scenario coroutine and may
 ** yield; call right before `return lua_yield(co, 0)`.  `what` names the
-** call in the error ("study:run()"). */
+** call in the error ("study:run()").  [-0, +0, v] */
 void lpod_host_check_yield(lua_State *co, const char *what);
 
 /* Resume the scenario coroutine with `nargs` values pushed on it.  Call
-** only from the loop thread, outside of any Lua call. */
+** only from the loop thread, outside of any Lua call.  Errors of the
+** scenario are reported, not raised.  On the coroutine: [-nargs, +0, -] */
 void lpod_host_resume(pod_host *h, int nargs);
 
 /* Non-zero once SIGINT (or the timeout) asked the run to stop. */
@@ -82,7 +83,8 @@ void lpod_host_off_cancel(pod_host *h, int id);
 int lpod_host_path_allowed(pod_host *h, const char *path, int write);
 
 /* A fresh worker lua_State with podsim's libraries opened, sandboxed like
-** the main state, sharing nothing with it (one per worker thread). */
+** the main state, sharing nothing with it (one per worker thread); NULL
+** when it cannot be made.  Touches no existing state.  [-0, +0, -] */
 lua_State *lpod_worker_state(const pod_host_opts *o);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "host.h"
+#include "lpod.h"
 
 static int l_sha256_file(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);

@@ -9,6 +9,7 @@
 ** field names the list).
 */
 #include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,7 +49,9 @@ const lpod_type lpod_failures_type = {
     "podsim.failure_set", "failure set", "podsim.failure_set", NULL,
     sizeof(pod_rel_failures), fs_fields, fs_check, fs_preset, fs_name, fs_source};
 
-static const char *const cause_keys[] = {"cause", "rate_per_h", "unit", "blast", NULL};
+static const char *const cause_keys[] = {"cause", "rate_per_h", "unit", "blast", "basis",
+                                         "source", NULL};
+static const char *const basis_names[] = {"given", "sourced", "assumed", NULL};
 
 /* Read a failures value at idx into *out (see the file comment). */
 static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
@@ -121,6 +124,15 @@ static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
     double rate = lpod_opt_number(L, -2, "rate_per_h", 0, 0, 1e6, 1, ctx, p);
     int unit = lpod_opt_enum(L, -2, "unit", 0, scope_names, 1, ctx, p);
     int blast = lpod_opt_enum(L, -2, "blast", 0, scope_names, 1, ctx, p);
+    /* basis and source are informational (a preset's list read back) */
+    int basis = lpod_opt_enum(L, -2, "basis", POD_REL_BASIS_GIVEN, basis_names, 0, ctx, p);
+    lua_getfield(L, -2, "source");
+    if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING) {
+      char q[112];
+      snprintf(q, sizeof q, "%s.source", p);
+      lpod_error(L, ctx, q, "expected a string");
+    }
+    lua_pop(L, 1);
     pod_err e;
     pod_err_clear(&e);
     if (pod_rel_failures_add(out, name, rate, unit, blast, &e) != POD_OK) {
@@ -130,12 +142,14 @@ static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
       snprintf(q, sizeof q, "%s%s", p, dot ? dot : "");
       lpod_error(L, ctx, q, "%s", e.msg);
     }
+    out->cause[out->ncauses - 1].basis = basis;
     lua_pop(L, 2);
   }
 }
 
-/* Push a preset as a list of cause tables with a `name`. */
-static void push_failure_list(lua_State *L, const pod_rel_failures *f) {
+/* Push a failure set as a list of cause tables with a `name`; `preset` >= 0
+** adds each cause's source. */
+static void push_failure_list(lua_State *L, const pod_rel_failures *f, int preset) {
   lua_createtable(L, f->ncauses, 1);
   lua_pushstring(L, f->name);
   lua_setfield(L, -2, "name");
@@ -150,6 +164,13 @@ static void push_failure_list(lua_State *L, const pod_rel_failures *f) {
     lua_setfield(L, -2, "unit");
     lua_pushstring(L, pod_rel_scope_name(k->blast));
     lua_setfield(L, -2, "blast");
+    lua_pushstring(L, pod_rel_basis_name(k->basis));
+    lua_setfield(L, -2, "basis");
+    const char *src = preset >= 0 ? pod_rel_preset_cause_source(preset, i) : NULL;
+    if (src) {
+      lua_pushstring(L, src);
+      lua_setfield(L, -2, "source");
+    }
     lua_rawseti(L, -2, i + 1);
   }
 }
@@ -166,7 +187,7 @@ static int l_failure_set(lua_State *L) {
 static int l_failure_list(lua_State *L) {
   pod_rel_failures f;
   read_failures(L, 1, &f, "podsim.failure_list", "failures");
-  push_failure_list(L, &f);
+  push_failure_list(L, &f, -1);
   return 1;
 }
 
@@ -228,8 +249,134 @@ static const char *const interval_names[] = {"young", "daly", NULL};
 static const char *const scale_keys[] = {"gpu", "node", "domain", "job", NULL};
 
 /* Fill *c from the options table at index 1.  `sim` allows seed=. */
+/* Read spares= into *c (options table at index 1).  [-0, +0, e] */
+static void read_spares(lua_State *L, const char *ctx, pod_rel_cfg *c) {
+  /* spares: required (issue 13), because no spares at all is the case
+  ** that changes goodput most; "none" states it.  In a table swap_s is
+  ** required too: it is paid on every hardware interruption (a spare
+  ** swapped in, or the repaired unit brought back), a few percent of the
+  ** wall time at NVL72 rates. */
+  int t = lua_getfield(L, 1, "spares"); /* stack: spares */
+  if (t == LUA_TTABLE) {
+    lpod_check_keys(L, -1, ctx, "spares", spare_keys);
+    c->spare_per_domain = lpod_opt_int(L, -1, "per_domain", 0, 0, POD_REL_MAX_GPUS, 0, ctx, "spares");
+    c->pool_units = lpod_opt_int(L, -1, "pool", 0, 0, POD_REL_MAX_GPUS, 0, ctx, "spares");
+    c->pool_scope = lpod_opt_enum(L, -1, "pool_scope", POD_REL_NODE, pool_scope_names, 0, ctx, "spares");
+    lua_getfield(L, -1, "swap_s");
+    int has_swap = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (!has_swap)
+      lpod_error(L, ctx, "spares.swap_s", "required field is missing (seconds to bring a "
+                 "spare or the repaired unit into the job; 0 states none)");
+    c->swap_s = lpod_opt_number(L, -1, "swap_s", 0, 0, 1e9, 1, ctx, "spares");
+  } else if (t == LUA_TSTRING && strcmp(lua_tostring(L, -1), "none") == 0) {
+    c->spare_per_domain = 0; /* no spares, no swap time */
+    c->pool_units = 0;
+  } else if (t == LUA_TNIL) {
+    lpod_error(L, ctx, "spares", "required field is missing (spares = \"none\", or "
+               "{per_domain=, pool=, pool_scope=, swap_s=}: without spares every hardware "
+               "failure waits for its repair)");
+  } else {
+    lpod_error(L, ctx, "spares", "expected \"none\" or a table {per_domain=, pool=, "
+               "pool_scope=, swap_s=}, got %s",
+               t == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
+
+}
+
+/* Read checkpoint=, restart_s= and waste= into *c.  [-0, +0, e] */
+static void read_checkpoint(lua_State *L, const char *ctx, pod_rel_cfg *c) {
+  /* checkpoints and restarts */
+  if (lua_getfield(L, 1, "checkpoint") != LUA_TTABLE) /* stack: checkpoint */
+    lpod_error(L, ctx, "checkpoint", lua_isnil(L, -1)
+               ? "required field is missing ({write_s=, interval_s= or interval='young'|'daly'})"
+               : "expected a table {write_s=, interval_s= or interval=}");
+  lpod_check_keys(L, -1, ctx, "checkpoint", ckpt_keys);
+  c->ckpt_s = lpod_opt_number(L, -1, "write_s", 0, 0, 1e9, 1, ctx, "checkpoint");
+  lua_getfield(L, -1, "interval_s");
+  int fixed = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, -1, "interval");
+  int has_rule = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (fixed && has_rule)
+    lpod_error(L, ctx, "checkpoint.interval", "give interval_s or interval, not both");
+  if (fixed) {
+    c->interval_rule = POD_REL_TAU_FIXED;
+    c->interval_s = lpod_opt_number(L, -1, "interval_s", 0, 0, 1e12, 1, ctx, "checkpoint");
+  } else {
+    c->interval_rule = 1 + lpod_opt_enum(L, -1, "interval", 0, interval_names, 0, ctx, "checkpoint");
+  }
+  lua_pop(L, 1);
+  c->restart_s = lpod_opt_number(L, 1, "restart_s", 0, 0, 1e9, 1, ctx, NULL);
+  c->waste_model = lpod_opt_enum(L, 1, "waste", POD_REL_WASTE_RENEWAL, waste_names, 0, ctx, NULL);
+
+}
+
+/* Read rate_scale= into the log10 rate multipliers of *c.  [-0, +0, e] */
+static void read_rate_scale(lua_State *L, const char *ctx, pod_rel_cfg *c) {
+  /* rate_scale: a multiplier for every cause, or per unit scope */
+  int t = lua_getfield(L, 1, "rate_scale"); /* stack: rate_scale */
+  double sc[4] = {1, 1, 1, 1};
+  if (t == LUA_TNUMBER) {
+    double v = lpod_check_range(L, -1, 1e-6, 1e6, 0, ctx, "rate_scale");
+    for (int i = 0; i < 4; i++) sc[i] = v;
+  } else if (t == LUA_TTABLE) {
+    lpod_check_keys(L, -1, ctx, "rate_scale", scale_keys);
+    for (int i = 0; i < 4; i++)
+      sc[i] = lpod_opt_number(L, -1, scale_keys[i], 1, 1e-6, 1e6, 0, ctx, "rate_scale");
+  } else if (t != LUA_TNIL) {
+    lpod_error(L, ctx, "rate_scale", "expected a number or {gpu=, node=, domain=, job=}, got %s",
+               luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
+  c->gpu_rate_log10 = log10(sc[0]);
+  c->node_rate_log10 = log10(sc[1]);
+  c->domain_rate_log10 = log10(sc[2]);
+  c->job_rate_log10 = log10(sc[3]);
+
+}
+
+/* Read hours=, or tokens= at tokens_per_s=, into *c.  [-0, +0, e] */
+static void read_length(lua_State *L, const char *ctx, pod_rel_cfg *c) {
+  /* job length: hours, or tokens at tokens_per_s (or train.tokens_per_s) */
+  lua_getfield(L, 1, "hours");
+  int has_hours = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, 1, "tokens");
+  int has_tokens = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (has_hours == has_tokens)
+    lpod_error(L, ctx, has_hours ? "tokens" : "hours",
+               has_hours ? "give hours or tokens, not both"
+                         : "required: hours= (failure-free compute) or tokens=");
+  if (has_hours) {
+    c->work_h = lpod_opt_number(L, 1, "hours", 0, 0, 1e9, 1, ctx, NULL);
+    if (!(c->work_h > 0)) lpod_error(L, ctx, "hours", "must be > 0");
+  } else {
+    c->work_h = 0;
+    c->tokens = lpod_opt_number(L, 1, "tokens", 0, 0, 1e18, 1, ctx, NULL);
+    if (!(c->tokens > 0)) lpod_error(L, ctx, "tokens", "must be > 0");
+    double tps = NAN;
+    int t = lua_getfield(L, 1, "train"); /* stack: train */
+    if (t == LUA_TTABLE || t == LUA_TUSERDATA) {
+      lua_getfield(L, -1, "tokens_per_s");
+      if (!lua_isnil(L, -1)) tps = lpod_check_range(L, -1, 0, 1e15, 1, ctx, "train.tokens_per_s");
+      lua_pop(L, 1);
+      if (isnan(tps)) lpod_error(L, ctx, "train.tokens_per_s", "required field is missing");
+    } else if (t != LUA_TNIL) {
+      lpod_error(L, ctx, "train", "expected a podsim.train result, got %s", luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    c->tokens_per_s = lpod_opt_number(L, 1, "tokens_per_s", tps, 0, 1e15, isnan(tps), ctx, NULL);
+    if (!(c->tokens_per_s > 0)) lpod_error(L, ctx, "tokens_per_s", "must be > 0");
+  }
+
+}
+
 static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
-                     uint64_t *seed) {
+                     uint64_t *seed, int *shrink_given) {
   if (!lua_istable(L, 1))
     lpod_error(L, ctx, NULL, "expected a table of fields, got %s", luaL_typename(L, 1));
   lpod_check_keys(L, 1, ctx, NULL, rel_keys);
@@ -256,103 +403,19 @@ static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
   read_failures(L, -1, &c->failures, ctx, "failures");
   lua_pop(L, 1);
 
-  /* spares */
-  int t = lua_getfield(L, 1, "spares"); /* stack: spares */
-  if (t == LUA_TTABLE) {
-    lpod_check_keys(L, -1, ctx, "spares", spare_keys);
-    c->spare_per_domain = lpod_opt_int(L, -1, "per_domain", 0, 0, POD_REL_MAX_GPUS, 0, ctx, "spares");
-    c->pool_units = lpod_opt_int(L, -1, "pool", 0, 0, POD_REL_MAX_GPUS, 0, ctx, "spares");
-    c->pool_scope = lpod_opt_enum(L, -1, "pool_scope", POD_REL_NODE, pool_scope_names, 0, ctx, "spares");
-    c->swap_s = lpod_opt_number(L, -1, "swap_s", 0, 0, 1e9, 0, ctx, "spares");
-  } else if (t != LUA_TNIL) {
-    lpod_error(L, ctx, "spares", "expected a table {per_domain=, pool=, pool_scope=, "
-               "swap_s=}, got %s", luaL_typename(L, -1));
-  }
-  lua_pop(L, 1);
+  read_spares(L, ctx, c);
 
   /* repairs */
   c->repair_h = lpod_opt_number(L, 1, "repair_h", 0, 0, 1e9, 1, ctx, NULL);
   c->repair_dist = lpod_opt_enum(L, 1, "repair", POD_REL_REPAIR_EXP, repair_names, 0, ctx, NULL);
   c->repair_sigma = lpod_opt_number(L, 1, "repair_sigma", 0, 0, 5, c->repair_dist == POD_REL_REPAIR_LOGNORMAL, ctx, NULL);
+  lua_getfield(L, 1, "shrink");
+  *shrink_given = !lua_isnil(L, -1);
+  lua_pop(L, 1);
   c->shrink = lpod_opt_bool(L, 1, "shrink", 0, ctx, NULL);
-
-  /* checkpoints and restarts */
-  if (lua_getfield(L, 1, "checkpoint") != LUA_TTABLE) /* stack: checkpoint */
-    lpod_error(L, ctx, "checkpoint", lua_isnil(L, -1)
-               ? "required field is missing ({write_s=, interval_s= or interval='young'|'daly'})"
-               : "expected a table {write_s=, interval_s= or interval=}");
-  lpod_check_keys(L, -1, ctx, "checkpoint", ckpt_keys);
-  c->ckpt_s = lpod_opt_number(L, -1, "write_s", 0, 0, 1e9, 1, ctx, "checkpoint");
-  lua_getfield(L, -1, "interval_s");
-  int fixed = !lua_isnil(L, -1);
-  lua_pop(L, 1);
-  lua_getfield(L, -1, "interval");
-  int has_rule = !lua_isnil(L, -1);
-  lua_pop(L, 1);
-  if (fixed && has_rule)
-    lpod_error(L, ctx, "checkpoint.interval", "give interval_s or interval, not both");
-  if (fixed) {
-    c->interval_rule = POD_REL_TAU_FIXED;
-    c->interval_s = lpod_opt_number(L, -1, "interval_s", 0, 0, 1e12, 1, ctx, "checkpoint");
-  } else {
-    c->interval_rule = 1 + lpod_opt_enum(L, -1, "interval", 0, interval_names, 0, ctx, "checkpoint");
-  }
-  lua_pop(L, 1);
-  c->restart_s = lpod_opt_number(L, 1, "restart_s", 0, 0, 1e9, 1, ctx, NULL);
-  c->waste_model = lpod_opt_enum(L, 1, "waste", POD_REL_WASTE_RENEWAL, waste_names, 0, ctx, NULL);
-
-  /* rate_scale: a multiplier for every cause, or per unit scope */
-  t = lua_getfield(L, 1, "rate_scale"); /* stack: rate_scale */
-  double sc[4] = {1, 1, 1, 1};
-  if (t == LUA_TNUMBER) {
-    double v = lpod_check_range(L, -1, 1e-6, 1e6, 0, ctx, "rate_scale");
-    for (int i = 0; i < 4; i++) sc[i] = v;
-  } else if (t == LUA_TTABLE) {
-    lpod_check_keys(L, -1, ctx, "rate_scale", scale_keys);
-    for (int i = 0; i < 4; i++)
-      sc[i] = lpod_opt_number(L, -1, scale_keys[i], 1, 1e-6, 1e6, 0, ctx, "rate_scale");
-  } else if (t != LUA_TNIL) {
-    lpod_error(L, ctx, "rate_scale", "expected a number or {gpu=, node=, domain=, job=}, got %s",
-               luaL_typename(L, -1));
-  }
-  lua_pop(L, 1);
-  c->gpu_rate_log10 = log10(sc[0]);
-  c->node_rate_log10 = log10(sc[1]);
-  c->domain_rate_log10 = log10(sc[2]);
-  c->job_rate_log10 = log10(sc[3]);
-
-  /* job length: hours, or tokens at tokens_per_s (or train.tokens_per_s) */
-  lua_getfield(L, 1, "hours");
-  int has_hours = !lua_isnil(L, -1);
-  lua_pop(L, 1);
-  lua_getfield(L, 1, "tokens");
-  int has_tokens = !lua_isnil(L, -1);
-  lua_pop(L, 1);
-  if (has_hours == has_tokens)
-    lpod_error(L, ctx, has_hours ? "tokens" : "hours",
-               has_hours ? "give hours or tokens, not both"
-                         : "required: hours= (failure-free compute) or tokens=");
-  if (has_hours) {
-    c->work_h = lpod_opt_number(L, 1, "hours", 0, 0, 1e9, 1, ctx, NULL);
-    if (!(c->work_h > 0)) lpod_error(L, ctx, "hours", "must be > 0");
-  } else {
-    c->work_h = 0;
-    c->tokens = lpod_opt_number(L, 1, "tokens", 0, 0, 1e18, 1, ctx, NULL);
-    if (!(c->tokens > 0)) lpod_error(L, ctx, "tokens", "must be > 0");
-    double tps = NAN;
-    t = lua_getfield(L, 1, "train"); /* stack: train */
-    if (t == LUA_TTABLE || t == LUA_TUSERDATA) {
-      lua_getfield(L, -1, "tokens_per_s");
-      if (!lua_isnil(L, -1)) tps = lpod_check_range(L, -1, 0, 1e15, 1, ctx, "train.tokens_per_s");
-      lua_pop(L, 1);
-      if (isnan(tps)) lpod_error(L, ctx, "train.tokens_per_s", "required field is missing");
-    } else if (t != LUA_TNIL) {
-      lpod_error(L, ctx, "train", "expected a podsim.train result, got %s", luaL_typename(L, -1));
-    }
-    lua_pop(L, 1);
-    c->tokens_per_s = lpod_opt_number(L, 1, "tokens_per_s", tps, 0, 1e15, isnan(tps), ctx, NULL);
-    if (!(c->tokens_per_s > 0)) lpod_error(L, ctx, "tokens_per_s", "must be > 0");
-  }
+  read_checkpoint(L, ctx, c);
+  read_rate_scale(L, ctx, c);
+  read_length(L, ctx, c);
 
   /* seed (simulate_run only) */
   if (lua_getfield(L, 1, "seed") != LUA_TNIL) { /* stack: seed */
@@ -384,17 +447,36 @@ static void set_int(lua_State *L, const char *k, lua_Integer v) {
 
 /* Read podsim.reliability's options (stack 1) into *c (l_read.h). */
 void lpod_rel_read(lua_State *L, pod_rel_cfg *c) {
-  read_rel(L, "podsim.reliability", 0, c, NULL);
+  int shrink_given = 0;
+  read_rel(L, "podsim.reliability", 0, c, NULL, &shrink_given);
+}
+
+
+/* The one default left that can move goodput by more than a few percent:
+** waiting (not shrinking) when no spare is free.  When it matters here
+** (at least 1% of interruptions find no spare) and shrink= was not given,
+** say so once per process on stderr; the text carries no figures, so it
+** is the same whatever the thread count or sample order. */
+static atomic_flag shrink_noted = ATOMIC_FLAG_INIT;
+
+static void note_shrink_default(const char *ctx, int shrink_given, double p_no_spare) {
+  if (shrink_given || !(p_no_spare >= 0.01)) return;
+  if (atomic_flag_test_and_set(&shrink_noted)) return;
+  fprintf(stderr, "%s: note: shrink not given, so a hardware failure that finds no free "
+          "spare waits for its repair; give shrink = false (wait) or true (run on fewer "
+          "GPUs) to state it\n", ctx);
 }
 
 static int l_reliability(lua_State *L) {
   static const char ctx[] = "podsim.reliability";
   pod_rel_cfg c;
-  lpod_rel_read(L, &c);
+  int shrink_given = 0;
+  read_rel(L, ctx, 0, &c, NULL, &shrink_given);
   pod_rel_result r;
   pod_err e;
   pod_err_clear(&e);
   if (pod_rel_eval(&c, &r, &e) != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
+  note_shrink_default(ctx, shrink_given, r.p_no_spare);
   lua_createtable(L, 0, 24);
   set_num(L, "interruptions_per_day", r.interruptions_per_day);
   set_num(L, "job_mtbf_h", r.job_mtbf_h);
@@ -426,7 +508,8 @@ static int l_simulate_run(lua_State *L) {
   static const char ctx[] = "podsim.simulate_run";
   pod_rel_cfg c;
   uint64_t seed = 0;
-  read_rel(L, ctx, 1, &c, &seed);
+  int shrink_given = 0;
+  read_rel(L, ctx, 1, &c, &seed, &shrink_given);
   pod_relsim_result r;
   pod_err e;
   pod_err_clear(&e);
@@ -434,6 +517,8 @@ static int l_simulate_run(lua_State *L) {
     if (e.field[0] == '\0' && e.msg[0] == '\0') pod_err_set(&e, e.code, "", "%s", pod_strerror(e.code));
     return lpod_error_core(L, ctx, NULL, &e);
   }
+  note_shrink_default(ctx, shrink_given,
+                      r.interruptions > 0 ? (double)(r.waits + r.shrinks) / r.interruptions : 0.0);
   lua_createtable(L, 0, 24);
   set_num(L, "wall_h", r.wall_h);
   set_num(L, "work_h", r.work_h);
@@ -472,7 +557,7 @@ void lpod_open_rel(lua_State *L) {
   for (int i = 0;; i++) {
     const pod_rel_failures *f = pod_rel_failures_at(i, NULL);
     if (f == NULL) break;
-    push_failure_list(L, f);
+    push_failure_list(L, f, i);
     lua_setfield(L, -2, f->name);
   }
   lua_setfield(L, podsim, "failures");

@@ -9,7 +9,7 @@
 **   local r = s:run()            -- s:start() then s:wait()
 **   podsim.all{s1:start(), s2:start()}   -- several at once
 **
-** The plan (core/mc.c) samples the parameters and merges chunks in chunk
+** The plan (core/mc_*.c) samples the parameters and merges chunks in chunk
 ** order; the runner (core/run.c) runs chunks on the libuv thread pool.
 ** This file binds the two to Lua:
 **
@@ -27,224 +27,7 @@
 **   callback resumes it; the continuation builds the results table inside
 **   the coroutine, so errors raised there are located at the scenario line.
 */
-#include <lauxlib.h>
-#include <lua.h>
-#include <math.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <uv.h>
-
-#include "host.h"
-#include "l_dist.h"
-#include "lpod.h"
-#include "pod_mc.h"
-#include "pod_run.h"
-
-#define STUDY_T "podsim.study"
-#define RESULTS_T "podsim.results"
-#define NAME_MAX_LEN 64
-#define MAX_PARAMS 4096
-#define MAX_METRICS 1024
-#define MAX_GRID 1000000
-#define CANCEL_GRACE_NS 3000000000ull
-
-typedef enum { ST_NEW, ST_RUNNING, ST_DONE } study_state;
-
-typedef struct study {
-  char name[NAME_MAX_LEN];
-  char where[256];  /* "file:line:" of the scenario's start/run call */
-  pod_host *host;
-  const pod_host_opts *opts;
-  int P, M, G;
-  char **pnames, **mnames;
-  pod_dist *dists;          /* P deep copies (plan copies again) */
-  int *labeled;             /* per param: choice over labels */
-  int64_t samples;
-  uint64_t seed;
-  int chunk_size;
-  int keep_samples;
-  int threads;              /* workers for this study (<= --threads) */
-  pod_mc_sens sens;
-  int stop_metric;
-  double stop_rel;
-  int64_t stop_min;
-  /* built-in evaluator */
-  const pod_kernel *kernel;
-  void *base_cfgs;
-  pod_bind *binds;
-  /* Lua evaluator */
-  lua_State *tmpl;          /* holds: fn, grid list, labels list, pnames, mnames */
-  uv_mutex_t tmpl_mu;
-  int has_mu;
-  atomic_int cancel;        /* set on SIGINT / timeout */
-  _Atomic uint64_t cancel_ns; /* uv_hrtime() when cancel was set */
-  pod_mc_evaluator ev;
-  /* run */
-  study_state state;
-  pod_mc_plan *plan;
-  pod_run *run;
-  pod_run_status status;
-  pod_err err;
-  pod_mc_results *results;
-  int cancel_id;
-  lua_State *waiter;        /* coroutine waiting in s:wait(), or NULL */
-  uint64_t t0_ms;
-  double wall_s;
-  int progress_shown;
-} study;
-
-/* ---------------------------------------------------------------------- */
-/* Lua evaluator: worker states                                            */
-/* ---------------------------------------------------------------------- */
-
-/* Template stack slots. */
-enum { T_FN = 1, T_GRID, T_LABELS, T_PNAMES, T_MNAMES, T_N = T_MNAMES };
-
-typedef struct lworker {
-  lua_State *L;
-  int cur_grid;   /* grid point whose values are in p, -1: none */
-  study *s;
-} lworker;
-/* Worker stack slots (fixed for its life). */
-enum { W_FN = 1, W_GRID, W_LABELS, W_PNAMES, W_MNAMES, W_P, W_TOP = W_P };
-
-static void worker_hook(lua_State *L, lua_Debug *ar) {
-  (void)ar;
-  lua_getfield(L, LUA_REGISTRYINDEX, "lpod.worker_study");
-  study *s = lua_touserdata(L, -1);
-  lua_pop(L, 1);
-  /* Running chunks may finish after a cancel; only an evaluator still
-  ** busy CANCEL_GRACE_NS later (an endless loop) is stopped here. */
-  if (s && atomic_load(&s->cancel) &&
-      uv_hrtime() - atomic_load(&s->cancel_ns) > CANCEL_GRACE_NS)
-    luaL_error(L, "study '%s' stopped: its evaluator kept running after the run was interrupted", s->name);
-}
-
-static void *lw_new(void *ud, pod_err *err) {
-  study *s = ud;
-  lworker *w = calloc(1, sizeof *w);
-  if (w == NULL) {
-    pod_err_set(err, POD_ENOMEM, "eval", "out of memory for a worker");
-    return NULL;
-  }
-  w->s = s;
-  w->cur_grid = -1;
-  w->L = lpod_worker_state(s->opts);
-  if (w->L == NULL) {
-    free(w);
-    pod_err_set(err, POD_ENOMEM, "eval", "cannot create a worker Lua state");
-    return NULL;
-  }
-  lua_State *L = w->L;
-  lua_settop(L, 0);
-  uv_mutex_lock(&s->tmpl_mu);
-  int ok = 1;
-  for (int i = T_FN; i <= T_N && ok; i++) {
-    if (lpod_copy_value(s->tmpl, i, L, NULL) != 0) {
-      pod_err_set(err, POD_EINVAL, "eval", "%s", lua_tostring(L, -1));
-      ok = 0;
-    }
-  }
-  uv_mutex_unlock(&s->tmpl_mu);
-  if (!ok) {
-    void *aud;
-    lua_getallocf(L, &aud);
-    lua_close(L);
-    free(aud); /* the worker state's memory budget (host.c) */
-    free(w);
-    return NULL;
-  }
-  lua_newtable(L); /* stack: fn, grid, labels, pnames, mnames, p */
-  lua_pushlightuserdata(L, s);
-  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.worker_study");
-  lua_sethook(L, worker_hook, LUA_MASKCOUNT, 1 << 20);
-  return w;
-}
-
-static void lw_free(void *ud, void *worker) {
-  (void)ud;
-  lworker *w = worker;
-  if (w == NULL) return;
-  void *aud;
-  lua_getallocf(w->L, &aud);
-  lua_close(w->L);
-  free(aud); /* the worker state's memory budget (host.c) */
-  free(w);
-}
-
-static int lw_eval(void *ud, void *worker, int grid, const double *x, double *y,
-                   pod_err *err) {
-  study *s = ud;
-  lworker *w = worker;
-  lua_State *L = w->L;
-  if (grid != w->cur_grid) {
-    /* fresh p with the grid point's values */
-    lua_newtable(L);
-    lua_replace(L, W_P);
-    lua_rawgeti(L, W_GRID, grid + 1);
-    lua_pushnil(L);
-    while (lua_next(L, -2)) { /* stack: ..., gp, k, v */
-      lua_pushvalue(L, -2);
-      lua_insert(L, -2);
-      lua_rawset(L, W_P);
-    }
-    lua_pop(L, 1);
-    w->cur_grid = grid;
-  }
-  for (int i = 0; i < s->P; i++) {
-    lua_rawgeti(L, W_PNAMES, i + 1);
-    if (s->labeled[i]) {
-      lua_rawgeti(L, W_LABELS, i + 1);
-      lua_rawgeti(L, -1, (lua_Integer)x[i] + 1);
-      lua_remove(L, -2);
-    } else {
-      lua_pushnumber(L, x[i]);
-    }
-    lua_rawset(L, W_P);
-  }
-  lua_pushvalue(L, W_FN);
-  lua_pushvalue(L, W_P);
-  int st = lua_pcall(L, 1, 1, 0);
-  if (st == LUA_ERRMEM) {
-    pod_err_set(err, POD_ENOMEM, "eval",
-                "memory budget of %.0f MB exceeded in a worker's Lua state (--max-memory)",
-                s->opts->max_memory_mb);
-    lua_settop(L, W_TOP);
-    return POD_ENOMEM;
-  }
-  if (st != LUA_OK) {
-    const char *msg = lua_tostring(L, -1);
-    pod_err_set(err, POD_EINVAL, "eval", "%s", msg ? msg : "error object is not a string");
-    lua_settop(L, W_TOP);
-    return POD_EINVAL;
-  }
-  int rc = POD_OK;
-  if (lua_type(L, -1) == LUA_TNUMBER && s->M == 1) {
-    y[0] = lua_tonumber(L, -1);
-  } else if (lua_istable(L, -1)) {
-    for (int m = 0; m < s->M; m++) {
-      lua_rawgeti(L, W_MNAMES, m + 1);
-      lua_gettable(L, -2);
-      if (lua_type(L, -1) != LUA_TNUMBER) {
-        rc = pod_err_set(err, POD_EINVAL, s->mnames[m],
-                         "eval returned %s for metric '%s' (a number is needed)",
-                         luaL_typename(L, -1), s->mnames[m]);
-        lua_pop(L, 1);
-        break;
-      }
-      y[m] = lua_tonumber(L, -1);
-      lua_pop(L, 1);
-    }
-  } else {
-    rc = pod_err_set(err, POD_EINVAL, "eval",
-                     "eval must return a table of metrics (got %s)", luaL_typename(L, -1));
-  }
-  lua_settop(L, W_TOP);
-  return rc;
-}
+#include "l_study.h"
 
 /* ---------------------------------------------------------------------- */
 /* study construction                                                      */
@@ -384,27 +167,10 @@ static int build_grid(lua_State *L, int spec, const char *ctx) {
   return (int)G;
 }
 
-/* podsim.study{...} */
-static int l_study(lua_State *L) {
-  static const char ctx[] = "podsim.study";
-  if (!lua_istable(L, 1)) return lpod_error(L, ctx, NULL, "expected a table {name=, samples=, params=, eval=, ...}");
-  lua_settop(L, 1);
-  lpod_check_keys(L, 1, ctx, NULL, study_keys);
-  pod_host *h = lpod_host(L);
-  if (h == NULL) return lpod_error(L, ctx, NULL, "studies cannot run inside a worker's evaluator");
-  const pod_host_opts *o = lpod_host_opts(h);
-
-  study *s = lua_newuserdatauv(L, sizeof *s, 2); /* stack: spec, s */
-  memset(s, 0, sizeof *s);
-  luaL_setmetatable(L, STUDY_T);
-  int sidx = lua_gettop(L);
-  s->host = h;
-  s->opts = o;
-  s->stop_metric = -1;
-  s->cancel_id = -1;
-  atomic_init(&s->cancel, 0);
-  atomic_init(&s->cancel_ns, 0);
-
+/* podsim.study: name, samples, seed, chunk_size, keep_samples, threads,
+** sensitivity of the spec at 1 into s. */
+static int study_read_options(lua_State *L, study *s, const pod_host_opts *o,
+                              const char *ctx) {
   lua_getfield(L, 1, "name");
   if (lua_isnil(L, -1)) {
     snprintf(s->name, sizeof s->name, "study");
@@ -436,7 +202,13 @@ static int l_study(lua_State *L) {
   static const char *const sens_names[] = {"none", "spearman", "sobol", NULL};
   s->sens = (pod_mc_sens)lpod_opt_enum(L, 1, "sensitivity", POD_MC_SENS_SPEARMAN, sens_names, 0, ctx, NULL);
 
-  /* params: sorted names, each a dist (or a number: fixed) */
+  return 0;
+}
+
+/* podsim.study: the params (sorted names, each a dist or a number) into
+** s; pushes params, pnames (sorted list) and labels (per param: a list of
+** labels or false).  [-0, +3, e] */
+static int study_read_params(lua_State *L, study *s, const char *ctx) {
   lua_getfield(L, 1, "params"); /* stack: spec, s, params */
   if (lua_isnil(L, -1)) {
     lua_pop(L, 1);
@@ -480,148 +252,161 @@ static int l_study(lua_State *L) {
     lua_rawseti(L, labels, i + 1);
     lua_pop(L, 1);
   }
-  /* stack: spec, s, params, pnames, labels */
+  return 0;
+}
 
-  /* grid */
-  s->G = build_grid(L, 1, ctx); /* stack: ..., points */
-  int points = lua_gettop(L);
-
-  /* eval: a Lua function or podsim.kernel.<name>{...} */
-  lua_getfield(L, 1, "eval");
-  int evalidx = lua_gettop(L);
-  lua_getfield(L, 1, "metrics");
-  int metrics = lua_gettop(L);
-  if (lua_isfunction(L, evalidx)) {
-    if (s->sens == POD_MC_SENS_SOBOL) {
-      for (int i = 0; i < s->P; i++)
-        if (s->labeled[i]) return lpod_error(L, ctx, "sensitivity", "sobol needs numeric parameters ('%s' is a choice of labels)", s->pnames[i]);
+/* podsim.study with a Lua eval and no metrics: the keys eval returns for
+** grid point 1 at the parameters' medians (run in the template state, not
+** the scenario's) replace the value at `metrics`.  [-0, +0, e] */
+static int study_probe_metrics(lua_State *L, study *s, int metrics,
+                               const char *ctx) {
+  lua_State *T = s->tmpl;
+  lua_rawgeti(T, T_GRID, 1);
+  for (int i = 0; i < s->P; i++) {
+    lua_rawgeti(T, T_PNAMES, i + 1);
+    double med = pod_dist_quantile(&s->dists[i], 0.5);
+    if (s->labeled[i]) {
+      lua_rawgeti(T, T_LABELS, i + 1);
+      lua_rawgeti(T, -1, (lua_Integer)med + 1);
+      lua_remove(T, -2);
+    } else {
+      lua_pushnumber(T, med);
     }
-    /* template state: fn, grid points, labels, pnames, mnames */
-    s->tmpl = lpod_worker_state(o);
-    if (s->tmpl == NULL) return luaL_error(L, "cannot create a Lua state for the evaluator");
-    uv_mutex_init(&s->tmpl_mu);
-    s->has_mu = 1;
-    int srcs[4] = {evalidx, points, labels, pnames};
-    for (int i = 0; i < 4; i++) {
-      if (lpod_copy_value(L, srcs[i], s->tmpl, i == 0 ? "eval" : NULL) != 0)
-        return lpod_error(L, ctx, "eval", "%s", lua_tostring(s->tmpl, -1));
-    }
-    /* metrics: given, or the keys eval returns for grid point 1 at the
-    ** parameters' medians (run in the template state, not the scenario's) */
-    if (lua_isnil(L, metrics)) {
-      lua_State *T = s->tmpl;
-      lua_rawgeti(T, T_GRID, 1);
-      for (int i = 0; i < s->P; i++) {
-        lua_rawgeti(T, T_PNAMES, i + 1);
-        double med = pod_dist_quantile(&s->dists[i], 0.5);
-        if (s->labeled[i]) {
-          lua_rawgeti(T, T_LABELS, i + 1);
-          lua_rawgeti(T, -1, (lua_Integer)med + 1);
-          lua_remove(T, -2);
-        } else {
-          lua_pushnumber(T, med);
-        }
-        lua_rawset(T, -3);
-      }
-      lua_pushvalue(T, T_FN);
-      lua_insert(T, -2);
-      if (lua_pcall(T, 1, 1, 0) != LUA_OK)
-        return lpod_error(L, ctx, "eval", "failed on a probe call at the parameters' medians: %s",
-                          lua_tostring(T, -1));
-      if (lua_type(T, -1) == LUA_TNUMBER) {
-        lua_createtable(L, 1, 0);
-        lua_pushliteral(L, "value");
-        lua_rawseti(L, -2, 1);
-        lua_replace(L, metrics);
-      } else if (lua_istable(T, -1)) {
-        push_sorted_keys(T, -1, ctx, "eval");
-        lua_newtable(L);
-        int n = (int)lua_rawlen(T, -1);
-        for (int i = 1; i <= n; i++) {
-          lua_rawgeti(T, -1, i);
-          lua_pushstring(L, lua_tostring(T, -1));
-          lua_rawseti(L, -2, i);
-          lua_pop(T, 1);
-        }
-        lua_replace(L, metrics);
-      } else {
-        return lpod_error(L, ctx, "eval", "must return a table of metrics (got %s)", luaL_typename(T, -1));
-      }
-      lua_settop(T, T_PNAMES);
-    }
-    if (!lua_istable(L, metrics) || lua_rawlen(L, metrics) == 0)
-      return lpod_error(L, ctx, "metrics", "expected a non-empty list of metric names");
-    s->M = (int)lua_rawlen(L, metrics);
-    if (s->M > MAX_METRICS) return lpod_error(L, ctx, "metrics", "at most %d metrics", MAX_METRICS);
-    if (lpod_copy_value(L, metrics, s->tmpl, "metrics") != 0)
-      return lpod_error(L, ctx, "metrics", "%s", lua_tostring(s->tmpl, -1));
-    s->ev.ud = s;
-    s->ev.worker_new = lw_new;
-    s->ev.worker_free = lw_free;
-    s->ev.eval = lw_eval;
-  } else if (lua_istable(L, evalidx) && lua_getmetatable(L, evalidx)) {
-    lua_getfield(L, -1, "__podsim_kernel");
-    int is_kernel = lua_toboolean(L, -1);
-    lua_pop(L, 2);
-    if (!is_kernel) return lpod_error(L, ctx, "eval", "expected a function or podsim.kernel.<name>{...}");
-    lua_getfield(L, evalidx, "name");
-    const pod_kernel *k;
-    const lpod_type *ct;
-    if (!lpod_find_kernel(L, lua_tostring(L, -1), &k, &ct))
-      return lpod_error(L, ctx, "eval", "unknown kernel '%s'", lua_tostring(L, -1));
-    lua_pop(L, 1);
-    s->kernel = k;
-    if (!lua_isnil(L, metrics)) return lpod_error(L, ctx, "metrics", "a kernel evaluator has fixed metrics; leave metrics out");
-    s->M = k->nmetrics;
-    lua_createtable(L, s->M, 0);
-    for (int m = 0; m < s->M; m++) {
-      lua_pushstring(L, k->metric_names[m]);
-      lua_rawseti(L, -2, m + 1);
+    lua_rawset(T, -3);
+  }
+  lua_pushvalue(T, T_FN);
+  lua_insert(T, -2);
+  if (lua_pcall(T, 1, 1, 0) != LUA_OK)
+    return lpod_error(L, ctx, "eval", "failed on a probe call at the parameters' medians: %s",
+                      lua_tostring(T, -1));
+  if (lua_type(T, -1) == LUA_TNUMBER) {
+    lua_createtable(L, 1, 0);
+    lua_pushliteral(L, "value");
+    lua_rawseti(L, -2, 1);
+    lua_replace(L, metrics);
+  } else if (lua_istable(T, -1)) {
+    push_sorted_keys(T, -1, ctx, "eval");
+    lua_newtable(L);
+    int n = (int)lua_rawlen(T, -1);
+    for (int i = 1; i <= n; i++) {
+      lua_rawgeti(T, -1, i);
+      lua_pushstring(L, lua_tostring(T, -1));
+      lua_rawseti(L, -2, i);
+      lua_pop(T, 1);
     }
     lua_replace(L, metrics);
-    /* one config per grid point: base fields overridden by the point */
-    s->base_cfgs = calloc((size_t)s->G, k->cfg_size);
-    s->binds = calloc((size_t)s->P + 1, sizeof(pod_bind));
-    if (!s->base_cfgs || !s->binds) return luaL_error(L, "out of memory");
-    lua_getfield(L, evalidx, "base"); /* stack: ..., base */
-    int base = lua_gettop(L);
-    for (int g = 0; g < s->G; g++) {
-      lua_newtable(L);
-      int merged = lua_gettop(L);
-      lua_pushnil(L);
-      while (lua_next(L, base)) {
-        lua_pushvalue(L, -2);
-        lua_insert(L, -2);
-        lua_rawset(L, merged);
-      }
-      lua_rawgeti(L, points, g + 1);
-      lua_pushnil(L);
-      while (lua_next(L, -2)) {
-        lua_pushvalue(L, -2);
-        lua_insert(L, -2);
-        lua_rawset(L, merged);
-      }
-      lua_pop(L, 1);
-      lpod_build_in(L, merged, ct, (char *)s->base_cfgs + (size_t)g * k->cfg_size, "eval", ctx);
-      lua_pop(L, 1);
+  } else {
+    return lpod_error(L, ctx, "eval", "must return a table of metrics (got %s)", luaL_typename(T, -1));
+  }
+  lua_settop(T, T_PNAMES);
+  return 0;
+}
+
+/* podsim.study: a Lua evaluator (the function at evalidx): the template
+** state and, unless given, the metrics at `metrics`.  [-0, +0, e] */
+static int study_lua_eval(lua_State *L, study *s, const pod_host_opts *o,
+                          int evalidx, int points, int labels, int pnames,
+                          int metrics, const char *ctx) {
+  if (s->sens == POD_MC_SENS_SOBOL) {
+    for (int i = 0; i < s->P; i++)
+      if (s->labeled[i]) return lpod_error(L, ctx, "sensitivity", "sobol needs numeric parameters ('%s' is a choice of labels)", s->pnames[i]);
+  }
+  /* template state: fn, grid points, labels, pnames, mnames */
+  s->tmpl = lpod_worker_state(o);
+  if (s->tmpl == NULL) return luaL_error(L, "cannot create a Lua state for the evaluator");
+  uv_mutex_init(&s->tmpl_mu);
+  s->has_mu = 1;
+  int srcs[4] = {evalidx, points, labels, pnames};
+  for (int i = 0; i < 4; i++) {
+    if (lpod_copy_value(L, srcs[i], s->tmpl, i == 0 ? "eval" : NULL) != 0)
+      return lpod_error(L, ctx, "eval", "%s", lua_tostring(s->tmpl, -1));
+  }
+  /* metrics: given, or the keys eval returns at the medians */
+  if (lua_isnil(L, metrics)) study_probe_metrics(L, s, metrics, ctx);
+  if (!lua_istable(L, metrics) || lua_rawlen(L, metrics) == 0)
+    return lpod_error(L, ctx, "metrics", "expected a non-empty list of metric names");
+  s->M = (int)lua_rawlen(L, metrics);
+  if (s->M > MAX_METRICS) return lpod_error(L, ctx, "metrics", "at most %d metrics", MAX_METRICS);
+  if (lpod_copy_value(L, metrics, s->tmpl, "metrics") != 0)
+    return lpod_error(L, ctx, "metrics", "%s", lua_tostring(s->tmpl, -1));
+  s->ev.ud = s;
+  s->ev.worker_new = lpod_study__lw_new;
+  s->ev.worker_free = lpod_study__lw_free;
+  s->ev.eval = lpod_study__lw_eval;
+  return 0;
+}
+
+/* podsim.study: a built-in evaluator (podsim.kernel.<name>{...} at
+** evalidx; its metatable was pushed and is popped here): one config per
+** grid point, the parameter bindings; sets the list at `metrics`.
+** [-1, +0, e] */
+static int study_kernel_eval(lua_State *L, study *s, int evalidx, int points,
+                             int metrics, const char *ctx) {
+  lua_getfield(L, -1, "__podsim_kernel");
+  int is_kernel = lua_toboolean(L, -1);
+  lua_pop(L, 2);
+  if (!is_kernel) return lpod_error(L, ctx, "eval", "expected a function or podsim.kernel.<name>{...}");
+  lua_getfield(L, evalidx, "name");
+  const pod_kernel *k;
+  const lpod_type *ct;
+  if (!lpod_find_kernel(L, lua_tostring(L, -1), &k, &ct))
+    return lpod_error(L, ctx, "eval", "unknown kernel '%s'", lua_tostring(L, -1));
+  lua_pop(L, 1);
+  s->kernel = k;
+  if (!lua_isnil(L, metrics)) return lpod_error(L, ctx, "metrics", "a kernel evaluator has fixed metrics; leave metrics out");
+  s->M = k->nmetrics;
+  lua_createtable(L, s->M, 0);
+  for (int m = 0; m < s->M; m++) {
+    lua_pushstring(L, k->metric_names[m]);
+    lua_rawseti(L, -2, m + 1);
+  }
+  lua_replace(L, metrics);
+  /* one config per grid point: base fields overridden by the point */
+  s->base_cfgs = calloc((size_t)s->G, k->cfg_size);
+  s->binds = calloc((size_t)s->P + 1, sizeof(pod_bind));
+  if (!s->base_cfgs || !s->binds) return luaL_error(L, "out of memory");
+  lua_getfield(L, evalidx, "base"); /* stack: ..., base */
+  int base = lua_gettop(L);
+  for (int g = 0; g < s->G; g++) {
+    lua_newtable(L);
+    int merged = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, base)) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, merged);
+    }
+    lua_rawgeti(L, points, g + 1);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, merged);
     }
     lua_pop(L, 1);
-    for (int i = 0; i < s->P; i++) {
-      char path[128];
-      snprintf(path, sizeof path, "params.%s", s->pnames[i]);
-      if (s->labeled[i])
-        return lpod_error(L, ctx, path, "a kernel evaluator needs numeric parameters");
-      if (lpod_field_bind(ct, s->pnames[i], &s->binds[i]) != 0)
-        return lpod_error(L, ctx, path, "is not a numeric field of the %s kernel's config (e.g. 'system.up_eff', 'bytes')", k->name);
-    }
-    pod_err e;
-    pod_err_clear(&e);
-    if (pod_mc_kernel_evaluator(k, s->base_cfgs, s->G, s->binds, s->P, &s->ev) != POD_OK)
-      return lpod_error_core(L, ctx, "eval", &e);
-  } else {
-    return lpod_error(L, ctx, "eval", "expected a function or podsim.kernel.<name>{...}, got %s",
-                      luaL_typename(L, evalidx));
+    lpod_build_in(L, merged, ct, (char *)s->base_cfgs + (size_t)g * k->cfg_size, "eval", ctx);
+    lua_pop(L, 1);
   }
+  lua_pop(L, 1);
+  for (int i = 0; i < s->P; i++) {
+    char path[128];
+    snprintf(path, sizeof path, "params.%s", s->pnames[i]);
+    if (s->labeled[i])
+      return lpod_error(L, ctx, path, "a kernel evaluator needs numeric parameters");
+    if (lpod_field_bind(ct, s->pnames[i], &s->binds[i]) != 0)
+      return lpod_error(L, ctx, path, "is not a numeric field of the %s kernel's config (e.g. 'system.up_eff', 'bytes')", k->name);
+  }
+  pod_err e;
+  pod_err_clear(&e);
+  if (pod_mc_kernel_evaluator(k, s->base_cfgs, s->G, s->binds, s->P, &s->ev) != POD_OK)
+    return lpod_error_core(L, ctx, "eval", &e);
+  return 0;
+}
+
+/* podsim.study: metric names and the target {metric=, rel_ci95=,
+** min_samples=} into s.  [-0, +0, e] */
+static int study_read_target(lua_State *L, study *s, int metrics,
+                             const char *ctx) {
   /* metric names */
   s->mnames = calloc((size_t)s->M + 1, sizeof(char *));
   if (s->mnames == NULL) return luaL_error(L, "out of memory");
@@ -649,6 +434,14 @@ static int l_study(lua_State *L) {
     s->stop_min = (int64_t)lpod_opt_number(L, -1, "min_samples", 2 * (double)s->chunk_size, 2, 1e12, 0, ctx, "target");
   }
   lua_pop(L, 1);
+  return 0;
+}
+
+/* podsim.study: keep the description for the results in uservalue 1 of
+** the study at sidx.  [-0, +0, e] */
+static void study_keep_description(lua_State *L, int sidx, int metrics,
+                                   int pnames, int points, int params,
+                                   const char *ctx) {
   /* keep the description for the results: uservalue 1 = {metrics, pnames, points, params} */
   lua_createtable(L, 0, 4);
   lua_pushvalue(L, metrics);
@@ -669,6 +462,52 @@ static int l_study(lua_State *L) {
   }
   lua_setfield(L, -2, "grid_keys");
   lua_setiuservalue(L, sidx, 1);
+}
+
+/* podsim.study{...} */
+static int l_study(lua_State *L) {
+  static const char ctx[] = "podsim.study";
+  if (!lua_istable(L, 1)) return lpod_error(L, ctx, NULL, "expected a table {name=, samples=, params=, eval=, ...}");
+  lua_settop(L, 1);
+  lpod_check_keys(L, 1, ctx, NULL, study_keys);
+  pod_host *h = lpod_host(L);
+  if (h == NULL) return lpod_error(L, ctx, NULL, "studies cannot run inside a worker's evaluator");
+  const pod_host_opts *o = lpod_host_opts(h);
+
+  study *s = lua_newuserdatauv(L, sizeof *s, 2); /* stack: spec, s */
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, STUDY_T);
+  int sidx = lua_gettop(L);
+  s->host = h;
+  s->opts = o;
+  s->stop_metric = -1;
+  s->cancel_id = -1;
+  atomic_init(&s->cancel, 0);
+  atomic_init(&s->cancel_ns, 0);
+
+  study_read_options(L, s, o, ctx);
+  study_read_params(L, s, ctx); /* stack: spec, s, params, pnames, labels */
+  int params = lua_gettop(L) - 2, pnames = params + 1, labels = params + 2;
+
+  /* grid */
+  s->G = build_grid(L, 1, ctx); /* stack: ..., points */
+  int points = lua_gettop(L);
+
+  /* eval: a Lua function or podsim.kernel.<name>{...} */
+  lua_getfield(L, 1, "eval");
+  int evalidx = lua_gettop(L);
+  lua_getfield(L, 1, "metrics");
+  int metrics = lua_gettop(L);
+  if (lua_isfunction(L, evalidx)) {
+    study_lua_eval(L, s, o, evalidx, points, labels, pnames, metrics, ctx);
+  } else if (lua_istable(L, evalidx) && lua_getmetatable(L, evalidx)) {
+    study_kernel_eval(L, s, evalidx, points, metrics, ctx);
+  } else {
+    return lpod_error(L, ctx, "eval", "expected a function or podsim.kernel.<name>{...}, got %s",
+                      luaL_typename(L, evalidx));
+  }
+  study_read_target(L, s, metrics, ctx);
+  study_keep_description(L, sidx, metrics, pnames, points, params, ctx);
   lua_pushvalue(L, sidx);
   return 1;
 }
@@ -795,127 +634,6 @@ static int l_start(lua_State *L) {
   return 1;
 }
 
-static void set_num(lua_State *L, const char *k, double v) {
-  lua_pushnumber(L, v);
-  lua_setfield(L, -2, k);
-}
-
-/* Push the results table of a finished study at sidx (see lua/README.md). */
-static void push_results(lua_State *L, int sidx, study *s) {
-  static const char *const qnames[POD_STATS_NQ] = {"p1", "p5", "p25", "p50", "p75", "p95", "p99"};
-  pod_mc_results *r = s->results;
-  lua_createtable(L, 0, 24); /* stack: res */
-  int res = lua_gettop(L);
-  lua_pushstring(L, s->name);
-  lua_setfield(L, res, "name");
-  lua_getiuservalue(L, sidx, 1); /* desc */
-  static const char *const copy[] = {"metrics", "params", "grid", "grid_keys", NULL};
-  for (int i = 0; copy[i]; i++) {
-    lua_getfield(L, -1, copy[i]);
-    lua_setfield(L, res, copy[i]);
-  }
-  /* distributions described */
-  lua_getfield(L, -1, "dists");
-  int dists = lua_gettop(L);
-  lua_newtable(L);
-  for (int i = 0; i < s->P; i++) {
-    lua_getfield(L, dists, s->pnames[i]);
-    if (lpod_dist_test(L, -1, NULL)) {
-      lpod_dist_push_description(L, -1);
-    } else {
-      lua_createtable(L, 0, 2);
-      lua_pushliteral(L, "fixed");
-      lua_setfield(L, -2, "kind");
-      lua_pushvalue(L, -3);
-      lua_setfield(L, -2, "value");
-    }
-    lua_setfield(L, -3, s->pnames[i]);
-    lua_pop(L, 1);
-  }
-  lua_setfield(L, res, "dists");
-  lua_pop(L, 2); /* dists, desc */
-  int complete = r ? pod_mc_results_complete(r) : 0;
-  lua_pushboolean(L, complete || s->status == POD_RUN_STOPPED);
-  lua_setfield(L, res, "complete");
-  lua_pushboolean(L, s->status == POD_RUN_STOPPED);
-  lua_setfield(L, res, "stopped");
-  lua_pushboolean(L, s->status == POD_RUN_CANCELED);
-  lua_setfield(L, res, "interrupted");
-  set_num(L, "samples", (double)s->samples);
-  set_num(L, "seed", (double)s->seed);
-  set_num(L, "chunk_size", s->chunk_size);
-  set_num(L, "threads", s->threads);
-  set_num(L, "wall_s", s->wall_s);
-  lua_pushboolean(L, s->keep_samples);
-  lua_setfield(L, res, "keep_samples");
-  static const char *const sens_names[] = {"none", "spearman", "sobol"};
-  lua_pushstring(L, sens_names[s->sens]);
-  lua_setfield(L, res, "sensitivity");
-  lua_pushstring(L, s->kernel ? s->kernel->name : "lua");
-  lua_setfield(L, res, "evaluator");
-  if (r == NULL) return;
-  set_num(L, "samples_done", (double)pod_mc_results_samples_done(r));
-  set_num(L, "chunks_done", (double)pod_mc_results_chunks_done(r));
-  set_num(L, "chunks_total", (double)pod_mc_results_chunks_total(r));
-  lua_pushboolean(L, pod_mc_results_spearman_partial(r));
-  lua_setfield(L, res, "spearman_partial");
-  lua_pushboolean(L, pod_mc_results_samples_partial(r));
-  lua_setfield(L, res, "samples_partial");
-  /* stats[metric][g] */
-  lua_createtable(L, 0, s->M);
-  int exact_all = 1;
-  for (int m = 0; m < s->M; m++) {
-    lua_createtable(L, s->G, 0);
-    for (int g = 0; g < s->G; g++) {
-      pod_mc_summary sm;
-      if (pod_mc_results_summary(r, m, g, &sm) != POD_OK) continue;
-      lua_createtable(L, 0, 20);
-      set_num(L, "n", (double)sm.n);
-      set_num(L, "mean", sm.mean);
-      set_num(L, "sd", sm.sd);
-      set_num(L, "se", sm.se);
-      set_num(L, "ci95_lo", sm.ci95_lo);
-      set_num(L, "ci95_hi", sm.ci95_hi);
-      set_num(L, "min", sm.min);
-      set_num(L, "max", sm.max);
-      set_num(L, "skew", sm.skew);
-      set_num(L, "kurtosis", sm.kurtosis);
-      for (int q = 0; q < POD_STATS_NQ; q++) set_num(L, qnames[q], sm.q[q]);
-      lua_pushboolean(L, sm.quantiles_exact);
-      lua_setfield(L, -2, "exact");
-      if (!sm.quantiles_exact) exact_all = 0;
-      lua_rawseti(L, -2, g + 1);
-    }
-    lua_setfield(L, -2, s->mnames[m]);
-  }
-  lua_setfield(L, res, "stats");
-  lua_pushboolean(L, exact_all);
-  lua_setfield(L, res, "quantiles_exact");
-  /* sens[metric][g][param] */
-  lua_createtable(L, 0, s->M);
-  for (int m = 0; m < s->M; m++) {
-    lua_createtable(L, s->G, 0);
-    for (int g = 0; g < s->G; g++) {
-      lua_createtable(L, 0, s->P);
-      for (int p = 0; p < s->P; p++) {
-        pod_mc_sens_value sv;
-        if (pod_mc_results_sensitivity(r, g, p, m, &sv) != POD_OK) continue;
-        lua_createtable(L, 0, 3);
-        set_num(L, "spearman", sv.spearman);
-        set_num(L, "sobol_first", sv.sobol_first);
-        set_num(L, "sobol_total", sv.sobol_total);
-        lua_setfield(L, -2, s->pnames[p]);
-      }
-      lua_rawseti(L, -2, g + 1);
-    }
-    lua_setfield(L, -2, s->mnames[m]);
-  }
-  lua_setfield(L, res, "sens");
-  /* the study itself, for histograms and samples */
-  lua_pushvalue(L, sidx);
-  lua_setfield(L, res, "_study");
-}
-
 /* Continuation of s:wait(), inside the scenario coroutine. */
 static int wait_k(lua_State *L, int status, lua_KContext ctx) {
   (void)status;
@@ -930,7 +648,7 @@ static int wait_k(lua_State *L, int status, lua_KContext ctx) {
                       s->err.msg[0] ? s->err.msg : pod_strerror(s->err.code));
   }
   lua_settop(L, 1);
-  push_results(L, 1, s);
+  lpod_study__push_results(L, 1, s);
   return 1;
 }
 
@@ -952,95 +670,6 @@ static int l_run(lua_State *L) {
   lua_pushvalue(L, 1);
   lua_call(L, 1, 0);
   return l_wait(L);
-}
-
-/* podsim._results_hist(study, metric_index, grid_index) -> {lo, hi, counts, under, over, log} */
-static int l_hist(lua_State *L) {
-  study *s = luaL_checkudata(L, 1, STUDY_T);
-  int m = (int)luaL_checkinteger(L, 2) - 1, g = (int)luaL_checkinteger(L, 3) - 1;
-  if (s->results == NULL) return 0;
-  const pod_hist *hh = pod_mc_results_hist(s->results, m, g);
-  if (hh == NULL) return 0;
-  lua_createtable(L, 0, 6);
-  lua_createtable(L, hh->nbins + 1, 0);
-  for (int i = 0; i <= hh->nbins; i++) {
-    lua_pushnumber(L, pod_hist_edge(hh, i));
-    lua_rawseti(L, -2, i + 1);
-  }
-  lua_setfield(L, -2, "edges");
-  lua_createtable(L, hh->nbins, 0);
-  for (int i = 0; i < hh->nbins; i++) {
-    lua_pushinteger(L, hh->counts[i]);
-    lua_rawseti(L, -2, i + 1);
-  }
-  lua_setfield(L, -2, "counts");
-  lua_pushinteger(L, hh->under);
-  lua_setfield(L, -2, "under");
-  lua_pushinteger(L, hh->over);
-  lua_setfield(L, -2, "over");
-  lua_pushboolean(L, hh->logbins);
-  lua_setfield(L, -2, "log");
-  return 1;
-}
-
-/* Number formatting shared with lib/podsim.lua's podsim.num. */
-static int fmt_num(char *buf, size_t n, double v) {
-  if (v == floor(v) && fabs(v) < 1e15) return snprintf(buf, n, "%.0f", v);
-  return snprintf(buf, n, "%.10g", v);
-}
-
-/* podsim._write_samples(study, path, prefixes) -> rows written.
-** prefixes[g] is the grid point's leading CSV cells (with a trailing
-** comma, or ""); the header is written by the caller's first line arg. */
-static int l_write_samples(lua_State *L) {
-  study *s = luaL_checkudata(L, 1, STUDY_T);
-  const char *path = luaL_checkstring(L, 2);
-  const char *header = luaL_checkstring(L, 3);
-  luaL_checktype(L, 4, LUA_TTABLE);
-  if (!lpod_host_path_allowed(lpod_host(L), path, 1))
-    return lpod_error(L, "podsim.write", NULL, "'%s' is outside the output folder", path);
-  if (s->results == NULL) return 0;
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (f == NULL) return lpod_error(L, "podsim.write", NULL, "cannot write '%s'", tmp);
-  fputs(header, f);
-  fputc('\n', f);
-  int64_t total = 0;
-  char buf[64];
-  for (int g = 0; g < s->G; g++) {
-    int64_t rows = pod_mc_results_rows(s->results, g);
-    lua_rawgeti(L, 4, g + 1);
-    const char *prefix = lua_tostring(L, -1);
-    /* this grid point's columns, looked up once */
-    const double **cols = malloc(sizeof(double *) * (size_t)(s->P + s->M + 1));
-    if (cols == NULL) {
-      fclose(f);
-      remove(tmp);
-      return luaL_error(L, "out of memory");
-    }
-    for (int p = 0; p < s->P; p++) cols[p] = pod_mc_results_param_column(s->results, g, p);
-    for (int m = 0; m < s->M; m++) cols[s->P + m] = pod_mc_results_metric_column(s->results, g, m);
-    int ncol = s->P + s->M;
-    for (int64_t i = 0; i < rows; i++) {
-      fputs(prefix ? prefix : "", f);
-      for (int c = 0; c < ncol; c++) {
-        fmt_num(buf, sizeof buf, cols[c] ? cols[c][i] : NAN);
-        fputs(buf, f);
-        fputc(c + 1 < ncol ? ',' : '\n', f);
-      }
-    }
-    free(cols);
-    total += rows;
-    lua_pop(L, 1);
-  }
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-    remove(tmp);
-    return lpod_error(L, "podsim.write", NULL, "cannot write '%s'", path);
-  }
-  lua_pushinteger(L, total);
-  return 1;
 }
 
 static int study_tostring(lua_State *L) {
@@ -1086,9 +715,9 @@ void lpod_open_study(lua_State *L) {
   lua_pop(L, 1);
   lua_pushcfunction(L, l_study);
   lua_setfield(L, podsim, "study");
-  lua_pushcfunction(L, l_hist);
+  lua_pushcfunction(L, lpod_study__hist);
   lua_setfield(L, podsim, "_results_hist");
-  lua_pushcfunction(L, l_write_samples);
+  lua_pushcfunction(L, lpod_study__write_samples);
   lua_setfield(L, podsim, "_write_samples");
   /* kernel names for podsim.kernel.<name> */
   lua_newtable(L);
@@ -1104,3 +733,4 @@ void lpod_open_study(lua_State *L) {
   lua_pop(L, 1);
   lua_setfield(L, podsim, "_kernels");
 }
+

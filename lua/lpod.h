@@ -79,25 +79,30 @@ struct lpod_type {
 /* preset_name of a type whose only preset is "default" (kernel configs). */
 const char *lpod_default_preset_name(int i);
 
-/* Register the metatable of `t` in L (idempotent). */
+/* Register the metatable of `t` in L (idempotent).  [-0, +0, m] */
 void lpod_type_register(lua_State *L, const lpod_type *t);
 
-/* Push a new spec userdata holding a copy of `value`; returns its memory. */
+/* Push a new spec userdata holding a copy of `value`; returns its memory.
+** [-0, +1, m] */
 void *lpod_push(lua_State *L, const lpod_type *t, const void *value);
 
-/* The struct inside the spec at idx, or NULL when it is not of type t. */
+/* The struct inside the spec at idx, or NULL when it is not of type t.
+** [-0, +0, -] */
 void *lpod_test(lua_State *L, int idx, const lpod_type *t);
 
 /* Read the value at idx as a spec of type t into `out`: a spec userdata,
 ** a preset name, or a table (as the constructor).  `path` names the value
-** in errors ("system").  Raises a located error on bad input. */
+** in errors ("system").  Raises a located error on bad input.
+** [-0, +0, v] */
 void lpod_to_value(lua_State *L, int idx, const lpod_type *t, void *out,
                    const char *path);
 
-/* Build from the table at idx (fields plus optional `base`) into out. */
+/* Build from the table at idx (fields plus optional `base`) into out.
+** [-0, +0, v] */
 void lpod_build(lua_State *L, int idx, const lpod_type *t, void *out,
                 const char *path);
-/* The same, with errors naming the API call `ctx` ("podsim.study"). */
+/* The same, with errors naming the API call `ctx` ("podsim.study").
+** [-0, +0, v] */
 void lpod_build_in(lua_State *L, int idx, const lpod_type *t, void *out,
                    const char *path, const char *ctx);
 
@@ -105,37 +110,47 @@ void lpod_build_in(lua_State *L, int idx, const lpod_type *t, void *out,
 ** Returns 0 and fills *b, or -1 when the path names no numeric field. */
 int lpod_field_bind(const lpod_type *t, const char *path, pod_bind *b);
 
-/* Push the preset table podsim.<t->presets> (name -> spec). */
+/* Push the preset table podsim.<t->presets> (name -> spec).  [-0, +1, m] */
 void lpod_push_presets(lua_State *L, const lpod_type *t);
 
 /* Set podsim.<t->presets> and podsim._sources.<t->presets> (name -> text)
-** on the podsim table at `podsim`, and register the type. */
+** on the podsim table at `podsim`, and register the type.  [-0, +0, m] */
 void lpod_open_type(lua_State *L, int podsim, const lpod_type *t);
+
+/* The binding modules (lua/modules.h): lpod_open_<name> sets that module's
+** functions on the podsim table at the top of the stack.  [-0, +0, m] */
+#define LPOD_MODULE(name) void lpod_open_##name(lua_State *L);
+#include "modules.h"
+#undef LPOD_MODULE
 
 /* --- built-in evaluators --------------------------------------------------- */
 
 /* Register kernel `k` under `name` (podsim.kernels[name]) with the lpod
 ** type describing its config struct, so a study can build per-grid-point
 ** configs from a table (lpod_build) and bind sampled parameters to dotted
-** field paths (lpod_field_bind).  cfg_type->size must equal k->cfg_size. */
+** field paths (lpod_field_bind).  cfg_type->size must equal k->cfg_size.
+** [-0, +0, m] */
 void lpod_register_kernel(lua_State *L, const char *name, const pod_kernel *k,
                           const lpod_type *cfg_type);
 
-/* Look up a registered kernel; returns 0 when `name` is unknown. */
+/* Look up a registered kernel; returns 0 when `name` is unknown.
+** [-0, +0, m] */
 int lpod_find_kernel(lua_State *L, const char *name, const pod_kernel **k,
                      const lpod_type **cfg_type);
 
 /* --- errors ---------------------------------------------------------- */
 
-/* Push "file:line:" of the innermost script frame (or "" when none). */
+/* Push "file:line:" of the innermost script frame (or "" when none).
+** [-0, +1, m] */
 void lpod_where(lua_State *L);
 
 /* Raise "file:line: ctx: path: message".  `ctx` is the API function
-** ("podsim.system"), `path` the field path (may be NULL). Never returns. */
+** ("podsim.system"), `path` the field path (may be NULL). Never returns.
+** [-0, +0, v] */
 int lpod_error(lua_State *L, const char *ctx, const char *path,
                const char *fmt, ...);
 
-/* Raise a located error from a core status. */
+/* Raise a located error from a core status.  [-0, +0, v] */
 int lpod_error_core(lua_State *L, const char *ctx, const char *prefix,
                     const pod_err *e);
 
@@ -143,11 +158,12 @@ int lpod_error_core(lua_State *L, const char *ctx, const char *prefix,
 ** close enough to suggest. */
 const char *lpod_nearest(const char *word, const char *const *names);
 
-/* Push "a, b, c": the NULL-terminated names joined for a message. */
+/* Push "a, b, c": the NULL-terminated names joined for a message.
+** [-0, +1, m] */
 void lpod_push_names(lua_State *L, const char *const *names);
 
 /* Raise "ctx: path: unknown <what> '<name>' (did you mean '<near>'?)", or
-** "... (<label>: a, b, c)" when no name is close. */
+** "... (<label>: a, b, c)" when no name is close.  [-0, +0, v] */
 int lpod_error_unknown(lua_State *L, const char *ctx, const char *path,
                        const char *what, const char *name,
                        const char *const *names, const char *label);
@@ -155,16 +171,19 @@ int lpod_error_unknown(lua_State *L, const char *ctx, const char *path,
 /* --- option tables ----------------------------------------------------- */
 
 /* Check that every string key of the table at idx is one of `allowed`
-** (NULL-terminated); raise an "unknown field" error with a suggestion. */
+** (NULL-terminated); raise an "unknown field" error with a suggestion.
+** [-0, +0, v] */
 void lpod_check_keys(lua_State *L, int idx, const char *ctx,
                      const char *path, const char *const *allowed);
 
 /* Number of keys of the table at idx.  A binding that read k known
-** fields and finds k keys can skip lpod_check_keys (its fast path). */
+** fields and finds k keys can skip lpod_check_keys (its fast path).
+** [-0, +0, -] */
 int lpod_count_keys(lua_State *L, int idx);
 
 /* Field `key` of the table at idx as a number in [min, max]; `def` when
-** absent (if required, absent is an error).  Path is "path.key". */
+** absent (if required, absent is an error).  Path is "path.key".
+** lpod_opt_number, lpod_opt_int, lpod_opt_bool: [-0, +0, v] */
 double lpod_opt_number(lua_State *L, int idx, const char *key, double def,
                        double min, double max, int required,
                        const char *ctx, const char *path);
@@ -172,12 +191,14 @@ int lpod_opt_int(lua_State *L, int idx, const char *key, int def, int min,
                  int max, int required, const char *ctx, const char *path);
 int lpod_opt_bool(lua_State *L, int idx, const char *key, int def,
                   const char *ctx, const char *path);
-/* String field that must be one of names[]; returns the index. */
+/* String field that must be one of names[]; returns the index.
+** [-0, +0, v] */
 int lpod_opt_enum(lua_State *L, int idx, const char *key, int def,
                   const char *const *names, int required, const char *ctx,
                   const char *path);
 
-/* Check that the value at idx is a number (not NaN/inf) in [min, max]. */
+/* Check that the value at idx is a number (not NaN/inf) in [min, max].
+** [-0, +0, v] */
 double lpod_check_range(lua_State *L, int idx, double min, double max,
                         int min_open, const char *ctx, const char *path);
 
@@ -188,7 +209,8 @@ double lpod_check_range(lua_State *L, int idx, double min, double max,
 ** kept), podsim specs, and Lua functions (as bytecode, their upvalues
 ** copied the same way; _ENV becomes the target's globals).  Returns 0, or
 ** -1 with an error message pushed on `to` naming the path of the value
-** that cannot cross (a coroutine, a userdata, a C function). */
+** that cannot cross (a coroutine, a userdata, a C function).
+** from: [-0, +0, m]; to: [-0, +1, m] */
 int lpod_copy_value(lua_State *from, int idx, lua_State *to,
                     const char *path);
 

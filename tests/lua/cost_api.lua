@@ -50,7 +50,7 @@ assert(g.usd_per_gpu_hour == podsim.systems.hgx_h100.usd_per_gpu_hour)
 
 -- Goodput and spares from a reliability result.
 local r = podsim.reliability{system = "gb200_nvl72", gpus = 16384, failures = "gb200_nvl72",
-  spares = {per_domain = 8, pool = 2, pool_scope = "domain"}, repair_h = 24,
+  spares = {per_domain = 8, pool = 2, pool_scope = "domain", swap_s = 300}, repair_h = 24,
   checkpoint = {write_s = 20}, restart_s = 300, hours = 1000}
 local h = podsim.cost{tokens_per_s_per_gpu = 10000, usd_per_gpu_hour = 2.36,
                       reliability = r, tokens = 1e13}

@@ -14,21 +14,31 @@ assert(near(total, 419))  -- Table 5 adds up to 419
 assert(podsim._sources.failures.llama3_h100:find("Llama 3"))
 local nvl = podsim.failures.gb200_nvl72
 assert(#nvl == 21 and nvl[19].blast == "domain" and nvl[21].unit == "domain")
+-- each preset cause says whether its rate is sourced or assumed, and where from
+for i, c in ipairs(nvl) do
+  assert(c.basis == (i > 18 and "assumed" or "sourced") and type(c.source) == "string")
+end
+assert(l3[1].basis == "sourced" and l3[1].source:find("Table 5"))
+assert(nvl[21].source:find("assumed") and nvl[21].source:find("DGX GB200"))
 
 -- podsim.failure_set and podsim.failure_list round-trip.
 local fs = podsim.failure_set(l3)
 assert(fs.name == "llama3_h100" and fs.kind == "failure set")
 local back = podsim.failure_list(fs)
 assert(#back == 18 and back[1].cause == l3[1].cause and back[1].rate_per_h == l3[1].rate_per_h)
+-- the basis survives a round trip (the source text is informational)
+assert(back[1].basis == "sourced" and back[1].source == nil)
+assert(podsim.failure_list(podsim.failure_set(nvl))[20].basis == "assumed")
 assert(#podsim.failure_list("gb200_nvl72") == 21)
 local custom = podsim.failure_set{name = "two", {cause = "gpu", rate_per_h = 1e-5, unit = "gpu", blast = "node"},
                                    {cause = "sw", rate_per_h = 0.01, unit = "job", blast = "job"}}
 assert(custom.name == "two" and #podsim.failure_list(custom) == 2)
+assert(podsim.failure_list(custom)[1].basis == "given")
 assert(podsim.failure_list(podsim.failure_set{}).name == "custom")
 
 -- R1/R3 on the published configuration, computed from the preset.
 local base = {system = "hgx_h100", gpus = 16384, failures = "llama3_h100",
-              spares = {pool = 32}, repair_h = 48, checkpoint = {write_s = 20},
+              spares = {pool = 32, swap_s = 0}, repair_h = 48, checkpoint = {write_s = 20},
               restart_s = 300, hours = 54 * 24}
 local r = podsim.reliability(base)
 assert(near(r.interruptions_per_day * 54, 419))
@@ -70,7 +80,7 @@ assert(none.interruptions == 0 and near(none.wall_h, 1296) and none.job_mtbf_h =
 
 -- NVL72: 64 of 72 per rack; rack-wide failures need a spare rack.
 local n = podsim.reliability{system = "gb200_nvl72", gpus = 16384, failures = "gb200_nvl72",
-  spares = {per_domain = 8}, repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300,
+  spares = {per_domain = 8, swap_s = 0}, repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300,
   hours = 1000}
 assert(n.domains == 256 and n.nodes == 4096 and n.spare_gpus == 2048)
 assert(near(n.spare_fraction, 8 / 72))
@@ -80,11 +90,18 @@ local n2 = podsim.reliability{system = "gb200_nvl72", gpus = 16384, failures = "
 assert(n2.goodput > n.goodput and n2.wait_h < n.wait_h and n2.spare_gpus == 2048 + 144)
 -- Shrinking instead of waiting.
 local n3 = podsim.reliability{system = "gb200_nvl72", gpus = 16384, failures = "gb200_nvl72",
-  spares = {per_domain = 8}, shrink = true, repair_h = 48, checkpoint = {write_s = 20},
+  spares = {per_domain = 8, swap_s = 0}, shrink = true, repair_h = 48, checkpoint = {write_s = 20},
   restart_s = 300, hours = 1000}
 assert(n3.wait_h == 0 and n3.goodput > n.goodput)
 -- node_gpus defaults: the domain for 8-GPU systems, 4-GPU trays on NVL72
 local t4 = podsim.reliability{domain_gpus = 72, node_gpus = 8, gpus = 144, failures = "gb200_nvl72",
-  repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300, hours = 10}
+  spares = "none", repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300, hours = 10}
 assert(t4.nodes == 18)
+-- spares = "none" states no spares: the same as an empty pool with no swap time.
+local sn = podsim.reliability(with{spares = "none"})
+local s0 = podsim.reliability(with{spares = {pool = 0, swap_s = 0}})
+assert(sn.spare_gpus == 0 and sn.goodput == s0.goodput and sn.wait_h > 0)
+-- the swap time is paid by every hardware interruption
+local sw = podsim.reliability(with{spares = {pool = 32, swap_s = 600}})
+assert(sw.goodput < r.goodput and near(sw.down_s - r.down_s, 600 * r.hw_fraction, 1e-4))
 print("rel_api: ok")

@@ -8,7 +8,7 @@ local function expect(fn, name, pattern, t)
     error("unexpected message: " .. msg .. "\n  wanted: " .. pattern, 2)
   end
 end
-local base = {system = "hgx_h100", gpus = 1024, failures = "llama3_h100", spares = {pool = 4},
+local base = {system = "hgx_h100", gpus = 1024, failures = "llama3_h100", spares = {pool = 4, swap_s = 0},
               repair_h = 24, checkpoint = {write_s = 30}, restart_s = 600, hours = 100}
 local function with(over, drop)
   local t = {}
@@ -42,19 +42,25 @@ rel("failures%[1%].blast: required field is missing", with{failures = {{cause = 
 rel("failures%[1%].rate_per_hr: unknown field %(did you mean 'rate_per_h'%?%)", with{failures = {{cause = "a", rate_per_hr = 1, unit = "gpu", blast = "gpu"}}})
 rel("failures%[1%].cause: must be a name of 1%-31 characters", with{failures = {{cause = "", rate_per_h = 1, unit = "gpu", blast = "gpu"}}})
 rel("failures.label: unknown field", with{failures = {label = "x"}})
+rel("failures%[1%].basis: unknown value 'guessed'", with{failures = {{cause = "a", rate_per_h = 1, unit = "gpu", blast = "gpu", basis = "guessed"}}})
+rel("failures%[1%].source: expected a string", with{failures = {{cause = "a", rate_per_h = 1, unit = "gpu", blast = "gpu", source = 1}}})
 rel("failures.name: expected a string", with{failures = {name = 5}})
 local many = {}
 for i = 1, 33 do many[i] = {cause = "c" .. i, rate_per_h = 0, unit = "gpu", blast = "gpu"} end
 rel("failures: at most 32 causes %(got 33%)", with{failures = many})
 rel("failures: unknown failures preset 'llama3_h10' %(did you mean 'llama3_h100'%?%)", with{failures = "llama3_h10"})
 rel("failures: unknown failures preset 'tpu' %(presets: llama3_h100, gb200_nvl72%)", with{failures = "tpu"})
-rel("spares: expected a table", with{spares = 8})
+rel("spares: required field is missing %(spares = \"none\"", with({}, "spares"))
+rel("spares: expected \"none\" or a table", with{spares = 8})
+rel("spares: expected \"none\" or a table .*, got nothing", with{spares = "nothing"})
+rel("spares.swap_s: required field is missing %(seconds", with{spares = {pool = 4}})
+rel("spares.swap_s: required field is missing", with{spares = {}})
 rel("spares.pool: must be in", with{spares = {pool = -1}})
 rel("spares.pool_scope: unknown value 'rack'", with{spares = {pool = 1, pool_scope = "rack"}})
 rel("spares.swap: unknown field", with{spares = {swap = 1}})
 rel("spares.swap_s: must be in", with{spares = {swap_s = -1}})
-rel("spare_per_domain: must be in %[0, domain_gpus%)", with{spares = {per_domain = 8}})
-rel("pool_scope: must be node or domain", with{spares = {pool = 2, pool_scope = "gpu"}})
+rel("spare_per_domain: must be in %[0, domain_gpus%)", with{spares = {per_domain = 8, swap_s = 0}})
+rel("pool_scope: must be node or domain", with{spares = {pool = 2, pool_scope = "gpu", swap_s = 0}})
 rel("repair_h: required field is missing", with({}, "repair_h"))
 rel("repair_h: must be a finite number > 0", with{repair_h = 0})
 rel("repair: unknown value 'weibull'", with{repair = "weibull"})
@@ -85,13 +91,14 @@ rel("train.tokens_per_s: required field is missing", with({tokens = 1e9, train =
 rel("train: expected a podsim.train result", with({tokens = 1e9, train = 5}, "hours"))
 rel("seed: only podsim.simulate_run takes a seed", with{seed = 1})
 -- the first-order form cannot give a waste >= 1
-rel("interval_s: first%-order waste", with{waste = "first", spares = {}, repair_h = 1000,
+rel("interval_s: first%-order waste", with{waste = "first", spares = "none", repair_h = 1000,
                                          checkpoint = {write_s = 30, interval_s = 3600 * 50}})
 -- shrinking faster than repairs come back
-rel("shrink: the job would shrink faster", with{shrink = true, spares = {}, repair_h = 1e7})
+rel("shrink: the job would shrink faster", with{shrink = true, spares = "none", repair_h = 1e7})
 
 local function sim(p, t) expect(S, "podsim.simulate_run", p, t) end
 sim("seed: required field is missing", base)
+sim("spares: required field is missing", with({seed = 1}, "spares"))
 sim("seed: expected an integer >= 0, got 1.5", with{seed = 1.5})
 sim("seed: expected an integer >= 0, got %-1", with{seed = -1})
 sim("failures: run did not finish within", with{failures = {{cause = "sw", rate_per_h = 1, unit = "job", blast = "job"}},

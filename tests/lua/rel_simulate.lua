@@ -46,10 +46,10 @@ local z = podsim.simulate_run(with{failures = {}, checkpoint = {write_s = 36, in
 assert(z.interruptions == 0 and z.checkpoints == 99 and math.abs(z.wall_h - (100 + 99 * 0.01)) < 1e-9)
 
 -- Spares exhausted: the job waits for repairs.
-local w = podsim.simulate_run(with{spares = {pool = 0}, seed = 5, hours = 200})
+local w = podsim.simulate_run(with{spares = {pool = 0, swap_s = 120}, seed = 5, hours = 200})
 assert(w.waits > 0 and w.wait_h > 0 and w.swaps == 0)
 -- Shrinking: no waiting.
-local s = podsim.simulate_run(with{spares = {pool = 0}, shrink = true, seed = 5, hours = 200})
+local s = podsim.simulate_run(with{spares = "none", shrink = true, seed = 5, hours = 200})
 assert(s.waits == 0 and s.shrinks > 0 and s.wait_h == 0)
 -- Lognormal repairs.
 local l = podsim.simulate_run(with{repair = "lognormal", repair_sigma = 1, seed = 9})

@@ -11,7 +11,7 @@ local sim = podsim.study{name = "relsim", samples = 2000, seed = 3,
 local r = sim:run()
 local g = r.stats.goodput[1]
 local an = podsim.reliability{system = "hgx_h100", gpus = 16384, failures = "llama3_h100",
-  spares = {pool = 32}, repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300, hours = 54 * 24}
+  spares = {pool = 32, swap_s = 0}, repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300, hours = 54 * 24}
 assert(g.n == 2000 and g.sd > 0)
 assert(math.abs(g.mean - an.goodput) < 4 * g.se + 1e-4,
        string.format("study mean %.5f +- %.5f vs analytic %.5f", g.mean, g.se, an.goodput))
@@ -50,7 +50,7 @@ local l = podsim.study{name = "lua_sim", samples = 50, seed = 2,
   metrics = {"goodput"},
   eval = function(p)
     local s = podsim.simulate_run{system = "hgx_h100", gpus = 1024, failures = "llama3_h100",
-      spares = {pool = 4}, repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300,
+      spares = {pool = 4, swap_s = 0}, repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300,
       hours = 500, seed = math.floor(p.seed)}
     return {goodput = s.goodput}
   end}:run()

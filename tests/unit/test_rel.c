@@ -66,6 +66,40 @@ static void test_presets(void **state) {
   }
   assert_int_equal(n, 2);
   assert_null(pod_rel_failures_at(-1, NULL));
+  /* Every preset cause has a basis and a source: Table 5 rates are
+  ** sourced, the NVL72 rack-level rates assumed (no public figure). */
+  for (int p = 0; p < n; p++) {
+    const pod_rel_failures *q = pod_rel_failures_at(p, NULL);
+    for (int i = 0; i < q->ncauses; i++) {
+      const char *cs = pod_rel_preset_cause_source(p, i);
+      assert_non_null(cs);
+      int dom = q->cause[i].unit == POD_REL_DOMAIN;
+      assert_int_equal(q->cause[i].basis,
+                       dom ? POD_REL_BASIS_ASSUMED : POD_REL_BASIS_SOURCED);
+      assert_true(strstr(cs, dom ? "assumed" : "Table 5") != NULL);
+    }
+    assert_null(pod_rel_preset_cause_source(p, q->ncauses));
+  }
+  assert_null(pod_rel_preset_cause_source(n, 0));
+  assert_null(pod_rel_preset_cause_source(0, -1));
+  int b = -1;
+  for (int k = 0; k < POD_REL_NBASES; k++) {
+    assert_int_equal(pod_rel_basis_parse(pod_rel_basis_name(k), &b), POD_OK);
+    assert_int_equal(b, k);
+  }
+  assert_int_equal(pod_rel_basis_parse("guessed", &b), POD_ENOENT);
+  assert_string_equal(pod_rel_basis_name(7), "?");
+  /* user causes are "given"; a bad basis is refused with its path */
+  pod_rel_cfg c;
+  pod_rel_cfg_init(&c);
+  assert_int_equal(pod_rel_failures_add(&c.failures, "x", 1e-5, POD_REL_GPU,
+                                        POD_REL_NODE, NULL),
+                   POD_OK);
+  assert_int_equal(c.failures.cause[0].basis, POD_REL_BASIS_GIVEN);
+  c.failures.cause[0].basis = 3;
+  pod_err e;
+  assert_int_equal(pod_rel_check(&c, &e), POD_EINVAL);
+  assert_string_equal(e.field, "failures[1].basis");
 }
 
 /* R1/R3: the preset, evaluated on the published configuration, gives the
@@ -262,15 +296,79 @@ static void test_spares_and_shrink(void **state) {
   assert_int_equal(pod_rel_eval(&c, &r, NULL), POD_OK);
   assert_int_equal(pod_rel_eval(&p, &rp, NULL), POD_OK);
   assert_true(rp.p_no_spare > r.p_no_spare);
-  /* Erlang B: 2 slots per domain, load a = lambda_d r. */
+  /* Erlang B in wall time: 2 slots per domain; failures arrive only while
+  ** the job runs, and none during the restart right after one, so the load
+  ** is a = lambda_d E[(X - R)+] / (T - T_d): T = wall per running hour
+  ** = 1 + L R + waiting, T_d = the waiting that freezes this domain.  A
+  ** blocked tray waits r / 3 (its own repair or two busy ones).  Solved
+  ** here by bisection on a, independently of rel.c's iteration. */
   double Lh = 0.0;
   for (int i = 0; i < 18; i++)
     if (c.failures.cause[i].blast != POD_REL_JOB)
       Lh += c.failures.cause[i].rate_per_h *
             (c.failures.cause[i].unit == POD_REL_GPU ? 16384 : 4096);
-  double a = Lh / 256 * 72.0;
-  double b1 = a / (1 + a), b2 = a * b1 / (2 + a * b1);
-  assert_true(fabs(r.p_no_spare - b2 * Lh / pod_rel_job_rate(&c)) < 1e-12);
+  const double L18 = pod_rel_job_rate(&c), rr = 72.0, R = 600.0 / 3600.0;
+  double lo = 0.0, hi = Lh / 256 * rr, b2 = 0.0;
+  for (int it = 0; it < 200; it++) {
+    double a = 0.5 * (lo + hi);
+    double b1 = a / (1 + a);
+    b2 = a * b1 / (2 + a * b1);
+    double wait = Lh * b2 * rr / 3.0;
+    double Td = 1.0 + L18 * R + wait * (1.0 - 1.0 / 256);
+    double g = Lh / 256 * rr * exp(-R / rr) / Td;
+    if (g > a) lo = a; else hi = a;
+  }
+  if (fabs(r.p_no_spare - b2 * Lh / L18) > 1e-9 * r.p_no_spare)
+    fail_msg("p_no_spare %.12g vs %.12g", r.p_no_spare, b2 * Lh / L18);
+  /* The old load a = lambda_d r (a running hour taken as a wall hour)
+  ** overstates blocking here. */
+  {
+    double a = Lh / 256 * rr, b1 = a / (1 + a);
+    assert_true(r.p_no_spare < a * b1 / (2 + a * b1) * Lh / L18);
+  }
+}
+
+/* Start-up transient: a run starts with every spare free, so short runs
+** wait less per interruption than the equilibrium; long runs tend to it
+** (the missed waits are a fixed count, Delta, spread over more
+** interruptions).  p_no_spare is the equilibrium figure throughout. */
+static void test_startup_transient(void **state) {
+  (void)state;
+  pod_rel_cfg c;
+  pod_rel_cfg_init(&c);
+  assert_int_equal(pod_rel_failures_preset("gb200_nvl72", &c.failures), POD_OK);
+  c.node_gpus = 4;
+  c.domain_gpus = 72;
+  c.spare_per_domain = 8;
+  c.active_gpus = 32768;
+  c.pool_units = 4;
+  c.pool_scope = POD_REL_DOMAIN;
+  c.repair_h = 24.0;
+  c.swap_s = 300.0;
+  double per[4], pns[4];
+  const double W[4] = {10.0, 200.0, 20000.0, 200000.0};
+  for (int i = 0; i < 4; i++) {
+    c.work_h = W[i];
+    pod_rel_result r;
+    assert_int_equal(pod_rel_eval(&c, &r, NULL), POD_OK);
+    per[i] = r.wait_h / r.interruptions;
+    pns[i] = r.p_no_spare;
+    assert_true(r.wait_h >= 0.0);
+  }
+  for (int i = 1; i < 4; i++) {
+    assert_true(per[i] > per[i - 1]);
+    assert_true(pns[i] == pns[0]);
+  }
+  assert_true(per[0] < 0.5 * per[3]); /* hardly any waiting at first */
+  assert_true(per[2] > 0.98 * per[3]);
+  /* the missed waits add up to a bounded count: per[3] - per[2] shrinks
+  ** about tenfold with a tenfold longer run */
+  double d2 = per[3] - per[2];
+  c.work_h = 2000.0;
+  pod_rel_result r;
+  assert_int_equal(pod_rel_eval(&c, &r, NULL), POD_OK);
+  double d1 = per[3] - r.wait_h / r.interruptions;
+  assert_true(d1 > 5.0 * d2 && d1 < 15.0 * d2);
 }
 
 static void test_kernel(void **state) {
@@ -547,6 +645,7 @@ int main(void) {
       cmocka_unit_test(test_young_minimizes),
       cmocka_unit_test(test_no_failures),
       cmocka_unit_test(test_spares_and_shrink),
+      cmocka_unit_test(test_startup_transient),
       cmocka_unit_test(test_kernel),
       cmocka_unit_test(test_scopes_and_add),
       cmocka_unit_test(test_bad_inputs),

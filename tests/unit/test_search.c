@@ -1,5 +1,5 @@
 /*
-** test_search.c: the layout search (pod_train_search in core/train.c).
+** test_search.c: the layout search (pod_train_search in core/train_search.c).
 */
 #include <math.h>
 #include <setjmp.h>

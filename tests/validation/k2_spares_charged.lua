@@ -7,7 +7,7 @@
 -- spares each) and charges them in podsim.cost.  Prediction: no parameter
 -- is fitted to this row.
 local rel = podsim.reliability{system = "gb200_nvl72", gpus = 16384, failures = "gb200_nvl72",
-  spares = {per_domain = 8}, repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300,
+  spares = {per_domain = 8, swap_s = 0}, repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300,
   hours = 1000}
 assert(rel.spare_gpus == 2048)
 local h100 = podsim.cost{train = {tokens_per_s_per_gpu = 4251}, system = "hgx_h100", gpus = 16384}

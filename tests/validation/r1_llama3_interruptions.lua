@@ -3,8 +3,9 @@
 local cfg = {system = "hgx_h100", gpus = 16384, failures = "llama3_h100",
   -- Assumed, plausible settings (not published): a 20 s checkpoint stall
   -- (asynchronous save), 5 min detection + restart + reload, 32 spare
-  -- nodes covering 2-day repairs, Young's interval.
-  spares = {pool = 32}, repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300,
+  -- nodes covering 2-day repairs (swap time folded into the restart),
+  -- Young's interval.
+  spares = {pool = 32, swap_s = 0}, repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300,
   hours = 54 * 24}
 local r = podsim.reliability(cfg)
 -- Fit: the preset's per-cause rates come from Table 5 (R2), whose counts

@@ -4,7 +4,7 @@ local t = podsim.train{system = "hgx_h100", model = "llama3_8b", gpus = 64, seq 
   parallel = {tp = 8, pp = 1}}
 local c = podsim.cost{usd_per_gpu_hour = 2.5, tokens_per_s_per_gpu = t.tokens_per_s_per_gpu, gpus = 64, tokens = 1e12}
 local rel = podsim.reliability{system = "hgx_h100", gpus = 1024, hours = 24, failures = "llama3_h100",
-  repair_h = 4, restart_s = 600, checkpoint = {write_s = 30, interval = "young"}}
+  spares = "none", repair_h = 4, restart_s = 600, checkpoint = {write_s = 30, interval = "young"}}
 local m = podsim.model{base = "mixtral_8x7b", layers = 16}
 local d = podsim.dist.lognormal{median = 2, p90 = 3}
 podsim.write_csv("x.csv", {"a", "b"}, {{a = 1, b = r.time_s}, {2, c.usd_total}})

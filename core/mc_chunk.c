@@ -1,0 +1,296 @@
+/*
+** mc_chunk.c: running one chunk of a Monte Carlo plan and merging
+** chunks in order, with the stopping rule (see pod_mc.h).
+*/
+#include "mc_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- chunks ---- */
+
+void pod_mc_chunk_free(pod_mc_chunk *c) {
+  if (!c) return;
+  if (c->sk) {
+    for (int m = 0; m < c->M; m++) pod_sketch_free(&c->sk[m]);
+  }
+  free(c->sk);
+  free(c->mom);
+  free(c->xd);
+  free(c->yd);
+  free(c->svar);
+  free(c->sob);
+  free(c);
+}
+
+int64_t pod_mc_chunk_index(const pod_mc_chunk *c) {
+  return c->k;
+}
+
+int pod_mc_chunk_status(const pod_mc_chunk *c, pod_err *err) {
+  if (err && c->status) *err = c->err;
+  return c->status;
+}
+
+/* Fail chunk c at sample i with the evaluator's error, adding where it
+** happened and the parameter values. */
+static int chunk_fail(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
+                      const double *x, const pod_err *e, int code) {
+  char buf[POD_ERR_MSG_MAX];
+  size_t len = (size_t)snprintf(buf, sizeof buf, "%s (grid %d, sample %lld:",
+                                e->msg[0] ? e->msg : pod_strerror(code), c->g,
+                                (long long)(c->i0 + i));
+  for (int p = 0; p < pl->P && len < sizeof buf; p++)
+    len += (size_t)snprintf(buf + len, sizeof buf - len, " %s=%.17g",
+                            pl->pnames[p], x[p]);
+  if (len < sizeof buf) snprintf(buf + len, sizeof buf - len, ")");
+  c->status =
+      pod_err_set(&c->err, code, e->field[0] ? e->field : "eval", "%s", buf);
+  return c->status;
+}
+
+/* One evaluation with the metric checks; returns a status. */
+static int eval1(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
+                 int64_t i, const double *x, double *y) {
+  pod_err e;
+  e.code = POD_OK;
+  e.field[0] = e.msg[0] = '\0';
+  int rc = pl->ev.eval(pl->ev.ud, worker, c->g, x, y, &e);
+  if (rc) return chunk_fail(pl, c, i, x, &e, rc);
+  for (int m = 0; m < pl->M; m++) {
+    if (!isfinite(y[m])) {
+      pod_err_set(&e, POD_ERANGE, pl->mnames[m], "metric is not finite (%g)",
+                  y[m]);
+      return chunk_fail(pl, c, i, x, &e, POD_ERANGE);
+    }
+  }
+  return POD_OK;
+}
+
+/* Record row i (parameters x, metrics y) in the chunk's accumulators. */
+static int record(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
+                  const double *x, const double *y) {
+  int M = pl->M, P = pl->P;
+  for (int m = 0; m < M; m++) pod_moments_add(&c->mom[m], y[m]);
+  if (c->sk) {
+    for (int m = 0; m < M; m++) {
+      if (pod_sketch_add(&c->sk[m], y[m])) {
+        pod_err e;
+        pod_err_set(&e, POD_ENOMEM, "sketch", "out of memory");
+        return chunk_fail(pl, c, i, x, &e, POD_ENOMEM);
+      }
+    }
+  }
+  if (c->yd)
+    for (int m = 0; m < M; m++) c->yd[m][i] = y[m];
+  if (c->xd)
+    for (int p = 0; p < P; p++) c->xd[p][i] = x[p];
+  return POD_OK;
+}
+
+static int run_plain(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
+                     gsl_rng *r, double *x, double *y) {
+  for (int64_t i = 0; i < c->n; i++) {
+    for (int p = 0; p < pl->P; p++) x[p] = pod_dist_sample(&pl->dists[p], r);
+    if (eval1(pl, c, worker, i, x, y) || record(pl, c, i, x, y))
+      return c->status;
+  }
+  return POD_OK;
+}
+
+/* Saltelli rows: A, B, and A with column p from B for every sampled p. */
+static int run_sobol(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
+                     gsl_rng *r, gsl_qrng *q, double *scratch) {
+  int P = pl->P, M = pl->M;
+  double *u = scratch, *A = u + 2 * P, *B = A + P, *AB = B + P;
+  double *fA = AB + P, *fB = fA + M, *fAB = fB + M, *shift = fAB + M;
+  /* The first-order sums use f(B) - shift with a shift that must not depend
+  ** on the rows (else the estimator is biased): f at the parameters'
+  ** medians, evaluated once per chunk; 0 if that point cannot be
+  ** evaluated.  It only conditions the sums (see pod_stats.h). */
+  for (int p = 0; p < P; p++) A[p] = pod_dist_quantile(&pl->dists[p], 0.5);
+  pod_err ign;
+  pod_err_clear(&ign);
+  if (pl->ev.eval(pl->ev.ud, worker, c->g, A, shift, &ign) != POD_OK)
+    for (int m = 0; m < M; m++) shift[m] = 0;
+  for (int m = 0; m < M; m++)
+    if (!isfinite(shift[m])) shift[m] = 0;
+  for (int64_t i = 0; i < c->n; i++) {
+    if (q) {
+      if (gsl_qrng_get(q, u) != 0) {
+        pod_err e;
+        pod_err_set(&e, POD_ERANGE, "sensitivity", "Sobol generator failed");
+        return chunk_fail(pl, c, i, A, &e, POD_ERANGE);
+      }
+    } else {
+      for (int d = 0; d < 2 * P; d++) u[d] = gsl_rng_uniform_pos(r);
+    }
+    for (int p = 0; p < P; p++) {
+      A[p] = pod_dist_quantile(&pl->dists[p], u[p]);
+      B[p] = pod_dist_quantile(&pl->dists[p], u[P + p]);
+    }
+    if (eval1(pl, c, worker, i, A, fA) || eval1(pl, c, worker, i, B, fB) ||
+        record(pl, c, i, A, fA))
+      return c->status;
+    for (int m = 0; m < M; m++) {
+      pod_moments_add(&c->svar[m], fA[m]);
+      pod_moments_add(&c->svar[m], fB[m]);
+    }
+    for (int p = 0; p < P; p++) {
+      if (pl->dists[p].kind == POD_DIST_FIXED) {
+        memcpy(fAB, fA, sizeof(double) * (size_t)M);
+      } else {
+        memcpy(AB, A, sizeof(double) * (size_t)P);
+        AB[p] = B[p];
+        if (eval1(pl, c, worker, i, AB, fAB)) return c->status;
+      }
+      for (int m = 0; m < M; m++) {
+        pod_sobol_acc *s = &c->sob[p * M + m];
+        double d = fA[m] - fAB[m];
+        s->first += (fB[m] - shift[m]) * (fAB[m] - fA[m]);
+        s->total += d * d;
+        s->n++;
+      }
+    }
+  }
+  return POD_OK;
+}
+
+int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
+                     pod_mc_chunk **out) {
+  *out = NULL;
+  pod_mc_chunk *c = calloc(1, sizeof *c);
+  if (!c) return POD_ENOMEM;
+  *out = c;
+  int P = pl->P, M = pl->M;
+  c->k = k;
+  c->M = M;
+  if (k < 0 || k >= pl->nchunks) {
+    c->status = pod_err_set(&c->err, POD_EINVAL, "chunk",
+                            "chunk %lld out of range", (long long)k);
+    return c->status;
+  }
+  c->g = (int)(k % pl->G);
+  int64_t cc = k / pl->G;
+  c->i0 = cc * pl->cs;
+  c->n = pod_mc_chunk_samples(pl, k);
+  c->stored = k < pl->store_chunks;
+  if (c->stored && !pl->ycol) { /* the columns moved into the results */
+    c->status =
+        pod_err_set(&c->err, POD_EINVAL, "chunk", "plan already finished");
+    return c->status;
+  }
+  int sobol = pl->sens == POD_MC_SENS_SOBOL;
+  size_t nscratch = (size_t)(sobol ? 5 * P + 4 * M : P + M) + 1;
+  double *scratch = malloc(nscratch * sizeof(double));
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_qrng *q = NULL;
+  c->mom = malloc(sizeof(pod_moments) * (size_t)M);
+  if (!pl->exact) c->sk = calloc((size_t)M, sizeof(pod_sketch));
+  if (c->stored) {
+    c->yd = malloc(sizeof(double *) * (size_t)M);
+    if (c->yd)
+      for (int m = 0; m < M; m++) c->yd[m] = pl->ycol[c->g * M + m] + c->i0;
+    if (pl->store_x && P > 0) {
+      c->xd = malloc(sizeof(double *) * (size_t)P);
+      if (c->xd)
+        for (int p = 0; p < P; p++) c->xd[p] = pl->xcol[c->g * P + p] + c->i0;
+    }
+  }
+  if (sobol) {
+    c->svar = malloc(sizeof(pod_moments) * (size_t)M);
+    c->sob = calloc((size_t)(P * M), sizeof(pod_sobol_acc));
+    if (pl->qrng) q = gsl_qrng_clone(pl->qstates[cc]);
+  }
+  if (!scratch || !r || !c->mom || (!pl->exact && !c->sk) ||
+      (c->stored && (!c->yd || (pl->store_x && P > 0 && !c->xd))) ||
+      (sobol && (!c->svar || !c->sob || (pl->qrng && !q)))) {
+    c->status = pod_err_set(&c->err, POD_ENOMEM, "chunk", "out of memory");
+    goto done;
+  }
+  for (int m = 0; m < M; m++) pod_moments_init(&c->mom[m]);
+  if (c->sk)
+    for (int m = 0; m < M; m++)
+      pod_sketch_init(&c->sk[m], POD_SKETCH_ALPHA, NULL);
+  if (c->svar)
+    for (int m = 0; m < M; m++) pod_moments_init(&c->svar[m]);
+  gsl_rng_set(r, pl->seeds[k]);
+  if (sobol)
+    run_sobol(pl, c, worker, r, q, scratch);
+  else
+    run_plain(pl, c, worker, r, scratch, scratch + P);
+done:
+  free(scratch);
+  if (r) gsl_rng_free(r);
+  if (q) gsl_qrng_free(q);
+  return c->status;
+}
+
+/* ---- merge ---- */
+
+static int stop_rule_met(const pod_mc_plan *pl) {
+  for (int g = 0; g < pl->G; g++) {
+    const pod_moments *m = &pl->mom[g * pl->M + pl->stop_metric];
+    double lo, hi;
+    if (m->n < pl->stop_min || pod_moments_ci95(m, &lo, &hi)) return 0;
+    if (!(0.5 * (hi - lo) <= pl->stop_rel * fabs(m->mean))) return 0;
+  }
+  return 1;
+}
+
+int pod_mc_merge(pod_mc_plan *pl, pod_mc_chunk *c, pod_err *err) {
+  int rc = POD_OK;
+  if (!c) return pod_err_set(err, POD_EINVAL, "chunk", "no chunk");
+  if (pl->finished || pl->finishing) {
+    rc = pod_err_set(err, POD_EINVAL, "chunk", "plan already finished");
+    goto out;
+  }
+  if (c->k != pl->merged) {
+    rc = pod_err_set(err, POD_EINVAL, "chunk",
+                     "chunk %lld merged out of order (expected %lld)",
+                     (long long)c->k, (long long)pl->merged);
+    goto out;
+  }
+  if (c->status) {
+    if (err) *err = c->err;
+    rc = c->status;
+    goto out;
+  }
+  int g = c->g, M = pl->M, P = pl->P;
+  if (pl->sk) {
+    for (int m = 0; m < M; m++)
+      if ((rc = pod_sketch_merge(&pl->sk[g * M + m], &c->sk[m], err))) goto out;
+  }
+  for (int m = 0; m < M; m++)
+    pod_moments_merge(&pl->mom[g * M + m], &c->mom[m]);
+  if (c->stored) pl->rows[g] += c->n; /* rows written in place by the chunk */
+  if (c->svar) {
+    for (int m = 0; m < M; m++)
+      pod_moments_merge(&pl->svar[g * M + m], &c->svar[m]);
+    for (int i = 0; i < P * M; i++) {
+      pod_sobol_acc *a = &pl->sob[g * P * M + i];
+      a->n += c->sob[i].n;
+      a->first += c->sob[i].first;
+      a->total += c->sob[i].total;
+    }
+  }
+  pl->merged++;
+  pl->samples_merged += c->n;
+  if (pl->stop_metric >= 0 && c->k % pl->G == pl->G - 1 && stop_rule_met(pl))
+    pl->stopped = 1;
+out:
+  pod_mc_chunk_free(c);
+  return rc;
+}
+
+int pod_mc_should_stop(const pod_mc_plan *pl) {
+  return pl->stopped;
+}
+int64_t pod_mc_chunks_merged(const pod_mc_plan *pl) {
+  return pl->merged;
+}
+int64_t pod_mc_samples_merged(const pod_mc_plan *pl) {
+  return pl->samples_merged;
+}

@@ -1,0 +1,93 @@
+/*
+** mc_int.h: internals of the Monte Carlo plan (core/mc_*.c), shared by
+** mc_plan.c, mc_chunk.c, mc_results.c and mc_kernel.c; callers use
+** pod_mc.h only.
+**
+** Convention: a non-static function shared between these files carries the
+** module prefix with a double underscore, pod_mc__name (as libuv's uv__);
+** it is not part of the API and may change freely.
+*/
+#ifndef POD_MC_INT_H
+#define POD_MC_INT_H
+
+#include "pod_mc.h"
+
+#include <gsl/gsl_qrng.h>
+#include <gsl/gsl_rng.h>
+
+#define MAX_CHUNKS (1 << 24) /* seeds + duplicate check stay small */
+#define MAX_QRNG_STATE_BYTES                                       \
+  (64e6)                 /* saved Sobol states, else pseudo-random \
+                          */
+#define SOBOL_MAX_DIM 40 /* gsl_qrng_sobol's limit */
+
+struct pod_mc_plan {
+  /* configuration: read-only after pod_mc_plan_new (shared by workers) */
+  int P, M, G, cs;
+  int64_t N, cpg, nchunks;
+  uint64_t seed;
+  char **pnames, **mnames;
+  pod_dist *dists;
+  pod_mc_evaluator ev;
+  int keep, hist_bins, hist_log;
+  pod_mc_sens sens;
+  double budget_bytes;
+  int stop_metric;
+  double stop_rel;
+  int64_t stop_min;
+  uint32_t *seeds;      /* nchunks */
+  int exact;            /* every row stored, exact quantiles */
+  int store_x;          /* parameter columns stored */
+  int64_t store_chunks; /* chunks k < store_chunks store their rows */
+  int64_t *rows_cap;    /* G: stored rows per grid point */
+  int qrng;             /* Sobol design from gsl_qrng_sobol */
+  gsl_qrng **qstates;   /* cpg: Sobol state at the start of each slice */
+
+  /* merge state: one thread (the runner's loop thread) */
+  int64_t merged, samples_merged;
+  int stopped, finished, finishing;
+  double **xrank;        /* G*P: parameter ranks while finishing (Spearman) */
+  pod_moments *mom;      /* G*M */
+  pod_sketch *sk;        /* G*M, sketch mode only */
+  int64_t *rows;         /* G stored rows */
+  double **xcol, **ycol; /* G*P, G*M columns of rows_cap[g] rows, allocated at
+                            plan time; chunk (g, c) writes rows c*cs.. of g
+                            directly (disjoint per chunk), so merging copies
+                            nothing */
+  pod_moments *svar;     /* G*M, Sobol: f(A) and f(B) */
+  pod_sobol_acc *sob;    /* G*P*M */
+};
+
+struct pod_mc_chunk {
+  int64_t k, i0, n;
+  int g, M, stored, status;
+  pod_err err;
+  pod_moments *mom;   /* M */
+  pod_sketch *sk;     /* M or NULL */
+  double **xd, **yd;  /* stored chunks: P / M row pointers into the plan's
+                         columns at this chunk's first row, else NULL */
+  pod_moments *svar;  /* M (Sobol) */
+  pod_sobol_acc *sob; /* P*M (Sobol) */
+};
+
+struct pod_mc_results {
+  int P, M, G;
+  char **pnames, **mnames;
+  int complete, stopped, spearman_partial, samples_partial;
+  int64_t chunks_done, chunks_total, samples_done;
+  pod_mc_summary *sum;     /* G*M */
+  pod_hist *hist;          /* G*M */
+  pod_mc_sens_value *sens; /* G*P*M */
+  int64_t *rows;           /* G */
+  double **xcol, **ycol;
+};
+
+/* Copies of n distinct, non-empty names (each under POD_MC_NAME_MAX);
+** NULL with err set (field `what`) on failure. */
+char **pod_mc__dup_names(const char *const *names, int n, const char *what,
+                         pod_err *err);
+void pod_mc__free_names(char **names, int n);
+/* Frees the parameter ranks kept while finishing (Spearman). */
+void pod_mc__free_xrank(pod_mc_plan *pl);
+
+#endif

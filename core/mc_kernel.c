@@ -1,0 +1,103 @@
+/*
+** mc_kernel.c: the built-in evaluator running a registered C kernel
+** over a plan's grid with bound parameters (see pod_mc.h).
+*/
+#include "mc_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- built-in kernel evaluator ---- */
+
+typedef struct kernel_ev {
+  const pod_kernel *k;
+  unsigned char *cfgs; /* G * cfg_size */
+  int G, P;
+  pod_bind *binds;
+} kernel_ev;
+
+static void *kev_worker_new(void *ud, pod_err *err) {
+  kernel_ev *ke = ud;
+  void *w = malloc(ke->k->cfg_size ? ke->k->cfg_size : 1);
+  if (!w) pod_err_set(err, POD_ENOMEM, "eval", NULL);
+  return w;
+}
+
+static void kev_worker_free(void *ud, void *w) {
+  (void)ud;
+  free(w);
+}
+
+static int kev_eval(void *ud, void *worker, int grid, const double *x,
+                    double *y, pod_err *err) {
+  const kernel_ev *ke = ud;
+  size_t sz = ke->k->cfg_size;
+  unsigned char *cfg = worker;
+  memcpy(cfg, ke->cfgs + (size_t)grid * sz, sz);
+  for (int i = 0; i < ke->P; i++) {
+    const pod_bind *b = &ke->binds[i];
+    if (b->type == POD_BIND_DOUBLE) {
+      memcpy(cfg + b->offset, &x[i], sizeof(double));
+    } else {
+      double v = round(x[i]);
+      if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
+        char f[POD_ERR_FIELD_MAX];
+        snprintf(f, sizeof f, "binds[%d]", i + 1);
+        return pod_err_set(err, POD_ERANGE, f,
+                           "value %g does not fit an int field", x[i]);
+      }
+      int iv = (int)v;
+      memcpy(cfg + b->offset, &iv, sizeof(int));
+    }
+  }
+  return ke->k->fn(cfg, y, err);
+}
+
+int pod_mc_kernel_evaluator(const pod_kernel *k, const void *base_cfgs, int G,
+                            const pod_bind *binds, int nparams,
+                            pod_mc_evaluator *out) {
+  memset(out, 0, sizeof *out);
+  if (!k || !k->fn || !base_cfgs || G < 1 || nparams < 0 ||
+      (nparams > 0 && !binds))
+    return POD_EINVAL;
+  for (int i = 0; i < nparams; i++) {
+    size_t w = binds[i].type == POD_BIND_DOUBLE ? sizeof(double) : sizeof(int);
+    if (binds[i].type != POD_BIND_DOUBLE && binds[i].type != POD_BIND_INT)
+      return POD_EINVAL;
+    if (binds[i].offset > k->cfg_size || k->cfg_size - binds[i].offset < w)
+      return POD_EINVAL;
+  }
+  kernel_ev *ke = calloc(1, sizeof *ke);
+  if (!ke) return POD_ENOMEM;
+  ke->k = k;
+  ke->G = G;
+  ke->P = nparams;
+  ke->cfgs = malloc(k->cfg_size * (size_t)G + 1);
+  ke->binds = malloc(sizeof(pod_bind) * (size_t)(nparams ? nparams : 1));
+  if (!ke->cfgs || !ke->binds) {
+    free(ke->cfgs);
+    free(ke->binds);
+    free(ke);
+    return POD_ENOMEM;
+  }
+  memcpy(ke->cfgs, base_cfgs, k->cfg_size * (size_t)G);
+  if (nparams) memcpy(ke->binds, binds, sizeof(pod_bind) * (size_t)nparams);
+  out->ud = ke;
+  out->worker_new = kev_worker_new;
+  out->worker_free = kev_worker_free;
+  out->eval = kev_eval;
+  return POD_OK;
+}
+
+void pod_mc_kernel_evaluator_free(pod_mc_evaluator *ev) {
+  if (!ev || ev->eval != kev_eval) return;
+  kernel_ev *ke = ev->ud;
+  if (ke) {
+    free(ke->cfgs);
+    free(ke->binds);
+    free(ke);
+  }
+  memset(ev, 0, sizeof *ev);
+}

@@ -1,0 +1,331 @@
+/*
+** mc_results.c: finishing a Monte Carlo plan (summaries, histograms,
+** sensitivities) and the results accessors (see pod_mc.h).
+*/
+#include "mc_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- finish and results ---- */
+
+typedef struct {
+  pod_hist *h;
+} hist_visit;
+
+static void hist_from_sketch(double v, int64_t count, void *ud) {
+  pod_hist_add(((hist_visit *)ud)->h, v, count);
+}
+
+/* Summary, quantiles and histogram of metric m at grid point g. */
+static int part_summary(const pod_mc_plan *pl, pod_mc_results *r, int g,
+                        int m) {
+  const pod_moments *mo = &pl->mom[g * pl->M + m];
+  pod_mc_summary *s = &r->sum[g * pl->M + m];
+  s->n = mo->n;
+  s->mean = pod_moments_mean(mo);
+  s->sd = pod_moments_sd(mo);
+  s->se = pod_moments_se(mo);
+  pod_moments_ci95(mo, &s->ci95_lo, &s->ci95_hi);
+  s->min = mo->n ? mo->min : NAN;
+  s->max = mo->n ? mo->max : NAN;
+  s->skew = mo->n >= 2 ? pod_moments_skew(mo) : NAN;
+  s->kurtosis = mo->n >= 2 ? pod_moments_kurtosis(mo) : NAN;
+  s->quantiles_exact = pl->exact;
+  for (int q = 0; q < POD_STATS_NQ; q++) s->q[q] = NAN;
+  if (mo->n == 0) return POD_OK;
+  pod_hist *h = &r->hist[g * pl->M + m];
+  int rc = pod_hist_init(h, pl->hist_bins, mo->min, mo->max,
+                         pl->hist_log && mo->min > 0, NULL);
+  if (rc) return rc;
+  if (pl->exact) {
+    const double *col = pl->ycol[g * pl->M + m];
+    int64_t n = pl->rows[g];
+    double *buf = malloc(sizeof(double) * (size_t)n);
+    if (!buf) return POD_ENOMEM;
+    memcpy(buf, col, sizeof(double) * (size_t)n);
+    pod_stats_quantiles(buf, (size_t)n, pod_stats_qprobs, POD_STATS_NQ, s->q);
+    free(buf);
+    for (int64_t i = 0; i < n; i++) pod_hist_add(h, col[i], 1);
+  } else {
+    const pod_sketch *sk = &pl->sk[g * pl->M + m];
+    for (int q = 0; q < POD_STATS_NQ; q++)
+      s->q[q] = pod_sketch_quantile(sk, pod_stats_qprobs[q]);
+    hist_visit hv = {h};
+    pod_sketch_foreach(sk, hist_from_sketch, &hv);
+  }
+  return POD_OK;
+}
+
+/* Spearman needs rows with parameters at this grid point. */
+static int spearman_at(const pod_mc_plan *pl, int g) {
+  return pl->sens != POD_MC_SENS_NONE && pl->store_x && pl->P > 0 &&
+         pl->rows[g] >= 2 && pl->xcol[g * pl->P] != NULL;
+}
+
+/* Ranks of parameter p's stored column at grid point g. */
+static int part_xrank(pod_mc_plan *pl, int g, int p) {
+  if (!spearman_at(pl, g)) return POD_OK;
+  size_t n = (size_t)pl->rows[g];
+  double *rk = malloc(sizeof(double) * n);
+  if (!rk) return POD_ENOMEM;
+  if (pod_stats_ranks(pl->xcol[g * pl->P + p], n, rk)) {
+    free(rk);
+    return POD_ENOMEM;
+  }
+  pl->xrank[g * pl->P + p] = rk;
+  return POD_OK;
+}
+
+/* Spearman of metric m against every parameter at grid point g. */
+static int part_spearman(const pod_mc_plan *pl, pod_mc_results *r, int g,
+                         int m) {
+  if (!spearman_at(pl, g)) return POD_OK;
+  size_t n = (size_t)pl->rows[g];
+  double *rk = malloc(sizeof(double) * n);
+  if (!rk) return POD_ENOMEM;
+  if (pod_stats_ranks(pl->ycol[g * pl->M + m], n, rk)) {
+    free(rk);
+    return POD_ENOMEM;
+  }
+  for (int p = 0; p < pl->P; p++)
+    r->sens[(g * pl->P + p) * pl->M + m].spearman =
+        pod_stats_pearson(pl->xrank[g * pl->P + p], rk, n);
+  free(rk);
+  return POD_OK;
+}
+
+void pod_mc__free_xrank(pod_mc_plan *pl) {
+  if (!pl->xrank) return;
+  for (int i = 0; i < pl->G * pl->P; i++) free(pl->xrank[i]);
+  free(pl->xrank);
+  pl->xrank = NULL;
+}
+
+int pod_mc_finish_begin(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
+  *out = NULL;
+  if (pl->finished || pl->finishing)
+    return pod_err_set(err, POD_EINVAL, "plan", "already finished");
+  int P = pl->P, M = pl->M, G = pl->G;
+  pod_mc_results *r = calloc(1, sizeof *r);
+  if (!r) return pod_err_set(err, POD_ENOMEM, "results", NULL);
+  r->P = P;
+  r->M = M;
+  r->G = G;
+  r->complete = pl->merged == pl->nchunks;
+  r->stopped = pl->stopped;
+  r->chunks_done = pl->merged;
+  r->chunks_total = pl->nchunks;
+  r->samples_done = pl->samples_merged;
+  r->sum = calloc((size_t)G * M, sizeof(pod_mc_summary));
+  r->hist = calloc((size_t)G * M, sizeof(pod_hist));
+  r->sens = calloc((size_t)G * (P ? P : 1) * M, sizeof(pod_mc_sens_value));
+  pl->xrank = calloc((size_t)G * (P ? P : 1), sizeof(double *));
+  if (!r->sum || !r->hist || !r->sens || !pl->xrank) goto nomem;
+  if (!(r->pnames = pod_mc__dup_names((const char *const *)pl->pnames, P,
+                                      "params", err)) ||
+      !(r->mnames = pod_mc__dup_names((const char *const *)pl->mnames, M,
+                                      "metrics", err)))
+    goto nomem;
+  for (int i = 0; i < G * P * M; i++)
+    r->sens[i].spearman = r->sens[i].sobol_first = r->sens[i].sobol_total = NAN;
+  pl->finishing = 1;
+  *out = r;
+  return POD_OK;
+nomem:
+  pod_mc__free_xrank(pl);
+  pod_mc_results_free(r);
+  return pod_err_set(err, POD_ENOMEM, "results", NULL);
+}
+
+int pod_mc_finish_parts(const pod_mc_plan *pl, int phase) {
+  if (phase == 0) return pl->G * pl->M + pl->G * pl->P;
+  if (phase == 1) return pl->G * pl->M;
+  return 0;
+}
+
+int pod_mc_finish_part(pod_mc_plan *pl, pod_mc_results *r, int phase,
+                       int part) {
+  int G = pl->G, M = pl->M, P = pl->P;
+  if (!pl->finishing || part < 0 || part >= pod_mc_finish_parts(pl, phase))
+    return POD_EINVAL;
+  if (phase == 0) {
+    if (part < G * M) return part_summary(pl, r, part / M, part % M);
+    part -= G * M;
+    return part_xrank(pl, part / P, part % P);
+  }
+  return part_spearman(pl, r, part / M, part % M);
+}
+
+int pod_mc_finish_end(pod_mc_plan *pl, pod_mc_results *r, int status,
+                      pod_mc_results **out, pod_err *err) {
+  *out = NULL;
+  int P = pl->P, M = pl->M, G = pl->G;
+  if (!pl->finishing) {
+    pod_mc_results_free(r);
+    return pod_err_set(err, POD_EINVAL, "plan", "finish_begin was not called");
+  }
+  pl->finishing = 0;
+  pod_mc__free_xrank(pl);
+  if (status != POD_OK) {
+    pod_mc_results_free(r);
+    return pod_err_set(err, status, "results", "cannot compute the statistics");
+  }
+  if (pl->sens == POD_MC_SENS_SOBOL) {
+    for (int g = 0; g < G; g++)
+      for (int p = 0; p < P; p++)
+        for (int m = 0; m < M; m++) {
+          pod_mc_sens_value *v = &r->sens[(g * P + p) * M + m];
+          pod_sobol_indices(&pl->sob[(g * P + p) * M + m],
+                            pod_moments_variance(&pl->svar[g * M + m]),
+                            &v->sobol_first, &v->sobol_total);
+        }
+  }
+  int64_t *rows = calloc((size_t)G, sizeof(int64_t)); /* the plan's, after */
+  if (!rows) {
+    pod_mc_results_free(r);
+    return pod_err_set(err, POD_ENOMEM, "results", NULL);
+  }
+  for (int g = 0; g < G; g++) {
+    if (spearman_at(pl, g) && pl->rows[g] < pl->mom[g * M].n)
+      r->spearman_partial = 1;
+    if (pl->keep && pl->rows[g] < pl->mom[g * M].n) r->samples_partial = 1;
+  }
+  /* the stored samples move into the results */
+  r->rows = pl->rows;
+  r->xcol = pl->xcol;
+  r->ycol = pl->ycol;
+  pl->rows = rows;
+  pl->xcol = NULL;
+  pl->ycol = NULL;
+  pl->finished = 1;
+  *out = r;
+  return POD_OK;
+}
+
+int pod_mc_finish(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
+  pod_mc_results *r;
+  int rc = pod_mc_finish_begin(pl, &r, err);
+  if (rc) {
+    *out = NULL;
+    return rc;
+  }
+  for (int phase = 0; phase < POD_MC_FINISH_PHASES && !rc; phase++)
+    for (int i = 0; i < pod_mc_finish_parts(pl, phase) && !rc; i++)
+      rc = pod_mc_finish_part(pl, r, phase, i);
+  return pod_mc_finish_end(pl, r, rc, out, err);
+}
+
+int pod_mc_run_serial(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
+  *out = NULL;
+  void *w;
+  int rc = pod_mc_worker_new(pl, &w, err);
+  if (rc) return rc;
+  for (int64_t k = 0; k < pl->nchunks && !pl->stopped; k++) {
+    pod_mc_chunk *c;
+    pod_mc_chunk_run(pl, k, w, &c);
+    if (!c) {
+      rc = pod_err_set(err, POD_ENOMEM, "chunk", NULL);
+      break;
+    }
+    if ((rc = pod_mc_merge(pl, c, err))) break;
+  }
+  pod_mc_worker_free(pl, w);
+  if (rc) return rc;
+  return pod_mc_finish(pl, out, err);
+}
+
+void pod_mc_results_free(pod_mc_results *r) {
+  if (!r) return;
+  pod_mc__free_names(r->pnames, r->P);
+  pod_mc__free_names(r->mnames, r->M);
+  if (r->hist)
+    for (int i = 0; i < r->G * r->M; i++) pod_hist_free(&r->hist[i]);
+  free(r->hist);
+  free(r->sum);
+  free(r->sens);
+  if (r->xcol)
+    for (int i = 0; i < r->G * r->P; i++) free(r->xcol[i]);
+  if (r->ycol)
+    for (int i = 0; i < r->G * r->M; i++) free(r->ycol[i]);
+  free(r->xcol);
+  free(r->ycol);
+  free(r->rows);
+  free(r);
+}
+
+int pod_mc_results_nparams(const pod_mc_results *r) {
+  return r->P;
+}
+int pod_mc_results_nmetrics(const pod_mc_results *r) {
+  return r->M;
+}
+int pod_mc_results_grid(const pod_mc_results *r) {
+  return r->G;
+}
+const char *pod_mc_results_param_name(const pod_mc_results *r, int i) {
+  return i >= 0 && i < r->P ? r->pnames[i] : NULL;
+}
+const char *pod_mc_results_metric_name(const pod_mc_results *r, int m) {
+  return m >= 0 && m < r->M ? r->mnames[m] : NULL;
+}
+int pod_mc_results_complete(const pod_mc_results *r) {
+  return r->complete;
+}
+int pod_mc_results_stopped(const pod_mc_results *r) {
+  return r->stopped;
+}
+int64_t pod_mc_results_chunks_done(const pod_mc_results *r) {
+  return r->chunks_done;
+}
+int64_t pod_mc_results_chunks_total(const pod_mc_results *r) {
+  return r->chunks_total;
+}
+int64_t pod_mc_results_samples_done(const pod_mc_results *r) {
+  return r->samples_done;
+}
+int pod_mc_results_spearman_partial(const pod_mc_results *r) {
+  return r->spearman_partial;
+}
+int pod_mc_results_samples_partial(const pod_mc_results *r) {
+  return r->samples_partial;
+}
+
+int pod_mc_results_summary(const pod_mc_results *r, int m, int g,
+                           pod_mc_summary *out) {
+  if (m < 0 || m >= r->M || g < 0 || g >= r->G) return POD_EINVAL;
+  *out = r->sum[g * r->M + m];
+  return POD_OK;
+}
+
+const pod_hist *pod_mc_results_hist(const pod_mc_results *r, int m, int g) {
+  if (m < 0 || m >= r->M || g < 0 || g >= r->G) return NULL;
+  const pod_hist *h = &r->hist[g * r->M + m];
+  return h->counts ? h : NULL;
+}
+
+int pod_mc_results_sensitivity(const pod_mc_results *r, int g, int p, int m,
+                               pod_mc_sens_value *out) {
+  if (m < 0 || m >= r->M || g < 0 || g >= r->G || p < 0 || p >= r->P)
+    return POD_EINVAL;
+  *out = r->sens[(g * r->P + p) * r->M + m];
+  return POD_OK;
+}
+
+int64_t pod_mc_results_rows(const pod_mc_results *r, int g) {
+  return g >= 0 && g < r->G ? r->rows[g] : 0;
+}
+
+const double *pod_mc_results_param_column(const pod_mc_results *r, int g,
+                                          int p) {
+  if (g < 0 || g >= r->G || p < 0 || p >= r->P || r->rows[g] == 0) return NULL;
+  return r->xcol[g * r->P + p];
+}
+
+const double *pod_mc_results_metric_column(const pod_mc_results *r, int g,
+                                           int m) {
+  if (g < 0 || g >= r->G || m < 0 || m >= r->M || r->rows[g] == 0) return NULL;
+  return r->ycol[g * r->M + m];
+}

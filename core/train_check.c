@@ -1,0 +1,300 @@
+/*
+** train_check.c: the training model's names (dtype, recompute, fp8
+** recipe), config defaults and checks (see pod_train.h).
+*/
+#include "train_int.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Names ------------------------------------------------------------ */
+
+static const char *dtype_names[] = {"bf16", "fp8", "fp4"};
+static const char *recompute_names[] = {"none", "selective", "full"};
+static const char *fp8_recipe_names[] = {"delayed", "delayed_tp", "current",
+                                         "block"};
+
+const char *pod_train_dtype_name(pod_dtype d) {
+  return ((int)d >= 0 && d <= POD_DTYPE_FP4) ? dtype_names[d] : "?";
+}
+
+int pod_train_dtype_parse(const char *name, pod_dtype *out) {
+  for (int i = 0; i < 3; i++)
+    if (name && strcmp(name, dtype_names[i]) == 0) {
+      if (out) *out = (pod_dtype)i;
+      return POD_OK;
+    }
+  return POD_ENOENT;
+}
+
+const char *pod_train_recompute_name(int r) {
+  return (r >= 0 && r <= 2) ? recompute_names[r] : "?";
+}
+
+int pod_train_recompute_parse(const char *name, int *out) {
+  for (int i = 0; i < 3; i++)
+    if (name && strcmp(name, recompute_names[i]) == 0) {
+      if (out) *out = i;
+      return POD_OK;
+    }
+  return POD_ENOENT;
+}
+
+const char *pod_train_fp8_recipe_name(int r) {
+  return (r >= 0 && r <= POD_FP8_BLOCK) ? fp8_recipe_names[r] : "?";
+}
+
+int pod_train_fp8_recipe_parse(const char *name, int *out) {
+  for (int i = 0; i <= POD_FP8_BLOCK; i++)
+    if (name && strcmp(name, fp8_recipe_names[i]) == 0) {
+      if (out) *out = i;
+      return POD_OK;
+    }
+  return POD_ENOENT;
+}
+
+/* ---- Defaults --------------------------------------------------------- */
+
+void pod_train_cfg_defaults(pod_train_cfg *c) {
+  c->eff_gemm = 0.0; /* table */
+  c->eff_attn = 0.0; /* table */
+  /* Sustained fraction of HBM bandwidth for streaming kernels (STREAM-
+  ** like copies reach 80-90% on H100/B200; NVIDIA H100 tuning guide). */
+  c->eff_hbm = 0.8;
+  c->gemm_k_half = -1.0; /* table */
+  c->eff_scale = 1.0;
+  /* Overlap priors (not fitted): Transformer Engine userbuffers overlap
+  ** of TP all-gather/reduce-scatter with the GEMMs, used in NVIDIA's
+  ** Llama recipes (tp_comm_overlap): most of it hidden. */
+  c->overlap_tp = 0.7;
+  /* CP ring attention overlaps each KV hop with the previous block's
+  ** attention (Megatron cp_comm_type p2p). */
+  c->overlap_cp = 0.8;
+  /* EP all-to-all: dispatch/combine sit between the router and the
+  ** expert GEMMs; shared-expert overlap and batch-level overlap
+  ** (--overlap-moe-expert-parallel-comm) hide part of it; prior 0.5. */
+  c->overlap_ep = 0.5;
+  /* PP p2p is asynchronous in the interleaved schedule. */
+  c->overlap_pp = 0.8;
+  /* overlap_grad_reduce / overlap_param_gather: hidden behind the last
+  ** micro-batch's backward and the next step's first forward. */
+  c->overlap_dp = 0.9;
+  /* Per-GPU step-time coefficient of variation (kernel-time noise, host
+  ** jitter, thermal/clock variation): FITTED on the T3 bf16 weak-scaling
+  ** slope (Llama 3.1 70B on H100, MFU 54.5% -> 53.7% from 64 to 2,048
+  ** GPUs); the T4, T5 and T7 slopes are predictions (the fp8 slopes with
+  ** jitter_sync, fitted on T3 fp8). */
+  c->jitter = 0.0153;
+  c->grad_reduce_bytes = 2.0; /* bf16 grad reduce (NeMo perf recipes) */
+  c->mem_reserve_gb = 4.0;    /* CUDA context, NCCL buffers, allocator */
+  c->mfu_full_attn = 0;
+  /* Transformer Engine's default recipe (DelayedScaling) and NeMo 2.0's
+  ** performance scripts' default (--fp8_recipe ds; the Llama 3 70B and
+  ** 405B scripts leave tp_only_amax_red off, scripts/performance/llm/
+  ** pretrain_llama3_70b.py, 2025). */
+  c->fp8_recipe = POD_FP8_DELAYED;
+  c->jitter_sync = JITTER_SYNC;
+}
+
+void pod_train_cfg_init(pod_train_cfg *c) {
+  memset(c, 0, sizeof *c);
+  pod_train_cfg_defaults(c);
+  c->dtype = POD_DTYPE_BF16;
+  pod_layout *l = &c->parallel;
+  l->tp = l->pp = l->vp = l->ep = l->etp = l->cp = l->microbatch = 1;
+  l->dp = 0;
+  l->zero = 1;
+  l->recompute = POD_RECOMPUTE_NONE;
+  l->uneven = 0;
+}
+
+/* ---- Checks ----------------------------------------------------------- */
+
+static int check_frac(double x, const char *field, pod_err *err) {
+  NEED(isfinite(x) && x >= 0.0 && x <= 1.0, field,
+       "must be a finite fraction in [0, 1] (got %g)", x);
+  return POD_OK;
+}
+
+/* Resolve dp; check the layout rules.  Rules (Megatron-LM):
+**  - tp divides heads (and KV heads for GQA: num_query_groups % tp);
+**  - tp * pp * cp * dp = gpus (dense part);
+**  - pp <= layers; vp > 1 needs pp > 1; pp*vp divides layers unless
+**    uneven (then pp*vp <= layers);
+**  - cp > 1 needs seq divisible by 2*cp (load-balanced causal split);
+**  - MoE parallel folding (Liu et al. 2025, "MoE Parallel Folding",
+**    Megatron-Core): the expert part of each pipeline stage re-folds the
+**    same tp*cp*dp ranks as etp x ep x edp, so ep*etp must divide tp*cp*dp;
+**    ep divides experts; etp divides expert_ffn; dense models need
+**    ep = etp = 1;
+**  - global_batch divisible by dp * microbatch. */
+static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
+  const pod_layout *l = &c->parallel;
+  const pod_model *m = &c->model;
+  NEED(l->tp >= 1, "parallel.tp", "must be >= 1, or 0 for 1 (got %d)", l->tp);
+  NEED(l->tp <= m->heads && m->heads % l->tp == 0, "parallel.tp",
+       "must divide the attention heads (%d heads, tp %d)", m->heads, l->tp);
+  NEED(m->attn == POD_ATTN_MLA || m->kv_heads % l->tp == 0, "parallel.tp",
+       "must divide the KV heads (%d kv_heads, tp %d)", m->kv_heads, l->tp);
+  NEED(l->pp >= 1 && l->pp <= m->layers, "parallel.pp",
+       "must be in [1, layers=%d] (got %d)", m->layers, l->pp);
+  NEED(l->vp >= 1, "parallel.vp", "must be >= 1, or 0 for 1 (got %d)", l->vp);
+  NEED(l->vp == 1 || l->pp > 1, "parallel.vp",
+       "virtual stages (vp %d) need pp > 1", l->vp);
+  NEED(l->uneven == 0 || l->uneven == 1, "parallel.uneven", "must be 0 or 1");
+  /* every virtual stage holds at least one layer: pp*vp <= layers, which
+  ** also keeps the int products of pp and vp below in range */
+  NEED((long)l->pp * l->vp <= m->layers, "parallel.vp",
+       "pp*vp = %ld exceeds layers (%d)", (long)l->pp * l->vp, m->layers);
+  NEED(l->tp <= c->gpus && l->cp <= c->gpus && l->ep <= c->gpus &&
+           l->etp <= c->gpus,
+       "parallel", "no parallel dimension may exceed gpus (%d)", c->gpus);
+  if (l->uneven) {
+    NEED((long)l->pp * l->vp <= m->layers, "parallel.vp",
+         "pp*vp = %ld exceeds layers (%d)", (long)l->pp * l->vp, m->layers);
+  } else if (l->vp == 1) {
+    NEED(m->layers % l->pp == 0, "parallel.pp",
+         "must divide layers (%d layers, pp %d); set uneven for an uneven "
+         "pipeline layout",
+         m->layers, l->pp);
+  } else {
+    NEED(m->layers % (l->pp * l->vp) == 0, "parallel.vp",
+         "pp*vp must divide layers (%d layers, pp %d, vp %d); set uneven for "
+         "an uneven pipeline layout",
+         m->layers, l->pp, l->vp);
+  }
+  NEED(l->cp >= 1, "parallel.cp", "must be >= 1, or 0 for 1 (got %d)", l->cp);
+  NEED(l->cp == 1 || c->seq % (2 * l->cp) == 0, "parallel.cp",
+       "seq (%d) must be divisible by 2*cp (%d) for the load-balanced "
+       "causal split",
+       c->seq, 2 * l->cp);
+  long tpc = (long)l->tp * l->pp * l->cp;
+  NEED(l->dp >= 0, "parallel.dp", "must be >= 0 (0 = derived)");
+  int dp = l->dp;
+  if (dp == 0) {
+    NEED(c->gpus % tpc == 0, "gpus",
+         "must be a multiple of tp*pp*cp = %ld (got %d)", tpc, c->gpus);
+    dp = (int)(c->gpus / tpc);
+  } else {
+    NEED(tpc * dp == c->gpus, "parallel.dp",
+         "tp*pp*cp*dp = %ld must equal gpus (%d)", tpc * dp, c->gpus);
+  }
+  NEED(l->ep >= 1, "parallel.ep", "must be >= 1, or 0 for 1 (got %d)", l->ep);
+  NEED(l->etp >= 1, "parallel.etp", "must be >= 1, or 0 for 1 (got %d)",
+       l->etp);
+  if (m->experts == 0) {
+    NEED(l->ep == 1, "parallel.ep", "must be 1 for a dense model (got %d)",
+         l->ep);
+    NEED(l->etp == 1, "parallel.etp", "must be 1 for a dense model (got %d)",
+         l->etp);
+  } else {
+    NEED(m->experts % l->ep == 0, "parallel.ep",
+         "must divide the routed experts (%d experts, ep %d)", m->experts,
+         l->ep);
+    NEED(m->expert_ffn % l->etp == 0, "parallel.etp",
+         "must divide expert_ffn (%d, etp %d)", m->expert_ffn, l->etp);
+    long world = (long)l->tp * l->cp * dp;
+    NEED(world % ((long)l->ep * l->etp) == 0, "parallel.ep",
+         "ep*etp = %ld must divide tp*cp*dp = %ld (MoE parallel folding)",
+         (long)l->ep * l->etp, world);
+  }
+  NEED(l->microbatch >= 1, "parallel.microbatch",
+       "must be >= 1, or 0 for 1 (got %d)", l->microbatch);
+  NEED(c->global_batch % ((long)dp * l->microbatch) == 0, "global_batch",
+       "must be divisible by dp*microbatch = %ld (got %d)",
+       (long)dp * l->microbatch, c->global_batch);
+  NEED(l->zero >= 0 && l->zero <= 3, "parallel.zero",
+       "must be 0..3 (1 = distributed optimizer; got %d)", l->zero);
+  NEED(l->recompute >= 0 && l->recompute <= 2, "parallel.recompute",
+       "must be none, selective or full (got %d)", l->recompute);
+  *dp_out = dp;
+  return POD_OK;
+}
+
+static int prefix_err(pod_err *err, int rc, const char *prefix) {
+  if (err && rc != POD_OK) {
+    char f[POD_ERR_FIELD_MAX];
+    size_t n = strlen(prefix);
+    memcpy(f, prefix, n);
+    snprintf(f + n, sizeof f - n, ".%s", err->field);
+    memcpy(err->field, f, sizeof f);
+  }
+  return rc;
+}
+
+int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
+  if (c == NULL) return pod_err_set(err, POD_EINVAL, "cfg", "is NULL");
+  int rc = pod_hw_system_check(&c->system, err);
+  if (rc != POD_OK) return prefix_err(err, rc, "system");
+  rc = pod_model_check(&c->model, err);
+  if (rc != POD_OK) return prefix_err(err, rc, "model");
+  NEED(c->gpus >= 1, "gpus", "must be >= 1 (got %d)", c->gpus);
+  NEED(c->seq >= 1, "seq", "must be >= 1 (got %d)", c->seq);
+  NEED(c->global_batch >= 1, "global_batch", "must be >= 1 (got %d)",
+       c->global_batch);
+  NEED((int)c->dtype >= 0 && c->dtype <= POD_DTYPE_FP4, "dtype",
+       "must be bf16, fp8 or fp4");
+  if (pod_train_peak_tflops(&c->system.gpu, c->dtype) <= 0.0)
+    return pod_err_set(err, POD_ENOTSUP, "dtype", "GPU '%s' has no %s peak",
+                       c->system.gpu.name, pod_train_dtype_name(c->dtype));
+  NEED(isfinite(c->eff_gemm) && c->eff_gemm <= 1.0, "eff_gemm",
+       "must be finite and <= 1 (<= 0 = table default; got %g)", c->eff_gemm);
+  NEED(isfinite(c->eff_attn) && c->eff_attn <= 1.0, "eff_attn",
+       "must be finite and <= 1 (<= 0 = table default; got %g)", c->eff_attn);
+  NEED(isfinite(c->gemm_k_half), "gemm_k_half",
+       "must be finite (< 0 = table default; got %g)", c->gemm_k_half);
+  NEED(isfinite(c->eff_scale) && c->eff_scale > 0.0 && c->eff_scale <= 2.0,
+       "eff_scale", "must be in (0, 2] (got %g)", c->eff_scale);
+  NEED(isfinite(c->eff_hbm) && c->eff_hbm > 0.0 && c->eff_hbm <= 1.0, "eff_hbm",
+       "must be in (0, 1] (got %g; start from the defaults of "
+       "pod_train_cfg_init, base \"default\" in Lua)",
+       c->eff_hbm);
+  if ((rc = check_frac(c->overlap_tp, "overlap_tp", err))) return rc;
+  if ((rc = check_frac(c->overlap_cp, "overlap_cp", err))) return rc;
+  if ((rc = check_frac(c->overlap_ep, "overlap_ep", err))) return rc;
+  if ((rc = check_frac(c->overlap_pp, "overlap_pp", err))) return rc;
+  if ((rc = check_frac(c->overlap_dp, "overlap_dp", err))) return rc;
+  NEED(isfinite(c->jitter) && c->jitter >= 0.0 && c->jitter < 1.0, "jitter",
+       "must be in [0, 1) (got %g)", c->jitter);
+  NEED(isfinite(c->grad_reduce_bytes) && c->grad_reduce_bytes > 0.0 &&
+           c->grad_reduce_bytes <= 8.0,
+       "grad_reduce_bytes", "must be in (0, 8] (got %g)", c->grad_reduce_bytes);
+  NEED(isfinite(c->mem_reserve_gb) && c->mem_reserve_gb >= 0.0,
+       "mem_reserve_gb", "must be finite and >= 0 (got %g)", c->mem_reserve_gb);
+  NEED(c->mfu_full_attn == 0 || c->mfu_full_attn == 1, "mfu_full_attn",
+       "must be 0 or 1");
+  NEED(c->fp8_recipe >= 0 && c->fp8_recipe <= POD_FP8_BLOCK, "fp8_recipe",
+       "must be delayed, delayed_tp, current or block (got %d)", c->fp8_recipe);
+  NEED(
+      isfinite(c->jitter_sync) && c->jitter_sync >= 0.0 && c->jitter_sync < 1.0,
+      "jitter_sync", "must be in [0, 1) (got %g)", c->jitter_sync);
+  return POD_OK;
+}
+
+int pod_train__check_cfg(const pod_train_cfg *c, int *dp, pod_err *err) {
+  int rc = pod_train__check_common(c, err);
+  if (rc != POD_OK) return rc;
+  return check_layout(c, dp, err);
+}
+
+/* 0 in a layout dimension means its default, 1. */
+void pod_train__normalize(pod_layout *l) {
+  int *dims[] = {&l->tp,  &l->pp, &l->vp,        &l->ep,
+                 &l->etp, &l->cp, &l->microbatch};
+  for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+    if (*dims[i] == 0) *dims[i] = 1;
+}
+
+int pod_train_check(const pod_train_cfg *cfg, pod_err *err) {
+  if (cfg == NULL) return pod_err_set(err, POD_EINVAL, "cfg", "is NULL");
+  pod_train_cfg c = *cfg;
+  pod_train__normalize(&c.parallel);
+  int dp;
+  return pod_train__check_cfg(&c, &dp, err);
+}
+
+int pod_train_check_base(const pod_train_cfg *cfg, pod_err *err) {
+  return pod_train__check_common(cfg, err);
+}

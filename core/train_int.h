@@ -1,0 +1,40 @@
+/*
+** train_int.h: internals of the training-step model (core/train*.c),
+** shared by train.c (the step model), train_check.c (names, defaults,
+** checks) and train_search.c (the layout search); callers use pod_train.h
+** only.
+**
+** Convention: a non-static function shared between these files carries the
+** module prefix with a double underscore, pod_train__name (as libuv's
+** uv__); it is not part of the API and may change freely.
+*/
+#ifndef POD_TRAIN_INT_H
+#define POD_TRAIN_INT_H
+
+#include "pod_train.h"
+
+/* Default cfg->jitter_sync, the fast per-interval rank jitter: FITTED on the
+** T3 fp8 weak-scaling slope (the derivation and sources beside the shared
+** physical parameters in train.c). */
+#define JITTER_SYNC 0.030
+
+/* Returns POD_EINVAL on `field` from the enclosing function (which has a
+** pod_err *err) unless cond holds. */
+#define NEED(cond, field, ...)                                            \
+  do {                                                                    \
+    if (!(cond)) return pod_err_set(err, POD_EINVAL, field, __VA_ARGS__); \
+  } while (0)
+
+/* 0 in a layout dimension means its default, 1. */
+void pod_train__normalize(pod_layout *l);
+/* The checks that do not depend on the layout. */
+int pod_train__check_common(const pod_train_cfg *c, pod_err *err);
+/* Every check, the layout's included; *dp gets the data-parallel size. */
+int pod_train__check_cfg(const pod_train_cfg *c, int *dp, pod_err *err);
+/* The core evaluation on a checked config with dp resolved.  With
+** want_time 0 only the memory fields are filled (the search's cheap
+** first pass). */
+int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
+                         int want_time, pod_err *err);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+** host_int.h: internals of the scenario host (lua/host*.c), in the manner
+** of Lua's lstate.h: the pod_host struct and the functions shared by
+** host.c (host lookup, errors, the coroutine and the run), host_sandbox.c
+** (memory budget, restricted globals), host_paths.c (path checks, the
+** checked io.open / io.lines) and host_open.c (opening the libraries, the
+** embedded podsim library).  Callers use host.h only.
+**
+** Convention: a non-static function shared between these files carries the
+** prefix pod_host__ (double underscore, as libuv's uv__).
+*/
+#ifndef POD_HOST_INT_H
+#define POD_HOST_INT_H
+
+#include "host.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MAX_CANCEL 64
+#define TIMEOUT_GRACE_MS 10000
+
+typedef struct pod_embed_file {
+  const char *name;
+  const char *src;
+  size_t len;
+} pod_embed_file;
+extern const pod_embed_file pod_embed_files[];
+
+struct pod_host {
+  pod_host_opts o;
+  lua_State *L;  /* main state */
+  lua_State *co; /* scenario coroutine */
+  int co_ref;    /* registry ref keeping co alive */
+  uv_loop_t loop;
+  uv_async_t wake; /* SIGINT -> loop */
+  uv_timer_t timeout;
+  int finished; /* scenario returned or failed */
+  int failed;
+  int waiting; /* scenario yielded inside a podsim call */
+  volatile sig_atomic_t interrupted;
+  int timed_out;
+  int cancelled; /* cancel hooks already called */
+  struct {
+    lpod_cancel_fn fn;
+    void *ud;
+  } cancel[MAX_CANCEL];
+  char scen_dir[PATH_MAX];
+  char out_dir[PATH_MAX];
+  size_t mem, mem_cap;
+  uint64_t t0_ms; /* uv_now when the run started (the budget's origin) */
+};
+
+/* host_sandbox.c */
+/* A new state whose allocator keeps it under max_memory_mb (0: no cap). */
+lua_State *pod_host__new_state(double max_memory_mb);
+/* Close a state made by pod_host__new_state. */
+void pod_host__close_state(lua_State *L);
+/* Restrict the globals of L (DESIGN.md 10).  [-0, +0, e] */
+void pod_host__sandbox(lua_State *L);
+
+/* host_paths.c */
+/* path made absolute (from the cwd) and lexically normalised into out;
+** -1 when it does not fit. */
+int pod_host__absolute(const char *path, char *out, size_t n);
+/* Resolve symlinks in the longest existing prefix of an absolute path. */
+int pod_host__resolve(const char *abs, char *out, size_t n);
+/* mkdir -p */
+int pod_host__mkdirs(const char *path);
+/* io.open / io.lines with the path checked first (upvalues: the original
+** function and its name).  A lua_CFunction. */
+int pod_host__io_file(lua_State *L);
+
+/* host_open.c */
+/* The embedded library file `name`, or NULL. */
+const pod_embed_file *pod_host__embedded(const char *name);
+/* lua_CFunction: open the libraries and podsim (the pod_host_opts is the
+** light userdata at 1) into L, then sandbox it unless --unsafe. */
+int pod_host__open_podsim_protected(lua_State *L);
+
+#endif

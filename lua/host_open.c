@@ -1,0 +1,288 @@
+/*
+** host_open.c: opening a Lua state: the standard libraries, the podsim
+** table of C modules (lua/modules.h), the raw helpers and the embedded
+** podsim Lua library; worker states for Lua evaluators.
+*/
+#include "host_int.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "lpod.h"
+
+/* ---------------------------------------------------------------------- */
+/* the library                                                             */
+/* ---------------------------------------------------------------------- */
+
+const pod_embed_file *pod_host__embedded(const char *name) {
+  for (const pod_embed_file *f = pod_embed_files; f->name; f++)
+    if (strcmp(f->name, name) == 0) return f;
+  return NULL;
+}
+
+/* Raw (unsandboxed) helpers handed only to podsim's own Lua library. */
+static int raw_path_allowed(lua_State *L) {
+  lua_pushboolean(L,
+                  lpod_host_path_allowed(lpod_host(L), luaL_checkstring(L, 1),
+                                         lua_toboolean(L, 2)));
+  return 1;
+}
+
+static int raw_mkdirs(lua_State *L) {
+  const char *p = luaL_checkstring(L, 1);
+  if (pod_host__mkdirs(p) != 0) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot create folder '%s': %s", p, strerror(errno));
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* Names in a folder (sorted), or nil and a message. */
+static int raw_listdir(lua_State *L) {
+  const char *p = luaL_checkstring(L, 1);
+  DIR *d = opendir(p);
+  if (d == NULL) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot read folder '%s': %s", p, strerror(errno));
+    return 2;
+  }
+  lua_newtable(L);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    lua_pushstring(L, e->d_name);
+    lua_rawseti(L, -2, ++n);
+  }
+  closedir(d);
+  /* sort for stable output */
+  lua_getglobal(L, "table");
+  lua_getfield(L, -1, "sort");
+  lua_pushvalue(L, -3);
+  lua_call(L, 1, 0);
+  lua_pop(L, 1);
+  return 1;
+}
+
+static int raw_getpid(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)getpid());
+  return 1;
+}
+
+static int raw_where(lua_State *L) {
+  lpod_where(L);
+  return 1;
+}
+
+/* error(msg) located at the scenario line, remembered as an input error */
+static int raw_input_error(lua_State *L) {
+  const char *ctx = luaL_optstring(L, 1, NULL);
+  const char *path = luaL_optstring(L, 2, NULL);
+  const char *msg = luaL_checkstring(L, 3);
+  return lpod_error(L, ctx, path, "%s", msg);
+}
+
+static int raw_embedded(lua_State *L) {
+  const pod_embed_file *f = pod_host__embedded(luaL_checkstring(L, 1));
+  if (f == NULL) return 0;
+  lua_pushlstring(L, f->src, f->len);
+  return 1;
+}
+
+static int raw_embedded_list(lua_State *L) {
+  lua_newtable(L);
+  int i = 0;
+  for (const pod_embed_file *f = pod_embed_files; f->name; f++) {
+    lua_pushstring(L, f->name);
+    lua_rawseti(L, -2, ++i);
+  }
+  return 1;
+}
+
+static int raw_load(lua_State *L) { /* text chunk with a chunk name and env */
+  size_t len;
+  const char *s = luaL_checklstring(L, 1, &len);
+  const char *name = luaL_checkstring(L, 2);
+  if (luaL_loadbufferx(L, s, len, name, "t") != LUA_OK) {
+    lua_pushnil(L);
+    lua_insert(L, -2);
+    return 2;
+  }
+  if (!lua_isnoneornil(L, 3)) {
+    lua_pushvalue(L, 3);
+    lua_setupvalue(L, -2, 1);
+  }
+  return 1;
+}
+
+/* Record function -> "dotted.name" for podsim's API and the standard
+** library, so functions can cross into worker states by name. */
+static void index_functions(lua_State *L, int fnames, int tbl,
+                            const char *prefix, int depth) {
+  tbl = lua_absindex(L, tbl);
+  lua_pushnil(L);
+  while (lua_next(L, tbl)) { /* stack: key, value */
+    if (lua_type(L, -2) == LUA_TSTRING) {
+      const char *k = lua_tostring(L, -2);
+      char name[128];
+      snprintf(name, sizeof name, "%s%s%s", prefix, prefix[0] ? "." : "", k);
+      if (lua_isfunction(L, -1)) {
+        lua_pushvalue(L, -1);
+        lua_pushstring(L, name);
+        lua_rawset(L, fnames);
+      } else if (lua_istable(L, -1) && depth > 0 && strcmp(k, "_G") != 0 &&
+                 strcmp(k, "package") != 0 && strcmp(k, "loaded") != 0) {
+        index_functions(L, fnames, -1, name, depth - 1);
+      }
+    }
+    lua_pop(L, 1);
+  }
+}
+
+static void push_opts_table(lua_State *L, const pod_host_opts *o) {
+  lua_createtable(L, 0, 12);
+  lua_pushboolean(L, o->quiet);
+  lua_setfield(L, -2, "quiet");
+  lua_pushboolean(L, o->unsafe);
+  lua_setfield(L, -2, "unsafe");
+  if (o->tool) {
+    lua_pushstring(L, o->tool);
+    lua_setfield(L, -2, "tool");
+  }
+  if (o->tool_arg) {
+    lua_pushstring(L, o->tool_arg);
+    lua_setfield(L, -2, "tool_arg");
+  }
+  lua_pushinteger(L, o->threads);
+  lua_setfield(L, -2, "threads");
+  if (o->samples >= 0) {
+    lua_pushinteger(L, o->samples);
+    lua_setfield(L, -2, "samples");
+  }
+  if (o->seed >= 0) {
+    lua_pushinteger(L, o->seed);
+    lua_setfield(L, -2, "seed");
+  }
+  lua_pushstring(L, o->format ? o->format : "table");
+  lua_setfield(L, -2, "format");
+  lua_pushnumber(L, o->max_samples_mb);
+  lua_setfield(L, -2, "max_samples_mb");
+  lua_pushboolean(L, o->progress);
+  lua_setfield(L, -2, "progress");
+  if (o->scenario) {
+    lua_pushstring(L, o->scenario);
+    lua_setfield(L, -2, "scenario");
+  }
+  if (o->out_dir) {
+    lua_pushstring(L, o->out_dir);
+    lua_setfield(L, -2, "out_dir");
+  }
+}
+
+/* --set key=value: numbers and booleans parsed, the rest strings. */
+static void push_args(lua_State *L, const pod_host_opts *o) {
+  lua_newtable(L);
+  for (int i = 0; i < o->nsets; i++) {
+    const char *s = o->sets[i];
+    const char *eq = strchr(s, '=');
+    if (eq == NULL) continue; /* main.c rejects these */
+    lua_pushlstring(L, s, (size_t)(eq - s));
+    const char *v = eq + 1;
+    if (strcmp(v, "true") == 0)
+      lua_pushboolean(L, 1);
+    else if (strcmp(v, "false") == 0)
+      lua_pushboolean(L, 0);
+    else if (lua_stringtonumber(L, v) == 0)
+      lua_pushstring(L, v);
+    lua_rawset(L, -3);
+  }
+}
+
+/* Open podsim into L: C modules, then the embedded Lua library, which
+** receives the C table, the raw helpers and the options.  Leaves nothing
+** on the stack; sets global `podsim` and package.loaded.podsim. */
+static int open_podsim(lua_State *L, const pod_host_opts *o) {
+  luaL_openlibs(L);
+  lua_newtable(L); /* stack: podsim */
+#define LPOD_MODULE(name) lpod_open_##name(L);
+#include "modules.h"
+#undef LPOD_MODULE
+  int podsim = lua_gettop(L);
+  /* raw helpers, captured before the sandbox */
+  lua_newtable(L);
+  int raw = lua_gettop(L);
+  lua_getglobal(L, "io");
+  lua_getfield(L, -1, "open");
+  lua_setfield(L, raw, "io_open");
+  lua_pop(L, 1);
+  lua_getglobal(L, "os");
+  lua_getfield(L, -1, "rename");
+  lua_setfield(L, raw, "os_rename");
+  lua_getfield(L, -1, "remove");
+  lua_setfield(L, raw, "os_remove");
+  lua_pop(L, 1);
+  static const luaL_Reg rawf[] = {{"path_allowed", raw_path_allowed},
+                                  {"mkdirs", raw_mkdirs},
+                                  {"getpid", raw_getpid},
+                                  {"where", raw_where},
+                                  {"listdir", raw_listdir},
+                                  {"input_error", raw_input_error},
+                                  {"embedded", raw_embedded},
+                                  {"embedded_list", raw_embedded_list},
+                                  {"load", raw_load},
+                                  {NULL, NULL}};
+  luaL_setfuncs(L, rawf, 0);
+  /* the library */
+  const pod_embed_file *f = pod_host__embedded("podsim");
+  if (f == NULL) return luaL_error(L, "embedded podsim library missing");
+  if (luaL_loadbufferx(L, f->src, f->len, "=[podsim] podsim.lua", "t") !=
+      LUA_OK)
+    return lua_error(L);
+  lua_pushvalue(L, podsim);
+  lua_pushvalue(L, raw);
+  push_opts_table(L, o);
+  push_args(L, o);
+  lua_call(L, 4, 0);
+  lua_pop(L, 1); /* raw */
+  lua_pushvalue(L, podsim);
+  lua_setglobal(L, "podsim");
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_pushvalue(L, podsim);
+  lua_setfield(L, -2, "podsim");
+  lua_pop(L, 1);
+  /* function names for copying between states */
+  lua_newtable(L);
+  int fnames = lua_gettop(L);
+  lua_pushglobaltable(L);
+  index_functions(L, fnames, -1, "", 2);
+  lua_pop(L, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.fnames");
+  lua_pop(L, 1); /* podsim */
+  if (!o->unsafe) pod_host__sandbox(L);
+  return 0;
+}
+
+int pod_host__open_podsim_protected(lua_State *L) {
+  const pod_host_opts *o = lua_touserdata(L, 1);
+  return open_podsim(L, o);
+}
+
+lua_State *lpod_worker_state(const pod_host_opts *o) {
+  lua_State *L = pod_host__new_state(o->max_memory_mb);
+  if (L == NULL) return NULL;
+  lua_pushcfunction(L, pod_host__open_podsim_protected);
+  lua_pushlightuserdata(L, (void *)o);
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    pod_host__close_state(L);
+    return NULL;
+  }
+  return L;
+}

@@ -1,0 +1,101 @@
+/*
+** l_study.h: internals of podsim.study (lua/l_study*.c), shared by
+** l_study.c (building a study, running it, s:start/s:wait), l_study_worker.c
+** (the Lua evaluator's worker states) and l_study_results.c (results to
+** Lua, histograms, samples files).  Not an API: the binding is
+** lpod_open_study (lpod.h).
+**
+** Convention: a non-static function shared between these files carries the
+** prefix lpod_study__ (double underscore, as libuv's uv__).
+*/
+#ifndef LPOD_L_STUDY_H
+#define LPOD_L_STUDY_H
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "host.h"
+#include "l_dist.h"
+#include "lpod.h"
+#include "pod_mc.h"
+#include "pod_run.h"
+
+#define STUDY_T "podsim.study"
+#define RESULTS_T "podsim.results"
+#define NAME_MAX_LEN 64
+#define MAX_PARAMS 4096
+#define MAX_METRICS 1024
+#define MAX_GRID 1000000
+#define CANCEL_GRACE_NS 3000000000ull
+
+typedef enum { ST_NEW, ST_RUNNING, ST_DONE } study_state;
+
+typedef struct study {
+  char name[NAME_MAX_LEN];
+  char where[256]; /* "file:line:" of the scenario's start/run call */
+  pod_host *host;
+  const pod_host_opts *opts;
+  int P, M, G;
+  char **pnames, **mnames;
+  pod_dist *dists; /* P deep copies (plan copies again) */
+  int *labeled;    /* per param: choice over labels */
+  int64_t samples;
+  uint64_t seed;
+  int chunk_size;
+  int keep_samples;
+  int threads; /* workers for this study (<= --threads) */
+  pod_mc_sens sens;
+  int stop_metric;
+  double stop_rel;
+  int64_t stop_min;
+  /* built-in evaluator */
+  const pod_kernel *kernel;
+  void *base_cfgs;
+  pod_bind *binds;
+  /* Lua evaluator */
+  lua_State *tmpl; /* holds: fn, grid list, labels list, pnames, mnames */
+  uv_mutex_t tmpl_mu;
+  int has_mu;
+  atomic_int cancel;          /* set on SIGINT / timeout */
+  _Atomic uint64_t cancel_ns; /* uv_hrtime() when cancel was set */
+  pod_mc_evaluator ev;
+  /* run */
+  study_state state;
+  pod_mc_plan *plan;
+  pod_run *run;
+  pod_run_status status;
+  pod_err err;
+  pod_mc_results *results;
+  int cancel_id;
+  lua_State *waiter; /* coroutine waiting in s:wait(), or NULL */
+  uint64_t t0_ms;
+  double wall_s;
+  int progress_shown;
+} study;
+
+/* Template stack slots. */
+enum { T_FN = 1, T_GRID, T_LABELS, T_PNAMES, T_MNAMES, T_N = T_MNAMES };
+
+/* Lua evaluator (pod_mc_evaluator callbacks, ud = the study): a worker
+** state copied from the template, its evaluation of one sample, its end. */
+void *lpod_study__lw_new(void *ud, pod_err *err);
+void lpod_study__lw_free(void *ud, void *worker);
+int lpod_study__lw_eval(void *ud, void *worker, int grid, const double *x,
+                        double *y, pod_err *err);
+
+/* Push the results table of the finished study s, at sidx (see
+** lua/README.md).  [-0, +1, e] */
+void lpod_study__push_results(lua_State *L, int sidx, study *s);
+/* podsim._results_hist(study, metric_index, grid_index) and
+** podsim._write_samples(study, path, prefixes). */
+int lpod_study__hist(lua_State *L);
+int lpod_study__write_samples(lua_State *L);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+** l_study_worker.c: the Lua evaluator of podsim.study: one worker state per
+** pool worker, copied from the study's template state under tmpl_mu, and
+** the evaluation of one sample in it (see l_study.c).
+*/
+#include "l_study.h"
+
+typedef struct lworker {
+  lua_State *L;
+  int cur_grid; /* grid point whose values are in p, -1: none */
+  study *s;
+} lworker;
+/* Worker stack slots (fixed for its life). */
+enum { W_FN = 1, W_GRID, W_LABELS, W_PNAMES, W_MNAMES, W_P, W_TOP = W_P };
+
+static void worker_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_getfield(L, LUA_REGISTRYINDEX, "lpod.worker_study");
+  study *s = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  /* Running chunks may finish after a cancel; only an evaluator still
+  ** busy CANCEL_GRACE_NS later (an endless loop) is stopped here. */
+  if (s && atomic_load(&s->cancel) &&
+      uv_hrtime() - atomic_load(&s->cancel_ns) > CANCEL_GRACE_NS)
+    luaL_error(L,
+               "study '%s' stopped: its evaluator kept running after the run "
+               "was interrupted",
+               s->name);
+}
+
+void *lpod_study__lw_new(void *ud, pod_err *err) {
+  study *s = ud;
+  lworker *w = calloc(1, sizeof *w);
+  if (w == NULL) {
+    pod_err_set(err, POD_ENOMEM, "eval", "out of memory for a worker");
+    return NULL;
+  }
+  w->s = s;
+  w->cur_grid = -1;
+  w->L = lpod_worker_state(s->opts);
+  if (w->L == NULL) {
+    free(w);
+    pod_err_set(err, POD_ENOMEM, "eval", "cannot create a worker Lua state");
+    return NULL;
+  }
+  lua_State *L = w->L;
+  lua_settop(L, 0);
+  uv_mutex_lock(&s->tmpl_mu);
+  int ok = 1;
+  for (int i = T_FN; i <= T_N && ok; i++) {
+    if (lpod_copy_value(s->tmpl, i, L, NULL) != 0) {
+      pod_err_set(err, POD_EINVAL, "eval", "%s", lua_tostring(L, -1));
+      ok = 0;
+    }
+  }
+  uv_mutex_unlock(&s->tmpl_mu);
+  if (!ok) {
+    void *aud;
+    lua_getallocf(L, &aud);
+    lua_close(L);
+    free(aud); /* the worker state's memory budget (host_sandbox.c) */
+    free(w);
+    return NULL;
+  }
+  lua_newtable(L); /* stack: fn, grid, labels, pnames, mnames, p */
+  lua_pushlightuserdata(L, s);
+  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.worker_study");
+  lua_sethook(L, worker_hook, LUA_MASKCOUNT, 1 << 20);
+  return w;
+}
+
+void lpod_study__lw_free(void *ud, void *worker) {
+  (void)ud;
+  lworker *w = worker;
+  if (w == NULL) return;
+  void *aud;
+  lua_getallocf(w->L, &aud);
+  lua_close(w->L);
+  free(aud); /* the worker state's memory budget (host_sandbox.c) */
+  free(w);
+}
+
+int lpod_study__lw_eval(void *ud, void *worker, int grid, const double *x,
+                        double *y, pod_err *err) {
+  study *s = ud;
+  lworker *w = worker;
+  lua_State *L = w->L;
+  if (grid != w->cur_grid) {
+    /* fresh p with the grid point's values */
+    lua_newtable(L);
+    lua_replace(L, W_P);
+    lua_rawgeti(L, W_GRID, grid + 1);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) { /* stack: ..., gp, k, v */
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, W_P);
+    }
+    lua_pop(L, 1);
+    w->cur_grid = grid;
+  }
+  for (int i = 0; i < s->P; i++) {
+    lua_rawgeti(L, W_PNAMES, i + 1);
+    if (s->labeled[i]) {
+      lua_rawgeti(L, W_LABELS, i + 1);
+      lua_rawgeti(L, -1, (lua_Integer)x[i] + 1);
+      lua_remove(L, -2);
+    } else {
+      lua_pushnumber(L, x[i]);
+    }
+    lua_rawset(L, W_P);
+  }
+  lua_pushvalue(L, W_FN);
+  lua_pushvalue(L, W_P);
+  int st = lua_pcall(L, 1, 1, 0);
+  if (st == LUA_ERRMEM) {
+    pod_err_set(err, POD_ENOMEM, "eval",
+                "memory budget of %.0f MB exceeded in a worker's Lua state "
+                "(--max-memory)",
+                s->opts->max_memory_mb);
+    lua_settop(L, W_TOP);
+    return POD_ENOMEM;
+  }
+  if (st != LUA_OK) {
+    const char *msg = lua_tostring(L, -1);
+    pod_err_set(err, POD_EINVAL, "eval", "%s",
+                msg ? msg : "error object is not a string");
+    lua_settop(L, W_TOP);
+    return POD_EINVAL;
+  }
+  int rc = POD_OK;
+  if (lua_type(L, -1) == LUA_TNUMBER && s->M == 1) {
+    y[0] = lua_tonumber(L, -1);
+  } else if (lua_istable(L, -1)) {
+    for (int m = 0; m < s->M; m++) {
+      lua_rawgeti(L, W_MNAMES, m + 1);
+      lua_gettable(L, -2);
+      if (lua_type(L, -1) != LUA_TNUMBER) {
+        rc =
+            pod_err_set(err, POD_EINVAL, s->mnames[m],
+                        "eval returned %s for metric '%s' (a number is needed)",
+                        luaL_typename(L, -1), s->mnames[m]);
+        lua_pop(L, 1);
+        break;
+      }
+      y[m] = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+  } else {
+    rc = pod_err_set(err, POD_EINVAL, "eval",
+                     "eval must return a table of metrics (got %s)",
+                     luaL_typename(L, -1));
+  }
+  lua_settop(L, W_TOP);
+  return rc;
+}

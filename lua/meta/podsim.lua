@@ -1,0 +1,1046 @@
+---@meta podsim
+-- LuaLS annotations for the podsim scenario API (lua/README.md is the
+-- reference; docs/design.md the models).  Point the Lua language server at
+-- this folder (`"workspace.library": ["<prefix>/share/podsim/lua"]` in
+-- .luarc.json) and scenarios get completion and type checks.
+--
+-- Conventions kept by tests/lua/annotations.lua, which compares this file
+-- with the running podsim:
+--   * a class named like a runtime path (`podsim`, `podsim.dist`,
+--     `podsim.gpus`, ...) lists that table's public names: functions as
+--     `function podsim.x(...)`, other values as `---@field`;
+--   * object classes (`podsim.System`, `podsim.Study`, ...) list their
+--     fields with `---@field` and their methods as `function Class:m()`;
+--   * `---@field name? type` marks a field that may be absent;
+--   * a line `--- Example: `expr`` in a function's comment is evaluated by
+--     the test and its value checked against the function's `---@return`
+--     class, so result fields stay annotated too.
+
+---@alias podsim.GpuRef podsim.Gpu|string|podsim.GpuFields
+---@alias podsim.SystemRef podsim.System|string|podsim.SystemFields
+---@alias podsim.ModelRef podsim.Model|string|podsim.ModelFields
+---@alias podsim.CollOp "all_reduce"|"all_gather"|"reduce_scatter"|"all_to_all"|"broadcast"|"send_recv"
+---@alias podsim.CollAlgo "auto"|"ring"|"tree"|"nvls"|"direct"|"hierarchical"
+---@alias podsim.Dtype "bf16"|"fp8"|"fp4"
+---@alias podsim.Fp8Recipe "delayed"|"delayed_tp"|"current"|"block"
+---@alias podsim.Recompute "none"|"selective"|"full"
+---@alias podsim.Unit "gpu"|"node"|"domain"|"job"
+---@alias podsim.FailuresRef string|podsim.FailureSet|podsim.Cause[]
+---@alias podsim.Format "table"|"csv"|"json"
+
+-- ---------------------------------------------------------------------------
+-- The module
+-- ---------------------------------------------------------------------------
+
+---The podsim module: a global in scenarios; `require "podsim"` returns it.
+---@class podsim
+---@field version string podsim's version string
+---@field args table<string, string|number|boolean> read-only `--set key=value` values
+---@field options podsim.options read-only run options
+---@field gpus podsim.gpus GPU presets
+---@field systems podsim.systems system presets
+---@field models podsim.models model presets
+---@field failures podsim.failures failure-rate presets
+---@field dist podsim.dist distribution constructors
+---@field kernel podsim.kernel built-in evaluators for studies
+podsim = {}
+
+---Read-only run options (`podsim.options`).
+---@class podsim.options
+---@field quiet boolean `--quiet`
+---@field unsafe boolean `--unsafe`: the sandbox is lifted
+---@field threads integer worker threads
+---@field samples? integer `--samples` when given
+---@field seed? integer `--seed` when given
+---@field format podsim.Format `--format`
+---@field max_samples_mb number `--max-samples-mb`
+---@field progress boolean progress lines on stderr
+---@field scenario? string the scenario file
+---@field out_dir? string the output folder
+---@field tool? string the embedded tool (validate, presets, plot) when one runs
+---@field tool_arg? string the tool's argument
+
+-- ---------------------------------------------------------------------------
+-- The run, files and printing
+-- ---------------------------------------------------------------------------
+
+---The run's output folder: `--out DIR`, else `out/<scenario stem>`.
+---@return string
+function podsim.out_dir() end
+
+---`name` inside the output folder (absolute names pass through).
+---@param name string
+---@return string
+function podsim.out_path(name) end
+
+---A read-only view of `t`; writes raise a located error naming `name`.
+---@generic T: table
+---@param t T
+---@param name string
+---@return T
+function podsim.readonly(t, name) end
+
+---Write a CSV file atomically; rows are tables keyed by header names or lists
+---in header order.  Integers print as integers, other numbers with 10
+---significant digits.  Relative paths are inside the output folder.
+---@param path string
+---@param header string[]
+---@param rows table[]
+---@return string path the full path written
+function podsim.write_csv(path, header, rows) end
+
+---Write `value` as JSON with sorted keys (NaN and inf become null), atomically.
+---@param path string
+---@param value any
+---@return string path
+function podsim.write_json(path, value) end
+
+---Write plain text atomically.
+---@param path string
+---@param text string
+---@return string path
+function podsim.write_text(path, text) end
+
+---Call `fn(file)` to write `path` under a temporary name, then rename it.
+---@param path string
+---@param fn fun(f: file*)
+---@param ctx? string the API name used in error messages
+---@return string path
+function podsim.write_atomic(path, fn, ctx) end
+
+---The JSON text of `value` (sorted keys, stable bytes).
+---@param value any
+---@return string
+function podsim.json(value) end
+
+---Render the embedded template `plots/<template>.gp` with gnuplot to
+---`<out>/plots/<output or template>.svg`.  Yields while gnuplot runs.
+---@param template string
+---@param vars table<string, any> gnuplot variables
+---@param output? string
+---@return string|nil svg the SVG path, or nil when gnuplot is missing
+---@return string? reason
+function podsim.gnuplot(template, vars, output) end
+
+---@class podsim.TableOpts
+---@field number_format? string `string.format` pattern for numbers (default `%.2f`)
+---@field out? fun(line: string) where lines go (default print)
+
+---Print an aligned text table; numbers right-aligned.
+---@param header string[]
+---@param rows table[]
+---@param opts? podsim.TableOpts
+function podsim.print_table(header, rows, opts) end
+
+---`1024` -> `1 KiB`.
+---@param n number bytes
+---@return string
+function podsim.fmt_bytes(n) end
+
+---The number as written to files (integers as integers, else 10 significant digits).
+---@param x number
+---@return string
+function podsim.num(x) end
+
+---Raise a located input error `file:line: ctx: path: msg` from Lua code.
+---@param ctx string the API name
+---@param path? string the field path
+---@param msg string
+function podsim.fail(ctx, path, msg) end
+
+-- ---------------------------------------------------------------------------
+-- Validation
+-- ---------------------------------------------------------------------------
+
+---@class podsim.CheckSpec
+---@field id string case id such as "C1"
+---@field name string
+---@field published? number the published figure (required unless `range`)
+---@field value number podsim's value
+---@field unit? string
+---@field tol_rel? number relative tolerance
+---@field tol_abs? number absolute tolerance, in `unit`
+---@field range? number[] `{lo, hi}`: accepted interval
+---@field fit boolean true when the case fitted a model parameter
+---@field known_miss? string why the model is known to miss this row
+---@field source? string the public source of the published figure
+
+---One validation row.
+---@class podsim.CheckRow
+---@field id string
+---@field name string
+---@field published? number
+---@field value number
+---@field unit string
+---@field err? number relative error (value - published) / |published|
+---@field tol_rel? number
+---@field tol_abs? number
+---@field range? number[]
+---@field fit boolean
+---@field pass boolean the row is as expected (within, or outside for a known miss)
+---@field within boolean inside the tolerance
+---@field known_miss? string
+---@field source? string
+---@field where string `file:line` of the check
+
+---Record one validation row; outside tolerance it is an error in `podsim run`.
+--- Example: `select(2, podsim.check{id = "X1", name = "annotation probe", published = 2, value = 2, tol_rel = 0.01, fit = false, source = "none"})`
+---@param c podsim.CheckSpec
+---@return boolean pass
+---@return podsim.CheckRow row
+function podsim.check(c) end
+
+---The result column of a validation row: "pass", "FAIL", "known miss" or "UNEXPECTED PASS".
+---@param row podsim.CheckRow
+---@return string
+function podsim.check_result(row) end
+
+---The tolerance of a row as text (`+-5%`, `[lo, hi]`, `+-x unit`).
+---@param row podsim.CheckRow
+---@return string
+function podsim.format_tolerance(row) end
+
+---A row as one line of the validation table.
+---@param row podsim.CheckRow
+---@return string
+function podsim.format_check(row) end
+
+-- ---------------------------------------------------------------------------
+-- Hardware (lua/README.md "Hardware")
+-- ---------------------------------------------------------------------------
+
+---Fields of a GPU given to `podsim.gpu{}` (all but `name` required without `base`).
+---@class podsim.GpuFields
+---@field base? string|podsim.Gpu preset or spec to start from
+---@field name? string
+---@field bf16_tflops? number dense bf16 peak, TFLOP/s
+---@field fp8_tflops? number dense fp8 peak, TFLOP/s (0: none)
+---@field fp4_tflops? number dense fp4 peak, TFLOP/s (0: none)
+---@field hbm_gb? number HBM capacity, 1e9 bytes
+---@field hbm_TBps? number HBM bandwidth, 1e12 bytes/s
+---@field power_w? number board power, W
+
+---A GPU spec (immutable).
+---@class podsim.Gpu
+---@field name string
+---@field bf16_tflops number dense bf16 peak, TFLOP/s
+---@field fp8_tflops number dense fp8 peak, TFLOP/s (0: none)
+---@field fp4_tflops number dense fp4 peak, TFLOP/s (0: none)
+---@field hbm_gb number HBM capacity, 1e9 bytes
+---@field hbm_TBps number HBM bandwidth, 1e12 bytes/s
+---@field power_w number board power, W
+
+---Fields of a system given to `podsim.system{}`.
+---@class podsim.SystemFields
+---@field base? string|podsim.System preset or spec to start from
+---@field name? string
+---@field gpu? podsim.GpuRef
+---@field domain_gpus? integer GPUs per scale-up (NVLink) domain
+---@field up_GBps? number scale-up bandwidth per GPU per direction, 1e9 B/s
+---@field up_latency_us? number per-step latency on the scale-up fabric, us
+---@field nvls? boolean the switch can reduce in-network (NVLS)
+---@field nics_per_gpu? number scale-out NICs per GPU
+---@field nic_gbps? number line rate of one NIC, 1e9 bit/s
+---@field out_latency_us? number per-step latency on the scale-out fabric, us
+---@field oversub? number scale-out oversubscription, >= 1
+---@field usd_per_gpu_hour? number rental price, USD per GPU-hour (0: unknown)
+---@field up_eff? number achievable fraction of the scale-up line rate
+---@field up_half_MB? number scale-up pipeline half size, MiB
+---@field out_eff? number achievable fraction of the NIC line rate
+---@field out_half_MB? number scale-out pipeline half size, MiB
+---@field nvls_eff? number NVLS all-reduce busbw over up_GBps at large sizes (0: no NVLS)
+---@field nvls_latency_us? number fixed cost of one NVLS all-reduce, us
+---@field out_collision? number share of many-peer scale-out traffic exposed to path collisions (1 static routing, 0 perfect adaptive)
+
+---A system spec (immutable): a GPU, its scale-up domain and its scale-out network.
+---@class podsim.System
+---@field name string
+---@field gpu podsim.Gpu
+---@field domain_gpus integer GPUs per scale-up (NVLink) domain
+---@field up_GBps number scale-up bandwidth per GPU per direction, 1e9 B/s
+---@field up_latency_us number per-step latency on the scale-up fabric, us
+---@field nvls boolean the switch can reduce in-network (NVLS)
+---@field nics_per_gpu number scale-out NICs per GPU
+---@field nic_gbps number line rate of one NIC, 1e9 bit/s
+---@field out_latency_us number per-step latency on the scale-out fabric, us
+---@field oversub number scale-out oversubscription, >= 1
+---@field usd_per_gpu_hour number rental price, USD per GPU-hour (0: unknown)
+---@field up_eff number achievable fraction of the scale-up line rate
+---@field up_half_MB number scale-up pipeline half size, MiB
+---@field out_eff number achievable fraction of the NIC line rate
+---@field out_half_MB number scale-out pipeline half size, MiB
+---@field nvls_eff number NVLS all-reduce busbw over up_GBps at large sizes (0: no NVLS)
+---@field nvls_latency_us number fixed cost of one NVLS all-reduce, us
+---@field out_collision number share of many-peer scale-out traffic exposed to path collisions
+
+---GPU presets (`podsim presets gpus`; sources in `podsim._sources.gpus`).
+---@class podsim.gpus
+---@field a100 podsim.Gpu
+---@field h100 podsim.Gpu
+---@field h800 podsim.Gpu
+---@field h200 podsim.Gpu
+---@field b200 podsim.Gpu
+---@field gb200 podsim.Gpu
+---@field gb300 podsim.Gpu
+---@field b300 podsim.Gpu
+
+---System presets (`podsim presets systems`; sources in `podsim._sources.systems`).
+---@class podsim.systems
+---@field dgx_a100 podsim.System
+---@field hgx_h100 podsim.System
+---@field hgx_h800 podsim.System
+---@field hgx_h200 podsim.System
+---@field hgx_b200 podsim.System
+---@field hgx_b300 podsim.System
+---@field gb200_nvl72 podsim.System
+---@field gb300_nvl72 podsim.System
+
+---A GPU from a preset with overrides (`base=`), or from scratch.
+--- Example: `podsim.gpu{base = "h100", hbm_gb = 96}`
+---@param fields podsim.GpuFields
+---@return podsim.Gpu
+function podsim.gpu(fields) end
+
+---A system from a preset with overrides (`base=`), or from scratch.
+--- Example: `podsim.system{base = "hgx_h100", nic_gbps = 800}`
+---@param fields podsim.SystemFields
+---@return podsim.System
+function podsim.system(fields) end
+
+-- ---------------------------------------------------------------------------
+-- Collectives
+-- ---------------------------------------------------------------------------
+
+---@class podsim.CollOpts
+---@field ranks integer communicator size n >= 1 (send_recv: 2)
+---@field bytes number buffer size S in bytes, as nccl-tests prints it
+---@field ranks_per_domain? integer ranks per scale-up domain (0 or absent: packed)
+---@field algo? podsim.CollAlgo algorithm (default "auto": the fastest valid one)
+
+---@class podsim.CollResult
+---@field time_s number
+---@field algbw_GBps number S / time, 1e9 B/s
+---@field busbw_GBps number algbw x the nccl-tests bus factor
+---@field algo podsim.CollAlgo the algorithm the time belongs to
+
+---Time one collective on a system (nccl-tests conventions).
+--- Example: `podsim.collective("gb200_nvl72", "all_to_all", {ranks = 64, bytes = 1 << 26})`
+---@param system podsim.SystemRef
+---@param op podsim.CollOp
+---@param opts podsim.CollOpts
+---@return podsim.CollResult
+function podsim.collective(system, op, opts) end
+
+-- ---------------------------------------------------------------------------
+-- Models and the training step
+-- ---------------------------------------------------------------------------
+
+---Fields of a model given to `podsim.model{}`.
+---@class podsim.ModelFields
+---@field base? string|podsim.Model
+---@field name? string
+---@field layers? integer transformer blocks
+---@field hidden? integer model width
+---@field ffn? integer dense MLP width
+---@field heads? integer attention heads
+---@field kv_heads? integer KV heads (GQA groups)
+---@field head_dim? integer 0: hidden / heads
+---@field vocab? integer
+---@field attn? "mha"|"gqa"|"mla"
+---@field q_lora? integer MLA query rank
+---@field kv_lora? integer MLA KV rank
+---@field qk_nope? integer MLA
+---@field qk_rope? integer MLA
+---@field v_head? integer MLA
+---@field tied_embeddings? boolean
+---@field gated_mlp? boolean SwiGLU
+---@field experts? integer routed experts
+---@field top_k? integer experts per token
+---@field expert_ffn? integer expert width
+---@field shared_experts? integer always-on experts
+---@field dense_layers? integer leading dense layers
+---@field moe_interval? integer every k-th layer is MoE
+---@field capacity_factor? number 0: dropless
+---@field imbalance? number max over mean tokens per expert, >= 1
+---@field mtp_layers? integer multi-token-prediction blocks
+
+---A model spec (immutable).
+---@class podsim.Model
+---@field name string
+---@field layers integer
+---@field hidden integer
+---@field ffn integer
+---@field heads integer
+---@field kv_heads integer
+---@field head_dim integer
+---@field vocab integer
+---@field attn "mha"|"gqa"|"mla"
+---@field q_lora integer
+---@field kv_lora integer
+---@field qk_nope integer
+---@field qk_rope integer
+---@field v_head integer
+---@field tied_embeddings boolean
+---@field gated_mlp boolean
+---@field experts integer
+---@field top_k integer
+---@field expert_ffn integer
+---@field shared_experts integer
+---@field dense_layers integer
+---@field moe_interval integer
+---@field capacity_factor number
+---@field imbalance number
+---@field mtp_layers integer
+
+---Model presets (`podsim presets models`; sources in `podsim._sources.models`).
+---@class podsim.models
+---@field llama3_8b podsim.Model
+---@field llama3_70b podsim.Model
+---@field llama3_405b podsim.Model
+---@field llama4_maverick podsim.Model
+---@field deepseek_v3 podsim.Model
+---@field mixtral_8x7b podsim.Model
+---@field gpt3_175b podsim.Model
+
+---A model from a preset with overrides, or from scratch.
+--- Example: `podsim.model{base = "llama3_8b", layers = 16}`
+---@param fields podsim.ModelFields
+---@return podsim.Model
+function podsim.model(fields) end
+
+---@class podsim.ModelParams
+---@field total number main-model parameters
+---@field active number parameters used per token
+---@field embedding number
+---@field head number
+---@field layers_dense number
+---@field layers_expert number
+---@field expert number one expert
+---@field moe_layers number
+---@field dense_mlp_layers number
+---@field mtp number multi-token-prediction block, apart from total
+
+---Parameter counts from the model's structure.
+--- Example: `podsim.model_params("deepseek_v3")`
+---@param model podsim.ModelRef
+---@return podsim.ModelParams
+function podsim.model_params(model) end
+
+---@class podsim.ModelFlops
+---@field gemm_dense number
+---@field gemm_expert number
+---@field attn number
+---@field head number
+---@field mtp number
+---@field total number
+
+---Model FLOPs per token (6 x weights used + attention, halved when causal).
+--- Example: `podsim.model_flops("llama3_8b", 8192)`
+---@param model podsim.ModelRef
+---@param seq integer tokens per sequence
+---@param causal? boolean default true
+---@return podsim.ModelFlops
+function podsim.model_flops(model, seq, causal) end
+
+---@class podsim.ParallelFields
+---@field tp? integer tensor parallel (0: 1)
+---@field pp? integer pipeline stages (0: 1)
+---@field vp? integer virtual stages per pipeline rank (0: 1)
+---@field dp? integer data parallel (0: gpus / (tp pp cp))
+---@field ep? integer expert parallel (0: 1)
+---@field etp? integer expert tensor parallel (0: 1)
+---@field cp? integer context parallel (0: 1)
+---@field microbatch? integer sequences per micro-batch (0: 1)
+---@field zero? integer 0 replicated, 1 distributed optimizer (default), 2 + gradients, 3 + weights
+---@field recompute? podsim.Recompute
+---@field uneven? boolean allow layers not divisible by pp x vp
+
+---A parallel layout (immutable, in `podsim.TrainConfig`).
+---@class podsim.Parallel
+---@field tp integer
+---@field pp integer
+---@field vp integer
+---@field dp integer
+---@field ep integer
+---@field etp integer
+---@field cp integer
+---@field microbatch integer
+---@field zero integer
+---@field recompute podsim.Recompute
+---@field uneven boolean
+
+---Options of `podsim.train` (and, without `parallel`, of `podsim.search`).
+---@class podsim.TrainArgs
+---@field base? "default"|podsim.TrainConfig
+---@field system podsim.SystemRef
+---@field model podsim.ModelRef
+---@field gpus integer
+---@field seq integer tokens per sequence
+---@field global_batch integer sequences per step
+---@field dtype? podsim.Dtype GEMM precision (default bf16)
+---@field fp8_recipe? podsim.Fp8Recipe fp8/fp4 scaling recipe (default delayed)
+---@field parallel? podsim.ParallelFields
+---@field eff_gemm? number fraction of dense peak in GEMMs (<= 0: table)
+---@field eff_attn? number fraction of bf16 peak in attention (<= 0: table)
+---@field gemm_k_half? number GEMM efficiency half hidden size (< 0: table)
+---@field eff_scale? number software maturity multiplier (1)
+---@field eff_hbm? number fraction of HBM bandwidth (0.8)
+---@field overlap_tp? number fraction hidden (0.7)
+---@field overlap_cp? number fraction hidden (0.8)
+---@field overlap_ep? number fraction hidden (0.5)
+---@field overlap_pp? number fraction hidden (0.8)
+---@field overlap_dp? number fraction hidden (0.9)
+---@field jitter? number per-GPU step-time CV (0.0153)
+---@field jitter_sync? number per-interval CV at amax all-reduces (0.03)
+---@field grad_reduce_bytes? number bytes per gradient element (2)
+---@field mem_reserve_gb? number GB kept per GPU (4)
+---@field mfu_full_attn? boolean MFU counts full attention (false)
+
+---A training config (immutable): `r.config` of a `podsim.train` result.
+---@class podsim.TrainConfig
+---@field system podsim.System
+---@field model podsim.Model
+---@field gpus integer
+---@field seq integer
+---@field global_batch integer
+---@field dtype podsim.Dtype
+---@field parallel podsim.Parallel
+---@field eff_gemm number
+---@field eff_attn number
+---@field gemm_k_half number
+---@field eff_scale number
+---@field eff_hbm number
+---@field overlap_tp number
+---@field overlap_cp number
+---@field overlap_ep number
+---@field overlap_pp number
+---@field overlap_dp number
+---@field jitter number
+---@field grad_reduce_bytes number
+---@field mem_reserve_gb number
+---@field mfu_full_attn boolean
+---@field fp8_recipe podsim.Fp8Recipe
+---@field jitter_sync number
+
+---@class podsim.TrainMemory
+---@field weights_gb number
+---@field grads_gb number
+---@field optimizer_gb number
+---@field activations_gb number
+---@field reserve_gb number
+---@field total_gb number
+
+---Seconds of one step by part; they add up to `step_s`.
+---@class podsim.TrainBreakdown
+---@field compute number
+---@field tp number
+---@field cp number
+---@field ep number
+---@field pp number
+---@field dp number with the fp8 amax all-reduces
+---@field bubble number
+---@field optimizer number
+---@field straggler number with the waits at the amax all-reduces
+
+---@class podsim.TrainResult
+---@field step_s number
+---@field tokens_per_s number
+---@field tokens_per_s_per_gpu number
+---@field tflops_per_gpu number
+---@field mfu number
+---@field peak_tflops number the dense peak the MFU uses
+---@field flops_per_token number
+---@field memory_gb number
+---@field fits boolean
+---@field memory podsim.TrainMemory
+---@field breakdown podsim.TrainBreakdown
+---@field eff_gemm number as used
+---@field eff_attn number as used
+---@field microbatches integer
+---@field dp integer
+---@field edp integer expert data parallel
+---@field config podsim.TrainConfig
+
+---One training step.
+--- Example: `podsim.train{system = "gb200_nvl72", model = "llama3_8b", gpus = 8, seq = 8192, global_batch = 64}`
+---@param args podsim.TrainArgs
+---@return podsim.TrainResult
+function podsim.train(args) end
+
+---@class podsim.SearchArgs: podsim.TrainArgs
+---@field fix? podsim.ParallelFields dimensions pinned
+---@field top? integer layouts returned (10)
+---@field max_tp? integer
+---@field max_pp? integer
+---@field max_vp? integer
+---@field max_cp? integer
+---@field max_mb? integer
+
+---@class podsim.SearchItem
+---@field tp integer
+---@field pp integer
+---@field vp integer
+---@field dp integer
+---@field ep integer
+---@field etp integer
+---@field cp integer
+---@field microbatch integer
+---@field zero integer
+---@field recompute podsim.Recompute
+---@field uneven boolean
+---@field tokens_per_s_per_gpu number
+---@field step_s number
+---@field mfu number
+---@field memory_gb number
+
+---The search's list, best first, with its counts.
+---@class podsim.SearchResult
+---@field [integer] podsim.SearchItem
+---@field candidates integer
+---@field checked integer
+---@field fitting integer
+---@field evaluated integer
+
+---Valid layouts that fit, best first by tokens/s/GPU.
+--- Example: `podsim.search{system = "gb200_nvl72", model = "llama3_8b", gpus = 64, seq = 8192, global_batch = 512, top = 2}`
+---@param args podsim.SearchArgs
+---@return podsim.SearchResult
+function podsim.search(args) end
+
+-- ---------------------------------------------------------------------------
+-- Cost
+-- ---------------------------------------------------------------------------
+
+---@class podsim.Tco
+---@field capex_usd_per_gpu number server, network share, installation
+---@field amort_years number
+---@field capital_rate? number annual (0: straight line)
+---@field power_kw_per_gpu number all-in IT power
+---@field pue number
+---@field usd_per_kwh number
+---@field hosting_usd_per_kw_month? number per kW of IT power
+---@field ops_usd_per_gpu_year? number
+
+---@class podsim.CostArgs
+---@field train? podsim.TrainResult|table a train result or `{tokens_per_s_per_gpu=, ...}`
+---@field tokens_per_s_per_gpu? number
+---@field step_s? number
+---@field usd_per_gpu_hour? number rental price
+---@field tco? podsim.Tco
+---@field system? podsim.SystemRef the price of the system
+---@field gpus? integer active GPUs
+---@field spares? number|{spare_gpus: number}
+---@field goodput? number useful / wall time in (0, 1]
+---@field reliability? podsim.ReliabilityResult|podsim.RunResult
+---@field tokens? number tokens to train (0: no totals)
+
+---@class podsim.CostParts
+---@field capital_usd number
+---@field energy_usd number
+---@field hosting_usd number
+---@field ops_usd number
+
+---@class podsim.CostResult
+---@field usd_per_gpu_hour number
+---@field usd_per_gpu_hour_parts podsim.CostParts
+---@field usd_per_m_tokens number spares excluded
+---@field usd_per_m_tokens_excluded number
+---@field usd_per_m_tokens_charged number spares charged
+---@field usd_per_step number
+---@field usd_per_step_charged number
+---@field train_h number
+---@field gpu_hours number
+---@field gpu_hours_charged number
+---@field usd_total number
+---@field usd_total_excluded number
+---@field usd_total_charged number
+---@field spare_fraction number
+---@field tokens_per_s number
+---@field tokens_per_s_per_gpu number
+---@field goodput number
+---@field gpus number
+---@field spare_gpus number
+
+---Cost per GPU-hour, per million tokens, per step and in total.
+--- Example: `podsim.cost{tokens_per_s_per_gpu = 1000, gpus = 64, step_s = 6, system = "hgx_h100", tokens = 1e9}`
+---@param args podsim.CostArgs
+---@return podsim.CostResult
+function podsim.cost(args) end
+
+-- ---------------------------------------------------------------------------
+-- Failures and reliability
+-- ---------------------------------------------------------------------------
+
+---@class podsim.Cause
+---@field cause string
+---@field rate_per_h number per `unit` per hour
+---@field unit podsim.Unit what the rate counts
+---@field blast podsim.Unit what one failure drains
+---@field basis? "sourced"|"assumed" whether the rate comes from a public source or is an assumption
+---@field source? string the public source of the rate, or why it is assumed
+
+---A list of causes with a name.
+---@class podsim.FailureList
+---@field [integer] podsim.Cause
+---@field name string
+
+---Failure-rate presets (`podsim presets failures`; sources in `podsim._sources.failures`).
+---@class podsim.failures
+---@field llama3_h100 podsim.FailureList
+---@field gb200_nvl72 podsim.FailureList
+
+---An immutable failure set, usable in studies.
+---@class podsim.FailureSet
+---@field name string
+
+---An immutable failure set from a list or a preset name.
+--- Example: `podsim.failure_set("llama3_h100")`
+---@param value string|podsim.Cause[]|podsim.FailureList
+---@return podsim.FailureSet
+function podsim.failure_set(value) end
+
+---A fresh, editable list of causes.
+--- Example: `podsim.failure_list("gb200_nvl72")`
+---@param value podsim.FailuresRef
+---@return podsim.FailureList
+function podsim.failure_list(value) end
+
+---@class podsim.Spares
+---@field per_domain? integer hot spares inside each domain
+---@field pool? integer spare nodes or racks
+---@field pool_scope? "node"|"domain"
+---@field swap_s number seconds to bring a spare or the repaired unit into the job (required; 0 states none)
+
+---@class podsim.Checkpoint
+---@field write_s number
+---@field interval_s? number
+---@field interval? "young"|"daly" default young
+
+---@class podsim.ReliabilityArgs
+---@field system? podsim.SystemRef
+---@field domain_gpus? integer
+---@field node_gpus? integer
+---@field gpus integer active GPUs
+---@field failures podsim.FailuresRef
+---@field spares "none"|podsim.Spares required: "none", or the spares the job can swap in
+---@field repair_h number mean time to repair a drained unit
+---@field repair? "exponential"|"lognormal"
+---@field repair_sigma? number log-sd of lognormal repair
+---@field shrink? boolean continue on fewer GPUs when no spare
+---@field checkpoint podsim.Checkpoint
+---@field restart_s number detection + restart + reload
+---@field hours? number failure-free compute hours
+---@field tokens? number
+---@field tokens_per_s? number
+---@field train? podsim.TrainResult
+---@field waste? "renewal"|"first"|"daly"
+---@field rate_scale? number|{gpu?: number, node?: number, domain?: number, job?: number}
+---@field seed? integer simulate_run only
+
+---@class podsim.ReliabilityResult
+---@field interruptions_per_day number
+---@field job_mtbf_h number
+---@field rate_per_h number
+---@field per_gpu_hour number
+---@field hw_fraction number
+---@field checkpoint_interval_s number
+---@field p_no_spare number
+---@field down_s number
+---@field goodput number
+---@field waste number
+---@field work_h number
+---@field wall_h number
+---@field interruptions number
+---@field wait_h number
+---@field nodes number
+---@field domains number
+---@field gpus number
+---@field spare_gpus number
+---@field spare_fraction number
+---@field gpu_hours number
+---@field gpu_hours_charged number
+---@field waste_model string
+
+---The analytic expectation of a run with failures, checkpoints and spares.
+--- Example: `podsim.reliability{system = "gb200_nvl72", gpus = 16384, failures = "gb200_nvl72", spares = {per_domain = 8, swap_s = 300}, repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300, hours = 1000}`
+---@param args podsim.ReliabilityArgs
+---@return podsim.ReliabilityResult
+function podsim.reliability(args) end
+
+---@class podsim.RunResult
+---@field wall_h number
+---@field work_h number
+---@field goodput number
+---@field interruptions number
+---@field by_cause table<string, number>
+---@field lost_h number
+---@field restart_h number
+---@field wait_h number
+---@field ckpt_h number
+---@field checkpoints number
+---@field swaps number
+---@field waits number
+---@field shrinks number
+---@field spares_peak_gpus number
+---@field spare_gpus number
+---@field gpus number
+---@field gpu_hours number
+---@field gpu_hours_charged number
+
+---One stochastic run (same seed, same run).
+--- Example: `podsim.simulate_run{system = "hgx_h100", gpus = 1024, failures = "llama3_h100", spares = "none", repair_h = 48, checkpoint = {write_s = 20}, restart_s = 300, hours = 100, seed = 1}`
+---@param args podsim.ReliabilityArgs
+---@return podsim.RunResult
+function podsim.simulate_run(args) end
+
+-- ---------------------------------------------------------------------------
+-- Distributions
+-- ---------------------------------------------------------------------------
+
+---A distribution for a study parameter.
+---@class podsim.Dist
+---@field kind string
+---@field mean number
+---@field variance number
+local Dist = {}
+
+---The u-quantile, u in [0, 1].
+---@param u number
+---@return number
+function Dist:quantile(u) end
+
+---Distribution constructors; parameters by position or by name.
+---@class podsim.dist
+podsim.dist = {}
+
+---@param p number[]|{value?: number} by position or by name
+---@return podsim.Dist
+function podsim.dist.fixed(p) end
+
+--- Example: `podsim.dist.uniform{2, 4}`
+---@param p number[]|{lo?: number, hi?: number} by position or by name
+---@return podsim.Dist
+function podsim.dist.uniform(p) end
+
+---@param p number[]|{lo?: number, hi?: number} by position or by name
+---@return podsim.Dist
+function podsim.dist.loguniform(p) end
+
+---@param p number[]|{mean?: number, sd?: number} by position or by name
+---@return podsim.Dist
+function podsim.dist.normal(p) end
+
+---@param p number[]|{mean?: number, sd?: number, lo?: number, hi?: number} by position or by name
+---@return podsim.Dist
+function podsim.dist.truncnormal(p) end
+
+---`mu`, `sigma` of log x; or `median=`, `p90=`; or `p5=`, `p95=`.
+---@param p number[]|{mu?: number, sigma?: number, median?: number, p90?: number, p5?: number, p95?: number} by position or by name
+---@return podsim.Dist
+function podsim.dist.lognormal(p) end
+
+---@param p number[]|{lo?: number, mode?: number, hi?: number} by position or by name
+---@return podsim.Dist
+function podsim.dist.triangular(p) end
+
+---@param p number[]|{a?: number, b?: number, lo?: number, hi?: number} by position or by name
+---@return podsim.Dist
+function podsim.dist.beta(p) end
+
+---@param p number[]|{shape?: number, scale?: number} by position or by name
+---@return podsim.Dist
+function podsim.dist.gamma(p) end
+
+---@param p number[]|{shape?: number, scale?: number} by position or by name
+---@return podsim.Dist
+function podsim.dist.weibull(p) end
+
+---@param p number[]|{mean?: number} by position or by name
+---@return podsim.Dist
+function podsim.dist.exponential(p) end
+
+---`{v1, v2, ...}` or `{values = {...}, weights = {...}}`; values may be any Lua values.
+---@param p table
+---@return podsim.Dist
+function podsim.dist.choice(p) end
+
+---`{x1, x2, ...}` or `{values = {...}}`: resampled uniformly.
+---@param p number[]|{values: number[]}
+---@return podsim.Dist
+function podsim.dist.empirical(p) end
+
+-- ---------------------------------------------------------------------------
+-- Studies
+-- ---------------------------------------------------------------------------
+
+---A built-in evaluator: config fields of the kernel (`base="default"` or a config).
+---@class podsim.Kernel
+---@field name string
+---@field base table
+
+---Built-in evaluators, one per registered kernel.
+---@class podsim.kernel
+podsim.kernel = {}
+
+---`system`, `op`, `ranks`, `ranks_per_domain`, `bytes`, `algo`; metrics time_s, algbw_GBps, busbw_GBps.
+--- Example: `podsim.kernel.collective{system = "hgx_h100", op = "all_reduce", ranks = 8, bytes = 1 << 20}`
+---@param config table
+---@return podsim.Kernel
+function podsim.kernel.collective(config) end
+
+---A training config (`base="default"` or `r.config`); metrics step_s, tokens_per_s, mfu, ...
+---@param config table
+---@return podsim.Kernel
+function podsim.kernel.train(config) end
+
+---`pod_cost_cfg` fields; metrics as podsim.cost.
+---@param config table
+---@return podsim.Kernel
+function podsim.kernel.cost(config) end
+
+---`pod_rel_cfg` fields; metrics as podsim.reliability.
+---@param config table
+---@return podsim.Kernel
+function podsim.kernel.reliability(config) end
+
+---`pod_rel_cfg` fields and `u_seed`; metrics as podsim.simulate_run.
+---@param config table
+---@return podsim.Kernel
+function podsim.kernel.simulate_run(config) end
+
+---@class podsim.Target
+---@field metric string
+---@field rel_ci95 number stop when the 95% CI half-width over the mean is below this
+---@field min_samples? integer
+
+---@class podsim.StudyArgs
+---@field name? string names the output folder (default "study")
+---@field samples? integer per grid point (default 10000)
+---@field seed? integer default 1
+---@field params? table<string, podsim.Dist|number>
+---@field grid? table<string, any[]>
+---@field eval (fun(p: table): table<string, number>|number)|podsim.Kernel
+---@field metrics? string[]
+---@field sensitivity? "none"|"spearman"|"sobol"
+---@field target? podsim.Target
+---@field keep_samples? boolean write samples.csv
+---@field chunk_size? integer samples per chunk: the unit of determinism (1024)
+---@field threads? integer
+
+---A study: sampled parameters over a grid, evaluated on the thread pool.
+---@class podsim.Study
+---@field name string
+---@field done boolean
+local Study = {}
+
+---Start without waiting.
+---@return podsim.Study
+function Study:start() end
+
+---Wait for a started study.
+---@return podsim.Results
+function Study:wait() end
+
+---Start and wait.
+--- Example: `podsim.study{name = "annotation_probe", samples = 8, params = {x = podsim.dist.uniform{0, 1}}, eval = function(p) return {y = p.x} end, metrics = {"y"}}:run()`
+---@return podsim.Results
+function Study:run() end
+
+---Statistics of one metric at one grid point.
+---@class podsim.Stats
+---@field n number
+---@field mean number
+---@field sd number
+---@field se number
+---@field ci95_lo number
+---@field ci95_hi number
+---@field min number
+---@field max number
+---@field skew number
+---@field kurtosis number
+---@field p1 number
+---@field p5 number
+---@field p25 number
+---@field p50 number
+---@field p75 number
+---@field p95 number
+---@field p99 number
+---@field exact boolean quantiles exact (else from the sketch)
+
+---@class podsim.Sens
+---@field spearman number
+---@field sobol_first number
+---@field sobol_total number
+
+---A study's results.
+---@class podsim.Results
+---@field name string
+---@field complete boolean
+---@field stopped boolean the stopping rule was met
+---@field interrupted boolean
+---@field samples number
+---@field samples_done number
+---@field samples_partial boolean
+---@field chunks_done number
+---@field chunks_total number
+---@field chunk_size number
+---@field seed number
+---@field threads number
+---@field wall_s number
+---@field params string[]
+---@field metrics string[]
+---@field grid table[]
+---@field grid_keys string[]
+---@field dists table<string, table>
+---@field stats table<string, podsim.Stats[]>
+---@field sens table<string, table<string, podsim.Sens>[]>
+---@field quantiles_exact boolean
+---@field keep_samples boolean
+---@field sensitivity string
+---@field evaluator string
+---@field spearman_partial boolean
+local Results = {}
+
+---The statistics of `metric` at a grid point (an index or `{key = value}`).
+--- Example: `podsim.study{name = "annotation_probe", samples = 8, params = {x = podsim.dist.uniform{0, 1}}, eval = function(p) return {y = p.x} end, metrics = {"y"}}:run():summary("y", 1)`
+---@param metric string
+---@param point? integer|table
+---@return podsim.Stats
+function Results:summary(metric, point) end
+
+---The grid index of a point (an index or `{key = value}`).
+---@param sel? integer|table
+---@return integer
+function Results:point(sel) end
+
+---"ranks=64 system=hgx_h100"
+---@param g integer
+---@return string
+function Results:label(g) end
+
+---A study.
+--- Example: `podsim.study{name = "annotation_probe", samples = 8, params = {x = podsim.dist.uniform{0, 1}}, eval = function(p) return {y = p.x} end, metrics = {"y"}}`
+---@param args podsim.StudyArgs
+---@return podsim.Study
+function podsim.study(args) end
+
+---Wait for several started studies; results in order.
+---@param list podsim.Study[]
+---@return podsim.Results[]
+function podsim.all(list) end
+
+---Write summary.csv, sensitivity.csv, hist_<metric>.csv, samples.csv, meta.json.
+---@param r podsim.Results
+---@param dir? string
+function podsim.write(r, dir) end
+
+---Write the CDF and tornado CSVs and SVGs under plots/.
+---@param r podsim.Results
+---@param dir? string
+function podsim.plot(r, dir) end
+
+---Print the summary in the run's `--format`.
+---@param r podsim.Results
+function podsim.print_summary(r) end
+
+return podsim
