@@ -52,7 +52,7 @@ falls_back("derived gpus", "reaches 'active_gpus' through a computation the trac
     return {v = podsim.cost{train = t, usd_per_gpu_hour = 2, tokens = 1e12}.usd_total}
   end)
 falls_back("simulate_run", "podsim%.simulate_run of a traced value", function(p)
-  return {v = podsim.simulate_run{gpus = 64, domain_gpus = 8, failures = "llama3_h100",
+  return {v = podsim.simulate_run{gpus = 64, domain_gpus = 8, failures = "llama3_h100", spares = "none",
     repair_h = 24, restart_s = 600, checkpoint = {write_s = 60, interval = "young"},
     hours = 100 * p.y, seed = 1}.wall_h}
 end)

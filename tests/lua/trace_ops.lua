@@ -72,11 +72,11 @@ W.both({name = "ops_kernels", samples = 2000, seed = 5, grid = {ranks = {8, 64}}
     local m = podsim.model{base = "llama3_8b", imbalance = p.imb}
     local t = podsim.train{system = h2, model = m, gpus = 64, seq = 4096, global_batch = 256,
       parallel = {tp = 2, pp = 1, dp = 32}, overlap_dp = p.eff}
-    local rel = podsim.reliability{system = h2, gpus = 64, failures = "llama3_h100",
+    local rel = podsim.reliability{system = h2, gpus = 64, failures = "llama3_h100", spares = {pool = 2, swap_s = 300},
       repair_h = p.repair, restart_s = 600, checkpoint = {write_s = p.ckpt, interval = "young"},
       rate_scale = 10 ^ p.rate, tokens = 1e12, tokens_per_s = t.tokens_per_s}
     local rel2 = podsim.reliability{system = s, gpus = 64, failures = "gb200_nvl72",
-      spares = {per_domain = 8}, repair_h = 24, restart_s = 600,
+      spares = {per_domain = 8, swap_s = 300}, repair_h = 24, restart_s = 600,
       checkpoint = {write_s = 60, interval = "daly"},
       rate_scale = {gpu = 10 ^ p.rate, domain = 2 ^ p.rate}, hours = 1000}
     local c = podsim.cost{train = t, usd_per_gpu_hour = p.price, reliability = rel, tokens = 1e12}
