@@ -116,7 +116,15 @@ static int l_collective(lua_State *L) {
   pod_coll_result r;
   pod_err e;
   pod_err_clear(&e);
-  if (lpod_coll_eval(&c, &r, &e) != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
+  /* a system spec (userdata) was checked when it was built and is
+  ** immutable: only the collective's own arguments are checked again */
+  int rc = lpod_test(L, 1, &lpod_system_type)
+               ? pod_coll_eval_checked(&c.system, c.op, &c.args, &r, &e)
+               : lpod_coll_eval(&c, &r, &e);
+  if (rc != POD_OK) {
+    if (e.field[0] == '\0') pod_err_set(&e, rc, "", "%s", pod_strerror(rc));
+    return lpod_error_core(L, ctx, NULL, &e);
+  }
   lua_createtable(L, 0, 4);
   lua_pushnumber(L, r.time_s);
   lua_setfield(L, -2, "time_s");
