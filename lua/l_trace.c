@@ -30,6 +30,8 @@
 #define TRACED_T "podsim.traced"
 #define TRACE_KEY "lpod.trace"
 #define NCHECK 8
+/* Grid points traced at most (a graph each, with its config templates). */
+#define TRACE_MAX_GRID 4096
 
 /* ---------------------------------------------------------------------- */
 /* tracing values                                                          */
@@ -651,6 +653,11 @@ int lpod_trace_study(lua_State *L, int fn, int points, const lpod_trace_in *in,
                      lpod_traced **out, char *why, size_t whylen) {
   *out = NULL;
   why[0] = '\0';
+  if (in->G > TRACE_MAX_GRID) {
+    snprintf(why, whylen, "more than %d grid points (one graph each)",
+             TRACE_MAX_GRID);
+    return 1;
+  }
   for (int i = 0; i < in->P; i++)
     if (in->labeled[i]) {
       snprintf(why, whylen, "parameter '%s' is a choice of labels",

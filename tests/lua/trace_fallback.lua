@@ -71,6 +71,15 @@ falls_back("too long", "more than %d+ million Lua instructions", function(p)
   return {v = p.x + s}
 end, nil, false, 1)
 
+do -- a grid too large to hold a graph per point
+  local big = {}
+  for i = 1, 4097 do big[i] = i end
+  local r = podsim.study{name = "fb_grid", samples = 1, params = params, grid = {k = big},
+    eval = function(p) return {v = p.x + p.k} end}:run()
+  T.eq(r.evaluator, "lua", "large grid: evaluator")
+  T.truthy(r.trace_stop:find("more than 4096 grid points"), "large grid: reason")
+end
+
 -- its own error while traced: no trace, the per-sample run reports it
 T.error("study 'fb_err': eval: .*boom", function()
   podsim.study{name = "fb_err", samples = 10, params = params, metrics = {"v"},
