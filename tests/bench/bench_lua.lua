@@ -46,6 +46,16 @@ local function lua_study(threads, samples, trace)
     end}
 end
 
+-- the machine's free capacity (tests/bench/bench_capacity.c), measured in
+-- the same rounds as the thread-scaling figures (needs --unsafe, as
+-- ./build.sh bench runs this file)
+local function capacity()
+  local f = io.popen and io.popen("build/bench_capacity --value 2>/dev/null")
+  local v = f and tonumber(f:read("l") or "")
+  if f then f:close() end
+  return v and string.format("%.2f", v) or "?"
+end
+
 local rates = {}
 local kinds = {
   {"kernel", 4000000, kernel_study, "podsim.kernel.collective"},
@@ -54,6 +64,7 @@ local kinds = {
 }
 for _, k in ipairs(kinds) do
   local kind = k[1]
+  local caps = {}
   for _, threads in ipairs{1, 2} do
     local r = k[3](threads, k[2]):run()
     rates[kind .. threads] = r.samples_done / r.wall_s
@@ -61,9 +72,10 @@ for _, k in ipairs(kinds) do
       .. "derived system per sample, %s, evaluator %s; %d samples, %.2f s)",
       kind, rates[kind .. threads] / 1e6, threads, threads > 1 and "s" or "", k[4], r.evaluator,
       r.samples_done, r.wall_s))
+    caps[#caps + 1] = capacity()
   end
-  print(string.format("study_%s_speedup_1_to_2_threads: %.2fx", kind,
-    rates[kind .. "2"] / rates[kind .. "1"]))
+  print(string.format("study_%s_speedup_1_to_2_threads: %.2fx (free capacity after each run: %s of 2 cores)",
+    kind, rates[kind .. "2"] / rates[kind .. "1"], table.concat(caps, ", ")))
 end
 print(string.format("study_traced_over_per_sample: %.1fx (1 thread)", rates.lua_traced1 / rates.lua_per_sample1))
 print(string.format("study_traced_over_kernel: %.2fx (1 thread)", rates.lua_traced1 / rates.kernel1))
