@@ -473,6 +473,11 @@ static void install(lua_State *L) {
   lua_pop(L, 1);
 }
 
+static int install_protected(lua_State *L) {
+  install(L);
+  return 0;
+}
+
 struct lpod_traced {
   int G, M, P;
   pod_graph **graphs;
@@ -556,11 +561,21 @@ static int trace_point(lua_State *L) {
 }
 
 /* Lua's eval at x in L (stack: fn, points) into y; 0, or 1 when it fails. */
-static int lua_eval_at(lua_State *L, const lpod_trace_in *in, int g,
-                       const double *x, double *y) {
+/* Lua's eval at one point (protected): upvalues in, g, x, y; stack fn,
+** points.  Raises when eval fails or returns no number for a metric. */
+typedef struct eval_at_args {
+  const lpod_trace_in *in;
+  int g;
+  const double *x;
+  double *y;
+} eval_at_args;
+
+static int eval_at_protected(lua_State *L) {
+  const eval_at_args *a = lua_touserdata(L, 1);
+  const lpod_trace_in *in = a->in;
   lua_newtable(L);
   int p = lua_gettop(L);
-  lua_rawgeti(L, 2, g + 1);
+  lua_rawgeti(L, 2, a->g + 1);
   lua_pushnil(L);
   while (lua_next(L, -2)) {
     lua_pushvalue(L, -2);
@@ -569,24 +584,36 @@ static int lua_eval_at(lua_State *L, const lpod_trace_in *in, int g,
   }
   lua_pop(L, 1);
   for (int i = 0; i < in->P; i++) {
-    lua_pushnumber(L, x[i]);
+    lua_pushnumber(L, a->x[i]);
     lua_setfield(L, p, in->pnames[i]);
   }
-  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 3);
   lua_insert(L, p);
-  int bad = lua_pcall(L, 1, 1, 0) != LUA_OK;
-  for (int m = 0; !bad && m < in->M; m++) {
+  lua_call(L, 1, 1);
+  for (int m = 0; m < in->M; m++) {
     if (lua_type(L, -1) == LUA_TNUMBER && in->M == 1) {
-      y[m] = lua_tonumber(L, -1);
+      a->y[m] = lua_tonumber(L, -1);
     } else if (lua_istable(L, -1)) {
       lua_getfield(L, -1, in->mnames[m]);
-      bad = lua_type(L, -1) != LUA_TNUMBER;
-      y[m] = lua_tonumber(L, -1);
+      if (lua_type(L, -1) != LUA_TNUMBER) return luaL_error(L, "not a number");
+      a->y[m] = lua_tonumber(L, -1);
       lua_pop(L, 1);
     } else {
-      bad = 1;
+      return luaL_error(L, "not a table");
     }
   }
+  return 0;
+}
+
+/* Lua's eval at x in L (stack: fn, points) into y; 0, or 1 when it fails. */
+static int lua_eval_at(lua_State *L, const lpod_trace_in *in, int g,
+                       const double *x, double *y) {
+  eval_at_args a = {in, g, x, y};
+  lua_pushcfunction(L, eval_at_protected);
+  lua_pushlightuserdata(L, &a);
+  lua_pushvalue(L, 2); /* points at 2 in the callee */
+  lua_pushvalue(L, 1); /* fn at 3 */
+  int bad = lua_pcall(L, 3, 0, 0) != LUA_OK;
   lua_settop(L, 2);
   return bad;
 }
@@ -678,7 +705,12 @@ int lpod_trace_study(lua_State *L, int fn, int points, const lpod_trace_in *in,
   t->G = in->G;
   t->M = in->M;
   t->P = in->P;
-  install(T);
+  lua_pushcfunction(T, install_protected);
+  if (lua_pcall(T, 0, 0, 0) != LUA_OK) {
+    snprintf(why, whylen, "cannot set up the trace state: %s",
+             lua_tostring(T, -1));
+    goto done;
+  }
   lua_settop(T, 0);
   if (lpod_copy_value(L, fn, T, "eval") != 0 ||
       lpod_copy_value(L, points, T, "grid") != 0) {
