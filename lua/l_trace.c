@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uv.h>
 
 #include "l_hw.h"
 #include "l_read.h"
@@ -73,7 +74,13 @@ static void trace_hook(lua_State *L, lua_Debug *ar) {
   lua_getfield(L, LUA_REGISTRYINDEX, TRACE_KEY);
   trace *t = lua_touserdata(L, -1);
   lua_pop(L, 1);
-  if (t == NULL || ++t->steps <= TRACE_MAX_STEPS) return;
+  if (t == NULL) return;
+  /* the trace state's own time budget (this hook replaces the one
+  ** lpod_worker_state sets) */
+  const pod_sandbox *sb = lpod_sandbox(L);
+  if (sb && sb->deadline_ns && uv_hrtime() > sb->deadline_ns)
+    luaL_error(L, "time budget of %g s exceeded (--timeout)", sb->timeout_s);
+  if (++t->steps <= TRACE_MAX_STEPS) return;
   if (!t->stopped) {
     t->stopped = 1;
     lpod_where(L);
@@ -478,27 +485,35 @@ static int install_protected(lua_State *L) {
   return 0;
 }
 
+/* One graph per grid point and combination of labels (choice parameters
+** over labels are constants in each trace): graph g * K + c, where c is
+** the mixed-radix number of the label indices (first labeled parameter
+** varying slowest). */
 struct lpod_traced {
-  int G, M, P;
+  int G, M, P, K;
   pod_graph **graphs;
+  int *nlab; /* per parameter: number of labels, 0 when numeric */
 };
 
 void lpod_traced_free(lpod_traced *t) {
   if (t == NULL) return;
-  for (int g = 0; g < t->G; g++) pod_graph_free(t->graphs[g]);
+  for (int g = 0; t->graphs && g < t->G * t->K; g++)
+    pod_graph_free(t->graphs[g]);
   free(t->graphs);
+  free(t->nlab);
   free(t);
 }
 
 int lpod_traced_nodes(const lpod_traced *t, int g, int *blobs) {
-  if (blobs) *blobs = pod_graph_blobs(t->graphs[g]);
-  return pod_graph_live(t->graphs[g]);
+  if (blobs) *blobs = pod_graph_blobs(t->graphs[g * t->K]);
+  return pod_graph_live(t->graphs[g * t->K]);
 }
 
 /* Stack: fn, points.  Trace grid point g into *out; 0 or 1 with why. */
 typedef struct gtrace {
   const lpod_trace_in *in;
   int g;
+  const int *li; /* per parameter: label index, or -1 */
   const double *probe;
   pod_graph *graph;
   char *why;
@@ -523,6 +538,13 @@ static int trace_point(lua_State *L) {
   }
   lua_pop(L, 1);
   for (int i = 0; i < in->P; i++) {
+    if (gt->li[i] >= 0) { /* a label: a constant of this graph */
+      lua_rawgeti(L, 4, i + 1);
+      lua_rawgeti(L, -1, gt->li[i] + 1);
+      lua_setfield(L, p, in->pnames[i]);
+      lua_pop(L, 1);
+      continue;
+    }
     int n = pod_graph_param(tr->g, i, &e);
     if (n < 0) return luaL_error(L, "%s", e.msg);
     push_num(L, n);
@@ -560,9 +582,11 @@ static int trace_point(lua_State *L) {
   return 0;
 }
 
-/* Lua's eval at x in L (stack: fn, points) into y; 0, or 1 when it fails. */
-/* Lua's eval at one point (protected): upvalues in, g, x, y; stack fn,
-** points.  Raises when eval fails or returns no number for a metric. */
+/* Lua's eval at x in L (stack: fn, points, labels) into y; 0, or 1 when
+** it fails. */
+/* Lua's eval at one point (protected; arguments: the eval_at_args, the
+** points, fn, the labels).  Raises when eval fails or returns no number
+** for a metric. */
 typedef struct eval_at_args {
   const lpod_trace_in *in;
   int g;
@@ -584,8 +608,15 @@ static int eval_at_protected(lua_State *L) {
   }
   lua_pop(L, 1);
   for (int i = 0; i < in->P; i++) {
-    lua_pushnumber(L, a->x[i]);
-    lua_setfield(L, p, in->pnames[i]);
+    if (in->labeled[i]) { /* the label, as the Lua evaluator passes it */
+      lua_rawgeti(L, 4, i + 1);
+      lua_rawgeti(L, -1, (lua_Integer)a->x[i] + 1);
+      lua_setfield(L, p, in->pnames[i]);
+      lua_pop(L, 1);
+    } else {
+      lua_pushnumber(L, a->x[i]);
+      lua_setfield(L, p, in->pnames[i]);
+    }
   }
   lua_pushvalue(L, 3);
   lua_insert(L, p);
@@ -605,7 +636,8 @@ static int eval_at_protected(lua_State *L) {
   return 0;
 }
 
-/* Lua's eval at x in L (stack: fn, points) into y; 0, or 1 when it fails. */
+/* Lua's eval at x in L (stack: fn, points, labels) into y; 0, or 1 when
+** it fails. */
 static int lua_eval_at(lua_State *L, const lpod_trace_in *in, int g,
                        const double *x, double *y) {
   eval_at_args a = {in, g, x, y};
@@ -613,98 +645,175 @@ static int lua_eval_at(lua_State *L, const lpod_trace_in *in, int g,
   lua_pushlightuserdata(L, &a);
   lua_pushvalue(L, 2); /* points at 2 in the callee */
   lua_pushvalue(L, 1); /* fn at 3 */
-  int bad = lua_pcall(L, 3, 0, 0) != LUA_OK;
-  lua_settop(L, 2);
+  lua_pushvalue(L, 3); /* labels at 4 */
+  int bad = lua_pcall(L, 4, 0, 0) != LUA_OK;
+  lua_settop(L, 3);
   return bad;
 }
 
-/* Check points: the probe, then quantiles spread over the parameters. */
-static void check_point(const lpod_trace_in *in, int k, double *x) {
-  static const double q[NCHECK] = {0.5, 0.1, 0.9, 0.25, 0.75, 0.02, 0.98, 0.6};
-  for (int i = 0; i < in->P; i++) {
-    int j = (k + i * (k % 3 + 1)) % NCHECK;
-    x[i] = pod_dist_quantile(&in->dists[i], k == 0 ? 0.5 : q[j]);
+/* Label indices of combination c (-1 for numeric parameters). */
+static void combo_labels(const lpod_traced *t, int c, int *li) {
+  for (int i = t->P - 1; i >= 0; i--) {
+    if (t->nlab[i] == 0) {
+      li[i] = -1;
+      continue;
+    }
+    li[i] = c % t->nlab[i];
+    c /= t->nlab[i];
   }
 }
 
-/* Compare the graphs with Lua's eval (in T: fn, points) at the check
-** points, bit for bit; 0, or 1 with the first difference in why. */
-static int self_check(lua_State *T, const lpod_traced *t,
-                      const lpod_trace_in *in, trace *tr, double *x, double *y1,
-                      double *y2, char *why, size_t whylen) {
-  for (int g = 0; g < in->G; g++) {
-    pod_graph_ws *ws = NULL;
+/* Check points: the probe, then quantiles spread over the parameters;
+** labeled parameters hold the graph's label index. */
+static void check_point(const lpod_trace_in *in, const int *li, int k,
+                        double *x) {
+  static const double q[NCHECK] = {0.5, 0.1, 0.9, 0.25, 0.75, 0.02, 0.98, 0.6};
+  for (int i = 0; i < in->P; i++) {
+    int j = (k + i * (k % 3 + 1)) % NCHECK;
+    x[i] = li[i] >= 0 ? (double)li[i]
+                      : pod_dist_quantile(&in->dists[i], k == 0 ? 0.5 : q[j]);
+  }
+}
+
+/* Compare graph gi (grid point g, labels li) with Lua's eval (in T: fn,
+** points, labels) at the check points, bit for bit; 0, or 1 with the
+** first difference in why. */
+static int check_graph(lua_State *T, pod_graph *graph, const lpod_trace_in *in,
+                       int g, const int *li, int npoints, trace *tr, double *x,
+                       double *y1, double *y2, char *why, size_t whylen) {
+  pod_graph_ws *ws = NULL;
+  pod_err e;
+  pod_err_clear(&e);
+  if (pod_graph_ws_new(graph, &ws, &e) != POD_OK) {
+    snprintf(why, whylen, "%s", e.msg);
+    return 1;
+  }
+  for (int k = 0; k < npoints; k++) {
+    check_point(in, li, k, x);
+    int bad_g = pod_graph_eval(graph, ws, x, y1, &e) != POD_OK;
+    tr->steps = 0;
+    int bad_l = lua_eval_at(T, in, g, x, y2);
+    if (tr->stopped) {
+      snprintf(why, whylen, "%s", tr->stop);
+      pod_graph_ws_free(ws);
+      return 1;
+    }
+    int same = bad_g == bad_l, m = 0;
+    for (; same && !bad_g && m < in->M; m++)
+      if (memcmp(&y1[m], &y2[m], sizeof(double)) != 0) same = 0;
+    if (!same) {
+      char detail[POD_ERR_MSG_MAX + 64];
+      if (bad_g != bad_l)
+        snprintf(detail, sizeof detail, "%s", bad_g ? e.msg : "Lua failed");
+      else
+        snprintf(detail, sizeof detail,
+                 "metric '%s': %.17g traced, %.17g in Lua", in->mnames[m - 1],
+                 y1[m - 1], y2[m - 1]);
+      snprintf(why, whylen,
+               "the traced eval and Lua disagree at grid point %d (check point "
+               "%d, %s); an == test or a table lookup on a traced value?",
+               g + 1, k + 1, detail);
+      pod_graph_ws_free(ws);
+      return 1;
+    }
+  }
+  pod_graph_ws_free(ws);
+  return 0;
+}
+
+/* Trace every (grid point, label combination) into t->graphs, then check
+** each against Lua; 0, 1 (not traceable: why) or 2 (eval failed). */
+static int trace_all(lua_State *T, lpod_traced *t, const lpod_trace_in *in,
+                     trace *tr, int *li, double *x, double *y1, double *y2,
+                     char *why, size_t whylen) {
+  for (int gi = 0; gi < t->G * t->K; gi++) {
+    int g = gi / t->K;
+    combo_labels(t, gi % t->K, li);
+    check_point(in, li, 0, x);
     pod_err e;
     pod_err_clear(&e);
-    if (pod_graph_ws_new(t->graphs[g], &ws, &e) != POD_OK) {
+    tr->stopped = 0;
+    tr->stop[0] = '\0';
+    tr->steps = 0;
+    if (pod_graph_new(in->P, x, &tr->g, &e) != POD_OK) {
       snprintf(why, whylen, "%s", e.msg);
       return 1;
     }
-    /* every check point at the first grid points, two at the others */
-    for (int k = 0; k < (g < 4 ? NCHECK : 2); k++) {
-      check_point(in, k, x);
-      int bad_g = pod_graph_eval(t->graphs[g], ws, x, y1, &e) != POD_OK;
-      tr->steps = 0;
-      int bad_l = lua_eval_at(T, in, g, x, y2);
-      if (tr->stopped) {
-        snprintf(why, whylen, "%s", tr->stop);
-        pod_graph_ws_free(ws);
-        return 1;
-      }
-      int same = bad_g == bad_l, m = 0;
-      for (; same && !bad_g && m < in->M; m++)
-        if (memcmp(&y1[m], &y2[m], sizeof(double)) != 0) same = 0;
-      if (!same) {
-        char detail[POD_ERR_MSG_MAX + 64];
-        if (bad_g != bad_l)
-          snprintf(detail, sizeof detail, "%s", bad_g ? e.msg : "Lua failed");
-        else
-          snprintf(detail, sizeof detail,
-                   "metric '%s': %.17g traced, %.17g in Lua", in->mnames[m - 1],
-                   y1[m - 1], y2[m - 1]);
-        snprintf(why, whylen,
-                 "the traced eval and Lua disagree at grid point %d (check "
-                 "point %d, %s); "
-                 "an == test or a table lookup on a traced value?",
-                 g + 1, k + 1, detail);
-        pod_graph_ws_free(ws);
-        return 1;
-      }
+    t->graphs[gi] = tr->g;
+    gtrace gt = {in, g, li, x, tr->g, why, whylen};
+    lua_pushcfunction(T, trace_point);
+    lua_pushlightuserdata(T, &gt);
+    lua_pushvalue(T, 1);
+    lua_pushvalue(T, 2);
+    lua_pushvalue(T, 3);
+    int st = lua_pcall(T, 4, 0, 0);
+    if (tr->stopped || st != LUA_OK) {
+      snprintf(why, whylen, "%s",
+               tr->stopped           ? tr->stop
+               : lua_tostring(T, -1) ? lua_tostring(T, -1)
+                                     : "eval failed");
+      lua_settop(T, 3);
+      return tr->stopped ? 1 : 2;
     }
-    pod_graph_ws_free(ws);
+  }
+  tr->g = NULL;
+  /* the same metrics, bit for bit, from the graphs and from Lua: every
+  ** check point at the first graphs, two at the others */
+  for (int gi = 0; gi < t->G * t->K; gi++) {
+    combo_labels(t, gi % t->K, li);
+    if (check_graph(T, t->graphs[gi], in, gi / t->K, li, gi < 4 ? NCHECK : 2,
+                    tr, x, y1, y2, why, whylen))
+      return 1;
   }
   return 0;
 }
 
-int lpod_trace_study(lua_State *L, int fn, int points, const lpod_trace_in *in,
-                     lpod_traced **out, char *why, size_t whylen) {
+int lpod_trace_study(lua_State *L, int fn, int points, int labels,
+                     const lpod_trace_in *in, lpod_traced **out, char *why,
+                     size_t whylen) {
   *out = NULL;
   why[0] = '\0';
-  if (in->G > TRACE_MAX_GRID) {
-    snprintf(why, whylen, "more than %d grid points (one graph each)",
-             TRACE_MAX_GRID);
-    return 1;
-  }
-  for (int i = 0; i < in->P; i++)
-    if (in->labeled[i]) {
-      snprintf(why, whylen, "parameter '%s' is a choice of labels",
-               in->pnames[i]);
-      return 1;
-    }
   lpod_traced *t = calloc(1, sizeof *t);
   double *x = calloc((size_t)in->P + 1, sizeof(double));
   double *y1 = calloc((size_t)in->M + 1, sizeof(double));
   double *y2 = calloc((size_t)in->M + 1, sizeof(double));
-  lua_State *T = lpod_worker_state(in->opts);
-  if (t) t->graphs = calloc((size_t)in->G, sizeof(pod_graph *));
+  int *li = calloc((size_t)in->P + 1, sizeof(int));
+  lua_State *T = NULL;
   int rc = 1;
-  if (!t || !x || !y1 || !y2 || !T || !t->graphs) {
+  if (!t || !x || !y1 || !y2 || !li ||
+      !(t->nlab = calloc((size_t)in->P + 1, sizeof(int)))) {
     snprintf(why, whylen, "out of memory for the trace");
     goto done;
   }
   t->G = in->G;
   t->M = in->M;
   t->P = in->P;
+  t->K = 1;
+  labels = lua_absindex(L, labels);
+  for (int i = 0; i < in->P; i++) {
+    if (!in->labeled[i]) continue;
+    lua_rawgeti(L, labels, i + 1);
+    t->nlab[i] = (int)lua_rawlen(L, -1);
+    lua_pop(L, 1);
+    if (t->nlab[i] < 1 || (double)t->K * t->nlab[i] * in->G > TRACE_MAX_GRID) {
+      t->K = TRACE_MAX_GRID + 1;
+      break;
+    }
+    t->K *= t->nlab[i];
+  }
+  if ((double)in->G * t->K > TRACE_MAX_GRID) {
+    snprintf(why, whylen,
+             "more than %d grid points and label combinations (one graph each)",
+             TRACE_MAX_GRID);
+    t->K = 0; /* no graphs to free */
+    goto done;
+  }
+  t->graphs = calloc((size_t)(in->G * t->K), sizeof(pod_graph *));
+  T = lpod_worker_state(in->opts, in->sb);
+  if (!t->graphs || !T) {
+    snprintf(why, whylen, "out of memory for the trace");
+    goto done;
+  }
   lua_pushcfunction(T, install_protected);
   if (lua_pcall(T, 0, 0, 0) != LUA_OK) {
     snprintf(why, whylen, "cannot set up the trace state: %s",
@@ -713,7 +822,8 @@ int lpod_trace_study(lua_State *L, int fn, int points, const lpod_trace_in *in,
   }
   lua_settop(T, 0);
   if (lpod_copy_value(L, fn, T, "eval") != 0 ||
-      lpod_copy_value(L, points, T, "grid") != 0) {
+      lpod_copy_value(L, points, T, "grid") != 0 ||
+      lpod_copy_value(L, labels, T, "labels") != 0) {
     snprintf(why, whylen, "%s", lua_tostring(T, -1));
     goto done;
   }
@@ -722,54 +832,23 @@ int lpod_trace_study(lua_State *L, int fn, int points, const lpod_trace_in *in,
   lua_pushlightuserdata(T, &tr);
   lua_setfield(T, LUA_REGISTRYINDEX, TRACE_KEY);
   lua_sethook(T, trace_hook, LUA_MASKCOUNT, TRACE_HOOK_EVERY);
-  check_point(in, 0, x);
-  for (int g = 0; g < in->G; g++) {
-    pod_err e;
-    pod_err_clear(&e);
-    tr.stopped = 0;
-    tr.stop[0] = '\0';
-    tr.steps = 0;
-    if (pod_graph_new(in->P, x, &tr.g, &e) != POD_OK) {
-      snprintf(why, whylen, "%s", e.msg);
-      goto done;
-    }
-    t->graphs[g] = tr.g;
-    gtrace gt = {in, g, x, tr.g, why, whylen};
-    lua_pushcfunction(T, trace_point);
-    lua_pushlightuserdata(T, &gt);
-    lua_pushvalue(T, 1);
-    lua_pushvalue(T, 2);
-    int st = lua_pcall(T, 3, 0, 0);
-    if (tr.stopped) {
-      snprintf(why, whylen, "%s", tr.stop);
-      lua_settop(T, 2);
-      goto done;
-    }
-    if (st != LUA_OK) {
-      snprintf(why, whylen, "%s",
-               lua_tostring(T, -1) ? lua_tostring(T, -1) : "eval failed");
-      lua_settop(T, 2);
-      rc = 2;
-      goto done;
-    }
+  rc = trace_all(T, t, in, &tr, li, x, y1, y2, why, whylen);
+  if (rc == 0) {
+    *out = t;
+    t = NULL;
   }
-  tr.g = NULL;
-  /* the same metrics, bit for bit, from the graph and from Lua */
-  if (self_check(T, t, in, &tr, x, y1, y2, why, whylen) != 0) goto done;
-  rc = 0;
-  *out = t;
-  t = NULL;
 done:
   if (T) {
     void *aud;
     lua_getallocf(T, &aud);
     lua_close(T);
-    free(aud); /* the worker state's memory budget (host.c) */
+    free(aud); /* the worker state's memory budget (host_sandbox.c) */
   }
   lpod_traced_free(t);
   free(x);
   free(y1);
   free(y2);
+  free(li);
   return rc;
 }
 
@@ -804,18 +883,31 @@ static int tw_eval(void *ud, void *worker, int grid, const double *x, double *y,
                    pod_err *err) {
   lpod_traced *t = ud;
   tworker *w = worker;
-  if (grid != w->g) {
+  /* the graph of this grid point and these labels (x holds their
+  ** indices, as the per-sample Lua evaluator reads them) */
+  int gi = grid * t->K, stride = 1;
+  for (int i = t->P - 1; i >= 0; i--) {
+    if (t->nlab[i] == 0) continue;
+    int l = (int)x[i];
+    if (l < 0 || l >= t->nlab[i])
+      return pod_err_set(err, POD_EINVAL, "eval", "label index %d out of range",
+                         l);
+    gi += l * stride;
+    stride *= t->nlab[i];
+  }
+  if (gi != w->g) {
     pod_graph_ws_free(w->ws);
     w->ws = NULL;
     w->g = -1;
-    int rc = pod_graph_ws_new(t->graphs[grid], &w->ws, err);
+    int rc = pod_graph_ws_new(t->graphs[gi], &w->ws, err);
     if (rc != POD_OK) return rc;
-    w->g = grid;
+    w->g = gi;
   }
-  return pod_graph_eval(t->graphs[grid], w->ws, x, y, err);
+  return pod_graph_eval(t->graphs[gi], w->ws, x, y, err);
 }
 
 void lpod_traced_evaluator(lpod_traced *t, pod_mc_evaluator *ev) {
+  memset(ev, 0, sizeof *ev); /* no chunk_begin: a graph keeps no state */
   ev->ud = t;
   ev->worker_new = tw_new;
   ev->worker_free = tw_free;

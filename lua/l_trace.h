@@ -31,7 +31,8 @@ typedef struct lpod_traced lpod_traced;
 
 /* What the study knows about its evaluator. */
 typedef struct lpod_trace_in {
-  const pod_host_opts *opts; /* for the trace state (sandbox, budget) */
+  const pod_host_opts *opts; /* for the trace state (budget) */
+  const pod_sandbox *sb;     /* the study's sandbox (paths, --timeout) */
   int P;                     /* parameters */
   char *const *pnames;       /* P names */
   const pod_dist *dists;     /* P distributions (probe at the medians) */
@@ -42,12 +43,16 @@ typedef struct lpod_trace_in {
 } lpod_trace_in;
 
 /* Trace the eval function at fn (in L) over the grid point tables in the
-** list at points.  Returns 0 and *out on success; 1 when eval cannot be
+** list at points; labels is the list of each parameter's labels (a list
+** for a choice over labels, false otherwise): a graph is traced per grid
+** point and combination of labels, the labels being constants in it.
+** Returns 0 and *out on success; 1 when eval cannot be
 ** traced, with the reason ("file:line: comparison of a traced value ...")
 ** in why; 2 when eval itself failed while being traced (its error in
 ** why: the per-sample run reports it).  Never raises. */
-int lpod_trace_study(lua_State *L, int fn, int points, const lpod_trace_in *in,
-                     lpod_traced **out, char *why, size_t whylen);
+int lpod_trace_study(lua_State *L, int fn, int points, int labels,
+                     const lpod_trace_in *in, lpod_traced **out, char *why,
+                     size_t whylen);
 void lpod_traced_free(lpod_traced *t);
 
 /* The plan evaluator over the traced graphs (t must outlive the plan). */

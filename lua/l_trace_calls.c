@@ -83,6 +83,7 @@ static const tres res_train_bd[] = {TD("compute", breakdown.compute),
                                     TD("bubble", breakdown.bubble),
                                     TD("optimizer", breakdown.optimizer),
                                     TD("straggler", breakdown.straggler),
+                                    TD("host", breakdown.host),
                                     {NULL, 0, 0, 0, NULL}};
 static const tres res_train[] = {
     TD("step_s", step_s),
@@ -96,6 +97,7 @@ static const tres res_train[] = {
     {"fits", TR_STOP, 1, 0, NULL},
     TD("eff_gemm", eff_gemm),
     TD("eff_attn", eff_attn),
+    TD("clock", clock),
     TI("microbatches", microbatches),
     TI("dp", dp),
     TI("edp", edp),

@@ -94,4 +94,18 @@ W.both({name = "ops_kernels", samples = 2000, seed = 5, grid = {ranks = {8, 64}}
     }
   end}, "kernels")
 
+-- choices over labels: a graph per combination, the labels constants in
+-- it (a table lookup, a comparison, an enum field by a label: all fine)
+local sizes = {small = 1 << 20, large = 1 << 28}
+W.both({name = "ops_labels", samples = 3000, seed = 6, grid = {ranks = {16, 64}},
+  params = {e = D.uniform{0.6, 0.95}, size = D.choice{"small", "large"},
+    routing = D.choice{"static_ecmp", "adaptive"}, w = D.choice{values = {"a", "b", "c"},
+    weights = {1, 2, 3}}},
+  eval = function(p)
+    local s = podsim.system{base = "hgx_h100", out_eff = p.e, routing = p.routing}
+    local a = podsim.collective(s, "all_to_all", {ranks = p.ranks, bytes = sizes[p.size]})
+    local k = p.w == "a" and 1 or (p.w == "b" and 2 or 3)
+    return {us = a.time_s * 1e6 * k, e = p.e * #p.w}
+  end}, "labels")
+
 T.done("trace_ops")
