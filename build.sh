@@ -6,7 +6,8 @@ ROOT=$PWD
 
 # python3-numpy: only for the NumPy peer of ./build.sh bench (tests/bench/peers/)
 PKGS=(build-essential cmake pkg-config liblua5.4-dev libuv1-dev libgsl-dev
-      gnuplot-nox libcmocka-dev nettle-dev groff-base man-db python3-numpy)
+      gnuplot-nox libcmocka-dev nettle-dev groff-base man-db
+      openmpi-bin libopenmpi-dev python3-numpy)
 FUZZ_PKGS=(clang libclang-rt-14-dev)
 JOBS=$(nproc 2>/dev/null || echo 2)
 DEFAULT_SCENARIO=scenarios/moe_nvl72_vs_hgx.lua

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lpod.h"
+#include "scale.h"
 
 static pod_host *g_host; /* for the signal handler only */
 static volatile sig_atomic_t g_sigint_count;
@@ -228,7 +229,7 @@ static void stop_hook(lua_State *L, lua_Debug *ar) {
 }
 
 static void on_sigint(int sig) {
-  (void)sig;
+  if (sig == SIGTERM) lpod_mpi_report_in_flight();
   if (++g_sigint_count >= 2) _exit(130);
   pod_host *h = g_host;
   if (h == NULL) return;
@@ -375,6 +376,8 @@ int pod_host_main(const pod_host_opts *o) {
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &old);
+  struct sigaction oldterm;
+  if (o->mpi) sigaction(SIGTERM, &sa, &oldterm); /* mpirun turns ^C into SIGTERM */
 
   int rc = 0;
   if (start_scenario(h) != 0) {
@@ -390,9 +393,11 @@ int pod_host_main(const pod_host_opts *o) {
     uv_run(&h->loop, UV_RUN_DEFAULT);
   }
   sigaction(SIGINT, &old, NULL);
+  if (o->mpi) sigaction(SIGTERM, &oldterm, NULL);
   g_host = NULL;
   if (h->interrupted) rc = 130;
   else if (h->failed || h->timed_out) rc = 1;
+  if (h->o.at_end) rc = h->o.at_end(rc); /* scale.h: shard file, MPI */
   luaL_unref(L, LUA_REGISTRYINDEX, h->co_ref);
   pod_host__close_state(L);
   if (uv_loop_close(&h->loop) != 0) {

@@ -35,6 +35,16 @@ typedef struct pod_host_opts {
   double max_samples_mb;    /* budget for exact quantiles */
   int progress;             /* 1: progress bar on stderr */
   int no_trace;             /* 1: studies run a Lua eval per sample */
+  /* scale-out (scale.h): --shard I/N writes chunk results to shard_dir;
+  ** merge: studies read them (podsim merge); mpi: --mpi */
+  int shard_i, shard_n;     /* shard_n 0: not sharded */
+  const char *shard_dir;
+  int merge;
+  int mpi;                  /* rank 0 of an MPI run: SIGTERM (how mpirun
+                               passes on ^C) acts as SIGINT */
+  /* called with the exit code after the scenario ended, before its state
+  ** closes; returns the exit code to use.  May be NULL. */
+  int (*at_end)(int rc);
 } pod_host_opts;
 
 /* Run the scenario (or validation) described by `o`; returns the exit

@@ -615,6 +615,7 @@ static void on_done(pod_run *run, pod_run_status status, void *ud) {
   s->results = pod_run_take_results(run);
   const pod_err *e = pod_run_error(run);
   if (e) s->err = *e;
+  if (status == POD_RUN_FAILED) lpod_study__scale_failed(s, pod_run_failed_chunk(run));
   /* a worker's memory budget stopped the run: the results so far come back
   ** incomplete, and the run exits 1 (DESIGN.md 10) */
   if (status == POD_RUN_CANCELED && s->err.code == POD_ENOMEM) {
@@ -685,6 +686,17 @@ static int l_start(lua_State *L) {
   uv_loop_t *loop = lpod_host_loop(s->host);
   uv_update_time(loop);
   s->t0_ms = uv_now(loop);
+  int sc = lpod_study__scale_start(s, &ro, &e); /* shards, merge, MPI */
+  if (sc < 0) return lpod_error_core(L, "study:start", NULL, &e);
+  if (sc > 0) { /* done (merged from shard files), or MPI rank > 0 */
+    if (s->state == ST_RUNNING) { /* pinned for good: see l_study_scale.c */
+      lua_pushlightuserdata(L, s);
+      lua_pushvalue(L, 1);
+      lua_rawset(L, LUA_REGISTRYINDEX);
+    }
+    lua_settop(L, 1);
+    return 1;
+  }
   if (pod_run_start(loop, s->plan, &ro, &s->run, &e) != POD_OK)
     return lpod_error_core(L, "study:start", NULL, &e);
   s->state = ST_RUNNING;
@@ -720,6 +732,7 @@ static int l_wait(lua_State *L) {
   study *s = check_study(L, "study:wait");
   lua_settop(L, 1);
   if (s->state == ST_NEW) return lpod_error(L, "study:wait", NULL, "study '%s' was not started (use study:run() or study:start())", s->name);
+  if (s->state == ST_RUNNING && s->mpi_wait) lpod_study__scale_wait(s);
   if (s->state == ST_DONE) return wait_k(L, LUA_OK, 0);
   if (s->waiter) return lpod_error(L, "study:wait", NULL, "study '%s' is already being waited for", s->name);
   lpod_host_check_yield(L, "study:wait");

@@ -158,7 +158,12 @@ static double run_seconds(const pod_mc_spec *s, int threads) {
   uv_loop_init(&loop);
   pod_mc_plan *pl = new_plan(s);
   double t_end = 0;
-  pod_run_opts o = {threads, 0, NULL, 0, on_done, &t_end};
+  pod_run_opts o = {.threads = threads,
+                    .window = 0,
+                    .progress_cb = NULL,
+                    .interval_ms = 0,
+                    .done_cb = on_done,
+                    .ud = &t_end};
   pod_run *run;
   double t0 = now_s();
   if (pod_run_start(&loop, pl, &o, &run, NULL) != POD_OK) abort();
