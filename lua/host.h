@@ -34,6 +34,7 @@ typedef struct pod_host_opts {
   double timeout_s;         /* wall-clock budget, 0: none */
   double max_samples_mb;    /* budget for exact quantiles */
   int progress;             /* 1: progress bar on stderr */
+  int no_trace;             /* 1: studies run a Lua eval per sample */
   /* scale-out (scale.h): --shard I/N writes chunk results to shard_dir;
   ** merge: studies read them (podsim merge); mpi: --mpi */
   int shard_i, shard_n;     /* shard_n 0: not sharded */

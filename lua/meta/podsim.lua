@@ -1374,6 +1374,7 @@ function podsim.kernel.rl_pair(config) end
 ---@field target? podsim.Target
 ---@field keep_samples? boolean write samples.csv
 ---@field chunk_size? integer samples per chunk: the unit of determinism (1024)
+---@field trace? boolean compile a Lua eval into a graph evaluated in C (true; false: Lua per sample)
 ---@field threads? integer
 
 ---A study: sampled parameters over a grid, evaluated on the thread pool.
@@ -1446,7 +1447,8 @@ function Study:run() end
 ---@field quantiles_exact boolean
 ---@field keep_samples boolean
 ---@field sensitivity string
----@field evaluator string
+---@field evaluator string "traced" (a compiled Lua eval), "lua" or the kernel's name
+---@field trace_stop? string why a Lua eval was not compiled (located)
 ---@field spearman_partial boolean
 local Results = {}
 
