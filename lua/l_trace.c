@@ -422,6 +422,14 @@ static int w_stop_traced(lua_State *L) {
                           lua_tostring(L, lua_upvalueindex(2)));
 }
 
+/* pcall, xpcall and coroutines end the trace: a trace cannot follow
+** caught errors, and the budgets that such a call must not swallow
+** (host_guard.c) are enforced on the per-sample Lua path. */
+static int w_stop_always(lua_State *L) {
+  return lpod_trace__stop(L, "%s in eval (error handling and coroutines are not traced)",
+                          lua_tostring(L, lua_upvalueindex(2)));
+}
+
 /* ---------------------------------------------------------------------- */
 /* the trace state                                                         */
 /* ---------------------------------------------------------------------- */
@@ -477,6 +485,21 @@ static void install(lua_State *L) {
   int g = lua_gettop(L);
   wrap(L, g, "type", w_type, 0);
   wrap(L, g, "tonumber", w_tonumber, 0);
+  static const char *const guarded[] = {"pcall", "xpcall"};
+  for (size_t i = 0; i < sizeof guarded / sizeof guarded[0]; i++) {
+    lua_pushstring(L, guarded[i]);
+    wrap(L, g, guarded[i], w_stop_always, 1);
+  }
+  lua_pop(L, 1);
+  lua_getglobal(L, "coroutine");
+  if (lua_istable(L, -1)) {
+    int co = lua_gettop(L);
+    static const char *const cofn[] = {"resume", "wrap"};
+    for (size_t i = 0; i < sizeof cofn / sizeof cofn[0]; i++) {
+      lua_pushfstring(L, "coroutine.%s", cofn[i]);
+      wrap(L, co, cofn[i], w_stop_always, 1);
+    }
+  }
   lua_pop(L, 1);
 }
 

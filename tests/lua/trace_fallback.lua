@@ -25,6 +25,13 @@ falls_back("branch", "trace_fallback%.lua:" .. (line + 2) .. ": comparison of a 
   if p.x > 0.5 then return {v = p.x} end
   return {v = -p.x}
 end)
+falls_back("pcall", "pcall in eval %(error handling", function(p)
+  local ok, v = pcall(function() return p.x * 2 end)
+  return {v = ok and v or 0}
+end)
+falls_back("coroutine", "coroutine%.wrap in eval", function(p)
+  return {v = coroutine.wrap(function() return p.x end)()}
+end)
 falls_back("tostring", "tostring of a traced value", function(p) return {v = #tostring(p.x)} end)
 falls_back("concat", "concatenation of a traced value", function(p) return {v = #("x" .. p.x)} end)
 falls_back("string.format", "number expected, got traced value", function(p)
