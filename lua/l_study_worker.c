@@ -135,6 +135,11 @@ int lpod_study__lw_eval(void *ud, void *worker, int grid, const double *x,
     for (int m = 0; m < s->M; m++) {
       lua_rawgeti(L, W_MNAMES, m + 1);
       lua_gettable(L, -2);
+      if (lua_type(L, -1) == LUA_TBOOLEAN) { /* e.g. fits: 1 or 0 */
+        y[m] = lua_toboolean(L, -1) ? 1.0 : 0.0;
+        lua_pop(L, 1);
+        continue;
+      }
       if (lua_type(L, -1) != LUA_TNUMBER) {
         rc =
             pod_err_set(err, POD_EINVAL, s->mnames[m],

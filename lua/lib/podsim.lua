@@ -411,12 +411,15 @@ local function summary_rows(r)
   for _, k in ipairs(r.grid_keys) do header[#header + 1] = k end
   for _, c in ipairs(stat_cols) do header[#header + 1] = c end
   header[#header + 1] = "exact_quantiles"
+  header[#header + 1] = "nonfinite"
+  header[#header + 1] = "unfit"
   local rows = {}
   for _, metric in ipairs(r.metrics) do
     for g = 1, #r.grid do
       local st = r.stats[metric][g]
       if st then
-        local row = {study = r.name, metric = metric, exact_quantiles = st.exact}
+        local row = {study = r.name, metric = metric, exact_quantiles = st.exact,
+          nonfinite = st.nonfinite, unfit = st.unfit}
         for _, k in ipairs(r.grid_keys) do row[k] = label_of(r.grid[g][k]) end
         for _, c in ipairs(stat_cols) do row[c] = st[c] end
         rows[#rows + 1] = row
@@ -446,16 +449,53 @@ function P.print_summary(r)
     return
   end
   local out = {}
+  local any_nf, any_unfit = false, false
+  for _, row in ipairs(rows) do
+    if (row.nonfinite or 0) > 0 then any_nf = true end
+    if r._has_fits and (row.unfit or 0) > 0 then any_unfit = true end
+  end
   for _, row in ipairs(rows) do
     local lbl = {}
     for _, k in ipairs(r.grid_keys) do lbl[#lbl + 1] = k .. "=" .. tostring(row[k]) end
-    out[#out + 1] = {row.metric, concat(lbl, " "), math.tointeger(row.n) or row.n, row.mean, row.p5, row.p50, row.p95,
+    local line = {row.metric, concat(lbl, " "), math.tointeger(row.n) or row.n, row.mean, row.p5, row.p50, row.p95,
       row.ci95_hi - row.mean}
+    if any_nf then line[#line + 1] = math.tointeger(row.nonfinite) or row.nonfinite end
+    if any_unfit then
+      line[#line + 1] = fmt("%d %s", row.unfit, r.unfit_mode == "exclude" and "excluded" or "KEPT")
+    end
+    out[#out + 1] = line
   end
+  local head = {"metric", "grid point", "n", "mean", "p5", "p50", "p95", "ci95 +-"}
+  if any_nf then head[#head + 1] = "nonfinite" end
+  if any_unfit then head[#head + 1] = "unfit" end
   print(fmt("study %s: %d samples per grid point%s", r.name, r.samples,
     r.complete and "" or " (INCOMPLETE: interrupted)"))
-  P.print_table({"metric", "grid point", "n", "mean", "p5", "p50", "p95", "ci95 +-"}, out,
-    {number_format = "%.4g"})
+  P.print_table(head, out, {number_format = "%.4g"})
+end
+
+-- Warnings on stderr for what the summary would otherwise hide: samples
+-- dropped for a NaN or infinite metric, layouts that do not fit.
+local function warn_counts(r)
+  local where = raw.where()
+  for _, metric in ipairs(r.metrics) do
+    local n = r.nonfinite and r.nonfinite[metric] or 0
+    if n > 0 then
+      io.stderr:write(fmt("%s warning: study '%s': %d samples with a NaN or infinite '%s' were left out of every statistic (say nonfinite = \"error\" to fail instead)\n",
+        where, r.name, n, metric))
+    end
+  end
+  if r._has_fits then
+    for g = 1, #r.grid do
+      local n = r.unfit[g] or 0
+      if n > 0 and (r.unfit_mode ~= "exclude" or not r._unfit_given) then
+        local lbl = point_label(r, g)
+        io.stderr:write(fmt("%s warning: study '%s': %d of %d samples%s do not fit in memory (fits = 0) and are %s (unfit = \"%s\"%s)\n",
+          where, r.name, n, r.samples, lbl ~= "" and " at " .. lbl or "",
+          r.unfit_mode == "exclude" and "left out" or "kept in the statistics", r.unfit_mode,
+          r._unfit_given and "" or "; say unfit = \"exclude\" or \"error\""))
+      end
+    end
+  end
 end
 
 local methods = P._study_methods
@@ -463,6 +503,7 @@ local c_wait = methods.wait
 function methods.wait(s)
   local r = c_wait(s)
   setmetatable(r, results_mt)
+  if not opts.tool then warn_counts(r) end
   if not opts.quiet and not opts.tool then P.print_summary(r) end
   return r
 end
@@ -571,6 +612,8 @@ function P.write(r, dir)
     quantiles_exact = r.quantiles_exact, spearman_partial = r.spearman_partial,
     samples_rows = samples_rows, params = dists, metrics = r.metrics, grid = grid,
     grid_keys = r.grid_keys, max_samples_mb = opts.max_samples_mb,
+    nonfinite = r.nonfinite, unfit = r._has_fits and r.unfit or nil,
+    unfit_mode = r._has_fits and r.unfit_mode or nil,
   })
   return out_path(dir)
 end

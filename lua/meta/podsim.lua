@@ -926,6 +926,8 @@ function podsim.kernel.simulate_run(config) end
 ---@field keep_samples? boolean write samples.csv
 ---@field chunk_size? integer samples per chunk: the unit of determinism (1024)
 ---@field threads? integer
+---@field unfit? "keep"|"exclude"|"error" samples whose `fits` metric is 0 (default "keep", with a warning)
+---@field nonfinite? "count"|"error" samples with a NaN/inf metric: left out and counted (default), or fail
 
 ---A study: sampled parameters over a grid, evaluated on the thread pool.
 ---@class podsim.Study
@@ -966,6 +968,8 @@ function Study:run() end
 ---@field p95 number
 ---@field p99 number
 ---@field exact boolean quantiles exact (else from the sketch)
+---@field nonfinite integer samples left out for a NaN/inf value of this metric
+---@field unfit integer samples at this grid point whose layout does not fit (fits = 0)
 
 ---@class podsim.Sens
 ---@field spearman number
@@ -999,6 +1003,9 @@ function Study:run() end
 ---@field sensitivity string
 ---@field evaluator string
 ---@field spearman_partial boolean
+---@field nonfinite table<string, integer> per metric: samples left out for a NaN/inf value
+---@field unfit integer[] per grid point: samples whose `fits` metric is 0
+---@field unfit_mode "keep"|"exclude"|"error"
 local Results = {}
 
 ---The statistics of `metric` at a grid point (an index or `{key = value}`).
