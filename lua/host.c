@@ -182,6 +182,27 @@ static void finish(pod_host *h) {
   if (h->o.timeout_s > 0) uv_close((uv_handle_t *)&h->timeout, NULL);
 }
 
+/* The scenario's top level returned: the library's checks (every --set
+** key read; `run FILE --help` without a study).  Errors are reported and
+** fail the run. */
+static void after_run(pod_host *h) {
+  lua_State *L = h->L;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, "lpod.after_run") != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    return;
+  }
+  if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
+    lua_getfield(L, LUA_REGISTRYINDEX, "lpod.help_done");
+    int help = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (!help) {
+      fprintf(stderr, "%s\n", lua_isstring(L, -1) ? lua_tostring(L, -1) : "podsim: check failed");
+      h->failed = 1;
+    }
+    lua_pop(L, 1);
+  }
+}
+
 void lpod_host_resume(pod_host *h, int nargs) {
   int nres = 0;
   h->waiting = 0;
@@ -197,8 +218,15 @@ void lpod_host_resume(pod_host *h, int nargs) {
     return;
   }
   if (status != LUA_OK) {
-    report_error(h, h->co, status);
-    h->failed = 1;
+    lua_getfield(h->L, LUA_REGISTRYINDEX, "lpod.help_done");
+    int help = lua_toboolean(h->L, -1);
+    lua_pop(h->L, 1);
+    if (!help) {
+      report_error(h, h->co, status);
+      h->failed = 1;
+    }
+  } else if (!h->o.tool) {
+    after_run(h);
   }
   finish(h);
 }

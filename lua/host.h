@@ -32,6 +32,8 @@ typedef struct pod_host_opts {
   double timeout_s;         /* wall-clock budget, 0: none */
   double max_samples_mb;    /* budget for exact quantiles */
   int progress;             /* 1: progress bar on stderr */
+  int help;                 /* run FILE --help: list the scenario's
+                               podsim.arg declarations and stop */
 } pod_host_opts;
 
 /* Run the scenario (or validation) described by `o`; returns the exit

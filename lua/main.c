@@ -21,7 +21,7 @@ static const char usage_text[] =
     "cost and reliability, as Lua scenarios with Monte Carlo studies.\n"
     "\n"
     "commands:\n"
-    "  run FILE.lua [OPTIONS]   run a scenario\n"
+    "  run FILE.lua [OPTIONS]   run a scenario (run FILE --help: its arguments)\n"
     "  validate [ID]            print every validation case (published value,\n"
     "                           podsim's value, error, fit or prediction)\n"
     "  presets [gpus|systems|models|failures]\n"
@@ -129,6 +129,8 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
       if (parse_number(v, 0.001, 1e9, &x))
         return usage_error("--timeout needs a positive number of seconds, got '%s'", v);
       o->timeout_s = x;
+    } else if (allow_file && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
+      o->help = 1;
     } else if (strcmp(a, "--quiet") == 0) {
       o->quiet = 1;
     } else if (strcmp(a, "--unsafe") == 0) {

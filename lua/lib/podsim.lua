@@ -26,13 +26,134 @@ local function readonly(t, name)
 end
 P.readonly = readonly
 P.options = readonly(opts, "podsim.options")
-P.args = readonly(args, "podsim.args")
+-- podsim.args: the --set values; every key read is recorded (in worker
+-- states too) so that a --set key the scenario never reads is an error
+-- after its top level ran (raw.after_run below).
+local args_read = {} -- keys read in this state, for the message
+P.args = setmetatable({}, {
+  __index = function(_, k)
+    raw.mark_arg(k)
+    if type(k) == "string" then args_read[k] = true end
+    return args[k]
+  end,
+  __newindex = function(_, k)
+    raw.input_error("podsim.args", tostring(k), "is read-only")
+  end,
+  __pairs = function()
+    for k in pairs(args) do raw.mark_arg(k) end
+    return next, args, nil
+  end,
+  __len = function() return #args end,
+  __metatable = false,
+})
 
 -- Errors ---------------------------------------------------------------------
 
 -- Raise "file:line: ctx: path: msg" at the scenario line.
 function P.fail(ctx, path, msg) raw.input_error(ctx, path, msg) end
 local fail = P.fail
+
+-- Scenario arguments --------------------------------------------------------
+
+-- podsim.arg{"name", default = v, choices = {...}, type = "number" |
+-- "string" | "boolean", help = "..."}: declare an argument set with
+-- `--set name=value` and return its value (the --set value, else the
+-- default).  Declarations are listed by `podsim run FILE --help`.
+local arg_decls, arg_by_name = {}, {}
+local arg_fields = {[1] = true, default = true, choices = true, type = true, help = true}
+function P.arg(d)
+  local ctx = "podsim.arg"
+  if type(d) ~= "table" then fail(ctx, nil, "expected a table {\"name\", default =, choices =, help =}") end
+  for k in pairs(d) do
+    if not arg_fields[k] then fail(ctx, tostring(k), "unknown field (name, default, choices, type, help)") end
+  end
+  local name = d[1]
+  if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then
+    fail(ctx, "1", "expected the argument's name (letters, digits, '_')")
+  end
+  if arg_by_name[name] then fail(ctx, name, "declared twice") end
+  local ty = d.type
+  if ty == nil and d.default ~= nil then ty = type(d.default) end
+  if ty == nil and type(d.choices) == "table" and d.choices[1] ~= nil then ty = type(d.choices[1]) end
+  if ty ~= nil and ty ~= "number" and ty ~= "string" and ty ~= "boolean" then
+    fail(ctx, "type", "expected \"number\", \"string\" or \"boolean\", got " .. tostring(ty))
+  end
+  if d.default ~= nil and type(d.default) ~= ty then
+    fail(ctx, "default", fmt("expected a %s, got %s", ty, type(d.default)))
+  end
+  if d.choices ~= nil then
+    if type(d.choices) ~= "table" or #d.choices == 0 then fail(ctx, "choices", "expected a non-empty list") end
+    for i, c in ipairs(d.choices) do
+      if type(c) ~= ty then fail(ctx, fmt("choices[%d]", i), fmt("expected a %s, got %s", ty, type(c))) end
+    end
+  end
+  if d.help ~= nil and type(d.help) ~= "string" then fail(ctx, "help", "expected a string") end
+  local decl = {name = name, type = ty, default = d.default, choices = d.choices, help = d.help}
+  arg_decls[#arg_decls + 1] = decl
+  arg_by_name[name] = decl
+  raw.mark_arg(name)
+  local v = args[name]
+  if v == nil then return d.default end
+  local given = fmt("--set %s=%s", name, tostring(v))
+  if ty == "string" and type(v) ~= "string" then v = tostring(v) end
+  if ty ~= nil and type(v) ~= ty then
+    fail(ctx, name, fmt("%s: expected a %s", given, ty))
+  end
+  if d.choices then
+    local ok = false
+    for _, c in ipairs(d.choices) do if c == v then ok = true end end
+    if not ok then
+      local cs = {}
+      for i, c in ipairs(d.choices) do cs[i] = tostring(c) end
+      fail(ctx, name, fmt("%s: expected one of %s", given, concat(cs, ", ")))
+    end
+  end
+  return v
+end
+
+-- The arguments declared so far, as `run FILE --help` prints them.
+local function print_arg_help()
+  print(fmt("usage: podsim run %s [--set NAME=VALUE ...] [OPTIONS]", tostring(opts.scenario)))
+  if #arg_decls == 0 then
+    print("\nThe scenario declares no arguments (podsim.arg) before its first study.")
+    return
+  end
+  print("\nscenario arguments (--set NAME=VALUE):")
+  local rows = {}
+  for _, d in ipairs(arg_decls) do
+    local cs
+    if d.choices then
+      local t = {}
+      for i, c in ipairs(d.choices) do t[i] = tostring(c) end
+      cs = concat(t, "|")
+    end
+    rows[#rows + 1] = {"  " .. d.name, d.type or "any",
+      d.default == nil and "-" or tostring(d.default), cs or "", d.help or ""}
+  end
+  P.print_table({"  name", "type", "default", "choices", "help"}, rows)
+end
+
+-- Called by the host when the scenario's top level returned.
+function raw.after_run()
+  if opts.help then
+    print_arg_help()
+    raw.help_done()
+  end
+  local unread = raw.unread_args()
+  if #unread > 0 then
+    local read, set = {}, {}
+    for _, d in ipairs(arg_decls) do set[d.name] = true end
+    for k in pairs(args_read) do set[k] = true end
+    for k in pairs(set) do read[#read + 1] = k end
+    table.sort(read)
+    local flags = {}
+    for i, k in ipairs(unread) do flags[i] = "--set " .. k end
+    error(fmt("%s: %s: the scenario never read %s (it %s); check the spelling",
+      tostring(opts.scenario), concat(flags, ", "),
+      #unread == 1 and "podsim.args." .. unread[1] or "these podsim.args keys",
+      #read > 0 and "read: " .. concat(read, ", ") or "reads no podsim.args key"), 0)
+  end
+end
 
 -- Output paths and atomic writers -------------------------------------------
 
@@ -506,6 +627,14 @@ function methods.wait(s)
   if not opts.tool then warn_counts(r) end
   if not opts.quiet and not opts.tool then P.print_summary(r) end
   return r
+end
+local c_start = methods.start
+function methods.start(s)
+  if opts.help then -- `run FILE --help`: the arguments, then stop
+    print_arg_help()
+    raw.help_done()
+  end
+  return c_start(s)
 end
 function methods.run(s)
   methods.start(s)

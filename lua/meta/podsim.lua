@@ -55,6 +55,7 @@ podsim = {}
 ---@field format podsim.Format `--format`
 ---@field max_samples_mb number `--max-samples-mb`
 ---@field progress boolean progress lines on stderr
+---@field help boolean `run FILE --help`: list the podsim.arg declarations and stop
 ---@field scenario? string the scenario file
 ---@field out_dir? string the output folder
 ---@field tool? string the embedded tool (validate, presets, plot) when one runs
@@ -131,6 +132,20 @@ function podsim.gnuplot(template, vars, output) end
 ---@param rows table[]
 ---@param opts? podsim.TableOpts
 function podsim.print_table(header, rows, opts) end
+
+---A scenario argument: `{"name", default =, choices =, type =, help =}`.
+---@class podsim.ArgSpec
+---@field [1] string the name (`--set name=value`)
+---@field default? string|number|boolean
+---@field choices? (string|number|boolean)[]
+---@field type? "number"|"string"|"boolean" default: the default's type
+---@field help? string shown by `podsim run FILE --help`
+
+---Declare a scenario argument and return its value (the `--set` value, checked against type and choices, else the default).
+--- Example: `podsim.arg{"annotation_probe_arg", default = 3, help = "an example"}`
+---@param spec podsim.ArgSpec
+---@return string|number|boolean|nil
+function podsim.arg(spec) end
 
 ---`1024` -> `1 KiB`.
 ---@param n number bytes
