@@ -64,6 +64,10 @@ void lpod_host_check_yield(lua_State *co, const char *what);
 ** scenario are reported, not raised.  On the coroutine: [-nargs, +0, -] */
 void lpod_host_resume(pod_host *h, int nargs);
 
+/* `run FILE --help` printed the scenario's arguments: the error that
+** stops the scenario next is not reported and the run exits 0. */
+void lpod_host_help_done(pod_host *h);
+
 /* Non-zero once SIGINT (or the timeout) asked the run to stop. */
 int lpod_host_interrupted(pod_host *h);
 

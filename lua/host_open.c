@@ -106,8 +106,8 @@ static int raw_unread_args(lua_State *L) {
 /* raw.help_done(): `run FILE --help` printed the arguments; stop the
 ** scenario here with exit 0. */
 static int raw_help_done(lua_State *L) {
-  lua_pushboolean(L, 1);
-  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.help_done");
+  pod_host *h = lpod_host(L);
+  if (h) lpod_host_help_done(h);
   lua_pushliteral(L, "podsim: help shown");
   return lua_error(L);
 }

@@ -311,10 +311,18 @@ end
 
 -- Text tables ----------------------------------------------------------------
 
--- Print rows (lists of cells) under a header, columns aligned; numbers
--- right-aligned.  opts.out: a function taking a string (default print).
+-- Print rows (lists of cells, or tables keyed by the header's names as
+-- write_csv takes) under a header, columns aligned; numbers right-aligned.
+-- A row with `fits = false` (a podsim.train result or a row built from
+-- one) is marked "<- does not fit in memory", so its throughput is never
+-- shown as if it were real.  opts.out: a function taking a string
+-- (default print).
 function P.print_table(header, rows, o)
   o = o or {}
+  if type(header) ~= "table" or #header == 0 then
+    fail("podsim.print_table", "header", "expected a non-empty list of column names")
+  end
+  if type(rows) ~= "table" then fail("podsim.print_table", "rows", "expected a list of rows") end
   local w, cells = {}, {}
   local function cell(v)
     if type(v) == "number" then
@@ -326,11 +334,18 @@ function P.print_table(header, rows, o)
     end
     return tostring(v == nil and "" or v), false
   end
-  for i, h in ipairs(header) do w[i] = #h end
+  for i, h in ipairs(header) do w[i] = #tostring(h) end
+  local marks = {}
   for r, row in ipairs(rows) do
+    if type(row) ~= "table" then
+      fail("podsim.print_table", fmt("rows[%d]", r), "expected a list or a table keyed by the header's names, got " .. type(row))
+    end
     cells[r] = {}
+    if row.fits == false then marks[r] = "  <- does not fit in memory" end
     for i = 1, #header do
-      local s, isnum = cell(row[i])
+      local v = row[i]
+      if v == nil then v = row[header[i]] end
+      local s, isnum = cell(v)
       cells[r][i] = {s, isnum}
       if #s > w[i] then w[i] = #s end
     end
@@ -339,14 +354,14 @@ function P.print_table(header, rows, o)
   local line = {}
   for i, h in ipairs(header) do
     local numeric = cells[1] == nil or cells[1][i][2]
-    line[i] = fmt((numeric and "%" or "%-") .. w[i] .. "s", h)
+    line[i] = fmt((numeric and "%" or "%-") .. w[i] .. "s", tostring(h))
   end
-  out(concat(line, "  "))
-  for _, row in ipairs(cells) do
+  out((concat(line, "  "):gsub("%s+$", "")))
+  for r, row in ipairs(cells) do
     for i, c in ipairs(row) do
       line[i] = c[2] and fmt("%" .. w[i] .. "s", c[1]) or fmt("%-" .. w[i] .. "s", c[1])
     end
-    out(concat(line, "  "))
+    out((concat(line, "  "):gsub("%s+$", "")) .. (marks[r] or ""))
   end
 end
 

@@ -607,6 +607,7 @@ function podsim.train(args) end
 ---@field step_s number
 ---@field mfu number
 ---@field memory_gb number
+---@field parallel podsim.ParallelFields the layout alone, ready for `podsim.train{parallel = item.parallel}`
 
 ---The search's list, best first, with its counts.
 ---@class podsim.SearchResult
@@ -615,6 +616,7 @@ function podsim.train(args) end
 ---@field checked integer
 ---@field fitting integer
 ---@field evaluated integer
+---@field why? string when the list is empty: which constraint removed every layout
 
 ---Valid layouts that fit, best first by tokens/s/GPU.
 --- Example: `podsim.search{system = "gb200_nvl72", model = "llama3_8b", gpus = 64, seq = 8192, global_batch = 512, top = 2}`
