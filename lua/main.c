@@ -24,7 +24,7 @@ static const char usage_text[] =
     "  run FILE.lua [OPTIONS]   run a scenario (run FILE --help: its arguments)\n"
     "  validate [ID]            print every validation case (published value,\n"
     "                           podsim's value, error, fit or prediction)\n"
-    "  presets [gpus|systems|models|failures]\n"
+    "  presets [gpus|systems|models|failures] [--format table|json]\n"
     "                           list the built-in presets and their sources\n"
     "  plot DIR                 render the plots for the CSV files in DIR\n"
     "  --help, --version\n"
@@ -194,7 +194,30 @@ int main(int argc, char **argv) {
     pod_run_set_threads(o.threads);
     return pod_host_main(&o);
   }
-  if (strcmp(cmd, "presets") == 0 || strcmp(cmd, "plot") == 0) {
+  if (strcmp(cmd, "presets") == 0) {
+    o.tool = cmd;
+    for (int i = 2; i < argc; i++) {
+      if (strcmp(argv[i], "--format") == 0) {
+        if (i + 1 >= argc) return usage_error("option '%s' needs a value", argv[i]);
+        const char *v = argv[++i];
+        if (strcmp(v, "table") && strcmp(v, "json"))
+          return usage_error("presets --format is table or json, got '%s'", v);
+        o.format = v;
+      } else if (argv[i][0] == '-') {
+        return usage_error("unknown option '%s'", argv[i]);
+      } else if (o.tool_arg != NULL) {
+        return usage_error("unexpected argument '%s'", argv[i]);
+      } else if (strcmp(argv[i], "gpus") && strcmp(argv[i], "systems") &&
+                 strcmp(argv[i], "models") && strcmp(argv[i], "failures")) {
+        return usage_error("unknown preset kind '%s' (gpus, systems, models, failures)",
+                           argv[i]);
+      } else {
+        o.tool_arg = argv[i];
+      }
+    }
+    return pod_host_main(&o);
+  }
+  if (strcmp(cmd, "plot") == 0) {
     if (argc > 3) return usage_error("unexpected argument '%s'", argv[3]);
     if (strcmp(cmd, "plot") == 0 && argc < 3)
       return usage_error("plot needs the folder of a run's CSV files%s", "");

@@ -11,6 +11,23 @@ local raw_open, raw_rename, raw_remove = raw.io_open, raw.os_rename, raw.os_remo
 
 P.version = "0.1.0"
 
+-- With --format json or csv, stdout carries exactly one document for the
+-- whole run (written when the scenario's top level returns); whatever the
+-- scenario prints (print, io.write, io.stdout) goes to stderr.
+local machine = not opts.tool and (opts.format == "json" or opts.format == "csv")
+local real_stdout = io.stdout
+if machine then
+  local stderr = io.stderr
+  print = function(...)
+    local n, t = select("#", ...), {}
+    for i = 1, n do t[i] = tostring((select(i, ...))) end
+    stderr:write(concat(t, "\t"), "\n")
+  end
+  io.write = function(...) return stderr:write(...) end
+  io.stdout = stderr
+end
+local doc_studies, doc_seen = {}, {}
+
 -- Read-only views -----------------------------------------------------------
 
 local function readonly(t, name)
@@ -133,27 +150,6 @@ local function print_arg_help()
   P.print_table({"  name", "type", "default", "choices", "help"}, rows)
 end
 
--- Called by the host when the scenario's top level returned.
-function raw.after_run()
-  if opts.help then
-    print_arg_help()
-    raw.help_done()
-  end
-  local unread = raw.unread_args()
-  if #unread > 0 then
-    local read, set = {}, {}
-    for _, d in ipairs(arg_decls) do set[d.name] = true end
-    for k in pairs(args_read) do set[k] = true end
-    for k in pairs(set) do read[#read + 1] = k end
-    table.sort(read)
-    local flags = {}
-    for i, k in ipairs(unread) do flags[i] = "--set " .. k end
-    error(fmt("%s: %s: the scenario never read %s (it %s); check the spelling",
-      tostring(opts.scenario), concat(flags, ", "),
-      #unread == 1 and "podsim.args." .. unread[1] or "these podsim.args keys",
-      #read > 0 and "read: " .. concat(read, ", ") or "reads no podsim.args key"), 0)
-  end
-end
 
 -- Output paths and atomic writers -------------------------------------------
 
@@ -542,9 +538,17 @@ function results_methods.label(r, g) return point_label(r, g) end
 local stat_cols = {"n", "mean", "sd", "se", "ci95_lo", "ci95_hi", "p1", "p5", "p25", "p50",
   "p75", "p95", "p99", "min", "max"}
 
+-- The summary column of grid key k: k, or "grid.k" where k is also the
+-- name of a statistics column (a grid key "n" would otherwise be
+-- overwritten by the sample count).
+local reserved_cols = {study = true, metric = true, exact_quantiles = true, nonfinite = true,
+  unfit = true}
+for _, c in ipairs(stat_cols) do reserved_cols[c] = true end
+local function grid_col(k) return reserved_cols[k] and "grid." .. k or k end
+
 local function summary_rows(r)
   local header = {"study", "metric"}
-  for _, k in ipairs(r.grid_keys) do header[#header + 1] = k end
+  for _, k in ipairs(r.grid_keys) do header[#header + 1] = grid_col(k) end
   for _, c in ipairs(stat_cols) do header[#header + 1] = c end
   header[#header + 1] = "exact_quantiles"
   header[#header + 1] = "nonfinite"
@@ -556,7 +560,7 @@ local function summary_rows(r)
       if st then
         local row = {study = r.name, metric = metric, exact_quantiles = st.exact,
           nonfinite = st.nonfinite, unfit = st.unfit}
-        for _, k in ipairs(r.grid_keys) do row[k] = label_of(r.grid[g][k]) end
+        for _, k in ipairs(r.grid_keys) do row[grid_col(k)] = label_of(r.grid[g][k]) end
         for _, c in ipairs(stat_cols) do row[c] = st[c] end
         rows[#rows + 1] = row
       end
@@ -568,12 +572,19 @@ end
 -- Print a study's summary on stdout in the run's --format.
 function P.print_summary(r)
   local format = opts.format or "table"
-  if format == "json" then
+  local header, rows = summary_rows(r)
+  if machine then -- part of the run's one document (raw.after_run)
+    if not doc_seen[r] then
+      doc_seen[r] = true
+      doc_studies[#doc_studies + 1] = {r = r, header = header, rows = rows}
+    end
+    return
+  end
+  if format == "json" then -- inside a tool
     print(json({name = r.name, complete = r.complete, stats = r.stats, grid = r.grid,
       sens = r.sens}, 0))
     return
   end
-  local header, rows = summary_rows(r)
   if format == "csv" then
     local cells = {}
     for i, h in ipairs(header) do cells[i] = csv_cell(h) end
@@ -592,7 +603,7 @@ function P.print_summary(r)
   end
   for _, row in ipairs(rows) do
     local lbl = {}
-    for _, k in ipairs(r.grid_keys) do lbl[#lbl + 1] = k .. "=" .. tostring(row[k]) end
+    for _, k in ipairs(r.grid_keys) do lbl[#lbl + 1] = k .. "=" .. tostring(row[grid_col(k)]) end
     local line = {row.metric, concat(lbl, " "), math.tointeger(row.n) or row.n, row.mean, row.p5, row.p50, row.p95,
       row.ci95_hi - row.mean}
     if any_nf then line[#line + 1] = math.tointeger(row.nonfinite) or row.nonfinite end
@@ -640,7 +651,7 @@ function methods.wait(s)
   local r = c_wait(s)
   setmetatable(r, results_mt)
   if not opts.tool then warn_counts(r) end
-  if not opts.quiet and not opts.tool then P.print_summary(r) end
+  if (machine or not opts.quiet) and not opts.tool then P.print_summary(r) end
   return r
 end
 local c_start = methods.start
@@ -907,6 +918,75 @@ function P.format_check(row)
     row.id, row.name:sub(1, 58), row.published and fmt("%.4g", row.published) or "-",
     fmt("%.4g", row.value), row.err and fmt("%+.1f%%", row.err * 100) or "-",
     P.format_tolerance(row), row.fit and "fit" or "prediction", P.check_result(row):upper())
+end
+
+-- End of the run ---------------------------------------------------------------
+
+-- The run's one document on stdout (--format json|csv).
+local function write_document()
+  if opts.format == "json" then
+    local studies = {}
+    for i, d in ipairs(doc_studies) do
+      local r = d.r
+      studies[i] = {name = r.name, complete = r.complete, samples = r.samples,
+        samples_done = r.samples_done, seed = r.seed, metrics = r.metrics, params = r.params,
+        grid_keys = r.grid_keys, summary = d.rows, nonfinite = r.nonfinite,
+        unfit = r._has_fits and r.unfit or nil}
+    end
+    local checks = {}
+    for i, c in ipairs(P._checks) do
+      checks[i] = {id = c.id, name = c.name, published = c.published, value = c.value,
+        unit = c.unit, err = c.err, fit = c.fit, pass = c.pass, known_miss = c.known_miss,
+        source = c.source}
+    end
+    json_ctx = "--format json"
+    real_stdout:write(json({podsim_version = P.version, scenario = opts.scenario, args = args,
+      studies = studies, checks = checks}, 0), "\n")
+  else
+    -- one CSV: every study's summary rows, grid keys the union of all
+    local header, have = {"study", "metric"}, {}
+    for _, d in ipairs(doc_studies) do
+      for _, k in ipairs(d.r.grid_keys) do
+        k = grid_col(k)
+        if not have[k] then have[k] = true; header[#header + 1] = k end
+      end
+    end
+    for _, c in ipairs(stat_cols) do header[#header + 1] = c end
+    for _, c in ipairs{"exact_quantiles", "nonfinite", "unfit"} do header[#header + 1] = c end
+    local cells = {}
+    for i, h in ipairs(header) do cells[i] = csv_cell(h) end
+    real_stdout:write(concat(cells, ","), "\n")
+    for _, d in ipairs(doc_studies) do
+      for _, row in ipairs(d.rows) do
+        for i, h in ipairs(header) do cells[i] = csv_cell(row[h]) end
+        real_stdout:write(concat(cells, ","), "\n")
+      end
+    end
+  end
+  real_stdout:flush()
+end
+
+-- Called by the host when the scenario's top level returned.
+function raw.after_run()
+  if opts.help then
+    print_arg_help()
+    raw.help_done()
+  end
+  local unread = raw.unread_args()
+  if #unread > 0 then
+    local read, set = {}, {}
+    for _, d in ipairs(arg_decls) do set[d.name] = true end
+    for k in pairs(args_read) do set[k] = true end
+    for k in pairs(set) do read[#read + 1] = k end
+    table.sort(read)
+    local flags = {}
+    for i, k in ipairs(unread) do flags[i] = "--set " .. k end
+    error(fmt("%s: %s: the scenario never read %s (it %s); check the spelling",
+      tostring(opts.scenario), concat(flags, ", "),
+      #unread == 1 and "podsim.args." .. unread[1] or "these podsim.args keys",
+      #read > 0 and "read: " .. concat(read, ", ") or "reads no podsim.args key"), 0)
+  end
+  if machine then write_document() end
 end
 
 -- For the embedded tools (validate, presets, plot) only.

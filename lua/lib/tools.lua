@@ -54,18 +54,75 @@ local function validate()
   if failed > 0 then P.fail(nil, nil, fmt("validation: %d failed", failed)) end
 end
 
+-- Words joined into lines of at most `width` columns, every line after
+-- the first indented by `indent` (a word longer than a line stands alone).
+local function wrap(words, first, indent, width)
+  local lines, line = {}, first
+  local fresh = true
+  for _, w in ipairs(words) do
+    if not fresh and #line + 1 + #w > width then
+      lines[#lines + 1] = line
+      line, fresh = indent .. w, false
+    else
+      line = line .. (fresh and "" or " ") .. w
+      fresh = false
+    end
+  end
+  lines[#lines + 1] = line
+  return table.concat(lines, "\n")
+end
+
+local function sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  return keys
+end
+
+-- One preset as plain data (specs by name) for JSON.
+local function preset_data(spec)
+  if type(spec) ~= "table" and type(spec) ~= "userdata" then return spec end
+  local out = {}
+  if type(spec) == "table" and spec[1] then
+    for i, c in ipairs(spec) do out[i] = preset_data(c) end
+    return out
+  end
+  for k, v in pairs(spec) do
+    if type(v) == "userdata" then out[k] = v.name or tostring(v)
+    elseif type(v) ~= "function" then out[k] = preset_data(v) end
+  end
+  return out
+end
+
 local function presets()
   local kinds = {"gpus", "systems", "models", "failures"}
-  local shown = 0
+  if arg and not rawget(P, arg) then
+    P.fail(nil, nil, fmt("unknown preset kind '%s' (gpus, systems, models, failures)", tostring(arg)))
+  end
+  if P.options.format == "json" then
+    local doc = {}
+    for _, kind in ipairs(kinds) do
+      local set = rawget(P, kind)
+      if set and (not arg or arg == kind) then
+        doc[kind] = {}
+        for name, spec in pairs(set) do
+          local d = preset_data(spec)
+          local src = P._sources and P._sources[kind] and P._sources[kind][name]
+          if src and src ~= "" and type(d) == "table" and not d[1] then d.source = src end
+          if type(d) == "table" and d[1] then d = {causes = d, source = src} end
+          doc[kind][name] = d
+        end
+      end
+    end
+    print(P.json(doc))
+    return
+  end
+  local width, indent = 99, (" "):rep(19)
   for _, kind in ipairs(kinds) do
     local set = rawget(P, kind)
     if set and (not arg or arg == kind) then
-      shown = shown + 1
-      local names = {}
-      for name in pairs(set) do names[#names + 1] = name end
-      table.sort(names)
       print(fmt("%s:", kind))
-      for _, name in ipairs(names) do
+      for _, name in ipairs(sorted_keys(set)) do
         local spec, parts = set[name], {}
         if type(spec) == "table" and spec[1] then
           -- a list of failure causes
@@ -77,22 +134,24 @@ local function presets()
           P.print_table({"    cause", "rate_per_h", "unit", "blast"}, rows, {number_format = "%.3e"})
           spec = {}
         end
-        for k, v in pairs(spec) do
+        for _, k in ipairs(sorted_keys(spec)) do
+          local v = spec[k]
           if k ~= "name" and type(v) ~= "userdata" then
             parts[#parts + 1] = fmt("%s=%s", k, type(v) == "number" and P.num(v) or tostring(v))
           elseif type(v) == "userdata" then
             parts[#parts + 1] = fmt("%s=%s", k, v.name or tostring(v))
           end
         end
-        if #parts > 0 then print(fmt("  %-16s %s", name, table.concat(parts, " "))) end
+        if #parts > 0 then print(wrap(parts, fmt("  %-16s ", name), indent, width)) end
         local src = P._sources and P._sources[kind] and P._sources[kind][name]
-        if src and src ~= "" then print(fmt("  %-16s source: %s", "", src)) end
+        if src and src ~= "" then
+          local words = {}
+          for w in src:gmatch("%S+") do words[#words + 1] = w end
+          print(wrap(words, indent .. "source: ", indent .. "  ", width))
+        end
       end
       print()
     end
-  end
-  if shown == 0 then
-    P.fail(nil, nil, fmt("unknown preset kind '%s' (gpus, systems, models, failures)", tostring(arg)))
   end
 end
 
