@@ -1,57 +1,108 @@
 /*
-** coll.c: collective-communication kernels (see pod_coll.h, DESIGN 4.2).
+** coll.c: collective-communication kernels (see pod_coll.h, DESIGN 4.2):
+** collectives as NCCL runs them.  Facts from NVIDIA/nccl at commit
+** 5067397c2676d5aed50042fc39e5c8ee96eb0027 (src/graph/tuning.cc,
+** search.cc, topo.cc, src/transport/nvls.cc, src/include/device.h,
+** src/init.cc); podsim's own model, no NCCL code.
 **
 ** Model.  Every (op, algorithm) pair reduces to a plan: latency steps on
-** the scale-up fabric and on the scale-out fabric, and the bytes each GPU
-** moves per direction on its scale-up link and on its own NICs, as
+** the scale-up fabric and on the scale-out fabric, and the bytes moved
+** per direction on each GPU's scale-up link and on the network, as
 ** multiples k of the buffer size S.  The fabrics run concurrently (NCCL
 ** pipelines chunks through both), so
 **
-**   t = latency + max(k_up S / B_up(S), k_out S / B_out(S))
+**   t = latency + max(k_up S / B_up, k_out S / B_out) + pipeline fills
 **
-** with B_up(S) = eta_up(S) up_GBps and B_out(S) = eta_out(S) x the GPU's
-** NIC line rate / oversub, eta(S) = eff S / (S + half) (DESIGN 4.2).  This
-** reproduces the closed forms of DESIGN 4.2: one domain, ring all-reduce,
-** t = 2(n-1) a_up + 2(n-1)/n S / (eta_up B_up); several domains, one ring
-** per rail: busbw = min(eta_up B_up r/(r-1), r eta_out B_out / oversub).
+** with B the achievable rate (eff x line rate) (see Pipeline fill).
+**
+** Channels and NICs.  A ring or tree collective runs NCCL's channels, not
+** one flow per GPU: a domain drives net_channels channels, each through
+** the NICs of one GPU and at most net_channel_GBps, so the domain's
+** network rate is min(min(r, net_channels) x GPU NIC rate, net_channels x
+** net_channel_GBps) (hw.c: NCCL's ring search).  A GB200 NVL72 rack in a
+** multi-rack all-reduce drives 16 channels, not its 72 NICs.  All-to-all
+** and send/recv are point-to-point: every GPU uses its own NICs.
+**
+** Pipeline fill.  NCCL cuts each channel's share into one chunk per rank
+** of the ring or chain, each with a fixed per-step cost, so the scale-up
+** half is h_up = rows x up_channels x up_fill_KiB with rows the ring or
+** chain length (n for a ring, r for a chain or NVLS inside a domain): a
+** 72-rank ring reaches its bandwidth at a 9x larger message than an
+** 8-rank one.  A collective's data passes the scale-up and network stages
+** in series, so their fills add: t = latency + max(k_up S / B_up, k_out S
+** / B_out) + k_up h_up / B_up + k_out h_out / B_out + fills of the tree.
+** A tree (tree, NVLS-tree) or a chain (broadcast) fills through every
+** domain it spans: each holds its network channels' NCCL buffers
+** (net_channels x NCCL_BUFFSIZE 4 MiB) before the pipeline streams, d x
+** that at the domain's rate; measured on C7, where the fixed cost grows
+** from about 0.35 ms at 2 racks to 4 ms at 20 (linear in d, not in the
+** tree depth).  A ring starts every link at once and pays no such fill.
+** Point-to-point (all-to-all, send/recv) moves each peer's S/n in NCCL's
+** p2p chunks (P2P_NVL_CHUNKSIZE 512 KiB, P2P_NET_CHUNKSIZE 128 KiB), 8
+** peers in flight: each round of 8 fills its pipeline once by one chunk,
+** so a small per-peer message costs latency steps, not bandwidth (64x
+** H800 all-to-all of 8 MiB, 128 KiB per peer: NVIDIA/nccl issue 1531
+** measured 338 us; podsim 376).  NVLink and network flows run side
+** by side (max, not sum).
 **
 ** Protocols.  Each plan is timed with NCCL's two extreme protocols and
 ** the faster wins, as NCCL's tuner does:
 **   Simple: NCCL baseLat 8.4 us + steps x per-step latency (system
-**           fields), bandwidth eta(S) (pipeline fill: the `half` term);
+**           fields), bandwidth with the fill term;
 **   LL:     NCCL baseLat 6.6 us + steps x 0.18 x per-step latency (NCCL
 **           hwLat LL/Simple: NVLink 0.6/3.4, network 2.7/14; the tree's
-**           network steps 5.0/14), bandwidth
-**           0.38 of eff x line rate (NCCL's LL cap, llMaxBws) with no
-**           fill term (flags travel with the data: no handshake).
-** NVLS runs Simple only, with its own fixed latency (system field).
-** (NCCL src/graph/tuning.cc: baseLat, hwLat.)
+**           network steps 5.0/14), bandwidth 0.38 of the achievable rate
+**           (NCCL's LL cap, llMaxBws) with no fill term.
+** NVLS, NVLS-tree and CollNet run Simple only (tuning.cc), NVLS with its
+** own fixed latency.
+**
+** Algorithms and NCCL's rules (tuning.cc):
+**   ring, tree      everywhere; the tree is a chain inside each domain and
+**                   a double binary tree across domains.  Two-node rule:
+**                   with 2 domains a domain sends S per direction through
+**                   the trees, not 2S (NCCL: bwIntra, not bwInter, for
+**                   nNodes <= 2), so the tree (and NVLS-tree) can beat
+**                   the network-bound ring there.  The same rule reads
+**                   bwIntra for the ring, but a ring graph's bwIntra
+**                   and bwInter are one search speed (search.cc), and a
+**                   ring moves 2(n-1)/n S per domain at any domain count:
+**                   no change for the ring.
+**   nvls            inside one NVLink domain only (NCCL disables NVLS for
+**                   nNodes > 1 unless CollNet is enabled).
+**   nvls_tree       2+ domains, sys->nvls: NVLS inside, tree across; its
+**                   network traffic counts double at 2 domains only.
+**   collnet         2+ domains, sys->sharp: the switches reduce, a domain
+**                   sends S once whatever the domain count.
+**   hierarchical    podsim's own; only when named (never in auto).
+** auto tries NCCL's set for the op (all-reduce: ring, tree, nvls,
+** nvls_tree, collnet; the other ops one algorithm each) and keeps the
+** fastest valid one.
+**
+** Fabric tiers.  oversub applies only to traffic that leaves a leaf group
+** of leaf_gpus GPUs: a ring over m domains per leaf sends 1/m of its
+** network traffic up, a tree the share of its levels above the leaf, an
+** all-to-all the share of its peers beyond the leaf; the time grows by
+** max(1, share x oversub).
 **
 ** All-to-all.  NCCL runs it as grouped send/recv, one operation per
 ** peer, 8 peers in flight, so it pays one latency step per round of 8
-** peers (network steps for peers in other domains).  Per rank (r-1)/n S moves
-*on NVLink and (n-r)/n S on
-** the rank's NICs, concurrently.  With d domains each NIC exchanges with
-** one rail peer in each of the k = d-1 other domains (NCCL's PXN first
-** moves data over NVLink to the GPU on the destination's rail).  Those k
-** flows are routed independently (static routing or ECMP hashing), so
-** they collide on shared links: with k flows over k equal paths the
-** expected share of paths in use is 1 - (1 - 1/k)^k (balls into bins:
-** 1 at k = 1, 0.66 at k = 7, 1 - 1/e for large k; the ECMP hash-collision
-** loss described by Al-Fares et al., Hedera, NSDI 2010).  The NIC's
-** achievable rate is scaled by 1 - c (1 - 1/k)^k, c = out_collision (1:
-** static routing, 0: perfect adaptive routing).  This is what makes
-** all-to-all busbw fall as the node count grows, from 2x the NIC rate at
-** two nodes (NCCL maintainers, NVIDIA/nccl-tests issue 130: busbw is
-** N/(N-1) x the per-GPU network rate) towards 0.63x at many nodes.
-**
-** Hierarchical (several domains): reduce-scatter inside the domain, the
-** inter-domain phase on S/r per GPU over its own NIC, all-gather inside
-** the domain, pipelined by chunks so the two fabrics overlap (NCCL's
-** NVLS-tree and CollNet chains work this way).
+** peers (network steps for peers in other domains).  Per rank (r-1)/n S
+** moves on NVLink and (n-r)/n S on the rank's NICs, concurrently.  With d
+** domains each NIC exchanges with one rail peer in each of the k = d-1
+** other domains (NCCL's PXN moves data over NVLink to the GPU on the
+** destination's rail first).  Path collisions are a property of routing:
+** under static ECMP (InfiniBand's default subnet-manager routing) those k
+** flows hash onto k equal paths independently, and the expected share of
+** paths in use is 1 - (1 - 1/k)^k (balls into bins: 1 at k = 1, 0.66 at
+** k = 7, 1 - 1/e for large k; the ECMP hash-collision loss of Al-Fares et
+** al., Hedera, NSDI 2010).  Adaptive routing, packet spraying (Spectrum-X)
+** and SRD (EFA) spread a flow over many paths: no collision loss.  This is
+** what makes all-to-all busbw fall with the node count on static routing,
+** from 2x the NIC rate at two nodes (NCCL maintainers, NVIDIA/nccl-tests
+** issue 130) towards 0.63x at many nodes.
 **
 ** Everything is pure arithmetic on the arguments: no allocation, no
-** globals written, reentrant and thread-safe.
+** globals written, reentrant and thread-safe, O(1) per call.
 */
 #include "pod_coll.h"
 
@@ -59,6 +110,13 @@
 #include <string.h>
 
 #define MIB 1048576.0
+/* NCCL_BUFFSIZE default, 4 MiB per channel and connection (src/init.cc
+** DEFAULT_BUFFSIZE). */
+#define NCCL_BUFFSIZE (4.0 * MIB)
+/* NCCL's p2p chunk sizes (src/init.cc): P2P_NVL_CHUNKSIZE 512 KiB,
+** P2P_NET_CHUNKSIZE 128 KiB. */
+#define P2P_NVL_CHUNK (512.0 * 1024.0)
+#define P2P_NET_CHUNK (128.0 * 1024.0)
 
 /* NCCL src/graph/tuning.cc, baseLat (ring): LL 6.6 us, Simple 8.4 us. */
 #define BASE_SIMPLE_US 8.4
@@ -78,15 +136,34 @@
 ** Blackwell 282 GB/s busbw, 0.313 of the 450/900 GB/s line rate, i.e.
 ** 0.38 of NCCL's achievable NVLink rate 370.8/721.8). */
 #define LL_BW_SHARE 0.38
+#define INV_LL_BW_SHARE (1.0 / LL_BW_SHARE)
+
+/* The plan builders run up to five times per evaluation: keep them
+** inline (a call per algorithm costs a third of the evaluation). */
+#if defined(__GNUC__)
+#define HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define HOT_INLINE static inline
+#endif
 
 typedef struct plan {
   double up_steps, out_steps; /* latency steps on each fabric */
-  double k_up, k_out;         /* bytes per GPU per direction, x S */
+  double k_up, k_out;         /* bytes per direction, x S: per GPU on the
+                              ** scale-up link; on the network per GPU
+                              ** (out_dom 0) or per domain (out_dom 1) */
+  double up_rows, out_rows;   /* chunk rows of the pipeline fill: the
+                              ** scale-up half is up_rows x up_channels x
+                              ** up_fill_KiB, the network half out_rows x
+                              ** out_half_MB */
+  double fill_doms;           /* domains a tree or chain fills in series
+                              ** before it streams, each holding its
+                              ** network channels' NCCL buffers */
   double up_div, out_div;     /* inverse bandwidth multipliers (NVLS,
-                              ** collisions); 1 when none */
+                              ** collisions, oversubscription); 1 when none */
   double fixed_us;            /* fixed latency besides the steps (NVLS) */
   double ll_out_ratio;        /* LL over Simple latency of a network step */
-  int simple_only;            /* 1 for NVLS */
+  int simple_only;            /* 1 for NVLS, NVLS-tree, CollNet */
+  int out_dom;                /* k_out is per domain, at the domain's rate */
 } plan;
 
 static const double BUSBW_FACTOR_NUM[POD_COLL_NOPS] = {2, 1, 1, 1, 0, 0};
@@ -98,15 +175,19 @@ double pod_coll_busbw_factor(pod_coll_op op, int n) {
 }
 
 static double ceil_log2(int x) {
+#if defined(__GNUC__)
+  return x <= 1 ? 0.0 : (double)(32 - __builtin_clz((unsigned)(x - 1)));
+#else
   double s = 0.0;
   for (long long v = 1; v < x; v <<= 1) s += 1.0; /* x up to INT_MAX */
   return s;
+#endif
 }
 
 /* Share of a NIC's rate left when its k concurrent flows collide on
 ** randomly chosen paths (see the file comment). */
-static double collision_mult(double c, int k) {
-  if (k <= 1 || c <= 0.0) return 1.0;
+static double collision_mult(int k) {
+  if (k <= 1) return 1.0;
   /* (1 - 1/k)^k by repeated squaring: exact to rounding, and cheaper
   ** than exp(k log1p(-1/k)) on this hot path. */
   double base = 1.0 - 1.0 / (double)k, miss = 1.0;
@@ -114,85 +195,166 @@ static double collision_mult(double c, int k) {
     if (e & 1) miss *= base;
     base *= base;
   }
-  return 1.0 - c * miss;
+  return 1.0 - miss;
 }
 
 /* A communicator's placement: n ranks, r per domain, d domains, with
-** the inverses computed once per evaluation. */
+** the inverses computed once per evaluation, and its leaf groups: m
+** domains per leaf (at least 1), `spans` when it leaves one leaf. */
 typedef struct place {
-  int n, r, d;
+  int n, r, d, m, spans;
   double nn, rr, dd, in, ir, id;
 } place;
 
+/* Oversubscription multiplier of the time on the network when a share
+** `frac` of the traffic leaves the leaf: the leaf's uplinks carry
+** leaf_gpus x NIC rate / oversub, so the time grows only once frac x
+** oversub exceeds 1. */
+static inline double leaf_mult(const pod_system *s, double frac) {
+  double x = frac * s->oversub;
+  return x > 1.0 ? x : 1.0;
+}
+
+/* Share of a ring's (or chain's) network traffic that leaves the leaf:
+** consecutive domains share a leaf, so one of every m domain hops crosses
+** to the next leaf. */
+static inline double ring_leaf_frac(const place *pl) {
+  return pl->spans ? 1.0 / (double)pl->m : 0.0;
+}
+
+/* Share of a double binary tree's network traffic that leaves the leaf:
+** the levels above the first log2(m) join different leaves. */
+static inline double tree_leaf_frac(const place *pl) {
+  if (!pl->spans) return 0.0;
+  double all = ceil_log2(pl->d), in_leaf = ceil_log2(pl->m);
+  return all > 0.0 ? (all - in_leaf) / all : 0.0;
+}
+
+/* All-reduce plans (see make_plan). */
+HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
+                              const place *pl, plan *p) {
+  const int n = pl->n, r = pl->r, d = pl->d;
+  const double nn = pl->nn, rr = pl->rr, dd = pl->dd;
+  const double in = pl->in, ir = pl->ir, id = pl->id;
+  /* NCCL's two-node rule (tuning.cc: bw = bwIntra when nNodes <= 2; the
+  ** NVLS-tree's inter-node bandwidth counts double at two nodes): with two
+  ** domains each of a double binary tree's two trees has one domain as
+  ** root and the other as its only child, so a domain sends S/2 up one
+  ** tree and S/2 down the other: S per direction in all, against 2S for
+  ** a tree over more domains (a node interior in one tree and a leaf in
+  ** the other sends S/2 + S/2 up and S down). */
+  const double tree_k = d == 2 ? 1.0 : 2.0;
+  switch (algo) {
+    case POD_ALGO_RING: {
+      double f = 2.0 * (nn - 1.0) * in;
+      p->up_steps = 2.0 * (nn - dd);
+      p->out_steps = 2.0 * (dd - 1.0);
+      p->k_up = d == 1 ? f : f * (rr - 1.0) * ir;
+      p->k_out = d > 1 ? f : 0.0; /* per domain: each channel leaves once */
+      p->up_rows = nn;
+      p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      return POD_OK;
+    }
+    case POD_ALGO_TREE:
+      /* A chain inside each domain, a double binary tree across domains
+      ** (NCCL).  A rank receives and sends S on the way up and on the way
+      ** down (NCCL: tree algbw = busBw / 2).  Latency as NCCL's tuner:
+      ** 2((r-1) a_up + log2(d) a_out). */
+      p->up_steps = 2.0 * (rr - 1.0);
+      p->out_steps = 2.0 * ceil_log2(d);
+      p->ll_out_ratio = LL_TREE_NET_RATIO;
+      p->k_up = r > 1 ? 2.0 : 0.0;
+      p->k_out = d > 1 ? tree_k : 0.0;
+      p->up_rows = rr;
+      p->out_div = leaf_mult(s, tree_leaf_frac(pl));
+      p->fill_doms = dd;
+      return POD_OK;
+    case POD_ALGO_NVLS:
+      /* In-switch reduction inside one NVLink domain only: across domains
+      ** NCCL runs NVLS only together with CollNet (tuning.cc disables
+      ** NVLS for nNodes > 1 without collnet), and NVLS-tree otherwise. */
+      if (!s->nvls || d != 1 || n < 2) return POD_ENOTSUP;
+      p->simple_only = 1;
+      p->fixed_us = s->nvls_latency_us;
+      p->up_div = s->up_eff / s->nvls_eff;
+      p->k_up = 2.0 * (nn - 1.0) * in;
+      p->up_rows = nn;
+      return POD_OK;
+    case POD_ALGO_NVLS_TREE:
+      /* NCCL's NVLSTree: NVLS reduce inside each domain onto the heads
+      ** (one per network channel), a double binary tree across domains
+      ** over the heads' NICs, NVLS broadcast back; the phases pipeline.
+      ** Latency: NVLS's fixed cost + 2 log2(d) network steps (tuning.cc). */
+      if (!s->nvls || d < 2 || r < 2) return POD_ENOTSUP;
+      p->simple_only = 1;
+      p->fixed_us = s->nvls_latency_us;
+      p->up_div = s->up_eff / s->nvls_eff;
+      p->k_up = 2.0 * (rr - 1.0) * ir;
+      p->out_steps = 2.0 * ceil_log2(d);
+      p->k_out = tree_k;
+      p->up_rows = rr;
+      p->out_div = leaf_mult(s, tree_leaf_frac(pl));
+      p->fill_doms = dd;
+      return POD_OK;
+    case POD_ALGO_COLLNET:
+      /* CollNet (SHARP): the switches reduce, so each domain sends its S
+      ** once up and receives the result once, whatever d.  Inside the
+      ** domain a chain (or NVLS when the switch reduces: NCCL's NVLS with
+      ** CollNet) gathers to the heads.  Latency: NCCL CollNet chain,
+      ** 2(r-1) a_up + one network round trip (tuning.cc: 30 us). */
+      if (!s->sharp || d < 2) return POD_ENOTSUP;
+      p->simple_only = 1;
+      p->up_steps = s->nvls ? 0.0 : 2.0 * (rr - 1.0);
+      p->fixed_us = s->nvls ? s->nvls_latency_us : 0.0; /* baseLat 0 */
+      if (s->nvls && r > 1) p->up_div = s->up_eff / s->nvls_eff;
+      p->k_up = 2.0 * (rr - 1.0) * ir;
+      p->out_steps = 2.0;
+      p->k_out = 1.0;
+      p->up_rows = rr;
+      p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      p->out_rows = 1.0; /* domains fill side by side towards the switch */
+      return POD_OK;
+    case POD_ALGO_HIERARCHICAL:
+      /* podsim's own: reduce-scatter in the domain, ring across domains on
+      ** S/r per GPU, all-gather in the domain (not an NCCL algorithm: only
+      ** by name). */
+      if (d == 1) return POD_ENOTSUP;
+      p->up_steps = 2.0 * (rr - 1.0);
+      p->out_steps = 2.0 * (dd - 1.0);
+      p->k_up = 2.0 * (rr - 1.0) * ir;
+      p->k_out = 2.0 * (dd - 1.0) * id;
+      p->up_rows = rr;
+      p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      return POD_OK;
+    default:
+      return POD_ENOTSUP;
+  }
+}
+
 /* Build the plan of `algo` (never AUTO) for `op`; POD_ENOTSUP when the
 ** algorithm cannot run the op on this placement or system:
-**   all_reduce       ring, tree, nvls (sys->nvls, 2+ ranks per domain),
-**                    hierarchical (2+ domains)
+**   all_reduce       ring, tree, nvls (one domain, sys->nvls), nvls_tree
+**                    (2+ domains, sys->nvls, 2+ ranks per domain), collnet
+**                    (2+ domains, sys->sharp), hierarchical (2+ domains)
 **   all_gather,
 **   reduce_scatter   ring, hierarchical (2+ domains)
 **   all_to_all       direct
 **   broadcast        ring
 **   send_recv        direct */
-static inline int make_plan(const pod_system *s, pod_coll_op op,
-                            pod_coll_algo algo, const place *pl, plan *p) {
-  const int n = pl->n, r = pl->r, d = pl->d;
+HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
+                         pod_coll_algo algo, const place *pl, plan *p) {
+  const int n = pl->n, d = pl->d;
   const double nn = pl->nn, rr = pl->rr, dd = pl->dd;
   const double in = pl->in, ir = pl->ir, id = pl->id;
-  *p = (plan){.up_div = 1.0, .out_div = 1.0, .ll_out_ratio = LL_STEP_RATIO};
+  *p = (plan){.up_div = 1.0,
+              .out_div = 1.0,
+              .ll_out_ratio = LL_STEP_RATIO,
+              .up_rows = 1.0,
+              .out_rows = 1.0,
+              .out_dom = 1};
   switch (op) {
     case POD_COLL_ALL_REDUCE:
-      if (algo == POD_ALGO_RING) {
-        double f = 2.0 * (nn - 1.0) * in;
-        p->up_steps = 2.0 * (nn - dd);
-        p->out_steps = 2.0 * (dd - 1.0);
-        p->k_up = f * (rr - 1.0) * ir;
-        p->k_out = d > 1 ? f * ir : 0.0;
-        if (d == 1) p->k_up = f;
-        return POD_OK;
-      }
-      if (algo == POD_ALGO_TREE) {
-        /* NCCL's tree: a chain inside each domain, a double binary tree
-        ** across domains, one tree per rail so a domain's tree traffic
-        ** spreads over its r NICs.  A rank receives and sends S on the way
-        ** up and on the way down (NCCL: tree algbw = busBw / 2).  Latency
-        ** as NCCL's tuner: 2((r-1) a_up + log2(d) a_out).  On one domain
-        ** it is a chain and never beats the ring; it exists for small
-        ** messages across many domains. */
-        p->up_steps = 2.0 * (rr - 1.0);
-        p->out_steps = 2.0 * ceil_log2(d);
-        p->ll_out_ratio = LL_TREE_NET_RATIO;
-        p->k_up = r > 1 ? 2.0 : 0.0;
-        p->k_out = d > 1 ? 2.0 * ir : 0.0;
-        return POD_OK;
-      }
-      if (algo == POD_ALGO_NVLS) {
-        /* the switch must reduce, and a domain must hold 2+ ranks */
-        if (!s->nvls || (r < 2 && n > 1)) return POD_ENOTSUP;
-        /* In-switch reduction: busbw = nvls_eff x up_GBps x eta_rel(S)
-        ** inside the domain; across domains the NVLS phase pipelines
-        ** with a ring over each GPU's NIC on S/r (NCCL NVLS with
-        ** inter-node chains). */
-        p->simple_only = 1;
-        p->fixed_us = s->nvls_latency_us;
-        p->up_div = s->up_eff / s->nvls_eff;
-        if (d == 1) {
-          p->k_up = 2.0 * (nn - 1.0) * in;
-        } else {
-          p->k_up = 2.0 * (rr - 1.0) * ir;
-          p->out_steps = 2.0 * (dd - 1.0);
-          p->k_out = 2.0 * (dd - 1.0) * id * ir;
-        }
-        return POD_OK;
-      }
-      if (algo == POD_ALGO_HIERARCHICAL) {
-        if (d == 1) return POD_ENOTSUP;
-        p->up_steps = 2.0 * (rr - 1.0);
-        p->out_steps = 2.0 * (dd - 1.0);
-        p->k_up = 2.0 * (rr - 1.0) * ir;
-        p->k_out = 2.0 * (dd - 1.0) * id * ir;
-        return POD_OK;
-      }
-      return POD_ENOTSUP;
+      return allreduce_plan(s, algo, pl, p);
     case POD_COLL_ALL_GATHER:
     case POD_COLL_REDUCE_SCATTER:
       if (algo == POD_ALGO_RING) {
@@ -200,7 +362,9 @@ static inline int make_plan(const pod_system *s, pod_coll_op op,
         p->up_steps = nn - dd;
         p->out_steps = dd - 1.0;
         p->k_up = d == 1 ? f : f * (rr - 1.0) * ir;
-        p->k_out = d > 1 ? f * ir : 0.0;
+        p->k_out = d > 1 ? f : 0.0;
+        p->up_rows = nn;
+        p->out_div = leaf_mult(s, ring_leaf_frac(pl));
         return POD_OK;
       }
       if (algo == POD_ALGO_HIERARCHICAL) {
@@ -208,40 +372,57 @@ static inline int make_plan(const pod_system *s, pod_coll_op op,
         p->up_steps = rr - 1.0;
         p->out_steps = dd - 1.0;
         p->k_up = (rr - 1.0) * ir;
-        p->k_out = (dd - 1.0) * id * ir;
+        p->k_out = (dd - 1.0) * id;
+        p->up_rows = rr;
+        p->out_div = leaf_mult(s, ring_leaf_frac(pl));
         return POD_OK;
       }
       return POD_ENOTSUP;
-    case POD_COLL_ALL_TO_ALL:
+    case POD_COLL_ALL_TO_ALL: {
       if (algo != POD_ALGO_DIRECT) return POD_ENOTSUP;
       /* NCCL runs all-to-all as grouped send/recv, one operation per
-      ** peer, 8 peers in flight: one latency step per round of 8 peers
-      ** (DESIGN 4.2 writes (n-1) a_up for one domain: one step per peer;
-      ** NCCL's grouping divides it by 8).  Peers in other domains cost
-      ** the network step (proxy thread, RDMA post). */
+      ** peer, 8 peers in flight: one latency step per round of 8 peers,
+      ** network steps for peers in other domains; a round posts its 8
+      ** messages one after another on the proxy thread, so its network
+      ** step lasts at least 8 message overheads.  Each peer gets S/n in
+      ** NCCL's p2p chunks; the 8 peers of a round share the link, so each
+      ** round fills its pipeline once, by one chunk (rows = rounds). */
       p->up_steps = ceil((rr - 1.0) / P2P_PEERS_IN_FLIGHT);
       p->out_steps = ceil((nn - rr) / P2P_PEERS_IN_FLIGHT);
       p->k_up = (rr - 1.0) * in;
       p->k_out = (nn - rr) * in;
-      if (d > 2 && s->out_collision > 0.0)
-        p->out_div = 1.0 / collision_mult(s->out_collision, d - 1);
+      p->up_rows = p->up_steps;
+      p->out_rows = p->out_steps;
+      p->out_dom = 0;
+      double div = 1.0;
+      if (d > 2 && s->routing == POD_ROUTING_STATIC_ECMP)
+        div = 1.0 / collision_mult(d - 1);
+      if (pl->spans) /* peers beyond the leaf group */
+        div *= leaf_mult(s, (nn - (double)pl->m * rr) / (nn - rr));
+      p->out_div = div;
       return POD_OK;
+    }
     case POD_COLL_BROADCAST:
       if (algo != POD_ALGO_RING) return POD_ENOTSUP;
-      /* Pipelined chain, one per rail across domains. */
+      /* Pipelined chain, one per channel across domains. */
       p->up_steps = nn - dd;
       p->out_steps = dd - 1.0;
       p->k_up = n == 1 ? 0.0 : (d == 1 ? 1.0 : (rr - 1.0) * ir);
-      p->k_out = d > 1 ? ir : 0.0;
+      p->k_out = d > 1 ? 1.0 : 0.0;
+      p->up_rows = nn;
+      p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      p->fill_doms = dd; /* a chain: the first chunk crosses every domain */
       return POD_OK;
     case POD_COLL_SEND_RECV:
       if (algo != POD_ALGO_DIRECT) return POD_ENOTSUP;
+      p->out_dom = 0; /* one message: one chunk of fill (rows 1) */
       if (d == 1) {
         p->up_steps = 1.0;
         p->k_up = 1.0;
       } else {
         p->out_steps = 1.0;
         p->k_out = 1.0;
+        p->out_div = leaf_mult(s, (double)pl->spans);
       }
       return POD_OK;
     default:
@@ -250,24 +431,51 @@ static inline int make_plan(const pod_system *s, pod_coll_op op,
 }
 
 /* Per-call constants of the system: inverse achievable rates (s/byte)
-** and the pipeline half sizes in bytes. */
+** and the pipeline fill sizes in bytes. */
 typedef struct rates {
-  double inv_up, inv_out;   /* 1 / (eff x line rate), s per byte */
-  double half_up, half_out; /* bytes */
-  double a_up, a_out;       /* per-step latency, s */
+  double inv_up;           /* 1 / (eff x line rate), s per byte */
+  double inv_gpu, inv_dom; /* network: one GPU's NICs; one domain's
+                           ** channels */
+  double row_up, half_out; /* bytes per fill row */
+  double buf_dom;          /* bytes one domain holds in flight: its
+                           ** network channels' NCCL buffers */
+  double a_up, a_out;      /* per-step latency, s */
+  double msg_s;            /* per-message overhead, s */
 } rates;
 
 /* Time of a plan with the faster of the two protocols. */
-static inline double plan_time(const rates *q, const plan *p, double S) {
-  double iu = q->inv_up * p->up_div, io = q->inv_out * p->out_div;
+HOT_INLINE double plan_time(const rates *q, const plan *p, double S) {
+  double iu = q->inv_up * p->up_div;
+  double io = (p->out_dom ? q->inv_dom : q->inv_gpu) * p->out_div;
   double up_lat = p->up_steps * q->a_up, out_lat = p->out_steps * q->a_out;
+  double ll_out_lat = p->ll_out_ratio * out_lat;
+  if (!p->out_dom) {
+    /* a round of p2p sends posts 8 messages one after another, whatever
+    ** the protocol */
+    double post = p->out_steps * P2P_PEERS_IN_FLIGHT * q->msg_s;
+    if (post > out_lat) out_lat = post;
+    if (post > ll_out_lat) ll_out_lat = post;
+  }
   double steps = up_lat + out_lat;
 
   /* Simple: eta(S) = eff S / (S + half): k S / (eta B) = k (S+half)/(eff B). */
   double bw = 0.0;
-  if (S > 0.0) {
-    double tu = p->k_up * (S + q->half_up) * iu;
-    double to = p->k_out * (S + q->half_out) * io;
+  if (S > 0.0 && p->out_dom) {
+    /* A collective's data passes the scale-up and network stages in
+    ** series: the stages stream at the slower one's rate, and the
+    ** pipeline fills through both (the fills add). */
+    double tu = p->k_up * S * iu, to = p->k_out * S * io;
+    bw = (tu > to ? tu : to) + p->k_up * p->up_rows * q->row_up * iu +
+         p->k_out * p->out_rows * q->half_out * io +
+         (p->k_out > 0.0 ? p->fill_doms * q->buf_dom * io : 0.0);
+  } else if (S > 0.0) {
+    /* Point-to-point: NVLink and network flows run side by side, each
+    ** filling by one p2p chunk per round of peers. */
+    double tu =
+        p->k_up > 0.0 ? (p->k_up * S + p->up_rows * P2P_NVL_CHUNK) * iu : 0.0;
+    double to = p->k_out > 0.0
+                    ? (p->k_out * S + p->out_rows * P2P_NET_CHUNK) * io
+                    : 0.0;
     bw = tu > to ? tu : to;
   }
   if (p->simple_only) return p->fixed_us * 1e-6 + steps + bw;
@@ -275,22 +483,70 @@ static inline double plan_time(const rates *q, const plan *p, double S) {
 
   /* LL: LL_BW_SHARE of the achievable rate, no fill term, shorter steps. */
   double tu = p->k_up * S * iu, to = p->k_out * S * io;
-  double t_ll = BASE_LL_US * 1e-6 + LL_STEP_RATIO * up_lat +
-                p->ll_out_ratio * out_lat + (tu > to ? tu : to) / LL_BW_SHARE;
+  double t_ll = BASE_LL_US * 1e-6 + LL_STEP_RATIO * up_lat + ll_out_lat +
+                (tu > to ? tu : to) * INV_LL_BW_SHARE;
   return t_ll < t ? t_ll : t;
 }
 
-/* The algorithms `auto` tries for each op, in order (ties keep the first). */
+/* The algorithms `auto` tries for each op, in order (ties keep the
+** first): NCCL's own set (tuning.cc), never podsim's hierarchical. */
 static const pod_coll_algo AUTO_AR[] = {POD_ALGO_RING, POD_ALGO_TREE,
-                                        POD_ALGO_NVLS, POD_ALGO_HIERARCHICAL};
-static const pod_coll_algo AUTO_AG[] = {POD_ALGO_RING, POD_ALGO_HIERARCHICAL};
-static const pod_coll_algo AUTO_DIRECT[] = {POD_ALGO_DIRECT};
+                                        POD_ALGO_NVLS, POD_ALGO_NVLS_TREE,
+                                        POD_ALGO_COLLNET};
 static const pod_coll_algo AUTO_RING[] = {POD_ALGO_RING};
+static const pod_coll_algo AUTO_DIRECT[] = {POD_ALGO_DIRECT};
 static const struct {
   const pod_coll_algo *algos;
   int n;
-} AUTO[POD_COLL_NOPS] = {{AUTO_AR, 4},     {AUTO_AG, 2},   {AUTO_AG, 2},
+} AUTO[POD_COLL_NOPS] = {{AUTO_AR, 5},     {AUTO_RING, 1}, {AUTO_RING, 1},
                          {AUTO_DIRECT, 1}, {AUTO_RING, 1}, {AUTO_DIRECT, 1}};
+
+/* Fill the placement and the rates of one evaluation. */
+static inline void setup(const pod_system *sys, int n, int r, place *pl,
+                         rates *q) {
+  /* Achievable rates, bytes/s: U on the scale-up link, G on one GPU's
+  ** NICs, D on one domain's network channels: a ring/tree collective
+  ** runs net_channels channels per domain, each through the NICs of one
+  ** GPU, each at most net_channel_GBps (hw.c: NCCL's search). */
+  double U = sys->up_GBps * 1e9 * sys->up_eff;
+  double G = sys->nics_per_gpu * sys->nic_gbps * 1e9 / 8.0 * sys->out_eff;
+  double ch = (double)sys->net_channels;
+  double used = r < sys->net_channels ? (double)r : ch;
+  double D = used * G, cap = ch * sys->net_channel_GBps * 1e9;
+  if (cap < D) D = cap;
+  pl->n = n;
+  pl->r = r;
+  pl->d = n / r;
+  pl->nn = n;
+  pl->rr = r;
+  pl->dd = pl->d;
+  pl->spans = n > sys->leaf_gpus;
+  pl->m = 1; /* domains per leaf: only needed when the group spans leaves */
+  if (pl->spans && sys->leaf_gpus > r) pl->m = sys->leaf_gpus / r;
+  /* The four inverses (1/n, 1/U, 1/G, 1/D) from one division: this runs
+  ** millions of times a second. */
+  double UG = U * G, prod = UG * D * pl->nn;
+  if (prod > 1e-300 && prod < 1e300) {
+    double inv = 1.0 / prod;
+    pl->in = UG * D * inv;
+    q->inv_up = G * D * pl->nn * inv;
+    q->inv_gpu = U * D * pl->nn * inv;
+    q->inv_dom = UG * pl->nn * inv;
+  } else { /* extreme rates: the product under- or overflows */
+    pl->in = 1.0 / pl->nn;
+    q->inv_up = 1.0 / U;
+    q->inv_gpu = 1.0 / G;
+    q->inv_dom = 1.0 / D;
+  }
+  pl->ir = pl->dd * pl->in; /* 1/r = d/n and 1/d = r/n */
+  pl->id = pl->rr * pl->in;
+  q->row_up = (double)sys->up_channels * sys->up_fill_KiB * 1024.0;
+  q->half_out = sys->out_half_MB * MIB;
+  q->buf_dom = (double)sys->net_channels * NCCL_BUFFSIZE;
+  q->a_up = sys->up_latency_us * 1e-6;
+  q->a_out = sys->out_latency_us * 1e-6;
+  q->msg_s = sys->msg_overhead_us * 1e-6;
+}
 
 int pod_coll_eval(const pod_system *sys, pod_coll_op op,
                   const pod_coll_args *args, pod_coll_result *out,
@@ -327,30 +583,9 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
                        "%d per domain does not divide %d ranks", r, n);
 
   double S = args->bytes;
-  /* Achievable rates, bytes/s: U on the scale-up link, O on the GPU's
-  ** NICs after oversubscription.  The three inverses below (1/n, 1/U,
-  ** 1/O) come from one division: this runs millions of times a second. */
-  double U = sys->up_GBps * 1e9 * sys->up_eff;
-  double O = sys->nics_per_gpu * sys->nic_gbps * 1e9 / 8.0 * sys->out_eff /
-             sys->oversub;
   place pl;
-  pl.n = n;
-  pl.r = r;
-  pl.d = n / r;
-  pl.nn = n;
-  pl.rr = r;
-  pl.dd = pl.d;
-  double inv = 1.0 / (U * O * pl.nn);
-  pl.in = U * O * inv;
-  pl.ir = pl.dd * pl.in; /* 1/r = d/n and 1/d = r/n */
-  pl.id = pl.rr * pl.in;
   rates q;
-  q.inv_up = O * pl.nn * inv;
-  q.inv_out = U * pl.nn * inv;
-  q.half_up = sys->up_half_MB * MIB;
-  q.half_out = sys->out_half_MB * MIB;
-  q.a_up = sys->up_latency_us * 1e-6;
-  q.a_out = sys->out_latency_us * 1e-6;
+  setup(sys, n, r, &pl, &q);
   pod_coll_algo best = args->algo;
   double t;
   plan p;
@@ -397,7 +632,8 @@ static const char *const OP_NAMES[POD_COLL_NOPS] = {
     "all_reduce", "all_gather", "reduce_scatter",
     "all_to_all", "broadcast",  "send_recv"};
 static const char *const ALGO_NAMES[POD_ALGO_N] = {
-    "auto", "ring", "tree", "nvls", "direct", "hierarchical"};
+    "auto",   "ring",         "tree",      "nvls",
+    "direct", "hierarchical", "nvls_tree", "collnet"};
 
 const char *pod_coll_op_name(pod_coll_op op) {
   if ((int)op < 0 || op >= POD_COLL_NOPS) return NULL;

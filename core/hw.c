@@ -10,10 +10,13 @@
 ** Calibration (at most a third of the collective rows of
 ** validation/public.md, C1-C6, are fits):
 **   fit on C1  NVLS all-reduce efficiency of NVLink4 (nvls_eff, from the
-**              8 GiB point) and the NVLink pipeline half size (up_half_MB,
-**              shared by NVLink3/4/5, from the 16 MiB point);
-**   fit on C3  NIC efficiency of NDR (CX-7) and HDR (CX-6).
-**   C2, C4, C5, C6 are predictions.  Everything else comes from NCCL's own
+**              8 GiB point) and the NVLink pipeline fill per rank and
+**              channel (up_fill_KiB, shared by NVLink3/4/5, from the
+**              16 MiB point);
+**   fit on C3  NIC efficiency of NDR (CX-7) and HDR (CX-6);
+**   fit on C7  (20 racks) which of NCCL's per-channel network constants
+**              holds for Blackwell with 400G NICs (net_channel_GBps).
+**   C2, C4, C5, C6 and the other C7-C9 rows are predictions.  Everything else comes from NCCL's own
 **   published tuning constants (src/graph/topo.h, src/graph/tuning.cc) or
 **   from vendor data sheets, cited beside each figure.
 */
@@ -27,22 +30,65 @@
 
 /* ---- fabric generations ------------------------------------------------ */
 
-/* NVLink pipeline half size: the eta(S) = eff*S/(S+half) curve is
-** equivalent to a fixed pipeline-fill cost of half/(eff*B).  In NCCL's
-** Simple protocol the bytes in flight before the pipeline is full are set
-** by its staging buffers (NCCL_BUFFSIZE, 4 MiB per channel and peer, over
-** many channels), not by the link speed, so one half size in bytes serves
-** every NVLink generation.  Fit: C1 at 16 MiB (8x H100 NVLS, 237.2 GB/s
-** busbw). */
-#define HALF_MB 10.0
+/* NVLink pipeline fill.  NCCL splits a collective over `up_channels`
+** channels, and each channel cuts its share into one chunk per rank of
+** the ring or chain (src/device/all_reduce.h: a loop moves nChannels x
+** nRanks x chunkSize bytes); a chunk carries a fixed per-step cost (flag
+** handshake, NCCL_STEPS = 8 slots of NCCL_BUFFSIZE/8 = 512 KiB,
+** src/include/device.h, src/init.cc).  So the message at which the
+** pipeline streams grows with the ring length and the channel count:
+** half = ranks x up_channels x up_fill_KiB (core/coll.c), and a 72-rank
+** ring fills nine times later than an 8-rank one.  Fit: C1 at 16 MiB
+** (8x H100 NVLS, 16 channels, 237.2 GB/s busbw) gives a 10 MiB half,
+** 10 MiB / (8 x 16) = 80 KiB per rank and channel (between NCCL's NVLS
+** chunk of 128 KiB, src/transport/nvls.cc, and a 64 KiB slice). */
+#define FILL_KIB 80.0
+
+/* NCCL channel counts on the scale-up fabric: NVLS_NCHANNELS_SM90 16,
+** NVLS_NCHANNELS_SM100_NVL 24 (src/transport/nvls.cc).  A100 has no NVLS:
+** its ring search reaches 240 GB/s of NVLink3 at 40 GB/s per channel
+** (speedArrayIntra, src/graph/search.cc) = 6 channels, doubled by
+** ncclTopoDupChannels = 12. */
+#define CH_SM80 12
+#define CH_SM90 16
+#define CH_SM100 24
 
 /* Scale-out half size: the network pipeline streams once one NCCL step
 ** per channel is in flight: NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB
 ** per channel, 2 channels per network peer (NCCL_NCHANNELS_PER_NET_PEER,
-** src/graph/paths.cc) = 1 MiB.  Derived, not fitted.  (A check outside
-** public.md, not used for fitting: 64x H800 all-to-all at 8 MiB, NVIDIA/
-** nccl issue 1531, 338 us measured; podsim ~380 us.) */
+** src/graph/paths.cc) = 1 MiB.  The same 1 MiB is NCCL's p2p network
+** window: P2P_NET_CHUNKSIZE 128 KiB x NCCL_STEPS 8 (src/init.cc).
+** Derived, not fitted. */
 #define NET_HALF_MB 1.0
+
+/* Network channels of one ring/tree collective per domain, and what one
+** carries.  NCCL's ring search (src/graph/search.cc) adds channels until
+** nChannels x bwInter covers the GPU's NVLink bandwidth, one NIC per
+** channel: Hopper ceil(370.8 / 48) = 8 channels at 48 GB/s
+** (sm90SpeedArrayInter), one per NIC of an 8-GPU node; Blackwell
+** ceil(721.8 / 48) = 16 channels.  Sixteen channels fit on an 8-NIC node
+** only at 24 GB/s each (a 50 GB/s NIC holds one 48 GB/s channel), and
+** NCCL's own per-channel ceiling for Blackwell across 4+ nodes is 24.0
+** GB/s (perChMaxTreeBws, src/graph/tuning.cc); so a GB200 NVL72 domain
+** drives 16 of its 72 NICs at 24 GB/s, not 72 NICs at line rate.  Which of
+** these two constants holds for NVL72 was fitted on C7 (20 racks); the
+** 8-NIC and 2-rack rows are predictions.  800G NICs (XDR, ConnectX-8):
+** NCCL tunes nicBw >= 96 separately (src/transport/nvls.cc); assumed 48
+** GB/s per channel (line rate scaling), not validated.  H800 keeps
+** Hopper's 8: by the same search its 164.8 GB/s NVLink would stop at 4
+** channels (4 of its 8 NICs); no multi-node H800 figure here decides. */
+#define NET_CH_SM90 8
+#define NET_CH_SM100 16
+#define NET_CH_GBPS_SM90 48.0
+#define NET_CH_GBPS_SM100_NDR 24.0
+#define NET_CH_GBPS_SM100_XDR 48.0
+
+/* Leaf groups: NVIDIA DGX SuperPOD reference architectures build the
+** compute fabric from scalable units, rail-optimized, one leaf per rail:
+** 32 DGX H100/B200 nodes (256 GPUs) or 8 GB200/GB300 NVL72 racks (576
+** GPUs) per SU.  Traffic between GPUs of one SU stays on its leaves. */
+#define LEAF_HGX 256
+#define LEAF_NVL72 576
 
 /* NCCL per-step latencies (src/graph/tuning.cc, hwLat, Simple protocol):
 ** NVLink ring 3.4 us per step, network ring 14 us per step, NVLS 25 us.
@@ -69,34 +115,44 @@
 #define NVLINK4_NVLS_EFF 1.068
 #define NVLINK5_NVLS_EFF (NVLINK4_NVLS_EFF * 0.74 / 0.85)
 
-#define NVLINK3                                           \
-  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK3_EFF, \
-  .up_half_MB = HALF_MB, .nvls = 0, .nvls_eff = 0.0, .nvls_latency_us = 0.0
-#define NVLINK4                                                   \
-  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK4_EFF,         \
-  .up_half_MB = HALF_MB, .nvls = 1, .nvls_eff = NVLINK4_NVLS_EFF, \
-  .nvls_latency_us = NVLS_US
-#define NVLINK5                                                   \
-  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK5_EFF,         \
-  .up_half_MB = HALF_MB, .nvls = 1, .nvls_eff = NVLINK5_NVLS_EFF, \
-  .nvls_latency_us = NVLS_US
+#define NVLINK3                                            \
+  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK3_EFF,  \
+  .up_fill_KiB = FILL_KIB, .nvls = 0, .nvls_eff = 0.0,     \
+  .nvls_latency_us = 0.0, .up_channels = CH_SM80,          \
+  .net_channels = NET_CH_SM90, .net_channel_GBps = NET_CH_GBPS_SM90
+#define NVLINK4                                                     \
+  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK4_EFF,           \
+  .up_fill_KiB = FILL_KIB, .nvls = 1, .nvls_eff = NVLINK4_NVLS_EFF, \
+  .nvls_latency_us = NVLS_US, .up_channels = CH_SM90,               \
+  .net_channels = NET_CH_SM90, .net_channel_GBps = NET_CH_GBPS_SM90
+#define NVLINK5                                                     \
+  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK5_EFF,           \
+  .up_fill_KiB = FILL_KIB, .nvls = 1, .nvls_eff = NVLINK5_NVLS_EFF, \
+  .nvls_latency_us = NVLS_US, .up_channels = CH_SM100,              \
+  .net_channels = NET_CH_SM100
 
 /* NIC efficiency, fit on C3: NVIDIA engineers in NVIDIA/nccl-tests issues
 ** 290 and 160: one 400 Gb/s CX-7 reaches 46-48 GB/s (47 of 50: 0.94), one
 ** 200 Gb/s HDR NIC about 24 (of 25: 0.96).  XDR (ConnectX-8, 800 Gb/s)
 ** runs the same InfiniBand transport and has no public nccl-tests figure
-** here: it takes NDR's efficiency.  Collision exposure 1: InfiniBand's
-** default routing is static (subnet-manager tables), so every flow of an
-** all-to-all keeps one hashed path; adaptive routing lowers it. */
-#define HDR_CX6                                                          \
-  .nics_per_gpu = 1.0, .nic_gbps = 200.0, .out_latency_us = NET_STEP_US, \
-  .out_eff = 24.0 / 25.0, .out_half_MB = NET_HALF_MB, .out_collision = 1.0
-#define NDR_CX7                                                          \
-  .nics_per_gpu = 1.0, .nic_gbps = 400.0, .out_latency_us = NET_STEP_US, \
-  .out_eff = 47.0 / 50.0, .out_half_MB = NET_HALF_MB, .out_collision = 1.0
-#define XDR_CX8                                                          \
-  .nics_per_gpu = 1.0, .nic_gbps = 800.0, .out_latency_us = NET_STEP_US, \
-  .out_eff = 47.0 / 50.0, .out_half_MB = NET_HALF_MB, .out_collision = 1.0
+** here: it takes NDR's efficiency.  Routing: InfiniBand's default subnet
+** manager routing is static (one hashed path per flow); adaptive routing
+** is a fabric option (routing = "adaptive").  Per-message overhead:
+** NCCL's network post overhead, 1 us (getNetOverhead, tuning.cc).
+** SHARP off: NCCL runs CollNet only when NCCL_COLLNET_ENABLE is set and
+** the SHARP plugin is present (src/graph/tuning.cc disables it
+** otherwise). */
+#define NET_POST_US 1.0
+#define IB_FABRIC                                                      \
+  .out_latency_us = NET_STEP_US, .out_half_MB = NET_HALF_MB,           \
+  .transport = POD_TRANSPORT_IB, .routing = POD_ROUTING_STATIC_ECMP,   \
+  .sharp = 0, .msg_overhead_us = NET_POST_US
+#define HDR_CX6 \
+  .nics_per_gpu = 1.0, .nic_gbps = 200.0, .out_eff = 24.0 / 25.0, IB_FABRIC
+#define NDR_CX7 \
+  .nics_per_gpu = 1.0, .nic_gbps = 400.0, .out_eff = 47.0 / 50.0, IB_FABRIC
+#define XDR_CX8 \
+  .nics_per_gpu = 1.0, .nic_gbps = 800.0, .out_eff = 47.0 / 50.0, IB_FABRIC
 
 /* ---- GPUs -------------------------------------------------------------- */
 
@@ -175,6 +231,7 @@ static const struct {
       NVLINK3,
       HDR_CX6,
       .oversub = 1.0,
+      .leaf_gpus = LEAF_HGX,
       .usd_per_gpu_hour = 1.42 * 1.30 / 3.00},
      "NVIDIA DGX A100 user guide: 8 GPUs on NVSwitch gen2, NVLink3 600 GB/s "
      "bidirectional per GPU, 8x ConnectX-6 HDR 200 Gb/s; price: K1 H100 "
@@ -186,6 +243,7 @@ static const struct {
       NVLINK4,
       NDR_CX7,
       .oversub = 1.0,
+      .leaf_gpus = LEAF_HGX,
       .usd_per_gpu_hour = 1.42},
      "NVIDIA DGX H100 user guide: 8 GPUs on NVSwitch gen3 (NVLS), NVLink4 "
      "900 GB/s bidirectional per GPU, 8x ConnectX-7 NDR 400 Gb/s, "
@@ -197,6 +255,7 @@ static const struct {
       NVLINK4,
       NDR_CX7,
       .oversub = 1.0,
+      .leaf_gpus = LEAF_HGX,
       .usd_per_gpu_hour = 1.42},
      "DeepSeek-V3 technical report sec. 3.1: H800 nodes of 8 GPUs, NVLink "
      "400 GB/s bidirectional (200 per direction, ~160 achievable per "
@@ -209,6 +268,7 @@ static const struct {
       NVLINK4,
       NDR_CX7,
       .oversub = 1.0,
+      .leaf_gpus = LEAF_HGX,
       .usd_per_gpu_hour = 1.42 * 4.00 / 3.00},
      "NVIDIA HGX/DGX H200: 8 GPUs, NVLink4 900 GB/s bidirectional, NVSwitch "
      "gen3, 8x ConnectX-7 400 Gb/s; price: K1 H100 price x Mercatus "
@@ -219,6 +279,8 @@ static const struct {
       .up_GBps = 900.0,
       NVLINK5,
       NDR_CX7,
+      .net_channel_GBps = NET_CH_GBPS_SM100_NDR,
+      .leaf_gpus = LEAF_HGX,
       .oversub = 1.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA DGX B200 user guide: 8 GPUs, NVLink5 1.8 TB/s bidirectional "
@@ -230,6 +292,8 @@ static const struct {
       .up_GBps = 900.0,
       NVLINK5,
       NDR_CX7,
+      .net_channel_GBps = NET_CH_GBPS_SM100_NDR,
+      .leaf_gpus = LEAF_NVL72,
       .oversub = 1.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA GB200 NVL72 datasheet: 72 GPUs in one NVLink domain, 1.8 TB/s "
@@ -241,6 +305,8 @@ static const struct {
       .up_GBps = 900.0,
       NVLINK5,
       XDR_CX8,
+      .net_channel_GBps = NET_CH_GBPS_SM100_XDR,
+      .leaf_gpus = LEAF_HGX,
       .oversub = 1.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA DGX B300 datasheet: 8 Blackwell Ultra GPUs, NVLink5 14.4 TB/s "
@@ -252,6 +318,8 @@ static const struct {
       .up_GBps = 900.0,
       NVLINK5,
       XDR_CX8,
+      .net_channel_GBps = NET_CH_GBPS_SM100_XDR,
+      .leaf_gpus = LEAF_NVL72,
       .oversub = 1.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA GB300 NVL72 datasheet: 72 GPUs, NVLink5 1.8 TB/s "
@@ -259,6 +327,85 @@ static const struct {
      "assumed GB200's (K1)"},
 };
 #define NSYSTEMS ((int)(sizeof SYSTEMS / sizeof SYSTEMS[0]))
+
+/* ---- fabrics ----------------------------------------------------------- */
+
+/* Scale-out fabric presets: podsim.system{base=..., fabric=...} sets
+** these fields over the base system's.  Per-GPU NIC counts and rates are
+** the ones of the systems these fabrics ship with. */
+static const struct {
+  pod_fabric fab;
+  const char *source;
+} FABRICS[] = {
+    {{"ib_ndr", 1.0, 400.0, 47.0 / 50.0, NET_STEP_US, NET_HALF_MB,
+      NET_POST_US, POD_TRANSPORT_IB, POD_ROUTING_STATIC_ECMP, 0},
+     "NVIDIA Quantum-2 NDR InfiniBand, one 400 Gb/s ConnectX-7 per GPU; "
+     "0.94 of line rate (nccl-tests issues 290/160); static subnet-manager "
+     "routing; SHARP off (NCCL_COLLNET_ENABLE unset)"},
+    {{"ib_ndr_sharp", 1.0, 400.0, 47.0 / 50.0, NET_STEP_US, NET_HALF_MB,
+      NET_POST_US, POD_TRANSPORT_IB, POD_ROUTING_STATIC_ECMP, 1},
+     "ib_ndr with SHARPv3 in-network reduction enabled (NCCL CollNet with "
+     "the SHARP plugin, as in CoreWeave's h100/b200 *-sharp nccl-tests "
+     "jobs)"},
+    {{"ib_xdr", 1.0, 800.0, 47.0 / 50.0, NET_STEP_US, NET_HALF_MB,
+      NET_POST_US, POD_TRANSPORT_IB, POD_ROUTING_STATIC_ECMP, 0},
+     "NVIDIA Quantum-X800 XDR InfiniBand, one 800 Gb/s ConnectX-8 per GPU; "
+     "NDR's efficiency assumed; static routing; SHARP off"},
+    {{"ib_xdr_sharp", 1.0, 800.0, 47.0 / 50.0, NET_STEP_US, NET_HALF_MB,
+      NET_POST_US, POD_TRANSPORT_IB, POD_ROUTING_STATIC_ECMP, 1},
+     "ib_xdr with SHARPv4 in-network reduction (NCCL CollNet)"},
+    {{"spectrum_x", 1.0, 400.0, 47.0 / 50.0, NET_STEP_US, NET_HALF_MB,
+      NET_POST_US, POD_TRANSPORT_ROCE, POD_ROUTING_SPRAY, 0},
+     "NVIDIA Spectrum-X Ethernet: RoCE over 400 Gb/s BlueField-3/CX-7 "
+     "SuperNICs with per-packet adaptive routing (spraying, DDP) and no "
+     "in-network reduction; NIC efficiency assumed equal to NDR's"},
+    {{"efa", 4.0, 100.0, 0.971, NET_STEP_US, NET_HALF_MB, NET_POST_US,
+      POD_TRANSPORT_EFA, POD_ROUTING_SRD, 0},
+     "AWS EFA on p5.48xlarge: 32 x 100 Gb/s EFA interfaces per 8 H100 (4 per "
+     "GPU); 97.1% of 3,200 Gb/s reached with RDMA writes (Perplexity, 'High-"
+     "Performance GPU Memory Transfer on AWS', 2025); SRD multipath, no "
+     "in-network reduction; per-message overhead: no public figure found, "
+     "NCCL's default post overhead used"},
+};
+#define NFABRICS ((int)(sizeof FABRICS / sizeof FABRICS[0]))
+
+int pod_hw_fabric_apply(const char *name, pod_system *s) {
+  if (name == NULL || s == NULL) return POD_ENOENT;
+  for (int i = 0; i < NFABRICS; i++) {
+    const pod_fabric *f = &FABRICS[i].fab;
+    if (strcmp(f->name, name) != 0) continue;
+    s->nics_per_gpu = f->nics_per_gpu;
+    s->nic_gbps = f->nic_gbps;
+    s->out_eff = f->out_eff;
+    s->out_latency_us = f->out_latency_us;
+    s->out_half_MB = f->out_half_MB;
+    s->msg_overhead_us = f->msg_overhead_us;
+    s->transport = f->transport;
+    s->routing = f->routing;
+    s->sharp = f->sharp;
+    return POD_OK;
+  }
+  return POD_ENOENT;
+}
+
+const pod_fabric *pod_hw_fabric_at(int i, const char **source) {
+  if (i < 0 || i >= NFABRICS) return NULL;
+  if (source != NULL) *source = FABRICS[i].source;
+  return &FABRICS[i].fab;
+}
+
+static const char *const TRANSPORT_NAMES[POD_TRANSPORT_N] = {"ib", "roce",
+                                                             "efa"};
+static const char *const ROUTING_NAMES[POD_ROUTING_N] = {
+    "static_ecmp", "adaptive", "spray", "srd"};
+
+const char *pod_hw_transport_name(int t) {
+  return t >= 0 && t < POD_TRANSPORT_N ? TRANSPORT_NAMES[t] : NULL;
+}
+
+const char *pod_hw_routing_name(int r) {
+  return r >= 0 && r < POD_ROUTING_N ? ROUTING_NAMES[r] : NULL;
+}
 
 /* ---- lookups ----------------------------------------------------------- */
 
@@ -375,12 +522,18 @@ static int system_ok(const pod_system *s) {
          in_range(s->oversub, 1.0, INFINITY, 0) &
          in_range(s->usd_per_gpu_hour, 0.0, INFINITY, 0) &
          in_range(s->up_eff, 0.0, 1.0, 1) &
-         in_range(s->up_half_MB, 0.0, INFINITY, 0) &
+         in_range(s->up_fill_KiB, 0.0, INFINITY, 0) &
          in_range(s->out_eff, 0.0, 1.0, 1) &
          in_range(s->out_half_MB, 0.0, INFINITY, 0) &
          in_range(s->nvls_eff, 0.0, 2.0, s->nvls) &
          in_range(s->nvls_latency_us, 0.0, INFINITY, 0) &
-         in_range(s->out_collision, 0.0, 1.0, 0) & name_ok(s->name) &
+         (s->up_channels >= 1) & (s->net_channels >= 1) &
+         in_range(s->net_channel_GBps, 0.0, INFINITY, 1) &
+         ((unsigned)s->transport < POD_TRANSPORT_N) &
+         ((unsigned)s->routing < POD_ROUTING_N) &
+         ((s->sharp == 0) | (s->sharp == 1)) &
+         in_range(s->msg_overhead_us, 0.0, INFINITY, 0) &
+         (s->leaf_gpus >= 1) & name_ok(s->name) &
          name_ok(s->gpu.name);
 }
 
@@ -405,7 +558,7 @@ int pod_hw_system_check(const pod_system *s, pod_err *err) {
   CHECK(s->oversub, 1.0, INFINITY, 0, "", "oversub");
   CHECK(s->usd_per_gpu_hour, 0.0, INFINITY, 0, "", "usd_per_gpu_hour");
   CHECK(s->up_eff, 0.0, 1.0, 1, "", "up_eff");
-  CHECK(s->up_half_MB, 0.0, INFINITY, 0, "", "up_half_MB");
+  CHECK(s->up_fill_KiB, 0.0, INFINITY, 0, "", "up_fill_KiB");
   CHECK(s->out_eff, 0.0, 1.0, 1, "", "out_eff");
   CHECK(s->out_half_MB, 0.0, INFINITY, 0, "", "out_half_MB");
   /* NVLS busbw may exceed the link rate (in-switch reduction halves the
@@ -415,6 +568,25 @@ int pod_hw_system_check(const pod_system *s, pod_err *err) {
   else
     CHECK(s->nvls_eff, 0.0, 2.0, 0, "", "nvls_eff");
   CHECK(s->nvls_latency_us, 0.0, INFINITY, 0, "", "nvls_latency_us");
-  CHECK(s->out_collision, 0.0, 1.0, 0, "", "out_collision");
+  if (s->up_channels < 1)
+    return pod_err_set(err, POD_EINVAL, "up_channels", "must be >= 1, got %d",
+                       s->up_channels);
+  if (s->net_channels < 1)
+    return pod_err_set(err, POD_EINVAL, "net_channels",
+                       "must be >= 1, got %d", s->net_channels);
+  CHECK(s->net_channel_GBps, 0.0, INFINITY, 1, "", "net_channel_GBps");
+  if ((unsigned)s->transport >= POD_TRANSPORT_N)
+    return pod_err_set(err, POD_EINVAL, "transport", "unknown transport %d",
+                       s->transport);
+  if ((unsigned)s->routing >= POD_ROUTING_N)
+    return pod_err_set(err, POD_EINVAL, "routing", "unknown routing %d",
+                       s->routing);
+  if (s->sharp != 0 && s->sharp != 1)
+    return pod_err_set(err, POD_EINVAL, "sharp", "must be 0 or 1, got %d",
+                       s->sharp);
+  CHECK(s->msg_overhead_us, 0.0, INFINITY, 0, "", "msg_overhead_us");
+  if (s->leaf_gpus < 1)
+    return pod_err_set(err, POD_EINVAL, "leaf_gpus", "must be >= 1, got %d",
+                       s->leaf_gpus);
   return POD_OK;
 }

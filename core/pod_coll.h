@@ -9,22 +9,30 @@
 ** domain (0 means packed: min(ranks, domain_gpus)).
 ** pod_coll_eval is pure, reentrant, allocation-free and thread-safe.
 **
-** The model (details and sources in coll.c): alpha-beta per algorithm with
-** the size-dependent efficiency eta(S) = eff S / (S + half) of each fabric
-** (pod_system), timed with NCCL's LL and Simple protocols, the faster
-** winning; the scale-up and scale-out fabrics overlap (max of both).
+** The model (details and sources in coll.c): collectives as NCCL runs
+** them.  Alpha-beta per algorithm with pipeline fills set by NCCL's
+** chunking, timed with NCCL's LL and Simple protocols, the faster
+** winning; a ring or tree crosses the network on NCCL's channels
+** (sys->net_channels per domain), not on every NIC of the domain.
 ** Algorithms by op (others give POD_ENOTSUP):
-**   all_reduce       ring, tree, nvls (needs sys->nvls and 2+ ranks per
-**                    domain), hierarchical (needs 2+ domains)
+**   all_reduce       ring, tree; nvls (sys->nvls, one domain, 2+ ranks);
+**                    nvls_tree (sys->nvls, 2+ domains, 2+ ranks per
+**                    domain); collnet (sys->sharp, 2+ domains);
+**                    hierarchical (2+ domains; podsim's own, never auto)
 **   all_gather,
-**   reduce_scatter   ring, hierarchical (2+ domains); no nvls: a multicast
-**                    all-gather moves the same bytes per link as the ring
-**   all_to_all       direct (a latency step per round of 8 peers; across
-**                    domains the NIC rate falls with the number of peer
-**                    domains, scaled by sys->out_collision)
+**   reduce_scatter   ring, hierarchical (2+ domains); across nodes NCCL
+**                    runs these as rings unless its CollNet plugin
+**                    gathers, and inside one node NVLS moves the same
+**                    bytes per link as the ring
+**   all_to_all       direct (a latency step and one p2p chunk of fill per
+**                    round of 8 peers; across 3+ domains under static
+**                    ECMP routing the NIC rate falls with the number of
+**                    peer domains)
 **   broadcast        ring
 **   send_recv        direct (ranks must be 2; scale-up link when both
 **                    share a domain, else one GPU's NICs)
+** auto tries NCCL's set for the op (all_reduce: ring, tree, nvls,
+** nvls_tree, collnet) and returns the fastest valid one.
 ** One rank moves nothing: time 0, algbw and busbw 0.  Zero bytes cost the
 ** latency alone (algbw 0).
 */
@@ -51,7 +59,13 @@ typedef enum pod_coll_algo {
   POD_ALGO_TREE,
   POD_ALGO_NVLS,         /* in-switch reduction; needs sys->nvls */
   POD_ALGO_DIRECT,       /* point-to-point to every peer (all-to-all) */
-  POD_ALGO_HIERARCHICAL, /* intra-domain then inter-domain phases */
+  POD_ALGO_HIERARCHICAL, /* podsim's own: intra-domain reduce-scatter, a
+                         ** ring across domains, intra-domain all-gather;
+                         ** never chosen by auto (NCCL has no such) */
+  POD_ALGO_NVLS_TREE,    /* NCCL NVLSTree: NVLS in each domain, a tree
+                         ** across domains; needs sys->nvls, 2+ domains */
+  POD_ALGO_COLLNET,      /* NCCL CollNet: in-network reduction (SHARP);
+                         ** needs sys->sharp, 2+ domains */
   POD_ALGO_N
 } pod_coll_algo;
 

@@ -25,6 +25,26 @@ typedef struct pod_gpu {
   double power_w;      /* board power */
 } pod_gpu;
 
+/* Scale-out transport (pod_system.transport). */
+typedef enum pod_transport {
+  POD_TRANSPORT_IB,   /* InfiniBand verbs (NDR, XDR) */
+  POD_TRANSPORT_ROCE, /* RDMA over Converged Ethernet (Spectrum-X) */
+  POD_TRANSPORT_EFA,  /* AWS Elastic Fabric Adapter (SRD over libfabric) */
+  POD_TRANSPORT_N
+} pod_transport;
+
+/* How the scale-out fabric picks a path for a flow (pod_system.routing).
+** Only static ECMP hashing lets the concurrent flows of an all-to-all
+** collide on a shared uplink; adaptive routing, per-packet spraying and
+** SRD's multipath spread them (coll.c). */
+typedef enum pod_routing {
+  POD_ROUTING_STATIC_ECMP, /* one hashed path per flow (IB default SM) */
+  POD_ROUTING_ADAPTIVE,    /* per-packet adaptive routing (IB AR) */
+  POD_ROUTING_SPRAY,       /* packet spraying (Spectrum-X RoCE) */
+  POD_ROUTING_SRD,         /* EFA SRD: many paths per flow */
+  POD_ROUTING_N
+} pod_routing;
+
 typedef struct pod_system {
   char name[POD_NAME_MAX];
   pod_gpu gpu;
@@ -35,27 +55,62 @@ typedef struct pod_system {
   double nics_per_gpu;    /* scale-out NICs per GPU */
   double nic_gbps;        /* line rate of one NIC */
   double out_latency_us;  /* per-hop latency on the scale-out fabric */
-  double oversub;         /* scale-out oversubscription, >= 1 */
+  double oversub;         /* oversubscription of the tier above a leaf
+                          ** (>= 1): applies only to traffic that leaves
+                          ** the leaf group of leaf_gpus GPUs */
   double usd_per_gpu_hour;/* rental price, 0 when unknown */
   /* Achievable efficiency per fabric generation: the fraction of line
-  ** rate reached at message size S is eff * S / (S + half_MB * 2^20). */
+  ** rate reached at message size S is eff * S / (S + half), with the
+  ** scale-up half = ring length x up_channels x up_fill_KiB (coll.c) and
+  ** the scale-out half out_half_MB * 2^20. */
   double up_eff;
-  double up_half_MB;
+  double up_fill_KiB;     /* bytes per rank and channel in flight before a
+                          ** scale-up pipeline streams, KiB */
   double out_eff;
   double out_half_MB;
   double nvls_eff;        /* NVLS all-reduce busbw over up_GBps, large S */
-  /* Added with the collective kernels (coll.c): */
   double nvls_latency_us; /* fixed cost of one NVLS all-reduce (multicast
                           ** set-up, in-switch reduction round trip) */
-  double out_collision;   /* share of many-peer scale-out traffic exposed to
-                          ** random path collisions (ECMP hashing, static
-                          ** routing, incast): 1 static routing, 0 perfect
-                          ** adaptive routing; see pod_coll.h */
+  /* NCCL channels and the scale-out fabric (coll.c, sources in hw.c): */
+  int up_channels;        /* channels of one collective on the scale-up
+                          ** fabric (NCCL's NVLS channel count) */
+  int net_channels;       /* channels of one ring/tree collective that
+                          ** cross the network per domain: one NIC each,
+                          ** so a domain drives min(GPUs x nics_per_gpu,
+                          ** net_channels) NICs */
+  double net_channel_GBps;/* most one channel moves over the network, GB/s
+                          ** per direction */
+  int transport;          /* pod_transport */
+  int routing;            /* pod_routing */
+  int sharp;              /* 1 when the fabric reduces in-network (SHARP:
+                          ** NCCL's CollNet algorithm) */
+  double msg_overhead_us; /* per message posted to the NIC (p2p peers) */
+  int leaf_gpus;          /* GPUs whose NICs share one leaf group (a
+                          ** rail-optimized scalable unit); traffic among
+                          ** them never crosses the oversubscribed tier */
 } pod_system;
+
+/* A scale-out fabric preset: the fields of pod_system it sets. */
+typedef struct pod_fabric {
+  char name[POD_NAME_MAX];
+  double nics_per_gpu, nic_gbps, out_eff, out_latency_us, out_half_MB;
+  double msg_overhead_us;
+  int transport, routing, sharp;
+} pod_fabric;
 
 /* Copy the preset named `name` into *out.  POD_ENOENT when unknown. */
 int pod_hw_gpu_preset(const char *name, pod_gpu *out);
 int pod_hw_system_preset(const char *name, pod_system *out);
+
+/* Set the scale-out fields of *s from the fabric preset `name`
+** ("ib_ndr", "ib_ndr_sharp", "ib_xdr", "ib_xdr_sharp", "spectrum_x",
+** "efa"); POD_ENOENT when unknown (s untouched). */
+int pod_hw_fabric_apply(const char *name, pod_system *s);
+const pod_fabric *pod_hw_fabric_at(int i, const char **source);
+
+/* Names of the enums ("ib", "static_ecmp", ...); NULL when out of range. */
+const char *pod_hw_transport_name(int t);
+const char *pod_hw_routing_name(int r);
 
 /* Iterate presets in table order: i from 0 while the result is not NULL.
 ** `source` (may be NULL) receives the public source text of the preset. */

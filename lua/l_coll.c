@@ -14,8 +14,9 @@
 /* In the order of pod_coll_op and pod_coll_algo. */
 static const char *const op_names[] = {"all_reduce", "all_gather", "reduce_scatter",
                                        "all_to_all", "broadcast", "send_recv", NULL};
-static const char *const algo_names[] = {"auto", "ring", "tree", "nvls",
-                                         "direct", "hierarchical", NULL};
+static const char *const algo_names[] = {"auto",   "ring",         "tree",      "nvls",
+                                         "direct", "hierarchical", "nvls_tree", "collnet",
+                                         NULL};
 
 #define ARG(f) (offsetof(pod_coll_cfg, args) + offsetof(pod_coll_args, f))
 static const lpod_field cfg_fields[] = {

@@ -6,6 +6,7 @@
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "l_hw.h"
 #include "lpod.h"
@@ -39,6 +40,11 @@ LPOD_PRESET_ITER(sys, pod_system, pod_hw_system_at)
 
 #define SF(name, type, min, max, open, unit) \
   {#name, type, offsetof(pod_system, name), 0, min, max, open, unit, NULL, NULL}
+#define SE(name, names, unit) \
+  {#name, LPOD_ENUM, offsetof(pod_system, name), 0, 0, 0, 0, unit, names, NULL}
+/* In the order of pod_transport and pod_routing. */
+static const char *const transport_names[] = {"ib", "roce", "efa", NULL};
+static const char *const routing_names[] = {"static_ecmp", "adaptive", "spray", "srd", NULL};
 static const lpod_field system_fields[] = {
     {"name", LPOD_STRING, offsetof(pod_system, name), POD_NAME_MAX, 0, 0, 0, "", NULL, NULL},
     {"gpu", LPOD_STRUCT, offsetof(pod_system, gpu), 0, 0, 0, 0, "", NULL, &lpod_gpu_type},
@@ -49,31 +55,129 @@ static const lpod_field system_fields[] = {
     SF(nics_per_gpu, LPOD_DOUBLE, 0, 64, 1, "NICs per GPU"),
     SF(nic_gbps, LPOD_DOUBLE, 0, 1e5, 1, "Gb/s per NIC"),
     SF(out_latency_us, LPOD_DOUBLE, 0, 1e6, 0, "us"),
-    SF(oversub, LPOD_DOUBLE, 1, 1e3, 0, "ratio"),
+    SF(oversub, LPOD_DOUBLE, 1, 1e3, 0, "ratio above the leaf group"),
     SF(usd_per_gpu_hour, LPOD_DOUBLE, 0, 1e6, 0, "USD per GPU-hour"),
     SF(up_eff, LPOD_DOUBLE, 0, 1, 1, "fraction of line rate"),
-    SF(up_half_MB, LPOD_DOUBLE, 0, 1e9, 0, "MiB"),
+    SF(up_fill_KiB, LPOD_DOUBLE, 0, 1e9, 0, "KiB per rank and channel"),
     SF(out_eff, LPOD_DOUBLE, 0, 1, 1, "fraction of line rate"),
     SF(out_half_MB, LPOD_DOUBLE, 0, 1e9, 0, "MiB"),
     SF(nvls_eff, LPOD_DOUBLE, 0, 2, 0, "NVLS busbw over up_GBps (0: no NVLS)"),
     SF(nvls_latency_us, LPOD_DOUBLE, 0, 1e6, 0, "us"),
-    SF(out_collision, LPOD_DOUBLE, 0, 1, 0, "share of traffic hit by path collisions"),
+    SF(up_channels, LPOD_INT, 1, 1024, 0, "NCCL channels on the scale-up fabric"),
+    SF(net_channels, LPOD_INT, 1, 1024, 0, "NCCL network channels per domain"),
+    SF(net_channel_GBps, LPOD_DOUBLE, 0, 1e5, 1, "GB/s per channel per direction"),
+    SE(transport, transport_names, "scale-out transport"),
+    SE(routing, routing_names, "scale-out path selection"),
+    SF(sharp, LPOD_BOOL, 0, 1, 0, "in-network reduction (CollNet)"),
+    SF(msg_overhead_us, LPOD_DOUBLE, 0, 1e6, 0, "us per message posted"),
+    SF(leaf_gpus, LPOD_INT, 1, 1 << 24, 0, "GPUs per leaf group"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_system_type = {
     "podsim.system", "system", "podsim.system", "systems", sizeof(pod_system),
     system_fields, sys_check, sys_preset, sys_name, sys_source};
 
-/* podsim.gpu{base=, ...} and podsim.system{base=, ...} */
+/* Names of the fabric presets, for suggestions (NULL-terminated). */
+static const char *const *fabric_names(void) {
+  static const char *names[16];
+  if (names[0] == NULL) {
+    int i = 0;
+    for (const pod_fabric *f; i < 15 && (f = pod_hw_fabric_at(i, NULL)) != NULL; i++)
+      names[i] = f->name;
+  }
+  return names;
+}
+
+/* podsim.system{base=, fabric=, ...}: the base system with the fabric
+** preset's scale-out fields, then the other fields.  Rebuilds the table
+** with base = that system and no fabric key.  [-0, +1, e] */
+static void system_with_fabric(lua_State *L, int tbl, pod_system *out) {
+  static const char ctx[] = "podsim.system";
+  tbl = lua_absindex(L, tbl);
+  if (lua_getfield(L, tbl, "fabric") != LUA_TSTRING) /* stack: fabric */
+    lpod_error(L, ctx, "fabric", "expected a fabric name (podsim.fabrics), got %s",
+               luaL_typename(L, -1));
+  const char *fname = lua_tostring(L, -1);
+  if (lua_getfield(L, tbl, "base") == LUA_TNIL) /* stack: fabric, base */
+    lpod_error(L, ctx, "fabric", "needs base= (a system preset or spec)");
+  pod_system base;
+  lua_createtable(L, 0, 1); /* stack: fabric, base, {base=} */
+  lua_insert(L, -2);
+  lua_setfield(L, -2, "base");
+  lpod_build(L, -1, &lpod_system_type, &base, NULL);
+  lua_pop(L, 1); /* stack: fabric */
+  if (pod_hw_fabric_apply(fname, &base) != POD_OK) {
+    const char *near = lpod_nearest(fname, fabric_names());
+    lpod_error(L, ctx, "fabric", "unknown fabric '%s'%s%s%s", fname,
+               near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+  }
+  lua_pop(L, 1);
+  lua_newtable(L); /* stack: copy */
+  lua_pushnil(L);
+  while (lua_next(L, tbl) != 0) { /* stack: copy, key, value */
+    if (lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "fabric") == 0) {
+      lua_pop(L, 1);
+      continue;
+    }
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, -4);
+  }
+  lpod_push(L, &lpod_system_type, &base); /* stack: copy, base */
+  lua_setfield(L, -2, "base");
+  lpod_build(L, -1, &lpod_system_type, out, NULL);
+  lua_pop(L, 1);
+}
+
+/* podsim.gpu{base=, ...} and podsim.system{base=, fabric=, ...} */
 static int l_new(lua_State *L) {
   const lpod_type *t = lua_touserdata(L, lua_upvalueindex(1));
   char buf[sizeof(pod_system) > sizeof(pod_gpu) ? sizeof(pod_system) : sizeof(pod_gpu)];
   if (!lua_istable(L, 1))
     return lpod_error(L, t->ctor, NULL, "expected a table of fields, got %s",
                       luaL_typename(L, 1));
-  lpod_build(L, 1, t, buf, NULL);
+  int has_fabric = 0;
+  if (t == &lpod_system_type) {
+    has_fabric = lua_getfield(L, 1, "fabric") != LUA_TNIL;
+    lua_pop(L, 1);
+  }
+  if (has_fabric)
+    system_with_fabric(L, 1, (pod_system *)(void *)buf);
+  else
+    lpod_build(L, 1, t, buf, NULL);
   lpod_push(L, t, buf);
   return 1;
+}
+
+/* podsim.fabrics: name -> {field = value, ..., source = text}. [-0, +1, m] */
+static void push_fabrics(lua_State *L) {
+  lua_newtable(L);
+  const char *src;
+  const pod_fabric *f;
+  for (int i = 0; (f = pod_hw_fabric_at(i, &src)) != NULL; i++) {
+    lua_createtable(L, 0, 10);
+    lua_pushnumber(L, f->nics_per_gpu);
+    lua_setfield(L, -2, "nics_per_gpu");
+    lua_pushnumber(L, f->nic_gbps);
+    lua_setfield(L, -2, "nic_gbps");
+    lua_pushnumber(L, f->out_eff);
+    lua_setfield(L, -2, "out_eff");
+    lua_pushnumber(L, f->out_latency_us);
+    lua_setfield(L, -2, "out_latency_us");
+    lua_pushnumber(L, f->out_half_MB);
+    lua_setfield(L, -2, "out_half_MB");
+    lua_pushnumber(L, f->msg_overhead_us);
+    lua_setfield(L, -2, "msg_overhead_us");
+    lua_pushstring(L, pod_hw_transport_name(f->transport));
+    lua_setfield(L, -2, "transport");
+    lua_pushstring(L, pod_hw_routing_name(f->routing));
+    lua_setfield(L, -2, "routing");
+    lua_pushboolean(L, f->sharp);
+    lua_setfield(L, -2, "sharp");
+    lua_pushstring(L, src);
+    lua_setfield(L, -2, "source");
+    lua_setfield(L, -2, f->name);
+  }
 }
 
 void lpod_open_hw(lua_State *L) {
@@ -86,4 +190,6 @@ void lpod_open_hw(lua_State *L) {
   lua_pushlightuserdata(L, (void *)&lpod_system_type);
   lua_pushcclosure(L, l_new, 1);
   lua_setfield(L, podsim, "system");
+  push_fabrics(L);
+  lua_setfield(L, podsim, "fabrics");
 }

@@ -1,7 +1,7 @@
 -- alltoall_uncertainty.lua: how sure can we be of the NVL72 all-to-all
 -- advantage?  The 64-GPU all-to-all ratio of alltoall_64gpu.lua (GB200
 -- NVL72 against HGX H100 on InfiniBand) as a distribution over achieved
--- efficiencies, latencies, path collisions and message sizes, for
+-- efficiencies, latencies, scale-out routing and message sizes, for
 -- communicators of 16, 64 and 256 ranks.
 --
 --   podsim run scenarios/alltoall_uncertainty.lua [--samples N] [--threads N]
@@ -24,8 +24,9 @@ local s = podsim.study{
     -- per-hop latencies, us
     nvlink_lat_us = podsim.dist.lognormal{median = nvl.up_latency_us, p90 = 2 * nvl.up_latency_us},
     ib_lat_us = podsim.dist.lognormal{median = hgx.out_latency_us, p90 = 2 * hgx.out_latency_us},
-    -- share of many-peer traffic hit by path collisions (1 static ECMP, 0 perfect adaptive routing)
-    collision = podsim.dist.uniform{0.3, 1.0},
+    -- scale-out routing of the H100 fabric: static ECMP (InfiniBand's default, path
+    -- collisions) or adaptive routing (none); NVL72's all-to-all here stays in NVLink
+    routing = podsim.dist.choice{"static_ecmp", "adaptive"},
     -- all-to-all buffer per rank, bytes: MoE dispatch sizes span this range
     bytes = podsim.dist.loguniform{1 << 20, 1 << 32},
   },
@@ -33,12 +34,12 @@ local s = podsim.study{
   eval = function(p)
     local a = podsim.collective(
       podsim.system{base = nvl, up_eff = p.nvlink_eff, up_latency_us = p.nvlink_lat_us,
-                    out_eff = p.nic_eff, out_latency_us = p.ib_lat_us, out_collision = p.collision},
+                    out_eff = p.nic_eff, out_latency_us = p.ib_lat_us, routing = p.routing},
       -- 64 of 72 GPUs per rack carry the job (8 spares), as deployed
       "all_to_all", {ranks = p.ranks, bytes = p.bytes, ranks_per_domain = math.min(p.ranks, 64)})
     local b = podsim.collective(
       podsim.system{base = hgx, out_eff = p.nic_eff, out_latency_us = p.ib_lat_us,
-                    out_collision = p.collision},
+                    routing = p.routing},
       "all_to_all", {ranks = p.ranks, bytes = p.bytes})
     return {ratio = b.time_s / a.time_s, t_nvl72_us = a.time_s * 1e6, t_h100_us = b.time_s * 1e6}
   end,

@@ -47,6 +47,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       FZ_FAIL("pod_coll_eval: POD_OK with time_s=%g algbw=%g busbw=%g", r.time_s,
               r.algbw_GBps, r.busbw_GBps);
     if ((int)r.algo < 0 || r.algo >= POD_ALGO_N) FZ_FAIL("result algo %d", (int)r.algo);
+    /* auto runs NCCL's set only: never hierarchical, NVLS inside one
+    ** domain, NVLS-tree across, CollNet only with SHARP */
+    int rpd = c.args.ranks_per_domain;
+    if (rpd == 0) rpd = c.args.ranks < c.system.domain_gpus ? c.args.ranks : c.system.domain_gpus;
+    int one_domain = rpd == c.args.ranks;
+    if (c.args.algo == POD_ALGO_AUTO) {
+      if (r.algo == POD_ALGO_HIERARCHICAL) FZ_FAIL("auto picked hierarchical");
+      if (r.algo == POD_ALGO_NVLS && !one_domain) FZ_FAIL("auto picked nvls across domains");
+      if (r.algo == POD_ALGO_NVLS_TREE && one_domain) FZ_FAIL("auto picked nvls_tree in one domain");
+      if (r.algo == POD_ALGO_COLLNET && (!c.system.sharp || one_domain))
+        FZ_FAIL("auto picked collnet without SHARP or in one domain");
+    }
   } else if (e.msg[0] == '\0') {
     FZ_FAIL("pod_coll_eval: status %d without a message", rc);
   }

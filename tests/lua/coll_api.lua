@@ -19,13 +19,27 @@ assert(r.algo == "ring")
 local ag = podsim.collective(h100, "all_gather", {ranks = 8, bytes = GiB})
 assert(math.abs(ag.busbw_GBps - ag.algbw_GBps * 7 / 8) < 1e-9 * ag.busbw_GBps)
 
--- auto reports the algorithm it picked and is never slower than any other.
+-- auto reports the algorithm it picked and is never slower than any other
+-- of NCCL's set; podsim's hierarchical runs only when named.
 local auto = podsim.collective(h100, "all_reduce", {ranks = 64, bytes = GiB})
-for _, algo in ipairs({"ring", "tree", "nvls", "hierarchical"}) do
+for _, algo in ipairs({"ring", "tree", "nvls_tree"}) do
   local x = podsim.collective(h100, "all_reduce", {ranks = 64, bytes = GiB, algo = algo})
   assert(auto.time_s <= x.time_s, algo)
 end
-assert(auto.algo ~= "auto")
+assert(auto.algo ~= "auto" and auto.algo ~= "hierarchical" and auto.algo ~= "nvls")
+assert(podsim.collective(h100, "all_reduce", {ranks = 64, bytes = GiB, algo = "hierarchical"}).algo
+  == "hierarchical")
+-- NVLS inside one domain, NVLS-tree across; CollNet only with SHARP.
+assert(podsim.collective(h100, "all_reduce", {ranks = 8, bytes = GiB}).algo == "nvls")
+expect_error("algo: nvls cannot run all_reduce on hgx_h100 with 64 ranks", podsim.collective,
+  h100, "all_reduce", {ranks = 64, bytes = GiB, algo = "nvls"})
+expect_error("algo: collnet cannot run all_reduce on hgx_h100", podsim.collective,
+  h100, "all_reduce", {ranks = 64, bytes = GiB, algo = "collnet"})
+local sharp = podsim.system{base = "hgx_h100", fabric = "ib_ndr_sharp"}
+assert(sharp.sharp == true)
+local cn = podsim.collective(sharp, "all_reduce", {ranks = 512, bytes = 16 * GiB, algo = "collnet"})
+local nt = podsim.collective(sharp, "all_reduce", {ranks = 512, bytes = 16 * GiB, algo = "nvls_tree"})
+assert(cn.time_s < nt.time_s)
 
 -- Placement: 64 ranks packed on NVL72 are one domain; spread 8 per domain
 -- they cross the NICs and slow down.
@@ -43,7 +57,7 @@ end
 
 -- Fabric parameters are plain fields: adaptive routing (no collisions)
 -- speeds up a many-node all-to-all, faster NICs too.
-local ar = podsim.system{base = "hgx_h100", out_collision = 0}
+local ar = podsim.system{base = "hgx_h100", routing = "adaptive"}
 local a2a = podsim.collective(h100, "all_to_all", {ranks = 64, bytes = GiB})
 assert(podsim.collective(ar, "all_to_all", {ranks = 64, bytes = GiB}).time_s < 0.8 * a2a.time_s)
 local fast = podsim.system{base = "hgx_h100", nic_gbps = 800}
@@ -65,7 +79,10 @@ expect_error("algo: direct cannot run all_reduce", podsim.collective, h100, "all
   {ranks = 8, bytes = 1, algo = "direct"})
 expect_error("op: unknown collective 'alltoall'", podsim.collective, h100, "alltoall",
   {ranks = 8, bytes = 1})
-expect_error("out_collision:", podsim.system, {base = "hgx_h100", out_collision = 2})
+expect_error("out_collision: unknown field", podsim.system, {base = "hgx_h100", out_collision = 0})
+expect_error("routing: unknown value 'ecmp'", podsim.system, {base = "hgx_h100", routing = "ecmp"})
+expect_error("net_channels:", podsim.system, {base = "hgx_h100", net_channels = 0})
+expect_error("leaf_gpus:", podsim.system, {base = "hgx_h100", leaf_gpus = 0})
 expect_error("up_eff:", podsim.system, {base = "hgx_h100", up_eff = 0})
 
 -- Presets carry their public source.

@@ -77,3 +77,33 @@ T.error("podsim.collective: opts: expected a table", podsim.collective, nvl, "al
 T.error("podsim.collective: system: required argument is missing", podsim.collective, nil, "all_reduce", {ranks = 8, bytes = 1})
 T.error("podsim.collective: ", podsim.collective, podsim.systems.dgx_a100, "all_reduce", {ranks = 8, bytes = 1, algo = "nvls"})
 T.done("hw_coll_api")
+
+-- fabric presets: podsim.fabrics lists them with their sources;
+-- podsim.system{base=, fabric=} takes the scale-out fields of the fabric,
+-- then the table's own fields
+for _, name in ipairs{"ib_ndr", "ib_ndr_sharp", "ib_xdr", "ib_xdr_sharp", "spectrum_x", "efa"} do
+  local f = podsim.fabrics[name]
+  T.truthy(f and #f.source > 20, name)
+  local s = podsim.system{base = "hgx_h100", fabric = name}
+  T.eq(s.nic_gbps, f.nic_gbps, name .. " nic_gbps")
+  T.eq(s.routing, f.routing, name .. " routing")
+  T.eq(s.transport, f.transport, name .. " transport")
+  T.eq(s.sharp, f.sharp, name .. " sharp")
+  T.eq(s.up_GBps, 450, name .. " keeps the scale-up side")
+end
+T.eq(podsim.systems.hgx_h100.routing, "static_ecmp", "IB default routing")
+T.eq(podsim.systems.hgx_h100.sharp, false, "SHARP off by default")
+T.eq(podsim.systems.gb200_nvl72.net_channels, 16, "NVL72 network channels")
+local sx = podsim.system{base = "gb200_nvl72", fabric = "spectrum_x", nic_gbps = 800}
+T.eq(sx.nic_gbps, 800, "fields after the fabric win")
+T.eq(sx.transport, "roce", "spectrum_x is RoCE")
+T.error("podsim.system: fabric: unknown fabric 'ib_ndr_sharpp' %(did you mean 'ib_ndr_sharp'%?%)",
+  podsim.system, {base = "hgx_h100", fabric = "ib_ndr_sharpp"})
+T.error("podsim.system: fabric: needs base=", podsim.system, {fabric = "ib_ndr"})
+T.error("podsim.system: fabric: expected a fabric name", podsim.system, {base = "hgx_h100", fabric = 3})
+T.error("podsim.system: routing: unknown value", podsim.system, {base = "hgx_h100", routing = "ecmp"})
+T.error("podsim.system: transport: unknown value", podsim.system, {base = "hgx_h100", transport = "tcp"})
+T.error("podsim.system: net_channel_GBps: must be in", podsim.system, {base = "hgx_h100", net_channel_GBps = 0})
+T.error("podsim.system: up_channels: must be", podsim.system, {base = "hgx_h100", up_channels = 0})
+T.error("podsim.system: sharp: expected a boolean", podsim.system, {base = "hgx_h100", sharp = 1})
+T.error("podsim.system: oversub: must be in", podsim.system, {base = "hgx_h100", fabric = "efa", oversub = 0.5})

@@ -54,14 +54,32 @@ static void assert_close(double got, double want, double rel) {
 #define LL_RATIO 0.18
 #define LL_SHARE 0.38
 
-/* t = min(Simple, LL) with steps latency steps and k x S bytes per GPU. */
+/* The scale-up pipeline fill of `rows` chunk rows (coll.c), bytes. */
+static double up_half(const pod_system *s, double rows) {
+  return rows * s->up_channels * s->up_fill_KiB * 1024.0;
+}
+
+/* t = min(Simple, LL) with steps latency steps, k x S bytes per GPU and a
+** pipeline of `rows` chunk rows. */
 static double closed_form(const pod_system *s, double steps, double k,
-                          double S) {
+                          double rows, double S) {
   double B = s->up_GBps * 1e9 * s->up_eff;
   double a = s->up_latency_us * 1e-6;
-  double simple = BASE_SIMPLE + steps * a +
-                  (S > 0 ? k * (S + s->up_half_MB * MIB) / B : 0.0);
+  double simple =
+      BASE_SIMPLE + steps * a + (S > 0 ? k * (S + up_half(s, rows)) / B : 0.0);
   double ll = BASE_LL + LL_RATIO * steps * a + k * S / (LL_SHARE * B);
+  return simple < ll ? simple : ll;
+}
+
+/* The same for point-to-point: the pipeline fills by one 512 KiB NVLink
+** p2p chunk (NCCL P2P_NVL_CHUNKSIZE) per round of 8 peers. */
+static double p2p_closed_form(const pod_system *s, double rounds, double k,
+                              double S) {
+  double B = s->up_GBps * 1e9 * s->up_eff;
+  double a = s->up_latency_us * 1e-6;
+  double simple = BASE_SIMPLE + rounds * a +
+                  (S > 0 && k > 0 ? (k * S + rounds * 512.0 * 1024.0) / B : 0);
+  double ll = BASE_LL + LL_RATIO * rounds * a + k * S / (LL_SHARE * B);
   return simple < ll ? simple : ll;
 }
 
@@ -81,21 +99,25 @@ static void test_closed_forms_one_domain(void **state) {
         pod_coll_result r;
         r = eval_ok(&s, POD_COLL_ALL_REDUCE, n, 0, S, POD_ALGO_RING);
         assert_close(r.time_s,
-                     closed_form(&s, 2 * (n - 1), 2 * (nn - 1) / nn, S), 1e-12);
+                     closed_form(&s, 2 * (n - 1), 2 * (nn - 1) / nn, nn, S),
+                     1e-12);
         r = eval_ok(&s, POD_COLL_ALL_GATHER, n, 0, S, POD_ALGO_RING);
-        assert_close(r.time_s, closed_form(&s, n - 1, (nn - 1) / nn, S), 1e-12);
+        assert_close(r.time_s, closed_form(&s, n - 1, (nn - 1) / nn, nn, S),
+                     1e-12);
         r = eval_ok(&s, POD_COLL_REDUCE_SCATTER, n, 0, S, POD_ALGO_RING);
-        assert_close(r.time_s, closed_form(&s, n - 1, (nn - 1) / nn, S), 1e-12);
-        /* all-to-all: one latency step per round of 8 peers in flight */
+        assert_close(r.time_s, closed_form(&s, n - 1, (nn - 1) / nn, nn, S),
+                     1e-12);
+        /* all-to-all: one latency step and one chunk of fill per round of
+        ** 8 peers in flight */
         r = eval_ok(&s, POD_COLL_ALL_TO_ALL, n, 0, S, POD_ALGO_DIRECT);
         assert_close(r.time_s,
-                     closed_form(&s, ceil((nn - 1) / 8), (nn - 1) / nn, S),
+                     p2p_closed_form(&s, ceil((nn - 1) / 8), (nn - 1) / nn, S),
                      1e-12);
         r = eval_ok(&s, POD_COLL_BROADCAST, n, 0, S, POD_ALGO_RING);
-        assert_close(r.time_s, closed_form(&s, n - 1, 1.0, S), 1e-12);
+        assert_close(r.time_s, closed_form(&s, n - 1, 1.0, nn, S), 1e-12);
         if (n == 2) {
           r = eval_ok(&s, POD_COLL_SEND_RECV, 2, 0, S, POD_ALGO_AUTO);
-          assert_close(r.time_s, closed_form(&s, 1, 1.0, S), 1e-12);
+          assert_close(r.time_s, p2p_closed_form(&s, 1, 1.0, S), 1e-12);
           assert_int_equal(r.algo, POD_ALGO_DIRECT);
         }
         /* nccl-tests conventions */
@@ -114,8 +136,7 @@ static void test_nvls_closed_form(void **state) {
     pod_coll_result r =
         eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, S, POD_ALGO_NVLS);
     double B = s.up_GBps * 1e9 * s.nvls_eff;
-    double want =
-        s.nvls_latency_us * 1e-6 + 1.75 * (S + s.up_half_MB * MIB) / B;
+    double want = s.nvls_latency_us * 1e-6 + 1.75 * (S + up_half(&s, 8)) / B;
     assert_close(r.time_s, want, 1e-12);
     assert_int_equal(r.algo, POD_ALGO_NVLS);
   }
@@ -159,9 +180,10 @@ static void test_busbw_factors_and_names(void **state) {
 
 /* ---- model properties -------------------------------------------------- */
 
-static const pod_coll_algo ALGOS[] = {POD_ALGO_AUTO,   POD_ALGO_RING,
-                                      POD_ALGO_TREE,   POD_ALGO_NVLS,
-                                      POD_ALGO_DIRECT, POD_ALGO_HIERARCHICAL};
+static const pod_coll_algo ALGOS[] = {POD_ALGO_AUTO,      POD_ALGO_RING,
+                                      POD_ALGO_TREE,      POD_ALGO_NVLS,
+                                      POD_ALGO_DIRECT,    POD_ALGO_HIERARCHICAL,
+                                      POD_ALGO_NVLS_TREE, POD_ALGO_COLLNET};
 
 /* Time never decreases with bytes, for every system, op, algorithm and
 ** placement the model accepts. */
@@ -219,7 +241,17 @@ static void test_busbw_bounds_one_domain(void **state) {
   assert_true(nv.busbw_GBps > h.up_GBps);
 }
 
-/* Across domains the ring's busbw is bound by min(up r/(r-1), r NICs). */
+/* A domain's network rate: min(r, net_channels) GPUs' NICs, at most
+** net_channel_GBps per channel (coll.c), GB/s. */
+static double dom_GBps(const pod_system *s, int r) {
+  double nic = s->nics_per_gpu * s->nic_gbps / 8.0 * s->out_eff;
+  double used = r < s->net_channels ? r : s->net_channels;
+  double cap = s->net_channels * s->net_channel_GBps;
+  return used * nic < cap ? used * nic : cap;
+}
+
+/* Across domains the ring's busbw is bound by min(up r/(r-1), the
+** domain's channel rate). */
 static void test_busbw_bounds_multi_domain(void **state) {
   (void)state;
   const char *names[] = {"hgx_h100", "hgx_b200", "gb200_nvl72", "gb300_nvl72",
@@ -234,7 +266,8 @@ static void test_busbw_bounds_multi_domain(void **state) {
         pod_coll_result res =
             eval_ok(&s, POD_COLL_ALL_REDUCE, n, r, S, POD_ALGO_RING);
         double up_bound = s.up_GBps * r / (r - 1.0);
-        double out_bound = r * nic_GBps;
+        double out_bound = dom_GBps(&s, r);
+        assert_true(out_bound <= r * nic_GBps);
         double bound = up_bound < out_bound ? up_bound : out_bound;
         assert_true(res.busbw_GBps <= bound);
         res = eval_ok(&s, POD_COLL_ALL_GATHER, n, r, S, POD_ALGO_RING);
@@ -244,27 +277,29 @@ static void test_busbw_bounds_multi_domain(void **state) {
 }
 
 /* Hierarchical is never slower than the flat ring when the scale-up link
-** is fast enough to carry the domain's share, at the size in question:
-** U(S) >= (r-1) O(S) n/(n-1), with U(S), O(S) the achievable scale-up and
-** per-GPU NIC rates at S (eta(S) with each fabric's half size for the
-** Simple protocol, the plain rates for LL, which has no fill term). */
+** carries the domain's share faster than the ring's network phase, at the
+** size in question: hierarchical moves 2(r-1)/r (S + r h) per GPU on
+** NVLink, the ring 2(n-1)/n (S + h_out) per domain on the network, so it
+** suffices that U(S) >= (r-1)/r n/(n-1) D(S), with U(S), D(S) the
+** achievable scale-up and domain network rates at S (each with its fill:
+** the hierarchical's chain of r rows, the network's out_half_MB). */
 static void test_hierarchical_not_slower(void **state) {
   (void)state;
   const pod_system *s;
   int compared = 0;
   for (int i = 0; (s = pod_hw_system_at(i, NULL)) != NULL; i++) {
     double U = s->up_GBps * s->up_eff;
-    double O = s->nics_per_gpu * s->nic_gbps / 8.0 * s->out_eff / s->oversub;
     for (int r = 2; r <= s->domain_gpus; r *= 2)
       for (int d = 2; d <= 32; d *= 2) {
         int n = r * d;
-        double need = (r - 1.0) * n / (n - 1.0);
-        if (U < need * O) continue;
+        double D = dom_GBps(s, r);
+        double need = (r - 1.0) / r * n / (n - 1.0);
+        if (U < need * D) continue;
         for (int op = 0; op < 3; op++)
           for (double S = 8; S <= 8 * GIB; S *= 4) {
-            double US = U * S / (S + s->up_half_MB * MIB);
-            double OS = O * S / (S + s->out_half_MB * MIB);
-            if (US < need * OS) continue;
+            double US = U * S / (S + up_half(s, r));
+            double DS = D * S / (S + s->out_half_MB * MIB);
+            if (US < need * DS) continue;
             pod_coll_result h =
                 eval_ok(s, (pod_coll_op)op, n, r, S, POD_ALGO_HIERARCHICAL);
             pod_coll_result ring =
@@ -301,7 +336,7 @@ static void test_alltoall_nic_bound(void **state) {
     /* Two domains, no collisions (one peer per NIC): busbw = the NIC's
     ** achievable rate x (n-1)/(n-r) up to latency and fill. */
     pod_system nocoll = s;
-    nocoll.out_collision = 0.0;
+    nocoll.routing = POD_ROUTING_ADAPTIVE;
     pod_coll_result a =
         eval_ok(&s, POD_COLL_ALL_TO_ALL, 2 * r, 0, GIB, POD_ALGO_AUTO);
     pod_coll_result b =
@@ -324,7 +359,8 @@ static void test_alltoall_nic_bound(void **state) {
   assert_true(y.time_s > 10 * x.time_s);
 }
 
-/* auto reports the fastest valid algorithm, with that algorithm's time. */
+/* auto reports the fastest valid algorithm of NCCL's set (never podsim's
+** hierarchical), with that algorithm's time. */
 static void test_auto_is_fastest(void **state) {
   (void)state;
   const pod_system *s;
@@ -339,6 +375,7 @@ static void test_auto_is_fastest(void **state) {
         assert_close(same.time_s, au.time_s, 1e-15);
         for (size_t a = 1; a < sizeof ALGOS / sizeof ALGOS[0]; a++) {
           pod_err e;
+          if (ALGOS[a] == POD_ALGO_HIERARCHICAL) continue;
           if (eval_rc(s, (pod_coll_op)op, n, 0, S, ALGOS[a], &e) != POD_OK) {
             assert_int_equal(e.code, POD_ENOTSUP);
             assert_string_equal(e.field, "algo");
@@ -427,9 +464,27 @@ static void test_errors_unsupported(void **state) {
   /* NVLS on a system without it */
   expect_err(&a100, POD_COLL_ALL_REDUCE, 8, 0, MIB, POD_ALGO_NVLS, POD_ENOTSUP,
              "algo");
-  /* NVLS needs two or more ranks in a domain */
+  /* NVLS runs inside one NVLink domain only (NCCL: across nodes only
+  ** with CollNet); NVLS-tree needs several domains and 2+ ranks in each */
   expect_err(&h100, POD_COLL_ALL_REDUCE, 16, 1, MIB, POD_ALGO_NVLS, POD_ENOTSUP,
              "algo");
+  expect_err(&h100, POD_COLL_ALL_REDUCE, 16, 8, MIB, POD_ALGO_NVLS, POD_ENOTSUP,
+             "algo");
+  expect_err(&h100, POD_COLL_ALL_REDUCE, 8, 8, MIB, POD_ALGO_NVLS_TREE,
+             POD_ENOTSUP, "algo");
+  expect_err(&h100, POD_COLL_ALL_REDUCE, 16, 1, MIB, POD_ALGO_NVLS_TREE,
+             POD_ENOTSUP, "algo");
+  expect_err(&a100, POD_COLL_ALL_REDUCE, 16, 8, MIB, POD_ALGO_NVLS_TREE,
+             POD_ENOTSUP, "algo");
+  /* CollNet needs SHARP and several domains */
+  expect_err(&h100, POD_COLL_ALL_REDUCE, 16, 8, MIB, POD_ALGO_COLLNET,
+             POD_ENOTSUP, "algo");
+  pod_system sharp = h100;
+  sharp.sharp = 1;
+  expect_err(&sharp, POD_COLL_ALL_REDUCE, 8, 8, MIB, POD_ALGO_COLLNET,
+             POD_ENOTSUP, "algo");
+  expect_err(&sharp, POD_COLL_ALL_GATHER, 16, 8, MIB, POD_ALGO_COLLNET,
+             POD_ENOTSUP, "algo");
   /* NVLS only reduces all-reduce in this model */
   expect_err(&h100, POD_COLL_ALL_GATHER, 8, 0, MIB, POD_ALGO_NVLS, POD_ENOTSUP,
              "algo");
@@ -463,12 +518,13 @@ static void test_errors_system_fields(void **state) {
       {offsetof(pod_system, out_latency_us), "out_latency_us"},
       {offsetof(pod_system, oversub), "oversub"},
       {offsetof(pod_system, up_eff), "up_eff"},
-      {offsetof(pod_system, up_half_MB), "up_half_MB"},
+      {offsetof(pod_system, up_fill_KiB), "up_fill_KiB"},
       {offsetof(pod_system, out_eff), "out_eff"},
       {offsetof(pod_system, out_half_MB), "out_half_MB"},
       {offsetof(pod_system, nvls_eff), "nvls_eff"},
       {offsetof(pod_system, nvls_latency_us), "nvls_latency_us"},
-      {offsetof(pod_system, out_collision), "out_collision"},
+      {offsetof(pod_system, net_channel_GBps), "net_channel_GBps"},
+      {offsetof(pod_system, msg_overhead_us), "msg_overhead_us"},
       {offsetof(pod_system, gpu.bf16_tflops), "gpu.bf16_tflops"},
   };
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {

@@ -28,7 +28,7 @@ static void test_gpu_presets_valid(void **state) {
   assert_int_equal(n, 8);
   assert_null(pod_hw_gpu_at(-1, NULL));
   assert_null(pod_hw_gpu_at(n, NULL));
-  const char *names[] = {"a100", "h100",  "h800", "h200",
+  const char *names[] = {"a100", "h100",  "h800",  "h200",
                          "b200", "gb200", "gb300", "b300"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     assert_int_equal(pod_hw_gpu_preset(names[i], NULL), POD_OK);
@@ -92,15 +92,17 @@ static void same_fabric(const char *a, const char *b, int up, int out) {
   assert_int_equal(pod_hw_system_preset(a, &x), POD_OK);
   assert_int_equal(pod_hw_system_preset(b, &y), POD_OK);
   if (up) {
-    assert_true(x.up_eff == y.up_eff && x.up_half_MB == y.up_half_MB);
+    assert_true(x.up_eff == y.up_eff && x.up_fill_KiB == y.up_fill_KiB);
     assert_true(x.up_latency_us == y.up_latency_us);
     assert_true(x.nvls_eff == y.nvls_eff);
     assert_true(x.nvls_latency_us == y.nvls_latency_us);
+    assert_true(x.up_channels == y.up_channels);
   }
   if (out) {
     assert_true(x.out_eff == y.out_eff && x.out_half_MB == y.out_half_MB);
     assert_true(x.out_latency_us == y.out_latency_us);
-    assert_true(x.out_collision == y.out_collision);
+    assert_true(x.routing == y.routing && x.transport == y.transport);
+    assert_true(x.sharp == y.sharp && x.msg_overhead_us == y.msg_overhead_us);
   }
 }
 
@@ -142,26 +144,39 @@ static void test_system_field_checks(void **state) {
   pod_system base;
   assert_int_equal(pod_hw_system_preset("hgx_h100", &base), POD_OK);
   const bad_double cases[] = {
-      {F(up_GBps), 0.0},          {F(up_GBps), -1.0},
-      {F(up_latency_us), -0.1},   {F(nics_per_gpu), 0.0},
-      {F(nic_gbps), -400.0},      {F(out_latency_us), -1.0},
-      {F(oversub), 0.5},          {F(usd_per_gpu_hour), -1.0},
-      {F(up_eff), 0.0},           {F(up_eff), 1.01},
-      {F(up_half_MB), -1.0},      {F(out_eff), 1.5},
-      {F(out_eff), 0.0},          {F(out_half_MB), -2.0},
-      {F(nvls_eff), 0.0},         {F(nvls_eff), 2.5},
-      {F(nvls_latency_us), -1.0}, {F(out_collision), 1.5},
-      {F(out_collision), -0.5},
+      {F(up_GBps), 0.0},
+      {F(up_GBps), -1.0},
+      {F(up_latency_us), -0.1},
+      {F(nics_per_gpu), 0.0},
+      {F(nic_gbps), -400.0},
+      {F(out_latency_us), -1.0},
+      {F(oversub), 0.5},
+      {F(usd_per_gpu_hour), -1.0},
+      {F(up_eff), 0.0},
+      {F(up_eff), 1.01},
+      {F(up_fill_KiB), -1.0},
+      {F(out_eff), 1.5},
+      {F(out_eff), 0.0},
+      {F(out_half_MB), -2.0},
+      {F(nvls_eff), 0.0},
+      {F(nvls_eff), 2.5},
+      {F(nvls_latency_us), -1.0},
+      {F(net_channel_GBps), 0.0},
+      {F(net_channel_GBps), -24.0},
+      {F(msg_overhead_us), -1.0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     expect_bad(&base, cases[i].off, cases[i].value, cases[i].field);
   /* every double field rejects NaN and infinity */
   const bad_double all[] = {
-      {F(up_GBps), 0},          {F(up_latency_us), 0},  {F(nics_per_gpu), 0},
-      {F(nic_gbps), 0},         {F(out_latency_us), 0}, {F(oversub), 0},
-      {F(usd_per_gpu_hour), 0}, {F(up_eff), 0},         {F(up_half_MB), 0},
-      {F(out_eff), 0},          {F(out_half_MB), 0},    {F(nvls_eff), 0},
-      {F(nvls_latency_us), 0},  {F(out_collision), 0},
+      {F(up_GBps), 0},          {F(up_latency_us), 0},
+      {F(nics_per_gpu), 0},     {F(nic_gbps), 0},
+      {F(out_latency_us), 0},   {F(oversub), 0},
+      {F(usd_per_gpu_hour), 0}, {F(up_eff), 0},
+      {F(up_fill_KiB), 0},      {F(out_eff), 0},
+      {F(out_half_MB), 0},      {F(nvls_eff), 0},
+      {F(nvls_latency_us), 0},  {F(net_channel_GBps), 0},
+      {F(msg_overhead_us), 0},
   };
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
     expect_bad(&base, all[i].off, NAN, all[i].field);
@@ -199,6 +214,30 @@ static void test_system_int_and_name_checks(void **state) {
   s.nvls = 2;
   assert_int_equal(pod_hw_system_check(&s, &e), POD_EINVAL);
   assert_string_equal(e.field, "nvls");
+  /* the integer and enum fields of the NCCL model and the fabric */
+  struct {
+    size_t off;
+    int v;
+    const char *field;
+  } ints[] = {
+      {offsetof(pod_system, up_channels), 0, "up_channels"},
+      {offsetof(pod_system, net_channels), 0, "net_channels"},
+      {offsetof(pod_system, net_channels), -16, "net_channels"},
+      {offsetof(pod_system, transport), POD_TRANSPORT_N, "transport"},
+      {offsetof(pod_system, transport), -1, "transport"},
+      {offsetof(pod_system, routing), POD_ROUTING_N, "routing"},
+      {offsetof(pod_system, routing), -1, "routing"},
+      {offsetof(pod_system, sharp), 2, "sharp"},
+      {offsetof(pod_system, leaf_gpus), 0, "leaf_gpus"},
+  };
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+    s = base;
+    memcpy((char *)&s + ints[i].off, &ints[i].v, sizeof(int));
+    pod_err_clear(&e);
+    assert_int_equal(pod_hw_system_check(&s, &e), POD_EINVAL);
+    assert_string_equal(e.field, ints[i].field);
+    assert_int_equal(pod_hw_system_check(&s, NULL), POD_EINVAL);
+  }
   s = base;
   memset(s.name, 'x', sizeof s.name);
   assert_int_equal(pod_hw_system_check(&s, &e), POD_EINVAL);
@@ -248,6 +287,53 @@ static void test_gpu_checks(void **state) {
   assert_int_equal(pod_hw_gpu_check(&g, NULL), POD_OK);
 }
 
+/* Fabric presets: every one applies to every system and leaves a valid
+** system; unknown names leave the system untouched. */
+static void test_fabric_presets(void **state) {
+  (void)state;
+  const pod_fabric *f;
+  const char *src;
+  int nf = 0;
+  for (int i = 0; (f = pod_hw_fabric_at(i, &src)) != NULL; i++, nf++) {
+    assert_true(strlen(src) > 20);
+    const pod_system *b;
+    for (int j = 0; (b = pod_hw_system_at(j, NULL)) != NULL; j++) {
+      pod_system s = *b;
+      assert_int_equal(pod_hw_fabric_apply(f->name, &s), POD_OK);
+      assert_int_equal(pod_hw_system_check(&s, NULL), POD_OK);
+      assert_true(s.nic_gbps == f->nic_gbps && s.routing == f->routing);
+      assert_true(s.sharp == f->sharp && s.transport == f->transport);
+      /* the scale-up side is the system's */
+      assert_true(s.up_GBps == b->up_GBps && s.domain_gpus == b->domain_gpus);
+    }
+  }
+  assert_int_equal(nf, 6);
+  assert_null(pod_hw_fabric_at(-1, NULL));
+  pod_system s, t;
+  assert_int_equal(pod_hw_system_preset("hgx_h100", &s), POD_OK);
+  t = s;
+  assert_int_equal(pod_hw_fabric_apply("ib_hdr_sharpx", &t), POD_ENOENT);
+  assert_int_equal(pod_hw_fabric_apply(NULL, &t), POD_ENOENT);
+  assert_true(memcmp(&s, &t, sizeof s) == 0);
+  /* SHARP only where the fabric reduces; static routing on plain IB */
+  assert_int_equal(s.sharp, 0);
+  assert_int_equal(s.routing, POD_ROUTING_STATIC_ECMP);
+  assert_int_equal(pod_hw_fabric_apply("ib_ndr_sharp", &t), POD_OK);
+  assert_int_equal(t.sharp, 1);
+  assert_int_equal(pod_hw_fabric_apply("spectrum_x", &t), POD_OK);
+  assert_int_equal(t.routing, POD_ROUTING_SPRAY);
+  assert_int_equal(t.transport, POD_TRANSPORT_ROCE);
+  assert_int_equal(t.sharp, 0);
+  assert_int_equal(pod_hw_fabric_apply("efa", &t), POD_OK);
+  assert_int_equal(t.routing, POD_ROUTING_SRD);
+  assert_true(t.nics_per_gpu == 4.0 && t.nic_gbps == 100.0);
+  assert_string_equal(pod_hw_transport_name(POD_TRANSPORT_EFA), "efa");
+  assert_string_equal(pod_hw_routing_name(POD_ROUTING_STATIC_ECMP),
+                      "static_ecmp");
+  assert_null(pod_hw_transport_name(POD_TRANSPORT_N));
+  assert_null(pod_hw_routing_name(-1));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gpu_presets_valid),
@@ -258,6 +344,7 @@ int main(void) {
       cmocka_unit_test(test_system_field_checks),
       cmocka_unit_test(test_system_int_and_name_checks),
       cmocka_unit_test(test_gpu_checks),
+      cmocka_unit_test(test_fabric_presets),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,69 @@
+-- serve_api.lua: podsim.serve, podsim.ep_time and the "serve" kernel:
+-- result fields, derived quantities, the concurrency alias, errors named
+-- by field and located at the scenario line.
+local function fails(pattern, fn, ...)
+  local ok, msg = pcall(fn, ...)
+  assert(not ok, "expected an error matching " .. pattern)
+  msg = tostring(msg)
+  assert(msg:find("serve_api%.lua:%d+: "), "not located: " .. msg)
+  assert(msg:find(pattern), "want '" .. pattern .. "', got: " .. msg)
+end
+local S = podsim.serve
+local r = S{system = "hgx_h100", model = "llama3_70b", gpus = 8, parallel = {tp = 8},
+  batch = 64, input_tokens = 2000, output_tokens = 500}
+assert(r.batch == 64 and r.max_batch >= 64)
+assert(math.abs(r.decode_tokens_per_s - 64 / r.tpot_s) < 1e-6 * r.decode_tokens_per_s)
+assert(math.abs(r.decode_tokens_per_s_per_gpu * 8 - r.decode_tokens_per_s) < 1e-6)
+-- GQA KV cache: 2 (K, V) x 8 heads x 128 x 80 layers x 2 bytes per token
+assert(r.kv_bytes_per_token == 2 * 8 * 128 * 80 * 2)
+assert(math.abs(r.kv_gb_per_seq - r.kv_bytes_per_token * 2500 / 1e9) < 1e-12)
+local m = r.memory
+assert(math.abs(m.total_gb - (m.weights_gb + m.kv_gb + m.reserve_gb)) < 1e-9)
+local s = r.step
+assert(math.abs(s.total - (s.attn + s.dense + s.expert + s.tp + s.ep + s.pp + s.overhead + s.draft)) < 1e-12)
+assert(r.pass.total > 0 and r.ttft_s >= r.pass.total)
+assert(r.usd_per_m_output > 0)
+-- concurrency is batch
+local c = S{system = "hgx_h100", model = "llama3_70b", gpus = 8, parallel = {tp = 8},
+  concurrency = 64, input_tokens = 2000, output_tokens = 500}
+assert(c.tpot_s == r.tpot_s)
+-- the config round-trips as a base
+local again = S{base = r.config}
+assert(again.tpot_s == r.tpot_s)
+-- MoE: experts touched grow with batch; NVL72 expert dispatch beats IB
+local function moe(sys, b)
+  return S{system = sys, model = "deepseek_v3", gpus = 72, redundant_experts = 32,
+    batch = b, input_tokens = 2000, output_tokens = 100}
+end
+assert(moe("hgx_b200", 72).experts_touched < moe("hgx_b200", 72 * 64).experts_touched)
+assert(moe("gb200_nvl72", 72 * 64).step.ep < moe("hgx_b200", 72 * 64).step.ep)
+-- disaggregated: KV transfer joins the time to first token
+local d = S{system = "hgx_h100", model = "deepseek_v3", gpus = 72, redundant_experts = 32,
+  batch = 72 * 64, prefill = {gpus = 32}}
+assert(d.kv_transfer_s > 0 and math.abs(d.ttft_s - d.prefill_pass_s - d.kv_transfer_s) < 1e-12)
+-- ep_time: one LL dispatch, zero for one rank
+local t = podsim.ep_time{system = "hgx_h800", ranks = 32, tokens = 128, hidden = 7168, top_k = 8,
+  bytes_per_elem = 1}
+assert(t > 34e-6 and t < 1e-3)
+assert(podsim.ep_time{system = "hgx_h800", ranks = 1, tokens = 128, hidden = 7168, top_k = 8} == 0)
+-- kernel in a study: no Lua per sample
+local st = podsim.study{name = "serve_kernel", samples = 200, seed = 1,
+  params = {eff_hbm = podsim.dist.uniform{0.7, 0.9}},
+  eval = podsim.kernel.serve{base = r.config}}
+local res = st:run()
+local tp = res.stats.decode_tokens_per_s_per_gpu[1]
+assert(tp.n == 200 and tp.min > 0 and tp.max > tp.min)
+-- errors
+fails("podsim%.serve: parallel%.tp: 16 is above the model's 8 KV heads",
+  S, {system = "hgx_h100", model = "llama3_70b", gpus = 16, parallel = {tp = 16}})
+fails("podsim%.serve: batch: 100000 sequences need", S,
+  {system = "hgx_h100", model = "llama3_70b", gpus = 8, parallel = {tp = 8}, batch = 100000})
+fails("podsim%.serve: gpus: required field is missing", S, {system = "hgx_h100", model = "llama3_70b"})
+fails("podsim%.serve: concurrency: give batch or concurrency, not both", S,
+  {system = "hgx_h100", model = "llama3_70b", gpus = 8, batch = 1, concurrency = 2})
+fails("podsim%.serve: prefix_hit: must be in", S,
+  {system = "hgx_h100", model = "llama3_70b", gpus = 8, parallel = {tp = 8}, prefix_hit = 1})
+fails("podsim%.serve: gpus: weights need", S, {system = "hgx_h100", model = "deepseek_v3", gpus = 8})
+fails("podsim%.ep_time: ranks: ", podsim.ep_time, {system = "hgx_h800", ranks = 0, tokens = 1,
+  hidden = 1, top_k = 1})
+print("serve_api: ok")

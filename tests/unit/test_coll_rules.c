@@ -1,0 +1,326 @@
+/*
+** test_coll_rules.c: NCCL's algorithm rules in the collective kernels
+** (core/coll.c): the two-node rule, NVLS inside one domain, NVLS-tree
+** across, CollNet only with SHARP, network channels per domain, leaf
+** oversubscription, pipeline fill by ring length and by domain count,
+** routing-derived collisions, per-message overhead.  Closed forms and
+** error paths are in test_coll.c; validation in tests/validation/c*.lua.
+*/
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "near.h"
+#include "pod_coll.h"
+
+#define MIB 1048576.0
+#define GIB (1024.0 * MIB)
+
+static pod_system preset(const char *name) {
+  pod_system s;
+  assert_int_equal(pod_hw_system_preset(name, &s), POD_OK);
+  return s;
+}
+
+static pod_coll_result eval_ok(const pod_system *s, pod_coll_op op, int n,
+                               int r, double S, pod_coll_algo algo) {
+  pod_coll_args a = {n, r, S, algo};
+  pod_coll_result res;
+  pod_err e;
+  pod_err_clear(&e);
+  int rc = pod_coll_eval(s, op, &a, &res, &e);
+  if (rc != POD_OK) fail_msg("eval failed: %s: %s", e.field, e.msg);
+  return res;
+}
+
+#define assert_close near_rel
+
+/* The scale-up pipeline fill of `rows` chunk rows (coll.c), bytes. */
+static double up_half(const pod_system *s, double rows) {
+  return rows * s->up_channels * s->up_fill_KiB * 1024.0;
+}
+
+/* ---- NCCL's algorithm rules ------------------------------------------- */
+
+/* An H100 system whose network binds every multi-domain all-reduce: 100
+** Gb/s NICs under NVLink4. */
+static pod_system slow_net(void) {
+  pod_system s = preset("hgx_h100");
+  s.nic_gbps = 100.0;
+  return s;
+}
+
+/* Two-node rule: with two domains a double binary tree sends S per
+** direction per domain, with more domains 2S; the ring 2(n-1)/n S either
+** way.  So at two domains the tree and the NVLS-tree take half the
+** network time of four, and beat the network-bound ring. */
+static void test_two_node_rule(void **state) {
+  (void)state;
+  pod_system s = slow_net();
+  const double S = 16 * GIB;
+  const pod_coll_algo trees[] = {POD_ALGO_TREE, POD_ALGO_NVLS_TREE};
+  for (size_t i = 0; i < 2; i++) {
+    pod_coll_result t2 = eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, S, trees[i]);
+    pod_coll_result t4 = eval_ok(&s, POD_COLL_ALL_REDUCE, 32, 8, S, trees[i]);
+    pod_coll_result t8 = eval_ok(&s, POD_COLL_ALL_REDUCE, 64, 8, S, trees[i]);
+    assert_close(t4.time_s / t2.time_s, 2.0, 0.02);
+    assert_close(t8.time_s / t4.time_s, 1.0, 0.02);
+  }
+  pod_coll_result r2 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, S, POD_ALGO_RING);
+  pod_coll_result r4 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 32, 8, S, POD_ALGO_RING);
+  assert_close(r4.time_s / r2.time_s, 2.0 * 31 / 32 / (2.0 * 15 / 16), 0.02);
+  pod_coll_result au =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, S, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_NVLS_TREE);
+  assert_true(au.time_s < 0.6 * r2.time_s);
+  /* without NVLS the tree takes the two-node advantage */
+  s.nvls = 0;
+  s.nvls_eff = 0.0;
+  au = eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, S, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_TREE);
+  /* at four domains the ring's 2(n-1)/n < 2 wins on bandwidth */
+  au = eval_ok(&s, POD_COLL_ALL_REDUCE, 32, 8, S, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_RING);
+}
+
+/* auto never picks an algorithm NCCL lacks (hierarchical), NVLS never
+** across domains, NVLS-tree and CollNet never inside one. */
+static void test_auto_is_ncclish(void **state) {
+  (void)state;
+  const pod_system *sp;
+  for (int i = 0; (sp = pod_hw_system_at(i, NULL)) != NULL; i++)
+    for (int sharp = 0; sharp <= 1; sharp++) {
+      pod_system s = *sp;
+      s.sharp = sharp;
+      for (int d = 1; d <= 64; d *= 2)
+        for (double S = 64; S <= 16 * GIB; S *= 8) {
+          int r = s.domain_gpus;
+          for (int op = 0; op < POD_COLL_NOPS; op++) {
+            if (op == POD_COLL_SEND_RECV) continue;
+            pod_coll_result a =
+                eval_ok(&s, (pod_coll_op)op, r * d, r, S, POD_ALGO_AUTO);
+            assert_int_not_equal(a.algo, POD_ALGO_HIERARCHICAL);
+            if (d > 1) assert_int_not_equal(a.algo, POD_ALGO_NVLS);
+            if (d == 1) {
+              assert_int_not_equal(a.algo, POD_ALGO_NVLS_TREE);
+              assert_int_not_equal(a.algo, POD_ALGO_COLLNET);
+            }
+            if (!sharp) assert_int_not_equal(a.algo, POD_ALGO_COLLNET);
+            if (op != POD_COLL_ALL_REDUCE && op != POD_COLL_ALL_TO_ALL)
+              assert_int_equal(a.algo, POD_ALGO_RING);
+          }
+        }
+    }
+}
+
+/* CollNet: the switches reduce, so a domain's network traffic is S
+** whatever the domain count, and on a network-bound system with many
+** domains it beats every host-based algorithm. */
+static void test_collnet_with_sharp(void **state) {
+  (void)state;
+  pod_system s = slow_net();
+  s.sharp = 1;
+  const double S = 16 * GIB;
+  pod_coll_result c4 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 32, 8, S, POD_ALGO_COLLNET);
+  pod_coll_result c64 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 512, 8, S, POD_ALGO_COLLNET);
+  assert_close(c64.time_s / c4.time_s, 1.0, 0.01);
+  pod_coll_result nt =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 512, 8, S, POD_ALGO_NVLS_TREE);
+  /* the NVLS-tree moves 2S per domain and fills through its 64 domains'
+  ** buffers (64 x 8 channels x 4 MiB = 2 GiB): (2 x 16 + 2) / 16 */
+  assert_close(nt.time_s / c64.time_s, 34.0 / 16.0, 0.02);
+  pod_coll_result au =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 512, 8, S, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_COLLNET);
+  s.sharp = 0;
+  au = eval_ok(&s, POD_COLL_ALL_REDUCE, 512, 8, S, POD_ALGO_AUTO);
+  assert_int_not_equal(au.algo, POD_ALGO_COLLNET);
+}
+
+/* Channels, not domain size, set how many NICs a collective drives: a
+** multi-rack NVL72 ring runs net_channels (16) channels at
+** net_channel_GBps each, not 72 NICs; an 8-GPU node runs one channel per
+** NIC. */
+static void test_channels_set_nics(void **state) {
+  (void)state;
+  pod_system nvl = preset("gb200_nvl72");
+  const double S = 64 * GIB;
+  pod_coll_result r =
+      eval_ok(&nvl, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
+  double cap = nvl.net_channels * nvl.net_channel_GBps;
+  assert_true(nvl.net_channels < 72);
+  assert_true(r.busbw_GBps <= cap);
+  assert_true(r.busbw_GBps > 0.95 * cap);
+  /* more channels, more NICs: the same ring gets faster */
+  pod_system wide = nvl;
+  wide.net_channels = 72;
+  pod_coll_result w =
+      eval_ok(&wide, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
+  assert_true(w.busbw_GBps > 1.5 * r.busbw_GBps);
+  /* 8 GPUs, 8 NICs, 8 channels: NIC-bound */
+  pod_system h = preset("hgx_h100");
+  pod_coll_result hr =
+      eval_ok(&h, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_RING);
+  double nics = 8 * h.nic_gbps / 8.0 * h.out_eff;
+  assert_true(hr.busbw_GBps <= nics && hr.busbw_GBps > 0.95 * nics);
+  /* fewer ranks per domain than channels: one channel per GPU's NICs */
+  pod_coll_result h4 =
+      eval_ok(&h, POD_COLL_ALL_REDUCE, 32, 4, S, POD_ALGO_RING);
+  assert_true(h4.busbw_GBps <= nics / 2 && h4.busbw_GBps > 0.45 * nics);
+  /* all-to-all is point-to-point: every GPU's own NICs, not channels */
+  pod_system few = h;
+  few.net_channels = 1;
+  pod_coll_result a =
+      eval_ok(&h, POD_COLL_ALL_TO_ALL, 16, 8, GIB, POD_ALGO_AUTO);
+  pod_coll_result b =
+      eval_ok(&few, POD_COLL_ALL_TO_ALL, 16, 8, GIB, POD_ALGO_AUTO);
+  assert_close(a.time_s, b.time_s, 1e-12);
+}
+
+/* Oversubscription applies only to traffic that leaves the leaf group. */
+static void test_leaf_oversub(void **state) {
+  (void)state;
+  pod_system h = preset("hgx_h100"), o = h;
+  o.oversub = 2.0;
+  const double S = 4 * GIB;
+  for (int op = 0; op < POD_COLL_NOPS; op++) {
+    int n = op == POD_COLL_SEND_RECV ? 2 : 16;
+    int r = op == POD_COLL_SEND_RECV ? 1 : 8;
+    pod_coll_result a = eval_ok(&h, (pod_coll_op)op, n, r, S, POD_ALGO_AUTO);
+    pod_coll_result b = eval_ok(&o, (pod_coll_op)op, n, r, S, POD_ALGO_AUTO);
+    assert_close(a.time_s, b.time_s, 1e-12); /* 16 GPUs under one leaf */
+  }
+  /* one leaf per node: every ring hop leaves the leaf, the network phase
+  ** takes twice as long */
+  o.leaf_gpus = 8;
+  pod_coll_result a = eval_ok(&h, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_RING);
+  pod_coll_result b = eval_ok(&o, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_RING);
+  assert_close(b.time_s / a.time_s, 2.0, 0.03);
+  /* leaves of 4 nodes: 1 in 4 ring hops crosses, 2 x 1/4 < 1: no loss */
+  o.leaf_gpus = 32;
+  b = eval_ok(&o, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_RING);
+  assert_close(b.time_s, a.time_s, 1e-12);
+  /* but an all-to-all sends (64-32)/(64-8) of its traffic beyond */
+  a = eval_ok(&h, POD_COLL_ALL_TO_ALL, 64, 8, S, POD_ALGO_AUTO);
+  b = eval_ok(&o, POD_COLL_ALL_TO_ALL, 64, 8, S, POD_ALGO_AUTO);
+  assert_close(b.time_s / a.time_s, 2.0 * 32 / 56, 0.03);
+}
+
+/* Pipeline fill grows with the ring length: a 72-rank ring reaches its
+** bandwidth at a larger message than an 8-rank one. */
+static void test_fill_grows_with_ranks(void **state) {
+  (void)state;
+  pod_system s = preset("gb200_nvl72");
+  pod_coll_result r8 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, 64 * MIB, POD_ALGO_RING);
+  pod_coll_result r72 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 72, 0, 64 * MIB, POD_ALGO_RING);
+  assert_true(r8.busbw_GBps > 1.8 * r72.busbw_GBps);
+  /* at large sizes both approach the same link-bound busbw */
+  r8 = eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, 64 * GIB, POD_ALGO_RING);
+  r72 = eval_ok(&s, POD_COLL_ALL_REDUCE, 72, 0, 64 * GIB, POD_ALGO_RING);
+  assert_close(r72.busbw_GBps / r8.busbw_GBps, 1.0, 0.03);
+  /* the Simple-protocol bandwidth term is k (S + n c f) / B: the half
+  ** size is 9x larger at 72 ranks */
+  double h8 = up_half(&s, 8), h72 = up_half(&s, 72);
+  assert_close(h72 / h8, 9.0, 1e-12);
+}
+
+/* A tree fills through every domain it spans: before it streams, each of
+** the d domains holds its network channels' NCCL buffers (net_channels x
+** 4 MiB), so the fill grows linearly with d (C7), not with the depth. */
+static void test_tree_fill_grows_with_domains(void **state) {
+  (void)state;
+  pod_system s = slow_net();
+  double D = s.net_channels * s.nic_gbps / 8.0 * s.out_eff * 1e9;
+  double buf = s.net_channels * 4.0 * MIB;
+  double a = s.out_latency_us * 1e-6;
+  const int ds[] = {2, 8, 64};
+  double fill[3];
+  for (int i = 0; i < 3; i++) {
+    pod_coll_result r =
+        eval_ok(&s, POD_COLL_ALL_REDUCE, 8 * ds[i], 8, 1.0, POD_ALGO_NVLS_TREE);
+    /* one byte: the time is latency plus fills; take out the tree's steps
+    ** and its network window (1 MiB per S of traffic: S, or 2S beyond two
+    ** domains) */
+    double k = ds[i] == 2 ? 1.0 : 2.0;
+    fill[i] = r.time_s - 2.0 * log2(ds[i]) * a - k * s.out_half_MB * MIB / D;
+  }
+  assert_close(fill[1] - fill[0], 6 * buf / D, 1e-6);
+  assert_close(fill[2] - fill[0], 62 * buf / D, 1e-6);
+  /* a ring starts every link at once: no such fill */
+  pod_coll_result r2 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, 1.0, POD_ALGO_RING);
+  pod_coll_result r64 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 512, 8, 1.0, POD_ALGO_RING);
+  assert_true(r64.time_s - r2.time_s < 62 * buf / D / 4);
+}
+
+/* Path collisions come from routing: only static ECMP loses bandwidth,
+** and only with 3+ domains. */
+static void test_routing_collisions(void **state) {
+  (void)state;
+  pod_system st = preset("hgx_h100");
+  const int routes[] = {POD_ROUTING_ADAPTIVE, POD_ROUTING_SPRAY,
+                        POD_ROUTING_SRD};
+  pod_coll_result a =
+      eval_ok(&st, POD_COLL_ALL_TO_ALL, 64, 8, 16 * GIB, POD_ALGO_AUTO);
+  for (size_t i = 0; i < 3; i++) {
+    pod_system x = st;
+    x.routing = routes[i];
+    pod_coll_result b =
+        eval_ok(&x, POD_COLL_ALL_TO_ALL, 64, 8, 16 * GIB, POD_ALGO_AUTO);
+    /* (1 - (6/7)^7): 66% of the paths busy under static hashing */
+    assert_close(a.time_s / b.time_s, 1.0 / (1.0 - pow(6.0 / 7.0, 7)), 0.03);
+    /* two domains: one peer per NIC, nothing to collide */
+    pod_coll_result c =
+        eval_ok(&st, POD_COLL_ALL_TO_ALL, 16, 8, GIB, POD_ALGO_AUTO);
+    pod_coll_result d =
+        eval_ok(&x, POD_COLL_ALL_TO_ALL, 16, 8, GIB, POD_ALGO_AUTO);
+    assert_close(c.time_s, d.time_s, 1e-12);
+    /* rings are not hashed onto many paths: routing does not matter */
+    c = eval_ok(&st, POD_COLL_ALL_REDUCE, 64, 8, GIB, POD_ALGO_RING);
+    d = eval_ok(&x, POD_COLL_ALL_REDUCE, 64, 8, GIB, POD_ALGO_RING);
+    assert_close(c.time_s, d.time_s, 1e-12);
+  }
+}
+
+/* The per-message overhead bounds a round of 8 p2p posts from below. */
+static void test_msg_overhead(void **state) {
+  (void)state;
+  pod_system s = preset("hgx_h100"), slow = s;
+  slow.msg_overhead_us = 10.0; /* 8 x 10 us > the 14 us network step */
+  pod_coll_result a = eval_ok(&s, POD_COLL_ALL_TO_ALL, 64, 8, 0, POD_ALGO_AUTO);
+  pod_coll_result b =
+      eval_ok(&slow, POD_COLL_ALL_TO_ALL, 64, 8, 0, POD_ALGO_AUTO);
+  /* 7 rounds of 8 network peers at 80 us each instead of 14 us (Simple)
+  ** or 2.5 us (LL): the posts cost the same under both protocols */
+  assert_true(b.time_s > a.time_s + 7 * 60e-6);
+  /* inside one domain nothing is posted to a NIC */
+  a = eval_ok(&s, POD_COLL_ALL_TO_ALL, 8, 8, MIB, POD_ALGO_AUTO);
+  b = eval_ok(&slow, POD_COLL_ALL_TO_ALL, 8, 8, MIB, POD_ALGO_AUTO);
+  assert_close(a.time_s, b.time_s, 1e-12);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_two_node_rule),
+      cmocka_unit_test(test_auto_is_ncclish),
+      cmocka_unit_test(test_collnet_with_sharp),
+      cmocka_unit_test(test_channels_set_nics),
+      cmocka_unit_test(test_leaf_oversub),
+      cmocka_unit_test(test_fill_grows_with_ranks),
+      cmocka_unit_test(test_tree_fill_grows_with_domains),
+      cmocka_unit_test(test_routing_collisions),
+      cmocka_unit_test(test_msg_overhead),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

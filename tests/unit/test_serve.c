@@ -1,0 +1,297 @@
+/*
+** test_serve.c: the serving model (core/serve.c): closed forms, model
+** properties and every error path.  Validation against published figures
+** lives in tests/validation/s*.lua.
+*/
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "near.h"
+#include "pod_serve.h"
+
+static pod_serve_cfg mk(const char *sys, const char *model, int gpus) {
+  pod_serve_cfg c;
+  pod_serve_cfg_init(&c);
+  assert_int_equal(pod_hw_system_preset(sys, &c.system), POD_OK);
+  assert_int_equal(pod_model_preset(model, &c.model), POD_OK);
+  c.gpus = gpus;
+  /* 256 + 32 redundant = 288 experts: EP 32, 48, 72, 144 divide it */
+  if (c.model.experts == 256 && gpus % 9 == 0) c.redundant_experts = 32;
+  return c;
+}
+
+static pod_serve_result ok(const pod_serve_cfg *c) {
+  pod_serve_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  if (pod_serve_eval(c, &r, &e) != POD_OK)
+    fail_msg("eval failed: %s: %s", e.field, e.msg);
+  return r;
+}
+
+static void expect_err(const pod_serve_cfg *c, const char *field) {
+  pod_serve_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(pod_serve_eval(c, &r, &e), POD_EINVAL);
+  assert_string_equal(e.field, field);
+  assert_true(strlen(e.msg) > 0);
+}
+
+static void test_experts_touched(void **state) {
+  (void)state;
+  /* 4 experts, top-1, 2 on this GPU, one token: 2 x (1 - 3/4) */
+  assert_near(pod_serve_experts_touched(4, 1, 2, 1), 0.5, 1e-12);
+  assert_near(pod_serve_experts_touched(256, 8, 4, 1e6), 4.0, 1e-9);
+  assert_near(pod_serve_experts_touched(256, 8, 4, 0), 0.0, 0.0);
+  double prev = 0.0;
+  for (double t = 1; t < 4096; t *= 2) {
+    double x = pod_serve_experts_touched(256, 8, 4, t);
+    assert_true(x > prev && x <= 4.0);
+    prev = x;
+  }
+}
+
+static void test_kv_bytes(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("hgx_h100", "deepseek_v3", 72);
+  c.batch = 72;
+  pod_serve_result r = ok(&c);
+  /* MLA caches kv_lora + qk_rope = 576 bf16 elements per layer */
+  assert_near(r.kv_bytes_per_token, 576.0 * 61 * 2, 1e-6);
+  c.kv_dtype = POD_DTYPE_FP8;
+  assert_near(ok(&c).kv_bytes_per_token, 576.0 * 61, 1e-6);
+  pod_serve_cfg d = mk("hgx_h100", "llama3_70b", 8);
+  d.parallel.tp = 8;
+  d.batch = 8;
+  r = ok(&d);
+  assert_near(r.kv_bytes_per_token, 2.0 * 8 * 128 * 80 * 2, 1e-6);
+  assert_near(r.kv_gb_per_seq, r.kv_bytes_per_token * 2000 / 1e9, 1e-12);
+}
+
+/* Batch 1 on a dense model is bound by reading the weights once. */
+static void test_decode_memory_bound(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("hgx_h100", "llama3_70b", 8);
+  c.parallel.tp = 8;
+  c.batch = 1;
+  pod_serve_result r = ok(&c);
+  pod_model_params p;
+  pod_model_params_count(&c.model, &p);
+  double bytes = (p.layers_dense + p.embedding + p.head) * 1.0 / 8;
+  assert_near(r.step.dense, bytes / (3.35e12 * c.eff_hbm), 1e-9);
+  assert_near(r.memory.weights_gb, bytes / 1e9, 1e-9);
+  assert_true(r.step.tp > 0.0);
+  assert_near(r.step.total,
+              r.step.attn + r.step.dense + r.step.expert + r.step.tp +
+                  r.step.ep + r.step.pp + r.step.overhead + r.step.draft,
+              1e-12);
+  assert_near(r.tpot_s, r.step.total, 1e-15);
+  assert_near(r.decode_tokens_per_s, 1.0 / r.tpot_s, 1e-9);
+}
+
+/* Two pipeline stages: a token passes both; throughput counts the batch
+** over the cycle. */
+static void test_pipeline(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("hgx_h100", "llama3_405b", 16);
+  c.parallel.tp = 8;
+  c.parallel.pp = 2;
+  c.batch = 64;
+  pod_serve_result r = ok(&c);
+  assert_true(r.step.pp > 0.0);
+  assert_near(r.tpot_s, 2.0 * r.step.total, 1e-15);
+  assert_near(r.decode_tokens_per_s, 64.0 / r.tpot_s, 1e-9);
+  c.batch = 1; /* fewer sequences than stages */
+  expect_err(&c, "batch");
+}
+
+static void test_batch_monotone(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("hgx_h100", "deepseek_v3", 72);
+  c.redundant_experts = 32;
+  double tput = 0.0, tpot = 0.0, touched = 0.0;
+  for (int b = 72; b <= 72 * 256; b *= 2) {
+    c.batch = b;
+    pod_serve_result r = ok(&c);
+    assert_true(r.decode_tokens_per_s > tput);
+    assert_true(r.tpot_s > tpot);
+    assert_true(r.experts_touched >= touched);
+    tput = r.decode_tokens_per_s;
+    tpot = r.tpot_s;
+    touched = r.experts_touched;
+  }
+  /* batch 0 takes the largest that fits, which fits */
+  c.batch = 0;
+  pod_serve_result r = ok(&c);
+  assert_int_equal(r.batch, r.max_batch);
+  assert_true(r.memory.total_gb <= c.system.gpu.hbm_gb);
+  c.batch = r.max_batch + 1;
+  expect_err(&c, "batch");
+}
+
+/* Expert dispatch on one NVLink domain costs less than over the NICs. */
+static void test_nvl72_ep(void **state) {
+  (void)state;
+  pod_serve_cfg a = mk("gb200_nvl72", "deepseek_v3", 64);
+  pod_serve_cfg b = mk("hgx_b200", "deepseek_v3", 64);
+  a.batch = b.batch = 64 * 128;
+  pod_serve_result ra = ok(&a), rb = ok(&b);
+  assert_true(ra.step.ep < 0.5 * rb.step.ep);
+  assert_near(ra.step.overhead, rb.step.overhead, 1e-15);
+  assert_true(ra.decode_tokens_per_s_per_gpu > rb.decode_tokens_per_s_per_gpu);
+}
+
+static void test_spec_and_prefix(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("hgx_h800", "deepseek_v3", 144);
+  c.batch = 144 * 32;
+  pod_serve_result base = ok(&c);
+  c.spec_tokens = 1;
+  c.spec_accept = 0.85;
+  pod_serve_result r = ok(&c);
+  assert_near(r.tokens_per_step, 1.85, 1e-12);
+  assert_true(r.step.draft > 0.0);
+  assert_true(r.tpot_s < base.tpot_s);
+  c.spec_accept = 1.0;
+  c.spec_tokens = 2;
+  assert_near(ok(&c).tokens_per_step, 3.0, 1e-12);
+  c.spec_tokens = 0;
+  c.prefix_hit = 0.5;
+  r = ok(&c);
+  assert_true(r.prefill_tokens_per_s_per_gpu >
+              base.prefill_tokens_per_s_per_gpu);
+}
+
+static void test_disaggregated(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("hgx_h100", "deepseek_v3", 72);
+  c.batch = 72 * 64;
+  pod_serve_result colo = ok(&c);
+  assert_near(colo.kv_transfer_s, 0.0, 0.0);
+  c.disaggregated = 1;
+  c.prefill.gpus = 32;
+  pod_serve_result r = ok(&c);
+  assert_true(r.kv_transfer_s > 0.0);
+  assert_near(r.ttft_s, r.prefill_pass_s + r.kv_transfer_s, 1e-12);
+  assert_near(r.prefill_tokens_per_s, r.prefill_tokens_per_s_per_gpu * 32,
+              1e-6);
+  double share = (c.input_tokens / r.prefill_tokens_per_s_per_gpu) /
+                 (c.input_tokens / r.prefill_tokens_per_s_per_gpu +
+                  c.output_tokens / r.decode_tokens_per_s_per_gpu);
+  assert_near(r.prefill_gpu_share, share, 1e-12);
+  c.prefill.gpus = 0;
+  expect_err(&c, "prefill.gpus");
+  c.prefill.gpus = 32;
+  c.prefill.parallel.ep = 7;
+  expect_err(&c, "prefill.parallel.ep");
+}
+
+static void test_ep_time(void **state) {
+  (void)state;
+  pod_system s;
+  assert_int_equal(pod_hw_system_preset("hgx_h800", &s), POD_OK);
+  double t = -1.0;
+  assert_int_equal(
+      pod_serve_ep_time(&s, 1, 8, 128, 7168, 0, 0, 34, 19, &t, NULL), POD_OK);
+  assert_near(t, 0.0, 0.0);
+  /* EP16 on 8-GPU nodes: half the copies leave the node on the NIC */
+  assert_int_equal(
+      pod_serve_ep_time(&s, 16, 8, 128, 7168.0, 0, 0, 34, 19, &t, NULL),
+      POD_OK);
+  double bytes = 128.0 * 8 * 7168;
+  double nic = 400.0 / 8 * 1e9 * s.out_eff;
+  assert_near(t, 34e-6 + bytes * 0.5 / nic, 1e-12);
+  pod_err e;
+  assert_int_equal(pod_serve_ep_time(&s, 0, 8, 1, 1, 0, 0, 34, 19, &t, &e),
+                   POD_EINVAL);
+  assert_string_equal(e.field, "ranks");
+  assert_int_equal(pod_serve_ep_time(&s, 8, 8, -1, 1, 0, 0, 34, 19, &t, &e),
+                   POD_EINVAL);
+  assert_string_equal(e.field, "tokens");
+  assert_int_equal(pod_serve_ep_time(&s, 8, 8, 1, 1, 7, 0, 34, 19, &t, &e),
+                   POD_EINVAL);
+  assert_string_equal(e.field, "kernel");
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("hgx_h100", "llama3_70b", 16);
+  c.parallel.tp = 16; /* 8 KV heads */
+  expect_err(&c, "parallel.tp");
+  c = mk("hgx_h100", "llama3_70b", 8);
+  c.parallel.tp = 8;
+  c.parallel.ep = 2;
+  expect_err(&c, "parallel.ep");
+  c.parallel.ep = 0;
+  c.parallel.dp_attn = 2;
+  expect_err(&c, "parallel.dp_attn");
+  c.parallel.dp_attn = 0;
+  c.parallel.pp = 3;
+  expect_err(&c, "parallel.pp");
+  c.parallel.pp = 0;
+  c.prefix_hit = 1.0;
+  expect_err(&c, "prefix_hit");
+  c.prefix_hit = 0.0;
+  c.kv_dtype = POD_DTYPE_FP4;
+  expect_err(&c, "kv_dtype");
+  c.kv_dtype = POD_DTYPE_BF16;
+  c.spec_tokens = 17;
+  expect_err(&c, "spec_tokens");
+  c.spec_tokens = 0;
+  c.input_tokens = NAN;
+  expect_err(&c, "input_tokens");
+  c.input_tokens = 1000;
+  c.redundant_experts = 8;
+  expect_err(&c, "redundant_experts");
+  c.redundant_experts = 0;
+  c.input_tokens = 1e6; /* one sequence's KV does not fit */
+  c.output_tokens = 1e6;
+  expect_err(&c, "batch");
+  c = mk("hgx_h100", "deepseek_v3", 8); /* 671B fp8 on 8 x 80 GB */
+  expect_err(&c, "gpus");
+  c = mk("hgx_h100", "deepseek_v3", 72);
+  c.parallel.ep = 48; /* does not divide 72 */
+  expect_err(&c, "parallel.ep");
+  c = mk("dgx_a100", "llama3_8b", 1); /* A100 has no fp8 */
+  expect_err(&c, "dtype");
+}
+
+static void test_kernel(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("gb200_nvl72", "deepseek_v3", 72);
+  c.batch = 72 * 100;
+  pod_serve_result r = ok(&c);
+  double x[32];
+  assert_int_equal(pod_serve_kernel.cfg_size, sizeof c);
+  assert_int_equal(pod_serve_kernel.fn(&c, x, NULL), POD_OK);
+  assert_near(x[0], r.decode_tokens_per_s_per_gpu, 0.0);
+  assert_near(x[3], r.tpot_s, 0.0);
+  assert_near(x[10], r.step.total, 0.0);
+  assert_string_equal(pod_serve_kernel.metric_names[0],
+                      "decode_tokens_per_s_per_gpu");
+  c.batch = -1;
+  assert_int_equal(pod_serve_kernel.fn(&c, x, NULL), POD_EINVAL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_experts_touched),
+      cmocka_unit_test(test_kv_bytes),
+      cmocka_unit_test(test_decode_memory_bound),
+      cmocka_unit_test(test_pipeline),
+      cmocka_unit_test(test_batch_monotone),
+      cmocka_unit_test(test_nvl72_ep),
+      cmocka_unit_test(test_spec_and_prefix),
+      cmocka_unit_test(test_disaggregated),
+      cmocka_unit_test(test_ep_time),
+      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_kernel),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,36 @@
+-- C8: GB200 NVL72 split into three NVLink partitions on different racks,
+-- joined only by InfiniBand (400G ConnectX-7 per GPU), NVLS disabled
+-- (NCCL_NVLS_ENABLE=0), all_reduce of 16 GiB, NCCL 2.27.3: NCCL's default
+-- picks the ring; a forced tree runs faster.  Source: NVIDIA/nccl issue
+-- 1801 (NVL4: 12 GPUs, 4 per partition; NVL8: 24 GPUs, 8 per partition).
+--
+-- Prediction (nothing fitted here): the ring's network phase runs 16
+-- channels per domain through 4 or 8 GPUs' NICs (core/hw.c), NIC-bound at
+-- 4 or 8 x 47 GB/s (C3's NDR efficiency).  Algorithm: podsim's auto must
+-- pick the ring, as NCCL did.  Known misses: the forced tree.  podsim, like
+-- NCCL's own tuner (tuning.cc: bwInter for more than two nodes), charges a
+-- double binary tree over three domains 2S per domain; the measured tree
+-- moves about 1.55 S (busbw 1.24x the ring's), between the 2-domain S and
+-- the many-domain 2S, which is why NCCL's choice is not the fastest here.
+-- Tolerance: busbw within 15%.
+local sys = podsim.system{base = "gb200_nvl72", nvls = false, nvls_eff = 0}
+local source = "NVIDIA/nccl issue 1801 (GB200, NCCL 2.27.3, NCCL_NVLS_ENABLE=0)"
+local bytes = 16 * 2 ^ 30
+local miss = "podsim (as NCCL's tuner) charges a tree over 3 domains 2S per domain; " ..
+  "see c8_gb200_nvl_partitions.lua"
+
+for _, c in ipairs{{4, 196.72, 234.43}, {8, 393.66, 485.68}} do
+  local r, ring_bw, tree_bw = c[1], c[2], c[3]
+  local auto = podsim.collective(sys, "all_reduce", {ranks = 3 * r, ranks_per_domain = r, bytes = bytes})
+  podsim.check{id = "C8", name = string.format("3x NVL%d partitions all_reduce (auto) busbw 16 GiB", r),
+    published = ring_bw, value = auto.busbw_GBps, unit = "GB/s", tol_rel = 0.15,
+    fit = false, source = source, note = "podsim algorithm: " .. auto.algo}
+  podsim.check{id = "C8", name = string.format("3x NVL%d partitions: auto picks NCCL's ring", r),
+    published = 1, value = auto.algo == "ring" and 1 or 0, unit = "match", tol_abs = 0,
+    fit = false, source = source, note = "podsim algorithm: " .. auto.algo}
+  local tree = podsim.collective(sys, "all_reduce", {ranks = 3 * r, ranks_per_domain = r,
+    bytes = bytes, algo = "tree"})
+  podsim.check{id = "C8", name = string.format("3x NVL%d partitions tree all_reduce busbw 16 GiB", r),
+    published = tree_bw, value = tree.busbw_GBps, unit = "GB/s", tol_rel = 0.15,
+    fit = false, source = source, known_miss = miss}
+end

@@ -1,0 +1,26 @@
+-- S2 (issue 14): SGLang's large-scale expert-parallel DeepSeek deployment
+-- on 96 H100 (12 nodes, 8 GPUs each, one 400 Gb/s NIC per GPU).  Source:
+-- LMSYS blog "Deploying DeepSeek with PD Disaggregation and Large-scale
+-- Expert Parallelism on 96 H100 GPUs" (2025-05-05): 52.3k input and
+-- 22.3k output tokens/s per node for 2000-token inputs; prefill on 4
+-- nodes (EP32, DP-attention 32), decode on 9 nodes (EP72, DP-attention
+-- 72), DeepEP (normal in prefill, low-latency in decode), 32 redundant
+-- experts (EPLB, 288 physical), two-batch overlap, fp8 GEMMs, bf16 KV;
+-- decode saturated at 256 sequences per GPU (max-running-requests 18432
+-- = 256 x 72, cuda-graph batch 256).
+--
+-- Decode: FIT (fit = true): this row sets serve.c's `overlap` (the share
+-- of communication two-batch overlap hides) and lands on its bound, 0.
+-- Prefill: prediction (16,384 prompt tokens per GPU per pass).
+-- Tolerance 20%.
+local src = "LMSYS blog 2025-05-05 large-scale EP on 96 H100"
+local r = podsim.serve{system = "hgx_h100", model = "deepseek_v3", gpus = 72,
+  parallel = {tp = 1, ep = 72}, batch = 256 * 72, input_tokens = 2000, output_tokens = 100,
+  redundant_experts = 32, two_batch_overlap = true, kv_dtype = "bf16", dtype = "fp8",
+  prefill = {gpus = 32, tp = 1, ep = 32}, prefill_tokens = 16384}
+podsim.check{id = "S2", name = "DeepSeek-V3 decode on 72 H100 (EP72), tok/s/node",
+  published = 22300, value = r.decode_tokens_per_s_per_gpu * 8, unit = "tok/s", tol_rel = 0.20,
+  fit = true, source = src}
+podsim.check{id = "S2", name = "DeepSeek-V3 prefill on 32 H100 (EP32), tok/s/node",
+  published = 52300, value = r.prefill_tokens_per_s_per_gpu * 8, unit = "tok/s", tol_rel = 0.20,
+  fit = false, source = src}
