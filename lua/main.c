@@ -27,6 +27,13 @@ static const char usage_text[] =
     "  presets [gpus|systems|models|failures] [--format table|json]\n"
     "                           list the built-in presets and their sources\n"
     "  plot DIR                 render the plots for the CSV files in DIR\n"
+    "  eval collective --system S --op OP --ranks N[,N..] --bytes SIZE[,SIZE..]\n"
+    "                  [--algo A] [--ranks-per-domain N]\n"
+    "  eval train --system S --model M --gpus N --seq N --global-batch N\n"
+    "             [--dtype D] [--tp N --pp N ...] [--search [--top N]]\n"
+    "                           one-line queries, no Lua file (SIZE: 4096, 64KiB,\n"
+    "                           1GiB, 1G = 1GiB as in nccl-tests, 1GB = 1e9)\n"
+    "                           with --format table|csv|json\n"
     "  --help, --version\n"
     "\n"
     "run options:\n"
@@ -149,6 +156,52 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
   return 0;
 }
 
+/* podsim eval collective|train --key value ...: every --key value (or
+** --key=value) becomes a "key=value" argument of the embedded eval tool
+** (dashes in keys become '_'); --format, --threads and the --search flag
+** are options. */
+static int eval_main(int argc, char **argv, pod_host_opts *o, const char **sets) {
+  if (argc < 3 || argv[2][0] == '-')
+    return usage_error("eval needs what to evaluate: collective or train%s", "");
+  if (strcmp(argv[2], "collective") && strcmp(argv[2], "train"))
+    return usage_error("eval evaluates 'collective' or 'train', got '%s'", argv[2]);
+  o->tool = "eval";
+  o->tool_arg = argv[2];
+  o->quiet = 1;
+  o->threads = 1;
+  for (int i = 3; i < argc; i++) {
+    const char *a = argv[i];
+    if (strncmp(a, "--", 2) != 0 || a[2] == '\0' || a[2] == '=')
+      return usage_error("eval takes --name value options, got '%s'", a);
+    const char *name = a + 2, *eq = strchr(name, '='), *val;
+    size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+    if (eq) {
+      val = eq + 1;
+    } else if (strcmp(name, "search") == 0) {
+      val = "true";
+    } else {
+      if (i + 1 >= argc) return usage_error("option '%s' needs a value", a);
+      val = argv[++i];
+    }
+    if (nlen == 6 && strncmp(name, "format", 6) == 0) {
+      if (strcmp(val, "table") && strcmp(val, "csv") && strcmp(val, "json"))
+        return usage_error("--format is table, csv or json, got '%s'", val);
+      o->format = val;
+      continue;
+    }
+    if (o->nsets >= MAX_SETS) return usage_error("too many options%s", "");
+    size_t n = nlen + strlen(val) + 2;
+    char *kv = malloc(n); /* lives for the process */
+    if (kv == NULL) return 1;
+    for (size_t k = 0; k < nlen; k++) kv[k] = name[k] == '-' ? '_' : name[k];
+    kv[nlen] = '=';
+    strcpy(kv + nlen + 1, val);
+    sets[o->nsets++] = kv;
+  }
+  pod_run_set_threads(1);
+  return pod_host_main(o);
+}
+
 int main(int argc, char **argv) {
   static const char *sets[MAX_SETS];
   pod_host_opts o;
@@ -194,6 +247,7 @@ int main(int argc, char **argv) {
     pod_run_set_threads(o.threads);
     return pod_host_main(&o);
   }
+  if (strcmp(cmd, "eval") == 0) return eval_main(argc, argv, &o, sets);
   if (strcmp(cmd, "presets") == 0) {
     o.tool = cmd;
     for (int i = 2; i < argc; i++) {

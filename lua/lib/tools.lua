@@ -155,6 +155,134 @@ local function presets()
   end
 end
 
+-- `podsim eval collective|train --key value ...`: one-line queries.
+
+-- "4096", "64KiB", "1GiB", "1G" (1024-based as in nccl-tests), "1GB"
+-- (1000-based), "1e9" -> bytes.
+local size_units = {[""] = 1, B = 1, K = 1024, KiB = 1024, M = 1024 ^ 2, MiB = 1024 ^ 2,
+  G = 1024 ^ 3, GiB = 1024 ^ 3, T = 1024 ^ 4, TiB = 1024 ^ 4, KB = 1e3, MB = 1e6, GB = 1e9, TB = 1e12}
+local function parse_size(s, opt)
+  local num, unit = tostring(s):match("^%s*([%d.eE+]+)%s*(%a*)%s*$")
+  local v, mul = tonumber(num), size_units[unit or ""]
+  if not v or not mul or not (v > 0) then
+    P.fail(nil, nil, fmt("--%s: '%s' is not a size (4096, 64KiB, 1GiB, 1G, 1GB)", opt, tostring(s)))
+  end
+  return math.floor(v * mul + 0.5)
+end
+
+local function list_of(v, opt, parse)
+  local out = {}
+  for part in tostring(v):gmatch("[^,]+") do out[#out + 1] = parse(part, opt) end
+  if #out == 0 then P.fail(nil, nil, fmt("--%s needs a value", opt)) end
+  return out
+end
+
+local function parse_int(s, opt)
+  local v = math.tointeger(tonumber(s))
+  if not v or v < 1 then P.fail(nil, nil, fmt("--%s: '%s' is not a positive integer", opt, tostring(s))) end
+  return v
+end
+
+local function check_opts(a, allowed, what)
+  local names = {}
+  for k in pairs(allowed) do names[#names + 1] = "--" .. k:gsub("_", "-") end
+  table.sort(names)
+  for k in pairs(a) do
+    if not allowed[k] then
+      P.fail(nil, nil, fmt("podsim eval %s: unknown option --%s (options: %s)", what,
+        (k:gsub("_", "-")), table.concat(names, ", ")))
+    end
+  end
+end
+
+-- Rows (tables keyed by header names) in the tool's --format.
+local function emit(header, rows)
+  local f = P.options.format
+  if f == "json" then
+    print(P.json(rows))
+  elseif f == "csv" then
+    local function cell(v)
+      if type(v) == "number" then return P.num(v) end
+      local s = tostring(v == nil and "" or v)
+      if s:find('[,"\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
+      return s
+    end
+    local line = {}
+    for i, h in ipairs(header) do line[i] = cell(h) end
+    print(table.concat(line, ","))
+    for _, r in ipairs(rows) do
+      for i, h in ipairs(header) do line[i] = cell(r[h]) end
+      print(table.concat(line, ","))
+    end
+  else
+    P.print_table(header, rows, {number_format = "%.4g"})
+  end
+end
+
+local layout_keys = {tp = true, pp = true, vp = true, dp = true, ep = true, etp = true, cp = true,
+  microbatch = true, zero = true, recompute = true, uneven = true}
+
+local function eval_tool()
+  local a = {}
+  for k, v in pairs(P.args) do a[k] = v end
+  if arg == "collective" then
+    check_opts(a, {system = true, op = true, ranks = true, bytes = true, algo = true,
+      ranks_per_domain = true}, "collective")
+    for _, k in ipairs{"system", "op", "ranks", "bytes"} do
+      if a[k] == nil then P.fail(nil, nil, fmt("podsim eval collective: --%s is required", k)) end
+    end
+    local rows = {}
+    for _, ranks in ipairs(list_of(a.ranks, "ranks", parse_int)) do
+      for _, bytes in ipairs(list_of(a.bytes, "bytes", parse_size)) do
+        local r = P.collective(tostring(a.system), tostring(a.op), {ranks = ranks, bytes = bytes,
+          algo = a.algo, ranks_per_domain = a.ranks_per_domain and parse_int(a.ranks_per_domain, "ranks-per-domain")})
+        rows[#rows + 1] = {system = tostring(a.system), op = tostring(a.op), ranks = ranks,
+          bytes = bytes, size = P.fmt_bytes(bytes), algo = r.algo, time_us = r.time_s * 1e6,
+          algbw_GBps = r.algbw_GBps, busbw_GBps = r.busbw_GBps}
+      end
+    end
+    emit({"system", "op", "ranks", "bytes", "size", "algo", "time_us", "algbw_GBps", "busbw_GBps"}, rows)
+    return
+  end
+  -- train: every other option goes to podsim.train / podsim.search, which
+  -- check the names; layout options form `parallel` (or `fix` in a search)
+  local search = a.search == true
+  a.search = nil
+  local layout, cfg = {}, {}
+  for k, v in pairs(a) do
+    if layout_keys[k] then layout[k] = v else cfg[k] = v end
+  end
+  if search then
+    if next(layout) then cfg.fix = layout end
+    local res = P.search(cfg)
+    local rows = {}
+    for i, it in ipairs(res) do
+      local row = {rank = i}
+      for k, v in pairs(it) do if k ~= "parallel" then row[k] = v end end
+      rows[i] = row
+    end
+    if #rows == 0 then
+      io.stderr:write(fmt("podsim eval train --search: no layout: %s\n", tostring(res.why)))
+    end
+    emit({"rank", "tp", "pp", "vp", "dp", "ep", "etp", "cp", "microbatch", "zero", "recompute",
+      "tokens_per_s_per_gpu", "step_s", "mfu", "memory_gb"}, rows)
+    if #rows == 0 then P.fail(nil, nil, "no layout found") end
+    return
+  end
+  if next(layout) then cfg.parallel = layout end
+  local r = P.train(cfg)
+  local row = {step_s = r.step_s, tokens_per_s = r.tokens_per_s,
+    tokens_per_s_per_gpu = r.tokens_per_s_per_gpu, tflops_per_gpu = r.tflops_per_gpu, mfu = r.mfu,
+    memory_gb = r.memory_gb, fits = r.fits}
+  local header = {"step_s", "tokens_per_s", "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu",
+    "memory_gb", "fits"}
+  for _, k in ipairs{"compute", "tp", "cp", "ep", "pp", "dp", "bubble", "optimizer", "straggler"} do
+    row[k .. "_s"] = r.breakdown[k]
+    header[#header + 1] = k .. "_s"
+  end
+  emit(header, {row})
+end
+
 -- Render every plot recipe (*.plot, written beside each SVG) found in
 -- the folder and its subfolders again.
 local function plot()
@@ -182,4 +310,5 @@ end
 if tool == "validate" then validate()
 elseif tool == "presets" then presets()
 elseif tool == "plot" then plot()
+elseif tool == "eval" then eval_tool()
 else P.fail(nil, nil, "unknown tool " .. tostring(tool)) end
