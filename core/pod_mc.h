@@ -96,6 +96,12 @@ typedef struct pod_mc_evaluator {
 int pod_mc_kernel_evaluator(const pod_kernel *k, const void *base_cfgs, int G,
                             const pod_bind *binds, int nparams,
                             pod_mc_evaluator *out);
+/* The same, reporting only the kernel's metrics sel[0..nsel-1] (indices
+** into k->metric_names, in that order): a study's metrics= subset. */
+int pod_mc_kernel_evaluator_select(const pod_kernel *k, const void *base_cfgs,
+                                   int G, const pod_bind *binds, int nparams,
+                                   const int *sel, int nsel,
+                                   pod_mc_evaluator *out);
 void pod_mc_kernel_evaluator_free(pod_mc_evaluator *ev);
 
 /* ---- plan ------------------------------------------------------------------

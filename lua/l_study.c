@@ -425,14 +425,44 @@ static int study_kernel_eval(lua_State *L, study *s, int evalidx, int points,
     return lpod_error(L, ctx, "eval", "unknown kernel '%s'", lua_tostring(L, -1));
   lua_pop(L, 1);
   s->kernel = k;
-  if (!lua_isnil(L, metrics)) return lpod_error(L, ctx, "metrics", "a kernel evaluator has fixed metrics; leave metrics out");
-  s->M = k->nmetrics;
-  lua_createtable(L, s->M, 0);
-  for (int m = 0; m < s->M; m++) {
-    lua_pushstring(L, k->metric_names[m]);
-    lua_rawseti(L, -2, m + 1);
+  /* metrics: all of the kernel's, or the subset named (in that order) */
+  int *sel = NULL;
+  if (!lua_isnil(L, metrics)) {
+    if (!lua_istable(L, metrics) || lua_rawlen(L, metrics) == 0)
+      return lpod_error(L, ctx, "metrics", "expected a non-empty list of the %s kernel's metrics", k->name);
+    s->M = (int)lua_rawlen(L, metrics);
+    if (s->M > k->nmetrics) return lpod_error(L, ctx, "metrics", "the %s kernel has %d metrics", k->name, k->nmetrics);
+    sel = lua_newuserdatauv(L, sizeof(int) * (size_t)s->M, 0); /* freed with the stack */
+    for (int m = 0; m < s->M; m++) {
+      lua_rawgeti(L, metrics, m + 1);
+      const char *nm = lua_tostring(L, -1);
+      sel[m] = -1;
+      for (int j = 0; nm && j < k->nmetrics; j++)
+        if (strcmp(nm, k->metric_names[j]) == 0) sel[m] = j;
+      for (int j = 0; j < m && sel[m] >= 0; j++)
+        if (sel[j] == sel[m]) return lpod_error(L, ctx, "metrics", "'%s' named twice", nm);
+      if (sel[m] < 0) {
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (int j = 0; j < k->nmetrics; j++) {
+          if (j) luaL_addstring(&b, ", ");
+          luaL_addstring(&b, k->metric_names[j]);
+        }
+        luaL_pushresult(&b);
+        return lpod_error(L, ctx, "metrics", "'%s' is not a metric of the %s kernel (%s)",
+                          nm ? nm : luaL_typename(L, -2), k->name, lua_tostring(L, -1));
+      }
+      lua_pop(L, 1);
+    }
+  } else {
+    s->M = k->nmetrics;
+    lua_createtable(L, s->M, 0);
+    for (int m = 0; m < s->M; m++) {
+      lua_pushstring(L, k->metric_names[m]);
+      lua_rawseti(L, -2, m + 1);
+    }
+    lua_replace(L, metrics);
   }
-  lua_replace(L, metrics);
   /* one config per grid point: base fields overridden by the point */
   s->base_cfgs = calloc((size_t)s->G, k->cfg_size);
   s->binds = calloc((size_t)s->P + 1, sizeof(pod_bind));
@@ -470,8 +500,10 @@ static int study_kernel_eval(lua_State *L, study *s, int evalidx, int points,
   }
   pod_err e;
   pod_err_clear(&e);
-  if (pod_mc_kernel_evaluator(k, s->base_cfgs, s->G, s->binds, s->P, &s->ev) != POD_OK)
+  if (pod_mc_kernel_evaluator_select(k, s->base_cfgs, s->G, s->binds, s->P, sel, sel ? s->M : 0,
+                                     &s->ev) != POD_OK)
     return lpod_error_core(L, ctx, "eval", &e);
+  if (sel) lua_pop(L, 1); /* the selection, copied */
   return 0;
 }
 

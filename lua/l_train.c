@@ -27,7 +27,22 @@
 static const char *const attn_names[] = {"mha", "gqa", "mla", NULL};
 
 static int model_check(const void *v, pod_err *e) { return pod_model_check(v, e); }
-static int model_preset(const char *n, void *out) { return pod_model_preset(n, out); }
+/* "default": where a model built from scratch (no base=) starts: zeros,
+** but MoE fields that are never right at 0: every layer after the dense
+** ones is MoE (moe_interval 1), tokens spread evenly (imbalance 1),
+** dropless routing (capacity_factor 0).  experts, top_k and expert_ffn
+** have no sane default and stay required for an MoE model. */
+static int model_preset(const char *n, void *out) {
+  if (strcmp(n, "default") == 0) {
+    pod_model *m = out;
+    memset(m, 0, sizeof *m);
+    m->moe_interval = 1;
+    m->imbalance = 1.0;
+    m->capacity_factor = 0.0;
+    return POD_OK;
+  }
+  return pod_model_preset(n, out);
+}
 LPOD_PRESET_ITER(model, pod_model, pod_model_at)
 
 #define MF(name, type, min, max, unit) \

@@ -27,6 +27,7 @@ if machine then
   io.stdout = stderr
 end
 local doc_studies, doc_seen = {}, {}
+local run_studies = {} -- every study waited for, for the run's meta.json
 
 -- Read-only views -----------------------------------------------------------
 
@@ -165,6 +166,7 @@ P.out_path = out_path
 local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
 
 local tmp_serial = 0
+local written = {} -- paths written this run (the run's meta.json defers to one the scenario wrote)
 -- Write `path` atomically: a temporary name in the same folder, then
 -- rename, so an interrupted run never leaves a half-written file under the
 -- final name.  `producer(f)` writes into the open file.
@@ -191,6 +193,7 @@ function P.write_atomic(path, producer, ctx)
     raw_remove(tmp)
     fail(ctx, nil, rerr)
   end
+  written[path] = true
   return path
 end
 
@@ -650,7 +653,10 @@ local c_wait = methods.wait
 function methods.wait(s)
   local r = c_wait(s)
   setmetatable(r, results_mt)
-  if not opts.tool then warn_counts(r) end
+  if not opts.tool then
+    warn_counts(r)
+    run_studies[#run_studies + 1] = r
+  end
   if (machine or not opts.quiet) and not opts.tool then P.print_summary(r) end
   return r
 end
@@ -922,6 +928,34 @@ end
 
 -- End of the run ---------------------------------------------------------------
 
+-- <out>/meta.json for every run: what ran, with which arguments, and
+-- each study's completeness and dropped-sample counts.
+local function write_run_meta()
+  if written[out_path("meta.json")] then return end -- the scenario wrote its own
+  local studies = {}
+  for i, r in ipairs(run_studies) do
+    studies[i] = {name = r.name, complete = r.complete, interrupted = r.interrupted,
+      samples = r.samples, samples_done = r.samples_done, seed = r.seed, evaluator = r.evaluator,
+      metrics = r.metrics, grid_keys = r.grid_keys, nonfinite = r.nonfinite,
+      unfit = r._has_fits and r.unfit or nil, unfit_mode = r._has_fits and r.unfit_mode or nil}
+  end
+  local nfail, checks = 0, {}
+  for i, c in ipairs(P._checks) do
+    if not c.pass then nfail = nfail + 1 end
+    checks[i] = {id = c.id, name = c.name, pass = c.pass, fit = c.fit, err = c.err}
+  end
+  local declared = {}
+  for i, d in ipairs(arg_decls) do
+    declared[i] = {name = d.name, type = d.type, default = d.default, choices = d.choices, help = d.help}
+  end
+  json_ctx = "meta.json"
+  P.write_json("meta.json", {podsim_version = P.version, scenario = opts.scenario,
+    scenario_sha256 = P._sha256_file and opts.scenario and P._sha256_file(opts.scenario) or nil,
+    args = args, declared_args = declared, format = opts.format, threads = opts.threads,
+    samples_override = opts.samples, seed_override = opts.seed, studies = studies,
+    checks = checks, checks_failed = nfail})
+end
+
 -- The run's one document on stdout (--format json|csv).
 local function write_document()
   if opts.format == "json" then
@@ -986,6 +1020,7 @@ function raw.after_run()
       #unread == 1 and "podsim.args." .. unread[1] or "these podsim.args keys",
       #read > 0 and "read: " .. concat(read, ", ") or "reads no podsim.args key"), 0)
   end
+  write_run_meta()
   if machine then write_document() end
 end
 

@@ -33,6 +33,15 @@ expect_out '^model=both' "the top level ran first"
 run "$PODSIM" run a.lua --quiet --out o --threads 2 --set bias=1
 expect_rc 0 "key read in the evaluator's worker states"
 
+# every run writes <out>/meta.json, even when the scenario writes nothing
+python3 - "$OUT/o/meta.json" <<'PY' && ok || bad "run meta.json"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["scenario"] == "a.lua" and m["args"]["bias"] == 1 and len(m["scenario_sha256"]) == 64
+assert [d["name"] for d in m["declared_args"]] == ["model", "n"]
+assert m["studies"][0]["name"] == "a" and m["studies"][0]["complete"] is True
+PY
+
 run "$PODSIM" run a.lua --quiet --out o --set model=h200
 expect_rc 1 "value outside choices"
 expect_err '^a\.lua:1: podsim\.arg: model: --set model=h200: expected one of both, h100, gb200' "choices checked"
