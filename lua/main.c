@@ -34,6 +34,10 @@ static const char usage_text[] =
     "                           one-line queries, no Lua file (SIZE: 4096, 64KiB,\n"
     "                           1GiB, 1G = 1GiB as in nccl-tests, 1GB = 1e9)\n"
     "                           with --format table|csv|json\n"
+    "  calibrate FILE... --system S [--fit a,b,...] [--out FILE.lua] [--name N]\n"
+    "            [--min-bytes SIZE]\n"
+    "                           fit a system's collective parameters to\n"
+    "                           nccl-tests output (*_perf tables or CSV)\n"
     "  --help, --version\n"
     "\n"
     "run options:\n"
@@ -202,6 +206,65 @@ static int eval_main(int argc, char **argv, pod_host_opts *o, const char **sets)
   return pod_host_main(o);
 }
 
+/* podsim calibrate FILE... --system S [--fit a,b] [--out FILE.lua]
+** [--name N] [--min-bytes SIZE]: files and options become arguments of the
+** embedded calibrate tool ("files" joined by newlines). */
+static int calibrate_main(int argc, char **argv, pod_host_opts *o, const char **sets) {
+  static char files[16384];
+  size_t flen = 0;
+  int nfiles = 0;
+  o->tool = "calibrate";
+  o->quiet = 1;
+  o->threads = 1;
+  o->out_dir = ".";
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    if (strncmp(a, "--", 2) == 0) {
+      const char *name = a + 2;
+      static const char *const known[] = {"system", "fit", "out", "name", "min-bytes", NULL};
+      int ok = 0;
+      for (int k = 0; known[k]; k++) ok |= strcmp(name, known[k]) == 0;
+      if (!ok) return usage_error("unknown calibrate option '%s'", a);
+      if (i + 1 >= argc) return usage_error("option '%s' needs a value", a);
+      const char *val = argv[++i];
+      if (strcmp(name, "out") == 0) { /* the file's folder is the output folder */
+        static char dir[4096];
+        const char *slash = strrchr(val, '/');
+        if (slash) {
+          snprintf(dir, sizeof dir, "%.*s", (int)(slash - val), val);
+          o->out_dir = dir[0] ? dir : "/";
+          val = slash + 1;
+        }
+        if (val[0] == '\0') return usage_error("--out needs a file name, got '%s'", argv[i]);
+      }
+      if (o->nsets >= MAX_SETS) return usage_error("too many options%s", "");
+      size_t n = strlen(name) + strlen(val) + 2;
+      char *kv = malloc(n); /* lives for the process */
+      if (kv == NULL) return 1;
+      size_t k = 0;
+      for (; name[k]; k++) kv[k] = name[k] == '-' ? '_' : name[k];
+      kv[k] = '=';
+      strcpy(kv + k + 1, val);
+      sets[o->nsets++] = kv;
+    } else {
+      size_t n = strlen(a);
+      if (flen + n + 2 > sizeof files) return usage_error("too many files%s", "");
+      if (flen) files[flen++] = '\n';
+      memcpy(files + flen, a, n);
+      flen += n;
+      files[flen] = '\0';
+      nfiles++;
+    }
+  }
+  if (nfiles == 0) return usage_error("calibrate needs nccl-tests output files%s", "");
+  static char fileset[16400];
+  snprintf(fileset, sizeof fileset, "files=%s", files);
+  if (o->nsets >= MAX_SETS) return usage_error("too many options%s", "");
+  sets[o->nsets++] = fileset;
+  pod_run_set_threads(1);
+  return pod_host_main(o);
+}
+
 int main(int argc, char **argv) {
   static const char *sets[MAX_SETS];
   pod_host_opts o;
@@ -248,6 +311,7 @@ int main(int argc, char **argv) {
     return pod_host_main(&o);
   }
   if (strcmp(cmd, "eval") == 0) return eval_main(argc, argv, &o, sets);
+  if (strcmp(cmd, "calibrate") == 0) return calibrate_main(argc, argv, &o, sets);
   if (strcmp(cmd, "presets") == 0) {
     o.tool = cmd;
     for (int i = 2; i < argc; i++) {
