@@ -262,6 +262,13 @@ int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
   if (c->svar)
     for (int m = 0; m < M; m++) pod_moments_init(&c->svar[m]);
   gsl_rng_set(r, pl->seeds[k]);
+  if (pl->ev.chunk_begin) {
+    int rc = pl->ev.chunk_begin(pl->ev.ud, worker, k, pl->seeds[k], &c->err);
+    if (rc != POD_OK) {
+      c->status = rc;
+      goto done;
+    }
+  }
   if (sobol)
     run_sobol(pl, c, worker, r, q, scratch);
   else

@@ -50,6 +50,16 @@ static const model_preset presets[] = {
    "mistralai/Mixtral-8x7B-v0.1 config.json (4096, 14336, 32 layers, "
    "32/8 heads, vocab 32000, 8 experts, top-2); published 46.7B total / "
    "12.9B active"},
+  {{"qwen3_30b_a3b", 48, 2048, 6144, 32, 4, 128, 151936, POD_ATTN_GQA,
+    0, 0, 0, 0, 0, 0, 1, 128, 8, 768, 0, 0, 1, 0.0, 1.0, 0},
+   "Qwen/Qwen3-30B-A3B config.json (hidden 2048, moe_intermediate 768, 48 "
+   "layers, all MoE, 32 heads / 4 KV, head_dim 128, vocab 151936, 128 "
+   "experts, top-8, untied); published 30.5B total / 3.3B active"},
+  {{"qwen3_235b_a22b", 94, 4096, 12288, 64, 4, 128, 151936, POD_ATTN_GQA,
+    0, 0, 0, 0, 0, 0, 1, 128, 8, 1536, 0, 0, 1, 0.0, 1.0, 0},
+   "Qwen/Qwen3-235B-A22B config.json (hidden 4096, moe_intermediate 1536, "
+   "94 layers, all MoE, 64 heads / 4 KV, head_dim 128, vocab 151936, 128 "
+   "experts, top-8, untied); published 235B total / 22B active"},
   {{"gpt3_175b", 96, 12288, 49152, 96, 96, 128, 50257, POD_ATTN_MHA,
     0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0.0, 1.0, 0},
    "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1 "

@@ -84,6 +84,14 @@ typedef struct pod_mc_evaluator {
   void (*worker_free)(void *ud, void *worker);
   int (*eval)(void *ud, void *worker, int grid, const double *x, double *y,
               pod_err *err);
+  /* Optional (NULL: none): called on the chunk's thread before chunk k's
+  ** first eval, with the chunk's seed (pod_mc_chunk_seed), so a worker can
+  ** reset per-chunk state (the Lua evaluator: a fresh copy of `eval`, its
+  ** upvalues and `p`, math.random seeded from `seed`), keeping results
+  ** identical for any thread count.  POD_OK, or a negative status with err
+  ** filled (the chunk fails as if eval had). */
+  int (*chunk_begin)(void *ud, void *worker, int64_t k, uint32_t seed,
+                     pod_err *err);
 } pod_mc_evaluator;
 
 /* Built-in evaluator over a pod_kernel: eval copies base_cfgs[grid] (G

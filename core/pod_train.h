@@ -22,7 +22,11 @@
 #include "pod_kernel.h"
 #include "pod_model.h"
 
-typedef enum pod_dtype { POD_DTYPE_BF16, POD_DTYPE_FP8, POD_DTYPE_FP4 } pod_dtype;
+typedef enum pod_dtype {
+  POD_DTYPE_BF16,
+  POD_DTYPE_FP8,
+  POD_DTYPE_FP4
+} pod_dtype;
 
 /* How fp8 (and fp4) tensors get their scales (Transformer Engine recipes).
 ** Only the delayed-scaling recipes synchronise ranks: TE's DelayedScaling
@@ -50,88 +54,168 @@ typedef enum pod_recompute {
   POD_RECOMPUTE_FULL       /* keep only each layer's input; rerun forward */
 } pod_recompute;
 
+/* Recompute per module (Megatron-Core recompute_modules, applied with
+** recompute_granularity "selective"); each flag drops the named stored
+** activations and reruns their forward in the backward.  They add to
+** parallel.recompute "none" or "selective" (full already reruns all). */
+typedef struct pod_recompute_set {
+  int core_attn;   /* flash-attention output (rerun attention forward) */
+  int layernorm;   /* norm outputs (rerun the norms) */
+  int mla_up_proj; /* MLA query/key/value up-projections (rerun the two
+                      up-projection GEMMs) */
+  int moe_act;     /* expert activation-function outputs (rerun SwiGLU) */
+  int mlp;         /* dense MLP blocks: keep only their input (rerun the
+                      block's forward) */
+} pod_recompute_set;
+
 /* Parallel layout.  0 in tp, pp, vp, ep, etp, cp or microbatch means 1.
 ** Ranks are ordered TP innermost, then CP, DP, PP
 ** outermost (Megatron's default order "tp-cp-ep-dp-pp"); the expert part
 ** of each pipeline stage folds its tp*cp*dp ranks as ETP innermost, EP,
 ** then expert-DP (Megatron MoE parallel folding, Liu et al. 2025). */
 typedef struct pod_layout {
-  int tp;          /* tensor parallel (with sequence parallel) */
-  int pp;          /* pipeline stages */
-  int vp;          /* virtual stages per pipeline rank (interleaved 1F1B) */
-  int dp;          /* data parallel; 0 = gpus / (tp * pp * cp) */
-  int ep;          /* expert parallel (MoE only; 1 for dense) */
-  int etp;         /* expert tensor parallel (MoE only) */
-  int cp;          /* context parallel */
-  int microbatch;  /* sequences per micro-batch */
-  int zero;        /* 0: replicated optimizer; 1: distributed optimizer
-                      (optimizer state sharded, = ZeRO-1); 2: + gradients
-                      sharded (reduce-scatter per micro-batch); 3: +
-                      weights sharded (all-gather per micro-batch) */
-  int recompute;   /* pod_recompute */
-  int uneven;      /* 1: allow layers not divisible by pp*vp (Megatron's
-                      pipeline layout / account_for_embedding_in_pipeline_
-                      split): each virtual stage holds ceil(L/(pp*vp))
-                      layer slots and embedding/head fill spare slots */
+  int tp;         /* tensor parallel (with sequence parallel) */
+  int pp;         /* pipeline stages */
+  int vp;         /* virtual stages per pipeline rank (interleaved 1F1B) */
+  int dp;         /* data parallel; 0 = gpus / (tp * pp * cp) */
+  int ep;         /* expert parallel (MoE only; 1 for dense) */
+  int etp;        /* expert tensor parallel (MoE only) */
+  int cp;         /* context parallel */
+  int microbatch; /* sequences per micro-batch */
+  int zero;       /* 0: replicated optimizer; 1: distributed optimizer
+                     (optimizer state sharded, = ZeRO-1); 2: + gradients
+                     sharded (reduce-scatter per micro-batch); 3: +
+                     weights sharded (all-gather per micro-batch) */
+  int recompute;  /* pod_recompute */
+  int uneven;     /* 1: allow layers not divisible by pp*vp (Megatron's
+                     pipeline layout / account_for_embedding_in_pipeline_
+                     split): each virtual stage holds ceil(L/(pp*vp))
+                     layer slots and embedding/head fill spare slots */
+  pod_recompute_set recompute_modules; /* per-module recompute */
 } pod_layout;
+
+/* Communication backend of the MoE token dispatcher (Megatron-Core
+** moe_token_dispatcher_type / moe_flex_dispatcher_backend). */
+typedef enum pod_dispatcher {
+  POD_DISPATCH_ALLTOALL, /* NCCL all-to-all: every routed copy of a token
+                            travels to its expert's rank */
+  POD_DISPATCH_DEEPEP,   /* DeepEP (flex dispatcher): a token crosses the
+                            network once per destination scale-up domain
+                            and is forwarded over NVLink inside it;
+                            node-limited routing caps the domains */
+  POD_DISPATCH_HYBRIDEP  /* HybridEP (flex dispatcher): the same
+                            hierarchical forwarding, TMA-driven */
+} pod_dispatcher;
+
+/* CUDA graph capture (Megatron-Core cuda_graph_impl / cuda_graph_scope). */
+typedef enum pod_cuda_graphs {
+  POD_GRAPHS_NONE,    /* eager launches */
+  POD_GRAPHS_PARTIAL, /* Transformer Engine graphs of the attention, MoE
+                         router and MoE preprocess scopes */
+  POD_GRAPHS_FULL     /* cuda_graph_impl = "full_iteration": the whole
+                         forward-backward of a step is one graph */
+} pod_cuda_graphs;
+
+/* Pipeline schedule. */
+typedef enum pod_schedule {
+  POD_SCHED_1F1B,    /* Megatron's 1F1B, interleaved when vp > 1 */
+  POD_SCHED_DUALPIPE /* DualPipe (DeepSeek-V3 report, sec. 3.2.1): micro-
+                        batches fed from both ends, each rank holds two
+                        stages; bubble (pp/2 - 1)(F&B + B - 3W), 2x the
+                        parameters, pp + 1 micro-batches of activations,
+                        the EP all-to-all hidden under the paired chunk */
+} pod_schedule;
+
+/* Software features of a training release, as a recipe sets them (see
+** lua/README.md "software" for the release presets). */
+typedef struct pod_train_sw {
+  int cuda_graphs;       /* pod_cuda_graphs */
+  int a2a_overlap;       /* 1: moe_a2a_overlap, the EP dispatch/combine of
+                            one micro-batch runs under the compute of
+                            another (Megatron's 1F1B with A2A overlap) */
+  int fused_grouped_mlp; /* 1: fused grouped MLP (cutedsl_fused_grouped_
+                            mlp): activation and its quantisation fused
+                            into the expert GEMMs */
+  int fp8_attention;     /* 1: fp8_dot_product_attention: attention on
+                            fp8 tensor cores (fp8/fp4 dtypes only) */
+  int dispatcher;        /* pod_dispatcher */
+  int max_domains;       /* node-limited routing: scale-up domains a token
+                            may reach (DeepSeek-V3: 4 nodes); 0 = no limit */
+  int schedule;          /* pod_schedule */
+  int fp8_params;        /* 1: fp8_param_gather, fp8 primary weights (no
+                            bf16 copy) and the parameter all-gather in
+                            fp8 (fp8/fp4 dtypes only) */
+} pod_train_sw;
 
 typedef struct pod_train_cfg {
   pod_system system;
   pod_model model;
   int gpus;
-  int seq;             /* tokens per sequence */
-  int global_batch;    /* sequences per step */
-  pod_dtype dtype;     /* GEMM precision; attention stays bf16 */
+  int seq;          /* tokens per sequence */
+  int global_batch; /* sequences per step */
+  pod_dtype dtype;  /* GEMM precision; attention stays bf16 */
   pod_layout parallel;
   /* Physical parameters a study can sample.  pod_train_cfg_defaults fills
   ** them; a value <= 0 in an eff_* field means "take the default of the
   ** table keyed by GPU generation and dtype" (see train.c). */
-  double eff_gemm;     /* achieved fraction of dense dtype peak in GEMMs */
-  double eff_attn;     /* achieved fraction of bf16 peak in flash attention */
-  double gemm_k_half;  /* GEMM efficiency falls as eff_gemm * h / (h + k_half)
-                          with the hidden size h (fp8 kernels lose more at
-                          small shapes); < 0 = table default per dtype */
-  double eff_scale;    /* software maturity: multiplies the GEMM and
-                          attention efficiencies; 1 = the releases the
-                          table was fitted on (see train.c) */
-  double eff_hbm;      /* achieved fraction of HBM bandwidth, memory-bound ops */
-  double overlap_tp;   /* fraction of TP collectives hidden under GEMMs */
-  double overlap_cp;   /* fraction of CP ring p2p hidden under attention */
-  double overlap_ep;   /* fraction of EP all-to-all hidden */
-  double overlap_pp;   /* fraction of PP p2p hidden */
-  double overlap_dp;   /* fraction of DP grad/param traffic hidden, bounded
-                          by one micro-batch of work plus the bubble */
-  double jitter;       /* coefficient of variation of per-GPU step time */
+  double eff_gemm;    /* achieved fraction of dense dtype peak in GEMMs */
+  double eff_attn;    /* achieved fraction of bf16 peak in flash attention */
+  double gemm_k_half; /* GEMM efficiency falls as eff_gemm * h / (h + k_half)
+                         with the hidden size h (fp8 kernels lose more at
+                         small shapes); < 0 = table default per dtype */
+  double gemm_w_half; /* routed-expert GEMMs fall further as
+                         w / (w + w_half), w = expert_ffn / etp; < 0 =
+                         table default per dtype */
+  double eff_scale;   /* software maturity: multiplies the GEMM and
+                         attention efficiencies; 1 = the releases the
+                         table was fitted on (see train.c) */
+  double eff_hbm;     /* achieved fraction of HBM bandwidth, memory-bound ops */
+  double overlap_tp;  /* fraction of TP collectives hidden under GEMMs */
+  double overlap_cp;  /* fraction of CP ring p2p hidden under attention */
+  double overlap_ep;  /* fraction of EP all-to-all hidden */
+  double overlap_pp;  /* fraction of PP p2p hidden */
+  double overlap_dp;  /* fraction of DP grad/param traffic hidden, bounded
+                         by one micro-batch of work plus the bubble */
+  double jitter;      /* coefficient of variation of per-GPU step time */
   double grad_reduce_bytes; /* bytes per gradient element in the gradient
                                buffer and on the wire (2 = bf16, 4 = fp32) */
   double mem_reserve_gb;    /* CUDA context, allocator slack, buffers */
-  int mfu_full_attn;   /* 1: model FLOPs count full (non-causal) attention,
-                          the convention of NeMo 2.0 llama recipes; 0:
-                          causal (Megatron-Core >= 0.9, Megatron-Bridge) */
-  int fp8_recipe;      /* pod_fp8_recipe; ignored for bf16 */
-  double jitter_sync;  /* coefficient of variation of one GPU's time over
-                          one interval between two synchronisations of a
-                          group, independent from interval to interval
-                          (the fast part of the jitter): every delayed-
-                          scaling amax all-reduce over a group larger than
-                          the TP/CP/EP groups, which synchronise every layer
-                          anyway, waits for the group's slowest rank */
+  int mfu_full_attn;        /* 1: model FLOPs count full (non-causal) attention,
+                               the convention of NeMo 2.0 llama recipes; 0:
+                               causal (Megatron-Core >= 0.9, Megatron-Bridge) */
+  int fp8_recipe;           /* pod_fp8_recipe; ignored for bf16 */
+  pod_train_sw software;    /* release features (default: none of them,
+                               NCCL all-to-all dispatcher) */
+  double host_expert_us;    /* exposed host time per local expert per MoE
+                               layer per micro-batch pass (forward or
+                               backward) with eager expert launches, after
+                               the dropless token-count sync (train.c,
+                               HOST_EXPERT_US); < 0 = default */
+  double jitter_sync;       /* coefficient of variation of one GPU's time over
+                               one interval between two synchronisations of a
+                               group, independent from interval to interval
+                               (the fast part of the jitter): every delayed-
+                               scaling amax all-reduce over a group larger than
+                               the TP/CP/EP groups, which synchronise every layer
+                               anyway, waits for the group's slowest rank */
 } pod_train_cfg;
 
 /* Step-time breakdown in seconds; parts add up to step_s. */
 typedef struct pod_train_breakdown {
-  double compute;    /* GEMM + attention + memory-bound ops, incl. recompute */
-  double tp;         /* exposed TP (sequence-parallel AG/RS) */
-  double cp;         /* exposed CP ring p2p */
-  double ep;         /* exposed EP all-to-all (+ ETP gathers) */
-  double pp;         /* exposed PP p2p */
-  double dp;         /* exposed DP grad reduce / param gather, and the
-                        fp8 amax all-reduces (delayed scaling) */
-  double bubble;     /* pipeline bubble */
-  double optimizer;  /* optimizer step (memory-bound) */
-  double straggler;  /* expected max of per-GPU jitter over all GPUs, plus
-                        the waits at each amax all-reduce (delayed
-                        scaling over the DP domain) */
+  double compute;   /* GEMM + attention + memory-bound ops, incl. recompute */
+  double tp;        /* exposed TP (sequence-parallel AG/RS) */
+  double cp;        /* exposed CP ring p2p */
+  double ep;        /* exposed EP all-to-all (+ ETP gathers) */
+  double pp;        /* exposed PP p2p */
+  double dp;        /* exposed DP grad reduce / param gather, and the
+                       fp8 amax all-reduces (delayed scaling) */
+  double bubble;    /* pipeline bubble */
+  double optimizer; /* optimizer step (memory-bound) */
+  double host;      /* exposed host (launch) time at the MoE token-count
+                       syncs not covered by CUDA graphs */
+  double straggler; /* expected max of per-GPU jitter over all GPUs, plus
+                       the waits at each amax all-reduce (delayed
+                       scaling over the DP domain) */
 } pod_train_breakdown;
 
 typedef struct pod_train_memory {
@@ -147,18 +231,20 @@ typedef struct pod_train_result {
   double step_s;
   double tokens_per_s;
   double tokens_per_s_per_gpu;
-  double tflops_per_gpu;   /* model FLOPs (convention in cfg) per GPU */
-  double mfu;              /* tflops_per_gpu / peak_tflops, in [0, 1] */
-  double peak_tflops;      /* dense peak of the GPU in cfg->dtype */
-  double flops_per_token;  /* model FLOPs per token used for MFU */
-  double eff_gemm;         /* efficiencies actually used (after shape
-                              roll-off and eff_scale) */
+  double tflops_per_gpu;  /* model FLOPs (convention in cfg) per GPU */
+  double mfu;             /* tflops_per_gpu / peak_tflops, in [0, 1] */
+  double peak_tflops;     /* dense peak of the GPU in cfg->dtype */
+  double flops_per_token; /* model FLOPs per token used for MFU */
+  double eff_gemm;        /* efficiencies actually used (after shape
+                             roll-off and eff_scale) */
   double eff_attn;
-  int microbatches;        /* per pipeline per step */
-  int dp;                  /* resolved data-parallel size */
-  int edp;                 /* expert data-parallel size */
+  double clock;     /* sustained fraction of the boost clock under
+                       the GPU's power limit (train.c) */
+  int microbatches; /* per pipeline per step */
+  int dp;           /* resolved data-parallel size */
+  int edp;          /* expert data-parallel size */
   pod_train_memory memory;
-  int fits;                /* memory.total_gb <= GPU HBM */
+  int fits; /* memory.total_gb <= GPU HBM */
   pod_train_breakdown breakdown;
 } pod_train_result;
 
@@ -187,9 +273,8 @@ int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,
 
 /* Default efficiencies of the shared table for a GPU and dtype (any
 ** output pointer may be NULL).  POD_ENOTSUP when the table has none. */
-int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype,
-                          double *eff_gemm, double *eff_attn, double *k_half,
-                          pod_err *err);
+int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
+                          double *eff_attn, double *k_half, pod_err *err);
 
 /* Dense peak TFLOP/s of `gpu` in `dtype` (0 when the GPU has none). */
 double pod_train_peak_tflops(const pod_gpu *gpu, pod_dtype dtype);
@@ -204,10 +289,26 @@ int pod_train_recompute_parse(const char *name, int *out);
 const char *pod_train_fp8_recipe_name(int r);
 int pod_train_fp8_recipe_parse(const char *name, int *out);
 
+/* Software release presets: a named pod_train_sw (name in `name`).
+** pod_train_sw_preset copies one (POD_ENOENT when unknown);
+** pod_train_sw_at returns the i-th (NULL past the end) and its source. */
+typedef struct pod_train_sw_preset_t {
+  const char *name;
+  pod_train_sw sw;
+} pod_train_sw_preset_t;
+int pod_train_sw_preset(const char *name, pod_train_sw *out);
+const pod_train_sw_preset_t *pod_train_sw_at(int i, const char **source);
+
+/* Names of the software enums ("none", "partial", "full"; "alltoall",
+** "deepep", "hybridep"; "1f1b", "dualpipe"). */
+const char *pod_train_graphs_name(int g);
+const char *pod_train_dispatcher_name(int d);
+const char *pod_train_schedule_name(int s);
+
 /* Built-in evaluator: cfg = pod_train_cfg; metrics in this order:
 ** step_s, tokens_per_s, tokens_per_s_per_gpu, tflops_per_gpu, mfu,
 ** memory_gb, fits, compute_s, tp_s, cp_s, ep_s, pp_s, dp_s, bubble_s,
-** optimizer_s, straggler_s. */
+** optimizer_s, straggler_s, host_s. */
 extern const pod_kernel pod_train_kernel;
 
 /* ---- Layout search ---------------------------------------------------- */
@@ -222,12 +323,12 @@ extern const pod_kernel pod_train_kernel;
 ** selective, full (for each zero stage the least recompute that fits). */
 typedef struct pod_train_search_opts {
   pod_layout fix;
-  int top_n;        /* keep the best top_n (<= caller's capacity) */
+  int top_n; /* keep the best top_n (<= caller's capacity) */
   int max_tp, max_pp, max_vp, max_cp, max_mb;
 } pod_train_search_opts;
 
 typedef struct pod_train_search_item {
-  pod_layout layout;     /* dp resolved */
+  pod_layout layout; /* dp resolved */
   double tokens_per_s_per_gpu;
   double step_s;
   double mfu;
@@ -235,12 +336,12 @@ typedef struct pod_train_search_item {
 } pod_train_search_item;
 
 typedef struct pod_train_search_stats {
-  long candidates;   /* layouts (without zero/recompute) that passed the
-                        divisibility rules */
-  long checked;      /* layouts with a ZeRO stage and recompute policy
-                        whose memory was evaluated */
-  long fitting;      /* of those, layouts that fit in memory */
-  long evaluated;    /* step-time evaluations (each fitting layout) */
+  long candidates; /* layouts (without zero/recompute) that passed the
+                      divisibility rules */
+  long checked;    /* layouts with a ZeRO stage and recompute policy
+                      whose memory was evaluated */
+  long fitting;    /* of those, layouts that fit in memory */
+  long evaluated;  /* step-time evaluations (each fitting layout) */
 } pod_train_search_stats;
 
 /* All dimensions free, top_n 10, max_tp 64, max_pp 64, max_vp 16,

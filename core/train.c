@@ -24,7 +24,6 @@
 */
 #include "train_int.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -32,53 +31,8 @@
 
 /* ---- Shared physical parameters --------------------------------------- */
 
-typedef enum gpu_gen { GEN_AMPERE, GEN_HOPPER, GEN_BLACKWELL, GEN_UNKNOWN } gpu_gen;
-
-/* GEMM efficiency per GPU generation and dtype (fraction of dense peak
-** reached by training GEMMs) and flash-attention efficiency against bf16
-** peak.  One set per generation, shared by every case; see the report in
-** tests/validation for fit versus prediction.
-**   hopper bf16, fp8: FITTED on T4 at 512 GPUs (Llama 3.1 405B on H100,
-**     bf16 MFU 55.5%, fp8 MFU 44.4%; NVIDIA/dgxc-benchmarking v25.04).
-**   hopper fp8 is the asymptote of the shape roll-off below (0.593 at
-**     h = 16384, 0.494 at h = 8192, 0.412 at h = 5120); refitted (0.723
-**     -> 0.741) when the fp8 amax synchronisation (JITTER_SYNC) took its
-**     share of the fp8 step at T4's 512 GPUs (DP 4, amax group 64).
-**   blackwell fp8: FITTED on T6 (DeepSeek-V3 on 256 GB300, 6,338
-**     tokens/s/GPU, Megatron-Bridge 26.06); 0.537 at h = 7168.  Older
-**     Blackwell software (T1/T2, dgxc-benchmarking v25.05) is modelled
-**     with cfg->eff_scale = 1/1.5, NVIDIA's published "software alone
-**     1.5x on the same hardware" (public.md T8), not a fit.
-**   blackwell bf16, ampere bf16: priors = the Hopper bf16 fit; fp4: prior
-**     = the fp8 fit of the generation (no public anchor in public.md).
-**   attention: FlashAttention-3 (Shah et al. 2024, figs. 5-6): H100 bf16
-**     causal hd128 forward ~ 600-660 TF, backward ~ 450-500 TF, about 0.5
-**     of 989 over forward+backward; the same fraction is taken for
-**     Blackwell (cuDNN attention for sm100); FA2 on A100 reaches ~ 0.6 of
-**     312 (Dao 2023, fig. 4). */
-#define EFF_HOPPER_BF16 0.636
-#define EFF_HOPPER_FP8 0.741
-#define EFF_BLACKWELL_FP8 0.844
-/* Shape roll-off: eff(h) = eff_gemm * h / (h + k_half), h the hidden
-** size (the reduction dimension of the QKV and FC1 GEMMs).  Low-precision
-** GEMMs lose more at small shapes (fixed prologue/epilogue, scaling and
-** wave quantization weigh more when the math is 2x faster; Transformer
-** Engine's fp8 speed-up over bf16 grows with the GEMM size).
-**   bf16: 0 (no roll-off at the sizes of these models: T3 70B and T4 405B
-**     reach the same bf16 MFU, 54.5% and 55.5%).
-**   fp8/fp4: FITTED jointly with EFF_HOPPER_FP8 on T3 fp8 at 64 GPUs
-**     (Llama 3.1 70B, MFU 38.1%) and T4 fp8 at 512 GPUs. */
-#define K_HALF_FP8 4096.0
-static const struct {
-  double gemm[3]; /* bf16, fp8, fp4 */
-  double attn;
-} eff_table[3] = {
-  [GEN_AMPERE] = {{EFF_HOPPER_BF16, 0.0, 0.0}, 0.60},
-  [GEN_HOPPER] = {{EFF_HOPPER_BF16, EFF_HOPPER_FP8, 0.0}, 0.50},
-  [GEN_BLACKWELL] = {{EFF_HOPPER_BF16, EFF_BLACKWELL_FP8, EFF_BLACKWELL_FP8},
-                     0.50},
-};
-static const double k_half_table[3] = {0.0, K_HALF_FP8, K_HALF_FP8};
+/* The GEMM and attention efficiency tables, sustained clocks and the
+** software-feature terms are in train_sw.c. */
 
 /* Element-wise HBM traffic, bytes per token per layer per element of the
 ** width named, forward + backward (bf16 activations), counted from the
@@ -142,46 +96,9 @@ static const double k_half_table[3] = {0.0, K_HALF_FP8, K_HALF_FP8};
 **   sync per step) is a separate, per-step figure; the fast part averages
 **   out over the ~1,000 intervals of a step (jitter_sync / sqrt(1000) ~
 **   0.001) unless something synchronises the ranks at each interval. */
+
 /* JITTER_SYNC itself is in train_int.h: the defaults (train_check.c) set it. */
 #define AMAX_BYTES_PER_LAYER (4.0 * 3.0 * 4.0)
-
-static gpu_gen gen_of(const pod_gpu *g) {
-  const char *n = g->name;
-  char c0 = (char)tolower((unsigned char)n[0]);
-  char c1 = c0 ? (char)tolower((unsigned char)n[1]) : 0;
-  if (c0 == 'g' && c1 == 'b') c0 = 'b'; /* GB200, GB300: Blackwell */
-  switch (c0) {
-    case 'a': return GEN_AMPERE;
-    case 'h': return GEN_HOPPER;
-    case 'b': return GEN_BLACKWELL;
-    default: return GEN_UNKNOWN;
-  }
-}
-
-double pod_train_peak_tflops(const pod_gpu *gpu, pod_dtype dtype) {
-  switch (dtype) {
-    case POD_DTYPE_BF16: return gpu->bf16_tflops;
-    case POD_DTYPE_FP8: return gpu->fp8_tflops;
-    case POD_DTYPE_FP4: return gpu->fp4_tflops;
-  }
-  return 0.0;
-}
-
-int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype,
-                          double *eff_gemm, double *eff_attn, double *k_half,
-                          pod_err *err) {
-  gpu_gen g = gen_of(gpu);
-  if (g == GEN_UNKNOWN || (int)dtype < 0 || dtype > POD_DTYPE_FP4 ||
-      eff_table[g].gemm[dtype] <= 0.0)
-    return pod_err_set(err, POD_ENOTSUP, "eff_gemm",
-                       "no default efficiency for GPU '%s' in %s; set "
-                       "eff_gemm and eff_attn", gpu->name,
-                       pod_train_dtype_name(dtype));
-  if (eff_gemm) *eff_gemm = eff_table[g].gemm[dtype];
-  if (eff_attn) *eff_attn = eff_table[g].attn;
-  if (k_half) *k_half = k_half_table[dtype];
-  return POD_OK;
-}
 
 /* ---- Placement -------------------------------------------------------- */
 
@@ -239,6 +156,11 @@ typedef struct layer_cost {
   double tp_s, cp_s, ep_s;                 /* raw communication times */
   double act_bytes;                        /* stored activations */
   double full_act_bytes;                   /* without recompute */
+  /* Elements per token of the recomputable tensors (recompute modules):
+  ** norm outputs, activation-function outputs, MLA up-projection
+  ** outputs, flash-attention output; MLP block (dense layers). */
+  double act_norm, act_fn, act_up, act_core, act_mlp;
+  double up_flops, mlp_fwd_flops; /* forward FLOPs to rerun them */
 } layer_cost;
 
 typedef struct memq {
@@ -248,11 +170,11 @@ typedef struct memq {
 /* Everything eval needs, computed once per config. */
 typedef struct plan {
   int dp, edp, m;
-  double T, Tt;           /* tokens per CP rank, per GPU on SP regions */
-  double imb;             /* expert load factor on the busiest rank */
-  double lr;              /* layer slots on the busiest pipeline rank */
+  double T, Tt; /* tokens per CP rank, per GPU on SP regions */
+  double imb;   /* expert load factor on the busiest rank */
+  double lr;    /* layer slots on the busiest pipeline rank */
   pod_model_params mp;
-  double tp_pair_s;       /* one TP all-gather + reduce-scatter; < 0 unset */
+  double tp_pair_s; /* one TP all-gather + reduce-scatter; < 0 unset */
 } plan;
 
 static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
@@ -260,7 +182,8 @@ static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
   const pod_model *m = &c->model;
   p->dp = dp;
   p->edp = m->experts > 0
-               ? (int)((long)l->tp * l->cp * dp / ((long)l->ep * l->etp)) : 1;
+               ? (int)((long)l->tp * l->cp * dp / ((long)l->ep * l->etp))
+               : 1;
   p->m = (int)(c->global_batch / ((long)dp * l->microbatch));
   p->T = (double)l->microbatch * c->seq / l->cp;
   p->Tt = p->T / l->tp;
@@ -297,15 +220,23 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   o->w_expert_bytes = (double)m->experts / l->ep * ew / l->etp * wpass;
   o->w_bytes += (h * m->experts + sh * ew) / tp * wpass;
   double routed = k * p->imb, width = (routed + sh) * ef;
-  o->ew_bytes += Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * width +
-                       EW_PERMUTE * routed * h +
-                       (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * width
-                            : 0));
+  /* A fused grouped MLP does the routed experts' activation and its
+  ** quantisation in the GEMM epilogue: no separate pass over them. */
+  double ew_width = c->software.fused_grouped_mlp ? sh * ef : width;
+  o->ew_bytes +=
+      Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * ew_width + EW_PERMUTE * routed * h +
+            (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * ew_width : 0));
   double up = m->gated_mlp ? 2.0 : 1.0;
-  /* residual; dispatched tokens (fc1 input) and the expert outputs the
-  ** weighted combine needs; fc1 outputs (for the activation backward) */
-  *mlp_keep = h + routed * (gin * h + h + up * ef) + sh * up * ef;
+  /* residual; dispatched tokens (fc1 input); fc1 outputs (for the
+  ** activation backward).  The router probabilities multiply the
+  ** activation output inside the experts (Megatron-Core TEGroupedMLP,
+  ** activation_func_with_probs(fc1_output, permuted_probs), NVIDIA/
+  ** Megatron-LM megatron/core/transformer/moe/experts.py), so the combine
+  ** is an unweighted sum and its backward keeps no expert outputs. */
+  *mlp_keep = h + routed * (gin * h + up * ef) + sh * up * ef;
   *mlp_recomp = gin * (h + (routed + sh) * ef);
+  o->act_norm += gin * h;
+  o->act_fn += gin * (routed + sh) * ef;
   if (sh > 0) *tp_ops += 4;
   /* EP: dispatch + combine, forward + backward, of this rank's routed
   ** tokens; the busiest rank receives imb x the mean. */
@@ -317,6 +248,8 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
     double t16 = coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, 2.0 * bytes);
     double td = fp8 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, bytes) : t16;
     o->ep_s = p->imb * (td + 3.0 * t16);
+    if (c->software.dispatcher != POD_DISPATCH_ALLTOALL)
+      o->ep_s *= pod_train__hier_share(k, l->ep / rpd, c->software.max_domains);
   }
   if (l->etp > 1) {
     double bytes = Tt * k * h * 2.0 * l->etp * p->imb;
@@ -352,8 +285,39 @@ static void apply_recompute(int recompute, double Tt, double h, double keep,
   }
 }
 
-static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
-                        ctx *x, layer_cost *o) {
+/* Recompute modules on top of "none": each drops its stored tensors and
+** adds the forward work that rebuilds them (norms and activation
+** functions: one read and one write of their bf16 input and output). */
+static void apply_modules(const pod_layout *l, double Tt, double h,
+                          layer_cost *o) {
+  const pod_recompute_set *r = &l->recompute_modules;
+  double drop = 0.0;
+  if (r->layernorm) {
+    drop += o->act_norm;
+    o->ew_bytes += Tt * 8.0 * h * 2.0;
+  }
+  if (r->moe_act && o->gemm_expert_flops > 0.0) {
+    drop += o->act_fn;
+    o->ew_bytes += Tt * 6.0 * o->act_fn;
+  }
+  if (r->mla_up_proj && o->up_flops > 0.0) {
+    drop += o->act_up;
+    o->gemm_flops += o->up_flops;
+  }
+  if (r->core_attn) {
+    drop += o->act_core;
+    o->attn_flops *= 4.0 / 3.0;
+  }
+  if (r->mlp && o->mlp_fwd_flops > 0.0) {
+    drop += o->act_mlp - (r->layernorm ? o->act_norm * 0.5 : 0.0);
+    o->gemm_flops += o->mlp_fwd_flops;
+  }
+  o->act_bytes -= 2.0 * Tt * drop;
+  if (o->act_bytes < 2.0 * Tt * h) o->act_bytes = 2.0 * Tt * h;
+}
+
+static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
+                        layer_cost *o) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   const pod_system *s = &c->system;
@@ -384,8 +348,8 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
   double gin = fp8 ? 0.5 : 1.0;
   double qkv_out = m->attn == POD_ATTN_MLA ? H * (qk + qk + v)
                                            : H * qk + pod_model_kv_elems(m);
-  double latents = m->attn == POD_ATTN_MLA
-                       ? m->q_lora + m->kv_lora + m->qk_rope : 0.0;
+  double latents =
+      m->attn == POD_ATTN_MLA ? m->q_lora + m->kv_lora + m->qk_rope : 0.0;
   double a_attn_keep = h /* residual */ + gin * (latents + H * v /* fa out */);
   double a_attn_drop = gin * h /* norm out */;
   if (m->attn == POD_ATTN_MLA)
@@ -393,6 +357,13 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
   else
     a_attn_keep += qkv_out; /* core attention needs q, k, v */
   int tp_ops = 4;           /* AG+RS forward, AG+RS backward */
+  o->act_norm = gin * h;
+  o->act_core = gin * H * v;
+  if (m->attn == POD_ATTN_MLA) {
+    o->act_up = qkv_out;
+    o->up_flops = 2.0 * T * H *
+                  (m->q_lora * qk + m->kv_lora * (double)(m->qk_nope + v)) / tp;
+  }
   double mlp_keep, mlp_recomp;
   if (!moe) {
     double f = m->ffn, w = mlp_matrix_count(m) * h * f;
@@ -402,6 +373,10 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
                          (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * f : 0));
     mlp_keep = h + (m->gated_mlp ? 2.0 : 1.0) * f;
     mlp_recomp = gin * (h + f);
+    o->act_norm += gin * h;
+    o->act_fn = gin * f;
+    o->act_mlp = mlp_keep - h + mlp_recomp;
+    o->mlp_fwd_flops = 2.0 * T * w / tp;
     tp_ops += 4;
   } else {
     moe_mlp_costs(c, p, x, wpass, gin, o, &mlp_keep, &mlp_recomp, &tp_ops);
@@ -423,17 +398,16 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe,
   }
   double keep = a_attn_keep + mlp_keep, recomp = a_attn_drop + mlp_recomp;
   apply_recompute(l->recompute, Tt, h, keep, recomp, o);
+  if (l->recompute == POD_RECOMPUTE_NONE) apply_modules(l, Tt, h, o);
 }
 
 /* Seconds of compute for a layer cost. */
-typedef struct rates {
-  double gemm, attn, hbm; /* FLOP/s, FLOP/s, B/s achieved */
-} rates;
+typedef pod_train__rates rates;
 
 static double t_compute(const layer_cost *o, const rates *r) {
   double fd = o->gemm_flops - o->gemm_expert_flops;
   double td = fd / r->gemm, wd = o->w_bytes / r->hbm;
-  double te = o->gemm_expert_flops / r->gemm, we = o->w_expert_bytes / r->hbm;
+  double te = o->gemm_expert_flops / r->gemm_e, we = o->w_expert_bytes / r->hbm;
   return (td > wd ? td : wd) + (te > we ? te : we) + o->attn_flops / r->attn +
          o->ew_bytes / r->hbm;
 }
@@ -482,18 +456,43 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
   double fd = (double)n_dense / L, fm = (double)n_moe / L;
   double V = m->vocab, tp = l->tp;
   double lr_layers = p->lr < L ? p->lr : L;
-  double frac = lr_layers / L;
-  double pd = mp->layers_dense * frac / tp;
-  double pe = mp->layers_expert * frac / ((double)l->ep * l->etp);
+  /* Megatron's account_for_embedding/loss_in_pipeline_split: with an
+  ** uneven layout the embedding and the loss take the spare layer slots
+  ** (pp x vp x ceil(L / (pp x vp)) - L of them), the embedding in the
+  ** first stage's first chunk and the loss in the last stage's last, so
+  ** those stages hold one layer fewer (the Llama 3 paper's 405B layout:
+  ** 126 layers over PP16, 7 on the first and last stage, 8 elsewhere). */
+  double lr_first = lr_layers, lr_last = lr_layers;
+  if (l->uneven && l->pp > 1) {
+    long slots = (long)l->pp * l->vp;
+    long spare = slots * ((L + slots - 1) / slots) - L;
+    if (spare >= 1 && lr_first > 1.0) lr_first -= 1.0;
+    if (spare >= 2 && lr_last > 1.0) lr_last -= 1.0;
+  }
+  /* DualPipe: each rank holds stage i and stage pp-1-i (2x parameters;
+  ** rank 0 both ends of the model), pp + 1 micro-batches of one stage's
+  ** activations (DeepSeek-V3 report, Table 2). */
+  int dual = c->software.schedule == POD_SCHED_DUALPIPE;
+  if (dual) {
+    lr_first = lr_last = lr_first + lr_last;
+    if (lr_first > L) lr_first = lr_last = L;
+  }
+  double pd = mp->layers_dense * lr_first / L / tp;
+  double pe = mp->layers_expert * lr_first / L / ((double)l->ep * l->etp);
+  double pd_last = mp->layers_dense * lr_last / L / tp;
+  double pe_last = mp->layers_expert * lr_last / L / ((double)l->ep * l->etp);
   double emb = mp->embedding / tp, head = mp->head / tp;
   double mtp_d = 0.0, mtp_e = 0.0;
   if (m->mtp_layers > 0) {
     mtp_e = m->experts > 0 ? m->mtp_layers * mp->expert * m->experts /
-                                 ((double)l->ep * l->etp) : 0.0;
+                                 ((double)l->ep * l->etp)
+                           : 0.0;
     mtp_d = (mp->mtp - mtp_e * l->ep * l->etp) / tp;
   }
-  double first_d = pd + emb, last_d = pd + head + mtp_d, last_e = pe + mtp_e;
-  if (l->pp == 1) first_d = last_d = pd + emb + head + mtp_d;
+  double first_d = pd + emb, last_d = pd_last + head + mtp_d;
+  double last_e = pe_last + mtp_e;
+  if (l->pp == 1 || dual) first_d = last_d = pd + emb + head + mtp_d;
+  if (dual) last_e = pe + mtp_e;
   double shard_d = (double)dp * l->cp, shard_e = p->edp;
   sp->first_d = first_d;
   sp->last_d = last_d;
@@ -501,16 +500,20 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
   sp->shard_d = shard_d;
   sp->shard_e = shard_e;
   double bw = B_WEIGHT + (c->dtype != POD_DTYPE_BF16 ? B_WEIGHT_FP8 : 0.0);
+  if (c->dtype != POD_DTYPE_BF16 && c->software.fp8_params)
+    bw = pod_train__fp8_param_bytes(c);
   double act_layer = fd * dl->act_bytes + fm * ml->act_bytes;
   double act_work = 0.0; /* one layer's full activations during recompute */
   if (l->recompute == POD_RECOMPUTE_FULL)
     act_work = dl->full_act_bytes > ml->full_act_bytes ? dl->full_act_bytes
                                                        : ml->full_act_bytes;
   double inflight = 1.0;
-  if (l->pp > 1) {
+  if (dual) {
+    inflight = (l->pp + 1.0) / 2.0; /* of the two stages' layers */
+  } else if (l->pp > 1) {
     double mm = p->m < l->pp ? p->m : l->pp;
-    inflight = mm * (l->vp > 1 ? 1.0 + (l->pp - 1.0) / ((double)l->pp * l->vp)
-                               : 1.0);
+    inflight =
+        mm * (l->vp > 1 ? 1.0 + (l->pp - 1.0) / ((double)l->pp * l->vp) : 1.0);
   }
   double logits = p->T * V / tp * 4.0 * 2.0; /* fp32 logits and gradient */
   memq st[2] = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
@@ -525,9 +528,9 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
     double od = d, oe = e;
     if (l->zero >= 1) od /= shard_d, oe /= shard_e;
     st[i].opt = (od + oe) * B_OPT;
-    double infl = i == 0 ? inflight : 1.0;
-    st[i].act = act_layer * lr_layers * infl + act_work;
-    st[i].logits = (i == 1 || l->pp == 1) ? logits : 0.0;
+    double infl = i == 0 || dual ? inflight : 1.0;
+    st[i].act = act_layer * (i == 0 ? lr_first : lr_last) * infl + act_work;
+    st[i].logits = (i == 1 || l->pp == 1 || dual) ? logits : 0.0;
   }
   int worst = 0;
   double tot[2];
@@ -585,6 +588,11 @@ static void dp_time(const pod_train_cfg *c, const plan *p, ctx *x,
   ** latency each; modelled that way, the 405B DP slope comes out twice
   ** the published one (T4), so the buckets are not modelled. */
   double t = 0.0, window = stage_mb + b->bubble;
+  /* bytes per parameter of the parameter all-gather: bf16, or the fp8
+  ** weights themselves with fp8_param_gather */
+  double wg = c->dtype != POD_DTYPE_BF16 && c->software.fp8_params
+                  ? pod_train__fp8_param_bytes(c)
+                  : B_WEIGHT;
   if (l->zero == 0) {
     t = coll(x, POD_COLL_ALL_REDUCE, nd, rd, Pd * gb) +
         coll(x, POD_COLL_ALL_REDUCE, ne, re, Pe * gb);
@@ -594,8 +602,8 @@ static void dp_time(const pod_train_cfg *c, const plan *p, ctx *x,
     if (l->zero >= 2) window = p->m * stage_mb + b->bubble;
     t = nrs * (coll(x, POD_COLL_REDUCE_SCATTER, nd, rd, Pd * gb) +
                coll(x, POD_COLL_REDUCE_SCATTER, ne, re, Pe * gb)) +
-        nag * (coll(x, POD_COLL_ALL_GATHER, nd, rd, Pd * B_WEIGHT) +
-               coll(x, POD_COLL_ALL_GATHER, ne, re, Pe * B_WEIGHT));
+        nag * (coll(x, POD_COLL_ALL_GATHER, nd, rd, Pd * wg) +
+               coll(x, POD_COLL_ALL_GATHER, ne, re, Pe * wg));
   }
   b->dp = exposed(t, c->overlap_dp, window);
   double local = l->zero >= 1 ? Pd / sp->shard_d + Pe / sp->shard_e : Pd + Pe;
@@ -618,8 +626,8 @@ static double amax_sync(const pod_train_cfg *c, const plan *p, ctx *x, int dp,
     if (m->experts > 0 && (long)l->ep * l->etp > g) g = (long)l->ep * l->etp;
     double K = 2.0 * p->m * l->vp;
     double bytes = AMAX_BYTES_PER_LAYER * lr_eff / l->vp;
-    b->dp += K * coll(x, POD_COLL_ALL_REDUCE, (int)G,
-                      group_rpd((int)G, 1, D), bytes);
+    b->dp += K * coll(x, POD_COLL_ALL_REDUCE, (int)G, group_rpd((int)G, 1, D),
+                      bytes);
     if (G > g)
       sync_wait = c->jitter_sync * p->m * stage_mb *
                   (sqrt(2.0 * log((double)G)) - sqrt(2.0 * log((double)g)));
@@ -663,8 +671,9 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   if (!want_time) return POD_OK;
 
   /* ---- Time ---- */
-  rates rt = {r->peak_tflops * 1e12 * eg, s->gpu.bf16_tflops * 1e12 * ea,
-              s->gpu.hbm_TBps * 1e12 * c->eff_hbm};
+  const pod_train_sw *sw = &c->software;
+  rates rt;
+  pod_train__rates_of(c, r->peak_tflops, eg, ea, &rt, &r->clock);
   double tcd = t_compute(&dl, &rt), tcm = t_compute(&ml, &rt);
   double gd_s = dl.gemm_flops / rt.gemm, gm_s = ml.gemm_flops / rt.gemm;
   double ad_s = dl.attn_flops / rt.attn, am_s = ml.attn_flops / rt.attn;
@@ -673,24 +682,36 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                fm * exposed(ml.tp_s, c->overlap_tp, gm_s);
   double tcp = fd * exposed(dl.cp_s, c->overlap_cp, ad_s) +
                fm * exposed(ml.cp_s, c->overlap_cp, am_s);
-  double tep = fm * exposed(ml.ep_s, c->overlap_ep, tcm);
+  /* MoE A2A overlap: the dispatch and combine of one micro-batch run
+  ** under another's compute (Megatron's merged forward-backward of two
+  ** micro-batches), hidden up to that compute. */
+  int dual = sw->schedule == POD_SCHED_DUALPIPE;
+  double ov_ep = sw->a2a_overlap || dual ? 1.0 : c->overlap_ep;
+  double tep = fm * exposed(ml.ep_s, ov_ep, tcm);
+  double thost = fm * pod_train__host_layer_s(c);
   double head_s = head_time(c, &p, &dl, &ml, &rt);
   double lr_eff = p.lr, extra = head_s;
-  double layer_all = tc + ttp + tcp + tep;
+  double layer_all = tc + ttp + tcp + tep + thost;
   if (l->uneven) {
     double need = (L + head_s / layer_all) / l->pp;
     lr_eff = need > p.lr ? need : p.lr;
     extra = 0.0;
   }
   double sc = lr_eff * tc + extra, stp = lr_eff * ttp, scp = lr_eff * tcp,
-         sep = lr_eff * tep;
-  double stage_mb = sc + stp + scp + sep;
+         sep = lr_eff * tep, sho = lr_eff * thost;
+  double stage_mb = sc + stp + scp + sep + sho;
   pod_train_breakdown *b = &r->breakdown;
   b->compute = p.m * sc;
   b->tp = p.m * stp;
   b->cp = p.m * scp;
   b->ep = p.m * sep;
-  b->bubble = (l->pp - 1.0) / l->vp * stage_mb;
+  b->host = p.m * sho;
+  /* DualPipe (DeepSeek-V3 report, Table 2): (pp/2 - 1)(F&B + B - 3W)
+  ** against 1F1B's (pp - 1)(F + B); with F : B : W = 1 : 2 : 1 of a
+  ** stage's micro-batch (the backward is input and weight gradients),
+  ** F&B = F + B = stage_mb, so the bubble is (pp/2 - 1) 2/3 stage_mb. */
+  b->bubble = dual ? (l->pp / 2 - 1.0) * (2.0 / 3.0) * stage_mb
+                   : (l->pp - 1.0) / l->vp * stage_mb;
   if (l->pp > 1) {
     double bytes = p.Tt * h * 2.0;
     long stride = (long)l->tp * l->cp * dp;
@@ -701,8 +722,8 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   dp_time(c, &p, &x, &sp, stage_mb, rt.hbm, b);
   double sync_wait = amax_sync(c, &p, &x, dp, lr_eff, stage_mb, b);
   if (x.rc != POD_OK) return x.rc;
-  double pre = b->compute + b->tp + b->cp + b->ep + b->bubble + b->pp + b->dp +
-               b->optimizer;
+  double pre = b->compute + b->tp + b->cp + b->ep + b->host + b->bubble +
+               b->pp + b->dp + b->optimizer;
   /* Straggler: every GPU waits for the slowest at each synchronous step.
   ** With per-GPU step times ~ N(mu, (jitter mu)^2), the expected maximum
   ** of N is mu + jitter mu sqrt(2 ln N) to leading order (extreme-value /
@@ -742,25 +763,40 @@ int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,
 /* ---- Built-in evaluator ----------------------------------------------- */
 
 static const char *const train_metrics[] = {
-  "step_s", "tokens_per_s", "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu",
-  "memory_gb", "fits", "compute_s", "tp_s", "cp_s", "ep_s", "pp_s", "dp_s",
-  "bubble_s", "optimizer_s", "straggler_s"};
+    "step_s",         "tokens_per_s", "tokens_per_s_per_gpu",
+    "tflops_per_gpu", "mfu",          "memory_gb",
+    "fits",           "compute_s",    "tp_s",
+    "cp_s",           "ep_s",         "pp_s",
+    "dp_s",           "bubble_s",     "optimizer_s",
+    "straggler_s",    "host_s"};
 
 static int train_kernel_fn(const void *cfg, double *v, pod_err *err) {
   pod_train_result r;
   int rc = pod_train_eval((const pod_train_cfg *)cfg, &r, err);
   if (rc != POD_OK) return rc;
   const pod_train_breakdown *b = &r.breakdown;
-  double vals[] = {r.step_s, r.tokens_per_s, r.tokens_per_s_per_gpu,
-                   r.tflops_per_gpu, r.mfu, r.memory.total_gb, r.fits,
-                   b->compute, b->tp, b->cp, b->ep, b->pp, b->dp, b->bubble,
-                   b->optimizer, b->straggler};
+  double vals[] = {r.step_s,
+                   r.tokens_per_s,
+                   r.tokens_per_s_per_gpu,
+                   r.tflops_per_gpu,
+                   r.mfu,
+                   r.memory.total_gb,
+                   r.fits,
+                   b->compute,
+                   b->tp,
+                   b->cp,
+                   b->ep,
+                   b->pp,
+                   b->dp,
+                   b->bubble,
+                   b->optimizer,
+                   b->straggler,
+                   b->host};
   memcpy(v, vals, sizeof vals);
   return POD_OK;
 }
 
 const pod_kernel pod_train_kernel = {
-  "train", sizeof(pod_train_cfg),
-  (int)(sizeof train_metrics / sizeof train_metrics[0]), train_metrics,
-  train_kernel_fn};
-
+    "train", sizeof(pod_train_cfg),
+    (int)(sizeof train_metrics / sizeof train_metrics[0]), train_metrics,
+    train_kernel_fn};

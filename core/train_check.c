@@ -55,6 +55,78 @@ int pod_train_fp8_recipe_parse(const char *name, int *out) {
   return POD_ENOENT;
 }
 
+static const char *graphs_names[] = {"none", "partial", "full"};
+static const char *dispatcher_names[] = {"alltoall", "deepep", "hybridep"};
+
+const char *pod_train_graphs_name(int g) {
+  return (g >= 0 && g <= POD_GRAPHS_FULL) ? graphs_names[g] : "?";
+}
+
+static const char *schedule_names[] = {"1f1b", "dualpipe"};
+
+const char *pod_train_schedule_name(int s) {
+  return (s >= 0 && s <= POD_SCHED_DUALPIPE) ? schedule_names[s] : "?";
+}
+
+const char *pod_train_dispatcher_name(int d) {
+  return (d >= 0 && d <= POD_DISPATCH_HYBRIDEP) ? dispatcher_names[d] : "?";
+}
+
+/* ---- Software releases ------------------------------------------------ */
+
+/* Each release preset is the feature set of that release's flagship MoE
+** recipe (DeepSeek-V3 MXFP8 on GB200 NVL72) in NVIDIA-NeMo/Megatron-
+** Bridge scripts/performance/configs/deepseek/deepseek_workload_base_
+** configs.py at the release tag; a case on another system overrides what
+** its own recipe changes (fp8 attention on GB300, partial graphs on
+** DGX-B300, ...), as its recipe did.  Fields: cuda_graphs, a2a_overlap,
+** fused_grouped_mlp, fp8_attention, dispatcher, max_domains, fp8_params
+** (every fp8 recipe of both releases sets fp8_param_gather = True:
+** src/megatron/bridge/training/mixed_precision.py). */
+static const struct {
+  pod_train_sw_preset_t p;
+  const char *source;
+} SW[] = {
+    {{"none",
+      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_ALLTOALL, 0, POD_SCHED_1F1B, 0}},
+     "no CUDA graphs, no A2A overlap, unfused experts, bf16 attention, NCCL "
+     "all-to-all dispatcher (Megatron-Core defaults)"},
+    {{"megatron_bridge_26_02",
+      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0, POD_SCHED_1F1B, 1}},
+     "Megatron-Bridge v0.3.0 (NeMo 26.02): DEEPSEEK_V3_PRETRAIN_CONFIG_"
+     "GB300_V1: moe_flex_dispatcher_backend hybridep, moe_a2a_overlap False, "
+     "cuda_graph_scope [] (the GB200 recipe adds transformer_engine graphs "
+     "of attn, moe_router, moe_preprocess)"},
+    {{"megatron_bridge_26_04",
+      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0, POD_SCHED_1F1B, 1}},
+     "Megatron-Bridge v0.4.0 (NeMo 26.04): DEEPSEEK_V3_PRETRAIN_CONFIG_"
+     "GB300_V1: moe_flex_dispatcher_backend hybridep, moe_a2a_overlap False, "
+     "cuda_graph_scope [] (the GB200 recipe adds transformer_engine graphs "
+     "of attn, moe_router, moe_preprocess)"},
+    {{"megatron_bridge_26_06",
+      {POD_GRAPHS_FULL, 1, 1, 0, POD_DISPATCH_HYBRIDEP, 0, POD_SCHED_1F1B, 1}},
+     "Megatron-Bridge v0.5.0 (NeMo 26.06): DEEPSEEK_V3_PRETRAIN_CONFIG_"
+     "GB200_FP8_MX_V1: cuda_graph_impl full_iteration, moe_a2a_overlap True, "
+     "cutedsl_fused_grouped_mlp True, hybridep (the GB300 recipe adds "
+     "fp8_dot_product_attention; DGX-B300's keeps transformer_engine graphs "
+     "and no overlap)"},
+};
+
+int pod_train_sw_preset(const char *name, pod_train_sw *out) {
+  for (size_t i = 0; i < sizeof SW / sizeof SW[0]; i++)
+    if (name && strcmp(name, SW[i].p.name) == 0) {
+      if (out) *out = SW[i].p.sw;
+      return POD_OK;
+    }
+  return POD_ENOENT;
+}
+
+const pod_train_sw_preset_t *pod_train_sw_at(int i, const char **source) {
+  if (i < 0 || (size_t)i >= sizeof SW / sizeof SW[0]) return NULL;
+  if (source) *source = SW[i].source;
+  return &SW[i].p;
+}
+
 /* ---- Defaults --------------------------------------------------------- */
 
 void pod_train_cfg_defaults(pod_train_cfg *c) {
@@ -64,6 +136,7 @@ void pod_train_cfg_defaults(pod_train_cfg *c) {
   ** like copies reach 80-90% on H100/B200; NVIDIA H100 tuning guide). */
   c->eff_hbm = 0.8;
   c->gemm_k_half = -1.0; /* table */
+  c->gemm_w_half = -1.0; /* table */
   c->eff_scale = 1.0;
   /* Overlap priors (not fitted): Transformer Engine userbuffers overlap
   ** of TP all-gather/reduce-scatter with the GEMMs, used in NVIDIA's
@@ -96,6 +169,7 @@ void pod_train_cfg_defaults(pod_train_cfg *c) {
   ** pretrain_llama3_70b.py, 2025). */
   c->fp8_recipe = POD_FP8_DELAYED;
   c->jitter_sync = JITTER_SYNC;
+  c->host_expert_us = -1.0; /* table (train.c, HOST_EXPERT_US) */
 }
 
 void pod_train_cfg_init(pod_train_cfg *c) {
@@ -209,6 +283,26 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
        "must be 0..3 (1 = distributed optimizer; got %d)", l->zero);
   NEED(l->recompute >= 0 && l->recompute <= 2, "parallel.recompute",
        "must be none, selective or full (got %d)", l->recompute);
+  if (c->software.schedule == POD_SCHED_DUALPIPE) {
+    /* DeepSeek-V3 report, sec. 3.2.1: "DualPipe only requires that the
+    ** pipeline stages and micro-batches be divisible by 2"; its own
+    ** bidirectional placement, no virtual stages */
+    NEED(l->pp >= 2 && l->pp % 2 == 0, "parallel.pp",
+         "DualPipe needs an even pp >= 2 (got %d)", l->pp);
+    NEED(l->vp == 1, "parallel.vp", "DualPipe has no virtual stages (vp %d)",
+         l->vp);
+    long mb = c->global_batch / ((long)dp * l->microbatch);
+    NEED(mb % 2 == 0, "global_batch",
+         "DualPipe needs an even number of micro-batches per pipeline (got "
+         "%ld)",
+         mb);
+  }
+  const pod_recompute_set *rm = &l->recompute_modules;
+  const int *mods[] = {&rm->core_attn, &rm->layernorm, &rm->mla_up_proj,
+                       &rm->moe_act, &rm->mlp};
+  for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
+    NEED(*mods[i] == 0 || *mods[i] == 1, "parallel.recompute_modules",
+         "flags must be 0 or 1 (got %d)", *mods[i]);
   *dp_out = dp;
   return POD_OK;
 }
@@ -245,6 +339,9 @@ int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
        "must be finite and <= 1 (<= 0 = table default; got %g)", c->eff_attn);
   NEED(isfinite(c->gemm_k_half), "gemm_k_half",
        "must be finite (< 0 = table default; got %g)", c->gemm_k_half);
+  NEED(isfinite(c->gemm_w_half) && c->gemm_w_half <= 1e9, "gemm_w_half",
+       "must be finite and <= 1e9 (< 0 = table default; got %g)",
+       c->gemm_w_half);
   NEED(isfinite(c->eff_scale) && c->eff_scale > 0.0 && c->eff_scale <= 2.0,
        "eff_scale", "must be in (0, 2] (got %g)", c->eff_scale);
   NEED(isfinite(c->eff_hbm) && c->eff_hbm > 0.0 && c->eff_hbm <= 1.0, "eff_hbm",
@@ -267,6 +364,26 @@ int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
        "must be 0 or 1");
   NEED(c->fp8_recipe >= 0 && c->fp8_recipe <= POD_FP8_BLOCK, "fp8_recipe",
        "must be delayed, delayed_tp, current or block (got %d)", c->fp8_recipe);
+  const pod_train_sw *sw = &c->software;
+  NEED(sw->cuda_graphs >= POD_GRAPHS_NONE && sw->cuda_graphs <= POD_GRAPHS_FULL,
+       "software.cuda_graphs", "must be none, partial or full (got %d)",
+       sw->cuda_graphs);
+  NEED(sw->dispatcher >= POD_DISPATCH_ALLTOALL &&
+           sw->dispatcher <= POD_DISPATCH_HYBRIDEP,
+       "software.dispatcher", "must be alltoall, deepep or hybridep (got %d)",
+       sw->dispatcher);
+  NEED((sw->a2a_overlap == 0 || sw->a2a_overlap == 1) &&
+           (sw->fused_grouped_mlp == 0 || sw->fused_grouped_mlp == 1) &&
+           (sw->fp8_attention == 0 || sw->fp8_attention == 1) &&
+           (sw->fp8_params == 0 || sw->fp8_params == 1),
+       "software", "feature flags must be 0 or 1");
+  NEED(sw->schedule >= POD_SCHED_1F1B && sw->schedule <= POD_SCHED_DUALPIPE,
+       "software.schedule", "must be 1f1b or dualpipe (got %d)", sw->schedule);
+  NEED(sw->max_domains >= 0, "software.max_domains",
+       "must be >= 0 (0 = no limit; got %d)", sw->max_domains);
+  NEED(isfinite(c->host_expert_us) && c->host_expert_us <= 1e6,
+       "host_expert_us", "must be finite and <= 1e6 (< 0 = default; got %g)",
+       c->host_expert_us);
   NEED(
       isfinite(c->jitter_sync) && c->jitter_sync >= 0.0 && c->jitter_sync < 1.0,
       "jitter_sync", "must be in [0, 1) (got %g)", c->jitter_sync);

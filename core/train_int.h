@@ -37,4 +37,24 @@ int pod_train__check_cfg(const pod_train_cfg *c, int *dp, pod_err *err);
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                          int want_time, pod_err *err);
 
+/* ---- train_sw.c: software features and per-SKU terms ---- */
+
+/* Achieved rates of one config. */
+typedef struct pod_train__rates {
+  double gemm, attn, hbm; /* FLOP/s, FLOP/s, B/s achieved */
+  double gemm_e;          /* FLOP/s of the routed-expert GEMMs */
+} pod_train__rates;
+
+/* The rates at the GPU's sustained clock (*clock gets it) from the dtype
+** peak (TFLOP/s) and the dense GEMM and attention efficiencies. */
+void pod_train__rates_of(const pod_train_cfg *c, double peak, double eg,
+                         double ea, pod_train__rates *rt, double *clock);
+/* Exposed host time per MoE layer per micro-batch (all its passes). */
+double pod_train__host_layer_s(const pod_train_cfg *c);
+/* Share of the EP all-to-all bytes a hierarchical dispatcher puts on the
+** network: k routed copies over d domains, max_domains (0: no limit). */
+double pod_train__hier_share(double k, int d, int max_domains);
+/* Bytes per weight with fp8 primary weights. */
+double pod_train__fp8_param_bytes(const pod_train_cfg *c);
+
 #endif

@@ -306,7 +306,13 @@ static int start_scenario(pod_host *h) {
     return 1;
   }
   if (h->o.timeout_s > 0) lua_sethook(h->co, budget_hook, LUA_MASKCOUNT, 1000000);
-  lpod_host_resume(h, 0);
+  /* the embedded tools get podsim's internals as their argument */
+  int nargs = 0;
+  if (h->o.tool) {
+    lua_getfield(h->co, LUA_REGISTRYINDEX, "lpod.internal");
+    nargs = 1;
+  }
+  lpod_host_resume(h, nargs);
   return 0;
 }
 
@@ -314,10 +320,8 @@ static int start_scenario(pod_host *h) {
 ** sandbox's roots).  -1 (reported) on failure. */
 static int resolve_dirs(pod_host *h, const pod_host_opts *o) {
   /* folders: the scenario's and the output */
-  char abs[PATH_MAX];
   if (o->scenario && !o->tool) {
-    if (pod_host__absolute(o->scenario, abs, sizeof abs) != 0 ||
-        pod_host__resolve(abs, h->scen_dir, sizeof h->scen_dir) != 0) {
+    if (pod_host__physical(o->scenario, h->scen_dir, sizeof h->scen_dir) != 0) {
       fprintf(stderr, "podsim: cannot resolve '%s'\n", o->scenario);
       return -1;
     }
@@ -336,11 +340,15 @@ static int resolve_dirs(pod_host *h, const pod_host_opts *o) {
     snprintf(outbuf, sizeof outbuf, "out/%.*s", (int)n, s);
     out = outbuf;
   }
-  if (pod_host__absolute(out, abs, sizeof abs) != 0 ||
-      pod_host__resolve(abs, h->out_dir, sizeof h->out_dir) != 0) {
+  if (pod_host__physical(out, h->out_dir, sizeof h->out_dir) != 0) {
     fprintf(stderr, "podsim: bad output folder '%s'\n", out);
     return -1;
   }
+  h->sb.unsafe = o->unsafe;
+  h->sb.timeout_s = o->timeout_s;
+  h->sb.deadline_ns = o->timeout_s > 0 ? uv_hrtime() + (uint64_t)(o->timeout_s * 1e9) : 0;
+  memcpy(h->sb.scen_dir, h->scen_dir, sizeof h->sb.scen_dir);
+  memcpy(h->sb.out_dir, h->out_dir, sizeof h->sb.out_dir);
   return 0;
 }
 
@@ -369,7 +377,8 @@ int pod_host_main(const pod_host_opts *o) {
   lua_setfield(L, LUA_REGISTRYINDEX, "lpod.host");
   lua_pushcfunction(L, pod_host__open_podsim_protected);
   lua_pushlightuserdata(L, &h->o);
-  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+  lua_pushlightuserdata(L, &h->sb);
+  if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
     fprintf(stderr, "podsim: %s\n", lua_tostring(L, -1));
     pod_host__close_state(L);
     uv_loop_close(&h->loop);

@@ -11,7 +11,9 @@
 #define LPOD_HOST_H
 
 #include <lua.h>
+#include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <uv.h>
 
 typedef struct pod_host_opts {
@@ -82,14 +84,56 @@ typedef void (*lpod_cancel_fn)(void *ud);
 int lpod_host_on_cancel(pod_host *h, lpod_cancel_fn fn, void *ud);
 void lpod_host_off_cancel(pod_host *h, int id);
 
-/* Non-zero when `path` may be opened (write: for writing) by the scenario:
-** below the scenario's folder or the output folder, or anywhere with
-** --unsafe. */
+/* The embedded file `name` ("plots/cdf.gp"), its length in *len, or NULL:
+** the project's own files, compiled in. */
+const char *lpod_host_embedded(const char *name, size_t *len);
+
+/* The sandbox of a Lua state: its roots and whether it is lifted.  Every
+** state podsim opens (the main state, study templates, workers) holds a
+** copy in its registry, so path checks work on any thread without the
+** host.  Roots are real paths (symlinks resolved). */
+typedef struct pod_sandbox {
+  int unsafe;                /* --unsafe: no checks */
+  char scen_dir[PATH_MAX];   /* reading allowed below it */
+  char out_dir[PATH_MAX];    /* reading and writing allowed below it */
+  uint64_t deadline_ns;      /* uv_hrtime() past which Lua code in a study's
+                                template state (the metrics probe) stops;
+                                0: no --timeout */
+  double timeout_s;          /* for the message */
+} pod_sandbox;
+
+/* The sandbox of L (a copy in L's registry), or NULL when L has none. */
+const pod_sandbox *lpod_sandbox(lua_State *L);
+
+enum {
+  LPOD_PATH_READ = 0,  /* below the scenario's folder or the output folder */
+  LPOD_PATH_WRITE = 1, /* below the output folder */
+  LPOD_PATH_OUT = 2    /* reading, below the output folder only */
+};
+
+/* Resolve `path` on the real file system (from the cwd; every symlink and
+** every ".." physically, so "link/.." is the link target's parent) into
+** real[n] and check it against sb for `mode` (LPOD_PATH_*).  1 when
+** allowed (real then holds the path to open), 0 when not (or it cannot
+** be resolved: a dangling symlink, a loop, too long).  With sb->unsafe
+** everything is allowed.  A NULL sb allows nothing. */
+int lpod_sandbox_check(const pod_sandbox *sb, const char *path, int mode, char *real,
+                       size_t n);
+
+/* lpod_sandbox_check with L's sandbox, result discarded. */
+int lpod_path_allowed(lua_State *L, const char *path, int mode);
+
+/* Non-zero when `path` may be opened (write: for writing) in the main
+** state of h (kept for callers holding a pod_host; prefer
+** lpod_path_allowed). */
 int lpod_host_path_allowed(pod_host *h, const char *path, int write);
 
 /* A fresh worker lua_State with podsim's libraries opened, sandboxed like
-** the main state, sharing nothing with it (one per worker thread); NULL
-** when it cannot be made.  Touches no existing state.  [-0, +0, -] */
-lua_State *lpod_worker_state(const pod_host_opts *o);
+** the state whose sandbox is `sb` (copied: path checks, the memory budget,
+** and a count hook that stops Lua code past sb->deadline_ns; a worker may
+** replace that hook with its own), sharing nothing with it (one per
+** worker thread); NULL when it cannot be made.  Touches no existing
+** state.  [-0, +0, -] */
+lua_State *lpod_worker_state(const pod_host_opts *o, const pod_sandbox *sb);
 
 #endif

@@ -50,6 +50,7 @@ struct pod_host {
   } cancel[MAX_CANCEL];
   char scen_dir[PATH_MAX];
   char out_dir[PATH_MAX];
+  pod_sandbox sb; /* the roots above, copied into every state */
   size_t mem, mem_cap;
   uint64_t t0_ms; /* uv_now when the run started (the budget's origin) */
 };
@@ -68,6 +69,9 @@ void pod_host__sandbox(lua_State *L);
 int pod_host__absolute(const char *path, char *out, size_t n);
 /* Resolve symlinks in the longest existing prefix of an absolute path. */
 int pod_host__resolve(const char *abs, char *out, size_t n);
+/* path resolved physically (see lpod_sandbox_check) into out; -1 when it
+** cannot be. */
+int pod_host__physical(const char *path, char *out, size_t n);
 /* mkdir -p */
 int pod_host__mkdirs(const char *path);
 /* io.open / io.lines with the path checked first (upvalues: the original
@@ -78,7 +82,8 @@ int pod_host__io_file(lua_State *L);
 /* The embedded library file `name`, or NULL. */
 const pod_embed_file *pod_host__embedded(const char *name);
 /* lua_CFunction: open the libraries and podsim (the pod_host_opts is the
-** light userdata at 1) into L, then sandbox it unless --unsafe. */
+** light userdata at 1, the pod_sandbox to copy into L's registry at 2)
+** into L, then sandbox it unless --unsafe. */
 int pod_host__open_podsim_protected(lua_State *L);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lpod.h"
@@ -26,12 +27,34 @@ const pod_embed_file *pod_host__embedded(const char *name) {
   return NULL;
 }
 
-/* Raw (unsandboxed) helpers handed only to podsim's own Lua library. */
+const char *lpod_host_embedded(const char *name, size_t *len) {
+  const pod_embed_file *f = pod_host__embedded(name);
+  if (f == NULL) return NULL;
+  if (len) *len = f->len;
+  return f->src;
+}
+
+/* Raw (unsandboxed) helpers handed only to podsim's own Lua library.
+** raw.path_allowed(path, write|mode): write true -> LPOD_PATH_WRITE, or
+** "read" / "write" / "out" (reading below the output folder only). */
+static int path_mode(lua_State *L, int idx) {
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    const char *m = lua_tostring(L, idx);
+    if (strcmp(m, "write") == 0) return LPOD_PATH_WRITE;
+    if (strcmp(m, "out") == 0) return LPOD_PATH_OUT;
+    return LPOD_PATH_READ;
+  }
+  return lua_toboolean(L, idx) ? LPOD_PATH_WRITE : LPOD_PATH_READ;
+}
+
 static int raw_path_allowed(lua_State *L) {
-  lua_pushboolean(L,
-                  lpod_host_path_allowed(lpod_host(L), luaL_checkstring(L, 1),
-                                         lua_toboolean(L, 2)));
+  lua_pushboolean(
+      L, lpod_path_allowed(L, luaL_checkstring(L, 1), path_mode(L, 2)));
   return 1;
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int raw_mkdirs(lua_State *L) {
@@ -45,30 +68,114 @@ static int raw_mkdirs(lua_State *L) {
   return 1;
 }
 
-/* Names in a folder (sorted), or nil and a message. */
+/* raw.listdir(dir, mode): the names in a folder, sorted (C order, not
+** through the scenario's table.sort), each with "file", "dir" or "other"
+** (symlinks are "other": never followed); nil and a message when the
+** folder is outside the sandbox for `mode` or unreadable. */
 static int raw_listdir(lua_State *L) {
   const char *p = luaL_checkstring(L, 1);
-  DIR *d = opendir(p);
+  char real[PATH_MAX];
+  if (!lpod_sandbox_check(lpod_sandbox(L), p, path_mode(L, 2), real,
+                          sizeof real)) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "'%s' is outside the sandbox", p);
+    return 2;
+  }
+  DIR *d = opendir(real);
   if (d == NULL) {
     lua_pushnil(L);
     lua_pushfstring(L, "cannot read folder '%s': %s", p, strerror(errno));
     return 2;
   }
-  lua_newtable(L);
-  int n = 0;
+  size_t n = 0, cap = 0;
+  char **names = NULL;
   struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
+  int oom = 0;
+  while ((e = readdir(d)) != NULL && !oom) {
     if (e->d_name[0] == '.') continue;
-    lua_pushstring(L, e->d_name);
-    lua_rawseti(L, -2, ++n);
+    if (n == cap) {
+      cap = cap ? 2 * cap : 64;
+      char **nn = realloc(names, cap * sizeof *nn);
+      if (nn == NULL) {
+        oom = 1;
+        break;
+      }
+      names = nn;
+    }
+    size_t len = strlen(e->d_name);
+    names[n] = malloc(len + 2);
+    if (names[n] == NULL) {
+      oom = 1;
+      break;
+    }
+    /* the kind rides after the name's NUL */
+    memcpy(names[n], e->d_name, len + 1);
+    char full[PATH_MAX];
+    struct stat st;
+    char kind = 'o';
+    if (snprintf(full, sizeof full, "%s/%s", real, e->d_name) <
+            (int)sizeof full &&
+        lstat(full, &st) == 0)
+      kind = S_ISREG(st.st_mode) ? 'f' : S_ISDIR(st.st_mode) ? 'd' : 'o';
+    names[n][len + 1] = kind;
+    n++;
   }
   closedir(d);
-  /* sort for stable output */
-  lua_getglobal(L, "table");
-  lua_getfield(L, -1, "sort");
-  lua_pushvalue(L, -3);
-  lua_call(L, 1, 0);
-  lua_pop(L, 1);
+  if (!oom) qsort(names, n, sizeof *names, cmp_names);
+  if (!oom) lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    if (!oom) {
+      lua_createtable(L, 2, 0);
+      lua_pushstring(L, names[i]);
+      lua_rawseti(L, -2, 1);
+      char k = names[i][strlen(names[i]) + 1];
+      lua_pushstring(L, k == 'f' ? "file" : k == 'd' ? "dir" : "other");
+      lua_rawseti(L, -2, 2);
+      lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(names[i]);
+  }
+  free(names);
+  if (oom) return luaL_error(L, "out of memory");
+  return 1;
+}
+
+/* raw.read_file(path, mode, max): the contents of a regular file checked
+** for `mode`, at most max bytes; nil and a message otherwise. */
+static int raw_read_file(lua_State *L) {
+  const char *p = luaL_checkstring(L, 1);
+  lua_Integer max = luaL_checkinteger(L, 3);
+  char real[PATH_MAX];
+  if (!lpod_sandbox_check(lpod_sandbox(L), p, path_mode(L, 2), real,
+                          sizeof real)) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "'%s' is outside the sandbox", p);
+    return 2;
+  }
+  FILE *f = fopen(real, "rb");
+  if (f == NULL) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot read '%s': %s", p, strerror(errno));
+    return 2;
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  char buf[4096];
+  size_t got, total = 0;
+  while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+    total += got;
+    if ((lua_Integer)total > max) break;
+    luaL_addlstring(&b, buf, got);
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad || (lua_Integer)total > max) {
+    lua_pushnil(L);
+    lua_pushfstring(
+        L, bad ? "cannot read '%s'" : "'%s' is larger than %I bytes", p, max);
+    return 2;
+  }
+  luaL_pushresult(&b);
   return 1;
 }
 
@@ -251,7 +358,12 @@ static void push_args(lua_State *L, const pod_host_opts *o) {
 /* Open podsim into L: C modules, then the embedded Lua library, which
 ** receives the C table, the raw helpers and the options.  Leaves nothing
 ** on the stack; sets global `podsim` and package.loaded.podsim. */
-static int open_podsim(lua_State *L, const pod_host_opts *o) {
+static int open_podsim(lua_State *L, const pod_host_opts *o,
+                       const pod_sandbox *sb) {
+  /* the sandbox first: path checks work from the first line of podsim.lua */
+  pod_sandbox *copy = lua_newuserdatauv(L, sizeof *copy, 0);
+  *copy = *sb;
+  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.sandbox");
   luaL_openlibs(L);
   lua_newtable(L); /* stack: podsim */
 #define LPOD_MODULE(name) lpod_open_##name(L);
@@ -276,6 +388,7 @@ static int open_podsim(lua_State *L, const pod_host_opts *o) {
                                   {"getpid", raw_getpid},
                                   {"where", raw_where},
                                   {"listdir", raw_listdir},
+                                  {"read_file", raw_read_file},
                                   {"input_error", raw_input_error},
                                   {"embedded", raw_embedded},
                                   {"embedded_list", raw_embedded_list},
@@ -299,7 +412,11 @@ static int open_podsim(lua_State *L, const pod_host_opts *o) {
   lua_pushvalue(L, raw);
   push_opts_table(L, o);
   push_args(L, o);
-  lua_call(L, 4, 0);
+  lua_call(L, 4, 1);
+  /* podsim's internals (the C modules' "_" functions, the tools' helpers):
+  ** kept in the registry, never in a scenario's reach; the embedded tools
+  ** receive them as their chunk's argument */
+  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.internal");
   /* the library's end-of-scenario check, called by the host */
   lua_getfield(L, raw, "after_run");
   lua_setfield(L, LUA_REGISTRYINDEX, "lpod.after_run");
@@ -324,17 +441,36 @@ static int open_podsim(lua_State *L, const pod_host_opts *o) {
 
 int pod_host__open_podsim_protected(lua_State *L) {
   const pod_host_opts *o = lua_touserdata(L, 1);
-  return open_podsim(L, o);
+  const pod_sandbox *sb = lua_touserdata(L, 2);
+  if (sb == NULL)
+    return luaL_error(L, "no sandbox for a new state (internal error)");
+  return open_podsim(L, o, sb);
 }
 
-lua_State *lpod_worker_state(const pod_host_opts *o) {
+/* The time budget in a worker or template state (the metrics probe runs
+** on the loop thread, where the host's timer cannot fire). */
+static void deadline_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  const pod_sandbox *sb = lpod_sandbox(L);
+  if (sb && sb->deadline_ns && uv_hrtime() > sb->deadline_ns) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "time budget of %g s exceeded (--timeout)",
+             sb->timeout_s);
+    luaL_error(L, "%s", msg);
+  }
+}
+
+lua_State *lpod_worker_state(const pod_host_opts *o, const pod_sandbox *sb) {
+  if (sb == NULL) return NULL;
   lua_State *L = pod_host__new_state(o->max_memory_mb);
   if (L == NULL) return NULL;
   lua_pushcfunction(L, pod_host__open_podsim_protected);
   lua_pushlightuserdata(L, (void *)o);
-  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+  lua_pushlightuserdata(L, (void *)sb);
+  if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
     pod_host__close_state(L);
     return NULL;
   }
+  if (sb->deadline_ns) lua_sethook(L, deadline_hook, LUA_MASKCOUNT, 1 << 20);
   return L;
 }

@@ -82,17 +82,100 @@ int pod_host__resolve(const char *abs, char *out, size_t n) {
 
 static int under(const char *path, const char *root) {
   size_t n = strlen(root);
+  if (n == 0) return 0;
   if (strcmp(root, "/") == 0) return 1;
   return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
+/* Physical resolution (see lpod_sandbox_check): walk the components of the
+** absolute, unnormalised path; an existing component is replaced by its
+** realpath, ".." takes the parent of the real prefix, a missing component
+** (and all after it) is appended as is.  -1 for a dangling symlink, a
+** loop, a non-directory in the middle or a path too long. */
+static int physical(const char *path, char *out, size_t n) {
+  char abs[PATH_MAX];
+  if (path[0] == '/') {
+    if (snprintf(abs, sizeof abs, "%s", path) >= (int)sizeof abs) return -1;
+  } else {
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) == NULL) return -1;
+    if (snprintf(abs, sizeof abs, "%s/%s", cwd, path) >= (int)sizeof abs)
+      return -1;
+  }
+  char cur[PATH_MAX] = "";
+  size_t len = 0;
+  int missing = 0; /* a component did not exist: the rest is lexical */
+  for (char *p = abs; *p;) {
+    while (*p == '/') p++;
+    if (!*p) break;
+    char *seg = p;
+    while (*p && *p != '/') p++;
+    size_t sl = (size_t)(p - seg);
+    if (sl == 1 && seg[0] == '.') continue;
+    if (sl == 2 && seg[0] == '.' && seg[1] == '.') {
+      while (len > 0 && cur[--len] != '/') {
+      }
+      cur[len] = '\0';
+      continue;
+    }
+    if (len + 1 + sl + 1 > sizeof cur) return -1;
+    cur[len++] = '/';
+    memcpy(cur + len, seg, sl);
+    len += sl;
+    cur[len] = '\0';
+    if (missing) continue;
+    struct stat st;
+    if (lstat(cur, &st) != 0) {
+      if (errno != ENOENT) return -1;
+      missing = 1;
+      continue;
+    }
+    if (S_ISLNK(st.st_mode) || *p) {
+      char real[PATH_MAX];
+      if (realpath(cur, real) == NULL) return -1; /* dangling, loop */
+      if (*p && stat(real, &st) == 0 && !S_ISDIR(st.st_mode)) return -1;
+      len = strcmp(real, "/") == 0 ? 0 : strlen(real);
+      memcpy(cur, real, len);
+      cur[len] = '\0';
+    }
+  }
+  if (len == 0) return snprintf(out, n, "/") >= (int)n ? -1 : 0;
+  return snprintf(out, n, "%s", cur) >= (int)n ? -1 : 0;
+}
+
+const pod_sandbox *lpod_sandbox(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "lpod.sandbox");
+  const pod_sandbox *sb = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return sb;
+}
+
+int lpod_sandbox_check(const pod_sandbox *sb, const char *path, int mode,
+                       char *real, size_t n) {
+  if (sb == NULL || path == NULL) return 0;
+  if (physical(path, real, n) != 0) {
+    if (!sb->unsafe) return 0;
+    snprintf(real, n, "%s", path);
+    return 1;
+  }
+  if (sb->unsafe) return 1;
+  if (under(real, sb->out_dir)) return 1;
+  return mode == LPOD_PATH_READ && under(real, sb->scen_dir);
+}
+
+int lpod_path_allowed(lua_State *L, const char *path, int mode) {
+  char real[PATH_MAX];
+  return lpod_sandbox_check(lpod_sandbox(L), path, mode, real, sizeof real);
+}
+
 int lpod_host_path_allowed(pod_host *h, const char *path, int write) {
-  (void)write;
-  if (h == NULL || h->o.unsafe) return 1;
-  char abs[PATH_MAX], real[PATH_MAX];
-  if (pod_host__absolute(path, abs, sizeof abs) != 0) return 0;
-  if (pod_host__resolve(abs, real, sizeof real) != 0) return 0;
-  return under(real, h->scen_dir) || under(real, h->out_dir);
+  if (h == NULL) return 0;
+  return lpod_path_allowed(h->L, path,
+                           write ? LPOD_PATH_WRITE : LPOD_PATH_READ);
+}
+
+int pod_host__physical(const char *path, char *out, size_t n) {
+  return physical(path, out, n);
 }
 
 /* mkdir -p */
@@ -108,21 +191,45 @@ int pod_host__mkdirs(const char *path) {
   if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
   return 0;
 }
-/* io.open and io.lines with the path checked first.  Upvalues: the
+/* io.open and io.lines with the path checked first, then opened by its
+** resolved name (so what is opened is what was checked).  Upvalues: the
 ** original function and its name ("io.open" / "io.lines").  io.lines()
 ** without a file reads stdin and needs no check. */
 int pod_host__io_file(lua_State *L) {
   const char *what = lua_tostring(L, lua_upvalueindex(2));
-  if (!lua_isnoneornil(L, 1) || strcmp(what, "io.open") == 0) {
+  int is_open = strcmp(what, "io.open") == 0;
+  if (!lua_isnoneornil(L, 1) || is_open) {
     const char *path = luaL_checkstring(L, 1);
-    const char *mode =
-        strcmp(what, "io.open") == 0 ? luaL_optstring(L, 2, "r") : "r";
-    if (!lpod_host_path_allowed(lpod_host(L), path,
-                                strpbrk(mode, "wa+") != NULL))
-      return lpod_error(L, what, NULL,
-                        "'%s' is outside the scenario's folder and the output "
-                        "folder (run with --unsafe to lift the sandbox)",
-                        path);
+    const char *mode = is_open ? luaL_optstring(L, 2, "r") : "r";
+    int write = strpbrk(mode, "wa+") != NULL;
+    char real[PATH_MAX];
+    if (!lpod_sandbox_check(lpod_sandbox(L), path,
+                            write ? LPOD_PATH_WRITE : LPOD_PATH_READ, real,
+                            sizeof real))
+      return lpod_error(
+          L, what, NULL,
+          write ? "'%s' is outside the output folder (writing is allowed only "
+                  "there; run with --unsafe to lift the sandbox)"
+                : "'%s' is outside the scenario's folder and the output "
+                  "folder (run with --unsafe to lift the sandbox)",
+          path);
+    if (is_open) {
+      lua_pushvalue(L, lua_upvalueindex(1));
+      lua_pushstring(L, real);
+      lua_pushstring(L, mode);
+      lua_call(L, 2, 3);
+      if (lua_isnil(L, -3)) { /* name the path as the scenario gave it */
+        int e = (int)lua_tointeger(L, -1);
+        lua_pop(L, 2);
+        lua_pushfstring(L, "%s: %s", path, strerror(e));
+        lua_pushinteger(L, e);
+        return 3;
+      }
+      lua_settop(L, lua_gettop(L) - 2);
+      return 1;
+    }
+    lua_pushstring(L, real);
+    lua_replace(L, 1);
   }
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);

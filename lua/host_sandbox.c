@@ -57,6 +57,15 @@ void pod_host__close_state(lua_State *L) {
 /* sandbox                                                                 */
 /* ---------------------------------------------------------------------- */
 
+/* next(t, k) as a C function (for __pairs of read-only views). */
+static int lua_next_fn(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 2);
+  if (lua_next(L, 1)) return 2;
+  lua_pushnil(L);
+  return 1;
+}
+
 /* load: text chunks only, default environment the globals. */
 static int sb_load(lua_State *L) {
   size_t len;
@@ -107,6 +116,19 @@ static int sb_load(lua_State *L) {
 
 static int sb_require(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
+  /* the standard libraries: their read-only global views, never the
+  ** tables in package.loaded (podsim's own code relies on those) */
+  static const char *const std[] = {"string",    "table", "math", "utf8",
+                                    "coroutine", "io",    "os",   "debug",
+                                    "_G",        NULL};
+  for (int i = 0; std[i]; i++)
+    if (strcmp(name, std[i]) == 0) {
+      if (i == 8)
+        lua_pushglobaltable(L);
+      else
+        lua_getglobal(L, name);
+      return 1;
+    }
   lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   lua_getfield(L, -1, name);
   if (!lua_isnil(L, -1)) return 1;
@@ -126,6 +148,56 @@ static void deny(lua_State *L, int tbl, const char *field, const char *qual) {
   lua_pushstring(L, qual);
   lua_pushcclosure(L, sb_denied, 1);
   lua_setfield(L, tbl, field);
+}
+
+/* __newindex of a read-only library view. */
+static int ro_newindex(lua_State *L) {
+  return lpod_error(
+      L, lua_tostring(L, lua_upvalueindex(1)), luaL_optstring(L, 2, "?"),
+      "the standard library is read-only in the sandbox (podsim "
+      "relies on it; keep your own functions in locals or tables)");
+}
+
+/* __pairs of a read-only view: iterate the library itself. */
+static int ro_pairs(lua_State *L) {
+  lua_pushcfunction(L, lua_next_fn);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushnil(L);
+  return 3;
+}
+
+/* Replace global `name` (a library table) with a read-only view of it:
+** reads go to the library, writes are errors, getmetatable says false.
+** The library itself stays reachable only by podsim's own code, which
+** captured it before the scenario ran. */
+static void readonly_global(lua_State *L, int g, const char *name) {
+  if (lua_getfield(L, g, name) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
+  int lib = lua_gettop(L);
+  lua_newtable(L);          /* stack: lib, view */
+  lua_createtable(L, 0, 4); /* stack: lib, view, mt */
+  lua_pushvalue(L, lib);
+  lua_setfield(L, -2, "__index");
+  lua_pushstring(L, name);
+  lua_pushcclosure(L, ro_newindex, 1);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushvalue(L, lib);
+  lua_pushcclosure(L, ro_pairs, 1);
+  lua_setfield(L, -2, "__pairs");
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, g, name);
+  lua_pop(L, 1);
+}
+
+/* Hide a metatable from getmetatable (and so from changes). */
+static void protect_metatable(lua_State *L, int mt) {
+  if (!lua_istable(L, mt)) return;
+  lua_pushboolean(L, 0);
+  lua_setfield(L, mt, "__metatable");
 }
 
 /* Restrict the globals of L (DESIGN.md 10). */
@@ -174,5 +246,20 @@ void pod_host__sandbox(lua_State *L) {
   lua_getfield(L, -2, "traceback");
   lua_setfield(L, -2, "traceback");
   lua_setfield(L, g, "debug");
+  lua_pop(L, 1); /* the old debug */
+  /* The libraries podsim's own code calls are read-only views: replacing
+  ** string.match, table.sort or a file method cannot change what the host
+  ** does (podsim.lua also runs in its own copy of the globals). */
+  static const char *const libs[] = {"string", "table",     "math",
+                                     "utf8",   "coroutine", "io",
+                                     "os",     "debug",     NULL};
+  for (int i = 0; libs[i]; i++) readonly_global(L, g, libs[i]);
+  lua_pushliteral(L, "");
+  lua_getmetatable(L, -1); /* the string metatable: its __index is string */
+  protect_metatable(L, lua_gettop(L));
   lua_pop(L, 2);
+  luaL_getmetatable(L, LUA_FILEHANDLE); /* file methods (f:write) */
+  protect_metatable(L, lua_gettop(L));
+  lua_pop(L, 1);
+  lua_pop(L, 1); /* globals */
 }

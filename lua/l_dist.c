@@ -40,6 +40,7 @@ void lpod_dist_push_labels(lua_State *L, int idx) { lua_getiuservalue(L, idx, 1)
 static int dist_gc(lua_State *L) {
   ldist *ld = luaL_checkudata(L, 1, DIST_T);
   pod_dist_free(&ld->d);
+  memset(&ld->d, 0, sizeof ld->d); /* a second call frees nothing */
   return 0;
 }
 
@@ -340,7 +341,7 @@ void lpod_dist_push_description(lua_State *L, int idx) {
 }
 
 static int dist_tostring(lua_State *L) {
-  const pod_dist *d = lpod_dist_test(L, 1, NULL);
+  const pod_dist *d = &((ldist *)luaL_checkudata(L, 1, DIST_T))->d;
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   const char *kind = d->kind == POD_DIST_DISCRETE ? "choice" : pod_dist_kind_name(d->kind);
@@ -364,7 +365,7 @@ static int dist_tostring(lua_State *L) {
 }
 
 static int dist_index(lua_State *L) {
-  const pod_dist *d = lpod_dist_test(L, 1, NULL);
+  const pod_dist *d = &((ldist *)luaL_checkudata(L, 1, DIST_T))->d;
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "mean") == 0) lua_pushnumber(L, pod_dist_mean(d));
   else if (strcmp(k, "variance") == 0) lua_pushnumber(L, pod_dist_variance(d));
@@ -412,6 +413,8 @@ void lpod_open_dist(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pushliteral(L, "dist");
   lua_setfield(L, -2, "__name");
+  lua_pushboolean(L, 0); /* getmetatable(d) is false: no __gc to call twice */
+  lua_setfield(L, -2, "__metatable");
   lua_pop(L, 1);
   lua_newtable(L); /* stack: podsim, dist */
   for (int i = 0; kinds[i].name; i++) {
@@ -428,6 +431,8 @@ void lpod_open_dist(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pushliteral(L, "podsim.dist"); /* copied into workers by name */
   lua_setfield(L, -2, "__lpod_global");
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
   lua_setmetatable(L, -2);
   lua_setfield(L, podsim, "dist");
 }

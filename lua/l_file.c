@@ -12,8 +12,11 @@
 
 static int l_sha256_file(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
-  if (!lpod_host_path_allowed(lpod_host(L), path, 0)) return 0;
-  FILE *f = fopen(path, "rb");
+  char real[PATH_MAX];
+  if (!lpod_sandbox_check(lpod_sandbox(L), path, LPOD_PATH_READ, real,
+                          sizeof real))
+    return 0;
+  FILE *f = fopen(real, "rb");
   if (f == NULL) return 0;
   struct sha256_ctx ctx;
   sha256_init(&ctx);
@@ -26,7 +29,8 @@ static int l_sha256_file(lua_State *L) {
   unsigned char digest[SHA256_DIGEST_SIZE];
   sha256_digest(&ctx, sizeof digest, digest);
   char hex[2 * SHA256_DIGEST_SIZE + 1];
-  for (int i = 0; i < SHA256_DIGEST_SIZE; i++) snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+  for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+    snprintf(hex + 2 * i, 3, "%02x", digest[i]);
   lua_pushstring(L, hex);
   return 1;
 }

@@ -1,18 +1,271 @@
 /*
-** l_plot.c: podsim._gnuplot(script): run gnuplot on a script through
-** libuv, yielding the scenario until gnuplot exits.  Returns true, or nil
-** and gnuplot's complaint.  Used by podsim.gnuplot (lib/podsim.lua), which
-** renders embedded templates to temporary names and renames them.
+** l_plot.c: podsim's internal plot functions (lib/podsim.lua takes them
+** out of the podsim table; scenarios never see them):
+**
+**   _gnuplot_decls(template)      -> {name = "number"|"string"|"file"} | nil
+**   _gnuplot_script(template, vars, svg, mode, base)
+**                                 -> script | nil, field, message
+**   _gnuplot_run(script)          -> true | nil, message   (yields)
+**   _recipe_parse(text)           -> {template =, vars =} | nil, message
+**   _recipe_format(template, vars) -> text | nil, message
+**
+** Only embedded templates (plots/<name>.gp) are used; every variable is
+** checked and encoded by plot_gp.c, every file variable resolved through
+** the sandbox (mode "read", or "out": below the output folder only;
+** relative names from `base`) and must be a regular file.  gnuplot runs
+** with -d (no init files), a fixed environment and the output folder as
+** its working directory.
 */
 #include <lauxlib.h>
 #include <lua.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <uv.h>
 
 #include "host.h"
 #include "lpod.h"
+#include "plot_gp.h"
+
+/* ---------------------------------------------------------------------- */
+/* scripts and recipes                                                     */
+/* ---------------------------------------------------------------------- */
+
+static const char *type_name(pod_gp_type t) {
+  return t == POD_GP_NUMBER ? "number" : t == POD_GP_STRING ? "string" : "file";
+}
+
+/* The embedded template `name` and its declarations; NULL (nothing
+** pushed) when there is none. */
+static const char *get_template(const char *name, size_t *len, pod_gp_decl *d,
+                                int *nd, char *err, size_t errn) {
+  char file[64];
+  if (!pod_gp_name_ok(name, strlen(name))) {
+    snprintf(err, errn, "no plot template '%s'", name);
+    return NULL;
+  }
+  snprintf(file, sizeof file, "plots/%s.gp", name);
+  const char *tpl = lpod_host_embedded(file, len);
+  if (tpl == NULL) {
+    snprintf(err, errn, "no plot template '%s'", name);
+    return NULL;
+  }
+  if (pod_gp_template_vars(tpl, *len, d, nd, err, errn) != 0) return NULL;
+  return tpl;
+}
+
+static int l_gnuplot_decls(lua_State *L) {
+  size_t len;
+  pod_gp_decl d[POD_GP_MAX_VARS];
+  int nd;
+  char err[256];
+  if (get_template(luaL_checkstring(L, 1), &len, d, &nd, err, sizeof err) ==
+      NULL)
+    return 0;
+  lua_createtable(L, 0, nd);
+  for (int i = 0; i < nd; i++) {
+    lua_pushstring(L, type_name(d[i].type));
+    lua_setfield(L, -2, d[i].name);
+  }
+  return 1;
+}
+
+static int script_fail(lua_State *L, const char *field, const char *msg) {
+  lua_pushnil(L);
+  lua_pushstring(L, field);
+  lua_pushstring(L, msg);
+  return 3;
+}
+
+/* Resolve file variable `v` (relative names from base) for `mode`: a
+** regular file inside the sandbox.  Its real path goes to real. */
+static int resolve_file(lua_State *L, const char *v, const char *base, int mode,
+                        char *real, size_t n, char *err, size_t errn) {
+  char joined[PATH_MAX];
+  if (v[0] != '/' && base != NULL) {
+    if (snprintf(joined, sizeof joined, "%s/%s", base, v) >=
+        (int)sizeof joined) {
+      snprintf(err, errn, "path too long");
+      return -1;
+    }
+    v = joined;
+  }
+  if (!lpod_sandbox_check(lpod_sandbox(L), v, mode, real, n)) {
+    snprintf(err, errn, "'%.300s' is outside the %s", v,
+             mode == LPOD_PATH_OUT ? "folder being plotted"
+                                   : "scenario's folder and the output folder");
+    return -1;
+  }
+  struct stat st;
+  if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+    snprintf(err, errn, "'%.300s' is not a regular file", v);
+    return -1;
+  }
+  return 0;
+}
+
+static int l_gnuplot_script(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  const char *svg = luaL_checkstring(L, 3);
+  const char *m = luaL_optstring(L, 4, "read");
+  const char *base = luaL_optstring(L, 5, NULL);
+  int mode = strcmp(m, "out") == 0 ? LPOD_PATH_OUT : LPOD_PATH_READ;
+  char err[512];
+  size_t tlen;
+  pod_gp_decl d[POD_GP_MAX_VARS];
+  int nd;
+  const char *tpl = get_template(name, &tlen, d, &nd, err, sizeof err);
+  if (tpl == NULL) return script_fail(L, "template", err);
+  char out[PATH_MAX];
+  if (!lpod_sandbox_check(lpod_sandbox(L), svg, LPOD_PATH_WRITE, out,
+                          sizeof out))
+    return script_fail(L, "output", "outside the output folder");
+  lua_settop(L, 5);
+  /* real paths of file variables live in this userdata while we build */
+  char(*paths)[PATH_MAX] =
+      lua_newuserdatauv(L, sizeof(char[PATH_MAX]) * POD_GP_MAX_VARS, 0);
+  pod_gp_value v[POD_GP_MAX_VARS];
+  int n = 0;
+  lua_pushnil(L);
+  while (lua_next(L, 2)) { /* stack: ..., paths, key, value */
+    if (lua_type(L, -2) != LUA_TSTRING)
+      return script_fail(L, "vars", "variable names must be strings");
+    if (n >= POD_GP_MAX_VARS)
+      return script_fail(L, "vars", "too many variables");
+    const char *k = lua_tostring(L, -2);
+    int t = lua_type(L, -1);
+    v[n].name = k;
+    if (t == LUA_TNUMBER) {
+      v[n].type = POD_GP_NUMBER;
+      v[n].num = lua_tonumber(L, -1);
+    } else if (t == LUA_TSTRING) {
+      v[n].type = POD_GP_STRING;
+      v[n].str = lua_tolstring(L, -1, &v[n].len);
+    } else {
+      snprintf(err, sizeof err, "expected a number or a string, got %s",
+               luaL_typename(L, -1));
+      return script_fail(L, k, err);
+    }
+    for (int i = 0; i < nd; i++)
+      if (strcmp(d[i].name, k) == 0 && d[i].type == POD_GP_FILE &&
+          t == LUA_TSTRING) {
+        if (resolve_file(L, v[n].str, base, mode, paths[n], PATH_MAX, err,
+                         sizeof err) != 0)
+          return script_fail(L, k, err);
+        v[n].str = paths[n];
+        v[n].len = strlen(paths[n]);
+      }
+    /* the key stays referenced by the table: its string outlives the pop */
+    lua_pop(L, 1);
+    n++;
+  }
+  pod_gp_buf b = {0};
+  if (pod_gp_script(tpl, tlen, out, v, n, &b, err, sizeof err) != 0) {
+    pod_gp_buf_free(&b);
+    const char *colon = strchr(err, ':');
+    if (colon && pod_gp_name_ok(err, (size_t)(colon - err))) {
+      lua_pushlstring(L, err, (size_t)(colon - err));
+      const char *msg = colon + 1 + (colon[1] == ' ');
+      lua_pushnil(L);
+      lua_insert(L, -2);
+      lua_pushstring(L, msg);
+      return 3;
+    }
+    return script_fail(L, "vars", err);
+  }
+  lua_pushlstring(L, b.p, b.len);
+  pod_gp_buf_free(&b);
+  return 1;
+}
+
+static int l_recipe_parse(lua_State *L) {
+  size_t len;
+  const char *text = luaL_checklstring(L, 1, &len);
+  pod_gp_recipe *r = lua_newuserdatauv(L, sizeof *r, 0);
+  char err[300];
+  if (pod_gp_recipe_parse(text, len, r, err, sizeof err) != 0) {
+    pod_gp_recipe_free(r);
+    lua_pushnil(L);
+    lua_pushstring(L, err);
+    return 2;
+  }
+  lua_createtable(L, 0, 2);
+  lua_pushstring(L, r->tmpl);
+  lua_setfield(L, -2, "template");
+  lua_createtable(L, 0, r->nvars);
+  for (int i = 0; i < r->nvars; i++) {
+    if (r->vars[i].is_number)
+      lua_pushnumber(L, r->vars[i].num);
+    else
+      lua_pushlstring(L, r->vars[i].str, r->vars[i].len);
+    lua_setfield(L, -2, r->vars[i].name);
+  }
+  lua_setfield(L, -2, "vars");
+  pod_gp_recipe_free(r);
+  return 1;
+}
+
+/* Recipe variables in name order (stable bytes). */
+static int cmp_rvar(const void *a, const void *b) {
+  return strcmp(a, b);
+}
+
+static int l_recipe_format(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  pod_gp_recipe *r = lua_newuserdatauv(L, sizeof *r, 0);
+  memset(r, 0, sizeof *r);
+  if (strlen(name) >= sizeof r->tmpl)
+    return luaL_error(L, "template name too long");
+  strcpy(r->tmpl, name);
+  lua_pushnil(L);
+  while (lua_next(L, 2)) {
+    size_t kl;
+    const char *k =
+        lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &kl) : NULL;
+    if (k == NULL || !pod_gp_name_ok(k, kl) || r->nvars >= POD_GP_MAX_VARS) {
+      lua_pushnil(L);
+      lua_pushliteral(L, "recipe variables must be identifiers (at most 16)");
+      return 2;
+    }
+    int i = r->nvars++;
+    memcpy(r->vars[i].name, k, kl + 1);
+    if (lua_type(L, -1) == LUA_TNUMBER) {
+      r->vars[i].is_number = 1;
+      r->vars[i].num = lua_tonumber(L, -1);
+    } else {
+      /* strings point into the table's values, alive until we return */
+      r->vars[i].str = (char *)lua_tolstring(L, -1, &r->vars[i].len);
+      if (r->vars[i].str == NULL) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: expected a number or a string", k);
+        return 2;
+      }
+    }
+    lua_pop(L, 1);
+  }
+  qsort(r->vars, (size_t)r->nvars, sizeof r->vars[0], cmp_rvar);
+  pod_gp_buf b = {0};
+  char err[256];
+  int rc = pod_gp_recipe_format(r, &b, err, sizeof err);
+  r->nvars = 0; /* the strings belong to Lua */
+  if (rc != 0) {
+    pod_gp_buf_free(&b);
+    lua_pushnil(L);
+    lua_pushstring(L, err);
+    return 2;
+  }
+  lua_pushlstring(L, b.p, b.len);
+  pod_gp_buf_free(&b);
+  return 1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* running gnuplot                                                         */
+/* ---------------------------------------------------------------------- */
 
 typedef struct gp_req {
   pod_host *h;
@@ -24,10 +277,10 @@ typedef struct gp_req {
   size_t errlen;
   int64_t status;
   int term_signal;
-  int closed;   /* handles closed so far (3 when done) */
-  int spawned;  /* 0: spawn failed, nobody waits */
-  int exited;   /* the process handle is closing */
-  int cancel_id;/* host cancel hook: SIGINT or the timeout kill gnuplot */
+  int closed;    /* handles closed so far (3 when done) */
+  int spawned;   /* 0: spawn failed, nobody waits */
+  int exited;    /* the process handle is closing */
+  int cancel_id; /* host cancel hook: SIGINT or the timeout kill gnuplot */
 } gp_req;
 
 static void gp_free(gp_req *r) {
@@ -102,6 +355,11 @@ static void gp_exit(uv_process_t *p, int64_t status, int sig) {
   uv_close((uv_handle_t *)p, gp_closed);
 }
 
+/* gnuplot's whole environment: no HOME (no ~/.gnuplot), no GNUPLOT_LIB or
+** GDFONTPATH, the C locale (decimal points), a fixed PATH. */
+static char *gp_env[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", "HOME=/nonexistent",
+                         "GNUTERM=svg", NULL};
+
 static int l_gnuplot(lua_State *L) {
   size_t len;
   const char *script = luaL_checklstring(L, 1, &len);
@@ -118,7 +376,7 @@ static int l_gnuplot(lua_State *L) {
   uv_pipe_init(loop, &r->in, 0);
   uv_pipe_init(loop, &r->err, 0);
   r->in.data = r->err.data = r->proc.data = r->w.data = r;
-  char *argv[] = {"gnuplot", NULL};
+  char *argv[] = {"gnuplot", "-d", NULL};
   uv_stdio_container_t stdio[3];
   stdio[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
   stdio[0].data.stream = (uv_stream_t *)&r->in;
@@ -129,6 +387,11 @@ static int l_gnuplot(lua_State *L) {
   memset(&po, 0, sizeof po);
   po.file = "gnuplot";
   po.args = argv;
+  po.env = gp_env;
+  const pod_sandbox *sb = lpod_sandbox(L);
+  struct stat st;
+  if (sb && stat(sb->out_dir, &st) == 0 && S_ISDIR(st.st_mode))
+    po.cwd = sb->out_dir;
   po.stdio = stdio;
   po.stdio_count = 3;
   po.exit_cb = gp_exit;
@@ -147,7 +410,8 @@ static int l_gnuplot(lua_State *L) {
   r->spawned = 1;
   /* A stop requested while gnuplot runs ends it; after a stop (partial
   ** results being written) plots still render. */
-  r->cancel_id = lpod_host_interrupted(h) ? -1 : lpod_host_on_cancel(h, gp_cancel, r);
+  r->cancel_id =
+      lpod_host_interrupted(h) ? -1 : lpod_host_on_cancel(h, gp_cancel, r);
   uv_buf_t buf = uv_buf_init(r->script, (unsigned)len);
   uv_write(&r->w, (uv_stream_t *)&r->in, &buf, 1, gp_written);
   uv_read_start((uv_stream_t *)&r->err, gp_alloc, gp_read);
@@ -155,6 +419,11 @@ static int l_gnuplot(lua_State *L) {
 }
 
 void lpod_open_plot(lua_State *L) {
-  lua_pushcfunction(L, l_gnuplot);
-  lua_setfield(L, -2, "_gnuplot");
+  static const luaL_Reg fns[] = {{"_gnuplot_run", l_gnuplot},
+                                 {"_gnuplot_script", l_gnuplot_script},
+                                 {"_gnuplot_decls", l_gnuplot_decls},
+                                 {"_recipe_parse", l_recipe_parse},
+                                 {"_recipe_format", l_recipe_format},
+                                 {NULL, NULL}};
+  luaL_setfuncs(L, fns, 0);
 }

@@ -266,12 +266,13 @@ static int l_serve(lua_State *L) {
 }
 
 /* podsim.ep_time{system=, ranks=, tokens=, hidden=, top_k=,
-** bytes_per_elem=, kernel=, ll_us=}: one dispatch or combine, seconds. */
+** bytes_per_elem=, kernel=, ll_us=, ll_up_us=}: one dispatch or combine,
+** seconds. */
 static int l_ep_time(lua_State *L) {
   static const char ctx[] = "podsim.ep_time";
-  static const char *const keys[] = {"system", "ranks", "tokens",
-                                     "hidden", "top_k", "bytes_per_elem",
-                                     "kernel", "ll_us", NULL};
+  static const char *const keys[] = {
+      "system",         "ranks",  "tokens", "hidden",   "top_k",
+      "bytes_per_elem", "kernel", "ll_us",  "ll_up_us", NULL};
   static const char *const kernels[] = {"deepep_ll", "nccl", "deepep_normal",
                                         NULL};
   if (!lua_istable(L, 1))

@@ -120,6 +120,32 @@ static const char *const study_keys[] = {
     "name", "samples", "seed", "params", "grid", "eval", "metrics", "sensitivity",
     "target", "keep_samples", "chunk_size", "threads", "unfit", "nonfinite", NULL};
 
+/* Every table among the grid values at idx carries a string `label` (or
+** `name`): it names the grid point in files and tables, where a table's
+** address would differ from run to run.  [-0, +0, v] */
+static void check_grid_labels(lua_State *L, int idx, const char *ctx, const char *path) {
+  idx = lua_absindex(L, idx);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+  for (lua_Integer i = 1; i <= n; i++) {
+    if (lua_rawgeti(L, idx, i) == LUA_TTABLE) {
+      int ok = lua_getfield(L, -1, "label") == LUA_TSTRING;
+      lua_pop(L, 1);
+      if (!ok) {
+        ok = lua_getfield(L, -1, "name") == LUA_TSTRING;
+        lua_pop(L, 1);
+      }
+      if (!ok) {
+        char p[128];
+        snprintf(p, sizeof p, "%s[%lld]", path, (long long)i);
+        lpod_error(L, ctx, p,
+                   "a table as a grid value needs a string `label` (or `name`) field: it "
+                   "names the grid point in results and files");
+      }
+    }
+    lua_pop(L, 1);
+  }
+}
+
 /* Build the grid: stack gets a list of G tables (key -> value), keys
 ** sorted, the last key varying fastest.  Returns G. */
 static int build_grid(lua_State *L, int spec, const char *ctx) {
@@ -146,6 +172,7 @@ static int build_grid(lua_State *L, int spec, const char *ctx) {
     snprintf(path, sizeof path, "grid.%s", k);
     if (!lua_istable(L, -1) || lua_rawlen(L, -1) == 0)
       lpod_error(L, ctx, path, "expected a non-empty list of values");
+    check_grid_labels(L, -1, ctx, path);
     G *= (int64_t)lua_rawlen(L, -1);
     if (G > MAX_GRID) lpod_error(L, ctx, "grid", "more than %d grid points", MAX_GRID);
     lua_pop(L, 1);
@@ -384,10 +411,20 @@ static int study_lua_eval(lua_State *L, study *s, const pod_host_opts *o,
       if (s->labeled[i]) return lpod_error(L, ctx, "sensitivity", "sobol needs numeric parameters ('%s' is a choice of labels)", s->pnames[i]);
   }
   /* template state: fn, grid points, labels, pnames, mnames */
-  s->tmpl = lpod_worker_state(o);
+  const pod_sandbox *sb = lpod_sandbox(L);
+  if (sb == NULL) return luaL_error(L, "no sandbox in this Lua state (internal error)");
+  s->sb = *sb;
+  s->tmpl = lpod_worker_state(o, &s->sb);
   if (s->tmpl == NULL) return luaL_error(L, "cannot create a Lua state for the evaluator");
   uv_mutex_init(&s->tmpl_mu);
   s->has_mu = 1;
+  /* math.random in the probe (the template state) draws from the study's
+  ** seed; workers reseed per chunk (lpod_study__lw_chunk_begin) */
+  lua_getglobal(s->tmpl, "math");
+  lua_getfield(s->tmpl, -1, "randomseed");
+  lua_pushinteger(s->tmpl, (lua_Integer)s->seed);
+  if (lua_pcall(s->tmpl, 1, 0, 0) != LUA_OK) lua_pop(s->tmpl, 1);
+  lua_pop(s->tmpl, 1); /* math */
   int srcs[4] = {evalidx, points, labels, pnames};
   for (int i = 0; i < 4; i++) {
     if (lpod_copy_value(L, srcs[i], s->tmpl, i == 0 ? "eval" : NULL) != 0)
@@ -405,6 +442,7 @@ static int study_lua_eval(lua_State *L, study *s, const pod_host_opts *o,
   s->ev.worker_new = lpod_study__lw_new;
   s->ev.worker_free = lpod_study__lw_free;
   s->ev.eval = lpod_study__lw_eval;
+  s->ev.chunk_begin = lpod_study__lw_chunk_begin;
   return 0;
 }
 
@@ -817,6 +855,8 @@ void lpod_open_study(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pushliteral(L, "study");
   lua_setfield(L, -2, "__name");
+  lua_pushboolean(L, 0); /* getmetatable(study) is false: no __gc by hand */
+  lua_setfield(L, -2, "__metatable");
   static const luaL_Reg methods[] = {
       {"start", l_start}, {"wait", l_wait}, {"run", l_run}, {NULL, NULL}};
   luaL_newlib(L, methods);

@@ -64,6 +64,7 @@ typedef struct study {
   void *base_cfgs;
   pod_bind *binds;
   /* Lua evaluator */
+  pod_sandbox sb;  /* of the state that built the study: template, workers */
   lua_State *tmpl; /* holds: fn, grid list, labels list, pnames, mnames */
   uv_mutex_t tmpl_mu;
   int has_mu;
@@ -93,6 +94,8 @@ void *lpod_study__lw_new(void *ud, pod_err *err);
 void lpod_study__lw_free(void *ud, void *worker);
 int lpod_study__lw_eval(void *ud, void *worker, int grid, const double *x,
                         double *y, pod_err *err);
+int lpod_study__lw_chunk_begin(void *ud, void *worker, int64_t k, uint32_t seed,
+                               pod_err *err);
 
 /* Push the results table of the finished study s, at sidx (see
 ** lua/README.md).  [-0, +1, e] */

@@ -225,7 +225,7 @@ int lpod_study__write_samples(lua_State *L) {
   const char *path = luaL_checkstring(L, 2);
   const char *header = luaL_checkstring(L, 3);
   luaL_checktype(L, 4, LUA_TTABLE);
-  if (!lpod_host_path_allowed(lpod_host(L), path, 1))
+  if (!lpod_path_allowed(L, path, LPOD_PATH_WRITE))
     return lpod_error(L, "podsim.write", NULL,
                       "'%s' is outside the output folder", path);
   if (s->results == NULL) return 0;

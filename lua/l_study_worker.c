@@ -37,7 +37,7 @@ void *lpod_study__lw_new(void *ud, pod_err *err) {
   }
   w->s = s;
   w->cur_grid = -1;
-  w->L = lpod_worker_state(s->opts);
+  w->L = lpod_worker_state(s->opts, &s->sb);
   if (w->L == NULL) {
     free(w);
     pod_err_set(err, POD_ENOMEM, "eval", "cannot create a worker Lua state");
@@ -65,8 +65,102 @@ void *lpod_study__lw_new(void *ud, pod_err *err) {
   lua_newtable(L); /* stack: fn, grid, labels, pnames, mnames, p */
   lua_pushlightuserdata(L, s);
   lua_setfield(L, LUA_REGISTRYINDEX, "lpod.worker_study");
+  /* per-chunk resets (lpod_study__lw_chunk_begin): the globals as they are
+  ** now, and math.randomseed as it is now */
+  lua_newtable(L);
+  lua_pushglobaltable(L);
+  lua_pushnil(L);
+  while (lua_next(L, -2)) { /* stack: ..., snap, G, k, v */
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, -5);
+  }
+  lua_pop(L, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.globals0");
+  lua_getglobal(L, "math");
+  lua_getfield(L, -1, "randomseed");
+  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.randomseed");
+  lua_pop(L, 1);
   lua_sethook(L, worker_hook, LUA_MASKCOUNT, 1 << 20);
   return w;
+}
+
+/* Restore the worker's globals to the snapshot taken at its creation
+** (added keys removed, changed ones reset).  [-0, +0, m] */
+static void restore_globals(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "lpod.globals0");
+  int snap = lua_gettop(L);
+  lua_pushglobaltable(L);
+  int g = snap + 1;
+  lua_pushnil(L);
+  while (lua_next(L, g)) { /* stack: snap, G, k, v */
+    lua_pushvalue(L, -2);
+    lua_rawget(L, snap); /* stack: snap, G, k, v, v0 */
+    if (!lua_rawequal(L, -1, -2)) {
+      /* setting an existing key during lua_next is allowed (nil too) */
+      lua_pushvalue(L, -3);
+      lua_pushvalue(L, -2);
+      lua_rawset(L, g);
+    }
+    lua_pop(L, 2);
+  }
+  lua_pushnil(L);
+  while (lua_next(L, snap)) { /* keys the eval removed */
+    lua_pushvalue(L, -2);
+    lua_rawget(L, g);
+    int gone = lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (gone) {
+      lua_pushvalue(L, -2);
+      lua_pushvalue(L, -2);
+      lua_rawset(L, g);
+    }
+    lua_pop(L, 1);
+  }
+  lua_settop(L, snap - 1);
+}
+
+/* A chunk starts: a fresh copy of eval (and its upvalues) from the
+** template, a fresh p, the globals of the worker's creation and
+** math.random seeded from the chunk's seed.  So nothing an eval keeps
+** (upvalues, p, globals, the generator) carries from one chunk to the
+** next, and every chunk computes the same values on any thread. */
+static int chunk_begin_protected(lua_State *L) {
+  uint32_t seed = (uint32_t)lua_tointeger(L, 1);
+  restore_globals(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, "lpod.randomseed");
+  lua_pushinteger(L, (lua_Integer)seed);
+  lua_call(L, 1, 0);
+  return 0;
+}
+
+int lpod_study__lw_chunk_begin(void *ud, void *worker, int64_t k, uint32_t seed,
+                               pod_err *err) {
+  (void)k;
+  study *s = ud;
+  lworker *w = worker;
+  lua_State *L = w->L;
+  lua_settop(L, W_TOP);
+  uv_mutex_lock(&s->tmpl_mu);
+  int rc = lpod_copy_value(s->tmpl, T_FN, L, NULL);
+  uv_mutex_unlock(&s->tmpl_mu);
+  if (rc != 0) {
+    pod_err_set(err, POD_EINVAL, "eval", "%s", lua_tostring(L, -1));
+    lua_settop(L, W_TOP);
+    return POD_EINVAL;
+  }
+  lua_replace(L, W_FN);
+  w->cur_grid = -1; /* a fresh p at the first eval */
+  lua_pushcfunction(L, chunk_begin_protected);
+  lua_pushinteger(L, (lua_Integer)seed);
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    pod_err_set(
+        err, POD_EINVAL, "eval", "%s",
+        lua_isstring(L, -1) ? lua_tostring(L, -1) : "cannot reset the worker");
+    lua_settop(L, W_TOP);
+    return POD_EINVAL;
+  }
+  return POD_OK;
 }
 
 void lpod_study__lw_free(void *ud, void *worker) {

@@ -94,6 +94,50 @@ static int layout_preset(const char *n, void *out) {
   return POD_OK;
 }
 
+#define RF(name) \
+  {#name, LPOD_BOOL, offsetof(pod_recompute_set, name), 0, 0, 1, 0, "", NULL, NULL}
+static const lpod_field recompute_set_fields[] = {
+    RF(core_attn), RF(layernorm), RF(mla_up_proj), RF(moe_act), RF(mlp),
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+static const lpod_type recompute_set_type = {
+    "podsim.recompute_modules", "recompute modules", "podsim.train", NULL,
+    sizeof(pod_recompute_set), recompute_set_fields, NULL, NULL, NULL, NULL};
+
+static const char *const graphs_names[] = {"none", "partial", "full", NULL};
+static const char *const dispatcher_names[] = {"alltoall", "deepep", "hybridep", NULL};
+static const char *const schedule_names[] = {"1f1b", "dualpipe", NULL};
+
+static int sw_preset(const char *n, void *out) { return pod_train_sw_preset(n, out); }
+static const char *sw_name(int i) {
+  const pod_train_sw_preset_t *p = pod_train_sw_at(i, NULL);
+  return p ? p->name : NULL;
+}
+static const char *sw_source(int i) {
+  const char *src = NULL;
+  return pod_train_sw_at(i, &src) ? src : NULL;
+}
+
+#define SF(name, type, min, max, unit) \
+  {#name, type, offsetof(pod_train_sw, name), 0, min, max, 0, unit, NULL, NULL}
+static const lpod_field sw_fields[] = {
+    {"cuda_graphs", LPOD_ENUM, offsetof(pod_train_sw, cuda_graphs), 0, 0, 0, 0, "",
+     graphs_names, NULL},
+    SF(a2a_overlap, LPOD_BOOL, 0, 1, "moe_a2a_overlap"),
+    SF(fused_grouped_mlp, LPOD_BOOL, 0, 1, "cutedsl_fused_grouped_mlp"),
+    SF(fp8_attention, LPOD_BOOL, 0, 1, "fp8_dot_product_attention"),
+    {"dispatcher", LPOD_ENUM, offsetof(pod_train_sw, dispatcher), 0, 0, 0, 0, "",
+     dispatcher_names, NULL},
+    SF(max_domains, LPOD_INT, 0, 1 << 20, "domains per token (0: no limit)"),
+    {"schedule", LPOD_ENUM, offsetof(pod_train_sw, schedule), 0, 0, 0, 0, "",
+     schedule_names, NULL},
+    SF(fp8_params, LPOD_BOOL, 0, 1, "fp8_param_gather"),
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+static const lpod_type sw_type = {
+    "podsim.software", "software release", "podsim.train", "software",
+    sizeof(pod_train_sw), sw_fields, NULL, sw_preset, sw_name, sw_source};
+
 #define LF(name, type, min, max, unit) \
   {#name, type, offsetof(pod_layout, name), 0, min, max, 0, unit, NULL, NULL}
 static const lpod_field layout_fields[] = {
@@ -109,6 +153,8 @@ static const lpod_field layout_fields[] = {
     {"recompute", LPOD_ENUM, offsetof(pod_layout, recompute), 0, 0, 0, 0, "",
      recompute_names, NULL},
     LF(uneven, LPOD_BOOL, 0, 1, "uneven pipeline layout"),
+    {"recompute_modules", LPOD_STRUCT, offsetof(pod_layout, recompute_modules), 0, 0, 0, 0,
+     "", NULL, &recompute_set_type},
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type layout_type = {
@@ -136,6 +182,7 @@ static const lpod_field cfg_fields[] = {
     CF(eff_gemm, LPOD_DOUBLE, -1, 1, "fraction of peak (<= 0: table)"),
     CF(eff_attn, LPOD_DOUBLE, -1, 1, "fraction of bf16 peak (<= 0: table)"),
     CF(gemm_k_half, LPOD_DOUBLE, -1, 1e9, "hidden size (< 0: table)"),
+    CF(gemm_w_half, LPOD_DOUBLE, -1, 1e9, "expert width (< 0: table)"),
     CF(eff_scale, LPOD_DOUBLE, 0, 2, "software maturity multiplier"),
     CF(eff_hbm, LPOD_DOUBLE, 0, 1, "fraction of HBM bandwidth"),
     CF(overlap_tp, LPOD_DOUBLE, 0, 1, "fraction hidden"),
@@ -150,6 +197,9 @@ static const lpod_field cfg_fields[] = {
     {"fp8_recipe", LPOD_ENUM, offsetof(pod_train_cfg, fp8_recipe), 0, 0, 0, 0, "",
      fp8_recipe_names, NULL},
     CF(jitter_sync, LPOD_DOUBLE, 0, 1, "per-interval CV (amax syncs)"),
+    {"software", LPOD_STRUCT, offsetof(pod_train_cfg, software), 0, 0, 0, 0, "", NULL,
+     &sw_type},
+    CF(host_expert_us, LPOD_DOUBLE, -1, 1e6, "us per local expert per MoE pass (< 0: default)"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 /* The training config (podsim.train and the "train" kernel). */
@@ -234,6 +284,8 @@ static void push_layout(lua_State *L, const pod_layout *l) {
   lua_setfield(L, -2, "recompute");
   lua_pushboolean(L, l->uneven);
   lua_setfield(L, -2, "uneven");
+  lpod_push(L, &recompute_set_type, &l->recompute_modules);
+  lua_setfield(L, -2, "recompute_modules");
 }
 
 /* ---- podsim.model{}, model_params, model_flops -------------------------- */
@@ -305,6 +357,7 @@ static void push_result(lua_State *L, const pod_train_cfg *c,
   lua_setfield(L, -2, "fits");
   setnum(L, "eff_gemm", r->eff_gemm);
   setnum(L, "eff_attn", r->eff_attn);
+  setnum(L, "clock", r->clock);
   setint(L, "microbatches", r->microbatches);
   setint(L, "dp", r->dp);
   setint(L, "edp", r->edp);
@@ -327,6 +380,7 @@ static void push_result(lua_State *L, const pod_train_cfg *c,
   setnum(L, "bubble", b->bubble);
   setnum(L, "optimizer", b->optimizer);
   setnum(L, "straggler", b->straggler);
+  setnum(L, "host", b->host);
   lua_setfield(L, -2, "breakdown");
   lpod_push(L, &lpod_train_cfg_type, c);
   lua_setfield(L, -2, "config");
@@ -481,6 +535,8 @@ static int l_search(lua_State *L) {
 void lpod_open_train(lua_State *L) {
   int podsim = lua_gettop(L);
   lpod_open_type(L, podsim, &lpod_model_type);
+  lpod_type_register(L, &recompute_set_type);
+  lpod_open_type(L, podsim, &sw_type);
   lpod_type_register(L, &layout_type);
   lpod_type_register(L, &lpod_train_cfg_type);
   lpod_type_register(L, &search_cfg_type);

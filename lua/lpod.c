@@ -34,9 +34,17 @@ static void push_field(lua_State *L, const lpod_field *f, const char *base) {
   }
 }
 
+/* The spec at 1 of type t, or a type error (a metamethod called by hand
+** on something else must not read it as a t). */
+static const char *check_spec(lua_State *L, const lpod_type *t) {
+  const char *base = lpod_test(L, 1, t);
+  if (base == NULL) luaL_typeerror(L, 1, t->kind);
+  return base;
+}
+
 static int spec_index(lua_State *L) {
   const lpod_type *t = lua_touserdata(L, lua_upvalueindex(1));
-  const char *base = lua_touserdata(L, 1);
+  const char *base = check_spec(L, t);
   size_t len;
   const char *k = lua_tolstring(L, 2, &len);
   if (k == NULL) return 0;
@@ -54,6 +62,7 @@ static int spec_index(lua_State *L) {
 
 static int spec_newindex(lua_State *L) {
   const lpod_type *t = lua_touserdata(L, lua_upvalueindex(1));
+  check_spec(L, t);
   return lpod_error(L, t->ctor, luaL_optstring(L, 2, "?"),
                     "%s specs are read-only; derive a new one with %s{base=..., ...}",
                     t->kind, t->ctor);
@@ -62,7 +71,7 @@ static int spec_newindex(lua_State *L) {
 /* __pairs: iterate fields in declaration order. */
 static int spec_next(lua_State *L) {
   const lpod_type *t = lua_touserdata(L, lua_upvalueindex(1));
-  const char *base = lua_touserdata(L, 1);
+  const char *base = check_spec(L, t);
   const lpod_field *f = t->fields;
   if (!lua_isnil(L, 2)) {
     size_t len;
@@ -78,6 +87,7 @@ static int spec_next(lua_State *L) {
 }
 
 static int spec_pairs(lua_State *L) {
+  check_spec(L, lua_touserdata(L, lua_upvalueindex(1)));
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_pushcclosure(L, spec_next, 1);
   lua_pushvalue(L, 1);
@@ -87,7 +97,7 @@ static int spec_pairs(lua_State *L) {
 
 static int spec_tostring(lua_State *L) {
   const lpod_type *t = lua_touserdata(L, lua_upvalueindex(1));
-  const char *base = lua_touserdata(L, 1);
+  const char *base = check_spec(L, t);
   const lpod_field *name = find_field(t, "name", 4);
   if (name && name->type == LPOD_STRING)
     lua_pushfstring(L, "%s %s", t->kind, base + name->offset);
@@ -122,6 +132,8 @@ void lpod_type_register(lua_State *L, const lpod_type *t) {
   lua_setfield(L, -2, "__lpod_type");
   lua_pushstring(L, t->kind);
   lua_setfield(L, -2, "__name");
+  lua_pushboolean(L, 0); /* getmetatable(spec) is false */
+  lua_setfield(L, -2, "__metatable");
   lua_pop(L, 1);
   for (const lpod_field *f = t->fields; f->name; f++)
     if (f->type == LPOD_STRUCT) lpod_type_register(L, f->sub);
@@ -315,6 +327,8 @@ void lpod_push_presets(lua_State *L, const lpod_type *t) {
     /* copies into worker states resolve the table by name (copy_table) */
     lua_pushfstring(L, "podsim.%s", t->presets);
     lua_setfield(L, -2, "__lpod_global");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
   }
   if (t->preset_name == NULL) return;

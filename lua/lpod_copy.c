@@ -66,6 +66,18 @@ static int copy_known_function(copy_ctx *c, int idx) {
     size_t len = dot ? (size_t)(dot - p) : strlen(p);
     lua_pushlstring(T, p, len);
     lua_rawget(T, -2);
+    if (lua_isnil(T, -1) && lua_getmetatable(T, -2)) {
+      /* a read-only library view (host_sandbox.c): its __index table,
+      ** raw, so that no metamethod runs here */
+      lua_pushliteral(T, "__index");
+      lua_rawget(T, -2);
+      if (lua_istable(T, -1)) {
+        lua_pushlstring(T, p, len);
+        lua_rawget(T, -2);
+        lua_replace(T, -4);
+      }
+      lua_pop(T, 2);
+    }
     lua_remove(T, -2);
     if (!dot) break;
     if (!lua_istable(T, -1)) break;

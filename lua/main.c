@@ -24,7 +24,7 @@ static const char usage_text[] =
     "  run FILE.lua [OPTIONS]   run a scenario (run FILE --help: its arguments)\n"
     "  validate [ID]            print every validation case (published value,\n"
     "                           podsim's value, error, fit or prediction)\n"
-    "  presets [gpus|systems|models|failures] [--format table|json]\n"
+    "  presets [gpus|systems|models|failures|software] [--format table|json]\n"
     "                           list the built-in presets and their sources\n"
     "  plot DIR                 render the plots for the CSV files in DIR\n"
     "  eval collective --system S --op OP --ranks N[,N..] --bytes SIZE[,SIZE..]\n"
@@ -326,8 +326,9 @@ int main(int argc, char **argv) {
       } else if (o.tool_arg != NULL) {
         return usage_error("unexpected argument '%s'", argv[i]);
       } else if (strcmp(argv[i], "gpus") && strcmp(argv[i], "systems") &&
-                 strcmp(argv[i], "models") && strcmp(argv[i], "failures")) {
-        return usage_error("unknown preset kind '%s' (gpus, systems, models, failures)",
+                 strcmp(argv[i], "models") && strcmp(argv[i], "failures") &&
+                 strcmp(argv[i], "software")) {
+        return usage_error("unknown preset kind '%s' (gpus, systems, models, failures, software)",
                            argv[i]);
       } else {
         o.tool_arg = argv[i];

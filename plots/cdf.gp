@@ -1,6 +1,7 @@
 # cdf.gp: cumulative distribution of one study metric, one line per grid
 # point.  input: cdf_*.csv (columns point,label,value,cdf)
 # Variables: datafile, metric, npoints, labels (one word per grid point).
+# vars: datafile:file metric:string npoints:number labels:string
 set title sprintf("Distribution of %s", metric) noenhanced
 set xlabel metric noenhanced
 set ylabel "cumulative probability"

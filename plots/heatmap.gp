@@ -1,6 +1,7 @@
 # heatmap.gp: a probability per cell of a grid (rows x columns), written
 # as text in each cell.  input: CSV with columns row,col,label,gpus,p
 # (p in [0,1]; -1 = no value).  Variables: datafile, title, nrows, ncols.
+# vars: datafile:file title:string nrows:number ncols:number
 set title title noenhanced
 set xlabel "GPUs"
 set cbrange [0:1]

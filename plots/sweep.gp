@@ -4,6 +4,7 @@
 # Columns: system, op, bytes, time_us, algbw_GBps, busbw_GBps (header row).
 # Variables: datafile (set by podsim); systems and ops, space-separated
 # lists of the series to draw (defaults: the flagship scenario's).
+# vars: datafile:file systems:string ops:string plot_title:string
 if (!exists("systems")) systems = "gb200_nvl72 hgx_h100"
 if (!exists("ops")) ops = "all_to_all all_reduce"
 if (!exists("plot_title")) plot_title = "64-GPU collectives: bus bandwidth by buffer size"

@@ -1,6 +1,7 @@
 # tornado.gp: Spearman rank correlation of every sampled parameter with one
 # metric, largest on top.  input: tornado_*.csv (columns param,spearman)
 # Variables: datafile, metric, point (grid point label).
+# vars: datafile:file metric:string point:string
 set title sprintf("What drives %s (%s)", metric, point) noenhanced
 set xlabel "Spearman rank correlation"
 set xrange [-1:1]

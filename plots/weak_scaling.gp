@@ -3,6 +3,7 @@
 # input: datafile (podsim: series_id,series,gpus,mfu_pct,tokens_per_s_per_gpu)
 #        pubfile  (published: series_id,series,gpus,mfu_pct,tokens_per_s_per_gpu)
 # Variables: datafile, pubfile, nseries, names (one word per series).
+# vars: datafile:file pubfile:file nseries:number names:string
 set title "Weak scaling: podsim (lines) against published figures (points)" noenhanced
 set xlabel "GPUs"
 set ylabel "MFU (%)"

@@ -6,6 +6,26 @@
 -- upvalues: scenarios never see them.
 local P, raw, opts, args = ...
 
+-- podsim's own code runs in a private copy of the globals, taken before
+-- any scenario runs: a scenario that replaces `type`, `next` or `pairs`
+-- changes its own globals, not these (the libraries themselves are
+-- read-only views for scenarios: lua/host_sandbox.c).
+local _ENV = (function(G)
+  local env = {}
+  for k, v in next, G do env[k] = v end
+  return env
+end)(_G)
+
+-- The internals: the C modules' "_" functions leave the podsim table
+-- here; the host keeps this table in its registry (lua/host_open.c) and
+-- hands it to the embedded tools only.
+local I = {}
+for k, v in next, P do
+  if type(k) == "string" and k:sub(1, 1) == "_" then I[k] = v end
+end
+for k in next, I do P[k] = nil end
+P.sources = I._sources -- public: the source of every preset
+
 local fmt, concat, floor = string.format, table.concat, math.floor
 local raw_open, raw_rename, raw_remove = raw.io_open, raw.os_rename, raw.os_remove
 
@@ -18,11 +38,12 @@ local machine = not opts.tool and (opts.format == "json" or opts.format == "csv"
 local real_stdout = io.stdout
 if machine then
   local stderr = io.stderr
-  print = function(...)
+  _G.print = function(...) -- the scenario's globals, not this library's copy
     local n, t = select("#", ...), {}
     for i = 1, n do t[i] = tostring((select(i, ...))) end
     stderr:write(concat(t, "\t"), "\n")
   end
+  print = _G.print -- this library's own prints too (checks, tables)
   io.write = function(...) return stderr:write(...) end
   io.stdout = stderr
 end
@@ -376,9 +397,9 @@ end
 -- Plots ----------------------------------------------------------------------
 
 -- A plot recipe (<name>.plot beside <name>.svg) records the template and
--- its variables, the data file relative to the recipe's folder, so
--- `podsim plot DIR` can render the SVGs again, e.g. after editing a
--- template or on a machine with gnuplot.
+-- its variables, data files relative to the recipe's folder, so `podsim
+-- plot DIR` can render the SVGs again.  Recipes are data in a fixed
+-- format (lua/plot_gp.h), parsed in C, never run as Lua.
 local function relative_to(path, dir)
   if path:sub(1, #dir + 1) == dir .. "/" then return path:sub(#dir + 2) end
   local parent = dirname(dir)
@@ -386,95 +407,95 @@ local function relative_to(path, dir)
   return path
 end
 
-local function lua_literal(v)
-  if type(v) == "string" then return fmt("%q", v) end
-  return num(v)
-end
-
--- Run gnuplot on embedded template `name` with `vars`, into `svg` (an
--- absolute path), through a temporary name.  Returns svg or nil, reason.
-local function render(name, vars, svg)
-  local tpl = raw.embedded("plots/" .. name .. ".gp")
-  if not tpl then return nil, fmt("no plot template '%s'", name) end
-  if not P._gnuplot then return nil, "gnuplot support not built" end
+-- Run gnuplot on embedded template `name` with `vars` into `svg` (checked
+-- by the caller), through a temporary name.  The script is built in C
+-- (lua/l_plot.c, lua/plot_gp.c): declared variables only, numbers and
+-- encoded strings, file variables resolved through the sandbox for `mode`
+-- ("read", or "out" for recipes), relative ones from `base`.  Returns
+-- svg, or nil, field, reason.
+local function render(name, vars, svg, mode, base)
   tmp_serial = tmp_serial + 1
   local tmp = fmt("%s.tmp.%d.%d", svg, raw.getpid(), tmp_serial)
-  local pre = {"set terminal svg size 900,560 dynamic enhanced font 'sans,11'",
-               fmt("set output %q", tmp), "set datafile separator ','"}
-  local keys = {}
-  for k in pairs(vars) do keys[#keys + 1] = k end
-  table.sort(keys)
-  for _, k in ipairs(keys) do
-    local v = vars[k]
-    if type(v) == "string" then
-      pre[#pre + 1] = fmt("%s = \"%s\"", k, (v:gsub('[\\"]', "\\%0")))
-    else
-      pre[#pre + 1] = fmt("%s = %s", k, num(v))
-    end
-  end
-  local ok, why = P._gnuplot(concat(pre, "\n") .. "\n" .. tpl .. "\nset output\n")
+  local script, field, why = I._gnuplot_script(name, vars, tmp, mode, base)
+  if not script then return nil, field, why end
+  local ok, gerr = I._gnuplot_run(script)
   if not ok then
     raw_remove(tmp)
-    return nil, why
+    return nil, "gnuplot", gerr
   end
   local rok, rerr = raw_rename(tmp, svg)
-  if not rok then return nil, rerr end
+  if not rok then
+    raw_remove(tmp)
+    return nil, "output", rerr
+  end
   return svg
 end
 
 -- Render the embedded template plots/<name>.gp with gnuplot into the SVG
 -- `output` (relative to the output folder; default plots/<name>.svg) and
--- write its recipe.  `vars` become gnuplot variables (strings quoted);
--- `datafile` is the CSV to plot.  Yields while gnuplot runs.  Returns the
--- SVG path, or nil and a reason when gnuplot is not installed (plots are
--- optional; the recipe is written anyway).
+-- write its recipe.  `vars` are the variables the template declares
+-- ("# vars:" line): numbers, strings, and file names (relative ones from
+-- the output folder) inside the sandbox.  Yields while gnuplot runs.
+-- Returns the SVG path, or nil and a reason when gnuplot is not
+-- installed (plots are optional; the recipe is written anyway).
 function P.gnuplot(name, vars, output)
-  if type(name) ~= "string" or not raw.embedded("plots/" .. name .. ".gp") then
-    fail("podsim.gnuplot", "name", fmt("no plot template '%s'", tostring(name)))
-  end
+  local ctx = "podsim.gnuplot"
+  local decls = type(name) == "string" and I._gnuplot_decls(name)
+  if not decls then fail(ctx, "name", fmt("no plot template '%s'", tostring(name))) end
+  if vars ~= nil and type(vars) ~= "table" then fail(ctx, "vars", "expected a table") end
   vars = vars or {}
   local svg = out_path(output or ("plots/" .. name .. ".svg"))
-  if not raw.path_allowed(svg, true) then
-    fail("podsim.gnuplot", nil, fmt("'%s' is outside the output folder", svg))
+  if type(svg) ~= "string" or svg:sub(-4) ~= ".svg" then
+    fail(ctx, "output", "expected a file name ending in .svg")
   end
-  raw.mkdirs(dirname(svg))
-  local rvars, keys = {}, {}
-  for k, v in pairs(vars) do
-    rvars[k] = (k == "datafile") and relative_to(v, dirname(svg)) or v
-    keys[#keys + 1] = k
+  if not raw.path_allowed(svg, "write") then
+    fail(ctx, "output", fmt("'%s' is outside the output folder", svg))
   end
-  table.sort(keys)
-  local lines = {"-- podsim plot recipe: `podsim plot DIR` renders it again", "return {",
-    fmt("  template = %q,", name), "  vars = {"}
-  for _, k in ipairs(keys) do lines[#lines + 1] = fmt("    [%q] = %s,", k, lua_literal(rvars[k])) end
-  lines[#lines + 1] = "  },"
-  lines[#lines + 1] = "}"
-  P.write_text((svg:gsub("%.svg$", "") .. ".plot"), concat(lines, "\n") .. "\n")
-  return render(name, vars, svg)
+  local cvars, rvars = {}, {}
+  for k, v in next, vars do
+    if type(k) ~= "string" or not decls[k] then
+      local names = {}
+      for d in next, decls do names[#names + 1] = d end
+      table.sort(names)
+      fail(ctx, "vars." .. tostring(k), fmt("template '%s' has no such variable (%s)", name,
+        concat(names, ", ")))
+    end
+    if decls[k] == "file" and type(v) == "string" then
+      v = out_path(v)
+      rvars[k] = relative_to(v, dirname(svg))
+    else
+      rvars[k] = v
+    end
+    cvars[k] = v
+  end
+  -- check everything (paths too) before writing anything
+  local probe, field, why = I._gnuplot_script(name, cvars, svg .. ".tmp", "read", opts.out_dir)
+  if not probe then fail(ctx, field == "vars" and "vars" or "vars." .. field, why) end
+  local ok, err = raw.mkdirs(dirname(svg))
+  if not ok then fail(ctx, "output", err) end
+  local text, rerr = I._recipe_format(name, rvars)
+  if not text then fail(ctx, "vars", rerr) end
+  P.write_text((svg:gsub("%.svg$", "") .. ".plot"), text)
+  local out, f2, why2 = render(name, cvars, svg, "read", opts.out_dir)
+  if out then return out end
+  if f2 == "gnuplot" then return nil, why2 end
+  fail(ctx, f2, why2)
 end
 
--- For `podsim plot DIR`: render one recipe file again.
-function P._render_recipe(path)
-  local src = raw.embedded and nil
-  local f = raw_open(path, "rb")
-  if not f then return nil, "cannot read " .. path end
-  src = f:read("a")
-  f:close()
-  local fn, err = raw.load(src, "=" .. path, {})
-  if not fn then return nil, err end
-  local ok, rec = pcall(fn)
-  if not ok or type(rec) ~= "table" or type(rec.template) ~= "string" or type(rec.vars) ~= "table" then
-    return nil, "not a plot recipe: " .. path
-  end
-  local vars = {}
-  local dir = dirname(path)
-  for k, v in pairs(rec.vars) do
-    if k == "datafile" and type(v) == "string" and v:sub(1, 1) ~= "/" then v = dir .. "/" .. v end
-    vars[k] = v
-  end
-  return render(rec.template, vars, (path:gsub("%.plot$", ".svg")))
+-- For `podsim plot DIR`: render one recipe file again.  The recipe, its
+-- data files and its SVG must all be below DIR (the run's output folder).
+function I._render_recipe(path)
+  local text, err = raw.read_file(path, "out", 65536)
+  if not text then return nil, err end
+  local rec, perr = I._recipe_parse(text)
+  if not rec then return nil, perr end
+  local svg = path:gsub("%.plot$", ".svg")
+  if not raw.path_allowed(svg, "write") then return nil, fmt("'%s' is outside the folder", svg) end
+  local out, field, why = render(rec.template, rec.vars, svg, "out", dirname(path))
+  if not out then return nil, field == "gnuplot" and why or fmt("%s: %s", field, why) end
+  return out
 end
-P._listdir = raw.listdir
+I._listdir = raw.listdir
 
 -- Studies (the C half is lua/l_study.c) -------------------------------------
 
@@ -482,9 +503,9 @@ P._listdir = raw.listdir
 local kernel_mt = {__podsim_kernel = true, __metatable = false}
 P.kernel = setmetatable({}, {
   __index = function(_, name)
-    if not (P._kernels or {})[name] then
+    if not (I._kernels or {})[name] then
       local names = {}
-      for k in pairs(P._kernels or {}) do names[#names + 1] = k end
+      for k in pairs(I._kernels or {}) do names[#names + 1] = k end
       table.sort(names)
       fail("podsim.kernel", tostring(name), "unknown kernel (kernels: " .. concat(names, ", ") .. ")")
     end
@@ -496,12 +517,25 @@ P.kernel = setmetatable({}, {
     end
   end,
   __newindex = function() fail("podsim.kernel", nil, "is read-only") end,
+  -- pairs(podsim.kernel) lists the registered kernels (name -> constructor)
+  __pairs = function(t)
+    local names = {}
+    for k in pairs(I._kernels or {}) do names[#names + 1] = k end
+    table.sort(names)
+    local i = 0
+    return function()
+      i = i + 1
+      if names[i] then return names[i], t[names[i]] end
+    end, t, nil
+  end,
+  __metatable = false,
 })
 
 -- A grid point's value as text (numbers as in files, specs by name).
 local function label_of(v)
   if type(v) == "number" then return num(v) end
   if type(v) == "userdata" then return v.name or tostring(v) end
+  if type(v) == "table" then return v.label or v.name or tostring(v) end
   return tostring(v)
 end
 
@@ -512,7 +546,7 @@ local function point_label(r, g)
 end
 
 local results_methods = {}
-local results_mt = {__index = results_methods}
+local results_mt = {__index = results_methods, __metatable = false}
 
 -- r:point(i | {key = value, ...}) -> grid index
 function results_methods.point(r, sel)
@@ -648,7 +682,7 @@ local function warn_counts(r)
   end
 end
 
-local methods = P._study_methods
+local methods = I._study_methods
 local c_wait = methods.wait
 function methods.wait(s)
   local r = c_wait(s)
@@ -682,8 +716,8 @@ function P.all(list)
 end
 
 local function sha256_of(path)
-  if not P._sha256_file or not path then return nil end
-  return P._sha256_file(path)
+  if not I._sha256_file or not path then return nil end
+  return I._sha256_file(path)
 end
 
 -- podsim.write(results [, dir]): summary.csv, sensitivity.csv,
@@ -721,7 +755,7 @@ function P.write(r, dir)
     for _, c in ipairs{"bin", "lo", "hi", "count"} do hh[#hh + 1] = c end
     local hrows = {}
     for g = 1, #r.grid do
-      local h = P._results_hist(r._study, mi, g)
+      local h = I._results_hist(r._study, mi, g)
       if h then
         local base = {}
         for _, k in ipairs(r.grid_keys) do base[k] = label_of(r.grid[g][k]) end
@@ -753,7 +787,7 @@ function P.write(r, dir)
     for i, c in ipairs(cols) do hdr[i] = csv_cell(c) end
     local full = out_path(path("samples.csv"))
     raw.mkdirs(dirname(full))
-    samples_rows = P._write_samples(r._study, full, concat(hdr, ","), prefixes)
+    samples_rows = I._write_samples(r._study, full, concat(hdr, ","), prefixes)
   end
   local dists = {}
   for _, p in ipairs(r.params) do dists[p] = r.dists[p] end
@@ -790,7 +824,7 @@ function P.plot(r, dir)
     local rows, labels = {}, {}
     for g = 1, #r.grid do
       labels[g] = point_label(r, g)
-      local h = P._results_hist(r._study, mi, g)
+      local h = I._results_hist(r._study, mi, g)
       if h then
         local total = h.under
         for _, c in ipairs(h.counts) do total = total + c end
@@ -832,11 +866,11 @@ end
 
 -- Validation checks ------------------------------------------------------------
 
-P._checks = {}
+I._checks = {}
 
 local check_fields = {id = true, name = true, published = true, value = true, unit = true,
   tol_rel = true, tol_abs = true, range = true, fit = true, source = true, note = true,
-  known_miss = true}
+  known_miss = true, nvl72_over_hgx = true}
 
 -- Record one validation row: podsim's `value` against the `published`
 -- figure within tol_rel (fraction), tol_abs (same unit) or range {lo, hi}.
@@ -847,6 +881,9 @@ local check_fields = {id = true, name = true, published = true, value = true, un
 -- but does not fail the run; should it ever fall inside the tolerance it
 -- fails as an unexpected pass, so that the case is revisited (a strict
 -- expected failure, never a silent one).
+-- `nvl72_over_hgx = "model, release"` marks a per-GPU throughput ratio of
+-- an NVL72 system over an 8-GPU node at one software release: `podsim
+-- validate` lists these in a table of their own.
 function P.check(c)
   local ctx = "podsim.check"
   if type(c) ~= "table" then fail(ctx, nil, "expected a table") end
@@ -864,6 +901,9 @@ function P.check(c)
   end
   if c.known_miss ~= nil and (type(c.known_miss) ~= "string" or c.known_miss == "") then
     fail(ctx, "known_miss", "expected a string saying why the model misses this row")
+  end
+  if c.nvl72_over_hgx ~= nil and (type(c.nvl72_over_hgx) ~= "string" or c.nvl72_over_hgx == "") then
+    fail(ctx, "nvl72_over_hgx", "expected a string naming the model and release of the ratio")
   end
   if c.known_miss and c.fit then
     fail(ctx, "known_miss", "a fitted row cannot be a known miss")
@@ -894,8 +934,9 @@ function P.check(c)
   local row = {id = c.id, name = c.name, published = c.published, value = c.value,
     unit = c.unit or "", err = err, tol_rel = c.tol_rel, tol_abs = c.tol_abs,
     range = c.range, fit = c.fit, pass = pass, within = within,
-    known_miss = c.known_miss, source = c.source, where = raw.where()}
-  P._checks[#P._checks + 1] = row
+    known_miss = c.known_miss, source = c.source, where = raw.where(),
+    nvl72_over_hgx = c.nvl72_over_hgx}
+  I._checks[#I._checks + 1] = row
   if not opts.tool then
     if not opts.quiet then print(P.format_check(row)) end
     if not pass then
@@ -940,7 +981,7 @@ local function write_run_meta()
       unfit = r._has_fits and r.unfit or nil, unfit_mode = r._has_fits and r.unfit_mode or nil}
   end
   local nfail, checks = 0, {}
-  for i, c in ipairs(P._checks) do
+  for i, c in ipairs(I._checks) do
     if not c.pass then nfail = nfail + 1 end
     checks[i] = {id = c.id, name = c.name, pass = c.pass, fit = c.fit, err = c.err}
   end
@@ -950,7 +991,7 @@ local function write_run_meta()
   end
   json_ctx = "meta.json"
   P.write_json("meta.json", {podsim_version = P.version, scenario = opts.scenario,
-    scenario_sha256 = P._sha256_file and opts.scenario and P._sha256_file(opts.scenario) or nil,
+    scenario_sha256 = I._sha256_file and opts.scenario and I._sha256_file(opts.scenario) or nil,
     args = args, declared_args = declared, format = opts.format, threads = opts.threads,
     samples_override = opts.samples, seed_override = opts.seed, studies = studies,
     checks = checks, checks_failed = nfail})
@@ -968,7 +1009,7 @@ local function write_document()
         unfit = r._has_fits and r.unfit or nil}
     end
     local checks = {}
-    for i, c in ipairs(P._checks) do
+    for i, c in ipairs(I._checks) do
       checks[i] = {id = c.id, name = c.name, published = c.published, value = c.value,
         unit = c.unit, err = c.err, fit = c.fit, pass = c.pass, known_miss = c.known_miss,
         source = c.source}
@@ -1025,8 +1066,6 @@ function raw.after_run()
 end
 
 -- For the embedded tools (validate, presets, plot) only.
-if opts.tool then
-  P._embedded, P._embedded_list, P._load = raw.embedded, raw.embedded_list, raw.load
-end
+I._embedded, I._embedded_list, I._load = raw.embedded, raw.embedded_list, raw.load
 
-return P
+return I

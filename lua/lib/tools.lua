@@ -1,13 +1,16 @@
 -- tools.lua: the embedded programs behind `podsim validate`,
 -- `podsim presets` and `podsim plot`.  Runs as the host's scenario, in the
 -- scenario coroutine, so validation cases may run studies.
+-- The host passes podsim's internals (never in a scenario's reach) as the
+-- chunk's argument.
+local I = ...
 local P = podsim
 local fmt = string.format
 local tool, arg = P.options.tool, P.options.tool_arg
 
 local function embedded_names(prefix)
   local out = {}
-  for _, n in ipairs(P._embedded_list()) do
+  for _, n in ipairs(I._embedded_list()) do
     if n:sub(1, #prefix) == prefix then out[#out + 1] = n end
   end
   table.sort(out)
@@ -22,15 +25,15 @@ local function validate()
     if not arg or stem:lower():sub(1, #arg) == arg:lower() then
       matched = matched + 1
       local env = setmetatable({}, {__index = _G})
-      local before = #P._checks
-      local fn, err = P._load(P._embedded(n), "@tests/" .. n, env)
+      local before = #I._checks
+      local fn, err = I._load(I._embedded(n), "@tests/" .. n, env)
       local ok = fn ~= nil
       if ok then ok, err = pcall(fn) end
       if not ok then
         failed = failed + 1
         errors[#errors + 1] = fmt("%s: %s", stem, tostring(err))
       end
-      for i = before + 1, #P._checks do rows[#rows + 1] = P._checks[i] end
+      for i = before + 1, #I._checks do rows[#rows + 1] = I._checks[i] end
     end
   end
   if matched == 0 then
@@ -47,8 +50,42 @@ local function validate()
       P.format_tolerance(r), r.fit and "fit" or "prediction", P.check_result(r)}
   end
   P.print_table(header, out)
+  -- NVL72 over 8-GPU nodes at one release: published, podsim, error
+  local ratios = {}
+  for _, r in ipairs(rows) do
+    if r.nvl72_over_hgx then
+      ratios[#ratios + 1] = {r.nvl72_over_hgx, r.id, r.name, r.published and fmt("%.3f", r.published) or "-",
+        fmt("%.3f", r.value), r.err and fmt("%+.1f%%", r.err * 100) or "-", P.check_result(r)}
+    end
+  end
+  if #ratios > 0 then
+    print("\nNVL72 over 8-GPU nodes, per GPU, same release:")
+    P.print_table({"model, release", "id", "case", "published", "podsim", "error", "result"}, ratios)
+  end
+  -- throughput rows (tokens/s/GPU): median |error|; fit share by row and id
+  local errs, ids, fit_ids = {}, {}, {}
+  for _, r in ipairs(rows) do
+    if r.unit == "tok/s/GPU" and r.err then errs[#errs + 1] = math.abs(r.err) end
+    ids[r.id] = true
+    if r.fit then fit_ids[r.id] = true end
+  end
+  local nid, nfid = 0, 0
+  for id in pairs(ids) do
+    nid = nid + 1
+    if fit_ids[id] then nfid = nfid + 1 end
+  end
+  table.sort(errs)
+  local med
+  if #errs > 0 then
+    med = #errs % 2 == 1 and errs[(#errs + 1) // 2] or (errs[#errs // 2] + errs[#errs // 2 + 1]) / 2
+  end
   print(fmt("\n%d checks, %d fits, %d predictions; %d passed, %d known misses, %d failed",
     #rows, nfit, #rows - nfit, #rows - (failed - #errors) - #known, #known, failed))
+  print(fmt("fit share: %d of %d rows (%.0f%%), %d of %d case ids (%.0f%%)", nfit, #rows,
+    #rows > 0 and 100 * nfit / #rows or 0, nfid, nid, nid > 0 and 100 * nfid / nid or 0))
+  if med then
+    print(fmt("throughput rows (tok/s/GPU): %d, median |error| %.1f%%", #errs, 100 * med))
+  end
   if #known > 0 then print("known misses (outside tolerance, reported, not failures):\n" .. table.concat(known, "\n")) end
   for _, e in ipairs(errors) do io.stderr:write(e, "\n") end
   if failed > 0 then P.fail(nil, nil, fmt("validation: %d failed", failed)) end
@@ -95,9 +132,9 @@ local function preset_data(spec)
 end
 
 local function presets()
-  local kinds = {"gpus", "systems", "models", "failures"}
+  local kinds = {"gpus", "systems", "models", "failures", "software"}
   if arg and not rawget(P, arg) then
-    P.fail(nil, nil, fmt("unknown preset kind '%s' (gpus, systems, models, failures)", tostring(arg)))
+    P.fail(nil, nil, fmt("unknown preset kind '%s' (gpus, systems, models, failures, software)", tostring(arg)))
   end
   if P.options.format == "json" then
     local doc = {}
@@ -107,7 +144,7 @@ local function presets()
         doc[kind] = {}
         for name, spec in pairs(set) do
           local d = preset_data(spec)
-          local src = P._sources and P._sources[kind] and P._sources[kind][name]
+          local src = P.sources and P.sources[kind] and P.sources[kind][name]
           if src and src ~= "" and type(d) == "table" and not d[1] then d.source = src end
           if type(d) == "table" and d[1] then d = {causes = d, source = src} end
           doc[kind][name] = d
@@ -143,7 +180,7 @@ local function presets()
           end
         end
         if #parts > 0 then print(wrap(parts, fmt("  %-16s ", name), indent, width)) end
-        local src = P._sources and P._sources[kind] and P._sources[kind][name]
+        local src = P.sources and P.sources[kind] and P.sources[kind][name]
         if src and src ~= "" then
           local words = {}
           for w in src:gmatch("%S+") do words[#words + 1] = w end
@@ -321,7 +358,7 @@ local function read_nccl(path)
       local o, r, n, b, bw, al = line:match("^([%w_]+),(%d+),(%d+),([%d.e+]+),([%d.e+]+),?([%w_]*)%s*$")
       if not o then P.fail(nil, nil, fmt("%s:%d: expected op,ranks,nodes,bytes,busbw_GBps[,algo]", path, ln)) end
       r, n, b, bw = tonumber(r), tonumber(n), tonumber(b), tonumber(bw)
-      local factor = P._busbw_factor(op_alias[o] or o, r)
+      local factor = I._busbw_factor(op_alias[o] or o, r)
       if bw > 0 then
         rows[#rows + 1] = {file = base, line = ln, op = op_alias[o] or o, ranks = r, nodes = n,
           ranks_per_domain = r // n, bytes = b, time_s = b * factor / (bw * 1e9), busbw_GBps = bw,
@@ -386,11 +423,11 @@ local function calibrate()
       for _, k in ipairs{"out_eff", "out_latency_us", "out_half_MB"} do params[#params + 1] = k end
     end
   end
-  local fit = P._calibrate(base, rows, params)
+  local fit = I._calibrate(base, rows, params)
   local out, maxe = {}, 0
   for i, r in ipairs(rows) do
     local t = fit.pred_s[i]
-    local factor = P._busbw_factor(r.op, r.ranks)
+    local factor = I._busbw_factor(r.op, r.ranks)
     maxe = math.max(maxe, math.abs(r.time_s / t - 1))
     out[i] = {file = r.file, op = r.op, ranks = r.ranks, nodes = r.nodes, size = P.fmt_bytes(r.bytes),
       measured_GBps = r.bytes * factor / r.time_s / 1e9, podsim_GBps = r.bytes * factor / t / 1e9,
@@ -421,20 +458,26 @@ local function calibrate()
 end
 
 -- Render every plot recipe (*.plot, written beside each SVG) found in
--- the folder and its subfolders again.
+-- the folder and its subfolders again.  The folder may come from someone
+-- else: recipes are parsed as data, symlinks are not followed, and the
+-- recipes, their data files and the SVGs stay below the folder.
 local function plot()
   local root = P.out_dir()
   local n, failed = 0, 0
   local function walk(dir, depth)
-    local names = P._listdir(dir)
-    if not names then return end
-    for _, name in ipairs(names) do
+    local entries, err = I._listdir(dir, "out")
+    if not entries then
+      io.stderr:write(fmt("%s\n", err)); failed = failed + 1
+      return
+    end
+    for _, e in ipairs(entries) do
+      local name, kind = e[1], e[2]
       local path = dir .. "/" .. name
-      if name:match("%.plot$") then
-        local svg, why = P._render_recipe(path)
+      if kind == "file" and name:match("%.plot$") then
+        local svg, why = I._render_recipe(path)
         if svg then print(svg); n = n + 1
         else io.stderr:write(fmt("%s: %s\n", path, why)); failed = failed + 1 end
-      elseif depth < 4 and not name:find("%.") then
+      elseif kind == "dir" and depth < 4 then
         walk(path, depth + 1)
       end
     end

@@ -20,7 +20,10 @@
 ---@alias podsim.SystemRef podsim.System|string|podsim.SystemFields
 ---@alias podsim.ModelRef podsim.Model|string|podsim.ModelFields
 ---@alias podsim.CollOp "all_reduce"|"all_gather"|"reduce_scatter"|"all_to_all"|"broadcast"|"send_recv"
----@alias podsim.CollAlgo "auto"|"ring"|"tree"|"nvls"|"direct"|"hierarchical"
+---@alias podsim.CollAlgo "auto"|"ring"|"tree"|"nvls"|"direct"|"hierarchical"|"nvls_tree"|"collnet"
+---@alias podsim.Transport "ib"|"roce"|"efa"
+---@alias podsim.Routing "static_ecmp"|"adaptive"|"spray"|"srd"
+---@alias podsim.FabricName "ib_ndr"|"ib_ndr_sharp"|"ib_xdr"|"ib_xdr_sharp"|"spectrum_x"|"efa"
 ---@alias podsim.Dtype "bf16"|"fp8"|"fp4"
 ---@alias podsim.Fp8Recipe "delayed"|"delayed_tp"|"current"|"block"
 ---@alias podsim.Recompute "none"|"selective"|"full"
@@ -39,10 +42,13 @@
 ---@field options podsim.options read-only run options
 ---@field gpus podsim.gpus GPU presets
 ---@field systems podsim.systems system presets
+---@field fabrics podsim.fabrics scale-out fabric presets (`podsim.system{base=, fabric=}`)
 ---@field models podsim.models model presets
 ---@field failures podsim.failures failure-rate presets
 ---@field dist podsim.dist distribution constructors
 ---@field kernel podsim.kernel built-in evaluators for studies
+---@field software podsim.software software release presets (`podsim presets software`)
+---@field sources podsim.sources the public source of every preset
 podsim = {}
 
 ---Read-only run options (`podsim.options`).
@@ -248,6 +254,7 @@ function podsim.format_check(row) end
 ---Fields of a system given to `podsim.system{}`.
 ---@class podsim.SystemFields
 ---@field base? string|podsim.System preset or spec to start from
+---@field fabric? podsim.FabricName scale-out fabric preset applied over `base` (needs `base`) before the other fields
 ---@field name? string
 ---@field gpu? podsim.GpuRef
 ---@field domain_gpus? integer GPUs per scale-up (NVLink) domain
@@ -257,15 +264,22 @@ function podsim.format_check(row) end
 ---@field nics_per_gpu? number scale-out NICs per GPU
 ---@field nic_gbps? number line rate of one NIC, 1e9 bit/s
 ---@field out_latency_us? number per-step latency on the scale-out fabric, us
----@field oversub? number scale-out oversubscription, >= 1
+---@field oversub? number oversubscription of the tier above the leaf group, >= 1
 ---@field usd_per_gpu_hour? number rental price, USD per GPU-hour (0: unknown)
 ---@field up_eff? number achievable fraction of the scale-up line rate
----@field up_half_MB? number scale-up pipeline half size, MiB
+---@field up_fill_KiB? number bytes per rank and channel in flight before a scale-up pipeline streams, KiB (half size = ranks x up_channels x this)
 ---@field out_eff? number achievable fraction of the NIC line rate
 ---@field out_half_MB? number scale-out pipeline half size, MiB
 ---@field nvls_eff? number NVLS all-reduce busbw over up_GBps at large sizes (0: no NVLS)
 ---@field nvls_latency_us? number fixed cost of one NVLS all-reduce, us
----@field out_collision? number share of many-peer scale-out traffic exposed to path collisions (1 static routing, 0 perfect adaptive)
+---@field up_channels? integer NCCL channels of one collective on the scale-up fabric, >= 1
+---@field net_channels? integer NCCL network channels of one ring/tree collective per domain (one GPU's NICs each), >= 1
+---@field net_channel_GBps? number most one network channel carries, 1e9 B/s per direction
+---@field transport? podsim.Transport scale-out transport
+---@field routing? podsim.Routing scale-out path selection (only static_ecmp makes all-to-all flows collide)
+---@field sharp? boolean the fabric reduces in-network (SHARP: the collnet algorithm)
+---@field msg_overhead_us? number cost of posting one message to the NIC, us
+---@field leaf_gpus? integer GPUs whose NICs share one leaf group; oversub applies only to traffic leaving it, >= 1
 
 ---A system spec (immutable): a GPU, its scale-up domain and its scale-out network.
 ---@class podsim.System
@@ -278,17 +292,24 @@ function podsim.format_check(row) end
 ---@field nics_per_gpu number scale-out NICs per GPU
 ---@field nic_gbps number line rate of one NIC, 1e9 bit/s
 ---@field out_latency_us number per-step latency on the scale-out fabric, us
----@field oversub number scale-out oversubscription, >= 1
+---@field oversub number oversubscription of the tier above the leaf group, >= 1
 ---@field usd_per_gpu_hour number rental price, USD per GPU-hour (0: unknown)
 ---@field up_eff number achievable fraction of the scale-up line rate
----@field up_half_MB number scale-up pipeline half size, MiB
+---@field up_fill_KiB number bytes per rank and channel in flight before a scale-up pipeline streams, KiB (half size = ranks x up_channels x this)
 ---@field out_eff number achievable fraction of the NIC line rate
 ---@field out_half_MB number scale-out pipeline half size, MiB
 ---@field nvls_eff number NVLS all-reduce busbw over up_GBps at large sizes (0: no NVLS)
 ---@field nvls_latency_us number fixed cost of one NVLS all-reduce, us
----@field out_collision number share of many-peer scale-out traffic exposed to path collisions
+---@field up_channels integer NCCL channels of one collective on the scale-up fabric
+---@field net_channels integer NCCL network channels of one ring/tree collective per domain (one GPU's NICs each)
+---@field net_channel_GBps number most one network channel carries, 1e9 B/s per direction
+---@field transport podsim.Transport scale-out transport
+---@field routing podsim.Routing scale-out path selection (only static_ecmp makes all-to-all flows collide)
+---@field sharp boolean the fabric reduces in-network (SHARP: the collnet algorithm)
+---@field msg_overhead_us number cost of posting one message to the NIC, us
+---@field leaf_gpus integer GPUs whose NICs share one leaf group; oversub applies only to traffic leaving it
 
----GPU presets (`podsim presets gpus`; sources in `podsim._sources.gpus`).
+---GPU presets (`podsim presets gpus`; sources in `podsim.sources.gpus`).
 ---@class podsim.gpus
 ---@field a100 podsim.Gpu
 ---@field h100 podsim.Gpu
@@ -299,7 +320,7 @@ function podsim.format_check(row) end
 ---@field gb300 podsim.Gpu
 ---@field b300 podsim.Gpu
 
----System presets (`podsim presets systems`; sources in `podsim._sources.systems`).
+---System presets (`podsim presets systems`; sources in `podsim.sources.systems`).
 ---@class podsim.systems
 ---@field dgx_a100 podsim.System
 ---@field hgx_h100 podsim.System
@@ -310,14 +331,38 @@ function podsim.format_check(row) end
 ---@field gb200_nvl72 podsim.System
 ---@field gb300_nvl72 podsim.System
 
+---The scale-out fields one fabric preset sets (a plain table).
+---@class podsim.Fabric
+---@field nics_per_gpu number scale-out NICs per GPU
+---@field nic_gbps number line rate of one NIC, 1e9 bit/s
+---@field out_eff number achievable fraction of the NIC line rate
+---@field out_latency_us number per-step latency on the scale-out fabric, us
+---@field out_half_MB number scale-out pipeline half size, MiB
+---@field msg_overhead_us number cost of posting one message to the NIC, us
+---@field transport podsim.Transport scale-out transport
+---@field routing podsim.Routing scale-out path selection
+---@field sharp boolean in-network reduction (SHARP, NCCL CollNet)
+---@field source string the public source of the figures
+
+---Scale-out fabric presets for `podsim.system{base=, fabric=}`.
+---@class podsim.fabrics
+---@field ib_ndr podsim.Fabric
+---@field ib_ndr_sharp podsim.Fabric
+---@field ib_xdr podsim.Fabric
+---@field ib_xdr_sharp podsim.Fabric
+---@field spectrum_x podsim.Fabric
+---@field efa podsim.Fabric
+
 ---A GPU from a preset with overrides (`base=`), or from scratch.
 --- Example: `podsim.gpu{base = "h100", hbm_gb = 96}`
 ---@param fields podsim.GpuFields
 ---@return podsim.Gpu
 function podsim.gpu(fields) end
 
----A system from a preset with overrides (`base=`), or from scratch.
---- Example: `podsim.system{base = "hgx_h100", nic_gbps = 800}`
+---A system from a preset with overrides (`base=`), or from scratch;
+---`fabric=` (with `base=`) first sets the scale-out fields of a
+---`podsim.fabrics` preset, then the other fields apply.
+--- Example: `podsim.system{base = "hgx_h100", fabric = "ib_ndr_sharp", leaf_gpus = 128}`
 ---@param fields podsim.SystemFields
 ---@return podsim.System
 function podsim.system(fields) end
@@ -407,7 +452,7 @@ function podsim.collective(system, op, opts) end
 ---@field imbalance number
 ---@field mtp_layers integer
 
----Model presets (`podsim presets models`; sources in `podsim._sources.models`).
+---Model presets (`podsim presets models`; sources in `podsim.sources.models`).
 ---@class podsim.models
 ---@field llama3_8b podsim.Model
 ---@field llama3_70b podsim.Model
@@ -415,6 +460,8 @@ function podsim.collective(system, op, opts) end
 ---@field llama4_maverick podsim.Model
 ---@field deepseek_v3 podsim.Model
 ---@field mixtral_8x7b podsim.Model
+---@field qwen3_30b_a3b podsim.Model
+---@field qwen3_235b_a22b podsim.Model
 ---@field gpt3_175b podsim.Model
 
 ---A model from a preset with overrides, or from scratch.
@@ -469,6 +516,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field zero? integer 0 replicated, 1 distributed optimizer (default), 2 + gradients, 3 + weights
 ---@field recompute? podsim.Recompute
 ---@field uneven? boolean allow layers not divisible by pp x vp
+---@field recompute_modules? podsim.RecomputeModules per-module recompute on top of `recompute`
 
 ---A parallel layout (immutable, in `podsim.TrainConfig`).
 ---@class podsim.Parallel
@@ -483,6 +531,41 @@ function podsim.model_flops(model, seq, causal) end
 ---@field zero integer
 ---@field recompute podsim.Recompute
 ---@field uneven boolean
+---@field recompute_modules podsim.RecomputeModules
+
+---Per-module recompute (Megatron-Core `recompute_modules`, selective granularity).
+---@class podsim.RecomputeModules
+---@field core_attn boolean drop the attention output, rerun the attention forward
+---@field layernorm boolean drop the norm outputs
+---@field mla_up_proj boolean rerun MLA's query/key/value up-projections
+---@field moe_act boolean drop the experts' SwiGLU outputs
+---@field mlp boolean keep only a dense MLP block's input
+
+---A software release: the features its recipe sets.
+---@class podsim.Software
+---@field cuda_graphs "none"|"partial"|"full" CUDA graphs over part or all of the iteration
+---@field a2a_overlap boolean MoE all-to-all overlapped with compute
+---@field fused_grouped_mlp boolean fused grouped expert GEMMs
+---@field fp8_attention boolean attention in fp8
+---@field dispatcher "alltoall"|"deepep"|"hybridep" the MoE token dispatcher
+---@field max_domains number node-limited routing: most domains per token (0: no limit)
+---@field schedule "1f1b"|"dualpipe" pipeline schedule
+---@field fp8_params boolean fp8 primary weights (Megatron's fp8_param_gather)
+
+---Software release presets (`podsim presets software`; sources in `podsim.sources.software`).
+---@class podsim.software
+---@field none podsim.Software
+---@field megatron_bridge_26_02 podsim.Software
+---@field megatron_bridge_26_04 podsim.Software
+---@field megatron_bridge_26_06 podsim.Software
+
+---The public source text of every preset, by kind and name.
+---@class podsim.sources
+---@field gpus table<string, string>
+---@field systems table<string, string>
+---@field models table<string, string>
+---@field failures table<string, string>
+---@field software table<string, string>
 
 ---Options of `podsim.train` (and, without `parallel`, of `podsim.search`).
 ---@class podsim.TrainArgs
@@ -510,6 +593,9 @@ function podsim.model_flops(model, seq, causal) end
 ---@field grad_reduce_bytes? number bytes per gradient element (2)
 ---@field mem_reserve_gb? number GB kept per GPU (4)
 ---@field mfu_full_attn? boolean MFU counts full attention (false)
+---@field software? string|table a release preset name or `{base = "<release>", <feature> = ...}` (default "none")
+---@field gemm_w_half? number expert GEMM efficiency half width (< 0: table)
+---@field host_expert_us? number host time per local expert per pass for eager experts (< 0: table)
 
 ---A training config (immutable): `r.config` of a `podsim.train` result.
 ---@class podsim.TrainConfig
@@ -536,6 +622,9 @@ function podsim.model_flops(model, seq, causal) end
 ---@field mfu_full_attn boolean
 ---@field fp8_recipe podsim.Fp8Recipe
 ---@field jitter_sync number
+---@field gemm_w_half number
+---@field software podsim.Software
+---@field host_expert_us number
 
 ---@class podsim.TrainMemory
 ---@field weights_gb number
@@ -556,6 +645,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field bubble number
 ---@field optimizer number
 ---@field straggler number with the waits at the amax all-reduces
+---@field host number host time of eager expert launches
 
 ---@class podsim.TrainResult
 ---@field step_s number
@@ -564,6 +654,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field tflops_per_gpu number
 ---@field mfu number
 ---@field peak_tflops number the dense peak the MFU uses
+---@field clock number sustained fraction of the boost clock under the power limit
 ---@field flops_per_token number
 ---@field memory_gb number
 ---@field fits boolean
@@ -603,6 +694,7 @@ function podsim.train(args) end
 ---@field zero integer
 ---@field recompute podsim.Recompute
 ---@field uneven boolean
+---@field recompute_modules podsim.RecomputeModules
 ---@field tokens_per_s_per_gpu number
 ---@field step_s number
 ---@field mfu number
@@ -623,6 +715,347 @@ function podsim.train(args) end
 ---@param args podsim.SearchArgs
 ---@return podsim.SearchResult
 function podsim.search(args) end
+
+-- ---------------------------------------------------------------------------
+-- Serving (prefill and decode) and RL post-training
+-- ---------------------------------------------------------------------------
+
+---@alias podsim.EpKernel "deepep_ll"|"nccl"
+
+---Layout of a serving instance; 0 or absent: tp 1, pp 1, dp_attn gpus / (tp pp), ep gpus / pp (MoE) or 1 (dense).
+---@class podsim.ServeParallelFields
+---@field tp? integer attention / dense tensor parallel (0: 1)
+---@field dp_attn? integer attention data-parallel groups per stage (0: gpus / (tp pp))
+---@field ep? integer expert parallel per stage (0: gpus / pp for MoE, 1 dense)
+---@field pp? integer pipeline stages (0: 1)
+
+---The prefill instance of a disaggregated deployment (giving it sets `disaggregated`).
+---@class podsim.ServePoolFields: podsim.ServeParallelFields
+---@field gpus integer GPUs of the prefill instance
+
+---Options of `podsim.serve` (and of `rollout` in `podsim.rl`).
+---@class podsim.ServeArgs
+---@field base? "default"|podsim.ServeConfig
+---@field system podsim.SystemRef
+---@field model podsim.ModelRef
+---@field gpus integer GPUs of the (decode) instance
+---@field dtype? podsim.Dtype weights and GEMMs (default fp8)
+---@field kv_dtype? "bf16"|"fp8" KV cache elements (default bf16)
+---@field parallel? podsim.ServeParallelFields
+---@field batch? integer sequences decoding at once per instance (0: the largest that fits)
+---@field concurrency? integer the same as batch (give one)
+---@field input_tokens? number prompt tokens per request (1000)
+---@field output_tokens? number generated tokens per request (1000)
+---@field prefix_hit? number share of prompt tokens in the prefix cache, < 1 (0)
+---@field disaggregated? boolean separate prefill instance `prefill` (false)
+---@field prefill? podsim.ServePoolFields
+---@field prefill_tokens? number computed prompt tokens per GPU in one prefill pass (16384)
+---@field spec_tokens? integer draft tokens verified per decode step, MTP (0)
+---@field spec_accept? number acceptance probability of each draft token (0.8)
+---@field redundant_experts? integer extra expert replicas per MoE layer, EPLB (0)
+---@field ep_kernel? podsim.EpKernel decode dispatch/combine (deepep_ll)
+---@field two_batch_overlap? boolean two micro-batches hide communication (false)
+---@field eff_gemm? number fraction of dtype peak in GEMMs (<= 0: the training table)
+---@field eff_attn? number fraction of bf16 peak in attention kernels (0.67)
+---@field eff_hbm? number fraction of HBM bandwidth in memory-bound parts (0.85)
+---@field overlap? number with two_batch_overlap: share of min(compute, comm) hidden (0, fitted on S2)
+---@field ep_ll_us? number us fixed cost of one DeepEP low-latency dispatch or combine with network peers (34, fitted on S1)
+---@field ep_ll_up_us? number us, the same when all peers share the NVLink domain (19)
+---@field layer_us? number us fixed cost per layer per decode step (8)
+---@field mem_reserve_gb? number GB per GPU for context, activations, slack (8)
+---@field kv_frac? number share of free HBM the KV cache may use (0.9)
+
+---A serving layout as used (in `podsim.ServeConfig`).
+---@class podsim.ServeParallel
+---@field tp integer
+---@field dp_attn integer
+---@field ep integer
+---@field pp integer
+
+---@class podsim.ServePool
+---@field gpus integer
+---@field tp integer
+---@field dp_attn integer
+---@field ep integer
+---@field pp integer
+
+---A serving config (immutable): `r.config` of a `podsim.serve` result.
+---@class podsim.ServeConfig
+---@field system podsim.System
+---@field model podsim.Model
+---@field gpus integer
+---@field dtype podsim.Dtype
+---@field kv_dtype podsim.Dtype
+---@field parallel podsim.ServeParallel
+---@field batch integer
+---@field input_tokens number
+---@field output_tokens number
+---@field prefix_hit number
+---@field disaggregated boolean
+---@field prefill podsim.ServePool
+---@field prefill_tokens number
+---@field spec_tokens integer
+---@field spec_accept number
+---@field redundant_experts integer
+---@field ep_kernel podsim.EpKernel
+---@field two_batch_overlap boolean
+---@field eff_gemm number
+---@field eff_attn number
+---@field eff_hbm number
+---@field overlap number
+---@field ep_ll_us number
+---@field ep_ll_up_us number
+---@field layer_us number
+---@field mem_reserve_gb number
+---@field kv_frac number
+
+---GB per GPU.
+---@class podsim.ServeMemory
+---@field weights_gb number per GPU of the decode instance
+---@field kv_gb number KV cache of the batch
+---@field reserve_gb number
+---@field total_gb number
+---@field prefill_weights_gb number per GPU of the prefill instance
+
+---Seconds per decode step of the whole batch, by part.
+---@class podsim.ServeStep
+---@field attn number KV read / FLOPs roofline
+---@field dense number dense GEMMs (projections, dense MLPs, shared experts, router, head)
+---@field expert number routed experts: touched weights / FLOPs
+---@field tp number TP all-reduces
+---@field ep number expert dispatch + combine (exposed)
+---@field pp number pipeline send/recv
+---@field overhead number per-layer fixed cost
+---@field draft number speculative drafts (MTP)
+---@field total number one decode step
+
+---Seconds of one prefill pass of `prefill_tokens` per GPU, by part.
+---@class podsim.ServePass
+---@field gemm number dense + expert GEMMs (roofline with weight reads)
+---@field attn number attention's quadratic term
+---@field comm number EP all-to-all + TP all-reduce (exposed)
+---@field overhead number per-layer fixed cost
+---@field kv_out number KV shipping beyond the pass (disaggregated, NIC-bound)
+---@field total number
+
+---@class podsim.ServeResult
+---@field prefill_tokens_per_s number prompt tokens/s of the prefill instance, cache hits included
+---@field prefill_tokens_per_s_per_gpu number
+---@field prefill_pass_s number one pass of prefill_tokens per GPU
+---@field ttft_s number prefill pass + KV transfer
+---@field kv_transfer_s number one request's KV to decode
+---@field decode_tokens_per_s number output tokens/s of the instance
+---@field decode_tokens_per_s_per_gpu number
+---@field tpot_s number time per output token per user
+---@field tokens_per_step number per sequence (spec decoding)
+---@field batch integer sequences decoded at once
+---@field max_batch integer largest batch that fits
+---@field kv_bytes_per_token number all layers, one copy
+---@field kv_gb_per_seq number at input + output tokens
+---@field experts_touched number distinct experts read per GPU per MoE layer per step
+---@field output_tokens_per_s_per_gpu number both phases, prefill GPUs counted
+---@field requests_per_s_per_gpu number
+---@field prefill_gpu_share number GPU-time share in prefill (pool ratio when disaggregated)
+---@field usd_per_m_output number system price / output rate
+---@field memory podsim.ServeMemory
+---@field memory_gb number memory.total_gb
+---@field step podsim.ServeStep
+---@field pass podsim.ServePass
+---@field config podsim.ServeConfig
+
+---One serving deployment: prefill and decode throughput, TTFT, TPOT, memory.
+--- Example: `podsim.serve{system = "hgx_h100", model = "deepseek_v3", gpus = 16, batch = 64, prefill = {gpus = 16}}`
+---@param args podsim.ServeArgs
+---@return podsim.ServeResult
+function podsim.serve(args) end
+
+---@class podsim.EpTimeArgs
+---@field system podsim.SystemRef
+---@field ranks integer EP ranks, packed on the system's domains
+---@field tokens number tokens per GPU
+---@field hidden number elements per token row
+---@field top_k integer experts per token
+---@field bytes_per_elem? number bytes per element (2)
+---@field kernel? "deepep_ll"|"nccl"|"deepep_normal" (deepep_ll)
+---@field ll_us? number us fixed cost with network peers (34)
+---@field ll_up_us? number us fixed cost, all peers on NVLink (19)
+
+---One expert dispatch or combine, seconds.
+---@param args podsim.EpTimeArgs
+---@return number seconds
+function podsim.ep_time(args) end
+
+---Response-length distribution in a config: a continuous pod_dist kind and its parameters.
+---@class podsim.RlLength
+---@field kind string distribution kind (lognormal, gamma, ...)
+---@field a number first parameter (lognormal: mu of ln tokens)
+---@field b number second parameter (lognormal: sigma)
+---@field c number
+---@field d number
+
+---The reliability kernel's config (`podsim.kernel.reliability` fields), in `podsim.RlConfig`.
+---@class podsim.RelConfig
+---@field failures podsim.FailureSet|string
+---@field node_gpus integer
+---@field domain_gpus integer
+---@field active_gpus integer set from the step
+---@field spare_per_domain integer
+---@field pool_units integer
+---@field pool_scope "node"|"domain"
+---@field swap_s number
+---@field repair_h number
+---@field repair_dist "exponential"|"lognormal"
+---@field repair_sigma number
+---@field shrink boolean
+---@field ckpt_s number
+---@field interval_rule "fixed"|"young"|"daly"
+---@field interval_s number
+---@field restart_s number
+---@field waste_model "renewal"|"first"|"daly"
+---@field work_h number set from the step
+---@field tokens number
+---@field tokens_per_s number
+---@field gpu_rate_log10 number
+---@field node_rate_log10 number
+---@field domain_rate_log10 number
+---@field job_rate_log10 number
+---@field u_seed number
+
+---Options of `podsim.rl` (and `podsim.rl_split`, `podsim.rl_sync`, `podsim.rl_config`).
+---@class podsim.RlArgs
+---@field base? "default"|podsim.RlConfig
+---@field system? podsim.SystemRef fills rollout's and train's when they give none
+---@field model? podsim.ModelRef fills rollout's and train's when they give none
+---@field rollout? podsim.ServeArgs one rollout instance; input_tokens, output_tokens, batch set per step (batch caps)
+---@field rollout_gpus? integer rollout pool GPUs (disaggregated; colocated uses train.gpus)
+---@field train? podsim.TrainArgs the trainer; seq and global_batch set per step
+---@field placement? "colocated"|"disaggregated" (colocated)
+---@field async? boolean disaggregated: rollout of step k+1 overlaps training of step k (false)
+---@field partial? boolean partial rollouts, no tail wait (false)
+---@field prompts? integer prompts per step (512)
+---@field samples? integer responses per prompt (16)
+---@field input_tokens? number prompt tokens (1024)
+---@field response? podsim.Dist|table continuous length distribution, tokens (lognormal median 2048, log-sd 0.8)
+---@field max_response? number generation cap, tokens (16384)
+---@field ref_model? boolean reference-policy forward (true)
+---@field old_logprob? boolean old-policy log-prob forward (true)
+---@field reward_model? boolean policy-sized reward model forward (false)
+---@field critic? boolean PPO critic forward + training (false)
+---@field reward_s? number s of non-GPU scoring per step (0)
+---@field minibatches? integer optimizer steps per epoch (1)
+---@field epochs? integer passes over the step's data (1)
+---@field sync_method? "reshard"|"broadcast" weight sync (reshard)
+---@field sync_bytes? number bytes per parameter moved (2; 1 for fp8)
+---@field offload? boolean colocated: training state to host for the rollout (true)
+---@field host_GBps? number GB/s GPU-host per GPU per direction (64)
+---@field sync_fixed_s? number s of engine pause/resume, metadata (2)
+---@field hours? number failure-free job hours for reliability (100)
+---@field reliability? table `podsim.kernel.reliability` config fields (default no failures)
+
+---An RL config (immutable): `r.config` of a `podsim.rl` result, or `podsim.rl_config{...}`.
+---@class podsim.RlConfig
+---@field rollout podsim.ServeConfig
+---@field rollout_gpus integer
+---@field train podsim.TrainConfig
+---@field placement "colocated"|"disaggregated"
+---@field async boolean
+---@field partial boolean
+---@field prompts integer
+---@field samples integer
+---@field input_tokens number
+---@field response podsim.RlLength
+---@field max_response number
+---@field ref_model boolean
+---@field old_logprob boolean
+---@field reward_model boolean
+---@field critic boolean
+---@field reward_s number
+---@field minibatches integer
+---@field epochs integer
+---@field sync_method "reshard"|"broadcast"
+---@field sync_bytes number
+---@field offload boolean
+---@field host_GBps number
+---@field sync_fixed_s number
+---@field hours number
+---@field reliability podsim.RelConfig
+
+---One optimizer step of the trainer (in `podsim.RlResult`).
+---@class podsim.RlTrain
+---@field step_s number
+---@field tokens_per_s_per_gpu number
+---@field mfu number
+---@field memory_gb number
+---@field compute_s number
+
+---@class podsim.RlResult
+---@field step_s number
+---@field rollout_s number generation incl. prompt prefill and tail
+---@field tail_s number of rollout_s: waiting for the longest response
+---@field score_s number ref / old-logprob / reward / critic forwards and reward_s
+---@field train_s number optimizer steps
+---@field sync_s number weight sync incl. offload/reload
+---@field idle_s number GPU-time-weighted idle (disaggregated)
+---@field sequences number prompts x samples
+---@field mean_response number E[min(X, cap)], tokens
+---@field max_response number E[max of the sequences], tokens
+---@field generated_tokens number per step
+---@field sync_bytes number model bytes moved to each rollout copy
+---@field instances integer rollout instances
+---@field rollout_batch integer sequences decoding at once per instance
+---@field total_gpus integer active GPUs of the job
+---@field gpu_hours_per_step number
+---@field usd_per_step number failure-free, spares excluded
+---@field usd_per_m_tokens number per million generated tokens
+---@field usd_per_m_tokens_charged number with goodput and spares charged
+---@field rollout_util number busy share of the rollout pool
+---@field train_util number busy share of the trainer pool
+---@field goodput number from the reliability model
+---@field spare_gpus integer
+---@field rollout_tokens_per_s_per_gpu number generated tokens / rollout_s per rollout GPU
+---@field train podsim.RlTrain
+---@field serve podsim.ServeResult the rollout instance at its batch
+---@field config podsim.RlConfig
+---@field rollout_gpus? integer rl_split only: the winning rollout pool
+---@field train_gpus? integer rl_split only: the rest
+
+---One on-policy RL step (GRPO/PPO): rollout, scoring, training, weight sync.
+--- Example: `podsim.rl{system = "hgx_b200", model = "llama3_8b", rollout = {gpus = 1}, train = {gpus = 8}, prompts = 16, samples = 4}`
+---@param args podsim.RlArgs
+---@return podsim.RlResult
+function podsim.rl(args) end
+
+---@class podsim.RlSplitArgs: podsim.RlArgs
+---@field gpus integer the budget split between rollout and training
+
+---The best disaggregated split of `gpus` between rollout (multiples of rollout.gpus) and training.
+--- Example: `podsim.rl_split{gpus = 16, system = "hgx_b200", model = "llama3_8b", rollout = {gpus = 1}, train = {gpus = 8}, prompts = 16, samples = 4}`
+---@param args podsim.RlSplitArgs
+---@return podsim.RlResult
+function podsim.rl_split(args) end
+
+---@class podsim.RlSyncResult
+---@field sync_s number seconds of one weight sync
+---@field bytes number bytes per model copy
+
+---The weight sync of one step alone.
+--- Example: `podsim.rl_sync{system = "hgx_b200", model = "llama3_8b", rollout = {gpus = 1}, train = {gpus = 8}}`
+---@param args podsim.RlArgs
+---@return podsim.RlSyncResult
+function podsim.rl_sync(args) end
+
+---The config of `podsim.rl`, not evaluated (a base for the rl and rl_pair kernels).
+--- Example: `podsim.rl_config{system = "hgx_b200", model = "llama3_8b", rollout = {gpus = 1}, train = {gpus = 8}}`
+---@param args podsim.RlArgs
+---@return podsim.RlConfig
+function podsim.rl_config(args) end
+
+---E[min(max of n draws, cap)] of a continuous distribution, by quadrature of its quantile.
+---@param dist podsim.Dist continuous kind
+---@param n number draws, >= 1
+---@param cap? number cap (default none)
+---@return number
+function podsim.expected_max(dist, n, cap) end
 
 -- ---------------------------------------------------------------------------
 -- Cost
@@ -701,7 +1134,7 @@ function podsim.cost(args) end
 ---@field [integer] podsim.Cause
 ---@field name string
 
----Failure-rate presets (`podsim presets failures`; sources in `podsim._sources.failures`).
+---Failure-rate presets (`podsim presets failures`; sources in `podsim.sources.failures`).
 ---@class podsim.failures
 ---@field llama3_h100 podsim.FailureList
 ---@field gb200_nvl72 podsim.FailureList
@@ -924,6 +1357,22 @@ function podsim.kernel.reliability(config) end
 ---@param config table
 ---@return podsim.Kernel
 function podsim.kernel.simulate_run(config) end
+
+---A serving config (`base="default"` or `r.config` of podsim.serve); metrics decode_tokens_per_s_per_gpu, prefill_tokens_per_s_per_gpu, ttft_s, tpot_s, output_tokens_per_s_per_gpu, usd_per_m_output, batch, max_batch, kv_gb_per_seq, memory_gb, step_s, attn_s, dense_s, expert_s, tp_s, ep_s.
+--- Example: `podsim.kernel.serve{base = podsim.serve{system = "hgx_h100", model = "llama3_8b", gpus = 1, batch = 8}.config}`
+---@param config table
+---@return podsim.Kernel
+function podsim.kernel.serve(config) end
+
+---An RL config (`r.config` or `podsim.rl_config{...}`); metrics step_s, rollout_s, tail_s, score_s, train_s, sync_s, idle_s, gpu_hours_per_step, usd_per_step, usd_per_m_tokens, usd_per_m_tokens_charged, rollout_util, train_util, goodput, generated_tokens, max_response.
+---@param config table
+---@return podsim.Kernel
+function podsim.kernel.rl(config) end
+
+---Two RL (or, with `pretrain`, pre-training) configs `a`, `b` of one workload on two systems with shared overrides `eff_scale`, `overlap`, `imbalance`, `resp_scale` and per side `up_eff_a/_b`, `out_eff_a/_b`, `price_a/_b` (0: keep); metrics cost_a, cost_b, ratio, a_cheaper, step_a, step_b, goodput_a, goodput_b, tokens_per_s_per_gpu_a, tokens_per_s_per_gpu_b.
+---@param config table
+---@return podsim.Kernel
+function podsim.kernel.rl_pair(config) end
 
 ---@class podsim.Target
 ---@field metric string

@@ -17,11 +17,11 @@ expect_rc 1 "missing function"
 expect_err 'podsim.collective exists in podsim \(function\) but is not annotated in class podsim' "names it"
 
 # a preset and a system field exist but are not annotated
-grep -v -e '^---@field hgx_h800 ' -e '^---@field out_collision ' "$META" >"$OUT/no_field.lua"
+grep -v -e '^---@field hgx_h800 ' -e '^---@field leaf_gpus ' "$META" >"$OUT/no_field.lua"
 check "$OUT/no_field.lua"
 expect_rc 1 "missing preset and field"
 expect_err 'podsim.systems.hgx_h800 exists in podsim' "names the preset"
-expect_err 'podsim.systems.gb200_nvl72.out_collision exists in podsim' "names the field"
+expect_err 'podsim.systems.gb200_nvl72.leaf_gpus exists in podsim' "names the field"
 
 # a method of a returned object is not annotated
 grep -v '^function Results:label(' "$OUT/no_fn.lua" >"$OUT/no_method.lua"

@@ -50,8 +50,13 @@ for snippet in 'os.execute("true")' 'io.popen("ls")' 'loadfile("/etc/passwd")' \
 done
 [ ! -e /tmp/podsim-escape.txt ] && ok || bad "file written outside the sandbox"
 printf 'local f = io.open("%s/inside.txt", "w"); f:write("x"); f:close(); print("inside ok")\n' "$OUT" >"$OUT/inside.lua"
-run "$PODSIM" run "$OUT/inside.lua"
-expect_rc 0 "writing beside the scenario"; expect_out 'inside ok' "inside"
+run "$PODSIM" run "$OUT/inside.lua" --out "$OUT/inside_out"
+expect_rc 1 "writing beside the scenario (only the output folder is writable)"
+expect_err 'is outside the output folder' "explained"
+printf 'local f = io.open("%s/inside.txt"); print(f and "read ok" or "no file")\n' "$OUT" >"$OUT/inside_read.lua"
+echo x >"$OUT/inside.txt"
+run "$PODSIM" run "$OUT/inside_read.lua" --out "$OUT/inside_out"
+expect_rc 0 "reading beside the scenario"; expect_out 'read ok' "read inside"
 printf 'local p = io.popen("echo unsafe-ok"); print(p:read("a")); p:close()\n' >"$OUT/unsafe.lua"
 run "$PODSIM" run "$OUT/unsafe.lua" --unsafe
 expect_rc 0 "--unsafe"; expect_out 'unsafe-ok' "popen ran"

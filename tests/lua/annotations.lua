@@ -88,10 +88,14 @@ assert(classes.podsim, meta .. ": no ---@class podsim")
 
 -- Tables whose keys pairs() cannot list: where to find them at run time.
 local dynamic = {
-  ["podsim.kernel"] = function() return podsim._kernels end,
+  ["podsim.kernel"] = function() return podsim.kernel end, -- listed by its __pairs
 }
 
 local prim = {number = "number", integer = "number", string = "string", boolean = "boolean"}
+
+-- podsim's metatables are protected (__metatable = false); this test runs
+-- with --unsafe, where debug.getmetatable still sees them.
+local getmt = debug.getmetatable
 
 -- The keys a value lists (string keys only), or nil when it lists none
 -- (userdata whose __index is a function: only the reverse check applies).
@@ -101,7 +105,7 @@ local function listed_keys(v, cname)
     for k in pairs(dynamic[cname]()) do t[k] = true end
     return t
   end
-  local mt = getmetatable(v)
+  local mt = getmt(v)
   if type(v) ~= "table" and not (type(mt) == "table" and mt.__pairs) then return nil end
   local t = {}
   for k in pairs(v) do
@@ -112,7 +116,7 @@ end
 
 -- Methods a value lists: its metatable's __index table or `methods` table.
 local function listed_methods(v)
-  local mt = getmetatable(v)
+  local mt = getmt(v)
   if type(mt) ~= "table" then return nil end
   local m = type(mt.__index) == "table" and mt.__index or (type(mt.methods) == "table" and mt.methods)
   if not m then return nil end

@@ -7,7 +7,7 @@ for _, name in ipairs{"dgx_a100", "hgx_h100", "hgx_h800", "hgx_h200", "hgx_b200"
   T.truthy(s, name)
   T.eq(s.name, name, "name")
   T.truthy(s.up_GBps > 0 and s.domain_gpus >= 8, name .. " fields")
-  T.truthy(podsim._sources.systems[name] ~= "", name .. " has a source")
+  T.truthy(podsim.sources.systems[name] ~= "", name .. " has a source")
 end
 for _, name in ipairs{"a100", "h100", "h800", "h200", "b200", "gb200", "gb300", "b300"} do
   T.truthy(podsim.gpus[name].bf16_tflops > 0, name)

@@ -11,7 +11,7 @@ for _, c in ipairs(l3) do
   total = total + c.rate_per_h * units * 54 * 24
 end
 assert(near(total, 419))  -- Table 5 adds up to 419
-assert(podsim._sources.failures.llama3_h100:find("Llama 3"))
+assert(podsim.sources.failures.llama3_h100:find("Llama 3"))
 local nvl = podsim.failures.gb200_nvl72
 assert(#nvl == 21 and nvl[19].blast == "domain" and nvl[21].unit == "domain")
 -- each preset cause says whether its rate is sourced or assumed, and where from

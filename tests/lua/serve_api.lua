@@ -46,6 +46,11 @@ local t = podsim.ep_time{system = "hgx_h800", ranks = 32, tokens = 128, hidden =
   bytes_per_elem = 1}
 assert(t > 34e-6 and t < 1e-3)
 assert(podsim.ep_time{system = "hgx_h800", ranks = 1, tokens = 128, hidden = 7168, top_k = 8} == 0)
+-- ll_up_us is the fixed cost when every peer is on NVLink (EP8 in one node)
+local e8 = {system = "hgx_h800", ranks = 8, tokens = 128, hidden = 7168, top_k = 8}
+local base8 = podsim.ep_time(e8)
+e8.ll_up_us = 19 + 10
+assert(math.abs(podsim.ep_time(e8) - base8 - 10e-6) < 1e-9)
 -- kernel in a study: no Lua per sample
 local st = podsim.study{name = "serve_kernel", samples = 200, seed = 1,
   params = {eff_hbm = podsim.dist.uniform{0.7, 0.9}},

@@ -5,9 +5,11 @@ local function near(a, b, rel, what)
     string.format("%s: %.10g vs %.10g", what or "value", a, b))
 end
 
--- Presets: the seven models of DESIGN.md 5, with their published sizes.
+-- Presets: the seven models of DESIGN.md 5 and the two Qwen3 MoE models,
+-- with their published sizes.
 local want = {llama3_8b = 8.03e9, llama3_70b = 70.6e9, llama3_405b = 405e9,
-  llama4_maverick = 400e9, deepseek_v3 = 671e9, mixtral_8x7b = 46.7e9, gpt3_175b = 175e9}
+  llama4_maverick = 400e9, deepseek_v3 = 671e9, mixtral_8x7b = 46.7e9, gpt3_175b = 175e9,
+  qwen3_30b_a3b = 30.5e9, qwen3_235b_a22b = 235e9}
 for name, total in pairs(want) do
   local m = podsim.models[name]
   assert(m, name)
@@ -20,6 +22,8 @@ assert(mav.experts == 128 and mav.top_k == 1 and mav.moe_interval == 2 and mav.a
 near(podsim.model_params(mav).active, 17e9, 0.02, "maverick active")
 assert(podsim.models.deepseek_v3.attn == "mla" and podsim.models.deepseek_v3.kv_lora == 512)
 assert(podsim.models.gpt3_175b.tied_embeddings == true)
+near(podsim.model_params("qwen3_30b_a3b").active, 3.3e9, 0.03, "qwen3 30b active")
+near(podsim.model_params("qwen3_235b_a22b").active, 22e9, 0.03, "qwen3 235b active")
 
 -- podsim.model{base=, ...}: overrides; from scratch.
 local half = podsim.model{base = "llama3_70b", name = "llama_half", layers = 40}

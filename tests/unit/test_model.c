@@ -28,7 +28,7 @@ static void test_presets_valid(void **state) {
     assert_int_equal(pod_model_preset(m->name, &copy), POD_OK);
     assert_memory_equal(&copy, m, sizeof copy);
   }
-  assert_int_equal(n, 7);
+  assert_int_equal(n, 9); /* seven of DESIGN.md 5, two Qwen3 MoE */
   assert_null(pod_model_at(-1, NULL));
   pod_model x;
   assert_int_equal(pod_model_preset("llama5", &x), POD_ENOENT);

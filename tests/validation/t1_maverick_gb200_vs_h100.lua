@@ -2,24 +2,38 @@
 -- GB200 NVL72: 128 GPUs, TP1 PP2 VP12 EP64 DP64; H100: 512 GPUs, TP4 PP1
 -- EP128 ETP4 DP128.  Published 10,757 vs 4,251 tokens/s/GPU (2.53x).
 -- Source: NVIDIA/dgxc-benchmarking llama4/README.md (v25.05-25.07).
--- All three are predictions.  Blackwell software of that release is
--- modelled with eff_scale = 1/1.5: NVIDIA's published "software alone 1.5x
--- on the same hardware" (public.md T8), not a fit; the Hopper efficiency
--- was fitted on Llama 3.1 runs of the same release family (T4).
+-- All rows are predictions.  Release: NeMo 25.05 (dgxc-benchmarking
+-- v25.05 llama4/launch.sh): GB200 runs CUDA_GRAPH=false, H100 fp8
+-- CUDA_GRAPH=true (NeMo 2.0 --cuda_graphs: Transformer Engine graphs of
+-- the layers, podsim's "partial"); no MoE A2A overlap, no fused grouped
+-- MLP, bf16 attention, the NCCL all-to-all dispatcher (podsim's software
+-- "none" with that graph setting).  No eff_scale: the Blackwell fp8
+-- efficiency is the one fitted on GB300 (T6) with its features explicit.
+-- Known miss: the GB200 rows.  podsim's Blackwell fp8 efficiency is
+-- anchored on the 26.06 release (T11 dense, T6 MoE) with that release's
+-- features explicit; this 2025 release (NeMo 25.05, an early Blackwell
+-- software stack: FP8 delayed scaling on Blackwell, NCCL all-to-all,
+-- eager launches) ran GB200 ~14% below that, and no same-hardware pair of
+-- releases for this model was found to measure the difference as a
+-- feature (dgxc-benchmarking llama4 READMEs v25.05-v25.08 list layouts,
+-- not per-release throughput on one layout).  The H100 rows (the Hopper
+-- fits are of the same release family) and the ratio pass.
 local src = "NVIDIA/dgxc-benchmarking llama4/README.md (v25.05-25.07)"
 local gb = podsim.train{system = "gb200_nvl72", model = "llama4_maverick", gpus = 128,
-  seq = 8192, global_batch = 1024, dtype = "fp8", eff_scale = 1 / 1.5,
+  seq = 8192, global_batch = 1024, dtype = "fp8", software = "none",
   parallel = {tp = 1, pp = 2, vp = 12, ep = 64}}
 local h = podsim.train{system = "hgx_h100", model = "llama4_maverick", gpus = 512,
-  seq = 8192, global_batch = 1024, dtype = "fp8",
+  seq = 8192, global_batch = 1024, dtype = "fp8", software = {base = "none", cuda_graphs = "partial"},
   parallel = {tp = 4, pp = 1, ep = 128, etp = 4}}
 podsim.check{id = "T1", name = "Maverick GB200 128 GPUs fp8 tokens/s/GPU", published = 10757,
-  value = gb.tokens_per_s_per_gpu, unit = "tok/s/GPU", tol_rel = 0.15, fit = false, source = src}
+  value = gb.tokens_per_s_per_gpu, unit = "tok/s/GPU", tol_rel = 0.15, fit = false, source = src,
+  known_miss = "podsim over-predicts GB200 on the 2025 release; see t1_maverick_gb200_vs_h100.lua"}
 podsim.check{id = "T1", name = "Maverick H100 512 GPUs fp8 tokens/s/GPU", published = 4251,
   value = h.tokens_per_s_per_gpu, unit = "tok/s/GPU", tol_rel = 0.15, fit = false, source = src}
 podsim.check{id = "T1", name = "Maverick GB200 over H100 per GPU", published = 10757 / 4251,
   value = gb.tokens_per_s_per_gpu / h.tokens_per_s_per_gpu, unit = "x", tol_rel = 0.15,
-  fit = false, source = src .. "; seed 000"}
+  fit = false, source = src .. "; seed 000", nvl72_over_hgx = "Llama 4 Maverick, NeMo 25.05",
+}
 podsim.check{id = "T1", name = "Maverick GB200 step time", published = 6.093,
   value = gb.step_s, unit = "s", tol_rel = 0.15, fit = false, source = src}
 podsim.check{id = "T1", name = "Maverick H100 step time", published = 3.855,

@@ -2,8 +2,8 @@
 -- same layout as T1, weak-scaled as the source's table says: GBS 1024 /
 -- 2048 / 4096 at 128 / 256 / 512 GPUs (DP 64 / 128 / 256, 16 micro-
 -- batches per pipeline; steps 6.093 / 6.223 / 6.327 s): 10,530 and
--- 10,365 tokens/s/GPU against 10,757 at 128.  Predictions (eff_scale =
--- 1/1.5 as in T1).  That release ran fp8 with NeMo's default recipe,
+-- 10,365 tokens/s/GPU against 10,757 at 128.  Predictions (software as
+-- in T1: no CUDA graphs on GB200).  That release ran fp8 with NeMo's default recipe,
 -- per-tensor delayed scaling (a later release of the same README lists
 -- GB200 as FP8-MX and H100 as FP8-DS).  The decline comes from the
 -- straggler term, DP traffic across more racks and the amax all-reduces
@@ -13,14 +13,16 @@
 local src = "NVIDIA/dgxc-benchmarking llama4/README.md (v25.05-25.07)"
 local function run(gpus)
   return podsim.train{system = "gb200_nvl72", model = "llama4_maverick", gpus = gpus,
-    seq = 8192, global_batch = 8 * gpus, dtype = "fp8", eff_scale = 1 / 1.5,
+    seq = 8192, global_batch = 8 * gpus, dtype = "fp8", software = "none",
     parallel = {tp = 1, pp = 2, vp = 12, ep = 64}}
 end
 local r128, r256, r512 = run(128), run(256), run(512)
 podsim.check{id = "T2", name = "Maverick GB200 256 GPUs tokens/s/GPU", published = 10530,
-  value = r256.tokens_per_s_per_gpu, unit = "tok/s/GPU", tol_rel = 0.15, fit = false, source = src}
+  value = r256.tokens_per_s_per_gpu, unit = "tok/s/GPU", tol_rel = 0.15, fit = false, source = src,
+  known_miss = "podsim over-predicts GB200 on the 2025 release (as T1); see t1_maverick_gb200_vs_h100.lua"}
 podsim.check{id = "T2", name = "Maverick GB200 512 GPUs tokens/s/GPU", published = 10365,
-  value = r512.tokens_per_s_per_gpu, unit = "tok/s/GPU", tol_rel = 0.15, fit = false, source = src}
+  value = r512.tokens_per_s_per_gpu, unit = "tok/s/GPU", tol_rel = 0.15, fit = false, source = src,
+  known_miss = "podsim over-predicts GB200 on the 2025 release (as T1); see t1_maverick_gb200_vs_h100.lua"}
 -- Trend: published change 128 -> 512 is -3.64%; within half of it.
 local pub = 10365 / 10757 - 1
 local got = r512.tokens_per_s_per_gpu / r128.tokens_per_s_per_gpu - 1

@@ -1,0 +1,229 @@
+/*
+** train_sw.c: the software features and the per-SKU terms of the
+** training-step model (pod_train.h, train_int.h): sustained clocks under
+** the power limit, the tensor-core rates of a config (fp8 attention, the
+** narrow-expert GEMM roll-off), the exposed host time of eager experts,
+** the hierarchical EP dispatcher's network share, fp8 primary weights.
+*/
+#include <ctype.h>
+#include <math.h>
+
+#include "train_int.h"
+
+/* ---- Efficiency tables ------------------------------------------------ */
+
+typedef enum gpu_gen {
+  GEN_AMPERE,
+  GEN_HOPPER,
+  GEN_BLACKWELL,
+  GEN_UNKNOWN
+} gpu_gen;
+
+/* GEMM efficiency per GPU generation and dtype (fraction of dense peak
+** reached by training GEMMs) and flash-attention efficiency against bf16
+** peak.  One set per generation, shared by every case; see the report in
+** tests/validation for fit versus prediction.
+**   hopper bf16, fp8: FITTED on T4 at 512 GPUs (Llama 3.1 405B on H100,
+**     bf16 MFU 55.5%, fp8 MFU 44.4%; NVIDIA/dgxc-benchmarking v25.04).
+**   hopper fp8 is the asymptote of the shape roll-off below (0.593 at
+**     h = 16384, 0.494 at h = 8192, 0.412 at h = 5120); refitted (0.723
+**     -> 0.741) when the fp8 amax synchronisation (JITTER_SYNC) took its
+**     share of the fp8 step at T4's 512 GPUs (DP 4, amax group 64).
+**   blackwell fp8: FITTED on T6 (Llama 3.1 405B on 256 GB300, 1,048
+**     tokens/s/GPU, FP8 current scaling, Megatron-Bridge 26.06), at the
+**     GB300's sustained clock (1, the reference; see BLACKWELL_REF_W):
+**     0.692 at h = 16384.  Every Blackwell SKU shares it, scaled by its
+**     sustained clock; the software features of a case (pod_train_sw)
+**     carry what differs between releases and recipes, so no per-case
+**     eff_scale is needed (cfg->eff_scale stays 1 in every validation
+**     case; it remains a knob for studies).
+**   blackwell bf16, ampere bf16: priors = the Hopper bf16 fit; fp4: prior
+**     = the fp8 fit of the generation (no public anchor in public.md).
+**   attention: FlashAttention-3 (Shah et al. 2024, figs. 5-6): H100 bf16
+**     causal hd128 forward ~ 600-660 TF, backward ~ 450-500 TF, about 0.5
+**     of 989 over forward+backward; the same fraction is taken for
+**     Blackwell (cuDNN attention for sm100); FA2 on A100 reaches ~ 0.6 of
+**     312 (Dao 2023, fig. 4). */
+#define EFF_HOPPER_BF16 0.636
+#define EFF_HOPPER_FP8 0.741
+#define EFF_BLACKWELL_FP8 0.865
+/* Shape roll-off: eff(h) = eff_gemm * h / (h + k_half), h the hidden
+** size (the reduction dimension of the QKV and FC1 GEMMs).  Low-precision
+** GEMMs lose more at small shapes (fixed prologue/epilogue, scaling and
+** wave quantization weigh more when the math is 2x faster; Transformer
+** Engine's fp8 speed-up over bf16 grows with the GEMM size).
+**   bf16: 0 (no roll-off at the sizes of these models: T3 70B and T4 405B
+**     reach the same bf16 MFU, 54.5% and 55.5%).
+**   fp8/fp4: FITTED jointly with EFF_HOPPER_FP8 on T3 fp8 at 64 GPUs
+**     (Llama 3.1 70B, MFU 38.1%) and T4 fp8 at 512 GPUs. */
+#define K_HALF_FP8 4096.0
+static const struct {
+  double gemm[3]; /* bf16, fp8, fp4 */
+  double attn;
+} eff_table[3] = {
+    [GEN_AMPERE] = {{EFF_HOPPER_BF16, 0.0, 0.0}, 0.60},
+    [GEN_HOPPER] = {{EFF_HOPPER_BF16, EFF_HOPPER_FP8, 0.0}, 0.50},
+    [GEN_BLACKWELL] = {{EFF_HOPPER_BF16, EFF_BLACKWELL_FP8, EFF_BLACKWELL_FP8},
+                       0.50},
+};
+static const double k_half_table[3] = {0.0, K_HALF_FP8, K_HALF_FP8};
+/* Narrow expert GEMMs: eff_e = eff(h) * w / (w + W_HALF), w = expert_ffn /
+** etp, the width of one local expert's GEMMs.  The grouped GEMM of a
+** fine-grained MoE runs many GEMMs of 2 x 2048 (DeepSeek-V3) columns
+** against a dense layer's tens of thousands; the fixed per-GEMM
+** prologue, epilogue and scaling cost and the tile quantisation weigh
+** more, and more in low precision (as for K_HALF_FP8).
+**   fp8/fp4: FITTED once on T6 (DeepSeek-V3 on 256 GB300, 6,338
+**   tokens/s/GPU, Megatron-Bridge 26.06), with the dense Blackwell fp8
+**   efficiency set by the T6 Llama 3.1 405B row; shared with Hopper,
+**   where the Maverick H100 rows of T1 (ETP4: w = 2048) predict it.
+**   bf16: 0 (no bf16 MoE anchor; as K_HALF's bf16 0). */
+#define W_HALF_FP8 1590.0
+static const double w_half_table[3] = {0.0, W_HALF_FP8, W_HALF_FP8};
+
+static gpu_gen gen_of(const pod_gpu *g) {
+  const char *n = g->name;
+  char c0 = (char)tolower((unsigned char)n[0]);
+  char c1 = c0 ? (char)tolower((unsigned char)n[1]) : 0;
+  if (c0 == 'g' && c1 == 'b') c0 = 'b'; /* GB200, GB300: Blackwell */
+  switch (c0) {
+    case 'a':
+      return GEN_AMPERE;
+    case 'h':
+      return GEN_HOPPER;
+    case 'b':
+      return GEN_BLACKWELL;
+    default:
+      return GEN_UNKNOWN;
+  }
+}
+
+double pod_train_peak_tflops(const pod_gpu *gpu, pod_dtype dtype) {
+  switch (dtype) {
+    case POD_DTYPE_BF16:
+      return gpu->bf16_tflops;
+    case POD_DTYPE_FP8:
+      return gpu->fp8_tflops;
+    case POD_DTYPE_FP4:
+      return gpu->fp4_tflops;
+  }
+  return 0.0;
+}
+
+int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
+                          double *eff_attn, double *k_half, pod_err *err) {
+  gpu_gen g = gen_of(gpu);
+  if (g == GEN_UNKNOWN || (int)dtype < 0 || dtype > POD_DTYPE_FP4 ||
+      eff_table[g].gemm[dtype] <= 0.0)
+    return pod_err_set(err, POD_ENOTSUP, "eff_gemm",
+                       "no default efficiency for GPU '%s' in %s; set "
+                       "eff_gemm and eff_attn",
+                       gpu->name, pod_train_dtype_name(dtype));
+  if (eff_gemm) *eff_gemm = eff_table[g].gemm[dtype];
+  if (eff_attn) *eff_attn = eff_table[g].attn;
+  if (k_half) *k_half = k_half_table[dtype];
+  return POD_OK;
+}
+
+/* Sustained tensor-core clock under the board power limit (Blackwell).
+** Datasheet peaks are at the boost clock; dense fp8/fp4 GEMMs draw the
+** most power a GPU sees and the power governor lowers the clock until
+** the board limit holds.  At the voltage floor, dynamic power is linear
+** in the clock, so a SKU that needs P_boost at its boost clock sustains
+** min(1, P_limit / P_boost) of it.  The Blackwell dies share one design
+** per peak: P_boost scales with the SKU's rated fp8 peak from the
+** reference SKU, GB300 (5 PF fp8 dense at 1,400 W), taken to hold its
+** boost (the top-binned, highest-power SKU; an assumption, no public
+** clock log).  So B300 (4.5 PF, 1,100 W) sustains 1100 / (1400 x 0.9) =
+** 0.873, B200 (4.5 PF, 1,000 W) 0.794, GB200 (5 PF, 1,200 W) 0.857.
+** A check, not a fit: B300 over B200, same datasheet peak and the same
+** recipe (Megatron-Bridge 26.02 and 26.04, DeepSeek-V3 PP16 EP8): 1.107
+** and 1.112 published against 1100 / 1000 = 1.10 here.  Hopper and
+** Ampere keep 1 (their efficiencies were fitted on the H100 at 700 W). */
+#define BLACKWELL_REF_W 1400.0
+#define BLACKWELL_REF_FP8_TF 5000.0
+
+/* Host time at the dropless-MoE synchronisation.  A dropless MoE layer
+** needs the tokens per expert on the host to size the expert GEMMs
+** (Megatron-Core copies the counts to the host before the grouped MLP):
+** the GPU drains there, and the launches that follow are exposed.
+** Transformer Engine's GroupedLinear launches one GEMM (and one input
+** quantisation) per local expert, in the forward (fc1, fc2) and twice
+** in the backward (dgrad, wgrad), so the exposed host time of a pass
+** grows with the local experts, experts / ep.
+**   HOST_EXPERT_US: exposed host time per local expert per MoE layer
+**   per micro-batch pass (forward or backward) with eager launches;
+**   FITTED once (software feature "no CUDA graphs") on Megatron-Bridge
+**   26.04 DeepSeek-V3 on 256 DGX-B300 (3,131 tokens/s/GPU, PP16 EP8:
+**   32 local experts, no graphs): 66 us, about a dozen launches of
+**   ~5 us.  The GB300 NVL72 row of the same table (EP32, 8 local
+**   experts, MBS 2) is a prediction of it.
+** Transformer Engine's partial graphs (scopes attn, moe_router,
+** moe_preprocess) leave the experts eager: the same exposed time.  Full-
+** iteration graphs replay the whole step, and a fused grouped MLP is
+** one kernel for all local experts: none. */
+#define HOST_EXPERT_US 66.0
+
+/* Bytes per weight with fp8 primary weights (Megatron fp8_param_gather,
+** Transformer Engine fp8_model_init: no bf16 copy; the fp32 master is in
+** the optimizer): 1 B, and 2 B for block scaling, which keeps a rowwise
+** and a columnwise MXFP8 copy (1 B each, scales aside). */
+double pod_train__fp8_param_bytes(const pod_train_cfg *c) {
+  return c->fp8_recipe == POD_FP8_BLOCK ? 2.0 : 1.0;
+}
+
+/* Sustained fraction of the boost clock (see BLACKWELL_REF_W). */
+static double sustained_clock(const pod_gpu *g, int blackwell) {
+  if (!blackwell || g->power_w <= 0.0 || g->fp8_tflops <= 0.0) return 1.0;
+  double need = BLACKWELL_REF_W * g->fp8_tflops / BLACKWELL_REF_FP8_TF;
+  return g->power_w >= need ? 1.0 : g->power_w / need;
+}
+
+/* Node-limited routing: the expected number of distinct scale-up domains
+** that k routed copies of a token reach over d domains (uniform expert
+** placement), capped at max_domains, over the k copies: the share of the
+** all-to-all bytes a hierarchical dispatcher (DeepEP, HybridEP) puts on
+** the scale-out network, where NCCL's all-to-all puts every copy. */
+double pod_train__hier_share(double k, int d, int max_domains) {
+  if (d <= 1 || k <= 1.0) return 1.0;
+  double hit = d * (1.0 - pow(1.0 - 1.0 / d, k));
+  if (max_domains > 0 && hit > max_domains) hit = max_domains;
+  return hit < k ? hit / k : 1.0;
+}
+
+void pod_train__rates_of(const pod_train_cfg *c, double peak, double eg,
+                         double ea, pod_train__rates *rt, double *clock) {
+  const pod_gpu *g = &c->system.gpu;
+  const pod_model *m = &c->model;
+  double clk = sustained_clock(g, gen_of(g) == GEN_BLACKWELL);
+  /* Attention on fp8 tensor cores with fp8_attention (cuDNN fp8
+  ** attention, the same achieved fraction: FlashAttention-3 fp8 reaches
+  ** ~1.2 of 1.98 PF forward on H100, Shah et al. 2024 fig. 7, as bf16
+  ** reaches ~0.6 of 0.99). */
+  double attn_peak = g->bf16_tflops;
+  if (c->software.fp8_attention && c->dtype != POD_DTYPE_BF16 &&
+      g->fp8_tflops > 0)
+    attn_peak = g->fp8_tflops;
+  /* Routed-expert GEMMs are narrow (W_HALF_FP8 above). */
+  double w = m->experts > 0 ? (double)m->expert_ffn / c->parallel.etp : 0.0;
+  double wh = c->gemm_w_half >= 0.0 ? c->gemm_w_half : w_half_table[c->dtype];
+  double eg_e = w > 0.0 ? eg * w / (w + wh) : eg;
+  rt->gemm = peak * 1e12 * eg * clk;
+  rt->attn = attn_peak * 1e12 * ea * clk;
+  rt->hbm = g->hbm_TBps * 1e12 * c->eff_hbm;
+  rt->gemm_e = peak * 1e12 * eg_e * clk;
+  *clock = clk;
+}
+
+double pod_train__host_layer_s(const pod_train_cfg *c) {
+  const pod_train_sw *sw = &c->software;
+  const pod_model *m = &c->model;
+  const pod_layout *l = &c->parallel;
+  if (m->experts <= 0 || sw->cuda_graphs == POD_GRAPHS_FULL ||
+      sw->fused_grouped_mlp)
+    return 0.0;
+  double us = c->host_expert_us >= 0.0 ? c->host_expert_us : HOST_EXPERT_US;
+  /* forward and backward, and the recomputed forward under full recompute */
+  double passes = l->recompute == POD_RECOMPUTE_FULL ? 3.0 : 2.0;
+  return passes * us * 1e-6 * (double)m->experts / l->ep;
+}

@@ -1,0 +1,75 @@
+-- Lua API of the software features: release presets (podsim.software),
+-- `software` as a preset name or a table over one, recompute_modules in
+-- the layout, the host and clock results, and the search keeping both.
+local function near(a, b, rel, what)
+  assert(math.abs(a - b) <= (rel or 1e-9) * math.abs(b),
+    string.format("%s: %.10g vs %.10g", what or "value", a, b))
+end
+
+-- Presets, with their sources.
+local sw = podsim.software.megatron_bridge_26_06
+assert(sw.cuda_graphs == "full" and sw.a2a_overlap == true and sw.fused_grouped_mlp == true)
+assert(sw.fp8_attention == false and sw.dispatcher == "hybridep" and sw.fp8_params == true)
+assert(podsim.software.megatron_bridge_26_04.cuda_graphs == "none")
+assert(podsim.software.none.dispatcher == "alltoall")
+assert(podsim.sources.software.megatron_bridge_26_06:find("v0.5.0", 1, true))
+local ok, err = pcall(function() return podsim.software.nemo_1999 end)
+assert(not ok and err:find("megatron_bridge_26_06", 1, true), err)
+
+-- A DeepSeek-V3 run on GB300 with and without the 26.06 features.
+local base = {system = "gb300_nvl72", model = "deepseek_v3", gpus = 256, seq = 4096,
+  global_batch = 4096, dtype = "fp8", fp8_recipe = "block",
+  parallel = {pp = 2, vp = 8, ep = 32, uneven = true}}
+local function run(extra)
+  local t = {}
+  for k, v in pairs(base) do t[k] = v end
+  for k, v in pairs(extra or {}) do t[k] = v end
+  return podsim.train(t)
+end
+local plain = run()
+assert(plain.config.software.cuda_graphs == "none", "the default is no features")
+assert(plain.breakdown.host > 0 and plain.clock == 1)
+local new = run{software = "megatron_bridge_26_06"}
+assert(new.breakdown.host == 0 and new.breakdown.ep == 0)
+assert(new.tokens_per_s_per_gpu > plain.tokens_per_s_per_gpu)
+-- a table over a release: one feature changed
+local fa = run{software = {base = "megatron_bridge_26_06", fp8_attention = true}}
+assert(fa.config.software.fp8_attention == true and fa.config.software.a2a_overlap == true)
+assert(fa.tokens_per_s_per_gpu > new.tokens_per_s_per_gpu)
+-- a table without base starts from "none"
+local only = run{software = {a2a_overlap = true}}
+assert(only.config.software.cuda_graphs == "none" and only.breakdown.ep == 0)
+-- host_expert_us scales the host time linearly
+local h2 = run{host_expert_us = 132}
+near(h2.breakdown.host, 2 * run{host_expert_us = 66}.breakdown.host, 1e-9, "host")
+
+-- Recompute modules in the layout.
+local par = {pp = 2, vp = 8, ep = 32, uneven = true, recompute_modules = {mla_up_proj = true}}
+local rm = run{parallel = par}
+assert(rm.config.parallel.recompute_modules.mla_up_proj == true)
+assert(rm.config.parallel.recompute_modules.moe_act == false)
+assert(rm.memory_gb < plain.memory_gb and rm.breakdown.compute > plain.breakdown.compute)
+
+-- Sustained clocks: B300 below GB300.
+local b3 = podsim.train{system = "hgx_b300", model = "llama3_8b", gpus = 8, seq = 4096,
+  global_batch = 8}
+near(b3.clock, 1100 / 1260, 1e-9, "b300 clock")
+
+-- The search keeps the base's recompute modules and software.
+local s = podsim.search{system = "gb300_nvl72", model = "deepseek_v3", gpus = 256, seq = 4096,
+  global_batch = 4096, dtype = "fp8", fp8_recipe = "block", software = "megatron_bridge_26_06",
+  top = 1, max_mb = 1, fix = {pp = 2, vp = 8, ep = 32, recompute = "none"}}
+assert(s[1] and s[1].recompute_modules.mla_up_proj == false)
+near(s[1].tokens_per_s_per_gpu, podsim.train{system = "gb300_nvl72", model = "deepseek_v3",
+  gpus = 256, seq = 4096, global_batch = 4096, dtype = "fp8", fp8_recipe = "block",
+  software = "megatron_bridge_26_06", parallel = {tp = s[1].tp, pp = 2, vp = 8, ep = 32,
+  etp = s[1].etp, microbatch = 1, zero = s[1].zero, uneven = s[1].uneven}}.tokens_per_s_per_gpu,
+  1e-12, "search = train")
+
+-- The built-in evaluator reports the host time; a study can sample it.
+local st = podsim.study{name = "train_host", samples = 8, seed = 3,
+  params = {host_expert_us = podsim.dist.uniform{lo = 10, hi = 100}},
+  eval = podsim.kernel.train{base = plain.config}}
+local res = st:run()
+assert(res.stats.host_s[1].max > res.stats.host_s[1].min)
+print("ok")

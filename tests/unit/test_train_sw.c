@@ -1,0 +1,405 @@
+/*
+** test_train_sw.c: the software features, recompute modules, sustained
+** clocks and GEMM-shape terms of the training-step model (core/train.c):
+** release presets, the exposed host time of eager experts by hand, the
+** direction of every feature, recompute-module memory by hand, fp8
+** primary weights by hand, and every check of the new fields.
+*/
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pod_train.h"
+#include "train_fixture.h"
+
+static void near(double got, double want) {
+  if (fabs(got - want) > 1e-12 + 1e-9 * fabs(want)) {
+    print_error("got %.12g, want %.12g\n", got, want);
+    fail();
+  }
+}
+
+/* The tiny dense model on 2 H100 (dp 2, 2 micro-batches of 32 tokens). */
+static pod_train_cfg tiny_cfg(void) {
+  pod_train_cfg c;
+  pod_train_cfg_init(&c);
+  assert_int_equal(pod_hw_system_preset("hgx_h100", &c.system), POD_OK);
+  c.model = tiny_model();
+  c.gpus = 2;
+  c.seq = 32;
+  c.global_batch = 4;
+  return c;
+}
+
+/* The tiny model made MoE: 8 routed experts, top-2, every layer. */
+static pod_train_cfg tiny_moe_cfg(int gpus, int ep) {
+  pod_train_cfg c = tiny_cfg();
+  c.model.experts = 8;
+  c.model.top_k = 2;
+  c.model.expert_ffn = 32;
+  c.gpus = gpus;
+  c.global_batch = 2 * gpus;
+  c.parallel.ep = ep;
+  return c;
+}
+
+static pod_train_result eval_ok(const pod_train_cfg *c) {
+  pod_train_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  int rc = pod_train_eval(c, &r, &e);
+  if (rc != POD_OK) {
+    print_error("%s: %s\n", e.field, e.msg);
+    fail();
+  }
+  return r;
+}
+
+static void test_presets(void **state) {
+  (void)state;
+  pod_train_sw sw;
+  assert_int_equal(pod_train_sw_preset("megatron_bridge_26_06", &sw), POD_OK);
+  assert_int_equal(sw.cuda_graphs, POD_GRAPHS_FULL);
+  assert_true(sw.a2a_overlap && sw.fused_grouped_mlp && sw.fp8_params);
+  assert_false(sw.fp8_attention);
+  assert_int_equal(sw.dispatcher, POD_DISPATCH_HYBRIDEP);
+  assert_int_equal(pod_train_sw_preset("megatron_bridge_26_04", &sw), POD_OK);
+  assert_int_equal(sw.cuda_graphs, POD_GRAPHS_NONE);
+  assert_false(sw.a2a_overlap || sw.fused_grouped_mlp);
+  assert_int_equal(pod_train_sw_preset("none", &sw), POD_OK);
+  pod_train_sw zero;
+  memset(&zero, 0, sizeof zero);
+  assert_memory_equal(&sw, &zero, sizeof sw); /* the config default */
+  assert_int_equal(pod_train_sw_preset("nemo_1999", &sw), POD_ENOENT);
+  assert_int_equal(pod_train_sw_preset(NULL, &sw), POD_ENOENT);
+  int n = 0;
+  const char *src = NULL;
+  while (pod_train_sw_at(n, &src)) {
+    assert_non_null(src);
+    n++;
+  }
+  assert_int_equal(n, 4);
+  assert_null(pod_train_sw_at(-1, NULL));
+  assert_string_equal(pod_train_graphs_name(POD_GRAPHS_PARTIAL), "partial");
+  assert_string_equal(pod_train_dispatcher_name(POD_DISPATCH_DEEPEP), "deepep");
+  assert_string_equal(pod_train_graphs_name(7), "?");
+  assert_string_equal(pod_train_dispatcher_name(-1), "?");
+}
+
+/* Host time by hand: m micro-batches x layers x 2 passes x local experts
+** x host_expert_us; 3 passes under full recompute. */
+static void test_host_by_hand(void **state) {
+  (void)state;
+  pod_train_cfg c = tiny_moe_cfg(2, 2); /* dp 2, m = 2, 4 local experts */
+  c.host_expert_us = 10.0;
+  pod_train_result r = eval_ok(&c);
+  near(r.breakdown.host, 2 * 2 * 2 * 4 * 10e-6);
+  c.parallel.recompute = POD_RECOMPUTE_FULL;
+  r = eval_ok(&c);
+  near(r.breakdown.host, 2 * 2 * 3 * 4 * 10e-6);
+  c.parallel.recompute = POD_RECOMPUTE_NONE;
+  c.software.cuda_graphs = POD_GRAPHS_PARTIAL; /* experts stay eager */
+  near(eval_ok(&c).breakdown.host, 2 * 2 * 2 * 4 * 10e-6);
+  c.software.cuda_graphs = POD_GRAPHS_FULL;
+  assert_true(eval_ok(&c).breakdown.host == 0.0);
+  c.software.cuda_graphs = POD_GRAPHS_NONE;
+  c.software.fused_grouped_mlp = 1;
+  assert_true(eval_ok(&c).breakdown.host == 0.0);
+  /* dense models have no token-count sync */
+  pod_train_cfg d = tiny_cfg();
+  assert_true(eval_ok(&d).breakdown.host == 0.0);
+  /* the default is the table's, positive */
+  c = tiny_moe_cfg(2, 2);
+  assert_true(eval_ok(&c).breakdown.host > 0.0);
+  /* the parts still add up to the step */
+  r = eval_ok(&c);
+  const pod_train_breakdown *b = &r.breakdown;
+  near(r.step_s, b->compute + b->tp + b->cp + b->ep + b->host + b->pp + b->dp +
+                     b->bubble + b->optimizer + b->straggler);
+}
+
+/* Each feature moves its part of the step the way it should. */
+static void test_feature_directions(void **state) {
+  (void)state;
+  pod_train_cfg c =
+      train_cfg("gb200_nvl72", "deepseek_v3", 256, 4096, 1024, POD_DTYPE_FP8);
+  c.fp8_recipe = POD_FP8_BLOCK;
+  c.parallel.pp = 4;
+  c.parallel.vp = 4;
+  c.parallel.ep = 64;
+  c.parallel.uneven = 1;
+  pod_train_result base = eval_ok(&c);
+  assert_true(base.breakdown.ep > 0.0);
+  pod_train_cfg f = c;
+  f.software.a2a_overlap = 1;
+  pod_train_result r = eval_ok(&f);
+  assert_true(r.breakdown.ep < base.breakdown.ep);
+  assert_true(r.breakdown.ep == 0.0); /* hidden under the other compute */
+  f = c;
+  f.software.fused_grouped_mlp = 1;
+  assert_true(eval_ok(&f).breakdown.compute < base.breakdown.compute);
+  f = c;
+  f.software.fp8_attention = 1;
+  assert_true(eval_ok(&f).breakdown.compute < base.breakdown.compute);
+  f.dtype = POD_DTYPE_BF16; /* fp8 attention needs an fp8 dtype */
+  pod_train_cfg g = f;
+  g.software.fp8_attention = 0;
+  near(eval_ok(&f).step_s, eval_ok(&g).step_s);
+  /* narrow expert GEMMs: no roll-off is faster */
+  f = c;
+  f.gemm_w_half = 0.0;
+  assert_true(eval_ok(&f).breakdown.compute < base.breakdown.compute);
+}
+
+/* A hierarchical dispatcher sends each token once per destination domain:
+** less EP time when the EP group spans domains, the same inside one. */
+static void test_dispatcher(void **state) {
+  (void)state;
+  pod_train_cfg c =
+      train_cfg("hgx_h100", "deepseek_v3", 256, 4096, 1024, POD_DTYPE_FP8);
+  c.parallel.pp = 16;
+  c.parallel.ep = 16; /* two 8-GPU nodes */
+  c.parallel.uneven = 1;
+  c.parallel.recompute = POD_RECOMPUTE_FULL;
+  double a2a = eval_ok(&c).breakdown.ep;
+  c.software.dispatcher = POD_DISPATCH_DEEPEP;
+  double deep = eval_ok(&c).breakdown.ep;
+  /* top-8 over 2 domains: 2 (1 - 1/2^8) distinct domains of 8 copies */
+  near(deep / a2a, 2.0 * (1.0 - pow(0.5, 8)) / 8.0);
+  c.software.dispatcher = POD_DISPATCH_HYBRIDEP;
+  near(eval_ok(&c).breakdown.ep, deep);
+  c.software.max_domains = 1; /* node-limited to one domain */
+  near(eval_ok(&c).breakdown.ep / a2a, 1.0 / 8.0);
+  c.parallel.ep = 8; /* inside one node: no change */
+  c.software.dispatcher = POD_DISPATCH_ALLTOALL;
+  double in_node = eval_ok(&c).breakdown.ep;
+  c.software.dispatcher = POD_DISPATCH_DEEPEP;
+  near(eval_ok(&c).breakdown.ep, in_node);
+}
+
+/* Recompute modules by hand on the tiny model (Tt = 32 tokens, 2 layers,
+** bf16): layernorm drops the two norm outputs (64 + 64 elements per
+** token), core_attn the attention output (4 heads x 16), mlp the dense
+** MLP's stored tensors but its input (256 gate+up + 64 norm + 128 SwiGLU).
+** mla_up_proj and moe_act have nothing to drop here. */
+static void test_recompute_modules(void **state) {
+  (void)state;
+  pod_train_cfg c = tiny_cfg();
+  pod_train_result none = eval_ok(&c);
+  struct {
+    pod_recompute_set set;
+    double drop; /* bytes of activations */
+  } cases[] = {
+      {{0, 1, 0, 0, 0}, 2.0 * 32 * 128 * 2},
+      {{1, 0, 0, 0, 0}, 2.0 * 32 * 64 * 2},
+      {{0, 0, 0, 0, 1}, 2.0 * 32 * 448 * 2},
+      {{0, 0, 1, 1, 0}, 0.0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    pod_train_cfg m = c;
+    m.parallel.recompute_modules = cases[i].set;
+    pod_train_result r = eval_ok(&m);
+    near(none.memory.activations_gb - r.memory.activations_gb,
+         cases[i].drop / 1e9);
+    /* the rerun adds time (the tiny model's MLP GEMMs are bound by their
+    ** weight traffic, so rerunning them is free here: >= for mlp) */
+    assert_true(r.breakdown.compute >= none.breakdown.compute);
+    if (i < 2 && !(r.breakdown.compute > none.breakdown.compute)) {
+      print_error("case %zu: compute %.9g <= %.9g\n", i, r.breakdown.compute,
+                  none.breakdown.compute);
+      fail();
+    }
+  }
+  /* On DeepSeek-V3, mla_up_proj saves memory for the up-projection GEMMs
+  ** and moe_act for the SwiGLU pass. */
+  pod_train_cfg d =
+      train_cfg("gb200_nvl72", "deepseek_v3", 256, 4096, 1024, POD_DTYPE_FP8);
+  d.parallel.pp = 4;
+  d.parallel.vp = 4;
+  d.parallel.ep = 64;
+  d.parallel.uneven = 1;
+  pod_train_result dn = eval_ok(&d);
+  d.parallel.recompute_modules.mla_up_proj = 1;
+  pod_train_result du = eval_ok(&d);
+  assert_true(du.memory.activations_gb < dn.memory.activations_gb);
+  assert_true(du.breakdown.compute > dn.breakdown.compute);
+  d.parallel.recompute_modules.moe_act = 1;
+  assert_true(eval_ok(&d).memory.activations_gb < du.memory.activations_gb);
+  /* modules add nothing to selective or full recompute */
+  d.parallel.recompute = POD_RECOMPUTE_SELECTIVE;
+  pod_train_result ds = eval_ok(&d);
+  d.parallel.recompute_modules = (pod_recompute_set){0, 0, 0, 0, 0};
+  near(eval_ok(&d).step_s, ds.step_s);
+}
+
+/* fp8 primary weights: 1 B per weight instead of bf16 + fp8 (3 B); 2 B
+** for block scaling (rowwise and columnwise copies). */
+static void test_fp8_params(void **state) {
+  (void)state;
+  const double P = 86784.0; /* local parameters of the tiny model */
+  pod_train_cfg c = tiny_cfg();
+  c.dtype = POD_DTYPE_FP8;
+  near(eval_ok(&c).memory.weights_gb, 3 * P / 1e9);
+  c.software.fp8_params = 1;
+  near(eval_ok(&c).memory.weights_gb, 1 * P / 1e9);
+  c.fp8_recipe = POD_FP8_BLOCK;
+  near(eval_ok(&c).memory.weights_gb, 2 * P / 1e9);
+  c.dtype = POD_DTYPE_BF16; /* ignored for bf16 */
+  near(eval_ok(&c).memory.weights_gb, 2 * P / 1e9);
+}
+
+/* Sustained clocks: GB300 is the reference; B300 and B200 (4.5 PF fp8)
+** need 1,260 W at boost and have 1,100 and 1,000 W; GB200 needs 1,400 W
+** and has 1,200; Hopper keeps 1. */
+static void test_sustained_clock(void **state) {
+  (void)state;
+  struct {
+    const char *sys;
+    double clock;
+  } cases[] = {{"gb300_nvl72", 1.0},
+               {"hgx_b300", 1100.0 / 1260.0},
+               {"hgx_b200", 1000.0 / 1260.0},
+               {"gb200_nvl72", 1200.0 / 1400.0},
+               {"hgx_h100", 1.0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    pod_train_cfg c =
+        train_cfg(cases[i].sys, "llama3_8b", 8, 4096, 8, POD_DTYPE_BF16);
+    near(eval_ok(&c).clock, cases[i].clock);
+  }
+  /* the clock scales the tensor-core rates: a GPU with twice the power
+  ** limit of its need runs at 1 */
+  pod_train_cfg c =
+      train_cfg("hgx_b200", "llama3_8b", 8, 4096, 8, POD_DTYPE_BF16);
+  c.system.gpu.power_w = 4000.0;
+  near(eval_ok(&c).clock, 1.0);
+}
+
+/* A published layout that ran fits: Llama 3 405B, seq 8192, bf16, TP8
+** PP16 DP128 on 16,384 H100 without recompute (Dubey et al. 2024, The
+** Llama 3 Herd of Models, Table 4 and sec. 3.3.2: one layer fewer on the
+** first and the last stage, the embedding's and the loss's slots). */
+static void test_llama3_layout_fits(void **state) {
+  (void)state;
+  pod_train_cfg c =
+      train_cfg("hgx_h100", "llama3_405b", 16384, 8192, 2048, POD_DTYPE_BF16);
+  c.parallel.tp = 8;
+  c.parallel.pp = 16;
+  c.parallel.uneven = 1;
+  pod_train_result r = eval_ok(&c);
+  assert_true(r.fits);
+  /* the first stage holds 7 of the 126 layers; a stage of 9 layers (PP14,
+  ** even) holds more than 80 GB: the memory model is not loose */
+  pod_train_cfg e = c;
+  e.parallel.uneven = 0;
+  e.parallel.pp = 14; /* 9 layers per stage, evenly */
+  e.parallel.dp = 0;
+  e.gpus = 8 * 14 * 128;
+  assert_false(eval_ok(&e).fits);
+}
+
+static void expect_field(const pod_train_cfg *c, const char *field);
+#define expect_field_fn expect_field
+
+/* DualPipe against 1F1B on the tiny dense model made 4 layers deep, PP4
+** on 4 GPUs, 8 micro-batches: the bubble (pp/2 - 1) 2/3 stage_mb against
+** (pp - 1) stage_mb, the same compute, (pp + 1) / pp the first stage's
+** activations (2 layers x 5 micro-batches against 1 x 4) and its layer
+** parameters doubled. */
+static void test_dualpipe(void **state) {
+  (void)state;
+  pod_train_cfg c = tiny_cfg();
+  c.model.layers = 4;
+  c.gpus = 4;
+  c.global_batch = 8;
+  c.parallel.pp = 4;
+  pod_train_result a = eval_ok(&c);
+  pod_train_cfg d = c;
+  d.software.schedule = POD_SCHED_DUALPIPE;
+  pod_train_result r = eval_ok(&d);
+  near(r.breakdown.compute, a.breakdown.compute);
+  near(a.breakdown.bubble / a.breakdown.compute * a.microbatches, 3.0);
+  near(r.breakdown.bubble / r.breakdown.compute * r.microbatches, 2.0 / 3.0);
+  double act_a = a.memory.activations_gb, act_d = r.memory.activations_gb;
+  double logits = 32 * 100 * 8.0 / 1e9; /* rank 0 also holds the loss */
+  near(act_d - logits, act_a * 5.0 / 4.0);
+  assert_true(r.memory.weights_gb > a.memory.weights_gb);
+  assert_string_equal(pod_train_schedule_name(POD_SCHED_DUALPIPE), "dualpipe");
+  assert_string_equal(pod_train_schedule_name(5), "?");
+  /* constraints: even pp, no vp, even micro-batches */
+  pod_train_result x;
+  pod_err e;
+  d.parallel.pp = 1;
+  d.gpus = 1;
+  assert_int_equal(pod_train_eval(&d, &x, &e), POD_EINVAL);
+  assert_string_equal(e.field, "parallel.pp");
+  d = c;
+  d.software.schedule = POD_SCHED_DUALPIPE;
+  d.parallel.vp = 2;
+  d.model.layers = 8;
+  assert_int_equal(pod_train_eval(&d, &x, &e), POD_EINVAL);
+  assert_string_equal(e.field, "parallel.vp");
+  d = c;
+  d.software.schedule = POD_SCHED_DUALPIPE;
+  d.global_batch = 3;
+  assert_int_equal(pod_train_eval(&d, &x, &e), POD_EINVAL);
+  assert_string_equal(e.field, "global_batch");
+  d = c;
+  d.software.schedule = 2;
+  expect_field_fn(&d, "software.schedule");
+}
+
+static void expect_field(const pod_train_cfg *c, const char *field) {
+  pod_train_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(pod_train_eval(c, &r, &e), POD_EINVAL);
+  assert_string_equal(e.field, field);
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  pod_train_cfg c = tiny_cfg();
+  c.software.cuda_graphs = 3;
+  expect_field(&c, "software.cuda_graphs");
+  c = tiny_cfg();
+  c.software.dispatcher = -1;
+  expect_field(&c, "software.dispatcher");
+  c = tiny_cfg();
+  c.software.a2a_overlap = 2;
+  expect_field(&c, "software");
+  c = tiny_cfg();
+  c.software.fp8_params = -1;
+  expect_field(&c, "software");
+  c = tiny_cfg();
+  c.software.max_domains = -1;
+  expect_field(&c, "software.max_domains");
+  c = tiny_cfg();
+  c.host_expert_us = NAN;
+  expect_field(&c, "host_expert_us");
+  c = tiny_cfg();
+  c.gemm_w_half = INFINITY;
+  expect_field(&c, "gemm_w_half");
+  c = tiny_cfg();
+  c.parallel.recompute_modules.moe_act = 2;
+  expect_field(&c, "parallel.recompute_modules");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_presets),
+      cmocka_unit_test(test_host_by_hand),
+      cmocka_unit_test(test_feature_directions),
+      cmocka_unit_test(test_dispatcher),
+      cmocka_unit_test(test_recompute_modules),
+      cmocka_unit_test(test_fp8_params),
+      cmocka_unit_test(test_sustained_clock),
+      cmocka_unit_test(test_llama3_layout_fits),
+      cmocka_unit_test(test_dualpipe),
+      cmocka_unit_test(test_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
