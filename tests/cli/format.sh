@@ -68,7 +68,7 @@ expect_rc 0 "presets json"
 python3 - "$OUT/stdout" <<'PY' && ok || bad "presets JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert set(d) == {"gpus", "systems", "models", "failures"}
+assert set(d) == {"gpus", "systems", "models", "failures", "software"}
 assert d["gpus"]["h100"]["hbm_gb"] == 80 and "source" in d["gpus"]["h100"]
 assert d["systems"]["gb200_nvl72"]["gpu"] == "gb200"
 assert len(d["failures"]["gb200_nvl72"]["causes"]) > 5
