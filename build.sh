@@ -5,7 +5,7 @@ cd "$(dirname "$0")"
 ROOT=$PWD
 
 PKGS=(build-essential cmake pkg-config liblua5.4-dev libuv1-dev libgsl-dev
-      gnuplot-nox libcmocka-dev nettle-dev groff-base man-db)
+      gnuplot-nox libcmocka-dev nettle-dev groff-base man-db chromium python3)
 FUZZ_PKGS=(clang libclang-rt-14-dev)
 JOBS=$(nproc 2>/dev/null || echo 2)
 DEFAULT_SCENARIO=scenarios/moe_nvl72_vs_hgx.lua

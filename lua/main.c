@@ -27,6 +27,8 @@ static const char usage_text[] =
     "  presets [gpus|systems|models|failures|software] [--format table|json]\n"
     "                           list the built-in presets and their sources\n"
     "  plot DIR                 render the plots for the CSV files in DIR\n"
+    "  report DIR               one self-contained HTML page (and Markdown) of\n"
+    "                           a run: summaries, plots, assumptions, warnings\n"
     "  eval collective --system S --op OP --ranks N[,N..] --bytes SIZE[,SIZE..]\n"
     "                  [--algo A] [--ranks-per-domain N]\n"
     "  eval train --system S --model M --gpus N --seq N --global-batch N\n"
@@ -334,6 +336,15 @@ int main(int argc, char **argv) {
         o.tool_arg = argv[i];
       }
     }
+    return pod_host_main(&o);
+  }
+  if (strcmp(cmd, "report") == 0) {
+    if (argc != 3 || argv[2][0] == '-')
+      return usage_error("report needs the folder of one run%s", "");
+    o.tool = cmd;
+    o.tool_arg = argv[2];
+    o.out_dir = argv[2];
+    o.quiet = 1;
     return pod_host_main(&o);
   }
   if (strcmp(cmd, "plot") == 0) {

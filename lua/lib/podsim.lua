@@ -854,7 +854,12 @@ function P.plot(r, dir)
           if math.abs(a.spearman) ~= math.abs(b.spearman) then return math.abs(a.spearman) < math.abs(b.spearman) end
           return a.param < b.param
         end)
-        local name = #r.grid > 1 and fmt("tornado_%s_%d", metric, g) or "tornado_" .. metric
+        -- named by the grid point's values (tornado_y_sys-a_tp-8), not its index
+        local slug = {}
+        for _, k in ipairs(r.grid_keys) do
+          slug[#slug + 1] = (k .. "-" .. label_of(r.grid[g][k])):gsub("[^%w.-]", "_")
+        end
+        local name = #r.grid > 1 and fmt("tornado_%s_%s", metric, concat(slug, "_")) or "tornado_" .. metric
         local tcsv = P.write_csv(dir .. "/" .. name .. ".csv", {"param", "spearman"}, trows)
         svgs[#svgs + 1] = P.gnuplot("tornado", {datafile = tcsv, metric = metric,
           point = point_label(r, g)}, dir .. "/plots/" .. name .. ".svg")
