@@ -641,8 +641,13 @@ function P.print_summary(r)
   for _, row in ipairs(rows) do
     local lbl = {}
     for _, k in ipairs(r.grid_keys) do lbl[#lbl + 1] = k .. "=" .. tostring(row[grid_col(k)]) end
-    local line = {row.metric, concat(lbl, " "), math.tointeger(row.n) or row.n, row.mean, row.p5, row.p50, row.p95,
-      row.ci95_hi - row.mean}
+    -- a declared metric shows its label and unit, its values scaled
+    local mi = r.metric_info and r.metric_info[row.metric]
+    local sc = mi and mi.scale or 1
+    local name = mi and mi.label and (mi.label .. (mi.unit and " (" .. mi.unit .. ")" or "")) or
+      (mi and mi.unit and row.metric .. " (" .. mi.unit .. ")") or row.metric
+    local line = {name, concat(lbl, " "), math.tointeger(row.n) or row.n, row.mean * sc, row.p5 * sc,
+      row.p50 * sc, row.p95 * sc, (row.ci95_hi - row.mean) * sc}
     if any_nf then line[#line + 1] = math.tointeger(row.nonfinite) or row.nonfinite end
     if any_unfit then
       line[#line + 1] = fmt("%d %s", row.unfit, r.unfit_mode == "exclude" and "excluded" or "KEPT")
@@ -682,11 +687,50 @@ local function warn_counts(r)
   end
 end
 
+-- Metric declarations: metrics = {name = {label =, unit =, scale =}, ...}
+-- (or a list of names).  The C study takes the sorted names; the
+-- declarations ride with the study into its results (r.metric_info),
+-- which tables, plots and reports use: the label, the unit, the values
+-- times `scale` (stored values stay unscaled).
+local metric_decls = setmetatable({}, {__mode = "k"})
+local c_study = P.study
+local decl_fields = {label = true, unit = true, scale = true}
+function P.study(spec)
+  local m = type(spec) == "table" and spec.metrics
+  if type(m) ~= "table" or m[1] ~= nil or next(m) == nil then return c_study(spec) end
+  local names, info = {}, {}
+  for k, d in pairs(m) do
+    local path = "metrics." .. tostring(k)
+    if type(k) ~= "string" then fail("podsim.study", "metrics", "expected a list of names or {name = {label =, unit =, scale =}}") end
+    if d == true then d = {} end
+    if type(d) ~= "table" then fail("podsim.study", path, "expected {label =, unit =, scale =} or true") end
+    for f in pairs(d) do
+      if not decl_fields[f] then fail("podsim.study", path .. "." .. tostring(f), "unknown field (label, unit, scale)") end
+    end
+    if d.label ~= nil and type(d.label) ~= "string" then fail("podsim.study", path .. ".label", "expected a string") end
+    if d.unit ~= nil and type(d.unit) ~= "string" then fail("podsim.study", path .. ".unit", "expected a string") end
+    if d.scale ~= nil and (type(d.scale) ~= "number" or d.scale ~= d.scale or d.scale == 0 or
+      d.scale == math.huge or d.scale == -math.huge) then
+      fail("podsim.study", path .. ".scale", "expected a finite non-zero number")
+    end
+    names[#names + 1] = k
+    info[k] = {label = d.label, unit = d.unit, scale = d.scale or 1}
+  end
+  table.sort(names)
+  local copy = {}
+  for k, v in pairs(spec) do copy[k] = v end
+  copy.metrics = names
+  local s = c_study(copy)
+  metric_decls[s] = info
+  return s
+end
+
 local methods = I._study_methods
 local c_wait = methods.wait
 function methods.wait(s)
   local r = c_wait(s)
   setmetatable(r, results_mt)
+  r.metric_info = metric_decls[s] or {}
   if not opts.tool then
     warn_counts(r)
     run_studies[#run_studies + 1] = r
@@ -808,7 +852,7 @@ function P.write(r, dir)
     samples_rows = samples_rows, params = dists, metrics = r.metrics, grid = grid,
     grid_keys = r.grid_keys, max_samples_mb = opts.max_samples_mb,
     nonfinite = r.nonfinite, unfit = r._has_fits and r.unfit or nil,
-    unfit_mode = r._has_fits and r.unfit_mode or nil,
+    unfit_mode = r._has_fits and r.unfit_mode or nil, metric_info = r.metric_info,
   })
   return out_path(dir)
 end
@@ -822,6 +866,10 @@ function P.plot(r, dir)
   local svgs = {}
   for mi, metric in ipairs(r.metrics) do
     local rows, labels = {}, {}
+    -- a declared metric: its label and unit on the axis, values x scale
+    local info = r.metric_info and r.metric_info[metric] or {}
+    local sc = info.scale or 1
+    local mlabel = (info.label or metric) .. (info.unit and " (" .. info.unit .. ")" or "")
     for g = 1, #r.grid do
       labels[g] = point_label(r, g)
       local h = I._results_hist(r._study, mi, g)
@@ -830,15 +878,15 @@ function P.plot(r, dir)
         for _, c in ipairs(h.counts) do total = total + c end
         total = total + h.over
         local cum = h.under
-        rows[#rows + 1] = {point = g, label = labels[g], value = h.edges[1], cdf = cum / total}
+        rows[#rows + 1] = {point = g, label = labels[g], value = h.edges[1] * sc, cdf = cum / total}
         for i, c in ipairs(h.counts) do
           cum = cum + c
-          rows[#rows + 1] = {point = g, label = labels[g], value = h.edges[i + 1], cdf = cum / total}
+          rows[#rows + 1] = {point = g, label = labels[g], value = h.edges[i + 1] * sc, cdf = cum / total}
         end
       end
     end
     local csv = P.write_csv(dir .. "/cdf_" .. metric .. ".csv", {"point", "label", "value", "cdf"}, rows)
-    local svg = P.gnuplot("cdf", {datafile = csv, metric = metric, npoints = #r.grid,
+    local svg = P.gnuplot("cdf", {datafile = csv, metric = mlabel, npoints = #r.grid,
       labels = (concat(labels, "\1"):gsub("[%s,]", "_"):gsub("\1", " "))}, dir .. "/plots/cdf_" .. metric .. ".svg")
     svgs[#svgs + 1] = svg
     if r.sensitivity ~= "none" and #r.params > 0 then
@@ -861,7 +909,7 @@ function P.plot(r, dir)
         end
         local name = #r.grid > 1 and fmt("tornado_%s_%s", metric, concat(slug, "_")) or "tornado_" .. metric
         local tcsv = P.write_csv(dir .. "/" .. name .. ".csv", {"param", "spearman"}, trows)
-        svgs[#svgs + 1] = P.gnuplot("tornado", {datafile = tcsv, metric = metric,
+        svgs[#svgs + 1] = P.gnuplot("tornado", {datafile = tcsv, metric = mlabel,
           point = point_label(r, g)}, dir .. "/plots/" .. name .. ".svg")
       end
     end

@@ -600,6 +600,8 @@ local function md_esc(s) return (tostring(s):gsub("|", "\\|")) end
 -- the summary columns a reader wants, in this order
 local report_cols = {"metric", "n", "mean", "p5", "p50", "p95", "ci95_lo", "ci95_hi", "nonfinite", "unfit"}
 
+local scaled_cols = {mean = true, p5 = true, p50 = true, p95 = true, ci95_lo = true, ci95_hi = true}
+
 local function fmt_cell(v)
   local x = tonumber(v)
   if x and not tostring(v):match("^%d+$") then return fmt("%.4g", x) end
@@ -714,8 +716,14 @@ img{max-width:100%;border:1px solid #ddd;margin:6px 0}pre{background:#f6f6f6;pad
       local row = st.summary[r]
       html[#html + 1] = "<tr>"
       local mdr = {}
+      local info = (m.metric_info or {})[row[idx.metric]] or {}
       for i, c in ipairs(cols) do
-        local v = fmt_cell(row[idx[c]] or "")
+        local raw_v = row[idx[c]] or ""
+        if scaled_cols[c] and tonumber(raw_v) and info.scale then raw_v = tonumber(raw_v) * info.scale end
+        if c == "metric" and (info.label or info.unit) then
+          raw_v = (info.label or raw_v) .. (info.unit and " (" .. info.unit .. ")" or "")
+        end
+        local v = fmt_cell(raw_v)
         html[#html + 1] = fmt("<td%s>%s</td>", i <= ngrid + 1 and " class=\"l\"" or "", esc(v))
         mdr[i] = md_esc(v)
       end

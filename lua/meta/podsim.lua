@@ -1379,6 +1379,12 @@ function podsim.kernel.rl_pair(config) end
 ---@field rel_ci95 number stop when the 95% CI half-width over the mean is below this
 ---@field min_samples? integer
 
+---A metric's declaration: how tables, plots and reports show it.
+---@class podsim.MetricDecl
+---@field label? string e.g. "GB200 cost advantage"
+---@field unit? string e.g. "%"
+---@field scale? number shown values are the metric times this (stored values are not)
+
 ---@class podsim.StudyArgs
 ---@field name? string names the output folder (default "study")
 ---@field samples? integer per grid point (default 10000)
@@ -1386,7 +1392,7 @@ function podsim.kernel.rl_pair(config) end
 ---@field params? table<string, podsim.Dist|number>
 ---@field grid? table<string, any[]>
 ---@field eval (fun(p: table): table<string, number>|number)|podsim.Kernel
----@field metrics? string[]
+---@field metrics? string[]|table<string, podsim.MetricDecl|true> names, or declarations by name
 ---@field sensitivity? "none"|"spearman"|"sobol"
 ---@field target? podsim.Target
 ---@field keep_samples? boolean write samples.csv
@@ -1472,6 +1478,7 @@ function Study:run() end
 ---@field nonfinite table<string, integer> per metric: samples left out for a NaN/inf value
 ---@field unfit integer[] per grid point: samples whose `fits` metric is 0
 ---@field unfit_mode "keep"|"exclude"|"error"
+---@field metric_info table<string, podsim.MetricDecl> the declarations (`{}` when metrics was a list)
 local Results = {}
 
 ---The statistics of `metric` at a grid point (an index or `{key = value}`).

@@ -29,6 +29,19 @@ nsvg=$(find run/demo/plots -name '*.svg' | wc -l)
 nimg=$(grep -o '<img ' run/report.html | wc -l)
 [ "$nimg" -eq "$nsvg" ] && ok || bad "every SVG inline ($nimg of $nsvg)"
 
+# a declared metric: label, unit and scale in the summary table and report
+scenario d.lua <<'LUA'
+local r = podsim.study{name = "adv", samples = 500, params = {x = podsim.dist.uniform{0.1, 0.2}},
+  metrics = {advantage = {label = "GB200 cost advantage", unit = "%", scale = 100}},
+  eval = function(p) return {advantage = p.x} end}:run()
+podsim.write(r)
+LUA
+run "$PODSIM" run d.lua --out drun
+expect_rc 0 "declared metric"
+expect_out '^GB200 cost advantage \(%\) +500 +1[0-9]\.[0-9]+ ' "label, unit and scaled mean in the table"
+run "$PODSIM" report drun
+grep -qE '^\| GB200 cost advantage \(%\) \| 500 \| 1[0-9]\.[0-9]+ \|' drun/report.md && ok || bad "label and scaled values in the report"
+
 run "$PODSIM" report
 expect_rc 2 "report without a folder"
 mkdir -p empty
