@@ -160,6 +160,8 @@ static ev heap_pop(heap *h) {
 
 /* --- the run ---------------------------------------------------------- */
 
+/* One run: the constants derived from the configuration, the spare
+** state and the clock. */
 typedef struct sim {
   const pod_rel_cfg *c;
   pod_relsim_ws *ws;
@@ -167,9 +169,30 @@ typedef struct sim {
   int spd;        /* spare_per_domain */
   int pool_avail; /* free pool units */
   int pool_gpus;
-  int in_use;     /* spare GPUs standing in for repairs now */
+  int in_use; /* spare GPUs standing in for repairs now */
   int peak;
   double mu, sigma; /* lognormal repair parameters */
+  /* the failure process: one Poisson process of total rate L */
+  double cum[POD_REL_MAX_CAUSES]; /* cumulative cause rates, 1/h */
+  int bg[POD_REL_MAX_CAUSES];     /* GPUs each cause drains */
+  double L;                       /* total rate, 1/h */
+  int last;                       /* last cause with a positive rate */
+  double M;                       /* mean time between failures, h */
+  /* the time model, hours */
+  double W;    /* failure-free work */
+  double tau;  /* checkpoint interval */
+  double C, R; /* checkpoint write, restart */
+  double swap; /* bringing in a replacement */
+  double S;    /* one checkpointed segment, tau + C */
+  int A;       /* active GPUs */
+  int dact;    /* active GPUs per domain */
+  int n_node, n_dom;
+  /* the clock */
+  double t;      /* now */
+  double Wc;     /* work checkpointed or done */
+  double t_fail; /* next failure */
+  int active_now;
+  pod_relsim_result res;
 } sim;
 
 static double repair_time(sim *s) {
@@ -223,6 +246,266 @@ static int regrow_due(sim *s, double t) {
 
 #define MAX_INTERRUPTIONS 10000000
 
+static int sim_nomem(pod_err *err) {
+  return pod_err_set(err, POD_ENOMEM, "", "out of memory in the simulator");
+}
+
+/* Zero *s and derive the run's constants from c. */
+static void sim_init(sim *s, const pod_rel_cfg *c, pod_relsim_ws *ws) {
+  memset(s, 0, sizeof *s);
+  s->c = c;
+  s->ws = ws;
+  const pod_rel_failures *f = &c->failures;
+  s->A = c->active_gpus;
+  s->dact = rel_domain_active(c);
+  s->n_node = rel_unit_count(c, POD_REL_NODE);
+  s->n_dom = rel_unit_count(c, POD_REL_DOMAIN);
+  double L = 0.0;
+  s->last = -1;
+  for (int i = 0; i < f->ncauses; i++) {
+    double lam = rel_cause_rate(c, i);
+    L += lam;
+    s->cum[i] = L;
+    if (lam > 0.0) s->last = i;
+    s->bg[i] = rel_blast_gpus(c, f->cause[i].blast);
+  }
+  s->L = L;
+  s->M = L > 0.0 ? 1.0 / L : INFINITY;
+  s->W = rel_work_h(c);
+  s->tau = L > 0.0 || c->interval_rule == POD_REL_TAU_FIXED
+               ? pod_rel_interval_h(c, s->M)
+               : s->W;
+  s->C = c->ckpt_s / 3600.0;
+  s->R = c->restart_s / 3600.0;
+  s->swap = c->swap_s / 3600.0;
+  s->S = s->tau + s->C;
+}
+
+/* Seed the generator, fill the spares and reset the workspace; start the
+** clock at the first failure. */
+static int sim_start(sim *s, uint64_t seed, pod_err *err) {
+  const pod_rel_cfg *c = s->c;
+  pod_relsim_ws *ws = s->ws;
+  rng_seed(&s->r, seed);
+  s->spd = c->spare_per_domain;
+  s->pool_avail = c->pool_units;
+  s->pool_gpus = rel_pool_gpus(c);
+  s->sigma = c->repair_sigma;
+  s->mu = log(c->repair_h) - 0.5 * s->sigma * s->sigma;
+  ws->ret.n = 0;
+  ws->grow.n = 0;
+  if (s->spd > 0) {
+    const int n_dom = s->n_dom;
+    if (ws->dom_cap < n_dom) {
+      int *a = realloc(ws->dom_spare, (size_t)n_dom * sizeof *a);
+      if (a == NULL)
+        return pod_err_set(err, POD_ENOMEM, "", "no memory for %d domains",
+                           n_dom);
+      ws->dom_spare = a;
+      ws->dom_cap = n_dom;
+    }
+    for (int i = 0; i < n_dom; i++) ws->dom_spare[i] = s->spd;
+  }
+  s->t = 0.0;
+  s->Wc = 0.0;
+  s->active_now = s->A;
+  s->t_fail = s->L > 0.0 ? rng_exp(&s->r, s->M) : INFINITY;
+  return POD_OK;
+}
+
+/* The stretch from now to the next event. */
+typedef struct stretch {
+  double rho;    /* share of the GPUs running */
+  double sw;     /* work per checkpointed segment */
+  double n_ck;   /* checkpoints left before the end */
+  double t_grow; /* next capacity return */
+  double te;     /* the event: a failure or a capacity return */
+  double k;      /* whole segments (tau of compute, then a checkpoint) by te */
+  double o;      /* running time since the last of them */
+} stretch;
+
+/* Run to the next event, counting the checkpoints completed on the way,
+** or to the end of the job (then 1). */
+static int run_stretch(sim *s, double Wr, stretch *g) {
+  pod_relsim_result *res = &s->res;
+  const double C = s->C;
+  g->rho = (double)s->active_now / s->A;
+  g->sw = g->rho * s->tau;
+  double n_ck = ceil(Wr / g->sw - 1e-9) - 1.0;
+  if (n_ck < 0.0) n_ck = 0.0;
+  g->n_ck = n_ck;
+  const double T_fin = s->t + Wr / g->rho + n_ck * C;
+  g->t_grow = s->ws->grow.n > 0 ? s->ws->grow.a[0].t : INFINITY;
+  if (s->t_fail >= T_fin && g->t_grow >= T_fin) {
+    s->t = T_fin;
+    res->checkpoints += n_ck;
+    res->ckpt_h += n_ck * C;
+    s->Wc = s->W;
+    return 1;
+  }
+  const double te = s->t_fail <= g->t_grow ? s->t_fail : g->t_grow;
+  g->te = te;
+  double k = floor((te - s->t) / s->S);
+  if (k > n_ck) k = n_ck;
+  double o = (te - s->t) - k * s->S;
+  if (o < 0.0) o = 0.0;
+  g->k = k;
+  g->o = o;
+  s->Wc += k * g->sw;
+  res->checkpoints += k;
+  res->ckpt_h += k * C;
+  return 0;
+}
+
+/* Repaired capacity: planned checkpoint (or finish the write in
+** progress), restart on the larger footprint.  No work lost. */
+static void regrow(sim *s, const stretch *g) {
+  if (g->k < g->n_ck && g->o >= s->tau) {
+    s->Wc += g->sw;
+    s->t += (g->k + 1.0) * s->S;
+  } else {
+    s->Wc += g->rho * g->o;
+    s->t = g->te + s->C;
+  }
+  s->res.checkpoints++;
+  s->res.ckpt_h += s->C;
+  s->t += s->R;
+  s->res.restart_h += s->R;
+  s->active_now += regrow_due(s, s->t);
+  s->t_fail = s->t + rng_exp(&s->r, s->M);
+}
+
+/* The cause of a failure, drawn by rate. */
+static int pick_cause(sim *s) {
+  double x = rng_u01(&s->r) * s->L;
+  int i = 0;
+  while (i < s->last && x >= s->cum[i]) i++;
+  return i;
+}
+
+/* The domain of the failed unit (0 without in-domain spares). */
+static int pick_domain(sim *s, int unit) {
+  if (s->spd <= 0) return 0;
+  switch (unit) {
+    case POD_REL_GPU:
+      return (int)(rng_below(&s->r, (uint32_t)s->A) / s->dact);
+    case POD_REL_NODE:
+      return (int)((int64_t)rng_below(&s->r, (uint32_t)s->n_node) *
+                   s->c->node_gpus / s->dact);
+    default:
+      return (int)rng_below(&s->r, (uint32_t)s->n_dom);
+  }
+}
+
+/* No spare free: wait for the first of this unit's repair (back at
+** t_back) or an earlier repair that frees a spare this failure can use;
+** adds the wait and the swap to *down. */
+static int wait_for_spare(sim *s, int d, int cause, double te, double t_back,
+                          double *down, pod_err *err) {
+  pod_relsim_ws *ws = s->ws;
+  const int blast = s->c->failures.cause[cause].blast;
+  s->res.waits++;
+  double resume = t_back;
+  while (ws->ret.n > 0 && ws->ret.a[0].t < t_back) {
+    ev e = heap_pop(&ws->ret);
+    apply_return(s, e);
+    int sw_ok = try_swap(s, d, s->bg[cause], blast, t_back);
+    if (sw_ok < 0) return sim_nomem(err);
+    if (sw_ok) {
+      resume = e.t;
+      break;
+    }
+  }
+  /* a rack back from repair has all its hot spares again */
+  if (resume == t_back && s->spd > 0 && blast == POD_REL_DOMAIN)
+    ws->dom_spare[d] = s->spd;
+  s->res.wait_h += resume - te;
+  *down += (resume - te) + s->swap;
+  s->res.restart_h += s->swap;
+  return POD_OK;
+}
+
+/* A failure of `cause` at te that drains hardware: swap in a spare,
+** shrink the job, or wait; adds the extra down time to *down. */
+static int drain(sim *s, int cause, double te, double *down, pod_err *err) {
+  pod_relsim_ws *ws = s->ws;
+  const pod_rel_cause *fc = &s->c->failures.cause[cause];
+  const int bg = s->bg[cause];
+  int d = pick_domain(s, fc->unit);
+  /* spares whose repair finished by now are back */
+  while (ws->ret.n > 0 && ws->ret.a[0].t <= te)
+    apply_return(s, heap_pop(&ws->ret));
+  const double t_back = te + repair_time(s);
+  int sw_ok = try_swap(s, d, bg, fc->blast, t_back);
+  if (sw_ok < 0) return sim_nomem(err);
+  if (sw_ok) {
+    s->res.swaps++;
+    *down += s->swap;
+    s->res.restart_h += s->swap;
+  } else if (s->c->shrink && s->active_now - bg > 0) {
+    s->res.shrinks++;
+    s->active_now -= bg;
+    ev g = {t_back, -2, bg};
+    if (heap_push(&ws->grow, g)) return sim_nomem(err);
+  } else {
+    return wait_for_spare(s, d, cause, te, t_back, down, err);
+  }
+  return POD_OK;
+}
+
+/* A failure at te: the running time o since the checkpoint is lost. */
+static int fail(sim *s, double te, double o, pod_err *err) {
+  pod_relsim_result *res = &s->res;
+  if (++res->interruptions > MAX_INTERRUPTIONS)
+    return pod_err_set(err, POD_ERANGE, "failures",
+                       "run did not finish within %d interruptions",
+                       MAX_INTERRUPTIONS);
+  res->lost_h += o;
+  int i = pick_cause(s);
+  res->by_cause[i]++;
+  double down = s->R;
+  res->restart_h += s->R;
+  if (s->c->failures.cause[i].blast != POD_REL_JOB) {
+    int rc = drain(s, i, te, &down, err);
+    if (rc) return rc;
+  }
+  s->t = te + down;
+  s->active_now += regrow_due(s, s->t);
+  s->t_fail = s->t + rng_exp(&s->r, s->M);
+  return POD_OK;
+}
+
+/* The event loop, until the work is done. */
+static int sim_loop(sim *s, pod_err *err) {
+  for (;;) {
+    const double Wr = s->W - s->Wc;
+    if (Wr <= s->W * 1e-12) return POD_OK;
+    stretch g;
+    if (run_stretch(s, Wr, &g)) return POD_OK;
+    if (g.te == g.t_grow) {
+      regrow(s, &g);
+      continue;
+    }
+    int rc = fail(s, g.te, g.o, err);
+    if (rc) return rc;
+  }
+}
+
+static void sim_result(const sim *s, pod_relsim_result *out) {
+  const pod_rel_cfg *c = s->c;
+  pod_relsim_result res = s->res;
+  const double t = s->t, W = s->W;
+  res.wall_h = t;
+  res.work_h = W;
+  res.goodput = t > 0.0 ? W / t : 1.0;
+  res.spares_peak_gpus = s->peak;
+  res.spare_gpus =
+      c->spare_per_domain * s->n_dom + c->pool_units * s->pool_gpus;
+  res.gpu_hours = (double)s->A * t;
+  res.gpu_hours_charged = ((double)s->A + res.spare_gpus) * t;
+  *out = res;
+}
+
 int pod_relsim_run(const pod_rel_cfg *c, uint64_t seed, pod_relsim_ws *ws,
                    pod_relsim_result *out, pod_err *err) {
   int rc = pod_rel_check(c, err);
@@ -232,206 +515,21 @@ int pod_relsim_run(const pod_rel_cfg *c, uint64_t seed, pod_relsim_ws *ws,
     own = ws = pod_relsim_ws_new();
     if (ws == NULL) return pod_err_set(err, POD_ENOMEM, "", "no workspace");
   }
-
-  const pod_rel_failures *f = &c->failures;
-  const int nc = f->ncauses;
-  const int A = c->active_gpus;
-  const int dact = rel_domain_active(c);
-  const int n_node = rel_unit_count(c, POD_REL_NODE);
-  const int n_dom = rel_unit_count(c, POD_REL_DOMAIN);
-
-  double cum[POD_REL_MAX_CAUSES];
-  int bg[POD_REL_MAX_CAUSES];
-  double L = 0.0;
-  int last = -1;
-  for (int i = 0; i < nc; i++) {
-    double lam = rel_cause_rate(c, i);
-    L += lam;
-    cum[i] = L;
-    if (lam > 0.0) last = i;
-    bg[i] = rel_blast_gpus(c, f->cause[i].blast);
-  }
-  const double M = L > 0.0 ? 1.0 / L : INFINITY;
-  const double W = rel_work_h(c);
-  const double tau = L > 0.0 || c->interval_rule == POD_REL_TAU_FIXED
-                         ? pod_rel_interval_h(c, M)
-                         : W;
-  const double C = c->ckpt_s / 3600.0, R = c->restart_s / 3600.0;
-  const double swap = c->swap_s / 3600.0;
-  const double S = tau + C;
-
-  pod_relsim_result res;
-  memset(&res, 0, sizeof res);
-  if (!(tau > 0.0) || !pod_finite(tau)) {
+  sim s;
+  sim_init(&s, c, ws);
+  if (!(s.tau > 0.0) || !pod_finite(s.tau))
     rc = pod_err_set(err, POD_ERANGE, "interval_s",
                      "checkpoint interval is not a positive number");
-    goto done;
-  }
-
-  sim s;
-  memset(&s, 0, sizeof s);
-  s.c = c;
-  s.ws = ws;
-  rng_seed(&s.r, seed);
-  s.spd = c->spare_per_domain;
-  s.pool_avail = c->pool_units;
-  s.pool_gpus = rel_pool_gpus(c);
-  s.sigma = c->repair_sigma;
-  s.mu = log(c->repair_h) - 0.5 * s.sigma * s.sigma;
-  ws->ret.n = 0;
-  ws->grow.n = 0;
-  if (s.spd > 0) {
-    if (ws->dom_cap < n_dom) {
-      int *a = realloc(ws->dom_spare, (size_t)n_dom * sizeof *a);
-      if (a == NULL) {
-        rc = pod_err_set(err, POD_ENOMEM, "", "no memory for %d domains",
-                         n_dom);
-        goto done;
-      }
-      ws->dom_spare = a;
-      ws->dom_cap = n_dom;
-    }
-    for (int i = 0; i < n_dom; i++) ws->dom_spare[i] = s.spd;
-  }
-
-  double t = 0.0, Wc = 0.0;
-  int active_now = A;
-  double t_fail = L > 0.0 ? rng_exp(&s.r, M) : INFINITY;
-  for (;;) {
-    const double Wr = W - Wc;
-    if (Wr <= W * 1e-12) break;
-    const double rho = (double)active_now / A;
-    const double sw = rho * tau; /* work per checkpointed segment */
-    double n_ck = ceil(Wr / sw - 1e-9) - 1.0;
-    if (n_ck < 0.0) n_ck = 0.0;
-    const double T_fin = t + Wr / rho + n_ck * C;
-    const double t_grow = ws->grow.n > 0 ? ws->grow.a[0].t : INFINITY;
-    if (t_fail >= T_fin && t_grow >= T_fin) {
-      t = T_fin;
-      res.checkpoints += n_ck;
-      res.ckpt_h += n_ck * C;
-      Wc = W;
-      break;
-    }
-    const double te = t_fail <= t_grow ? t_fail : t_grow;
-    /* k whole segments (tau of compute, then a checkpoint) done by te. */
-    double k = floor((te - t) / S);
-    if (k > n_ck) k = n_ck;
-    double o = (te - t) - k * S;
-    if (o < 0.0) o = 0.0;
-    Wc += k * sw;
-    res.checkpoints += k;
-    res.ckpt_h += k * C;
-
-    if (te == t_grow) {
-      /* Repaired capacity: planned checkpoint (or finish the write in
-      ** progress), restart on the larger footprint.  No work lost. */
-      if (k < n_ck && o >= tau) {
-        Wc += sw;
-        t += (k + 1.0) * S;
-      } else {
-        Wc += rho * o;
-        t = te + C;
-      }
-      res.checkpoints++;
-      res.ckpt_h += C;
-      t += R;
-      res.restart_h += R;
-      active_now += regrow_due(&s, t);
-      t_fail = t + rng_exp(&s.r, M);
-      continue;
-    }
-
-    /* A failure at te: the running time since the checkpoint is lost. */
-    if (++res.interruptions > MAX_INTERRUPTIONS) {
-      rc = pod_err_set(err, POD_ERANGE, "failures",
-                       "run did not finish within %d interruptions",
-                       MAX_INTERRUPTIONS);
-      goto done;
-    }
-    res.lost_h += o;
-    double x = rng_u01(&s.r) * L;
-    int i = 0;
-    while (i < last && x >= cum[i]) i++;
-    res.by_cause[i]++;
-    const int blast = f->cause[i].blast;
-    double down = R;
-    res.restart_h += R;
-    if (blast != POD_REL_JOB) {
-      int d = 0;
-      if (s.spd > 0) {
-        switch (f->cause[i].unit) {
-          case POD_REL_GPU: d = (int)(rng_below(&s.r, (uint32_t)A) / dact); break;
-          case POD_REL_NODE:
-            d = (int)((int64_t)rng_below(&s.r, (uint32_t)n_node) *
-                      c->node_gpus / dact);
-            break;
-          default: d = (int)rng_below(&s.r, (uint32_t)n_dom);
-        }
-      }
-      /* spares whose repair finished by now are back */
-      while (ws->ret.n > 0 && ws->ret.a[0].t <= te)
-        apply_return(&s, heap_pop(&ws->ret));
-      const double t_back = te + repair_time(&s);
-      int sw_ok = try_swap(&s, d, bg[i], blast, t_back);
-      if (sw_ok < 0) goto nomem;
-      if (sw_ok) {
-        res.swaps++;
-        down += swap;
-        res.restart_h += swap;
-      } else if (c->shrink && active_now - bg[i] > 0) {
-        res.shrinks++;
-        active_now -= bg[i];
-        ev g = {t_back, -2, bg[i]};
-        if (heap_push(&ws->grow, g)) goto nomem;
-      } else {
-        /* wait for the first of: this unit's repair, or an earlier repair
-        ** that frees a spare this failure can use */
-        res.waits++;
-        double resume = t_back;
-        while (ws->ret.n > 0 && ws->ret.a[0].t < t_back) {
-          ev e = heap_pop(&ws->ret);
-          apply_return(&s, e);
-          sw_ok = try_swap(&s, d, bg[i], blast, t_back);
-          if (sw_ok < 0) goto nomem;
-          if (sw_ok) {
-            resume = e.t;
-            break;
-          }
-        }
-        /* a rack back from repair has all its hot spares again */
-        if (resume == t_back && s.spd > 0 && blast == POD_REL_DOMAIN)
-          ws->dom_spare[d] = s.spd;
-        res.wait_h += resume - te;
-        down += (resume - te) + swap;
-        res.restart_h += swap;
-      }
-    }
-    t = te + down;
-    active_now += regrow_due(&s, t);
-    t_fail = t + rng_exp(&s.r, M);
-  }
-
-  res.wall_h = t;
-  res.work_h = W;
-  res.goodput = t > 0.0 ? W / t : 1.0;
-  res.spares_peak_gpus = s.peak;
-  res.spare_gpus = c->spare_per_domain * n_dom + c->pool_units * s.pool_gpus;
-  res.gpu_hours = (double)A * t;
-  res.gpu_hours_charged = ((double)A + res.spare_gpus) * t;
-  *out = res;
-  rc = POD_OK;
-  goto done;
-nomem:
-  rc = pod_err_set(err, POD_ENOMEM, "", "out of memory in the simulator");
-done:
+  if (rc == POD_OK) rc = sim_start(&s, seed, err);
+  if (rc == POD_OK) rc = sim_loop(&s, err);
+  if (rc == POD_OK) sim_result(&s, out);
   pod_relsim_ws_free(own);
   return rc;
 }
 
 static const char *const relsim_metrics[] = {
-    "wall_h", "goodput", "interruptions", "lost_h", "restart_h",
-    "wait_h", "ckpt_h", "spares_peak_gpus", "gpu_hours", "gpu_hours_charged"};
+    "wall_h", "goodput", "interruptions",    "lost_h",    "restart_h",
+    "wait_h", "ckpt_h",  "spares_peak_gpus", "gpu_hours", "gpu_hours_charged"};
 
 static int relsim_kernel_fn(const void *cfg, double *m, pod_err *err) {
   const pod_rel_cfg *c = (const pod_rel_cfg *)cfg;

@@ -635,6 +635,35 @@ static double amax_sync(const pod_train_cfg *c, const plan *p, ctx *x, int dp,
   return sync_wait;
 }
 
+/* The step time: the breakdown plus the straggler wait (sync_wait from
+** amax_sync); then the throughput figures of r. */
+static int step_throughput(const pod_train_cfg *c, double sync_wait,
+                           pod_train_result *r, pod_err *err) {
+  pod_train_breakdown *b = &r->breakdown;
+  double pre = b->compute + b->tp + b->cp + b->ep + b->host + b->bubble +
+               b->pp + b->dp + b->optimizer;
+  /* Straggler: every GPU waits for the slowest at each synchronous step.
+  ** With per-GPU step times ~ N(mu, (jitter mu)^2), the expected maximum
+  ** of N is mu + jitter mu sqrt(2 ln N) to leading order (extreme-value /
+  ** Gumbel limit of the Gaussian maximum; slightly above the exact value
+  ** for moderate N). */
+  double N = c->gpus;
+  b->straggler = N > 1 ? c->jitter * pre * sqrt(2.0 * log(N)) : 0.0;
+  b->straggler += sync_wait;
+  r->step_s = pre + b->straggler;
+  double tokens = (double)c->global_batch * c->seq;
+  pod_model_flops f;
+  pod_model_flops_per_token(&c->model, c->seq, !c->mfu_full_attn, &f);
+  r->flops_per_token = f.total;
+  r->tokens_per_s = tokens / r->step_s;
+  r->tokens_per_s_per_gpu = r->tokens_per_s / c->gpus;
+  r->tflops_per_gpu = f.total * r->tokens_per_s_per_gpu / 1e12;
+  r->mfu = r->tflops_per_gpu / r->peak_tflops;
+  if (!isfinite(r->step_s) || r->step_s <= 0.0)
+    return pod_err_set(err, POD_ERANGE, "step_s", "is not finite");
+  return POD_OK;
+}
+
 /* The core evaluation (train_int.h). */
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                          int want_time, pod_err *err) {
@@ -722,28 +751,7 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   dp_time(c, &p, &x, &sp, stage_mb, rt.hbm, b);
   double sync_wait = amax_sync(c, &p, &x, dp, lr_eff, stage_mb, b);
   if (x.rc != POD_OK) return x.rc;
-  double pre = b->compute + b->tp + b->cp + b->ep + b->host + b->bubble +
-               b->pp + b->dp + b->optimizer;
-  /* Straggler: every GPU waits for the slowest at each synchronous step.
-  ** With per-GPU step times ~ N(mu, (jitter mu)^2), the expected maximum
-  ** of N is mu + jitter mu sqrt(2 ln N) to leading order (extreme-value /
-  ** Gumbel limit of the Gaussian maximum; slightly above the exact value
-  ** for moderate N). */
-  double N = c->gpus;
-  b->straggler = N > 1 ? c->jitter * pre * sqrt(2.0 * log(N)) : 0.0;
-  b->straggler += sync_wait;
-  r->step_s = pre + b->straggler;
-  double tokens = (double)c->global_batch * c->seq;
-  pod_model_flops f;
-  pod_model_flops_per_token(m, c->seq, !c->mfu_full_attn, &f);
-  r->flops_per_token = f.total;
-  r->tokens_per_s = tokens / r->step_s;
-  r->tokens_per_s_per_gpu = r->tokens_per_s / c->gpus;
-  r->tflops_per_gpu = f.total * r->tokens_per_s_per_gpu / 1e12;
-  r->mfu = r->tflops_per_gpu / r->peak_tflops;
-  if (!isfinite(r->step_s) || r->step_s <= 0.0)
-    return pod_err_set(err, POD_ERANGE, "step_s", "is not finite");
-  return POD_OK;
+  return step_throughput(c, sync_wait, r, err);
 }
 
 int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,

@@ -192,6 +192,34 @@ static int check_frac(double x, const char *field, pod_err *err) {
   return POD_OK;
 }
 
+/* The expert part of the layout (MoE parallel folding, see check_layout):
+** ep and etp of a dense model are 1; of a MoE model ep divides the
+** experts, etp expert_ffn, and ep*etp the tp*cp*dp ranks. */
+static int check_expert_layout(const pod_train_cfg *c, int dp, pod_err *err) {
+  const pod_layout *l = &c->parallel;
+  const pod_model *m = &c->model;
+  NEED(l->ep >= 1, "parallel.ep", "must be >= 1, or 0 for 1 (got %d)", l->ep);
+  NEED(l->etp >= 1, "parallel.etp", "must be >= 1, or 0 for 1 (got %d)",
+       l->etp);
+  if (m->experts == 0) {
+    NEED(l->ep == 1, "parallel.ep", "must be 1 for a dense model (got %d)",
+         l->ep);
+    NEED(l->etp == 1, "parallel.etp", "must be 1 for a dense model (got %d)",
+         l->etp);
+  } else {
+    NEED(m->experts % l->ep == 0, "parallel.ep",
+         "must divide the routed experts (%d experts, ep %d)", m->experts,
+         l->ep);
+    NEED(m->expert_ffn % l->etp == 0, "parallel.etp",
+         "must divide expert_ffn (%d, etp %d)", m->expert_ffn, l->etp);
+    long world = (long)l->tp * l->cp * dp;
+    NEED(world % ((long)l->ep * l->etp) == 0, "parallel.ep",
+         "ep*etp = %ld must divide tp*cp*dp = %ld (MoE parallel folding)",
+         (long)l->ep * l->etp, world);
+  }
+  return POD_OK;
+}
+
 /* Resolve dp; check the layout rules.  Rules (Megatron-LM):
 **  - tp divides heads (and KV heads for GQA: num_query_groups % tp);
 **  - tp * pp * cp * dp = gpus (dense part);
@@ -255,25 +283,8 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
     NEED(tpc * dp == c->gpus, "parallel.dp",
          "tp*pp*cp*dp = %ld must equal gpus (%d)", tpc * dp, c->gpus);
   }
-  NEED(l->ep >= 1, "parallel.ep", "must be >= 1, or 0 for 1 (got %d)", l->ep);
-  NEED(l->etp >= 1, "parallel.etp", "must be >= 1, or 0 for 1 (got %d)",
-       l->etp);
-  if (m->experts == 0) {
-    NEED(l->ep == 1, "parallel.ep", "must be 1 for a dense model (got %d)",
-         l->ep);
-    NEED(l->etp == 1, "parallel.etp", "must be 1 for a dense model (got %d)",
-         l->etp);
-  } else {
-    NEED(m->experts % l->ep == 0, "parallel.ep",
-         "must divide the routed experts (%d experts, ep %d)", m->experts,
-         l->ep);
-    NEED(m->expert_ffn % l->etp == 0, "parallel.etp",
-         "must divide expert_ffn (%d, etp %d)", m->expert_ffn, l->etp);
-    long world = (long)l->tp * l->cp * dp;
-    NEED(world % ((long)l->ep * l->etp) == 0, "parallel.ep",
-         "ep*etp = %ld must divide tp*cp*dp = %ld (MoE parallel folding)",
-         (long)l->ep * l->etp, world);
-  }
+  int rc = check_expert_layout(c, dp, err);
+  if (rc != POD_OK) return rc;
   NEED(l->microbatch >= 1, "parallel.microbatch",
        "must be >= 1, or 0 for 1 (got %d)", l->microbatch);
   NEED(c->global_batch % ((long)dp * l->microbatch) == 0, "global_batch",

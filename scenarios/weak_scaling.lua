@@ -4,29 +4,34 @@
 -- plots/weak_scaling.svg.  The declines come from the model's mechanisms
 -- (straggler: expected maximum of per-GPU jitter over more GPUs; DP
 -- traffic across more domains; fewer micro-batches per pipeline when the
--- batch is fixed), not from per-case factors.
+-- batch is fixed), not from per-case factors.  Each series runs the
+-- software release of the validation case it mirrors: NeMo 2.0 defaults
+-- ("none") for the 2025 H100 and Maverick runs (T2-T5), Megatron-Bridge
+-- 26.06 with the GB300 recipe's fp8 attention for DeepSeek-V3 (T6, T7).
+local nemo25 = "none"
+local mb26_06_gb300 = {base = "megatron_bridge_26_06", fp8_attention = true}
 local series = {
   {name = "llama70b_h100_bf16", sys = "hgx_h100", model = "llama3_70b", seq = 8192, dtype = "bf16",
    gpus = {64, 128, 256, 512, 1024, 2048}, gbs = function(g) return 2 * g end, full = true,
-   par = {tp = 4, pp = 4, vp = 5, cp = 2}, pub = {[64] = {54.5, 1121}, [2048] = {53.7, 1104}}},
+   sw = nemo25, par = {tp = 4, pp = 4, vp = 5, cp = 2}, pub = {[64] = {54.5, 1121}, [2048] = {53.7, 1104}}},
   {name = "llama70b_h100_fp8", sys = "hgx_h100", model = "llama3_70b", seq = 8192, dtype = "fp8",
    gpus = {64, 128, 256, 512, 1024, 2048}, gbs = function(g) return 2 * g end, full = true,
-   par = {tp = 4, pp = 4, vp = 5, cp = 2}, pub = {[64] = {38.1, 1567}, [2048] = {36.2, 1462}}},
+   sw = nemo25, par = {tp = 4, pp = 4, vp = 5, cp = 2}, pub = {[64] = {38.1, 1567}, [2048] = {36.2, 1462}}},
   {name = "llama405b_h100_bf16", sys = "hgx_h100", model = "llama3_405b", seq = 8192, dtype = "bf16",
    gpus = {512, 1024, 2048}, gbs = function(g) return g // 2 end, full = true,
-   par = {tp = 8, pp = 8, vp = 8, cp = 2, uneven = true},
+   sw = nemo25, par = {tp = 8, pp = 8, vp = 8, cp = 2, uneven = true},
    pub = {[512] = {55.5}, [1024] = {55.3}, [2048] = {55.2}}},
   {name = "llama405b_h100_fp8", sys = "hgx_h100", model = "llama3_405b", seq = 8192, dtype = "fp8",
    gpus = {512, 1024, 2048}, gbs = function(g) return g // 2 end, full = true,
-   par = {tp = 8, pp = 8, vp = 8, cp = 2, uneven = true},
+   sw = nemo25, par = {tp = 8, pp = 8, vp = 8, cp = 2, uneven = true},
    pub = {[512] = {44.4}, [1024] = {44.2}, [2048] = {43.7}}},
   {name = "maverick_gb200_fp8", sys = "gb200_nvl72", model = "llama4_maverick", seq = 8192,
-   dtype = "fp8", gpus = {128, 256, 512}, gbs = function(g) return 8 * g end, eff_scale = 1 / 1.5,
+   dtype = "fp8", gpus = {128, 256, 512}, gbs = function(g) return 8 * g end, sw = nemo25,
    par = {tp = 1, pp = 2, vp = 12, ep = 64},
    pub = {[128] = {nil, 10757}, [256] = {nil, 10530}, [512] = {nil, 10365}}},
   {name = "deepseek_v3_gb300_fp8", sys = "gb300_nvl72", model = "deepseek_v3", seq = 4096,
    dtype = "fp8", recipe = "block", gpus = {256, 512, 1024}, gbs = function(g) return 16 * g end,
-   par = {tp = 1, pp = 2, vp = 8, ep = 32, uneven = true},
+   sw = mb26_06_gb300, par = {tp = 1, pp = 2, vp = 8, ep = 32, uneven = true},
    pub = {[256] = {100 * 1648 / 5000, 6338}, [1024] = {100 * 1648 / 5000 * 0.985, 6338 * 0.985}}},
 }
 local rows, pubrows, table_rows, names = {}, {}, {}, {}
@@ -36,7 +41,7 @@ for i, s in ipairs(series) do
   for _, g in ipairs(s.gpus) do
     local r = podsim.train{system = s.sys, model = s.model, gpus = g, seq = s.seq,
       global_batch = s.gbs(g), dtype = s.dtype, mfu_full_attn = s.full or false,
-      eff_scale = s.eff_scale, fp8_recipe = s.recipe, parallel = s.par}
+      software = s.sw, fp8_recipe = s.recipe, parallel = s.par}
     first = first or r
     rows[#rows + 1] = {series_id = i, series = s.name, gpus = g, mfu_pct = 100 * r.mfu,
       tokens_per_s_per_gpu = r.tokens_per_s_per_gpu}

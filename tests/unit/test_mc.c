@@ -580,111 +580,113 @@ static void *wnew_fail(void *ud, pod_err *err) {
   return NULL;
 }
 
-static void test_plan_errors(void **st) {
+/* pod_mc_plan_new rejects *s with POD_EINVAL naming `want`; `what` says
+** which edit of the valid spec2 is tested. */
+static void expect_plan_field(const pod_mc_spec *s, const char *want,
+                              const char *what) {
+  pod_mc_plan *pl;
+  pod_err e;
+  pod_err_clear(&e);
+  int rc = pod_mc_plan_new(s, &pl, &e);
+  if (rc != POD_EINVAL) fail_msg("%s accepted (rc %d)", what, rc);
+  if (strcmp(e.field, want) != 0)
+    fail_msg("%s: field '%s', expected '%s'", what, e.field, want);
+  assert_null(pl);
+}
+
+/* Sizes: parameter, metric, grid and sample counts. */
+static void test_plan_errors_sizes(void **st) {
+  (void)st;
+  pod_mc_spec s;
+  pod_dist d[2];
+  spec2(&s, d);
+  s.nparams = -1;
+  expect_plan_field(&s, "params", "nparams -1");
+  spec2(&s, d);
+  s.dists = NULL;
+  expect_plan_field(&s, "params", "dists NULL");
+  spec2(&s, d);
+  s.nmetrics = 0;
+  expect_plan_field(&s, "metrics", "nmetrics 0");
+  spec2(&s, d);
+  s.grid = 0;
+  expect_plan_field(&s, "grid", "grid 0");
+  spec2(&s, d);
+  s.samples = 0;
+  expect_plan_field(&s, "samples", "samples 0");
+  spec2(&s, d);
+  s.chunk_size = -5;
+  expect_plan_field(&s, "chunk_size", "chunk_size -5");
+  spec2(&s, d);
+  s.samples = 1LL << 40;
+  s.chunk_size = 1;
+  expect_plan_field(&s, "chunk_size", "2^40 chunks");
+  spec2(&s, d);
+  s.max_samples_mb = -1;
+  expect_plan_field(&s, "max_samples_mb", "max_samples_mb -1");
+  spec2(&s, d);
+  s.max_samples_mb = INFINITY;
+  expect_plan_field(&s, "max_samples_mb", "max_samples_mb inf");
+}
+
+/* Options: evaluator, sensitivity, stopping rule, histogram. */
+static void test_plan_errors_options(void **st) {
+  (void)st;
+  pod_mc_spec s;
+  pod_dist d[2];
+  spec2(&s, d);
+  s.eval.eval = NULL;
+  expect_plan_field(&s, "eval", "eval NULL");
+  spec2(&s, d);
+  s.sensitivity = (pod_mc_sens)7;
+  expect_plan_field(&s, "sensitivity", "sensitivity 7");
+  spec2(&s, d);
+  s.nparams = 0;
+  s.sensitivity = POD_MC_SENS_SOBOL;
+  expect_plan_field(&s, "sensitivity", "Sobol without parameters");
+  spec2(&s, d);
+  s.stop_metric = 2;
+  expect_plan_field(&s, "stop_metric", "stop_metric 2 of 2 metrics");
+  spec2(&s, d);
+  s.stop_metric = 0;
+  s.stop_rel_ci95 = 0;
+  expect_plan_field(&s, "stop_rel_ci95", "stop_rel_ci95 0");
+  spec2(&s, d);
+  s.hist_bins = -1;
+  expect_plan_field(&s, "hist_bins", "hist_bins -1");
+}
+
+/* Distributions and names, with the index of the one at fault. */
+static void test_plan_errors_names(void **st) {
+  (void)st;
+  pod_mc_spec s;
+  pod_dist d[2];
+  const char *dup[] = {"a", "a"};
+  const char *empty[] = {"a", ""};
+  spec2(&s, d);
+  d[1] = pod_dist_normal(0, -1);
+  expect_plan_field(&s, "params[2].sd", "normal sd -1");
+  spec2(&s, d);
+  s.param_names = dup;
+  expect_plan_field(&s, "params[2]", "duplicate parameter name");
+  spec2(&s, d);
+  s.metric_names = empty;
+  expect_plan_field(&s, "metrics[2]", "empty metric name");
+  spec2(&s, d);
+  s.param_names = NULL;
+  expect_plan_field(&s, "params[1]", "param_names NULL");
+}
+
+/* A NULL err is fine; a worker that cannot be created fails the run. */
+static void test_plan_errors_null_err_and_worker(void **st) {
   (void)st;
   pod_mc_spec s;
   pod_dist d[2];
   pod_mc_plan *pl;
   pod_err e;
-  const char *dup[] = {"a", "a"};
-  const char *empty[] = {"a", ""};
-  /* each edit of a valid spec and the field it must name */
-  for (int i = 0; i < 19; i++) {
-    spec2(&s, d);
-    const char *want = NULL;
-    switch (i) {
-      case 0:
-        s.nparams = -1;
-        want = "params";
-        break;
-      case 1:
-        s.dists = NULL;
-        want = "params";
-        break;
-      case 2:
-        s.nmetrics = 0;
-        want = "metrics";
-        break;
-      case 3:
-        s.grid = 0;
-        want = "grid";
-        break;
-      case 4:
-        s.samples = 0;
-        want = "samples";
-        break;
-      case 5:
-        s.chunk_size = -5;
-        want = "chunk_size";
-        break;
-      case 6:
-        s.eval.eval = NULL;
-        want = "eval";
-        break;
-      case 7:
-        s.max_samples_mb = -1;
-        want = "max_samples_mb";
-        break;
-      case 8:
-        s.sensitivity = (pod_mc_sens)7;
-        want = "sensitivity";
-        break;
-      case 9:
-        s.stop_metric = 2;
-        want = "stop_metric";
-        break;
-      case 10:
-        s.stop_metric = 0;
-        s.stop_rel_ci95 = 0;
-        want = "stop_rel_ci95";
-        break;
-      case 11:
-        s.hist_bins = -1;
-        want = "hist_bins";
-        break;
-      case 12:
-        s.nparams = 0;
-        s.sensitivity = POD_MC_SENS_SOBOL;
-        want = "sensitivity";
-        break;
-      case 13:
-        d[1] = pod_dist_normal(0, -1);
-        want = "params[2].sd";
-        break;
-      case 14:
-        s.samples = 1LL << 40;
-        s.chunk_size = 1;
-        want = "chunk_size";
-        break;
-      case 15:
-        s.param_names = dup;
-        want = "params[2]";
-        break;
-      case 16:
-        s.metric_names = empty;
-        want = "metrics[2]";
-        break;
-      case 17:
-        s.param_names = NULL;
-        want = "params[1]";
-        break;
-      case 18:
-        s.max_samples_mb = INFINITY;
-        want = "max_samples_mb";
-        break;
-    }
-    pod_err_clear(&e);
-    int rc = pod_mc_plan_new(&s, &pl, &e);
-    if (rc != POD_EINVAL) fail_msg("case %d accepted (rc %d)", i, rc);
-    if (strcmp(e.field, want) != 0)
-      fail_msg("case %d: field '%s', expected '%s'", i, e.field, want);
-    assert_null(pl);
-  }
-  /* NULL err is fine */
   spec2(&s, d);
   s.grid = 0;
   assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_EINVAL);
-  /* worker creation failure */
   spec2(&s, d);
   s.eval.worker_new = wnew_fail;
   assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_OK);
@@ -907,7 +909,10 @@ int main(void) {
       cmocka_unit_test(test_stopping),
       cmocka_unit_test(test_eval_errors),
       cmocka_unit_test(test_nonfinite_unfit),
-      cmocka_unit_test(test_plan_errors),
+      cmocka_unit_test(test_plan_errors_sizes),
+      cmocka_unit_test(test_plan_errors_options),
+      cmocka_unit_test(test_plan_errors_names),
+      cmocka_unit_test(test_plan_errors_null_err_and_worker),
       cmocka_unit_test(test_kernel_evaluator),
 #ifdef POD_ALLOC_FAIL
       cmocka_unit_test(test_alloc_failures),
