@@ -756,6 +756,7 @@ static int l_start(lua_State *L) {
   for (int m = 0; m < s->M; m++)
     if (strcmp(s->mnames[m], "fits") == 0) spec.fits_metric = m + 1;
   spec.grid_labels = (const char *const *)s->glabels;
+  spec.hist_bins = 100; /* CDFs with enough points (podsim.plot) */
   pod_err e;
   pod_err_clear(&e);
   if (pod_mc_plan_new(&spec, &s->plan, &e) != POD_OK)

@@ -886,7 +886,27 @@ function P.plot(r, dir)
       end
     end
     local csv = P.write_csv(dir .. "/cdf_" .. metric .. ".csv", {"point", "label", "value", "cdf"}, rows)
-    local svg = P.gnuplot("cdf", {datafile = csv, metric = mlabel, npoints = #r.grid,
+    -- the central 98% of every grid point, its p5/p50/p95, the zero line
+    local xlo, xhi, marks = math.huge, -math.huge, {}
+    for g = 1, #r.grid do
+      local st = r.stats[metric][g]
+      if st and st.n > 0 then
+        if st.p1 * sc < xlo then xlo = st.p1 * sc end
+        if st.p99 * sc > xhi then xhi = st.p99 * sc end
+        for _, q in ipairs{{"p5", 0.05}, {"p50", 0.5}, {"p95", 0.95}} do
+          marks[#marks + 1] = {point = g, value = st[q[1]] * sc, cdf = q[2]}
+        end
+      end
+    end
+    if not (xhi > xlo) then -- one value, or nothing: a small window around it
+      local c = xlo == math.huge and 0 or xlo
+      xlo, xhi = c - math.max(math.abs(c) * 0.01, 1e-9), c + math.max(math.abs(c) * 0.01, 1e-9)
+    end
+    local pad = (xhi - xlo) * 0.02
+    xlo, xhi = xlo - pad, xhi + pad
+    local mcsv = P.write_csv(dir .. "/cdfmarks_" .. metric .. ".csv", {"point", "value", "cdf"}, marks)
+    local svg = P.gnuplot("cdf", {datafile = csv, markfile = mcsv, xlo = xlo, xhi = xhi,
+      zeroline = (xlo < 0 and xhi > 0) and 1 or 0, metric = mlabel, npoints = #r.grid,
       labels = (concat(labels, "\1"):gsub("[%s,]", "_"):gsub("\1", " "))}, dir .. "/plots/cdf_" .. metric .. ".svg")
     svgs[#svgs + 1] = svg
     if r.sensitivity ~= "none" and #r.params > 0 then

@@ -25,6 +25,22 @@ grep -q 'samples with a NaN or infinite z were left out' run/report.md && ok || 
 grep -q '^| w | uniform{hi=2, lo=0} |' run/report.md && ok || bad "assumptions in the report"
 grep -q '^| X1 | demo check | +1.0% | prediction | pass |' run/report.md && ok || bad "validation rows"
 grep -qE 'src="(http|https|file):' run/report.html && bad "the page loads nothing from outside" || ok
+# CDF plots: p5/p50/p95 marks per grid point equal the summary's; the
+# shown range is the central 98% (tornado files named by grid values)
+python3 - run/demo <<'PY' && ok || bad "CDF marks and names"
+import csv, os, sys
+d = sys.argv[1]
+summ = {(r["sys"], r["metric"]): r for r in csv.DictReader(open(d + "/summary.csv"))}
+marks = list(csv.DictReader(open(d + "/cdfmarks_y.csv")))
+assert len(marks) == 6, marks
+for i, sysname in enumerate(["a", "b"]):
+    got = [float(m["value"]) for m in marks if m["point"] == str(i + 1)]
+    want = [float(summ[(sysname, "y")][q]) for q in ("p5", "p50", "p95")]
+    assert all(abs(g - w) <= 1e-9 * max(1, abs(w)) for g, w in zip(got, want)), (got, want)
+rows = list(csv.DictReader(open(d + "/cdf_y.csv")))
+assert len(rows) == 2 * 101, len(rows)     # 100 bins and the lower edge, per grid point
+assert os.path.exists(d + "/plots/tornado_y_sys-a.svg") or not os.path.exists(d + "/plots/cdf_y.svg")
+PY
 nsvg=$(find run/demo/plots -name '*.svg' | wc -l)
 nimg=$(grep -o '<img ' run/report.html | wc -l)
 [ "$nimg" -eq "$nsvg" ] && ok || bad "every SVG inline ($nimg of $nsvg)"
