@@ -693,9 +693,18 @@ end
 -- which tables, plots and reports use: the label, the unit, the values
 -- times `scale` (stored values stay unscaled).
 local metric_decls = setmetatable({}, {__mode = "k"})
+local study_specs = setmetatable({}, {__mode = "k"}) -- for the swing tornado
 local c_study = P.study
 local decl_fields = {label = true, unit = true, scale = true}
+local declared_study
 function P.study(spec)
+  local s = declared_study(spec)
+  if type(spec) == "table" then
+    study_specs[s] = {params = spec.params, grid = spec.grid, eval = spec.eval}
+  end
+  return s
+end
+function declared_study(spec)
   local m = type(spec) == "table" and spec.metrics
   if type(m) ~= "table" or m[1] ~= nil or next(m) == nil then return c_study(spec) end
   local names, info = {}, {}
@@ -731,6 +740,7 @@ function methods.wait(s)
   local r = c_wait(s)
   setmetatable(r, results_mt)
   r.metric_info = metric_decls[s] or {}
+  r._spec = study_specs[s]
   if not opts.tool then
     warn_counts(r)
     run_studies[#run_studies + 1] = r
@@ -860,6 +870,51 @@ end
 -- podsim.plot(results [, dir]): CDF of every metric (all grid points) and
 -- a tornado of Spearman correlations per metric and grid point, as CSV
 -- plus SVG (when gnuplot is installed).  Returns the list of SVGs.
+-- The swing of every metric when each numeric parameter moves from its p5
+-- to its p95 with the others at their medians (one-at-a-time, in output
+-- units), per grid point: sw[metric][g] = {base =, [param] = {lo, hi}}.
+-- nil when the study cannot be re-evaluated that way (a choice parameter,
+-- no parameters, a finished spec no longer at hand).
+local function swings(r)
+  local spec = r._spec
+  if not spec or type(spec.params) ~= "table" or #r.params == 0 then return nil end
+  local med, q = {}, {}
+  for _, p in ipairs(r.params) do
+    local d = spec.params[p]
+    if type(d) == "number" then med[p], q[p] = d, nil
+    elseif type(d) == "userdata" and d.kind ~= "choice" and d.quantile then
+      med[p], q[p] = d:quantile(0.5), {d:quantile(0.05), d:quantile(0.95)}
+    else return nil end
+  end
+  local function at(over)
+    local ps = {}
+    for _, p in ipairs(r.params) do ps[p] = med[p] end
+    for k, v in pairs(over) do ps[k] = v end
+    local s = c_study{name = r.name .. "_swing", samples = 1, params = ps, grid = spec.grid,
+      eval = spec.eval, metrics = r.metrics, sensitivity = "none"}
+    c_start(s)
+    return c_wait(s)
+  end
+  local base = at({})
+  local sw = {}
+  for _, m in ipairs(r.metrics) do
+    sw[m] = {}
+    for g = 1, #r.grid do sw[m][g] = {base = base.stats[m][g] and base.stats[m][g].mean} end
+  end
+  for _, p in ipairs(r.params) do
+    if q[p] then
+      local lo, hi = at({[p] = q[p][1]}), at({[p] = q[p][2]})
+      for _, m in ipairs(r.metrics) do
+        for g = 1, #r.grid do
+          local a, b = lo.stats[m][g], hi.stats[m][g]
+          if a and b and a.n > 0 and b.n > 0 then sw[m][g][p] = {a.mean, b.mean} end
+        end
+      end
+    end
+  end
+  return sw
+end
+
 function P.plot(r, dir)
   if type(r) ~= "table" or not r.stats then fail("podsim.plot", nil, "expected the results of study:run()") end
   dir = dir or r.name
@@ -909,6 +964,33 @@ function P.plot(r, dir)
       zeroline = (xlo < 0 and xhi > 0) and 1 or 0, metric = mlabel, npoints = #r.grid,
       labels = (concat(labels, "\1"):gsub("[%s,]", "_"):gsub("\1", " "))}, dir .. "/plots/cdf_" .. metric .. ".svg")
     svgs[#svgs + 1] = svg
+    local sw = r.sensitivity ~= "none" and #r.params > 0 and (r._swings or swings(r))
+    r._swings = sw or nil
+    if sw then -- the tornado in output units
+      for g = 1, #r.grid do
+        local srows, s = {}, sw[metric][g]
+        for _, p in ipairs(r.params) do
+          if s[p] then
+            srows[#srows + 1] = {param = p, swing = math.abs(s[p][2] - s[p][1]) * sc,
+              at_p5 = s[p][1] * sc, at_p95 = s[p][2] * sc}
+          end
+        end
+        table.sort(srows, function(a, b)
+          if a.swing ~= b.swing then return a.swing < b.swing end
+          return a.param > b.param
+        end)
+        local slug = {}
+        for _, k in ipairs(r.grid_keys) do
+          slug[#slug + 1] = (k .. "-" .. label_of(r.grid[g][k])):gsub("[^%w.-]", "_")
+        end
+        local name = #r.grid > 1 and fmt("swing_%s_%s", metric, concat(slug, "_")) or "swing_" .. metric
+        local scsv = P.write_csv(dir .. "/" .. name .. ".csv", {"param", "swing", "at_p5", "at_p95"}, srows)
+        if #srows > 0 and s.base then
+          svgs[#svgs + 1] = P.gnuplot("swing", {datafile = scsv, metric = mlabel, point = point_label(r, g),
+            base = s.base * sc}, dir .. "/plots/" .. name .. ".svg")
+        end
+      end
+    end
     if r.sensitivity ~= "none" and #r.params > 0 then
       for g = 1, #r.grid do
         local trows = {}

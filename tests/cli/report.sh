@@ -41,6 +41,22 @@ rows = list(csv.DictReader(open(d + "/cdf_y.csv")))
 assert len(rows) == 2 * 101, len(rows)     # 100 bins and the lower edge, per grid point
 assert os.path.exists(d + "/plots/tornado_y_sys-a.svg") or not os.path.exists(d + "/plots/cdf_y.svg")
 PY
+# the tornado in output units: y = x * (1 or 2) + w, each input from its
+# p5 to its p95 with the other at its median
+python3 - run/demo <<'PY' && ok || bad "swing tornado in output units"
+import csv, sys
+from statistics import NormalDist
+d = sys.argv[1]
+z = NormalDist().inv_cdf(0.95)
+for sysname, k in (("a", 1), ("b", 2)):
+    rows = {r["param"]: r for r in csv.DictReader(open(f"{d}/swing_y_sys-{sysname}.csv"))}
+    want = {"x": (-k * z + 1, k * z + 1), "w": (0.1, 1.9)}
+    for p, (lo, hi) in want.items():
+        got = (float(rows[p]["at_p5"]), float(rows[p]["at_p95"]))
+        assert abs(got[0] - lo) < 1e-6 and abs(got[1] - hi) < 1e-6, (sysname, p, got, lo, hi)
+        assert abs(float(rows[p]["swing"]) - (hi - lo)) < 1e-6
+    assert list(rows) == ["w", "x"]  # widest last: on top of the chart
+PY
 nsvg=$(find run/demo/plots -name '*.svg' | wc -l)
 nimg=$(grep -o '<img ' run/report.html | wc -l)
 [ "$nimg" -eq "$nsvg" ] && ok || bad "every SVG inline ($nimg of $nsvg)"
