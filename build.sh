@@ -5,8 +5,10 @@ cd "$(dirname "$0")"
 ROOT=$PWD
 
 PKGS=(build-essential cmake pkg-config liblua5.4-dev libuv1-dev libgsl-dev
-      gnuplot-nox libcmocka-dev nettle-dev groff-base man-db chromium python3)
+      gnuplot-nox libcmocka-dev nettle-dev groff-base man-db chromium python3
+      openmpi-bin libopenmpi-dev)
 FUZZ_PKGS=(clang libclang-rt-14-dev)
+FORMAT_PKGS=(clang-format)
 JOBS=$(nproc 2>/dev/null || echo 2)
 DEFAULT_SCENARIO=scenarios/moe_nvl72_vs_hgx.lua
 
@@ -23,6 +25,8 @@ usage: ./build.sh COMMAND [ARGS]
   asan            ASan+UBSan build in build-asan/ and the whole test suite
   tsan            ThreadSanitizer build in build-tsan/, runner and Monte Carlo tests
   fuzz [SECONDS]  libFuzzer targets in tests/fuzz/ (default 30 s each)
+  format-check    list C sources under core/ lua/ tests/ that clang-format
+                  would change (exit 1 if any)
   clean           remove build trees
 USAGE
 }
@@ -109,6 +113,9 @@ case "$cmd" in
     deps "${FUZZ_PKGS[@]}"
     secs=${1:-30}
     bash tests/fuzz/run.sh "$secs" ;;
+  format-check)
+    deps "${FORMAT_PKGS[@]}"
+    bash tests/format.sh ;;
   clean) rm -rf build build-asan build-tsan build-fuzz ;;
   help|-h|--help) usage ;;
   *) usage >&2; exit 2 ;;

@@ -124,6 +124,10 @@ int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
   r.spare_fraction = (double)c->spare_gpus / all;
   if (!pod_finite(r.usd_total_charged) || !pod_finite(r.usd_per_m_tokens))
     return pod_err_set(err, POD_ERANGE, "tokens", "cost overflows");
+  if (!pod_finite(r.usd_per_m_tokens_charged))
+    return pod_err_set(err, POD_ERANGE, "spare_gpus", "cost per million tokens overflows");
+  if (!pod_finite(r.usd_per_step_charged))
+    return pod_err_set(err, POD_ERANGE, "step_s", "cost per step overflows");
   *out = r;
   return POD_OK;
 }

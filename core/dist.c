@@ -12,7 +12,6 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_math.h>
 #include <gsl/gsl_randist.h>
-#include <gsl/gsl_sf_gamma.h>
 
 static pod_dist mk(pod_dist_kind k, double a, double b, double c, double d) {
   pod_dist x;
@@ -571,7 +570,7 @@ double pod_dist_mean(const pod_dist *d) {
     case POD_DIST_GAMMA:
       return p[0] * p[1];
     case POD_DIST_WEIBULL:
-      return p[1] * gsl_sf_gamma(1 + 1 / p[0]);
+      return p[1] * tgamma(1 + 1 / p[0]);
     case POD_DIST_EXPONENTIAL:
       return p[0];
     case POD_DIST_DISCRETE: {
@@ -634,7 +633,7 @@ static double variance_raw(const pod_dist *d) {
     case POD_DIST_GAMMA:
       return p[0] * p[1] * p[1];
     case POD_DIST_WEIBULL: {
-      double g1 = gsl_sf_gamma(1 + 1 / p[0]), g2 = gsl_sf_gamma(1 + 2 / p[0]);
+      double g1 = tgamma(1 + 1 / p[0]), g2 = tgamma(1 + 2 / p[0]);
       return p[1] * p[1] * (g2 - g1 * g1);
     }
     case POD_DIST_EXPONENTIAL:

@@ -3,6 +3,8 @@
 */
 #include "pod_err.h"
 
+#include <gsl/gsl_errno.h>
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,3 +46,5 @@ void pod_err_clear(pod_err *e) {
 }
 
 int pod_finite(double x) { return isfinite(x) != 0; }
+
+void pod_init(void) { gsl_set_error_handler_off(); }

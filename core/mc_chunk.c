@@ -287,7 +287,7 @@ static int stop_rule_met(const pod_mc_plan *pl) {
     const pod_moments *m = &pl->mom[g * pl->M + pl->stop_metric];
     double lo, hi;
     if (m->n < pl->stop_min || pod_moments_ci95(m, &lo, &hi)) return 0;
-    if (!(0.5 * (hi - lo) <= pl->stop_rel * fabs(m->mean))) return 0;
+    if (!(0.5 * (hi - lo) <= pl->stop_rel * fabs(pod_moments_mean(m)))) return 0;
   }
   return 1;
 }

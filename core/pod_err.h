@@ -46,6 +46,19 @@ int pod_err_set(pod_err *e, int code, const char *field, const char *fmt, ...)
 /* Reset `e` (when not NULL) to POD_OK with empty strings. */
 void pod_err_clear(pod_err *e);
 
+/* Process set-up for core; call once, first, from every entry point (the
+** podsim executable, tests, benchmarks, fuzz targets), before any thread
+** runs core code.  It turns GSL's error handler off: GSL's default
+** handler aborts the process, and core reports every failure as a status
+** code instead.  Contract: core itself never relies on the handler.  It
+** calls no GSL function that reports through it on valid input (gamma
+** functions come from libm, the Sobol dimension is checked before
+** gsl_qrng_alloc), so even a caller that never called pod_init, or set an
+** aborting handler of its own, gets no abort from core except when GSL
+** itself runs out of memory.  Idempotent; not thread-safe (it sets a
+** process-wide GSL variable). */
+void pod_init(void);
+
 /* Non-zero when x is a finite double. */
 int pod_finite(double x);
 

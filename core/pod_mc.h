@@ -60,6 +60,7 @@
 #ifndef POD_MC_H
 #define POD_MC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pod_dist.h"
@@ -249,6 +250,43 @@ int pod_mc_finish_end(pod_mc_plan *plan, pod_mc_results *r, int status,
 /* Run every chunk on the calling thread with one worker, merging in order,
 ** honouring the stopping rule, then finish.  For tests and small studies. */
 int pod_mc_run_serial(pod_mc_plan *plan, pod_mc_results **out, pod_err *err);
+
+/* ---- serialisation (core/mc_codec.c) -----------------------------------
+**
+** Chunk results and a plan's merge state as bytes, so they can leave the
+** process (shard files, MPI): a versioned, little-endian encoding with a
+** CRC-32, described in mc_codec.c.  decode(encode(c)) merges exactly as c
+** (the same bits in every accumulator).  A record carries the producing
+** plan's fingerprint; decoding into a plan with another fingerprint (other
+** seed, samples, parameters, metrics, storage mode, ...) is refused. */
+#define POD_MC_CODEC_VERSION 1
+
+/* FNV-1a 64 of everything that decides a plan's chunks and statistics. */
+uint64_t pod_mc_plan_fingerprint(const pod_mc_plan *plan);
+/* CRC-32 (IEEE 802.3) of len bytes. */
+uint32_t pod_mc_crc32(const void *data, size_t len);
+
+/* Encode chunk c (run by this plan, or decoded into it; failed chunks
+** carry their error) into *buf (malloc'ed, *len bytes; caller frees).
+** Thread-safe as pod_mc_chunk_run is (reads the chunk's own rows). */
+int pod_mc_chunk_encode(const pod_mc_plan *plan, const pod_mc_chunk *c,
+                        unsigned char **buf, size_t *len, pod_err *err);
+/* Decode a chunk record into *out (to merge with pod_mc_merge, or free).
+** Stored rows are written into the plan's columns, as pod_mc_chunk_run
+** writes them, so it is thread-safe in the same way.  POD_EINVAL with
+** field "decode" and a message for a corrupt or mismatched record. */
+int pod_mc_chunk_decode(pod_mc_plan *plan, const unsigned char *buf,
+                        size_t len, pod_mc_chunk **out, pod_err *err);
+
+/* Encode the plan's merge state (chunks merged, moments, sketches, stored
+** rows, Sobol sums) before pod_mc_finish; decode it into a plan of the
+** same fingerprint that has merged nothing, which then finishes to the
+** same results.  Merge thread only.  A failed decode leaves the plan
+** empty. */
+int pod_mc_state_encode(const pod_mc_plan *plan, unsigned char **buf,
+                        size_t *len, pod_err *err);
+int pod_mc_state_decode(pod_mc_plan *plan, const unsigned char *buf,
+                        size_t len, pod_err *err);
 
 /* ---- results (read-only, any thread once finished)
  * ---------------------------- */

@@ -71,6 +71,31 @@ typedef void (*pod_run_progress_fn)(pod_run *run, const pod_run_progress *p,
                                     void *ud);
 typedef void (*pod_run_done_fn)(pod_run *run, pod_run_status status, void *ud);
 
+/* Chunks run by other processes (MPI ranks): `slots` chunks may be out at
+** once, next to the `threads` local workers; a chunk goes to whichever is
+** free first (dynamic assignment), and comes back through the in-order
+** merge like a local one.  run() is called on a pool thread and blocks
+** until the chunk's result is back (*out: the decoded chunk, possibly
+** failed) and returns POD_OK; or POD_ECANCELED when *abandon became
+** non-zero while it waited (the run is cancelled or failed: the chunk is
+** dropped); or another status with err when the transport failed (the run
+** fails with it).  The pool must hold threads + slots threads. */
+typedef struct pod_run_remote {
+  int slots;
+  int (*run)(void *ud, pod_mc_plan *plan, int64_t k, const _Atomic int *abandon,
+             pod_mc_chunk **out, pod_err *err);
+  void *ud;
+} pod_run_remote;
+
+/* Instead of merging (shards): chunks k with k % shard_count ==
+** shard_index run and are handed to sink() in chunk order on the loop
+** thread (sink consumes the chunk; a non-zero status fails the run); the
+** others do not run.  Nothing is merged: the results are empty and marked
+** incomplete; the status is POD_RUN_COMPLETE once every chunk of the shard
+** reached the sink. */
+typedef int (*pod_run_sink_fn)(void *ud, const pod_mc_plan *plan,
+                               pod_mc_chunk *c, pod_err *err);
+
 typedef struct pod_run_opts {
   int threads;                     /* workers / chunks at once, >= 1 */
   int window;                      /* 0: 2 * threads; >= threads */
@@ -78,6 +103,14 @@ typedef struct pod_run_opts {
   unsigned interval_ms;            /* progress period; 0: 200 ms */
   pod_run_done_fn done_cb;         /* required */
   void *ud;
+  const pod_run_remote *remote;    /* NULL: every chunk runs here */
+  int64_t shard_index, shard_count; /* shard_count 0: no shards */
+  pod_run_sink_fn sink;            /* required with shards */
+  /* Called once on the loop thread when merging is over, before the
+  ** statistics are computed (the plan's merge state is final: e.g. to
+  ** encode it); `failed` is the run's error when a chunk failed, else
+  ** NULL.  May be NULL. */
+  void (*merged_cb)(void *ud, pod_mc_plan *plan, const pod_err *failed);
 } pod_run_opts;
 
 /* Set libuv's thread pool size (UV_THREADPOOL_SIZE, clamped to 1..1024)
@@ -105,6 +138,9 @@ void pod_run_get_progress(const pod_run *run, pod_run_progress *p);
 ** failed or already taken) and the error (code POD_OK unless failed). */
 pod_mc_results *pod_run_take_results(pod_run *run);
 const pod_err *pod_run_error(const pod_run *run);
+/* After done_cb with POD_RUN_FAILED: the chunk whose error is reported
+** (-1 when the failure was not a chunk's). */
+int64_t pod_run_failed_chunk(const pod_run *run);
 
 /* Free a run after its done_cb (may be called inside done_cb). */
 void pod_run_free(pod_run *run);

@@ -33,20 +33,34 @@
 
 /* ---- moments ---------------------------------------------------------- */
 
+/* Sums are kept in units of `scale`, a power of two that stays 1 until a
+** value's magnitude passes POD_MOMENTS_LIM; then every sum is rescaled
+** (exactly, by powers of two), so finite inputs up to the double limit
+** never overflow M2..M4 (1e200 squared would).  The accessors undo the
+** scale; a variance beyond the double range is +inf, its sd finite. */
 typedef struct pod_moments {
   int64_t n;
-  double mean, m2, m3, m4; /* central sums: M_k = sum (x - mean)^k */
-  double min, max;
+  double mean, m2, m3, m4; /* mean/scale, M_k/scale^k: M_k = sum (x - mean)^k */
+  double min, max;         /* unscaled */
+  double scale, inv;       /* a power of two and its inverse */
 } pod_moments;
 
+#define POD_MOMENTS_LIM 0x1p64
+
 void pod_moments_init(pod_moments *m);
+/* Raise m's scale so that |x| / scale <= POD_MOMENTS_LIM (internal to
+** pod_moments_add). */
+void pod_moments_rescale(pod_moments *m, double x);
 
 /* Add one value (finite values only; the caller checks).  O(1), no
 ** allocation.  Inline because it sits on the per-sample path. */
 static inline void pod_moments_add(pod_moments *m, double x) {
+  if (!(x <= m->scale * POD_MOMENTS_LIM && x >= -m->scale * POD_MOMENTS_LIM))
+    pod_moments_rescale(m, x);
+  double xs = x * m->inv;
   double n1 = (double)m->n;
   double n = n1 + 1;
-  double delta = x - m->mean;
+  double delta = xs - m->mean;
   double dn = delta / n;
   double dn2 = dn * dn;
   double t1 = delta * dn * n1;

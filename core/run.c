@@ -45,6 +45,7 @@ typedef struct slot {
   pod_mc_chunk *chunk; /* written by the pool thread */
   int setup_rc;        /* worker creation / allocation failure */
   int skipped;         /* not run: above skip_after when it started */
+  int absent;          /* not in this shard: nothing to merge */
   pod_err setup_err;
 } slot;
 
@@ -74,6 +75,8 @@ struct pod_run {
   void **free_workers;
   int nfree, ncreated;
   int64_t skip_after;
+  int rfree;        /* remote slots free */
+  _Atomic int abandon; /* remote chunks in flight are dropped */
 
   int has_timer, finishing, done;
   uv_timer_t timer;
@@ -105,13 +108,32 @@ static void work_cb(uv_work_t *req) {
   pod_run *run = s->run;
   void *w = NULL;
   int have = 0;
+  if (run->o.shard_count > 0 &&
+      s->k % run->o.shard_count != run->o.shard_index) {
+    s->absent = 1;
+    return;
+  }
   uv_mutex_lock(&run->mu);
-  while (run->nfree == 0 && run->ncreated >= run->threads &&
+  while (run->nfree == 0 && run->ncreated >= run->threads && run->rfree == 0 &&
          s->k <= run->skip_after)
     uv_cond_wait(&run->cv, &run->mu);
   if (s->k > run->skip_after) {
     uv_mutex_unlock(&run->mu);
     s->skipped = 1;
+    return;
+  }
+  if (run->nfree == 0 && run->ncreated >= run->threads) {
+    run->rfree--; /* a remote slot */
+    uv_mutex_unlock(&run->mu);
+    const pod_run_remote *rm = run->o.remote;
+    int rc = rm->run(rm->ud, run->plan, s->k, &run->abandon, &s->chunk,
+                     &s->setup_err);
+    if (rc == POD_ECANCELED) s->skipped = 1;
+    else if (rc) s->setup_rc = rc;
+    uv_mutex_lock(&run->mu);
+    run->rfree++;
+    uv_cond_signal(&run->cv);
+    uv_mutex_unlock(&run->mu);
     return;
   }
   if (run->nfree > 0) {
@@ -149,6 +171,10 @@ static void pump(pod_run *run);
 static void maybe_finish(pod_run *run);
 
 static void cancel_pending_after(pod_run *run, int64_t limit) {
+  /* a cancel or a failure drops the remote chunks in flight (a stop waits
+  ** for them, they are merely discarded) */
+  if (run->halt == HALT_CANCEL || run->halt == HALT_FAIL)
+    atomic_store(&run->abandon, 1);
   uv_mutex_lock(&run->mu);
   if (limit < run->skip_after) run->skip_after = limit;
   uv_cond_broadcast(&run->cv);
@@ -189,7 +215,12 @@ static void drain(pod_run *run) {
     int64_t n = pod_mc_chunk_samples(run->plan, s->k);
     pod_err e;
     pod_err_clear(&e);
-    int rc = pod_mc_merge(run->plan, c, &e); /* consumes c */
+    int rc = POD_OK;
+    if (run->o.sink) {
+      if (c) rc = run->o.sink(run->o.ud, run->plan, c, &e); /* consumes c */
+    } else {
+      rc = pod_mc_merge(run->plan, c, &e); /* consumes c */
+    }
     if (rc) {
       fail_at(run, s->k, &e);
       break;
@@ -212,6 +243,8 @@ static void after_work_cb(uv_work_t *req, int status) {
   run->running--;
   if (status == UV_ECANCELED || s->skipped) {
     s->state = SLOT_FREE;
+  } else if (s->absent) {
+    s->state = SLOT_DONE; /* chunk NULL: drain steps over it */
   } else if (s->setup_rc) {
     s->state = SLOT_FREE;
     fail_at(run, s->k, &s->setup_err);
@@ -258,6 +291,7 @@ static void pump(pod_run *run) {
     s->chunk = NULL;
     s->setup_rc = 0;
     s->skipped = 0;
+    s->absent = 0;
     pod_err_clear(&s->setup_err);
     s->req.data = s;
     int rc = uv_queue_work(run->loop, &s->req, work_cb, after_work_cb);
@@ -376,6 +410,9 @@ static void maybe_finish(pod_run *run) {
   if (run->halt == HALT_NONE && run->next_merge < run->nchunks) return;
   discard_buffered(run);
   run->finishing = 1;
+  if (run->o.merged_cb)
+    run->o.merged_cb(run->o.ud, run->plan,
+                     run->halt == HALT_FAIL ? &run->err : NULL);
   /* statistics: unless a chunk failed */
   if (run->halt != HALT_FAIL) {
     int rc = pod_mc_finish_begin(run->plan, &run->fin_r, &run->finish_err);
@@ -428,11 +465,18 @@ int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
     return pod_err_set(err, POD_EINVAL, "plan", "needs a loop and a plan");
   if (!opts || !opts->done_cb)
     return pod_err_set(err, POD_EINVAL, "done_cb", "is required");
+  if (opts->shard_count < 0 || (opts->shard_count > 0 && !opts->sink) ||
+      opts->shard_index < 0 ||
+      (opts->shard_count > 0 && opts->shard_index >= opts->shard_count))
+    return pod_err_set(err, POD_EINVAL, "shard", "needs 0 <= index < count and a sink");
+  if (opts->remote && (opts->remote->slots < 0 || !opts->remote->run))
+    return pod_err_set(err, POD_EINVAL, "remote", "needs slots >= 0 and run");
   if (opts->threads < 1 || opts->threads > 1024)
     return pod_err_set(err, POD_EINVAL, "threads",
                        "must be in 1..1024 (got %d)", opts->threads);
-  int window = opts->window ? opts->window : 2 * opts->threads;
-  if (window < opts->threads)
+  int rslots = opts->remote ? opts->remote->slots : 0;
+  int window = opts->window ? opts->window : 2 * (opts->threads + rslots);
+  if (window < opts->threads + rslots)
     return pod_err_set(err, POD_EINVAL, "window", "must be >= threads (got %d)",
                        opts->window);
   if (pod_mc_chunks_merged(plan) != 0)
@@ -463,6 +507,8 @@ int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
   run->samples_total = pod_mc_plan_samples_total(plan);
   run->t0 = uv_hrtime();
   run->skip_after = INT64_MAX;
+  run->rfree = rslots;
+  atomic_init(&run->abandon, 0);
   pod_err_clear(&run->err);
   for (int i = 0; i < window; i++) run->slots[i].run = run;
   if (opts->progress_cb) {
@@ -493,6 +539,10 @@ pod_mc_results *pod_run_take_results(pod_run *run) {
 
 const pod_err *pod_run_error(const pod_run *run) {
   return &run->err;
+}
+
+int64_t pod_run_failed_chunk(const pod_run *run) {
+  return run->status == POD_RUN_FAILED && run->halt == HALT_FAIL ? run->fail_k : -1;
 }
 
 void pod_run_free(pod_run *run) {

@@ -18,6 +18,25 @@ void pod_moments_init(pod_moments *m) {
   memset(m, 0, sizeof *m);
   m->min = NAN;
   m->max = NAN;
+  m->scale = m->inv = 1.0;
+}
+
+/* Multiply the scale by 2^k (k > 0): the sums shrink by 2^k, 2^2k, ... */
+static void moments_scale_up(pod_moments *m, int k) {
+  m->scale = ldexp(m->scale, k);
+  m->inv = ldexp(m->inv, -k);
+  m->mean = ldexp(m->mean, -k);
+  m->m2 = ldexp(m->m2, -2 * k);
+  m->m3 = ldexp(m->m3, -3 * k);
+  m->m4 = ldexp(m->m4, -4 * k);
+}
+
+void pod_moments_rescale(pod_moments *m, double x) {
+  if (!isfinite(x)) return; /* callers pass finite values; keep the sums */
+  int e;
+  frexp(x, &e); /* |x| < 2^e */
+  int k = e - 64 - ilogb(m->scale);
+  if (k > 0) moments_scale_up(m, k);
 }
 
 void pod_moments_merge(pod_moments *a, const pod_moments *b) {
@@ -26,6 +45,10 @@ void pod_moments_merge(pod_moments *a, const pod_moments *b) {
     *a = *b;
     return;
   }
+  pod_moments bb = *b;
+  if (bb.scale > a->scale) moments_scale_up(a, ilogb(bb.scale) - ilogb(a->scale));
+  else if (a->scale > bb.scale) moments_scale_up(&bb, ilogb(a->scale) - ilogb(bb.scale));
+  b = &bb;
   double na = (double)a->n, nb = (double)b->n, n = na + nb;
   double d = b->mean - a->mean;
   double d2 = d * d, d3 = d2 * d, d4 = d2 * d2;
@@ -46,15 +69,21 @@ void pod_moments_merge(pod_moments *a, const pod_moments *b) {
 }
 
 double pod_moments_mean(const pod_moments *m) {
-  return m->n ? m->mean : NAN;
+  return m->n ? m->mean * m->scale : NAN;
+}
+
+/* sd in units of the scale */
+static double moments_sd_scaled(const pod_moments *m) {
+  return m->n >= 2 ? sqrt(m->m2 / (double)(m->n - 1)) : NAN;
 }
 
 double pod_moments_variance(const pod_moments *m) {
-  return m->n >= 2 ? m->m2 / (double)(m->n - 1) : NAN;
+  double sd = pod_moments_sd(m);
+  return sd * sd;
 }
 
 double pod_moments_sd(const pod_moments *m) {
-  return sqrt(pod_moments_variance(m));
+  return moments_sd_scaled(m) * m->scale;
 }
 
 double pod_moments_se(const pod_moments *m) {
@@ -62,12 +91,13 @@ double pod_moments_se(const pod_moments *m) {
 }
 
 double pod_moments_skew(const pod_moments *m) {
-  double sd = pod_moments_sd(m);
+  double sd = moments_sd_scaled(m);
   return (m->m3 / (double)m->n) / (sd * sd * sd);
 }
 
 double pod_moments_kurtosis(const pod_moments *m) {
-  double v = pod_moments_variance(m);
+  double sd = moments_sd_scaled(m);
+  double v = sd * sd;
   return (m->m4 / (double)m->n) / (v * v) - 3.0;
 }
 
@@ -78,8 +108,9 @@ int pod_moments_ci95(const pod_moments *m, double *lo, double *hi) {
   }
   double t = gsl_cdf_tdist_Pinv(0.975, (double)(m->n - 1));
   double h = t * pod_moments_se(m);
-  *lo = m->mean - h;
-  *hi = m->mean + h;
+  double mean = pod_moments_mean(m);
+  *lo = mean - h;
+  *hi = mean + h;
   return POD_OK;
 }
 

@@ -9,7 +9,6 @@
 #include "host_int.h"
 
 #include <errno.h>
-#include <gsl/gsl_errno.h>
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
@@ -18,6 +17,8 @@
 #include <unistd.h>
 
 #include "lpod.h"
+#include "scale.h"
+#include "pod_err.h"
 
 static pod_host *g_host; /* for the signal handler only */
 static volatile sig_atomic_t g_sigint_count;
@@ -39,6 +40,21 @@ const pod_host_opts *lpod_host_opts(pod_host *h) { return &h->o; }
 lua_State *lpod_host_main_state(pod_host *h) { return h->L; }
 lua_State *lpod_host_coroutine(pod_host *h) { return h->co; }
 int lpod_host_interrupted(pod_host *h) { return h->interrupted || h->timed_out; }
+
+uint64_t lpod_host_deadline_ns(pod_host *h) {
+  if (h == NULL || h->o.timeout_s <= 0) return 0;
+  uint64_t d = h->t0_ns + (uint64_t)(h->o.timeout_s * 1e9);
+  if (h->timed_out) d += TIMEOUT_GRACE_MS * 1000000ull;
+  return d;
+}
+
+void lpod_state_deadline(lua_State *L, uint64_t deadline_ns, const char *msg) {
+  pod_host__set_deadline(L, deadline_ns, msg);
+}
+
+void lpod_state_doom(lua_State *L) { pod_host__doom(L, POD_DOOM_TIME); }
+
+int lpod_state_out_of_memory(lua_State *L) { return pod_host__doomed(L) == POD_DOOM_MEMORY; }
 
 void lpod_host_fail(pod_host *h, const char *msg) {
   fprintf(stderr, "%s\n", msg);
@@ -104,29 +120,48 @@ static void script_where(lua_State *co, char *buf, size_t n) {
 #define TRACE_HEAD 10 /* frames shown before and after a gap */
 #define TRACE_TAIL 11
 
+/* lua_CFunction: the string an error object's __tostring gives, or
+** nothing. */
+static int error_tostring(lua_State *L) {
+  if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+  return 0;
+}
+
 /* Message plus a traceback limited to script frames, unless the error is
 ** one of podsim's located input errors, which stand alone. */
 static void report_error(pod_host *h, lua_State *co, int status) {
   lua_State *L = h->L;
   const char *msg = lua_tostring(co, -1);
-  if (status == LUA_ERRMEM) {
+  if (status == LUA_ERRMEM || pod_host__doomed(co) == POD_DOOM_MEMORY) {
     char where[200];
     script_where(co, where, sizeof where);
     fprintf(stderr, "%s%smemory budget of %.0f MB exceeded (--max-memory)\n",
             where[0] ? "" : "podsim: ", where, h->o.max_memory_mb);
     return;
   }
-  char nonstr[256];
+  char nonstr[512];
   if (msg == NULL) {
-    if (luaL_callmeta(co, -1, "__tostring") && lua_isstring(co, -1)) {
-      msg = lua_tostring(co, -1);
-    } else {
-      char where[200];
-      script_where(co, where, sizeof where);
-      snprintf(nonstr, sizeof nonstr, "%serror object is a %s value, not a string",
-               where, luaL_typename(co, -1));
-      msg = nonstr;
-    }
+    /* __tostring is scenario code: run it protected, in the main thread
+    ** (co is dead), under the exit budget */
+    char where[200];
+    script_where(co, where, sizeof where);
+    const char *tname = luaL_typename(co, -1);
+    lua_pushcfunction(L, error_tostring);
+    lua_xmove(co, L, 1);
+    pod_host__set_deadline(L, uv_hrtime() + EXIT_BUDGET_MS * 1000000ull,
+                           "the error object's __tostring exceeded its time budget");
+    int st = lua_pcall(L, 1, 1, 0);
+    pod_host__set_deadline(L, 0, "");
+    if (st == LUA_OK && lua_type(L, -1) == LUA_TSTRING)
+      snprintf(nonstr, sizeof nonstr, "%s", lua_tostring(L, -1));
+    else if (st == LUA_OK)
+      snprintf(nonstr, sizeof nonstr, "%serror object is a %s value, not a string", where, tname);
+    else
+      snprintf(nonstr, sizeof nonstr,
+               "%serror object is a %s value whose __tostring failed: %s", where, tname,
+               lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(no message)");
+    lua_pop(L, 1);
+    msg = nonstr;
   }
   lua_getfield(L, LUA_REGISTRYINDEX, "lpod.input_error");
   int input = lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), msg) == 0;
@@ -245,21 +280,33 @@ static void on_timeout(uv_timer_t *t) {
 
 /* Hook installed on the running coroutine by the signal handler or when
 ** the time budget runs out while Lua code is running. */
+static const char *signal_suffix(int sig) {
+  return sig == SIGTERM ? " (SIGTERM)" : sig == SIGHUP ? " (SIGHUP)" : "";
+}
+
 static void stop_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   lua_sethook(L, NULL, 0, 0);
   pod_host *h = lpod_host(L);
-  if (h && h->timed_out)
+  if (h && h->timed_out) {
+    pod_host__doom(L, POD_DOOM_TIME);
     lpod_error(L, NULL, NULL, "time budget of %g s exceeded (--timeout)", h->o.timeout_s);
-  lpod_error(L, NULL, NULL, "interrupted");
+  }
+  pod_host__doom(L, POD_DOOM_INTERRUPT);
+  lpod_error(L, NULL, NULL, "interrupted%s", h ? signal_suffix(h->signo) : "");
 }
 
-static void on_sigint(int sig) {
-  (void)sig;
-  if (++g_sigint_count >= 2) _exit(130);
+/* SIGINT, SIGTERM and SIGHUP alike: the first stops the run (partial
+** results written, marked incomplete; exit 128 + the signal's number),
+** a second exits at once.  Under MPI, mpirun turns ^C into SIGTERM. */
+static void on_signal(int sig) {
+  if (sig == SIGTERM) lpod_mpi_report_in_flight();
+  if (++g_sigint_count >= 2) _exit(128 + sig);
   pod_host *h = g_host;
   if (h == NULL) return;
+  if (h->signo == 0) h->signo = sig;
   h->interrupted = 1;
+  pod_host__watchdog_signalled();
   /* Only stop Lua code itself when no podsim call is pending: a pending
   ** study returns partial results and the scenario writes them. */
   if (!h->waiting && h->co)
@@ -271,6 +318,10 @@ static void on_sigint(int sig) {
 ** instructions, look at the clock. */
 static void budget_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
+  pod_host__check_time(L);
+}
+
+void pod_host__check_time(lua_State *L) {
   pod_host *h = lpod_host(L);
   if (h == NULL || h->o.timeout_s <= 0) return;
   uv_update_time(&h->loop);
@@ -282,6 +333,7 @@ static void budget_hook(lua_State *L, lua_Debug *ar) {
   if (uv_now(&h->loop) - h->t0_ms >= limit) {
     h->timed_out = 1;
     run_cancel_hooks(h);
+    pod_host__doom(L, POD_DOOM_TIME);
     lpod_error(L, NULL, NULL, "time budget of %g s exceeded (--timeout)", h->o.timeout_s);
   }
 }
@@ -359,16 +411,21 @@ int pod_host_main(const pod_host_opts *o) {
     return 1;
   }
   h->o = *o;
-  gsl_set_error_handler_off();
+  pod_init();
   if (resolve_dirs(h, o) != 0) {
     free(h);
     return 1;
   }
   h->o.out_dir = h->out_dir;
+  if (pod_host__lock_out(h) != 0) {
+    free(h);
+    return 1;
+  }
   /* state and loop */
   h->L = pod_host__new_state(o->max_memory_mb);
   if (h->L == NULL || uv_loop_init(&h->loop) != 0) {
     fprintf(stderr, "podsim: cannot create the Lua state or the event loop\n");
+    pod_host__unlock_out(h);
     free(h);
     return 1;
   }
@@ -382,6 +439,7 @@ int pod_host_main(const pod_host_opts *o) {
     fprintf(stderr, "podsim: %s\n", lua_tostring(L, -1));
     pod_host__close_state(L);
     uv_loop_close(&h->loop);
+    pod_host__unlock_out(h);
     free(h);
     return 1;
   }
@@ -390,6 +448,7 @@ int pod_host_main(const pod_host_opts *o) {
   uv_unref((uv_handle_t *)&h->wake);
   uv_update_time(&h->loop);
   h->t0_ms = uv_now(&h->loop);
+  h->t0_ns = uv_hrtime();
   if (o->timeout_s > 0) {
     uv_timer_init(&h->loop, &h->timeout);
     h->timeout.data = h;
@@ -397,11 +456,25 @@ int pod_host_main(const pod_host_opts *o) {
     uv_unref((uv_handle_t *)&h->timeout);
   }
   g_host = h;
-  struct sigaction sa, old;
+  static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction sa, old[3];
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_sigint;
+  sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old);
+  /* A SIGTERM or SIGHUP that the parent set to be ignored stays ignored
+  ** (nohup; an MPI rank above 0 ignores mpirun's SIGTERM so that rank 0
+  ** can write its partial results first); SIGINT is always handled. */
+  for (int i = 0; i < 3; i++) {
+    sigaction(sigs[i], NULL, &old[i]);
+    if (sigs[i] != SIGINT && old[i].sa_handler == SIG_IGN) continue;
+    sigaction(sigs[i], &sa, NULL);
+  }
+  pod_host__watchdog_start(h);
+  if (o->timeout_s > 0)
+    pod_host__watchdog_arm(h,
+                           h->t0_ns + (uint64_t)(o->timeout_s * 1e9) +
+                               (TIMEOUT_GRACE_MS + WATCHDOG_SLACK_MS) * 1000000ull,
+                           "the time budget (--timeout) ran out and the run did not stop");
 
   int rc = 0;
   if (start_scenario(h) != 0) {
@@ -416,18 +489,25 @@ int pod_host_main(const pod_host_opts *o) {
     finish(h);
     uv_run(&h->loop, UV_RUN_DEFAULT);
   }
-  sigaction(SIGINT, &old, NULL);
-  g_host = NULL;
-  if (h->interrupted) rc = 130;
-  else if (h->failed || h->timed_out) rc = 1;
   luaL_unref(L, LUA_REGISTRYINDEX, h->co_ref);
+  /* finalizers at exit are scenario code too, and Lua runs them with
+  ** hooks off: the watchdog gives them EXIT_BUDGET_MS */
+  pod_host__watchdog_arm(h, uv_hrtime() + EXIT_BUDGET_MS * 1000000ull,
+                         "finalizers (__gc) at exit did not finish");
   pod_host__close_state(L);
   if (uv_loop_close(&h->loop) != 0) {
     uv_run(&h->loop, UV_RUN_DEFAULT);
     uv_loop_close(&h->loop);
   }
+  pod_host__watchdog_stop(h);
+  for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
+  g_host = NULL;
+  if (h->interrupted) rc = 128 + (h->signo ? h->signo : SIGINT);
+  else if (h->failed || h->timed_out) rc = 1;
+  if (pod_host__stdout_lost() && rc == 0) rc = 1;
+  pod_host__unlock_out(h);
+  if (h->o.at_end) rc = h->o.at_end(rc); /* scale.h: shard file, MPI */
   free(h);
-  fflush(stdout);
   return rc;
 }
 

@@ -36,11 +36,27 @@ typedef struct pod_host_opts {
   int progress;             /* 1: progress bar on stderr */
   int help;                 /* run FILE --help: list the scenario's
                                podsim.arg declarations and stop */
+  /* scale-out (scale.h): --shard I/N writes chunk results to shard_dir;
+  ** merge: studies read them (podsim merge); mpi: --mpi */
+  int shard_i, shard_n;     /* shard_n 0: not sharded */
+  const char *shard_dir;
+  int merge;
+  int mpi;                  /* rank 0 of an MPI run: SIGTERM (how mpirun
+                               passes on ^C) acts as SIGINT */
+  /* called with the exit code after the scenario ended, before its state
+  ** closes; returns the exit code to use.  May be NULL. */
+  int (*at_end)(int rc);
 } pod_host_opts;
 
 /* Run the scenario (or validation) described by `o`; returns the exit
 ** code of DESIGN.md section 6 (0, 1, 130). Errors go to stderr. */
 int pod_host_main(const pod_host_opts *o);
+
+/* Call first in main(): make fds 0, 1 and 2 valid before anything opens
+** a file (a closed one is reopened on /dev/null, stdout on /dev/full so
+** that output to it counts as lost) and ignore SIGPIPE, so a broken pipe
+** is a write error like any other. */
+void pod_host_std_streams(void);
 
 /* --- for bindings ------------------------------------------------------- */
 
@@ -127,6 +143,22 @@ int lpod_path_allowed(lua_State *L, const char *path, int mode);
 ** state of h (kept for callers holding a pod_host; prefer
 ** lpod_path_allowed). */
 int lpod_host_path_allowed(pod_host *h, const char *path, int write);
+
+/* uv_hrtime() at which the run's time budget ends (including the grace
+** period once it has run out), or 0 without --timeout. */
+uint64_t lpod_host_deadline_ns(pod_host *h);
+
+/* Budgets for a state that runs outside the scenario coroutine (the
+** probe's template state): stop its Lua code once uv_hrtime() passes
+** deadline_ns (0: no deadline) with the error msg.  [-0, +0, m] */
+void lpod_state_deadline(lua_State *L, uint64_t deadline_ns, const char *msg);
+/* Non-zero once L ran out of its memory budget (an error then is the
+** budget's, whatever its message says).  [-0, +0, -] */
+int lpod_state_out_of_memory(lua_State *L);
+
+/* Mark L's next error as a budget error that pcall cannot catch (a
+** worker stopped after a cancel).  [-0, +0, -] */
+void lpod_state_doom(lua_State *L);
 
 /* A fresh worker lua_State with podsim's libraries opened, sandboxed like
 ** the state whose sandbox is `sb` (copied: path checks, the memory budget,

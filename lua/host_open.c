@@ -427,6 +427,10 @@ static int open_podsim(lua_State *L, const pod_host_opts *o,
   lua_pushvalue(L, podsim);
   lua_setfield(L, -2, "podsim");
   lua_pop(L, 1);
+  /* budgets hold with or without the sandbox (the library captured the
+  ** original pcall for its own cleanup); before the index, so that the
+  ** guarded functions cross into worker states by name */
+  pod_host__guard_budgets(L);
   /* function names for copying between states */
   lua_newtable(L);
   int fnames = lua_gettop(L);

@@ -354,49 +354,103 @@ static int study_read_params(lua_State *L, study *s, const char *ctx) {
   return 0;
 }
 
-/* podsim.study with a Lua eval and no metrics: the keys eval returns for
-** grid point 1 at the parameters' medians (run in the template state, not
-** the scenario's) replace the value at `metrics`.  [-0, +0, e] */
-static int study_probe_metrics(lua_State *L, study *s, int metrics,
-                               const char *ctx) {
-  lua_State *T = s->tmpl;
-  lua_rawgeti(T, T_GRID, 1);
+/* lua_CFunction run protected in the template state T (light userdata
+** study at 1): calls eval once for grid point 1 at the parameters'
+** medians and returns the sorted list of the metric names it returned
+** ({"value"} for a number), or a string saying what is wrong.  Scenario
+** code runs here (eval, its metamethods), so nothing of it runs outside a
+** protected call. */
+static int probe_in_template(lua_State *T) {
+  study *s = lua_touserdata(T, 1);
+  lua_settop(T, 0);
+  lua_pushvalue(T, lua_upvalueindex(1)); /* fn */
+  lua_newtable(T);                       /* p: a copy of grid point 1 */
+  lua_pushvalue(T, lua_upvalueindex(2));
+  lua_rawgeti(T, -1, 1);
+  lua_remove(T, -2);
+  lua_pushnil(T);
+  while (lua_next(T, -2)) {
+    lua_pushvalue(T, -2);
+    lua_insert(T, -2);
+    lua_rawset(T, 2);
+  }
+  lua_pop(T, 1);
   for (int i = 0; i < s->P; i++) {
-    lua_rawgeti(T, T_PNAMES, i + 1);
+    lua_rawgeti(T, lua_upvalueindex(4), i + 1);
     double med = pod_dist_quantile(&s->dists[i], 0.5);
     if (s->labeled[i]) {
-      lua_rawgeti(T, T_LABELS, i + 1);
+      lua_rawgeti(T, lua_upvalueindex(3), i + 1);
       lua_rawgeti(T, -1, (lua_Integer)med + 1);
       lua_remove(T, -2);
     } else {
       lua_pushnumber(T, med);
     }
-    lua_rawset(T, -3);
+    lua_rawset(T, 2);
   }
-  lua_pushvalue(T, T_FN);
-  lua_insert(T, -2);
-  if (lua_pcall(T, 1, 1, 0) != LUA_OK)
-    return lpod_error(L, ctx, "eval", "failed on a probe call at the parameters' medians: %s",
-                      lua_tostring(T, -1));
+  lua_call(T, 1, 1);
   if (lua_type(T, -1) == LUA_TNUMBER) {
-    lua_createtable(L, 1, 0);
-    lua_pushliteral(L, "value");
-    lua_rawseti(L, -2, 1);
-    lua_replace(L, metrics);
-  } else if (lua_istable(T, -1)) {
-    push_sorted_keys(T, -1, ctx, "eval");
-    lua_newtable(L);
-    int n = (int)lua_rawlen(T, -1);
-    for (int i = 1; i <= n; i++) {
-      lua_rawgeti(T, -1, i);
-      lua_pushstring(L, lua_tostring(T, -1));
-      lua_rawseti(L, -2, i);
-      lua_pop(T, 1);
-    }
-    lua_replace(L, metrics);
-  } else {
-    return lpod_error(L, ctx, "eval", "must return a table of metrics (got %s)", luaL_typename(T, -1));
+    lua_createtable(T, 1, 0);
+    lua_pushliteral(T, "value");
+    lua_rawseti(T, -2, 1);
+    return 1;
   }
+  if (!lua_istable(T, -1)) {
+    lua_pushfstring(T, "must return a table of metrics (got %s)", luaL_typename(T, -1));
+    return 1;
+  }
+  lua_pushnil(T);
+  while (lua_next(T, -2)) {
+    lua_pop(T, 1);
+    if (lua_type(T, -1) != LUA_TSTRING) {
+      lua_pushliteral(T, "keys must be names (strings)");
+      return 1;
+    }
+  }
+  push_sorted_keys(T, -1, NULL, NULL);
+  return 1;
+}
+
+/* podsim.study with a Lua eval and no metrics: the keys eval returns for
+** grid point 1 at the parameters' medians (run in the template state, not
+** the scenario's, protected and under the run's time budget) replace the
+** value at `metrics`.  [-0, +0, e] */
+static int study_probe_metrics(lua_State *L, study *s, int metrics,
+                               const char *ctx) {
+  lua_State *T = s->tmpl;
+  for (int i = T_FN; i <= T_PNAMES; i++) lua_pushvalue(T, i);
+  lua_pushcclosure(T, probe_in_template, 4);
+  lua_pushlightuserdata(T, s);
+  uint64_t deadline = lpod_host_deadline_ns(s->host);
+  char msg[128];
+  snprintf(msg, sizeof msg, "time budget of %g s exceeded (--timeout)", s->opts->timeout_s);
+  lpod_state_deadline(T, deadline, msg);
+  int st = lua_pcall(T, 1, 1, 0);
+  lpod_state_deadline(T, 0, "");
+  if (st == LUA_ERRMEM || (st != LUA_OK && lpod_state_out_of_memory(T))) {
+    lua_settop(T, T_PNAMES);
+    return lpod_error(L, ctx, "eval",
+                      "failed on a probe call at the parameters' medians: memory budget of "
+                      "%.0f MB exceeded (--max-memory)",
+                      s->opts->max_memory_mb);
+  }
+  if (st != LUA_OK || lua_type(T, -1) == LUA_TSTRING) {
+    char err[512];
+    snprintf(err, sizeof err, "%s",
+             lua_type(T, -1) == LUA_TSTRING ? lua_tostring(T, -1) : "error object is not a string");
+    lua_settop(T, T_PNAMES);
+    if (st != LUA_OK)
+      return lpod_error(L, ctx, "eval", "failed on a probe call at the parameters' medians: %s", err);
+    return lpod_error(L, ctx, "eval", "%s", err);
+  }
+  lua_newtable(L);
+  int n = (int)lua_rawlen(T, -1);
+  for (int i = 1; i <= n; i++) {
+    lua_rawgeti(T, -1, i);
+    lua_pushstring(L, lua_tostring(T, -1));
+    lua_rawseti(L, -2, i);
+    lua_pop(T, 1);
+  }
+  lua_replace(L, metrics);
   lua_settop(T, T_PNAMES);
   return 0;
 }
@@ -695,6 +749,7 @@ static void on_done(pod_run *run, pod_run_status status, void *ud) {
   s->results = pod_run_take_results(run);
   const pod_err *e = pod_run_error(run);
   if (e) s->err = *e;
+  if (status == POD_RUN_FAILED) lpod_study__scale_failed(s, pod_run_failed_chunk(run));
   /* a worker's memory budget stopped the run: the results so far come back
   ** incomplete, and the run exits 1 (DESIGN.md 10) */
   if (status == POD_RUN_CANCELED && s->err.code == POD_ENOMEM) {
@@ -771,6 +826,17 @@ static int l_start(lua_State *L) {
   uv_loop_t *loop = lpod_host_loop(s->host);
   uv_update_time(loop);
   s->t0_ms = uv_now(loop);
+  int sc = lpod_study__scale_start(s, &ro, &e); /* shards, merge, MPI */
+  if (sc < 0) return lpod_error_core(L, "study:start", NULL, &e);
+  if (sc > 0) { /* done (merged from shard files), or MPI rank > 0 */
+    if (s->state == ST_RUNNING) { /* pinned for good: see l_study_scale.c */
+      lua_pushlightuserdata(L, s);
+      lua_pushvalue(L, 1);
+      lua_rawset(L, LUA_REGISTRYINDEX);
+    }
+    lua_settop(L, 1);
+    return 1;
+  }
   if (pod_run_start(loop, s->plan, &ro, &s->run, &e) != POD_OK)
     return lpod_error_core(L, "study:start", NULL, &e);
   s->state = ST_RUNNING;
@@ -806,6 +872,7 @@ static int l_wait(lua_State *L) {
   study *s = check_study(L, "study:wait");
   lua_settop(L, 1);
   if (s->state == ST_NEW) return lpod_error(L, "study:wait", NULL, "study '%s' was not started (use study:run() or study:start())", s->name);
+  if (s->state == ST_RUNNING && s->mpi_wait) lpod_study__scale_wait(s);
   if (s->state == ST_DONE) return wait_k(L, LUA_OK, 0);
   if (s->waiter) return lpod_error(L, "study:wait", NULL, "study '%s' is already being waited for", s->name);
   lpod_host_check_yield(L, "study:wait");

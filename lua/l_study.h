@@ -83,6 +83,8 @@ typedef struct study {
   uint64_t t0_ms;
   double wall_s;
   int progress_shown;
+  int seq;       /* start order in the scenario: names it across processes */
+  int mpi_wait;  /* MPI rank > 0: s:wait() receives the state from rank 0 */
 } study;
 
 /* Template stack slots. */
@@ -96,6 +98,18 @@ int lpod_study__lw_eval(void *ud, void *worker, int grid, const double *x,
                         double *y, pod_err *err);
 int lpod_study__lw_chunk_begin(void *ud, void *worker, int64_t k, uint32_t seed,
                                pod_err *err);
+
+/* Scale-out (l_study_scale.c, scale.h).  scale_start, in s:start() once
+** the plan exists: numbers the study, then either finishes it (podsim
+** merge: chunks from the shard files), or leaves it running for rank 0's
+** state (MPI rank > 0; the caller pins it), and returns 1; or sets the
+** run options (shard sink, MPI remote executor and merged_cb) and returns
+** 0; -1 with err on failure.  scale_wait: MPI rank > 0, receive the state
+** and finish.  scale_failed: after a failed run, name the rank and chunk
+** in the error under MPI. */
+int lpod_study__scale_start(study *s, pod_run_opts *ro, pod_err *err);
+void lpod_study__scale_wait(study *s);
+void lpod_study__scale_failed(study *s, int64_t chunk);
 
 /* Push the results table of the finished study s, at sidx (see
 ** lua/README.md).  [-0, +1, e] */

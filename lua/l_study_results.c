@@ -4,6 +4,8 @@
 */
 #include "l_study.h"
 
+#include <errno.h>
+
 static void set_num(lua_State *L, const char *k, double v) {
   lua_pushnumber(L, v);
   lua_setfield(L, -2, k);
@@ -254,7 +256,7 @@ int lpod_study__write_samples(lua_State *L) {
     for (int m = 0; m < s->M; m++)
       cols[s->P + m] = pod_mc_results_metric_column(s->results, g, m);
     int ncol = s->P + s->M;
-    for (int64_t i = 0; i < rows; i++) {
+    for (int64_t i = 0; i < rows && !ferror(f); i++) {
       fputs(prefix ? prefix : "", f);
       for (int c = 0; c < ncol; c++) {
         fmt_num(buf, sizeof buf, cols[c] ? cols[c][i] : NAN);
@@ -266,10 +268,22 @@ int lpod_study__write_samples(lua_State *L) {
     total += rows;
     lua_pop(L, 1);
   }
+  /* every write is checked at once through the stream's error flag (it
+  ** sticks), then the close, which flushes the rest */
   int bad = ferror(f);
-  if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+  int err = bad ? errno : 0;
+  if (fclose(f) != 0 && !bad) {
+    bad = 1;
+    err = errno;
+  }
+  if (!bad && rename(tmp, path) != 0) {
+    bad = 1;
+    err = errno;
+  }
+  if (bad) {
     remove(tmp);
-    return lpod_error(L, "podsim.write", NULL, "cannot write '%s'", path);
+    return lpod_error(L, "podsim.write", NULL, "cannot write '%s': %s", path,
+                      err ? strerror(err) : "write error");
   }
   lua_pushinteger(L, total);
   return 1;

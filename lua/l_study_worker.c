@@ -21,11 +21,20 @@ static void worker_hook(lua_State *L, lua_Debug *ar) {
   /* Running chunks may finish after a cancel; only an evaluator still
   ** busy CANCEL_GRACE_NS later (an endless loop) is stopped here. */
   if (s && atomic_load(&s->cancel) &&
-      uv_hrtime() - atomic_load(&s->cancel_ns) > CANCEL_GRACE_NS)
+      uv_hrtime() - atomic_load(&s->cancel_ns) > CANCEL_GRACE_NS) {
+    lpod_state_doom(L); /* a pcall inside eval cannot swallow this */
     luaL_error(L,
                "study '%s' stopped: its evaluator kept running after the run "
                "was interrupted",
                s->name);
+  }
+}
+
+/* The same check at the entry of long C calls (string patterns; see
+** host_sandbox.c), registered as "lpod.budget_check". */
+static int worker_budget_check(lua_State *L) {
+  worker_hook(L, NULL);
+  return 0;
 }
 
 void *lpod_study__lw_new(void *ud, pod_err *err) {
@@ -82,6 +91,8 @@ void *lpod_study__lw_new(void *ud, pod_err *err) {
   lua_setfield(L, LUA_REGISTRYINDEX, "lpod.randomseed");
   lua_pop(L, 1);
   lua_sethook(L, worker_hook, LUA_MASKCOUNT, 1 << 20);
+  lua_pushcfunction(L, worker_budget_check);
+  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.budget_check");
   return w;
 }
 
@@ -174,16 +185,29 @@ void lpod_study__lw_free(void *ud, void *worker) {
   free(w);
 }
 
-int lpod_study__lw_eval(void *ud, void *worker, int grid, const double *x,
-                        double *y, pod_err *err) {
-  study *s = ud;
-  lworker *w = worker;
-  lua_State *L = w->L;
-  if (grid != w->cur_grid) {
+/* One evaluation, as a lua_CFunction run protected in the worker state:
+** arguments 1..W_TOP are copies of the worker's slots (so the W_* indices
+** hold inside), then the light userdata eval_ctx.  Returns p (rebuilt
+** when the grid point changed).  Scenario code (eval and the metamethods
+** of what it returns) runs only in here. */
+typedef struct eval_ctx {
+  study *s;
+  int new_grid; /* grid point whose values p needs, -1: p is current */
+  const double *x;
+  double *y;
+  pod_err *err;
+  int rc;
+} eval_ctx;
+
+static int eval_in_worker(lua_State *L) {
+  eval_ctx *c = lua_touserdata(L, W_TOP + 1);
+  study *s = c->s;
+  lua_settop(L, W_TOP);
+  if (c->new_grid >= 0) {
     /* fresh p with the grid point's values */
     lua_newtable(L);
     lua_replace(L, W_P);
-    lua_rawgeti(L, W_GRID, grid + 1);
+    lua_rawgeti(L, W_GRID, c->new_grid + 1);
     lua_pushnil(L);
     while (lua_next(L, -2)) { /* stack: ..., gp, k, v */
       lua_pushvalue(L, -2);
@@ -191,23 +215,67 @@ int lpod_study__lw_eval(void *ud, void *worker, int grid, const double *x,
       lua_rawset(L, W_P);
     }
     lua_pop(L, 1);
-    w->cur_grid = grid;
   }
   for (int i = 0; i < s->P; i++) {
     lua_rawgeti(L, W_PNAMES, i + 1);
     if (s->labeled[i]) {
       lua_rawgeti(L, W_LABELS, i + 1);
-      lua_rawgeti(L, -1, (lua_Integer)x[i] + 1);
+      lua_rawgeti(L, -1, (lua_Integer)c->x[i] + 1);
       lua_remove(L, -2);
     } else {
-      lua_pushnumber(L, x[i]);
+      lua_pushnumber(L, c->x[i]);
     }
     lua_rawset(L, W_P);
   }
   lua_pushvalue(L, W_FN);
   lua_pushvalue(L, W_P);
-  int st = lua_pcall(L, 1, 1, 0);
-  if (st == LUA_ERRMEM) {
+  lua_call(L, 1, 1);
+  if (lua_type(L, -1) == LUA_TNUMBER && s->M == 1) {
+    c->y[0] = lua_tonumber(L, -1);
+  } else if (lua_istable(L, -1)) {
+    for (int m = 0; m < s->M; m++) {
+      lua_rawgeti(L, W_MNAMES, m + 1);
+      lua_gettable(L, -2); /* may run __index */
+      if (lua_type(L, -1) == LUA_TBOOLEAN) { /* e.g. fits: 1 or 0 */
+        c->y[m] = lua_toboolean(L, -1) ? 1.0 : 0.0;
+        lua_pop(L, 1);
+        continue;
+      }
+      if (lua_type(L, -1) != LUA_TNUMBER) {
+        c->rc = pod_err_set(c->err, POD_EINVAL, s->mnames[m],
+                            "eval returned %s for metric '%s' (a number is needed)",
+                            luaL_typename(L, -1), s->mnames[m]);
+        break;
+      }
+      c->y[m] = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+  } else {
+    c->rc = pod_err_set(c->err, POD_EINVAL, "eval", "eval must return a table of metrics (got %s)",
+                        luaL_typename(L, -1));
+  }
+  lua_pushvalue(L, W_P);
+  return 1;
+}
+
+int lpod_study__lw_eval(void *ud, void *worker, int grid, const double *x,
+                        double *y, pod_err *err) {
+  study *s = ud;
+  lworker *w = worker;
+  lua_State *L = w->L;
+  eval_ctx c = {s, grid != w->cur_grid ? grid : -1, x, y, err, POD_OK};
+  lua_settop(L, W_TOP);
+  lua_pushcfunction(L, eval_in_worker);
+  for (int i = 1; i <= W_TOP; i++) lua_pushvalue(L, i);
+  lua_pushlightuserdata(L, &c);
+  int st = lua_pcall(L, W_TOP + 1, 1, 0);
+  if (st == LUA_OK) {
+    lua_replace(L, W_P);
+    w->cur_grid = grid;
+    return c.rc;
+  }
+  w->cur_grid = -1; /* p may be half built */
+  if (st == LUA_ERRMEM || lpod_state_out_of_memory(L)) {
     pod_err_set(err, POD_ENOMEM, "eval",
                 "memory budget of %.0f MB exceeded in a worker's Lua state "
                 "(--max-memory)",
@@ -215,41 +283,8 @@ int lpod_study__lw_eval(void *ud, void *worker, int grid, const double *x,
     lua_settop(L, W_TOP);
     return POD_ENOMEM;
   }
-  if (st != LUA_OK) {
-    const char *msg = lua_tostring(L, -1);
-    pod_err_set(err, POD_EINVAL, "eval", "%s",
-                msg ? msg : "error object is not a string");
-    lua_settop(L, W_TOP);
-    return POD_EINVAL;
-  }
-  int rc = POD_OK;
-  if (lua_type(L, -1) == LUA_TNUMBER && s->M == 1) {
-    y[0] = lua_tonumber(L, -1);
-  } else if (lua_istable(L, -1)) {
-    for (int m = 0; m < s->M; m++) {
-      lua_rawgeti(L, W_MNAMES, m + 1);
-      lua_gettable(L, -2);
-      if (lua_type(L, -1) == LUA_TBOOLEAN) { /* e.g. fits: 1 or 0 */
-        y[m] = lua_toboolean(L, -1) ? 1.0 : 0.0;
-        lua_pop(L, 1);
-        continue;
-      }
-      if (lua_type(L, -1) != LUA_TNUMBER) {
-        rc =
-            pod_err_set(err, POD_EINVAL, s->mnames[m],
-                        "eval returned %s for metric '%s' (a number is needed)",
-                        luaL_typename(L, -1), s->mnames[m]);
-        lua_pop(L, 1);
-        break;
-      }
-      y[m] = lua_tonumber(L, -1);
-      lua_pop(L, 1);
-    }
-  } else {
-    rc = pod_err_set(err, POD_EINVAL, "eval",
-                     "eval must return a table of metrics (got %s)",
-                     luaL_typename(L, -1));
-  }
+  const char *msg = lua_tostring(L, -1);
+  pod_err_set(err, POD_EINVAL, "eval", "%s", msg ? msg : "error object is not a string");
   lua_settop(L, W_TOP);
-  return rc;
+  return POD_EINVAL;
 }

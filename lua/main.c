@@ -4,13 +4,19 @@
 ** 2 usage error, 130 interrupted.
 */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <ftw.h>
+
 #include "host.h"
+#include "pod_err.h"
 #include "pod_run.h"
+#include "scale.h"
 
 #define MAX_SETS 256
 
@@ -40,6 +46,9 @@ static const char usage_text[] =
     "            [--min-bytes SIZE]\n"
     "                           fit a system's collective parameters to\n"
     "                           nccl-tests output (*_perf tables or CSV)\n"
+    "  merge DIR... [--out DIR] [--threads N]\n"
+    "                           outputs of a sharded run from its shard files\n"
+    "                           (presets and plot take --timeout, --max-memory)\n"
     "  --help, --version\n"
     "\n"
     "run options:\n"
@@ -56,9 +65,14 @@ static const char usage_text[] =
     "  --quiet                print only what the scenario prints itself\n"
     "  --unsafe               lift the sandbox (os.execute, io.popen, C modules,\n"
     "                         files anywhere)\n"
+    "  --shard I/N            run shard I (0-based) of N of every study and write\n"
+    "                         its chunk results to --out DIR (see podsim merge)\n"
+    "  --mpi                  under mpirun: distribute every study's chunks over\n"
+    "                         the ranks; rank 0 prints and writes\n"
     "\n"
-    "exit codes: 0 success, 1 scenario or runtime error, 2 usage error,\n"
-    "130 interrupted (partial results written and marked incomplete)\n";
+    "exit codes: 0 success, 1 scenario or runtime error (also: output lost,\n"
+    "a budget ran out), 2 usage error, 130/143/129 interrupted by SIGINT/\n"
+    "SIGTERM/SIGHUP (partial results written and marked incomplete)\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "podsim: ");
@@ -144,6 +158,18 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
       o->timeout_s = x;
     } else if (allow_file && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
       o->help = 1;
+    } else if (strcmp(a, "--shard") == 0) {
+      NEEDV();
+      int si, sn;
+      char tail;
+      if (sscanf(v, "%d/%d%c", &si, &sn, &tail) != 2 || sn < 1 || sn > 100000 || si < 0 || si >= sn)
+        return usage_error("--shard needs I/N with 0 <= I < N, got '%s'", v);
+      o->shard_i = si;
+      o->shard_n = sn;
+    } else if (strcmp(a, "--mpi") == 0) {
+      if (!lpod_mpi_available())
+        return usage_error("--mpi: this podsim was built without MPI%s", "");
+      o->mpi = 1;
     } else if (strcmp(a, "--quiet") == 0) {
       o->quiet = 1;
     } else if (strcmp(a, "--unsafe") == 0) {
@@ -267,8 +293,99 @@ static int calibrate_main(int argc, char **argv, pod_host_opts *o, const char **
   return pod_host_main(o);
 }
 
+/* ---- scale-out (scale.h) ---- */
+
+static char g_scratch[4096]; /* discarded outputs of shards and ranks > 0 */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f) {
+  (void)st;
+  (void)flag;
+  (void)f;
+  return remove(path);
+}
+
+static int at_end(int rc) {
+  if (g_scratch[0]) nftw(g_scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  if (lpod_shard_end(rc == 0) != 0 && rc == 0) rc = 1;
+  return lpod_mpi_finish(rc);
+}
+
+/* Outputs of this process go nowhere (a shard, an MPI rank > 0): stdout
+** to /dev/null, files into a scratch folder removed at the end. */
+static int discard_outputs(pod_host_opts *o) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(g_scratch, sizeof g_scratch, "%s/podsim-discard-XXXXXX", tmp && tmp[0] ? tmp : P_tmpdir);
+  if (!mkdtemp(g_scratch)) {
+    fprintf(stderr, "podsim: cannot create a scratch folder: %s\n", strerror(errno));
+    g_scratch[0] = '\0';
+    return 1;
+  }
+  o->out_dir = g_scratch;
+  o->progress = 0;
+  if (!freopen("/dev/null", "w", stdout)) return 1;
+  return 0;
+}
+
+/* The options of `podsim run` that decide results (everything but
+** --shard, --out, --threads, --mpi), kept in the shard file for merge. */
+static int kept_opts(int argc, char **argv, const char **out) {
+  int n = 0;
+  for (int i = 2; i < argc; i++) {
+    if (strcmp(argv[i], "--shard") == 0 || strcmp(argv[i], "--out") == 0 ||
+        strcmp(argv[i], "--threads") == 0) {
+      i++;
+      continue;
+    }
+    if (strcmp(argv[i], "--mpi") == 0) continue;
+    out[n++] = argv[i];
+  }
+  return n;
+}
+
+static int default_threads(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)(n > 1024 ? 1024 : n) : 1;
+}
+
+/* podsim merge DIR... [--out DIR] [--threads N] [--quiet] */
+static int merge_main(int argc, char **argv, pod_host_opts *o, const char **sets) {
+  static const char *dirs[1024], *merged[2048];
+  int nd = 0, i = 2;
+  for (; i < argc && argv[i][0] != '-'; i++) {
+    if (nd == 1024) return usage_error("too many folders%s", "");
+    dirs[nd++] = argv[i];
+  }
+  if (nd == 0) return usage_error("merge needs the folders of the shard files%s", "");
+  const char *scen;
+  const char *const *kept;
+  int nk;
+  if (lpod_merge_open(dirs, nd, &scen, &kept, &nk) != 0) return 1;
+  int n = 0;
+  merged[n++] = argv[0];
+  merged[n++] = "run";
+  for (int k = 0; k < nk && n < 2000; k++) merged[n++] = kept[k];
+  int rc = parse_run_opts(n, (char **)merged, 2, o, sets, 1);
+  if (!rc) rc = parse_run_opts(argc, argv, i, o, sets, 0);
+  if (rc) return rc;
+  if (o->tool_arg) return usage_error("unexpected argument '%s'", o->tool_arg);
+  if (o->shard_n || o->mpi) return usage_error("merge takes neither --shard nor --mpi%s", "");
+  o->merge = 1;
+  if (o->threads == 0) o->threads = default_threads();
+  pod_run_set_threads(o->threads);
+  if (access(o->scenario, R_OK) != 0) {
+    fprintf(stderr, "podsim merge: cannot read the scenario '%s': %s\n", o->scenario, strerror(errno));
+    return 1;
+  }
+  o->at_end = at_end;
+  rc = pod_host_main(o);
+  lpod_merge_close();
+  return rc;
+}
+
 int main(int argc, char **argv) {
   static const char *sets[MAX_SETS];
+  pod_host_std_streams();
+  pod_init();
   pod_host_opts o;
   default_opts(&o);
   if (argc < 2) {
@@ -278,25 +395,58 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     fputs(usage_text, stdout);
-    return 0;
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
   }
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("podsim %s\n", POD_VERSION);
-    return 0;
+    printf("MPI: %s\n", lpod_mpi_available() ? "built in (podsim run --mpi under mpirun)" : "not built in");
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
   }
   o.sets = sets;
   if (strcmp(cmd, "run") == 0) {
     int rc = parse_run_opts(argc, argv, 2, &o, sets, 1);
     if (rc) return rc;
     if (o.scenario == NULL) return usage_error("run needs a scenario file%s", "");
-    if (o.threads == 0) {
-      long n = sysconf(_SC_NPROCESSORS_ONLN);
-      o.threads = n > 0 ? (int)(n > 1024 ? 1024 : n) : 1;
-    }
-    pod_run_set_threads(o.threads);
+    if (o.shard_n && o.mpi) return usage_error("--shard and --mpi exclude each other%s", "");
+    if (o.shard_n && !o.out_dir) return usage_error("--shard needs --out DIR for the shard file%s", "");
+    if (o.threads == 0) o.threads = default_threads();
     if (access(o.scenario, R_OK) != 0) {
       fprintf(stderr, "podsim: cannot read '%s': %s\n", o.scenario, strerror(errno));
       return 1;
+    }
+    int pool = o.threads;
+    o.at_end = at_end;
+    if (o.mpi) {
+      if (lpod_mpi_init(&argc, &argv, o.threads) != 0) return 1;
+      if (lpod_mpi_rank() == 0) {
+        pool = o.threads * lpod_mpi_size(); /* local workers + proxies */
+      } else {
+        /* mpirun passes ^C on as SIGTERM to every rank, then SIGKILL after
+        ** its grace period (odls_base_sigkill_timeout): this rank ignores
+        ** the SIGTERM so that rank 0 gets that time to write the partial
+        ** results before the job is torn down */
+        signal(SIGTERM, SIG_IGN);
+        o.mpi = 0;
+        if (discard_outputs(&o)) return lpod_mpi_finish(1);
+      }
+    }
+    pod_run_set_threads(pool);
+    if (o.shard_n) {
+      static const char *kept[1024];
+      int nk = kept_opts(argc, argv, kept);
+      static char dir[4096];
+      snprintf(dir, sizeof dir, "%s", o.out_dir);
+      o.shard_dir = dir;
+      if (mkdir(dir, 0777) != 0) {
+        if (errno != EEXIST) {
+          fprintf(stderr, "podsim: cannot create '%s': %s\n", dir, strerror(errno));
+          return 1;
+        }
+      }
+      if (lpod_shard_begin(&o, kept, nk) != 0 || discard_outputs(&o)) {
+        lpod_shard_end(0);
+        return 1;
+      }
     }
     return pod_host_main(&o);
   }
@@ -305,6 +455,7 @@ int main(int argc, char **argv) {
     o.quiet = 1;
     int rc = parse_run_opts(argc, argv, 2, &o, sets, 0);
     if (rc) return rc;
+    if (o.shard_n || o.mpi) return usage_error("--shard and --mpi are options of run%s", "");
     if (o.threads == 0) {
       long n = sysconf(_SC_NPROCESSORS_ONLN);
       o.threads = n > 0 ? (int)(n > 1024 ? 1024 : n) : 1;
@@ -312,32 +463,9 @@ int main(int argc, char **argv) {
     pod_run_set_threads(o.threads);
     return pod_host_main(&o);
   }
+  if (strcmp(cmd, "merge") == 0) return merge_main(argc, argv, &o, sets);
   if (strcmp(cmd, "eval") == 0) return eval_main(argc, argv, &o, sets);
   if (strcmp(cmd, "calibrate") == 0) return calibrate_main(argc, argv, &o, sets);
-  if (strcmp(cmd, "presets") == 0) {
-    o.tool = cmd;
-    for (int i = 2; i < argc; i++) {
-      if (strcmp(argv[i], "--format") == 0) {
-        if (i + 1 >= argc) return usage_error("option '%s' needs a value", argv[i]);
-        const char *v = argv[++i];
-        if (strcmp(v, "table") && strcmp(v, "json"))
-          return usage_error("presets --format is table or json, got '%s'", v);
-        o.format = v;
-      } else if (argv[i][0] == '-') {
-        return usage_error("unknown option '%s'", argv[i]);
-      } else if (o.tool_arg != NULL) {
-        return usage_error("unexpected argument '%s'", argv[i]);
-      } else if (strcmp(argv[i], "gpus") && strcmp(argv[i], "systems") &&
-                 strcmp(argv[i], "models") && strcmp(argv[i], "failures") &&
-                 strcmp(argv[i], "software")) {
-        return usage_error("unknown preset kind '%s' (gpus, systems, models, failures, software)",
-                           argv[i]);
-      } else {
-        o.tool_arg = argv[i];
-      }
-    }
-    return pod_host_main(&o);
-  }
   if (strcmp(cmd, "report") == 0) {
     if (argc != 3 || argv[2][0] == '-')
       return usage_error("report needs the folder of one run%s", "");
@@ -347,13 +475,25 @@ int main(int argc, char **argv) {
     o.quiet = 1;
     return pod_host_main(&o);
   }
-  if (strcmp(cmd, "plot") == 0) {
-    if (argc > 3) return usage_error("unexpected argument '%s'", argv[3]);
-    if (strcmp(cmd, "plot") == 0 && argc < 3)
-      return usage_error("plot needs the folder of a run's CSV files%s", "");
+  if (strcmp(cmd, "presets") == 0 || strcmp(cmd, "plot") == 0) {
+    /* the run options that make sense here are the budgets (and presets'
+    ** --format) */
     o.tool = cmd;
-    o.tool_arg = argc > 2 ? argv[2] : NULL;
-    if (strcmp(cmd, "plot") == 0) o.out_dir = argv[2];
+    int rc = parse_run_opts(argc, argv, 2, &o, sets, 0);
+    if (rc) return rc;
+    if (o.out_dir || o.nsets || o.samples >= 0 || o.seed >= 0 || o.unsafe || o.threads)
+      return usage_error("%s takes only --timeout and --max-memory", cmd);
+    if (strcmp(cmd, "presets") == 0) {
+      if (strcmp(o.format, "csv") == 0)
+        return usage_error("presets --format is table or json, got '%s'", o.format);
+      const char *k = o.tool_arg;
+      if (k && strcmp(k, "gpus") && strcmp(k, "systems") && strcmp(k, "models") &&
+          strcmp(k, "failures") && strcmp(k, "software"))
+        return usage_error("unknown preset kind '%s' (gpus, systems, models, failures, software)", k);
+    }
+    if (strcmp(cmd, "plot") == 0 && o.tool_arg == NULL)
+      return usage_error("plot needs the folder of a run's CSV files%s", "");
+    if (strcmp(cmd, "plot") == 0) o.out_dir = o.tool_arg;
     return pod_host_main(&o);
   }
   return usage_error("unknown command '%s'", cmd);

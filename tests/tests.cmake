@@ -51,7 +51,7 @@ endforeach()
 
 # ThreadSanitizer (./build.sh tsan runs ctest -L tsan): the runner, the
 # Monte Carlo engine and the CLI tests whose studies run on worker threads.
-foreach(t unit_test_run unit_test_mc cli_study cli_harden_budget)
+foreach(t unit_test_run unit_test_run_remote unit_test_mc unit_test_mc_codec cli_study cli_harden_budget)
   if(TEST ${t})
     set_tests_properties(${t} PROPERTIES LABELS tsan)
   endif()

@@ -27,6 +27,10 @@ for k in next, I do P[k] = nil end
 P.sources = I._sources -- public: the source of every preset
 
 local fmt, concat, floor = string.format, table.concat, math.floor
+-- The original pcall (the host replaces the global by one that cannot
+-- catch budget errors): writers clean up their temporary file, then
+-- re-raise.
+local pcall = pcall
 local raw_open, raw_rename, raw_remove = raw.io_open, raw.os_rename, raw.os_remove
 
 P.version = "0.1.0"
@@ -203,11 +207,22 @@ function P.write_atomic(path, producer, ctx)
   local tmp = fmt("%s.tmp.%d.%d", path, raw.getpid(), tmp_serial)
   local f, ferr = raw_open(tmp, "wb")
   if not f then fail(ctx, nil, ferr) end
-  local pok, perr = pcall(producer, f)
+  -- Every write is checked (a full disk or a file size limit fails one;
+  -- the close reports what the last flush could not write).
+  local checked = {}
+  function checked:write(...)
+    local wok, werr = f:write(...)
+    if not wok then error({podsim_write_error = werr}, 0) end
+    return self
+  end
+  local pok, perr = pcall(producer, checked)
   local cok, cerr = f:close()
   if not pok or not cok then
     raw_remove(tmp)
-    error(pok and cerr or perr, 0)
+    if pok or type(perr) == "table" and perr.podsim_write_error then
+      fail(ctx, nil, fmt("cannot write '%s': %s", path, pok and cerr or perr.podsim_write_error))
+    end
+    error(perr, 0)
   end
   local rok, rerr = raw_rename(tmp, path)
   if not rok then
@@ -242,7 +257,7 @@ local function csv_cell(v)
   if t == "boolean" then return v and "true" or "false" end
   if v == nil then return "" end
   local s = tostring(v)
-  if s:find('[,"\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
+  if s:find('[,"\r\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
   return s
 end
 
@@ -297,7 +312,17 @@ local function json(v, indent, seen, path)
   seen[v] = true
   local pad, pad1 = ("  "):rep(indent), ("  "):rep(indent + 1)
   local out = {}
-  if #v > 0 or next(v) == nil then
+  local nlist = #v
+  if nlist > 0 then
+    -- a list with named (or out-of-range) keys has no JSON form
+    for k in pairs(v) do
+      if math.type(k) ~= "integer" or k < 1 or k > nlist then
+        fail(json_ctx, path, fmt("table mixes list items (1..%d) and the key %s: no JSON form",
+          nlist, type(k) == "string" and fmt("%q", k) or tostring(k)))
+      end
+    end
+  end
+  if nlist > 0 or next(v) == nil then
     for i = 1, #v do
       out[i] = pad1 .. json(v[i], indent + 1, seen, indent < 8 and fmt("%s[%d]", path or "", i) or path)
     end
@@ -781,6 +806,12 @@ function P.write(r, dir)
   if type(r) ~= "table" or not r.stats then fail("podsim.write", nil, "expected the results of study:run()") end
   dir = dir or r.name
   local function path(name) return dir .. "/" .. name end
+  -- meta.json first says the folder is being written, and is replaced
+  -- last: a folder never claims "complete" beside another run's files.
+  P.write_json(path("meta.json"), {
+    podsim_version = P.version, scenario = opts.scenario, study = r.name,
+    state = "in progress", complete = false, pid = raw.getpid(),
+  })
   local header, rows = summary_rows(r)
   P.write_csv(path("summary.csv"), header, rows)
   if r.sensitivity ~= "none" then
@@ -857,6 +888,7 @@ function P.write(r, dir)
     study = r.name, seed = r.seed, samples = r.samples, samples_done = r.samples_done,
     chunk_size = r.chunk_size, chunks = r.chunks_total, chunks_done = r.chunks_done,
     threads = r.threads, wall_s = r.wall_s, complete = r.complete, stopped = r.stopped,
+    state = r.complete and "complete" or "incomplete",
     interrupted = r.interrupted, evaluator = r.evaluator, sensitivity = r.sensitivity,
     quantiles_exact = r.quantiles_exact, spearman_partial = r.spearman_partial,
     samples_rows = samples_rows, params = dists, metrics = r.metrics, grid = grid,

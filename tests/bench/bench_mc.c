@@ -28,6 +28,7 @@
 #include <gsl/gsl_errno.h>
 #include <uv.h>
 
+#include "pod_err.h"
 #include "pod_coll.h"
 #include "pod_mc.h"
 #include "pod_run.h"
@@ -156,7 +157,12 @@ static double run_seconds(const pod_mc_spec *s, int threads) {
   uv_loop_init(&loop);
   pod_mc_plan *pl = new_plan(s);
   double t_end = 0;
-  pod_run_opts o = {threads, 0, NULL, 0, on_done, &t_end};
+  pod_run_opts o = {.threads = threads,
+                    .window = 0,
+                    .progress_cb = NULL,
+                    .interval_ms = 0,
+                    .done_cb = on_done,
+                    .ud = &t_end};
   pod_run *run;
   double t0 = now_s();
   if (pod_run_start(&loop, pl, &o, &run, NULL) != POD_OK) abort();
@@ -344,7 +350,7 @@ static void memory(int variant) {
 }
 
 int main(void) {
-  gsl_set_error_handler_off();
+  pod_init();
   memory(0);
   memory(1);
   double we, ws;

@@ -9,6 +9,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "fuzz_fields.h"
+#include "pod_err.h"
 #include "pod_coll.h"
 
 extern const lpod_type lpod_coll_cfg_type;
@@ -19,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static fz_fields fs;
   static int nsys;
   if (fs.n == 0) {
-    gsl_set_error_handler_off();
+    pod_init();
     fz_collect(&fs, &lpod_coll_cfg_type, 0, "");
     while (pod_hw_system_at(nsys, NULL)) nsys++;
   }

@@ -11,6 +11,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "fuzz_fields.h"
+#include "pod_err.h"
 #include "pod_dist.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -78,7 +79,7 @@ static void exercise(const pod_dist *d, fz *f, gsl_rng *rng) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static gsl_rng *rng;
   if (rng == NULL) {
-    gsl_set_error_handler_off();
+    pod_init();
     rng = gsl_rng_alloc(gsl_rng_mt19937);
   }
   fz f = {data, size};

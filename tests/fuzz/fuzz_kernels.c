@@ -9,6 +9,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "fuzz_fields.h"
+#include "pod_err.h"
 #include "pod_cost.h"
 #include "pod_rel.h"
 
@@ -21,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static fz_fields fcost, frel;
   static int nfail;
   if (fcost.n == 0) {
-    gsl_set_error_handler_off();
+    pod_init();
     fz_collect(&fcost, &lpod_cost_cfg_type, 0, "");
     fz_collect(&frel, &lpod_rel_cfg_type, 0, "");
     while (pod_rel_failures_at(nfail, NULL)) nfail++;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "pod_err.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -47,7 +48,7 @@ static void clear_dir(const char *path, int depth) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static int runs;
   if (g_dir[0] == '\0') {
-    gsl_set_error_handler_off();
+    pod_init();
     snprintf(g_dir, sizeof g_dir, "/tmp/podsim-fuzz-%d", (int)getpid());
     mkdir(g_dir, 0700);
     snprintf(g_scen, sizeof g_scen, "%s/s.lua", g_dir);

@@ -9,6 +9,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "fuzz_fields.h"
+#include "pod_err.h"
 #include "pod_stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -107,7 +108,7 @@ static void check_sketch(const double *x, int n, int k, double alpha, const doub
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static int init;
   if (!init) {
-    gsl_set_error_handler_off();
+    pod_init();
     init = 1;
   }
   fz f = {data, size};

@@ -9,6 +9,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "fuzz_fields.h"
+#include "pod_err.h"
 #include "pod_train.h"
 
 extern const lpod_type lpod_train_cfg_type;
@@ -32,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static fz_fields fs;
   static int nsys, nmod;
   if (fs.n == 0) {
-    gsl_set_error_handler_off();
+    pod_init();
     fz_collect(&fs, &lpod_train_cfg_type, 0, "");
     while (pod_hw_system_at(nsys, NULL)) nsys++;
     while (pod_model_at(nmod, NULL)) nmod++;

@@ -11,7 +11,7 @@ ROOT=$PWD
 secs=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario coll train stats dist kernels gpenc recipe)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario coll train stats dist kernels gpenc recipe codec)
 B=$ROOT/build-fuzz
 CC=${CC:-clang}
 command -v "$CC" >/dev/null || { echo "run.sh: $CC not found (./build.sh deps clang libclang-rt-14-dev)" >&2; exit 2; }
@@ -21,7 +21,7 @@ command -v "$CC" >/dev/null || { echo "run.sh: $CC not found (./build.sh deps cl
 # UBSan stays recoverable so tests/fuzz/ubsan.supp can hold known issues of
 # other modules; halt_on_error turns every other report into a crash.
 san="-fsanitize=address,undefined -fno-sanitize-recover=address -fno-omit-frame-pointer"
-CC=$CC cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+CC=$CC cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOD_MPI=OFF \
   -DCMAKE_C_FLAGS="$san -fsanitize=fuzzer-no-link -Wno-unused-command-line-argument" \
   -DCMAKE_EXE_LINKER_FLAGS="$san" >/dev/null
 cmake --build "$B" -j "$(nproc 2>/dev/null || echo 2)" --target podlua >/dev/null

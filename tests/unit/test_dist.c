@@ -17,6 +17,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 
+#include "pod_err.h"
 #include "pod_dist.h"
 #include "near.h"
 
@@ -279,7 +280,7 @@ static void test_copy_free(void **st) {
 }
 
 int main(void) {
-  gsl_set_error_handler_off();
+  pod_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sample_moments),
       cmocka_unit_test(test_quantiles),

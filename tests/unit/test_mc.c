@@ -17,6 +17,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "pod_err.h"
 #include "pod_mc.h"
 #include "near.h"
 
@@ -899,7 +900,7 @@ static void test_alloc_failures(void **st) {
 #endif
 
 int main(void) {
-  gsl_set_error_handler_off();
+  pod_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_basic_stats),
       cmocka_unit_test(test_determinism_and_seeds),

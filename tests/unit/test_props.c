@@ -25,6 +25,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "lpod.h"
+#include "pod_err.h"
 #include "pod_coll.h"
 #include "pod_cost.h"
 #include "pod_dist.h"
@@ -578,7 +579,7 @@ static void test_stats_regressions(void **state) {
 }
 
 int main(void) {
-  gsl_set_error_handler_off();
+  pod_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_coll_sweep),       cmocka_unit_test(test_coll_huge_ranks),
       cmocka_unit_test(test_train_sweep),      cmocka_unit_test(test_cost_sweep),

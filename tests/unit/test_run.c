@@ -17,6 +17,7 @@
 #include <gsl/gsl_errno.h>
 #include <uv.h>
 
+#include "pod_err.h"
 #include "pod_run.h"
 
 /* ---- evaluator with counted workers ---- */
@@ -127,8 +128,12 @@ static void run_on_loop(setup *t, int threads, outcome *o, int progress) {
   pod_mc_plan *pl;
   pod_err e;
   assert_int_equal(pod_mc_plan_new(&t->s, &pl, &e), POD_OK);
-  pod_run_opts opts = {threads, 0,       progress ? on_progress : NULL,
-                       1,       on_done, o};
+  pod_run_opts opts = {.threads = threads,
+                       .window = 0,
+                       .progress_cb = progress ? on_progress : NULL,
+                       .interval_ms = 1,
+                       .done_cb = on_done,
+                       .ud = o};
   pod_run *run;
   assert_int_equal(pod_run_start(&loop, pl, &opts, &run, &e), POD_OK);
   assert_int_equal(o->done_calls, 0); /* never synchronous */
@@ -264,7 +269,12 @@ static void test_cancel(void **st) {
   pod_mc_plan *pl;
   assert_int_equal(pod_mc_plan_new(&t.s, &pl, NULL), POD_OK);
   outcome o = {0};
-  pod_run_opts opts = {2, 4, NULL, 0, on_done, &o};
+  pod_run_opts opts = {.threads = 2,
+                       .window = 4,
+                       .progress_cb = NULL,
+                       .interval_ms = 0,
+                       .done_cb = on_done,
+                       .ud = &o};
   pod_run *run;
   assert_int_equal(pod_run_start(&loop, pl, &opts, &run, NULL), POD_OK);
   pod_run_cancel(run);
@@ -382,7 +392,12 @@ static void test_worker_failure_and_args(void **st) {
   assert_int_equal(pod_mc_plan_new(&t.s, &pl, NULL), POD_OK);
   pod_run *run;
   pod_err e;
-  pod_run_opts bad = {0, 0, NULL, 0, on_done, &o};
+  pod_run_opts bad = {.threads = 0,
+                      .window = 0,
+                      .progress_cb = NULL,
+                      .interval_ms = 0,
+                      .done_cb = on_done,
+                      .ud = &o};
   assert_int_equal(pod_run_start(&loop, pl, &bad, &run, &e), POD_EINVAL);
   assert_string_equal(e.field, "threads");
   bad.threads = 4;
@@ -394,7 +409,12 @@ static void test_worker_failure_and_args(void **st) {
   assert_int_equal(pod_run_start(&loop, pl, &bad, &run, &e), POD_EINVAL);
   assert_string_equal(e.field, "done_cb");
   assert_int_equal(pod_run_start(NULL, pl, &bad, &run, &e), POD_EINVAL);
-  pod_run_opts opts = {2, 0, NULL, 0, on_done, &o};
+  pod_run_opts opts = {.threads = 2,
+                       .window = 0,
+                       .progress_cb = NULL,
+                       .interval_ms = 0,
+                       .done_cb = on_done,
+                       .ud = &o};
   assert_int_equal(pod_run_start(&loop, pl, &opts, &run, &e), POD_OK);
   uv_run(&loop, UV_RUN_DEFAULT);
   assert_int_equal(o.done_calls, 1);
@@ -422,8 +442,18 @@ static void test_concurrent_runs(void **st) {
   assert_int_equal(pod_mc_plan_new(&t1.s, &p1, NULL), POD_OK);
   assert_int_equal(pod_mc_plan_new(&t2.s, &p2, NULL), POD_OK);
   outcome o1 = {0}, o2 = {0};
-  pod_run_opts a = {2, 0, on_progress, 1, on_done, &o1};
-  pod_run_opts b = {3, 5, NULL, 0, on_done, &o2};
+  pod_run_opts a = {.threads = 2,
+                    .window = 0,
+                    .progress_cb = on_progress,
+                    .interval_ms = 1,
+                    .done_cb = on_done,
+                    .ud = &o1};
+  pod_run_opts b = {.threads = 3,
+                    .window = 5,
+                    .progress_cb = NULL,
+                    .interval_ms = 0,
+                    .done_cb = on_done,
+                    .ud = &o2};
   pod_run *r1, *r2;
   assert_int_equal(pod_run_start(&loop, p1, &a, &r1, NULL), POD_OK);
   assert_int_equal(pod_run_start(&loop, p2, &b, &r2, NULL), POD_OK);
@@ -480,7 +510,12 @@ static void test_alloc_failures(void **st) {
     pod_mc_plan *pl;
     assert_int_equal(pod_mc_plan_new(&t.s, &pl, NULL), POD_OK);
     outcome o = {0};
-    pod_run_opts opts = {2, 0, on_progress, 1, on_done, &o};
+    pod_run_opts opts = {.threads = 2,
+                         .window = 0,
+                         .progress_cb = on_progress,
+                         .interval_ms = 1,
+                         .done_cb = on_done,
+                         .ud = &o};
     pod_run *run;
     atomic_store(&countdown, k);
     int rc = pod_run_start(&loop, pl, &opts, &run, NULL);
@@ -516,7 +551,7 @@ static void test_alloc_failures(void **st) {
 #endif
 
 int main(void) {
-  gsl_set_error_handler_off();
+  pod_init();
   assert_int_equal(pod_run_set_threads(4), POD_OK); /* before first use */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_determinism_threads),

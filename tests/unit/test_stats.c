@@ -20,6 +20,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "pod_err.h"
 #include "pod_stats.h"
 #include "near.h"
 
@@ -105,6 +106,49 @@ static void test_moments_merge_splits(void **st) {
   }
   gsl_rng_free(r);
   free(x);
+}
+
+/* Finite inputs near the double limit: the sums are rescaled, so the
+** mean, sd, skew and kurtosis stay finite and equal c times (or, for the
+** shape measures, exactly) those of the unscaled data; the variance
+** itself is beyond the double range and is +inf.  Merging a small-valued
+** part with a huge-valued one matches the sequential pass. */
+static void test_moments_near_double_limit(void **st) {
+  (void)st;
+  const size_t n = 20000;
+  const double c = 1e305;
+  double *y = lognormal_data(n, 21, 0.0);
+  double *x = malloc(n * sizeof(double));
+  for (size_t i = 0; i < n; i++) x[i] = (i % 2 ? -c : c) * y[i];
+  for (size_t i = 0; i < n; i++) y[i] = (i % 2 ? -1 : 1) * y[i];
+  pod_moments m;
+  pod_moments_init(&m);
+  for (size_t i = 0; i < n; i++) pod_moments_add(&m, x[i]);
+  assert_rel(pod_moments_mean(&m), c * gsl_stats_mean(y, 1, n), 1e-9);
+  assert_rel(pod_moments_sd(&m), c * gsl_stats_sd(y, 1, n), 1e-9);
+  assert_rel(pod_moments_skew(&m), gsl_stats_skew(y, 1, n), 1e-7);
+  assert_rel(pod_moments_kurtosis(&m), gsl_stats_kurtosis(y, 1, n), 1e-7);
+  assert_true(isinf(pod_moments_variance(&m)));
+  double lo, hi;
+  assert_int_equal(pod_moments_ci95(&m, &lo, &hi), POD_OK);
+  assert_true(isfinite(lo) && isfinite(hi) && lo < hi);
+  /* the first half small, the second huge: merged = sequential */
+  for (size_t i = 0; i < n / 2; i++) x[i] = y[i];
+  pod_moments all, a, b;
+  pod_moments_init(&all);
+  pod_moments_init(&a);
+  pod_moments_init(&b);
+  for (size_t i = 0; i < n; i++) pod_moments_add(&all, x[i]);
+  for (size_t i = 0; i < n / 2; i++) pod_moments_add(&a, x[i]);
+  for (size_t i = n / 2; i < n; i++) pod_moments_add(&b, x[i]);
+  pod_moments_merge(&a, &b);
+  assert_int_equal(a.n, all.n);
+  assert_rel(pod_moments_mean(&a), pod_moments_mean(&all), 1e-12);
+  assert_rel(pod_moments_sd(&a), pod_moments_sd(&all), 1e-12);
+  assert_rel(pod_moments_skew(&a), pod_moments_skew(&all), 1e-9);
+  assert_true(a.min == all.min && a.max == all.max);
+  free(x);
+  free(y);
 }
 
 static void test_ci95(void **st) {
@@ -416,10 +460,11 @@ static void test_sobol_formula(void **st) {
 }
 
 int main(void) {
-  gsl_set_error_handler_off();
+  pod_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_moments_vs_gsl),
       cmocka_unit_test(test_moments_merge_splits),
+      cmocka_unit_test(test_moments_near_double_limit),
       cmocka_unit_test(test_ci95),
       cmocka_unit_test(test_exact_quantiles),
       cmocka_unit_test(test_sketch_bound_and_merge),
