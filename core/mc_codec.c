@@ -18,7 +18,8 @@
 **
 ** Chunk payload: i64 k, i64 n, i32 status; a failed chunk then carries its
 ** error (field, message: u32 length + bytes); otherwise M moments
-** (i64 n, mean, m2, m3, m4, min, max), u8 flags (1 sketch, 2 stored rows,
+** (i64 n, mean, m2, m3, m4, min, max, scale: the sums are kept in units
+** of a power-of-two scale, pod_stats.h), u8 flags (1 sketch, 2 stored rows,
 ** 4 stored parameter rows, 8 Sobol sums), the M sketches (alpha, n, zero,
 ** min, max, positive and negative stores: i32 offset, i32 length, that
 ** many i64 counts, trimmed to the non-empty range), the stored rows
@@ -221,6 +222,7 @@ static void w_moments(wbuf *w, const pod_moments *m) {
   w_f64(w, m->m4);
   w_f64(w, m->min);
   w_f64(w, m->max);
+  w_f64(w, m->scale);
 }
 
 static void w_store(wbuf *w, const pod_sketch_store *st) {
@@ -333,12 +335,17 @@ static void r_moments(rbuf *r, pod_moments *m) {
   m->m4 = r_f64(r);
   m->min = r_f64(r);
   m->max = r_f64(r);
+  m->scale = r_f64(r);
+  m->inv = 1.0 / m->scale; /* exact: the scale is a power of two */
 }
 
-/* Moments a run could have produced: empty as pod_moments_init leaves
-** them, or finite sums and min <= max (m2 and m4 are not checked for
+/* Moments a run could have produced: a power-of-two scale >= 1, empty
+** as pod_moments_init leaves them, or finite sums and min <= max (m2 and m4 are not checked for
 ** sign: rounding may leave them a hair below 0 for near-constant data). */
 static int moments_ok(const pod_moments *m) {
+  int e;
+  if (!(m->scale >= 1.0) || !isfinite(m->scale) || frexp(m->scale, &e) != 0.5)
+    return 0; /* the scale is a power of two >= 1 */
   if (m->n == 0)
     return m->mean == 0 && m->m2 == 0 && m->m3 == 0 && m->m4 == 0 &&
            isnan(m->min) && isnan(m->max);

@@ -90,6 +90,13 @@ int pod_coll_eval(const pod_system *sys, pod_coll_op op,
                   const pod_coll_args *args, pod_coll_result *out,
                   pod_err *err);
 
+/* The same for a system that already passed pod_hw_system_check (a
+** validated spec, or one checked once by a caller that times many
+** collectives on it): skips re-validating it, checks the rest. */
+int pod_coll_eval_checked(const pod_system *sys, pod_coll_op op,
+                          const pod_coll_args *args, pod_coll_result *out,
+                          pod_err *err);
+
 /* nccl-tests bus-bandwidth factor for `op` on n ranks. */
 double pod_coll_busbw_factor(pod_coll_op op, int n);
 

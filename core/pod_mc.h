@@ -259,7 +259,7 @@ int pod_mc_run_serial(pod_mc_plan *plan, pod_mc_results **out, pod_err *err);
 ** (the same bits in every accumulator).  A record carries the producing
 ** plan's fingerprint; decoding into a plan with another fingerprint (other
 ** seed, samples, parameters, metrics, storage mode, ...) is refused. */
-#define POD_MC_CODEC_VERSION 1
+#define POD_MC_CODEC_VERSION 2 /* 2: moments carry their scale */
 
 /* FNV-1a 64 of everything that decides a plan's chunks and statistics. */
 uint64_t pod_mc_plan_fingerprint(const pod_mc_plan *plan);

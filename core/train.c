@@ -133,7 +133,8 @@ static double coll(ctx *x, pod_coll_op op, int n, int rpd, double bytes) {
   if (n <= 1 || bytes <= 0.0 || x->rc != POD_OK || x->no_comm) return 0.0;
   pod_coll_args a = {n, rpd, bytes, POD_ALGO_AUTO};
   pod_coll_result r;
-  int rc = pod_coll_eval(&x->c->system, op, &a, &r, x->err);
+  /* the system passed pod_train__check_common before any timing */
+  int rc = pod_coll_eval_checked(&x->c->system, op, &a, &r, x->err);
   if (rc != POD_OK) {
     x->rc = rc;
     return 0.0;

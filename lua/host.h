@@ -36,6 +36,7 @@ typedef struct pod_host_opts {
   int progress;             /* 1: progress bar on stderr */
   int help;                 /* run FILE --help: list the scenario's
                                podsim.arg declarations and stop */
+  int no_trace;             /* 1: studies run a Lua eval per sample */
   /* scale-out (scale.h): --shard I/N writes chunk results to shard_dir;
   ** merge: studies read them (podsim merge); mpi: --mpi */
   int shard_i, shard_n;     /* shard_n 0: not sharded */

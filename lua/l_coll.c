@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "l_hw.h"
+#include "l_read.h"
 #include "lpod.h"
 #include "pod_coll.h"
 
@@ -46,36 +47,37 @@ static double opt_value(lua_State *L, int idx, const char *key, double min, doub
   return lpod_error(L, ctx, key, "must be an integer (got %.10g)", v);
 }
 
-/* podsim.collective(system, op, opts) -> {time_s, algbw_GBps, busbw_GBps, algo} */
-static int l_collective(lua_State *L) {
+/* Read podsim.collective's arguments (stack 1..3: system, op, opts) into
+** *c (l_read.h).  `op` is the operation when the caller already matched
+** it, or -1 to parse it from slot 2. */
+void lpod_coll_read(lua_State *L, int op, pod_coll_cfg *c) {
   static const char ctx[] = "podsim.collective";
-  pod_system tmp;
+  memset(c, 0, sizeof *c);
   const pod_system *sys = lpod_test(L, 1, &lpod_system_type);
   if (sys == NULL) {
-    if (lua_isnoneornil(L, 1)) return lpod_error(L, ctx, "system", "required argument is missing");
-    lpod_to_value(L, 1, &lpod_system_type, &tmp, "system");
-    sys = &tmp;
+    if (lua_isnoneornil(L, 1)) lpod_error(L, ctx, "system", "required argument is missing");
+    lpod_to_value(L, 1, &lpod_system_type, &c->system, "system");
+  } else {
+    c->system = *sys;
   }
-  /* op: compare with the interned names in the upvalues first (pointer
-  ** comparisons), then parse for the error message */
-  int op = -1;
-  for (int i = 0; i < POD_COLL_NOPS; i++)
-    if (lua_rawequal(L, 2, lua_upvalueindex(i + 1))) {
-      op = i;
-      break;
-    }
+  if (op < 0 && lua_type(L, 2) == LUA_TSTRING) {
+    const char *name = lua_tostring(L, 2);
+    for (int i = 0; op_names[i]; i++)
+      if (strcmp(name, op_names[i]) == 0) op = i;
+  }
   if (op < 0) {
     if (lua_type(L, 2) != LUA_TSTRING)
-      return lpod_error(L, ctx, "op", "expected one of all_reduce, all_gather, "
-                        "reduce_scatter, all_to_all, broadcast, send_recv; got %s",
-                        luaL_typename(L, 2));
+      lpod_error(L, ctx, "op", "expected one of all_reduce, all_gather, "
+                 "reduce_scatter, all_to_all, broadcast, send_recv; got %s",
+                 luaL_typename(L, 2));
     const char *near = lpod_nearest(lua_tostring(L, 2), op_names);
-    return lpod_error(L, ctx, "op", "unknown collective '%s'%s%s%s", lua_tostring(L, 2),
-                      near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+    lpod_error(L, ctx, "op", "unknown collective '%s'%s%s%s", lua_tostring(L, 2),
+               near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
   }
+  c->op = (pod_coll_op)op;
   if (!lua_istable(L, 3))
-    return lpod_error(L, ctx, "opts", "expected a table {ranks=, bytes=, ...}, got %s",
-                      luaL_typename(L, 3));
+    lpod_error(L, ctx, "opts", "expected a table {ranks=, bytes=, ...}, got %s",
+               luaL_typename(L, 3));
   /* One read of each option (stack 4..7: ranks, bytes, ranks_per_domain,
   ** algo).  Unknown fields are reported first (the better message): the
   ** slow key check runs only when the table has keys we did not read. */
@@ -83,16 +85,43 @@ static int l_collective(lua_State *L) {
   int found = 0;
   for (int i = 0; opt_keys[i]; i++) found += lua_getfield(L, 3, opt_keys[i]) != LUA_TNIL;
   if (lpod_count_keys(L, 3) != found) lpod_check_keys(L, 3, ctx, NULL, opt_keys);
-  pod_coll_args a;
-  a.ranks = (int)opt_value(L, 4, "ranks", 1, 1 << 24, 1, 1, ctx);
-  a.bytes = opt_value(L, 5, "bytes", 0, 1e18, 1, 0, ctx);
-  a.ranks_per_domain = lua_isnil(L, 6) ? 0 : (int)opt_value(L, 6, "ranks_per_domain", 0, 1 << 24, 0, 1, ctx);
-  a.algo = lua_isnil(L, 7) ? POD_ALGO_AUTO
-                           : (pod_coll_algo)lpod_opt_enum(L, 3, "algo", POD_ALGO_AUTO, algo_names, 0, ctx, NULL);
+  pod_coll_args *a = &c->args;
+  a->ranks = (int)opt_value(L, 4, "ranks", 1, 1 << 24, 1, 1, ctx);
+  a->bytes = opt_value(L, 5, "bytes", 0, 1e18, 1, 0, ctx);
+  a->ranks_per_domain = lua_isnil(L, 6) ? 0 : (int)opt_value(L, 6, "ranks_per_domain", 0, 1 << 24, 0, 1, ctx);
+  a->algo = lua_isnil(L, 7) ? POD_ALGO_AUTO
+                            : (pod_coll_algo)lpod_opt_enum(L, 3, "algo", POD_ALGO_AUTO, algo_names, 0, ctx, NULL);
+  lua_settop(L, 3);
+}
+
+/* pod_coll_eval with the binding's error conventions (l_read.h). */
+int lpod_coll_eval(const pod_coll_cfg *c, pod_coll_result *r, pod_err *e) {
+  int rc = pod_coll_eval(&c->system, c->op, &c->args, r, e);
+  if (rc != POD_OK && e->field[0] == '\0') pod_err_set(e, rc, "", "%s", pod_strerror(rc));
+  return rc;
+}
+
+/* podsim.collective(system, op, opts) -> {time_s, algbw_GBps, busbw_GBps, algo} */
+static int l_collective(lua_State *L) {
+  static const char ctx[] = "podsim.collective";
+  /* op: compare with the interned names in the upvalues first (pointer
+  ** comparisons); lpod_coll_read parses it for the error message */
+  int op = -1;
+  for (int i = 0; i < POD_COLL_NOPS; i++)
+    if (lua_rawequal(L, 2, lua_upvalueindex(i + 1))) {
+      op = i;
+      break;
+    }
+  pod_coll_cfg c;
+  lpod_coll_read(L, op, &c);
   pod_coll_result r;
   pod_err e;
   pod_err_clear(&e);
-  int rc = pod_coll_eval(sys, (pod_coll_op)op, &a, &r, &e);
+  /* a system spec (userdata) was checked when it was built and is
+  ** immutable: only the collective's own arguments are checked again */
+  int rc = lpod_test(L, 1, &lpod_system_type)
+               ? pod_coll_eval_checked(&c.system, c.op, &c.args, &r, &e)
+               : lpod_coll_eval(&c, &r, &e);
   if (rc != POD_OK) {
     if (e.field[0] == '\0') pod_err_set(&e, rc, "", "%s", pod_strerror(rc));
     return lpod_error_core(L, ctx, NULL, &e);

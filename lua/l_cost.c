@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "l_hw.h"
+#include "l_read.h"
 #include "lpod.h"
 #include "pod_cost.h"
 #include "pod_hw.h"
@@ -97,36 +98,38 @@ static void set_num(lua_State *L, const char *k, double v) {
 
 /* podsim.cost{train=, usd_per_gpu_hour= | tco= | system=, spares=,
 ** tokens=, gpus=, goodput=, reliability=} -> table */
-static int l_cost(lua_State *L) {
+/* Read podsim.cost's options (stack 1) into *out (l_read.h). */
+void lpod_cost_read(lua_State *L, pod_cost_cfg *out) {
   static const char ctx[] = "podsim.cost";
   if (!lua_istable(L, 1))
-    return lpod_error(L, ctx, NULL, "expected a table of fields, got %s",
+    lpod_error(L, ctx, NULL, "expected a table of fields, got %s",
                       luaL_typename(L, 1));
   lpod_check_keys(L, 1, ctx, NULL, cost_keys);
   pod_cost_cfg c;
   pod_cost_cfg_init(&c);
+
 
   /* throughput: train= (a podsim.train result or table) or the fields */
   double per_gpu = NAN, job_tps = NAN, train_gpus = NAN, step_s = NAN;
   int t = lua_getfield(L, 1, "train"); /* stack: train */
   if (t != LUA_TNIL) {
     if (t != LUA_TTABLE && t != LUA_TUSERDATA)
-      return lpod_error(L, ctx, "train", "expected a podsim.train result or a "
+      lpod_error(L, ctx, "train", "expected a podsim.train result or a "
                         "table with tokens_per_s_per_gpu, got %s", luaL_typename(L, -1));
     per_gpu = field_number(L, -1, "tokens_per_s_per_gpu", ctx, "train");
     job_tps = field_number(L, -1, "tokens_per_s", ctx, "train");
     train_gpus = field_number(L, -1, "gpus", ctx, "train");
     step_s = field_number(L, -1, "step_s", ctx, "train");
     if (isnan(per_gpu))
-      return lpod_error(L, ctx, "train.tokens_per_s_per_gpu", "required field is missing");
+      lpod_error(L, ctx, "train.tokens_per_s_per_gpu", "required field is missing");
   }
   lua_pop(L, 1);
   per_gpu = lpod_opt_number(L, 1, "tokens_per_s_per_gpu", per_gpu, 0, 1e12, 0, ctx, NULL);
   if (isnan(per_gpu))
-    return lpod_error(L, ctx, "train", "give train= (a podsim.train result) or "
+    lpod_error(L, ctx, "train", "give train= (a podsim.train result) or "
                       "tokens_per_s_per_gpu=");
   if (!(per_gpu > 0))
-    return lpod_error(L, ctx, "tokens_per_s_per_gpu", "must be > 0 (got %g)", per_gpu);
+    lpod_error(L, ctx, "tokens_per_s_per_gpu", "must be > 0 (got %g)", per_gpu);
   c.tokens_per_s_per_gpu = per_gpu;
   c.step_s = lpod_opt_number(L, 1, "step_s", isnan(step_s) ? 0 : step_s, 0, 1e9, 0, ctx, NULL);
   c.tokens = lpod_opt_number(L, 1, "tokens", 0, 0, 1e18, 0, ctx, NULL);
@@ -136,7 +139,7 @@ static int l_cost(lua_State *L) {
   t = lua_getfield(L, 1, "reliability"); /* stack: reliability */
   if (t != LUA_TNIL) {
     if (t != LUA_TTABLE)
-      return lpod_error(L, ctx, "reliability", "expected a podsim.reliability or "
+      lpod_error(L, ctx, "reliability", "expected a podsim.reliability or "
                         "podsim.simulate_run result, got %s", luaL_typename(L, -1));
     rel_goodput = field_number(L, -1, "goodput", ctx, "reliability");
     rel_spares = field_number(L, -1, "spare_gpus", ctx, "reliability");
@@ -158,17 +161,17 @@ static int l_cost(lua_State *L) {
     c.active_gpus = lpod_opt_int(L, 1, "gpus", 1, 1, 100000000, need && isnan(g), ctx, NULL);
   } else {
     if (g < 1 || g > 1e8 || g != floor(g))
-      return lpod_error(L, ctx, "train", "active GPUs from train are %g; give gpus=", g);
+      lpod_error(L, ctx, "train", "active GPUs from train are %g; give gpus=", g);
     c.active_gpus = (int)g;
   }
   if (!isnan(rel_gpus) && rel_gpus != c.active_gpus)
-    return lpod_error(L, ctx, "reliability.gpus", "the reliability result is for %g GPUs, "
+    lpod_error(L, ctx, "reliability.gpus", "the reliability result is for %g GPUs, "
                       "the job runs on %d", rel_gpus, c.active_gpus);
 
   c.goodput = lpod_opt_number(L, 1, "goodput", isnan(rel_goodput) ? 1.0 : rel_goodput,
                               0, 1, 0, ctx, NULL);
   if (!(c.goodput > 0))
-    return lpod_error(L, ctx, "goodput", "must be in (0, 1] (got %g)", c.goodput);
+    lpod_error(L, ctx, "goodput", "must be in (0, 1] (got %g)", c.goodput);
 
   /* spares: a count, or a table with spare_gpus */
   t = lua_getfield(L, 1, "spares"); /* stack: spares */
@@ -178,14 +181,14 @@ static int l_cost(lua_State *L) {
   } else if (t == LUA_TTABLE) {
     sp = field_number(L, -1, "spare_gpus", ctx, "spares");
     if (isnan(sp))
-      return lpod_error(L, ctx, "spares.spare_gpus", "required field is missing");
+      lpod_error(L, ctx, "spares.spare_gpus", "required field is missing");
   } else if (t != LUA_TNIL) {
-    return lpod_error(L, ctx, "spares", "expected a number of spare GPUs or a "
+    lpod_error(L, ctx, "spares", "expected a number of spare GPUs or a "
                       "table with spare_gpus, got %s", luaL_typename(L, -1));
   }
   lua_pop(L, 1);
   if (sp < 0 || sp > 1e8 || sp != floor(sp))
-    return lpod_error(L, ctx, "spares", "must be a whole number of GPUs >= 0 (got %g)", sp);
+    lpod_error(L, ctx, "spares", "must be a whole number of GPUs >= 0 (got %g)", sp);
   c.spare_gpus = (int)sp;
 
   /* price: usd_per_gpu_hour=, tco=, or system.usd_per_gpu_hour */
@@ -195,13 +198,13 @@ static int l_cost(lua_State *L) {
   t = lua_getfield(L, 1, "tco"); /* stack: tco */
   if (t != LUA_TNIL) {
     if (has_price)
-      return lpod_error(L, ctx, "tco", "give usd_per_gpu_hour or tco, not both");
+      lpod_error(L, ctx, "tco", "give usd_per_gpu_hour or tco, not both");
     lpod_to_value(L, -1, &lpod_tco_type, &c.tco, "tco");
     c.usd_per_gpu_hour = 0;
   } else if (has_price) {
     c.usd_per_gpu_hour = lpod_opt_number(L, 1, "usd_per_gpu_hour", 0, 0, 1e6, 1, ctx, NULL);
     if (!(c.usd_per_gpu_hour > 0))
-      return lpod_error(L, ctx, "usd_per_gpu_hour", "must be > 0");
+      lpod_error(L, ctx, "usd_per_gpu_hour", "must be > 0");
   } else {
     double sys_price = NAN;
     if (lua_getfield(L, 1, "system") != LUA_TNIL) { /* stack: tco, system */
@@ -211,12 +214,19 @@ static int l_cost(lua_State *L) {
     }
     lua_pop(L, 1);
     if (!(sys_price > 0))
-      return lpod_error(L, ctx, "usd_per_gpu_hour", "give usd_per_gpu_hour=, tco={...}, "
+      lpod_error(L, ctx, "usd_per_gpu_hour", "give usd_per_gpu_hour=, tco={...}, "
                         "or a system= with a price");
     c.usd_per_gpu_hour = sys_price;
   }
   lua_pop(L, 1);
 
+  *out = c;
+}
+
+static int l_cost(lua_State *L) {
+  static const char ctx[] = "podsim.cost";
+  pod_cost_cfg c;
+  lpod_cost_read(L, &c);
   pod_cost_result r;
   pod_err e;
   pod_err_clear(&e);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "l_hw.h"
+#include "l_read.h"
 #include "lpod.h"
 #include "pod_hw.h"
 #include "pod_rel.h"
@@ -443,6 +444,13 @@ static void set_int(lua_State *L, const char *k, lua_Integer v) {
   lua_pushinteger(L, v);
   lua_setfield(L, -2, k);
 }
+
+/* Read podsim.reliability's options (stack 1) into *c (l_read.h). */
+void lpod_rel_read(lua_State *L, pod_rel_cfg *c) {
+  int shrink_given = 0;
+  read_rel(L, "podsim.reliability", 0, c, NULL, &shrink_given);
+}
+
 
 /* The one default left that can move goodput by more than a few percent:
 ** waiting (not shrinking) when no spare is free.  When it matters here

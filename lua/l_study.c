@@ -39,6 +39,8 @@ static void study_release(study *s) {
   if (s->results) pod_mc_results_free(s->results);
   s->results = NULL;
   if (s->kernel && s->ev.eval) pod_mc_kernel_evaluator_free(&s->ev);
+  lpod_traced_free(s->traced);
+  s->traced = NULL;
   s->ev.eval = NULL;
   for (int i = 0; s->pnames && i < s->P; i++) free(s->pnames[i]);
   for (int i = 0; s->mnames && i < s->M; i++) free(s->mnames[i]);
@@ -118,7 +120,7 @@ static void push_sorted_keys(lua_State *L, int idx, const char *ctx, const char 
 
 static const char *const study_keys[] = {
     "name", "samples", "seed", "params", "grid", "eval", "metrics", "sensitivity",
-    "target", "keep_samples", "chunk_size", "threads", "unfit", "nonfinite", NULL};
+    "target", "keep_samples", "chunk_size", "threads", "unfit", "nonfinite", "trace", NULL};
 
 /* Every table among the grid values at idx carries a string `label` (or
 ** `name`): it names the grid point in files and tables, where a table's
@@ -660,6 +662,29 @@ static void study_keep_description(lua_State *L, int sidx, int metrics,
   lua_setiuservalue(L, sidx, 1);
 }
 
+/* podsim.study: compile the Lua evaluator at evalidx (l_trace.h) unless
+** trace = false or --no-trace; when it cannot be compiled, say why once
+** (on stdout, with podsim's other notes; not with --quiet) and keep the
+** per-sample Lua evaluator.  [-0, +0, e] */
+static void study_trace(lua_State *L, study *s, const pod_host_opts *o,
+                        int evalidx, int points, int labels, const char *ctx) {
+  if (!lpod_opt_bool(L, 1, "trace", 1, ctx, NULL) || o->no_trace) return;
+  lpod_trace_in in = {o,        &s->sb, s->P, s->pnames, s->dists,
+                      s->labeled, s->G, s->M, s->mnames};
+  int rc = lpod_trace_study(L, evalidx, points, labels, &in, &s->traced, s->trace_why,
+                            sizeof s->trace_why);
+  if (rc == 0) {
+    lpod_traced_evaluator(s->traced, &s->ev);
+  } else if (rc == 1 && !o->quiet) {
+    lpod_where(L);
+    const char *w = lua_tostring(L, -1);
+    printf("%s%sstudy '%s': eval runs in Lua per sample: %s\n", w, w[0] ? " " : "podsim: ",
+           s->name, s->trace_why);
+    fflush(stdout);
+    lua_pop(L, 1);
+  }
+}
+
 /* podsim.study{...} */
 static int l_study(lua_State *L) {
   static const char ctx[] = "podsim.study";
@@ -705,6 +730,7 @@ static int l_study(lua_State *L) {
                       luaL_typename(L, evalidx));
   }
   study_read_target(L, s, metrics, ctx);
+  if (s->tmpl) study_trace(L, s, o, evalidx, points, labels, ctx);
   study_keep_description(L, sidx, metrics, pnames, points, params, ctx);
   lua_pushvalue(L, sidx);
   return 1;

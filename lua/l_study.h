@@ -23,6 +23,7 @@
 
 #include "host.h"
 #include "l_dist.h"
+#include "l_trace.h"
 #include "lpod.h"
 #include "pod_mc.h"
 #include "pod_run.h"
@@ -71,6 +72,9 @@ typedef struct study {
   atomic_int cancel;          /* set on SIGINT / timeout */
   _Atomic uint64_t cancel_ns; /* uv_hrtime() when cancel was set */
   pod_mc_evaluator ev;
+  /* the Lua evaluator compiled to graphs (l_trace.h), or NULL */
+  lpod_traced *traced;
+  char trace_why[512]; /* why eval runs in Lua per sample, or "" */
   /* run */
   study_state state;
   pod_mc_plan *plan;

@@ -136,8 +136,12 @@ void lpod_study__push_results(lua_State *L, int sidx, study *s) {
   static const char *const sens_names[] = {"none", "spearman", "sobol"};
   lua_pushstring(L, sens_names[s->sens]);
   lua_setfield(L, res, "sensitivity");
-  lua_pushstring(L, s->kernel ? s->kernel->name : "lua");
+  lua_pushstring(L, s->kernel ? s->kernel->name : s->traced ? "traced" : "lua");
   lua_setfield(L, res, "evaluator");
+  if (s->trace_why[0]) {
+    lua_pushstring(L, s->trace_why);
+    lua_setfield(L, res, "trace_stop");
+  }
   if (r == NULL) return;
   set_num(L, "samples_done", (double)pod_mc_results_samples_done(r));
   set_num(L, "chunks_done", (double)pod_mc_results_chunks_done(r));

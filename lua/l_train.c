@@ -17,6 +17,7 @@
 
 #include "host.h"
 #include "l_hw.h"
+#include "l_read.h"
 #include "lpod.h"
 #include "pod_train.h"
 
@@ -386,21 +387,28 @@ static void push_result(lua_State *L, const pod_train_cfg *c,
   lua_setfield(L, -2, "config");
 }
 
-static int l_train(lua_State *L) {
+/* Read podsim.train's options (stack 1) into *c (l_read.h). */
+void lpod_train_read(lua_State *L, pod_train_cfg *c) {
   static const char ctx[] = "podsim.train";
   if (!lua_istable(L, 1))
-    return lpod_error(L, ctx, NULL, "expected a table {system=, model=, gpus=, ...}, got %s",
-                      luaL_typename(L, 1));
+    lpod_error(L, ctx, NULL, "expected a table {system=, model=, gpus=, ...}, got %s",
+               luaL_typename(L, 1));
   lua_settop(L, 1);
   int t = defaulted_copy(L, 1, NULL); /* stack: opts, copy */
   static const char *const required[] = {"system", "model", "gpus", "seq", "global_batch", NULL};
   for (int i = 0; required[i]; i++) {
     if (lua_getfield(L, t, required[i]) == LUA_TNIL)
-      return lpod_error(L, ctx, required[i], "required field is missing");
+      lpod_error(L, ctx, required[i], "required field is missing");
     lua_pop(L, 1);
   }
+  lpod_build(L, t, &lpod_train_cfg_type, c, NULL);
+  lua_settop(L, 1);
+}
+
+static int l_train(lua_State *L) {
+  static const char ctx[] = "podsim.train";
   pod_train_cfg c;
-  lpod_build(L, t, &lpod_train_cfg_type, &c, NULL);
+  lpod_train_read(L, &c);
   pod_train_result r;
   pod_err e;
   pod_err_clear(&e);

@@ -63,6 +63,8 @@ static const char usage_text[] =
     "  --max-memory MB        memory budget per Lua state (default 2048)\n"
     "  --timeout SECONDS      wall-clock budget (default: none)\n"
     "  --quiet                print only what the scenario prints itself\n"
+    "  --no-trace             run every study's Lua eval per sample (no compiled\n"
+    "                         graph; same results, for checking and timing)\n"
     "  --unsafe               lift the sandbox (os.execute, io.popen, C modules,\n"
     "                         files anywhere)\n"
     "  --shard I/N            run shard I (0-based) of N of every study and write\n"
@@ -172,6 +174,8 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
       o->mpi = 1;
     } else if (strcmp(a, "--quiet") == 0) {
       o->quiet = 1;
+    } else if (strcmp(a, "--no-trace") == 0) {
+      o->no_trace = 1;
     } else if (strcmp(a, "--unsafe") == 0) {
       o->unsafe = 1;
     } else if (a[0] == '-' && a[1] != '\0') {

@@ -1397,6 +1397,7 @@ function podsim.kernel.rl_pair(config) end
 ---@field target? podsim.Target
 ---@field keep_samples? boolean write samples.csv
 ---@field chunk_size? integer samples per chunk: the unit of determinism (1024)
+---@field trace? boolean compile a Lua eval into a graph evaluated in C (true; false: Lua per sample)
 ---@field threads? integer
 ---@field unfit? "keep"|"exclude"|"error" samples whose `fits` metric is 0 (default "keep", with a warning)
 ---@field nonfinite? "count"|"error" samples with a NaN/inf metric: left out and counted (default), or fail
@@ -1473,7 +1474,8 @@ function Study:run() end
 ---@field quantiles_exact boolean
 ---@field keep_samples boolean
 ---@field sensitivity string
----@field evaluator string
+---@field evaluator string "traced" (a compiled Lua eval), "lua" or the kernel's name
+---@field trace_stop? string why a Lua eval was not compiled (located)
 ---@field spearman_partial boolean
 ---@field nonfinite table<string, integer> per metric: samples left out for a NaN/inf value
 ---@field unfit integer[] per grid point: samples whose `fits` metric is 0

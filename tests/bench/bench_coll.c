@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "pod_coll.h"
+#include "pod_hw.h"
 
 /* CPU time of this thread: the figure is per core-second, and stays
 ** meaningful when other processes share the machine. */
@@ -71,6 +72,42 @@ int main(void) {
     t1 = now_s();
   }
   printf("coll_kernel_c: %.1f M evals/s (1 core)\n", evals / (t1 - t0) / 1e6);
+  /* the price of the system check: a 64-rank all-to-all on GB200 NVL72
+  ** and HGX H100 over 64 sizes, through pod_coll_eval and through
+  ** pod_coll_eval_checked (the system already validated) */
+  pod_system sys[2];
+  if (pod_hw_system_preset("gb200_nvl72", &sys[0]) != POD_OK ||
+      pod_hw_system_preset("hgx_h100", &sys[1]) != POD_OK)
+    return 1;
+  double rate[2];
+  for (int way = 0; way < 2; way++) {
+    evals = 0;
+    t0 = t1 = now_s();
+    while (t1 - t0 < 1.0) {
+      for (int rep = 0; rep < 100000; rep++) {
+        pod_coll_args a = {64, 0, 4096.0 * (double)(1 + (rep & 63)) * 1021.0,
+                           POD_ALGO_AUTO};
+        const pod_system *sy = &sys[(rep >> 6) & 1];
+        int rc = way == 0
+                     ? pod_coll_eval(sy, POD_COLL_ALL_TO_ALL, &a, &res, NULL)
+                     : pod_coll_eval_checked(sy, POD_COLL_ALL_TO_ALL, &a, &res,
+                                             NULL);
+        if (rc != POD_OK) failures++;
+        sink += res.time_s;
+      }
+      evals += 100000;
+      t1 = now_s();
+    }
+    rate[way] = evals / (t1 - t0);
+  }
+  printf(
+      "coll_a2a_eval: %.1f M evals/s (1 core; pod_coll_eval, 64-rank "
+      "all-to-all)\n",
+      rate[0] / 1e6);
+  printf(
+      "coll_a2a_eval_checked: %.1f M evals/s (1 core; pod_coll_eval_checked, "
+      "the system already validated: %.2fx)\n",
+      rate[1] / 1e6, rate[1] / rate[0]);
   if (failures != 0 || !(sink > 0.0)) {
     fprintf(stderr, "bench_coll: %d failed evaluations\n", failures);
     return 1;

@@ -1,14 +1,15 @@
 /*
 ** bench_mc.c: Monte Carlo engine throughput.
 **
-** - samples/s on one core of the built-in kernel evaluator with four
-**   sampled parameters (a small alpha-beta kernel defined here), with exact
-**   quantiles and with the sketch;
+** - samples/s on one core of the built-in kernel evaluator over the real
+**   collective kernel (pod_coll_kernel: 64-rank all-to-all on GB200 NVL72
+**   and HGX H100) with four sampled parameters, with exact quantiles and
+**   with the sketch;
 ** - speed-up from 1 to 2 threads through pod_run on a real uv loop;
 ** - the same with the real collective kernel (pod_coll_kernel: 64-rank
 **   all-to-all on GB200 NVL72 and on HGX H100, sampling efficiencies,
 **   latency and size);
-** - peak RSS of 1 M samples x 8 metrics with exact quantiles (in a child
+** - peak RSS of 1 M samples x 10 metrics (pod_cost_kernel) with exact quantiles (in a child
 **   process, so each figure is that run's own peak).
 ** All figures come from one run of this program; compare ratios, not
 ** absolute numbers, across machines.
@@ -30,55 +31,32 @@
 
 #include "pod_err.h"
 #include "pod_coll.h"
+#include "pod_cost.h"
+#include "pod_hw.h"
 #include "pod_mc.h"
 #include "pod_run.h"
 
-/* ---- a small kernel: one ring all-reduce, alpha-beta with eta(S) ---- */
+/* ---- the real kernels these figures time ---------------------------- */
 
-typedef struct ar_cfg {
-  double bytes;
-  double bw_GBps;
-  double lat_us;
-  double eta_max;
-  double s_half;
-  int ranks;
-  char name[16];
-} ar_cfg;
-
-static const char *const ar_metrics[] = {"time_s", "algbw_GBps", "busbw_GBps"};
-
-static int ar_fn(const void *cfg, double *y, pod_err *err) {
-  const ar_cfg *c = cfg;
-  if (c->ranks < 2 || !(c->bw_GBps > 0) || !(c->bytes > 0))
-    return pod_err_set(err, POD_EINVAL, "cfg", "bad config");
-  double n = c->ranks, eta = c->eta_max * c->bytes / (c->bytes + c->s_half);
-  double t = 2 * (n - 1) * c->lat_us * 1e-6 +
-             2 * (n - 1) / n * c->bytes / (eta * c->bw_GBps * 1e9);
-  y[0] = t;
-  y[1] = c->bytes / t / 1e9;
-  y[2] = y[1] * 2 * (n - 1) / n;
-  return POD_OK;
-}
-
-static const pod_kernel ar_kernel = {"bench_allreduce", sizeof(ar_cfg), 3,
-                                     ar_metrics, ar_fn};
-
-/* 8-metric variant for the memory figure */
-static const char *const m8[] = {"m0", "m1", "m2", "m3",
-                                 "m4", "m5", "m6", "m7"};
-static int ar8_fn(const void *cfg, double *y, pod_err *err) {
-  int rc = ar_fn(cfg, y, err);
-  for (int i = 3; i < 8; i++) y[i] = y[i % 3] * (1 + 0.1 * i);
-  return rc;
-}
-static const pod_kernel ar8_kernel = {"bench_allreduce8", sizeof(ar_cfg), 8, m8,
-                                      ar8_fn};
-
-static const char *const pnames[] = {"bytes", "bw_GBps", "lat_us", "eta_max"};
-static pod_bind binds[4] = {{offsetof(ar_cfg, bytes), POD_BIND_DOUBLE},
-                            {offsetof(ar_cfg, bw_GBps), POD_BIND_DOUBLE},
-                            {offsetof(ar_cfg, lat_us), POD_BIND_DOUBLE},
-                            {offsetof(ar_cfg, eta_max), POD_BIND_DOUBLE}};
+/* pod_coll_kernel: a 64-rank all-to-all on GB200 NVL72 (grid point 0) and
+** on HGX H100 (grid point 1), sampling up_eff, out_eff, up_latency_us and
+** bytes; pod_cost_kernel (10 metrics, for the memory figure), sampling
+** the price, throughput, goodput and tokens. */
+static const char *const pnames[] = {"up_eff", "out_eff", "up_latency_us",
+                                     "bytes"};
+static pod_bind binds[4] = {
+    {offsetof(pod_coll_cfg, system.up_eff), POD_BIND_DOUBLE},
+    {offsetof(pod_coll_cfg, system.out_eff), POD_BIND_DOUBLE},
+    {offsetof(pod_coll_cfg, system.up_latency_us), POD_BIND_DOUBLE},
+    {offsetof(pod_coll_cfg, args.bytes), POD_BIND_DOUBLE}};
+static const char *const cost_pnames[] = {"usd_per_gpu_hour",
+                                          "tokens_per_s_per_gpu", "goodput",
+                                          "tokens"};
+static pod_bind cost_binds[4] = {
+    {offsetof(pod_cost_cfg, usd_per_gpu_hour), POD_BIND_DOUBLE},
+    {offsetof(pod_cost_cfg, tokens_per_s_per_gpu), POD_BIND_DOUBLE},
+    {offsetof(pod_cost_cfg, goodput), POD_BIND_DOUBLE},
+    {offsetof(pod_cost_cfg, tokens), POD_BIND_DOUBLE}};
 
 static double now_s(void) {
   return (double)uv_hrtime() * 1e-9;
@@ -92,16 +70,40 @@ static double cpu_s(void) {
 
 static void make_spec(pod_mc_spec *s, pod_dist *d, const pod_kernel *k,
                       pod_mc_evaluator *ev, int64_t per_grid) {
-  static ar_cfg base[2] = {{1e8, 400, 5, 0.8, 4e6, 8, "ib"},
-                           {1e8, 900, 3, 0.9, 1.6e7, 72, "nvl72"}};
-  d[0] = pod_dist_loguniform(1e6, 1e10);
-  d[1] = pod_dist_uniform(300, 450);
-  d[2] = pod_dist_lognormal(log(4.0), 0.3);
-  d[3] = pod_dist_triangular(0.7, 0.85, 0.95);
-  if (pod_mc_kernel_evaluator(k, base, 2, binds, 4, ev) != POD_OK) abort();
+  if (k == &pod_cost_kernel) {
+    pod_cost_cfg base[2];
+    for (int g = 0; g < 2; g++) {
+      pod_cost_cfg_init(&base[g]);
+      base[g].usd_per_gpu_hour = 2.0;
+      base[g].tokens_per_s_per_gpu = 1000;
+      base[g].active_gpus = g ? 16384 : 1024;
+      base[g].spare_gpus = g ? 256 : 0;
+      base[g].tokens = 1e12;
+      base[g].step_s = 10;
+    }
+    d[0] = pod_dist_uniform(1.0, 3.0);
+    d[1] = pod_dist_uniform(500, 2000);
+    d[2] = pod_dist_uniform(0.8, 0.99);
+    d[3] = pod_dist_loguniform(1e11, 1e13);
+    if (pod_mc_kernel_evaluator(k, base, 2, cost_binds, 4, ev) != POD_OK) abort();
+  } else {
+    pod_coll_cfg base[2];
+    const char *sys[2] = {"gb200_nvl72", "hgx_h100"};
+    for (int g = 0; g < 2; g++) {
+      memset(&base[g], 0, sizeof base[g]);
+      if (pod_hw_system_preset(sys[g], &base[g].system) != POD_OK) abort();
+      base[g].op = POD_COLL_ALL_TO_ALL;
+      base[g].args = (pod_coll_args){64, 0, 1 << 26, POD_ALGO_AUTO};
+    }
+    d[0] = pod_dist_triangular(0.6, 0.75, 0.9);
+    d[1] = pod_dist_uniform(0.6, 0.95);
+    d[2] = pod_dist_lognormal(log(3.0), 0.3);
+    d[3] = pod_dist_loguniform(1 << 20, 1u << 31);
+    if (pod_mc_kernel_evaluator(k, base, 2, binds, 4, ev) != POD_OK) abort();
+  }
   pod_mc_spec_init(s);
   s->nparams = 4;
-  s->param_names = pnames;
+  s->param_names = k == &pod_cost_kernel ? cost_pnames : pnames;
   s->dists = d;
   s->nmetrics = k->nmetrics;
   s->metric_names = k->metric_names;
@@ -129,7 +131,7 @@ static double serial_rate(double budget_mb, int64_t per_grid,
   pod_mc_spec s;
   pod_dist d[4];
   pod_mc_evaluator ev;
-  make_spec(&s, d, &ar_kernel, &ev, per_grid);
+  make_spec(&s, d, &pod_coll_kernel, &ev, per_grid);
   s.max_samples_mb = budget_mb;
   pod_mc_plan *pl = new_plan(&s);
   pod_mc_results *r;
@@ -259,7 +261,7 @@ static double child_seconds(double budget_mb, int threads) {
     pod_mc_spec s;
     pod_dist d[4];
     pod_mc_evaluator ev;
-    make_spec(&s, d, &ar_kernel, &ev, 500000);
+    make_spec(&s, d, &pod_coll_kernel, &ev, 500000);
     s.chunk_size = 16384;
     s.max_samples_mb = budget_mb;
     run_seconds(&s, threads);
@@ -316,7 +318,7 @@ static void memory_child(int keep_and_spearman) {
   pod_mc_spec s;
   pod_dist d[4];
   pod_mc_evaluator ev;
-  make_spec(&s, d, &ar8_kernel, &ev, 500000);
+  make_spec(&s, d, &pod_cost_kernel, &ev, 500000);
   s.max_samples_mb = 200;
   if (keep_and_spearman) {
     s.keep_samples = 1;
@@ -330,8 +332,8 @@ static void memory_child(int keep_and_spearman) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf(
-      "mc_memory_1M_x_8_metrics%s: %.1f MB peak RSS (exact quantiles%s; target "
-      "< 200 MB)\n",
+      "mc_memory_1M_x_10_metrics%s: %.1f MB peak RSS (pod_cost_kernel, exact "
+      "quantiles%s; target < 200 MB)\n",
       keep_and_spearman ? "_samples_spearman" : "", ru.ru_maxrss / 1024.0,
       keep_and_spearman ? ", samples + params kept, Spearman" : "");
   fflush(stdout);
@@ -357,13 +359,13 @@ int main(void) {
   double exact = serial_rate(256, 500000, &we);
   double sketch = serial_rate(0, 500000, &ws);
   printf(
-      "mc_kernel_eval_exact: %.2f M samples/s per core (CPU time; %.2f wall; 4 "
-      "sampled params, 3 metrics, "
+      "mc_kernel_eval_exact: %.2f M samples/s per core (CPU time; %.2f wall; "
+      "pod_coll_kernel 64-rank all-to-all, 4 sampled params, 3 metrics, "
       "exact quantiles incl. sorting; target >= 2)\n",
       exact / 1e6, we / 1e6);
   printf(
       "mc_kernel_eval_sketch: %.2f M samples/s per core (CPU time; %.2f wall; "
-      "4 sampled params, 3 metrics, "
+      "pod_coll_kernel 64-rank all-to-all, 4 sampled params, 3 metrics, "
       "DDSketch)\n",
       sketch / 1e6, ws / 1e6);
   double wc, coll = coll_rate(&wc);

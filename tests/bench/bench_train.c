@@ -84,11 +84,15 @@ int main(void) {
     fprintf(stderr, "bench_train: search failed: %s: %s\n", err.field, err.msg);
     return 1;
   }
-  printf("train_search_layouts: %.0f layouts/s (1 core; %ld candidates, "
-         "%ld layouts with zero/recompute checked, %ld fit and timed)\n",
-         st.checked / (s1 - s0), st.candidates, st.checked, st.evaluated);
-  printf("train_search_evals: %.0f timed layouts/s (1 core)\n",
-         st.evaluated / (s1 - s0));
+  /* What each figure counts: a memory check is one (layout, zero,
+  ** recompute) combination whose memory was computed; a timed layout is
+  ** one that fits and went through pod_train_eval. */
+  printf("train_search_memory_checks: %.0f memory checks/s (1 core; %ld "
+         "candidate layouts, %ld (layout, zero, recompute) memory checks)\n",
+         st.checked / (s1 - s0), st.candidates, st.checked);
+  printf("train_search_timed_layouts: %.0f timed layouts/s (1 core; %ld "
+         "layouts fit and were timed with pod_train_eval)\n",
+         st.evaluated / (s1 - s0), st.evaluated);
   printf("train_search_deepseek_v3_16384_gb300: %.3f s wall (1 core), best "
          "%.0f tokens/s/GPU at tp%d pp%d vp%d cp%d ep%d etp%d mb%d zero%d %s\n",
          s1 - s0, n ? top[0].tokens_per_s_per_gpu : 0.0,

@@ -1,0 +1,803 @@
+/*
+** graph.c: recorded evaluation graphs (see pod_graph.h).
+**
+** The Lua semantics below follow the Lua 5.4 sources (lvm.c luaV_idiv,
+** luaV_mod, LTintfloat/LTfloatint; llimits.h luai_numidiv, luai_nummod,
+** luai_numpow; lmathlib.c math_floor/ceil/abs/fmod/log/min/max).
+*/
+#include "pod_graph.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WHERE_MAX 160
+
+typedef struct gblob {
+  char *name, *where;
+  size_t size;
+  unsigned char *tmpl;
+  pod_graph_blob_fn fn;
+  pod_gpatch *patches;
+  int npatches;
+} gblob;
+
+typedef struct gnode {
+  pod_graph_op op; /* POD_G_NOPS + 0: blob, + 1: field */
+  int a, b;
+  pod_gval k; /* CONST */
+  int param;  /* PARAM */
+  size_t off; /* FIELD: offset in blob a */
+  pod_gfield_type ftype;
+  gblob *blob;  /* BLOB */
+  size_t arena; /* BLOB: offset of its bytes in the workspace arena */
+  char *where;  /* may be NULL */
+} gnode;
+
+#define OP_BLOB (POD_G_NOPS + 0)
+#define OP_FIELD (POD_G_NOPS + 1)
+
+struct pod_graph {
+  int nparams;
+  double *probe_x;
+  gnode *nodes;
+  int n, cap;
+  pod_gval *probe;       /* per node */
+  unsigned char *parena; /* probe blobs */
+  size_t arena_size, arena_cap;
+  int *outputs, noutputs;
+  int *live, nlive, nblobs;
+  int finished;
+};
+
+struct pod_graph_ws {
+  pod_gval *v;
+  unsigned char *arena;
+};
+
+static char *dupstr(const char *s) {
+  if (s == NULL) s = "";
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+int pod_graph_new(int nparams, const double *probe_x, pod_graph **out,
+                  pod_err *err) {
+  *out = NULL;
+  if (nparams < 0)
+    return pod_err_set(err, POD_EINVAL, "nparams", "must be >= 0");
+  pod_graph *g = calloc(1, sizeof *g);
+  if (g == NULL) return pod_err_set(err, POD_ENOMEM, "", "out of memory");
+  g->nparams = nparams;
+  g->probe_x = malloc(sizeof(double) * (size_t)(nparams + 1));
+  if (g->probe_x == NULL) {
+    free(g);
+    return pod_err_set(err, POD_ENOMEM, "", "out of memory");
+  }
+  if (nparams) memcpy(g->probe_x, probe_x, sizeof(double) * (size_t)nparams);
+  *out = g;
+  return POD_OK;
+}
+
+static void blob_free(gblob *b) {
+  if (b == NULL) return;
+  for (int i = 0; i < b->npatches; i++) free((char *)b->patches[i].field);
+  free(b->patches);
+  free(b->tmpl);
+  free(b->name);
+  free(b->where);
+  free(b);
+}
+
+void pod_graph_free(pod_graph *g) {
+  if (g == NULL) return;
+  for (int i = 0; i < g->n; i++) {
+    blob_free(g->nodes[i].blob);
+    free(g->nodes[i].where);
+  }
+  free(g->nodes);
+  free(g->probe);
+  free(g->parena);
+  free(g->probe_x);
+  free(g->outputs);
+  free(g->live);
+  free(g);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lua number semantics                                                    */
+/* ---------------------------------------------------------------------- */
+
+static double tonum(pod_gval v) {
+  return v.isint ? (double)v.u.i : v.u.d;
+}
+
+static pod_gval mkflt(double d) {
+  pod_gval r;
+  r.u.d = d;
+  r.isint = 0;
+  return r;
+}
+
+static pod_gval mkint(int64_t i) {
+  pod_gval r;
+  r.u.i = i;
+  r.isint = 1;
+  return r;
+}
+
+/* lua_numbertointeger */
+static int flt2int(double d, int64_t *p) {
+  if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+    *p = (int64_t)d;
+    return 1;
+  }
+  return 0;
+}
+
+/* l_intfitsf: |i| <= 2^53 */
+static int intfitsf(int64_t i) {
+  return (uint64_t)i + (UINT64_C(1) << 53) <= (UINT64_C(1) << 54);
+}
+
+/* a < b with Lua's mixed integer/float comparison. */
+static int lua_lt(pod_gval a, pod_gval b) {
+  if (a.isint && b.isint) return a.u.i < b.u.i;
+  if (!a.isint && !b.isint) return a.u.d < b.u.d;
+  if (a.isint) { /* LTintfloat */
+    if (intfitsf(a.u.i)) return (double)a.u.i < b.u.d;
+    int64_t fi;
+    if (flt2int(ceil(b.u.d), &fi)) return a.u.i < fi;
+    return b.u.d > 0;
+  }
+  /* LTfloatint */
+  if (intfitsf(b.u.i)) return a.u.d < (double)b.u.i;
+  int64_t fi;
+  if (flt2int(floor(a.u.d), &fi)) return fi < b.u.i;
+  return a.u.d < 0;
+}
+
+static pod_gval numint(double d) { /* pushnumint */
+  int64_t n;
+  if (flt2int(d, &n)) return mkint(n);
+  return mkflt(d);
+}
+
+static int arith_int(pod_graph_op op, int64_t m, int64_t n, pod_gval *out,
+                     pod_err *err) {
+  uint64_t um = (uint64_t)m, un = (uint64_t)n;
+  switch (op) {
+    case POD_G_ADD:
+      *out = mkint((int64_t)(um + un));
+      return POD_OK;
+    case POD_G_SUB:
+      *out = mkint((int64_t)(um - un));
+      return POD_OK;
+    case POD_G_MUL:
+      *out = mkint((int64_t)(um * un));
+      return POD_OK;
+    case POD_G_IDIV: /* luaV_idiv */
+      if (un + 1u <= 1u) {
+        if (n == 0)
+          return pod_err_set(err, POD_EINVAL, "eval",
+                             "attempt to perform 'n//0'");
+        *out = mkint((int64_t)(0u - um));
+        return POD_OK;
+      } else {
+        int64_t q = m / n;
+        if ((m ^ n) < 0 && m % n != 0) q -= 1;
+        *out = mkint(q);
+        return POD_OK;
+      }
+    case POD_G_MOD: /* luaV_mod */
+      if (un + 1u <= 1u) {
+        if (n == 0)
+          return pod_err_set(err, POD_EINVAL, "eval",
+                             "attempt to perform 'n%%0'");
+        *out = mkint(0);
+        return POD_OK;
+      } else {
+        int64_t r = m % n;
+        if (r != 0 && (r ^ n) < 0) r += n;
+        *out = mkint(r);
+        return POD_OK;
+      }
+    case POD_G_UNM:
+      *out = mkint((int64_t)(0u - um));
+      return POD_OK;
+    default:
+      return POD_EINVAL;
+  }
+}
+
+int pod_graph_arith(pod_graph_op op, pod_gval a, pod_gval b, pod_gval *out,
+                    pod_err *err) {
+  switch (op) {
+    case POD_G_ADD:
+    case POD_G_SUB:
+    case POD_G_MUL:
+    case POD_G_IDIV:
+    case POD_G_MOD:
+      if (a.isint && b.isint) return arith_int(op, a.u.i, b.u.i, out, err);
+      break;
+    case POD_G_UNM:
+      if (a.isint) return arith_int(op, a.u.i, 0, out, err);
+      *out = mkflt(-a.u.d);
+      return POD_OK;
+    default:
+      break;
+  }
+  double x = tonum(a), y = tonum(b);
+  switch (op) {
+    case POD_G_ADD:
+      *out = mkflt(x + y);
+      break;
+    case POD_G_SUB:
+      *out = mkflt(x - y);
+      break;
+    case POD_G_MUL:
+      *out = mkflt(x * y);
+      break;
+    case POD_G_DIV:
+      *out = mkflt(x / y);
+      break;
+    case POD_G_IDIV:
+      *out = mkflt(floor(x / y));
+      break;
+    case POD_G_MOD: { /* luai_nummod */
+      double m = fmod(x, y);
+      if ((m > 0) ? y < 0 : (m < 0 && y > 0)) m += y;
+      *out = mkflt(m);
+      break;
+    }
+    case POD_G_POW:
+      *out = mkflt(y == 2 ? x * x : pow(x, y));
+      break;
+    case POD_G_FLOOR:
+      *out = a.isint ? a : numint(floor(x));
+      break;
+    case POD_G_CEIL:
+      *out = a.isint ? a : numint(ceil(x));
+      break;
+    case POD_G_ABS:
+      if (a.isint)
+        *out = mkint(a.u.i < 0 ? (int64_t)(0u - (uint64_t)a.u.i) : a.u.i);
+      else
+        *out = mkflt(fabs(x));
+      break;
+    case POD_G_SQRT:
+      *out = mkflt(sqrt(x));
+      break;
+    case POD_G_EXP:
+      *out = mkflt(exp(x));
+      break;
+    case POD_G_LOG:
+      *out = mkflt(log(x));
+      break;
+    case POD_G_LOG2:
+      *out = mkflt(log2(x));
+      break;
+    case POD_G_LOG10:
+      *out = mkflt(log10(x));
+      break;
+    case POD_G_LOGB:
+      *out = mkflt(log(x) / log(y));
+      break;
+    case POD_G_SIN:
+      *out = mkflt(sin(x));
+      break;
+    case POD_G_COS:
+      *out = mkflt(cos(x));
+      break;
+    case POD_G_TAN:
+      *out = mkflt(tan(x));
+      break;
+    case POD_G_ASIN:
+      *out = mkflt(asin(x));
+      break;
+    case POD_G_ACOS:
+      *out = mkflt(acos(x));
+      break;
+    case POD_G_ATAN:
+      *out = mkflt(atan2(x, y));
+      break;
+    case POD_G_FMOD:
+      if (a.isint && b.isint) {
+        int64_t d = b.u.i;
+        if ((uint64_t)d + 1u <= 1u) {
+          if (d == 0)
+            return pod_err_set(err, POD_EINVAL, "eval",
+                               "bad argument #2 to 'fmod' (zero)");
+          *out = mkint(0);
+        } else {
+          *out = mkint(a.u.i % d);
+        }
+      } else {
+        *out = mkflt(fmod(x, y));
+      }
+      break;
+    case POD_G_MIN:
+      *out = lua_lt(b, a) ? b : a;
+      break;
+    case POD_G_MAX:
+      *out = lua_lt(a, b) ? b : a;
+      break;
+    default:
+      return pod_err_set(err, POD_EINVAL, "op", "unknown graph operation %d",
+                         (int)op);
+  }
+  return POD_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* evaluation                                                              */
+/* ---------------------------------------------------------------------- */
+
+/* "where name: field: must be ..." as lpod_check_range words it. */
+static int patch_error(const gblob *b, const pod_gpatch *p, pod_err *err,
+                       const char *fmt, double v) {
+  char msg[POD_ERR_MSG_MAX];
+  const char *w = b->where[0] ? b->where : "";
+  const char *sp = b->where[0] ? " " : "";
+  if (fmt == NULL) {
+    if (isnan(v) || isinf(v))
+      snprintf(msg, sizeof msg, "must be a finite number (got %s)",
+               isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"));
+    else if (p->max == HUGE_VAL)
+      snprintf(msg, sizeof msg, "must be %s %.10g (got %.10g)",
+               p->min_open ? ">" : ">=", p->min, v);
+    else
+      snprintf(msg, sizeof msg, "must be in %s%.10g, %.10g] (got %.10g)",
+               p->min_open ? "(" : "[", p->min, p->max, v);
+  } else {
+    snprintf(msg, sizeof msg, fmt, v);
+  }
+  return pod_err_set(err, POD_EINVAL, "eval", "%s%s%s: %s: %s", w, sp, b->name,
+                     p->field, msg);
+}
+
+static int apply_patch(const gblob *b, const pod_gpatch *p, unsigned char *dst,
+                       const pod_gval *v, const unsigned char *arena,
+                       const gnode *nodes, pod_err *err) {
+  if (p->kind == POD_GP_BYTES) {
+    memcpy(dst + p->offset, arena + nodes[p->src].arena + p->src_offset,
+           p->size);
+    return POD_OK;
+  }
+  double x = tonum(v[p->src]);
+  if (!isfinite(x) || (p->min_open ? !(x > p->min) : !(x >= p->min)) ||
+      x > p->max)
+    return patch_error(b, p, err, NULL, x);
+  switch (p->kind) {
+    case POD_GP_DOUBLE:
+      memcpy(dst + p->offset, &x, sizeof x);
+      break;
+    case POD_GP_INT: {
+      if (x != floor(x))
+        return patch_error(b, p, err, "must be an integer (got %.10g)", x);
+      int iv = (int)x;
+      memcpy(dst + p->offset, &iv, sizeof iv);
+      break;
+    }
+    case POD_GP_LOG10: {
+      double l = log10(x);
+      memcpy(dst + p->offset, &l, sizeof l);
+      break;
+    }
+    default:
+      break;
+  }
+  return POD_OK;
+}
+
+static int eval_blob(const gnode *nodes, const gnode *nd, pod_gval *v,
+                     unsigned char *arena, pod_err *err) {
+  const gblob *b = nd->blob;
+  unsigned char *dst = arena + nd->arena;
+  memcpy(dst, b->tmpl, b->size);
+  for (int i = 0; i < b->npatches; i++) {
+    int rc = apply_patch(b, &b->patches[i], dst, v, arena, nodes, err);
+    if (rc != POD_OK) return rc;
+  }
+  if (b->fn) {
+    pod_err e;
+    pod_err_clear(&e);
+    int rc = b->fn(dst, &e);
+    if (rc != POD_OK) {
+      const char *w = b->where[0] ? b->where : "";
+      const char *sp = b->where[0] ? " " : "";
+      return pod_err_set(err, rc, "eval", "%s%s%s: %s%s%s", w, sp, b->name,
+                         e.field, e.field[0] ? ": " : "",
+                         e.msg[0] ? e.msg : pod_strerror(rc));
+    }
+  }
+  return POD_OK;
+}
+
+static int eval_node(const pod_graph *g, int i, const double *x, pod_gval *v,
+                     unsigned char *arena, pod_err *err) {
+  const gnode *nd = &g->nodes[i];
+  switch ((int)nd->op) {
+    case POD_G_CONST:
+      v[i] = nd->k;
+      return POD_OK;
+    case POD_G_PARAM:
+      v[i] = mkflt(x[nd->param]);
+      return POD_OK;
+    case OP_BLOB:
+      return eval_blob(g->nodes, nd, v, arena, err);
+    case OP_FIELD: {
+      const unsigned char *p = arena + g->nodes[nd->a].arena + nd->off;
+      if (nd->ftype == POD_GF_DOUBLE) {
+        double d;
+        memcpy(&d, p, sizeof d);
+        v[i] = mkflt(d);
+      } else if (nd->ftype == POD_GF_INT) {
+        int iv;
+        memcpy(&iv, p, sizeof iv);
+        v[i] = mkint(iv);
+      } else {
+        int64_t iv;
+        memcpy(&iv, p, sizeof iv);
+        v[i] = mkint(iv);
+      }
+      return POD_OK;
+    }
+    default: {
+      pod_gval b = nd->b >= 0 ? v[nd->b] : mkint(0);
+      int rc = pod_graph_arith(nd->op, v[nd->a], b, &v[i], err);
+      if (rc != POD_OK && err && nd->where && nd->where[0]) {
+        char msg[POD_ERR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        pod_err_set(err, rc, "eval", "%s %s", nd->where, msg);
+      }
+      return rc;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------- */
+/* building                                                                */
+/* ---------------------------------------------------------------------- */
+
+static int grow(pod_graph *g, pod_err *err) {
+  if (g->finished)
+    return pod_err_set(err, POD_EINVAL, "graph", "graph is finished");
+  if (g->n < g->cap) return POD_OK;
+  int cap = g->cap ? 2 * g->cap : 64;
+  gnode *nn = realloc(g->nodes, sizeof *nn * (size_t)cap);
+  if (nn == NULL) return pod_err_set(err, POD_ENOMEM, "", "out of memory");
+  g->nodes = nn;
+  pod_gval *pv = realloc(g->probe, sizeof *pv * (size_t)cap);
+  if (pv == NULL) return pod_err_set(err, POD_ENOMEM, "", "out of memory");
+  g->probe = pv;
+  g->cap = cap;
+  return POD_OK;
+}
+
+/* Append node *nd (taking its allocations) and evaluate it at the probe. */
+static int push_node(pod_graph *g, gnode *nd, pod_err *err) {
+  int rc = grow(g, err);
+  if (rc == POD_OK && nd->op == (pod_graph_op)OP_BLOB) {
+    size_t need = g->arena_size + ((nd->blob->size + 15) & ~(size_t)15);
+    if (need > g->arena_cap) {
+      size_t cap = g->arena_cap ? g->arena_cap : 4096;
+      while (cap < need) cap *= 2;
+      unsigned char *na = realloc(g->parena, cap);
+      if (na == NULL)
+        rc = pod_err_set(err, POD_ENOMEM, "", "out of memory");
+      else {
+        g->parena = na;
+        g->arena_cap = cap;
+      }
+    }
+    if (rc == POD_OK) {
+      nd->arena = g->arena_size;
+      g->arena_size = need;
+    }
+  }
+  if (rc == POD_OK) {
+    g->nodes[g->n] = *nd;
+    rc = eval_node(g, g->n, g->probe_x, g->probe, g->parena, err);
+    if (rc != POD_OK && nd->op == (pod_graph_op)OP_BLOB)
+      g->arena_size = nd->arena;
+  }
+  if (rc != POD_OK) {
+    blob_free(nd->blob);
+    free(nd->where);
+    return rc;
+  }
+  return g->n++;
+}
+
+static int check_node(const pod_graph *g, int a, pod_err *err) {
+  if (a < 0 || a >= g->n)
+    return pod_err_set(err, POD_EINVAL, "node", "no node %d", a);
+  return POD_OK;
+}
+
+int pod_graph_const(pod_graph *g, pod_gval v, pod_err *err) {
+  gnode nd;
+  memset(&nd, 0, sizeof nd);
+  nd.op = POD_G_CONST;
+  nd.k = v;
+  nd.a = nd.b = -1;
+  return push_node(g, &nd, err);
+}
+
+int pod_graph_param(pod_graph *g, int i, pod_err *err) {
+  if (i < 0 || i >= g->nparams)
+    return pod_err_set(err, POD_EINVAL, "param", "no parameter %d", i);
+  gnode nd;
+  memset(&nd, 0, sizeof nd);
+  nd.op = POD_G_PARAM;
+  nd.param = i;
+  nd.a = nd.b = -1;
+  return push_node(g, &nd, err);
+}
+
+static int is_binary(pod_graph_op op) {
+  switch (op) {
+    case POD_G_ADD:
+    case POD_G_SUB:
+    case POD_G_MUL:
+    case POD_G_DIV:
+    case POD_G_MOD:
+    case POD_G_POW:
+    case POD_G_IDIV:
+    case POD_G_LOGB:
+    case POD_G_ATAN:
+    case POD_G_FMOD:
+    case POD_G_MIN:
+    case POD_G_MAX:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+int pod_graph_node_op(pod_graph *g, pod_graph_op op, int a, int b,
+                      const char *where, pod_err *err) {
+  if ((int)op < POD_G_ADD || op >= POD_G_NOPS)
+    return pod_err_set(err, POD_EINVAL, "op", "not an operation: %d", (int)op);
+  int rc = check_node(g, a, err);
+  if (rc == POD_OK && is_binary(op)) rc = check_node(g, b, err);
+  if (rc != POD_OK) return rc;
+  if (pod_graph_is_blob(g, a) || (is_binary(op) && pod_graph_is_blob(g, b)))
+    return pod_err_set(err, POD_EINVAL, "op", "arithmetic on a struct node");
+  gnode nd;
+  memset(&nd, 0, sizeof nd);
+  nd.op = op;
+  nd.a = a;
+  nd.b = is_binary(op) ? b : -1;
+  if (where && where[0] &&
+      (op == POD_G_IDIV || op == POD_G_MOD || op == POD_G_FMOD)) {
+    nd.where = dupstr(where);
+    if (nd.where == NULL)
+      return pod_err_set(err, POD_ENOMEM, "", "out of memory");
+  }
+  return push_node(g, &nd, err);
+}
+
+int pod_graph_blob(pod_graph *g, const pod_gblob_spec *s, pod_err *err) {
+  if (s->size == 0 || s->tmpl == NULL || s->npatches < 0)
+    return pod_err_set(err, POD_EINVAL, "blob", "needs a size and a template");
+  for (int i = 0; i < s->npatches; i++) {
+    const pod_gpatch *p = &s->patches[i];
+    int rc = check_node(g, p->src, err);
+    if (rc != POD_OK) return rc;
+    size_t w = p->kind == POD_GP_BYTES ? p->size
+               : p->kind == POD_GP_INT ? sizeof(int)
+                                       : sizeof(double);
+    if (p->offset > s->size || w > s->size - p->offset)
+      return pod_err_set(err, POD_EINVAL, "patch",
+                         "patch %d is outside the blob", i);
+    int src_blob = pod_graph_is_blob(g, p->src);
+    if ((p->kind == POD_GP_BYTES) != src_blob)
+      return pod_err_set(err, POD_EINVAL, "patch",
+                         "patch %d: source kind mismatch", i);
+    if (src_blob && (p->src_offset > g->nodes[p->src].blob->size ||
+                     p->size > g->nodes[p->src].blob->size - p->src_offset))
+      return pod_err_set(err, POD_EINVAL, "patch",
+                         "patch %d reads outside its source", i);
+  }
+  gblob *b = calloc(1, sizeof *b);
+  if (b == NULL) return pod_err_set(err, POD_ENOMEM, "", "out of memory");
+  b->name = dupstr(s->name);
+  b->where = dupstr(s->where);
+  b->size = s->size;
+  b->fn = s->fn;
+  b->tmpl = malloc(s->size);
+  b->patches = calloc((size_t)s->npatches + 1, sizeof *b->patches);
+  if (!b->name || !b->where || !b->tmpl || !b->patches) {
+    blob_free(b);
+    return pod_err_set(err, POD_ENOMEM, "", "out of memory");
+  }
+  memcpy(b->tmpl, s->tmpl, s->size);
+  for (int i = 0; i < s->npatches; i++) {
+    b->patches[i] = s->patches[i];
+    b->patches[i].field = dupstr(s->patches[i].field);
+    b->npatches = i + 1;
+    if (b->patches[i].field == NULL) {
+      blob_free(b);
+      return pod_err_set(err, POD_ENOMEM, "", "out of memory");
+    }
+  }
+  gnode nd;
+  memset(&nd, 0, sizeof nd);
+  nd.op = (pod_graph_op)OP_BLOB;
+  nd.a = nd.b = -1;
+  nd.blob = b;
+  return push_node(g, &nd, err);
+}
+
+int pod_graph_field(pod_graph *g, int blob, size_t offset, pod_gfield_type type,
+                    pod_err *err) {
+  int rc = check_node(g, blob, err);
+  if (rc != POD_OK) return rc;
+  if (!pod_graph_is_blob(g, blob))
+    return pod_err_set(err, POD_EINVAL, "field", "node %d is not a struct",
+                       blob);
+  size_t w = type == POD_GF_DOUBLE ? sizeof(double)
+             : type == POD_GF_INT  ? sizeof(int)
+                                   : sizeof(int64_t);
+  if (offset > g->nodes[blob].blob->size ||
+      w > g->nodes[blob].blob->size - offset)
+    return pod_err_set(err, POD_EINVAL, "field",
+                       "offset %zu is outside the struct", offset);
+  gnode nd;
+  memset(&nd, 0, sizeof nd);
+  nd.op = (pod_graph_op)OP_FIELD;
+  nd.a = blob;
+  nd.b = -1;
+  nd.off = offset;
+  nd.ftype = type;
+  return push_node(g, &nd, err);
+}
+
+pod_gval pod_graph_probe(const pod_graph *g, int node) {
+  return g->probe[node];
+}
+
+const void *pod_graph_probe_blob(const pod_graph *g, int node) {
+  return g->parena + g->nodes[node].arena;
+}
+
+int pod_graph_is_blob(const pod_graph *g, int node) {
+  return node >= 0 && node < g->n && g->nodes[node].op == (pod_graph_op)OP_BLOB;
+}
+
+size_t pod_graph_blob_size(const pod_graph *g, int node) {
+  return pod_graph_is_blob(g, node) ? g->nodes[node].blob->size : 0;
+}
+
+int pod_graph_nodes(const pod_graph *g) {
+  return g->n;
+}
+
+int pod_graph_blob_writes(const pod_graph *g, int node, size_t offset,
+                          size_t size) {
+  if (!pod_graph_is_blob(g, node)) return 0;
+  const gblob *b = g->nodes[node].blob;
+  for (int i = 0; i < b->npatches; i++) {
+    const pod_gpatch *p = &b->patches[i];
+    size_t w = p->kind == POD_GP_BYTES ? p->size
+               : p->kind == POD_GP_INT ? sizeof(int)
+                                       : sizeof(double);
+    if (p->offset < offset + size && offset < p->offset + w) return 1;
+  }
+  return 0;
+}
+int pod_graph_live(const pod_graph *g) {
+  return g->nlive;
+}
+int pod_graph_blobs(const pod_graph *g) {
+  return g->nblobs;
+}
+
+int pod_graph_finish(pod_graph *g, const int *outputs, int noutputs,
+                     pod_err *err) {
+  if (g->finished)
+    return pod_err_set(err, POD_EINVAL, "graph", "already finished");
+  if (noutputs < 1)
+    return pod_err_set(err, POD_EINVAL, "outputs", "at least one output");
+  for (int m = 0; m < noutputs; m++) {
+    int rc = check_node(g, outputs[m], err);
+    if (rc != POD_OK) return rc;
+    if (pod_graph_is_blob(g, outputs[m]))
+      return pod_err_set(err, POD_EINVAL, "outputs", "output %d is a struct",
+                         m);
+  }
+  char *mark = calloc((size_t)g->n + 1, 1);
+  g->outputs = malloc(sizeof(int) * (size_t)noutputs);
+  g->live = malloc(sizeof(int) * (size_t)(g->n + 1));
+  if (!mark || !g->outputs || !g->live) {
+    free(mark);
+    return pod_err_set(err, POD_ENOMEM, "", "out of memory");
+  }
+  memcpy(g->outputs, outputs, sizeof(int) * (size_t)noutputs);
+  g->noutputs = noutputs;
+  for (int m = 0; m < noutputs; m++) mark[outputs[m]] = 1;
+  /* nodes only depend on earlier nodes: one backward sweep marks them */
+  for (int i = g->n - 1; i >= 0; i--) {
+    if (!mark[i]) continue;
+    const gnode *nd = &g->nodes[i];
+    if (nd->a >= 0) mark[nd->a] = 1;
+    if (nd->b >= 0) mark[nd->b] = 1;
+    if (nd->blob)
+      for (int p = 0; p < nd->blob->npatches; p++)
+        mark[nd->blob->patches[p].src] = 1;
+  }
+  g->nlive = g->nblobs = 0;
+  for (int i = 0; i < g->n; i++)
+    if (mark[i]) {
+      g->live[g->nlive++] = i;
+      if (g->nodes[i].blob) g->nblobs++;
+    }
+  free(mark);
+  g->finished = 1;
+  return POD_OK;
+}
+
+int pod_graph_ws_new(const pod_graph *g, pod_graph_ws **out, pod_err *err) {
+  *out = NULL;
+  pod_graph_ws *ws = calloc(1, sizeof *ws);
+  if (ws == NULL) return pod_err_set(err, POD_ENOMEM, "", "out of memory");
+  ws->v = calloc((size_t)g->n + 1, sizeof *ws->v);
+  ws->arena = malloc(g->arena_size + 16);
+  if (!ws->v || !ws->arena) {
+    pod_graph_ws_free(ws);
+    return pod_err_set(err, POD_ENOMEM, "", "out of memory");
+  }
+  /* constants once */
+  for (int i = 0; i < g->n; i++)
+    if (g->nodes[i].op == POD_G_CONST) ws->v[i] = g->nodes[i].k;
+  *out = ws;
+  return POD_OK;
+}
+
+void pod_graph_ws_free(pod_graph_ws *ws) {
+  if (ws == NULL) return;
+  free(ws->v);
+  free(ws->arena);
+  free(ws);
+}
+
+int pod_graph_eval(const pod_graph *g, pod_graph_ws *ws, const double *x,
+                   double *y, pod_err *err) {
+  if (!g->finished)
+    return pod_err_set(err, POD_EINVAL, "graph", "not finished");
+  for (int k = 0; k < g->nlive; k++) {
+    int i = g->live[k];
+    if (g->nodes[i].op == POD_G_CONST) continue;
+    int rc = eval_node(g, i, x, ws->v, ws->arena, err);
+    if (rc != POD_OK) return rc;
+  }
+  for (int m = 0; m < g->noutputs; m++) y[m] = tonum(ws->v[g->outputs[m]]);
+  return POD_OK;
+}
+
+int pod_graph_field_src(const pod_graph *g, int node, int *blob,
+                        size_t *offset) {
+  if (node < 0 || node >= g->n || g->nodes[node].op != (pod_graph_op)OP_FIELD)
+    return 0;
+  *blob = g->nodes[node].a;
+  *offset = g->nodes[node].off;
+  return 1;
+}
+
+pod_graph_blob_fn pod_graph_blob_fn_of(const pod_graph *g, int node) {
+  return pod_graph_is_blob(g, node) ? g->nodes[node].blob->fn : NULL;
+}
+
+int pod_graph_blob_npatches(const pod_graph *g, int node) {
+  return pod_graph_is_blob(g, node) ? g->nodes[node].blob->npatches : 0;
+}
+
+const pod_gpatch *pod_graph_blob_patch(const pod_graph *g, int node, int i) {
+  if (i < 0 || i >= pod_graph_blob_npatches(g, node)) return NULL;
+  return &g->nodes[node].blob->patches[i];
+}

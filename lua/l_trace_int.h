@@ -1,0 +1,109 @@
+/*
+** l_trace_int.h: internals of the eval tracer (lua/l_trace*.c), shared by
+** l_trace.c (tracing values, math wrappers, the trace state, the study's
+** graphs) and l_trace_calls.c (the traced podsim calls: the bindings'
+** readers, config mapping, kernel results).  Not an API: see l_trace.h.
+** Shared functions carry the prefix lpod_trace__.
+*/
+#ifndef LPOD_L_TRACE_INT_H
+#define LPOD_L_TRACE_INT_H
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "lpod.h"
+#include "pod_graph.h"
+
+#define TRACED_T "podsim.traced"
+#define TRACE_KEY "lpod.trace"
+
+#define RES_OFF(cfg) ((sizeof(cfg) + 15) & ~(size_t)15)
+
+/* One field of a kernel's Lua result table. */
+enum { TR_DOUBLE, TR_INT, TR_SUB, TR_STOP, TR_CONST };
+typedef struct tres {
+  const char *name;
+  int kind;
+  int part; /* 0: config, 1: result */
+  size_t off;
+  const struct tres *sub; /* TR_SUB */
+} tres;
+
+typedef struct tcall {
+  const char *name;          /* "podsim.train" */
+  const char *key;           /* podsim.<key> */
+  const lpod_type *cfg_type; /* numeric fields of the config */
+  size_t cfg_size, res_off, blob_size;
+  void (*read)(lua_State *L, void *cfg);
+  pod_graph_blob_fn fn;
+  const tres *res;       /* NULL: a spec constructor */
+  const lpod_type *spec; /* spec constructors */
+} tcall;
+
+/* The traced podsim functions (terminated by a NULL name), and those that
+** stop the trace when handed a tracing value (NULL-terminated). */
+extern const tcall lpod_trace__calls[];
+extern const char *const lpod_trace__untraced[];
+
+enum { TV_NUM, TV_SPEC, TV_RESULT };
+
+typedef struct tvary {
+  size_t off;
+  int isint;
+} tvary;
+
+typedef struct tval {
+  int kind;
+  int node;
+  const tcall *call;   /* TV_SPEC, TV_RESULT */
+  const tres *res;     /* TV_RESULT: fields of this (sub)table */
+  const lpod_type *st; /* TV_SPEC: its type (a nested spec: the field's) */
+  size_t base;         /* TV_SPEC: its offset in the blob (nested specs) */
+  int nvary;           /* TV_SPEC: fields that vary per sample */
+  tvary vary[];
+} tval;
+/* uservalue 1: the value at the probe point (spec or result table) */
+
+typedef struct trace {
+  pod_graph *g;
+  int stopped;
+  char stop[512];
+  long steps; /* hook calls in the current eval call */
+} trace;
+
+/* The trace of this state (registry TRACE_KEY), or NULL. */
+trace *lpod_trace__get(lua_State *L);
+/* End the trace: remember the first reason (located) and raise it. */
+int lpod_trace__stop(lua_State *L, const char *fmt, ...);
+/* rc when >= 0 (a node), else stop with e's message. */
+int lpod_trace__node(lua_State *L, int rc, const pod_err *e);
+/* The tracing value at idx, or NULL.  [-0, +0, -] */
+tval *lpod_trace__test(lua_State *L, int idx);
+/* Push a new tracing value with room for nvary fields.  [-0, +1, m] */
+tval *lpod_trace__push(lua_State *L, int kind, int node, int nvary);
+/* Push a Lua number of the value's subtype.  [-0, +1, -] */
+void lpod_trace__push_gval(lua_State *L, pod_gval v);
+/* Call upvalue 1 with the arguments, returning all its results. */
+int lpod_trace__original(lua_State *L);
+/* Non-zero when the value at idx holds a tracing value (depth levels of
+** plain tables).  [-0, +0, -] */
+int lpod_trace__has(lua_State *L, int idx, int depth);
+/* The wrapper of a traced podsim function: upvalue 1 the original, 2 its
+** tcall. */
+int lpod_trace__call(lua_State *L);
+
+/* Offset in the blob of result field r of v. */
+static inline size_t lpod_trace__res_offset(const tval *v, const tres *r) {
+  return (r->part ? v->call->res_off : 0) + r->off;
+}
+
+/* The field named k of a result description, or NULL. */
+static inline const tres *lpod_trace__find_res(const tres *r, const char *k) {
+  for (; r->name; r++)
+    if (strcmp(r->name, k) == 0) return r;
+  return NULL;
+}
+
+#endif
