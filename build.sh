@@ -6,7 +6,7 @@ ROOT=$PWD
 
 # python3-numpy: only for the NumPy peer of ./build.sh bench (tests/bench/peers/)
 PKGS=(build-essential cmake pkg-config liblua5.4-dev libuv1-dev libgsl-dev
-      gnuplot-nox libcmocka-dev nettle-dev groff-base man-db
+      gnuplot-nox libcmocka-dev nettle-dev groff-base man-db chromium python3
       openmpi-bin libopenmpi-dev python3-numpy)
 FUZZ_PKGS=(clang libclang-rt-14-dev)
 FORMAT_PKGS=(clang-format)

@@ -22,6 +22,7 @@ void pod_mc_chunk_free(pod_mc_chunk *c) {
   free(c->yd);
   free(c->svar);
   free(c->sob);
+  free(c->nonfinite);
   free(c);
 }
 
@@ -39,9 +40,17 @@ int pod_mc_chunk_status(const pod_mc_chunk *c, pod_err *err) {
 static int chunk_fail(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
                       const double *x, const pod_err *e, int code) {
   char buf[POD_ERR_MSG_MAX];
-  size_t len = (size_t)snprintf(buf, sizeof buf, "%s (grid %d, sample %lld:",
-                                e->msg[0] ? e->msg : pod_strerror(code), c->g,
-                                (long long)(c->i0 + i));
+  const char *msg = e->msg[0] ? e->msg : pod_strerror(code);
+  size_t len;
+  if (pl->glabels && pl->glabels[c->g][0])
+    len = (size_t)snprintf(buf, sizeof buf, "%s (grid point %s, sample %lld:",
+                           msg, pl->glabels[c->g], (long long)(c->i0 + i));
+  else if (pl->glabels) /* one grid point, no grid keys */
+    len = (size_t)snprintf(buf, sizeof buf, "%s (sample %lld:", msg,
+                           (long long)(c->i0 + i));
+  else
+    len = (size_t)snprintf(buf, sizeof buf, "%s (grid %d, sample %lld:", msg,
+                           c->g, (long long)(c->i0 + i));
   for (int p = 0; p < pl->P && len < sizeof buf; p++)
     len += (size_t)snprintf(buf + len, sizeof buf - len, " %s=%.17g",
                             pl->pnames[p], x[p]);
@@ -51,25 +60,48 @@ static int chunk_fail(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
   return c->status;
 }
 
-/* One evaluation with the metric checks; returns a status. */
+/* One evaluation with the metric checks; returns a status (<0) or
+** POD_OK, with *drop set when the sample must not be recorded: a NaN or
+** infinite metric (counted per metric), or a layout that does not fit
+** with unfit = exclude (counted). */
 static int eval1(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
-                 int64_t i, const double *x, double *y) {
+                 int64_t i, const double *x, double *y, int *drop) {
   pod_err e;
   e.code = POD_OK;
   e.field[0] = e.msg[0] = '\0';
   int rc = pl->ev.eval(pl->ev.ud, worker, c->g, x, y, &e);
   if (rc) return chunk_fail(pl, c, i, x, &e, rc);
+  int bad = 0;
   for (int m = 0; m < pl->M; m++) {
     if (!isfinite(y[m])) {
-      pod_err_set(&e, POD_ERANGE, pl->mnames[m], "metric is not finite (%g)",
-                  y[m]);
-      return chunk_fail(pl, c, i, x, &e, POD_ERANGE);
+      if (pl->nonfinite_error) {
+        pod_err_set(&e, POD_ERANGE, pl->mnames[m],
+                    "metric is not finite (%g; the study's nonfinite = "
+                    "\"error\")",
+                    y[m]);
+        return chunk_fail(pl, c, i, x, &e, POD_ERANGE);
+      }
+      c->nonfinite[m]++;
+      bad = 1;
     }
   }
+  if (!bad && pl->fits_metric >= 0 && !(y[pl->fits_metric] > 0)) {
+    c->unfit++;
+    if (pl->unfit == POD_MC_UNFIT_ERROR) {
+      pod_err_set(&e, POD_ERANGE, pl->mnames[pl->fits_metric],
+                  "the layout does not fit in memory (say unfit = "
+                  "\"exclude\" or \"keep\" to go on without or with "
+                  "such samples)");
+      return chunk_fail(pl, c, i, x, &e, POD_ERANGE);
+    }
+    if (pl->unfit == POD_MC_UNFIT_EXCLUDE) bad = 1;
+  }
+  *drop = bad;
   return POD_OK;
 }
 
-/* Record row i (parameters x, metrics y) in the chunk's accumulators. */
+/* Record sample i (parameters x, metrics y) in the chunk's accumulators,
+** as stored row c->kept. */
 static int record(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
                   const double *x, const double *y) {
   int M = pl->M, P = pl->P;
@@ -83,10 +115,11 @@ static int record(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
       }
     }
   }
+  int64_t j = c->kept++;
   if (c->yd)
-    for (int m = 0; m < M; m++) c->yd[m][i] = y[m];
+    for (int m = 0; m < M; m++) c->yd[m][j] = y[m];
   if (c->xd)
-    for (int p = 0; p < P; p++) c->xd[p][i] = x[p];
+    for (int p = 0; p < P; p++) c->xd[p][j] = x[p];
   return POD_OK;
 }
 
@@ -94,8 +127,9 @@ static int run_plain(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
                      gsl_rng *r, double *x, double *y) {
   for (int64_t i = 0; i < c->n; i++) {
     for (int p = 0; p < pl->P; p++) x[p] = pod_dist_sample(&pl->dists[p], r);
-    if (eval1(pl, c, worker, i, x, y) || record(pl, c, i, x, y))
-      return c->status;
+    int drop = 0;
+    if (eval1(pl, c, worker, i, x, y, &drop)) return c->status;
+    if (!drop && record(pl, c, i, x, y)) return c->status;
   }
   return POD_OK;
 }
@@ -105,7 +139,7 @@ static int run_sobol(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
                      gsl_rng *r, gsl_qrng *q, double *scratch) {
   int P = pl->P, M = pl->M;
   double *u = scratch, *A = u + 2 * P, *B = A + P, *AB = B + P;
-  double *fA = AB + P, *fB = fA + M, *fAB = fB + M, *shift = fAB + M;
+  double *fA = AB + P, *fB = fA + M, *shift = fB + M, *fAB = shift + M;
   /* The first-order sums use f(B) - shift with a shift that must not depend
   ** on the rows (else the estimator is biased): f at the parameters'
   ** medians, evaluated once per chunk; 0 if that point cannot be
@@ -131,25 +165,35 @@ static int run_sobol(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
       A[p] = pod_dist_quantile(&pl->dists[p], u[p]);
       B[p] = pod_dist_quantile(&pl->dists[p], u[P + p]);
     }
-    if (eval1(pl, c, worker, i, A, fA) || eval1(pl, c, worker, i, B, fB) ||
-        record(pl, c, i, A, fA))
-      return c->status;
+    /* a row with a dropped evaluation (A, B or any AB) is left out whole */
+    int drop = 0, d1 = 0;
+    if (eval1(pl, c, worker, i, A, fA, &d1)) return c->status;
+    drop |= d1;
+    if (eval1(pl, c, worker, i, B, fB, &d1)) return c->status;
+    drop |= d1;
+    for (int p = 0; p < P; p++) {
+      double *f = fAB + (size_t)p * M;
+      if (pl->dists[p].kind == POD_DIST_FIXED) {
+        memcpy(f, fA, sizeof(double) * (size_t)M);
+      } else {
+        memcpy(AB, A, sizeof(double) * (size_t)P);
+        AB[p] = B[p];
+        if (eval1(pl, c, worker, i, AB, f, &d1)) return c->status;
+        drop |= d1;
+      }
+    }
+    if (drop) continue;
+    if (record(pl, c, i, A, fA)) return c->status;
     for (int m = 0; m < M; m++) {
       pod_moments_add(&c->svar[m], fA[m]);
       pod_moments_add(&c->svar[m], fB[m]);
     }
     for (int p = 0; p < P; p++) {
-      if (pl->dists[p].kind == POD_DIST_FIXED) {
-        memcpy(fAB, fA, sizeof(double) * (size_t)M);
-      } else {
-        memcpy(AB, A, sizeof(double) * (size_t)P);
-        AB[p] = B[p];
-        if (eval1(pl, c, worker, i, AB, fAB)) return c->status;
-      }
+      const double *f = fAB + (size_t)p * M;
       for (int m = 0; m < M; m++) {
         pod_sobol_acc *s = &c->sob[p * M + m];
-        double d = fA[m] - fAB[m];
-        s->first += (fB[m] - shift[m]) * (fAB[m] - fA[m]);
+        double d = fA[m] - f[m];
+        s->first += (fB[m] - shift[m]) * (f[m] - fA[m]);
         s->total += d * d;
         s->n++;
       }
@@ -183,11 +227,12 @@ int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
     return c->status;
   }
   int sobol = pl->sens == POD_MC_SENS_SOBOL;
-  size_t nscratch = (size_t)(sobol ? 5 * P + 4 * M : P + M) + 1;
+  size_t nscratch = (size_t)(sobol ? 5 * P + 3 * M + P * M : P + M) + 1;
   double *scratch = malloc(nscratch * sizeof(double));
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_qrng *q = NULL;
   c->mom = malloc(sizeof(pod_moments) * (size_t)M);
+  c->nonfinite = calloc((size_t)M, sizeof(int64_t));
   if (!pl->exact) c->sk = calloc((size_t)M, sizeof(pod_sketch));
   if (c->stored) {
     c->yd = malloc(sizeof(double *) * (size_t)M);
@@ -204,7 +249,7 @@ int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
     c->sob = calloc((size_t)(P * M), sizeof(pod_sobol_acc));
     if (pl->qrng) q = gsl_qrng_clone(pl->qstates[cc]);
   }
-  if (!scratch || !r || !c->mom || (!pl->exact && !c->sk) ||
+  if (!scratch || !r || !c->mom || !c->nonfinite || (!pl->exact && !c->sk) ||
       (c->stored && (!c->yd || (pl->store_x && P > 0 && !c->xd))) ||
       (sobol && (!c->svar || !c->sob || (pl->qrng && !q)))) {
     c->status = pod_err_set(&c->err, POD_ENOMEM, "chunk", "out of memory");
@@ -272,7 +317,24 @@ int pod_mc_merge(pod_mc_plan *pl, pod_mc_chunk *c, pod_err *err) {
   }
   for (int m = 0; m < M; m++)
     pod_moments_merge(&pl->mom[g * M + m], &c->mom[m]);
-  if (c->stored) pl->rows[g] += c->n; /* rows written in place by the chunk */
+  if (c->stored) {
+    /* rows written in place by the chunk at i0; dropped samples leave a
+    ** gap, closed here (chunks merge in order, so the destination lies
+    ** below i0 and above every row of earlier chunks) */
+    int64_t dst = pl->rows[g];
+    if (dst != c->i0 && c->kept > 0) {
+      size_t bytes = sizeof(double) * (size_t)c->kept;
+      for (int m = 0; m < M; m++)
+        memmove(pl->ycol[g * M + m] + dst, pl->ycol[g * M + m] + c->i0, bytes);
+      if (pl->store_x)
+        for (int p = 0; p < P; p++)
+          memmove(pl->xcol[g * P + p] + dst, pl->xcol[g * P + p] + c->i0,
+                  bytes);
+    }
+    pl->rows[g] += c->kept;
+  }
+  for (int m = 0; m < M; m++) pl->nonfinite[g * M + m] += c->nonfinite[m];
+  pl->unfit_n[g] += c->unfit;
   if (c->svar) {
     for (int m = 0; m < M; m++)
       pod_moments_merge(&pl->svar[g * M + m], &c->svar[m]);

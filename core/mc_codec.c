@@ -485,16 +485,20 @@ int pod_mc_chunk_encode(const pod_mc_plan *pl, const pod_mc_chunk *c,
   }
   int M = pl->M, P = pl->P;
   int f = chunk_flags(pl, c->stored);
+  /* samples recorded (the rest dropped: NaN/inf metrics, unfit layouts) */
+  w_i64(&w, c->kept);
+  w_i64(&w, c->unfit);
+  for (int m = 0; m < M; m++) w_i64(&w, c->nonfinite[m]);
   for (int m = 0; m < M; m++) w_moments(&w, &c->mom[m]);
   w_uint(&w, (uint64_t)f, 1);
   if (f & FLAG_SKETCH)
     for (int m = 0; m < M; m++) w_sketch(&w, &c->sk[m]);
   if (f & FLAG_ROWS)
     for (int m = 0; m < M; m++)
-      w_words(&w, c->yd[m], (size_t)c->n, sizeof(double));
+      w_words(&w, c->yd[m], (size_t)c->kept, sizeof(double));
   if (f & FLAG_XROWS)
     for (int p = 0; p < P; p++)
-      w_words(&w, c->xd[p], (size_t)c->n, sizeof(double));
+      w_words(&w, c->xd[p], (size_t)c->kept, sizeof(double));
   if (f & FLAG_SOBOL) {
     for (int m = 0; m < M; m++) w_moments(&w, &c->svar[m]);
     for (int i = 0; i < P * M; i++) w_sobol(&w, &c->sob[i]);
@@ -507,10 +511,18 @@ static int decode_chunk_body(pod_mc_plan *pl, pod_mc_chunk *c, rbuf *r,
                              pod_err *err) {
   int M = pl->M, P = pl->P;
   c->mom = malloc(sizeof(pod_moments) * (size_t)M);
-  if (!c->mom) return pod_err_set(err, POD_ENOMEM, "decode", "out of memory");
+  c->nonfinite = calloc((size_t)M, sizeof(int64_t));
+  if (!c->mom || !c->nonfinite) return pod_err_set(err, POD_ENOMEM, "decode", "out of memory");
+  c->kept = r_i64(r);
+  c->unfit = r_i64(r);
+  for (int m = 0; m < M; m++) c->nonfinite[m] = r_i64(r);
+  if (!r->bad && (c->kept < 0 || c->kept > c->n || c->unfit < 0 || c->unfit > c->n))
+    return bad(err, "kept or unfit sample counts out of range");
+  for (int m = 0; !r->bad && m < M; m++)
+    if (c->nonfinite[m] < 0 || c->nonfinite[m] > c->n) return bad(err, "non-finite count out of range");
   for (int m = 0; m < M; m++) {
     r_moments(r, &c->mom[m]);
-    if (!r->bad && c->mom[m].n != c->n)
+    if (!r->bad && c->mom[m].n != c->kept)
       return bad(err, "moments count differs from the chunk's samples");
     if (!r->bad && !moments_ok(&c->mom[m]))
       return bad(err, "moments are not finite");
@@ -523,7 +535,7 @@ static int decode_chunk_body(pod_mc_plan *pl, pod_mc_chunk *c, rbuf *r,
     c->sk = calloc((size_t)M, sizeof(pod_sketch));
     if (!c->sk) return pod_err_set(err, POD_ENOMEM, "decode", "out of memory");
     for (int m = 0; m < M; m++) {
-      int rc = r_sketch(r, &c->sk[m], c->n, err);
+      int rc = r_sketch(r, &c->sk[m], c->kept, err);
       if (rc) return rc;
     }
   }
@@ -534,8 +546,8 @@ static int decode_chunk_body(pod_mc_plan *pl, pod_mc_chunk *c, rbuf *r,
     if (!c->yd) return pod_err_set(err, POD_ENOMEM, "decode", "out of memory");
     for (int m = 0; m < M; m++) {
       c->yd[m] = pl->ycol[c->g * M + m] + c->i0;
-      r_column(r, c->yd[m], c->n);
-      if (!r->bad && !finite_all(c->yd[m], c->n))
+      r_column(r, c->yd[m], c->kept);
+      if (!r->bad && !finite_all(c->yd[m], c->kept))
         return bad(err, "stored rows are not finite");
     }
   }
@@ -544,8 +556,8 @@ static int decode_chunk_body(pod_mc_plan *pl, pod_mc_chunk *c, rbuf *r,
     if (!c->xd) return pod_err_set(err, POD_ENOMEM, "decode", "out of memory");
     for (int p = 0; p < P; p++) {
       c->xd[p] = pl->xcol[c->g * P + p] + c->i0;
-      r_column(r, c->xd[p], c->n);
-      if (!r->bad && !finite_all(c->xd[p], c->n))
+      r_column(r, c->xd[p], c->kept);
+      if (!r->bad && !finite_all(c->xd[p], c->kept))
         return bad(err, "stored rows are not finite");
     }
   }
@@ -556,7 +568,7 @@ static int decode_chunk_body(pod_mc_plan *pl, pod_mc_chunk *c, rbuf *r,
       return pod_err_set(err, POD_ENOMEM, "decode", "out of memory");
     for (int m = 0; m < M; m++) {
       r_moments(r, &c->svar[m]);
-      if (!r->bad && (c->svar[m].n != 2 * c->n || !moments_ok(&c->svar[m])))
+      if (!r->bad && (c->svar[m].n != 2 * c->kept || !moments_ok(&c->svar[m])))
         return bad(err, "Sobol moments are not those of the chunk");
     }
     for (int i = 0; i < P * M; i++) {
@@ -628,6 +640,8 @@ int pod_mc_state_encode(const pod_mc_plan *pl, unsigned char **buf, size_t *len,
   w_i64(&w, pl->merged);
   w_i64(&w, pl->samples_merged);
   w_i32(&w, pl->stopped);
+  for (int i = 0; i < G * M; i++) w_i64(&w, pl->nonfinite[i]);
+  for (int g = 0; g < G; g++) w_i64(&w, pl->unfit_n[g]);
   for (int i = 0; i < G * M; i++) w_moments(&w, &pl->mom[i]);
   int f = (pl->sk ? FLAG_SKETCH : 0) |
           (pl->sens == POD_MC_SENS_SOBOL ? FLAG_SOBOL : 0);
@@ -692,10 +706,22 @@ static int decode_state_body(pod_mc_plan *pl, rbuf *r, pod_err *err) {
     want += pod_mc_chunk_samples(pl, k);
   if (samples != want)
     return bad(err, "merged sample count does not match the chunks");
+  /* dropped samples (NaN/inf metrics, unfit layouts): the recorded counts
+  ** below may fall short of the merged chunks' samples by these */
+  for (int i = 0; i < G * M; i++) {
+    pl->nonfinite[i] = r_i64(r);
+    if (!r->bad && (pl->nonfinite[i] < 0 || pl->nonfinite[i] > grid_samples(pl, i / M, merged)))
+      return bad(err, "non-finite count out of range");
+  }
+  for (int g = 0; g < G; g++) {
+    pl->unfit_n[g] = r_i64(r);
+    if (!r->bad && (pl->unfit_n[g] < 0 || pl->unfit_n[g] > grid_samples(pl, g, merged)))
+      return bad(err, "unfit count out of range");
+  }
   for (int i = 0; i < G * M; i++) {
     r_moments(r, &pl->mom[i]);
     if (r->bad) return bad(err, "truncated state");
-    if (pl->mom[i].n != grid_samples(pl, i / M, merged) ||
+    if (pl->mom[i].n > grid_samples(pl, i / M, merged) ||
         !moments_ok(&pl->mom[i]))
       return bad(err, "moments do not match the merged chunks");
   }
@@ -714,7 +740,7 @@ static int decode_state_body(pod_mc_plan *pl, rbuf *r, pod_err *err) {
   for (int g = 0; g < G; g++) {
     int64_t rows = r_i64(r);
     if (r->bad) return bad(err, "truncated state");
-    if (rows != expected_rows(pl, g, merged))
+    if (rows < 0 || rows > expected_rows(pl, g, merged) || rows > pl->mom[g * M].n)
       return bad(err, "stored rows do not match the chunks");
     pl->rows[g] = rows;
     for (int m = 0; m < M && rows > 0; m++) {
@@ -731,7 +757,7 @@ static int decode_state_body(pod_mc_plan *pl, rbuf *r, pod_err *err) {
   if (f & FLAG_SOBOL) {
     for (int i = 0; i < G * M; i++) {
       r_moments(r, &pl->svar[i]);
-      if (!r->bad && (pl->svar[i].n != 2 * grid_samples(pl, i / M, merged) ||
+      if (!r->bad && (pl->svar[i].n > 2 * grid_samples(pl, i / M, merged) ||
                       !moments_ok(&pl->svar[i])))
         return bad(err, "Sobol moments do not match the merged chunks");
     }

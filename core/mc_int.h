@@ -56,6 +56,11 @@ struct pod_mc_plan {
                             nothing */
   pod_moments *svar;     /* G*M, Sobol: f(A) and f(B) */
   pod_sobol_acc *sob;    /* G*P*M */
+  int nonfinite_error, fits_metric; /* fits_metric: metric index, -1 none */
+  pod_mc_unfit unfit;
+  char **glabels;        /* G or NULL */
+  int64_t *nonfinite;    /* G*M dropped samples per metric */
+  int64_t *unfit_n;      /* G */
 };
 
 struct pod_mc_chunk {
@@ -68,6 +73,8 @@ struct pod_mc_chunk {
                          columns at this chunk's first row, else NULL */
   pod_moments *svar;  /* M (Sobol) */
   pod_sobol_acc *sob; /* P*M (Sobol) */
+  int64_t *nonfinite; /* M */
+  int64_t unfit, kept; /* kept: rows recorded (stored at i0 .. i0+kept) */
 };
 
 struct pod_mc_results {
@@ -78,6 +85,8 @@ struct pod_mc_results {
   pod_mc_summary *sum;     /* G*M */
   pod_hist *hist;          /* G*M */
   pod_mc_sens_value *sens; /* G*P*M */
+  int64_t *nonfinite;      /* G*M */
+  int64_t *unfit_n;        /* G */
   int64_t *rows;           /* G */
   double **xcol, **ycol;
 };

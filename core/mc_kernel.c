@@ -16,11 +16,20 @@ typedef struct kernel_ev {
   unsigned char *cfgs; /* G * cfg_size */
   int G, P;
   pod_bind *binds;
+  int *sel, nsel; /* NULL: every metric in order; else these indices */
 } kernel_ev;
+
+/* Worker scratch: the config, then (with a selection) every metric. */
+static size_t kev_cfg_bytes(const kernel_ev *ke) {
+  size_t a = sizeof(double);
+  return (ke->k->cfg_size + a - 1) / a * a;
+}
 
 static void *kev_worker_new(void *ud, pod_err *err) {
   kernel_ev *ke = ud;
-  void *w = malloc(ke->k->cfg_size ? ke->k->cfg_size : 1);
+  size_t n = kev_cfg_bytes(ke) +
+             (ke->sel ? sizeof(double) * (size_t)ke->k->nmetrics : 0);
+  void *w = malloc(n ? n : 1);
   if (!w) pod_err_set(err, POD_ENOMEM, "eval", NULL);
   return w;
 }
@@ -52,13 +61,31 @@ static int kev_eval(void *ud, void *worker, int grid, const double *x,
       memcpy(cfg + b->offset, &iv, sizeof(int));
     }
   }
-  return ke->k->fn(cfg, y, err);
+  if (!ke->sel) return ke->k->fn(cfg, y, err);
+  double *all = (double *)(void *)(cfg + kev_cfg_bytes(ke));
+  int rc = ke->k->fn(cfg, all, err);
+  if (rc) return rc;
+  for (int m = 0; m < ke->nsel; m++) y[m] = all[ke->sel[m]];
+  return POD_OK;
 }
 
 int pod_mc_kernel_evaluator(const pod_kernel *k, const void *base_cfgs, int G,
                             const pod_bind *binds, int nparams,
                             pod_mc_evaluator *out) {
+  return pod_mc_kernel_evaluator_select(k, base_cfgs, G, binds, nparams, NULL,
+                                        0, out);
+}
+
+int pod_mc_kernel_evaluator_select(const pod_kernel *k, const void *base_cfgs,
+                                   int G, const pod_bind *binds, int nparams,
+                                   const int *sel, int nsel,
+                                   pod_mc_evaluator *out) {
   memset(out, 0, sizeof *out);
+  if (sel) {
+    if (!k || nsel < 1) return POD_EINVAL;
+    for (int m = 0; m < nsel; m++)
+      if (sel[m] < 0 || sel[m] >= k->nmetrics) return POD_EINVAL;
+  }
   if (!k || !k->fn || !base_cfgs || G < 1 || nparams < 0 ||
       (nparams > 0 && !binds))
     return POD_EINVAL;
@@ -79,8 +106,20 @@ int pod_mc_kernel_evaluator(const pod_kernel *k, const void *base_cfgs, int G,
   if (!ke->cfgs || !ke->binds) {
     free(ke->cfgs);
     free(ke->binds);
+    free(ke->sel);
     free(ke);
     return POD_ENOMEM;
+  }
+  if (sel) {
+    ke->sel = malloc(sizeof(int) * (size_t)nsel);
+    if (!ke->sel) {
+      free(ke->cfgs);
+      free(ke->binds);
+      free(ke);
+      return POD_ENOMEM;
+    }
+    memcpy(ke->sel, sel, sizeof(int) * (size_t)nsel);
+    ke->nsel = nsel;
   }
   memcpy(ke->cfgs, base_cfgs, k->cfg_size * (size_t)G);
   if (nparams) memcpy(ke->binds, binds, sizeof(pod_bind) * (size_t)nparams);
@@ -97,6 +136,7 @@ void pod_mc_kernel_evaluator_free(pod_mc_evaluator *ev) {
   if (ke) {
     free(ke->cfgs);
     free(ke->binds);
+    free(ke->sel);
     free(ke);
   }
   memset(ev, 0, sizeof *ev);

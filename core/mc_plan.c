@@ -61,6 +61,20 @@ void pod_mc__free_names(char **names, int n) {
   free(names);
 }
 
+/* The grid labels for error messages (any length; NULL entries become
+** empty).  -1 when out of memory. */
+static int dup_labels(pod_mc_plan *pl, const char *const *labels) {
+  pl->glabels = calloc((size_t)pl->G, sizeof(char *));
+  if (!pl->glabels) return -1;
+  for (int g = 0; g < pl->G; g++) {
+    const char *l = labels[g] ? labels[g] : "";
+    size_t n = strlen(l) + 1;
+    if (!(pl->glabels[g] = malloc(n))) return -1;
+    memcpy(pl->glabels[g], l, n);
+  }
+  return 0;
+}
+
 void pod_mc_spec_init(pod_mc_spec *s) {
   memset(s, 0, sizeof *s);
   s->grid = 1;
@@ -232,6 +246,9 @@ static int plan_storage(pod_mc_plan *pl) {
 static int plan_merge_state(pod_mc_plan *pl) {
   int P = pl->P, M = pl->M, G = pl->G;
   pl->mom = calloc((size_t)G * M, sizeof(pod_moments));
+  pl->nonfinite = calloc((size_t)G * M, sizeof(int64_t));
+  pl->unfit_n = calloc((size_t)G, sizeof(int64_t));
+  if (!pl->nonfinite || !pl->unfit_n) return -1;
   pl->rows = calloc((size_t)G, sizeof(int64_t));
   pl->xcol = calloc((size_t)G * (P ? P : 1), sizeof(double *));
   pl->ycol = calloc((size_t)G * M, sizeof(double *));
@@ -294,6 +311,13 @@ int pod_mc_plan_new(const pod_mc_spec *s, pod_mc_plan **out, pod_err *err) {
   pl->stop_metric = s->stop_metric;
   pl->stop_rel = s->stop_rel_ci95;
   pl->stop_min = s->stop_min_samples < 2 ? 2 : s->stop_min_samples;
+  pl->nonfinite_error = s->nonfinite_error != 0;
+  pl->fits_metric = s->fits_metric - 1;
+  pl->unfit = s->unfit;
+  if (pl->fits_metric >= s->nmetrics) {
+    pod_mc_plan_free(pl);
+    return pod_err_set(err, POD_EINVAL, "fits_metric", "out of range");
+  }
   rc = POD_ENOMEM;
   int P = pl->P, M = pl->M;
 
@@ -306,6 +330,7 @@ int pod_mc_plan_new(const pod_mc_spec *s, pod_mc_plan **out, pod_err *err) {
   for (int i = 0; i < P; i++) {
     if ((rc = pod_dist_copy(&pl->dists[i], &s->dists[i], err))) goto fail_rc;
   }
+  if (s->grid_labels && dup_labels(pl, s->grid_labels)) goto fail;
   if ((rc = derive_seeds(pl, err))) goto fail_rc;
 
   if (plan_storage(pl)) goto fail;
@@ -327,6 +352,9 @@ void pod_mc_plan_free(pod_mc_plan *pl) {
   if (!pl) return;
   pod_mc__free_names(pl->pnames, pl->P);
   pod_mc__free_names(pl->mnames, pl->M);
+  if (pl->glabels) pod_mc__free_names(pl->glabels, pl->G);
+  free(pl->nonfinite);
+  free(pl->unfit_n);
   if (pl->dists)
     for (int i = 0; i < pl->P; i++) pod_dist_free(&pl->dists[i]);
   free(pl->dists);

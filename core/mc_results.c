@@ -122,6 +122,11 @@ int pod_mc_finish_begin(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
   r->sum = calloc((size_t)G * M, sizeof(pod_mc_summary));
   r->hist = calloc((size_t)G * M, sizeof(pod_hist));
   r->sens = calloc((size_t)G * (P ? P : 1) * M, sizeof(pod_mc_sens_value));
+  r->nonfinite = malloc(sizeof(int64_t) * (size_t)G * M);
+  r->unfit_n = malloc(sizeof(int64_t) * (size_t)G);
+  if (!r->nonfinite || !r->unfit_n) goto nomem;
+  memcpy(r->nonfinite, pl->nonfinite, sizeof(int64_t) * (size_t)G * M);
+  memcpy(r->unfit_n, pl->unfit_n, sizeof(int64_t) * (size_t)G);
   pl->xrank = calloc((size_t)G * (P ? P : 1), sizeof(double *));
   if (!r->sum || !r->hist || !r->sens || !pl->xrank) goto nomem;
   if (!(r->pnames = pod_mc__dup_names((const char *const *)pl->pnames, P,
@@ -246,6 +251,8 @@ void pod_mc_results_free(pod_mc_results *r) {
   free(r->hist);
   free(r->sum);
   free(r->sens);
+  free(r->nonfinite);
+  free(r->unfit_n);
   if (r->xcol)
     for (int i = 0; i < r->G * r->P; i++) free(r->xcol[i]);
   if (r->ycol)
@@ -328,4 +335,13 @@ const double *pod_mc_results_metric_column(const pod_mc_results *r, int g,
                                            int m) {
   if (g < 0 || g >= r->G || m < 0 || m >= r->M || r->rows[g] == 0) return NULL;
   return r->ycol[g * r->M + m];
+}
+
+int64_t pod_mc_results_nonfinite(const pod_mc_results *r, int g, int m) {
+  if (m < 0 || m >= r->M || g < 0 || g >= r->G) return 0;
+  return r->nonfinite[g * r->M + m];
+}
+
+int64_t pod_mc_results_unfit(const pod_mc_results *r, int g) {
+  return g >= 0 && g < r->G ? r->unfit_n[g] : 0;
 }

@@ -105,6 +105,12 @@ typedef struct pod_mc_evaluator {
 int pod_mc_kernel_evaluator(const pod_kernel *k, const void *base_cfgs, int G,
                             const pod_bind *binds, int nparams,
                             pod_mc_evaluator *out);
+/* The same, reporting only the kernel's metrics sel[0..nsel-1] (indices
+** into k->metric_names, in that order): a study's metrics= subset. */
+int pod_mc_kernel_evaluator_select(const pod_kernel *k, const void *base_cfgs,
+                                   int G, const pod_bind *binds, int nparams,
+                                   const int *sel, int nsel,
+                                   pod_mc_evaluator *out);
 void pod_mc_kernel_evaluator_free(pod_mc_evaluator *ev);
 
 /* ---- plan ------------------------------------------------------------------
@@ -115,6 +121,15 @@ typedef enum pod_mc_sens {
   POD_MC_SENS_SPEARMAN,
   POD_MC_SENS_SOBOL
 } pod_mc_sens;
+
+/* What a study does with a sample whose `fits` metric is 0 (a training
+** layout that does not fit in memory): keep it (counted), drop it
+** (counted) or fail the run. */
+typedef enum pod_mc_unfit {
+  POD_MC_UNFIT_KEEP,
+  POD_MC_UNFIT_EXCLUDE,
+  POD_MC_UNFIT_ERROR
+} pod_mc_unfit;
 
 #define POD_MC_CHUNK_DEFAULT 1024
 #define POD_MC_HIST_BINS_DEFAULT 40
@@ -141,6 +156,15 @@ typedef struct pod_mc_spec {
                                enforced) */
   int hist_bins;            /* 0: POD_MC_HIST_BINS_DEFAULT */
   int hist_log; /* bins equal in log(x) where the metric's min > 0 */
+  /* A sample with a NaN or infinite metric is dropped from every statistic
+  ** and counted per metric (pod_mc_results_nonfinite); with
+  ** nonfinite_error set it fails the run instead. */
+  int nonfinite_error;
+  int fits_metric;       /* 0: none; else 1 + the index of the metric that
+                            is 0 when the sample's layout does not fit */
+  pod_mc_unfit unfit;    /* what to do with fits_metric == 0 */
+  const char *const *grid_labels; /* NULL or G labels ("tp=8 system=x") that
+                                     name the grid point in errors (copied) */
 } pod_mc_spec;
 
 /* Defaults: no params, 1 grid point, 1000 samples, default chunk, seed 1,
@@ -314,5 +338,10 @@ const double *pod_mc_results_param_column(const pod_mc_results *r, int g,
 const double *pod_mc_results_metric_column(const pod_mc_results *r, int g,
                                            int m);
 int pod_mc_results_samples_partial(const pod_mc_results *r);
+/* Samples at grid point g whose metric m was NaN or infinite (dropped). */
+int64_t pod_mc_results_nonfinite(const pod_mc_results *r, int g, int m);
+/* Samples at grid point g whose fits metric was 0 (kept or dropped as the
+** spec's unfit says). */
+int64_t pod_mc_results_unfit(const pod_mc_results *r, int g);
 
 #endif

@@ -217,6 +217,29 @@ static void finish(pod_host *h) {
   if (h->o.timeout_s > 0) uv_close((uv_handle_t *)&h->timeout, NULL);
 }
 
+/* The scenario's top level returned: the library's checks (every --set
+** key read; `run FILE --help` without a study).  Errors are reported and
+** fail the run. */
+static int call_after_run(lua_State *L) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, "lpod.after_run") == LUA_TFUNCTION)
+    lua_call(L, 0, 0);
+  return 0;
+}
+
+static void after_run(pod_host *h) {
+  lua_State *L = h->L;
+  lua_pushcfunction(L, call_after_run); /* light C function: no allocation */
+  if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
+    if (!h->help_done) {
+      fprintf(stderr, "%s\n", lua_isstring(L, -1) ? lua_tostring(L, -1) : "podsim: check failed");
+      h->failed = 1;
+    }
+    lua_pop(L, 1);
+  }
+}
+
+void lpod_host_help_done(pod_host *h) { h->help_done = 1; }
+
 void lpod_host_resume(pod_host *h, int nargs) {
   int nres = 0;
   h->waiting = 0;
@@ -232,8 +255,12 @@ void lpod_host_resume(pod_host *h, int nargs) {
     return;
   }
   if (status != LUA_OK) {
-    report_error(h, h->co, status);
-    h->failed = 1;
+    if (!h->help_done) {
+      report_error(h, h->co, status);
+      h->failed = 1;
+    }
+  } else if (!h->o.tool) {
+    after_run(h);
   }
   finish(h);
 }

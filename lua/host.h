@@ -34,6 +34,8 @@ typedef struct pod_host_opts {
   double timeout_s;         /* wall-clock budget, 0: none */
   double max_samples_mb;    /* budget for exact quantiles */
   int progress;             /* 1: progress bar on stderr */
+  int help;                 /* run FILE --help: list the scenario's
+                               podsim.arg declarations and stop */
   int no_trace;             /* 1: studies run a Lua eval per sample */
   /* scale-out (scale.h): --shard I/N writes chunk results to shard_dir;
   ** merge: studies read them (podsim merge); mpi: --mpi */
@@ -80,6 +82,10 @@ void lpod_host_check_yield(lua_State *co, const char *what);
 ** only from the loop thread, outside of any Lua call.  Errors of the
 ** scenario are reported, not raised.  On the coroutine: [-nargs, +0, -] */
 void lpod_host_resume(pod_host *h, int nargs);
+
+/* `run FILE --help` printed the scenario's arguments: the error that
+** stops the scenario next is not reported and the run exits 0. */
+void lpod_host_help_done(pod_host *h);
 
 /* Non-zero once SIGINT (or the timeout) asked the run to stop. */
 int lpod_host_interrupted(pod_host *h);

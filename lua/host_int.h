@@ -43,6 +43,7 @@ struct pod_host {
   uv_async_t wake; /* SIGINT -> loop */
   uv_timer_t timeout;
   int finished; /* scenario returned or failed */
+  int help_done; /* run FILE --help printed the arguments */
   int failed;
   int waiting; /* scenario yielded inside a podsim call */
   volatile sig_atomic_t interrupted;

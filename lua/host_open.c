@@ -179,6 +179,46 @@ static int raw_read_file(lua_State *L) {
   return 1;
 }
 
+/* --set keys read by any state of this run (worker evaluators included),
+** by index into opts->sets. */
+#define SET_READ_MAX 256
+static _Atomic unsigned char g_set_read[SET_READ_MAX];
+
+/* raw.mark_arg(key): podsim.args.key was read (upvalue: the options). */
+static int raw_mark_arg(lua_State *L) {
+  const pod_host_opts *o = lua_touserdata(L, lua_upvalueindex(1));
+  size_t n;
+  const char *k = lua_tolstring(L, 1, &n);
+  if (o == NULL || k == NULL) return 0;
+  for (int i = 0; i < o->nsets && i < SET_READ_MAX; i++)
+    if (strncmp(o->sets[i], k, n) == 0 && o->sets[i][n] == '=') g_set_read[i] = 1;
+  return 0;
+}
+
+/* raw.unread_args() -> list of the --set keys nobody read. */
+static int raw_unread_args(lua_State *L) {
+  const pod_host_opts *o = lua_touserdata(L, lua_upvalueindex(1));
+  lua_newtable(L);
+  int n = 0;
+  for (int i = 0; o && i < o->nsets && i < SET_READ_MAX; i++) {
+    if (g_set_read[i]) continue;
+    const char *eq = strchr(o->sets[i], '=');
+    if (eq == NULL) continue;
+    lua_pushlstring(L, o->sets[i], (size_t)(eq - o->sets[i]));
+    lua_rawseti(L, -2, ++n);
+  }
+  return 1;
+}
+
+/* raw.help_done(): `run FILE --help` printed the arguments; stop the
+** scenario here with exit 0. */
+static int raw_help_done(lua_State *L) {
+  pod_host *h = lpod_host(L);
+  if (h) lpod_host_help_done(h);
+  lua_pushliteral(L, "podsim: help shown");
+  return lua_error(L);
+}
+
 static int raw_getpid(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)getpid());
   return 1;
@@ -284,6 +324,8 @@ static void push_opts_table(lua_State *L, const pod_host_opts *o) {
   lua_setfield(L, -2, "max_samples_mb");
   lua_pushboolean(L, o->progress);
   lua_setfield(L, -2, "progress");
+  lua_pushboolean(L, o->help);
+  lua_setfield(L, -2, "help");
   if (o->scenario) {
     lua_pushstring(L, o->scenario);
     lua_setfield(L, -2, "scenario");
@@ -353,6 +395,13 @@ static int open_podsim(lua_State *L, const pod_host_opts *o,
                                   {"load", raw_load},
                                   {NULL, NULL}};
   luaL_setfuncs(L, rawf, 0);
+  static const luaL_Reg rawo[] = {{"mark_arg", raw_mark_arg},
+                                  {"unread_args", raw_unread_args},
+                                  {NULL, NULL}};
+  lua_pushlightuserdata(L, (void *)o);
+  luaL_setfuncs(L, rawo, 1);
+  lua_pushcfunction(L, raw_help_done);
+  lua_setfield(L, raw, "help_done");
   /* the library */
   const pod_embed_file *f = pod_host__embedded("podsim");
   if (f == NULL) return luaL_error(L, "embedded podsim library missing");
@@ -368,6 +417,9 @@ static int open_podsim(lua_State *L, const pod_host_opts *o,
   ** kept in the registry, never in a scenario's reach; the embedded tools
   ** receive them as their chunk's argument */
   lua_setfield(L, LUA_REGISTRYINDEX, "lpod.internal");
+  /* the library's end-of-scenario check, called by the host */
+  lua_getfield(L, raw, "after_run");
+  lua_setfield(L, LUA_REGISTRYINDEX, "lpod.after_run");
   lua_pop(L, 1); /* raw */
   lua_pushvalue(L, podsim);
   lua_setglobal(L, "podsim");

@@ -56,6 +56,9 @@ static void study_release(study *s) {
   s->base_cfgs = NULL;
   free(s->binds);
   s->binds = NULL;
+  for (int g = 0; s->glabels && g < s->G; g++) free(s->glabels[g]);
+  free(s->glabels);
+  s->glabels = NULL;
   if (s->tmpl) {
     void *aud;
     lua_getallocf(s->tmpl, &aud);
@@ -117,7 +120,7 @@ static void push_sorted_keys(lua_State *L, int idx, const char *ctx, const char 
 
 static const char *const study_keys[] = {
     "name", "samples", "seed", "params", "grid", "eval", "metrics", "sensitivity",
-    "target", "keep_samples", "chunk_size", "threads", "trace", NULL};
+    "target", "keep_samples", "chunk_size", "threads", "unfit", "nonfinite", "trace", NULL};
 
 /* Every table among the grid values at idx carries a string `label` (or
 ** `name`): it names the grid point in files and tables, where a table's
@@ -196,6 +199,68 @@ static int build_grid(lua_State *L, int spec, const char *ctx) {
   return (int)G;
 }
 
+/* podsim.study: a grid key named like a sampled parameter is an error
+** (the sample would overwrite the grid value while the rows stay labelled
+** with it).  [-0, +0, e] */
+static void study_check_grid_params(lua_State *L, study *s, const char *ctx) {
+  lua_getfield(L, 1, "grid");
+  if (lua_istable(L, -1)) {
+    for (int i = 0; i < s->P; i++) {
+      lua_getfield(L, -1, s->pnames[i]);
+      int clash = !lua_isnil(L, -1);
+      lua_pop(L, 1);
+      if (clash) {
+        char path[128];
+        snprintf(path, sizeof path, "grid.%s", s->pnames[i]);
+        lpod_error(L, ctx, path,
+                   "is also a sampled parameter (params.%s): the sample would replace the grid "
+                   "value while the rows are labelled with it; rename one of them",
+                   s->pnames[i]);
+      }
+    }
+  }
+  lua_pop(L, 1);
+}
+
+/* The label "key=value key=value" (keys sorted) of every grid point in the
+** list at points, for errors: numbers as %.10g, specs by name.
+** [-0, +0, m] */
+static void study_grid_labels(lua_State *L, study *s, int points) {
+  s->glabels = calloc((size_t)s->G, sizeof(char *));
+  if (s->glabels == NULL) luaL_error(L, "out of memory");
+  for (int g = 0; g < s->G; g++) {
+    char buf[512];
+    size_t len = 0;
+    buf[0] = '\0';
+    lua_rawgeti(L, points, g + 1); /* pt */
+    push_sorted_keys(L, -1, "podsim.study", "grid"); /* pt, keys */
+    int nk = (int)lua_rawlen(L, -1);
+    for (int i = 1; i <= nk && len < sizeof buf; i++) {
+      lua_rawgeti(L, -1, i);     /* pt, keys, k */
+      lua_pushvalue(L, -1);
+      lua_rawget(L, -4);         /* pt, keys, k, v */
+      char val[128];
+      if (lua_type(L, -1) == LUA_TNUMBER) {
+        snprintf(val, sizeof val, "%.10g", lua_tonumber(L, -1));
+      } else if (lua_type(L, -1) == LUA_TSTRING) {
+        snprintf(val, sizeof val, "%s", lua_tostring(L, -1));
+      } else if (lua_type(L, -1) == LUA_TUSERDATA && lua_getfield(L, -1, "name") == LUA_TSTRING) {
+        snprintf(val, sizeof val, "%s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+      } else {
+        if (lua_type(L, -1) == LUA_TUSERDATA) lua_pop(L, 1);
+        snprintf(val, sizeof val, "%s", luaL_typename(L, -1));
+      }
+      len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s=%s", i > 1 ? " " : "",
+                              lua_tostring(L, -2), val);
+      lua_pop(L, 2);
+    }
+    lua_pop(L, 2);
+    s->glabels[g] = dupstr(buf);
+    if (s->glabels[g] == NULL) luaL_error(L, "out of memory");
+  }
+}
+
 /* podsim.study: name, samples, seed, chunk_size, keep_samples, threads,
 ** sensitivity of the spec at 1 into s. */
 static int study_read_options(lua_State *L, study *s, const pod_host_opts *o,
@@ -230,6 +295,13 @@ static int study_read_options(lua_State *L, study *s, const pod_host_opts *o,
   }
   static const char *const sens_names[] = {"none", "spearman", "sobol", NULL};
   s->sens = (pod_mc_sens)lpod_opt_enum(L, 1, "sensitivity", POD_MC_SENS_SPEARMAN, sens_names, 0, ctx, NULL);
+  static const char *const unfit_names[] = {"keep", "exclude", "error", NULL};
+  lua_getfield(L, 1, "unfit");
+  s->unfit_given = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  s->unfit = (pod_mc_unfit)lpod_opt_enum(L, 1, "unfit", POD_MC_UNFIT_KEEP, unfit_names, 0, ctx, NULL);
+  static const char *const nonfinite_names[] = {"count", "error", NULL};
+  s->nonfinite_error = lpod_opt_enum(L, 1, "nonfinite", 0, nonfinite_names, 0, ctx, NULL);
 
   return 0;
 }
@@ -447,14 +519,44 @@ static int study_kernel_eval(lua_State *L, study *s, int evalidx, int points,
     return lpod_error(L, ctx, "eval", "unknown kernel '%s'", lua_tostring(L, -1));
   lua_pop(L, 1);
   s->kernel = k;
-  if (!lua_isnil(L, metrics)) return lpod_error(L, ctx, "metrics", "a kernel evaluator has fixed metrics; leave metrics out");
-  s->M = k->nmetrics;
-  lua_createtable(L, s->M, 0);
-  for (int m = 0; m < s->M; m++) {
-    lua_pushstring(L, k->metric_names[m]);
-    lua_rawseti(L, -2, m + 1);
+  /* metrics: all of the kernel's, or the subset named (in that order) */
+  int *sel = NULL;
+  if (!lua_isnil(L, metrics)) {
+    if (!lua_istable(L, metrics) || lua_rawlen(L, metrics) == 0)
+      return lpod_error(L, ctx, "metrics", "expected a non-empty list of the %s kernel's metrics", k->name);
+    s->M = (int)lua_rawlen(L, metrics);
+    if (s->M > k->nmetrics) return lpod_error(L, ctx, "metrics", "the %s kernel has %d metrics", k->name, k->nmetrics);
+    sel = lua_newuserdatauv(L, sizeof(int) * (size_t)s->M, 0); /* freed with the stack */
+    for (int m = 0; m < s->M; m++) {
+      lua_rawgeti(L, metrics, m + 1);
+      const char *nm = lua_tostring(L, -1);
+      sel[m] = -1;
+      for (int j = 0; nm && j < k->nmetrics; j++)
+        if (strcmp(nm, k->metric_names[j]) == 0) sel[m] = j;
+      for (int j = 0; j < m && sel[m] >= 0; j++)
+        if (sel[j] == sel[m]) return lpod_error(L, ctx, "metrics", "'%s' named twice", nm);
+      if (sel[m] < 0) {
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (int j = 0; j < k->nmetrics; j++) {
+          if (j) luaL_addstring(&b, ", ");
+          luaL_addstring(&b, k->metric_names[j]);
+        }
+        luaL_pushresult(&b);
+        return lpod_error(L, ctx, "metrics", "'%s' is not a metric of the %s kernel (%s)",
+                          nm ? nm : luaL_typename(L, -2), k->name, lua_tostring(L, -1));
+      }
+      lua_pop(L, 1);
+    }
+  } else {
+    s->M = k->nmetrics;
+    lua_createtable(L, s->M, 0);
+    for (int m = 0; m < s->M; m++) {
+      lua_pushstring(L, k->metric_names[m]);
+      lua_rawseti(L, -2, m + 1);
+    }
+    lua_replace(L, metrics);
   }
-  lua_replace(L, metrics);
   /* one config per grid point: base fields overridden by the point */
   s->base_cfgs = calloc((size_t)s->G, k->cfg_size);
   s->binds = calloc((size_t)s->P + 1, sizeof(pod_bind));
@@ -492,8 +594,10 @@ static int study_kernel_eval(lua_State *L, study *s, int evalidx, int points,
   }
   pod_err e;
   pod_err_clear(&e);
-  if (pod_mc_kernel_evaluator(k, s->base_cfgs, s->G, s->binds, s->P, &s->ev) != POD_OK)
+  if (pod_mc_kernel_evaluator_select(k, s->base_cfgs, s->G, s->binds, s->P, sel, sel ? s->M : 0,
+                                     &s->ev) != POD_OK)
     return lpod_error_core(L, ctx, "eval", &e);
+  if (sel) lua_pop(L, 1); /* the selection, copied */
   return 0;
 }
 
@@ -609,6 +713,8 @@ static int l_study(lua_State *L) {
   /* grid */
   s->G = build_grid(L, 1, ctx); /* stack: ..., points */
   int points = lua_gettop(L);
+  study_check_grid_params(L, s, ctx);
+  study_grid_labels(L, s, points);
 
   /* eval: a Lua function or podsim.kernel.<name>{...} */
   lua_getfield(L, 1, "eval");
@@ -726,6 +832,12 @@ static int l_start(lua_State *L) {
   spec.stop_metric = s->stop_metric;
   spec.stop_rel_ci95 = s->stop_rel;
   spec.stop_min_samples = s->stop_min;
+  spec.nonfinite_error = s->nonfinite_error;
+  spec.unfit = s->unfit;
+  for (int m = 0; m < s->M; m++)
+    if (strcmp(s->mnames[m], "fits") == 0) spec.fits_metric = m + 1;
+  spec.grid_labels = (const char *const *)s->glabels;
+  spec.hist_bins = 100; /* CDFs with enough points (podsim.plot) */
   pod_err e;
   pod_err_clear(&e);
   if (pod_mc_plan_new(&spec, &s->plan, &e) != POD_OK)

@@ -56,6 +56,10 @@ typedef struct study {
   int stop_metric;
   double stop_rel;
   int64_t stop_min;
+  int nonfinite_error; /* nonfinite = "error" */
+  pod_mc_unfit unfit;  /* unfit = "keep" | "exclude" | "error" */
+  int unfit_given;     /* unfit was given (else: keep, with a warning) */
+  char **glabels;      /* G labels "key=value ..." for errors */
   /* built-in evaluator */
   const pod_kernel *kernel;
   void *base_cfgs;

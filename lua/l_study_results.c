@@ -72,6 +72,10 @@ static void push_stats(lua_State *L, const study *s, const pod_mc_results *r,
       for (int q = 0; q < POD_STATS_NQ; q++) set_num(L, qnames[q], sm.q[q]);
       lua_pushboolean(L, sm.quantiles_exact);
       lua_setfield(L, -2, "exact");
+      lua_pushinteger(L, pod_mc_results_nonfinite(r, g, m));
+      lua_setfield(L, -2, "nonfinite");
+      lua_pushinteger(L, pod_mc_results_unfit(r, g));
+      lua_setfield(L, -2, "unfit");
       if (!sm.quantiles_exact) exact_all = 0;
       lua_rawseti(L, -2, g + 1);
     }
@@ -147,6 +151,35 @@ void lpod_study__push_results(lua_State *L, int sidx, study *s) {
   lua_pushboolean(L, pod_mc_results_samples_partial(r));
   lua_setfield(L, res, "samples_partial");
   push_stats(L, s, r, res);
+  /* nonfinite[metric] = total dropped samples; unfit[g] = non-fitting */
+  lua_createtable(L, 0, s->M);
+  for (int m = 0; m < s->M; m++) {
+    int64_t n = 0;
+    for (int g = 0; g < s->G; g++) n += pod_mc_results_nonfinite(r, g, m);
+    lua_pushinteger(L, n);
+    lua_setfield(L, -2, s->mnames[m]);
+  }
+  lua_setfield(L, res, "nonfinite");
+  lua_createtable(L, s->G, 0);
+  for (int g = 0; g < s->G; g++) {
+    lua_pushinteger(L, pod_mc_results_unfit(r, g));
+    lua_rawseti(L, -2, g + 1);
+  }
+  lua_setfield(L, res, "unfit");
+  {
+    static const char *const unfit_names[] = {"keep", "exclude", "error"};
+    lua_pushstring(L, unfit_names[s->unfit]);
+    lua_setfield(L, res, "unfit_mode");
+    lua_pushboolean(L, s->unfit_given);
+    lua_setfield(L, res, "_unfit_given");
+    lua_pushboolean(L, 0);
+    for (int m = 0; m < s->M; m++)
+      if (strcmp(s->mnames[m], "fits") == 0) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+      }
+    lua_setfield(L, res, "_has_fits");
+  }
   push_sens(L, s, r, res);
   /* the study itself, for histograms and samples */
   lua_pushvalue(L, sidx);

@@ -236,6 +236,11 @@ static int eval_in_worker(lua_State *L) {
     for (int m = 0; m < s->M; m++) {
       lua_rawgeti(L, W_MNAMES, m + 1);
       lua_gettable(L, -2); /* may run __index */
+      if (lua_type(L, -1) == LUA_TBOOLEAN) { /* e.g. fits: 1 or 0 */
+        c->y[m] = lua_toboolean(L, -1) ? 1.0 : 0.0;
+        lua_pop(L, 1);
+        continue;
+      }
       if (lua_type(L, -1) != LUA_TNUMBER) {
         c->rc = pod_err_set(c->err, POD_EINVAL, s->mnames[m],
                             "eval returned %s for metric '%s' (a number is needed)",

@@ -12,8 +12,10 @@
 */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "host.h"
 #include "l_hw.h"
 #include "l_read.h"
 #include "lpod.h"
@@ -26,7 +28,22 @@
 static const char *const attn_names[] = {"mha", "gqa", "mla", NULL};
 
 static int model_check(const void *v, pod_err *e) { return pod_model_check(v, e); }
-static int model_preset(const char *n, void *out) { return pod_model_preset(n, out); }
+/* "default": where a model built from scratch (no base=) starts: zeros,
+** but MoE fields that are never right at 0: every layer after the dense
+** ones is MoE (moe_interval 1), tokens spread evenly (imbalance 1),
+** dropless routing (capacity_factor 0).  experts, top_k and expert_ffn
+** have no sane default and stay required for an MoE model. */
+static int model_preset(const char *n, void *out) {
+  if (strcmp(n, "default") == 0) {
+    pod_model *m = out;
+    memset(m, 0, sizeof *m);
+    m->moe_interval = 1;
+    m->imbalance = 1.0;
+    m->capacity_factor = 0.0;
+    return POD_OK;
+  }
+  return pod_model_preset(n, out);
+}
 LPOD_PRESET_ITER(model, pod_model, pod_model_at)
 
 #define MF(name, type, min, max, unit) \
@@ -397,6 +414,18 @@ static int l_train(lua_State *L) {
   pod_err_clear(&e);
   int rc = pod_train_eval(&c, &r, &e);
   if (rc != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
+  if (!r.fits && lpod_host(L) != NULL) {
+    /* loud: the throughput below is for a machine with more memory */
+    lpod_where(L);
+    fprintf(stderr,
+            "%s warning: podsim.train: the layout does not fit in memory: "
+            "%.1f GB per GPU > %.0f GB HBM (tp=%d pp=%d cp=%d ep=%d "
+            "zero=%d); its step time and throughput (fits = false) assume "
+            "memory it does not have\n",
+            lua_tostring(L, -1), r.memory.total_gb, c.system.gpu.hbm_gb,
+            c.parallel.tp, c.parallel.pp, c.parallel.cp, c.parallel.ep, c.parallel.zero);
+    lua_pop(L, 1);
+  }
   push_result(L, &c, &r);
   return 1;
 }
@@ -467,10 +496,13 @@ static int l_search(lua_State *L) {
   pod_err_clear(&e);
   int rc = pod_train_search(&c, &o, items, o.top_n, &n, &st, &e);
   if (rc != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
-  lua_createtable(L, n, 3); /* stack: ..., items, list */
+  lua_createtable(L, n, 5); /* stack: ..., items, list */
   for (int i = 0; i < n; i++) {
     lua_createtable(L, 0, 16);
     push_layout(L, &items[i].layout);
+    lua_createtable(L, 0, 11); /* item.parallel: ready for podsim.train */
+    push_layout(L, &items[i].layout);
+    lua_setfield(L, -2, "parallel");
     setnum(L, "tokens_per_s_per_gpu", items[i].tokens_per_s_per_gpu);
     setnum(L, "step_s", items[i].step_s);
     setnum(L, "mfu", items[i].mfu);
@@ -481,6 +513,30 @@ static int l_search(lua_State *L) {
   setint(L, "checked", st.checked);
   setint(L, "fitting", st.fitting);
   setint(L, "evaluated", st.evaluated);
+  if (n == 0) {
+    char why[320];
+    if (st.candidates == 0)
+      snprintf(why, sizeof why,
+               "no layout of %d GPUs passes the divisibility rules (tp and cp "
+               "divide the heads, pp the layers, ep the experts; max_tp=%d "
+               "max_pp=%d max_cp=%d%s)",
+               c.gpus, o.max_tp, o.max_pp, o.max_cp,
+               lua_getfield(L, 1, "fix") != LUA_TNIL ? " and the fix= values" : "");
+    else
+      snprintf(why, sizeof why,
+               "%ld layouts pass the divisibility rules, but none of their %ld "
+               "ZeRO/recompute variants fits in %.0f GB HBM per GPU (try more "
+               "GPUs, a shorter sequence or fewer fix= constraints)",
+               st.candidates, st.checked, c.system.gpu.hbm_gb);
+    if (st.candidates == 0) lua_pop(L, 1);
+    lua_pushstring(L, why);
+    lua_setfield(L, -2, "why");
+    if (lpod_host(L) != NULL) {
+      lpod_where(L);
+      fprintf(stderr, "%s warning: podsim.search: no layout: %s\n", lua_tostring(L, -1), why);
+      lua_pop(L, 1);
+    }
+  }
   return 1;
 }
 

@@ -27,12 +27,25 @@ static const char usage_text[] =
     "cost and reliability, as Lua scenarios with Monte Carlo studies.\n"
     "\n"
     "commands:\n"
-    "  run FILE.lua [OPTIONS]   run a scenario\n"
+    "  run FILE.lua [OPTIONS]   run a scenario (run FILE --help: its arguments)\n"
     "  validate [ID]            print every validation case (published value,\n"
     "                           podsim's value, error, fit or prediction)\n"
-    "  presets [gpus|systems|models|failures]\n"
+    "  presets [gpus|systems|models|failures|software] [--format table|json]\n"
     "                           list the built-in presets and their sources\n"
     "  plot DIR                 render the plots for the CSV files in DIR\n"
+    "  report DIR               one self-contained HTML page (and Markdown) of\n"
+    "                           a run: summaries, plots, assumptions, warnings\n"
+    "  eval collective --system S --op OP --ranks N[,N..] --bytes SIZE[,SIZE..]\n"
+    "                  [--algo A] [--ranks-per-domain N]\n"
+    "  eval train --system S --model M --gpus N --seq N --global-batch N\n"
+    "             [--dtype D] [--tp N --pp N ...] [--search [--top N]]\n"
+    "                           one-line queries, no Lua file (SIZE: 4096, 64KiB,\n"
+    "                           1GiB, 1G = 1GiB as in nccl-tests, 1GB = 1e9)\n"
+    "                           with --format table|csv|json\n"
+    "  calibrate FILE... --system S [--fit a,b,...] [--out FILE.lua] [--name N]\n"
+    "            [--min-bytes SIZE]\n"
+    "                           fit a system's collective parameters to\n"
+    "                           nccl-tests output (*_perf tables or CSV)\n"
     "  merge DIR... [--out DIR] [--threads N]\n"
     "                           outputs of a sharded run from its shard files\n"
     "                           (presets and plot take --timeout, --max-memory)\n"
@@ -145,6 +158,8 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
       if (parse_number(v, 0.001, 1e9, &x))
         return usage_error("--timeout needs a positive number of seconds, got '%s'", v);
       o->timeout_s = x;
+    } else if (allow_file && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
+      o->help = 1;
     } else if (strcmp(a, "--shard") == 0) {
       NEEDV();
       int si, sn;
@@ -175,6 +190,111 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
 #undef NEEDV
   }
   return 0;
+}
+
+/* podsim eval collective|train --key value ...: every --key value (or
+** --key=value) becomes a "key=value" argument of the embedded eval tool
+** (dashes in keys become '_'); --format, --threads and the --search flag
+** are options. */
+static int eval_main(int argc, char **argv, pod_host_opts *o, const char **sets) {
+  if (argc < 3 || argv[2][0] == '-')
+    return usage_error("eval needs what to evaluate: collective or train%s", "");
+  if (strcmp(argv[2], "collective") && strcmp(argv[2], "train"))
+    return usage_error("eval evaluates 'collective' or 'train', got '%s'", argv[2]);
+  o->tool = "eval";
+  o->tool_arg = argv[2];
+  o->quiet = 1;
+  o->threads = 1;
+  for (int i = 3; i < argc; i++) {
+    const char *a = argv[i];
+    if (strncmp(a, "--", 2) != 0 || a[2] == '\0' || a[2] == '=')
+      return usage_error("eval takes --name value options, got '%s'", a);
+    const char *name = a + 2, *eq = strchr(name, '='), *val;
+    size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+    if (eq) {
+      val = eq + 1;
+    } else if (strcmp(name, "search") == 0) {
+      val = "true";
+    } else {
+      if (i + 1 >= argc) return usage_error("option '%s' needs a value", a);
+      val = argv[++i];
+    }
+    if (nlen == 6 && strncmp(name, "format", 6) == 0) {
+      if (strcmp(val, "table") && strcmp(val, "csv") && strcmp(val, "json"))
+        return usage_error("--format is table, csv or json, got '%s'", val);
+      o->format = val;
+      continue;
+    }
+    if (o->nsets >= MAX_SETS) return usage_error("too many options%s", "");
+    size_t n = nlen + strlen(val) + 2;
+    char *kv = malloc(n); /* lives for the process */
+    if (kv == NULL) return 1;
+    for (size_t k = 0; k < nlen; k++) kv[k] = name[k] == '-' ? '_' : name[k];
+    kv[nlen] = '=';
+    strcpy(kv + nlen + 1, val);
+    sets[o->nsets++] = kv;
+  }
+  pod_run_set_threads(1);
+  return pod_host_main(o);
+}
+
+/* podsim calibrate FILE... --system S [--fit a,b] [--out FILE.lua]
+** [--name N] [--min-bytes SIZE]: files and options become arguments of the
+** embedded calibrate tool ("files" joined by newlines). */
+static int calibrate_main(int argc, char **argv, pod_host_opts *o, const char **sets) {
+  static char files[16384];
+  size_t flen = 0;
+  int nfiles = 0;
+  o->tool = "calibrate";
+  o->quiet = 1;
+  o->threads = 1;
+  o->out_dir = ".";
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    if (strncmp(a, "--", 2) == 0) {
+      const char *name = a + 2;
+      static const char *const known[] = {"system", "fit", "out", "name", "min-bytes", NULL};
+      int ok = 0;
+      for (int k = 0; known[k]; k++) ok |= strcmp(name, known[k]) == 0;
+      if (!ok) return usage_error("unknown calibrate option '%s'", a);
+      if (i + 1 >= argc) return usage_error("option '%s' needs a value", a);
+      const char *val = argv[++i];
+      if (strcmp(name, "out") == 0) { /* the file's folder is the output folder */
+        static char dir[4096];
+        const char *slash = strrchr(val, '/');
+        if (slash) {
+          snprintf(dir, sizeof dir, "%.*s", (int)(slash - val), val);
+          o->out_dir = dir[0] ? dir : "/";
+          val = slash + 1;
+        }
+        if (val[0] == '\0') return usage_error("--out needs a file name, got '%s'", argv[i]);
+      }
+      if (o->nsets >= MAX_SETS) return usage_error("too many options%s", "");
+      size_t n = strlen(name) + strlen(val) + 2;
+      char *kv = malloc(n); /* lives for the process */
+      if (kv == NULL) return 1;
+      size_t k = 0;
+      for (; name[k]; k++) kv[k] = name[k] == '-' ? '_' : name[k];
+      kv[k] = '=';
+      strcpy(kv + k + 1, val);
+      sets[o->nsets++] = kv;
+    } else {
+      size_t n = strlen(a);
+      if (flen + n + 2 > sizeof files) return usage_error("too many files%s", "");
+      if (flen) files[flen++] = '\n';
+      memcpy(files + flen, a, n);
+      flen += n;
+      files[flen] = '\0';
+      nfiles++;
+    }
+  }
+  if (nfiles == 0) return usage_error("calibrate needs nccl-tests output files%s", "");
+  static char fileset[16400];
+  snprintf(fileset, sizeof fileset, "files=%s", files);
+  if (o->nsets >= MAX_SETS) return usage_error("too many options%s", "");
+  sets[o->nsets++] = fileset;
+  pod_run_set_threads(1);
+  return pod_host_main(o);
 }
 
 /* ---- scale-out (scale.h) ---- */
@@ -348,13 +468,33 @@ int main(int argc, char **argv) {
     return pod_host_main(&o);
   }
   if (strcmp(cmd, "merge") == 0) return merge_main(argc, argv, &o, sets);
+  if (strcmp(cmd, "eval") == 0) return eval_main(argc, argv, &o, sets);
+  if (strcmp(cmd, "calibrate") == 0) return calibrate_main(argc, argv, &o, sets);
+  if (strcmp(cmd, "report") == 0) {
+    if (argc != 3 || argv[2][0] == '-')
+      return usage_error("report needs the folder of one run%s", "");
+    o.tool = cmd;
+    o.tool_arg = argv[2];
+    o.out_dir = argv[2];
+    o.quiet = 1;
+    return pod_host_main(&o);
+  }
   if (strcmp(cmd, "presets") == 0 || strcmp(cmd, "plot") == 0) {
-    /* the run options that make sense here are the budgets */
+    /* the run options that make sense here are the budgets (and presets'
+    ** --format) */
     o.tool = cmd;
     int rc = parse_run_opts(argc, argv, 2, &o, sets, 0);
     if (rc) return rc;
     if (o.out_dir || o.nsets || o.samples >= 0 || o.seed >= 0 || o.unsafe || o.threads)
       return usage_error("%s takes only --timeout and --max-memory", cmd);
+    if (strcmp(cmd, "presets") == 0) {
+      if (strcmp(o.format, "csv") == 0)
+        return usage_error("presets --format is table or json, got '%s'", o.format);
+      const char *k = o.tool_arg;
+      if (k && strcmp(k, "gpus") && strcmp(k, "systems") && strcmp(k, "models") &&
+          strcmp(k, "failures") && strcmp(k, "software"))
+        return usage_error("unknown preset kind '%s' (gpus, systems, models, failures, software)", k);
+    }
     if (strcmp(cmd, "plot") == 0 && o.tool_arg == NULL)
       return usage_error("plot needs the folder of a run's CSV files%s", "");
     if (strcmp(cmd, "plot") == 0) o.out_dir = o.tool_arg;

@@ -6,6 +6,7 @@
 LPOD_MODULE(plot)
 LPOD_MODULE(hw)
 LPOD_MODULE(coll)
+LPOD_MODULE(calib)
 LPOD_MODULE(train)
 LPOD_MODULE(serve)
 LPOD_MODULE(cost)

@@ -24,7 +24,8 @@ local workloads = {
   -- Llama 4 Maverick: ~22T tokens (Meta model card), seq 8192 as in T1
   llama4_maverick = {tokens = 22e12, seq = 8192, global_batch = 2048, dtype = "fp8"},
 }
-local which = P.args.model or "both"
+local which = P.arg{"model", default = "both", choices = {"deepseek_v3", "llama4_maverick", "both"},
+  help = "the MoE model(s) to compare"}
 local model_names = which == "both" and {"deepseek_v3", "llama4_maverick"} or {which}
 for _, m in ipairs(model_names) do
   if not workloads[m] then P.fail("moe_nvl72_vs_hgx", "args.model", "deepseek_v3, llama4_maverick or both") end
@@ -66,8 +67,7 @@ for _, m in ipairs(model_names) do
       top = 1}
     if not best[1] then P.fail("moe_nvl72_vs_hgx", m, "no layout fits on " .. key) end
     local l = best[1]
-    layouts[m][key] = {tp = l.tp, pp = l.pp, vp = l.vp, dp = l.dp, ep = l.ep, etp = l.etp,
-      cp = l.cp, microbatch = l.microbatch, zero = l.zero, recompute = l.recompute, uneven = l.uneven}
+    layouts[m][key] = l.parallel
     if not P.options.quiet then
       print(string.format("%-16s %-6s layout tp%d pp%d vp%d dp%d ep%d etp%d cp%d mb%d: %.0f tokens/s/GPU",
         m, key, l.tp, l.pp, l.vp, l.dp, l.ep, l.etp, l.cp, l.microbatch, l.tokens_per_s_per_gpu))
@@ -223,7 +223,10 @@ for g, point in ipairs(r.grid) do
   print("  what drives the cost advantage (Spearman, spares charged):")
   local sens = {}
   for name, v in pairs(r.sens.advantage_charged[g]) do sens[#sens + 1] = {name, v.spearman} end
-  table.sort(sens, function(a, b) return math.abs(a[2]) > math.abs(b[2]) end)
+  table.sort(sens, function(a, b)
+    if math.abs(a[2]) ~= math.abs(b[2]) then return math.abs(a[2]) > math.abs(b[2]) end
+    return a[1] < b[1]
+  end)
   for i = 1, math.min(6, #sens) do
     local e = sens[i]
     print(string.format("    %-22s %+6.3f %s", e[1], e[2],

@@ -35,6 +35,25 @@ local raw_open, raw_rename, raw_remove = raw.io_open, raw.os_rename, raw.os_remo
 
 P.version = "0.1.0"
 
+-- With --format json or csv, stdout carries exactly one document for the
+-- whole run (written when the scenario's top level returns); whatever the
+-- scenario prints (print, io.write, io.stdout) goes to stderr.
+local machine = not opts.tool and (opts.format == "json" or opts.format == "csv")
+local real_stdout = io.stdout
+if machine then
+  local stderr = io.stderr
+  _G.print = function(...) -- the scenario's globals, not this library's copy
+    local n, t = select("#", ...), {}
+    for i = 1, n do t[i] = tostring((select(i, ...))) end
+    stderr:write(concat(t, "\t"), "\n")
+  end
+  print = _G.print -- this library's own prints too (checks, tables)
+  io.write = function(...) return stderr:write(...) end
+  io.stdout = stderr
+end
+local doc_studies, doc_seen = {}, {}
+local run_studies = {} -- every study waited for, for the run's meta.json
+
 -- Read-only views -----------------------------------------------------------
 
 local function readonly(t, name)
@@ -50,13 +69,113 @@ local function readonly(t, name)
 end
 P.readonly = readonly
 P.options = readonly(opts, "podsim.options")
-P.args = readonly(args, "podsim.args")
+-- podsim.args: the --set values; every key read is recorded (in worker
+-- states too) so that a --set key the scenario never reads is an error
+-- after its top level ran (raw.after_run below).
+local args_read = {} -- keys read in this state, for the message
+P.args = setmetatable({}, {
+  __index = function(_, k)
+    raw.mark_arg(k)
+    if type(k) == "string" then args_read[k] = true end
+    return args[k]
+  end,
+  __newindex = function(_, k)
+    raw.input_error("podsim.args", tostring(k), "is read-only")
+  end,
+  __pairs = function()
+    for k in pairs(args) do raw.mark_arg(k) end
+    return next, args, nil
+  end,
+  __len = function() return #args end,
+  __metatable = false,
+})
 
 -- Errors ---------------------------------------------------------------------
 
 -- Raise "file:line: ctx: path: msg" at the scenario line.
 function P.fail(ctx, path, msg) raw.input_error(ctx, path, msg) end
 local fail = P.fail
+
+-- Scenario arguments --------------------------------------------------------
+
+-- podsim.arg{"name", default = v, choices = {...}, type = "number" |
+-- "string" | "boolean", help = "..."}: declare an argument set with
+-- `--set name=value` and return its value (the --set value, else the
+-- default).  Declarations are listed by `podsim run FILE --help`.
+local arg_decls, arg_by_name = {}, {}
+local arg_fields = {[1] = true, default = true, choices = true, type = true, help = true}
+function P.arg(d)
+  local ctx = "podsim.arg"
+  if type(d) ~= "table" then fail(ctx, nil, "expected a table {\"name\", default =, choices =, help =}") end
+  for k in pairs(d) do
+    if not arg_fields[k] then fail(ctx, tostring(k), "unknown field (name, default, choices, type, help)") end
+  end
+  local name = d[1]
+  if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then
+    fail(ctx, "1", "expected the argument's name (letters, digits, '_')")
+  end
+  if arg_by_name[name] then fail(ctx, name, "declared twice") end
+  local ty = d.type
+  if ty == nil and d.default ~= nil then ty = type(d.default) end
+  if ty == nil and type(d.choices) == "table" and d.choices[1] ~= nil then ty = type(d.choices[1]) end
+  if ty ~= nil and ty ~= "number" and ty ~= "string" and ty ~= "boolean" then
+    fail(ctx, "type", "expected \"number\", \"string\" or \"boolean\", got " .. tostring(ty))
+  end
+  if d.default ~= nil and type(d.default) ~= ty then
+    fail(ctx, "default", fmt("expected a %s, got %s", ty, type(d.default)))
+  end
+  if d.choices ~= nil then
+    if type(d.choices) ~= "table" or #d.choices == 0 then fail(ctx, "choices", "expected a non-empty list") end
+    for i, c in ipairs(d.choices) do
+      if type(c) ~= ty then fail(ctx, fmt("choices[%d]", i), fmt("expected a %s, got %s", ty, type(c))) end
+    end
+  end
+  if d.help ~= nil and type(d.help) ~= "string" then fail(ctx, "help", "expected a string") end
+  local decl = {name = name, type = ty, default = d.default, choices = d.choices, help = d.help}
+  arg_decls[#arg_decls + 1] = decl
+  arg_by_name[name] = decl
+  raw.mark_arg(name)
+  local v = args[name]
+  if v == nil then return d.default end
+  local given = fmt("--set %s=%s", name, tostring(v))
+  if ty == "string" and type(v) ~= "string" then v = tostring(v) end
+  if ty ~= nil and type(v) ~= ty then
+    fail(ctx, name, fmt("%s: expected a %s", given, ty))
+  end
+  if d.choices then
+    local ok = false
+    for _, c in ipairs(d.choices) do if c == v then ok = true end end
+    if not ok then
+      local cs = {}
+      for i, c in ipairs(d.choices) do cs[i] = tostring(c) end
+      fail(ctx, name, fmt("%s: expected one of %s", given, concat(cs, ", ")))
+    end
+  end
+  return v
+end
+
+-- The arguments declared so far, as `run FILE --help` prints them.
+local function print_arg_help()
+  print(fmt("usage: podsim run %s [--set NAME=VALUE ...] [OPTIONS]", tostring(opts.scenario)))
+  if #arg_decls == 0 then
+    print("\nThe scenario declares no arguments (podsim.arg) before its first study.")
+    return
+  end
+  print("\nscenario arguments (--set NAME=VALUE):")
+  local rows = {}
+  for _, d in ipairs(arg_decls) do
+    local cs
+    if d.choices then
+      local t = {}
+      for i, c in ipairs(d.choices) do t[i] = tostring(c) end
+      cs = concat(t, "|")
+    end
+    rows[#rows + 1] = {"  " .. d.name, d.type or "any",
+      d.default == nil and "-" or tostring(d.default), cs or "", d.help or ""}
+  end
+  P.print_table({"  name", "type", "default", "choices", "help"}, rows)
+end
+
 
 -- Output paths and atomic writers -------------------------------------------
 
@@ -72,6 +191,7 @@ P.out_path = out_path
 local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
 
 local tmp_serial = 0
+local written = {} -- paths written this run (the run's meta.json defers to one the scenario wrote)
 -- Write `path` atomically: a temporary name in the same folder, then
 -- rename, so an interrupted run never leaves a half-written file under the
 -- final name.  `producer(f)` writes into the open file.
@@ -109,6 +229,7 @@ function P.write_atomic(path, producer, ctx)
     raw_remove(tmp)
     fail(ctx, nil, rerr)
   end
+  written[path] = true
   return path
 end
 
@@ -235,10 +356,18 @@ end
 
 -- Text tables ----------------------------------------------------------------
 
--- Print rows (lists of cells) under a header, columns aligned; numbers
--- right-aligned.  opts.out: a function taking a string (default print).
+-- Print rows (lists of cells, or tables keyed by the header's names as
+-- write_csv takes) under a header, columns aligned; numbers right-aligned.
+-- A row with `fits = false` (a podsim.train result or a row built from
+-- one) is marked "<- does not fit in memory", so its throughput is never
+-- shown as if it were real.  opts.out: a function taking a string
+-- (default print).
 function P.print_table(header, rows, o)
   o = o or {}
+  if type(header) ~= "table" or #header == 0 then
+    fail("podsim.print_table", "header", "expected a non-empty list of column names")
+  end
+  if type(rows) ~= "table" then fail("podsim.print_table", "rows", "expected a list of rows") end
   local w, cells = {}, {}
   local function cell(v)
     if type(v) == "number" then
@@ -250,11 +379,18 @@ function P.print_table(header, rows, o)
     end
     return tostring(v == nil and "" or v), false
   end
-  for i, h in ipairs(header) do w[i] = #h end
+  for i, h in ipairs(header) do w[i] = #tostring(h) end
+  local marks = {}
   for r, row in ipairs(rows) do
+    if type(row) ~= "table" then
+      fail("podsim.print_table", fmt("rows[%d]", r), "expected a list or a table keyed by the header's names, got " .. type(row))
+    end
     cells[r] = {}
+    if row.fits == false then marks[r] = "  <- does not fit in memory" end
     for i = 1, #header do
-      local s, isnum = cell(row[i])
+      local v = row[i]
+      if v == nil then v = row[header[i]] end
+      local s, isnum = cell(v)
       cells[r][i] = {s, isnum}
       if #s > w[i] then w[i] = #s end
     end
@@ -263,14 +399,14 @@ function P.print_table(header, rows, o)
   local line = {}
   for i, h in ipairs(header) do
     local numeric = cells[1] == nil or cells[1][i][2]
-    line[i] = fmt((numeric and "%" or "%-") .. w[i] .. "s", h)
+    line[i] = fmt((numeric and "%" or "%-") .. w[i] .. "s", tostring(h))
   end
-  out(concat(line, "  "))
-  for _, row in ipairs(cells) do
+  out((concat(line, "  "):gsub("%s+$", "")))
+  for r, row in ipairs(cells) do
     for i, c in ipairs(row) do
       line[i] = c[2] and fmt("%" .. w[i] .. "s", c[1]) or fmt("%-" .. w[i] .. "s", c[1])
     end
-    out(concat(line, "  "))
+    out((concat(line, "  "):gsub("%s+$", "")) .. (marks[r] or ""))
   end
 end
 
@@ -464,18 +600,29 @@ function results_methods.label(r, g) return point_label(r, g) end
 local stat_cols = {"n", "mean", "sd", "se", "ci95_lo", "ci95_hi", "p1", "p5", "p25", "p50",
   "p75", "p95", "p99", "min", "max"}
 
+-- The summary column of grid key k: k, or "grid.k" where k is also the
+-- name of a statistics column (a grid key "n" would otherwise be
+-- overwritten by the sample count).
+local reserved_cols = {study = true, metric = true, exact_quantiles = true, nonfinite = true,
+  unfit = true}
+for _, c in ipairs(stat_cols) do reserved_cols[c] = true end
+local function grid_col(k) return reserved_cols[k] and "grid." .. k or k end
+
 local function summary_rows(r)
   local header = {"study", "metric"}
-  for _, k in ipairs(r.grid_keys) do header[#header + 1] = k end
+  for _, k in ipairs(r.grid_keys) do header[#header + 1] = grid_col(k) end
   for _, c in ipairs(stat_cols) do header[#header + 1] = c end
   header[#header + 1] = "exact_quantiles"
+  header[#header + 1] = "nonfinite"
+  header[#header + 1] = "unfit"
   local rows = {}
   for _, metric in ipairs(r.metrics) do
     for g = 1, #r.grid do
       local st = r.stats[metric][g]
       if st then
-        local row = {study = r.name, metric = metric, exact_quantiles = st.exact}
-        for _, k in ipairs(r.grid_keys) do row[k] = label_of(r.grid[g][k]) end
+        local row = {study = r.name, metric = metric, exact_quantiles = st.exact,
+          nonfinite = st.nonfinite, unfit = st.unfit}
+        for _, k in ipairs(r.grid_keys) do row[grid_col(k)] = label_of(r.grid[g][k]) end
         for _, c in ipairs(stat_cols) do row[c] = st[c] end
         rows[#rows + 1] = row
       end
@@ -487,12 +634,19 @@ end
 -- Print a study's summary on stdout in the run's --format.
 function P.print_summary(r)
   local format = opts.format or "table"
-  if format == "json" then
+  local header, rows = summary_rows(r)
+  if machine then -- part of the run's one document (raw.after_run)
+    if not doc_seen[r] then
+      doc_seen[r] = true
+      doc_studies[#doc_studies + 1] = {r = r, header = header, rows = rows}
+    end
+    return
+  end
+  if format == "json" then -- inside a tool
     print(json({name = r.name, complete = r.complete, stats = r.stats, grid = r.grid,
       sens = r.sens}, 0))
     return
   end
-  local header, rows = summary_rows(r)
   if format == "csv" then
     local cells = {}
     for i, h in ipairs(header) do cells[i] = csv_cell(h) end
@@ -504,16 +658,105 @@ function P.print_summary(r)
     return
   end
   local out = {}
+  local any_nf, any_unfit = false, false
+  for _, row in ipairs(rows) do
+    if (row.nonfinite or 0) > 0 then any_nf = true end
+    if r._has_fits and (row.unfit or 0) > 0 then any_unfit = true end
+  end
   for _, row in ipairs(rows) do
     local lbl = {}
-    for _, k in ipairs(r.grid_keys) do lbl[#lbl + 1] = k .. "=" .. tostring(row[k]) end
-    out[#out + 1] = {row.metric, concat(lbl, " "), math.tointeger(row.n) or row.n, row.mean, row.p5, row.p50, row.p95,
-      row.ci95_hi - row.mean}
+    for _, k in ipairs(r.grid_keys) do lbl[#lbl + 1] = k .. "=" .. tostring(row[grid_col(k)]) end
+    -- a declared metric shows its label and unit, its values scaled
+    local mi = r.metric_info and r.metric_info[row.metric]
+    local sc = mi and mi.scale or 1
+    local name = mi and mi.label and (mi.label .. (mi.unit and " (" .. mi.unit .. ")" or "")) or
+      (mi and mi.unit and row.metric .. " (" .. mi.unit .. ")") or row.metric
+    local line = {name, concat(lbl, " "), math.tointeger(row.n) or row.n, row.mean * sc, row.p5 * sc,
+      row.p50 * sc, row.p95 * sc, (row.ci95_hi - row.mean) * sc}
+    if any_nf then line[#line + 1] = math.tointeger(row.nonfinite) or row.nonfinite end
+    if any_unfit then
+      line[#line + 1] = fmt("%d %s", row.unfit, r.unfit_mode == "exclude" and "excluded" or "KEPT")
+    end
+    out[#out + 1] = line
   end
+  local head = {"metric", "grid point", "n", "mean", "p5", "p50", "p95", "ci95 +-"}
+  if any_nf then head[#head + 1] = "nonfinite" end
+  if any_unfit then head[#head + 1] = "unfit" end
   print(fmt("study %s: %d samples per grid point%s", r.name, r.samples,
     r.complete and "" or " (INCOMPLETE: interrupted)"))
-  P.print_table({"metric", "grid point", "n", "mean", "p5", "p50", "p95", "ci95 +-"}, out,
-    {number_format = "%.4g"})
+  P.print_table(head, out, {number_format = "%.4g"})
+end
+
+-- Warnings on stderr for what the summary would otherwise hide: samples
+-- dropped for a NaN or infinite metric, layouts that do not fit.
+local function warn_counts(r)
+  local where = raw.where()
+  for _, metric in ipairs(r.metrics) do
+    local n = r.nonfinite and r.nonfinite[metric] or 0
+    if n > 0 then
+      io.stderr:write(fmt("%s warning: study '%s': %d samples with a NaN or infinite '%s' were left out of every statistic (say nonfinite = \"error\" to fail instead)\n",
+        where, r.name, n, metric))
+    end
+  end
+  if r._has_fits then
+    for g = 1, #r.grid do
+      local n = r.unfit[g] or 0
+      if n > 0 and (r.unfit_mode ~= "exclude" or not r._unfit_given) then
+        local lbl = point_label(r, g)
+        io.stderr:write(fmt("%s warning: study '%s': %d of %d samples%s do not fit in memory (fits = 0) and are %s (unfit = \"%s\"%s)\n",
+          where, r.name, n, r.samples, lbl ~= "" and " at " .. lbl or "",
+          r.unfit_mode == "exclude" and "left out" or "kept in the statistics", r.unfit_mode,
+          r._unfit_given and "" or "; say unfit = \"exclude\" or \"error\""))
+      end
+    end
+  end
+end
+
+-- Metric declarations: metrics = {name = {label =, unit =, scale =}, ...}
+-- (or a list of names).  The C study takes the sorted names; the
+-- declarations ride with the study into its results (r.metric_info),
+-- which tables, plots and reports use: the label, the unit, the values
+-- times `scale` (stored values stay unscaled).
+local metric_decls = setmetatable({}, {__mode = "k"})
+local study_specs = setmetatable({}, {__mode = "k"}) -- for the swing tornado
+local c_study = P.study
+local decl_fields = {label = true, unit = true, scale = true}
+local declared_study
+function P.study(spec)
+  local s = declared_study(spec)
+  if type(spec) == "table" then
+    study_specs[s] = {params = spec.params, grid = spec.grid, eval = spec.eval}
+  end
+  return s
+end
+function declared_study(spec)
+  local m = type(spec) == "table" and spec.metrics
+  if type(m) ~= "table" or m[1] ~= nil or next(m) == nil then return c_study(spec) end
+  local names, info = {}, {}
+  for k, d in pairs(m) do
+    local path = "metrics." .. tostring(k)
+    if type(k) ~= "string" then fail("podsim.study", "metrics", "expected a list of names or {name = {label =, unit =, scale =}}") end
+    if d == true then d = {} end
+    if type(d) ~= "table" then fail("podsim.study", path, "expected {label =, unit =, scale =} or true") end
+    for f in pairs(d) do
+      if not decl_fields[f] then fail("podsim.study", path .. "." .. tostring(f), "unknown field (label, unit, scale)") end
+    end
+    if d.label ~= nil and type(d.label) ~= "string" then fail("podsim.study", path .. ".label", "expected a string") end
+    if d.unit ~= nil and type(d.unit) ~= "string" then fail("podsim.study", path .. ".unit", "expected a string") end
+    if d.scale ~= nil and (type(d.scale) ~= "number" or d.scale ~= d.scale or d.scale == 0 or
+      d.scale == math.huge or d.scale == -math.huge) then
+      fail("podsim.study", path .. ".scale", "expected a finite non-zero number")
+    end
+    names[#names + 1] = k
+    info[k] = {label = d.label, unit = d.unit, scale = d.scale or 1}
+  end
+  table.sort(names)
+  local copy = {}
+  for k, v in pairs(spec) do copy[k] = v end
+  copy.metrics = names
+  local s = c_study(copy)
+  metric_decls[s] = info
+  return s
 end
 
 local methods = I._study_methods
@@ -521,8 +764,22 @@ local c_wait = methods.wait
 function methods.wait(s)
   local r = c_wait(s)
   setmetatable(r, results_mt)
-  if not opts.quiet and not opts.tool then P.print_summary(r) end
+  r.metric_info = metric_decls[s] or {}
+  r._spec = study_specs[s]
+  if not opts.tool then
+    warn_counts(r)
+    run_studies[#run_studies + 1] = r
+  end
+  if (machine or not opts.quiet) and not opts.tool then P.print_summary(r) end
   return r
+end
+local c_start = methods.start
+function methods.start(s)
+  if opts.help then -- `run FILE --help`: the arguments, then stop
+    print_arg_help()
+    raw.help_done()
+  end
+  return c_start(s)
 end
 function methods.run(s)
   methods.start(s)
@@ -636,6 +893,8 @@ function P.write(r, dir)
     quantiles_exact = r.quantiles_exact, spearman_partial = r.spearman_partial,
     samples_rows = samples_rows, params = dists, metrics = r.metrics, grid = grid,
     grid_keys = r.grid_keys, max_samples_mb = opts.max_samples_mb,
+    nonfinite = r.nonfinite, unfit = r._has_fits and r.unfit or nil,
+    unfit_mode = r._has_fits and r.unfit_mode or nil, metric_info = r.metric_info,
   })
   return out_path(dir)
 end
@@ -643,12 +902,61 @@ end
 -- podsim.plot(results [, dir]): CDF of every metric (all grid points) and
 -- a tornado of Spearman correlations per metric and grid point, as CSV
 -- plus SVG (when gnuplot is installed).  Returns the list of SVGs.
+-- The swing of every metric when each numeric parameter moves from its p5
+-- to its p95 with the others at their medians (one-at-a-time, in output
+-- units), per grid point: sw[metric][g] = {base =, [param] = {lo, hi}}.
+-- nil when the study cannot be re-evaluated that way (a choice parameter,
+-- no parameters, a finished spec no longer at hand).
+local function swings(r)
+  local spec = r._spec
+  if not spec or type(spec.params) ~= "table" or #r.params == 0 then return nil end
+  local med, q = {}, {}
+  for _, p in ipairs(r.params) do
+    local d = spec.params[p]
+    if type(d) == "number" then med[p], q[p] = d, nil
+    elseif type(d) == "userdata" and d.kind ~= "choice" and d.quantile then
+      med[p], q[p] = d:quantile(0.5), {d:quantile(0.05), d:quantile(0.95)}
+    else return nil end
+  end
+  local function at(over)
+    local ps = {}
+    for _, p in ipairs(r.params) do ps[p] = med[p] end
+    for k, v in pairs(over) do ps[k] = v end
+    local s = c_study{name = r.name .. "_swing", samples = 1, params = ps, grid = spec.grid,
+      eval = spec.eval, metrics = r.metrics, sensitivity = "none"}
+    c_start(s)
+    return c_wait(s)
+  end
+  local base = at({})
+  local sw = {}
+  for _, m in ipairs(r.metrics) do
+    sw[m] = {}
+    for g = 1, #r.grid do sw[m][g] = {base = base.stats[m][g] and base.stats[m][g].mean} end
+  end
+  for _, p in ipairs(r.params) do
+    if q[p] then
+      local lo, hi = at({[p] = q[p][1]}), at({[p] = q[p][2]})
+      for _, m in ipairs(r.metrics) do
+        for g = 1, #r.grid do
+          local a, b = lo.stats[m][g], hi.stats[m][g]
+          if a and b and a.n > 0 and b.n > 0 then sw[m][g][p] = {a.mean, b.mean} end
+        end
+      end
+    end
+  end
+  return sw
+end
+
 function P.plot(r, dir)
   if type(r) ~= "table" or not r.stats then fail("podsim.plot", nil, "expected the results of study:run()") end
   dir = dir or r.name
   local svgs = {}
   for mi, metric in ipairs(r.metrics) do
     local rows, labels = {}, {}
+    -- a declared metric: its label and unit on the axis, values x scale
+    local info = r.metric_info and r.metric_info[metric] or {}
+    local sc = info.scale or 1
+    local mlabel = (info.label or metric) .. (info.unit and " (" .. info.unit .. ")" or "")
     for g = 1, #r.grid do
       labels[g] = point_label(r, g)
       local h = I._results_hist(r._study, mi, g)
@@ -657,17 +965,64 @@ function P.plot(r, dir)
         for _, c in ipairs(h.counts) do total = total + c end
         total = total + h.over
         local cum = h.under
-        rows[#rows + 1] = {point = g, label = labels[g], value = h.edges[1], cdf = cum / total}
+        rows[#rows + 1] = {point = g, label = labels[g], value = h.edges[1] * sc, cdf = cum / total}
         for i, c in ipairs(h.counts) do
           cum = cum + c
-          rows[#rows + 1] = {point = g, label = labels[g], value = h.edges[i + 1], cdf = cum / total}
+          rows[#rows + 1] = {point = g, label = labels[g], value = h.edges[i + 1] * sc, cdf = cum / total}
         end
       end
     end
     local csv = P.write_csv(dir .. "/cdf_" .. metric .. ".csv", {"point", "label", "value", "cdf"}, rows)
-    local svg = P.gnuplot("cdf", {datafile = csv, metric = metric, npoints = #r.grid,
+    -- the central 98% of every grid point, its p5/p50/p95, the zero line
+    local xlo, xhi, marks = math.huge, -math.huge, {}
+    for g = 1, #r.grid do
+      local st = r.stats[metric][g]
+      if st and st.n > 0 then
+        if st.p1 * sc < xlo then xlo = st.p1 * sc end
+        if st.p99 * sc > xhi then xhi = st.p99 * sc end
+        for _, q in ipairs{{"p5", 0.05}, {"p50", 0.5}, {"p95", 0.95}} do
+          marks[#marks + 1] = {point = g, value = st[q[1]] * sc, cdf = q[2]}
+        end
+      end
+    end
+    if not (xhi > xlo) then -- one value, or nothing: a small window around it
+      local c = xlo == math.huge and 0 or xlo
+      xlo, xhi = c - math.max(math.abs(c) * 0.01, 1e-9), c + math.max(math.abs(c) * 0.01, 1e-9)
+    end
+    local pad = (xhi - xlo) * 0.02
+    xlo, xhi = xlo - pad, xhi + pad
+    local mcsv = P.write_csv(dir .. "/cdfmarks_" .. metric .. ".csv", {"point", "value", "cdf"}, marks)
+    local svg = P.gnuplot("cdf", {datafile = csv, markfile = mcsv, xlo = xlo, xhi = xhi,
+      zeroline = (xlo < 0 and xhi > 0) and 1 or 0, metric = mlabel, npoints = #r.grid,
       labels = (concat(labels, "\1"):gsub("[%s,]", "_"):gsub("\1", " "))}, dir .. "/plots/cdf_" .. metric .. ".svg")
     svgs[#svgs + 1] = svg
+    local sw = r.sensitivity ~= "none" and #r.params > 0 and (r._swings or swings(r))
+    r._swings = sw or nil
+    if sw then -- the tornado in output units
+      for g = 1, #r.grid do
+        local srows, s = {}, sw[metric][g]
+        for _, p in ipairs(r.params) do
+          if s[p] then
+            srows[#srows + 1] = {param = p, swing = math.abs(s[p][2] - s[p][1]) * sc,
+              at_p5 = s[p][1] * sc, at_p95 = s[p][2] * sc}
+          end
+        end
+        table.sort(srows, function(a, b)
+          if a.swing ~= b.swing then return a.swing < b.swing end
+          return a.param > b.param
+        end)
+        local slug = {}
+        for _, k in ipairs(r.grid_keys) do
+          slug[#slug + 1] = (k .. "-" .. label_of(r.grid[g][k])):gsub("[^%w.-]", "_")
+        end
+        local name = #r.grid > 1 and fmt("swing_%s_%s", metric, concat(slug, "_")) or "swing_" .. metric
+        local scsv = P.write_csv(dir .. "/" .. name .. ".csv", {"param", "swing", "at_p5", "at_p95"}, srows)
+        if #srows > 0 and s.base then
+          svgs[#svgs + 1] = P.gnuplot("swing", {datafile = scsv, metric = mlabel, point = point_label(r, g),
+            base = s.base * sc}, dir .. "/plots/" .. name .. ".svg")
+        end
+      end
+    end
     if r.sensitivity ~= "none" and #r.params > 0 then
       for g = 1, #r.grid do
         local trows = {}
@@ -681,9 +1036,14 @@ function P.plot(r, dir)
           if math.abs(a.spearman) ~= math.abs(b.spearman) then return math.abs(a.spearman) < math.abs(b.spearman) end
           return a.param < b.param
         end)
-        local name = #r.grid > 1 and fmt("tornado_%s_%d", metric, g) or "tornado_" .. metric
+        -- named by the grid point's values (tornado_y_sys-a_tp-8), not its index
+        local slug = {}
+        for _, k in ipairs(r.grid_keys) do
+          slug[#slug + 1] = (k .. "-" .. label_of(r.grid[g][k])):gsub("[^%w.-]", "_")
+        end
+        local name = #r.grid > 1 and fmt("tornado_%s_%s", metric, concat(slug, "_")) or "tornado_" .. metric
         local tcsv = P.write_csv(dir .. "/" .. name .. ".csv", {"param", "spearman"}, trows)
-        svgs[#svgs + 1] = P.gnuplot("tornado", {datafile = tcsv, metric = metric,
+        svgs[#svgs + 1] = P.gnuplot("tornado", {datafile = tcsv, metric = mlabel,
           point = point_label(r, g)}, dir .. "/plots/" .. name .. ".svg")
       end
     end
@@ -792,6 +1152,104 @@ function P.format_check(row)
     row.id, row.name:sub(1, 58), row.published and fmt("%.4g", row.published) or "-",
     fmt("%.4g", row.value), row.err and fmt("%+.1f%%", row.err * 100) or "-",
     P.format_tolerance(row), row.fit and "fit" or "prediction", P.check_result(row):upper())
+end
+
+-- End of the run ---------------------------------------------------------------
+
+-- <out>/meta.json for every run: what ran, with which arguments, and
+-- each study's completeness and dropped-sample counts.
+local function write_run_meta()
+  if written[out_path("meta.json")] then return end -- the scenario wrote its own
+  local studies = {}
+  for i, r in ipairs(run_studies) do
+    studies[i] = {name = r.name, complete = r.complete, interrupted = r.interrupted,
+      samples = r.samples, samples_done = r.samples_done, seed = r.seed, evaluator = r.evaluator,
+      metrics = r.metrics, grid_keys = r.grid_keys, nonfinite = r.nonfinite,
+      unfit = r._has_fits and r.unfit or nil, unfit_mode = r._has_fits and r.unfit_mode or nil}
+  end
+  local nfail, checks = 0, {}
+  for i, c in ipairs(I._checks) do
+    if not c.pass then nfail = nfail + 1 end
+    checks[i] = {id = c.id, name = c.name, pass = c.pass, fit = c.fit, err = c.err}
+  end
+  local declared = {}
+  for i, d in ipairs(arg_decls) do
+    declared[i] = {name = d.name, type = d.type, default = d.default, choices = d.choices, help = d.help}
+  end
+  json_ctx = "meta.json"
+  P.write_json("meta.json", {podsim_version = P.version, scenario = opts.scenario,
+    scenario_sha256 = I._sha256_file and opts.scenario and I._sha256_file(opts.scenario) or nil,
+    args = args, declared_args = declared, format = opts.format, threads = opts.threads,
+    samples_override = opts.samples, seed_override = opts.seed, studies = studies,
+    checks = checks, checks_failed = nfail})
+end
+
+-- The run's one document on stdout (--format json|csv).
+local function write_document()
+  if opts.format == "json" then
+    local studies = {}
+    for i, d in ipairs(doc_studies) do
+      local r = d.r
+      studies[i] = {name = r.name, complete = r.complete, samples = r.samples,
+        samples_done = r.samples_done, seed = r.seed, metrics = r.metrics, params = r.params,
+        grid_keys = r.grid_keys, summary = d.rows, nonfinite = r.nonfinite,
+        unfit = r._has_fits and r.unfit or nil}
+    end
+    local checks = {}
+    for i, c in ipairs(I._checks) do
+      checks[i] = {id = c.id, name = c.name, published = c.published, value = c.value,
+        unit = c.unit, err = c.err, fit = c.fit, pass = c.pass, known_miss = c.known_miss,
+        source = c.source}
+    end
+    json_ctx = "--format json"
+    real_stdout:write(json({podsim_version = P.version, scenario = opts.scenario, args = args,
+      studies = studies, checks = checks}, 0), "\n")
+  else
+    -- one CSV: every study's summary rows, grid keys the union of all
+    local header, have = {"study", "metric"}, {}
+    for _, d in ipairs(doc_studies) do
+      for _, k in ipairs(d.r.grid_keys) do
+        k = grid_col(k)
+        if not have[k] then have[k] = true; header[#header + 1] = k end
+      end
+    end
+    for _, c in ipairs(stat_cols) do header[#header + 1] = c end
+    for _, c in ipairs{"exact_quantiles", "nonfinite", "unfit"} do header[#header + 1] = c end
+    local cells = {}
+    for i, h in ipairs(header) do cells[i] = csv_cell(h) end
+    real_stdout:write(concat(cells, ","), "\n")
+    for _, d in ipairs(doc_studies) do
+      for _, row in ipairs(d.rows) do
+        for i, h in ipairs(header) do cells[i] = csv_cell(row[h]) end
+        real_stdout:write(concat(cells, ","), "\n")
+      end
+    end
+  end
+  real_stdout:flush()
+end
+
+-- Called by the host when the scenario's top level returned.
+function raw.after_run()
+  if opts.help then
+    print_arg_help()
+    raw.help_done()
+  end
+  local unread = raw.unread_args()
+  if #unread > 0 then
+    local read, set = {}, {}
+    for _, d in ipairs(arg_decls) do set[d.name] = true end
+    for k in pairs(args_read) do set[k] = true end
+    for k in pairs(set) do read[#read + 1] = k end
+    table.sort(read)
+    local flags = {}
+    for i, k in ipairs(unread) do flags[i] = "--set " .. k end
+    error(fmt("%s: %s: the scenario never read %s (it %s); check the spelling",
+      tostring(opts.scenario), concat(flags, ", "),
+      #unread == 1 and "podsim.args." .. unread[1] or "these podsim.args keys",
+      #read > 0 and "read: " .. concat(read, ", ") or "reads no podsim.args key"), 0)
+  end
+  write_run_meta()
+  if machine then write_document() end
 end
 
 -- For the embedded tools (validate, presets, plot) only.

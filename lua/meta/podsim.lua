@@ -61,6 +61,7 @@ podsim = {}
 ---@field format podsim.Format `--format`
 ---@field max_samples_mb number `--max-samples-mb`
 ---@field progress boolean progress lines on stderr
+---@field help boolean `run FILE --help`: list the podsim.arg declarations and stop
 ---@field scenario? string the scenario file
 ---@field out_dir? string the output folder
 ---@field tool? string the embedded tool (validate, presets, plot) when one runs
@@ -137,6 +138,20 @@ function podsim.gnuplot(template, vars, output) end
 ---@param rows table[]
 ---@param opts? podsim.TableOpts
 function podsim.print_table(header, rows, opts) end
+
+---A scenario argument: `{"name", default =, choices =, type =, help =}`.
+---@class podsim.ArgSpec
+---@field [1] string the name (`--set name=value`)
+---@field default? string|number|boolean
+---@field choices? (string|number|boolean)[]
+---@field type? "number"|"string"|"boolean" default: the default's type
+---@field help? string shown by `podsim run FILE --help`
+
+---Declare a scenario argument and return its value (the `--set` value, checked against type and choices, else the default).
+--- Example: `podsim.arg{"annotation_probe_arg", default = 3, help = "an example"}`
+---@param spec podsim.ArgSpec
+---@return string|number|boolean|nil
+function podsim.arg(spec) end
 
 ---`1024` -> `1 KiB`.
 ---@param n number bytes
@@ -684,6 +699,7 @@ function podsim.train(args) end
 ---@field step_s number
 ---@field mfu number
 ---@field memory_gb number
+---@field parallel podsim.ParallelFields the layout alone, ready for `podsim.train{parallel = item.parallel}`
 
 ---The search's list, best first, with its counts.
 ---@class podsim.SearchResult
@@ -692,6 +708,7 @@ function podsim.train(args) end
 ---@field checked integer
 ---@field fitting integer
 ---@field evaluated integer
+---@field why? string when the list is empty: which constraint removed every layout
 
 ---Valid layouts that fit, best first by tokens/s/GPU.
 --- Example: `podsim.search{system = "gb200_nvl72", model = "llama3_8b", gpus = 64, seq = 8192, global_batch = 512, top = 2}`
@@ -1362,6 +1379,12 @@ function podsim.kernel.rl_pair(config) end
 ---@field rel_ci95 number stop when the 95% CI half-width over the mean is below this
 ---@field min_samples? integer
 
+---A metric's declaration: how tables, plots and reports show it.
+---@class podsim.MetricDecl
+---@field label? string e.g. "GB200 cost advantage"
+---@field unit? string e.g. "%"
+---@field scale? number shown values are the metric times this (stored values are not)
+
 ---@class podsim.StudyArgs
 ---@field name? string names the output folder (default "study")
 ---@field samples? integer per grid point (default 10000)
@@ -1369,13 +1392,15 @@ function podsim.kernel.rl_pair(config) end
 ---@field params? table<string, podsim.Dist|number>
 ---@field grid? table<string, any[]>
 ---@field eval (fun(p: table): table<string, number>|number)|podsim.Kernel
----@field metrics? string[]
+---@field metrics? string[]|table<string, podsim.MetricDecl|true> names, or declarations by name
 ---@field sensitivity? "none"|"spearman"|"sobol"
 ---@field target? podsim.Target
 ---@field keep_samples? boolean write samples.csv
 ---@field chunk_size? integer samples per chunk: the unit of determinism (1024)
 ---@field trace? boolean compile a Lua eval into a graph evaluated in C (true; false: Lua per sample)
 ---@field threads? integer
+---@field unfit? "keep"|"exclude"|"error" samples whose `fits` metric is 0 (default "keep", with a warning)
+---@field nonfinite? "count"|"error" samples with a NaN/inf metric: left out and counted (default), or fail
 
 ---A study: sampled parameters over a grid, evaluated on the thread pool.
 ---@class podsim.Study
@@ -1416,6 +1441,8 @@ function Study:run() end
 ---@field p95 number
 ---@field p99 number
 ---@field exact boolean quantiles exact (else from the sketch)
+---@field nonfinite integer samples left out for a NaN/inf value of this metric
+---@field unfit integer samples at this grid point whose layout does not fit (fits = 0)
 
 ---@class podsim.Sens
 ---@field spearman number
@@ -1450,6 +1477,10 @@ function Study:run() end
 ---@field evaluator string "traced" (a compiled Lua eval), "lua" or the kernel's name
 ---@field trace_stop? string why a Lua eval was not compiled (located)
 ---@field spearman_partial boolean
+---@field nonfinite table<string, integer> per metric: samples left out for a NaN/inf value
+---@field unfit integer[] per grid point: samples whose `fits` metric is 0
+---@field unfit_mode "keep"|"exclude"|"error"
+---@field metric_info table<string, podsim.MetricDecl> the declarations (`{}` when metrics was a list)
 local Results = {}
 
 ---The statistics of `metric` at a grid point (an index or `{key = value}`).

@@ -43,7 +43,7 @@ LUA
 for t in 1 2; do
   run "$PODSIM" run "$OUT/mem.lua" --threads $t --quiet --max-memory 64 --out "$OUT/m$t"
   expect_rc 1 "memory budget in a worker exits 1 ($t threads)"
-  expect_err "mem\.lua:10: study 'mem' stopped: memory budget of 64 MB exceeded in a worker's Lua state \(--max-memory\) \(grid 0, sample [0-9]+: x=0\.9999" "memory budget explained, sample named ($t threads)"
+  expect_err "mem\.lua:10: study 'mem' stopped: memory budget of 64 MB exceeded in a worker's Lua state \(--max-memory\) \((grid 0, )?sample [0-9]+: x=0\.9999" "memory budget explained, sample named ($t threads)"
   expect_out 'complete=false done=9000' "chunks before the failing one kept ($t threads)"
   grep -q '"complete": false' "$OUT/m$t/mem/meta.json" && ok || bad "meta.json marked incomplete (memory, $t threads)"
 done

@@ -21,7 +21,7 @@ expect_rc 1 "no recipes"; expect_err 'no plot recipes' "explained"
 run "$PODSIM" plot
 expect_rc 2 "plot without a folder"
 run "$PODSIM" presets nonsense
-expect_rc 1 "unknown preset kind"; expect_err "unknown preset kind 'nonsense'" "explained"
+expect_rc 2 "unknown preset kind is a usage error"; expect_err "unknown preset kind 'nonsense'" "explained"
 run "$PODSIM" presets gpus
 expect_rc 0 "presets gpus"; expect_out 'h100' "lists GPUs"; expect_out 'source:' "with sources"
 finish

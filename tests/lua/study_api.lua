@@ -66,8 +66,23 @@ T.error("podsim.study: params.system.up_efff: is not a numeric field of the coll
   {params = {["system.up_efff"] = D.uniform{0.5, 0.9}}, eval = podsim.kernel.collective{system = "hgx_h100", op = "all_reduce", ranks = 8, bytes = 1}})
 T.error("podsim.study: eval.byte: unknown field %(did you mean 'bytes'%?%)", podsim.study,
   {params = {}, eval = podsim.kernel.collective{system = "hgx_h100", op = "all_reduce", ranks = 8, byte = 1}})
-T.error("podsim.study: metrics: a kernel evaluator has fixed metrics", podsim.study,
+T.error("podsim.study: metrics: 'x' is not a metric of the collective kernel", podsim.study,
   {params = {}, metrics = {"x"}, eval = podsim.kernel.collective{system = "hgx_h100", op = "all_reduce", ranks = 8, bytes = 1}})
+T.error("podsim.study: metrics: 'time_s' named twice", podsim.study,
+  {params = {}, metrics = {"time_s", "time_s"}, eval = podsim.kernel.collective{system = "hgx_h100", op = "all_reduce", ranks = 8, bytes = 1}})
+do -- a kernel study's metrics= subset, in the order given, equals the full study's
+  local function ks(metrics)
+    return podsim.study{name = "kmetrics", samples = 64, seed = 2, metrics = metrics,
+      params = {bytes = D.loguniform{1 << 20, 1 << 30}},
+      eval = podsim.kernel.collective{system = "hgx_h100", op = "all_reduce", ranks = 8, bytes = 1}}:run()
+  end
+  local all, sub = ks(nil), ks({"busbw_GBps", "time_s"})
+  T.eq(#sub.metrics, 2, "subset size")
+  T.eq(sub.metrics[1], "busbw_GBps", "subset order")
+  T.eq(sub.stats.busbw_GBps[1].mean, all.stats.busbw_GBps[1].mean, "same busbw")
+  T.eq(sub.stats.time_s[1].p50, all.stats.time_s[1].p50, "same time")
+  T.eq(sub.stats.algbw_GBps, nil, "left out")
+end
 
 -- a small study: statistics agree with the distribution
 local s = podsim.study{name = "small", samples = 20000, seed = 9,

@@ -102,7 +102,7 @@ end)
 T.truthy(not ok1 and not ok2, "out-of-range up_eff fails both ways")
 local function tail(e) return tostring(e):match("podsim%.system: up_eff: must be in %(0, 1%] %(got [^)]*%)") end
 T.truthy(tail(e1) and tail(e1) == tail(e2), "same error both ways: " .. tostring(e1) .. " / " .. tostring(e2))
-T.truthy(tostring(e1):find("grid 0, sample %d+") and tostring(e1):match("sample (%d+)") ==
+T.truthy(tostring(e1):find("sample %d+") and tostring(e1):match("sample (%d+)") ==
   tostring(e2):match("sample (%d+)"), "same failing sample")
 
 T.done("trace_fallback")

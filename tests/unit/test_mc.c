@@ -435,6 +435,80 @@ static int eval_fail5(void *ud, void *w, int g, const double *x, double *y,
   return POD_OK;
 }
 
+/* sum NaN when a < 0.2 (grid 1 only); prod = "fits" flag 0 when a > 0.8 */
+static int eval_drop(void *ud, void *w, int g, const double *x, double *y,
+                     pod_err *err) {
+  (void)ud;
+  (void)w;
+  (void)err;
+  y[0] = (g == 1 && x[0] < 0.2) ? NAN : x[0];
+  y[1] = x[0] > 0.8 ? 0.0 : 1.0;
+  return POD_OK;
+}
+
+/* Non-finite metrics are dropped and counted per metric; unfit samples are
+** counted, kept or dropped; stored rows stay contiguous across chunks. */
+static void test_nonfinite_unfit(void **st) {
+  (void)st;
+  pod_mc_spec s;
+  pod_dist d[2];
+  spec2(&s, d);
+  s.eval.eval = eval_drop;
+  s.keep_samples = 1;
+  pod_mc_results *r = run(&s);
+  int64_t nf = pod_mc_results_nonfinite(r, 1, 0);
+  assert_int_equal(pod_mc_results_nonfinite(r, 0, 0), 0);
+  assert_int_equal(pod_mc_results_nonfinite(r, 1, 1), 0);
+  assert_true(nf > 800 && nf < 1200); /* 20% of 5000 */
+  pod_mc_summary sm;
+  assert_int_equal(pod_mc_results_summary(r, 0, 1, &sm), POD_OK);
+  assert_int_equal(sm.n, 5000 - nf);
+  assert_true(sm.min >= 0.2);
+  assert_int_equal(pod_mc_results_rows(r, 1), 5000 - nf);
+  const double *col = pod_mc_results_metric_column(r, 1, 0);
+  const double *xa = pod_mc_results_param_column(r, 1, 0);
+  for (int64_t i = 0; i < 5000 - nf; i++) {
+    assert_true(col[i] >= 0.2 && col[i] <= 1.0); /* no gap, no NaN */
+    assert_true(xa[i] == col[i]);
+  }
+  assert_int_equal(pod_mc_results_unfit(r, 0), 0); /* no fits metric */
+  pod_mc_results_free(r);
+  /* unfit: metric 2 ("prod") is the fits flag */
+  s.fits_metric = 2;
+  s.unfit = POD_MC_UNFIT_KEEP;
+  r = run(&s);
+  int64_t u0 = pod_mc_results_unfit(r, 0);
+  assert_true(u0 > 800 && u0 < 1200);
+  assert_int_equal(pod_mc_results_summary(r, 1, 0, &sm), POD_OK);
+  assert_int_equal(sm.n, 5000);
+  pod_mc_results_free(r);
+  s.unfit = POD_MC_UNFIT_EXCLUDE;
+  r = run(&s);
+  assert_int_equal(pod_mc_results_unfit(r, 0), u0);
+  assert_int_equal(pod_mc_results_summary(r, 1, 0, &sm), POD_OK);
+  assert_int_equal(sm.n, 5000 - u0);
+  assert_true(sm.min == 1.0);
+  pod_mc_results_free(r);
+  s.unfit = POD_MC_UNFIT_ERROR;
+  static const char *const labels[] = {"tp=4", "tp=8"};
+  s.grid_labels = labels;
+  pod_mc_plan *pl;
+  pod_err e;
+  assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_OK);
+  assert_int_equal(pod_mc_run_serial(pl, &r, &e), POD_ERANGE);
+  assert_non_null(strstr(e.msg, "does not fit in memory"));
+  assert_non_null(strstr(e.msg, "(grid point tp=4, sample "));
+  pod_mc_plan_free(pl);
+  /* nonfinite_error fails at the first NaN */
+  s.unfit = POD_MC_UNFIT_KEEP;
+  s.nonfinite_error = 1;
+  assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_OK);
+  assert_int_equal(pod_mc_run_serial(pl, &r, &e), POD_ERANGE);
+  assert_non_null(strstr(e.msg, "not finite"));
+  assert_non_null(strstr(e.msg, "(grid point tp=8, sample "));
+  pod_mc_plan_free(pl);
+}
+
 static void test_eval_errors(void **st) {
   (void)st;
   pod_mc_spec s;
@@ -835,6 +909,7 @@ int main(void) {
       cmocka_unit_test(test_sketch_mode_and_spearman),
       cmocka_unit_test(test_stopping),
       cmocka_unit_test(test_eval_errors),
+      cmocka_unit_test(test_nonfinite_unfit),
       cmocka_unit_test(test_plan_errors_sizes),
       cmocka_unit_test(test_plan_errors_options),
       cmocka_unit_test(test_plan_errors_names),

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# calibrate.sh: `podsim calibrate` fits a system's collective parameters
+# to public nccl-tests output (tests/data/nccl, sources in each file),
+# writes a Lua file defining the calibrated system, and that calibration,
+# made on one cluster's log, predicts the other clusters' tables.
+. "$(dirname "$0")/lib.bash"
+DATA="$SRC/tests/data/nccl"
+cd "$DATA"
+
+run "$PODSIM" calibrate h100_dgxc_all_reduce.txt --system hgx_h100 --min-bytes 64KiB --out "$OUT/cal/h100_cal.lua"
+expect_rc 0 "calibrate on the DGX H100 log"
+expect_out '^file +op +ranks +nodes +size +measured_GBps +podsim_GBps +error$' "per-row table"
+expect_out '^h100_dgxc_all_reduce\.txt +all_reduce +8 +1 +1 GiB +466\.33 ' "rows parsed from the log (out-of-place busbw)"
+expect_out '^19 rows, 5 parameters' "rows >= 64 KiB, default parameters for one NVLS domain"
+expect_out '^nvls_eff ' "fitted parameters listed"
+rms=$(sed -n 's/.*rms error \([0-9.]*\)%.*/\1/p' "$OUT/stdout")
+awk -v r="$rms" 'BEGIN { exit !(r < 8) }' && ok || bad "fit rms error $rms% < 8%"
+[ -s "$OUT/cal/h100_cal.lua" ] && ok || bad "Lua file written"
+
+# the calibrated file loads as a system, and predicts the Azure ND H100 v5
+# and ND H200 v5 tables (other clusters, NCCL 2.18/2.20, in-place NVLS)
+cat >"$OUT/predict.lua" <<LUA
+local MIN = 1 << 24 -- the bandwidth regime; below it the runs differ in algorithm and latency
+local sys = load(io.open("$OUT/cal/h100_cal.lua"):read("a"), "=h100_cal.lua")()
+assert(sys.name == "hgx_h100_calibrated", sys.name)
+local function errors(path, system)
+  local worst, ss, n = 0, 0, 0
+  for line in io.lines(path) do
+    local op, r, b, bw, algo = line:match("^([%w_]+),(%d+),%d+,(%d+),([%d.]+),(%w+)$")
+    if op and tonumber(b) >= MIN then
+      local c = podsim.collective(system, op, {ranks = tonumber(r), bytes = tonumber(b), algo = algo})
+      local e = c.busbw_GBps / tonumber(bw) - 1
+      worst, ss, n = math.max(worst, math.abs(e)), ss + e * e, n + 1
+    end
+  end
+  return math.sqrt(ss / n), worst, n
+end
+for _, f in ipairs{"h100_azure_all_reduce.csv", "h200_azure_all_reduce.csv"} do
+  local rms, worst, n = errors("$DATA/" .. f, sys)
+  print(string.format("%s calibrated rms=%.4f max=%.4f n=%d", f, rms, worst, n))
+  local prms = errors("$DATA/" .. f, "hgx_h100")
+  print(string.format("%s preset rms=%.4f better=%s", f, prms, tostring(rms < prms)))
+end
+LUA
+run "$PODSIM" run "$OUT/predict.lua" --unsafe --quiet --out "$OUT/p"
+expect_rc 0 "prediction scenario"
+for f in h100 h200; do
+  line=$(grep "^${f}_azure_all_reduce.csv calibrated" "$OUT/stdout")
+  awk -v l="$line" 'BEGIN { split(l, a, /[= ]/); exit !(a[4] < 0.06 && a[6] < 0.10 && a[8] == 10) }' \
+    && ok || bad "calibration predicts the $f Azure table (>= 16 MiB) within rms 6%, max 10%: $line"
+  expect_out "^${f}_azure_all_reduce.csv preset rms=[0-9.]+ better=true$" "calibrated beats the preset on $f"
+done
+
+# the CSV form calibrates too, and other options
+run "$PODSIM" calibrate h100_azure_all_reduce.csv --system hgx_h100 --fit nvls_eff,nvls_latency_us --min-bytes 1MiB --out "$OUT/cal/az.lua"
+expect_rc 0 "calibrate on the CSV table"
+expect_out '^14 rows, 2 parameters' "chosen parameters"
+grep -q 'nvls_eff = ' "$OUT/cal/az.lua" && ok || bad "fitted field written"
+
+run "$PODSIM" calibrate h100_dgxc_all_reduce.txt --system hgx_h100 --fit up_speed
+expect_rc 1 "unknown parameter"; expect_err "'up_speed' is not a fittable field" "named"
+run "$PODSIM" calibrate h100_dgxc_all_reduce.txt
+expect_rc 1 "no system"; expect_err -- '--system .* is required' "explained"
+run "$PODSIM" calibrate
+expect_rc 2 "no files"
+run "$PODSIM" calibrate h100_dgxc_all_reduce.txt --system hgx_h100 --sistem x
+expect_rc 2 "unknown option"
+printf '# nothing here\n' >"$OUT/empty_all_reduce.txt"
+cd "$OUT"
+run "$PODSIM" calibrate empty_all_reduce.txt --system hgx_h100
+expect_rc 1 "file without rows"; expect_err 'no nccl-tests rows found' "explained"
+finish
