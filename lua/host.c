@@ -503,6 +503,9 @@ int pod_host_main(const pod_host_opts *o) {
   for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
   g_host = NULL;
   if (h->interrupted) rc = 128 + (h->signo ? h->signo : SIGINT);
+  /* mpirun forwards ^C to the ranks as SIGTERM: rank 0 reports it as
+  ** the interrupt it was (a scheduler's SIGTERM under --mpi reads the same) */
+  if (h->interrupted && h->o.mpi && h->signo == SIGTERM) rc = 130;
   else if (h->failed || h->timed_out) rc = 1;
   if (pod_host__stdout_lost() && rc == 0) rc = 1;
   pod_host__unlock_out(h);
