@@ -213,6 +213,57 @@ static int arith_int(pod_graph_op op, int64_t m, int64_t n, pod_gval *out,
   }
 }
 
+/* A pure float operation on x, y (luai_num*); *known = 0 if op is not one */
+static double arith_flt(pod_graph_op op, double x, double y, int *known) {
+  *known = 1;
+  switch (op) {
+    case POD_G_ADD:
+      return x + y;
+    case POD_G_SUB:
+      return x - y;
+    case POD_G_MUL:
+      return x * y;
+    case POD_G_DIV:
+      return x / y;
+    case POD_G_IDIV:
+      return floor(x / y);
+    case POD_G_MOD: { /* luai_nummod */
+      double m = fmod(x, y);
+      if ((m > 0) ? y < 0 : (m < 0 && y > 0)) m += y;
+      return m;
+    }
+    case POD_G_POW:
+      return y == 2 ? x * x : pow(x, y);
+    case POD_G_SQRT:
+      return sqrt(x);
+    case POD_G_EXP:
+      return exp(x);
+    case POD_G_LOG:
+      return log(x);
+    case POD_G_LOG2:
+      return log2(x);
+    case POD_G_LOG10:
+      return log10(x);
+    case POD_G_LOGB:
+      return log(x) / log(y);
+    case POD_G_SIN:
+      return sin(x);
+    case POD_G_COS:
+      return cos(x);
+    case POD_G_TAN:
+      return tan(x);
+    case POD_G_ASIN:
+      return asin(x);
+    case POD_G_ACOS:
+      return acos(x);
+    case POD_G_ATAN:
+      return atan2(x, y);
+    default:
+      *known = 0;
+      return 0;
+  }
+}
+
 int pod_graph_arith(pod_graph_op op, pod_gval a, pod_gval b, pod_gval *out,
                     pod_err *err) {
   switch (op) {
@@ -231,31 +282,13 @@ int pod_graph_arith(pod_graph_op op, pod_gval a, pod_gval b, pod_gval *out,
       break;
   }
   double x = tonum(a), y = tonum(b);
+  int known;
+  double r = arith_flt(op, x, y, &known);
+  if (known) {
+    *out = mkflt(r);
+    return POD_OK;
+  }
   switch (op) {
-    case POD_G_ADD:
-      *out = mkflt(x + y);
-      break;
-    case POD_G_SUB:
-      *out = mkflt(x - y);
-      break;
-    case POD_G_MUL:
-      *out = mkflt(x * y);
-      break;
-    case POD_G_DIV:
-      *out = mkflt(x / y);
-      break;
-    case POD_G_IDIV:
-      *out = mkflt(floor(x / y));
-      break;
-    case POD_G_MOD: { /* luai_nummod */
-      double m = fmod(x, y);
-      if ((m > 0) ? y < 0 : (m < 0 && y > 0)) m += y;
-      *out = mkflt(m);
-      break;
-    }
-    case POD_G_POW:
-      *out = mkflt(y == 2 ? x * x : pow(x, y));
-      break;
     case POD_G_FLOOR:
       *out = a.isint ? a : numint(floor(x));
       break;
@@ -267,42 +300,6 @@ int pod_graph_arith(pod_graph_op op, pod_gval a, pod_gval b, pod_gval *out,
         *out = mkint(a.u.i < 0 ? (int64_t)(0u - (uint64_t)a.u.i) : a.u.i);
       else
         *out = mkflt(fabs(x));
-      break;
-    case POD_G_SQRT:
-      *out = mkflt(sqrt(x));
-      break;
-    case POD_G_EXP:
-      *out = mkflt(exp(x));
-      break;
-    case POD_G_LOG:
-      *out = mkflt(log(x));
-      break;
-    case POD_G_LOG2:
-      *out = mkflt(log2(x));
-      break;
-    case POD_G_LOG10:
-      *out = mkflt(log10(x));
-      break;
-    case POD_G_LOGB:
-      *out = mkflt(log(x) / log(y));
-      break;
-    case POD_G_SIN:
-      *out = mkflt(sin(x));
-      break;
-    case POD_G_COS:
-      *out = mkflt(cos(x));
-      break;
-    case POD_G_TAN:
-      *out = mkflt(tan(x));
-      break;
-    case POD_G_ASIN:
-      *out = mkflt(asin(x));
-      break;
-    case POD_G_ACOS:
-      *out = mkflt(acos(x));
-      break;
-    case POD_G_ATAN:
-      *out = mkflt(atan2(x, y));
       break;
     case POD_G_FMOD:
       if (a.isint && b.isint) {

@@ -46,8 +46,10 @@ void pod_moments_merge(pod_moments *a, const pod_moments *b) {
     return;
   }
   pod_moments bb = *b;
-  if (bb.scale > a->scale) moments_scale_up(a, ilogb(bb.scale) - ilogb(a->scale));
-  else if (a->scale > bb.scale) moments_scale_up(&bb, ilogb(a->scale) - ilogb(bb.scale));
+  if (bb.scale > a->scale)
+    moments_scale_up(a, ilogb(bb.scale) - ilogb(a->scale));
+  else if (a->scale > bb.scale)
+    moments_scale_up(&bb, ilogb(a->scale) - ilogb(bb.scale));
   b = &bb;
   double na = (double)a->n, nb = (double)b->n, n = na + nb;
   double d = b->mean - a->mean;
@@ -241,6 +243,31 @@ static double gsl_formula(double f, size_t n, double x_lhs, double x_next) {
   return (1 - delta) * x_lhs + delta * x_next;
 }
 
+/* The ranks the quantiles of probs need (r, two per probability) and the
+** digit holding each (rd: the last d with cnt[d] <= rank, cnt the prefix
+** sums); returns the number of ranks. */
+static int wanted_ranks(const size_t *cnt, size_t n, const double *probs,
+                        int np, size_t *r, size_t *rd) {
+  int nr = 0;
+  for (int q = 0; q < np; q++) {
+    size_t lhs = (size_t)(int)(probs[q] * (double)(n - 1));
+    r[nr++] = lhs;
+    r[nr++] = lhs + 1 < n ? lhs + 1 : lhs;
+  }
+  for (int j = 0; j < nr; j++) {
+    size_t lo = 0, hi = SEL_SIZE - 1;
+    while (lo < hi) {
+      size_t mid = (lo + hi + 1) / 2;
+      if (cnt[mid] <= r[j])
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    rd[j] = lo;
+  }
+  return nr;
+}
+
 void pod_stats_quantiles(double *x, size_t n, const double *probs, int np,
                          double *out) {
   if (n == 0) {
@@ -281,28 +308,10 @@ void pod_stats_quantiles(double *x, size_t n, const double *probs, int np,
     cnt[d] = sum;
     sum += c;
   }
-  /* wanted ranks and their digits */
   size_t r[SEL_MAXR];
   size_t rd[SEL_MAXR];
-  int nr = 0;
-  for (int q = 0; q < np; q++) {
-    size_t lhs = (size_t)(int)(probs[q] * (double)(n - 1));
-    r[nr++] = lhs;
-    r[nr++] = lhs + 1 < n ? lhs + 1 : lhs;
-  }
-  /* digits holding each rank: the last d with cnt[d] <= rank */
+  int nr = wanted_ranks(cnt, n, probs, np, r, rd);
   size_t total = 0;
-  for (int j = 0; j < nr; j++) {
-    size_t lo = 0, hi = SEL_SIZE - 1;
-    while (lo < hi) {
-      size_t mid = (lo + hi + 1) / 2;
-      if (cnt[mid] <= r[j])
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
-    rd[j] = lo;
-  }
   /* distinct wanted digits, their candidate segments */
   size_t ud[SEL_MAXR], useg[SEL_MAXR];
   int nu = 0;
@@ -365,10 +374,12 @@ int pod_hist_init(pod_hist *h, int nbins, double lo, double hi, int logbins,
     return pod_err_set(err, POD_EINVAL, "lo", "must be finite%s (got %g)",
                        logbins ? " and > 0 for log bins" : "", lo);
   if (!pod_finite(hi) || hi < lo)
-    return pod_err_set(err, POD_EINVAL, "hi", "must be finite and >= lo (got %g)", hi);
+    return pod_err_set(err, POD_EINVAL, "hi",
+                       "must be finite and >= lo (got %g)", hi);
   /* bin edges come from hi - lo (or hi / lo): they must be finite too */
   if (!pod_finite(hi - lo) || (logbins && !pod_finite(log(hi / lo))))
-    return pod_err_set(err, POD_EINVAL, "hi", "range [%g, %g] too wide for bins", lo, hi);
+    return pod_err_set(err, POD_EINVAL, "hi",
+                       "range [%g, %g] too wide for bins", lo, hi);
   h->counts = calloc((size_t)nbins, sizeof(int64_t));
   if (!h->counts) return pod_err_set(err, POD_ENOMEM, "bins", NULL);
   h->nbins = nbins;

@@ -26,10 +26,14 @@ static int tco_check(const void *v, pod_err *e) {
   return rc;
 }
 
-#define TF(name, min, max, open, unit) \
-  {#name, LPOD_DOUBLE, offsetof(pod_tco, name), 0, min, max, open, unit, NULL, NULL}
+#define TF(name, min, max, open, unit)                                    \
+  {                                                                       \
+#name, LPOD_DOUBLE, offsetof(pod_tco, name), 0, min, max, open, unit, \
+        NULL, NULL                                                        \
+  }
 static const lpod_field tco_fields[] = {
-    TF(capex_usd_per_gpu, 0, 1e9, 0, "USD per GPU (server, network share, installation)"),
+    TF(capex_usd_per_gpu, 0, 1e9, 0,
+       "USD per GPU (server, network share, installation)"),
     TF(amort_years, 0, 100, 1, "years"),
     TF(capital_rate, 0, 1, 0, "annual cost of capital (0.08 = 8%)"),
     TF(power_kw_per_gpu, 0, 100, 0, "kW of IT power per GPU, all-in"),
@@ -40,8 +44,8 @@ static const lpod_field tco_fields[] = {
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_tco_type = {
-    "podsim.tco", "tco", "podsim.cost", NULL, sizeof(pod_tco), tco_fields,
-    tco_check, NULL, NULL, NULL};
+    "podsim.tco", "tco",     "podsim.cost", NULL, sizeof(pod_tco),
+    tco_fields,   tco_check, NULL,          NULL, NULL};
 
 /* The kernel config (pod_cost_cfg), for studies: build from a table with
 ** base = "default" (goodput 1, no spares), then these fields. */
@@ -55,12 +59,18 @@ static int cfg_preset(const char *name, void *out) {
   return POD_OK;
 }
 
-#define CF(name, type, min, max, open, unit) \
-  {#name, type, offsetof(pod_cost_cfg, name), 0, min, max, open, unit, NULL, NULL}
+#define CF(name, type, min, max, open, unit)                                  \
+  {                                                                           \
+#name, type, offsetof(pod_cost_cfg, name), 0, min, max, open, unit, NULL, \
+        NULL                                                                  \
+  }
 static const lpod_field cfg_fields[] = {
-    CF(usd_per_gpu_hour, LPOD_DOUBLE, 0, 1e6, 0, "USD per GPU-hour (0: from tco)"),
-    {"tco", LPOD_STRUCT, offsetof(pod_cost_cfg, tco), 0, 0, 0, 0, "", NULL, &lpod_tco_type},
-    CF(tokens_per_s_per_gpu, LPOD_DOUBLE, 0, 1e12, 1, "tokens/s per active GPU"),
+    CF(usd_per_gpu_hour, LPOD_DOUBLE, 0, 1e6, 0,
+       "USD per GPU-hour (0: from tco)"),
+    {"tco", LPOD_STRUCT, offsetof(pod_cost_cfg, tco), 0, 0, 0, 0, "", NULL,
+     &lpod_tco_type},
+    CF(tokens_per_s_per_gpu, LPOD_DOUBLE, 0, 1e12, 1,
+       "tokens/s per active GPU"),
     CF(active_gpus, LPOD_INT, 1, 1e8, 0, "GPUs"),
     CF(spare_gpus, LPOD_INT, 0, 1e8, 0, "GPUs"),
     CF(goodput, LPOD_DOUBLE, 0, 1, 1, "useful / wall time"),
@@ -69,12 +79,14 @@ static const lpod_field cfg_fields[] = {
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_cost_cfg_type = {
-    "podsim.cost_cfg", "cost config", "podsim.cost", NULL, sizeof(pod_cost_cfg),
-    cfg_fields, cfg_check, cfg_preset, lpod_default_preset_name, NULL};
+    "podsim.cost_cfg",        "cost config", "podsim.cost", NULL,
+    sizeof(pod_cost_cfg),     cfg_fields,    cfg_check,     cfg_preset,
+    lpod_default_preset_name, NULL};
 
 static const char *const cost_keys[] = {
-    "train", "usd_per_gpu_hour", "tco", "system", "spares", "tokens", "gpus",
-    "tokens_per_s_per_gpu", "step_s", "goodput", "reliability", NULL};
+    "train",  "usd_per_gpu_hour", "tco",         "system",
+    "spares", "tokens",           "gpus",        "tokens_per_s_per_gpu",
+    "step_s", "goodput",          "reliability", NULL};
 
 /* Number field `key` of the value at idx (table or spec), or NaN when it
 ** is absent; raises when present but not a number. */
@@ -96,6 +108,64 @@ static void set_num(lua_State *L, const char *k, double v) {
   lua_setfield(L, -2, k);
 }
 
+/* spares= of podsim.cost's options (stack 1): a count, or a table with
+** spare_gpus; rel_spares (NAN if none) from reliability= is the default. */
+static int read_spares(lua_State *L, const char *ctx, double rel_spares) {
+  int t = lua_getfield(L, 1, "spares"); /* stack: spares */
+  double sp = isnan(rel_spares) ? 0 : rel_spares;
+  if (t == LUA_TNUMBER) {
+    sp = lpod_check_range(L, -1, 0, 1e8, 0, ctx, "spares");
+  } else if (t == LUA_TTABLE) {
+    sp = field_number(L, -1, "spare_gpus", ctx, "spares");
+    if (isnan(sp))
+      lpod_error(L, ctx, "spares.spare_gpus", "required field is missing");
+  } else if (t != LUA_TNIL) {
+    lpod_error(L, ctx, "spares",
+               "expected a number of spare GPUs or a "
+               "table with spare_gpus, got %s",
+               luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
+  if (sp < 0 || sp > 1e8 || sp != floor(sp))
+    lpod_error(L, ctx, "spares", "must be a whole number of GPUs >= 0 (got %g)",
+               sp);
+  return (int)sp;
+}
+
+/* The price of podsim.cost's options (stack 1) into *c: usd_per_gpu_hour=,
+** tco=, or system.usd_per_gpu_hour. */
+static void read_price(lua_State *L, const char *ctx, pod_cost_cfg *c) {
+  lua_getfield(L, 1, "usd_per_gpu_hour");
+  int has_price = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  int t = lua_getfield(L, 1, "tco"); /* stack: tco */
+  if (t != LUA_TNIL) {
+    if (has_price)
+      lpod_error(L, ctx, "tco", "give usd_per_gpu_hour or tco, not both");
+    lpod_to_value(L, -1, &lpod_tco_type, &c->tco, "tco");
+    c->usd_per_gpu_hour = 0;
+  } else if (has_price) {
+    c->usd_per_gpu_hour =
+        lpod_opt_number(L, 1, "usd_per_gpu_hour", 0, 0, 1e6, 1, ctx, NULL);
+    if (!(c->usd_per_gpu_hour > 0))
+      lpod_error(L, ctx, "usd_per_gpu_hour", "must be > 0");
+  } else {
+    double sys_price = NAN;
+    if (lua_getfield(L, 1, "system") != LUA_TNIL) { /* stack: tco, system */
+      pod_system sys;
+      lpod_to_value(L, -1, &lpod_system_type, &sys, "system");
+      sys_price = sys.usd_per_gpu_hour;
+    }
+    lua_pop(L, 1);
+    if (!(sys_price > 0))
+      lpod_error(L, ctx, "usd_per_gpu_hour",
+                 "give usd_per_gpu_hour=, tco={...}, "
+                 "or a system= with a price");
+    c->usd_per_gpu_hour = sys_price;
+  }
+  lua_pop(L, 1);
+}
+
 /* podsim.cost{train=, usd_per_gpu_hour= | tco= | system=, spares=,
 ** tokens=, gpus=, goodput=, reliability=} -> table */
 /* Read podsim.cost's options (stack 1) into *out (l_read.h). */
@@ -103,35 +173,40 @@ void lpod_cost_read(lua_State *L, pod_cost_cfg *out) {
   static const char ctx[] = "podsim.cost";
   if (!lua_istable(L, 1))
     lpod_error(L, ctx, NULL, "expected a table of fields, got %s",
-                      luaL_typename(L, 1));
+               luaL_typename(L, 1));
   lpod_check_keys(L, 1, ctx, NULL, cost_keys);
   pod_cost_cfg c;
   pod_cost_cfg_init(&c);
-
 
   /* throughput: train= (a podsim.train result or table) or the fields */
   double per_gpu = NAN, job_tps = NAN, train_gpus = NAN, step_s = NAN;
   int t = lua_getfield(L, 1, "train"); /* stack: train */
   if (t != LUA_TNIL) {
     if (t != LUA_TTABLE && t != LUA_TUSERDATA)
-      lpod_error(L, ctx, "train", "expected a podsim.train result or a "
-                        "table with tokens_per_s_per_gpu, got %s", luaL_typename(L, -1));
+      lpod_error(L, ctx, "train",
+                 "expected a podsim.train result or a "
+                 "table with tokens_per_s_per_gpu, got %s",
+                 luaL_typename(L, -1));
     per_gpu = field_number(L, -1, "tokens_per_s_per_gpu", ctx, "train");
     job_tps = field_number(L, -1, "tokens_per_s", ctx, "train");
     train_gpus = field_number(L, -1, "gpus", ctx, "train");
     step_s = field_number(L, -1, "step_s", ctx, "train");
     if (isnan(per_gpu))
-      lpod_error(L, ctx, "train.tokens_per_s_per_gpu", "required field is missing");
+      lpod_error(L, ctx, "train.tokens_per_s_per_gpu",
+                 "required field is missing");
   }
   lua_pop(L, 1);
-  per_gpu = lpod_opt_number(L, 1, "tokens_per_s_per_gpu", per_gpu, 0, 1e12, 0, ctx, NULL);
+  per_gpu = lpod_opt_number(L, 1, "tokens_per_s_per_gpu", per_gpu, 0, 1e12, 0,
+                            ctx, NULL);
   if (isnan(per_gpu))
-    lpod_error(L, ctx, "train", "give train= (a podsim.train result) or "
-                      "tokens_per_s_per_gpu=");
+    lpod_error(L, ctx, "train",
+               "give train= (a podsim.train result) or "
+               "tokens_per_s_per_gpu=");
   if (!(per_gpu > 0))
     lpod_error(L, ctx, "tokens_per_s_per_gpu", "must be > 0 (got %g)", per_gpu);
   c.tokens_per_s_per_gpu = per_gpu;
-  c.step_s = lpod_opt_number(L, 1, "step_s", isnan(step_s) ? 0 : step_s, 0, 1e9, 0, ctx, NULL);
+  c.step_s = lpod_opt_number(L, 1, "step_s", isnan(step_s) ? 0 : step_s, 0, 1e9,
+                             0, ctx, NULL);
   c.tokens = lpod_opt_number(L, 1, "tokens", 0, 0, 1e18, 0, ctx, NULL);
 
   /* reliability= result: goodput, spare GPUs and the job's GPUs */
@@ -139,8 +214,10 @@ void lpod_cost_read(lua_State *L, pod_cost_cfg *out) {
   t = lua_getfield(L, 1, "reliability"); /* stack: reliability */
   if (t != LUA_TNIL) {
     if (t != LUA_TTABLE)
-      lpod_error(L, ctx, "reliability", "expected a podsim.reliability or "
-                        "podsim.simulate_run result, got %s", luaL_typename(L, -1));
+      lpod_error(L, ctx, "reliability",
+                 "expected a podsim.reliability or "
+                 "podsim.simulate_run result, got %s",
+                 luaL_typename(L, -1));
     rel_goodput = field_number(L, -1, "goodput", ctx, "reliability");
     rel_spares = field_number(L, -1, "spare_gpus", ctx, "reliability");
     rel_gpus = field_number(L, -1, "gpus", ctx, "reliability");
@@ -158,67 +235,29 @@ void lpod_cost_read(lua_State *L, pod_cost_cfg *out) {
   lua_pop(L, 1);
   if (has_gpus || isnan(g)) {
     int need = c.tokens > 0 || c.step_s > 0;
-    c.active_gpus = lpod_opt_int(L, 1, "gpus", 1, 1, 100000000, need && isnan(g), ctx, NULL);
+    c.active_gpus = lpod_opt_int(L, 1, "gpus", 1, 1, 100000000,
+                                 need && isnan(g), ctx, NULL);
   } else {
     if (g < 1 || g > 1e8 || g != floor(g))
-      lpod_error(L, ctx, "train", "active GPUs from train are %g; give gpus=", g);
+      lpod_error(L, ctx, "train",
+                 "active GPUs from train are %g; give gpus=", g);
     c.active_gpus = (int)g;
   }
   if (!isnan(rel_gpus) && rel_gpus != c.active_gpus)
-    lpod_error(L, ctx, "reliability.gpus", "the reliability result is for %g GPUs, "
-                      "the job runs on %d", rel_gpus, c.active_gpus);
+    lpod_error(L, ctx, "reliability.gpus",
+               "the reliability result is for %g GPUs, "
+               "the job runs on %d",
+               rel_gpus, c.active_gpus);
 
-  c.goodput = lpod_opt_number(L, 1, "goodput", isnan(rel_goodput) ? 1.0 : rel_goodput,
-                              0, 1, 0, ctx, NULL);
+  c.goodput =
+      lpod_opt_number(L, 1, "goodput", isnan(rel_goodput) ? 1.0 : rel_goodput,
+                      0, 1, 0, ctx, NULL);
   if (!(c.goodput > 0))
     lpod_error(L, ctx, "goodput", "must be in (0, 1] (got %g)", c.goodput);
 
-  /* spares: a count, or a table with spare_gpus */
-  t = lua_getfield(L, 1, "spares"); /* stack: spares */
-  double sp = isnan(rel_spares) ? 0 : rel_spares;
-  if (t == LUA_TNUMBER) {
-    sp = lpod_check_range(L, -1, 0, 1e8, 0, ctx, "spares");
-  } else if (t == LUA_TTABLE) {
-    sp = field_number(L, -1, "spare_gpus", ctx, "spares");
-    if (isnan(sp))
-      lpod_error(L, ctx, "spares.spare_gpus", "required field is missing");
-  } else if (t != LUA_TNIL) {
-    lpod_error(L, ctx, "spares", "expected a number of spare GPUs or a "
-                      "table with spare_gpus, got %s", luaL_typename(L, -1));
-  }
-  lua_pop(L, 1);
-  if (sp < 0 || sp > 1e8 || sp != floor(sp))
-    lpod_error(L, ctx, "spares", "must be a whole number of GPUs >= 0 (got %g)", sp);
-  c.spare_gpus = (int)sp;
+  c.spare_gpus = read_spares(L, ctx, rel_spares);
 
-  /* price: usd_per_gpu_hour=, tco=, or system.usd_per_gpu_hour */
-  lua_getfield(L, 1, "usd_per_gpu_hour");
-  int has_price = !lua_isnil(L, -1);
-  lua_pop(L, 1);
-  t = lua_getfield(L, 1, "tco"); /* stack: tco */
-  if (t != LUA_TNIL) {
-    if (has_price)
-      lpod_error(L, ctx, "tco", "give usd_per_gpu_hour or tco, not both");
-    lpod_to_value(L, -1, &lpod_tco_type, &c.tco, "tco");
-    c.usd_per_gpu_hour = 0;
-  } else if (has_price) {
-    c.usd_per_gpu_hour = lpod_opt_number(L, 1, "usd_per_gpu_hour", 0, 0, 1e6, 1, ctx, NULL);
-    if (!(c.usd_per_gpu_hour > 0))
-      lpod_error(L, ctx, "usd_per_gpu_hour", "must be > 0");
-  } else {
-    double sys_price = NAN;
-    if (lua_getfield(L, 1, "system") != LUA_TNIL) { /* stack: tco, system */
-      pod_system sys;
-      lpod_to_value(L, -1, &lpod_system_type, &sys, "system");
-      sys_price = sys.usd_per_gpu_hour;
-    }
-    lua_pop(L, 1);
-    if (!(sys_price > 0))
-      lpod_error(L, ctx, "usd_per_gpu_hour", "give usd_per_gpu_hour=, tco={...}, "
-                        "or a system= with a price");
-    c.usd_per_gpu_hour = sys_price;
-  }
-  lua_pop(L, 1);
+  read_price(L, ctx, &c);
 
   *out = c;
 }
@@ -230,7 +269,8 @@ static int l_cost(lua_State *L) {
   pod_cost_result r;
   pod_err e;
   pod_err_clear(&e);
-  if (pod_cost_eval(&c, &r, &e) != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
+  if (pod_cost_eval(&c, &r, &e) != POD_OK)
+    return lpod_error_core(L, ctx, NULL, &e);
 
   lua_createtable(L, 0, 20);
   set_num(L, "usd_per_gpu_hour", r.price.usd_per_gpu_hour);

@@ -629,6 +629,37 @@ static void verify_result(lua_State *L, const tcall *tc, const tres *res,
   }
 }
 
+/* Varies each traced leaf of c in turn, reads the config again into t1 and
+   maps the fields that moved to patches; returns the number of patches. */
+static int map_leaves(lua_State *L, const tcall *tc, cctx *c, int argt,
+                      int nargs, const nfield *fl, int nf,
+                      const unsigned char *t0, unsigned char *t1,
+                      pod_gpatch *patches) {
+  int np = 0;
+  for (int j = 0; j < c->nleaves; j++) {
+    pod_gval cand[4];
+    int nc = variations(c->leaves[j].v0, cand), mapped = 0;
+    for (int k = 0; k < nc && !mapped; k++) {
+      set_leaf(L, c, j, cand[k], 0);
+      int bad = call_read(L, tc, argt, nargs, t1);
+      set_leaf(L, c, j, cand[k], 1);
+      if (bad) {
+        lua_pop(L, 1);
+        continue;
+      }
+      map_leaf(L, tc, fl, nf, &c->leaves[j], t0, t1, cand[k], patches, &np);
+      mapped = 1;
+    }
+    if (!mapped)
+      lpod_trace__stop(
+          L,
+          "%s: cannot vary the traced value at '%s' (every variation is "
+          "rejected)",
+          tc->name, c->leaves[j].path);
+  }
+  return np;
+}
+
 /* The wrapper of a traced podsim function: upvalue 1 original, 2 tcall. */
 int lpod_trace__call(lua_State *L) {
   const tcall *tc = lua_touserdata(L, lua_upvalueindex(2));
@@ -661,28 +692,7 @@ int lpod_trace__call(lua_State *L) {
   flatten(tc->cfg_type, 0, "", fl, &nf);
   pod_gpatch *patches =
       lua_newuserdatauv(L, sizeof(pod_gpatch) * MAX_PATCHES, 0);
-  int np = 0;
-  for (int j = 0; j < c.nleaves; j++) {
-    pod_gval cand[4];
-    int nc = variations(c.leaves[j].v0, cand), mapped = 0;
-    for (int k = 0; k < nc && !mapped; k++) {
-      set_leaf(L, &c, j, cand[k], 0);
-      int bad = call_read(L, tc, argt, nargs, t1);
-      set_leaf(L, &c, j, cand[k], 1);
-      if (bad) {
-        lua_pop(L, 1);
-        continue;
-      }
-      map_leaf(L, tc, fl, nf, &c.leaves[j], t0, t1, cand[k], patches, &np);
-      mapped = 1;
-    }
-    if (!mapped)
-      lpod_trace__stop(
-          L,
-          "%s: cannot vary the traced value at '%s' (every variation is "
-          "rejected)",
-          tc->name, c.leaves[j].path);
-  }
+  int np = map_leaves(L, tc, &c, argt, nargs, fl, nf, t0, t1, patches);
   pod_gblob_spec bs;
   memset(&bs, 0, sizeof bs);
   bs.name = tc->name;

@@ -1,8 +1,10 @@
 /*
 ** l_trace_int.h: internals of the eval tracer (lua/l_trace*.c), shared by
-** l_trace.c (tracing values, math wrappers, the trace state, the study's
-** graphs) and l_trace_calls.c (the traced podsim calls: the bindings'
-** readers, config mapping, kernel results).  Not an API: see l_trace.h.
+** l_trace.c (tracing values, math wrappers, installing them in the trace
+** state), l_trace_state.c (the trace state's hook, the study's graphs, the
+** plan evaluator) and l_trace_calls.c (the traced podsim calls: the
+** bindings' readers, config mapping, kernel results).  Not an API: see
+*l_trace.h.
 ** Shared functions carry the prefix lpod_trace__.
 */
 #ifndef LPOD_L_TRACE_INT_H
@@ -85,6 +87,17 @@ tval *lpod_trace__test(lua_State *L, int idx);
 tval *lpod_trace__push(lua_State *L, int kind, int node, int nvary);
 /* Push a Lua number of the value's subtype.  [-0, +1, -] */
 void lpod_trace__push_gval(lua_State *L, pod_gval v);
+/* Push a new tracing number of graph node node.  [-0, +1, m] */
+void lpod_trace__push_num(lua_State *L, int node);
+/* "traced number", "traced spec" or "traced result". */
+const char *lpod_trace__noun(const tval *v);
+/* The node of the number at idx (a tracing number, a number, or a string
+** Lua would convert), recording constants; stops on anything else.
+** [-0, +0, e] */
+int lpod_trace__num_node(lua_State *L, int idx);
+/* Replace the state's podsim, math and guarded base functions by their
+** tracing wrappers (a lua_CFunction to call protected).  [-0, +0, m] */
+int lpod_trace__install(lua_State *L);
 /* Call upvalue 1 with the arguments, returning all its results. */
 int lpod_trace__original(lua_State *L);
 /* Non-zero when the value at idx holds a tracing value (depth levels of

@@ -453,45 +453,48 @@ static int ends_with(const char *s, const char *suf) {
   return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
+/* Opens the shard file dir (*.pods) or every shard file in the folder dir,
+** adding them to *files; -1 on an error (printed). */
+static int open_dir(const char *dir, int *count, rfile **files) {
+  DIR *dh = opendir(dir);
+  if (!dh) {
+    if (ends_with(dir, ".pods")) return open_one(dir, count, files) ? -1 : 0;
+    fprintf(stderr, "podsim merge: cannot read '%s': %s\n", dir,
+            strerror(errno));
+    return -1;
+  }
+  struct dirent *e;
+  char **names = NULL;
+  int nn = 0;
+  while ((e = readdir(dh)) != NULL) {
+    if (!ends_with(e->d_name, ".pods")) continue;
+    char **t = realloc(names, sizeof(char *) * (size_t)(nn + 1));
+    if (!t) break;
+    names = t;
+    names[nn++] = strdup(e->d_name);
+  }
+  closedir(dh);
+  for (int i = 0; i < nn; i++) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+    int rc = names[i] ? open_one(p, count, files) : -1;
+    free(names[i]);
+    if (rc) {
+      for (int j = i + 1; j < nn; j++) free(names[j]);
+      free(names);
+      return -1;
+    }
+  }
+  free(names);
+  return 0;
+}
+
 int lpod_merge_open(const char *const *dirs, int ndirs, const char **scenario,
                     const char *const **opts, int *nopts) {
   rfile *files = NULL;
   int count = 0;
-  for (int d = 0; d < ndirs; d++) {
-    DIR *dh = opendir(dirs[d]);
-    if (!dh) {
-      if (ends_with(dirs[d], ".pods")) {
-        if (open_one(dirs[d], &count, &files)) goto fail;
-        continue;
-      }
-      fprintf(stderr, "podsim merge: cannot read '%s': %s\n", dirs[d],
-              strerror(errno));
-      goto fail;
-    }
-    struct dirent *e;
-    char **names = NULL;
-    int nn = 0;
-    while ((e = readdir(dh)) != NULL) {
-      if (!ends_with(e->d_name, ".pods")) continue;
-      char **t = realloc(names, sizeof(char *) * (size_t)(nn + 1));
-      if (!t) break;
-      names = t;
-      names[nn++] = strdup(e->d_name);
-    }
-    closedir(dh);
-    for (int i = 0; i < nn; i++) {
-      char p[4096];
-      snprintf(p, sizeof p, "%s/%s", dirs[d], names[i]);
-      int rc = names[i] ? open_one(p, &count, &files) : -1;
-      free(names[i]);
-      if (rc) {
-        for (int j = i + 1; j < nn; j++) free(names[j]);
-        free(names);
-        goto fail;
-      }
-    }
-    free(names);
-  }
+  for (int d = 0; d < ndirs; d++)
+    if (open_dir(dirs[d], &count, &files)) goto fail;
   if (count == 0) {
     fprintf(stderr,
             "podsim merge: no shard files (*.pods) in the folders given\n");
