@@ -237,6 +237,8 @@ int pod_rel_failures_add(pod_rel_failures *f, const char *cause,
                          double rate_per_h, int unit, int blast, pod_err *err);
 
 /* "gpu", "node", "domain", "job" and back (POD_ENOENT). */
+/* Scope names, indexed by scope, NULL-terminated. */
+extern const char *const pod_rel_scope_names[];
 const char *pod_rel_scope_name(int scope);
 int pod_rel_scope_parse(const char *name, int *out);
 
