@@ -23,6 +23,9 @@
 extern const lpod_type lpod_train_cfg_type; /* l_train.c */
 extern const lpod_type lpod_rel_cfg_type;   /* l_rel.c */
 
+/* Response-length kinds: pod_dist_kind_names (core/dist.c) up to
+** "exponential", without the sample-based "discrete" and "empirical"
+** (a response length needs a continuous quantile). */
 static const char *const kind_names[] = {
     "fixed",       "uniform",   "loguniform",  "normal",
     "truncnormal", "lognormal", "triangular",  "beta",
@@ -264,7 +267,7 @@ static void build(lua_State *L, pod_rl_cfg *c, const char *ctx,
                    "continuous kind (lognormal, gamma, ...)",
                    pod_dist_kind_name(d->kind));
       lua_createtable(L, 0, 5);
-      lua_pushstring(L, kind_names[d->kind]);
+      lua_pushstring(L, pod_dist_kind_name(d->kind));
       lua_setfield(L, -2, "kind");
       static const char *const pn[] = {"a", "b", "c", "d"};
       for (int i = 0; i < 4; i++) setnum(L, pn[i], d->p[i]);
