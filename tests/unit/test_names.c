@@ -34,6 +34,7 @@ static void test_lengths(void **state) {
   assert_int_equal(count(pod_hw_transport_names), POD_TRANSPORT_N);
   assert_int_equal(count(pod_hw_routing_names), POD_ROUTING_N);
   assert_int_equal(count(pod_rel_scope_names), POD_REL_NSCOPES);
+  assert_int_equal(count(pod_rel_basis_names), POD_REL_NBASES);
   assert_int_equal(count(pod_dist_kind_names), POD_DIST_NKINDS);
   assert_int_equal(count(pod_model_attn_names), POD_ATTN_MLA + 1);
   assert_int_equal(count(pod_rl_placement_names), POD_RL_DISAGGREGATED + 1);
@@ -69,6 +70,12 @@ static void test_name_functions(void **state) {
     int s = -1;
     assert_int_equal(pod_rel_scope_parse(pod_rel_scope_names[i], &s), POD_OK);
     assert_int_equal(s, i);
+  }
+  for (int i = 0; pod_rel_basis_names[i]; i++) {
+    int b = -1;
+    assert_string_equal(pod_rel_basis_name(i), pod_rel_basis_names[i]);
+    assert_int_equal(pod_rel_basis_parse(pod_rel_basis_names[i], &b), POD_OK);
+    assert_int_equal(b, i);
   }
   for (int i = 0; pod_dist_kind_names[i]; i++)
     assert_string_equal(pod_dist_kind_name((pod_dist_kind)i),
