@@ -642,27 +642,27 @@ int pod_coll_eval_checked(const pod_system *sys, pod_coll_op op,
   return coll_eval(sys, op, args, out, err, 1);
 }
 
-static const char *const OP_NAMES[POD_COLL_NOPS] = {
-    "all_reduce", "all_gather", "reduce_scatter",
-    "all_to_all", "broadcast",  "send_recv"};
-static const char *const ALGO_NAMES[POD_ALGO_N] = {
-    "auto",   "ring",         "tree",      "nvls",
-    "direct", "hierarchical", "nvls_tree", "collnet"};
+const char *const pod_coll_op_names[POD_COLL_NOPS + 1] = {
+    "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
+    "send_recv",  NULL};
+const char *const pod_coll_algo_names[POD_ALGO_N + 1] = {
+    "auto",         "ring",      "tree",    "nvls", "direct",
+    "hierarchical", "nvls_tree", "collnet", NULL};
 
 const char *pod_coll_op_name(pod_coll_op op) {
   if ((int)op < 0 || op >= POD_COLL_NOPS) return NULL;
-  return OP_NAMES[op];
+  return pod_coll_op_names[op];
 }
 
 const char *pod_coll_algo_name(pod_coll_algo algo) {
   if ((int)algo < 0 || algo >= POD_ALGO_N) return NULL;
-  return ALGO_NAMES[algo];
+  return pod_coll_algo_names[algo];
 }
 
 int pod_coll_op_parse(const char *name, pod_coll_op *out) {
   if (name == NULL) return POD_ENOENT;
   for (int i = 0; i < POD_COLL_NOPS; i++)
-    if (strcmp(name, OP_NAMES[i]) == 0) {
+    if (strcmp(name, pod_coll_op_names[i]) == 0) {
       if (out != NULL) *out = (pod_coll_op)i;
       return POD_OK;
     }
@@ -672,7 +672,7 @@ int pod_coll_op_parse(const char *name, pod_coll_op *out) {
 int pod_coll_algo_parse(const char *name, pod_coll_algo *out) {
   if (name == NULL) return POD_ENOENT;
   for (int i = 0; i < POD_ALGO_N; i++)
-    if (strcmp(name, ALGO_NAMES[i]) == 0) {
+    if (strcmp(name, pod_coll_algo_names[i]) == 0) {
       if (out != NULL) *out = (pod_coll_algo)i;
       return POD_OK;
     }

@@ -58,13 +58,14 @@ pod_dist pod_dist_exponential(double mean) {
   return mk(POD_DIST_EXPONENTIAL, mean, 0, 0, 0);
 }
 
+const char *const pod_dist_kind_names[POD_DIST_NKINDS + 1] = {
+    "fixed",       "uniform",    "loguniform", "normal", "truncnormal",
+    "lognormal",   "triangular", "beta",       "gamma",  "weibull",
+    "exponential", "discrete",   "empirical",  NULL};
+
 const char *pod_dist_kind_name(pod_dist_kind k) {
-  static const char *const names[POD_DIST_NKINDS] = {
-      "fixed",       "uniform",    "loguniform", "normal", "truncnormal",
-      "lognormal",   "triangular", "beta",       "gamma",  "weibull",
-      "exponential", "discrete",   "empirical"};
   if ((int)k < 0 || k >= POD_DIST_NKINDS) return "?";
-  return names[k];
+  return pod_dist_kind_names[k];
 }
 
 int pod_dist_lognormal_median_p90(double median, double p90, pod_dist *out,

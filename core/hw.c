@@ -394,17 +394,17 @@ const pod_fabric *pod_hw_fabric_at(int i, const char **source) {
   return &FABRICS[i].fab;
 }
 
-static const char *const TRANSPORT_NAMES[POD_TRANSPORT_N] = {"ib", "roce",
-                                                             "efa"};
-static const char *const ROUTING_NAMES[POD_ROUTING_N] = {
-    "static_ecmp", "adaptive", "spray", "srd"};
+const char *const pod_hw_transport_names[POD_TRANSPORT_N + 1] = {"ib", "roce",
+                                                                 "efa", NULL};
+const char *const pod_hw_routing_names[POD_ROUTING_N + 1] = {
+    "static_ecmp", "adaptive", "spray", "srd", NULL};
 
 const char *pod_hw_transport_name(int t) {
-  return t >= 0 && t < POD_TRANSPORT_N ? TRANSPORT_NAMES[t] : NULL;
+  return t >= 0 && t < POD_TRANSPORT_N ? pod_hw_transport_names[t] : NULL;
 }
 
 const char *pod_hw_routing_name(int r) {
-  return r >= 0 && r < POD_ROUTING_N ? ROUTING_NAMES[r] : NULL;
+  return r >= 0 && r < POD_ROUTING_N ? pod_hw_routing_names[r] : NULL;
 }
 
 /* ---- lookups ----------------------------------------------------------- */

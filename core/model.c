@@ -85,16 +85,16 @@ const pod_model *pod_model_at(int i, const char **source) {
   return &presets[i].m;
 }
 
-static const char *attn_names[] = {"mha", "gqa", "mla"};
+const char *const pod_model_attn_names[] = {"mha", "gqa", "mla", NULL};
 
 const char *pod_model_attn_name(pod_attn_kind k) {
   if ((int)k < 0 || k > POD_ATTN_MLA) return "?";
-  return attn_names[k];
+  return pod_model_attn_names[k];
 }
 
 int pod_model_attn_parse(const char *name, pod_attn_kind *out) {
   for (int i = 0; i <= POD_ATTN_MLA; i++)
-    if (name && strcmp(name, attn_names[i]) == 0) {
+    if (name && strcmp(name, pod_model_attn_names[i]) == 0) {
       if (out) *out = (pod_attn_kind)i;
       return POD_OK;
     }

@@ -114,6 +114,9 @@ typedef struct pod_coll_cfg {
 extern const pod_kernel pod_coll_kernel;
 
 /* Names ("all_reduce", "ring", ...) and their parsers (POD_ENOENT). */
+/* Name tables: indexed by pod_coll_op / pod_coll_algo, NULL-terminated. */
+extern const char *const pod_coll_op_names[];
+extern const char *const pod_coll_algo_names[];
 const char *pod_coll_op_name(pod_coll_op op);
 const char *pod_coll_algo_name(pod_coll_algo algo);
 int pod_coll_op_parse(const char *name, pod_coll_op *out);

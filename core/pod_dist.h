@@ -121,6 +121,8 @@ double pod_dist_mean(const pod_dist *d);
 double pod_dist_variance(const pod_dist *d);
 
 /* Static lower-case name of a kind ("truncnormal", ...), "?" if unknown. */
+/* Kind names, indexed by pod_dist_kind, NULL-terminated. */
+extern const char *const pod_dist_kind_names[];
 const char *pod_dist_kind_name(pod_dist_kind k);
 
 #endif

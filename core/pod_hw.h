@@ -109,6 +109,9 @@ int pod_hw_fabric_apply(const char *name, pod_system *s);
 const pod_fabric *pod_hw_fabric_at(int i, const char **source);
 
 /* Names of the enums ("ib", "static_ecmp", ...); NULL when out of range. */
+/* Name tables: indexed by transport / routing kind, NULL-terminated. */
+extern const char *const pod_hw_transport_names[];
+extern const char *const pod_hw_routing_names[];
 const char *pod_hw_transport_name(int t);
 const char *pod_hw_routing_name(int r);
 

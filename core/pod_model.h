@@ -116,6 +116,8 @@ int pod_model_v_dim(const pod_model *m);
 double pod_model_kv_elems(const pod_model *m);
 
 /* Names of attention kinds ("mha", "gqa", "mla") and their parser. */
+/* Attention names, indexed by pod_attn_kind, NULL-terminated. */
+extern const char *const pod_model_attn_names[];
 const char *pod_model_attn_name(pod_attn_kind k);
 int pod_model_attn_parse(const char *name, pod_attn_kind *out);
 

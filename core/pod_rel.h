@@ -227,7 +227,9 @@ const pod_rel_failures *pod_rel_failures_at(int i, const char **source);
 ** one line; NULL when out of range. */
 const char *pod_rel_preset_cause_source(int preset, int cause);
 
-/* "given", "sourced", "assumed" and back (POD_ENOENT). */
+/* "given", "sourced", "assumed" and back (POD_ENOENT); the table is
+** indexed by basis, NULL-terminated. */
+extern const char *const pod_rel_basis_names[];
 const char *pod_rel_basis_name(int basis);
 int pod_rel_basis_parse(const char *name, int *out);
 
@@ -237,6 +239,8 @@ int pod_rel_failures_add(pod_rel_failures *f, const char *cause,
                          double rate_per_h, int unit, int blast, pod_err *err);
 
 /* "gpu", "node", "domain", "job" and back (POD_ENOENT). */
+/* Scope names, indexed by scope, NULL-terminated. */
+extern const char *const pod_rel_scope_names[];
 const char *pod_rel_scope_name(int scope);
 int pod_rel_scope_parse(const char *name, int *out);
 

@@ -167,6 +167,9 @@ int pod_rl_best_split(const pod_rl_cfg *base, int gpus, int *rollout_gpus,
                       pod_rl_result *out, pod_err *err);
 
 /* Names ("colocated", "disaggregated"; "reshard", "broadcast"). */
+/* Name tables: indexed by placement / sync method, NULL-terminated. */
+extern const char *const pod_rl_placement_names[];
+extern const char *const pod_rl_sync_names[];
 const char *pod_rl_placement_name(int p);
 const char *pod_rl_sync_name(int s);
 

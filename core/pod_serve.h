@@ -205,6 +205,8 @@ int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
                       double ll_up_us, double *time_s, pod_err *err);
 
 /* Names ("deepep_ll", "nccl") and parser (POD_ENOENT). */
+/* EP kernel names, indexed by pod_serve_ep_kernel, NULL-terminated. */
+extern const char *const pod_serve_ep_kernel_names[];
 const char *pod_serve_ep_kernel_name(int k);
 int pod_serve_ep_kernel_parse(const char *name, int *out);
 

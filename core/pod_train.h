@@ -282,6 +282,15 @@ double pod_train_peak_tflops(const pod_gpu *gpu, pod_dtype dtype);
 /* Names ("bf16", "fp8", "fp4"; "none", "selective", "full"; "delayed",
 ** "delayed_tp", "current", "block") and parsers (POD_ENOENT when
 ** unknown). */
+/* Name tables, indexed by the enum value, NULL-terminated: dtype
+** (pod_dtype), recompute, fp8 recipe, CUDA graphs, MoE dispatcher and
+** pipeline schedule. */
+extern const char *const pod_train_dtype_names[];
+extern const char *const pod_train_recompute_names[];
+extern const char *const pod_train_fp8_recipe_names[];
+extern const char *const pod_train_graphs_names[];
+extern const char *const pod_train_dispatcher_names[];
+extern const char *const pod_train_schedule_names[];
 const char *pod_train_dtype_name(pod_dtype d);
 int pod_train_dtype_parse(const char *name, pod_dtype *out);
 const char *pod_train_recompute_name(int r);

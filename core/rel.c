@@ -9,17 +9,17 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const scope_names[POD_REL_NSCOPES] = {"gpu", "node",
-                                                         "domain", "job"};
+const char *const pod_rel_scope_names[POD_REL_NSCOPES + 1] = {
+    "gpu", "node", "domain", "job", NULL};
 
 const char *pod_rel_scope_name(int scope) {
   if (scope < 0 || scope >= POD_REL_NSCOPES) return "?";
-  return scope_names[scope];
+  return pod_rel_scope_names[scope];
 }
 
 int pod_rel_scope_parse(const char *name, int *out) {
   for (int i = 0; i < POD_REL_NSCOPES; i++) {
-    if (name && strcmp(name, scope_names[i]) == 0) {
+    if (name && strcmp(name, pod_rel_scope_names[i]) == 0) {
       *out = i;
       return POD_OK;
     }

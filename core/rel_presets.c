@@ -187,17 +187,12 @@ const char *pod_rel_preset_cause_source(int preset, int cause) {
   return cause_sources[preset][cause];
 }
 
+const char *const pod_rel_basis_names[POD_REL_NBASES + 1] = {"given", "sourced",
+                                                             "assumed", NULL};
+
 const char *pod_rel_basis_name(int basis) {
-  switch (basis) {
-    case POD_REL_BASIS_GIVEN:
-      return "given";
-    case POD_REL_BASIS_SOURCED:
-      return "sourced";
-    case POD_REL_BASIS_ASSUMED:
-      return "assumed";
-    default:
-      return "?";
-  }
+  if (basis < 0 || basis >= POD_REL_NBASES) return "?";
+  return pod_rel_basis_names[basis];
 }
 
 int pod_rel_basis_parse(const char *name, int *out) {

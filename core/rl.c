@@ -28,14 +28,15 @@
 
 #define FAIL(field, ...) pod_err_set(err, POD_EINVAL, field, __VA_ARGS__)
 
-static const char *const placement_names[] = {"colocated", "disaggregated"};
-static const char *const sync_names[] = {"reshard", "broadcast"};
+const char *const pod_rl_placement_names[] = {"colocated", "disaggregated",
+                                              NULL};
+const char *const pod_rl_sync_names[] = {"reshard", "broadcast", NULL};
 
 const char *pod_rl_placement_name(int p) {
-  return p >= 0 && p <= POD_RL_DISAGGREGATED ? placement_names[p] : "?";
+  return p >= 0 && p <= POD_RL_DISAGGREGATED ? pod_rl_placement_names[p] : "?";
 }
 const char *pod_rl_sync_name(int s) {
-  return s >= 0 && s <= POD_RL_SYNC_BROADCAST ? sync_names[s] : "?";
+  return s >= 0 && s <= POD_RL_SYNC_BROADCAST ? pod_rl_sync_names[s] : "?";
 }
 
 void pod_rl_cfg_init(pod_rl_cfg *c) {

@@ -50,16 +50,16 @@
 #define EP_LL_US 34.0
 #define EP_LL_UP_US 19.0
 
-static const char *const ep_kernel_names[] = {"deepep_ll", "nccl"};
+const char *const pod_serve_ep_kernel_names[] = {"deepep_ll", "nccl", NULL};
 
 const char *pod_serve_ep_kernel_name(int k) {
   if (k < 0 || k > POD_SERVE_EP_NCCL) return "?";
-  return ep_kernel_names[k];
+  return pod_serve_ep_kernel_names[k];
 }
 
 int pod_serve_ep_kernel_parse(const char *name, int *out) {
   for (int i = 0; i <= POD_SERVE_EP_NCCL; i++)
-    if (name && strcmp(name, ep_kernel_names[i]) == 0) {
+    if (name && strcmp(name, pod_serve_ep_kernel_names[i]) == 0) {
       *out = i;
       return POD_OK;
     }

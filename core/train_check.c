@@ -11,18 +11,19 @@
 
 /* ---- Names ------------------------------------------------------------ */
 
-static const char *dtype_names[] = {"bf16", "fp8", "fp4"};
-static const char *recompute_names[] = {"none", "selective", "full"};
-static const char *fp8_recipe_names[] = {"delayed", "delayed_tp", "current",
-                                         "block"};
+const char *const pod_train_dtype_names[] = {"bf16", "fp8", "fp4", NULL};
+const char *const pod_train_recompute_names[] = {"none", "selective", "full",
+                                                 NULL};
+const char *const pod_train_fp8_recipe_names[] = {"delayed", "delayed_tp",
+                                                  "current", "block", NULL};
 
 const char *pod_train_dtype_name(pod_dtype d) {
-  return ((int)d >= 0 && d <= POD_DTYPE_FP4) ? dtype_names[d] : "?";
+  return ((int)d >= 0 && d <= POD_DTYPE_FP4) ? pod_train_dtype_names[d] : "?";
 }
 
 int pod_train_dtype_parse(const char *name, pod_dtype *out) {
   for (int i = 0; i < 3; i++)
-    if (name && strcmp(name, dtype_names[i]) == 0) {
+    if (name && strcmp(name, pod_train_dtype_names[i]) == 0) {
       if (out) *out = (pod_dtype)i;
       return POD_OK;
     }
@@ -30,12 +31,12 @@ int pod_train_dtype_parse(const char *name, pod_dtype *out) {
 }
 
 const char *pod_train_recompute_name(int r) {
-  return (r >= 0 && r <= 2) ? recompute_names[r] : "?";
+  return (r >= 0 && r <= 2) ? pod_train_recompute_names[r] : "?";
 }
 
 int pod_train_recompute_parse(const char *name, int *out) {
   for (int i = 0; i < 3; i++)
-    if (name && strcmp(name, recompute_names[i]) == 0) {
+    if (name && strcmp(name, pod_train_recompute_names[i]) == 0) {
       if (out) *out = i;
       return POD_OK;
     }
@@ -43,33 +44,36 @@ int pod_train_recompute_parse(const char *name, int *out) {
 }
 
 const char *pod_train_fp8_recipe_name(int r) {
-  return (r >= 0 && r <= POD_FP8_BLOCK) ? fp8_recipe_names[r] : "?";
+  return (r >= 0 && r <= POD_FP8_BLOCK) ? pod_train_fp8_recipe_names[r] : "?";
 }
 
 int pod_train_fp8_recipe_parse(const char *name, int *out) {
   for (int i = 0; i <= POD_FP8_BLOCK; i++)
-    if (name && strcmp(name, fp8_recipe_names[i]) == 0) {
+    if (name && strcmp(name, pod_train_fp8_recipe_names[i]) == 0) {
       if (out) *out = i;
       return POD_OK;
     }
   return POD_ENOENT;
 }
 
-static const char *graphs_names[] = {"none", "partial", "full"};
-static const char *dispatcher_names[] = {"alltoall", "deepep", "hybridep"};
+const char *const pod_train_graphs_names[] = {"none", "partial", "full", NULL};
+const char *const pod_train_dispatcher_names[] = {"alltoall", "deepep",
+                                                  "hybridep", NULL};
 
 const char *pod_train_graphs_name(int g) {
-  return (g >= 0 && g <= POD_GRAPHS_FULL) ? graphs_names[g] : "?";
+  return (g >= 0 && g <= POD_GRAPHS_FULL) ? pod_train_graphs_names[g] : "?";
 }
 
-static const char *schedule_names[] = {"1f1b", "dualpipe"};
+const char *const pod_train_schedule_names[] = {"1f1b", "dualpipe", NULL};
 
 const char *pod_train_schedule_name(int s) {
-  return (s >= 0 && s <= POD_SCHED_DUALPIPE) ? schedule_names[s] : "?";
+  return (s >= 0 && s <= POD_SCHED_DUALPIPE) ? pod_train_schedule_names[s]
+                                             : "?";
 }
 
 const char *pod_train_dispatcher_name(int d) {
-  return (d >= 0 && d <= POD_DISPATCH_HYBRIDEP) ? dispatcher_names[d] : "?";
+  return (d >= 0 && d <= POD_DISPATCH_HYBRIDEP) ? pod_train_dispatcher_names[d]
+                                                : "?";
 }
 
 /* ---- Software releases ------------------------------------------------ */

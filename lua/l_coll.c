@@ -12,21 +12,14 @@
 #include "lpod.h"
 #include "pod_coll.h"
 
-/* In the order of pod_coll_op and pod_coll_algo. */
-static const char *const op_names[] = {"all_reduce", "all_gather", "reduce_scatter",
-                                       "all_to_all", "broadcast", "send_recv", NULL};
-static const char *const algo_names[] = {"auto",   "ring",         "tree",      "nvls",
-                                         "direct", "hierarchical", "nvls_tree", "collnet",
-                                         NULL};
-
 #define ARG(f) (offsetof(pod_coll_cfg, args) + offsetof(pod_coll_args, f))
 static const lpod_field cfg_fields[] = {
     {"system", LPOD_STRUCT, offsetof(pod_coll_cfg, system), 0, 0, 0, 0, "", NULL, &lpod_system_type},
-    {"op", LPOD_ENUM, offsetof(pod_coll_cfg, op), 0, 0, 0, 0, "", op_names, NULL},
+    {"op", LPOD_ENUM, offsetof(pod_coll_cfg, op), 0, 0, 0, 0, "", pod_coll_op_names, NULL},
     {"ranks", LPOD_INT, ARG(ranks), 0, 1, 1 << 24, 0, "ranks", NULL, NULL},
     {"ranks_per_domain", LPOD_INT, ARG(ranks_per_domain), 0, 0, 1 << 24, 0, "ranks (0: packed)", NULL, NULL},
     {"bytes", LPOD_DOUBLE, ARG(bytes), 0, 0, 1e18, 0, "bytes (nccl-tests S)", NULL, NULL},
-    {"algo", LPOD_ENUM, ARG(algo), 0, 0, 0, 0, "", algo_names, NULL},
+    {"algo", LPOD_ENUM, ARG(algo), 0, 0, 0, 0, "", pod_coll_algo_names, NULL},
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_coll_cfg_type = {
@@ -62,15 +55,15 @@ void lpod_coll_read(lua_State *L, int op, pod_coll_cfg *c) {
   }
   if (op < 0 && lua_type(L, 2) == LUA_TSTRING) {
     const char *name = lua_tostring(L, 2);
-    for (int i = 0; op_names[i]; i++)
-      if (strcmp(name, op_names[i]) == 0) op = i;
+    for (int i = 0; pod_coll_op_names[i]; i++)
+      if (strcmp(name, pod_coll_op_names[i]) == 0) op = i;
   }
   if (op < 0) {
     if (lua_type(L, 2) != LUA_TSTRING)
       lpod_error(L, ctx, "op", "expected one of all_reduce, all_gather, "
                  "reduce_scatter, all_to_all, broadcast, send_recv; got %s",
                  luaL_typename(L, 2));
-    const char *near = lpod_nearest(lua_tostring(L, 2), op_names);
+    const char *near = lpod_nearest(lua_tostring(L, 2), pod_coll_op_names);
     lpod_error(L, ctx, "op", "unknown collective '%s'%s%s%s", lua_tostring(L, 2),
                near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
   }
@@ -90,7 +83,7 @@ void lpod_coll_read(lua_State *L, int op, pod_coll_cfg *c) {
   a->bytes = opt_value(L, 5, "bytes", 0, 1e18, 1, 0, ctx);
   a->ranks_per_domain = lua_isnil(L, 6) ? 0 : (int)opt_value(L, 6, "ranks_per_domain", 0, 1 << 24, 0, 1, ctx);
   a->algo = lua_isnil(L, 7) ? POD_ALGO_AUTO
-                            : (pod_coll_algo)lpod_opt_enum(L, 3, "algo", POD_ALGO_AUTO, algo_names, 0, ctx, NULL);
+                            : (pod_coll_algo)lpod_opt_enum(L, 3, "algo", POD_ALGO_AUTO, pod_coll_algo_names, 0, ctx, NULL);
   lua_settop(L, 3);
 }
 
@@ -139,7 +132,7 @@ static int l_collective(lua_State *L) {
 }
 
 void lpod_open_coll(lua_State *L) {
-  for (int i = 0; i < POD_COLL_NOPS; i++) lua_pushstring(L, op_names[i]);
+  for (int i = 0; i < POD_COLL_NOPS; i++) lua_pushstring(L, pod_coll_op_names[i]);
   lua_pushcclosure(L, l_collective, POD_COLL_NOPS);
   lua_setfield(L, -2, "collective");
   lpod_register_kernel(L, "collective", &pod_coll_kernel, &lpod_coll_cfg_type);

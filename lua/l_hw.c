@@ -43,8 +43,6 @@ LPOD_PRESET_ITER(sys, pod_system, pod_hw_system_at)
 #define SE(name, names, unit) \
   {#name, LPOD_ENUM, offsetof(pod_system, name), 0, 0, 0, 0, unit, names, NULL}
 /* In the order of pod_transport and pod_routing. */
-static const char *const transport_names[] = {"ib", "roce", "efa", NULL};
-static const char *const routing_names[] = {"static_ecmp", "adaptive", "spray", "srd", NULL};
 static const lpod_field system_fields[] = {
     {"name", LPOD_STRING, offsetof(pod_system, name), POD_NAME_MAX, 0, 0, 0, "", NULL, NULL},
     {"gpu", LPOD_STRUCT, offsetof(pod_system, gpu), 0, 0, 0, 0, "", NULL, &lpod_gpu_type},
@@ -66,8 +64,8 @@ static const lpod_field system_fields[] = {
     SF(up_channels, LPOD_INT, 1, 1024, 0, "NCCL channels on the scale-up fabric"),
     SF(net_channels, LPOD_INT, 1, 1024, 0, "NCCL network channels per domain"),
     SF(net_channel_GBps, LPOD_DOUBLE, 0, 1e5, 1, "GB/s per channel per direction"),
-    SE(transport, transport_names, "scale-out transport"),
-    SE(routing, routing_names, "scale-out path selection"),
+    SE(transport, pod_hw_transport_names, "scale-out transport"),
+    SE(routing, pod_hw_routing_names, "scale-out path selection"),
     SF(sharp, LPOD_BOOL, 0, 1, 0, "in-network reduction (CollNet)"),
     SF(msg_overhead_us, LPOD_DOUBLE, 0, 1e6, 0, "us per message posted"),
     SF(leaf_gpus, LPOD_INT, 1, 1 << 24, 0, "GPUs per leaf group"),

@@ -20,7 +20,8 @@
 #include "pod_hw.h"
 #include "pod_rel.h"
 
-static const char *const scope_names[] = {"gpu", "node", "domain", "job", NULL};
+/* Spare-pool scopes: the first three of pod_rel_scope_names (core/rel.c),
+** without "job" (a pool shared by the whole job is not a pool scope). */
 static const char *const pool_scope_names[] = {"gpu", "node", "domain", NULL};
 static const char *const rule_names[] = {"fixed", "young", "daly", NULL};
 static const char *const waste_names[] = {"first", "daly", "renewal", NULL};
@@ -51,7 +52,6 @@ const lpod_type lpod_failures_type = {
 
 static const char *const cause_keys[] = {"cause", "rate_per_h", "unit", "blast", "basis",
                                          "source", NULL};
-static const char *const basis_names[] = {"given", "sourced", "assumed", NULL};
 
 /* Read a failures value at idx into *out (see the file comment). */
 static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
@@ -122,10 +122,10 @@ static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
     }
     const char *name = lua_tostring(L, -1);
     double rate = lpod_opt_number(L, -2, "rate_per_h", 0, 0, 1e6, 1, ctx, p);
-    int unit = lpod_opt_enum(L, -2, "unit", 0, scope_names, 1, ctx, p);
-    int blast = lpod_opt_enum(L, -2, "blast", 0, scope_names, 1, ctx, p);
+    int unit = lpod_opt_enum(L, -2, "unit", 0, pod_rel_scope_names, 1, ctx, p);
+    int blast = lpod_opt_enum(L, -2, "blast", 0, pod_rel_scope_names, 1, ctx, p);
     /* basis and source are informational (a preset's list read back) */
-    int basis = lpod_opt_enum(L, -2, "basis", POD_REL_BASIS_GIVEN, basis_names, 0, ctx, p);
+    int basis = lpod_opt_enum(L, -2, "basis", POD_REL_BASIS_GIVEN, pod_rel_basis_names, 0, ctx, p);
     lua_getfield(L, -2, "source");
     if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING) {
       char q[112];

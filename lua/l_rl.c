@@ -23,13 +23,13 @@
 extern const lpod_type lpod_train_cfg_type; /* l_train.c */
 extern const lpod_type lpod_rel_cfg_type;   /* l_rel.c */
 
+/* Response-length kinds: pod_dist_kind_names (core/dist.c) up to
+** "exponential", without the sample-based "discrete" and "empirical"
+** (a response length needs a continuous quantile). */
 static const char *const kind_names[] = {
     "fixed",       "uniform",   "loguniform",  "normal",
     "truncnormal", "lognormal", "triangular",  "beta",
     "gamma",       "weibull",   "exponential", NULL};
-static const char *const placement_names[] = {"colocated", "disaggregated",
-                                              NULL};
-static const char *const sync_names[] = {"reshard", "broadcast", NULL};
 
 #define LF(name, i)                                                        \
   {                                                                        \
@@ -74,7 +74,7 @@ static const lpod_field cfg_fields[] = {
     {"train", LPOD_STRUCT, offsetof(pod_rl_cfg, train), 0, 0, 0, 0, "", NULL,
      &lpod_train_cfg_type},
     {"placement", LPOD_ENUM, offsetof(pod_rl_cfg, placement), 0, 0, 0, 0, "",
-     placement_names, NULL},
+     pod_rl_placement_names, NULL},
     CF(async, LPOD_BOOL, 0, 1, "one-step-stale overlap"),
     CF(partial, LPOD_BOOL, 0, 1, "partial rollouts"),
     CF(prompts, LPOD_INT, 1, 1 << 24, "prompts per step"),
@@ -91,7 +91,7 @@ static const lpod_field cfg_fields[] = {
     CF(minibatches, LPOD_INT, 1, 1 << 16, "optimizer steps per epoch"),
     CF(epochs, LPOD_INT, 1, 1024, "passes"),
     {"sync_method", LPOD_ENUM, offsetof(pod_rl_cfg, sync_method), 0, 0, 0, 0,
-     "", sync_names, NULL},
+     "", pod_rl_sync_names, NULL},
     CF(sync_bytes, LPOD_DOUBLE, 0, 8, "bytes per parameter"),
     CF(offload, LPOD_BOOL, 0, 1, "colocated: offload training state"),
     CF(host_GBps, LPOD_DOUBLE, 0, 1e5, "GB/s GPU-host per direction"),
@@ -267,7 +267,7 @@ static void build(lua_State *L, pod_rl_cfg *c, const char *ctx,
                    "continuous kind (lognormal, gamma, ...)",
                    pod_dist_kind_name(d->kind));
       lua_createtable(L, 0, 5);
-      lua_pushstring(L, kind_names[d->kind]);
+      lua_pushstring(L, pod_dist_kind_name(d->kind));
       lua_setfield(L, -2, "kind");
       static const char *const pn[] = {"a", "b", "c", "d"};
       for (int i = 0; i < 4; i++) setnum(L, pn[i], d->p[i]);

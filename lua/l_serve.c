@@ -16,8 +16,6 @@
 
 extern const lpod_type lpod_model_type; /* l_train.c */
 
-static const char *const dtype_names[] = {"bf16", "fp8", "fp4", NULL};
-static const char *const ep_kernel_names[] = {"deepep_ll", "nccl", NULL};
 
 #define PF(name, min, max, unit)                                          \
   {                                                                       \
@@ -87,9 +85,9 @@ static const lpod_field cfg_fields[] = {
      &lpod_model_type},
     CF(gpus, LPOD_INT, 1, 1 << 20, "GPUs of the (decode) instance"),
     {"dtype", LPOD_ENUM, offsetof(pod_serve_cfg, dtype), 0, 0, 0, 0, "",
-     dtype_names, NULL},
+     pod_train_dtype_names, NULL},
     {"kv_dtype", LPOD_ENUM, offsetof(pod_serve_cfg, kv_dtype), 0, 0, 0, 0, "",
-     dtype_names, NULL},
+     pod_train_dtype_names, NULL},
     {"parallel", LPOD_STRUCT, offsetof(pod_serve_cfg, parallel), 0, 0, 0, 0, "",
      NULL, &par_type},
     CF(batch, LPOD_INT, 0, 1 << 24, "sequences per instance (0: largest)"),
@@ -105,7 +103,7 @@ static const lpod_field cfg_fields[] = {
     CF(spec_accept, LPOD_DOUBLE, 0, 1, "acceptance per draft token"),
     CF(redundant_experts, LPOD_INT, 0, 1 << 16, "extra expert replicas"),
     {"ep_kernel", LPOD_ENUM, offsetof(pod_serve_cfg, ep_kernel), 0, 0, 0, 0, "",
-     ep_kernel_names, NULL},
+     pod_serve_ep_kernel_names, NULL},
     CF(two_batch_overlap, LPOD_BOOL, 0, 1, "two micro-batches"),
     CF(eff_gemm, LPOD_DOUBLE, -1, 1, "fraction of peak (<= 0: table)"),
     CF(eff_attn, LPOD_DOUBLE, 0, 1, "fraction of bf16 peak"),

@@ -25,7 +25,6 @@
 
 /* ---- models ------------------------------------------------------------ */
 
-static const char *const attn_names[] = {"mha", "gqa", "mla", NULL};
 
 static int model_check(const void *v, pod_err *e) { return pod_model_check(v, e); }
 /* "default": where a model built from scratch (no base=) starts: zeros,
@@ -57,7 +56,7 @@ static const lpod_field model_fields[] = {
     MF(kv_heads, LPOD_INT, 0, 1 << 16, "KV heads (GQA groups)"),
     MF(head_dim, LPOD_INT, 0, 1 << 16, "0: hidden/heads"),
     MF(vocab, LPOD_INT, 1, 1 << 28, "tokens"),
-    {"attn", LPOD_ENUM, offsetof(pod_model, attn), 0, 0, 0, 0, "", attn_names, NULL},
+    {"attn", LPOD_ENUM, offsetof(pod_model, attn), 0, 0, 0, 0, "", pod_model_attn_names, NULL},
     MF(q_lora, LPOD_INT, 0, 1 << 20, "MLA query rank"),
     MF(kv_lora, LPOD_INT, 0, 1 << 20, "MLA KV rank"),
     MF(qk_nope, LPOD_INT, 0, 1 << 16, "MLA"),
@@ -82,10 +81,6 @@ const lpod_type lpod_model_type = {
 
 /* ---- layouts and training configs -------------------------------------- */
 
-static const char *const dtype_names[] = {"bf16", "fp8", "fp4", NULL};
-static const char *const recompute_names[] = {"none", "selective", "full", NULL};
-static const char *const fp8_recipe_names[] = {"delayed", "delayed_tp", "current",
-                                               "block", NULL};
 
 static int layout_preset(const char *n, void *out) {
   if (strcmp(n, "default") != 0) return POD_ENOENT;
@@ -105,9 +100,6 @@ static const lpod_type recompute_set_type = {
     "podsim.recompute_modules", "recompute modules", "podsim.train", NULL,
     sizeof(pod_recompute_set), recompute_set_fields, NULL, NULL, NULL, NULL};
 
-static const char *const graphs_names[] = {"none", "partial", "full", NULL};
-static const char *const dispatcher_names[] = {"alltoall", "deepep", "hybridep", NULL};
-static const char *const schedule_names[] = {"1f1b", "dualpipe", NULL};
 
 static int sw_preset(const char *n, void *out) { return pod_train_sw_preset(n, out); }
 static const char *sw_name(int i) {
@@ -123,15 +115,15 @@ static const char *sw_source(int i) {
   {#name, type, offsetof(pod_train_sw, name), 0, min, max, 0, unit, NULL, NULL}
 static const lpod_field sw_fields[] = {
     {"cuda_graphs", LPOD_ENUM, offsetof(pod_train_sw, cuda_graphs), 0, 0, 0, 0, "",
-     graphs_names, NULL},
+     pod_train_graphs_names, NULL},
     SF(a2a_overlap, LPOD_BOOL, 0, 1, "moe_a2a_overlap"),
     SF(fused_grouped_mlp, LPOD_BOOL, 0, 1, "cutedsl_fused_grouped_mlp"),
     SF(fp8_attention, LPOD_BOOL, 0, 1, "fp8_dot_product_attention"),
     {"dispatcher", LPOD_ENUM, offsetof(pod_train_sw, dispatcher), 0, 0, 0, 0, "",
-     dispatcher_names, NULL},
+     pod_train_dispatcher_names, NULL},
     SF(max_domains, LPOD_INT, 0, 1 << 20, "domains per token (0: no limit)"),
     {"schedule", LPOD_ENUM, offsetof(pod_train_sw, schedule), 0, 0, 0, 0, "",
-     schedule_names, NULL},
+     pod_train_schedule_names, NULL},
     SF(fp8_params, LPOD_BOOL, 0, 1, "fp8_param_gather"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
@@ -152,7 +144,7 @@ static const lpod_field layout_fields[] = {
     LF(microbatch, LPOD_INT, 0, 1 << 20, "sequences per micro-batch (0: 1)"),
     LF(zero, LPOD_INT, 0, 3, "0 replicated, 1 distributed optimizer, 2, 3"),
     {"recompute", LPOD_ENUM, offsetof(pod_layout, recompute), 0, 0, 0, 0, "",
-     recompute_names, NULL},
+     pod_train_recompute_names, NULL},
     LF(uneven, LPOD_BOOL, 0, 1, "uneven pipeline layout"),
     {"recompute_modules", LPOD_STRUCT, offsetof(pod_layout, recompute_modules), 0, 0, 0, 0,
      "", NULL, &recompute_set_type},
@@ -178,7 +170,7 @@ static const lpod_field cfg_fields[] = {
     CF(gpus, LPOD_INT, 1, 1 << 24, "GPUs"),
     CF(seq, LPOD_INT, 1, 1 << 24, "tokens per sequence"),
     CF(global_batch, LPOD_INT, 1, 1 << 28, "sequences per step"),
-    {"dtype", LPOD_ENUM, offsetof(pod_train_cfg, dtype), 0, 0, 0, 0, "", dtype_names, NULL},
+    {"dtype", LPOD_ENUM, offsetof(pod_train_cfg, dtype), 0, 0, 0, 0, "", pod_train_dtype_names, NULL},
     {"parallel", LPOD_STRUCT, offsetof(pod_train_cfg, parallel), 0, 0, 0, 0, "", NULL, &layout_type},
     CF(eff_gemm, LPOD_DOUBLE, -1, 1, "fraction of peak (<= 0: table)"),
     CF(eff_attn, LPOD_DOUBLE, -1, 1, "fraction of bf16 peak (<= 0: table)"),
@@ -196,7 +188,7 @@ static const lpod_field cfg_fields[] = {
     CF(mem_reserve_gb, LPOD_DOUBLE, 0, 1e6, "GB"),
     CF(mfu_full_attn, LPOD_BOOL, 0, 1, "MFU counts full attention"),
     {"fp8_recipe", LPOD_ENUM, offsetof(pod_train_cfg, fp8_recipe), 0, 0, 0, 0, "",
-     fp8_recipe_names, NULL},
+     pod_train_fp8_recipe_names, NULL},
     CF(jitter_sync, LPOD_DOUBLE, 0, 1, "per-interval CV (amax syncs)"),
     {"software", LPOD_STRUCT, offsetof(pod_train_cfg, software), 0, 0, 0, 0, "", NULL,
      &sw_type},
@@ -482,7 +474,7 @@ static int l_search(lua_State *L) {
     f->microbatch = lpod_opt_int(L, fx, "microbatch", -1, 1, 1 << 20, 0, ctx, "fix");
     f->zero = lpod_opt_int(L, fx, "zero", -1, 0, 3, 0, ctx, "fix");
     if (lua_getfield(L, fx, "recompute") != LUA_TNIL)
-      f->recompute = lpod_opt_enum(L, fx, "recompute", 0, recompute_names, 1, ctx, "fix");
+      f->recompute = lpod_opt_enum(L, fx, "recompute", 0, pod_train_recompute_names, 1, ctx, "fix");
     lua_pop(L, 1);
     if (lua_getfield(L, fx, "uneven") != LUA_TNIL)
       f->uneven = lpod_opt_bool(L, fx, "uneven", 0, ctx, "fix");
