@@ -121,7 +121,7 @@ static int raw_listdir(lua_State *L) {
     n++;
   }
   closedir(d);
-  if (!oom) qsort(names, n, sizeof *names, cmp_names);
+  if (!oom && n > 1) qsort(names, n, sizeof *names, cmp_names); /* names is NULL when n is 0 */
   if (!oom) lua_createtable(L, (int)n, 0);
   for (size_t i = 0; i < n; i++) {
     if (!oom) {
