@@ -623,7 +623,8 @@ static int coll_eval(const pod_system *sys, pod_coll_op op,
   double factor = (op == POD_COLL_BROADCAST || op == POD_COLL_SEND_RECV)
                       ? 1.0
                       : BUSBW_FACTOR_NUM[op] * (pl.nn - 1.0) * pl.in;
-  out->busbw_GBps = n == 1 ? 0.0 : out->algbw_GBps * factor; /* no plan for 1 rank */
+  out->busbw_GBps =
+      n == 1 ? 0.0 : out->algbw_GBps * factor; /* no plan for 1 rank */
   out->algo = best;
   return POD_OK;
 }

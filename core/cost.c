@@ -60,7 +60,8 @@ int pod_cost_tco_eval(const pod_tco *t, pod_tco_parts *out, pod_err *err) {
   p.capital_usd =
       t->capex_usd_per_gpu * pod_cost_crf(t->capital_rate, t->amort_years) / H;
   p.energy_usd = t->power_kw_per_gpu * t->pue * t->usd_per_kwh;
-  p.hosting_usd = t->power_kw_per_gpu * t->hosting_usd_per_kw_month / (H / 12.0);
+  p.hosting_usd =
+      t->power_kw_per_gpu * t->hosting_usd_per_kw_month / (H / 12.0);
   p.ops_usd = t->ops_usd_per_gpu_year / H;
   p.usd_per_gpu_hour = p.capital_usd + p.energy_usd + p.hosting_usd + p.ops_usd;
   if (!(p.usd_per_gpu_hour > 0.0) || !pod_finite(p.usd_per_gpu_hour))
@@ -79,12 +80,18 @@ int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
   if (c->usd_per_gpu_hour > 0.0) {
     /* the TCO parts go unused with a rental price, but a non-finite one is
     ** still a bad input (every kernel refuses non-finite inputs) */
-    const double tco[] = {c->tco.capex_usd_per_gpu, c->tco.amort_years, c->tco.capital_rate,
-                          c->tco.power_kw_per_gpu, c->tco.pue, c->tco.usd_per_kwh,
-                          c->tco.hosting_usd_per_kw_month, c->tco.ops_usd_per_gpu_year};
+    const double tco[] = {c->tco.capex_usd_per_gpu,
+                          c->tco.amort_years,
+                          c->tco.capital_rate,
+                          c->tco.power_kw_per_gpu,
+                          c->tco.pue,
+                          c->tco.usd_per_kwh,
+                          c->tco.hosting_usd_per_kw_month,
+                          c->tco.ops_usd_per_gpu_year};
     for (size_t i = 0; i < sizeof tco / sizeof tco[0]; i++)
       if (!pod_finite(tco[i]))
-        return pod_err_set(err, POD_EINVAL, "tco", "every TCO part must be finite");
+        return pod_err_set(err, POD_EINVAL, "tco",
+                           "every TCO part must be finite");
     r.price.usd_per_gpu_hour = c->usd_per_gpu_hour;
   } else if ((rc = pod_cost_tco_eval(&c->tco, &r.price, err))) {
     return rc;
@@ -125,7 +132,8 @@ int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
   if (!pod_finite(r.usd_total_charged) || !pod_finite(r.usd_per_m_tokens))
     return pod_err_set(err, POD_ERANGE, "tokens", "cost overflows");
   if (!pod_finite(r.usd_per_m_tokens_charged))
-    return pod_err_set(err, POD_ERANGE, "spare_gpus", "cost per million tokens overflows");
+    return pod_err_set(err, POD_ERANGE, "spare_gpus",
+                       "cost per million tokens overflows");
   if (!pod_finite(r.usd_per_step_charged))
     return pod_err_set(err, POD_ERANGE, "step_s", "cost per step overflows");
   *out = r;
@@ -133,7 +141,7 @@ int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
 }
 
 static const char *const cost_metrics[] = {
-    "usd_per_gpu_hour", "usd_per_m_tokens", "usd_per_m_tokens_charged",
+    "usd_per_gpu_hour", "usd_per_m_tokens",  "usd_per_m_tokens_charged",
     "usd_total",        "usd_total_charged", "train_h",
     "gpu_hours",        "gpu_hours_charged", "usd_per_step",
     "spare_fraction"};

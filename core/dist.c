@@ -270,8 +270,10 @@ static int check_params(const pod_dist *d, pod_err *err) {
     case POD_DIST_BETA:
       /* Beyond these shapes the distribution is two points or one, and
       ** GSL's beta quantile loops or fails (a = b = 5e-324 never returns) */
-      NEED(p[0] >= BETA_MIN && p[0] <= BETA_MAX, "a", "must be in [0.001, 1e6]", p[0]);
-      NEED(p[1] >= BETA_MIN && p[1] <= BETA_MAX, "b", "must be in [0.001, 1e6]", p[1]);
+      NEED(p[0] >= BETA_MIN && p[0] <= BETA_MAX, "a", "must be in [0.001, 1e6]",
+           p[0]);
+      NEED(p[1] >= BETA_MIN && p[1] <= BETA_MAX, "b", "must be in [0.001, 1e6]",
+           p[1]);
       NEED(pod_finite(p[2]), "lo", "must be finite", p[2]);
       NEED(pod_finite(p[3]), "hi", "must be finite", p[3]);
       NEED(p[3] > p[2], "hi", "must be greater than lo", p[3]);
@@ -281,8 +283,10 @@ static int check_params(const pod_dist *d, pod_err *err) {
       /* outside these shapes the distribution is a point (or all its mass
       ** sits at 0) and GSL's gamma quantile stops being monotone (shape
       ** 1e300 or 2e-308) */
-      NEED(p[0] >= 1e-3 && p[0] <= 1e6, "shape", "must be in [0.001, 1e6]", p[0]);
-      NEED(pod_finite(p[1]) && p[1] > 0, "scale", "must be finite and > 0", p[1]);
+      NEED(p[0] >= 1e-3 && p[0] <= 1e6, "shape", "must be in [0.001, 1e6]",
+           p[0]);
+      NEED(pod_finite(p[1]) && p[1] > 0, "scale", "must be finite and > 0",
+           p[1]);
       return POD_OK;
     case POD_DIST_EXPONENTIAL:
       NEED(pod_finite(p[0]) && p[0] > 0, "mean", "must be finite and > 0",
@@ -324,15 +328,22 @@ static int check_params(const pod_dist *d, pod_err *err) {
 static const char *scale_field(pod_dist_kind k) {
   switch (k) {
     case POD_DIST_NORMAL:
-    case POD_DIST_TRUNCNORMAL: return "sd";
-    case POD_DIST_LOGNORMAL: return "sigma";
+    case POD_DIST_TRUNCNORMAL:
+      return "sd";
+    case POD_DIST_LOGNORMAL:
+      return "sigma";
     case POD_DIST_GAMMA:
-    case POD_DIST_WEIBULL: return "scale";
-    case POD_DIST_EXPONENTIAL: return "mean";
-    case POD_DIST_FIXED: return "value";
+    case POD_DIST_WEIBULL:
+      return "scale";
+    case POD_DIST_EXPONENTIAL:
+      return "mean";
+    case POD_DIST_FIXED:
+      return "value";
     case POD_DIST_DISCRETE:
-    case POD_DIST_EMPIRICAL: return "values";
-    default: return "hi";
+    case POD_DIST_EMPIRICAL:
+      return "values";
+    default:
+      return "hi";
   }
 }
 
@@ -347,7 +358,8 @@ int pod_dist_check(const pod_dist *d, pod_err *err) {
   if (d->kind == POD_DIST_DISCRETE || d->kind == POD_DIST_EMPIRICAL) {
     double m = pod_dist_mean(d);
     if (!pod_finite(m))
-      return pod_err_set(err, POD_EINVAL, "values", "are too large: their mean is %g", m);
+      return pod_err_set(err, POD_EINVAL, "values",
+                         "are too large: their mean is %g", m);
     return POD_OK;
   }
   /* Valid parameters can still put the values beyond double range
@@ -355,10 +367,13 @@ int pod_dist_check(const pod_dist *d, pod_err *err) {
   ** samples, their spread or the mean would be infinite or NaN. */
   double lo = quantile_raw(d, 1e-15), hi = quantile_raw(d, 1 - 1e-15);
   double m = pod_dist_mean(d), v = pod_dist_variance(d);
-  if (!(pod_finite(lo) && pod_finite(hi) && pod_finite(hi - lo) && pod_finite(m)) || isnan(v))
+  if (!(pod_finite(lo) && pod_finite(hi) && pod_finite(hi - lo) &&
+        pod_finite(m)) ||
+      isnan(v))
     return pod_err_set(err, POD_EINVAL, scale_field(d->kind),
                        "puts the values beyond the range of doubles (quantiles "
-                       "%g to %g, mean %g)", lo, hi, m);
+                       "%g to %g, mean %g)",
+                       lo, hi, m);
   return POD_OK;
 }
 
@@ -445,13 +460,15 @@ static double sample_raw(const pod_dist *d, gsl_rng *r) {
 
 /* Smallest x in [lo, hi] with cdf(x) >= u, by bisection down to adjacent
 ** doubles (at most ~1100 steps; the CDFs are monotone and reliable). */
-static double bisect_cdf(double (*cdf)(double, double, double), double u, double a,
-                         double b, double lo, double hi) {
+static double bisect_cdf(double (*cdf)(double, double, double), double u,
+                         double a, double b, double lo, double hi) {
   for (int i = 0; i < 1100; i++) {
     double mid = lo + (hi - lo) / 2;
     if (mid <= lo || mid >= hi) break;
-    if (cdf(mid, a, b) < u) lo = mid;
-    else hi = mid;
+    if (cdf(mid, a, b) < u)
+      lo = mid;
+    else
+      hi = mid;
   }
   return hi;
 }
@@ -469,7 +486,9 @@ static double gamma_q(double u, double k, double theta) {
   double x = gsl_cdf_gamma_Pinv(u, k, theta);
   if (x >= 0 && isfinite(x)) return x;
   double hi = k * theta > 0 ? k * theta : theta;
-  for (int i = 0; i < 2100 && gsl_cdf_gamma_P(hi, k, theta) < u && isfinite(hi); i++) hi *= 2;
+  for (int i = 0; i < 2100 && gsl_cdf_gamma_P(hi, k, theta) < u && isfinite(hi);
+       i++)
+    hi *= 2;
   return bisect_cdf(gsl_cdf_gamma_P, u, k, theta, 0, hi);
 }
 
@@ -482,11 +501,24 @@ static double clamp_support(const pod_dist *d, double x) {
   double lo, hi;
   switch (d->kind) {
     case POD_DIST_UNIFORM:
-    case POD_DIST_LOGUNIFORM: lo = p[0]; hi = p[1]; break;
-    case POD_DIST_TRUNCNORMAL: lo = p[2]; hi = p[3]; break;
-    case POD_DIST_TRIANGULAR: lo = p[0]; hi = p[2]; break;
-    case POD_DIST_BETA: lo = p[2]; hi = p[3]; break;
-    default: return x;
+    case POD_DIST_LOGUNIFORM:
+      lo = p[0];
+      hi = p[1];
+      break;
+    case POD_DIST_TRUNCNORMAL:
+      lo = p[2];
+      hi = p[3];
+      break;
+    case POD_DIST_TRIANGULAR:
+      lo = p[0];
+      hi = p[2];
+      break;
+    case POD_DIST_BETA:
+      lo = p[2];
+      hi = p[3];
+      break;
+    default:
+      return x;
   }
   if (x < lo) return lo;
   if (x > hi) return hi;
@@ -501,17 +533,28 @@ static double quantile_raw(const pod_dist *d, double u) {
   const double *p = d->p;
   u = clamp_u(u);
   switch (d->kind) {
-    case POD_DIST_FIXED: return p[0];
-    case POD_DIST_UNIFORM: return p[0] + u * (p[1] - p[0]);
-    case POD_DIST_LOGUNIFORM: return exp(log(p[0]) + u * (log(p[1]) - log(p[0])));
-    case POD_DIST_NORMAL: return p[0] + p[1] * gsl_cdf_ugaussian_Pinv(u);
-    case POD_DIST_TRUNCNORMAL: return truncnormal_q(p, u);
-    case POD_DIST_LOGNORMAL: return gsl_cdf_lognormal_Pinv(u, p[0], p[1]);
-    case POD_DIST_TRIANGULAR: return triangular_q(p, u);
-    case POD_DIST_BETA: return p[2] + (p[3] - p[2]) * beta_q(u, p[0], p[1]);
-    case POD_DIST_GAMMA: return gamma_q(u, p[0], p[1]);
-    case POD_DIST_WEIBULL: return gsl_cdf_weibull_Pinv(u, p[1], p[0]);
-    case POD_DIST_EXPONENTIAL: return gsl_cdf_exponential_Pinv(u, p[0]);
+    case POD_DIST_FIXED:
+      return p[0];
+    case POD_DIST_UNIFORM:
+      return p[0] + u * (p[1] - p[0]);
+    case POD_DIST_LOGUNIFORM:
+      return exp(log(p[0]) + u * (log(p[1]) - log(p[0])));
+    case POD_DIST_NORMAL:
+      return p[0] + p[1] * gsl_cdf_ugaussian_Pinv(u);
+    case POD_DIST_TRUNCNORMAL:
+      return truncnormal_q(p, u);
+    case POD_DIST_LOGNORMAL:
+      return gsl_cdf_lognormal_Pinv(u, p[0], p[1]);
+    case POD_DIST_TRIANGULAR:
+      return triangular_q(p, u);
+    case POD_DIST_BETA:
+      return p[2] + (p[3] - p[2]) * beta_q(u, p[0], p[1]);
+    case POD_DIST_GAMMA:
+      return gamma_q(u, p[0], p[1]);
+    case POD_DIST_WEIBULL:
+      return gsl_cdf_weibull_Pinv(u, p[1], p[0]);
+    case POD_DIST_EXPONENTIAL:
+      return gsl_cdf_exponential_Pinv(u, p[0]);
     case POD_DIST_DISCRETE: { /* first i with cum[i] >= u */
       int lo = 0, hi = d->n - 1;
       while (lo < hi) {
@@ -535,7 +578,7 @@ static double quantile_raw(const pod_dist *d, double u) {
 
 /* Truncated-normal mean and variance from the standard formulas
 ** (Johnson, Kotz & Balakrishnan, Continuous Univariate Distributions 1, 13.10).
- */
+*/
 static void tn_moments(const double *p, double *mean, double *var) {
   double a = (p[2] - p[0]) / p[1], b = (p[3] - p[0]) / p[1];
   double z = tn_mass(a, b);

@@ -12,14 +12,22 @@
 
 const char *pod_strerror(int code) {
   switch (code) {
-    case POD_OK: return "success";
-    case POD_EINVAL: return "invalid argument";
-    case POD_ENOMEM: return "out of memory";
-    case POD_ERANGE: return "result out of range";
-    case POD_ENOENT: return "no such name";
-    case POD_ENOTSUP: return "not supported";
-    case POD_ECANCELED: return "canceled";
-    default: return "unknown error";
+    case POD_OK:
+      return "success";
+    case POD_EINVAL:
+      return "invalid argument";
+    case POD_ENOMEM:
+      return "out of memory";
+    case POD_ERANGE:
+      return "result out of range";
+    case POD_ENOENT:
+      return "no such name";
+    case POD_ENOTSUP:
+      return "not supported";
+    case POD_ECANCELED:
+      return "canceled";
+    default:
+      return "unknown error";
   }
 }
 
@@ -45,6 +53,10 @@ void pod_err_clear(pod_err *e) {
   e->msg[0] = '\0';
 }
 
-int pod_finite(double x) { return isfinite(x) != 0; }
+int pod_finite(double x) {
+  return isfinite(x) != 0;
+}
 
-void pod_init(void) { gsl_set_error_handler_off(); }
+void pod_init(void) {
+  gsl_set_error_handler_off();
+}

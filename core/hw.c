@@ -16,7 +16,8 @@
 **   fit on C3  NIC efficiency of NDR (CX-7) and HDR (CX-6);
 **   fit on C7  (20 racks) which of NCCL's per-channel network constants
 **              holds for Blackwell with 400G NICs (net_channel_GBps).
-**   C2, C4, C5, C6 and the other C7-C9 rows are predictions.  Everything else comes from NCCL's own
+**   C2, C4, C5, C6 and the other C7-C9 rows are predictions.  Everything else
+*comes from NCCL's own
 **   published tuning constants (src/graph/topo.h, src/graph/tuning.cc) or
 **   from vendor data sheets, cited beside each figure.
 */
@@ -115,11 +116,11 @@
 #define NVLINK4_NVLS_EFF 1.068
 #define NVLINK5_NVLS_EFF (NVLINK4_NVLS_EFF * 0.74 / 0.85)
 
-#define NVLINK3                                            \
-  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK3_EFF,  \
-  .up_fill_KiB = FILL_KIB, .nvls = 0, .nvls_eff = 0.0,     \
-  .nvls_latency_us = 0.0, .up_channels = CH_SM80,          \
-  .net_channels = NET_CH_SM90, .net_channel_GBps = NET_CH_GBPS_SM90
+#define NVLINK3                                                                \
+  .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK3_EFF,                      \
+  .up_fill_KiB = FILL_KIB, .nvls = 0, .nvls_eff = 0.0, .nvls_latency_us = 0.0, \
+  .up_channels = CH_SM80, .net_channels = NET_CH_SM90,                         \
+  .net_channel_GBps = NET_CH_GBPS_SM90
 #define NVLINK4                                                     \
   .up_latency_us = NVLINK_STEP_US, .up_eff = NVLINK4_EFF,           \
   .up_fill_KiB = FILL_KIB, .nvls = 1, .nvls_eff = NVLINK4_NVLS_EFF, \
@@ -143,9 +144,9 @@
 ** the SHARP plugin is present (src/graph/tuning.cc disables it
 ** otherwise). */
 #define NET_POST_US 1.0
-#define IB_FABRIC                                                      \
-  .out_latency_us = NET_STEP_US, .out_half_MB = NET_HALF_MB,           \
-  .transport = POD_TRANSPORT_IB, .routing = POD_ROUTING_STATIC_ECMP,   \
+#define IB_FABRIC                                                    \
+  .out_latency_us = NET_STEP_US, .out_half_MB = NET_HALF_MB,         \
+  .transport = POD_TRANSPORT_IB, .routing = POD_ROUTING_STATIC_ECMP, \
   .sharp = 0, .msg_overhead_us = NET_POST_US
 #define HDR_CX6 \
   .nics_per_gpu = 1.0, .nic_gbps = 200.0, .out_eff = 24.0 / 25.0, IB_FABRIC
@@ -337,8 +338,8 @@ static const struct {
   pod_fabric fab;
   const char *source;
 } FABRICS[] = {
-    {{"ib_ndr", 1.0, 400.0, 47.0 / 50.0, NET_STEP_US, NET_HALF_MB,
-      NET_POST_US, POD_TRANSPORT_IB, POD_ROUTING_STATIC_ECMP, 0},
+    {{"ib_ndr", 1.0, 400.0, 47.0 / 50.0, NET_STEP_US, NET_HALF_MB, NET_POST_US,
+      POD_TRANSPORT_IB, POD_ROUTING_STATIC_ECMP, 0},
      "NVIDIA Quantum-2 NDR InfiniBand, one 400 Gb/s ConnectX-7 per GPU; "
      "0.94 of line rate (nccl-tests issues 290/160); static subnet-manager "
      "routing; SHARP off (NCCL_COLLNET_ENABLE unset)"},
@@ -347,8 +348,8 @@ static const struct {
      "ib_ndr with SHARPv3 in-network reduction enabled (NCCL CollNet with "
      "the SHARP plugin, as in CoreWeave's h100/b200 *-sharp nccl-tests "
      "jobs)"},
-    {{"ib_xdr", 1.0, 800.0, 47.0 / 50.0, NET_STEP_US, NET_HALF_MB,
-      NET_POST_US, POD_TRANSPORT_IB, POD_ROUTING_STATIC_ECMP, 0},
+    {{"ib_xdr", 1.0, 800.0, 47.0 / 50.0, NET_STEP_US, NET_HALF_MB, NET_POST_US,
+      POD_TRANSPORT_IB, POD_ROUTING_STATIC_ECMP, 0},
      "NVIDIA Quantum-X800 XDR InfiniBand, one 800 Gb/s ConnectX-8 per GPU; "
      "NDR's efficiency assumed; static routing; SHARP off"},
     {{"ib_xdr_sharp", 1.0, 800.0, 47.0 / 50.0, NET_STEP_US, NET_HALF_MB,
@@ -532,9 +533,8 @@ static int system_ok(const pod_system *s) {
          ((unsigned)s->transport < POD_TRANSPORT_N) &
          ((unsigned)s->routing < POD_ROUTING_N) &
          ((s->sharp == 0) | (s->sharp == 1)) &
-         in_range(s->msg_overhead_us, 0.0, INFINITY, 0) &
-         (s->leaf_gpus >= 1) & name_ok(s->name) &
-         name_ok(s->gpu.name);
+         in_range(s->msg_overhead_us, 0.0, INFINITY, 0) & (s->leaf_gpus >= 1) &
+         name_ok(s->name) & name_ok(s->gpu.name);
 }
 
 int pod_hw_system_check(const pod_system *s, pod_err *err) {
@@ -572,8 +572,8 @@ int pod_hw_system_check(const pod_system *s, pod_err *err) {
     return pod_err_set(err, POD_EINVAL, "up_channels", "must be >= 1, got %d",
                        s->up_channels);
   if (s->net_channels < 1)
-    return pod_err_set(err, POD_EINVAL, "net_channels",
-                       "must be >= 1, got %d", s->net_channels);
+    return pod_err_set(err, POD_EINVAL, "net_channels", "must be >= 1, got %d",
+                       s->net_channels);
   CHECK(s->net_channel_GBps, 0.0, INFINITY, 1, "", "net_channel_GBps");
   if ((unsigned)s->transport >= POD_TRANSPORT_N)
     return pod_err_set(err, POD_EINVAL, "transport", "unknown transport %d",

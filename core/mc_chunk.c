@@ -43,8 +43,9 @@ static int chunk_fail(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
   const char *msg = e->msg[0] ? e->msg : pod_strerror(code);
   size_t len;
   if (pl->glabels && pl->glabels[c->g][0])
-    len = (size_t)snprintf(buf, sizeof buf, "%s (grid point %s, sample %lld:",
-                           msg, pl->glabels[c->g], (long long)(c->i0 + i));
+    len = (size_t)snprintf(buf, sizeof buf,
+                           "%s (grid point %s, sample %lld:", msg,
+                           pl->glabels[c->g], (long long)(c->i0 + i));
   else if (pl->glabels) /* one grid point, no grid keys */
     len = (size_t)snprintf(buf, sizeof buf, "%s (sample %lld:", msg,
                            (long long)(c->i0 + i));
@@ -287,7 +288,8 @@ static int stop_rule_met(const pod_mc_plan *pl) {
     const pod_moments *m = &pl->mom[g * pl->M + pl->stop_metric];
     double lo, hi;
     if (m->n < pl->stop_min || pod_moments_ci95(m, &lo, &hi)) return 0;
-    if (!(0.5 * (hi - lo) <= pl->stop_rel * fabs(pod_moments_mean(m)))) return 0;
+    if (!(0.5 * (hi - lo) <= pl->stop_rel * fabs(pod_moments_mean(m))))
+      return 0;
   }
   return 1;
 }

@@ -340,7 +340,8 @@ static void r_moments(rbuf *r, pod_moments *m) {
 }
 
 /* Moments a run could have produced: a power-of-two scale >= 1, empty
-** as pod_moments_init leaves them, or finite sums and min <= max (m2 and m4 are not checked for
+** as pod_moments_init leaves them, or finite sums and min <= max (m2 and m4 are
+*not checked for
 ** sign: rounding may leave them a hair below 0 for near-constant data). */
 static int moments_ok(const pod_moments *m) {
   int e;
@@ -512,14 +513,17 @@ static int decode_chunk_body(pod_mc_plan *pl, pod_mc_chunk *c, rbuf *r,
   int M = pl->M, P = pl->P;
   c->mom = malloc(sizeof(pod_moments) * (size_t)M);
   c->nonfinite = calloc((size_t)M, sizeof(int64_t));
-  if (!c->mom || !c->nonfinite) return pod_err_set(err, POD_ENOMEM, "decode", "out of memory");
+  if (!c->mom || !c->nonfinite)
+    return pod_err_set(err, POD_ENOMEM, "decode", "out of memory");
   c->kept = r_i64(r);
   c->unfit = r_i64(r);
   for (int m = 0; m < M; m++) c->nonfinite[m] = r_i64(r);
-  if (!r->bad && (c->kept < 0 || c->kept > c->n || c->unfit < 0 || c->unfit > c->n))
+  if (!r->bad &&
+      (c->kept < 0 || c->kept > c->n || c->unfit < 0 || c->unfit > c->n))
     return bad(err, "kept or unfit sample counts out of range");
   for (int m = 0; !r->bad && m < M; m++)
-    if (c->nonfinite[m] < 0 || c->nonfinite[m] > c->n) return bad(err, "non-finite count out of range");
+    if (c->nonfinite[m] < 0 || c->nonfinite[m] > c->n)
+      return bad(err, "non-finite count out of range");
   for (int m = 0; m < M; m++) {
     r_moments(r, &c->mom[m]);
     if (!r->bad && c->mom[m].n != c->kept)
@@ -710,12 +714,14 @@ static int decode_state_body(pod_mc_plan *pl, rbuf *r, pod_err *err) {
   ** below may fall short of the merged chunks' samples by these */
   for (int i = 0; i < G * M; i++) {
     pl->nonfinite[i] = r_i64(r);
-    if (!r->bad && (pl->nonfinite[i] < 0 || pl->nonfinite[i] > grid_samples(pl, i / M, merged)))
+    if (!r->bad && (pl->nonfinite[i] < 0 ||
+                    pl->nonfinite[i] > grid_samples(pl, i / M, merged)))
       return bad(err, "non-finite count out of range");
   }
   for (int g = 0; g < G; g++) {
     pl->unfit_n[g] = r_i64(r);
-    if (!r->bad && (pl->unfit_n[g] < 0 || pl->unfit_n[g] > grid_samples(pl, g, merged)))
+    if (!r->bad &&
+        (pl->unfit_n[g] < 0 || pl->unfit_n[g] > grid_samples(pl, g, merged)))
       return bad(err, "unfit count out of range");
   }
   for (int i = 0; i < G * M; i++) {
@@ -740,7 +746,8 @@ static int decode_state_body(pod_mc_plan *pl, rbuf *r, pod_err *err) {
   for (int g = 0; g < G; g++) {
     int64_t rows = r_i64(r);
     if (r->bad) return bad(err, "truncated state");
-    if (rows < 0 || rows > expected_rows(pl, g, merged) || rows > pl->mom[g * M].n)
+    if (rows < 0 || rows > expected_rows(pl, g, merged) ||
+        rows > pl->mom[g * M].n)
       return bad(err, "stored rows do not match the chunks");
     pl->rows[g] = rows;
     for (int m = 0; m < M && rows > 0; m++) {

@@ -58,22 +58,22 @@ struct pod_mc_plan {
   pod_sobol_acc *sob;    /* G*P*M */
   int nonfinite_error, fits_metric; /* fits_metric: metric index, -1 none */
   pod_mc_unfit unfit;
-  char **glabels;        /* G or NULL */
-  int64_t *nonfinite;    /* G*M dropped samples per metric */
-  int64_t *unfit_n;      /* G */
+  char **glabels;     /* G or NULL */
+  int64_t *nonfinite; /* G*M dropped samples per metric */
+  int64_t *unfit_n;   /* G */
 };
 
 struct pod_mc_chunk {
   int64_t k, i0, n;
   int g, M, stored, status;
   pod_err err;
-  pod_moments *mom;   /* M */
-  pod_sketch *sk;     /* M or NULL */
-  double **xd, **yd;  /* stored chunks: P / M row pointers into the plan's
-                         columns at this chunk's first row, else NULL */
-  pod_moments *svar;  /* M (Sobol) */
-  pod_sobol_acc *sob; /* P*M (Sobol) */
-  int64_t *nonfinite; /* M */
+  pod_moments *mom;    /* M */
+  pod_sketch *sk;      /* M or NULL */
+  double **xd, **yd;   /* stored chunks: P / M row pointers into the plan's
+                          columns at this chunk's first row, else NULL */
+  pod_moments *svar;   /* M (Sobol) */
+  pod_sobol_acc *sob;  /* P*M (Sobol) */
+  int64_t *nonfinite;  /* M */
   int64_t unfit, kept; /* kept: rows recorded (stored at i0 .. i0+kept) */
 };
 

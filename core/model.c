@@ -17,54 +17,195 @@ typedef struct model_preset {
 ** top_k, expert_ffn, shared_experts, dense_layers, moe_interval,
 ** capacity_factor, imbalance, mtp_layers. */
 static const model_preset presets[] = {
-  {{"llama3_8b", 32, 4096, 14336, 32, 8, 128, 128256, POD_ATTN_GQA,
-    0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0.0, 1.0, 0},
-   "meta-llama/Meta-Llama-3-8B config.json (hidden_size 4096, "
-   "intermediate_size 14336, 32 layers, 32 heads / 8 KV, vocab 128256, "
-   "untied); published 8.03B"},
-  {{"llama3_70b", 80, 8192, 28672, 64, 8, 128, 128256, POD_ATTN_GQA,
-    0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0.0, 1.0, 0},
-   "meta-llama/Meta-Llama-3-70B config.json (8192, 28672, 80 layers, "
-   "64/8 heads, vocab 128256, untied); published 70.6B"},
-  {{"llama3_405b", 126, 16384, 53248, 128, 8, 128, 128256, POD_ATTN_GQA,
-    0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0.0, 1.0, 0},
-   "meta-llama/Llama-3.1-405B config.json (16384, 53248, 126 layers, "
-   "128/8 heads, vocab 128256, untied); The Llama 3 Herd of Models, "
-   "Table 3; published 405B"},
-  {{"llama4_maverick", 48, 5120, 16384, 40, 8, 128, 202048, POD_ATTN_GQA,
-    0, 0, 0, 0, 0, 0, 1, 128, 1, 8192, 1, 0, 2, 0.0, 1.0, 0},
-   "meta-llama/Llama-4-Maverick-17B-128E config.json text_config "
-   "(hidden 5120, intermediate_size_mlp 16384, intermediate_size 8192, "
-   "48 layers, 40/8 heads, head_dim 128, vocab 202048, 128 local "
-   "experts, top-1, 1 shared expert, interleave_moe_layer_step 2); "
-   "published 400B total / 17B active"},
-  {{"deepseek_v3", 61, 7168, 18432, 128, 128, 0, 129280, POD_ATTN_MLA,
-    1536, 512, 128, 64, 128, 0, 1, 256, 8, 2048, 1, 3, 1, 0.0, 1.0, 1},
-   "deepseek-ai/DeepSeek-V3 config.json (hidden 7168, intermediate 18432, "
-   "moe_intermediate 2048, 61 layers, first_k_dense_replace 3, 128 heads, "
-   "q_lora 1536, kv_lora 512, qk_nope 128, qk_rope 64, v_head 128, vocab "
-   "129280, 256 routed + 1 shared, top-8, num_nextn_predict_layers 1); "
-   "published 671B main model (685B with the 14B MTP module), 37B active"},
-  {{"mixtral_8x7b", 32, 4096, 14336, 32, 8, 128, 32000, POD_ATTN_GQA,
-    0, 0, 0, 0, 0, 0, 1, 8, 2, 14336, 0, 0, 1, 0.0, 1.0, 0},
-   "mistralai/Mixtral-8x7B-v0.1 config.json (4096, 14336, 32 layers, "
-   "32/8 heads, vocab 32000, 8 experts, top-2); published 46.7B total / "
-   "12.9B active"},
-  {{"qwen3_30b_a3b", 48, 2048, 6144, 32, 4, 128, 151936, POD_ATTN_GQA,
-    0, 0, 0, 0, 0, 0, 1, 128, 8, 768, 0, 0, 1, 0.0, 1.0, 0},
-   "Qwen/Qwen3-30B-A3B config.json (hidden 2048, moe_intermediate 768, 48 "
-   "layers, all MoE, 32 heads / 4 KV, head_dim 128, vocab 151936, 128 "
-   "experts, top-8, untied); published 30.5B total / 3.3B active"},
-  {{"qwen3_235b_a22b", 94, 4096, 12288, 64, 4, 128, 151936, POD_ATTN_GQA,
-    0, 0, 0, 0, 0, 0, 1, 128, 8, 1536, 0, 0, 1, 0.0, 1.0, 0},
-   "Qwen/Qwen3-235B-A22B config.json (hidden 4096, moe_intermediate 1536, "
-   "94 layers, all MoE, 64 heads / 4 KV, head_dim 128, vocab 151936, 128 "
-   "experts, top-8, untied); published 235B total / 22B active"},
-  {{"gpt3_175b", 96, 12288, 49152, 96, 96, 128, 50257, POD_ATTN_MHA,
-    0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0.0, 1.0, 0},
-   "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1 "
-   "(96 layers, d_model 12288, 96 heads of 128, d_ff = 4 d_model, GPT-2 "
-   "BPE vocab 50257, tied embeddings); published 175B"},
+    {{"llama3_8b", 32, 4096, 14336, 32,  8,   128, 128256, POD_ATTN_GQA,
+      0,           0,  0,    0,     0,   0,   1,   0,      0,
+      0,           0,  0,    1,     0.0, 1.0, 0},
+     "meta-llama/Meta-Llama-3-8B config.json (hidden_size 4096, "
+     "intermediate_size 14336, 32 layers, 32 heads / 8 KV, vocab 128256, "
+     "untied); published 8.03B"},
+    {{"llama3_70b",
+      80,
+      8192,
+      28672,
+      64,
+      8,
+      128,
+      128256,
+      POD_ATTN_GQA,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      1,
+      0,
+      0,
+      0,
+      0,
+      0,
+      1,
+      0.0,
+      1.0,
+      0},
+     "meta-llama/Meta-Llama-3-70B config.json (8192, 28672, 80 layers, "
+     "64/8 heads, vocab 128256, untied); published 70.6B"},
+    {{"llama3_405b",
+      126,
+      16384,
+      53248,
+      128,
+      8,
+      128,
+      128256,
+      POD_ATTN_GQA,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      1,
+      0,
+      0,
+      0,
+      0,
+      0,
+      1,
+      0.0,
+      1.0,
+      0},
+     "meta-llama/Llama-3.1-405B config.json (16384, 53248, 126 layers, "
+     "128/8 heads, vocab 128256, untied); The Llama 3 Herd of Models, "
+     "Table 3; published 405B"},
+    {{"llama4_maverick",
+      48,
+      5120,
+      16384,
+      40,
+      8,
+      128,
+      202048,
+      POD_ATTN_GQA,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      1,
+      128,
+      1,
+      8192,
+      1,
+      0,
+      2,
+      0.0,
+      1.0,
+      0},
+     "meta-llama/Llama-4-Maverick-17B-128E config.json text_config "
+     "(hidden 5120, intermediate_size_mlp 16384, intermediate_size 8192, "
+     "48 layers, 40/8 heads, head_dim 128, vocab 202048, 128 local "
+     "experts, top-1, 1 shared expert, interleave_moe_layer_step 2); "
+     "published 400B total / 17B active"},
+    {{"deepseek_v3", 61,  7168, 18432, 128, 128, 0, 129280, POD_ATTN_MLA,
+      1536,          512, 128,  64,    128, 0,   1, 256,    8,
+      2048,          1,   3,    1,     0.0, 1.0, 1},
+     "deepseek-ai/DeepSeek-V3 config.json (hidden 7168, intermediate 18432, "
+     "moe_intermediate 2048, 61 layers, first_k_dense_replace 3, 128 heads, "
+     "q_lora 1536, kv_lora 512, qk_nope 128, qk_rope 64, v_head 128, vocab "
+     "129280, 256 routed + 1 shared, top-8, num_nextn_predict_layers 1); "
+     "published 671B main model (685B with the 14B MTP module), 37B active"},
+    {{"mixtral_8x7b",
+      32,
+      4096,
+      14336,
+      32,
+      8,
+      128,
+      32000,
+      POD_ATTN_GQA,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      1,
+      8,
+      2,
+      14336,
+      0,
+      0,
+      1,
+      0.0,
+      1.0,
+      0},
+     "mistralai/Mixtral-8x7B-v0.1 config.json (4096, 14336, 32 layers, "
+     "32/8 heads, vocab 32000, 8 experts, top-2); published 46.7B total / "
+     "12.9B active"},
+    {{"qwen3_30b_a3b",
+      48,
+      2048,
+      6144,
+      32,
+      4,
+      128,
+      151936,
+      POD_ATTN_GQA,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      1,
+      128,
+      8,
+      768,
+      0,
+      0,
+      1,
+      0.0,
+      1.0,
+      0},
+     "Qwen/Qwen3-30B-A3B config.json (hidden 2048, moe_intermediate 768, 48 "
+     "layers, all MoE, 32 heads / 4 KV, head_dim 128, vocab 151936, 128 "
+     "experts, top-8, untied); published 30.5B total / 3.3B active"},
+    {{"qwen3_235b_a22b",
+      94,
+      4096,
+      12288,
+      64,
+      4,
+      128,
+      151936,
+      POD_ATTN_GQA,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      1,
+      128,
+      8,
+      1536,
+      0,
+      0,
+      1,
+      0.0,
+      1.0,
+      0},
+     "Qwen/Qwen3-235B-A22B config.json (hidden 4096, moe_intermediate 1536, "
+     "94 layers, all MoE, 64 heads / 4 KV, head_dim 128, vocab 151936, 128 "
+     "experts, top-8, untied); published 235B total / 22B active"},
+    {{"gpt3_175b", 96, 12288, 49152, 96,  96,  128, 50257, POD_ATTN_MHA,
+      0,           0,  0,     0,     0,   1,   0,   0,     0,
+      0,           0,  0,     1,     0.0, 1.0, 0},
+     "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1 "
+     "(96 layers, d_model 12288, 96 heads of 128, d_ff = 4 d_model, GPT-2 "
+     "BPE vocab 50257, tied embeddings); published 175B"},
 };
 
 #define NPRESETS ((int)(sizeof presets / sizeof presets[0]))
@@ -101,8 +242,8 @@ int pod_model_attn_parse(const char *name, pod_attn_kind *out) {
   return POD_ENOENT;
 }
 
-#define NEED(cond, field, ...) \
-  do { \
+#define NEED(cond, field, ...)                                            \
+  do {                                                                    \
     if (!(cond)) return pod_err_set(err, POD_EINVAL, field, __VA_ARGS__); \
   } while (0)
 
@@ -122,21 +263,32 @@ int pod_model_check(const pod_model *m, pod_err *err) {
   NEED(m->hidden <= (1 << 24), "hidden", "must be <= 2^24 (got %d)", m->hidden);
   NEED(m->ffn <= (1 << 26), "ffn", "must be <= 2^26 (got %d)", m->ffn);
   NEED(m->heads <= (1 << 16), "heads", "must be <= 2^16 (got %d)", m->heads);
-  NEED(m->kv_heads <= (1 << 16), "kv_heads", "must be <= 2^16 (got %d)", m->kv_heads);
-  NEED(m->head_dim <= (1 << 16), "head_dim", "must be <= 2^16 (got %d)", m->head_dim);
+  NEED(m->kv_heads <= (1 << 16), "kv_heads", "must be <= 2^16 (got %d)",
+       m->kv_heads);
+  NEED(m->head_dim <= (1 << 16), "head_dim", "must be <= 2^16 (got %d)",
+       m->head_dim);
   NEED(m->vocab <= (1 << 28), "vocab", "must be <= 2^28 (got %d)", m->vocab);
   NEED(m->q_lora <= (1 << 20), "q_lora", "must be <= 2^20 (got %d)", m->q_lora);
-  NEED(m->kv_lora <= (1 << 20), "kv_lora", "must be <= 2^20 (got %d)", m->kv_lora);
-  NEED(m->qk_nope <= (1 << 16), "qk_nope", "must be <= 2^16 (got %d)", m->qk_nope);
-  NEED(m->qk_rope <= (1 << 16), "qk_rope", "must be <= 2^16 (got %d)", m->qk_rope);
+  NEED(m->kv_lora <= (1 << 20), "kv_lora", "must be <= 2^20 (got %d)",
+       m->kv_lora);
+  NEED(m->qk_nope <= (1 << 16), "qk_nope", "must be <= 2^16 (got %d)",
+       m->qk_nope);
+  NEED(m->qk_rope <= (1 << 16), "qk_rope", "must be <= 2^16 (got %d)",
+       m->qk_rope);
   NEED(m->v_head <= (1 << 16), "v_head", "must be <= 2^16 (got %d)", m->v_head);
-  NEED(m->experts <= (1 << 20), "experts", "must be <= 2^20 (got %d)", m->experts);
+  NEED(m->experts <= (1 << 20), "experts", "must be <= 2^20 (got %d)",
+       m->experts);
   NEED(m->top_k <= (1 << 20), "top_k", "must be <= 2^20 (got %d)", m->top_k);
-  NEED(m->expert_ffn <= (1 << 26), "expert_ffn", "must be <= 2^26 (got %d)", m->expert_ffn);
-  NEED(m->shared_experts <= (1 << 10), "shared_experts", "must be <= 1024 (got %d)", m->shared_experts);
-  NEED(m->dense_layers <= (1 << 20), "dense_layers", "must be <= 2^20 (got %d)", m->dense_layers);
-  NEED(m->moe_interval <= (1 << 20), "moe_interval", "must be <= 2^20 (got %d)", m->moe_interval);
-  NEED(m->mtp_layers <= 64, "mtp_layers", "must be <= 64 (got %d)", m->mtp_layers);
+  NEED(m->expert_ffn <= (1 << 26), "expert_ffn", "must be <= 2^26 (got %d)",
+       m->expert_ffn);
+  NEED(m->shared_experts <= (1 << 10), "shared_experts",
+       "must be <= 1024 (got %d)", m->shared_experts);
+  NEED(m->dense_layers <= (1 << 20), "dense_layers", "must be <= 2^20 (got %d)",
+       m->dense_layers);
+  NEED(m->moe_interval <= (1 << 20), "moe_interval", "must be <= 2^20 (got %d)",
+       m->moe_interval);
+  NEED(m->mtp_layers <= 64, "mtp_layers", "must be <= 64 (got %d)",
+       m->mtp_layers);
   NEED(m->layers >= 1, "layers", "must be >= 1 (got %d)", m->layers);
   NEED(m->hidden >= 1, "hidden", "must be >= 1 (got %d)", m->hidden);
   NEED(m->heads >= 1, "heads", "must be >= 1 (got %d)", m->heads);
@@ -175,7 +327,8 @@ int pod_model_check(const pod_model *m, pod_err *err) {
   }
   NEED(m->experts >= 0, "experts", "must be >= 0 (got %d)", m->experts);
   /* unused by dense models, but never NaN or infinite */
-  NEED(pod_finite(m->capacity_factor), "capacity_factor", "must be a finite number");
+  NEED(pod_finite(m->capacity_factor), "capacity_factor",
+       "must be a finite number");
   NEED(pod_finite(m->imbalance), "imbalance", "must be a finite number");
   if (m->experts > 0) {
     NEED(m->top_k >= 1 && m->top_k <= m->experts, "top_k",
@@ -225,8 +378,8 @@ static double attn_matrices(const pod_model *m) {
   double h = m->hidden;
   if (m->attn == POD_ATTN_MLA) {
     double H = m->heads, qk = m->qk_nope + m->qk_rope;
-    double q = m->q_lora > 0 ? h * m->q_lora + (double)m->q_lora * H * qk
-                             : h * H * qk;
+    double q =
+        m->q_lora > 0 ? h * m->q_lora + (double)m->q_lora * H * qk : h * H * qk;
     double kv = h * (m->kv_lora + m->qk_rope) +
                 (double)m->kv_lora * H * (m->qk_nope + m->v_head);
     double o = H * m->v_head * h;
@@ -251,7 +404,8 @@ void pod_model_params_count(const pod_model *m, pod_model_params *out) {
   memset(out, 0, sizeof *out);
   double h = m->hidden;
   /* Layers i >= dense_layers with (i - dense_layers) % k == k - 1. */
-  int moe = m->experts > 0 ? (m->layers - m->dense_layers) / m->moe_interval : 0;
+  int moe =
+      m->experts > 0 ? (m->layers - m->dense_layers) / m->moe_interval : 0;
   out->moe_layers = moe;
   out->dense_mlp_layers = m->layers - moe;
   out->embedding = (double)m->vocab * h;
@@ -261,8 +415,9 @@ void pod_model_params_count(const pod_model *m, pod_model_params *out) {
   double expert = m->experts > 0 ? mlp_matrices(m, m->expert_ffn) : 0.0;
   double router = h * m->experts;
   out->expert = expert;
-  out->moe_per_layer = m->experts > 0
-      ? router + h + expert * (m->experts + m->shared_experts) : 0.0;
+  out->moe_per_layer =
+      m->experts > 0 ? router + h + expert * (m->experts + m->shared_experts)
+                     : 0.0;
   out->layers_dense = m->layers * out->attn_per_layer +
                       out->dense_mlp_layers * out->dense_mlp_per_layer +
                       moe * (router + h + expert * m->shared_experts);
@@ -271,14 +426,15 @@ void pod_model_params_count(const pod_model *m, pod_model_params *out) {
   out->total = out->embedding + out->head + out->layers_dense +
                out->layers_expert + final_norm;
   double active_expert = m->experts > 0 ? moe * expert * m->top_k : 0.0;
-  out->active = out->embedding + out->head + out->layers_dense +
-                active_expert + final_norm;
+  out->active = out->embedding + out->head + out->layers_dense + active_expert +
+                final_norm;
   /* MTP block (DeepSeek-V3 sec. 2.2): two norms, the 2h x h projection,
   ** one transformer block (MoE when the model is), a final norm; the
   ** embedding and output head are shared with the main model. */
   if (m->mtp_layers > 0) {
-    double blk = out->attn_per_layer +
-                 (m->experts > 0 ? out->moe_per_layer : out->dense_mlp_per_layer);
+    double blk =
+        out->attn_per_layer +
+        (m->experts > 0 ? out->moe_per_layer : out->dense_mlp_per_layer);
     out->mtp = m->mtp_layers * (2.0 * h + 2.0 * h * h + blk + h);
   }
 }
@@ -297,8 +453,8 @@ void pod_model_flops_per_token(const pod_model *m, int seq, int causal,
   /* Score (q.k over qk dims) and value (p.v over v dims) products, per
   ** token per layer, forward+backward: 6 * s * heads * (qk + v) for full
   ** attention = 12 * s * h_attn when qk = v = head_dim. */
-  double attn = 6.0 * seq * (double)m->heads *
-                (pod_model_qk_dim(m) + pod_model_v_dim(m));
+  double attn =
+      6.0 * seq * (double)m->heads * (pod_model_qk_dim(m) + pod_model_v_dim(m));
   if (causal) attn *= 0.5;
   out->gemm_dense = 6.0 * (m->layers * attn_w + p.dense_mlp_layers * dense_w +
                            p.moe_layers * (router + shared));
@@ -310,6 +466,6 @@ void pod_model_flops_per_token(const pod_model *m, int seq, int causal,
                                           : dense_w);
     out->mtp = m->mtp_layers * (6.0 * (2.0 * h * h + blk) + attn + out->head);
   }
-  out->total = out->gemm_dense + out->gemm_expert + out->attn + out->head +
-               out->mtp;
+  out->total =
+      out->gemm_dense + out->gemm_expert + out->attn + out->head + out->mtp;
 }

@@ -54,7 +54,7 @@ typedef enum pod_coll_op {
 } pod_coll_op;
 
 typedef enum pod_coll_algo {
-  POD_ALGO_AUTO,         /* fastest valid algorithm; result says which */
+  POD_ALGO_AUTO, /* fastest valid algorithm; result says which */
   POD_ALGO_RING,
   POD_ALGO_TREE,
   POD_ALGO_NVLS,         /* in-switch reduction; needs sys->nvls */
@@ -70,9 +70,9 @@ typedef enum pod_coll_algo {
 } pod_coll_algo;
 
 typedef struct pod_coll_args {
-  int ranks;             /* n >= 1 (send_recv: 2) */
-  int ranks_per_domain;  /* r; 0 = packed */
-  double bytes;          /* S >= 0 */
+  int ranks;            /* n >= 1 (send_recv: 2) */
+  int ranks_per_domain; /* r; 0 = packed */
+  double bytes;         /* S >= 0 */
   pod_coll_algo algo;
 } pod_coll_args;
 
@@ -80,7 +80,7 @@ typedef struct pod_coll_result {
   double time_s;
   double algbw_GBps;
   double busbw_GBps;
-  pod_coll_algo algo;    /* the algorithm the time belongs to */
+  pod_coll_algo algo; /* the algorithm the time belongs to */
 } pod_coll_result;
 
 /* Time one collective on `sys`.  POD_EINVAL (with err->field set to

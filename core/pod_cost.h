@@ -40,23 +40,23 @@ typedef struct pod_tco {
 
 /* Cost per GPU-hour and its parts. */
 typedef struct pod_tco_parts {
-  double usd_per_gpu_hour;  /* the sum of the four parts */
-  double capital_usd;       /* capex x capital recovery factor / 8760 */
-  double energy_usd;        /* kW x PUE x USD/kWh */
-  double hosting_usd;       /* kW x hosting / (8760/12) */
-  double ops_usd;           /* ops per year / 8760 */
+  double usd_per_gpu_hour; /* the sum of the four parts */
+  double capital_usd;      /* capex x capital recovery factor / 8760 */
+  double energy_usd;       /* kW x PUE x USD/kWh */
+  double hosting_usd;      /* kW x hosting / (8760/12) */
+  double ops_usd;          /* ops per year / 8760 */
 } pod_tco_parts;
 
 typedef struct pod_cost_cfg {
-  double usd_per_gpu_hour;      /* rental price; 0 = build it from tco */
-  pod_tco tco;                  /* used only when usd_per_gpu_hour == 0 */
-  double tokens_per_s_per_gpu;  /* failure-free throughput per active GPU */
-  int active_gpus;              /* >= 1 */
-  int spare_gpus;               /* >= 0, idle GPUs kept for the job */
-  double goodput;               /* (0,1]: useful / wall time (1 = no
-                                ** failures); wall = tokens / (rate x goodput) */
-  double step_s;                /* >= 0; 0 = no step cost */
-  double tokens;                /* tokens to train, >= 0; 0 = no totals */
+  double usd_per_gpu_hour;     /* rental price; 0 = build it from tco */
+  pod_tco tco;                 /* used only when usd_per_gpu_hour == 0 */
+  double tokens_per_s_per_gpu; /* failure-free throughput per active GPU */
+  int active_gpus;             /* >= 1 */
+  int spare_gpus;              /* >= 0, idle GPUs kept for the job */
+  double goodput;              /* (0,1]: useful / wall time (1 = no
+                               ** failures); wall = tokens / (rate x goodput) */
+  double step_s;               /* >= 0; 0 = no step cost */
+  double tokens;               /* tokens to train, >= 0; 0 = no totals */
 } pod_cost_cfg;
 
 typedef struct pod_cost_result {
@@ -67,12 +67,12 @@ typedef struct pod_cost_result {
   double usd_per_m_tokens_charged; /* spares charged */
   double usd_per_step;             /* active GPUs x step_s (0 if no step) */
   double usd_per_step_charged;
-  double train_h;                  /* wall time for `tokens` */
-  double gpu_hours;                /* active x train_h */
-  double gpu_hours_charged;        /* (active + spares) x train_h */
-  double usd_total;                /* = usd_per_m_tokens x tokens / 1e6 */
+  double train_h;           /* wall time for `tokens` */
+  double gpu_hours;         /* active x train_h */
+  double gpu_hours_charged; /* (active + spares) x train_h */
+  double usd_total;         /* = usd_per_m_tokens x tokens / 1e6 */
   double usd_total_charged;
-  double spare_fraction;           /* spares / (active + spares) */
+  double spare_fraction; /* spares / (active + spares) */
 } pod_cost_result;
 
 /* Set *c to defaults: zero price and TCO, 1 active GPU, no spares,

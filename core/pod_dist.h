@@ -39,8 +39,9 @@ typedef enum pod_dist_kind {
                            (lo may be -inf, hi +inf; mass must not underflow) */
   POD_DIST_LOGNORMAL,   /* p[0]=mu, p[1]=sigma > 0 of log x */
   POD_DIST_TRIANGULAR,  /* p[0]=lo <= p[1]=mode <= p[2]=hi, lo < hi */
-  POD_DIST_BETA,        /* p[0]=a, p[1]=b in [1e-3, 1e6], scaled to [p[2]=lo, p[3]=hi] */
-  POD_DIST_GAMMA,       /* p[0]=shape k > 0, p[1]=scale theta > 0 */
+  POD_DIST_BETA,  /* p[0]=a, p[1]=b in [1e-3, 1e6], scaled to [p[2]=lo, p[3]=hi]
+                   */
+  POD_DIST_GAMMA, /* p[0]=shape k > 0, p[1]=scale theta > 0 */
   POD_DIST_WEIBULL,     /* p[0]=shape k > 0, p[1]=scale lambda > 0 */
   POD_DIST_EXPONENTIAL, /* p[0]=mean > 0 (rate = 1/mean) */
   POD_DIST_DISCRETE,    /* n values with weights >= 0 (sum > 0) */

@@ -27,9 +27,9 @@ enum {
 #define POD_ERR_MSG_MAX 256
 
 typedef struct pod_err {
-  int code;                       /* last status, POD_OK if none */
-  char field[POD_ERR_FIELD_MAX];  /* field path, e.g. "parallel.tp" */
-  char msg[POD_ERR_MSG_MAX];      /* what is wrong, without the field */
+  int code;                      /* last status, POD_OK if none */
+  char field[POD_ERR_FIELD_MAX]; /* field path, e.g. "parallel.tp" */
+  char msg[POD_ERR_MSG_MAX];     /* what is wrong, without the field */
 } pod_err;
 
 /* Static name of a status code ("invalid argument", ...). */

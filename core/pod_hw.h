@@ -17,12 +17,12 @@
 
 typedef struct pod_gpu {
   char name[POD_NAME_MAX];
-  double bf16_tflops;  /* dense peak, no sparsity */
-  double fp8_tflops;   /* 0 when the GPU has no fp8 */
-  double fp4_tflops;   /* 0 when the GPU has no fp4 */
+  double bf16_tflops; /* dense peak, no sparsity */
+  double fp8_tflops;  /* 0 when the GPU has no fp8 */
+  double fp4_tflops;  /* 0 when the GPU has no fp4 */
   double hbm_gb;
   double hbm_TBps;
-  double power_w;      /* board power */
+  double power_w; /* board power */
 } pod_gpu;
 
 /* Scale-out transport (pod_system.transport). */
@@ -48,46 +48,46 @@ typedef enum pod_routing {
 typedef struct pod_system {
   char name[POD_NAME_MAX];
   pod_gpu gpu;
-  int domain_gpus;        /* GPUs sharing one scale-up (NVLink) fabric */
-  double up_GBps;         /* scale-up bandwidth per GPU per direction */
-  double up_latency_us;   /* per-hop latency on the scale-up fabric */
-  int nvls;               /* 1 when the switch can reduce in-network */
-  double nics_per_gpu;    /* scale-out NICs per GPU */
-  double nic_gbps;        /* line rate of one NIC */
-  double out_latency_us;  /* per-hop latency on the scale-out fabric */
-  double oversub;         /* oversubscription of the tier above a leaf
-                          ** (>= 1): applies only to traffic that leaves
-                          ** the leaf group of leaf_gpus GPUs */
-  double usd_per_gpu_hour;/* rental price, 0 when unknown */
+  int domain_gpus;         /* GPUs sharing one scale-up (NVLink) fabric */
+  double up_GBps;          /* scale-up bandwidth per GPU per direction */
+  double up_latency_us;    /* per-hop latency on the scale-up fabric */
+  int nvls;                /* 1 when the switch can reduce in-network */
+  double nics_per_gpu;     /* scale-out NICs per GPU */
+  double nic_gbps;         /* line rate of one NIC */
+  double out_latency_us;   /* per-hop latency on the scale-out fabric */
+  double oversub;          /* oversubscription of the tier above a leaf
+                           ** (>= 1): applies only to traffic that leaves
+                           ** the leaf group of leaf_gpus GPUs */
+  double usd_per_gpu_hour; /* rental price, 0 when unknown */
   /* Achievable efficiency per fabric generation: the fraction of line
   ** rate reached at message size S is eff * S / (S + half), with the
   ** scale-up half = ring length x up_channels x up_fill_KiB (coll.c) and
   ** the scale-out half out_half_MB * 2^20. */
   double up_eff;
-  double up_fill_KiB;     /* bytes per rank and channel in flight before a
-                          ** scale-up pipeline streams, KiB */
+  double up_fill_KiB; /* bytes per rank and channel in flight before a
+                      ** scale-up pipeline streams, KiB */
   double out_eff;
   double out_half_MB;
   double nvls_eff;        /* NVLS all-reduce busbw over up_GBps, large S */
   double nvls_latency_us; /* fixed cost of one NVLS all-reduce (multicast
                           ** set-up, in-switch reduction round trip) */
   /* NCCL channels and the scale-out fabric (coll.c, sources in hw.c): */
-  int up_channels;        /* channels of one collective on the scale-up
-                          ** fabric (NCCL's NVLS channel count) */
-  int net_channels;       /* channels of one ring/tree collective that
-                          ** cross the network per domain: one NIC each,
-                          ** so a domain drives min(GPUs x nics_per_gpu,
-                          ** net_channels) NICs */
-  double net_channel_GBps;/* most one channel moves over the network, GB/s
-                          ** per direction */
-  int transport;          /* pod_transport */
-  int routing;            /* pod_routing */
-  int sharp;              /* 1 when the fabric reduces in-network (SHARP:
-                          ** NCCL's CollNet algorithm) */
-  double msg_overhead_us; /* per message posted to the NIC (p2p peers) */
-  int leaf_gpus;          /* GPUs whose NICs share one leaf group (a
-                          ** rail-optimized scalable unit); traffic among
-                          ** them never crosses the oversubscribed tier */
+  int up_channels;         /* channels of one collective on the scale-up
+                           ** fabric (NCCL's NVLS channel count) */
+  int net_channels;        /* channels of one ring/tree collective that
+                           ** cross the network per domain: one NIC each,
+                           ** so a domain drives min(GPUs x nics_per_gpu,
+                           ** net_channels) NICs */
+  double net_channel_GBps; /* most one channel moves over the network, GB/s
+                           ** per direction */
+  int transport;           /* pod_transport */
+  int routing;             /* pod_routing */
+  int sharp;               /* 1 when the fabric reduces in-network (SHARP:
+                           ** NCCL's CollNet algorithm) */
+  double msg_overhead_us;  /* per message posted to the NIC (p2p peers) */
+  int leaf_gpus;           /* GPUs whose NICs share one leaf group (a
+                           ** rail-optimized scalable unit); traffic among
+                           ** them never crosses the oversubscribed tier */
 } pod_system;
 
 /* A scale-out fabric preset: the fields of pod_system it sets. */

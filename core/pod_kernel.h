@@ -17,10 +17,10 @@
 #include "pod_err.h"
 
 typedef struct pod_kernel {
-  const char *name;                 /* "collective", "train", ... */
-  size_t cfg_size;                  /* sizeof the config struct */
+  const char *name; /* "collective", "train", ... */
+  size_t cfg_size;  /* sizeof the config struct */
   int nmetrics;
-  const char *const *metric_names;  /* nmetrics names, snake_case + units */
+  const char *const *metric_names; /* nmetrics names, snake_case + units */
   int (*fn)(const void *cfg, double *metrics, pod_err *err);
 } pod_kernel;
 

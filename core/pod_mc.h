@@ -160,9 +160,9 @@ typedef struct pod_mc_spec {
   ** and counted per metric (pod_mc_results_nonfinite); with
   ** nonfinite_error set it fails the run instead. */
   int nonfinite_error;
-  int fits_metric;       /* 0: none; else 1 + the index of the metric that
-                            is 0 when the sample's layout does not fit */
-  pod_mc_unfit unfit;    /* what to do with fits_metric == 0 */
+  int fits_metric;    /* 0: none; else 1 + the index of the metric that
+                         is 0 when the sample's layout does not fit */
+  pod_mc_unfit unfit; /* what to do with fits_metric == 0 */
   const char *const *grid_labels; /* NULL or G labels ("tp=8 system=x") that
                                      name the grid point in errors (copied) */
 } pod_mc_spec;
@@ -275,8 +275,8 @@ int pod_mc_chunk_encode(const pod_mc_plan *plan, const pod_mc_chunk *c,
 ** Stored rows are written into the plan's columns, as pod_mc_chunk_run
 ** writes them, so it is thread-safe in the same way.  POD_EINVAL with
 ** field "decode" and a message for a corrupt or mismatched record. */
-int pod_mc_chunk_decode(pod_mc_plan *plan, const unsigned char *buf,
-                        size_t len, pod_mc_chunk **out, pod_err *err);
+int pod_mc_chunk_decode(pod_mc_plan *plan, const unsigned char *buf, size_t len,
+                        pod_mc_chunk **out, pod_err *err);
 
 /* Encode the plan's merge state (chunks merged, moments, sketches, stored
 ** rows, Sobol sums) before pod_mc_finish; decode it into a plan of the
@@ -285,8 +285,8 @@ int pod_mc_chunk_decode(pod_mc_plan *plan, const unsigned char *buf,
 ** empty. */
 int pod_mc_state_encode(const pod_mc_plan *plan, unsigned char **buf,
                         size_t *len, pod_err *err);
-int pod_mc_state_decode(pod_mc_plan *plan, const unsigned char *buf,
-                        size_t len, pod_err *err);
+int pod_mc_state_decode(pod_mc_plan *plan, const unsigned char *buf, size_t len,
+                        pod_err *err);
 
 /* ---- results (read-only, any thread once finished)
  * ---------------------------- */

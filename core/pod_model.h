@@ -15,19 +15,19 @@
 #include "pod_hw.h"
 
 typedef enum pod_attn_kind {
-  POD_ATTN_MHA,  /* kv_heads == heads */
-  POD_ATTN_GQA,  /* kv_heads divides heads */
-  POD_ATTN_MLA   /* DeepSeek multi-head latent attention (q_lora .. v_head) */
+  POD_ATTN_MHA, /* kv_heads == heads */
+  POD_ATTN_GQA, /* kv_heads divides heads */
+  POD_ATTN_MLA  /* DeepSeek multi-head latent attention (q_lora .. v_head) */
 } pod_attn_kind;
 
 typedef struct pod_model {
   char name[POD_NAME_MAX];
-  int layers;          /* transformer blocks of the main model */
+  int layers; /* transformer blocks of the main model */
   int hidden;
-  int ffn;             /* MLP width of dense layers (0 when none) */
+  int ffn; /* MLP width of dense layers (0 when none) */
   int heads;
-  int kv_heads;        /* GQA groups; = heads for MHA; unused for MLA */
-  int head_dim;        /* 0 means hidden / heads (MHA/GQA) */
+  int kv_heads; /* GQA groups; = heads for MHA; unused for MLA */
+  int head_dim; /* 0 means hidden / heads (MHA/GQA) */
   int vocab;
   pod_attn_kind attn;
   int q_lora;          /* MLA: query low-rank dim (0 = full-rank q) */
@@ -38,37 +38,37 @@ typedef struct pod_model {
   int tied_embeddings; /* 1: LM head shares the embedding matrix */
   int gated_mlp;       /* 1: SwiGLU (3 matrices), 0: GELU MLP (2 matrices) */
   /* Mixture of experts (experts == 0: dense model). */
-  int experts;         /* routed experts per MoE layer */
-  int top_k;           /* routed experts per token */
-  int expert_ffn;      /* width of one routed (and shared) expert */
-  int shared_experts;  /* always-active experts per MoE layer */
-  int dense_layers;    /* leading dense layers before the first MoE layer */
-  int moe_interval;    /* after dense_layers, every k-th layer is MoE */
+  int experts;            /* routed experts per MoE layer */
+  int top_k;              /* routed experts per token */
+  int expert_ffn;         /* width of one routed (and shared) expert */
+  int shared_experts;     /* always-active experts per MoE layer */
+  int dense_layers;       /* leading dense layers before the first MoE layer */
+  int moe_interval;       /* after dense_layers, every k-th layer is MoE */
   double capacity_factor; /* token-dropping capacity; 0 = dropless */
-  double imbalance;    /* max over mean tokens per expert, >= 1 */
-  int mtp_layers;      /* multi-token-prediction blocks (DeepSeek-V3: 1);
-                          trained and counted in FLOPs, excluded from
-                          params_total like the published 671B */
+  double imbalance;       /* max over mean tokens per expert, >= 1 */
+  int mtp_layers;         /* multi-token-prediction blocks (DeepSeek-V3: 1);
+                             trained and counted in FLOPs, excluded from
+                             params_total like the published 671B */
 } pod_model;
 
 /* Parameter counts (in parameters, not bytes), computed from the matrices.
 ** Norm weights are counted; biases (none in Llama/DeepSeek/Mixtral, small
 ** in GPT-3) are not. */
 typedef struct pod_model_params {
-  double total;        /* main model: embedding + layers + final norm + head
-                          (head counted once more when untied) */
-  double active;       /* per token: routed experts scaled by top_k/experts */
-  double embedding;    /* vocab * hidden input embedding */
-  double head;         /* LM head (0 when tied) */
+  double total;     /* main model: embedding + layers + final norm + head
+                       (head counted once more when untied) */
+  double active;    /* per token: routed experts scaled by top_k/experts */
+  double embedding; /* vocab * hidden input embedding */
+  double head;      /* LM head (0 when tied) */
   double attn_per_layer;
   double dense_mlp_per_layer;
-  double moe_per_layer;      /* router + routed + shared experts */
-  double expert;             /* one routed expert */
-  double layers_dense;       /* all dense (non-expert) weights in layers:
-                                attention, norms, dense MLPs, routers,
-                                shared experts */
-  double layers_expert;      /* all routed-expert weights in layers */
-  double mtp;                /* MTP module weights (not in total) */
+  double moe_per_layer; /* router + routed + shared experts */
+  double expert;        /* one routed expert */
+  double layers_dense;  /* all dense (non-expert) weights in layers:
+                           attention, norms, dense MLPs, routers,
+                           shared experts */
+  double layers_expert; /* all routed-expert weights in layers */
+  double mtp;           /* MTP module weights (not in total) */
   int moe_layers;
   int dense_mlp_layers;
 } pod_model_params;
@@ -79,13 +79,13 @@ typedef struct pod_model_params {
 ** token for full attention, half of it when `causal` is 1.  The LM head is
 ** counted (as Megatron and NeMo do); embedding lookups are not. */
 typedef struct pod_model_flops {
-  double gemm_dense;   /* attention projections, dense MLPs, shared experts,
-                          routers, over all main layers */
-  double gemm_expert;  /* routed experts (top_k per token) */
-  double attn;         /* score/value products (causal or full) */
-  double head;         /* LM head */
-  double mtp;          /* MTP blocks incl. their head pass */
-  double total;        /* sum: model FLOPs per token (the MFU numerator) */
+  double gemm_dense;  /* attention projections, dense MLPs, shared experts,
+                         routers, over all main layers */
+  double gemm_expert; /* routed experts (top_k per token) */
+  double attn;        /* score/value products (causal or full) */
+  double head;        /* LM head */
+  double mtp;         /* MTP blocks incl. their head pass */
+  double total;       /* sum: model FLOPs per token (the MFU numerator) */
 } pod_model_flops;
 
 /* Copy the preset named `name` into *out.  POD_ENOENT when unknown. */

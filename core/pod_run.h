@@ -103,9 +103,9 @@ typedef struct pod_run_opts {
   unsigned interval_ms;            /* progress period; 0: 200 ms */
   pod_run_done_fn done_cb;         /* required */
   void *ud;
-  const pod_run_remote *remote;    /* NULL: every chunk runs here */
+  const pod_run_remote *remote;     /* NULL: every chunk runs here */
   int64_t shard_index, shard_count; /* shard_count 0: no shards */
-  pod_run_sink_fn sink;            /* required with shards */
+  pod_run_sink_fn sink;             /* required with shards */
   /* Called once on the loop thread when merging is over, before the
   ** statistics are computed (the plan's merge state is final: e.g. to
   ** encode it); `failed` is the run's error when a chunk failed, else

@@ -65,7 +65,7 @@ struct pod_run {
   int running; /* chunk work items queued and not yet after_work'ed */
   int halt;
   int64_t fail_k;
-  int64_t budget_k;   /* chunk of run->err after a POD_ENOMEM stop */
+  int64_t budget_k; /* chunk of run->err after a POD_ENOMEM stop */
   pod_err err;
   int64_t samples_done, samples_total;
   uint64_t t0;
@@ -75,7 +75,7 @@ struct pod_run {
   void **free_workers;
   int nfree, ncreated;
   int64_t skip_after;
-  int rfree;        /* remote slots free */
+  int rfree;           /* remote slots free */
   _Atomic int abandon; /* remote chunks in flight are dropped */
 
   int has_timer, finishing, done;
@@ -128,8 +128,10 @@ static void work_cb(uv_work_t *req) {
     const pod_run_remote *rm = run->o.remote;
     int rc = rm->run(rm->ud, run->plan, s->k, &run->abandon, &s->chunk,
                      &s->setup_err);
-    if (rc == POD_ECANCELED) s->skipped = 1;
-    else if (rc) s->setup_rc = rc;
+    if (rc == POD_ECANCELED)
+      s->skipped = 1;
+    else if (rc)
+      s->setup_rc = rc;
     uv_mutex_lock(&run->mu);
     run->rfree++;
     uv_cond_signal(&run->cv);
@@ -262,7 +264,8 @@ static void after_work_cb(uv_work_t *req, int status) {
       if (e.code == POD_ENOMEM && run->halt != HALT_FAIL) {
         /* memory (an evaluator's budget) gave out: stop as a cancel does,
         ** keeping the chunks merged before this one; pod_run_error says why */
-        if (run->err.code == POD_OK || s->k < run->budget_k) { /* lowest chunk wins */
+        if (run->err.code == POD_OK ||
+            s->k < run->budget_k) { /* lowest chunk wins */
           run->err = e;
           run->budget_k = s->k;
         }
@@ -468,7 +471,8 @@ int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
   if (opts->shard_count < 0 || (opts->shard_count > 0 && !opts->sink) ||
       opts->shard_index < 0 ||
       (opts->shard_count > 0 && opts->shard_index >= opts->shard_count))
-    return pod_err_set(err, POD_EINVAL, "shard", "needs 0 <= index < count and a sink");
+    return pod_err_set(err, POD_EINVAL, "shard",
+                       "needs 0 <= index < count and a sink");
   if (opts->remote && (opts->remote->slots < 0 || !opts->remote->run))
     return pod_err_set(err, POD_EINVAL, "remote", "needs slots >= 0 and run");
   if (opts->threads < 1 || opts->threads > 1024)
@@ -542,7 +546,8 @@ const pod_err *pod_run_error(const pod_run *run) {
 }
 
 int64_t pod_run_failed_chunk(const pod_run *run) {
-  return run->status == POD_RUN_FAILED && run->halt == HALT_FAIL ? run->fail_k : -1;
+  return run->status == POD_RUN_FAILED && run->halt == HALT_FAIL ? run->fail_k
+                                                                 : -1;
 }
 
 void pod_run_free(pod_run *run) {

@@ -16,7 +16,8 @@
 int pod_sketch_init(pod_sketch *s, double alpha, pod_err *err) {
   memset(s, 0, sizeof *s);
   if (!(alpha >= 1e-4 && alpha < 0.5))
-    return pod_err_set(err, POD_EINVAL, "alpha", "must be in [1e-4, 0.5) (got %g)", alpha);
+    return pod_err_set(err, POD_EINVAL, "alpha",
+                       "must be in [1e-4, 0.5) (got %g)", alpha);
   s->alpha = alpha;
   s->gamma = (1 + alpha) / (1 - alpha);
   s->inv_log_gamma = 1.0 / log(s->gamma);

@@ -23,7 +23,6 @@
 static pod_host *g_host; /* for the signal handler only */
 static volatile sig_atomic_t g_sigint_count;
 
-
 /* ---------------------------------------------------------------------- */
 /* host lookup                                                             */
 /* ---------------------------------------------------------------------- */
@@ -35,11 +34,21 @@ pod_host *lpod_host(lua_State *L) {
   return h;
 }
 
-uv_loop_t *lpod_host_loop(pod_host *h) { return &h->loop; }
-const pod_host_opts *lpod_host_opts(pod_host *h) { return &h->o; }
-lua_State *lpod_host_main_state(pod_host *h) { return h->L; }
-lua_State *lpod_host_coroutine(pod_host *h) { return h->co; }
-int lpod_host_interrupted(pod_host *h) { return h->interrupted || h->timed_out; }
+uv_loop_t *lpod_host_loop(pod_host *h) {
+  return &h->loop;
+}
+const pod_host_opts *lpod_host_opts(pod_host *h) {
+  return &h->o;
+}
+lua_State *lpod_host_main_state(pod_host *h) {
+  return h->L;
+}
+lua_State *lpod_host_coroutine(pod_host *h) {
+  return h->co;
+}
+int lpod_host_interrupted(pod_host *h) {
+  return h->interrupted || h->timed_out;
+}
 
 uint64_t lpod_host_deadline_ns(pod_host *h) {
   if (h == NULL || h->o.timeout_s <= 0) return 0;
@@ -52,9 +61,13 @@ void lpod_state_deadline(lua_State *L, uint64_t deadline_ns, const char *msg) {
   pod_host__set_deadline(L, deadline_ns, msg);
 }
 
-void lpod_state_doom(lua_State *L) { pod_host__doom(L, POD_DOOM_TIME); }
+void lpod_state_doom(lua_State *L) {
+  pod_host__doom(L, POD_DOOM_TIME);
+}
 
-int lpod_state_out_of_memory(lua_State *L) { return pod_host__doomed(L) == POD_DOOM_MEMORY; }
+int lpod_state_out_of_memory(lua_State *L) {
+  return pod_host__doomed(L) == POD_DOOM_MEMORY;
+}
 
 void lpod_host_fail(pod_host *h, const char *msg) {
   fprintf(stderr, "%s\n", msg);
@@ -98,8 +111,10 @@ static int stack_levels(lua_State *co) {
   }
   while (li < le) {
     int m = (li + le) / 2;
-    if (lua_getstack(co, m, &ar)) li = m + 1;
-    else le = m;
+    if (lua_getstack(co, m, &ar))
+      li = m + 1;
+    else
+      le = m;
   }
   return le;
 }
@@ -123,7 +138,8 @@ static void script_where(lua_State *co, char *buf, size_t n) {
 /* lua_CFunction: the string an error object's __tostring gives, or
 ** nothing. */
 static int error_tostring(lua_State *L) {
-  if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+  if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+    return 1;
   return 0;
 }
 
@@ -148,18 +164,22 @@ static void report_error(pod_host *h, lua_State *co, int status) {
     const char *tname = luaL_typename(co, -1);
     lua_pushcfunction(L, error_tostring);
     lua_xmove(co, L, 1);
-    pod_host__set_deadline(L, uv_hrtime() + EXIT_BUDGET_MS * 1000000ull,
-                           "the error object's __tostring exceeded its time budget");
+    pod_host__set_deadline(
+        L, uv_hrtime() + EXIT_BUDGET_MS * 1000000ull,
+        "the error object's __tostring exceeded its time budget");
     int st = lua_pcall(L, 1, 1, 0);
     pod_host__set_deadline(L, 0, "");
     if (st == LUA_OK && lua_type(L, -1) == LUA_TSTRING)
       snprintf(nonstr, sizeof nonstr, "%s", lua_tostring(L, -1));
     else if (st == LUA_OK)
-      snprintf(nonstr, sizeof nonstr, "%serror object is a %s value, not a string", where, tname);
+      snprintf(nonstr, sizeof nonstr,
+               "%serror object is a %s value, not a string", where, tname);
     else
       snprintf(nonstr, sizeof nonstr,
-               "%serror object is a %s value whose __tostring failed: %s", where, tname,
-               lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(no message)");
+               "%serror object is a %s value whose __tostring failed: %s",
+               where, tname,
+               lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
+                                              : "(no message)");
     lua_pop(L, 1);
     msg = nonstr;
   }
@@ -174,7 +194,8 @@ static void report_error(pod_host *h, lua_State *co, int status) {
   int nlevels = stack_levels(co);
   for (int level = 0; lua_getstack(co, level, &ar); level++) {
     if (level == TRACE_HEAD && nlevels > TRACE_HEAD + TRACE_TAIL) {
-      fprintf(stderr, "  ...\t(skipping %d levels)\n", nlevels - TRACE_HEAD - TRACE_TAIL);
+      fprintf(stderr, "  ...\t(skipping %d levels)\n",
+              nlevels - TRACE_HEAD - TRACE_TAIL);
       level = nlevels - TRACE_TAIL - 1;
       continue;
     }
@@ -203,10 +224,12 @@ void lpod_host_check_yield(lua_State *co, const char *what) {
     lpod_error(co, what, NULL, "cannot wait inside a worker's evaluator");
   if (co != h->co)
     lpod_error(co, what, NULL,
-               "must be called from the scenario's main flow, not from inside a coroutine");
+               "must be called from the scenario's main flow, not from inside "
+               "a coroutine");
   if (!lua_isyieldable(co))
     lpod_error(co, what, NULL,
-               "cannot wait here (inside a metamethod or a C callback such as table.sort)");
+               "cannot wait here (inside a metamethod or a C callback such as "
+               "table.sort)");
   h->waiting = 1;
 }
 
@@ -231,14 +254,18 @@ static void after_run(pod_host *h) {
   lua_pushcfunction(L, call_after_run); /* light C function: no allocation */
   if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
     if (!h->help_done) {
-      fprintf(stderr, "%s\n", lua_isstring(L, -1) ? lua_tostring(L, -1) : "podsim: check failed");
+      fprintf(
+          stderr, "%s\n",
+          lua_isstring(L, -1) ? lua_tostring(L, -1) : "podsim: check failed");
       h->failed = 1;
     }
     lua_pop(L, 1);
   }
 }
 
-void lpod_host_help_done(pod_host *h) { h->help_done = 1; }
+void lpod_host_help_done(pod_host *h) {
+  h->help_done = 1;
+}
 
 void lpod_host_resume(pod_host *h, int nargs) {
   int nres = 0;
@@ -247,8 +274,9 @@ void lpod_host_resume(pod_host *h, int nargs) {
   if (status == LUA_YIELD) {
     lua_pop(h->co, nres);
     if (!h->waiting) {
-      fprintf(stderr, "podsim: the scenario yielded outside a podsim call "
-                      "(coroutine.yield at top level?)\n");
+      fprintf(stderr,
+              "podsim: the scenario yielded outside a podsim call "
+              "(coroutine.yield at top level?)\n");
       h->failed = 1;
       finish(h);
     }
@@ -273,7 +301,8 @@ static void on_wake(uv_async_t *a) {
 static void on_timeout(uv_timer_t *t) {
   pod_host *h = t->data;
   h->timed_out = 1;
-  fprintf(stderr, "podsim: time budget of %g s exceeded (--timeout); stopping\n",
+  fprintf(stderr,
+          "podsim: time budget of %g s exceeded (--timeout); stopping\n",
           h->o.timeout_s);
   run_cancel_hooks(h);
 }
@@ -290,7 +319,8 @@ static void stop_hook(lua_State *L, lua_Debug *ar) {
   pod_host *h = lpod_host(L);
   if (h && h->timed_out) {
     pod_host__doom(L, POD_DOOM_TIME);
-    lpod_error(L, NULL, NULL, "time budget of %g s exceeded (--timeout)", h->o.timeout_s);
+    lpod_error(L, NULL, NULL, "time budget of %g s exceeded (--timeout)",
+               h->o.timeout_s);
   }
   pod_host__doom(L, POD_DOOM_INTERRUPT);
   lpod_error(L, NULL, NULL, "interrupted%s", h ? signal_suffix(h->signo) : "");
@@ -310,7 +340,8 @@ static void on_signal(int sig) {
   /* Only stop Lua code itself when no podsim call is pending: a pending
   ** study returns partial results and the scenario writes them. */
   if (!h->waiting && h->co)
-    lua_sethook(h->co, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+    lua_sethook(h->co, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT,
+                1);
   uv_async_send(&h->wake);
 }
 
@@ -334,7 +365,8 @@ void pod_host__check_time(lua_State *L) {
     h->timed_out = 1;
     run_cancel_hooks(h);
     pod_host__doom(L, POD_DOOM_TIME);
-    lpod_error(L, NULL, NULL, "time budget of %g s exceeded (--timeout)", h->o.timeout_s);
+    lpod_error(L, NULL, NULL, "time budget of %g s exceeded (--timeout)",
+               h->o.timeout_s);
   }
 }
 
@@ -357,7 +389,8 @@ static int start_scenario(pod_host *h) {
     fprintf(stderr, "%s\n", lua_tostring(h->co, -1));
     return 1;
   }
-  if (h->o.timeout_s > 0) lua_sethook(h->co, budget_hook, LUA_MASKCOUNT, 1000000);
+  if (h->o.timeout_s > 0)
+    lua_sethook(h->co, budget_hook, LUA_MASKCOUNT, 1000000);
   /* the embedded tools get podsim's internals as their argument */
   int nargs = 0;
   if (h->o.tool) {
@@ -398,7 +431,8 @@ static int resolve_dirs(pod_host *h, const pod_host_opts *o) {
   }
   h->sb.unsafe = o->unsafe;
   h->sb.timeout_s = o->timeout_s;
-  h->sb.deadline_ns = o->timeout_s > 0 ? uv_hrtime() + (uint64_t)(o->timeout_s * 1e9) : 0;
+  h->sb.deadline_ns =
+      o->timeout_s > 0 ? uv_hrtime() + (uint64_t)(o->timeout_s * 1e9) : 0;
   memcpy(h->sb.scen_dir, h->scen_dir, sizeof h->sb.scen_dir);
   memcpy(h->sb.out_dir, h->out_dir, sizeof h->sb.out_dir);
   return 0;
@@ -452,7 +486,8 @@ int pod_host_main(const pod_host_opts *o) {
   if (o->timeout_s > 0) {
     uv_timer_init(&h->loop, &h->timeout);
     h->timeout.data = h;
-    uv_timer_start(&h->timeout, on_timeout, (uint64_t)(o->timeout_s * 1000.0), 0);
+    uv_timer_start(&h->timeout, on_timeout, (uint64_t)(o->timeout_s * 1000.0),
+                   0);
     uv_unref((uv_handle_t *)&h->timeout);
   }
   g_host = h;
@@ -471,10 +506,11 @@ int pod_host_main(const pod_host_opts *o) {
   }
   pod_host__watchdog_start(h);
   if (o->timeout_s > 0)
-    pod_host__watchdog_arm(h,
-                           h->t0_ns + (uint64_t)(o->timeout_s * 1e9) +
-                               (TIMEOUT_GRACE_MS + WATCHDOG_SLACK_MS) * 1000000ull,
-                           "the time budget (--timeout) ran out and the run did not stop");
+    pod_host__watchdog_arm(
+        h,
+        h->t0_ns + (uint64_t)(o->timeout_s * 1e9) +
+            (TIMEOUT_GRACE_MS + WATCHDOG_SLACK_MS) * 1000000ull,
+        "the time budget (--timeout) ran out and the run did not stop");
 
   int rc = 0;
   if (start_scenario(h) != 0) {
@@ -484,7 +520,8 @@ int pod_host_main(const pod_host_opts *o) {
   uv_run(&h->loop, UV_RUN_DEFAULT);
   if (!h->finished) {
     /* the loop ran dry while the scenario still waits: a binding bug */
-    fprintf(stderr, "podsim: the scenario is waiting for nothing (internal error)\n");
+    fprintf(stderr,
+            "podsim: the scenario is waiting for nothing (internal error)\n");
     h->failed = 1;
     finish(h);
     uv_run(&h->loop, UV_RUN_DEFAULT);
@@ -505,12 +542,13 @@ int pod_host_main(const pod_host_opts *o) {
   if (h->interrupted) rc = 128 + (h->signo ? h->signo : SIGINT);
   /* mpirun forwards ^C to the ranks as SIGTERM: rank 0 reports it as
   ** the interrupt it was (a scheduler's SIGTERM under --mpi reads the same) */
-  if (h->interrupted && h->o.mpi && h->signo == SIGTERM) rc = 130;
-  else if (h->failed || h->timed_out) rc = 1;
+  if (h->interrupted && h->o.mpi && h->signo == SIGTERM)
+    rc = 130;
+  else if (h->failed || h->timed_out)
+    rc = 1;
   if (pod_host__stdout_lost() && rc == 0) rc = 1;
   pod_host__unlock_out(h);
   if (h->o.at_end) rc = h->o.at_end(rc); /* scale.h: shard file, MPI */
   free(h);
   return rc;
 }
-

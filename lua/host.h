@@ -17,33 +17,33 @@
 #include <uv.h>
 
 typedef struct pod_host_opts {
-  const char *scenario;     /* path of the scenario file */
-  const char *out_dir;      /* NULL: out/<scenario stem> */
-  const char *const *sets;  /* "key=value" strings from --set */
+  const char *scenario;    /* path of the scenario file */
+  const char *out_dir;     /* NULL: out/<scenario stem> */
+  const char *const *sets; /* "key=value" strings from --set */
   int nsets;
-  int unsafe;               /* lift the sandbox */
+  int unsafe; /* lift the sandbox */
   int quiet;
-  const char *tool;         /* NULL: run `scenario`; else an embedded tool:
-                               "validate", "presets" or "plot" */
-  const char *tool_arg;     /* the tool's argument, or NULL */
-  int threads;              /* 0: default (cores) */
-  long long samples;        /* -1: scenario's own */
-  long long seed;           /* -1: scenario's own */
-  const char *format;       /* "table" (default), "csv", "json" */
-  double max_memory_mb;     /* per Lua state */
-  double timeout_s;         /* wall-clock budget, 0: none */
-  double max_samples_mb;    /* budget for exact quantiles */
-  int progress;             /* 1: progress bar on stderr */
-  int help;                 /* run FILE --help: list the scenario's
-                               podsim.arg declarations and stop */
-  int no_trace;             /* 1: studies run a Lua eval per sample */
+  const char *tool;      /* NULL: run `scenario`; else an embedded tool:
+                            "validate", "presets" or "plot" */
+  const char *tool_arg;  /* the tool's argument, or NULL */
+  int threads;           /* 0: default (cores) */
+  long long samples;     /* -1: scenario's own */
+  long long seed;        /* -1: scenario's own */
+  const char *format;    /* "table" (default), "csv", "json" */
+  double max_memory_mb;  /* per Lua state */
+  double timeout_s;      /* wall-clock budget, 0: none */
+  double max_samples_mb; /* budget for exact quantiles */
+  int progress;          /* 1: progress bar on stderr */
+  int help;              /* run FILE --help: list the scenario's
+                            podsim.arg declarations and stop */
+  int no_trace;          /* 1: studies run a Lua eval per sample */
   /* scale-out (scale.h): --shard I/N writes chunk results to shard_dir;
   ** merge: studies read them (podsim merge); mpi: --mpi */
-  int shard_i, shard_n;     /* shard_n 0: not sharded */
+  int shard_i, shard_n; /* shard_n 0: not sharded */
   const char *shard_dir;
   int merge;
-  int mpi;                  /* rank 0 of an MPI run: SIGTERM (how mpirun
-                               passes on ^C) acts as SIGINT */
+  int mpi; /* rank 0 of an MPI run: SIGTERM (how mpirun
+              passes on ^C) acts as SIGINT */
   /* called with the exit code after the scenario ended, before its state
   ** closes; returns the exit code to use.  May be NULL. */
   int (*at_end)(int rc);
@@ -90,9 +90,10 @@ void lpod_host_help_done(pod_host *h);
 /* Non-zero once SIGINT (or the timeout) asked the run to stop. */
 int lpod_host_interrupted(pod_host *h);
 
-/* Print msg (located by the caller) on stderr now and make the run exit 1 when the
-** scenario ends, without stopping it (a budget stopped one study; the
-** scenario may still write its partial results).  Loop thread only. */
+/* Print msg (located by the caller) on stderr now and make the run exit 1 when
+ *the
+ ** scenario ends, without stopping it (a budget stopped one study; the
+ ** scenario may still write its partial results).  Loop thread only. */
 void lpod_host_fail(pod_host *h, const char *msg);
 
 /* Cancel hooks: called once on the loop thread when the run must stop
@@ -110,13 +111,13 @@ const char *lpod_host_embedded(const char *name, size_t *len);
 ** copy in its registry, so path checks work on any thread without the
 ** host.  Roots are real paths (symlinks resolved). */
 typedef struct pod_sandbox {
-  int unsafe;                /* --unsafe: no checks */
-  char scen_dir[PATH_MAX];   /* reading allowed below it */
-  char out_dir[PATH_MAX];    /* reading and writing allowed below it */
-  uint64_t deadline_ns;      /* uv_hrtime() past which Lua code in a study's
-                                template state (the metrics probe) stops;
-                                0: no --timeout */
-  double timeout_s;          /* for the message */
+  int unsafe;              /* --unsafe: no checks */
+  char scen_dir[PATH_MAX]; /* reading allowed below it */
+  char out_dir[PATH_MAX];  /* reading and writing allowed below it */
+  uint64_t deadline_ns;    /* uv_hrtime() past which Lua code in a study's
+                              template state (the metrics probe) stops;
+                              0: no --timeout */
+  double timeout_s;        /* for the message */
 } pod_sandbox;
 
 /* The sandbox of L (a copy in L's registry), or NULL when L has none. */
@@ -134,8 +135,8 @@ enum {
 ** allowed (real then holds the path to open), 0 when not (or it cannot
 ** be resolved: a dangling symlink, a loop, too long).  With sb->unsafe
 ** everything is allowed.  A NULL sb allows nothing. */
-int lpod_sandbox_check(const pod_sandbox *sb, const char *path, int mode, char *real,
-                       size_t n);
+int lpod_sandbox_check(const pod_sandbox *sb, const char *path, int mode,
+                       char *real, size_t n);
 
 /* lpod_sandbox_check with L's sandbox, result discarded. */
 int lpod_path_allowed(lua_State *L, const char *path, int mode);

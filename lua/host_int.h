@@ -42,7 +42,7 @@ struct pod_host {
   uv_loop_t loop;
   uv_async_t wake; /* SIGINT -> loop */
   uv_timer_t timeout;
-  int finished; /* scenario returned or failed */
+  int finished;  /* scenario returned or failed */
   int help_done; /* run FILE --help printed the arguments */
   int failed;
   int waiting; /* scenario yielded inside a podsim call */
@@ -81,7 +81,8 @@ int pod_host__doomed(lua_State *L);
 void pod_host__guard_budgets(lua_State *L);
 /* Stop Lua code running in L once uv_hrtime() passes deadline_ns (0:
 ** remove the hook) with the error msg, dooming L.  [-0, +0, m] */
-void pod_host__set_deadline(lua_State *L, uint64_t deadline_ns, const char *msg);
+void pod_host__set_deadline(lua_State *L, uint64_t deadline_ns,
+                            const char *msg);
 
 /* host_paths.c */
 /* path made absolute (from the cwd) and lexically normalised into out;

@@ -121,7 +121,8 @@ static int raw_listdir(lua_State *L) {
     n++;
   }
   closedir(d);
-  if (!oom && n > 1) qsort(names, n, sizeof *names, cmp_names); /* names is NULL when n is 0 */
+  if (!oom && n > 1)
+    qsort(names, n, sizeof *names, cmp_names); /* names is NULL when n is 0 */
   if (!oom) lua_createtable(L, (int)n, 0);
   for (size_t i = 0; i < n; i++) {
     if (!oom) {
@@ -191,7 +192,8 @@ static int raw_mark_arg(lua_State *L) {
   const char *k = lua_tolstring(L, 1, &n);
   if (o == NULL || k == NULL) return 0;
   for (int i = 0; i < o->nsets && i < SET_READ_MAX; i++)
-    if (strncmp(o->sets[i], k, n) == 0 && o->sets[i][n] == '=') g_set_read[i] = 1;
+    if (strncmp(o->sets[i], k, n) == 0 && o->sets[i][n] == '=')
+      g_set_read[i] = 1;
   return 0;
 }
 

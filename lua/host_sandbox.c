@@ -41,7 +41,8 @@ static void *budget_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     /* Lua retries a refused allocation once after an emergency collection
     ** (lmem.c); a second refusal of the same size raises LUA_ERRMEM, so
     ** that is where the state is doomed. */
-    if (m->last_refused == nsize && m->doomed == POD_DOOM_NONE) m->doomed = POD_DOOM_MEMORY;
+    if (m->last_refused == nsize && m->doomed == POD_DOOM_NONE)
+      m->doomed = POD_DOOM_MEMORY;
     m->last_refused = nsize;
     return NULL;
   }
@@ -126,7 +127,8 @@ static int guard_pcall(lua_State *L) {
   luaL_checkany(L, 1);
   lua_pushboolean(L, 1); /* first result on success */
   lua_insert(L, 1);
-  int status = lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, guard_finish);
+  int status =
+      lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, guard_finish);
   return guard_finish(L, status, 0);
 }
 
@@ -174,7 +176,8 @@ static void check_budget(lua_State *L) {
   }
   if (lpod_host(L) != NULL) {
     pod_host__check_time(L);
-  } else if (lua_getfield(L, LUA_REGISTRYINDEX, "lpod.budget_check") == LUA_TFUNCTION) {
+  } else if (lua_getfield(L, LUA_REGISTRYINDEX, "lpod.budget_check") ==
+             LUA_TFUNCTION) {
     lua_call(L, 0, 0);
   } else {
     lua_pop(L, 1);
@@ -189,8 +192,9 @@ static void check_pattern_args(lua_State *L, int gsub) {
   luaL_checkstring(L, 2);
   if (gsub) {
     int tr = lua_type(L, 3);
-    luaL_argexpected(L, tr == LUA_TNUMBER || tr == LUA_TSTRING || tr == LUA_TFUNCTION ||
-                            tr == LUA_TTABLE,
+    luaL_argexpected(L,
+                     tr == LUA_TNUMBER || tr == LUA_TSTRING ||
+                         tr == LUA_TFUNCTION || tr == LUA_TTABLE,
                      3, "string/function/table");
     luaL_optinteger(L, 4, 0);
   } else {
@@ -282,13 +286,16 @@ static void deadline_hook(lua_State *L, lua_Debug *ar) {
   lua_error(L);
 }
 
-void pod_host__set_deadline(lua_State *L, uint64_t deadline_ns, const char *msg) {
+void pod_host__set_deadline(lua_State *L, uint64_t deadline_ns,
+                            const char *msg) {
   lua_pushinteger(L, (lua_Integer)deadline_ns);
   lua_setfield(L, LUA_REGISTRYINDEX, "lpod.deadline_ns");
   lua_pushstring(L, msg);
   lua_setfield(L, LUA_REGISTRYINDEX, "lpod.deadline_msg");
-  if (deadline_ns) lua_sethook(L, deadline_hook, LUA_MASKCOUNT, 100000);
-  else lua_sethook(L, NULL, 0, 0);
+  if (deadline_ns)
+    lua_sethook(L, deadline_hook, LUA_MASKCOUNT, 100000);
+  else
+    lua_sethook(L, NULL, 0, 0);
 }
 
 /* ---------------------------------------------------------------------- */

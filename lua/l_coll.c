@@ -14,28 +14,43 @@
 
 #define ARG(f) (offsetof(pod_coll_cfg, args) + offsetof(pod_coll_args, f))
 static const lpod_field cfg_fields[] = {
-    {"system", LPOD_STRUCT, offsetof(pod_coll_cfg, system), 0, 0, 0, 0, "", NULL, &lpod_system_type},
-    {"op", LPOD_ENUM, offsetof(pod_coll_cfg, op), 0, 0, 0, 0, "", pod_coll_op_names, NULL},
+    {"system", LPOD_STRUCT, offsetof(pod_coll_cfg, system), 0, 0, 0, 0, "",
+     NULL, &lpod_system_type},
+    {"op", LPOD_ENUM, offsetof(pod_coll_cfg, op), 0, 0, 0, 0, "",
+     pod_coll_op_names, NULL},
     {"ranks", LPOD_INT, ARG(ranks), 0, 1, 1 << 24, 0, "ranks", NULL, NULL},
-    {"ranks_per_domain", LPOD_INT, ARG(ranks_per_domain), 0, 0, 1 << 24, 0, "ranks (0: packed)", NULL, NULL},
-    {"bytes", LPOD_DOUBLE, ARG(bytes), 0, 0, 1e18, 0, "bytes (nccl-tests S)", NULL, NULL},
+    {"ranks_per_domain", LPOD_INT, ARG(ranks_per_domain), 0, 0, 1 << 24, 0,
+     "ranks (0: packed)", NULL, NULL},
+    {"bytes", LPOD_DOUBLE, ARG(bytes), 0, 0, 1e18, 0, "bytes (nccl-tests S)",
+     NULL, NULL},
     {"algo", LPOD_ENUM, ARG(algo), 0, 0, 0, 0, "", pod_coll_algo_names, NULL},
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
-const lpod_type lpod_coll_cfg_type = {
-    "podsim.collective_cfg", "collective", "podsim.collective", NULL,
-    sizeof(pod_coll_cfg), cfg_fields, NULL, NULL, NULL, NULL};
+const lpod_type lpod_coll_cfg_type = {"podsim.collective_cfg",
+                                      "collective",
+                                      "podsim.collective",
+                                      NULL,
+                                      sizeof(pod_coll_cfg),
+                                      cfg_fields,
+                                      NULL,
+                                      NULL,
+                                      NULL,
+                                      NULL};
 
-static const char *const opt_keys[] = {"ranks", "bytes", "ranks_per_domain", "algo", NULL};
+static const char *const opt_keys[] = {"ranks", "bytes", "ranks_per_domain",
+                                       "algo", NULL};
 
 /* The option at stack slot idx as a number in [min, max] (an integer when
 ** `integral`); raises the located error naming `key` otherwise. */
-static double opt_value(lua_State *L, int idx, const char *key, double min, double max,
-                        int required, int integral, const char *ctx) {
+static double opt_value(lua_State *L, int idx, const char *key, double min,
+                        double max, int required, int integral,
+                        const char *ctx) {
   int isnum = 0;
-  double v = lua_type(L, idx) == LUA_TNUMBER ? lua_tonumberx(L, idx, &isnum) : 0;
+  double v =
+      lua_type(L, idx) == LUA_TNUMBER ? lua_tonumberx(L, idx, &isnum) : 0;
   if (isnum && v >= min && v <= max && (!integral || v == floor(v))) return v;
-  if (lua_isnil(L, idx) && required) lpod_error(L, ctx, key, "required field is missing");
+  if (lua_isnil(L, idx) && required)
+    lpod_error(L, ctx, key, "required field is missing");
   lpod_check_range(L, idx, min, max, 0, ctx, key);
   return lpod_error(L, ctx, key, "must be an integer (got %.10g)", v);
 }
@@ -48,7 +63,8 @@ void lpod_coll_read(lua_State *L, int op, pod_coll_cfg *c) {
   memset(c, 0, sizeof *c);
   const pod_system *sys = lpod_test(L, 1, &lpod_system_type);
   if (sys == NULL) {
-    if (lua_isnoneornil(L, 1)) lpod_error(L, ctx, "system", "required argument is missing");
+    if (lua_isnoneornil(L, 1))
+      lpod_error(L, ctx, "system", "required argument is missing");
     lpod_to_value(L, 1, &lpod_system_type, &c->system, "system");
   } else {
     c->system = *sys;
@@ -60,12 +76,14 @@ void lpod_coll_read(lua_State *L, int op, pod_coll_cfg *c) {
   }
   if (op < 0) {
     if (lua_type(L, 2) != LUA_TSTRING)
-      lpod_error(L, ctx, "op", "expected one of all_reduce, all_gather, "
+      lpod_error(L, ctx, "op",
+                 "expected one of all_reduce, all_gather, "
                  "reduce_scatter, all_to_all, broadcast, send_recv; got %s",
                  luaL_typename(L, 2));
     const char *near = lpod_nearest(lua_tostring(L, 2), pod_coll_op_names);
-    lpod_error(L, ctx, "op", "unknown collective '%s'%s%s%s", lua_tostring(L, 2),
-               near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+    lpod_error(L, ctx, "op", "unknown collective '%s'%s%s%s",
+               lua_tostring(L, 2), near ? " (did you mean '" : "",
+               near ? near : "", near ? "'?)" : "");
   }
   c->op = (pod_coll_op)op;
   if (!lua_istable(L, 3))
@@ -76,25 +94,34 @@ void lpod_coll_read(lua_State *L, int op, pod_coll_cfg *c) {
   ** slow key check runs only when the table has keys we did not read. */
   lua_settop(L, 3);
   int found = 0;
-  for (int i = 0; opt_keys[i]; i++) found += lua_getfield(L, 3, opt_keys[i]) != LUA_TNIL;
-  if (lpod_count_keys(L, 3) != found) lpod_check_keys(L, 3, ctx, NULL, opt_keys);
+  for (int i = 0; opt_keys[i]; i++)
+    found += lua_getfield(L, 3, opt_keys[i]) != LUA_TNIL;
+  if (lpod_count_keys(L, 3) != found)
+    lpod_check_keys(L, 3, ctx, NULL, opt_keys);
   pod_coll_args *a = &c->args;
   a->ranks = (int)opt_value(L, 4, "ranks", 1, 1 << 24, 1, 1, ctx);
   a->bytes = opt_value(L, 5, "bytes", 0, 1e18, 1, 0, ctx);
-  a->ranks_per_domain = lua_isnil(L, 6) ? 0 : (int)opt_value(L, 6, "ranks_per_domain", 0, 1 << 24, 0, 1, ctx);
+  a->ranks_per_domain =
+      lua_isnil(L, 6)
+          ? 0
+          : (int)opt_value(L, 6, "ranks_per_domain", 0, 1 << 24, 0, 1, ctx);
   a->algo = lua_isnil(L, 7) ? POD_ALGO_AUTO
-                            : (pod_coll_algo)lpod_opt_enum(L, 3, "algo", POD_ALGO_AUTO, pod_coll_algo_names, 0, ctx, NULL);
+                            : (pod_coll_algo)lpod_opt_enum(
+                                  L, 3, "algo", POD_ALGO_AUTO,
+                                  pod_coll_algo_names, 0, ctx, NULL);
   lua_settop(L, 3);
 }
 
 /* pod_coll_eval with the binding's error conventions (l_read.h). */
 int lpod_coll_eval(const pod_coll_cfg *c, pod_coll_result *r, pod_err *e) {
   int rc = pod_coll_eval(&c->system, c->op, &c->args, r, e);
-  if (rc != POD_OK && e->field[0] == '\0') pod_err_set(e, rc, "", "%s", pod_strerror(rc));
+  if (rc != POD_OK && e->field[0] == '\0')
+    pod_err_set(e, rc, "", "%s", pod_strerror(rc));
   return rc;
 }
 
-/* podsim.collective(system, op, opts) -> {time_s, algbw_GBps, busbw_GBps, algo} */
+/* podsim.collective(system, op, opts) -> {time_s, algbw_GBps, busbw_GBps, algo}
+ */
 static int l_collective(lua_State *L) {
   static const char ctx[] = "podsim.collective";
   /* op: compare with the interned names in the upvalues first (pointer
@@ -132,7 +159,8 @@ static int l_collective(lua_State *L) {
 }
 
 void lpod_open_coll(lua_State *L) {
-  for (int i = 0; i < POD_COLL_NOPS; i++) lua_pushstring(L, pod_coll_op_names[i]);
+  for (int i = 0; i < POD_COLL_NOPS; i++)
+    lua_pushstring(L, pod_coll_op_names[i]);
   lua_pushcclosure(L, l_collective, POD_COLL_NOPS);
   lua_setfield(L, -2, "collective");
   lpod_register_kernel(L, "collective", &pod_coll_kernel, &lpod_coll_cfg_type);

@@ -35,7 +35,9 @@ const pod_dist *lpod_dist_test(lua_State *L, int idx, int *has_labels) {
   return &ld->d;
 }
 
-void lpod_dist_push_labels(lua_State *L, int idx) { lua_getiuservalue(L, idx, 1); }
+void lpod_dist_push_labels(lua_State *L, int idx) {
+  lua_getiuservalue(L, idx, 1);
+}
 
 static int dist_gc(lua_State *L) {
   ldist *ld = luaL_checkudata(L, 1, DIST_T);
@@ -92,8 +94,10 @@ static int read_param(lua_State *L, const char *ctx, const char *name, int pos,
   lua_rawgeti(L, 1, pos);
   if (!lua_isnil(L, -1) && !lua_isnil(L, -2))
     lpod_error(L, ctx, name, "given both by position (%d) and by name", pos);
-  if (lua_isnil(L, -1)) lua_pop(L, 1);
-  else lua_remove(L, -2);
+  if (lua_isnil(L, -1))
+    lua_pop(L, 1);
+  else
+    lua_remove(L, -2);
   if (lua_isnil(L, -1)) {
     lua_pop(L, 1);
     return 0;
@@ -103,15 +107,16 @@ static int read_param(lua_State *L, const char *ctx, const char *name, int pos,
   return 1;
 }
 
-static void check_no_extra(lua_State *L, const char *ctx, const char *const *names,
-                           int npos) {
+static void check_no_extra(lua_State *L, const char *ctx,
+                           const char *const *names, int npos) {
   lua_pushnil(L);
   while (lua_next(L, 1)) {
     lua_pop(L, 1);
     if (lua_type(L, -1) == LUA_TNUMBER) {
       lua_Integer i = lua_tointeger(L, -1);
       if (i < 1 || i > npos)
-        lpod_error(L, ctx, NULL, "takes at most %d positional parameters", npos);
+        lpod_error(L, ctx, NULL, "takes at most %d positional parameters",
+                   npos);
       continue;
     }
     if (lua_type(L, -1) != LUA_TSTRING) lpod_error(L, ctx, NULL, "bad key");
@@ -121,9 +126,11 @@ static void check_no_extra(lua_State *L, const char *ctx, const char *const *nam
       if (strcmp(k, names[i]) == 0) ok = 1;
     if (!ok) {
       const char *near = lpod_nearest(k, names);
-      if (near) lpod_error(L, ctx, k, "unknown parameter (did you mean '%s'?)", near);
+      if (near)
+        lpod_error(L, ctx, k, "unknown parameter (did you mean '%s'?)", near);
       lpod_push_names(L, names);
-      lpod_error(L, ctx, k, "unknown parameter (one of %s)", lua_tostring(L, -1));
+      lpod_error(L, ctx, k, "unknown parameter (one of %s)",
+                 lua_tostring(L, -1));
     }
   }
 }
@@ -134,12 +141,14 @@ static int l_plain(lua_State *L) {
   char ctx[48];
   snprintf(ctx, sizeof ctx, "podsim.dist.%s", k->name);
   if (!lua_istable(L, 1))
-    return lpod_error(L, ctx, NULL, "expected a table of parameters, e.g. %s{...}", ctx);
+    return lpod_error(L, ctx, NULL,
+                      "expected a table of parameters, e.g. %s{...}", ctx);
   pod_dist d;
   pod_err e;
   pod_err_clear(&e);
   if (strcmp(k->name, "lognormal") == 0) {
-    static const char *const names[] = {"mu", "sigma", "median", "p90", "p5", "p95", NULL};
+    static const char *const names[] = {"mu", "sigma", "median", "p90",
+                                        "p5", "p95",   NULL};
     check_no_extra(L, ctx, names, 2);
     double a, b;
     int has_mu = read_param(L, ctx, "mu", 1, &a);
@@ -149,19 +158,28 @@ static int l_plain(lua_State *L) {
     int has_p90 = read_param(L, ctx, "p90", 0, &p90);
     int has_p5 = read_param(L, ctx, "p5", 0, &p5);
     int has_p95 = read_param(L, ctx, "p95", 0, &p95);
-    int forms = (has_mu || has_sigma) + (has_med || has_p90) + (has_p5 || has_p95);
+    int forms =
+        (has_mu || has_sigma) + (has_med || has_p90) + (has_p5 || has_p95);
     if (forms != 1)
-      return lpod_error(L, ctx, NULL, "give exactly one of {mu, sigma}, {median=, p90=} or {p5=, p95=}");
+      return lpod_error(
+          L, ctx, NULL,
+          "give exactly one of {mu, sigma}, {median=, p90=} or {p5=, p95=}");
     int rc;
     if (has_mu || has_sigma) {
-      if (!has_mu || !has_sigma) return lpod_error(L, ctx, has_mu ? "sigma" : "mu", "required parameter is missing");
+      if (!has_mu || !has_sigma)
+        return lpod_error(L, ctx, has_mu ? "sigma" : "mu",
+                          "required parameter is missing");
       d = pod_dist_lognormal(a, b);
       rc = POD_OK;
     } else if (has_med || has_p90) {
-      if (!has_med || !has_p90) return lpod_error(L, ctx, has_med ? "p90" : "median", "required parameter is missing");
+      if (!has_med || !has_p90)
+        return lpod_error(L, ctx, has_med ? "p90" : "median",
+                          "required parameter is missing");
       rc = pod_dist_lognormal_median_p90(med, p90, &d, &e);
     } else {
-      if (!has_p5 || !has_p95) return lpod_error(L, ctx, has_p5 ? "p95" : "p5", "required parameter is missing");
+      if (!has_p5 || !has_p95)
+        return lpod_error(L, ctx, has_p5 ? "p95" : "p5",
+                          "required parameter is missing");
       rc = pod_dist_lognormal_p5_p95(p5, p95, &d, &e);
     }
     if (rc != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
@@ -178,16 +196,36 @@ static int l_plain(lua_State *L) {
       return lpod_error(L, ctx, k->params[i], "required parameter is missing");
   }
   switch ((int)(k - kinds)) {
-    case 0: d = pod_dist_fixed(p[0]); break;
-    case 1: d = pod_dist_uniform(p[0], p[1]); break;
-    case 2: d = pod_dist_loguniform(p[0], p[1]); break;
-    case 3: d = pod_dist_normal(p[0], p[1]); break;
-    case 4: d = pod_dist_truncnormal(p[0], p[1], p[2], p[3]); break;
-    case 6: d = pod_dist_triangular(p[0], p[1], p[2]); break;
-    case 7: d = pod_dist_beta(p[0], p[1], p[2], p[3]); break;
-    case 8: d = pod_dist_gamma(p[0], p[1]); break;
-    case 9: d = pod_dist_weibull(p[0], p[1]); break;
-    default: d = pod_dist_exponential(p[0]); break;
+    case 0:
+      d = pod_dist_fixed(p[0]);
+      break;
+    case 1:
+      d = pod_dist_uniform(p[0], p[1]);
+      break;
+    case 2:
+      d = pod_dist_loguniform(p[0], p[1]);
+      break;
+    case 3:
+      d = pod_dist_normal(p[0], p[1]);
+      break;
+    case 4:
+      d = pod_dist_truncnormal(p[0], p[1], p[2], p[3]);
+      break;
+    case 6:
+      d = pod_dist_triangular(p[0], p[1], p[2]);
+      break;
+    case 7:
+      d = pod_dist_beta(p[0], p[1], p[2], p[3]);
+      break;
+    case 8:
+      d = pod_dist_gamma(p[0], p[1]);
+      break;
+    case 9:
+      d = pod_dist_weibull(p[0], p[1]);
+      break;
+    default:
+      d = pod_dist_exponential(p[0]);
+      break;
   }
   check_dist(L, ctx, &d);
   push_new(L, &d, 0);
@@ -209,13 +247,15 @@ static int values_list(lua_State *L, const char *ctx, int allow_weights) {
   if (named) check_no_extra(L, ctx, allow_weights ? with_w : without_w, 0);
   int n = (int)lua_rawlen(L, -1);
   if (n < 1) lpod_error(L, ctx, "values", "needs at least one value");
-  if (n > MAX_VALUES) lpod_error(L, ctx, "values", "at most %d values", MAX_VALUES);
+  if (n > MAX_VALUES)
+    lpod_error(L, ctx, "values", "at most %d values", MAX_VALUES);
   if (!named) {
     /* positional form: only the list part */
     lua_pushnil(L);
     while (lua_next(L, 1)) {
       lua_pop(L, 1);
-      if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > n)
+      if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 ||
+          lua_tointeger(L, -1) > n)
         lpod_error(L, ctx, lua_isstring(L, -1) ? lua_tostring(L, -1) : NULL,
                    "expected a list of values (or values=, weights=)");
     }
@@ -225,7 +265,8 @@ static int values_list(lua_State *L, const char *ctx, int allow_weights) {
 
 static int l_choice(lua_State *L) {
   static const char ctx[] = "podsim.dist.choice";
-  if (!lua_istable(L, 1)) return lpod_error(L, ctx, NULL, "expected a table of values");
+  if (!lua_istable(L, 1))
+    return lpod_error(L, ctx, NULL, "expected a table of values");
   int n = values_list(L, ctx, 1);
   int list = lua_gettop(L);
   double *vals = malloc(sizeof(double) * (size_t)n);
@@ -234,8 +275,10 @@ static int l_choice(lua_State *L) {
   int numeric = 1;
   for (int i = 1; i <= n; i++) {
     lua_rawgeti(L, list, i);
-    if (lua_type(L, -1) != LUA_TNUMBER) numeric = 0;
-    else vals[i - 1] = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER)
+      numeric = 0;
+    else
+      vals[i - 1] = lua_tonumber(L, -1);
     lua_pop(L, 1);
   }
   if (!numeric)
@@ -244,7 +287,8 @@ static int l_choice(lua_State *L) {
   if (!lua_isnil(L, -1)) {
     if (!lua_istable(L, -1) || (int)lua_rawlen(L, -1) != n) {
       free(vals);
-      return lpod_error(L, ctx, "weights", "expected a list of %d weights, one per value", n);
+      return lpod_error(L, ctx, "weights",
+                        "expected a list of %d weights, one per value", n);
     }
     w = malloc(sizeof(double) * (size_t)n);
     if (w == NULL) {
@@ -276,7 +320,8 @@ static int l_choice(lua_State *L) {
 
 static int l_empirical(lua_State *L) {
   static const char ctx[] = "podsim.dist.empirical";
-  if (!lua_istable(L, 1)) return lpod_error(L, ctx, NULL, "expected a list of numbers");
+  if (!lua_istable(L, 1))
+    return lpod_error(L, ctx, NULL, "expected a list of numbers");
   int n = values_list(L, ctx, 0);
   double *vals = malloc(sizeof(double) * (size_t)n);
   if (vals == NULL) return luaL_error(L, "out of memory");
@@ -344,7 +389,8 @@ static int dist_tostring(lua_State *L) {
   const pod_dist *d = &((ldist *)luaL_checkudata(L, 1, DIST_T))->d;
   luaL_Buffer b;
   luaL_buffinit(L, &b);
-  const char *kind = d->kind == POD_DIST_DISCRETE ? "choice" : pod_dist_kind_name(d->kind);
+  const char *kind =
+      d->kind == POD_DIST_DISCRETE ? "choice" : pod_dist_kind_name(d->kind);
   luaL_addstring(&b, kind);
   luaL_addchar(&b, '{');
   if (d->kind == POD_DIST_DISCRETE || d->kind == POD_DIST_EMPIRICAL) {
@@ -354,7 +400,8 @@ static int dist_tostring(lua_State *L) {
     for (int k = 0; kinds[k].name; k++) {
       if (strcmp(kinds[k].name, kind) != 0) continue;
       for (int i = 0; kinds[k].params[i]; i++) {
-        lua_pushfstring(L, "%s%s=%f", i ? ", " : "", kinds[k].params[i], d->p[i]);
+        lua_pushfstring(L, "%s%s=%f", i ? ", " : "", kinds[k].params[i],
+                        d->p[i]);
         luaL_addvalue(&b);
       }
     }
@@ -367,19 +414,25 @@ static int dist_tostring(lua_State *L) {
 static int dist_index(lua_State *L) {
   const pod_dist *d = &((ldist *)luaL_checkudata(L, 1, DIST_T))->d;
   const char *k = luaL_checkstring(L, 2);
-  if (strcmp(k, "mean") == 0) lua_pushnumber(L, pod_dist_mean(d));
-  else if (strcmp(k, "variance") == 0) lua_pushnumber(L, pod_dist_variance(d));
+  if (strcmp(k, "mean") == 0)
+    lua_pushnumber(L, pod_dist_mean(d));
+  else if (strcmp(k, "variance") == 0)
+    lua_pushnumber(L, pod_dist_variance(d));
   else if (strcmp(k, "kind") == 0)
-    lua_pushstring(L, d->kind == POD_DIST_DISCRETE ? "choice" : pod_dist_kind_name(d->kind));
+    lua_pushstring(L, d->kind == POD_DIST_DISCRETE
+                          ? "choice"
+                          : pod_dist_kind_name(d->kind));
   else if (strcmp(k, "quantile") == 0) {
     lua_pushvalue(L, lua_upvalueindex(1));
-  } else return 0;
+  } else
+    return 0;
   return 1;
 }
 
 static int dist_quantile(lua_State *L) {
   const pod_dist *d = lpod_dist_test(L, 1, NULL);
-  if (d == NULL) return lpod_error(L, "dist:quantile", NULL, "call as dist:quantile(u)");
+  if (d == NULL)
+    return lpod_error(L, "dist:quantile", NULL, "call as dist:quantile(u)");
   double u = lpod_check_range(L, 2, 0, 1, 1, "dist:quantile", "u");
   lua_pushnumber(L, pod_dist_quantile(d, u));
   return 1;
@@ -396,9 +449,12 @@ static int dist_kinds_index(lua_State *L) {
   names[n] = NULL;
   const char *k = lua_tostring(L, 2);
   const char *near = lpod_nearest(k, names);
-  if (near) return lpod_error(L, "podsim.dist", k, "unknown distribution (did you mean '%s'?)", near);
+  if (near)
+    return lpod_error(L, "podsim.dist", k,
+                      "unknown distribution (did you mean '%s'?)", near);
   lpod_push_names(L, names); /* the kinds, from the one table above */
-  return lpod_error(L, "podsim.dist", k, "unknown distribution (%s)", lua_tostring(L, -1));
+  return lpod_error(L, "podsim.dist", k, "unknown distribution (%s)",
+                    lua_tostring(L, -1));
 }
 
 void lpod_open_dist(lua_State *L) {

@@ -14,14 +14,19 @@
 
 #define INF HUGE_VAL
 
-static int gpu_check(const void *v, pod_err *e) { return pod_hw_gpu_check(v, e); }
-static int gpu_preset(const char *n, void *out) { return pod_hw_gpu_preset(n, out); }
+static int gpu_check(const void *v, pod_err *e) {
+  return pod_hw_gpu_check(v, e);
+}
+static int gpu_preset(const char *n, void *out) {
+  return pod_hw_gpu_preset(n, out);
+}
 LPOD_PRESET_ITER(gpu, pod_gpu, pod_hw_gpu_at)
 
 #define GF(name, type, min, max, open, unit) \
-  {#name, type, offsetof(pod_gpu, name), 0, min, max, open, unit, NULL, NULL}
+  { #name, type, offsetof(pod_gpu, name), 0, min, max, open, unit, NULL, NULL }
 static const lpod_field gpu_fields[] = {
-    {"name", LPOD_STRING, offsetof(pod_gpu, name), POD_NAME_MAX, 0, 0, 0, "", NULL, NULL},
+    {"name", LPOD_STRING, offsetof(pod_gpu, name), POD_NAME_MAX, 0, 0, 0, "",
+     NULL, NULL},
     GF(bf16_tflops, LPOD_DOUBLE, 0, 1e6, 1, "dense TFLOP/s"),
     GF(fp8_tflops, LPOD_DOUBLE, 0, 1e6, 0, "dense TFLOP/s (0: none)"),
     GF(fp4_tflops, LPOD_DOUBLE, 0, 1e6, 0, "dense TFLOP/s (0: none)"),
@@ -31,21 +36,33 @@ static const lpod_field gpu_fields[] = {
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_gpu_type = {
-    "podsim.gpu", "gpu", "podsim.gpu", "gpus", sizeof(pod_gpu), gpu_fields,
-    gpu_check, gpu_preset, gpu_name, gpu_source};
+    "podsim.gpu", "gpu",     "podsim.gpu", "gpus",   sizeof(pod_gpu),
+    gpu_fields,   gpu_check, gpu_preset,   gpu_name, gpu_source};
 
-static int sys_check(const void *v, pod_err *e) { return pod_hw_system_check(v, e); }
-static int sys_preset(const char *n, void *out) { return pod_hw_system_preset(n, out); }
+static int sys_check(const void *v, pod_err *e) {
+  return pod_hw_system_check(v, e);
+}
+static int sys_preset(const char *n, void *out) {
+  return pod_hw_system_preset(n, out);
+}
 LPOD_PRESET_ITER(sys, pod_system, pod_hw_system_at)
 
-#define SF(name, type, min, max, open, unit) \
-  {#name, type, offsetof(pod_system, name), 0, min, max, open, unit, NULL, NULL}
-#define SE(name, names, unit) \
-  {#name, LPOD_ENUM, offsetof(pod_system, name), 0, 0, 0, 0, unit, names, NULL}
+#define SF(name, type, min, max, open, unit)                                \
+  {                                                                         \
+#name, type, offsetof(pod_system, name), 0, min, max, open, unit, NULL, \
+        NULL                                                                \
+  }
+#define SE(name, names, unit)                                              \
+  {                                                                        \
+#name, LPOD_ENUM, offsetof(pod_system, name), 0, 0, 0, 0, unit, names, \
+        NULL                                                               \
+  }
 /* In the order of pod_transport and pod_routing. */
 static const lpod_field system_fields[] = {
-    {"name", LPOD_STRING, offsetof(pod_system, name), POD_NAME_MAX, 0, 0, 0, "", NULL, NULL},
-    {"gpu", LPOD_STRUCT, offsetof(pod_system, gpu), 0, 0, 0, 0, "", NULL, &lpod_gpu_type},
+    {"name", LPOD_STRING, offsetof(pod_system, name), POD_NAME_MAX, 0, 0, 0, "",
+     NULL, NULL},
+    {"gpu", LPOD_STRUCT, offsetof(pod_system, gpu), 0, 0, 0, 0, "", NULL,
+     &lpod_gpu_type},
     SF(domain_gpus, LPOD_INT, 1, 1 << 20, 0, "GPUs per scale-up domain"),
     SF(up_GBps, LPOD_DOUBLE, 0, 1e5, 1, "GB/s per GPU per direction"),
     SF(up_latency_us, LPOD_DOUBLE, 0, 1e6, 0, "us"),
@@ -61,9 +78,11 @@ static const lpod_field system_fields[] = {
     SF(out_half_MB, LPOD_DOUBLE, 0, 1e9, 0, "MiB"),
     SF(nvls_eff, LPOD_DOUBLE, 0, 2, 0, "NVLS busbw over up_GBps (0: no NVLS)"),
     SF(nvls_latency_us, LPOD_DOUBLE, 0, 1e6, 0, "us"),
-    SF(up_channels, LPOD_INT, 1, 1024, 0, "NCCL channels on the scale-up fabric"),
+    SF(up_channels, LPOD_INT, 1, 1024, 0,
+       "NCCL channels on the scale-up fabric"),
     SF(net_channels, LPOD_INT, 1, 1024, 0, "NCCL network channels per domain"),
-    SF(net_channel_GBps, LPOD_DOUBLE, 0, 1e5, 1, "GB/s per channel per direction"),
+    SF(net_channel_GBps, LPOD_DOUBLE, 0, 1e5, 1,
+       "GB/s per channel per direction"),
     SE(transport, pod_hw_transport_names, "scale-out transport"),
     SE(routing, pod_hw_routing_names, "scale-out path selection"),
     SF(sharp, LPOD_BOOL, 0, 1, 0, "in-network reduction (CollNet)"),
@@ -72,15 +91,16 @@ static const lpod_field system_fields[] = {
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_system_type = {
-    "podsim.system", "system", "podsim.system", "systems", sizeof(pod_system),
-    system_fields, sys_check, sys_preset, sys_name, sys_source};
+    "podsim.system", "system",  "podsim.system", "systems", sizeof(pod_system),
+    system_fields,   sys_check, sys_preset,      sys_name,  sys_source};
 
 /* Names of the fabric presets, for suggestions (NULL-terminated). */
 static const char *const *fabric_names(void) {
   static const char *names[16];
   if (names[0] == NULL) {
     int i = 0;
-    for (const pod_fabric *f; i < 15 && (f = pod_hw_fabric_at(i, NULL)) != NULL; i++)
+    for (const pod_fabric *f; i < 15 && (f = pod_hw_fabric_at(i, NULL)) != NULL;
+         i++)
       names[i] = f->name;
   }
   return names;
@@ -93,7 +113,8 @@ static void system_with_fabric(lua_State *L, int tbl, pod_system *out) {
   static const char ctx[] = "podsim.system";
   tbl = lua_absindex(L, tbl);
   if (lua_getfield(L, tbl, "fabric") != LUA_TSTRING) /* stack: fabric */
-    lpod_error(L, ctx, "fabric", "expected a fabric name (podsim.fabrics), got %s",
+    lpod_error(L, ctx, "fabric",
+               "expected a fabric name (podsim.fabrics), got %s",
                luaL_typename(L, -1));
   const char *fname = lua_tostring(L, -1);
   if (lua_getfield(L, tbl, "base") == LUA_TNIL) /* stack: fabric, base */
@@ -107,13 +128,15 @@ static void system_with_fabric(lua_State *L, int tbl, pod_system *out) {
   if (pod_hw_fabric_apply(fname, &base) != POD_OK) {
     const char *near = lpod_nearest(fname, fabric_names());
     lpod_error(L, ctx, "fabric", "unknown fabric '%s'%s%s%s", fname,
-               near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+               near ? " (did you mean '" : "", near ? near : "",
+               near ? "'?)" : "");
   }
   lua_pop(L, 1);
   lua_newtable(L); /* stack: copy */
   lua_pushnil(L);
   while (lua_next(L, tbl) != 0) { /* stack: copy, key, value */
-    if (lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "fabric") == 0) {
+    if (lua_type(L, -2) == LUA_TSTRING &&
+        strcmp(lua_tostring(L, -2), "fabric") == 0) {
       lua_pop(L, 1);
       continue;
     }
@@ -130,7 +153,8 @@ static void system_with_fabric(lua_State *L, int tbl, pod_system *out) {
 /* podsim.gpu{base=, ...} and podsim.system{base=, fabric=, ...} */
 static int l_new(lua_State *L) {
   const lpod_type *t = lua_touserdata(L, lua_upvalueindex(1));
-  char buf[sizeof(pod_system) > sizeof(pod_gpu) ? sizeof(pod_system) : sizeof(pod_gpu)];
+  char buf[sizeof(pod_system) > sizeof(pod_gpu) ? sizeof(pod_system)
+                                                : sizeof(pod_gpu)];
   if (!lua_istable(L, 1))
     return lpod_error(L, t->ctor, NULL, "expected a table of fields, got %s",
                       luaL_typename(L, 1));

@@ -27,7 +27,8 @@ static const char *const rule_names[] = {"fixed", "young", "daly", NULL};
 static const char *const waste_names[] = {"first", "daly", "renewal", NULL};
 static const char *const repair_names[] = {"exponential", "lognormal", NULL};
 
-/* --- failure sets ---------------------------------------------------------- */
+/* --- failure sets ----------------------------------------------------------
+ */
 
 /* Only lpod_build (a table of fields, as a study's config) calls this:
 ** such a table cannot list causes, so without base= it has none.  Lists of
@@ -35,23 +36,34 @@ static const char *const repair_names[] = {"exponential", "lognormal", NULL};
 static int fs_check(const void *v, pod_err *e) {
   const pod_rel_failures *f = v;
   if (f->ncauses == 0)
-    return pod_err_set(e, POD_EINVAL, "",
-                       "give a preset name or podsim.failure_set{...} (a list of causes)");
+    return pod_err_set(
+        e, POD_EINVAL, "",
+        "give a preset name or podsim.failure_set{...} (a list of causes)");
   return POD_OK;
 }
-static int fs_preset(const char *n, void *out) { return pod_rel_failures_preset(n, out); }
+static int fs_preset(const char *n, void *out) {
+  return pod_rel_failures_preset(n, out);
+}
 LPOD_PRESET_ITER(fs, pod_rel_failures, pod_rel_failures_at)
 
 static const lpod_field fs_fields[] = {
-    {"name", LPOD_STRING, offsetof(pod_rel_failures, name), POD_REL_NAME_MAX, 0, 0, 0, "", NULL, NULL},
+    {"name", LPOD_STRING, offsetof(pod_rel_failures, name), POD_REL_NAME_MAX, 0,
+     0, 0, "", NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
-const lpod_type lpod_failures_type = {
-    "podsim.failure_set", "failure set", "podsim.failure_set", NULL,
-    sizeof(pod_rel_failures), fs_fields, fs_check, fs_preset, fs_name, fs_source};
+const lpod_type lpod_failures_type = {"podsim.failure_set",
+                                      "failure set",
+                                      "podsim.failure_set",
+                                      NULL,
+                                      sizeof(pod_rel_failures),
+                                      fs_fields,
+                                      fs_check,
+                                      fs_preset,
+                                      fs_name,
+                                      fs_source};
 
-static const char *const cause_keys[] = {"cause", "rate_per_h", "unit", "blast", "basis",
-                                         "source", NULL};
+static const char *const cause_keys[] = {"cause", "rate_per_h", "unit", "blast",
+                                         "basis", "source",     NULL};
 
 /* Read a failures value at idx into *out (see the file comment). */
 static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
@@ -67,23 +79,28 @@ static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
       int n = 0;
       while (n < 15 && (names[n] = fs_name(n)) != NULL) n++;
       names[n] = NULL;
-      lpod_error_unknown(L, ctx, path, "failures preset", name, names, "presets");
+      lpod_error_unknown(L, ctx, path, "failures preset", name, names,
+                         "presets");
     }
     if (lpod_test(L, idx, &lpod_failures_type)) {
       lpod_to_value(L, idx, &lpod_failures_type, out, path);
       return;
     }
-    lpod_error(L, ctx, path, "expected a preset name, podsim.failure_set or a "
-               "list of causes, got %s", luaL_typename(L, idx));
+    lpod_error(L, ctx, path,
+               "expected a preset name, podsim.failure_set or a "
+               "list of causes, got %s",
+               luaL_typename(L, idx));
   }
   memset(out, 0, sizeof *out);
   lua_getfield(L, idx, "name"); /* stack: name */
   if (!lua_isnil(L, -1)) {
     size_t len = 0;
-    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    const char *s =
+        lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
     if (s == NULL || len >= sizeof out->name) {
       snprintf(p, sizeof p, "%s.name", path);
-      lpod_error(L, ctx, p, "expected a string of at most %d bytes", POD_REL_NAME_MAX - 1);
+      lpod_error(L, ctx, p, "expected a string of at most %d bytes",
+                 POD_REL_NAME_MAX - 1);
     }
     memcpy(out->name, s, len + 1);
   } else {
@@ -94,38 +111,47 @@ static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
   lua_pushnil(L);
   while (lua_next(L, idx)) { /* stack: key, value */
     lua_pop(L, 1);
-    if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "name") == 0) continue;
+    if (lua_type(L, -1) == LUA_TSTRING &&
+        strcmp(lua_tostring(L, -1), "name") == 0)
+      continue;
     if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 ||
         lua_tointeger(L, -1) > (lua_Integer)lua_rawlen(L, idx)) {
       lua_pushvalue(L, -1);
       const char *k = luaL_tolstring(L, -1, NULL);
       snprintf(p, sizeof p, "%s.%s", path, k);
-      lpod_error(L, ctx, p, "unknown field (a failures list holds causes and a name)");
+      lpod_error(L, ctx, p,
+                 "unknown field (a failures list holds causes and a name)");
     }
   }
   int n = (int)lua_rawlen(L, idx);
   if (n > POD_REL_MAX_CAUSES)
-    lpod_error(L, ctx, path, "at most %d causes (got %d)", POD_REL_MAX_CAUSES, n);
+    lpod_error(L, ctx, path, "at most %d causes (got %d)", POD_REL_MAX_CAUSES,
+               n);
   for (int i = 1; i <= n; i++) {
     snprintf(p, sizeof p, "%s[%d]", path, i);
     lua_rawgeti(L, idx, i); /* stack: cause */
     if (!lua_istable(L, -1))
-      lpod_error(L, ctx, p, "expected a cause {cause=, rate_per_h=, unit=, blast=}, got %s",
-                 luaL_typename(L, -1));
+      lpod_error(
+          L, ctx, p,
+          "expected a cause {cause=, rate_per_h=, unit=, blast=}, got %s",
+          luaL_typename(L, -1));
     lpod_check_keys(L, -1, ctx, p, cause_keys);
     lua_getfield(L, -1, "cause"); /* stack: cause, name */
     if (lua_type(L, -1) != LUA_TSTRING) {
       char q[112];
       snprintf(q, sizeof q, "%s.cause", p);
-      lpod_error(L, ctx, q, lua_isnil(L, -1) ? "required field is missing"
-                                             : "expected a string");
+      lpod_error(
+          L, ctx, q,
+          lua_isnil(L, -1) ? "required field is missing" : "expected a string");
     }
     const char *name = lua_tostring(L, -1);
     double rate = lpod_opt_number(L, -2, "rate_per_h", 0, 0, 1e6, 1, ctx, p);
     int unit = lpod_opt_enum(L, -2, "unit", 0, pod_rel_scope_names, 1, ctx, p);
-    int blast = lpod_opt_enum(L, -2, "blast", 0, pod_rel_scope_names, 1, ctx, p);
+    int blast =
+        lpod_opt_enum(L, -2, "blast", 0, pod_rel_scope_names, 1, ctx, p);
     /* basis and source are informational (a preset's list read back) */
-    int basis = lpod_opt_enum(L, -2, "basis", POD_REL_BASIS_GIVEN, pod_rel_basis_names, 0, ctx, p);
+    int basis = lpod_opt_enum(L, -2, "basis", POD_REL_BASIS_GIVEN,
+                              pod_rel_basis_names, 0, ctx, p);
     lua_getfield(L, -2, "source");
     if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING) {
       char q[112];
@@ -149,7 +175,8 @@ static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
 
 /* Push a failure set as a list of cause tables with a `name`; `preset` >= 0
 ** adds each cause's source. */
-static void push_failure_list(lua_State *L, const pod_rel_failures *f, int preset) {
+static void push_failure_list(lua_State *L, const pod_rel_failures *f,
+                              int preset) {
   lua_createtable(L, f->ncauses, 1);
   lua_pushstring(L, f->name);
   lua_setfield(L, -2, "name");
@@ -166,7 +193,8 @@ static void push_failure_list(lua_State *L, const pod_rel_failures *f, int prese
     lua_setfield(L, -2, "blast");
     lua_pushstring(L, pod_rel_basis_name(k->basis));
     lua_setfield(L, -2, "basis");
-    const char *src = preset >= 0 ? pod_rel_preset_cause_source(preset, i) : NULL;
+    const char *src =
+        preset >= 0 ? pod_rel_preset_cause_source(preset, i) : NULL;
     if (src) {
       lua_pushstring(L, src);
       lua_setfield(L, -2, "source");
@@ -191,25 +219,35 @@ static int l_failure_list(lua_State *L) {
   return 1;
 }
 
-/* --- the kernel config ----------------------------------------------------- */
+/* --- the kernel config -----------------------------------------------------
+ */
 
-static int cfg_check(const void *v, pod_err *e) { return pod_rel_check(v, e); }
+static int cfg_check(const void *v, pod_err *e) {
+  return pod_rel_check(v, e);
+}
 static int cfg_preset(const char *name, void *out) {
   if (strcmp(name, "default") != 0) return POD_ENOENT;
   pod_rel_cfg_init(out);
   return POD_OK;
 }
 
-#define RF(name, type, min, max, open, unit) \
-  {#name, type, offsetof(pod_rel_cfg, name), 0, min, max, open, unit, NULL, NULL}
+#define RF(name, type, min, max, open, unit)                                 \
+  {                                                                          \
+#name, type, offsetof(pod_rel_cfg, name), 0, min, max, open, unit, NULL, \
+        NULL                                                                 \
+  }
 #define RE(name, names) \
-  {#name, LPOD_ENUM, offsetof(pod_rel_cfg, name), 0, 0, 0, 0, "", names, NULL}
+  { #name, LPOD_ENUM, offsetof(pod_rel_cfg, name), 0, 0, 0, 0, "", names, NULL }
 static const lpod_field cfg_fields[] = {
-    {"failures", LPOD_STRUCT, offsetof(pod_rel_cfg, failures), 0, 0, 0, 0, "", NULL, &lpod_failures_type},
-    RF(node_gpus, LPOD_INT, 1, POD_REL_MAX_GPUS, 0, "GPUs per node or compute tray"),
-    RF(domain_gpus, LPOD_INT, 1, POD_REL_MAX_GPUS, 0, "GPUs per scale-up domain"),
+    {"failures", LPOD_STRUCT, offsetof(pod_rel_cfg, failures), 0, 0, 0, 0, "",
+     NULL, &lpod_failures_type},
+    RF(node_gpus, LPOD_INT, 1, POD_REL_MAX_GPUS, 0,
+       "GPUs per node or compute tray"),
+    RF(domain_gpus, LPOD_INT, 1, POD_REL_MAX_GPUS, 0,
+       "GPUs per scale-up domain"),
     RF(active_gpus, LPOD_INT, 1, POD_REL_MAX_GPUS, 0, "GPUs"),
-    RF(spare_per_domain, LPOD_INT, 0, POD_REL_MAX_GPUS, 0, "hot spare GPUs per domain"),
+    RF(spare_per_domain, LPOD_INT, 0, POD_REL_MAX_GPUS, 0,
+       "hot spare GPUs per domain"),
     RF(pool_units, LPOD_INT, 0, POD_REL_MAX_GPUS, 0, "spare nodes or domains"),
     RE(pool_scope, pool_scope_names),
     RF(swap_s, LPOD_DOUBLE, 0, 1e9, 0, "s"),
@@ -232,19 +270,29 @@ static const lpod_field cfg_fields[] = {
     RF(job_rate_log10, LPOD_DOUBLE, -6, 6, 0, "log10 rate multiplier"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
-const lpod_type lpod_rel_cfg_type = {
-    "podsim.reliability_cfg", "reliability config", "podsim.reliability", NULL,
-    sizeof(pod_rel_cfg), cfg_fields, cfg_check, cfg_preset, lpod_default_preset_name, NULL};
+const lpod_type lpod_rel_cfg_type = {"podsim.reliability_cfg",
+                                     "reliability config",
+                                     "podsim.reliability",
+                                     NULL,
+                                     sizeof(pod_rel_cfg),
+                                     cfg_fields,
+                                     cfg_check,
+                                     cfg_preset,
+                                     lpod_default_preset_name,
+                                     NULL};
 
-/* --- podsim.reliability{} and podsim.simulate_run{} ---------------------------- */
+/* --- podsim.reliability{} and podsim.simulate_run{}
+ * ---------------------------- */
 
 static const char *const rel_keys[] = {
-    "system", "domain_gpus", "node_gpus", "gpus", "failures", "spares",
-    "checkpoint", "restart_s", "hours", "tokens", "tokens_per_s", "train",
-    "repair_h", "repair", "repair_sigma", "shrink", "waste", "rate_scale",
-    "seed", NULL};
-static const char *const spare_keys[] = {"per_domain", "pool", "pool_scope", "swap_s", NULL};
-static const char *const ckpt_keys[] = {"write_s", "interval_s", "interval", NULL};
+    "system",       "domain_gpus", "node_gpus",  "gpus",   "failures",
+    "spares",       "checkpoint",  "restart_s",  "hours",  "tokens",
+    "tokens_per_s", "train",       "repair_h",   "repair", "repair_sigma",
+    "shrink",       "waste",       "rate_scale", "seed",   NULL};
+static const char *const spare_keys[] = {"per_domain", "pool", "pool_scope",
+                                         "swap_s", NULL};
+static const char *const ckpt_keys[] = {"write_s", "interval_s", "interval",
+                                        NULL};
 static const char *const interval_names[] = {"young", "daly", NULL};
 static const char *const scale_keys[] = {"gpu", "node", "domain", "job", NULL};
 
@@ -259,41 +307,50 @@ static void read_spares(lua_State *L, const char *ctx, pod_rel_cfg *c) {
   int t = lua_getfield(L, 1, "spares"); /* stack: spares */
   if (t == LUA_TTABLE) {
     lpod_check_keys(L, -1, ctx, "spares", spare_keys);
-    c->spare_per_domain = lpod_opt_int(L, -1, "per_domain", 0, 0, POD_REL_MAX_GPUS, 0, ctx, "spares");
-    c->pool_units = lpod_opt_int(L, -1, "pool", 0, 0, POD_REL_MAX_GPUS, 0, ctx, "spares");
-    c->pool_scope = lpod_opt_enum(L, -1, "pool_scope", POD_REL_NODE, pool_scope_names, 0, ctx, "spares");
+    c->spare_per_domain = lpod_opt_int(L, -1, "per_domain", 0, 0,
+                                       POD_REL_MAX_GPUS, 0, ctx, "spares");
+    c->pool_units =
+        lpod_opt_int(L, -1, "pool", 0, 0, POD_REL_MAX_GPUS, 0, ctx, "spares");
+    c->pool_scope = lpod_opt_enum(L, -1, "pool_scope", POD_REL_NODE,
+                                  pool_scope_names, 0, ctx, "spares");
     lua_getfield(L, -1, "swap_s");
     int has_swap = !lua_isnil(L, -1);
     lua_pop(L, 1);
     if (!has_swap)
-      lpod_error(L, ctx, "spares.swap_s", "required field is missing (seconds to bring a "
+      lpod_error(L, ctx, "spares.swap_s",
+                 "required field is missing (seconds to bring a "
                  "spare or the repaired unit into the job; 0 states none)");
     c->swap_s = lpod_opt_number(L, -1, "swap_s", 0, 0, 1e9, 1, ctx, "spares");
   } else if (t == LUA_TSTRING && strcmp(lua_tostring(L, -1), "none") == 0) {
     c->spare_per_domain = 0; /* no spares, no swap time */
     c->pool_units = 0;
   } else if (t == LUA_TNIL) {
-    lpod_error(L, ctx, "spares", "required field is missing (spares = \"none\", or "
-               "{per_domain=, pool=, pool_scope=, swap_s=}: without spares every hardware "
+    lpod_error(L, ctx, "spares",
+               "required field is missing (spares = \"none\", or "
+               "{per_domain=, pool=, pool_scope=, swap_s=}: without spares "
+               "every hardware "
                "failure waits for its repair)");
   } else {
-    lpod_error(L, ctx, "spares", "expected \"none\" or a table {per_domain=, pool=, "
+    lpod_error(L, ctx, "spares",
+               "expected \"none\" or a table {per_domain=, pool=, "
                "pool_scope=, swap_s=}, got %s",
                t == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
   }
   lua_pop(L, 1);
-
 }
 
 /* Read checkpoint=, restart_s= and waste= into *c.  [-0, +0, e] */
 static void read_checkpoint(lua_State *L, const char *ctx, pod_rel_cfg *c) {
   /* checkpoints and restarts */
   if (lua_getfield(L, 1, "checkpoint") != LUA_TTABLE) /* stack: checkpoint */
-    lpod_error(L, ctx, "checkpoint", lua_isnil(L, -1)
-               ? "required field is missing ({write_s=, interval_s= or interval='young'|'daly'})"
-               : "expected a table {write_s=, interval_s= or interval=}");
+    lpod_error(L, ctx, "checkpoint",
+               lua_isnil(L, -1)
+                   ? "required field is missing ({write_s=, interval_s= or "
+                     "interval='young'|'daly'})"
+                   : "expected a table {write_s=, interval_s= or interval=}");
   lpod_check_keys(L, -1, ctx, "checkpoint", ckpt_keys);
-  c->ckpt_s = lpod_opt_number(L, -1, "write_s", 0, 0, 1e9, 1, ctx, "checkpoint");
+  c->ckpt_s =
+      lpod_opt_number(L, -1, "write_s", 0, 0, 1e9, 1, ctx, "checkpoint");
   lua_getfield(L, -1, "interval_s");
   int fixed = !lua_isnil(L, -1);
   lua_pop(L, 1);
@@ -301,17 +358,20 @@ static void read_checkpoint(lua_State *L, const char *ctx, pod_rel_cfg *c) {
   int has_rule = !lua_isnil(L, -1);
   lua_pop(L, 1);
   if (fixed && has_rule)
-    lpod_error(L, ctx, "checkpoint.interval", "give interval_s or interval, not both");
+    lpod_error(L, ctx, "checkpoint.interval",
+               "give interval_s or interval, not both");
   if (fixed) {
     c->interval_rule = POD_REL_TAU_FIXED;
-    c->interval_s = lpod_opt_number(L, -1, "interval_s", 0, 0, 1e12, 1, ctx, "checkpoint");
+    c->interval_s =
+        lpod_opt_number(L, -1, "interval_s", 0, 0, 1e12, 1, ctx, "checkpoint");
   } else {
-    c->interval_rule = 1 + lpod_opt_enum(L, -1, "interval", 0, interval_names, 0, ctx, "checkpoint");
+    c->interval_rule = 1 + lpod_opt_enum(L, -1, "interval", 0, interval_names,
+                                         0, ctx, "checkpoint");
   }
   lua_pop(L, 1);
   c->restart_s = lpod_opt_number(L, 1, "restart_s", 0, 0, 1e9, 1, ctx, NULL);
-  c->waste_model = lpod_opt_enum(L, 1, "waste", POD_REL_WASTE_RENEWAL, waste_names, 0, ctx, NULL);
-
+  c->waste_model = lpod_opt_enum(L, 1, "waste", POD_REL_WASTE_RENEWAL,
+                                 waste_names, 0, ctx, NULL);
 }
 
 /* Read rate_scale= into the log10 rate multipliers of *c.  [-0, +0, e] */
@@ -325,9 +385,11 @@ static void read_rate_scale(lua_State *L, const char *ctx, pod_rel_cfg *c) {
   } else if (t == LUA_TTABLE) {
     lpod_check_keys(L, -1, ctx, "rate_scale", scale_keys);
     for (int i = 0; i < 4; i++)
-      sc[i] = lpod_opt_number(L, -1, scale_keys[i], 1, 1e-6, 1e6, 0, ctx, "rate_scale");
+      sc[i] = lpod_opt_number(L, -1, scale_keys[i], 1, 1e-6, 1e6, 0, ctx,
+                              "rate_scale");
   } else if (t != LUA_TNIL) {
-    lpod_error(L, ctx, "rate_scale", "expected a number or {gpu=, node=, domain=, job=}, got %s",
+    lpod_error(L, ctx, "rate_scale",
+               "expected a number or {gpu=, node=, domain=, job=}, got %s",
                luaL_typename(L, -1));
   }
   lua_pop(L, 1);
@@ -335,7 +397,6 @@ static void read_rate_scale(lua_State *L, const char *ctx, pod_rel_cfg *c) {
   c->node_rate_log10 = log10(sc[1]);
   c->domain_rate_log10 = log10(sc[2]);
   c->job_rate_log10 = log10(sc[3]);
-
 }
 
 /* Read hours=, or tokens= at tokens_per_s=, into *c.  [-0, +0, e] */
@@ -349,8 +410,9 @@ static void read_length(lua_State *L, const char *ctx, pod_rel_cfg *c) {
   lua_pop(L, 1);
   if (has_hours == has_tokens)
     lpod_error(L, ctx, has_hours ? "tokens" : "hours",
-               has_hours ? "give hours or tokens, not both"
-                         : "required: hours= (failure-free compute) or tokens=");
+               has_hours
+                   ? "give hours or tokens, not both"
+                   : "required: hours= (failure-free compute) or tokens=");
   if (has_hours) {
     c->work_h = lpod_opt_number(L, 1, "hours", 0, 0, 1e9, 1, ctx, NULL);
     if (!(c->work_h > 0)) lpod_error(L, ctx, "hours", "must be > 0");
@@ -362,23 +424,28 @@ static void read_length(lua_State *L, const char *ctx, pod_rel_cfg *c) {
     int t = lua_getfield(L, 1, "train"); /* stack: train */
     if (t == LUA_TTABLE || t == LUA_TUSERDATA) {
       lua_getfield(L, -1, "tokens_per_s");
-      if (!lua_isnil(L, -1)) tps = lpod_check_range(L, -1, 0, 1e15, 1, ctx, "train.tokens_per_s");
+      if (!lua_isnil(L, -1))
+        tps = lpod_check_range(L, -1, 0, 1e15, 1, ctx, "train.tokens_per_s");
       lua_pop(L, 1);
-      if (isnan(tps)) lpod_error(L, ctx, "train.tokens_per_s", "required field is missing");
+      if (isnan(tps))
+        lpod_error(L, ctx, "train.tokens_per_s", "required field is missing");
     } else if (t != LUA_TNIL) {
-      lpod_error(L, ctx, "train", "expected a podsim.train result, got %s", luaL_typename(L, -1));
+      lpod_error(L, ctx, "train", "expected a podsim.train result, got %s",
+                 luaL_typename(L, -1));
     }
     lua_pop(L, 1);
-    c->tokens_per_s = lpod_opt_number(L, 1, "tokens_per_s", tps, 0, 1e15, isnan(tps), ctx, NULL);
-    if (!(c->tokens_per_s > 0)) lpod_error(L, ctx, "tokens_per_s", "must be > 0");
+    c->tokens_per_s = lpod_opt_number(L, 1, "tokens_per_s", tps, 0, 1e15,
+                                      isnan(tps), ctx, NULL);
+    if (!(c->tokens_per_s > 0))
+      lpod_error(L, ctx, "tokens_per_s", "must be > 0");
   }
-
 }
 
 static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
                      uint64_t *seed, int *shrink_given) {
   if (!lua_istable(L, 1))
-    lpod_error(L, ctx, NULL, "expected a table of fields, got %s", luaL_typename(L, 1));
+    lpod_error(L, ctx, NULL, "expected a table of fields, got %s",
+               luaL_typename(L, 1));
   lpod_check_keys(L, 1, ctx, NULL, rel_keys);
   pod_rel_cfg_init(c);
 
@@ -390,15 +457,19 @@ static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
     dom = s.domain_gpus;
   }
   lua_pop(L, 1);
-  dom = lpod_opt_int(L, 1, "domain_gpus", dom, 1, POD_REL_MAX_GPUS, dom == 0, ctx, NULL);
+  dom = lpod_opt_int(L, 1, "domain_gpus", dom, 1, POD_REL_MAX_GPUS, dom == 0,
+                     ctx, NULL);
   /* HGX-class nodes are the domain; NVL72-class racks hold 4-GPU trays */
   int node_def = dom <= 8 ? dom : (dom % 4 == 0 ? 4 : 1);
   c->domain_gpus = dom;
-  c->node_gpus = lpod_opt_int(L, 1, "node_gpus", node_def, 1, POD_REL_MAX_GPUS, 0, ctx, NULL);
-  c->active_gpus = lpod_opt_int(L, 1, "gpus", 0, 1, POD_REL_MAX_GPUS, 1, ctx, NULL);
+  c->node_gpus = lpod_opt_int(L, 1, "node_gpus", node_def, 1, POD_REL_MAX_GPUS,
+                              0, ctx, NULL);
+  c->active_gpus =
+      lpod_opt_int(L, 1, "gpus", 0, 1, POD_REL_MAX_GPUS, 1, ctx, NULL);
 
   if (lua_getfield(L, 1, "failures") == LUA_TNIL) /* stack: failures */
-    lpod_error(L, ctx, "failures", "required field is missing (a preset name such as "
+    lpod_error(L, ctx, "failures",
+               "required field is missing (a preset name such as "
                "'llama3_h100', or a list of causes)");
   read_failures(L, -1, &c->failures, ctx, "failures");
   lua_pop(L, 1);
@@ -407,8 +478,11 @@ static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
 
   /* repairs */
   c->repair_h = lpod_opt_number(L, 1, "repair_h", 0, 0, 1e9, 1, ctx, NULL);
-  c->repair_dist = lpod_opt_enum(L, 1, "repair", POD_REL_REPAIR_EXP, repair_names, 0, ctx, NULL);
-  c->repair_sigma = lpod_opt_number(L, 1, "repair_sigma", 0, 0, 5, c->repair_dist == POD_REL_REPAIR_LOGNORMAL, ctx, NULL);
+  c->repair_dist = lpod_opt_enum(L, 1, "repair", POD_REL_REPAIR_EXP,
+                                 repair_names, 0, ctx, NULL);
+  c->repair_sigma =
+      lpod_opt_number(L, 1, "repair_sigma", 0, 0, 5,
+                      c->repair_dist == POD_REL_REPAIR_LOGNORMAL, ctx, NULL);
   lua_getfield(L, 1, "shrink");
   *shrink_given = !lua_isnil(L, -1);
   lua_pop(L, 1);
@@ -419,7 +493,8 @@ static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
 
   /* seed (simulate_run only) */
   if (lua_getfield(L, 1, "seed") != LUA_TNIL) { /* stack: seed */
-    if (!sim) lpod_error(L, ctx, "seed", "only podsim.simulate_run takes a seed");
+    if (!sim)
+      lpod_error(L, ctx, "seed", "only podsim.simulate_run takes a seed");
     int isint = 0;
     lua_Integer s = lua_tointegerx(L, -1, &isint);
     if (!isint || s < 0)
@@ -451,7 +526,6 @@ void lpod_rel_read(lua_State *L, pod_rel_cfg *c) {
   read_rel(L, "podsim.reliability", 0, c, NULL, &shrink_given);
 }
 
-
 /* The one default left that can move goodput by more than a few percent:
 ** waiting (not shrinking) when no spare is free.  When it matters here
 ** (at least 1% of interruptions find no spare) and shrink= was not given,
@@ -459,12 +533,17 @@ void lpod_rel_read(lua_State *L, pod_rel_cfg *c) {
 ** is the same whatever the thread count or sample order. */
 static atomic_flag shrink_noted = ATOMIC_FLAG_INIT;
 
-static void note_shrink_default(const char *ctx, int shrink_given, double p_no_spare) {
+static void note_shrink_default(const char *ctx, int shrink_given,
+                                double p_no_spare) {
   if (shrink_given || !(p_no_spare >= 0.01)) return;
   if (atomic_flag_test_and_set(&shrink_noted)) return;
-  fprintf(stderr, "%s: note: shrink not given, so a hardware failure that finds no free "
-          "spare waits for its repair; give shrink = false (wait) or true (run on fewer "
-          "GPUs) to state it\n", ctx);
+  fprintf(
+      stderr,
+      "%s: note: shrink not given, so a hardware failure that finds no free "
+      "spare waits for its repair; give shrink = false (wait) or true (run on "
+      "fewer "
+      "GPUs) to state it\n",
+      ctx);
 }
 
 static int l_reliability(lua_State *L) {
@@ -475,7 +554,8 @@ static int l_reliability(lua_State *L) {
   pod_rel_result r;
   pod_err e;
   pod_err_clear(&e);
-  if (pod_rel_eval(&c, &r, &e) != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
+  if (pod_rel_eval(&c, &r, &e) != POD_OK)
+    return lpod_error_core(L, ctx, NULL, &e);
   note_shrink_default(ctx, shrink_given, r.p_no_spare);
   lua_createtable(L, 0, 24);
   set_num(L, "interruptions_per_day", r.interruptions_per_day);
@@ -514,11 +594,14 @@ static int l_simulate_run(lua_State *L) {
   pod_err e;
   pod_err_clear(&e);
   if (pod_relsim_run(&c, seed, NULL, &r, &e) != POD_OK) {
-    if (e.field[0] == '\0' && e.msg[0] == '\0') pod_err_set(&e, e.code, "", "%s", pod_strerror(e.code));
+    if (e.field[0] == '\0' && e.msg[0] == '\0')
+      pod_err_set(&e, e.code, "", "%s", pod_strerror(e.code));
     return lpod_error_core(L, ctx, NULL, &e);
   }
   note_shrink_default(ctx, shrink_given,
-                      r.interruptions > 0 ? (double)(r.waits + r.shrinks) / r.interruptions : 0.0);
+                      r.interruptions > 0
+                          ? (double)(r.waits + r.shrinks) / r.interruptions
+                          : 0.0);
   lua_createtable(L, 0, 24);
   set_num(L, "wall_h", r.wall_h);
   set_num(L, "work_h", r.work_h);
@@ -584,5 +667,6 @@ void lpod_open_rel(lua_State *L) {
   lua_pushcfunction(L, l_simulate_run);
   lua_setfield(L, podsim, "simulate_run");
   lpod_register_kernel(L, "reliability", &pod_rel_kernel, &lpod_rel_cfg_type);
-  lpod_register_kernel(L, "simulate_run", &pod_relsim_kernel, &lpod_rel_cfg_type);
+  lpod_register_kernel(L, "simulate_run", &pod_relsim_kernel,
+                       &lpod_rel_cfg_type);
 }

@@ -16,7 +16,6 @@
 
 extern const lpod_type lpod_model_type; /* l_train.c */
 
-
 #define PF(name, min, max, unit)                                          \
   {                                                                       \
 #name, LPOD_INT, offsetof(pod_serve_par, name), 0, min, max, 0, unit, \

@@ -92,7 +92,8 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 /* Push the sorted string keys of the table at idx as a list. */
-static void push_sorted_keys(lua_State *L, int idx, const char *ctx, const char *path) {
+static void push_sorted_keys(lua_State *L, int idx, const char *ctx,
+                             const char *path) {
   idx = lua_absindex(L, idx);
   int n = 0;
   lua_pushnil(L);
@@ -119,13 +120,16 @@ static void push_sorted_keys(lua_State *L, int idx, const char *ctx, const char 
 }
 
 static const char *const study_keys[] = {
-    "name", "samples", "seed", "params", "grid", "eval", "metrics", "sensitivity",
-    "target", "keep_samples", "chunk_size", "threads", "unfit", "nonfinite", "trace", NULL};
+    "name",   "samples",      "seed",       "params",
+    "grid",   "eval",         "metrics",    "sensitivity",
+    "target", "keep_samples", "chunk_size", "threads",
+    "unfit",  "nonfinite",    "trace",      NULL};
 
 /* Every table among the grid values at idx carries a string `label` (or
 ** `name`): it names the grid point in files and tables, where a table's
 ** address would differ from run to run.  [-0, +0, v] */
-static void check_grid_labels(lua_State *L, int idx, const char *ctx, const char *path) {
+static void check_grid_labels(lua_State *L, int idx, const char *ctx,
+                              const char *path) {
   idx = lua_absindex(L, idx);
   lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
   for (lua_Integer i = 1; i <= n; i++) {
@@ -140,7 +144,8 @@ static void check_grid_labels(lua_State *L, int idx, const char *ctx, const char
         char p[128];
         snprintf(p, sizeof p, "%s[%lld]", path, (long long)i);
         lpod_error(L, ctx, p,
-                   "a table as a grid value needs a string `label` (or `name`) field: it "
+                   "a table as a grid value needs a string `label` (or `name`) "
+                   "field: it "
                    "names the grid point in results and files");
       }
     }
@@ -161,7 +166,8 @@ static int build_grid(lua_State *L, int spec, const char *ctx) {
     lua_remove(L, grid);
     return 1;
   }
-  if (!lua_istable(L, grid)) lpod_error(L, ctx, "grid", "expected a table {key = {values}}");
+  if (!lua_istable(L, grid))
+    lpod_error(L, ctx, "grid", "expected a table {key = {values}}");
   push_sorted_keys(L, grid, ctx, "grid"); /* stack: grid, points, keys */
   int keys = lua_gettop(L);
   int nk = (int)lua_rawlen(L, keys);
@@ -176,16 +182,17 @@ static int build_grid(lua_State *L, int spec, const char *ctx) {
       lpod_error(L, ctx, path, "expected a non-empty list of values");
     check_grid_labels(L, -1, ctx, path);
     G *= (int64_t)lua_rawlen(L, -1);
-    if (G > MAX_GRID) lpod_error(L, ctx, "grid", "more than %d grid points", MAX_GRID);
+    if (G > MAX_GRID)
+      lpod_error(L, ctx, "grid", "more than %d grid points", MAX_GRID);
     lua_pop(L, 1);
   }
   for (int64_t g = 0; g < G; g++) {
     lua_createtable(L, 0, nk); /* point */
     int64_t rem = g;
     for (int i = nk; i >= 1; i--) {
-      lua_rawgeti(L, keys, i);       /* key */
+      lua_rawgeti(L, keys, i); /* key */
       lua_pushvalue(L, -1);
-      lua_gettable(L, grid);         /* key, values */
+      lua_gettable(L, grid); /* key, values */
       int64_t n = (int64_t)lua_rawlen(L, -1);
       lua_rawgeti(L, -1, (lua_Integer)(rem % n) + 1); /* key, values, v */
       rem /= n;
@@ -194,7 +201,7 @@ static int build_grid(lua_State *L, int spec, const char *ctx) {
     }
     lua_rawseti(L, points, (lua_Integer)g + 1);
   }
-  lua_pop(L, 1);      /* keys */
+  lua_pop(L, 1);       /* keys */
   lua_remove(L, grid); /* stack: points */
   return (int)G;
 }
@@ -212,10 +219,12 @@ static void study_check_grid_params(lua_State *L, study *s, const char *ctx) {
       if (clash) {
         char path[128];
         snprintf(path, sizeof path, "grid.%s", s->pnames[i]);
-        lpod_error(L, ctx, path,
-                   "is also a sampled parameter (params.%s): the sample would replace the grid "
-                   "value while the rows are labelled with it; rename one of them",
-                   s->pnames[i]);
+        lpod_error(
+            L, ctx, path,
+            "is also a sampled parameter (params.%s): the sample would replace "
+            "the grid "
+            "value while the rows are labelled with it; rename one of them",
+            s->pnames[i]);
       }
     }
   }
@@ -232,27 +241,28 @@ static void study_grid_labels(lua_State *L, study *s, int points) {
     char buf[512];
     size_t len = 0;
     buf[0] = '\0';
-    lua_rawgeti(L, points, g + 1); /* pt */
+    lua_rawgeti(L, points, g + 1);                   /* pt */
     push_sorted_keys(L, -1, "podsim.study", "grid"); /* pt, keys */
     int nk = (int)lua_rawlen(L, -1);
     for (int i = 1; i <= nk && len < sizeof buf; i++) {
-      lua_rawgeti(L, -1, i);     /* pt, keys, k */
+      lua_rawgeti(L, -1, i); /* pt, keys, k */
       lua_pushvalue(L, -1);
-      lua_rawget(L, -4);         /* pt, keys, k, v */
+      lua_rawget(L, -4); /* pt, keys, k, v */
       char val[128];
       if (lua_type(L, -1) == LUA_TNUMBER) {
         snprintf(val, sizeof val, "%.10g", lua_tonumber(L, -1));
       } else if (lua_type(L, -1) == LUA_TSTRING) {
         snprintf(val, sizeof val, "%s", lua_tostring(L, -1));
-      } else if (lua_type(L, -1) == LUA_TUSERDATA && lua_getfield(L, -1, "name") == LUA_TSTRING) {
+      } else if (lua_type(L, -1) == LUA_TUSERDATA &&
+                 lua_getfield(L, -1, "name") == LUA_TSTRING) {
         snprintf(val, sizeof val, "%s", lua_tostring(L, -1));
         lua_pop(L, 1);
       } else {
         if (lua_type(L, -1) == LUA_TUSERDATA) lua_pop(L, 1);
         snprintf(val, sizeof val, "%s", luaL_typename(L, -1));
       }
-      len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s=%s", i > 1 ? " " : "",
-                              lua_tostring(L, -2), val);
+      len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s=%s",
+                              i > 1 ? " " : "", lua_tostring(L, -2), val);
       lua_pop(L, 2);
     }
     lua_pop(L, 2);
@@ -272,36 +282,51 @@ static int study_read_options(lua_State *L, study *s, const pod_host_opts *o,
     size_t len;
     const char *nm = lua_tolstring(L, -1, &len);
     if (lua_type(L, -1) != LUA_TSTRING || len == 0 || len >= NAME_MAX_LEN)
-      return lpod_error(L, ctx, "name", "expected a non-empty string of at most %d characters", NAME_MAX_LEN - 1);
+      return lpod_error(L, ctx, "name",
+                        "expected a non-empty string of at most %d characters",
+                        NAME_MAX_LEN - 1);
     for (size_t i = 0; i < len; i++)
-      if (!(nm[i] == '_' || nm[i] == '-' || nm[i] == '.' || (nm[i] >= '0' && nm[i] <= '9') ||
-            (nm[i] >= 'a' && nm[i] <= 'z') || (nm[i] >= 'A' && nm[i] <= 'Z')) || nm[0] == '.')
-        return lpod_error(L, ctx, "name", "use letters, digits, '_', '-' and '.' only (it names a folder)");
+      if (!(nm[i] == '_' || nm[i] == '-' || nm[i] == '.' ||
+            (nm[i] >= '0' && nm[i] <= '9') || (nm[i] >= 'a' && nm[i] <= 'z') ||
+            (nm[i] >= 'A' && nm[i] <= 'Z')) ||
+          nm[0] == '.')
+        return lpod_error(
+            L, ctx, "name",
+            "use letters, digits, '_', '-' and '.' only (it names a folder)");
     memcpy(s->name, nm, len + 1);
   }
   lua_pop(L, 1);
-  double samples = lpod_opt_number(L, 1, "samples", 10000, 1, 1e12, 0, ctx, NULL);
-  if (samples != floor(samples)) return lpod_error(L, ctx, "samples", "must be an integer");
+  double samples =
+      lpod_opt_number(L, 1, "samples", 10000, 1, 1e12, 0, ctx, NULL);
+  if (samples != floor(samples))
+    return lpod_error(L, ctx, "samples", "must be an integer");
   s->samples = o->samples > 0 ? o->samples : (int64_t)samples;
-  double seed = lpod_opt_number(L, 1, "seed", 1, 0, 9007199254740991.0, 0, ctx, NULL);
-  if (seed != floor(seed)) return lpod_error(L, ctx, "seed", "must be an integer");
+  double seed =
+      lpod_opt_number(L, 1, "seed", 1, 0, 9007199254740991.0, 0, ctx, NULL);
+  if (seed != floor(seed))
+    return lpod_error(L, ctx, "seed", "must be an integer");
   s->seed = o->seed >= 0 ? (uint64_t)o->seed : (uint64_t)seed;
-  s->chunk_size = lpod_opt_int(L, 1, "chunk_size", POD_MC_CHUNK_DEFAULT, 1, 1 << 24, 0, ctx, NULL);
+  s->chunk_size = lpod_opt_int(L, 1, "chunk_size", POD_MC_CHUNK_DEFAULT, 1,
+                               1 << 24, 0, ctx, NULL);
   s->keep_samples = lpod_opt_bool(L, 1, "keep_samples", 0, ctx, NULL);
   {
     int pool = o->threads > 0 ? o->threads : 1;
     s->threads = lpod_opt_int(L, 1, "threads", pool, 1, 1024, 0, ctx, NULL);
-    if (s->threads > pool) s->threads = pool; /* the pool is sized by --threads */
+    if (s->threads > pool)
+      s->threads = pool; /* the pool is sized by --threads */
   }
   static const char *const sens_names[] = {"none", "spearman", "sobol", NULL};
-  s->sens = (pod_mc_sens)lpod_opt_enum(L, 1, "sensitivity", POD_MC_SENS_SPEARMAN, sens_names, 0, ctx, NULL);
+  s->sens = (pod_mc_sens)lpod_opt_enum(
+      L, 1, "sensitivity", POD_MC_SENS_SPEARMAN, sens_names, 0, ctx, NULL);
   static const char *const unfit_names[] = {"keep", "exclude", "error", NULL};
   lua_getfield(L, 1, "unfit");
   s->unfit_given = !lua_isnil(L, -1);
   lua_pop(L, 1);
-  s->unfit = (pod_mc_unfit)lpod_opt_enum(L, 1, "unfit", POD_MC_UNFIT_KEEP, unfit_names, 0, ctx, NULL);
+  s->unfit = (pod_mc_unfit)lpod_opt_enum(L, 1, "unfit", POD_MC_UNFIT_KEEP,
+                                         unfit_names, 0, ctx, NULL);
   static const char *const nonfinite_names[] = {"count", "error", NULL};
-  s->nonfinite_error = lpod_opt_enum(L, 1, "nonfinite", 0, nonfinite_names, 0, ctx, NULL);
+  s->nonfinite_error =
+      lpod_opt_enum(L, 1, "nonfinite", 0, nonfinite_names, 0, ctx, NULL);
 
   return 0;
 }
@@ -315,16 +340,20 @@ static int study_read_params(lua_State *L, study *s, const char *ctx) {
     lua_pop(L, 1);
     lua_newtable(L);
   }
-  if (!lua_istable(L, -1)) return lpod_error(L, ctx, "params", "expected a table {name = podsim.dist.<kind>{...}}");
+  if (!lua_istable(L, -1))
+    return lpod_error(L, ctx, "params",
+                      "expected a table {name = podsim.dist.<kind>{...}}");
   int params = lua_gettop(L);
   push_sorted_keys(L, params, ctx, "params"); /* stack: ..., params, pnames */
   int pnames = lua_gettop(L);
   s->P = (int)lua_rawlen(L, pnames);
-  if (s->P > MAX_PARAMS) return lpod_error(L, ctx, "params", "at most %d parameters", MAX_PARAMS);
+  if (s->P > MAX_PARAMS)
+    return lpod_error(L, ctx, "params", "at most %d parameters", MAX_PARAMS);
   s->pnames = calloc((size_t)s->P + 1, sizeof(char *));
   s->dists = calloc((size_t)s->P + 1, sizeof(pod_dist));
   s->labeled = calloc((size_t)s->P + 1, sizeof(int));
-  if (!s->pnames || !s->dists || !s->labeled) return luaL_error(L, "out of memory");
+  if (!s->pnames || !s->dists || !s->labeled)
+    return luaL_error(L, "out of memory");
   lua_newtable(L); /* labels list */
   int labels = lua_gettop(L);
   for (int i = 0; i < s->P; i++) {
@@ -342,14 +371,18 @@ static int study_read_params(lua_State *L, study *s, const char *ctx) {
       double v = lpod_check_range(L, -1, -HUGE_VAL, HUGE_VAL, 0, ctx, path);
       s->dists[i] = pod_dist_fixed(v);
     } else if (d == NULL) {
-      return lpod_error(L, ctx, path, "expected a distribution (podsim.dist.<kind>{...}) or a number, got %s",
+      return lpod_error(L, ctx, path,
+                        "expected a distribution (podsim.dist.<kind>{...}) or "
+                        "a number, got %s",
                         luaL_typename(L, -1));
     } else if (pod_dist_copy(&s->dists[i], d, &e) != POD_OK) {
       return lpod_error_core(L, ctx, path, &e);
     }
     s->labeled[i] = has_labels;
-    if (has_labels) lpod_dist_push_labels(L, -1);
-    else lua_pushboolean(L, 0);
+    if (has_labels)
+      lpod_dist_push_labels(L, -1);
+    else
+      lua_pushboolean(L, 0);
     lua_rawseti(L, labels, i + 1);
     lua_pop(L, 1);
   }
@@ -397,7 +430,8 @@ static int probe_in_template(lua_State *T) {
     return 1;
   }
   if (!lua_istable(T, -1)) {
-    lua_pushfstring(T, "must return a table of metrics (got %s)", luaL_typename(T, -1));
+    lua_pushfstring(T, "must return a table of metrics (got %s)",
+                    luaL_typename(T, -1));
     return 1;
   }
   lua_pushnil(T);
@@ -424,24 +458,29 @@ static int study_probe_metrics(lua_State *L, study *s, int metrics,
   lua_pushlightuserdata(T, s);
   uint64_t deadline = lpod_host_deadline_ns(s->host);
   char msg[128];
-  snprintf(msg, sizeof msg, "time budget of %g s exceeded (--timeout)", s->opts->timeout_s);
+  snprintf(msg, sizeof msg, "time budget of %g s exceeded (--timeout)",
+           s->opts->timeout_s);
   lpod_state_deadline(T, deadline, msg);
   int st = lua_pcall(T, 1, 1, 0);
   lpod_state_deadline(T, 0, "");
   if (st == LUA_ERRMEM || (st != LUA_OK && lpod_state_out_of_memory(T))) {
     lua_settop(T, T_PNAMES);
-    return lpod_error(L, ctx, "eval",
-                      "failed on a probe call at the parameters' medians: memory budget of "
-                      "%.0f MB exceeded (--max-memory)",
-                      s->opts->max_memory_mb);
+    return lpod_error(
+        L, ctx, "eval",
+        "failed on a probe call at the parameters' medians: memory budget of "
+        "%.0f MB exceeded (--max-memory)",
+        s->opts->max_memory_mb);
   }
   if (st != LUA_OK || lua_type(T, -1) == LUA_TSTRING) {
     char err[512];
     snprintf(err, sizeof err, "%s",
-             lua_type(T, -1) == LUA_TSTRING ? lua_tostring(T, -1) : "error object is not a string");
+             lua_type(T, -1) == LUA_TSTRING ? lua_tostring(T, -1)
+                                            : "error object is not a string");
     lua_settop(T, T_PNAMES);
     if (st != LUA_OK)
-      return lpod_error(L, ctx, "eval", "failed on a probe call at the parameters' medians: %s", err);
+      return lpod_error(L, ctx, "eval",
+                        "failed on a probe call at the parameters' medians: %s",
+                        err);
     return lpod_error(L, ctx, "eval", "%s", err);
   }
   lua_newtable(L);
@@ -464,14 +503,20 @@ static int study_lua_eval(lua_State *L, study *s, const pod_host_opts *o,
                           int metrics, const char *ctx) {
   if (s->sens == POD_MC_SENS_SOBOL) {
     for (int i = 0; i < s->P; i++)
-      if (s->labeled[i]) return lpod_error(L, ctx, "sensitivity", "sobol needs numeric parameters ('%s' is a choice of labels)", s->pnames[i]);
+      if (s->labeled[i])
+        return lpod_error(
+            L, ctx, "sensitivity",
+            "sobol needs numeric parameters ('%s' is a choice of labels)",
+            s->pnames[i]);
   }
   /* template state: fn, grid points, labels, pnames, mnames */
   const pod_sandbox *sb = lpod_sandbox(L);
-  if (sb == NULL) return luaL_error(L, "no sandbox in this Lua state (internal error)");
+  if (sb == NULL)
+    return luaL_error(L, "no sandbox in this Lua state (internal error)");
   s->sb = *sb;
   s->tmpl = lpod_worker_state(o, &s->sb);
-  if (s->tmpl == NULL) return luaL_error(L, "cannot create a Lua state for the evaluator");
+  if (s->tmpl == NULL)
+    return luaL_error(L, "cannot create a Lua state for the evaluator");
   uv_mutex_init(&s->tmpl_mu);
   s->has_mu = 1;
   /* math.random in the probe (the template state) draws from the study's
@@ -489,9 +534,11 @@ static int study_lua_eval(lua_State *L, study *s, const pod_host_opts *o,
   /* metrics: given, or the keys eval returns at the medians */
   if (lua_isnil(L, metrics)) study_probe_metrics(L, s, metrics, ctx);
   if (!lua_istable(L, metrics) || lua_rawlen(L, metrics) == 0)
-    return lpod_error(L, ctx, "metrics", "expected a non-empty list of metric names");
+    return lpod_error(L, ctx, "metrics",
+                      "expected a non-empty list of metric names");
   s->M = (int)lua_rawlen(L, metrics);
-  if (s->M > MAX_METRICS) return lpod_error(L, ctx, "metrics", "at most %d metrics", MAX_METRICS);
+  if (s->M > MAX_METRICS)
+    return lpod_error(L, ctx, "metrics", "at most %d metrics", MAX_METRICS);
   if (lpod_copy_value(L, metrics, s->tmpl, "metrics") != 0)
     return lpod_error(L, ctx, "metrics", "%s", lua_tostring(s->tmpl, -1));
   s->ev.ud = s;
@@ -511,22 +558,30 @@ static int study_kernel_eval(lua_State *L, study *s, int evalidx, int points,
   lua_getfield(L, -1, "__podsim_kernel");
   int is_kernel = lua_toboolean(L, -1);
   lua_pop(L, 2);
-  if (!is_kernel) return lpod_error(L, ctx, "eval", "expected a function or podsim.kernel.<name>{...}");
+  if (!is_kernel)
+    return lpod_error(L, ctx, "eval",
+                      "expected a function or podsim.kernel.<name>{...}");
   lua_getfield(L, evalidx, "name");
   const pod_kernel *k;
   const lpod_type *ct;
   if (!lpod_find_kernel(L, lua_tostring(L, -1), &k, &ct))
-    return lpod_error(L, ctx, "eval", "unknown kernel '%s'", lua_tostring(L, -1));
+    return lpod_error(L, ctx, "eval", "unknown kernel '%s'",
+                      lua_tostring(L, -1));
   lua_pop(L, 1);
   s->kernel = k;
   /* metrics: all of the kernel's, or the subset named (in that order) */
   int *sel = NULL;
   if (!lua_isnil(L, metrics)) {
     if (!lua_istable(L, metrics) || lua_rawlen(L, metrics) == 0)
-      return lpod_error(L, ctx, "metrics", "expected a non-empty list of the %s kernel's metrics", k->name);
+      return lpod_error(L, ctx, "metrics",
+                        "expected a non-empty list of the %s kernel's metrics",
+                        k->name);
     s->M = (int)lua_rawlen(L, metrics);
-    if (s->M > k->nmetrics) return lpod_error(L, ctx, "metrics", "the %s kernel has %d metrics", k->name, k->nmetrics);
-    sel = lua_newuserdatauv(L, sizeof(int) * (size_t)s->M, 0); /* freed with the stack */
+    if (s->M > k->nmetrics)
+      return lpod_error(L, ctx, "metrics", "the %s kernel has %d metrics",
+                        k->name, k->nmetrics);
+    sel = lua_newuserdatauv(L, sizeof(int) * (size_t)s->M,
+                            0); /* freed with the stack */
     for (int m = 0; m < s->M; m++) {
       lua_rawgeti(L, metrics, m + 1);
       const char *nm = lua_tostring(L, -1);
@@ -534,7 +589,8 @@ static int study_kernel_eval(lua_State *L, study *s, int evalidx, int points,
       for (int j = 0; nm && j < k->nmetrics; j++)
         if (strcmp(nm, k->metric_names[j]) == 0) sel[m] = j;
       for (int j = 0; j < m && sel[m] >= 0; j++)
-        if (sel[j] == sel[m]) return lpod_error(L, ctx, "metrics", "'%s' named twice", nm);
+        if (sel[j] == sel[m])
+          return lpod_error(L, ctx, "metrics", "'%s' named twice", nm);
       if (sel[m] < 0) {
         luaL_Buffer b;
         luaL_buffinit(L, &b);
@@ -543,8 +599,9 @@ static int study_kernel_eval(lua_State *L, study *s, int evalidx, int points,
           luaL_addstring(&b, k->metric_names[j]);
         }
         luaL_pushresult(&b);
-        return lpod_error(L, ctx, "metrics", "'%s' is not a metric of the %s kernel (%s)",
-                          nm ? nm : luaL_typename(L, -2), k->name, lua_tostring(L, -1));
+        return lpod_error(
+            L, ctx, "metrics", "'%s' is not a metric of the %s kernel (%s)",
+            nm ? nm : luaL_typename(L, -2), k->name, lua_tostring(L, -1));
       }
       lua_pop(L, 1);
     }
@@ -580,7 +637,8 @@ static int study_kernel_eval(lua_State *L, study *s, int evalidx, int points,
       lua_rawset(L, merged);
     }
     lua_pop(L, 1);
-    lpod_build_in(L, merged, ct, (char *)s->base_cfgs + (size_t)g * k->cfg_size, "eval", ctx);
+    lpod_build_in(L, merged, ct, (char *)s->base_cfgs + (size_t)g * k->cfg_size,
+                  "eval", ctx);
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
@@ -588,14 +646,18 @@ static int study_kernel_eval(lua_State *L, study *s, int evalidx, int points,
     char path[128];
     snprintf(path, sizeof path, "params.%s", s->pnames[i]);
     if (s->labeled[i])
-      return lpod_error(L, ctx, path, "a kernel evaluator needs numeric parameters");
+      return lpod_error(L, ctx, path,
+                        "a kernel evaluator needs numeric parameters");
     if (lpod_field_bind(ct, s->pnames[i], &s->binds[i]) != 0)
-      return lpod_error(L, ctx, path, "is not a numeric field of the %s kernel's config (e.g. 'system.up_eff', 'bytes')", k->name);
+      return lpod_error(L, ctx, path,
+                        "is not a numeric field of the %s kernel's config "
+                        "(e.g. 'system.up_eff', 'bytes')",
+                        k->name);
   }
   pod_err e;
   pod_err_clear(&e);
-  if (pod_mc_kernel_evaluator_select(k, s->base_cfgs, s->G, s->binds, s->P, sel, sel ? s->M : 0,
-                                     &s->ev) != POD_OK)
+  if (pod_mc_kernel_evaluator_select(k, s->base_cfgs, s->G, s->binds, s->P, sel,
+                                     sel ? s->M : 0, &s->ev) != POD_OK)
     return lpod_error_core(L, ctx, "eval", &e);
   if (sel) lua_pop(L, 1); /* the selection, copied */
   return 0;
@@ -610,26 +672,34 @@ static int study_read_target(lua_State *L, study *s, int metrics,
   if (s->mnames == NULL) return luaL_error(L, "out of memory");
   for (int m = 0; m < s->M; m++) {
     lua_rawgeti(L, metrics, m + 1);
-    if (lua_type(L, -1) != LUA_TSTRING) return lpod_error(L, ctx, "metrics", "metric names must be strings");
+    if (lua_type(L, -1) != LUA_TSTRING)
+      return lpod_error(L, ctx, "metrics", "metric names must be strings");
     s->mnames[m] = dupstr(lua_tostring(L, -1));
     lua_pop(L, 1);
   }
   /* target: {metric=, rel_ci95=, min_samples=} */
   lua_getfield(L, 1, "target");
   if (!lua_isnil(L, -1)) {
-    static const char *const tkeys[] = {"metric", "rel_ci95", "min_samples", NULL};
-    if (!lua_istable(L, -1)) return lpod_error(L, ctx, "target", "expected {metric=, rel_ci95=}");
+    static const char *const tkeys[] = {"metric", "rel_ci95", "min_samples",
+                                        NULL};
+    if (!lua_istable(L, -1))
+      return lpod_error(L, ctx, "target", "expected {metric=, rel_ci95=}");
     lpod_check_keys(L, -1, ctx, "target", tkeys);
     lua_getfield(L, -1, "metric");
     const char *tm = lua_tostring(L, -1);
     for (int m = 0; tm && m < s->M; m++)
       if (strcmp(tm, s->mnames[m]) == 0) s->stop_metric = m;
     if (s->stop_metric < 0)
-      return lpod_error(L, ctx, "target.metric", "expected one of the study's metrics");
+      return lpod_error(L, ctx, "target.metric",
+                        "expected one of the study's metrics");
     lua_pop(L, 1);
-    s->stop_rel = lpod_opt_number(L, -1, "rel_ci95", 0, 0, 1e9, 1, ctx, "target");
-    if (!(s->stop_rel > 0)) return lpod_error(L, ctx, "target.rel_ci95", "must be > 0");
-    s->stop_min = (int64_t)lpod_opt_number(L, -1, "min_samples", 2 * (double)s->chunk_size, 2, 1e12, 0, ctx, "target");
+    s->stop_rel =
+        lpod_opt_number(L, -1, "rel_ci95", 0, 0, 1e9, 1, ctx, "target");
+    if (!(s->stop_rel > 0))
+      return lpod_error(L, ctx, "target.rel_ci95", "must be > 0");
+    s->stop_min = (int64_t)lpod_opt_number(L, -1, "min_samples",
+                                           2 * (double)s->chunk_size, 2, 1e12,
+                                           0, ctx, "target");
   }
   lua_pop(L, 1);
   return 0;
@@ -640,7 +710,8 @@ static int study_read_target(lua_State *L, study *s, int metrics,
 static void study_keep_description(lua_State *L, int sidx, int metrics,
                                    int pnames, int points, int params,
                                    const char *ctx) {
-  /* keep the description for the results: uservalue 1 = {metrics, pnames, points, params} */
+  /* keep the description for the results: uservalue 1 = {metrics, pnames,
+   * points, params} */
   lua_createtable(L, 0, 4);
   lua_pushvalue(L, metrics);
   lua_setfield(L, -2, "metrics");
@@ -669,17 +740,17 @@ static void study_keep_description(lua_State *L, int sidx, int metrics,
 static void study_trace(lua_State *L, study *s, const pod_host_opts *o,
                         int evalidx, int points, int labels, const char *ctx) {
   if (!lpod_opt_bool(L, 1, "trace", 1, ctx, NULL) || o->no_trace) return;
-  lpod_trace_in in = {o,        &s->sb, s->P, s->pnames, s->dists,
-                      s->labeled, s->G, s->M, s->mnames};
-  int rc = lpod_trace_study(L, evalidx, points, labels, &in, &s->traced, s->trace_why,
-                            sizeof s->trace_why);
+  lpod_trace_in in = {o,          &s->sb, s->P, s->pnames, s->dists,
+                      s->labeled, s->G,   s->M, s->mnames};
+  int rc = lpod_trace_study(L, evalidx, points, labels, &in, &s->traced,
+                            s->trace_why, sizeof s->trace_why);
   if (rc == 0) {
     lpod_traced_evaluator(s->traced, &s->ev);
   } else if (rc == 1 && !o->quiet) {
     lpod_where(L);
     const char *w = lua_tostring(L, -1);
-    printf("%s%sstudy '%s': eval runs in Lua per sample: %s\n", w, w[0] ? " " : "podsim: ",
-           s->name, s->trace_why);
+    printf("%s%sstudy '%s': eval runs in Lua per sample: %s\n", w,
+           w[0] ? " " : "podsim: ", s->name, s->trace_why);
     fflush(stdout);
     lua_pop(L, 1);
   }
@@ -688,11 +759,16 @@ static void study_trace(lua_State *L, study *s, const pod_host_opts *o,
 /* podsim.study{...} */
 static int l_study(lua_State *L) {
   static const char ctx[] = "podsim.study";
-  if (!lua_istable(L, 1)) return lpod_error(L, ctx, NULL, "expected a table {name=, samples=, params=, eval=, ...}");
+  if (!lua_istable(L, 1))
+    return lpod_error(
+        L, ctx, NULL,
+        "expected a table {name=, samples=, params=, eval=, ...}");
   lua_settop(L, 1);
   lpod_check_keys(L, 1, ctx, NULL, study_keys);
   pod_host *h = lpod_host(L);
-  if (h == NULL) return lpod_error(L, ctx, NULL, "studies cannot run inside a worker's evaluator");
+  if (h == NULL)
+    return lpod_error(L, ctx, NULL,
+                      "studies cannot run inside a worker's evaluator");
   const pod_host_opts *o = lpod_host_opts(h);
 
   study *s = lua_newuserdatauv(L, sizeof *s, 2); /* stack: spec, s */
@@ -726,8 +802,10 @@ static int l_study(lua_State *L) {
   } else if (lua_istable(L, evalidx) && lua_getmetatable(L, evalidx)) {
     study_kernel_eval(L, s, evalidx, points, metrics, ctx);
   } else {
-    return lpod_error(L, ctx, "eval", "expected a function or podsim.kernel.<name>{...}, got %s",
-                      luaL_typename(L, evalidx));
+    return lpod_error(
+        L, ctx, "eval",
+        "expected a function or podsim.kernel.<name>{...}, got %s",
+        luaL_typename(L, evalidx));
   }
   study_read_target(L, s, metrics, ctx);
   if (s->tmpl) study_trace(L, s, o, evalidx, points, labels, ctx);
@@ -753,10 +831,13 @@ static void on_progress(pod_run *run, const pod_run_progress *p, void *ud) {
   study *s = ud;
   if (!s->opts->progress || s->opts->quiet || p->samples_total == 0) return;
   double frac = (double)p->samples_done / (double)p->samples_total;
-  double eta = p->rate_per_s > 0 ? (double)(p->samples_total - p->samples_done) / p->rate_per_s : 0;
-  fprintf(stderr, "\r\033[K%s %5.1f%% %lld/%lld samples  %.3g/s  ETA %.0f s", s->name,
-          100 * frac, (long long)p->samples_done, (long long)p->samples_total,
-          p->rate_per_s, eta);
+  double eta =
+      p->rate_per_s > 0
+          ? (double)(p->samples_total - p->samples_done) / p->rate_per_s
+          : 0;
+  fprintf(stderr, "\r\033[K%s %5.1f%% %lld/%lld samples  %.3g/s  ETA %.0f s",
+          s->name, 100 * frac, (long long)p->samples_done,
+          (long long)p->samples_total, p->rate_per_s, eta);
   fflush(stderr);
   s->progress_shown = 1;
 }
@@ -775,12 +856,14 @@ static void on_done(pod_run *run, pod_run_status status, void *ud) {
   s->results = pod_run_take_results(run);
   const pod_err *e = pod_run_error(run);
   if (e) s->err = *e;
-  if (status == POD_RUN_FAILED) lpod_study__scale_failed(s, pod_run_failed_chunk(run));
+  if (status == POD_RUN_FAILED)
+    lpod_study__scale_failed(s, pod_run_failed_chunk(run));
   /* a worker's memory budget stopped the run: the results so far come back
   ** incomplete, and the run exits 1 (DESIGN.md 10) */
   if (status == POD_RUN_CANCELED && s->err.code == POD_ENOMEM) {
     char msg[POD_ERR_MSG_MAX + NAME_MAX_LEN + 352];
-    snprintf(msg, sizeof msg, "%s%sstudy '%s' stopped: %s; results so far are marked incomplete",
+    snprintf(msg, sizeof msg,
+             "%s%sstudy '%s' stopped: %s; results so far are marked incomplete",
              s->where[0] ? s->where : "podsim:", " ", s->name,
              s->err.msg[0] ? s->err.msg : pod_strerror(s->err.code));
     lpod_host_fail(s->host, msg);
@@ -810,7 +893,9 @@ static study *check_study(lua_State *L, const char *what) {
 
 static int l_start(lua_State *L) {
   study *s = check_study(L, "study:start");
-  if (s->state != ST_NEW) return lpod_error(L, "study:start", NULL, "study '%s' was already started", s->name);
+  if (s->state != ST_NEW)
+    return lpod_error(L, "study:start", NULL, "study '%s' was already started",
+                      s->name);
   lpod_where(L);
   snprintf(s->where, sizeof s->where, "%s", lua_tostring(L, -1));
   lua_pop(L, 1);
@@ -881,7 +966,9 @@ static int wait_k(lua_State *L, int status, lua_KContext ctx) {
   (void)status;
   (void)ctx;
   study *s = luaL_checkudata(L, 1, STUDY_T);
-  if (s->state != ST_DONE) return lpod_error(L, "study:wait", NULL, "study '%s' is not done (internal error)", s->name);
+  if (s->state != ST_DONE)
+    return lpod_error(L, "study:wait", NULL,
+                      "study '%s' is not done (internal error)", s->name);
   if (s->status == POD_RUN_FAILED) {
     /* "study 'name': field: message (grid g, sample i: params)" */
     char what[NAME_MAX_LEN + 16];
@@ -897,10 +984,16 @@ static int wait_k(lua_State *L, int status, lua_KContext ctx) {
 static int l_wait(lua_State *L) {
   study *s = check_study(L, "study:wait");
   lua_settop(L, 1);
-  if (s->state == ST_NEW) return lpod_error(L, "study:wait", NULL, "study '%s' was not started (use study:run() or study:start())", s->name);
+  if (s->state == ST_NEW)
+    return lpod_error(
+        L, "study:wait", NULL,
+        "study '%s' was not started (use study:run() or study:start())",
+        s->name);
   if (s->state == ST_RUNNING && s->mpi_wait) lpod_study__scale_wait(s);
   if (s->state == ST_DONE) return wait_k(L, LUA_OK, 0);
-  if (s->waiter) return lpod_error(L, "study:wait", NULL, "study '%s' is already being waited for", s->name);
+  if (s->waiter)
+    return lpod_error(L, "study:wait", NULL,
+                      "study '%s' is already being waited for", s->name);
   lpod_host_check_yield(L, "study:wait");
   s->waiter = L;
   return lua_yieldk(L, 0, 0, wait_k);
@@ -978,4 +1071,3 @@ void lpod_open_study(lua_State *L) {
   lua_pop(L, 1);
   lua_setfield(L, podsim, "_kernels");
 }
-

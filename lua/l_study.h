@@ -87,8 +87,8 @@ typedef struct study {
   uint64_t t0_ms;
   double wall_s;
   int progress_shown;
-  int seq;       /* start order in the scenario: names it across processes */
-  int mpi_wait;  /* MPI rank > 0: s:wait() receives the state from rank 0 */
+  int seq;      /* start order in the scenario: names it across processes */
+  int mpi_wait; /* MPI rank > 0: s:wait() receives the state from rank 0 */
 } study;
 
 /* Template stack slots. */

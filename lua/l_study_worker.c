@@ -235,23 +235,25 @@ static int eval_in_worker(lua_State *L) {
   } else if (lua_istable(L, -1)) {
     for (int m = 0; m < s->M; m++) {
       lua_rawgeti(L, W_MNAMES, m + 1);
-      lua_gettable(L, -2); /* may run __index */
+      lua_gettable(L, -2);                   /* may run __index */
       if (lua_type(L, -1) == LUA_TBOOLEAN) { /* e.g. fits: 1 or 0 */
         c->y[m] = lua_toboolean(L, -1) ? 1.0 : 0.0;
         lua_pop(L, 1);
         continue;
       }
       if (lua_type(L, -1) != LUA_TNUMBER) {
-        c->rc = pod_err_set(c->err, POD_EINVAL, s->mnames[m],
-                            "eval returned %s for metric '%s' (a number is needed)",
-                            luaL_typename(L, -1), s->mnames[m]);
+        c->rc =
+            pod_err_set(c->err, POD_EINVAL, s->mnames[m],
+                        "eval returned %s for metric '%s' (a number is needed)",
+                        luaL_typename(L, -1), s->mnames[m]);
         break;
       }
       c->y[m] = lua_tonumber(L, -1);
       lua_pop(L, 1);
     }
   } else {
-    c->rc = pod_err_set(c->err, POD_EINVAL, "eval", "eval must return a table of metrics (got %s)",
+    c->rc = pod_err_set(c->err, POD_EINVAL, "eval",
+                        "eval must return a table of metrics (got %s)",
                         luaL_typename(L, -1));
   }
   lua_pushvalue(L, W_P);
@@ -284,7 +286,8 @@ int lpod_study__lw_eval(void *ud, void *worker, int grid, const double *x,
     return POD_ENOMEM;
   }
   const char *msg = lua_tostring(L, -1);
-  pod_err_set(err, POD_EINVAL, "eval", "%s", msg ? msg : "error object is not a string");
+  pod_err_set(err, POD_EINVAL, "eval", "%s",
+              msg ? msg : "error object is not a string");
   lua_settop(L, W_TOP);
   return POD_EINVAL;
 }

@@ -25,8 +25,9 @@
 
 /* ---- models ------------------------------------------------------------ */
 
-
-static int model_check(const void *v, pod_err *e) { return pod_model_check(v, e); }
+static int model_check(const void *v, pod_err *e) {
+  return pod_model_check(v, e);
+}
 /* "default": where a model built from scratch (no base=) starts: zeros,
 ** but MoE fields that are never right at 0: every layer after the dense
 ** ones is MoE (moe_interval 1), tokens spread evenly (imbalance 1),
@@ -46,9 +47,10 @@ static int model_preset(const char *n, void *out) {
 LPOD_PRESET_ITER(model, pod_model, pod_model_at)
 
 #define MF(name, type, min, max, unit) \
-  {#name, type, offsetof(pod_model, name), 0, min, max, 0, unit, NULL, NULL}
+  { #name, type, offsetof(pod_model, name), 0, min, max, 0, unit, NULL, NULL }
 static const lpod_field model_fields[] = {
-    {"name", LPOD_STRING, offsetof(pod_model, name), POD_NAME_MAX, 0, 0, 0, "", NULL, NULL},
+    {"name", LPOD_STRING, offsetof(pod_model, name), POD_NAME_MAX, 0, 0, 0, "",
+     NULL, NULL},
     MF(layers, LPOD_INT, 1, 1 << 20, "transformer blocks"),
     MF(hidden, LPOD_INT, 1, 1 << 24, "model width"),
     MF(ffn, LPOD_INT, 0, 1 << 26, "dense MLP width"),
@@ -56,7 +58,8 @@ static const lpod_field model_fields[] = {
     MF(kv_heads, LPOD_INT, 0, 1 << 16, "KV heads (GQA groups)"),
     MF(head_dim, LPOD_INT, 0, 1 << 16, "0: hidden/heads"),
     MF(vocab, LPOD_INT, 1, 1 << 28, "tokens"),
-    {"attn", LPOD_ENUM, offsetof(pod_model, attn), 0, 0, 0, 0, "", pod_model_attn_names, NULL},
+    {"attn", LPOD_ENUM, offsetof(pod_model, attn), 0, 0, 0, 0, "",
+     pod_model_attn_names, NULL},
     MF(q_lora, LPOD_INT, 0, 1 << 20, "MLA query rank"),
     MF(kv_lora, LPOD_INT, 0, 1 << 20, "MLA KV rank"),
     MF(qk_nope, LPOD_INT, 0, 1 << 16, "MLA"),
@@ -76,11 +79,10 @@ static const lpod_field model_fields[] = {
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_model_type = {
-    "podsim.model", "model", "podsim.model", "models", sizeof(pod_model),
-    model_fields, model_check, model_preset, model_name, model_source};
+    "podsim.model", "model",     "podsim.model", "models",   sizeof(pod_model),
+    model_fields,   model_check, model_preset,   model_name, model_source};
 
 /* ---- layouts and training configs -------------------------------------- */
-
 
 static int layout_preset(const char *n, void *out) {
   if (strcmp(n, "default") != 0) return POD_ENOENT;
@@ -90,18 +92,29 @@ static int layout_preset(const char *n, void *out) {
   return POD_OK;
 }
 
-#define RF(name) \
-  {#name, LPOD_BOOL, offsetof(pod_recompute_set, name), 0, 0, 1, 0, "", NULL, NULL}
+#define RF(name)                                                               \
+  {                                                                            \
+#name, LPOD_BOOL, offsetof(pod_recompute_set, name), 0, 0, 1, 0, "", NULL, \
+        NULL                                                                   \
+  }
 static const lpod_field recompute_set_fields[] = {
-    RF(core_attn), RF(layernorm), RF(mla_up_proj), RF(moe_act), RF(mlp),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    RF(core_attn), RF(layernorm), RF(mla_up_proj),
+    RF(moe_act),   RF(mlp),       {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
-static const lpod_type recompute_set_type = {
-    "podsim.recompute_modules", "recompute modules", "podsim.train", NULL,
-    sizeof(pod_recompute_set), recompute_set_fields, NULL, NULL, NULL, NULL};
+static const lpod_type recompute_set_type = {"podsim.recompute_modules",
+                                             "recompute modules",
+                                             "podsim.train",
+                                             NULL,
+                                             sizeof(pod_recompute_set),
+                                             recompute_set_fields,
+                                             NULL,
+                                             NULL,
+                                             NULL,
+                                             NULL};
 
-
-static int sw_preset(const char *n, void *out) { return pod_train_sw_preset(n, out); }
+static int sw_preset(const char *n, void *out) {
+  return pod_train_sw_preset(n, out);
+}
 static const char *sw_name(int i) {
   const pod_train_sw_preset_t *p = pod_train_sw_at(i, NULL);
   return p ? p->name : NULL;
@@ -111,28 +124,38 @@ static const char *sw_source(int i) {
   return pod_train_sw_at(i, &src) ? src : NULL;
 }
 
-#define SF(name, type, min, max, unit) \
-  {#name, type, offsetof(pod_train_sw, name), 0, min, max, 0, unit, NULL, NULL}
+#define SF(name, type, min, max, unit)                                     \
+  {                                                                        \
+#name, type, offsetof(pod_train_sw, name), 0, min, max, 0, unit, NULL, \
+        NULL                                                               \
+  }
 static const lpod_field sw_fields[] = {
-    {"cuda_graphs", LPOD_ENUM, offsetof(pod_train_sw, cuda_graphs), 0, 0, 0, 0, "",
-     pod_train_graphs_names, NULL},
+    {"cuda_graphs", LPOD_ENUM, offsetof(pod_train_sw, cuda_graphs), 0, 0, 0, 0,
+     "", pod_train_graphs_names, NULL},
     SF(a2a_overlap, LPOD_BOOL, 0, 1, "moe_a2a_overlap"),
     SF(fused_grouped_mlp, LPOD_BOOL, 0, 1, "cutedsl_fused_grouped_mlp"),
     SF(fp8_attention, LPOD_BOOL, 0, 1, "fp8_dot_product_attention"),
-    {"dispatcher", LPOD_ENUM, offsetof(pod_train_sw, dispatcher), 0, 0, 0, 0, "",
-     pod_train_dispatcher_names, NULL},
+    {"dispatcher", LPOD_ENUM, offsetof(pod_train_sw, dispatcher), 0, 0, 0, 0,
+     "", pod_train_dispatcher_names, NULL},
     SF(max_domains, LPOD_INT, 0, 1 << 20, "domains per token (0: no limit)"),
     {"schedule", LPOD_ENUM, offsetof(pod_train_sw, schedule), 0, 0, 0, 0, "",
      pod_train_schedule_names, NULL},
     SF(fp8_params, LPOD_BOOL, 0, 1, "fp8_param_gather"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
-static const lpod_type sw_type = {
-    "podsim.software", "software release", "podsim.train", "software",
-    sizeof(pod_train_sw), sw_fields, NULL, sw_preset, sw_name, sw_source};
+static const lpod_type sw_type = {"podsim.software",
+                                  "software release",
+                                  "podsim.train",
+                                  "software",
+                                  sizeof(pod_train_sw),
+                                  sw_fields,
+                                  NULL,
+                                  sw_preset,
+                                  sw_name,
+                                  sw_source};
 
 #define LF(name, type, min, max, unit) \
-  {#name, type, offsetof(pod_layout, name), 0, min, max, 0, unit, NULL, NULL}
+  { #name, type, offsetof(pod_layout, name), 0, min, max, 0, unit, NULL, NULL }
 static const lpod_field layout_fields[] = {
     LF(tp, LPOD_INT, 0, 1 << 16, "tensor parallel (0: 1)"),
     LF(pp, LPOD_INT, 0, 1 << 16, "pipeline stages (0: 1)"),
@@ -146,32 +169,50 @@ static const lpod_field layout_fields[] = {
     {"recompute", LPOD_ENUM, offsetof(pod_layout, recompute), 0, 0, 0, 0, "",
      pod_train_recompute_names, NULL},
     LF(uneven, LPOD_BOOL, 0, 1, "uneven pipeline layout"),
-    {"recompute_modules", LPOD_STRUCT, offsetof(pod_layout, recompute_modules), 0, 0, 0, 0,
-     "", NULL, &recompute_set_type},
+    {"recompute_modules", LPOD_STRUCT, offsetof(pod_layout, recompute_modules),
+     0, 0, 0, 0, "", NULL, &recompute_set_type},
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
-static const lpod_type layout_type = {
-    "podsim.parallel", "parallel layout", "podsim.train", NULL,
-    sizeof(pod_layout), layout_fields, NULL, layout_preset, lpod_default_preset_name, NULL};
+static const lpod_type layout_type = {"podsim.parallel",
+                                      "parallel layout",
+                                      "podsim.train",
+                                      NULL,
+                                      sizeof(pod_layout),
+                                      layout_fields,
+                                      NULL,
+                                      layout_preset,
+                                      lpod_default_preset_name,
+                                      NULL};
 
-static int cfg_check(const void *v, pod_err *e) { return pod_train_check(v, e); }
-static int base_check(const void *v, pod_err *e) { return pod_train_check_base(v, e); }
+static int cfg_check(const void *v, pod_err *e) {
+  return pod_train_check(v, e);
+}
+static int base_check(const void *v, pod_err *e) {
+  return pod_train_check_base(v, e);
+}
 static int cfg_preset(const char *n, void *out) {
   if (strcmp(n, "default") != 0) return POD_ENOENT;
   pod_train_cfg_init(out);
   return POD_OK;
 }
 
-#define CF(name, type, min, max, unit) \
-  {#name, type, offsetof(pod_train_cfg, name), 0, min, max, 0, unit, NULL, NULL}
+#define CF(name, type, min, max, unit)                                      \
+  {                                                                         \
+#name, type, offsetof(pod_train_cfg, name), 0, min, max, 0, unit, NULL, \
+        NULL                                                                \
+  }
 static const lpod_field cfg_fields[] = {
-    {"system", LPOD_STRUCT, offsetof(pod_train_cfg, system), 0, 0, 0, 0, "", NULL, &lpod_system_type},
-    {"model", LPOD_STRUCT, offsetof(pod_train_cfg, model), 0, 0, 0, 0, "", NULL, &lpod_model_type},
+    {"system", LPOD_STRUCT, offsetof(pod_train_cfg, system), 0, 0, 0, 0, "",
+     NULL, &lpod_system_type},
+    {"model", LPOD_STRUCT, offsetof(pod_train_cfg, model), 0, 0, 0, 0, "", NULL,
+     &lpod_model_type},
     CF(gpus, LPOD_INT, 1, 1 << 24, "GPUs"),
     CF(seq, LPOD_INT, 1, 1 << 24, "tokens per sequence"),
     CF(global_batch, LPOD_INT, 1, 1 << 28, "sequences per step"),
-    {"dtype", LPOD_ENUM, offsetof(pod_train_cfg, dtype), 0, 0, 0, 0, "", pod_train_dtype_names, NULL},
-    {"parallel", LPOD_STRUCT, offsetof(pod_train_cfg, parallel), 0, 0, 0, 0, "", NULL, &layout_type},
+    {"dtype", LPOD_ENUM, offsetof(pod_train_cfg, dtype), 0, 0, 0, 0, "",
+     pod_train_dtype_names, NULL},
+    {"parallel", LPOD_STRUCT, offsetof(pod_train_cfg, parallel), 0, 0, 0, 0, "",
+     NULL, &layout_type},
     CF(eff_gemm, LPOD_DOUBLE, -1, 1, "fraction of peak (<= 0: table)"),
     CF(eff_attn, LPOD_DOUBLE, -1, 1, "fraction of bf16 peak (<= 0: table)"),
     CF(gemm_k_half, LPOD_DOUBLE, -1, 1e9, "hidden size (< 0: table)"),
@@ -187,23 +228,38 @@ static const lpod_field cfg_fields[] = {
     CF(grad_reduce_bytes, LPOD_DOUBLE, 0, 8, "bytes per gradient element"),
     CF(mem_reserve_gb, LPOD_DOUBLE, 0, 1e6, "GB"),
     CF(mfu_full_attn, LPOD_BOOL, 0, 1, "MFU counts full attention"),
-    {"fp8_recipe", LPOD_ENUM, offsetof(pod_train_cfg, fp8_recipe), 0, 0, 0, 0, "",
-     pod_train_fp8_recipe_names, NULL},
+    {"fp8_recipe", LPOD_ENUM, offsetof(pod_train_cfg, fp8_recipe), 0, 0, 0, 0,
+     "", pod_train_fp8_recipe_names, NULL},
     CF(jitter_sync, LPOD_DOUBLE, 0, 1, "per-interval CV (amax syncs)"),
-    {"software", LPOD_STRUCT, offsetof(pod_train_cfg, software), 0, 0, 0, 0, "", NULL,
-     &sw_type},
-    CF(host_expert_us, LPOD_DOUBLE, -1, 1e6, "us per local expert per MoE pass (< 0: default)"),
+    {"software", LPOD_STRUCT, offsetof(pod_train_cfg, software), 0, 0, 0, 0, "",
+     NULL, &sw_type},
+    CF(host_expert_us, LPOD_DOUBLE, -1, 1e6,
+       "us per local expert per MoE pass (< 0: default)"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 /* The training config (podsim.train and the "train" kernel). */
-const lpod_type lpod_train_cfg_type = {
-    "podsim.train_cfg", "train config", "podsim.train", NULL,
-    sizeof(pod_train_cfg), cfg_fields, cfg_check, cfg_preset, lpod_default_preset_name, NULL};
+const lpod_type lpod_train_cfg_type = {"podsim.train_cfg",
+                                       "train config",
+                                       "podsim.train",
+                                       NULL,
+                                       sizeof(pod_train_cfg),
+                                       cfg_fields,
+                                       cfg_check,
+                                       cfg_preset,
+                                       lpod_default_preset_name,
+                                       NULL};
 
 /* The search's base config: the same fields, the layout left unchecked. */
-static const lpod_type search_cfg_type = {
-    "podsim.search_cfg", "search config", "podsim.search", NULL,
-    sizeof(pod_train_cfg), cfg_fields, base_check, cfg_preset, lpod_default_preset_name, NULL};
+static const lpod_type search_cfg_type = {"podsim.search_cfg",
+                                          "search config",
+                                          "podsim.search",
+                                          NULL,
+                                          sizeof(pod_train_cfg),
+                                          cfg_fields,
+                                          base_check,
+                                          cfg_preset,
+                                          lpod_default_preset_name,
+                                          NULL};
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -243,7 +299,8 @@ static int defaulted_copy(lua_State *L, int idx, const char *const *skip) {
   }
   lua_pop(L, 1);
   /* parallel = {...} without base starts from the default layout */
-  if (lua_getfield(L, copy, "parallel") == LUA_TTABLE && !lua_getmetatable(L, -1)) {
+  if (lua_getfield(L, copy, "parallel") == LUA_TTABLE &&
+      !lua_getmetatable(L, -1)) {
     int par = lua_gettop(L);
     lua_newtable(L);
     lua_pushnil(L);
@@ -286,7 +343,8 @@ static void push_layout(lua_State *L, const pod_layout *l) {
 static int l_model(lua_State *L) {
   pod_model m;
   if (!lua_istable(L, 1))
-    return lpod_error(L, "podsim.model", NULL, "expected a table of fields, got %s",
+    return lpod_error(L, "podsim.model", NULL,
+                      "expected a table of fields, got %s",
                       luaL_typename(L, 1));
   lpod_build(L, 1, &lpod_model_type, &m, NULL);
   lpod_push(L, &lpod_model_type, &m);
@@ -296,7 +354,8 @@ static int l_model(lua_State *L) {
 static int l_model_params(lua_State *L) {
   pod_model m;
   if (lua_isnoneornil(L, 1))
-    return lpod_error(L, "podsim.model_params", "model", "required argument is missing");
+    return lpod_error(L, "podsim.model_params", "model",
+                      "required argument is missing");
   lpod_to_value(L, 1, &lpod_model_type, &m, "model");
   pod_model_params p;
   pod_model_params_count(&m, &p);
@@ -317,7 +376,8 @@ static int l_model_params(lua_State *L) {
 static int l_model_flops(lua_State *L) {
   static const char ctx[] = "podsim.model_flops";
   pod_model m;
-  if (lua_isnoneornil(L, 1)) return lpod_error(L, ctx, "model", "required argument is missing");
+  if (lua_isnoneornil(L, 1))
+    return lpod_error(L, ctx, "model", "required argument is missing");
   lpod_to_value(L, 1, &lpod_model_type, &m, "model");
   double seq = lpod_check_range(L, 2, 1, 1 << 24, 0, ctx, "seq");
   int causal = lua_isnoneornil(L, 3) ? 1 : lua_toboolean(L, 3);
@@ -383,11 +443,13 @@ static void push_result(lua_State *L, const pod_train_cfg *c,
 void lpod_train_read(lua_State *L, pod_train_cfg *c) {
   static const char ctx[] = "podsim.train";
   if (!lua_istable(L, 1))
-    lpod_error(L, ctx, NULL, "expected a table {system=, model=, gpus=, ...}, got %s",
+    lpod_error(L, ctx, NULL,
+               "expected a table {system=, model=, gpus=, ...}, got %s",
                luaL_typename(L, 1));
   lua_settop(L, 1);
   int t = defaulted_copy(L, 1, NULL); /* stack: opts, copy */
-  static const char *const required[] = {"system", "model", "gpus", "seq", "global_batch", NULL};
+  static const char *const required[] = {"system", "model",        "gpus",
+                                         "seq",    "global_batch", NULL};
   for (int i = 0; required[i]; i++) {
     if (lua_getfield(L, t, required[i]) == LUA_TNIL)
       lpod_error(L, ctx, required[i], "required field is missing");
@@ -415,7 +477,8 @@ static int l_train(lua_State *L) {
             "zero=%d); its step time and throughput (fits = false) assume "
             "memory it does not have\n",
             lua_tostring(L, -1), r.memory.total_gb, c.system.gpu.hbm_gb,
-            c.parallel.tp, c.parallel.pp, c.parallel.cp, c.parallel.ep, c.parallel.zero);
+            c.parallel.tp, c.parallel.pp, c.parallel.cp, c.parallel.ep,
+            c.parallel.zero);
     lua_pop(L, 1);
   }
   push_result(L, &c, &r);
@@ -424,24 +487,29 @@ static int l_train(lua_State *L) {
 
 /* ---- podsim.search{} ---------------------------------------------------- */
 
-static const char *const search_only[] = {"fix", "top", "max_tp", "max_pp", "max_vp",
-                                          "max_cp", "max_mb", NULL};
-static const char *const fix_keys[] = {"tp", "pp", "vp", "dp", "ep", "etp", "cp",
-                                       "microbatch", "zero", "recompute", "uneven", NULL};
+static const char *const search_only[] = {
+    "fix", "top", "max_tp", "max_pp", "max_vp", "max_cp", "max_mb", NULL};
+static const char *const fix_keys[] = {
+    "tp", "pp",         "vp",   "dp",        "ep",     "etp",
+    "cp", "microbatch", "zero", "recompute", "uneven", NULL};
 
 #define SEARCH_MAX 1000
 
 static int l_search(lua_State *L) {
   static const char ctx[] = "podsim.search";
   if (!lua_istable(L, 1))
-    return lpod_error(L, ctx, NULL, "expected a table {system=, model=, gpus=, ...}, got %s",
+    return lpod_error(L, ctx, NULL,
+                      "expected a table {system=, model=, gpus=, ...}, got %s",
                       luaL_typename(L, 1));
   lua_settop(L, 1);
   if (lua_getfield(L, 1, "parallel") != LUA_TNIL)
-    return lpod_error(L, ctx, "parallel", "the search chooses the layout; fix dimensions with fix={...}");
+    return lpod_error(
+        L, ctx, "parallel",
+        "the search chooses the layout; fix dimensions with fix={...}");
   lua_pop(L, 1);
   int t = defaulted_copy(L, 1, search_only); /* stack: opts, copy */
-  static const char *const required[] = {"system", "model", "gpus", "seq", "global_batch", NULL};
+  static const char *const required[] = {"system", "model",        "gpus",
+                                         "seq",    "global_batch", NULL};
   for (int i = 0; required[i]; i++) {
     if (lua_getfield(L, t, required[i]) == LUA_TNIL)
       return lpod_error(L, ctx, required[i], "required field is missing");
@@ -460,7 +528,8 @@ static int l_search(lua_State *L) {
   if (lua_getfield(L, 1, "fix") != LUA_TNIL) { /* stack: opts, copy, fix */
     int fx = lua_gettop(L);
     if (!lua_istable(L, fx))
-      return lpod_error(L, ctx, "fix", "expected a table {tp=, pp=, ...}, got %s",
+      return lpod_error(L, ctx, "fix",
+                        "expected a table {tp=, pp=, ...}, got %s",
                         luaL_typename(L, fx));
     lpod_check_keys(L, fx, ctx, "fix", fix_keys);
     pod_layout *f = &o.fix;
@@ -471,17 +540,20 @@ static int l_search(lua_State *L) {
     f->ep = lpod_opt_int(L, fx, "ep", -1, 1, 1 << 20, 0, ctx, "fix");
     f->etp = lpod_opt_int(L, fx, "etp", -1, 1, 1 << 16, 0, ctx, "fix");
     f->cp = lpod_opt_int(L, fx, "cp", -1, 1, 1 << 16, 0, ctx, "fix");
-    f->microbatch = lpod_opt_int(L, fx, "microbatch", -1, 1, 1 << 20, 0, ctx, "fix");
+    f->microbatch =
+        lpod_opt_int(L, fx, "microbatch", -1, 1, 1 << 20, 0, ctx, "fix");
     f->zero = lpod_opt_int(L, fx, "zero", -1, 0, 3, 0, ctx, "fix");
     if (lua_getfield(L, fx, "recompute") != LUA_TNIL)
-      f->recompute = lpod_opt_enum(L, fx, "recompute", 0, pod_train_recompute_names, 1, ctx, "fix");
+      f->recompute = lpod_opt_enum(L, fx, "recompute", 0,
+                                   pod_train_recompute_names, 1, ctx, "fix");
     lua_pop(L, 1);
     if (lua_getfield(L, fx, "uneven") != LUA_TNIL)
       f->uneven = lpod_opt_bool(L, fx, "uneven", 0, ctx, "fix");
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
-  pod_train_search_item *items = lua_newuserdatauv(L, sizeof *items * o.top_n, 0);
+  pod_train_search_item *items =
+      lua_newuserdatauv(L, sizeof *items * o.top_n, 0);
   int n = 0;
   pod_train_search_stats st;
   pod_err e;
@@ -508,12 +580,13 @@ static int l_search(lua_State *L) {
   if (n == 0) {
     char why[320];
     if (st.candidates == 0)
-      snprintf(why, sizeof why,
-               "no layout of %d GPUs passes the divisibility rules (tp and cp "
-               "divide the heads, pp the layers, ep the experts; max_tp=%d "
-               "max_pp=%d max_cp=%d%s)",
-               c.gpus, o.max_tp, o.max_pp, o.max_cp,
-               lua_getfield(L, 1, "fix") != LUA_TNIL ? " and the fix= values" : "");
+      snprintf(
+          why, sizeof why,
+          "no layout of %d GPUs passes the divisibility rules (tp and cp "
+          "divide the heads, pp the layers, ep the experts; max_tp=%d "
+          "max_pp=%d max_cp=%d%s)",
+          c.gpus, o.max_tp, o.max_pp, o.max_cp,
+          lua_getfield(L, 1, "fix") != LUA_TNIL ? " and the fix= values" : "");
     else
       snprintf(why, sizeof why,
                "%ld layouts pass the divisibility rules, but none of their %ld "
@@ -525,7 +598,8 @@ static int l_search(lua_State *L) {
     lua_setfield(L, -2, "why");
     if (lpod_host(L) != NULL) {
       lpod_where(L);
-      fprintf(stderr, "%s warning: podsim.search: no layout: %s\n", lua_tostring(L, -1), why);
+      fprintf(stderr, "%s warning: podsim.search: no layout: %s\n",
+              lua_tostring(L, -1), why);
       lua_pop(L, 1);
     }
   }

@@ -25,12 +25,24 @@ static const lpod_field *find_field(const lpod_type *t, const char *name,
 static void push_field(lua_State *L, const lpod_field *f, const char *base) {
   const char *p = base + f->offset;
   switch (f->type) {
-    case LPOD_DOUBLE: lua_pushnumber(L, *(const double *)p); break;
-    case LPOD_INT: lua_pushinteger(L, *(const int *)p); break;
-    case LPOD_BOOL: lua_pushboolean(L, *(const int *)p); break;
-    case LPOD_STRING: lua_pushstring(L, p); break;
-    case LPOD_ENUM: lua_pushstring(L, f->names[*(const int *)p]); break;
-    case LPOD_STRUCT: lpod_push(L, f->sub, p); break;
+    case LPOD_DOUBLE:
+      lua_pushnumber(L, *(const double *)p);
+      break;
+    case LPOD_INT:
+      lua_pushinteger(L, *(const int *)p);
+      break;
+    case LPOD_BOOL:
+      lua_pushboolean(L, *(const int *)p);
+      break;
+    case LPOD_STRING:
+      lua_pushstring(L, p);
+      break;
+    case LPOD_ENUM:
+      lua_pushstring(L, f->names[*(const int *)p]);
+      break;
+    case LPOD_STRUCT:
+      lpod_push(L, f->sub, p);
+      break;
   }
 }
 
@@ -63,9 +75,10 @@ static int spec_index(lua_State *L) {
 static int spec_newindex(lua_State *L) {
   const lpod_type *t = lua_touserdata(L, lua_upvalueindex(1));
   check_spec(L, t);
-  return lpod_error(L, t->ctor, luaL_optstring(L, 2, "?"),
-                    "%s specs are read-only; derive a new one with %s{base=..., ...}",
-                    t->kind, t->ctor);
+  return lpod_error(
+      L, t->ctor, luaL_optstring(L, 2, "?"),
+      "%s specs are read-only; derive a new one with %s{base=..., ...}",
+      t->kind, t->ctor);
 }
 
 /* __pairs: iterate fields in declaration order. */
@@ -119,10 +132,12 @@ void lpod_type_register(lua_State *L, const lpod_type *t) {
     return;
   }
   /* stack: mt */
-  static const struct { const char *name; lua_CFunction fn; } mm[] = {
-      {"__index", spec_index},       {"__newindex", spec_newindex},
-      {"__pairs", spec_pairs},       {"__tostring", spec_tostring},
-      {"__eq", spec_eq},             {NULL, NULL}};
+  static const struct {
+    const char *name;
+    lua_CFunction fn;
+  } mm[] = {{"__index", spec_index}, {"__newindex", spec_newindex},
+            {"__pairs", spec_pairs}, {"__tostring", spec_tostring},
+            {"__eq", spec_eq},       {NULL, NULL}};
   for (int i = 0; mm[i].name; i++) {
     lua_pushlightuserdata(L, (void *)t);
     lua_pushcclosure(L, mm[i].fn, 1);
@@ -183,7 +198,8 @@ static void to_value_ctx(lua_State *L, int idx, const lpod_type *t, void *out,
     build_ctx(L, idx, t, out, path, ctx);
     return;
   }
-  lpod_error(L, ctx, path, "expected a %s (a preset name, %s{...} or a table), got %s",
+  lpod_error(L, ctx, path,
+             "expected a %s (a preset name, %s{...} or a table), got %s",
              t->kind, t->ctor, luaL_typename(L, idx));
 }
 
@@ -197,27 +213,32 @@ static void set_field(lua_State *L, int vidx, const lpod_field *f, char *base,
   char *p = base + f->offset;
   switch (f->type) {
     case LPOD_DOUBLE:
-      *(double *)p = lpod_check_range(L, vidx, f->min, f->max, f->min_open,
-                                      ctor, full);
+      *(double *)p =
+          lpod_check_range(L, vidx, f->min, f->max, f->min_open, ctor, full);
       break;
     case LPOD_INT: {
-      double v = lpod_check_range(L, vidx, f->min, f->max, f->min_open, ctor, full);
-      if (v != floor(v)) lpod_error(L, ctor, full, "must be an integer (got %.10g)", v);
+      double v =
+          lpod_check_range(L, vidx, f->min, f->max, f->min_open, ctor, full);
+      if (v != floor(v))
+        lpod_error(L, ctor, full, "must be an integer (got %.10g)", v);
       *(int *)p = (int)v;
       break;
     }
     case LPOD_BOOL:
       if (!lua_isboolean(L, vidx))
-        lpod_error(L, ctor, full, "expected a boolean, got %s", luaL_typename(L, vidx));
+        lpod_error(L, ctor, full, "expected a boolean, got %s",
+                   luaL_typename(L, vidx));
       *(int *)p = lua_toboolean(L, vidx);
       break;
     case LPOD_STRING: {
       if (lua_type(L, vidx) != LUA_TSTRING)
-        lpod_error(L, ctor, full, "expected a string, got %s", luaL_typename(L, vidx));
+        lpod_error(L, ctor, full, "expected a string, got %s",
+                   luaL_typename(L, vidx));
       size_t len;
       const char *s = lua_tolstring(L, vidx, &len);
       if (len >= f->size)
-        lpod_error(L, ctor, full, "string too long (%d bytes at most)", (int)f->size - 1);
+        lpod_error(L, ctor, full, "string too long (%d bytes at most)",
+                   (int)f->size - 1);
       memcpy(p, s, len + 1);
       break;
     }
@@ -265,7 +286,8 @@ static void build_ctx(lua_State *L, int idx, const lpod_type *t, void *out,
   /* Fields, in table order; unknown names get a suggestion. */
   const char *names[96];
   int n = 0;
-  for (const lpod_field *f = t->fields; f->name && n < 94; f++) names[n++] = f->name;
+  for (const lpod_field *f = t->fields; f->name && n < 94; f++)
+    names[n++] = f->name;
   names[n++] = "base";
   names[n] = NULL;
   lpod_check_keys(L, idx, ctx, path, names);
@@ -298,9 +320,12 @@ int lpod_field_bind(const lpod_type *t, const char *path, pod_bind *b) {
       path = dot + 1;
       continue;
     }
-    if (f->type == LPOD_DOUBLE) b->type = POD_BIND_DOUBLE;
-    else if (f->type == LPOD_INT) b->type = POD_BIND_INT;
-    else return -1;
+    if (f->type == LPOD_DOUBLE)
+      b->type = POD_BIND_DOUBLE;
+    else if (f->type == LPOD_INT)
+      b->type = POD_BIND_INT;
+    else
+      return -1;
     b->offset = off;
     return 0;
   }
@@ -398,4 +423,3 @@ int lpod_find_kernel(lua_State *L, const char *name, const pod_kernel **k,
   lua_settop(L, top);
   return found;
 }
-

@@ -24,12 +24,12 @@
 #include "pod_kernel.h"
 
 typedef enum lpod_ftype {
-  LPOD_DOUBLE,  /* double; range [min, max] */
-  LPOD_INT,     /* int; integral number in [min, max] */
-  LPOD_BOOL,    /* int holding 0/1; Lua boolean */
-  LPOD_STRING,  /* char[size]; Lua string shorter than size */
-  LPOD_ENUM,    /* int; Lua string, one of names[] */
-  LPOD_STRUCT   /* nested spec of type `sub`: a preset name, spec or table */
+  LPOD_DOUBLE, /* double; range [min, max] */
+  LPOD_INT,    /* int; integral number in [min, max] */
+  LPOD_BOOL,   /* int holding 0/1; Lua boolean */
+  LPOD_STRING, /* char[size]; Lua string shorter than size */
+  LPOD_ENUM,   /* int; Lua string, one of names[] */
+  LPOD_STRUCT  /* nested spec of type `sub`: a preset name, spec or table */
 } lpod_ftype;
 
 typedef struct lpod_type lpod_type;
@@ -38,21 +38,21 @@ typedef struct lpod_field {
   const char *name;
   lpod_ftype type;
   size_t offset;
-  size_t size;                 /* LPOD_STRING: buffer size */
-  double min, max;             /* LPOD_DOUBLE/INT inclusive range */
-  int min_open;                /* 1: value must be > min, not >= */
-  const char *unit;            /* "GB/s per direction", shown in help */
-  const char *const *names;    /* LPOD_ENUM: NULL-terminated names */
-  const lpod_type *sub;        /* LPOD_STRUCT */
+  size_t size;              /* LPOD_STRING: buffer size */
+  double min, max;          /* LPOD_DOUBLE/INT inclusive range */
+  int min_open;             /* 1: value must be > min, not >= */
+  const char *unit;         /* "GB/s per direction", shown in help */
+  const char *const *names; /* LPOD_ENUM: NULL-terminated names */
+  const lpod_type *sub;     /* LPOD_STRUCT */
 } lpod_field;
 
 struct lpod_type {
-  const char *tname;       /* metatable name, e.g. "podsim.system" */
-  const char *kind;        /* user-facing noun, e.g. "system" */
-  const char *ctor;        /* constructor name, e.g. "podsim.system" */
-  const char *presets;     /* podsim table of presets, e.g. "systems" */
+  const char *tname;   /* metatable name, e.g. "podsim.system" */
+  const char *kind;    /* user-facing noun, e.g. "system" */
+  const char *ctor;    /* constructor name, e.g. "podsim.system" */
+  const char *presets; /* podsim table of presets, e.g. "systems" */
   size_t size;
-  const lpod_field *fields;  /* terminated by a field with name NULL */
+  const lpod_field *fields; /* terminated by a field with name NULL */
   /* Whole-value check from core (may be NULL). */
   int (*check)(const void *value, pod_err *err);
   /* Copy preset `name` into out; POD_ENOENT when unknown (may be NULL). */
@@ -66,14 +66,14 @@ struct lpod_type {
 /* preset_name/preset_source adapters over a core preset iterator
 ** `const T *at(int i, const char **source)` (NULL past the end) whose
 ** items carry a `name`: defines static PREFIX_name and PREFIX_source. */
-#define LPOD_PRESET_ITER(prefix, T, at)                 \
-  static const char *prefix##_name(int i) {            \
-    const T *p_ = at(i, NULL);                         \
-    return p_ ? p_->name : NULL;                       \
-  }                                                    \
-  static const char *prefix##_source(int i) {          \
-    const char *src_ = NULL;                           \
-    return at(i, &src_) ? src_ : NULL;                 \
+#define LPOD_PRESET_ITER(prefix, T, at)       \
+  static const char *prefix##_name(int i) {   \
+    const T *p_ = at(i, NULL);                \
+    return p_ ? p_->name : NULL;              \
+  }                                           \
+  static const char *prefix##_source(int i) { \
+    const char *src_ = NULL;                  \
+    return at(i, &src_) ? src_ : NULL;        \
   }
 
 /* preset_name of a type whose only preset is "default" (kernel configs). */
@@ -123,7 +123,8 @@ void lpod_open_type(lua_State *L, int podsim, const lpod_type *t);
 #include "modules.h"
 #undef LPOD_MODULE
 
-/* --- built-in evaluators --------------------------------------------------- */
+/* --- built-in evaluators ---------------------------------------------------
+ */
 
 /* Register kernel `k` under `name` (podsim.kernels[name]) with the lpod
 ** type describing its config struct, so a study can build per-grid-point
@@ -147,8 +148,8 @@ void lpod_where(lua_State *L);
 /* Raise "file:line: ctx: path: message".  `ctx` is the API function
 ** ("podsim.system"), `path` the field path (may be NULL). Never returns.
 ** [-0, +0, v] */
-int lpod_error(lua_State *L, const char *ctx, const char *path,
-               const char *fmt, ...);
+int lpod_error(lua_State *L, const char *ctx, const char *path, const char *fmt,
+               ...);
 
 /* Raise a located error from a core status.  [-0, +0, v] */
 int lpod_error_core(lua_State *L, const char *ctx, const char *prefix,
@@ -173,8 +174,8 @@ int lpod_error_unknown(lua_State *L, const char *ctx, const char *path,
 /* Check that every string key of the table at idx is one of `allowed`
 ** (NULL-terminated); raise an "unknown field" error with a suggestion.
 ** [-0, +0, v] */
-void lpod_check_keys(lua_State *L, int idx, const char *ctx,
-                     const char *path, const char *const *allowed);
+void lpod_check_keys(lua_State *L, int idx, const char *ctx, const char *path,
+                     const char *const *allowed);
 
 /* Number of keys of the table at idx.  A binding that read k known
 ** fields and finds k keys can skip lpod_check_keys (its fast path).
@@ -185,8 +186,8 @@ int lpod_count_keys(lua_State *L, int idx);
 ** absent (if required, absent is an error).  Path is "path.key".
 ** lpod_opt_number, lpod_opt_int, lpod_opt_bool: [-0, +0, v] */
 double lpod_opt_number(lua_State *L, int idx, const char *key, double def,
-                       double min, double max, int required,
-                       const char *ctx, const char *path);
+                       double min, double max, int required, const char *ctx,
+                       const char *path);
 int lpod_opt_int(lua_State *L, int idx, const char *key, int def, int min,
                  int max, int required, const char *ctx, const char *path);
 int lpod_opt_bool(lua_State *L, int idx, const char *key, int def,
@@ -202,7 +203,8 @@ int lpod_opt_enum(lua_State *L, int idx, const char *key, int def,
 double lpod_check_range(lua_State *L, int idx, double min, double max,
                         int min_open, const char *ctx, const char *path);
 
-/* --- copying between states ------------------------------------------------ */
+/* --- copying between states ------------------------------------------------
+ */
 
 /* Copy the plain value at `idx` of `from` onto the top of `to`: nil,
 ** booleans, numbers, strings, tables of those (cycles and shared tables
@@ -211,7 +213,6 @@ double lpod_check_range(lua_State *L, int idx, double min, double max,
 ** -1 with an error message pushed on `to` naming the path of the value
 ** that cannot cross (a coroutine, a userdata, a C function).
 ** from: [-0, +0, m]; to: [-0, +1, m] */
-int lpod_copy_value(lua_State *from, int idx, lua_State *to,
-                    const char *path);
+int lpod_copy_value(lua_State *from, int idx, lua_State *to, const char *path);
 
 #endif

@@ -27,49 +27,64 @@ static const char usage_text[] =
     "cost and reliability, as Lua scenarios with Monte Carlo studies.\n"
     "\n"
     "commands:\n"
-    "  run FILE.lua [OPTIONS]   run a scenario (run FILE --help: its arguments)\n"
+    "  run FILE.lua [OPTIONS]   run a scenario (run FILE --help: its "
+    "arguments)\n"
     "  validate [ID]            print every validation case (published value,\n"
     "                           podsim's value, error, fit or prediction)\n"
     "  presets [gpus|systems|models|failures|software] [--format table|json]\n"
     "                           list the built-in presets and their sources\n"
     "  plot DIR                 render the plots for the CSV files in DIR\n"
-    "  report DIR               one self-contained HTML page (and Markdown) of\n"
-    "                           a run: summaries, plots, assumptions, warnings\n"
-    "  eval collective --system S --op OP --ranks N[,N..] --bytes SIZE[,SIZE..]\n"
+    "  report DIR               one self-contained HTML page (and Markdown) "
+    "of\n"
+    "                           a run: summaries, plots, assumptions, "
+    "warnings\n"
+    "  eval collective --system S --op OP --ranks N[,N..] --bytes "
+    "SIZE[,SIZE..]\n"
     "                  [--algo A] [--ranks-per-domain N]\n"
     "  eval train --system S --model M --gpus N --seq N --global-batch N\n"
     "             [--dtype D] [--tp N --pp N ...] [--search [--top N]]\n"
-    "                           one-line queries, no Lua file (SIZE: 4096, 64KiB,\n"
+    "                           one-line queries, no Lua file (SIZE: 4096, "
+    "64KiB,\n"
     "                           1GiB, 1G = 1GiB as in nccl-tests, 1GB = 1e9)\n"
     "                           with --format table|csv|json\n"
-    "  calibrate FILE... --system S [--fit a,b,...] [--out FILE.lua] [--name N]\n"
+    "  calibrate FILE... --system S [--fit a,b,...] [--out FILE.lua] [--name "
+    "N]\n"
     "            [--min-bytes SIZE]\n"
     "                           fit a system's collective parameters to\n"
     "                           nccl-tests output (*_perf tables or CSV)\n"
     "  merge DIR... [--out DIR] [--threads N]\n"
     "                           outputs of a sharded run from its shard files\n"
-    "                           (presets and plot take --timeout, --max-memory)\n"
+    "                           (presets and plot take --timeout, "
+    "--max-memory)\n"
     "  --help, --version\n"
     "\n"
     "run options:\n"
     "  --out DIR              output folder (default out/<scenario>)\n"
-    "  --set KEY=VALUE        value for podsim.args.KEY (repeatable; numbers and\n"
+    "  --set KEY=VALUE        value for podsim.args.KEY (repeatable; numbers "
+    "and\n"
     "                         true/false are parsed)\n"
     "  --samples N            override every study's sample count\n"
     "  --seed S               override every study's seed\n"
     "  --threads N            worker threads (default: number of cores)\n"
-    "  --format table|csv|json  how studies print their summary (default table)\n"
-    "  --max-samples-mb MB    memory for exact quantiles per study (default 256)\n"
+    "  --format table|csv|json  how studies print their summary (default "
+    "table)\n"
+    "  --max-samples-mb MB    memory for exact quantiles per study (default "
+    "256)\n"
     "  --max-memory MB        memory budget per Lua state (default 2048)\n"
     "  --timeout SECONDS      wall-clock budget (default: none)\n"
     "  --quiet                print only what the scenario prints itself\n"
-    "  --no-trace             run every study's Lua eval per sample (no compiled\n"
+    "  --no-trace             run every study's Lua eval per sample (no "
+    "compiled\n"
     "                         graph; same results, for checking and timing)\n"
-    "  --unsafe               lift the sandbox (os.execute, io.popen, C modules,\n"
+    "  --unsafe               lift the sandbox (os.execute, io.popen, C "
+    "modules,\n"
     "                         files anywhere)\n"
-    "  --shard I/N            run shard I (0-based) of N of every study and write\n"
-    "                         its chunk results to --out DIR (see podsim merge)\n"
-    "  --mpi                  under mpirun: distribute every study's chunks over\n"
+    "  --shard I/N            run shard I (0-based) of N of every study and "
+    "write\n"
+    "                         its chunk results to --out DIR (see podsim "
+    "merge)\n"
+    "  --mpi                  under mpirun: distribute every study's chunks "
+    "over\n"
     "                         the ranks; rank 0 prints and writes\n"
     "\n"
     "exit codes: 0 success, 1 scenario or runtime error (also: output lost,\n"
@@ -109,10 +124,10 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
     const char *a = argv[i];
     const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
     double x;
-#define NEEDV()                                                  \
-  do {                                                           \
+#define NEEDV()                                                        \
+  do {                                                                 \
     if (v == NULL) return usage_error("option '%s' needs a value", a); \
-    i++;                                                         \
+    i++;                                                               \
   } while (0)
     if (strcmp(a, "--out") == 0) {
       NEEDV();
@@ -121,7 +136,8 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
       NEEDV();
       if (strchr(v, '=') == NULL || v[0] == '=')
         return usage_error("--set needs KEY=VALUE, got '%s'", v);
-      if (o->nsets >= MAX_SETS) return usage_error("too many --set options%s", "");
+      if (o->nsets >= MAX_SETS)
+        return usage_error("too many --set options%s", "");
       sets[o->nsets++] = v;
     } else if (strcmp(a, "--samples") == 0) {
       NEEDV();
@@ -136,7 +152,8 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
     } else if (strcmp(a, "--threads") == 0) {
       NEEDV();
       if (parse_number(v, 1, 1024, &x) || x != (int)x)
-        return usage_error("--threads needs an integer from 1 to 1024, got '%s'", v);
+        return usage_error(
+            "--threads needs an integer from 1 to 1024, got '%s'", v);
       o->threads = (int)x;
     } else if (strcmp(a, "--format") == 0) {
       NEEDV();
@@ -151,20 +168,24 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
     } else if (strcmp(a, "--max-memory") == 0) {
       NEEDV();
       if (parse_number(v, 16, 1e7, &x))
-        return usage_error("--max-memory needs a number of MB >= 16, got '%s'", v);
+        return usage_error("--max-memory needs a number of MB >= 16, got '%s'",
+                           v);
       o->max_memory_mb = x;
     } else if (strcmp(a, "--timeout") == 0) {
       NEEDV();
       if (parse_number(v, 0.001, 1e9, &x))
-        return usage_error("--timeout needs a positive number of seconds, got '%s'", v);
+        return usage_error(
+            "--timeout needs a positive number of seconds, got '%s'", v);
       o->timeout_s = x;
-    } else if (allow_file && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
+    } else if (allow_file &&
+               (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
       o->help = 1;
     } else if (strcmp(a, "--shard") == 0) {
       NEEDV();
       int si, sn;
       char tail;
-      if (sscanf(v, "%d/%d%c", &si, &sn, &tail) != 2 || sn < 1 || sn > 100000 || si < 0 || si >= sn)
+      if (sscanf(v, "%d/%d%c", &si, &sn, &tail) != 2 || sn < 1 || sn > 100000 ||
+          si < 0 || si >= sn)
         return usage_error("--shard needs I/N with 0 <= I < N, got '%s'", v);
       o->shard_i = si;
       o->shard_n = sn;
@@ -196,11 +217,14 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
 ** --key=value) becomes a "key=value" argument of the embedded eval tool
 ** (dashes in keys become '_'); --format, --threads and the --search flag
 ** are options. */
-static int eval_main(int argc, char **argv, pod_host_opts *o, const char **sets) {
+static int eval_main(int argc, char **argv, pod_host_opts *o,
+                     const char **sets) {
   if (argc < 3 || argv[2][0] == '-')
-    return usage_error("eval needs what to evaluate: collective or train%s", "");
+    return usage_error("eval needs what to evaluate: collective or train%s",
+                       "");
   if (strcmp(argv[2], "collective") && strcmp(argv[2], "train"))
-    return usage_error("eval evaluates 'collective' or 'train', got '%s'", argv[2]);
+    return usage_error("eval evaluates 'collective' or 'train', got '%s'",
+                       argv[2]);
   o->tool = "eval";
   o->tool_arg = argv[2];
   o->quiet = 1;
@@ -241,7 +265,8 @@ static int eval_main(int argc, char **argv, pod_host_opts *o, const char **sets)
 /* podsim calibrate FILE... --system S [--fit a,b] [--out FILE.lua]
 ** [--name N] [--min-bytes SIZE]: files and options become arguments of the
 ** embedded calibrate tool ("files" joined by newlines). */
-static int calibrate_main(int argc, char **argv, pod_host_opts *o, const char **sets) {
+static int calibrate_main(int argc, char **argv, pod_host_opts *o,
+                          const char **sets) {
   static char files[16384];
   size_t flen = 0;
   int nfiles = 0;
@@ -253,13 +278,15 @@ static int calibrate_main(int argc, char **argv, pod_host_opts *o, const char **
     const char *a = argv[i];
     if (strncmp(a, "--", 2) == 0) {
       const char *name = a + 2;
-      static const char *const known[] = {"system", "fit", "out", "name", "min-bytes", NULL};
+      static const char *const known[] = {"system", "fit",       "out",
+                                          "name",   "min-bytes", NULL};
       int ok = 0;
       for (int k = 0; known[k]; k++) ok |= strcmp(name, known[k]) == 0;
       if (!ok) return usage_error("unknown calibrate option '%s'", a);
       if (i + 1 >= argc) return usage_error("option '%s' needs a value", a);
       const char *val = argv[++i];
-      if (strcmp(name, "out") == 0) { /* the file's folder is the output folder */
+      if (strcmp(name, "out") ==
+          0) { /* the file's folder is the output folder */
         static char dir[4096];
         const char *slash = strrchr(val, '/');
         if (slash) {
@@ -267,7 +294,8 @@ static int calibrate_main(int argc, char **argv, pod_host_opts *o, const char **
           o->out_dir = dir[0] ? dir : "/";
           val = slash + 1;
         }
-        if (val[0] == '\0') return usage_error("--out needs a file name, got '%s'", argv[i]);
+        if (val[0] == '\0')
+          return usage_error("--out needs a file name, got '%s'", argv[i]);
       }
       if (o->nsets >= MAX_SETS) return usage_error("too many options%s", "");
       size_t n = strlen(name) + strlen(val) + 2;
@@ -280,7 +308,8 @@ static int calibrate_main(int argc, char **argv, pod_host_opts *o, const char **
       sets[o->nsets++] = kv;
     } else {
       size_t n = strlen(a);
-      if (flen + n + 2 > sizeof files) return usage_error("too many files%s", "");
+      if (flen + n + 2 > sizeof files)
+        return usage_error("too many files%s", "");
       if (flen) files[flen++] = '\n';
       memcpy(files + flen, a, n);
       flen += n;
@@ -288,7 +317,8 @@ static int calibrate_main(int argc, char **argv, pod_host_opts *o, const char **
       nfiles++;
     }
   }
-  if (nfiles == 0) return usage_error("calibrate needs nccl-tests output files%s", "");
+  if (nfiles == 0)
+    return usage_error("calibrate needs nccl-tests output files%s", "");
   static char fileset[16400];
   snprintf(fileset, sizeof fileset, "files=%s", files);
   if (o->nsets >= MAX_SETS) return usage_error("too many options%s", "");
@@ -301,7 +331,8 @@ static int calibrate_main(int argc, char **argv, pod_host_opts *o, const char **
 
 static char g_scratch[4096]; /* discarded outputs of shards and ranks > 0 */
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f) {
+static int rm_entry(const char *path, const struct stat *st, int flag,
+                    struct FTW *f) {
   (void)st;
   (void)flag;
   (void)f;
@@ -318,9 +349,11 @@ static int at_end(int rc) {
 ** to /dev/null, files into a scratch folder removed at the end. */
 static int discard_outputs(pod_host_opts *o) {
   const char *tmp = getenv("TMPDIR");
-  snprintf(g_scratch, sizeof g_scratch, "%s/podsim-discard-XXXXXX", tmp && tmp[0] ? tmp : P_tmpdir);
+  snprintf(g_scratch, sizeof g_scratch, "%s/podsim-discard-XXXXXX",
+           tmp && tmp[0] ? tmp : P_tmpdir);
   if (!mkdtemp(g_scratch)) {
-    fprintf(stderr, "podsim: cannot create a scratch folder: %s\n", strerror(errno));
+    fprintf(stderr, "podsim: cannot create a scratch folder: %s\n",
+            strerror(errno));
     g_scratch[0] = '\0';
     return 1;
   }
@@ -352,14 +385,16 @@ static int default_threads(void) {
 }
 
 /* podsim merge DIR... [--out DIR] [--threads N] [--quiet] */
-static int merge_main(int argc, char **argv, pod_host_opts *o, const char **sets) {
+static int merge_main(int argc, char **argv, pod_host_opts *o,
+                      const char **sets) {
   static const char *dirs[1024], *merged[2048];
   int nd = 0, i = 2;
   for (; i < argc && argv[i][0] != '-'; i++) {
     if (nd == 1024) return usage_error("too many folders%s", "");
     dirs[nd++] = argv[i];
   }
-  if (nd == 0) return usage_error("merge needs the folders of the shard files%s", "");
+  if (nd == 0)
+    return usage_error("merge needs the folders of the shard files%s", "");
   const char *scen;
   const char *const *kept;
   int nk;
@@ -372,12 +407,14 @@ static int merge_main(int argc, char **argv, pod_host_opts *o, const char **sets
   if (!rc) rc = parse_run_opts(argc, argv, i, o, sets, 0);
   if (rc) return rc;
   if (o->tool_arg) return usage_error("unexpected argument '%s'", o->tool_arg);
-  if (o->shard_n || o->mpi) return usage_error("merge takes neither --shard nor --mpi%s", "");
+  if (o->shard_n || o->mpi)
+    return usage_error("merge takes neither --shard nor --mpi%s", "");
   o->merge = 1;
   if (o->threads == 0) o->threads = default_threads();
   pod_run_set_threads(o->threads);
   if (access(o->scenario, R_OK) != 0) {
-    fprintf(stderr, "podsim merge: cannot read the scenario '%s': %s\n", o->scenario, strerror(errno));
+    fprintf(stderr, "podsim merge: cannot read the scenario '%s': %s\n",
+            o->scenario, strerror(errno));
     return 1;
   }
   o->at_end = at_end;
@@ -397,25 +434,32 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *cmd = argv[1];
-  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+      strcmp(cmd, "help") == 0) {
     fputs(usage_text, stdout);
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
   }
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("podsim %s\n", POD_VERSION);
-    printf("MPI: %s\n", lpod_mpi_available() ? "built in (podsim run --mpi under mpirun)" : "not built in");
+    printf("MPI: %s\n", lpod_mpi_available()
+                            ? "built in (podsim run --mpi under mpirun)"
+                            : "not built in");
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
   }
   o.sets = sets;
   if (strcmp(cmd, "run") == 0) {
     int rc = parse_run_opts(argc, argv, 2, &o, sets, 1);
     if (rc) return rc;
-    if (o.scenario == NULL) return usage_error("run needs a scenario file%s", "");
-    if (o.shard_n && o.mpi) return usage_error("--shard and --mpi exclude each other%s", "");
-    if (o.shard_n && !o.out_dir) return usage_error("--shard needs --out DIR for the shard file%s", "");
+    if (o.scenario == NULL)
+      return usage_error("run needs a scenario file%s", "");
+    if (o.shard_n && o.mpi)
+      return usage_error("--shard and --mpi exclude each other%s", "");
+    if (o.shard_n && !o.out_dir)
+      return usage_error("--shard needs --out DIR for the shard file%s", "");
     if (o.threads == 0) o.threads = default_threads();
     if (access(o.scenario, R_OK) != 0) {
-      fprintf(stderr, "podsim: cannot read '%s': %s\n", o.scenario, strerror(errno));
+      fprintf(stderr, "podsim: cannot read '%s': %s\n", o.scenario,
+              strerror(errno));
       return 1;
     }
     int pool = o.threads;
@@ -443,7 +487,8 @@ int main(int argc, char **argv) {
       o.shard_dir = dir;
       if (mkdir(dir, 0777) != 0) {
         if (errno != EEXIST) {
-          fprintf(stderr, "podsim: cannot create '%s': %s\n", dir, strerror(errno));
+          fprintf(stderr, "podsim: cannot create '%s': %s\n", dir,
+                  strerror(errno));
           return 1;
         }
       }
@@ -459,7 +504,8 @@ int main(int argc, char **argv) {
     o.quiet = 1;
     int rc = parse_run_opts(argc, argv, 2, &o, sets, 0);
     if (rc) return rc;
-    if (o.shard_n || o.mpi) return usage_error("--shard and --mpi are options of run%s", "");
+    if (o.shard_n || o.mpi)
+      return usage_error("--shard and --mpi are options of run%s", "");
     if (o.threads == 0) {
       long n = sysconf(_SC_NPROCESSORS_ONLN);
       o.threads = n > 0 ? (int)(n > 1024 ? 1024 : n) : 1;
@@ -469,7 +515,8 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "merge") == 0) return merge_main(argc, argv, &o, sets);
   if (strcmp(cmd, "eval") == 0) return eval_main(argc, argv, &o, sets);
-  if (strcmp(cmd, "calibrate") == 0) return calibrate_main(argc, argv, &o, sets);
+  if (strcmp(cmd, "calibrate") == 0)
+    return calibrate_main(argc, argv, &o, sets);
   if (strcmp(cmd, "report") == 0) {
     if (argc != 3 || argv[2][0] == '-')
       return usage_error("report needs the folder of one run%s", "");
@@ -485,15 +532,20 @@ int main(int argc, char **argv) {
     o.tool = cmd;
     int rc = parse_run_opts(argc, argv, 2, &o, sets, 0);
     if (rc) return rc;
-    if (o.out_dir || o.nsets || o.samples >= 0 || o.seed >= 0 || o.unsafe || o.threads)
+    if (o.out_dir || o.nsets || o.samples >= 0 || o.seed >= 0 || o.unsafe ||
+        o.threads)
       return usage_error("%s takes only --timeout and --max-memory", cmd);
     if (strcmp(cmd, "presets") == 0) {
       if (strcmp(o.format, "csv") == 0)
-        return usage_error("presets --format is table or json, got '%s'", o.format);
+        return usage_error("presets --format is table or json, got '%s'",
+                           o.format);
       const char *k = o.tool_arg;
-      if (k && strcmp(k, "gpus") && strcmp(k, "systems") && strcmp(k, "models") &&
-          strcmp(k, "failures") && strcmp(k, "software"))
-        return usage_error("unknown preset kind '%s' (gpus, systems, models, failures, software)", k);
+      if (k && strcmp(k, "gpus") && strcmp(k, "systems") &&
+          strcmp(k, "models") && strcmp(k, "failures") && strcmp(k, "software"))
+        return usage_error(
+            "unknown preset kind '%s' (gpus, systems, models, failures, "
+            "software)",
+            k);
     }
     if (strcmp(cmd, "plot") == 0 && o.tool_arg == NULL)
       return usage_error("plot needs the folder of a run's CSV files%s", "");

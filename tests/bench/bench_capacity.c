@@ -17,11 +17,14 @@
 
 static void spin(void *arg) {
   uint64_t x = 0x9e3779b97f4a7c15ull;
-  for (uint64_t i = 0; i < SPIN_STEPS; i++) x = (x ^ (x >> 31)) * 0xbf58476d1ce4e5b9ull + i;
+  for (uint64_t i = 0; i < SPIN_STEPS; i++)
+    x = (x ^ (x >> 31)) * 0xbf58476d1ce4e5b9ull + i;
   *(volatile uint64_t *)arg = x;
 }
 
-static double now_s(void) { return (double)uv_hrtime() * 1e-9; }
+static double now_s(void) {
+  return (double)uv_hrtime() * 1e-9;
+}
 
 int main(int argc, char **argv) {
   uint64_t sink[2];
@@ -38,7 +41,9 @@ int main(int argc, char **argv) {
     printf("%.2f\n", cap);
     return 0;
   }
-  printf("capacity_free_cores: %.2f of 2 (the same CPU spin: %.3f s on 1 thread, "
-         "%.3f s on 2 threads at once)\n", cap, t1, t2);
+  printf(
+      "capacity_free_cores: %.2f of 2 (the same CPU spin: %.3f s on 1 thread, "
+      "%.3f s on 2 threads at once)\n",
+      cap, t1, t2);
   return 0;
 }

@@ -9,7 +9,8 @@
 ** - the same with the real collective kernel (pod_coll_kernel: 64-rank
 **   all-to-all on GB200 NVL72 and on HGX H100, sampling efficiencies,
 **   latency and size);
-** - peak RSS of 1 M samples x 10 metrics (pod_cost_kernel) with exact quantiles (in a child
+** - peak RSS of 1 M samples x 10 metrics (pod_cost_kernel) with exact quantiles
+*(in a child
 **   process, so each figure is that run's own peak).
 ** All figures come from one run of this program; compare ratios, not
 ** absolute numbers, across machines.
@@ -49,9 +50,8 @@ static pod_bind binds[4] = {
     {offsetof(pod_coll_cfg, system.out_eff), POD_BIND_DOUBLE},
     {offsetof(pod_coll_cfg, system.up_latency_us), POD_BIND_DOUBLE},
     {offsetof(pod_coll_cfg, args.bytes), POD_BIND_DOUBLE}};
-static const char *const cost_pnames[] = {"usd_per_gpu_hour",
-                                          "tokens_per_s_per_gpu", "goodput",
-                                          "tokens"};
+static const char *const cost_pnames[] = {
+    "usd_per_gpu_hour", "tokens_per_s_per_gpu", "goodput", "tokens"};
 static pod_bind cost_binds[4] = {
     {offsetof(pod_cost_cfg, usd_per_gpu_hour), POD_BIND_DOUBLE},
     {offsetof(pod_cost_cfg, tokens_per_s_per_gpu), POD_BIND_DOUBLE},
@@ -85,7 +85,8 @@ static void make_spec(pod_mc_spec *s, pod_dist *d, const pod_kernel *k,
     d[1] = pod_dist_uniform(500, 2000);
     d[2] = pod_dist_uniform(0.8, 0.99);
     d[3] = pod_dist_loguniform(1e11, 1e13);
-    if (pod_mc_kernel_evaluator(k, base, 2, cost_binds, 4, ev) != POD_OK) abort();
+    if (pod_mc_kernel_evaluator(k, base, 2, cost_binds, 4, ev) != POD_OK)
+      abort();
   } else {
     pod_coll_cfg base[2];
     const char *sys[2] = {"gb200_nvl72", "hgx_h100"};

@@ -57,9 +57,10 @@ static void bench_sim(const char *label, const pod_rel_cfg *c, int use_ws) {
     }
   }
   double dt = now_s() - t0;
-  printf("relsim_%s: %.0f runs/s (1 core), %.0f interruptions/run, "
-         "%.1f M events/s, mean goodput %.4f\n",
-         label, n / dt, events / n, events / dt / 1e6, sink / n);
+  printf(
+      "relsim_%s: %.0f runs/s (1 core), %.0f interruptions/run, "
+      "%.1f M events/s, mean goodput %.4f\n",
+      label, n / dt, events / n, events / dt / 1e6, sink / n);
   pod_relsim_ws_free(ws);
 }
 
@@ -68,7 +69,8 @@ int main(void) {
   { /* warm up caches and clock before the first figure */
     pod_relsim_result r;
     double t0 = now_s();
-    for (uint64_t i = 0; now_s() - t0 < 0.3; i++) pod_relsim_run(&a, i, NULL, &r, NULL);
+    for (uint64_t i = 0; now_s() - t0 < 0.3; i++)
+      pod_relsim_run(&a, i, NULL, &r, NULL);
   }
   bench_sim("h100_16k", &a, 1);
   bench_sim("h100_16k_kernel", &a, 0);

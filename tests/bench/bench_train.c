@@ -36,17 +36,23 @@ int main(void) {
   int bad = 0;
   /* layout: tp pp vp dp ep etp cp mb zero recompute uneven */
   bad |= mk(&cases[0], "gb200_nvl72", "llama4_maverick", 128, 8192, 1024,
-            POD_DTYPE_FP8, (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+            POD_DTYPE_FP8,
+            (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
   bad |= mk(&cases[1], "hgx_h100", "llama4_maverick", 512, 8192, 1024,
-            POD_DTYPE_FP8, (pod_layout){4, 1, 1, 0, 128, 4, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
-  bad |= mk(&cases[2], "hgx_h100", "llama3_70b", 2048, 8192, 4096,
-            POD_DTYPE_FP8, (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
-  bad |= mk(&cases[3], "hgx_h100", "llama3_405b", 1024, 8192, 512,
-            POD_DTYPE_BF16, (pod_layout){8, 8, 8, 0, 1, 1, 2, 1, 1, 0, 1, {0, 0, 0, 0, 0}});
+            POD_DTYPE_FP8,
+            (pod_layout){4, 1, 1, 0, 128, 4, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+  bad |=
+      mk(&cases[2], "hgx_h100", "llama3_70b", 2048, 8192, 4096, POD_DTYPE_FP8,
+         (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+  bad |=
+      mk(&cases[3], "hgx_h100", "llama3_405b", 1024, 8192, 512, POD_DTYPE_BF16,
+         (pod_layout){8, 8, 8, 0, 1, 1, 2, 1, 1, 0, 1, {0, 0, 0, 0, 0}});
   bad |= mk(&cases[4], "gb300_nvl72", "deepseek_v3", 256, 4096, 4096,
-            POD_DTYPE_FP8, (pod_layout){1, 2, 8, 0, 32, 1, 1, 1, 1, 0, 1, {0, 0, 0, 0, 0}});
-  bad |= mk(&cases[5], "hgx_h100", "mixtral_8x7b", 64, 4096, 256,
-            POD_DTYPE_BF16, (pod_layout){2, 1, 1, 0, 8, 1, 1, 1, 1, 1, 0, {0, 0, 0, 0, 0}});
+            POD_DTYPE_FP8,
+            (pod_layout){1, 2, 8, 0, 32, 1, 1, 1, 1, 0, 1, {0, 0, 0, 0, 0}});
+  bad |=
+      mk(&cases[5], "hgx_h100", "mixtral_8x7b", 64, 4096, 256, POD_DTYPE_BF16,
+         (pod_layout){2, 1, 1, 0, 8, 1, 1, 1, 1, 1, 0, {0, 0, 0, 0, 0}});
   if (bad) {
     fprintf(stderr, "bench_train: preset missing\n");
     return 1;
@@ -58,8 +64,7 @@ int main(void) {
   double t0 = now_s(), t1 = t0;
   while (t1 - t0 < 1.0) {
     for (int rep = 0; rep < 20000; rep++) {
-      if (pod_train_eval(&cases[rep % NCASES], &r, NULL) != POD_OK)
-        failures++;
+      if (pod_train_eval(&cases[rep % NCASES], &r, NULL) != POD_OK) failures++;
       sink += r.step_s;
     }
     evals += 20000;
@@ -69,8 +74,9 @@ int main(void) {
 
   /* Full search, DeepSeek-V3 on 16,384 GB300 (GBS 16,384 x 4,096). */
   pod_train_cfg base;
-  bad |= mk(&base, "gb300_nvl72", "deepseek_v3", 16384, 4096, 16384,
-            POD_DTYPE_FP8, (pod_layout){1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+  bad |=
+      mk(&base, "gb300_nvl72", "deepseek_v3", 16384, 4096, 16384, POD_DTYPE_FP8,
+         (pod_layout){1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
   pod_train_search_opts o;
   pod_train_search_opts_init(&o);
   pod_train_search_item top[10];
@@ -87,20 +93,24 @@ int main(void) {
   /* What each figure counts: a memory check is one (layout, zero,
   ** recompute) combination whose memory was computed; a timed layout is
   ** one that fits and went through pod_train_eval. */
-  printf("train_search_memory_checks: %.0f memory checks/s (1 core; %ld "
-         "candidate layouts, %ld (layout, zero, recompute) memory checks)\n",
-         st.checked / (s1 - s0), st.candidates, st.checked);
-  printf("train_search_timed_layouts: %.0f timed layouts/s (1 core; %ld "
-         "layouts fit and were timed with pod_train_eval)\n",
-         st.evaluated / (s1 - s0), st.evaluated);
-  printf("train_search_deepseek_v3_16384_gb300: %.3f s wall (1 core), best "
-         "%.0f tokens/s/GPU at tp%d pp%d vp%d cp%d ep%d etp%d mb%d zero%d %s\n",
-         s1 - s0, n ? top[0].tokens_per_s_per_gpu : 0.0,
-         n ? top[0].layout.tp : 0, n ? top[0].layout.pp : 0,
-         n ? top[0].layout.vp : 0, n ? top[0].layout.cp : 0,
-         n ? top[0].layout.ep : 0, n ? top[0].layout.etp : 0,
-         n ? top[0].layout.microbatch : 0, n ? top[0].layout.zero : 0,
-         n ? pod_train_recompute_name(top[0].layout.recompute) : "-");
-  if (failures || sink < 0) fprintf(stderr, "bench_train: %d failures\n", failures);
+  printf(
+      "train_search_memory_checks: %.0f memory checks/s (1 core; %ld "
+      "candidate layouts, %ld (layout, zero, recompute) memory checks)\n",
+      st.checked / (s1 - s0), st.candidates, st.checked);
+  printf(
+      "train_search_timed_layouts: %.0f timed layouts/s (1 core; %ld "
+      "layouts fit and were timed with pod_train_eval)\n",
+      st.evaluated / (s1 - s0), st.evaluated);
+  printf(
+      "train_search_deepseek_v3_16384_gb300: %.3f s wall (1 core), best "
+      "%.0f tokens/s/GPU at tp%d pp%d vp%d cp%d ep%d etp%d mb%d zero%d %s\n",
+      s1 - s0, n ? top[0].tokens_per_s_per_gpu : 0.0, n ? top[0].layout.tp : 0,
+      n ? top[0].layout.pp : 0, n ? top[0].layout.vp : 0,
+      n ? top[0].layout.cp : 0, n ? top[0].layout.ep : 0,
+      n ? top[0].layout.etp : 0, n ? top[0].layout.microbatch : 0,
+      n ? top[0].layout.zero : 0,
+      n ? pod_train_recompute_name(top[0].layout.recompute) : "-");
+  if (failures || sink < 0)
+    fprintf(stderr, "bench_train: %d failures\n", failures);
   return failures != 0;
 }

@@ -45,18 +45,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (bad) FZ_FAIL("pod_coll_eval accepted a non-finite %s", bad);
     if (!isfinite(r.time_s) || r.time_s < 0 || !isfinite(r.algbw_GBps) ||
         !isfinite(r.busbw_GBps))
-      FZ_FAIL("pod_coll_eval: POD_OK with time_s=%g algbw=%g busbw=%g", r.time_s,
-              r.algbw_GBps, r.busbw_GBps);
-    if ((int)r.algo < 0 || r.algo >= POD_ALGO_N) FZ_FAIL("result algo %d", (int)r.algo);
+      FZ_FAIL("pod_coll_eval: POD_OK with time_s=%g algbw=%g busbw=%g",
+              r.time_s, r.algbw_GBps, r.busbw_GBps);
+    if ((int)r.algo < 0 || r.algo >= POD_ALGO_N)
+      FZ_FAIL("result algo %d", (int)r.algo);
     /* auto runs NCCL's set only: never hierarchical, NVLS inside one
     ** domain, NVLS-tree across, CollNet only with SHARP */
     int rpd = c.args.ranks_per_domain;
-    if (rpd == 0) rpd = c.args.ranks < c.system.domain_gpus ? c.args.ranks : c.system.domain_gpus;
+    if (rpd == 0)
+      rpd = c.args.ranks < c.system.domain_gpus ? c.args.ranks
+                                                : c.system.domain_gpus;
     int one_domain = rpd == c.args.ranks;
     if (c.args.algo == POD_ALGO_AUTO) {
       if (r.algo == POD_ALGO_HIERARCHICAL) FZ_FAIL("auto picked hierarchical");
-      if (r.algo == POD_ALGO_NVLS && !one_domain) FZ_FAIL("auto picked nvls across domains");
-      if (r.algo == POD_ALGO_NVLS_TREE && one_domain) FZ_FAIL("auto picked nvls_tree in one domain");
+      if (r.algo == POD_ALGO_NVLS && !one_domain)
+        FZ_FAIL("auto picked nvls across domains");
+      if (r.algo == POD_ALGO_NVLS_TREE && one_domain)
+        FZ_FAIL("auto picked nvls_tree in one domain");
       if (r.algo == POD_ALGO_COLLNET && (!c.system.sharp || one_domain))
         FZ_FAIL("auto picked collnet without SHARP or in one domain");
     }
@@ -72,9 +77,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   pod_err e2;
   pod_err_clear(&e2);
   int rk = pod_coll_kernel.fn(&c, m, &e2);
-  if ((rk == POD_OK) != (rc == POD_OK)) FZ_FAIL("kernel status %d, eval status %d", rk, rc);
+  if ((rk == POD_OK) != (rc == POD_OK))
+    FZ_FAIL("kernel status %d, eval status %d", rk, rc);
   if (rk == POD_OK)
     for (int i = 0; i < pod_coll_kernel.nmetrics; i++)
-      if (!isfinite(m[i])) FZ_FAIL("kernel metric %s = %g", pod_coll_kernel.metric_names[i], m[i]);
+      if (!isfinite(m[i]))
+        FZ_FAIL("kernel metric %s = %g", pod_coll_kernel.metric_names[i], m[i]);
   return 0;
 }

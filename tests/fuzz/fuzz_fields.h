@@ -40,9 +40,10 @@ static uint64_t fz_u64(fz *f) {
 /* A double: arbitrary bits, a special value, or a value spread over
 ** [lo, hi] (log-spread when the range is wide). */
 static double fz_double(fz *f, double lo, double hi) {
-  static const double special[] = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, NAN, -NAN,
-                                   INFINITY, -INFINITY, DBL_MAX, -DBL_MAX,
-                                   DBL_MIN, 4.9e-324, 1e-300, 1e300, 1e18, 1e-9};
+  static const double special[] = {
+      0.0,     -0.0,     1.0,      -1.0,      0.5,     2.0,
+      NAN,     -NAN,     INFINITY, -INFINITY, DBL_MAX, -DBL_MAX,
+      DBL_MIN, 4.9e-324, 1e-300,   1e300,     1e18,    1e-9};
   uint8_t mode = fz_u8(f) % 4;
   if (mode == 0) {
     uint64_t bits = fz_u64(f);
@@ -50,7 +51,8 @@ static double fz_double(fz *f, double lo, double hi) {
     memcpy(&d, &bits, sizeof d);
     return d;
   }
-  if (mode == 1) return special[fz_u8(f) % (sizeof special / sizeof special[0])];
+  if (mode == 1)
+    return special[fz_u8(f) % (sizeof special / sizeof special[0])];
   double u = (double)(fz_u64(f) >> 11) / 9007199254740992.0; /* [0, 1) */
   if (!(lo < hi) || !isfinite(lo) || !isfinite(hi)) return lo + u;
   if (mode == 2 && lo >= 0 && hi / (lo > 0 ? lo : 1e-9) > 1e3) {
@@ -61,11 +63,13 @@ static double fz_double(fz *f, double lo, double hi) {
 }
 
 static int fz_int(fz *f, double lo, double hi) {
-  static const int special[] = {0, 1, -1, 2, 3, 7, 8, 9, 64, 72, 1 << 20,
-                                INT_MAX, INT_MIN, INT_MAX - 1, 1 << 24};
+  static const int special[] = {
+      0,  1,  -1,      2,       3,       7,           8,      9,
+      64, 72, 1 << 20, INT_MAX, INT_MIN, INT_MAX - 1, 1 << 24};
   uint8_t mode = fz_u8(f) % 3;
   if (mode == 0) return (int)(uint32_t)fz_u64(f);
-  if (mode == 1) return special[fz_u8(f) % (sizeof special / sizeof special[0])];
+  if (mode == 1)
+    return special[fz_u8(f) % (sizeof special / sizeof special[0])];
   double lo2 = lo < -1e9 ? -1e9 : lo, hi2 = hi > 1e9 ? 1e9 : hi;
   uint32_t span = (uint32_t)(hi2 - lo2 + 1);
   if (span == 0) return (int)lo2;
@@ -89,10 +93,12 @@ typedef struct fz_fields {
   int n;
 } fz_fields;
 
-static void fz_collect(fz_fields *out, const lpod_type *t, size_t base, const char *prefix) {
+static void fz_collect(fz_fields *out, const lpod_type *t, size_t base,
+                       const char *prefix) {
   for (const lpod_field *fl = t->fields; fl->name; fl++) {
     char name[64];
-    snprintf(name, sizeof name, "%s%s%s", prefix, prefix[0] ? "." : "", fl->name);
+    snprintf(name, sizeof name, "%s%s%s", prefix, prefix[0] ? "." : "",
+             fl->name);
     if (fl->type == LPOD_STRUCT) {
       fz_collect(out, fl->sub, base + fl->offset, name);
       continue;
@@ -132,17 +138,20 @@ static void fz_mutate(fz *f, const fz_fields *fs, void *cfg) {
     }
     case LPOD_ENUM: {
       uint8_t b = fz_u8(f);
-      int v = b < 240 ? b % (z->nnames ? z->nnames : 1) : (int)(uint32_t)fz_u64(f);
+      int v =
+          b < 240 ? b % (z->nnames ? z->nnames : 1) : (int)(uint32_t)fz_u64(f);
       memcpy(p, &v, sizeof v);
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
 /* Name of the first double field of cfg that is not finite, or NULL;
 ** fields whose name starts with `skip` (may be NULL) are not looked at. */
-static const char *fz_nonfinite_except(const fz_fields *fs, const void *cfg, const char *skip) {
+static const char *fz_nonfinite_except(const fz_fields *fs, const void *cfg,
+                                       const char *skip) {
   for (int i = 0; i < fs->n; i++) {
     if (fs->f[i].type != LPOD_DOUBLE) continue;
     if (skip && strncmp(fs->f[i].name, skip, strlen(skip)) == 0) continue;
@@ -158,12 +167,12 @@ static const char *fz_nonfinite(const fz_fields *fs, const void *cfg) {
 }
 
 /* Report a property violation and crash, so libFuzzer saves the input. */
-#define FZ_FAIL(...)                  \
-  do {                                \
+#define FZ_FAIL(...)                             \
+  do {                                           \
     fprintf(stderr, "fuzz property violated: "); \
-    fprintf(stderr, __VA_ARGS__);     \
-    fprintf(stderr, "\n");            \
-    abort();                          \
+    fprintf(stderr, __VA_ARGS__);                \
+    fprintf(stderr, "\n");                       \
+    abort();                                     \
   } while (0)
 
 #endif

@@ -72,7 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (rc == POD_OK) {
     if (bad) FZ_FAIL("%s kernel accepted a non-finite %s", k->name, bad);
     for (int i = 0; i < k->nmetrics; i++)
-      if (!isfinite(m[i])) FZ_FAIL("%s kernel: POD_OK with %s = %g", k->name, k->metric_names[i], m[i]);
+      if (!isfinite(m[i]))
+        FZ_FAIL("%s kernel: POD_OK with %s = %g", k->name, k->metric_names[i],
+                m[i]);
   } else if (e.msg[0] == '\0') {
     FZ_FAIL("%s kernel: status %d without a message", k->name, rc);
   }

@@ -29,41 +29,49 @@ static void check_moments(const double *x, int n, int k) {
   pod_moments_init(&empty);
   double maxabs = 0;
   for (int i = 0; i < n; i++) {
-    if (i < k) pod_moments_add(&a, x[i]);
-    else pod_moments_add(&b, x[i]);
+    if (i < k)
+      pod_moments_add(&a, x[i]);
+    else
+      pod_moments_add(&b, x[i]);
     pod_moments_add(&all, x[i]);
     if (fabs(x[i]) > maxabs) maxabs = fabs(x[i]);
   }
   pod_moments_merge(&a, &empty);
   pod_moments_merge(&empty, &b); /* empty <- b */
   pod_moments_merge(&a, &empty); /* a <- a + b */
-  if (a.n != all.n) FZ_FAIL("moments merge: n %lld vs %lld", (long long)a.n, (long long)all.n);
+  if (a.n != all.n)
+    FZ_FAIL("moments merge: n %lld vs %lld", (long long)a.n, (long long)all.n);
   if (n == 0) {
     if (!isnan(pod_moments_mean(&a))) FZ_FAIL("mean of nothing is not NaN");
     return;
   }
-  if (a.min != all.min || a.max != all.max) FZ_FAIL("moments merge: min/max differ");
+  if (a.min != all.min || a.max != all.max)
+    FZ_FAIL("moments merge: min/max differ");
   if (maxabs > 1e100) return; /* fourth powers overflow: nothing to compare */
   double m = pod_moments_mean(&a), m1 = pod_moments_mean(&all);
   if (!isfinite(m) || fabs(m - m1) > 1e-9 * maxabs + 1e-300) /* denormals */
     FZ_FAIL("moments merge: mean %.17g vs %.17g", m, m1);
-  if (m < all.min - 1e-9 * maxabs - 1e-300 || m > all.max + 1e-9 * maxabs + 1e-300)
+  if (m < all.min - 1e-9 * maxabs - 1e-300 ||
+      m > all.max + 1e-9 * maxabs + 1e-300)
     FZ_FAIL("mean outside [min, max]");
   if (n >= 2) {
     double v = pod_moments_variance(&a), v1 = pod_moments_variance(&all);
     if (!isfinite(v) || v < 0) FZ_FAIL("variance %g", v);
-    if (fabs(v - v1) > 1e-6 * maxabs * maxabs + 1e-6 * v1) FZ_FAIL("moments merge: variance %.17g vs %.17g", v, v1);
+    if (fabs(v - v1) > 1e-6 * maxabs * maxabs + 1e-6 * v1)
+      FZ_FAIL("moments merge: variance %.17g vs %.17g", v, v1);
     double lo, hi;
     if (pod_moments_ci95(&a, &lo, &hi) == POD_OK && (!(lo <= hi) || isnan(lo)))
       FZ_FAIL("ci95 [%g, %g]", lo, hi);
   }
 }
 
-static void check_sketch(const double *x, int n, int k, double alpha, const double *sorted) {
+static void check_sketch(const double *x, int n, int k, double alpha,
+                         const double *sorted) {
   pod_sketch a, b, all;
   pod_err e;
   if (pod_sketch_init(&a, alpha, &e) != POD_OK) {
-    if (alpha >= 1e-4 && alpha < 0.5) FZ_FAIL("sketch init refused alpha %g", alpha);
+    if (alpha >= 1e-4 && alpha < 0.5)
+      FZ_FAIL("sketch init refused alpha %g", alpha);
     return;
   }
   pod_sketch_init(&b, alpha, NULL);
@@ -75,12 +83,16 @@ static void check_sketch(const double *x, int n, int k, double alpha, const doub
     int rc = pod_sketch_add(i < k ? &a : &b, x[i]);
     int rc2 = pod_sketch_add(&all, x[i]);
     if (rc != rc2) FZ_FAIL("sketch add: status differs");
-    if (!finite && (rc2 == POD_OK || all.n != before)) FZ_FAIL("sketch accepted non-finite %g", x[i]);
-    if (finite && rc2 != POD_OK) FZ_FAIL("sketch refused finite %g (alpha %g)", x[i], alpha);
+    if (!finite && (rc2 == POD_OK || all.n != before))
+      FZ_FAIL("sketch accepted non-finite %g", x[i]);
+    if (finite && rc2 != POD_OK)
+      FZ_FAIL("sketch refused finite %g (alpha %g)", x[i], alpha);
     nf += finite;
   }
-  if (pod_sketch_merge(&a, &b, &e) != POD_OK) FZ_FAIL("sketch merge failed: %s", e.msg);
-  if (a.n != all.n || a.n != nf) FZ_FAIL("sketch n %lld, want %d", (long long)a.n, nf);
+  if (pod_sketch_merge(&a, &b, &e) != POD_OK)
+    FZ_FAIL("sketch merge failed: %s", e.msg);
+  if (a.n != all.n || a.n != nf)
+    FZ_FAIL("sketch n %lld, want %d", (long long)a.n, nf);
   double prev = -INFINITY;
   for (int j = 0; j <= 20; j++) {
     double p = j / 20.0;
@@ -89,16 +101,20 @@ static void check_sketch(const double *x, int n, int k, double alpha, const doub
       if (!isnan(q)) FZ_FAIL("quantile of an empty sketch is %g", q);
       continue;
     }
-    if (!(q == q1)) FZ_FAIL("sketch merge: quantile(%g) %.17g vs one pass %.17g", p, q, q1);
-    if (!isfinite(q) || q < a.min || q > a.max) FZ_FAIL("sketch quantile(%g) = %g outside [%g, %g]", p, q, a.min, a.max);
+    if (!(q == q1))
+      FZ_FAIL("sketch merge: quantile(%g) %.17g vs one pass %.17g", p, q, q1);
+    if (!isfinite(q) || q < a.min || q > a.max)
+      FZ_FAIL("sketch quantile(%g) = %g outside [%g, %g]", p, q, a.min, a.max);
     if (q < prev) FZ_FAIL("sketch quantile not monotone at p=%g", p);
     prev = q;
     /* documented bound: relative error <= alpha against the value of rank
     ** floor(p (n-1)) of the finite data */
     int64_t r = (int64_t)floor(p * (double)(nf - 1));
     double want = sorted[r];
-    if (fabs(want) >= POD_SKETCH_TINY && fabs(q - want) > alpha * fabs(want) * (1 + 1e-9))
-      FZ_FAIL("sketch quantile(%g) = %.17g, exact %.17g, alpha %g", p, q, want, alpha);
+    if (fabs(want) >= POD_SKETCH_TINY &&
+        fabs(q - want) > alpha * fabs(want) * (1 + 1e-9))
+      FZ_FAIL("sketch quantile(%g) = %.17g, exact %.17g, alpha %g", p, q, want,
+              alpha);
   }
   pod_sketch_free(&a);
   pod_sketch_free(&b);
@@ -156,13 +172,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   double lo = fz_double(&f, -range, range), hi = fz_double(&f, -range, range);
   int logb = fz_u8(&f) & 1;
   if (pod_hist_init(&h, nbins, lo, hi, logb, NULL) == POD_OK) {
-    if (!isfinite(lo) || !isfinite(hi) || hi < lo || (logb && lo <= 0)) FZ_FAIL("hist accepted lo=%g hi=%g", lo, hi);
+    if (!isfinite(lo) || !isfinite(hi) || hi < lo || (logb && lo <= 0))
+      FZ_FAIL("hist accepted lo=%g hi=%g", lo, hi);
     for (int i = 0; i < n; i++) pod_hist_add(&h, x[i], 1);
     int64_t sum = h.under + h.over;
     for (int i = 0; i < h.nbins; i++) sum += h.counts[i];
-    if (sum != h.total || h.total != n) FZ_FAIL("hist dropped values: %lld of %d", (long long)sum, n);
+    if (sum != h.total || h.total != n)
+      FZ_FAIL("hist dropped values: %lld of %d", (long long)sum, n);
     for (int i = 0; i <= h.nbins; i++)
-      if (!isfinite(pod_hist_edge(&h, i))) FZ_FAIL("hist edge %d not finite", i);
+      if (!isfinite(pod_hist_edge(&h, i)))
+        FZ_FAIL("hist edge %d not finite", i);
     pod_hist_free(&h);
   }
   return 0;

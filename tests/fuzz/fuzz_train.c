@@ -17,16 +17,35 @@ extern const lpod_type lpod_train_cfg_type;
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_result(const pod_train_result *r) {
-  const double v[] = {r->step_s, r->tokens_per_s, r->tokens_per_s_per_gpu, r->tflops_per_gpu,
-                      r->mfu, r->peak_tflops, r->flops_per_token, r->eff_gemm, r->eff_attn,
-                      r->memory.weights_gb, r->memory.grads_gb, r->memory.optimizer_gb,
-                      r->memory.activations_gb, r->memory.reserve_gb, r->memory.total_gb,
-                      r->breakdown.compute, r->breakdown.tp, r->breakdown.cp, r->breakdown.ep,
-                      r->breakdown.pp, r->breakdown.dp, r->breakdown.bubble,
-                      r->breakdown.optimizer, r->breakdown.straggler};
+  const double v[] = {r->step_s,
+                      r->tokens_per_s,
+                      r->tokens_per_s_per_gpu,
+                      r->tflops_per_gpu,
+                      r->mfu,
+                      r->peak_tflops,
+                      r->flops_per_token,
+                      r->eff_gemm,
+                      r->eff_attn,
+                      r->memory.weights_gb,
+                      r->memory.grads_gb,
+                      r->memory.optimizer_gb,
+                      r->memory.activations_gb,
+                      r->memory.reserve_gb,
+                      r->memory.total_gb,
+                      r->breakdown.compute,
+                      r->breakdown.tp,
+                      r->breakdown.cp,
+                      r->breakdown.ep,
+                      r->breakdown.pp,
+                      r->breakdown.dp,
+                      r->breakdown.bubble,
+                      r->breakdown.optimizer,
+                      r->breakdown.straggler};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-    if (!isfinite(v[i])) FZ_FAIL("pod_train_eval: POD_OK with result value %zu = %g", i, v[i]);
-  if (!(r->step_s > 0)) FZ_FAIL("pod_train_eval: POD_OK with step_s = %g", r->step_s);
+    if (!isfinite(v[i]))
+      FZ_FAIL("pod_train_eval: POD_OK with result value %zu = %g", i, v[i]);
+  if (!(r->step_s > 0))
+    FZ_FAIL("pod_train_eval: POD_OK with step_s = %g", r->step_s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -60,8 +79,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ** computed in int; beyond INT_MAX they wrap, and pp*vp = 2^32 divides by
   ** zero (SIGFPE).  Skip such layouts until train_check.c is fixed. */
   const pod_layout *l = &c.parallel;
-  double prod = fabs((double)l->tp * l->pp * l->vp * l->cp * l->ep * l->etp * l->microbatch *
-                     (l->dp ? l->dp : 1)) * c.gpus;
+  double prod = fabs((double)l->tp * l->pp * l->vp * l->cp * l->ep * l->etp *
+                     l->microbatch * (l->dp ? l->dp : 1)) *
+                c.gpus;
   if (prod > (double)INT_MAX) return 0;
   pod_train_result r;
   pod_err e;
@@ -78,9 +98,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   pod_err e2;
   pod_err_clear(&e2);
   int rk = pod_train_kernel.fn(&c, m, &e2);
-  if ((rk == POD_OK) != (rc == POD_OK)) FZ_FAIL("kernel status %d, eval status %d", rk, rc);
+  if ((rk == POD_OK) != (rc == POD_OK))
+    FZ_FAIL("kernel status %d, eval status %d", rk, rc);
   if (rk == POD_OK)
     for (int i = 0; i < pod_train_kernel.nmetrics; i++)
-      if (!isfinite(m[i])) FZ_FAIL("kernel metric %s = %g", pod_train_kernel.metric_names[i], m[i]);
+      if (!isfinite(m[i]))
+        FZ_FAIL("kernel metric %s = %g", pod_train_kernel.metric_names[i],
+                m[i]);
   return 0;
 }

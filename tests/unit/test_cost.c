@@ -63,9 +63,8 @@ static void test_tco_parts(void **state) {
   assert_true(fabs(p.energy_usd - 1.4 * 1.3 * 0.08) < 1e-12);
   assert_true(fabs(p.hosting_usd - 1.4 * 150.0 * 12.0 / 8760.0) < 1e-12);
   assert_true(fabs(p.ops_usd - 1000.0 / 8760.0) < 1e-12);
-  assert_true(fabs(p.usd_per_gpu_hour -
-                   (p.capital_usd + p.energy_usd + p.hosting_usd + p.ops_usd)) <
-              1e-12);
+  assert_true(fabs(p.usd_per_gpu_hour - (p.capital_usd + p.energy_usd +
+                                         p.hosting_usd + p.ops_usd)) < 1e-12);
   /* Used by pod_cost_eval when no rental price is given. */
   pod_cost_cfg c = base_cfg();
   c.usd_per_gpu_hour = 0.0;
@@ -86,8 +85,7 @@ static void test_identities(void **state) {
   assert_true(fabs(r.usd_per_m_tokens_charged * c.tokens / 1e6 -
                    r.usd_total_charged) < 1e-9 * r.usd_total_charged);
   /* DESIGN.md 4.4 formula. */
-  assert_true(fabs(r.usd_per_m_tokens - 2.0 / (4000.0 * 3600.0 / 1e6)) <
-              1e-12);
+  assert_true(fabs(r.usd_per_m_tokens - 2.0 / (4000.0 * 3600.0 / 1e6)) < 1e-12);
   /* Charging 8 spares per 64 active multiplies by 72/64. */
   assert_true(fabs(r.usd_per_m_tokens_charged / r.usd_per_m_tokens -
                    72.0 / 64.0) < 1e-12);
@@ -147,19 +145,19 @@ static void expect_bad(const pod_cost_cfg *c, const char *field) {
 static void test_bad_inputs(void **state) {
   (void)state;
   pod_cost_cfg c;
-#define BAD(stmt, field) \
-  do {                   \
-    c = base_cfg();      \
-    stmt;                \
+#define BAD(stmt, field)   \
+  do {                     \
+    c = base_cfg();        \
+    stmt;                  \
     expect_bad(&c, field); \
   } while (0)
-#define BADT(stmt, field)            \
-  do {                               \
-    c = base_cfg();                  \
-    c.usd_per_gpu_hour = 0.0;        \
-    c.tco = sample_tco();            \
-    stmt;                            \
-    expect_bad(&c, field);           \
+#define BADT(stmt, field)     \
+  do {                        \
+    c = base_cfg();           \
+    c.usd_per_gpu_hour = 0.0; \
+    c.tco = sample_tco();     \
+    stmt;                     \
+    expect_bad(&c, field);    \
   } while (0)
   BAD(c.usd_per_gpu_hour = -1.0, "usd_per_gpu_hour");
   BAD(c.usd_per_gpu_hour = NAN, "usd_per_gpu_hour");
@@ -188,8 +186,8 @@ static void test_bad_inputs(void **state) {
   BADT(c.tco.hosting_usd_per_kw_month = -1.0, "tco.hosting_usd_per_kw_month");
   BADT(c.tco.ops_usd_per_gpu_year = NAN, "tco.ops_usd_per_gpu_year");
   /* all-zero TCO gives no price */
-  BADT(memset(&c.tco, 0, sizeof c.tco); c.tco.amort_years = 1; c.tco.pue = 1,
-       "tco");
+  BADT(memset(&c.tco, 0, sizeof c.tco); c.tco.amort_years = 1;
+       c.tco.pue = 1, "tco");
   /* NULL err is allowed */
   c = base_cfg();
   c.active_gpus = -3;
@@ -248,7 +246,8 @@ static void test_kernel_config_type(void **state) {
   assert_memory_equal(&c, &ref, sizeof c);
   pod_bind b;
   assert_int_equal(lpod_field_bind(t, "tco.pue", &b), 0);
-  assert_int_equal(b.offset, offsetof(pod_cost_cfg, tco) + offsetof(pod_tco, pue));
+  assert_int_equal(b.offset,
+                   offsetof(pod_cost_cfg, tco) + offsetof(pod_tco, pue));
   assert_int_equal(lpod_field_bind(t, "spare_gpus", &b), 0);
   assert_int_equal(b.type, POD_BIND_INT);
   /* nested TCO from a table; errors name the nested field */
@@ -265,23 +264,33 @@ static void test_kernel_config_type(void **state) {
   assert_memory_equal(&c.tco, &tt, sizeof tt);
   const char *msg;
   assert_int_not_equal(
-      run_build(L, "return {base='default', tokens_per_s_per_gpu=1, tco={pue=1}}",
+      run_build(L,
+                "return {base='default', tokens_per_s_per_gpu=1, tco={pue=1}}",
                 &c, &msg),
       0);
   assert_non_null(strstr(msg, "podsim.cost: tco.amort_years: must be > 0"));
   /* without base, a kernel config starts from its "default" preset */
   pod_cost_cfg d1, d2;
-  assert_int_equal(run_build(L, "return {tokens_per_s_per_gpu=1, usd_per_gpu_hour=1}", &d1, NULL), 0);
-  assert_int_equal(run_build(L, "return {base='default', tokens_per_s_per_gpu=1, usd_per_gpu_hour=1}",
-                             &d2, NULL), 0);
+  assert_int_equal(
+      run_build(L, "return {tokens_per_s_per_gpu=1, usd_per_gpu_hour=1}", &d1,
+                NULL),
+      0);
+  assert_int_equal(
+      run_build(
+          L,
+          "return {base='default', tokens_per_s_per_gpu=1, usd_per_gpu_hour=1}",
+          &d2, NULL),
+      0);
   assert_memory_equal(&d1, &d2, sizeof d1);
   lua_close(L);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_crf),        cmocka_unit_test(test_tco_parts),
-      cmocka_unit_test(test_identities), cmocka_unit_test(test_kernel),
+      cmocka_unit_test(test_crf),
+      cmocka_unit_test(test_tco_parts),
+      cmocka_unit_test(test_identities),
+      cmocka_unit_test(test_kernel),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_kernel_config_type),
   };

@@ -40,11 +40,14 @@ static void test_presets_valid(void **state) {
 ** Mixtral paper (46.7B / 12.9B), GPT-3 paper (175B). */
 static void test_preset_params_published(void **state) {
   (void)state;
-  struct { const char *name; double total, active; } want[] = {
-    {"llama3_8b", 8.03e9, 8.03e9},       {"llama3_70b", 70.6e9, 70.6e9},
-    {"llama3_405b", 405e9, 405e9},       {"llama4_maverick", 400e9, 17e9},
-    {"deepseek_v3", 671e9, 37e9},        {"mixtral_8x7b", 46.7e9, 12.9e9},
-    {"gpt3_175b", 175e9, 175e9},
+  struct {
+    const char *name;
+    double total, active;
+  } want[] = {
+      {"llama3_8b", 8.03e9, 8.03e9}, {"llama3_70b", 70.6e9, 70.6e9},
+      {"llama3_405b", 405e9, 405e9}, {"llama4_maverick", 400e9, 17e9},
+      {"deepseek_v3", 671e9, 37e9},  {"mixtral_8x7b", 46.7e9, 12.9e9},
+      {"gpt3_175b", 175e9, 175e9},
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     pod_model m;
@@ -158,7 +161,10 @@ static void test_mla_and_names(void **state) {
 }
 
 typedef void (*mutate)(pod_model *);
-#define MUT(name, body) static void name(pod_model *m) { body; }
+#define MUT(name, body)            \
+  static void name(pod_model *m) { \
+    body;                          \
+  }
 MUT(m_layers, m->layers = 0)
 MUT(m_hidden, m->hidden = 0)
 MUT(m_heads, m->heads = 0)
@@ -183,37 +189,75 @@ MUT(m_mla_v, m->attn = POD_ATTN_MLA; m->kv_lora = 8; m->qk_nope = 8)
 MUT(m_experts, m->experts = -1)
 MUT(m_topk, m->experts = 4; m->top_k = 5; m->expert_ffn = 8)
 MUT(m_effn, m->experts = 4; m->top_k = 1; m->expert_ffn = 0)
-MUT(m_shared, m->experts = 4; m->top_k = 1; m->expert_ffn = 8; m->shared_experts = -1)
-MUT(m_dense, m->experts = 4; m->top_k = 1; m->expert_ffn = 8; m->dense_layers = 2)
-MUT(m_interval, m->experts = 4; m->top_k = 1; m->expert_ffn = 8; m->moe_interval = 0)
-MUT(m_cap, m->experts = 4; m->top_k = 1; m->expert_ffn = 8; m->capacity_factor = NAN)
+MUT(m_shared, m->experts = 4; m->top_k = 1; m->expert_ffn = 8;
+    m->shared_experts = -1)
+MUT(m_dense, m->experts = 4; m->top_k = 1; m->expert_ffn = 8;
+    m->dense_layers = 2)
+MUT(m_interval, m->experts = 4; m->top_k = 1; m->expert_ffn = 8;
+    m->moe_interval = 0)
+MUT(m_cap, m->experts = 4; m->top_k = 1; m->expert_ffn = 8;
+    m->capacity_factor = NAN)
 MUT(m_imb, m->experts = 4; m->top_k = 1; m->expert_ffn = 8; m->imbalance = 0.5)
-MUT(m_moe_ffn, m->experts = 4; m->top_k = 1; m->expert_ffn = 8; m->ffn = 0; m->dense_layers = 1)
+MUT(m_moe_ffn, m->experts = 4; m->top_k = 1; m->expert_ffn = 8; m->ffn = 0;
+    m->dense_layers = 1)
 MUT(m_name, memset(m->name, 'x', sizeof m->name))
 
 /* Dimensions beyond the Lua ranges are refused, so sums and products of
 ** dimensions never overflow (found by fuzzing). */
-static void m_hd_big(pod_model *m) { m->head_dim = 1 << 30; }
-static void m_vocab_big(pod_model *m) { m->vocab = (1 << 28) + 1; }
-static void m_nope_big(pod_model *m) { m->qk_nope = 1 << 20; }
-static void m_layers_big(pod_model *m) { m->layers = (1 << 20) + 1; }
+static void m_hd_big(pod_model *m) {
+  m->head_dim = 1 << 30;
+}
+static void m_vocab_big(pod_model *m) {
+  m->vocab = (1 << 28) + 1;
+}
+static void m_nope_big(pod_model *m) {
+  m->qk_nope = 1 << 20;
+}
+static void m_layers_big(pod_model *m) {
+  m->layers = (1 << 20) + 1;
+}
 
 static void test_check_errors(void **state) {
   (void)state;
-  struct { mutate f; const char *field; } cases[] = {
-    {m_layers, "layers"}, {m_hidden, "hidden"}, {m_heads, "heads"},
-    {m_vocab, "vocab"}, {m_tied, "tied_embeddings"}, {m_gated, "gated_mlp"},
-    {m_ffn_neg, "ffn"}, {m_ffn_zero, "ffn"}, {m_mtp, "mtp_layers"},
-    {m_hd, "head_dim"}, {m_hd_neg, "head_dim"}, {m_kv, "kv_heads"},
-    {m_kv0, "kv_heads"}, {m_mha, "kv_heads"}, {m_attn, "attn"},
-    {m_mla_kv, "kv_lora"}, {m_mla_q, "q_lora"}, {m_mla_nope, "qk_nope"},
-    {m_mla_rope, "qk_rope"}, {m_mla_qk, "qk_nope"}, {m_mla_v, "v_head"},
-    {m_experts, "experts"},
-    {m_topk, "top_k"}, {m_effn, "expert_ffn"}, {m_shared, "shared_experts"},
-    {m_dense, "dense_layers"}, {m_interval, "moe_interval"},
-    {m_cap, "capacity_factor"}, {m_imb, "imbalance"}, {m_moe_ffn, "ffn"},
-    {m_name, "name"}, {m_hd_big, "head_dim"}, {m_vocab_big, "vocab"},
-    {m_nope_big, "qk_nope"}, {m_layers_big, "layers"},
+  struct {
+    mutate f;
+    const char *field;
+  } cases[] = {
+      {m_layers, "layers"},
+      {m_hidden, "hidden"},
+      {m_heads, "heads"},
+      {m_vocab, "vocab"},
+      {m_tied, "tied_embeddings"},
+      {m_gated, "gated_mlp"},
+      {m_ffn_neg, "ffn"},
+      {m_ffn_zero, "ffn"},
+      {m_mtp, "mtp_layers"},
+      {m_hd, "head_dim"},
+      {m_hd_neg, "head_dim"},
+      {m_kv, "kv_heads"},
+      {m_kv0, "kv_heads"},
+      {m_mha, "kv_heads"},
+      {m_attn, "attn"},
+      {m_mla_kv, "kv_lora"},
+      {m_mla_q, "q_lora"},
+      {m_mla_nope, "qk_nope"},
+      {m_mla_rope, "qk_rope"},
+      {m_mla_qk, "qk_nope"},
+      {m_mla_v, "v_head"},
+      {m_experts, "experts"},
+      {m_topk, "top_k"},
+      {m_effn, "expert_ffn"},
+      {m_shared, "shared_experts"},
+      {m_dense, "dense_layers"},
+      {m_interval, "moe_interval"},
+      {m_cap, "capacity_factor"},
+      {m_imb, "imbalance"},
+      {m_moe_ffn, "ffn"},
+      {m_name, "name"},
+      {m_hd_big, "head_dim"},
+      {m_vocab_big, "vocab"},
+      {m_nope_big, "qk_nope"},
+      {m_layers_big, "layers"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     pod_model m = tiny_model();
@@ -238,13 +282,13 @@ static void test_check_errors(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_presets_valid),
-    cmocka_unit_test(test_preset_params_published),
-    cmocka_unit_test(test_tiny_params_by_hand),
-    cmocka_unit_test(test_tiny_flops_by_hand),
-    cmocka_unit_test(test_moe_by_hand),
-    cmocka_unit_test(test_mla_and_names),
-    cmocka_unit_test(test_check_errors),
+      cmocka_unit_test(test_presets_valid),
+      cmocka_unit_test(test_preset_params_published),
+      cmocka_unit_test(test_tiny_params_by_hand),
+      cmocka_unit_test(test_tiny_flops_by_hand),
+      cmocka_unit_test(test_moe_by_hand),
+      cmocka_unit_test(test_mla_and_names),
+      cmocka_unit_test(test_check_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

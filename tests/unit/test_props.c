@@ -53,15 +53,18 @@ typedef struct fields {
   int n;
 } fields;
 
-static void collect(fields *out, const lpod_type *t, size_t base, const char *prefix) {
+static void collect(fields *out, const lpod_type *t, size_t base,
+                    const char *prefix) {
   for (const lpod_field *fl = t->fields; fl->name; fl++) {
     char name[64];
-    snprintf(name, sizeof name, "%s%s%s", prefix, prefix[0] ? "." : "", fl->name);
+    snprintf(name, sizeof name, "%s%s%s", prefix, prefix[0] ? "." : "",
+             fl->name);
     if (fl->type == LPOD_STRUCT) {
       collect(out, fl->sub, base + fl->offset, name);
       continue;
     }
-    if ((fl->type != LPOD_DOUBLE && fl->type != LPOD_INT) || out->n >= 256) continue;
+    if ((fl->type != LPOD_DOUBLE && fl->type != LPOD_INT) || out->n >= 256)
+      continue;
     field *z = &out->f[out->n++];
     snprintf(z->name, sizeof z->name, "%s", name);
     z->off = base + fl->offset;
@@ -125,12 +128,14 @@ static int sweep(const fields *fs, const void *base, size_t size, eval_fn ev,
         (*nok)++;
         for (int k = 0; k < nout; k++)
           if (!isfinite(out[k])) {
-            print_error("%s: %s = %g: output %d is %g\n", what, fs->f[i].name, v[j], k, out[k]);
+            print_error("%s: %s = %g: output %d is %g\n", what, fs->f[i].name,
+                        v[j], k, out[k]);
             bad++;
             break;
           }
       } else if (e.msg[0] == '\0' && e.field[0] == '\0') {
-        print_error("%s: %s = %g: status %d without a message\n", what, fs->f[i].name, v[j], rc);
+        print_error("%s: %s = %g: status %d without a message\n", what,
+                    fs->f[i].name, v[j], rc);
         bad++;
       }
     }
@@ -140,8 +145,8 @@ static int sweep(const fields *fs, const void *base, size_t size, eval_fn ev,
 
 /* Every double field set to NaN, +inf, -inf must be refused.  Fields
 ** starting with `skip` (may be NULL) are exempt. */
-static int nonfinite(const fields *fs, const void *base, size_t size, eval_fn ev,
-                     const char *what, const char *skip) {
+static int nonfinite(const fields *fs, const void *base, size_t size,
+                     eval_fn ev, const char *what, const char *skip) {
   static const double nf[] = {NAN, INFINITY, -INFINITY};
   unsigned char cfg[8192];
   int bad = 0;
@@ -208,8 +213,9 @@ static void test_coll_sweep(void **state) {
               nok++;
               for (int k = 0; k < n; k++)
                 if (!isfinite(out[k])) {
-                  print_error("coll %s %s n=%d S=%g: output %d = %g\n", c.system.name,
-                              pod_coll_op_name(c.op), c.args.ranks, c.args.bytes, k, out[k]);
+                  print_error("coll %s %s n=%d S=%g: output %d = %g\n",
+                              c.system.name, pod_coll_op_name(c.op),
+                              c.args.ranks, c.args.bytes, k, out[k]);
                   bad++;
                 }
             }
@@ -258,11 +264,23 @@ static int train_ev(const void *cfg, double *out, int *nout, pod_err *e) {
   pod_train_result r;
   int rc = pod_train_eval(cfg, &r, e);
   if (rc == POD_OK) {
-    const double v[] = {r.step_s, r.tokens_per_s, r.tokens_per_s_per_gpu, r.tflops_per_gpu,
-                        r.mfu, r.peak_tflops, r.flops_per_token, r.memory.total_gb,
-                        r.breakdown.compute, r.breakdown.tp, r.breakdown.cp, r.breakdown.ep,
-                        r.breakdown.pp, r.breakdown.dp, r.breakdown.bubble,
-                        r.breakdown.optimizer, r.breakdown.straggler,
+    const double v[] = {r.step_s,
+                        r.tokens_per_s,
+                        r.tokens_per_s_per_gpu,
+                        r.tflops_per_gpu,
+                        r.mfu,
+                        r.peak_tflops,
+                        r.flops_per_token,
+                        r.memory.total_gb,
+                        r.breakdown.compute,
+                        r.breakdown.tp,
+                        r.breakdown.cp,
+                        r.breakdown.ep,
+                        r.breakdown.pp,
+                        r.breakdown.dp,
+                        r.breakdown.bubble,
+                        r.breakdown.optimizer,
+                        r.breakdown.straggler,
                         r.step_s > 0 ? 0 : NAN};
     *nout = (int)(sizeof v / sizeof v[0]);
     memcpy(out, v, sizeof v);
@@ -295,8 +313,8 @@ static void test_train_sweep(void **state) {
         nok++;
         for (int k = 0; k < n; k++)
           if (!isfinite(out[k])) {
-            print_error("train %s %s %d GPUs: output %d = %g\n", c.system.name, c.model.name,
-                        c.gpus, k, out[k]);
+            print_error("train %s %s %d GPUs: output %d = %g\n", c.system.name,
+                        c.model.name, c.gpus, k, out[k]);
             bad++;
           }
         if (g == 1) { /* field sweeps on one size per system and model */
@@ -312,14 +330,21 @@ static void test_train_sweep(void **state) {
 
 /* ---- cost and reliability ---- */
 
-static int kernel_ev(const pod_kernel *k, const void *cfg, double *out, int *nout, pod_err *e) {
+static int kernel_ev(const pod_kernel *k, const void *cfg, double *out,
+                     int *nout, pod_err *e) {
   int rc = k->fn(cfg, out, e);
   if (rc == POD_OK) *nout = k->nmetrics;
   return rc;
 }
-static int cost_ev(const void *c, double *o, int *n, pod_err *e) { return kernel_ev(&pod_cost_kernel, c, o, n, e); }
-static int rel_ev(const void *c, double *o, int *n, pod_err *e) { return kernel_ev(&pod_rel_kernel, c, o, n, e); }
-static int relsim_ev(const void *c, double *o, int *n, pod_err *e) { return kernel_ev(&pod_relsim_kernel, c, o, n, e); }
+static int cost_ev(const void *c, double *o, int *n, pod_err *e) {
+  return kernel_ev(&pod_cost_kernel, c, o, n, e);
+}
+static int rel_ev(const void *c, double *o, int *n, pod_err *e) {
+  return kernel_ev(&pod_rel_kernel, c, o, n, e);
+}
+static int relsim_ev(const void *c, double *o, int *n, pod_err *e) {
+  return kernel_ev(&pod_relsim_kernel, c, o, n, e);
+}
 
 static void test_cost_sweep(void **state) {
   (void)state;
@@ -385,13 +410,29 @@ static void support(const pod_dist *d, double *lo, double *hi) {
   *lo = -INFINITY;
   *hi = INFINITY;
   switch (d->kind) {
-    case POD_DIST_FIXED: *lo = *hi = p[0]; break;
+    case POD_DIST_FIXED:
+      *lo = *hi = p[0];
+      break;
     case POD_DIST_UNIFORM:
-    case POD_DIST_LOGUNIFORM: *lo = p[0]; *hi = p[1]; break;
-    case POD_DIST_TRUNCNORMAL: *lo = p[2]; *hi = p[3]; break;
-    case POD_DIST_TRIANGULAR: *lo = p[0]; *hi = p[2]; break;
-    case POD_DIST_BETA: *lo = p[2]; *hi = p[3]; break;
-    default: *lo = d->kind == POD_DIST_NORMAL ? -INFINITY : 0; break;
+    case POD_DIST_LOGUNIFORM:
+      *lo = p[0];
+      *hi = p[1];
+      break;
+    case POD_DIST_TRUNCNORMAL:
+      *lo = p[2];
+      *hi = p[3];
+      break;
+    case POD_DIST_TRIANGULAR:
+      *lo = p[0];
+      *hi = p[2];
+      break;
+    case POD_DIST_BETA:
+      *lo = p[2];
+      *hi = p[3];
+      break;
+    default:
+      *lo = d->kind == POD_DIST_NORMAL ? -INFINITY : 0;
+      break;
   }
 }
 
@@ -404,8 +445,8 @@ static int dist_bad(const pod_dist *d, gsl_rng *r) {
     double u = j == 0 ? 1e-12 : j == 20 ? 1 - 1e-12 : j / 20.0;
     double q = pod_dist_quantile(d, u);
     if (!isfinite(q) || q < prev || q < lo || q > hi) {
-      print_error("%s(%g, %g, %g, %g): quantile(%g) = %g\n", k, d->p[0], d->p[1], d->p[2],
-                  d->p[3], u, q);
+      print_error("%s(%g, %g, %g, %g): quantile(%g) = %g\n", k, d->p[0],
+                  d->p[1], d->p[2], d->p[3], u, q);
       return 1;
     }
     prev = q;
@@ -413,14 +454,15 @@ static int dist_bad(const pod_dist *d, gsl_rng *r) {
   for (int i = 0; i < 200; i++) {
     double x = pod_dist_sample(d, r);
     if (!isfinite(x) || x < lo || x > hi) {
-      print_error("%s(%g, %g, %g, %g): sample %g\n", k, d->p[0], d->p[1], d->p[2], d->p[3], x);
+      print_error("%s(%g, %g, %g, %g): sample %g\n", k, d->p[0], d->p[1],
+                  d->p[2], d->p[3], x);
       return 1;
     }
   }
   double m = pod_dist_mean(d), v = pod_dist_variance(d);
   if (!isfinite(m) || isnan(v) || v < 0) {
-    print_error("%s(%g, %g, %g, %g): mean %g variance %g\n", k, d->p[0], d->p[1], d->p[2],
-                d->p[3], m, v);
+    print_error("%s(%g, %g, %g, %g): mean %g variance %g\n", k, d->p[0],
+                d->p[1], d->p[2], d->p[3], m, v);
     return 1;
   }
   return 0;
@@ -428,8 +470,9 @@ static int dist_bad(const pod_dist *d, gsl_rng *r) {
 
 static void test_dist_sweep(void **state) {
   (void)state;
-  static const double vals[] = {-1e300, -1e15, -1e3, -1, -1e-3, 0, 1e-300, 1e-9, 1e-3, 0.1,
-                                0.5, 1, 2, 10, 1e3, 1e6, 1e15, 1e300};
+  static const double vals[] = {-1e300, -1e15, -1e3, -1,  -1e-3, 0,
+                                1e-300, 1e-9,  1e-3, 0.1, 0.5,   1,
+                                2,      10,    1e3,  1e6, 1e15,  1e300};
   const int nv = (int)(sizeof vals / sizeof vals[0]);
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(r, 7);
@@ -437,26 +480,49 @@ static void test_dist_sweep(void **state) {
   for (int kind = 0; kind < POD_DIST_DISCRETE; kind++) {
     for (int a = 0; a < nv; a++)
       for (int b = 0; b < nv; b++)
-        for (int c = 0; c < (kind == POD_DIST_TRUNCNORMAL || kind == POD_DIST_TRIANGULAR ||
-                                     kind == POD_DIST_BETA
-                                 ? nv
-                                 : 1);
+        for (int c = 0;
+             c < (kind == POD_DIST_TRUNCNORMAL || kind == POD_DIST_TRIANGULAR ||
+                          kind == POD_DIST_BETA
+                      ? nv
+                      : 1);
              c++) {
           double p2 = vals[c], p3 = kind == POD_DIST_BETA ? p2 + 1 : 1e300;
           if (kind == POD_DIST_TRUNCNORMAL) p3 = p2 + fabs(vals[b]) * 3 + 1;
           pod_dist d;
           switch (kind) {
-            case POD_DIST_FIXED: d = pod_dist_fixed(vals[a]); break;
-            case POD_DIST_UNIFORM: d = pod_dist_uniform(vals[a], vals[b]); break;
-            case POD_DIST_LOGUNIFORM: d = pod_dist_loguniform(vals[a], vals[b]); break;
-            case POD_DIST_NORMAL: d = pod_dist_normal(vals[a], vals[b]); break;
-            case POD_DIST_TRUNCNORMAL: d = pod_dist_truncnormal(vals[a], vals[b], p2, p3); break;
-            case POD_DIST_LOGNORMAL: d = pod_dist_lognormal(vals[a], vals[b]); break;
-            case POD_DIST_TRIANGULAR: d = pod_dist_triangular(vals[a], p2, vals[b]); break;
-            case POD_DIST_BETA: d = pod_dist_beta(vals[a], vals[b], p2, p3); break;
-            case POD_DIST_GAMMA: d = pod_dist_gamma(vals[a], vals[b]); break;
-            case POD_DIST_WEIBULL: d = pod_dist_weibull(vals[a], vals[b]); break;
-            default: d = pod_dist_exponential(vals[a]); break;
+            case POD_DIST_FIXED:
+              d = pod_dist_fixed(vals[a]);
+              break;
+            case POD_DIST_UNIFORM:
+              d = pod_dist_uniform(vals[a], vals[b]);
+              break;
+            case POD_DIST_LOGUNIFORM:
+              d = pod_dist_loguniform(vals[a], vals[b]);
+              break;
+            case POD_DIST_NORMAL:
+              d = pod_dist_normal(vals[a], vals[b]);
+              break;
+            case POD_DIST_TRUNCNORMAL:
+              d = pod_dist_truncnormal(vals[a], vals[b], p2, p3);
+              break;
+            case POD_DIST_LOGNORMAL:
+              d = pod_dist_lognormal(vals[a], vals[b]);
+              break;
+            case POD_DIST_TRIANGULAR:
+              d = pod_dist_triangular(vals[a], p2, vals[b]);
+              break;
+            case POD_DIST_BETA:
+              d = pod_dist_beta(vals[a], vals[b], p2, p3);
+              break;
+            case POD_DIST_GAMMA:
+              d = pod_dist_gamma(vals[a], vals[b]);
+              break;
+            case POD_DIST_WEIBULL:
+              d = pod_dist_weibull(vals[a], vals[b]);
+              break;
+            default:
+              d = pod_dist_exponential(vals[a]);
+              break;
           }
           pod_err e;
           pod_err_clear(&e);
@@ -471,17 +537,24 @@ static void test_dist_sweep(void **state) {
   /* non-finite parameters are refused */
   static const double nf[] = {NAN, INFINITY, -INFINITY};
   for (int j = 0; j < 3; j++) {
-    pod_dist ds[] = {pod_dist_fixed(nf[j]),          pod_dist_uniform(0, nf[j]),
-                     pod_dist_loguniform(nf[j], 2),  pod_dist_normal(nf[j], 1),
-                     pod_dist_normal(0, nf[j]),      pod_dist_lognormal(nf[j], 1),
-                     pod_dist_triangular(0, nf[j], 1), pod_dist_beta(nf[j], 1, 0, 1),
-                     pod_dist_beta(1, 1, 0, nf[j]),  pod_dist_gamma(1, nf[j]),
-                     pod_dist_weibull(nf[j], 1),     pod_dist_exponential(nf[j])};
+    pod_dist ds[] = {pod_dist_fixed(nf[j]),
+                     pod_dist_uniform(0, nf[j]),
+                     pod_dist_loguniform(nf[j], 2),
+                     pod_dist_normal(nf[j], 1),
+                     pod_dist_normal(0, nf[j]),
+                     pod_dist_lognormal(nf[j], 1),
+                     pod_dist_triangular(0, nf[j], 1),
+                     pod_dist_beta(nf[j], 1, 0, 1),
+                     pod_dist_beta(1, 1, 0, nf[j]),
+                     pod_dist_gamma(1, nf[j]),
+                     pod_dist_weibull(nf[j], 1),
+                     pod_dist_exponential(nf[j])};
     for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
       pod_err e;
       pod_err_clear(&e);
       if (pod_dist_check(&ds[i], &e) == POD_OK) {
-        print_error("%s with %g accepted\n", pod_dist_kind_name(ds[i].kind), nf[j]);
+        print_error("%s with %g accepted\n", pod_dist_kind_name(ds[i].kind),
+                    nf[j]);
         bad++;
       }
     }
@@ -562,7 +635,8 @@ static void test_stats_regressions(void **state) {
   assert_int_equal(pod_sketch_init(&s, 1e-9, &e), POD_EINVAL);
   assert_string_equal(e.field, "alpha");
   double x[] = {DBL_MAX, DBL_MAX};
-  for (int j = 0; j <= 10; j++) assert_true(pod_stats_quantile_sorted(x, 2, j / 10.0) == DBL_MAX);
+  for (int j = 0; j <= 10; j++)
+    assert_true(pod_stats_quantile_sorted(x, 2, j / 10.0) == DBL_MAX);
   double y[] = {-DBL_MAX, DBL_MAX};
   for (int j = 0; j <= 10; j++) {
     double q = pod_stats_quantile_sorted(y, 2, j / 10.0);
@@ -570,7 +644,8 @@ static void test_stats_regressions(void **state) {
   }
   pod_hist h;
   assert_int_equal(pod_hist_init(&h, 10, -DBL_MAX, DBL_MAX, 0, &e), POD_EINVAL);
-  assert_int_equal(pod_hist_init(&h, 10, 1e-300, 1e300, 1, &e), POD_EINVAL); /* hi/lo overflows */
+  assert_int_equal(pod_hist_init(&h, 10, 1e-300, 1e300, 1, &e),
+                   POD_EINVAL); /* hi/lo overflows */
   assert_int_equal(pod_hist_init(&h, 10, 1e-100, 1e100, 1, &e), POD_OK);
   pod_hist_free(&h);
   assert_int_equal(pod_hist_init(&h, 10, -1e300, 1e300, 0, &e), POD_OK);
@@ -581,10 +656,14 @@ static void test_stats_regressions(void **state) {
 int main(void) {
   pod_init();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_coll_sweep),       cmocka_unit_test(test_coll_huge_ranks),
-      cmocka_unit_test(test_train_sweep),      cmocka_unit_test(test_cost_sweep),
-      cmocka_unit_test(test_rel_sweep),        cmocka_unit_test(test_dist_sweep),
-      cmocka_unit_test(test_dist_regressions), cmocka_unit_test(test_stats_regressions),
+      cmocka_unit_test(test_coll_sweep),
+      cmocka_unit_test(test_coll_huge_ranks),
+      cmocka_unit_test(test_train_sweep),
+      cmocka_unit_test(test_cost_sweep),
+      cmocka_unit_test(test_rel_sweep),
+      cmocka_unit_test(test_dist_sweep),
+      cmocka_unit_test(test_dist_regressions),
+      cmocka_unit_test(test_stats_regressions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,7 +112,7 @@ static void test_llama3_r1_r3(void **state) {
   assert_int_equal(r.nodes, 2048);
   double in54 = r.interruptions_per_day * 54.0;
   assert_true(fabs(in54 - 419.0) < 1e-6);
-  assert_true(fabs(r.job_mtbf_h - 3.09) / 3.09 < 0.01);        /* R3 */
+  assert_true(fabs(r.job_mtbf_h - 3.09) / 3.09 < 0.01);         /* R3 */
   assert_true(fabs(r.per_gpu_hour - 1.97e-5) / 1.97e-5 < 0.01); /* R3 */
   /* hardware share of the preset: 356 of 419 drain a node */
   assert_true(fabs(r.hw_fraction - 356.0 / 419.0) < 1e-9);
@@ -316,7 +316,10 @@ static void test_spares_and_shrink(void **state) {
     double wait = Lh * b2 * rr / 3.0;
     double Td = 1.0 + L18 * R + wait * (1.0 - 1.0 / 256);
     double g = Lh / 256 * rr * exp(-R / rr) / Td;
-    if (g > a) lo = a; else hi = a;
+    if (g > a)
+      lo = a;
+    else
+      hi = a;
   }
   if (fabs(r.p_no_spare - b2 * Lh / L18) > 1e-9 * r.p_no_spare)
     fail_msg("p_no_spare %.12g vs %.12g", r.p_no_spare, b2 * Lh / L18);
@@ -384,10 +387,9 @@ static void test_kernel(void **state) {
   assert_string_equal(pod_rel_kernel.metric_names[2], "goodput");
   assert_true(m[0] == r.interruptions_per_day && m[1] == r.job_mtbf_h &&
               m[2] == r.goodput && m[3] == r.checkpoint_interval_s &&
-              m[4] == r.wall_h && m[5] == r.interruptions &&
-              m[6] == r.wait_h && m[7] == r.spare_gpus &&
-              m[8] == r.spare_fraction && m[9] == r.gpu_hours &&
-              m[10] == r.gpu_hours_charged);
+              m[4] == r.wall_h && m[5] == r.interruptions && m[6] == r.wait_h &&
+              m[7] == r.spare_gpus && m[8] == r.spare_fraction &&
+              m[9] == r.gpu_hours && m[10] == r.gpu_hours_charged);
   c.ckpt_s = -1;
   pod_err e;
   assert_int_equal(pod_rel_kernel.fn(&c, m, &e), POD_EINVAL);
@@ -410,15 +412,17 @@ static void test_scopes_and_add(void **state) {
   pod_rel_failures f;
   memset(&f, 0, sizeof f);
   pod_err e;
-  assert_int_equal(pod_rel_failures_add(&f, "gpu", 1e-5, POD_REL_GPU,
-                                        POD_REL_NODE, &e), POD_OK);
+  assert_int_equal(
+      pod_rel_failures_add(&f, "gpu", 1e-5, POD_REL_GPU, POD_REL_NODE, &e),
+      POD_OK);
   assert_int_equal(f.ncauses, 1);
   assert_int_equal(pod_rel_failures_add(&f, "", 1e-5, 0, 0, &e), POD_EINVAL);
   assert_string_equal(e.field, "failures[2].cause");
   assert_int_equal(pod_rel_failures_add(&f, NULL, 1e-5, 0, 0, &e), POD_EINVAL);
   assert_int_equal(
       pod_rel_failures_add(&f, "a_name_that_is_far_too_long_for_the_field",
-                           1e-5, 0, 0, &e), POD_EINVAL);
+                           1e-5, 0, 0, &e),
+      POD_EINVAL);
   assert_int_equal(pod_rel_failures_add(&f, "x", -1.0, 0, 0, &e), POD_EINVAL);
   assert_string_equal(e.field, "failures[2].rate_per_h");
   assert_int_equal(pod_rel_failures_add(&f, "x", NAN, 0, 0, &e), POD_EINVAL);
@@ -439,7 +443,8 @@ static void expect_bad(const pod_rel_cfg *c, const char *field) {
   pod_rel_result r;
   int rc = pod_rel_eval(c, &r, &e);
   assert_int_equal(rc, POD_EINVAL);
-  if (strcmp(e.field, field) != 0) fail_msg("field %s, expected %s", e.field, field);
+  if (strcmp(e.field, field) != 0)
+    fail_msg("field %s, expected %s", e.field, field);
   assert_true(strlen(e.msg) > 0);
   assert_int_equal(pod_rel_check(c, NULL), POD_EINVAL);
 }
@@ -447,10 +452,10 @@ static void expect_bad(const pod_rel_cfg *c, const char *field) {
 static void test_bad_inputs(void **state) {
   (void)state;
   pod_rel_cfg c;
-#define BAD(stmt, field) \
-  do {                   \
-    c = h100_cfg();      \
-    stmt;                \
+#define BAD(stmt, field)   \
+  do {                     \
+    c = h100_cfg();        \
+    stmt;                  \
     expect_bad(&c, field); \
   } while (0)
   BAD(c.failures.ncauses = -1, "failures");
@@ -627,9 +632,13 @@ static void test_kernel_config_type(void **state) {
   assert_non_null(strstr(msg, "podsim.failure_set"));
   /* without base, a kernel config starts from its "default" preset */
   pod_rel_cfg d1, d2;
-  assert_int_equal(run_build(L, "return {failures='llama3_h100'}", "reliability", &d1, NULL), 0);
-  assert_int_equal(run_build(L, "return {base='default', failures='llama3_h100'}",
-                             "reliability", &d2, NULL), 0);
+  assert_int_equal(
+      run_build(L, "return {failures='llama3_h100'}", "reliability", &d1, NULL),
+      0);
+  assert_int_equal(
+      run_build(L, "return {base='default', failures='llama3_h100'}",
+                "reliability", &d2, NULL),
+      0);
   assert_memory_equal(&d1, &d2, sizeof d1);
   assert_int_not_equal(
       run_build(L, "return {base='defaults'}", "reliability", &c, &msg), 0);

@@ -47,7 +47,8 @@ static void check_identity(const pod_rel_cfg *c, const pod_relsim_result *r) {
   assert_int_equal(n, r->interruptions);
   /* every failure costs at least the restart time */
   assert_true(r->restart_h >= r->interruptions * c->restart_s / 3600.0 - 1e-9);
-  assert_true(r->wall_h >= r->work_h + r->interruptions * c->restart_s / 3600.0);
+  assert_true(r->wall_h >=
+              r->work_h + r->interruptions * c->restart_s / 3600.0);
 }
 
 static void test_no_failures(void **state) {
@@ -177,7 +178,8 @@ static void test_wait_for_repair(void **state) {
     }
     /* each wait is one repair time: mean repair_h */
     double per = w / nhw;
-    if (fabs(per - 6.0) > 0.05 * 6.0) fail_msg("mean wait %g (dist %d)", per, dist);
+    if (fabs(per - 6.0) > 0.05 * 6.0)
+      fail_msg("mean wait %g (dist %d)", per, dist);
     c.waste_model = POD_REL_WASTE_RENEWAL;
     pod_rel_result a;
     assert_int_equal(pod_rel_eval(&c, &a, NULL), POD_OK);
@@ -266,7 +268,8 @@ static void test_shrink(void **state) {
     assert_int_equal(r.shrinks, r.by_cause[0]);
     assert_true(r.wait_h == 0.0);
     /* the run is longer than its parts when it ran on fewer GPUs */
-    assert_true(r.wall_h >= r.work_h + r.ckpt_h + r.lost_h + r.restart_h - 1e-9);
+    assert_true(r.wall_h >=
+                r.work_h + r.ckpt_h + r.lost_h + r.restart_h - 1e-9);
     wall += r.wall_h;
   }
   c.waste_model = POD_REL_WASTE_RENEWAL;
@@ -292,8 +295,7 @@ static void test_kernel_and_errors(void **state) {
   assert_int_equal(pod_relsim_kernel.fn(&c, m, NULL), POD_OK);
   pod_relsim_result r;
   assert_int_equal(
-      pod_relsim_run(&c, pod_relsim_seed_from_u(0.25), NULL, &r, NULL),
-      POD_OK);
+      pod_relsim_run(&c, pod_relsim_seed_from_u(0.25), NULL, &r, NULL), POD_OK);
   assert_true(m[0] == r.wall_h && m[1] == r.goodput &&
               m[2] == r.interruptions && m[3] == r.lost_h &&
               m[4] == r.restart_h && m[5] == r.wait_h && m[6] == r.ckpt_h &&
@@ -328,7 +330,6 @@ static void test_kernel_and_errors(void **state) {
   assert_int_equal(pod_relsim_run(&c, 1, NULL, &r, &e), POD_ERANGE);
   assert_string_equal(e.field, "failures");
 }
-
 
 /* ---------------------------------------------------------------------
 ** Agreement of the analytic model with the simulator's mean over a grid
@@ -398,11 +399,12 @@ static double grid_point(const grid_pt *g, pod_relsim_ws *ws, int n,
   double gs = c.work_h / m, gse = c.work_h * se / (m * m);
   double bound = g->lognormal ? 0.01 : 0.003;
   double tol = 4.0 * gse + bound * a.goodput;
-  print_message("%s pool %2d rate x%-5.3g repair %3g h%s: analytic %.4f "
-                "sim %.4f +- %.4f (%+.2f se)\n",
-                g->hgx ? "hgx  " : "nvl72", g->pool, pow(10.0, g->rate_log10),
-                g->repair_h, g->lognormal ? " lognormal" : "", a.goodput, gs,
-                gse, (a.goodput - gs) / gse);
+  print_message(
+      "%s pool %2d rate x%-5.3g repair %3g h%s: analytic %.4f "
+      "sim %.4f +- %.4f (%+.2f se)\n",
+      g->hgx ? "hgx  " : "nvl72", g->pool, pow(10.0, g->rate_log10),
+      g->repair_h, g->lognormal ? " lognormal" : "", a.goodput, gs, gse,
+      (a.goodput - gs) / gse);
   return fabs(a.goodput - gs) / tol;
 }
 
@@ -471,15 +473,15 @@ static void test_issue11_case(void **state) {
   /* the old model's waiting: Erlang loss at a = lambda r per running hour
   ** over the pool (rack failures; tray overflow is negligible here) */
   double Ld = 0.0, L = pod_rel_job_rate(&c);
-  for (int i = 18; i < 21; i++)
-    Ld += c.failures.cause[i].rate_per_h * 512;
+  for (int i = 18; i < 21; i++) Ld += c.failures.cause[i].rate_per_h * 512;
   double aold = Ld * c.repair_h, b = 1.0;
   for (int k = 1; k <= 4; k++) b = aold * b / (k + aold * b);
   double old_wait_per_h = Ld * b * c.repair_h / 5.0;
   /* the old wall exceeds the simulated mean by many standard errors */
   double run_h = a.wall_h / (1.0 + L * a.down_s / 3600.0);
   double extra = run_h * old_wait_per_h - a.wait_h;
-  if (!(extra > 5.0 * se)) fail_msg("old extra wait %.2f h, se %.2f h", extra, se);
+  if (!(extra > 5.0 * se))
+    fail_msg("old extra wait %.2f h, se %.2f h", extra, se);
 }
 
 int main(void) {

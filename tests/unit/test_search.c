@@ -30,7 +30,8 @@ static void check_results(const pod_train_cfg *base,
                 1e-9 * r.tokens_per_s_per_gpu);
     assert_true(fabs(r.memory.total_gb - it[i].memory_gb) < 1e-9);
     assert_true(it[i].layout.dp * it[i].layout.tp * it[i].layout.pp *
-                    it[i].layout.cp == base->gpus);
+                    it[i].layout.cp ==
+                base->gpus);
     if (i > 0)
       assert_true(it[i - 1].tokens_per_s_per_gpu >= it[i].tokens_per_s_per_gpu);
   }
@@ -38,8 +39,8 @@ static void check_results(const pod_train_cfg *base,
 
 static void test_dense_search(void **state) {
   (void)state;
-  pod_train_cfg base = train_cfg("hgx_h100", "llama3_70b", 64, 8192, 128,
-                                POD_DTYPE_BF16);
+  pod_train_cfg base =
+      train_cfg("hgx_h100", "llama3_70b", 64, 8192, 128, POD_DTYPE_BF16);
   pod_train_search_opts o;
   pod_train_search_opts_init(&o);
   o.top_n = 20;
@@ -74,7 +75,7 @@ static void test_dense_search(void **state) {
 static void test_moe_search(void **state) {
   (void)state;
   pod_train_cfg base = train_cfg("gb200_nvl72", "llama4_maverick", 128, 8192,
-                                1024, POD_DTYPE_FP8);
+                                 1024, POD_DTYPE_FP8);
   pod_train_search_opts o;
   pod_train_search_opts_init(&o);
   o.max_mb = 2;
@@ -87,31 +88,44 @@ static void test_moe_search(void **state) {
   for (int i = 0; i < n; i++) {
     assert_int_equal(128 % it[i].layout.ep, 0);
     assert_int_equal((it[i].layout.tp * it[i].layout.cp * it[i].layout.dp) %
-                         (it[i].layout.ep * it[i].layout.etp), 0);
+                         (it[i].layout.ep * it[i].layout.etp),
+                     0);
   }
 }
 
 static void test_nothing_fits_and_errors(void **state) {
   (void)state;
   /* 405B on 8 H100s cannot fit: no result, still OK. */
-  pod_train_cfg base = train_cfg("hgx_h100", "llama3_405b", 8, 8192, 8,
-                                POD_DTYPE_BF16);
+  pod_train_cfg base =
+      train_cfg("hgx_h100", "llama3_405b", 8, 8192, 8, POD_DTYPE_BF16);
   pod_train_search_item it[4];
   int n = -1;
   pod_err e;
   assert_int_equal(pod_train_search(&base, NULL, it, 4, &n, NULL, &e), POD_OK);
   assert_int_equal(n, 0);
   pod_train_search_opts o;
-  struct { int *field; int bad; const char *name; } cases[] = {
-    {&o.fix.tp, 0, "fix.tp"}, {&o.fix.pp, -2, "fix.pp"},
-    {&o.fix.vp, 0, "fix.vp"}, {&o.fix.dp, 0, "fix.dp"},
-    {&o.fix.ep, 0, "fix.ep"}, {&o.fix.etp, 0, "fix.etp"},
-    {&o.fix.cp, 0, "fix.cp"}, {&o.fix.microbatch, 0, "fix.microbatch"},
-    {&o.fix.zero, 4, "fix.zero"}, {&o.fix.recompute, 3, "fix.recompute"},
-    {&o.fix.uneven, 2, "fix.uneven"}, {&o.top_n, 0, "top_n"},
-    {&o.max_tp, 0, "max_tp"}, {&o.max_pp, 0, "max_pp"},
-    {&o.max_vp, 0, "max_vp"}, {&o.max_cp, 0, "max_cp"},
-    {&o.max_mb, 0, "max_mb"},
+  struct {
+    int *field;
+    int bad;
+    const char *name;
+  } cases[] = {
+      {&o.fix.tp, 0, "fix.tp"},
+      {&o.fix.pp, -2, "fix.pp"},
+      {&o.fix.vp, 0, "fix.vp"},
+      {&o.fix.dp, 0, "fix.dp"},
+      {&o.fix.ep, 0, "fix.ep"},
+      {&o.fix.etp, 0, "fix.etp"},
+      {&o.fix.cp, 0, "fix.cp"},
+      {&o.fix.microbatch, 0, "fix.microbatch"},
+      {&o.fix.zero, 4, "fix.zero"},
+      {&o.fix.recompute, 3, "fix.recompute"},
+      {&o.fix.uneven, 2, "fix.uneven"},
+      {&o.top_n, 0, "top_n"},
+      {&o.max_tp, 0, "max_tp"},
+      {&o.max_pp, 0, "max_pp"},
+      {&o.max_vp, 0, "max_vp"},
+      {&o.max_cp, 0, "max_cp"},
+      {&o.max_mb, 0, "max_mb"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     pod_train_search_opts_init(&o);
@@ -138,9 +152,9 @@ static void test_nothing_fits_and_errors(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_dense_search),
-    cmocka_unit_test(test_moe_search),
-    cmocka_unit_test(test_nothing_fits_and_errors),
+      cmocka_unit_test(test_dense_search),
+      cmocka_unit_test(test_moe_search),
+      cmocka_unit_test(test_nothing_fits_and_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,13 +45,16 @@ static void test_memory_by_hand(void **state) {
   const double P = 86784.0, act_none = 2 * 53248.0, logits = 25600.0;
   const double act_sel = 2 * (2.0 * 32 * 576);
   const double act_full = 2 * (2.0 * 32 * 64) + 53248.0;
-  struct { int zero, rec; double w, g, o, a; } cases[] = {
-    {0, POD_RECOMPUTE_NONE, 2 * P, 2 * P, 12 * P, act_none},
-    {1, POD_RECOMPUTE_NONE, 2 * P, 2 * P, 6 * P, act_none},
-    {2, POD_RECOMPUTE_NONE, 2 * P, P, 6 * P, act_none},
-    {3, POD_RECOMPUTE_NONE, P, P, 6 * P, act_none},
-    {1, POD_RECOMPUTE_SELECTIVE, 2 * P, 2 * P, 6 * P, act_sel},
-    {1, POD_RECOMPUTE_FULL, 2 * P, 2 * P, 6 * P, act_full},
+  struct {
+    int zero, rec;
+    double w, g, o, a;
+  } cases[] = {
+      {0, POD_RECOMPUTE_NONE, 2 * P, 2 * P, 12 * P, act_none},
+      {1, POD_RECOMPUTE_NONE, 2 * P, 2 * P, 6 * P, act_none},
+      {2, POD_RECOMPUTE_NONE, 2 * P, P, 6 * P, act_none},
+      {3, POD_RECOMPUTE_NONE, P, P, 6 * P, act_none},
+      {1, POD_RECOMPUTE_SELECTIVE, 2 * P, 2 * P, 6 * P, act_sel},
+      {1, POD_RECOMPUTE_FULL, 2 * P, 2 * P, 6 * P, act_full},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     pod_train_cfg c = tiny_cfg(2);
@@ -64,8 +67,9 @@ static void test_memory_by_hand(void **state) {
     near(r.memory.grads_gb, cases[i].g / 1e9);
     near(r.memory.optimizer_gb, cases[i].o / 1e9);
     near(r.memory.activations_gb, (cases[i].a + logits) / 1e9);
-    near(r.memory.total_gb, (cases[i].w + cases[i].g + cases[i].o +
-                             cases[i].a + logits) / 1e9 + 4.0);
+    near(r.memory.total_gb,
+         (cases[i].w + cases[i].g + cases[i].o + cases[i].a + logits) / 1e9 +
+             4.0);
     assert_true(r.fits);
     assert_int_equal(r.dp, 2);
     assert_int_equal(r.microbatches, 2);
@@ -84,9 +88,9 @@ static void test_memory_by_hand(void **state) {
 
 static void test_throughput_identities(void **state) {
   (void)state;
-  pod_train_cfg c = preset_cfg("hgx_h100", "llama3_70b", 64, 8192, 128,
-                               POD_DTYPE_BF16,
-                               (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+  pod_train_cfg c = preset_cfg(
+      "hgx_h100", "llama3_70b", 64, 8192, 128, POD_DTYPE_BF16,
+      (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
   pod_train_result r;
   pod_err e;
   assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
@@ -103,7 +107,8 @@ static void test_throughput_identities(void **state) {
   double piped = b->compute + b->tp + b->cp + b->ep + b->bubble;
   near(b->bubble / piped, 3.0 / (5.0 * 64 + 3.0));
   /* Straggler: jitter x (step without it) x sqrt(2 ln N), N = 64 GPUs. */
-  near(b->straggler, c.jitter * (r.step_s - b->straggler) * sqrt(2.0 * log(64.0)));
+  near(b->straggler,
+       c.jitter * (r.step_s - b->straggler) * sqrt(2.0 * log(64.0)));
   pod_train_cfg cj = c;
   cj.jitter = 0.0;
   pod_train_result rj;
@@ -134,11 +139,14 @@ static void test_breakdown_zero_dims(void **state) {
   assert_true(b->compute > 0 && b->optimizer > 0);
   assert_true(b->tp == 0 && b->cp == 0 && b->ep == 0 && b->pp == 0 &&
               b->dp == 0 && b->bubble == 0 && b->straggler == 0);
-  struct { pod_layout l; int gpus; } one[] = {
-    {{2, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, 2}, /* tp */
-    {{1, 1, 1, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, 2}, /* cp */
-    {{1, 2, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, 2}, /* pp */
-    {{1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, 2}, /* dp */
+  struct {
+    pod_layout l;
+    int gpus;
+  } one[] = {
+      {{2, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, 2}, /* tp */
+      {{1, 1, 1, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, 2}, /* cp */
+      {{1, 2, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, 2}, /* pp */
+      {{1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, 2}, /* dp */
   };
   for (int i = 0; i < 4; i++) {
     c = tiny_cfg(one[i].gpus);
@@ -149,7 +157,8 @@ static void test_breakdown_zero_dims(void **state) {
     assert_true((b->cp > 0) == (i == 1));
     assert_true((b->pp > 0) == (i == 2));
     assert_true((b->bubble > 0) == (i == 2));
-    assert_true((b->dp > 0) == (i == 3 || i == 1)); /* cp joins the grad group */
+    assert_true((b->dp > 0) ==
+                (i == 3 || i == 1)); /* cp joins the grad group */
     assert_true(b->ep == 0);
     assert_true(b->straggler > 0);
   }
@@ -176,12 +185,15 @@ static void test_breakdown_zero_dims(void **state) {
 static void test_monotone_bandwidth(void **state) {
   (void)state;
   pod_train_cfg cs[3] = {
-    preset_cfg("hgx_h100", "llama3_70b", 2048, 8192, 4096, POD_DTYPE_FP8,
-               (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}}),
-    preset_cfg("hgx_h100", "llama4_maverick", 512, 8192, 1024, POD_DTYPE_FP8,
-               (pod_layout){4, 1, 1, 0, 128, 4, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}),
-    preset_cfg("gb300_nvl72", "deepseek_v3", 256, 4096, 4096, POD_DTYPE_FP8,
-               (pod_layout){1, 2, 8, 0, 32, 1, 1, 1, 1, 0, 1, {0, 0, 0, 0, 0}}),
+      preset_cfg(
+          "hgx_h100", "llama3_70b", 2048, 8192, 4096, POD_DTYPE_FP8,
+          (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}}),
+      preset_cfg(
+          "hgx_h100", "llama4_maverick", 512, 8192, 1024, POD_DTYPE_FP8,
+          (pod_layout){4, 1, 1, 0, 128, 4, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}),
+      preset_cfg(
+          "gb300_nvl72", "deepseek_v3", 256, 4096, 4096, POD_DTYPE_FP8,
+          (pod_layout){1, 2, 8, 0, 32, 1, 1, 1, 1, 0, 1, {0, 0, 0, 0, 0}}),
   };
   for (int k = 0; k < 3; k++) {
     for (int which = 0; which < 3; which++) {
@@ -202,7 +214,10 @@ static void test_monotone_bandwidth(void **state) {
 }
 
 typedef void (*mutate)(pod_train_cfg *);
-#define MUT(name, body) static void name(pod_train_cfg *c) { body; }
+#define MUT(name, body)                \
+  static void name(pod_train_cfg *c) { \
+    body;                              \
+  }
 MUT(x_gpus, c->gpus = 0)
 MUT(x_seq, c->seq = 0)
 MUT(x_gbs, c->global_batch = 0)
@@ -256,43 +271,66 @@ MUT(x_cp_huge, c->parallel.cp = 1 << 20)
 
 static void test_constraint_errors(void **state) {
   (void)state;
-  struct { mutate f; const char *field; int code; } cases[] = {
-    {x_gpus, "gpus", POD_EINVAL}, {x_seq, "seq", POD_EINVAL},
-    {x_gbs, "global_batch", POD_EINVAL}, {x_dtype, "dtype", POD_EINVAL},
-    {x_effg, "eff_gemm", POD_EINVAL}, {x_effa, "eff_attn", POD_EINVAL},
-    {x_hbm, "eff_hbm", POD_EINVAL}, {x_kh, "gemm_k_half", POD_EINVAL},
-    {x_scale, "eff_scale", POD_EINVAL}, {x_otp, "overlap_tp", POD_EINVAL},
-    {x_ocp, "overlap_cp", POD_EINVAL}, {x_oep, "overlap_ep", POD_EINVAL},
-    {x_opp, "overlap_pp", POD_EINVAL}, {x_odp, "overlap_dp", POD_EINVAL},
-    {x_jit, "jitter", POD_EINVAL}, {x_grb, "grad_reduce_bytes", POD_EINVAL},
-    {x_res, "mem_reserve_gb", POD_EINVAL}, {x_mfu, "mfu_full_attn", POD_EINVAL},
-    {x_f8r, "fp8_recipe", POD_EINVAL}, {x_f8rn, "fp8_recipe", POD_EINVAL},
-    {x_jsync, "jitter_sync", POD_EINVAL}, {x_jsyncn, "jitter_sync", POD_EINVAL},
-    {x_sys, "system.domain_gpus", POD_EINVAL},
-    {x_model, "model.layers", POD_EINVAL},
-    {x_tp0, "parallel.tp", POD_EINVAL}, {x_tp_heads, "parallel.tp", POD_EINVAL},
-    {x_tp_kv, "parallel.tp", POD_EINVAL}, {x_pp0, "parallel.pp", POD_EINVAL},
-    {x_pp_big, "parallel.pp", POD_EINVAL}, {x_pp_div, "parallel.pp", POD_EINVAL},
-    {x_vp0, "parallel.vp", POD_EINVAL}, {x_vp_pp1, "parallel.vp", POD_EINVAL},
-    {x_vp_div, "parallel.vp", POD_EINVAL}, {x_vp_huge, "parallel.vp", POD_EINVAL},
-    {x_cp_huge, "parallel", POD_EINVAL},
-    {x_uneven, "parallel.uneven", POD_EINVAL},
-    {x_uneven_big, "parallel.vp", POD_EINVAL},
-    {x_cp0, "parallel.cp", POD_EINVAL}, {x_cp_seq, "parallel.cp", POD_EINVAL},
-    {x_gpus_mult, "gpus", POD_EINVAL}, {x_dp_neg, "parallel.dp", POD_EINVAL},
-    {x_dp_mis, "parallel.dp", POD_EINVAL}, {x_ep0, "parallel.ep", POD_EINVAL},
-    {x_etp0, "parallel.etp", POD_EINVAL},
-    {x_ep_dense, "parallel.ep", POD_EINVAL},
-    {x_etp_dense, "parallel.etp", POD_EINVAL},
-    {x_mb0, "parallel.microbatch", POD_EINVAL},
-    {x_gbs_div, "global_batch", POD_EINVAL},
-    {x_zero, "parallel.zero", POD_EINVAL},
-    {x_rec, "parallel.recompute", POD_EINVAL},
+  struct {
+    mutate f;
+    const char *field;
+    int code;
+  } cases[] = {
+      {x_gpus, "gpus", POD_EINVAL},
+      {x_seq, "seq", POD_EINVAL},
+      {x_gbs, "global_batch", POD_EINVAL},
+      {x_dtype, "dtype", POD_EINVAL},
+      {x_effg, "eff_gemm", POD_EINVAL},
+      {x_effa, "eff_attn", POD_EINVAL},
+      {x_hbm, "eff_hbm", POD_EINVAL},
+      {x_kh, "gemm_k_half", POD_EINVAL},
+      {x_scale, "eff_scale", POD_EINVAL},
+      {x_otp, "overlap_tp", POD_EINVAL},
+      {x_ocp, "overlap_cp", POD_EINVAL},
+      {x_oep, "overlap_ep", POD_EINVAL},
+      {x_opp, "overlap_pp", POD_EINVAL},
+      {x_odp, "overlap_dp", POD_EINVAL},
+      {x_jit, "jitter", POD_EINVAL},
+      {x_grb, "grad_reduce_bytes", POD_EINVAL},
+      {x_res, "mem_reserve_gb", POD_EINVAL},
+      {x_mfu, "mfu_full_attn", POD_EINVAL},
+      {x_f8r, "fp8_recipe", POD_EINVAL},
+      {x_f8rn, "fp8_recipe", POD_EINVAL},
+      {x_jsync, "jitter_sync", POD_EINVAL},
+      {x_jsyncn, "jitter_sync", POD_EINVAL},
+      {x_sys, "system.domain_gpus", POD_EINVAL},
+      {x_model, "model.layers", POD_EINVAL},
+      {x_tp0, "parallel.tp", POD_EINVAL},
+      {x_tp_heads, "parallel.tp", POD_EINVAL},
+      {x_tp_kv, "parallel.tp", POD_EINVAL},
+      {x_pp0, "parallel.pp", POD_EINVAL},
+      {x_pp_big, "parallel.pp", POD_EINVAL},
+      {x_pp_div, "parallel.pp", POD_EINVAL},
+      {x_vp0, "parallel.vp", POD_EINVAL},
+      {x_vp_pp1, "parallel.vp", POD_EINVAL},
+      {x_vp_div, "parallel.vp", POD_EINVAL},
+      {x_vp_huge, "parallel.vp", POD_EINVAL},
+      {x_cp_huge, "parallel", POD_EINVAL},
+      {x_uneven, "parallel.uneven", POD_EINVAL},
+      {x_uneven_big, "parallel.vp", POD_EINVAL},
+      {x_cp0, "parallel.cp", POD_EINVAL},
+      {x_cp_seq, "parallel.cp", POD_EINVAL},
+      {x_gpus_mult, "gpus", POD_EINVAL},
+      {x_dp_neg, "parallel.dp", POD_EINVAL},
+      {x_dp_mis, "parallel.dp", POD_EINVAL},
+      {x_ep0, "parallel.ep", POD_EINVAL},
+      {x_etp0, "parallel.etp", POD_EINVAL},
+      {x_ep_dense, "parallel.ep", POD_EINVAL},
+      {x_etp_dense, "parallel.etp", POD_EINVAL},
+      {x_mb0, "parallel.microbatch", POD_EINVAL},
+      {x_gbs_div, "global_batch", POD_EINVAL},
+      {x_zero, "parallel.zero", POD_EINVAL},
+      {x_rec, "parallel.recompute", POD_EINVAL},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    pod_train_cfg c = preset_cfg("hgx_h100", "llama3_70b", 64, 8192, 128,
-                                 POD_DTYPE_BF16,
-                                 (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+    pod_train_cfg c = preset_cfg(
+        "hgx_h100", "llama3_70b", 64, 8192, 128, POD_DTYPE_BF16,
+        (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
     assert_int_equal(pod_train_check(&c, NULL), POD_OK);
     cases[i].f(&c);
     pod_err e;
@@ -308,14 +346,20 @@ static void test_constraint_errors(void **state) {
     assert_int_equal(pod_train_check(&c, NULL), cases[i].code);
   }
   /* MoE folding rules on Maverick (128 experts, expert_ffn 8192). */
-  struct { pod_layout l; const char *field; } moe[] = {
-    {{4, 1, 1, 0, 3, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, "parallel.ep"},   /* 3 !| 128 */
-    {{4, 1, 1, 0, 8, 3, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, "parallel.etp"},  /* 3 !| 8192 */
-    {{4, 1, 1, 0, 128, 8, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, "parallel.ep"}, /* 1024 !| 512 */
+  struct {
+    pod_layout l;
+    const char *field;
+  } moe[] = {
+      {{4, 1, 1, 0, 3, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}},
+       "parallel.ep"}, /* 3 !| 128 */
+      {{4, 1, 1, 0, 8, 3, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}},
+       "parallel.etp"}, /* 3 !| 8192 */
+      {{4, 1, 1, 0, 128, 8, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}},
+       "parallel.ep"}, /* 1024 !| 512 */
   };
   for (int i = 0; i < 3; i++) {
-    pod_train_cfg c = preset_cfg("hgx_h100", "llama4_maverick", 512, 8192,
-                                 1024, POD_DTYPE_FP8, moe[i].l);
+    pod_train_cfg c = preset_cfg("hgx_h100", "llama4_maverick", 512, 8192, 1024,
+                                 POD_DTYPE_FP8, moe[i].l);
     pod_err e;
     assert_int_equal(pod_train_eval(&c, NULL, &e), POD_EINVAL);
     assert_string_equal(e.field, moe[i].field);
@@ -365,19 +409,18 @@ static void test_fp8_amax_sync(void **state) {
     /* Block scaling: no reduction, no wait, less DP time, faster. */
     c.fp8_recipe = POD_FP8_BLOCK;
     assert_int_equal(pod_train_eval(&c, &rb, NULL), POD_OK);
-    near(rb.breakdown.straggler,
-         c.jitter * (rb.step_s - rb.breakdown.straggler) *
-             sqrt(2.0 * log(gpus[i])));
+    near(rb.breakdown.straggler, c.jitter *
+                                     (rb.step_s - rb.breakdown.straggler) *
+                                     sqrt(2.0 * log(gpus[i])));
     assert_true(rb.breakdown.dp < b->dp);
     assert_true(rb.step_s < r.step_s);
     /* TP-only reduction: latency inside the node, no wait. */
     c.fp8_recipe = POD_FP8_DELAYED_TP;
     assert_int_equal(pod_train_eval(&c, &rt, NULL), POD_OK);
-    near(rt.breakdown.straggler,
-         c.jitter * (rt.step_s - rt.breakdown.straggler) *
-             sqrt(2.0 * log(gpus[i])));
-    assert_true(rt.breakdown.dp > rb.breakdown.dp &&
-                rt.breakdown.dp < b->dp);
+    near(rt.breakdown.straggler, c.jitter *
+                                     (rt.step_s - rt.breakdown.straggler) *
+                                     sqrt(2.0 * log(gpus[i])));
+    assert_true(rt.breakdown.dp > rb.breakdown.dp && rt.breakdown.dp < b->dp);
     /* jitter_sync 0: the latency stays, the wait goes. */
     c.fp8_recipe = POD_FP8_DELAYED;
     c.jitter_sync = 0.0;
@@ -399,9 +442,9 @@ static void test_fp8_amax_sync(void **state) {
   assert_true(dp_s[1] > dp_s[0]);
   /* MoE: the EP group already moves in lockstep; an amax group no larger
   ** than EP adds no wait (Maverick, EP64 = DP64 on 128 GB200). */
-  pod_train_cfg m = preset_cfg("gb200_nvl72", "llama4_maverick", 128, 8192,
-                               1024, POD_DTYPE_FP8,
-                               (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+  pod_train_cfg m = preset_cfg(
+      "gb200_nvl72", "llama4_maverick", 128, 8192, 1024, POD_DTYPE_FP8,
+      (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
   pod_train_result rm;
   assert_int_equal(pod_train_eval(&m, &rm, NULL), POD_OK);
   near(rm.breakdown.straggler, m.jitter * (rm.step_s - rm.breakdown.straggler) *
@@ -435,8 +478,10 @@ static void test_names_and_defaults(void **state) {
   pod_gpu g;
   assert_int_equal(pod_hw_gpu_preset("h100", &g), POD_OK);
   double e16, e8, a, k16, k8;
-  assert_int_equal(pod_train_default_eff(&g, POD_DTYPE_BF16, &e16, &a, &k16, NULL), POD_OK);
-  assert_int_equal(pod_train_default_eff(&g, POD_DTYPE_FP8, &e8, &a, &k8, NULL), POD_OK);
+  assert_int_equal(
+      pod_train_default_eff(&g, POD_DTYPE_BF16, &e16, &a, &k16, NULL), POD_OK);
+  assert_int_equal(pod_train_default_eff(&g, POD_DTYPE_FP8, &e8, &a, &k8, NULL),
+                   POD_OK);
   assert_true(e16 > 0 && e16 <= 1 && e8 > 0 && e8 <= 1 && a > 0 && a <= 1);
   assert_true(k8 > k16);
   assert_int_equal(pod_train_default_eff(&g, POD_DTYPE_FP4, &e8, &a, &k8, NULL),
@@ -449,9 +494,9 @@ static void test_kernel(void **state) {
   assert_string_equal(pod_train_kernel.name, "train");
   assert_int_equal(pod_train_kernel.cfg_size, sizeof(pod_train_cfg));
   assert_int_equal(pod_train_kernel.nmetrics, 17);
-  pod_train_cfg c = preset_cfg("gb200_nvl72", "llama4_maverick", 128, 8192,
-                               1024, POD_DTYPE_FP8,
-                               (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+  pod_train_cfg c = preset_cfg(
+      "gb200_nvl72", "llama4_maverick", 128, 8192, 1024, POD_DTYPE_FP8,
+      (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
   double v[17];
   pod_err e;
   assert_int_equal(pod_train_kernel.fn(&c, v, &e), POD_OK);
@@ -459,8 +504,8 @@ static void test_kernel(void **state) {
   assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
   assert_string_equal(pod_train_kernel.metric_names[0], "step_s");
   assert_true(v[0] == r.step_s && v[2] == r.tokens_per_s_per_gpu &&
-              v[4] == r.mfu && v[5] == r.memory.total_gb &&
-              v[6] == r.fits && v[10] == r.breakdown.ep);
+              v[4] == r.mfu && v[5] == r.memory.total_gb && v[6] == r.fits &&
+              v[10] == r.breakdown.ep);
   /* A sampled double field, written by offset, changes the result. */
   pod_train_cfg c2 = c;
   *(double *)((char *)&c2 + offsetof(pod_train_cfg, system.up_GBps)) = 100.0;
@@ -471,21 +516,22 @@ static void test_kernel(void **state) {
   assert_int_equal(pod_train_kernel.fn(&c2, v2, &e), POD_EINVAL);
   /* 0 in a layout dimension means 1. */
   pod_train_cfg c3 = c;
-  c3.parallel.tp = c3.parallel.cp = c3.parallel.etp = c3.parallel.microbatch = 0;
+  c3.parallel.tp = c3.parallel.cp = c3.parallel.etp = c3.parallel.microbatch =
+      0;
   assert_int_equal(pod_train_kernel.fn(&c3, v2, &e), POD_OK);
   assert_true(v2[0] == v[0]);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_memory_by_hand),
-    cmocka_unit_test(test_throughput_identities),
-    cmocka_unit_test(test_breakdown_zero_dims),
-    cmocka_unit_test(test_monotone_bandwidth),
-    cmocka_unit_test(test_constraint_errors),
-    cmocka_unit_test(test_fp8_amax_sync),
-    cmocka_unit_test(test_names_and_defaults),
-    cmocka_unit_test(test_kernel),
+      cmocka_unit_test(test_memory_by_hand),
+      cmocka_unit_test(test_throughput_identities),
+      cmocka_unit_test(test_breakdown_zero_dims),
+      cmocka_unit_test(test_monotone_bandwidth),
+      cmocka_unit_test(test_constraint_errors),
+      cmocka_unit_test(test_fp8_amax_sync),
+      cmocka_unit_test(test_names_and_defaults),
+      cmocka_unit_test(test_kernel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,8 +47,8 @@ static inline pod_train_cfg train_cfg(const char *sys, const char *model,
 }
 
 static inline pod_train_cfg preset_cfg(const char *sys, const char *model,
-                                       int gpus, int seq, int gbs,
-                                       pod_dtype dt, pod_layout l) {
+                                       int gpus, int seq, int gbs, pod_dtype dt,
+                                       pod_layout l) {
   pod_train_cfg c = train_cfg(sys, model, gpus, seq, gbs, dt);
   c.parallel = l;
   return c;
