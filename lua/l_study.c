@@ -92,8 +92,8 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 /* Push the sorted string keys of the table at idx as a list. */
-static void push_sorted_keys(lua_State *L, int idx, const char *ctx,
-                             const char *path) {
+void lpod_study__push_sorted_keys(lua_State *L, int idx, const char *ctx,
+                                  const char *path) {
   idx = lua_absindex(L, idx);
   int n = 0;
   lua_pushnil(L);
@@ -168,7 +168,8 @@ static int build_grid(lua_State *L, int spec, const char *ctx) {
   }
   if (!lua_istable(L, grid))
     lpod_error(L, ctx, "grid", "expected a table {key = {values}}");
-  push_sorted_keys(L, grid, ctx, "grid"); /* stack: grid, points, keys */
+  lpod_study__push_sorted_keys(L, grid, ctx,
+                               "grid"); /* stack: grid, points, keys */
   int keys = lua_gettop(L);
   int nk = (int)lua_rawlen(L, keys);
   int64_t G = 1;
@@ -241,8 +242,8 @@ static void study_grid_labels(lua_State *L, study *s, int points) {
     char buf[512];
     size_t len = 0;
     buf[0] = '\0';
-    lua_rawgeti(L, points, g + 1);                   /* pt */
-    push_sorted_keys(L, -1, "podsim.study", "grid"); /* pt, keys */
+    lua_rawgeti(L, points, g + 1);                               /* pt */
+    lpod_study__push_sorted_keys(L, -1, "podsim.study", "grid"); /* pt, keys */
     int nk = (int)lua_rawlen(L, -1);
     for (int i = 1; i <= nk && len < sizeof buf; i++) {
       lua_rawgeti(L, -1, i); /* pt, keys, k */
@@ -344,7 +345,8 @@ static int study_read_params(lua_State *L, study *s, const char *ctx) {
     return lpod_error(L, ctx, "params",
                       "expected a table {name = podsim.dist.<kind>{...}}");
   int params = lua_gettop(L);
-  push_sorted_keys(L, params, ctx, "params"); /* stack: ..., params, pnames */
+  lpod_study__push_sorted_keys(L, params, ctx,
+                               "params"); /* stack: ..., params, pnames */
   int pnames = lua_gettop(L);
   s->P = (int)lua_rawlen(L, pnames);
   if (s->P > MAX_PARAMS)
@@ -386,166 +388,6 @@ static int study_read_params(lua_State *L, study *s, const char *ctx) {
     lua_rawseti(L, labels, i + 1);
     lua_pop(L, 1);
   }
-  return 0;
-}
-
-/* lua_CFunction run protected in the template state T (light userdata
-** study at 1): calls eval once for grid point 1 at the parameters'
-** medians and returns the sorted list of the metric names it returned
-** ({"value"} for a number), or a string saying what is wrong.  Scenario
-** code runs here (eval, its metamethods), so nothing of it runs outside a
-** protected call. */
-static int probe_in_template(lua_State *T) {
-  study *s = lua_touserdata(T, 1);
-  lua_settop(T, 0);
-  lua_pushvalue(T, lua_upvalueindex(1)); /* fn */
-  lua_newtable(T);                       /* p: a copy of grid point 1 */
-  lua_pushvalue(T, lua_upvalueindex(2));
-  lua_rawgeti(T, -1, 1);
-  lua_remove(T, -2);
-  lua_pushnil(T);
-  while (lua_next(T, -2)) {
-    lua_pushvalue(T, -2);
-    lua_insert(T, -2);
-    lua_rawset(T, 2);
-  }
-  lua_pop(T, 1);
-  for (int i = 0; i < s->P; i++) {
-    lua_rawgeti(T, lua_upvalueindex(4), i + 1);
-    double med = pod_dist_quantile(&s->dists[i], 0.5);
-    if (s->labeled[i]) {
-      lua_rawgeti(T, lua_upvalueindex(3), i + 1);
-      lua_rawgeti(T, -1, (lua_Integer)med + 1);
-      lua_remove(T, -2);
-    } else {
-      lua_pushnumber(T, med);
-    }
-    lua_rawset(T, 2);
-  }
-  lua_call(T, 1, 1);
-  if (lua_type(T, -1) == LUA_TNUMBER) {
-    lua_createtable(T, 1, 0);
-    lua_pushliteral(T, "value");
-    lua_rawseti(T, -2, 1);
-    return 1;
-  }
-  if (!lua_istable(T, -1)) {
-    lua_pushfstring(T, "must return a table of metrics (got %s)",
-                    luaL_typename(T, -1));
-    return 1;
-  }
-  lua_pushnil(T);
-  while (lua_next(T, -2)) {
-    lua_pop(T, 1);
-    if (lua_type(T, -1) != LUA_TSTRING) {
-      lua_pushliteral(T, "keys must be names (strings)");
-      return 1;
-    }
-  }
-  push_sorted_keys(T, -1, NULL, NULL);
-  return 1;
-}
-
-/* podsim.study with a Lua eval and no metrics: the keys eval returns for
-** grid point 1 at the parameters' medians (run in the template state, not
-** the scenario's, protected and under the run's time budget) replace the
-** value at `metrics`.  [-0, +0, e] */
-static int study_probe_metrics(lua_State *L, study *s, int metrics,
-                               const char *ctx) {
-  lua_State *T = s->tmpl;
-  for (int i = T_FN; i <= T_PNAMES; i++) lua_pushvalue(T, i);
-  lua_pushcclosure(T, probe_in_template, 4);
-  lua_pushlightuserdata(T, s);
-  uint64_t deadline = lpod_host_deadline_ns(s->host);
-  char msg[128];
-  snprintf(msg, sizeof msg, "time budget of %g s exceeded (--timeout)",
-           s->opts->timeout_s);
-  lpod_state_deadline(T, deadline, msg);
-  int st = lua_pcall(T, 1, 1, 0);
-  lpod_state_deadline(T, 0, "");
-  if (st == LUA_ERRMEM || (st != LUA_OK && lpod_state_out_of_memory(T))) {
-    lua_settop(T, T_PNAMES);
-    return lpod_error(
-        L, ctx, "eval",
-        "failed on a probe call at the parameters' medians: memory budget of "
-        "%.0f MB exceeded (--max-memory)",
-        s->opts->max_memory_mb);
-  }
-  if (st != LUA_OK || lua_type(T, -1) == LUA_TSTRING) {
-    char err[512];
-    snprintf(err, sizeof err, "%s",
-             lua_type(T, -1) == LUA_TSTRING ? lua_tostring(T, -1)
-                                            : "error object is not a string");
-    lua_settop(T, T_PNAMES);
-    if (st != LUA_OK)
-      return lpod_error(L, ctx, "eval",
-                        "failed on a probe call at the parameters' medians: %s",
-                        err);
-    return lpod_error(L, ctx, "eval", "%s", err);
-  }
-  lua_newtable(L);
-  int n = (int)lua_rawlen(T, -1);
-  for (int i = 1; i <= n; i++) {
-    lua_rawgeti(T, -1, i);
-    lua_pushstring(L, lua_tostring(T, -1));
-    lua_rawseti(L, -2, i);
-    lua_pop(T, 1);
-  }
-  lua_replace(L, metrics);
-  lua_settop(T, T_PNAMES);
-  return 0;
-}
-
-/* podsim.study: a Lua evaluator (the function at evalidx): the template
-** state and, unless given, the metrics at `metrics`.  [-0, +0, e] */
-static int study_lua_eval(lua_State *L, study *s, const pod_host_opts *o,
-                          int evalidx, int points, int labels, int pnames,
-                          int metrics, const char *ctx) {
-  if (s->sens == POD_MC_SENS_SOBOL) {
-    for (int i = 0; i < s->P; i++)
-      if (s->labeled[i])
-        return lpod_error(
-            L, ctx, "sensitivity",
-            "sobol needs numeric parameters ('%s' is a choice of labels)",
-            s->pnames[i]);
-  }
-  /* template state: fn, grid points, labels, pnames, mnames */
-  const pod_sandbox *sb = lpod_sandbox(L);
-  if (sb == NULL)
-    return luaL_error(L, "no sandbox in this Lua state (internal error)");
-  s->sb = *sb;
-  s->tmpl = lpod_worker_state(o, &s->sb);
-  if (s->tmpl == NULL)
-    return luaL_error(L, "cannot create a Lua state for the evaluator");
-  uv_mutex_init(&s->tmpl_mu);
-  s->has_mu = 1;
-  /* math.random in the probe (the template state) draws from the study's
-  ** seed; workers reseed per chunk (lpod_study__lw_chunk_begin) */
-  lua_getglobal(s->tmpl, "math");
-  lua_getfield(s->tmpl, -1, "randomseed");
-  lua_pushinteger(s->tmpl, (lua_Integer)s->seed);
-  if (lua_pcall(s->tmpl, 1, 0, 0) != LUA_OK) lua_pop(s->tmpl, 1);
-  lua_pop(s->tmpl, 1); /* math */
-  int srcs[4] = {evalidx, points, labels, pnames};
-  for (int i = 0; i < 4; i++) {
-    if (lpod_copy_value(L, srcs[i], s->tmpl, i == 0 ? "eval" : NULL) != 0)
-      return lpod_error(L, ctx, "eval", "%s", lua_tostring(s->tmpl, -1));
-  }
-  /* metrics: given, or the keys eval returns at the medians */
-  if (lua_isnil(L, metrics)) study_probe_metrics(L, s, metrics, ctx);
-  if (!lua_istable(L, metrics) || lua_rawlen(L, metrics) == 0)
-    return lpod_error(L, ctx, "metrics",
-                      "expected a non-empty list of metric names");
-  s->M = (int)lua_rawlen(L, metrics);
-  if (s->M > MAX_METRICS)
-    return lpod_error(L, ctx, "metrics", "at most %d metrics", MAX_METRICS);
-  if (lpod_copy_value(L, metrics, s->tmpl, "metrics") != 0)
-    return lpod_error(L, ctx, "metrics", "%s", lua_tostring(s->tmpl, -1));
-  s->ev.ud = s;
-  s->ev.worker_new = lpod_study__lw_new;
-  s->ev.worker_free = lpod_study__lw_free;
-  s->ev.eval = lpod_study__lw_eval;
-  s->ev.chunk_begin = lpod_study__lw_chunk_begin;
   return 0;
 }
 
@@ -723,7 +565,7 @@ static void study_keep_description(lua_State *L, int sidx, int metrics,
   lua_setfield(L, -2, "dists");
   lua_getfield(L, 1, "grid");
   if (!lua_isnil(L, -1)) {
-    push_sorted_keys(L, -1, ctx, "grid");
+    lpod_study__push_sorted_keys(L, -1, ctx, "grid");
     lua_remove(L, -2);
   } else {
     lua_pop(L, 1);
@@ -798,7 +640,8 @@ static int l_study(lua_State *L) {
   lua_getfield(L, 1, "metrics");
   int metrics = lua_gettop(L);
   if (lua_isfunction(L, evalidx)) {
-    study_lua_eval(L, s, o, evalidx, points, labels, pnames, metrics, ctx);
+    lpod_study__lua_eval(L, s, o, evalidx, points, labels, pnames, metrics,
+                         ctx);
   } else if (lua_istable(L, evalidx) && lua_getmetatable(L, evalidx)) {
     study_kernel_eval(L, s, evalidx, points, metrics, ctx);
   } else {
@@ -812,200 +655,6 @@ static int l_study(lua_State *L) {
   study_keep_description(L, sidx, metrics, pnames, points, params, ctx);
   lua_pushvalue(L, sidx);
   return 1;
-}
-
-/* ---------------------------------------------------------------------- */
-/* running                                                                 */
-/* ---------------------------------------------------------------------- */
-
-static void clear_progress(study *s) {
-  if (s->progress_shown) {
-    fprintf(stderr, "\r\033[K");
-    fflush(stderr);
-    s->progress_shown = 0;
-  }
-}
-
-static void on_progress(pod_run *run, const pod_run_progress *p, void *ud) {
-  (void)run;
-  study *s = ud;
-  if (!s->opts->progress || s->opts->quiet || p->samples_total == 0) return;
-  double frac = (double)p->samples_done / (double)p->samples_total;
-  double eta =
-      p->rate_per_s > 0
-          ? (double)(p->samples_total - p->samples_done) / p->rate_per_s
-          : 0;
-  fprintf(stderr, "\r\033[K%s %5.1f%% %lld/%lld samples  %.3g/s  ETA %.0f s",
-          s->name, 100 * frac, (long long)p->samples_done,
-          (long long)p->samples_total, p->rate_per_s, eta);
-  fflush(stderr);
-  s->progress_shown = 1;
-}
-
-static void on_cancel(void *ud) {
-  study *s = ud;
-  atomic_store(&s->cancel_ns, uv_hrtime());
-  atomic_store(&s->cancel, 1);
-  if (s->run) pod_run_cancel(s->run);
-}
-
-static void on_done(pod_run *run, pod_run_status status, void *ud) {
-  study *s = ud;
-  clear_progress(s);
-  s->status = status;
-  s->results = pod_run_take_results(run);
-  const pod_err *e = pod_run_error(run);
-  if (e) s->err = *e;
-  if (status == POD_RUN_FAILED)
-    lpod_study__scale_failed(s, pod_run_failed_chunk(run));
-  /* a worker's memory budget stopped the run: the results so far come back
-  ** incomplete, and the run exits 1 (DESIGN.md 10) */
-  if (status == POD_RUN_CANCELED && s->err.code == POD_ENOMEM) {
-    char msg[POD_ERR_MSG_MAX + NAME_MAX_LEN + 352];
-    snprintf(msg, sizeof msg,
-             "%s%sstudy '%s' stopped: %s; results so far are marked incomplete",
-             s->where[0] ? s->where : "podsim:", " ", s->name,
-             s->err.msg[0] ? s->err.msg : pod_strerror(s->err.code));
-    lpod_host_fail(s->host, msg);
-  }
-  pod_run_free(run);
-  s->run = NULL;
-  lpod_host_off_cancel(s->host, s->cancel_id);
-  s->cancel_id = -1;
-  s->wall_s = (double)(uv_now(lpod_host_loop(s->host)) - s->t0_ms) / 1000.0;
-  s->state = ST_DONE;
-  /* unpin: the registry kept the study alive while it ran */
-  lua_State *L = lpod_host_main_state(s->host);
-  lua_pushlightuserdata(L, s);
-  lua_pushnil(L);
-  lua_rawset(L, LUA_REGISTRYINDEX);
-  if (s->waiter) {
-    s->waiter = NULL;
-    lpod_host_resume(s->host, 0);
-  }
-}
-
-static study *check_study(lua_State *L, const char *what) {
-  study *s = luaL_testudata(L, 1, STUDY_T);
-  if (s == NULL) lpod_error(L, what, NULL, "call it as study:%s()", what + 6);
-  return s;
-}
-
-static int l_start(lua_State *L) {
-  study *s = check_study(L, "study:start");
-  if (s->state != ST_NEW)
-    return lpod_error(L, "study:start", NULL, "study '%s' was already started",
-                      s->name);
-  lpod_where(L);
-  snprintf(s->where, sizeof s->where, "%s", lua_tostring(L, -1));
-  lua_pop(L, 1);
-  pod_mc_spec spec;
-  pod_mc_spec_init(&spec);
-  spec.nparams = s->P;
-  spec.param_names = (const char *const *)s->pnames;
-  spec.dists = s->dists;
-  spec.nmetrics = s->M;
-  spec.metric_names = (const char *const *)s->mnames;
-  spec.grid = s->G;
-  spec.samples = s->samples;
-  spec.chunk_size = s->chunk_size;
-  spec.seed = s->seed;
-  spec.eval = s->ev;
-  spec.keep_samples = s->keep_samples;
-  spec.max_samples_mb = s->opts->max_samples_mb;
-  spec.sensitivity = s->sens;
-  spec.stop_metric = s->stop_metric;
-  spec.stop_rel_ci95 = s->stop_rel;
-  spec.stop_min_samples = s->stop_min;
-  spec.nonfinite_error = s->nonfinite_error;
-  spec.unfit = s->unfit;
-  for (int m = 0; m < s->M; m++)
-    if (strcmp(s->mnames[m], "fits") == 0) spec.fits_metric = m + 1;
-  spec.grid_labels = (const char *const *)s->glabels;
-  spec.hist_bins = 100; /* CDFs with enough points (podsim.plot) */
-  pod_err e;
-  pod_err_clear(&e);
-  if (pod_mc_plan_new(&spec, &s->plan, &e) != POD_OK)
-    return lpod_error_core(L, "podsim.study", NULL, &e);
-  pod_run_opts ro;
-  memset(&ro, 0, sizeof ro);
-  ro.threads = s->threads;
-  ro.progress_cb = on_progress;
-  ro.interval_ms = 200;
-  ro.done_cb = on_done;
-  ro.ud = s;
-  uv_loop_t *loop = lpod_host_loop(s->host);
-  uv_update_time(loop);
-  s->t0_ms = uv_now(loop);
-  int sc = lpod_study__scale_start(s, &ro, &e); /* shards, merge, MPI */
-  if (sc < 0) return lpod_error_core(L, "study:start", NULL, &e);
-  if (sc > 0) { /* done (merged from shard files), or MPI rank > 0 */
-    if (s->state == ST_RUNNING) { /* pinned for good: see l_study_scale.c */
-      lua_pushlightuserdata(L, s);
-      lua_pushvalue(L, 1);
-      lua_rawset(L, LUA_REGISTRYINDEX);
-    }
-    lua_settop(L, 1);
-    return 1;
-  }
-  if (pod_run_start(loop, s->plan, &ro, &s->run, &e) != POD_OK)
-    return lpod_error_core(L, "study:start", NULL, &e);
-  s->state = ST_RUNNING;
-  /* pin the study while it runs */
-  lua_pushlightuserdata(L, s);
-  lua_pushvalue(L, 1);
-  lua_rawset(L, LUA_REGISTRYINDEX);
-  s->cancel_id = lpod_host_on_cancel(s->host, on_cancel, s);
-  if (lpod_host_interrupted(s->host)) on_cancel(s);
-  lua_settop(L, 1);
-  return 1;
-}
-
-/* Continuation of s:wait(), inside the scenario coroutine. */
-static int wait_k(lua_State *L, int status, lua_KContext ctx) {
-  (void)status;
-  (void)ctx;
-  study *s = luaL_checkudata(L, 1, STUDY_T);
-  if (s->state != ST_DONE)
-    return lpod_error(L, "study:wait", NULL,
-                      "study '%s' is not done (internal error)", s->name);
-  if (s->status == POD_RUN_FAILED) {
-    /* "study 'name': field: message (grid g, sample i: params)" */
-    char what[NAME_MAX_LEN + 16];
-    snprintf(what, sizeof what, "study '%s'", s->name);
-    return lpod_error(L, what, s->err.field[0] ? s->err.field : "eval", "%s",
-                      s->err.msg[0] ? s->err.msg : pod_strerror(s->err.code));
-  }
-  lua_settop(L, 1);
-  lpod_study__push_results(L, 1, s);
-  return 1;
-}
-
-static int l_wait(lua_State *L) {
-  study *s = check_study(L, "study:wait");
-  lua_settop(L, 1);
-  if (s->state == ST_NEW)
-    return lpod_error(
-        L, "study:wait", NULL,
-        "study '%s' was not started (use study:run() or study:start())",
-        s->name);
-  if (s->state == ST_RUNNING && s->mpi_wait) lpod_study__scale_wait(s);
-  if (s->state == ST_DONE) return wait_k(L, LUA_OK, 0);
-  if (s->waiter)
-    return lpod_error(L, "study:wait", NULL,
-                      "study '%s' is already being waited for", s->name);
-  lpod_host_check_yield(L, "study:wait");
-  s->waiter = L;
-  return lua_yieldk(L, 0, 0, wait_k);
-}
-
-static int l_run(lua_State *L) {
-  lua_settop(L, 1);
-  check_study(L, "study:run");
-  lua_pushcfunction(L, l_start);
-  lua_pushvalue(L, 1);
-  lua_call(L, 1, 0);
-  return l_wait(L);
 }
 
 static int study_tostring(lua_State *L) {
@@ -1044,8 +693,10 @@ void lpod_open_study(lua_State *L) {
   lua_setfield(L, -2, "__name");
   lua_pushboolean(L, 0); /* getmetatable(study) is false: no __gc by hand */
   lua_setfield(L, -2, "__metatable");
-  static const luaL_Reg methods[] = {
-      {"start", l_start}, {"wait", l_wait}, {"run", l_run}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"start", lpod_study__start},
+                                     {"wait", lpod_study__wait},
+                                     {"run", lpod_study__run},
+                                     {NULL, NULL}};
   luaL_newlib(L, methods);
   lua_pushvalue(L, -1);
   lua_setfield(L, podsim, "_study_methods");

@@ -123,4 +123,22 @@ void lpod_study__push_results(lua_State *L, int sidx, study *s);
 int lpod_study__hist(lua_State *L);
 int lpod_study__write_samples(lua_State *L);
 
+/* l_study.c: push the sorted string keys of the table at idx as a list
+** (errors name ctx and path).  [-0, +1, e] */
+void lpod_study__push_sorted_keys(lua_State *L, int idx, const char *ctx,
+                                  const char *path);
+/* l_study_worker.c: build the Lua evaluator of s (template state, the
+** probe call for the metric names, workers).  Raises on bad input.
+** [-0, +0, e] */
+int lpod_study__lua_eval(lua_State *L, study *s, const pod_host_opts *o,
+                         int evalidx, int points, int labels, int pnames,
+                         int metrics, const char *ctx);
+
+/* l_study_run.c: the study methods s:start(), s:wait() (yields the
+** running coroutine) and s:run().  [-0, +1, e] (wait, run: [-0, +1, e]
+** after resuming) */
+int lpod_study__start(lua_State *L);
+int lpod_study__wait(lua_State *L);
+int lpod_study__run(lua_State *L);
+
 #endif

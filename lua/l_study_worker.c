@@ -291,3 +291,167 @@ int lpod_study__lw_eval(void *ud, void *worker, int grid, const double *x,
   lua_settop(L, W_TOP);
   return POD_EINVAL;
 }
+
+/* ---------------------------------------------------------------------- */
+/* building a Lua evaluator (l_study.c calls it)                          */
+/* ---------------------------------------------------------------------- */
+
+/* lua_CFunction run protected in the template state T (light userdata
+** study at 1): calls eval once for grid point 1 at the parameters'
+** medians and returns the sorted list of the metric names it returned
+** ({"value"} for a number), or a string saying what is wrong.  Scenario
+** code runs here (eval, its metamethods), so nothing of it runs outside a
+** protected call. */
+static int probe_in_template(lua_State *T) {
+  study *s = lua_touserdata(T, 1);
+  lua_settop(T, 0);
+  lua_pushvalue(T, lua_upvalueindex(1)); /* fn */
+  lua_newtable(T);                       /* p: a copy of grid point 1 */
+  lua_pushvalue(T, lua_upvalueindex(2));
+  lua_rawgeti(T, -1, 1);
+  lua_remove(T, -2);
+  lua_pushnil(T);
+  while (lua_next(T, -2)) {
+    lua_pushvalue(T, -2);
+    lua_insert(T, -2);
+    lua_rawset(T, 2);
+  }
+  lua_pop(T, 1);
+  for (int i = 0; i < s->P; i++) {
+    lua_rawgeti(T, lua_upvalueindex(4), i + 1);
+    double med = pod_dist_quantile(&s->dists[i], 0.5);
+    if (s->labeled[i]) {
+      lua_rawgeti(T, lua_upvalueindex(3), i + 1);
+      lua_rawgeti(T, -1, (lua_Integer)med + 1);
+      lua_remove(T, -2);
+    } else {
+      lua_pushnumber(T, med);
+    }
+    lua_rawset(T, 2);
+  }
+  lua_call(T, 1, 1);
+  if (lua_type(T, -1) == LUA_TNUMBER) {
+    lua_createtable(T, 1, 0);
+    lua_pushliteral(T, "value");
+    lua_rawseti(T, -2, 1);
+    return 1;
+  }
+  if (!lua_istable(T, -1)) {
+    lua_pushfstring(T, "must return a table of metrics (got %s)",
+                    luaL_typename(T, -1));
+    return 1;
+  }
+  lua_pushnil(T);
+  while (lua_next(T, -2)) {
+    lua_pop(T, 1);
+    if (lua_type(T, -1) != LUA_TSTRING) {
+      lua_pushliteral(T, "keys must be names (strings)");
+      return 1;
+    }
+  }
+  lpod_study__push_sorted_keys(T, -1, NULL, NULL);
+  return 1;
+}
+
+/* podsim.study with a Lua eval and no metrics: the keys eval returns for
+** grid point 1 at the parameters' medians (run in the template state, not
+** the scenario's, protected and under the run's time budget) replace the
+** value at `metrics`.  [-0, +0, e] */
+static int study_probe_metrics(lua_State *L, study *s, int metrics,
+                               const char *ctx) {
+  lua_State *T = s->tmpl;
+  for (int i = T_FN; i <= T_PNAMES; i++) lua_pushvalue(T, i);
+  lua_pushcclosure(T, probe_in_template, 4);
+  lua_pushlightuserdata(T, s);
+  uint64_t deadline = lpod_host_deadline_ns(s->host);
+  char msg[128];
+  snprintf(msg, sizeof msg, "time budget of %g s exceeded (--timeout)",
+           s->opts->timeout_s);
+  lpod_state_deadline(T, deadline, msg);
+  int st = lua_pcall(T, 1, 1, 0);
+  lpod_state_deadline(T, 0, "");
+  if (st == LUA_ERRMEM || (st != LUA_OK && lpod_state_out_of_memory(T))) {
+    lua_settop(T, T_PNAMES);
+    return lpod_error(
+        L, ctx, "eval",
+        "failed on a probe call at the parameters' medians: memory budget of "
+        "%.0f MB exceeded (--max-memory)",
+        s->opts->max_memory_mb);
+  }
+  if (st != LUA_OK || lua_type(T, -1) == LUA_TSTRING) {
+    char err[512];
+    snprintf(err, sizeof err, "%s",
+             lua_type(T, -1) == LUA_TSTRING ? lua_tostring(T, -1)
+                                            : "error object is not a string");
+    lua_settop(T, T_PNAMES);
+    if (st != LUA_OK)
+      return lpod_error(L, ctx, "eval",
+                        "failed on a probe call at the parameters' medians: %s",
+                        err);
+    return lpod_error(L, ctx, "eval", "%s", err);
+  }
+  lua_newtable(L);
+  int n = (int)lua_rawlen(T, -1);
+  for (int i = 1; i <= n; i++) {
+    lua_rawgeti(T, -1, i);
+    lua_pushstring(L, lua_tostring(T, -1));
+    lua_rawseti(L, -2, i);
+    lua_pop(T, 1);
+  }
+  lua_replace(L, metrics);
+  lua_settop(T, T_PNAMES);
+  return 0;
+}
+
+/* podsim.study: a Lua evaluator (the function at evalidx): the template
+** state and, unless given, the metrics at `metrics`.  [-0, +0, e] */
+int lpod_study__lua_eval(lua_State *L, study *s, const pod_host_opts *o,
+                         int evalidx, int points, int labels, int pnames,
+                         int metrics, const char *ctx) {
+  if (s->sens == POD_MC_SENS_SOBOL) {
+    for (int i = 0; i < s->P; i++)
+      if (s->labeled[i])
+        return lpod_error(
+            L, ctx, "sensitivity",
+            "sobol needs numeric parameters ('%s' is a choice of labels)",
+            s->pnames[i]);
+  }
+  /* template state: fn, grid points, labels, pnames, mnames */
+  const pod_sandbox *sb = lpod_sandbox(L);
+  if (sb == NULL)
+    return luaL_error(L, "no sandbox in this Lua state (internal error)");
+  s->sb = *sb;
+  s->tmpl = lpod_worker_state(o, &s->sb);
+  if (s->tmpl == NULL)
+    return luaL_error(L, "cannot create a Lua state for the evaluator");
+  uv_mutex_init(&s->tmpl_mu);
+  s->has_mu = 1;
+  /* math.random in the probe (the template state) draws from the study's
+  ** seed; workers reseed per chunk (lpod_study__lw_chunk_begin) */
+  lua_getglobal(s->tmpl, "math");
+  lua_getfield(s->tmpl, -1, "randomseed");
+  lua_pushinteger(s->tmpl, (lua_Integer)s->seed);
+  if (lua_pcall(s->tmpl, 1, 0, 0) != LUA_OK) lua_pop(s->tmpl, 1);
+  lua_pop(s->tmpl, 1); /* math */
+  int srcs[4] = {evalidx, points, labels, pnames};
+  for (int i = 0; i < 4; i++) {
+    if (lpod_copy_value(L, srcs[i], s->tmpl, i == 0 ? "eval" : NULL) != 0)
+      return lpod_error(L, ctx, "eval", "%s", lua_tostring(s->tmpl, -1));
+  }
+  /* metrics: given, or the keys eval returns at the medians */
+  if (lua_isnil(L, metrics)) study_probe_metrics(L, s, metrics, ctx);
+  if (!lua_istable(L, metrics) || lua_rawlen(L, metrics) == 0)
+    return lpod_error(L, ctx, "metrics",
+                      "expected a non-empty list of metric names");
+  s->M = (int)lua_rawlen(L, metrics);
+  if (s->M > MAX_METRICS)
+    return lpod_error(L, ctx, "metrics", "at most %d metrics", MAX_METRICS);
+  if (lpod_copy_value(L, metrics, s->tmpl, "metrics") != 0)
+    return lpod_error(L, ctx, "metrics", "%s", lua_tostring(s->tmpl, -1));
+  s->ev.ud = s;
+  s->ev.worker_new = lpod_study__lw_new;
+  s->ev.worker_free = lpod_study__lw_free;
+  s->ev.eval = lpod_study__lw_eval;
+  s->ev.chunk_begin = lpod_study__lw_chunk_begin;
+  return 0;
+}

@@ -7,7 +7,7 @@
 -- CUDA_GRAPH=true (NeMo 2.0 --cuda_graphs: Transformer Engine graphs of
 -- the layers, podsim's "partial"); no MoE A2A overlap, no fused grouped
 -- MLP, bf16 attention, the NCCL all-to-all dispatcher (podsim's software
--- "none" with that graph setting).  No eff_scale: the Blackwell fp8
+-- "none" with that graph setting).  No per-case efficiency scaling: the Blackwell fp8
 -- efficiency is the one fitted on GB300 (T6) with its features explicit.
 -- Known miss: the GB200 rows.  podsim's Blackwell fp8 efficiency is
 -- anchored on the 26.06 release (T11 dense, T6 MoE) with that release's
