@@ -161,16 +161,13 @@ static int seq_of(const pod_mc_plan *plan, char *name, size_t cap) {
 
 /* ---- ranks > 0: server threads ---- */
 
-typedef struct wcache {
-  int seq;
-  void *worker;
-  pod_mc_plan *plan;
-} wcache;
-
+/* A server thread makes an evaluator worker for each chunk and frees it
+** before it sends the result back.  It must not keep workers across
+** requests: once rank 0 has every result of a study it sends the final
+** state, this rank's scenario goes on and may free the study (and the
+** plan and evaluator a cached worker points into) at any time. */
 static void server(void *arg) {
   int t = (int)(intptr_t)arg;
-  wcache *cache = NULL;
-  int ncache = 0;
   for (;;) {
     int64_t req[2];
     if (recv_idle(req, 2, MPI_INT64_T, 0, TAG_REQ + t, 100000) != 0) break;
@@ -182,34 +179,17 @@ static void server(void *arg) {
     pod_mc_plan *plan = e->plan;
     uv_mutex_unlock(&G.mu);
     void *w = NULL;
-    int have = 0;
-    for (int i = 0; i < ncache && !have; i++)
-      if (cache[i].seq == seq) {
-        w = cache[i].worker;
-        have = 1;
-      }
     pod_mc_chunk *c = NULL;
     pod_err err;
     pod_err_clear(&err);
-    int rc = POD_OK;
-    if (!have) {
-      rc = pod_mc_worker_new(plan, &w, &err);
-      wcache *nc =
-          rc ? NULL : realloc(cache, sizeof(wcache) * (size_t)(ncache + 1));
-      if (nc) {
-        cache = nc;
-        cache[ncache++] = (wcache){seq, w, plan};
-      } else if (!rc) {
-        pod_mc_worker_free(plan, w);
-        rc = pod_err_set(&err, POD_ENOMEM, "worker", "out of memory");
-      }
-    }
+    int rc = pod_mc_worker_new(plan, &w, &err);
     unsigned char *buf = NULL;
     size_t len = 0;
     if (!rc) pod_mc_chunk_run(plan, req[1], w, &c);
     if (!rc && !c) rc = pod_err_set(&err, POD_ENOMEM, "chunk", "out of memory");
     if (!rc) rc = pod_mc_chunk_encode(plan, c, &buf, &len, &err);
     pod_mc_chunk_free(c);
+    if (w) pod_mc_worker_free(plan, w); /* before the result leaves */
     if (rc) { /* an empty blob: the error follows as text */
       char msg[POD_ERR_MSG_MAX + POD_ERR_FIELD_MAX + 2];
       snprintf(msg, sizeof msg, "%s\n%s", err.field,
@@ -221,9 +201,6 @@ static void server(void *arg) {
     send_blob(buf, len, 0, TAG_RES + t);
     free(buf);
   }
-  for (int i = 0; i < ncache; i++)
-    pod_mc_worker_free(cache[i].plan, cache[i].worker);
-  free(cache);
 }
 
 /* ---- rank 0: the remote executor ---- */
