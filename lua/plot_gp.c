@@ -178,9 +178,13 @@ int pod_gp_template_check(const char *tpl, size_t len, char *err, size_t errn) {
       return fail(err, errn,
                   "template uses '%c' (command or macro substitution)", c);
     if (quote) {
-      if (c == '\\' && quote == '"' && i + 1 < len)
+      if (c == '\\' && quote == '"' && i + 1 < len) {
+        unsigned char n = (unsigned char)tpl[i + 1];
+        if (n == '`' || n == '@') /* an escape does not hide them */
+          return fail(err, errn,
+                      "template uses '%c' (command or macro substitution)", n);
         i++;
-      else if (c == (unsigned char)quote)
+      } else if (c == (unsigned char)quote)
         quote = 0;
       continue;
     }

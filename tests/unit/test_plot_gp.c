@@ -47,6 +47,8 @@ static void embedded_templates_pass(void **state) {
 static void check_refuses(void **state) {
   (void)state;
   static const char *const bad[] = {"x = `id`\n",
+                                    "set title \"a \\@m\"\n",
+                                    "set title \"a \\`id`\"\n",
                                     "x = system(\"id\")\n",
                                     "!id\n",
                                     "set xlabel 'a'; !id\n",
