@@ -6,22 +6,6 @@ source "$(dirname "$0")/lib.bash"
 set -e
 cp "$SRC/tests/cli/scale_case.lua" "$OUT/case.lua"
 
-# same_outputs REF DIR WHAT: every file of REF in DIR with the same bytes
-# (meta.json: but for the run's wall time and thread count)
-same_outputs() {
-  local f n=0
-  for f in $(cd "$1" && find . -type f | sort); do
-    n=$((n + 1))
-    if [ "${f##*/}" = meta.json ]; then
-      diff <(grep -v '"wall_s"\|"threads"' "$1/$f") <(grep -v '"wall_s"\|"threads"' "$2/$f") >/dev/null \
-        && ok || bad "$3: $f differs"
-    else
-      cmp -s "$1/$f" "$2/$f" && ok || bad "$3: $f differs"
-    fi
-  done
-  [ "$n" -ge 12 ] && ok || bad "$3: only $n output files"
-  [ "$(cd "$1" && find . -type f | sort)" = "$(cd "$2" && find . -type f | sort)" ] && ok || bad "$3: other files"
-}
 
 run "$PODSIM" run "$OUT/case.lua" --threads 2 --max-samples-mb 1 --out "$OUT/ref"
 expect_rc 0 "single run"
