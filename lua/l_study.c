@@ -598,8 +598,10 @@ static void study_trace(lua_State *L, study *s, const pod_host_opts *o,
   }
 }
 
-/* podsim.study{...} */
-static int l_study(lua_State *L) {
+/* podsim.study{...}; exact: the spec's samples and seed stand even under
+** --samples/--seed (the library's one-point re-evaluations for the swing
+** tornado, which the override would multiply by its sample count). */
+static int study_new(lua_State *L, int exact) {
   static const char ctx[] = "podsim.study";
   if (!lua_istable(L, 1))
     return lpod_error(
@@ -612,6 +614,12 @@ static int l_study(lua_State *L) {
     return lpod_error(L, ctx, NULL,
                       "studies cannot run inside a worker's evaluator");
   const pod_host_opts *o = lpod_host_opts(h);
+  pod_host_opts plain;
+  if (exact) {
+    plain = *o;
+    plain.samples = 0;
+    plain.seed = -1;
+  }
 
   study *s = lua_newuserdatauv(L, sizeof *s, 2); /* stack: spec, s */
   memset(s, 0, sizeof *s);
@@ -624,7 +632,7 @@ static int l_study(lua_State *L) {
   atomic_init(&s->cancel, 0);
   atomic_init(&s->cancel_ns, 0);
 
-  study_read_options(L, s, o, ctx);
+  study_read_options(L, s, exact ? &plain : o, ctx);
   study_read_params(L, s, ctx); /* stack: spec, s, params, pnames, labels */
   int params = lua_gettop(L) - 2, pnames = params + 1, labels = params + 2;
 
@@ -680,6 +688,9 @@ static int study_index(lua_State *L) {
   return 1;
 }
 
+static int l_study(lua_State *L) { return study_new(L, 0); }
+static int l_study_exact(lua_State *L) { return study_new(L, 1); }
+
 void lpod_open_study(lua_State *L) {
   int podsim = lua_gettop(L);
   luaL_newmetatable(L, STUDY_T);
@@ -704,6 +715,8 @@ void lpod_open_study(lua_State *L) {
   lua_pop(L, 1);
   lua_pushcfunction(L, l_study);
   lua_setfield(L, podsim, "study");
+  lua_pushcfunction(L, l_study_exact);
+  lua_setfield(L, podsim, "_study_exact");
   lua_pushcfunction(L, lpod_study__hist);
   lua_setfield(L, podsim, "_results_hist");
   lua_pushcfunction(L, lpod_study__write_samples);

@@ -922,7 +922,9 @@ local function swings(r)
     local ps = {}
     for _, p in ipairs(r.params) do ps[p] = med[p] end
     for k, v in pairs(over) do ps[k] = v end
-    local s = c_study{name = r.name .. "_swing", samples = 1, params = ps, grid = spec.grid,
+    -- exact: --samples/--seed do not turn these one-point evaluations
+    -- into full studies
+    local s = I._study_exact{name = r.name .. "_swing", samples = 1, params = ps, grid = spec.grid,
       eval = spec.eval, metrics = r.metrics, sensitivity = "none"}
     c_start(s)
     return c_wait(s)

@@ -24,4 +24,19 @@ run "$PODSIM" presets nonsense
 expect_rc 2 "unknown preset kind is a usage error"; expect_err "unknown preset kind 'nonsense'" "explained"
 run "$PODSIM" presets gpus
 expect_rc 0 "presets gpus"; expect_out 'h100' "lists GPUs"; expect_out 'source:' "with sources"
+# --samples overrides a study's sample count, not the one-point
+# re-evaluations behind the swing tornado: the swing table is the same
+# whatever --samples says (the eval draws math.random, so a swing taken over
+# N samples would change with N).
+cat >"$OUT/swing.lua" <<'LUA'
+local s = podsim.study{name = "sw", samples = 500, seed = 3,
+  params = {x = podsim.dist.uniform{0, 1}},
+  eval = function(p) return {y = p.x + math.random()} end}
+podsim.plot(s:run())
+LUA
+for n in 400 4000; do
+  run "$PODSIM" run "$OUT/swing.lua" --quiet --samples $n --out "$OUT/sw$n"
+  expect_rc 0 "swing study with --samples $n"
+done
+cmp -s "$OUT/sw400/sw/swing_y.csv" "$OUT/sw4000/sw/swing_y.csv" && ok || bad "swing independent of --samples"
 finish

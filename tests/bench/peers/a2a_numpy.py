@@ -51,22 +51,14 @@ def coll_constants():
 
 
 def systems():
-    text = subprocess.run([PODSIM, "presets", "systems"], capture_output=True,
-                          text=True, check=True).stdout
+    """System presets as podsim lists them (`podsim presets systems
+    --format json`); booleans as 1.0/0.0 so they enter the arithmetic."""
+    text = subprocess.run([PODSIM, "presets", "systems", "--format", "json"],
+                          capture_output=True, text=True, check=True).stdout
     out = {}
-    for line in text.splitlines():
-        m = re.match(r"^  (\w+)\s+(gpu=.*)$", line)
-        if not m:
-            continue
-        fields = {}
-        for kv in m.group(2).split():
-            k, v = kv.split("=", 1)
-            fields[k] = {"true": 1.0, "false": 0.0}.get(v, v)
-            try:
-                fields[k] = float(fields[k])
-            except ValueError:
-                pass
-        out[m.group(1)] = fields
+    for name, fields in json.loads(text)["systems"].items():
+        out[name] = {k: (float(v) if isinstance(v, bool) else v)
+                     for k, v in fields.items()}
     return out
 
 
