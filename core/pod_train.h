@@ -198,6 +198,12 @@ typedef struct pod_train_cfg {
                                scaling amax all-reduce over a group larger than
                                the TP/CP/EP groups, which synchronise every layer
                                anyway, waits for the group's slowest rank */
+  double moe_layer_us;      /* fixed GPU time per MoE layer per micro-batch
+                               (forward and backward), whatever its tokens:
+                               router, dispatcher set-up, permutation
+                               bookkeeping, the chain of small dependent
+                               kernels (train_sw.c, MOE_LAYER_US); < 0 =
+                               default */
 } pod_train_cfg;
 
 /* Step-time breakdown in seconds; parts add up to step_s. */

@@ -162,6 +162,7 @@ typedef struct layer_cost {
   ** outputs, flash-attention output; MLP block (dense layers). */
   double act_norm, act_fn, act_up, act_core, act_mlp;
   double up_flops, mlp_fwd_flops; /* forward FLOPs to rerun them */
+  double fixed_s; /* fixed GPU time per micro-batch (MoE layers) */
 } layer_cost;
 
 typedef struct memq {
@@ -220,6 +221,7 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   /* Local routed experts: experts/ep of them, each sliced by etp. */
   o->w_expert_bytes = (double)m->experts / l->ep * ew / l->etp * wpass;
   o->w_bytes += (h * m->experts + sh * ew) / tp * wpass;
+  o->fixed_s = pod_train__moe_layer_s(c);
   double routed = k * p->imb, width = (routed + sh) * ef;
   /* A fused grouped MLP does the routed experts' activation and its
   ** quantisation in the GEMM epilogue: no separate pass over them. */
@@ -282,6 +284,7 @@ static void apply_recompute(int recompute, double Tt, double h, double keep,
       o->tp_s *= 1.5;
       o->ep_s *= 1.5;
       o->cp_s *= 4.0 / 3.0;
+      o->fixed_s *= 4.0 / 3.0;
       break;
   }
 }
@@ -410,7 +413,7 @@ static double t_compute(const layer_cost *o, const rates *r) {
   double td = fd / r->gemm, wd = o->w_bytes / r->hbm;
   double te = o->gemm_expert_flops / r->gemm_e, we = o->w_expert_bytes / r->hbm;
   return (td > wd ? td : wd) + (te > we ? te : we) + o->attn_flops / r->attn +
-         o->ew_bytes / r->hbm;
+         o->ew_bytes / r->hbm + o->fixed_s;
 }
 
 /* Achieved GEMM and attention efficiencies: the cfg's, else the GPU

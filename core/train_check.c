@@ -174,6 +174,7 @@ void pod_train_cfg_defaults(pod_train_cfg *c) {
   c->fp8_recipe = POD_FP8_DELAYED;
   c->jitter_sync = JITTER_SYNC;
   c->host_expert_us = -1.0; /* table (train.c, HOST_EXPERT_US) */
+  c->moe_layer_us = -1.0;   /* table (train_sw.c, MOE_LAYER_US) */
 }
 
 void pod_train_cfg_init(pod_train_cfg *c) {
@@ -399,6 +400,8 @@ int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
   NEED(isfinite(c->host_expert_us) && c->host_expert_us <= 1e6,
        "host_expert_us", "must be finite and <= 1e6 (< 0 = default; got %g)",
        c->host_expert_us);
+  NEED(isfinite(c->moe_layer_us) && c->moe_layer_us <= 1e6, "moe_layer_us",
+       "must be finite and <= 1e6 (< 0 = default; got %g)", c->moe_layer_us);
   NEED(
       isfinite(c->jitter_sync) && c->jitter_sync >= 0.0 && c->jitter_sync < 1.0,
       "jitter_sync", "must be in [0, 1) (got %g)", c->jitter_sync);

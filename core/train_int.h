@@ -49,6 +49,8 @@ typedef struct pod_train__rates {
 ** peak (TFLOP/s) and the dense GEMM and attention efficiencies. */
 void pod_train__rates_of(const pod_train_cfg *c, double peak, double eg,
                          double ea, pod_train__rates *rt, double *clock);
+/* Fixed GPU time per MoE layer per micro-batch, forward and backward. */
+double pod_train__moe_layer_s(const pod_train_cfg *c);
 /* Exposed host time per MoE layer per micro-batch (all its passes). */
 double pod_train__host_layer_s(const pod_train_cfg *c);
 /* Share of the EP all-to-all bytes a hierarchical dispatcher puts on the

@@ -67,19 +67,39 @@ static const struct {
                        0.50},
 };
 static const double k_half_table[3] = {0.0, K_HALF_FP8, K_HALF_FP8};
-/* Narrow expert GEMMs: eff_e = eff(h) * w / (w + W_HALF), w = expert_ffn /
-** etp, the width of one local expert's GEMMs.  The grouped GEMM of a
-** fine-grained MoE runs many GEMMs of 2 x 2048 (DeepSeek-V3) columns
-** against a dense layer's tens of thousands; the fixed per-GEMM
-** prologue, epilogue and scaling cost and the tile quantisation weigh
-** more, and more in low precision (as for K_HALF_FP8).
-**   fp8/fp4: FITTED once on T6 (DeepSeek-V3 on 256 GB300, 6,338
-**   tokens/s/GPU, Megatron-Bridge 26.06), with the dense Blackwell fp8
-**   efficiency set by the T6 Llama 3.1 405B row; shared with Hopper,
-**   where the Maverick H100 rows of T1 (ETP4: w = 2048) predict it.
-**   bf16: 0 (no bf16 MoE anchor; as K_HALF's bf16 0). */
-#define W_HALF_FP8 1590.0
-static const double w_half_table[3] = {0.0, W_HALF_FP8, W_HALF_FP8};
+/* Narrow expert GEMMs: eff_e = eff(h) * w / (w + w_half), w = expert_ffn /
+** etp, a roll-off a study may still set (cfg->gemm_w_half); the table
+** has none.  Public grouped-GEMM microbenchmarks show no width penalty at
+** MoE training shapes: DeepGEMM's FP8 grouped GEMM (contiguous layout,
+** the training one) on H800 reaches 1,346 TFLOP/s at M = 4,096-8,192 per
+** expert, N = 4,096, K = 7,168 (DeepSeek-V3's fc1) against 1,410 for one
+** dense GEMM of that shape, and 1,214 against 1,168 at N = 7,168,
+** K = 2,048 (its fc2) (deepseek-ai/DeepGEMM README.md at 327ec92,
+** 2025-04-09, "Grouped GEMMs for MoE models (contiguous layout)" and
+** "Normal GEMMs for dense models").  The width roll-off this table held
+** (w_half 1,590, fitted on T6) made Qwen3-30B-A3B's 768-wide experts run
+** at a tenth of peak and podsim under-predict it by 30-44%; what it stood
+** for on DeepSeek-V3 is the fixed time per MoE layer (MOE_LAYER_US). */
+static const double w_half_table[3] = {0.0, 0.0, 0.0};
+
+/* Fixed GPU time per MoE layer per micro-batch, forward and backward,
+** whatever its tokens: the router (logits, top-k, score normalisation,
+** auxiliary-loss statistics), the dispatcher's set-up (routing map,
+** token counts, the HybridEP/DeepEP preprocessing and their barriers),
+** the permutation bookkeeping, the padding of expert inputs and the chain
+** of small dependent kernels between them; CUDA graphs remove their host
+** launches (HOST_EXPERT_US) but not their GPU time.  Costs that grow with
+** the tokens are in the rates and EW_* terms; this part does not, so it
+** weighs most at micro-batch 1.
+**   MOE_LAYER_US: FITTED once on T6 (DeepSeek-V3 on 256 GB300, 6,338
+**   tokens/s/GPU, Megatron-Bridge 26.06, MBS 1: 2.44 ms per MoE layer
+**   per micro-batch), in place of the width roll-off fitted there before.
+**   Predictions of it: Qwen3-30B-A3B (T15) at MBS 8, 4 and 1 (H100) on
+**   five systems, where the published per-GPU figures are nearly
+**   independent of the tensor-core clock (GB300 over B300 1.03; B200
+**   above GB200), Qwen3-235B (T16), Maverick (T1, T2), the DeepSeek-V3
+**   rows of T9, T10, T14. */
+#define MOE_LAYER_US 2444.0
 
 static gpu_gen gen_of(const pod_gpu *g) {
   const char *n = g->name;
@@ -155,14 +175,16 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   per micro-batch pass (forward or backward) with eager launches;
 **   FITTED once (software feature "no CUDA graphs") on Megatron-Bridge
 **   26.04 DeepSeek-V3 on 256 DGX-B300 (3,131 tokens/s/GPU, PP16 EP8:
-**   32 local experts, no graphs): 66 us, about a dozen launches of
-**   ~5 us.  The GB300 NVL72 row of the same table (EP32, 8 local
+**   32 local experts, no graphs): 77 us, about fifteen launches of
+**   ~5 us (66 us before MOE_LAYER_US took its part of that row: refitted
+**   on the same row, jointly with it).  The GB300 NVL72 row of the same table
+*(EP32, 8 local
 **   experts, MBS 2) is a prediction of it.
 ** Transformer Engine's partial graphs (scopes attn, moe_router,
 ** moe_preprocess) leave the experts eager: the same exposed time.  Full-
 ** iteration graphs replay the whole step, and a fused grouped MLP is
 ** one kernel for all local experts: none. */
-#define HOST_EXPERT_US 66.0
+#define HOST_EXPERT_US 77.0
 
 /* Bytes per weight with fp8 primary weights (Megatron fp8_param_gather,
 ** Transformer Engine fp8_model_init: no bf16 copy; the fp32 master is in
@@ -226,4 +248,10 @@ double pod_train__host_layer_s(const pod_train_cfg *c) {
   /* forward and backward, and the recomputed forward under full recompute */
   double passes = l->recompute == POD_RECOMPUTE_FULL ? 3.0 : 2.0;
   return passes * us * 1e-6 * (double)m->experts / l->ep;
+}
+
+double pod_train__moe_layer_s(const pod_train_cfg *c) {
+  if (c->model.experts <= 0) return 0.0;
+  double us = c->moe_layer_us >= 0.0 ? c->moe_layer_us : MOE_LAYER_US;
+  return us * 1e-6;
 }

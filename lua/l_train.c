@@ -235,6 +235,8 @@ static const lpod_field cfg_fields[] = {
      NULL, &sw_type},
     CF(host_expert_us, LPOD_DOUBLE, -1, 1e6,
        "us per local expert per MoE pass (< 0: default)"),
+    CF(moe_layer_us, LPOD_DOUBLE, -1, 1e6,
+       "us per MoE layer per micro-batch (< 0: default)"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 /* The training config (podsim.train and the "train" kernel). */

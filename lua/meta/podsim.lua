@@ -596,6 +596,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field software? string|table a release preset name or `{base = "<release>", <feature> = ...}` (default "none")
 ---@field gemm_w_half? number expert GEMM efficiency half width (< 0: table)
 ---@field host_expert_us? number host time per local expert per pass for eager experts (< 0: table)
+---@field moe_layer_us? number fixed GPU time per MoE layer per micro-batch, forward and backward, us (< 0: table)
 
 ---A training config (immutable): `r.config` of a `podsim.train` result.
 ---@class podsim.TrainConfig
@@ -625,6 +626,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field gemm_w_half number
 ---@field software podsim.Software
 ---@field host_expert_us number
+---@field moe_layer_us number
 
 ---@class podsim.TrainMemory
 ---@field weights_gb number

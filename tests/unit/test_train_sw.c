@@ -149,10 +149,48 @@ static void test_feature_directions(void **state) {
   pod_train_cfg g = f;
   g.software.fp8_attention = 0;
   near(eval_ok(&f).step_s, eval_ok(&g).step_s);
-  /* narrow expert GEMMs: no roll-off is faster */
+  /* narrow expert GEMMs: the table has no roll-off; a study's w_half
+  ** slows the experts */
   f = c;
   f.gemm_w_half = 0.0;
-  assert_true(eval_ok(&f).breakdown.compute < base.breakdown.compute);
+  near(eval_ok(&f).step_s, base.step_s);
+  f.gemm_w_half = 1590.0;
+  assert_true(eval_ok(&f).breakdown.compute > base.breakdown.compute);
+}
+
+/* The fixed time per MoE layer per micro-batch: compute grows by exactly
+** micro-batches x MoE layer slots x moe_layer_us (PP 1, no recompute);
+** 4/3 of it under full recompute; none for a dense model. */
+static void test_moe_layer_fixed(void **state) {
+  (void)state;
+  pod_train_cfg c =
+      train_cfg("gb300_nvl72", "qwen3_30b_a3b", 8, 4096, 64, POD_DTYPE_FP8);
+  c.fp8_recipe = POD_FP8_BLOCK;
+  c.parallel.ep = 8;
+  c.parallel.microbatch = 2;
+  c.software.cuda_graphs = POD_GRAPHS_FULL;
+  c.moe_layer_us = 0.0;
+  pod_train_result r0 = eval_ok(&c);
+  c.moe_layer_us = 1000.0;
+  pod_train_result r1 = eval_ok(&c);
+  /* 64 sequences / (8 ranks x 2) = 4 micro-batches, 48 MoE layers */
+  assert_int_equal(r1.microbatches, 4);
+  near(r1.breakdown.compute - r0.breakdown.compute, 4 * 48 * 1e-3);
+  c.parallel.recompute = POD_RECOMPUTE_FULL;
+  pod_train_result f1 = eval_ok(&c);
+  c.moe_layer_us = 0.0;
+  pod_train_result f0 = eval_ok(&c);
+  near(f1.breakdown.compute - f0.breakdown.compute, 4 * 48 * 1e-3 * 4.0 / 3.0);
+  /* the default (< 0) is the table's, not zero */
+  c.moe_layer_us = -1.0;
+  assert_true(eval_ok(&c).breakdown.compute > f0.breakdown.compute);
+  pod_train_cfg d =
+      train_cfg("gb300_nvl72", "llama3_70b", 8, 4096, 64, POD_DTYPE_FP8);
+  d.parallel.tp = 8;
+  d.moe_layer_us = 0.0;
+  double t0 = eval_ok(&d).step_s;
+  d.moe_layer_us = 1000.0;
+  near(eval_ok(&d).step_s, t0);
 }
 
 /* A hierarchical dispatcher sends each token once per destination domain:
@@ -384,6 +422,12 @@ static void test_errors(void **state) {
   c.gemm_w_half = INFINITY;
   expect_field(&c, "gemm_w_half");
   c = tiny_cfg();
+  c.moe_layer_us = NAN;
+  expect_field(&c, "moe_layer_us");
+  c = tiny_cfg();
+  c.moe_layer_us = 2e6;
+  expect_field(&c, "moe_layer_us");
+  c = tiny_cfg();
   c.parallel.recompute_modules.moe_act = 2;
   expect_field(&c, "parallel.recompute_modules");
 }
@@ -393,6 +437,7 @@ int main(void) {
       cmocka_unit_test(test_presets),
       cmocka_unit_test(test_host_by_hand),
       cmocka_unit_test(test_feature_directions),
+      cmocka_unit_test(test_moe_layer_fixed),
       cmocka_unit_test(test_dispatcher),
       cmocka_unit_test(test_recompute_modules),
       cmocka_unit_test(test_fp8_params),

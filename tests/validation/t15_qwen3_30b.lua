@@ -11,16 +11,25 @@
 --   26.06: GB300 MBS8 45,275; GB200 MBS4 40,706; B300 MBS8 40,769; H100
 --          8,826.  Full-iteration graphs, A2A overlap, fused grouped MLP,
 --          fp8 attention (the FP8_MX_V1 presets).
--- All predictions, and a known miss: podsim under-predicts this small
--- MoE by 30-44% on Blackwell.  Its GEMMs are far smaller than those the
--- efficiency roll-offs were anchored on (hidden 2048 against 5,120-16,384
--- for K_HALF_FP8; expert width 768 against 2,048 for W_HALF_FP8), and the
--- two roll-offs multiply to ~0.1 of peak for the expert GEMMs here.  The
--- published ratios say the same: GB300 over B300 is 1.03 (26.04) and 1.11
--- (26.06) and B200 beats GB200, so these runs are not bound by the
--- tensor cores (whose sustained clocks differ by 15-27%); podsim, tensor-
--- core bound at these shapes, gives 1.2x.  A GEMM-shape model anchored on
--- grouped-GEMM microbenchmarks at these sizes is the missing mechanism.
+-- All predictions.  This case was a known miss by 30-44% on Blackwell
+-- while routed-expert GEMMs rolled off with expert width (w_half, fitted
+-- on DeepSeek-V3's 2,048-wide experts): Qwen3's 768-wide experts ran at a
+-- tenth of peak, and podsim, tensor-core bound there, put GB300 1.2x over
+-- B300.  The published ratios say these runs are not tensor-core bound:
+-- GB300 over B300 is 1.03 (26.04) and 1.11 (26.06), B200 beats GB200,
+-- while their sustained clocks differ by 15-27%.  The mechanism: public
+-- grouped-GEMM microbenchmarks show no width penalty at these shapes
+-- (DeepGEMM, train_sw.c), so the roll-off is gone, and what it absorbed
+-- on DeepSeek-V3 is a fixed GPU time per MoE layer per micro-batch
+-- (router, dispatcher set-up, the chain of small kernels; MOE_LAYER_US,
+-- fitted on T6 at MBS 1), independent of the clock and of the tokens, so
+-- MBS 8 carries it once per 32K tokens and H100's MBS 1 once per 4K.
+-- Known misses left: DGX-B200 26.04 (-22%) and GB200 26.06 (-15%), the
+-- MBS-4 rows on the lowest-clocked SKUs: podsim's MBS-4 figures fall
+-- further below MBS 8 than published (GB300 over GB200 1.31 and 1.27
+-- against 1.21 and 1.11), so the fixed part may grow with the tokens
+-- less than linearly rather than not at all; no public profile of the
+-- MoE layer at two micro-batch sizes was found to split it.
 local src = "NVIDIA-NeMo/Megatron-Bridge performance summary archive (26.04, 26.06)"
 local function run(sys, gpus, gbs, mb, ep, sw, recipe)
   local r = podsim.train{system = sys, model = "qwen3_30b_a3b", gpus = gpus, seq = 4096,
@@ -32,7 +41,8 @@ end
 local p04 = {base = "megatron_bridge_26_04", cuda_graphs = "partial"}
 local f06 = {base = "megatron_bridge_26_06", fp8_attention = true}
 local h100 = {base = "megatron_bridge_26_04"} -- the H100 recipe of both releases
-local miss = "small-shape GEMMs: podsim under-predicts this small MoE; see t15_qwen3_30b.lua"
+local miss = "MBS-4 rows low: the fixed MoE-layer time per micro-batch weighs twice MBS 8's; see t15_qwen3_30b.lua"
+local missing = {["26.04"] = {b200 = true}, ["26.06"] = {gb200 = true}}
 local r = {
   ["26.04"] = {gb300 = run("gb300_nvl72", 8, 512, 8, 8, p04), gb200 = run("gb200_nvl72", 8, 512, 4, 8, p04),
     b300 = run("hgx_b300", 8, 512, 8, 8, p04), b200 = run("hgx_b200", 8, 512, 4, 8, p04),
@@ -51,7 +61,7 @@ for _, rel in ipairs{"26.04", "26.06"} do
     if pub[rel][k] then
       podsim.check{id = "T15", name = string.format("Qwen3-30B-A3B %s tokens/s/GPU (%s)", names[k], rel),
         published = pub[rel][k], value = r[rel][k].tokens_per_s_per_gpu, unit = "tok/s/GPU",
-        tol_rel = 0.15, fit = false, source = src, known_miss = k ~= "h100" and miss or nil}
+        tol_rel = 0.15, fit = false, source = src, known_miss = missing[rel][k] and miss or nil}
     end
   end
   local function ratio(a, b, is_miss)
@@ -61,7 +71,7 @@ for _, rel in ipairs{"26.04", "26.06"} do
       tol_rel = 0.15, fit = false, source = src, nvl72_over_hgx = "Qwen3-30B-A3B, Megatron-Bridge " .. rel,
       known_miss = is_miss and miss or nil}
   end
-  ratio("gb300", "b300", rel == "26.04")
-  ratio("gb300", "h100", true)
-  if rel == "26.04" then ratio("gb200", "b200", true) end
+  ratio("gb300", "b300", false)
+  ratio("gb300", "h100", false)
+  if rel == "26.04" then ratio("gb200", "b200", false) end
 end
