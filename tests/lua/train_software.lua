@@ -42,6 +42,24 @@ assert(only.config.software.cuda_graphs == "none" and only.breakdown.ep == 0)
 -- host_expert_us scales the host time linearly
 local h2 = run{host_expert_us = 132}
 near(h2.breakdown.host, 2 * run{host_expert_us = 66}.breakdown.host, 1e-9, "host")
+-- moe_layer_us adds micro-batches x MoE layer slots x its time to compute
+-- (26.06 features: no host term; PP2 VP8 uneven: 32 of the 64 slots per
+-- rank, minus the embedding and loss chunks, hold the model's 58 MoE
+-- layers and 3 dense ones, so compare two values instead of counting)
+local f0 = run{software = "megatron_bridge_26_06", moe_layer_us = 0}
+local f1 = run{software = "megatron_bridge_26_06", moe_layer_us = 1000}
+local f2 = run{software = "megatron_bridge_26_06", moe_layer_us = 2000}
+assert(f1.config.moe_layer_us == 1000)
+assert(f1.breakdown.compute > f0.breakdown.compute)
+near(f2.breakdown.compute - f0.breakdown.compute,
+  2 * (f1.breakdown.compute - f0.breakdown.compute), 1e-9, "moe_layer_us linear")
+assert(run{software = "megatron_bridge_26_06"}.config.moe_layer_us == -1, "default: table")
+-- a dense model has no MoE layer to charge
+local dense = {system = "gb300_nvl72", model = "llama3_8b", gpus = 8, seq = 4096, global_batch = 8}
+dense.moe_layer_us = 0
+local d0 = podsim.train(dense).step_s
+dense.moe_layer_us = 5000
+near(podsim.train(dense).step_s, d0, 1e-12, "dense")
 
 -- Recompute modules in the layout.
 local par = {pp = 2, vp = 8, ep = 32, uneven = true, recompute_modules = {mla_up_proj = true}}
