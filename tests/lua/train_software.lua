@@ -90,4 +90,10 @@ local st = podsim.study{name = "train_host", samples = 8, seed = 3,
   eval = podsim.kernel.train{base = plain.config}}
 local res = st:run()
 assert(res.stats.host_s[1].max > res.stats.host_s[1].min)
+-- and the fixed MoE-layer time, which lands in compute
+local st2 = podsim.study{name = "train_moe_fixed", samples = 8, seed = 3,
+  params = {moe_layer_us = podsim.dist.uniform{lo = 0, hi = 3000}},
+  eval = podsim.kernel.train{base = new.config}}
+local res2 = st2:run()
+assert(res2.stats.compute_s[1].max > res2.stats.compute_s[1].min)
 print("ok")
