@@ -55,7 +55,11 @@ local systems = {
 }
 
 -- Layouts: the best valid layout that fits, found once per model and
--- system by podsim.search at the nominal parameters.
+-- system by podsim.search at the nominal parameters.  Micro-batches stay
+-- within what the validated recipes run (1 to 4 sequences, tests/validation
+-- T9-T16): podsim's per-micro-batch MoE layer time (moe_layer_us, a fit)
+-- does not shrink with fewer tokens, so outside that range the search would
+-- favour one huge micro-batch that no published run uses.
 local layouts = {}
 for _, m in ipairs(model_names) do
   layouts[m] = {}
@@ -64,7 +68,7 @@ for _, m in ipairs(model_names) do
     local sys = systems[key]
     local best = P.search{system = sys.system, model = m, gpus = ACTIVE, seq = w.seq,
       global_batch = w.global_batch, dtype = w.dtype, fp8_recipe = sys.fp8_recipe, software = SOFTWARE,
-      top = 1}
+      max_mb = 4, top = 1}
     if not best[1] then P.fail("moe_nvl72_vs_hgx", m, "no layout fits on " .. key) end
     local l = best[1]
     layouts[m][key] = l.parallel
