@@ -202,11 +202,14 @@ end
 -- (or a list of names).  The C study takes the sorted names; the
 -- declarations ride with the study into its results (r.metric_info),
 -- which tables, plots and reports use: the label, the unit, the values
--- times `scale` (stored values stay unscaled).
+-- times `scale` (stored values stay unscaled).  `target` (in the stored
+-- unit) and `better` ("higher", the default, or "lower") say when the
+-- metric "wins": podsim.plot maps the probability of that over a two-key
+-- grid.
 local metric_decls = setmetatable({}, {__mode = "k"})
 local study_specs = setmetatable({}, {__mode = "k"}) -- for the swing tornado
 local c_study = P.study
-local decl_fields = {label = true, unit = true, scale = true}
+local decl_fields = {label = true, unit = true, scale = true, target = true, better = true}
 local declared_study
 function P.study(spec)
   local s = declared_study(spec)
@@ -225,7 +228,7 @@ function declared_study(spec)
     if d == true then d = {} end
     if type(d) ~= "table" then fail("podsim.study", path, "expected {label =, unit =, scale =} or true") end
     for f in pairs(d) do
-      if not decl_fields[f] then fail("podsim.study", path .. "." .. tostring(f), "unknown field (label, unit, scale)") end
+      if not decl_fields[f] then fail("podsim.study", path .. "." .. tostring(f), "unknown field (label, unit, scale, target, better)") end
     end
     if d.label ~= nil and type(d.label) ~= "string" then fail("podsim.study", path .. ".label", "expected a string") end
     if d.unit ~= nil and type(d.unit) ~= "string" then fail("podsim.study", path .. ".unit", "expected a string") end
@@ -233,8 +236,19 @@ function declared_study(spec)
       d.scale == math.huge or d.scale == -math.huge) then
       fail("podsim.study", path .. ".scale", "expected a finite non-zero number")
     end
+    if d.target ~= nil and (type(d.target) ~= "number" or d.target ~= d.target or
+      d.target == math.huge or d.target == -math.huge) then
+      fail("podsim.study", path .. ".target", "expected a finite number (in the metric's stored unit)")
+    end
+    if d.better ~= nil and d.better ~= "higher" and d.better ~= "lower" then
+      fail("podsim.study", path .. ".better", "expected \"higher\" or \"lower\", got " .. tostring(d.better))
+    end
+    if d.better ~= nil and d.target == nil then
+      fail("podsim.study", path .. ".better", "needs a target")
+    end
     names[#names + 1] = k
-    info[k] = {label = d.label, unit = d.unit, scale = d.scale or 1}
+    info[k] = {label = d.label, unit = d.unit, scale = d.scale or 1, target = d.target,
+      better = d.target ~= nil and (d.better or "higher") or nil}
   end
   table.sort(names)
   local copy = {}
@@ -385,8 +399,6 @@ function P.write(r, dir)
   return out_path(dir)
 end
 
--- podsim.plot(results [, dir]): CDF of every metric (all grid points) and
--- a tornado of Spearman correlations per metric and grid point, as CSV
 
 S.label_of, S.point_label, S.grid_col, S.stat_cols = label_of, point_label, grid_col, stat_cols
 S.summary_rows = summary_rows
