@@ -20,17 +20,23 @@ local function relative_to(path, dir)
   return path
 end
 
--- Run gnuplot on embedded template `name` with `vars` into `svg` (checked
--- by the caller), through a temporary name.  The script is built in C
+-- Run gnuplot on template `name` with `vars` into `svg` (checked by the
+-- caller), through a temporary name.  The script is built in C
 -- (lua/l_plot.c, lua/plot_gp.c): declared variables only, numbers and
 -- encoded strings, file variables resolved through the sandbox for `mode`
--- ("read", or "out" for recipes), relative ones from `base`.  Returns
--- svg, or nil, field, reason.
-local function render(name, vars, svg, mode, base)
+-- ("read", or "out" for recipes), relative ones from `base`.  A user
+-- template (`udir`/<name>.gp) runs gnuplot under Landlock
+-- (lua/plot_jail.h).  Returns svg, or nil, field, reason.
+local function render(name, vars, svg, mode, base, udir)
   local tmp = tmp_name(svg)
-  local script, field, why = I._gnuplot_script(name, vars, tmp, mode, base)
+  local script, field, why = I._gnuplot_script(name, vars, tmp, mode, base, udir)
   if not script then return nil, field, why end
-  local ok, gerr = I._gnuplot_run(script)
+  local ok, gerr
+  if field then -- a user template
+    ok, gerr = I._gnuplot_run_jailed(script, mode)
+  else
+    ok, gerr = I._gnuplot_run(script)
+  end
   if not ok then
     raw_remove(tmp)
     return nil, "gnuplot", gerr
@@ -43,22 +49,37 @@ local function render(name, vars, svg, mode, base)
   return svg
 end
 
--- Render the embedded template plots/<name>.gp with gnuplot into the SVG
--- `output` (relative to the output folder; default plots/<name>.svg) and
--- write its recipe.  `vars` are the variables the template declares
--- ("# vars:" line): numbers, strings, and file names (relative ones from
--- the output folder) inside the sandbox.  Yields while gnuplot runs.
--- Returns the SVG path, or nil and a reason when gnuplot is not
+-- The folder of user templates: the scenario's own folder.
+local function user_dir()
+  if type(opts.scenario) ~= "string" then return nil end
+  return dirname(opts.scenario)
+end
+
+-- Render template `name` with gnuplot into the SVG `output` (relative to
+-- the output folder; default plots/<name>.svg) and write its recipe.  The
+-- template is the scenario's own <name>.gp beside it when there is one
+-- (copied beside the recipe, so `podsim plot DIR` finds it), else the
+-- embedded plots/<name>.gp.  `vars` are the variables the template
+-- declares ("# vars:" line): numbers, strings, and file names (relative
+-- ones from the output folder) inside the sandbox.  Yields while gnuplot
+-- runs.  Returns the SVG path, or nil and a reason when gnuplot is not
 -- installed (plots are optional; the recipe is written anyway).
 function P.gnuplot(name, vars, output)
   local ctx = "podsim.gnuplot"
-  local decls = type(name) == "string" and I._gnuplot_decls(name)
-  if not decls then fail(ctx, "name", fmt("no plot template '%s'", tostring(name))) end
+  if type(name) ~= "string" then fail(ctx, "name", "expected a template name, got " .. type(name)) end
+  local udir = user_dir()
+  local decls, utext = I._gnuplot_decls(name, udir, "read")
+  if not decls then fail(ctx, "name", utext) end
   if vars ~= nil and type(vars) ~= "table" then fail(ctx, "vars", "expected a table") end
   vars = vars or {}
+  -- output: nil (plots/<name>.svg) or a file name ending in .svg, relative
+  -- to the output folder or absolute, below the output folder
+  if output ~= nil and type(output) ~= "string" then
+    fail(ctx, "output", "expected a file name ending in .svg (relative to the output folder), got " .. type(output))
+  end
   local svg = out_path(output or ("plots/" .. name .. ".svg"))
-  if type(svg) ~= "string" or svg:sub(-4) ~= ".svg" then
-    fail(ctx, "output", "expected a file name ending in .svg")
+  if svg:sub(-4) ~= ".svg" or svg:match("[^/]*$") == ".svg" then
+    fail(ctx, "output", fmt("expected a file name ending in .svg, got '%s'", output))
   end
   if not raw.path_allowed(svg, "write") then
     fail(ctx, "output", fmt("'%s' is outside the output folder", svg))
@@ -81,14 +102,16 @@ function P.gnuplot(name, vars, output)
     cvars[k] = v
   end
   -- check everything (paths too) before writing anything
-  local probe, field, why = I._gnuplot_script(name, cvars, svg .. ".tmp", "read", opts.out_dir)
+  local probe, field, why = I._gnuplot_script(name, cvars, svg .. ".tmp", "read", opts.out_dir, udir)
   if not probe then fail(ctx, field == "vars" and "vars" or "vars." .. field, why) end
   local ok, err = raw.mkdirs(dirname(svg))
   if not ok then fail(ctx, "output", err) end
   local text, rerr = I._recipe_format(name, rvars)
   if not text then fail(ctx, "vars", rerr) end
   P.write_text((svg:gsub("%.svg$", "") .. ".plot"), text)
-  local out, f2, why2 = render(name, cvars, svg, "read", opts.out_dir)
+  -- a user template travels with its recipe
+  if utext then P.write_text(dirname(svg) .. "/" .. name .. ".gp", utext) end
+  local out, f2, why2 = render(name, cvars, svg, "read", opts.out_dir, udir)
   if out then return out end
   if f2 == "gnuplot" then return nil, why2 end
   fail(ctx, f2, why2)
@@ -103,7 +126,8 @@ function I._render_recipe(path)
   if not rec then return nil, perr end
   local svg = path:gsub("%.plot$", ".svg")
   if not raw.path_allowed(svg, "write") then return nil, fmt("'%s' is outside the folder", svg) end
-  local out, field, why = render(rec.template, rec.vars, svg, "out", dirname(path))
+  -- a user template: the copy beside the recipe
+  local out, field, why = render(rec.template, rec.vars, svg, "out", dirname(path), dirname(path))
   if not out then return nil, field == "gnuplot" and why or fmt("%s: %s", field, why) end
   return out
 end
