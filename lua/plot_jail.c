@@ -6,7 +6,9 @@
 ** and execs gnuplot; the thread feeds the script on stdin, collects
 ** stderr and waits; the loop thread resumes the scenario.
 */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pipe2, syscall */
+#endif
 #include "plot_jail.h"
 
 #include <errno.h>
