@@ -360,8 +360,9 @@ end
 
 local plot_heatmap -- podsim.plot_heatmap, below
 
--- The win-probability map of one metric with a declared target over a
--- two-key grid: rows the first key's values, columns the second's.
+-- The win-probability map of one metric declared with wins_above or
+-- wins_below (its target) over a two-key grid: rows the first key's
+-- values, columns the second's.
 local function plot_win_map(r, dir, mi, metric, info)
   local t, cells = info.target, {}
   for g = 1, #r.grid do
@@ -383,7 +384,8 @@ end
 -- and its histogram; with sensitivity, per metric and grid point the
 -- Spearman tornado, the swing tornado in output units and (sensitivity =
 -- "sobol") the Sobol indices; over a two-key grid, the map of the
--- probability that a metric with a declared `target` beats it.  CSV plus
+-- probability that a metric declared with `wins_above` or `wins_below`
+-- wins.  CSV plus
 -- SVG (when gnuplot is installed).  Returns the list of SVGs.
 function P.plot(r, dir)
   if type(r) ~= "table" or not r.stats then fail("podsim.plot", nil, "expected the results of study:run()") end
@@ -392,8 +394,9 @@ function P.plot(r, dir)
   for mi, metric in ipairs(r.metrics) do
     -- a declared metric: its label and unit on the axis, values x scale
     local d = r.metric_info and r.metric_info[metric] or {}
-    local info = {label = d.label, unit = d.unit, scale = d.scale or 1, target = d.target,
-      better = d.better, axis = (d.label or metric) .. (d.unit and " (" .. d.unit .. ")" or "")}
+    local info = {label = d.label, unit = d.unit, scale = d.scale or 1,
+      target = d.wins_above or d.wins_below, better = d.wins_below ~= nil and "lower" or "higher",
+      axis = (d.label or metric) .. (d.unit and " (" .. d.unit .. ")" or "")}
     svgs[#svgs + 1] = plot_cdf(r, dir, mi, metric, info)
     svgs[#svgs + 1] = plot_hist(r, dir, mi, metric, info)
     if r.sensitivity ~= "none" and #r.params > 0 then

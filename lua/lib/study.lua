@@ -202,14 +202,13 @@ end
 -- (or a list of names).  The C study takes the sorted names; the
 -- declarations ride with the study into its results (r.metric_info),
 -- which tables, plots and reports use: the label, the unit, the values
--- times `scale` (stored values stay unscaled).  `target` (in the stored
--- unit) and `better` ("higher", the default, or "lower") say when the
--- metric "wins": podsim.plot maps the probability of that over a two-key
--- grid.
+-- times `scale` (stored values stay unscaled).  `wins_above = x` or
+-- `wins_below = x` (in the stored unit) says when the metric "wins":
+-- podsim.plot maps the probability of that over a two-key grid.
 local metric_decls = setmetatable({}, {__mode = "k"})
 local study_specs = setmetatable({}, {__mode = "k"}) -- for the swing tornado
 local c_study = P.study
-local decl_fields = {label = true, unit = true, scale = true, target = true, better = true}
+local decl_fields = {label = true, unit = true, scale = true, wins_above = true, wins_below = true}
 local declared_study
 function P.study(spec)
   local s = declared_study(spec)
@@ -228,7 +227,7 @@ function declared_study(spec)
     if d == true then d = {} end
     if type(d) ~= "table" then fail("podsim.study", path, "expected {label =, unit =, scale =} or true") end
     for f in pairs(d) do
-      if not decl_fields[f] then fail("podsim.study", path .. "." .. tostring(f), "unknown field (label, unit, scale, target, better)") end
+      if not decl_fields[f] then fail("podsim.study", path .. "." .. tostring(f), "unknown field (label, unit, scale, wins_above, wins_below)") end
     end
     if d.label ~= nil and type(d.label) ~= "string" then fail("podsim.study", path .. ".label", "expected a string") end
     if d.unit ~= nil and type(d.unit) ~= "string" then fail("podsim.study", path .. ".unit", "expected a string") end
@@ -236,19 +235,18 @@ function declared_study(spec)
       d.scale == math.huge or d.scale == -math.huge) then
       fail("podsim.study", path .. ".scale", "expected a finite non-zero number")
     end
-    if d.target ~= nil and (type(d.target) ~= "number" or d.target ~= d.target or
-      d.target == math.huge or d.target == -math.huge) then
-      fail("podsim.study", path .. ".target", "expected a finite number (in the metric's stored unit)")
+    for _, f in ipairs{"wins_above", "wins_below"} do
+      local v = d[f]
+      if v ~= nil and (type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge) then
+        fail("podsim.study", path .. "." .. f, "expected a finite number (in the metric's stored unit), got " .. tostring(v))
+      end
     end
-    if d.better ~= nil and d.better ~= "higher" and d.better ~= "lower" then
-      fail("podsim.study", path .. ".better", "expected \"higher\" or \"lower\", got " .. tostring(d.better))
-    end
-    if d.better ~= nil and d.target == nil then
-      fail("podsim.study", path .. ".better", "needs a target")
+    if d.wins_above ~= nil and d.wins_below ~= nil then
+      fail("podsim.study", path .. ".wins_below", "give wins_above or wins_below, not both")
     end
     names[#names + 1] = k
-    info[k] = {label = d.label, unit = d.unit, scale = d.scale or 1, target = d.target,
-      better = d.target ~= nil and (d.better or "higher") or nil}
+    info[k] = {label = d.label, unit = d.unit, scale = d.scale or 1, wins_above = d.wins_above,
+      wins_below = d.wins_below}
   end
   table.sort(names)
   local copy = {}

@@ -1386,8 +1386,8 @@ function podsim.kernel.rl_pair(config) end
 ---@field label? string e.g. "GB200 cost advantage"
 ---@field unit? string e.g. "%"
 ---@field scale? number shown values are the metric times this (stored values are not)
----@field target? number the value the metric "wins" above (below with better = "lower"), stored unit; podsim.plot maps P(win) over a two-key grid
----@field better? "higher"|"lower" which side of `target` wins (default "higher"; needs target)
+---@field wins_above? number the metric wins above this value (stored unit): podsim.plot maps P(win) over a two-key grid
+---@field wins_below? number the metric wins below this value (stored unit; not with wins_above)
 
 ---@class podsim.StudyArgs
 ---@field name? string names the output folder (default "study")

@@ -18,7 +18,7 @@ podsim.check{id = "X1", name = "demo check", published = 1, value = 1.01, tol_re
 local r2 = podsim.study{name = "sob", samples = 1000, sensitivity = "sobol",
   params = {x = podsim.dist.uniform{0, 1}, v = podsim.dist.uniform{0, 1}},
   grid = {k = {1, 2}, m = {"p", "q"}},
-  metrics = {g = {label = "gain", target = 0.5}},
+  metrics = {g = {label = "gain", wins_above = 0.5}},
   eval = function(p) return {g = p.k * p.x + 0.1 * p.v - (p.m == "p" and 0.2 or 0)} end}:run()
 podsim.write(r2)
 podsim.plot(r2)

@@ -28,11 +28,11 @@ local function exists(p) local f = io.open(p); if f then f:close() end; return f
 local r = podsim.study{name = "win", samples = 20000, seed = 5,
   params = {x = U{0, 1}, z = U{0, 1}},
   grid = {a = {-0.25, 0, 0.25}, b = {1, 2}},
-  metrics = {y = {label = "gain", unit = "%", scale = 100, target = 0.5},
-    ylow = {target = 0.5, better = "lower"}},
+  metrics = {y = {label = "gain", unit = "%", scale = 100, wins_above = 0.5},
+    ylow = {wins_below = 0.5}},
   eval = function(p) return {y = p.b * p.x + p.a + 0 * p.z, ylow = p.b * p.x + p.a} end}:run()
-T.eq(r.metric_info.y.target, 0.5, "target kept")
-T.eq(r.metric_info.y.better, "higher", "better defaults to higher")
+T.eq(r.metric_info.y.wins_above, 0.5, "wins_above kept")
+T.eq(r.metric_info.ylow.wins_below, 0.5, "wins_below kept")
 local svgs = podsim.plot(r)
 local cells = read_csv(out .. "/win/heatmap_y.csv")
 T.eq(#cells, 6, "one cell per grid point")
@@ -42,7 +42,7 @@ for _, c in ipairs(cells) do
   T.truthy(math.abs(c.value - want) < 0.02, string.format("P(y > 0.5) at a=%g b=%g: %g vs %g", a, b, c.value, want))
 end
 for i, c in ipairs(read_csv(out .. "/win/heatmap_ylow.csv")) do
-  T.truthy(math.abs(c.value + cells[i].value - 1) < 1e-9, "better = lower is the complement")
+  T.truthy(math.abs(c.value + cells[i].value - 1) < 1e-9, "wins_below is the complement")
 end
 -- the histogram's density integrates to one at every grid point
 local mass = {}
@@ -71,9 +71,10 @@ T.near(sob[2].first, rs.sens.y[1].x2.sobol_first, 1e-9, "the results' indices")
 
 -- declarations
 local function st(m) return {samples = 10, metrics = {a = m}, eval = function() return {a = 1} end} end
-T.error("podsim.study: metrics.a.target: expected a finite number", podsim.study, st{target = "0"})
-T.error("podsim.study: metrics.a.better: expected \"higher\" or \"lower\"", podsim.study, st{target = 0, better = "up"})
-T.error("podsim.study: metrics.a.better: needs a target", podsim.study, st{better = "lower"})
+T.error("podsim.study: metrics.a.wins_above: expected a finite number", podsim.study, st{wins_above = "0"})
+T.error("podsim.study: metrics.a.wins_below: expected a finite number", podsim.study, st{wins_below = 0 / 0})
+T.error("podsim.study: metrics.a.wins_below: give wins_above or wins_below, not both", podsim.study,
+  st{wins_above = 0, wins_below = 1})
 
 -- podsim.plot_heatmap
 podsim.plot_heatmap{cells = {{row = "r1", col = 512, value = 0.25}, {row = "r2", col = 512, value = 1},
