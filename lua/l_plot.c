@@ -2,14 +2,20 @@
 ** l_plot.c: podsim's internal plot functions (lib/podsim.lua takes them
 ** out of the podsim table; scenarios never see them):
 **
-**   _gnuplot_decls(template)      -> {name = "number"|"string"|"file"} | nil
-**   _gnuplot_script(template, vars, svg, mode, base)
-**                                 -> script | nil, field, message
+**   _gnuplot_decls(template [, udir, mode])
+**                                 -> {name = "number"|"string"|"file"},
+**                                    user_text | nil, message
+**   _gnuplot_script(template, vars, svg, mode, base [, udir])
+**                                 -> script, user | nil, field, message
 **   _gnuplot_run(script)          -> true | nil, message   (yields)
+**   _gnuplot_run_jailed(script, mode)  (lua/plot_jail.c, yields)
 **   _recipe_parse(text)           -> {template =, vars =} | nil, message
 **   _recipe_format(template, vars) -> text | nil, message
 **
-** Only embedded templates (plots/<name>.gp) are used; every variable is
+** Templates: a user's `<udir>/<name>.gp` (udir the scenario's folder, or
+** the recipe's folder for `podsim plot DIR`), checked as the embedded
+** ones are and run jailed (lua/plot_jail.h), else the embedded
+** plots/<name>.gp; every variable is
 ** checked and encoded by plot_gp.c, every file variable resolved through
 ** the sandbox (mode "read", or "out": below the output folder only;
 ** relative names from `base`) and must be a regular file.  gnuplot runs
@@ -28,6 +34,7 @@
 #include "host.h"
 #include "lpod.h"
 #include "plot_gp.h"
+#include "plot_jail.h"
 
 /* ---------------------------------------------------------------------- */
 /* scripts and recipes                                                     */
@@ -37,17 +44,55 @@ static const char *type_name(pod_gp_type t) {
   return t == POD_GP_NUMBER ? "number" : t == POD_GP_STRING ? "string" : "file";
 }
 
-/* The embedded template `name` and its declarations; NULL (nothing
-** pushed) when there is none. */
-static const char *get_template(const char *name, size_t *len, pod_gp_decl *d,
-                                int *nd, char *err, size_t errn) {
+/* A user template: `<udir>/<name>.gp` readable through the sandbox for
+** `mode`, at most 64 KiB.  Pushes its text and returns it; NULL (nothing
+** pushed) when there is no such file. */
+static const char *user_template(lua_State *L, const char *udir,
+                                 const char *name, int mode, size_t *len) {
+  char path[PATH_MAX], real[PATH_MAX];
+  if (snprintf(path, sizeof path, "%s/%s.gp", udir, name) >= (int)sizeof path)
+    return NULL;
+  if (!lpod_sandbox_check(lpod_sandbox(L), path, mode, real, sizeof real))
+    return NULL;
+  struct stat st;
+  if (stat(real, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > 65536)
+    return NULL;
+  FILE *f = fopen(real, "rb");
+  if (f == NULL) return NULL;
+  char buf[65536];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  lua_pushlstring(L, buf, n);
+  return lua_tolstring(L, -1, len);
+}
+
+/* Template `name` and its declarations: `<udir>/<name>.gp` when udir is
+** given and that file exists (its text pushed, *user = 1; it must pass
+** pod_gp_template_check), else the embedded plots/<name>.gp (nothing
+** pushed).  NULL with a message in err when there is none or it is bad
+** (a pushed text stays pushed). */
+static const char *get_template(lua_State *L, const char *name,
+                                const char *udir, int mode, size_t *len,
+                                pod_gp_decl *d, int *nd, int *user, char *err,
+                                size_t errn) {
   char file[64];
+  *user = 0;
   if (!pod_gp_name_ok(name, strlen(name))) {
     snprintf(err, errn, "no plot template '%s'", name);
     return NULL;
   }
-  snprintf(file, sizeof file, "plots/%s.gp", name);
-  const char *tpl = lpod_host_embedded(file, len);
+  const char *tpl = udir ? user_template(L, udir, name, mode, len) : NULL;
+  if (tpl != NULL) {
+    *user = 1;
+    char why[200];
+    if (pod_gp_template_check(tpl, *len, why, sizeof why) != 0) {
+      snprintf(err, errn, "user template '%s.gp': %s", name, why);
+      return NULL;
+    }
+  } else {
+    snprintf(file, sizeof file, "plots/%s.gp", name);
+    tpl = lpod_host_embedded(file, len);
+  }
   if (tpl == NULL) {
     snprintf(err, errn, "no plot template '%s'", name);
     return NULL;
@@ -56,20 +101,34 @@ static const char *get_template(const char *name, size_t *len, pod_gp_decl *d,
   return tpl;
 }
 
+static int path_mode(const char *m) {
+  return strcmp(m, "out") == 0 ? LPOD_PATH_OUT : LPOD_PATH_READ;
+}
+
+/* _gnuplot_decls(name [, udir, mode]) -> decls, user_text | nil, message */
 static int l_gnuplot_decls(lua_State *L) {
   size_t len;
   pod_gp_decl d[POD_GP_MAX_VARS];
-  int nd;
-  char err[256];
-  if (get_template(luaL_checkstring(L, 1), &len, d, &nd, err, sizeof err) ==
-      NULL)
-    return 0;
+  int nd, user;
+  char err[300];
+  const char *name = luaL_checkstring(L, 1);
+  const char *udir = luaL_optstring(L, 2, NULL);
+  int mode = path_mode(luaL_optstring(L, 3, "read"));
+  lua_settop(L, 3);
+  if (get_template(L, name, udir, mode, &len, d, &nd, &user, err, sizeof err) ==
+      NULL) {
+    lua_pushnil(L);
+    lua_pushstring(L, err);
+    return 2;
+  }
   lua_createtable(L, 0, nd);
   for (int i = 0; i < nd; i++) {
     lua_pushstring(L, type_name(d[i].type));
     lua_setfield(L, -2, d[i].name);
   }
-  return 1;
+  if (!user) return 1;
+  lua_pushvalue(L, 4); /* the user template's text */
+  return 2;
 }
 
 static int script_fail(lua_State *L, const char *field, const char *msg) {
@@ -106,24 +165,28 @@ static int resolve_file(lua_State *L, const char *v, const char *base, int mode,
   return 0;
 }
 
+/* _gnuplot_script(name, vars, svg, mode, base [, udir])
+**   -> script, user | nil, field, message */
 static int l_gnuplot_script(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   const char *svg = luaL_checkstring(L, 3);
-  const char *m = luaL_optstring(L, 4, "read");
+  int mode = path_mode(luaL_optstring(L, 4, "read"));
   const char *base = luaL_optstring(L, 5, NULL);
-  int mode = strcmp(m, "out") == 0 ? LPOD_PATH_OUT : LPOD_PATH_READ;
+  const char *udir = luaL_optstring(L, 6, NULL);
+  lua_settop(L, 6);
   char err[512];
   size_t tlen;
   pod_gp_decl d[POD_GP_MAX_VARS];
-  int nd;
-  const char *tpl = get_template(name, &tlen, d, &nd, err, sizeof err);
+  int nd, user;
+  const char *tpl =
+      get_template(L, name, udir, mode, &tlen, d, &nd, &user, err, sizeof err);
   if (tpl == NULL) return script_fail(L, "template", err);
+  if (!user) lua_pushnil(L); /* slot 7: the user template's text, kept */
   char out[PATH_MAX];
   if (!lpod_sandbox_check(lpod_sandbox(L), svg, LPOD_PATH_WRITE, out,
                           sizeof out))
     return script_fail(L, "output", "outside the output folder");
-  lua_settop(L, 5);
   /* real paths of file variables live in this userdata while we build */
   char(*paths)[PATH_MAX] =
       lua_newuserdatauv(L, sizeof(char[PATH_MAX]) * POD_GP_MAX_VARS, 0);
@@ -178,7 +241,8 @@ static int l_gnuplot_script(lua_State *L) {
   }
   lua_pushlstring(L, b.p, b.len);
   pod_gp_buf_free(&b);
-  return 1;
+  lua_pushboolean(L, user);
+  return 2;
 }
 
 static int l_recipe_parse(lua_State *L) {
@@ -420,6 +484,7 @@ static int l_gnuplot(lua_State *L) {
 
 void lpod_open_plot(lua_State *L) {
   static const luaL_Reg fns[] = {{"_gnuplot_run", l_gnuplot},
+                                 {"_gnuplot_run_jailed", lpod_plot_run_jailed},
                                  {"_gnuplot_script", l_gnuplot_script},
                                  {"_gnuplot_decls", l_gnuplot_decls},
                                  {"_recipe_parse", l_recipe_parse},

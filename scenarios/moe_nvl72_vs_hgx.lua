@@ -110,7 +110,17 @@ P.print_table({"input", "basis", "source or reasoning"}, {
 print()
 
 local D = P.dist
-local study = P.study{
+-- One system's training step for a sample p (model, efficiencies, overlap).
+local function train_on(system, key, p)
+  local w, sys = workloads[p.model], systems[key]
+  local model = podsim.model{base = p.model, imbalance = p.imbalance}
+  return podsim.train{system = system, model = model, gpus = ACTIVE, seq = w.seq,
+    global_batch = w.global_batch, dtype = w.dtype, fp8_recipe = sys.fp8_recipe,
+    software = SOFTWARE, parallel = layouts[p.model][key],
+    eff_scale = key == "gb200" and p.eff_gb200 or p.eff_h100,
+    overlap_dp = p.overlap_dp}
+end
+local spec = {
   name = "moe_nvl72_vs_hgx",
   samples = 100000,
   seed = 2026,
@@ -163,12 +173,7 @@ local study = P.study{
       local sys = systems[key]
       local system = podsim.system{base = sys.system,
         up_eff = key == "gb200" and p.nvlink_eff or nil, out_eff = p.nic_eff}
-      local model = podsim.model{base = p.model, imbalance = p.imbalance}
-      local t = podsim.train{system = system, model = model, gpus = ACTIVE, seq = w.seq,
-        global_batch = w.global_batch, dtype = w.dtype, fp8_recipe = sys.fp8_recipe,
-        software = SOFTWARE, parallel = layouts[p.model][key],
-        eff_scale = key == "gb200" and p.eff_gb200 or p.eff_h100,
-        overlap_dp = p.overlap_dp}
+      local t = train_on(system, key, p)
       local scale
       if key == "gb200" then
         local g = 10 ^ p.rate_gb200_log10
@@ -198,6 +203,7 @@ local study = P.study{
   end,
 }
 
+local study = P.study(spec)
 local r = study:run()
 
 local function pct(x) return string.format("%.1f%%", 100 * x) end
@@ -241,4 +247,21 @@ end
 
 local dir = P.write(r)
 P.plot(r)
+-- the step of each system with every input at its median, as stacked bars
+-- (compute, exposed TP/EP/DP/PP communication, bubble, ...) per model
+for _, model in ipairs(model_names) do
+  local p = {model = model}
+  for k, d in pairs(spec.params) do
+    p[k] = type(d) == "number" and d or d:quantile(0.5)
+  end
+  local bars = {}
+  for _, key in ipairs{"gb200", "h100"} do
+    local sys = systems[key]
+    local system = podsim.system{base = sys.system,
+      up_eff = key == "gb200" and p.nvlink_eff or nil, out_eff = p.nic_eff}
+    bars[#bars + 1] = {key == "gb200" and "GB200 NVL72" or "HGX H100", train_on(system, key, p)}
+  end
+  P.plot_breakdown{bars = bars, title = model .. " on " .. ACTIVE .. " GPUs: step time, inputs at their medians",
+    output = r.name .. "/plots/breakdown_" .. model .. ".svg", data = r.name .. "/breakdown_" .. model .. ".csv"}
+end
 print("results in " .. dir)

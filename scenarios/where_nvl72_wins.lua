@@ -251,22 +251,19 @@ local path = P.write_csv("map.csv", {"model", "workload", "gpus", "p_nvl72_cheap
   "p_nvl72_cheaper_vs_h100", "ratio_p50_vs_h100", "driver_vs_h100", "samples"}, csv)
 P.write_csv("drivers.csv", {"model", "workload", "gpus", "versus", "rank", "param", "spearman"},
   drivers)
--- heatmap data: one row per (row = model/workload, column = scale)
+-- the maps: one row per model/workload, one column per scale
 for _, other in ipairs{"b200", "h100"} do
   local hm = {}
-  local r = 0
   for _, m in ipairs(models) do
     for _, work in ipairs(WORKLOADS) do
-      for c, g in ipairs(scales) do
+      for _, g in ipairs(scales) do
         local e = byc[m.key .. "/" .. work .. "/" .. g]
-        local p = e and e[other] and e[other].p
-        hm[#hm + 1] = {row = r, col = c - 1, label = m.key .. " " .. work, gpus = g, p = p or -1}
+        hm[#hm + 1] = {row = m.key .. " " .. work, col = g, value = e and e[other] and e[other].p}
       end
-      r = r + 1
     end
   end
-  local data = P.write_csv("heatmap_" .. other .. ".csv", {"row", "col", "label", "gpus", "p"}, hm)
-  P.gnuplot("heatmap", {datafile = data, title = "P(GB200 NVL72 cheaper than HGX " .. other:upper() .. ")",
-    nrows = r, ncols = #scales}, "plots/map_" .. other .. ".svg")
+  P.plot_heatmap{cells = hm, title = "P(GB200 NVL72 cheaper than HGX " .. other:upper() .. ")",
+    xname = "GPUs", cbname = "probability", output = "plots/map_" .. other .. ".svg",
+    data = "heatmap_" .. other .. ".csv"}
 end
 print("map in " .. path)

@@ -120,11 +120,13 @@ function podsim.write_atomic(path, fn, ctx) end
 ---@return string
 function podsim.json(value) end
 
----Render the embedded template `plots/<template>.gp` with gnuplot to
----`<out>/plots/<output or template>.svg`.  Yields while gnuplot runs.
+---Render the template `<template>.gp` (beside the scenario, else the
+---embedded `plots/<template>.gp`) with gnuplot to `<out>/<output>`
+---(default `plots/<template>.svg`); writes its recipe beside.  Yields while
+---gnuplot runs.
 ---@param template string
----@param vars table<string, any> gnuplot variables
----@param output? string
+---@param vars? table<string, any> gnuplot variables the template declares
+---@param output? string an SVG name relative to the output folder (or absolute, below it), ending in .svg
 ---@return string|nil svg the SVG path, or nil when gnuplot is missing
 ---@return string? reason
 function podsim.gnuplot(template, vars, output) end
@@ -1386,6 +1388,8 @@ function podsim.kernel.rl_pair(config) end
 ---@field label? string e.g. "GB200 cost advantage"
 ---@field unit? string e.g. "%"
 ---@field scale? number shown values are the metric times this (stored values are not)
+---@field wins_above? number the metric wins above this value (stored unit): podsim.plot maps P(win) over a two-key grid
+---@field wins_below? number the metric wins below this value (stored unit; not with wins_above)
 
 ---@class podsim.StudyArgs
 ---@field name? string names the output folder (default "study")
@@ -1518,10 +1522,45 @@ function podsim.all(list) end
 ---@param dir? string
 function podsim.write(r, dir) end
 
----Write the CDF and tornado CSVs and SVGs under plots/.
+---Write the CDF, histogram, tornado (Spearman, swing, Sobol) and win-map
+---CSVs and SVGs under plots/.
 ---@param r podsim.Results
 ---@param dir? string
+---@return string[] svgs
 function podsim.plot(r, dir) end
+
+---One cell of a heatmap.
+---@class podsim.HeatmapCell
+---@field row string|number the row's label
+---@field col string|number the column's label
+---@field value? number in [0, 1]; nil shows n/a
+
+---@class podsim.HeatmapArgs
+---@field cells podsim.HeatmapCell[]
+---@field title? string
+---@field xname? string the columns' axis label
+---@field yname? string the rows' axis label
+---@field cbname? string the colour bar's label (default "probability")
+---@field output? string the SVG (default "plots/heatmap.svg")
+---@field data? string the CSV (default the SVG's name with .csv)
+
+---Draw a map of values in [0, 1] (which system wins where) over two keys.
+---@param d podsim.HeatmapArgs
+---@return string|nil svg the SVG path, or nil when gnuplot is missing
+---@return string? reason
+function podsim.plot_heatmap(d) end
+
+---@class podsim.BreakdownArgs
+---@field bars table[] `{label, podsim.train result}` per bar
+---@field title? string
+---@field output? string the SVG (default "plots/breakdown.svg")
+---@field data? string the CSV (default the SVG's name with .csv)
+
+---Stacked bars of the step-time breakdown of podsim.train results.
+---@param d podsim.BreakdownArgs
+---@return string|nil svg the SVG path, or nil when gnuplot is missing
+---@return string? reason
+function podsim.plot_breakdown(d) end
 
 ---Print the summary in the run's `--format`.
 ---@param r podsim.Results

@@ -39,4 +39,45 @@ for n in 400 4000; do
   expect_rc 0 "swing study with --samples $n"
 done
 cmp -s "$OUT/sw400/sw/swing_y.csv" "$OUT/sw4000/sw/swing_y.csv" && ok || bad "swing independent of --samples"
+
+# podsim.gnuplot's output argument, as lua/README.md documents it: nil
+# (plots/<template>.svg), a name ending in .svg relative to the output
+# folder (folders created), or an absolute one below the output folder;
+# the recipe <output without .svg>.plot beside it.  Anything else is an
+# error naming the scenario line and the field.
+i=0
+for o in 'nil' '"a.svg"' '"sub/dir/b.svg"' 'podsim.out_dir() .. "/abs.svg"'; do
+  i=$((i + 1))
+  cat >"$OUT/gpo$i.lua" <<LUA
+local csv = podsim.write_csv("t.csv", {"param", "spearman"}, {{"a", 0.5}})
+podsim.gnuplot("tornado", {datafile = csv, metric = "m", point = "p"}, $o)
+LUA
+  run "$PODSIM" run "$OUT/gpo$i.lua" --out "$OUT/gpo$i"
+  expect_rc 0 "output $o"
+done
+[ -f "$OUT/gpo1/plots/tornado.plot" ] && ok || bad "default output plots/tornado.svg"
+[ -f "$OUT/gpo2/a.plot" ] && ok || bad "relative output a.svg"
+[ -f "$OUT/gpo3/sub/dir/b.plot" ] && ok || bad "relative output in new folders"
+[ -f "$OUT/gpo4/abs.plot" ] && ok || bad "absolute output below the output folder"
+if command -v gnuplot >/dev/null; then
+  grep -q '<svg' "$OUT/gpo3/sub/dir/b.svg" && ok || bad "svg at the given name"
+fi
+while IFS='|' read -r o msg; do
+  cat >"$OUT/gpbad.lua" <<LUA
+local csv = podsim.write_csv("t.csv", {"param", "spearman"}, {{"a", 0.5}})
+podsim.gnuplot("tornado", {datafile = csv, metric = "m", point = "p"}, $o)
+LUA
+  run "$PODSIM" run "$OUT/gpbad.lua" --out "$OUT/gpbad"
+  expect_rc 1 "output $o"
+  expect_err "gpbad\.lua:2: podsim\.gnuplot: output: $msg" "output $o explained"
+done <<'CASES'
+5|expected a file name ending in \.svg \(relative to the output folder\), got number
+{}|expected a file name ending in \.svg \(relative to the output folder\), got table
+false|expected a file name ending in \.svg \(relative to the output folder\), got boolean
+"x.png"|expected a file name ending in \.svg, got 'x\.png'
+"sub/.svg"|expected a file name ending in \.svg, got 'sub/\.svg'
+"../x.svg"|'.*/gpbad/\.\./x\.svg' is outside the output folder
+"/etc/x.svg"|'/etc/x\.svg' is outside the output folder
+CASES
+ls "$OUT/gpbad" | grep -q '\.plot$' && bad "a bad output wrote a recipe" || ok
 finish

@@ -13,6 +13,17 @@ local r = podsim.study{name = "demo", samples = 2000,
 podsim.write(r)
 podsim.plot(r)
 podsim.check{id = "X1", name = "demo check", published = 1, value = 1.01, tol_rel = 0.05, fit = false}
+-- the other plot kinds: Sobol tornado, histogram, win map over two keys,
+-- and a figure of the run itself
+local r2 = podsim.study{name = "sob", samples = 1000, sensitivity = "sobol",
+  params = {x = podsim.dist.uniform{0, 1}, v = podsim.dist.uniform{0, 1}},
+  grid = {k = {1, 2}, m = {"p", "q"}},
+  metrics = {g = {label = "gain", wins_above = 0.5}},
+  eval = function(p) return {g = p.k * p.x + 0.1 * p.v - (p.m == "p" and 0.2 or 0)} end}:run()
+podsim.write(r2)
+podsim.plot(r2)
+podsim.plot_heatmap{cells = {{row = "r", col = 1, value = 0.3}, {row = "r", col = 2, value = 0.8}},
+  title = "map", output = "plots/map_demo.svg"}
 LUA
 run "$PODSIM" run s.lua --quiet --out run
 expect_rc 0 "scenario"
@@ -57,7 +68,14 @@ for sysname, k in (("a", 1), ("b", 2)):
         assert abs(float(rows[p]["swing"]) - (hi - lo)) < 1e-6
     assert list(rows) == ["w", "x"]  # widest last: on top of the chart
 PY
-nsvg=$(find run/demo/plots -name '*.svg' | wc -l)
+if command -v gnuplot >/dev/null; then
+  for f in sob/plots/sobol_g_k-1_m-p.svg sob/plots/heatmap_g.svg sob/plots/hist_g.svg demo/plots/hist_y.svg; do
+    grep -qF "]($f)" run/report.md && ok || bad "report shows $f"
+  done
+  grep -q '^## Run plots' run/report.md && grep -qF '](./plots/map_demo.svg)' run/report.md && ok || bad "the run's own plots"
+  grep -qF 'Sobol first-order and total indices' run/report.html && ok || bad "captions say what a figure shows"
+fi
+nsvg=$(find run -name '*.svg' | wc -l)
 nimg=$(grep -o '<img ' run/report.html | wc -l)
 [ "$nimg" -eq "$nsvg" ] && ok || bad "every SVG inline ($nimg of $nsvg)"
 
