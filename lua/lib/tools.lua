@@ -331,7 +331,10 @@ local op_alias = {alltoall = "all_to_all", sendrecv = "send_recv"}
 -- type, redop, [root,] time, algbw, busbw, #wrong, time, ...; out-of-place
 -- time; ranks from the "# Rank" lines, nodes from their host names), or a
 -- CSV `op,ranks,nodes,bytes,busbw_GBps[,algo]` (time from busbw and the
--- op's factor; algo: what NCCL_ALGO forced).  '#' lines are comments.
+-- op's factor; algo: what NCCL_ALGO forced; `domains` may name the third
+-- column: NVLink domains, for multi-node NVLink racks whose hosts share
+-- one domain; either way ranks / column 3 ranks per domain).  '#' lines
+-- are comments.
 local function read_nccl(path)
   local f, err = io.open(path, "r")
   if not f then P.fail(nil, nil, fmt("calibrate: %s", tostring(err))) end
@@ -353,7 +356,8 @@ local function read_nccl(path)
       ranks = ranks + 1
       if not hosts[host] then hosts[host] = true; nhosts = nhosts + 1 end
     end
-    if line:match("^op,ranks,nodes,bytes,busbw_GBps") then csv_header = true
+    if line:match("^op,ranks,nodes,bytes,busbw_GBps") or line:match("^op,ranks,domains,bytes,busbw_GBps") then
+      csv_header = true
     elseif csv_header and line:match("^[%w_]+,") then
       local o, r, n, b, bw, al = line:match("^([%w_]+),(%d+),(%d+),([%d.e+]+),([%d.e+]+),?([%w_]*)%s*$")
       if not o then P.fail(nil, nil, fmt("%s:%d: expected op,ranks,nodes,bytes,busbw_GBps[,algo]", path, ln)) end
@@ -395,13 +399,25 @@ local function calibrate()
   if not a.system then P.fail(nil, nil, "calibrate: --system (the preset or spec to start from) is required") end
   local base = P.system{base = tostring(a.system)}
   local min_bytes = a.min_bytes and parse_size(a.min_bytes, "min-bytes") or 1024
+  local keep_ranks -- --ranks 8,64: only rows with these rank counts
+  if a.ranks then
+    keep_ranks = {}
+    for w in tostring(a.ranks):gmatch("[^,]+") do
+      local n = math.tointeger(tonumber(w))
+      if not n or n < 1 then
+        P.fail(nil, nil, fmt("calibrate: --ranks: '%s' is not a rank count (give e.g. 8,64)", w))
+      end
+      keep_ranks[n] = true
+    end
+  end
   local rows, files = {}, {}
   for path in tostring(a.files):gmatch("[^\n]+") do
     files[#files + 1] = path
     for _, r in ipairs(read_nccl(path)) do
-      if r.bytes >= min_bytes then rows[#rows + 1] = r end
+      if r.bytes >= min_bytes and (not keep_ranks or keep_ranks[r.ranks]) then rows[#rows + 1] = r end
     end
   end
+  if #rows == 0 then P.fail(nil, nil, "calibrate: no rows left after --min-bytes/--ranks") end
   -- the parameters: given, or those the data can tell apart
   local params = {}
   if a.fit then
@@ -445,8 +461,9 @@ local function calibrate()
   local lines = {
     fmt("-- %s: %s calibrated by `podsim calibrate` (podsim %s)", name, base.name, P.version),
     "-- from nccl-tests output: " .. table.concat(files, ", "),
-    fmt("-- fit: %d rows of at least %s, rms error %.1f%%, max %.1f%% of busbw;", #rows,
-      P.fmt_bytes(min_bytes), fit.rms_rel * 100, maxe * 100),
+    fmt("-- fit: %d rows of at least %s%s, rms error %.1f%%, max %.1f%% of busbw;", #rows,
+      P.fmt_bytes(min_bytes), a.ranks and (" on " .. tostring(a.ranks) .. " ranks") or "",
+      fit.rms_rel * 100, maxe * 100),
     "-- the other fields are the preset's.  Load it in a scenario with",
     fmt("--   local sys = load(io.open(\"%s.lua\"):read(\"a\"), \"=%s.lua\")()", name, name),
     fmt("return podsim.system{base = %q, name = %q,", base.name, name)}

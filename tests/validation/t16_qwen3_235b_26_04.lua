@@ -13,9 +13,12 @@
 --                A2A overlap, per-tensor current scaling (H100_FP8_CS_V2)
 -- 94 layers: the embedding and the loss take the two spare slots of each
 -- layout (96 = 48 x 2 = 24 x 4 = 8 x 12 = 32 x 3).  All predictions.
--- Known miss: GB300 over H100 (podsim 3.4x against 4.15x): GB300 comes
--- out 15% low, as the small-shape MoE GEMMs of T15 (expert width 1,536,
--- hidden 4,096) predict, and H100 3% high.
+-- Known misses: GB300 over H100 (podsim 3.4x against 4.15x) and GB300
+-- itself: GB300 comes out 15% low, as the small-shape MoE GEMMs of T15
+-- (expert width 1,536, hidden 4,096) predict, and H100 3% high.  The
+-- GB300 row sat at -14.7% until NVLink5's rate was fitted on multi-node
+-- NVLink data (C11: 0.742 of line rate, not NCCL's 0.802), which puts it
+-- at -15.3%.
 local src = "NVIDIA-NeMo/Megatron-Bridge performance summary archive (26.04), recipes at v0.4.0"
 local function run(sys, par, sw, recipe)
   local r = podsim.train{system = sys, model = "qwen3_235b_a22b", gpus = 256, seq = 4096,
@@ -31,11 +34,12 @@ local b3 = run("hgx_b300", {pp = 8, ep = 8, microbatch = 2, uneven = true},
   {base = "megatron_bridge_26_04", dispatcher = "alltoall"})
 local h = run("hgx_h100", {tp = 2, pp = 8, vp = 4, ep = 32, microbatch = 1, uneven = true},
   {base = "megatron_bridge_26_04", dispatcher = "alltoall", a2a_overlap = true}, "current")
-local function tok(name, pub, r)
+local function tok(name, pub, r, miss)
   podsim.check{id = "T16", name = name, published = pub, value = r.tokens_per_s_per_gpu,
-    unit = "tok/s/GPU", tol_rel = 0.15, fit = false, source = src}
+    unit = "tok/s/GPU", tol_rel = 0.15, fit = false, source = src, known_miss = miss}
 end
-tok("Qwen3-235B-A22B GB300 NVL72 256 GPUs tokens/s/GPU (26.04)", 6994, g3)
+tok("Qwen3-235B-A22B GB300 NVL72 256 GPUs tokens/s/GPU (26.04)", 6994, g3,
+  "GB300 low (small-shape MoE GEMMs, as T15); see t16_qwen3_235b_26_04.lua")
 tok("Qwen3-235B-A22B GB200 NVL72 256 GPUs tokens/s/GPU (26.04)", 5672, g2)
 tok("Qwen3-235B-A22B DGX-B300 256 GPUs tokens/s/GPU (26.04)", 4865, b3)
 tok("Qwen3-235B-A22B DGX-H100 256 GPUs tokens/s/GPU (26.04)", 1686, h)
