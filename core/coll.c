@@ -75,10 +75,13 @@
 **   nvls_tree       2+ domains, sys->nvls: NVLS inside, tree across; its
 **                   network traffic counts double at 2 domains only.
 **   collnet         2+ domains, sys->sharp: the switches reduce, a domain
-**                   sends S once whatever the domain count.
+**                   sends S once whatever the domain count (NCCL's
+**                   CollNetDirect inside, or NVLS with sys->nvls).
+**   collnet_chain   the same across domains, a chain inside (CollNetChain).
 **   hierarchical    podsim's own; only when named (never in auto).
 ** auto tries NCCL's set for the op (all-reduce: ring, tree, nvls,
-** nvls_tree, collnet; the other ops one algorithm each) and keeps the
+** nvls_tree, collnet, collnet_chain; the other ops one algorithm each) and
+*keeps the
 ** one NCCL's tuner rates fastest.
 **
 ** Fabric tiers.  oversub applies only to traffic that leaves a leaf group
@@ -344,6 +347,24 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->out_div = leaf_mult(s, ring_leaf_frac(pl));
       p->out_rows = 1.0; /* domains fill side by side towards the switch */
       return POD_OK;
+    case POD_ALGO_COLLNET_CHAIN:
+      /* NCCL's CollNetChain: a chain through the domain's GPUs to the head
+      ** that talks to SHARP, reduce up and broadcast down, so every link
+      ** of the chain carries S each way twice (k_up 2, as the tree's
+      ** chain), where CollNetDirect scatters to the heads (2(r-1)/r).  The
+      ** network side is CollNet's: S per domain once.  Measured: 64 H100
+      ** on NDR with SHARP, NCCL_ALGO=COLLNETCHAIN, 8 GiB: 386.6 GB/s
+      ** busbw, NVLink-bound (C13). */
+      if (!s->sharp || d < 2) return POD_ENOTSUP;
+      p->simple_only = 1;
+      p->up_steps = 2.0 * (rr - 1.0);
+      p->k_up = r > 1 ? 2.0 : 0.0;
+      p->out_steps = 2.0;
+      p->k_out = 1.0;
+      p->up_rows = rr;
+      p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      p->out_rows = 1.0;
+      return POD_OK;
     case POD_ALGO_HIERARCHICAL:
       /* podsim's own: reduce-scatter in the domain, ring across domains on
       ** S/r per GPU, all-gather in the domain (not an NCCL algorithm: only
@@ -365,7 +386,8 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
 ** algorithm cannot run the op on this placement or system:
 **   all_reduce       ring, tree, nvls (one domain, sys->nvls), nvls_tree
 **                    (2+ domains, sys->nvls, 2+ ranks per domain), collnet
-**                    (2+ domains, sys->sharp), hierarchical (2+ domains)
+**                    and collnet_chain (2+ domains, sys->sharp),
+**                    hierarchical (2+ domains)
 **   all_gather,
 **   reduce_scatter   ring, hierarchical (2+ domains)
 **   all_to_all       direct
@@ -520,15 +542,15 @@ HOT_INLINE double plan_time(const rates *q, const plan *p, double S) {
 
 /* The algorithms `auto` tries for each op, in order (ties keep the
 ** first): NCCL's own set (tuning.cc), never podsim's hierarchical. */
-static const pod_coll_algo AUTO_AR[] = {POD_ALGO_RING, POD_ALGO_TREE,
-                                        POD_ALGO_NVLS, POD_ALGO_NVLS_TREE,
-                                        POD_ALGO_COLLNET};
+static const pod_coll_algo AUTO_AR[] = {
+    POD_ALGO_RING,      POD_ALGO_TREE,    POD_ALGO_NVLS,
+    POD_ALGO_NVLS_TREE, POD_ALGO_COLLNET, POD_ALGO_COLLNET_CHAIN};
 static const pod_coll_algo AUTO_RING[] = {POD_ALGO_RING};
 static const pod_coll_algo AUTO_DIRECT[] = {POD_ALGO_DIRECT};
 static const struct {
   const pod_coll_algo *algos;
   int n;
-} AUTO[POD_COLL_NOPS] = {{AUTO_AR, 5},     {AUTO_RING, 1}, {AUTO_RING, 1},
+} AUTO[POD_COLL_NOPS] = {{AUTO_AR, 6},     {AUTO_RING, 1}, {AUTO_RING, 1},
                          {AUTO_DIRECT, 1}, {AUTO_RING, 1}, {AUTO_DIRECT, 1}};
 
 /* Fill the placement and the rates of one evaluation. */
@@ -685,8 +707,8 @@ const char *const pod_coll_op_names[POD_COLL_NOPS + 1] = {
     "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
     "send_recv",  NULL};
 const char *const pod_coll_algo_names[POD_ALGO_N + 1] = {
-    "auto",         "ring",      "tree",    "nvls", "direct",
-    "hierarchical", "nvls_tree", "collnet", NULL};
+    "auto",         "ring",      "tree",    "nvls",          "direct",
+    "hierarchical", "nvls_tree", "collnet", "collnet_chain", NULL};
 
 const char *pod_coll_op_name(pod_coll_op op) {
   if ((int)op < 0 || op >= POD_COLL_NOPS) return NULL;

@@ -98,6 +98,34 @@ for f in oci_gb200_nvl72 oci_b300; do
   awk -v l="$line" 'BEGIN { split(l, a, /[= ]/); exit !(a[4] < 0.06 && a[6] < 0.10 && a[8] >= 2 && a[12] == "true") }' \
     && ok || bad "GB300 NVLink5 calibration predicts $f (1 domain, >= 8 ranks, >= 8 GiB) within rms 6%, max 10%, better than NCCL's constant: $line"
 done
+# the network side: NCCL's per-channel rate across racks fitted on the OCI
+# GB200 two-rack rows (all-reduce over NVLS-tree and all-to-all, 128 ranks
+# in 2 NVLink domains) predicts CoreWeave's GB200 all-reduce on 2 and 20
+# racks (another cluster, NCCL 2.26.2, 72 ranks per domain)
+run "$PODSIM" calibrate oci_gb200_nvl72.csv --system gb200_nvl72 --fit net_channel_GBps \
+  --ranks 128 --out "$OUT/cal/gb200_net.lua"
+expect_rc 0 "calibrate the network channels on two racks"
+expect_out '^4 rows, 1 parameters' "the 128-rank rows of both collectives"
+cat >"$OUT/predict_net.lua" <<LUA
+local cal = load(io.open("$OUT/cal/gb200_net.lua"):read("a"), "=gb200_net.lua")()
+local ss, n, worst = 0, 0, 0
+for line in io.lines("$DATA/coreweave_gb200_nvl72_all_reduce.csv") do
+  local op, r, d, b, bw = line:match("^([%w_]+),(%d+),(%d+),(%d+),([%d.]+),?$")
+  if op and tonumber(d) > 1 then
+    local c = podsim.collective(cal, op, {ranks = tonumber(r),
+      ranks_per_domain = tonumber(r) // tonumber(d), bytes = tonumber(b)})
+    local e = c.busbw_GBps / tonumber(bw) - 1
+    worst, ss, n = math.max(worst, math.abs(e)), ss + e * e, n + 1
+  end
+end
+print(string.format("coreweave calibrated rms=%.4f max=%.4f n=%d", math.sqrt(ss / n), worst, n))
+LUA
+run "$PODSIM" run "$OUT/predict_net.lua" --unsafe --quiet --out "$OUT/pw"
+expect_rc 0 "network prediction scenario"
+line=$(grep "^coreweave calibrated" "$OUT/stdout")
+awk -v l="$line" 'BEGIN { split(l, a, /[= ]/); exit !(a[4] < 0.08 && a[6] < 0.12 && a[8] == 12) }' \
+  && ok || bad "OCI two-rack calibration predicts CoreWeave's 2- and 20-rack all-reduce within rms 8%, max 12%: $line"
+
 run "$PODSIM" calibrate oci_gb300_nvl72.csv --system gb300_nvl72 --ranks 3
 expect_rc 1 "--ranks that match no row"; expect_err 'no rows left' "explained"
 run "$PODSIM" calibrate oci_gb300_nvl72.csv --system gb300_nvl72 --ranks 8,x

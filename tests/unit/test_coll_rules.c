@@ -183,8 +183,12 @@ static void test_auto_is_ncclish(void **state) {
             if (d == 1) {
               assert_int_not_equal(a.algo, POD_ALGO_NVLS_TREE);
               assert_int_not_equal(a.algo, POD_ALGO_COLLNET);
+              assert_int_not_equal(a.algo, POD_ALGO_COLLNET_CHAIN);
             }
-            if (!sharp) assert_int_not_equal(a.algo, POD_ALGO_COLLNET);
+            if (!sharp) {
+              assert_int_not_equal(a.algo, POD_ALGO_COLLNET);
+              assert_int_not_equal(a.algo, POD_ALGO_COLLNET_CHAIN);
+            }
             if (op != POD_COLL_ALL_REDUCE && op != POD_COLL_ALL_TO_ALL)
               assert_int_equal(a.algo, POD_ALGO_RING);
           }
@@ -213,9 +217,30 @@ static void test_collnet_with_sharp(void **state) {
   pod_coll_result au =
       eval_ok(&s, POD_COLL_ALL_REDUCE, 512, 8, S, POD_ALGO_AUTO);
   assert_int_equal(au.algo, POD_ALGO_COLLNET);
+  /* CollNetChain: the same network bytes, a chain inside the domain
+  ** (2 S per link each way, as the tree's chain, against CollNetDirect's
+  ** 2(r-1)/r S): NVLink-bound on a fast network */
+  pod_system fast = preset("hgx_h100");
+  fast.sharp = 1;
+  fast.nvls = 0;
+  fast.nvls_eff = 0.0;
+  pod_coll_result ch =
+      eval_ok(&fast, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_COLLNET_CHAIN);
+  pod_coll_result di =
+      eval_ok(&fast, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_COLLNET);
+  pod_coll_result tr =
+      eval_ok(&fast, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_TREE);
+  assert_close(ch.time_s / di.time_s, 2.0 / 1.75, 0.02);
+  assert_true(ch.time_s < tr.time_s); /* the tree also moves 2 S each way
+                                      ** on the network */
+  au = eval_ok(&fast, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_COLLNET);
   s.sharp = 0;
   au = eval_ok(&s, POD_COLL_ALL_REDUCE, 512, 8, S, POD_ALGO_AUTO);
   assert_int_not_equal(au.algo, POD_ALGO_COLLNET);
+  assert_true(pod_coll_eval(&s, POD_COLL_ALL_REDUCE,
+                            &(pod_coll_args){512, 8, S, POD_ALGO_COLLNET_CHAIN},
+                            &au, NULL) == POD_ENOTSUP);
 }
 
 /* Channels, not domain size, set how many NICs a collective drives: a
