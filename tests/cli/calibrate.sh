@@ -2,7 +2,10 @@
 # calibrate.sh: `podsim calibrate` fits a system's collective parameters
 # to public nccl-tests output (tests/data/nccl, sources in each file),
 # writes a Lua file defining the calibrated system, and that calibration,
-# made on one cluster's log, predicts the other clusters' tables.
+# made on one cluster's log, predicts the other clusters' tables: an 8-GPU
+# H100 node's NVLS all-reduce; multi-node NVLink (GB300 NVL72, all-reduce
+# and all-to-all over 8 and 64 ranks) predicting GB200 NVL72 and B300; the
+# network channels of two GB200 racks predicting 2 and 20 racks elsewhere.
 . "$(dirname "$0")/lib.bash"
 DATA="$SRC/tests/data/nccl"
 cd "$DATA"
@@ -130,6 +133,17 @@ run "$PODSIM" calibrate oci_gb300_nvl72.csv --system gb300_nvl72 --ranks 3
 expect_rc 1 "--ranks that match no row"; expect_err 'no rows left' "explained"
 run "$PODSIM" calibrate oci_gb300_nvl72.csv --system gb300_nvl72 --ranks 8,x
 expect_rc 1 "--ranks not a count"; expect_err "'x' is not a rank count" "named"
+
+# --check: the same prediction from the tool itself, on held-out files
+run "$PODSIM" calibrate h100_dgxc_all_reduce.txt --system hgx_h100 --min-bytes 16MiB \
+  --check h100_azure_all_reduce.csv,h200_azure_all_reduce.csv --out "$OUT/cal/h100_check.lua"
+expect_rc 0 "calibrate with --check"
+expect_out '^prediction \(rows not fitted\):$' "held-out table"
+expect_out '^h200_azure_all_reduce\.csv +all_reduce +8 +1 +8 GiB +479\.98 ' "held-out rows listed"
+rms=$(sed -n 's/^20 rows predicted: rms error \([0-9.]*\)%.*/\1/p' "$OUT/stdout")
+awk -v r="$rms" 'BEGIN { exit !(r != "" && r < 6) }' && ok || bad "held-out rms '$rms'% < 6% over 20 rows"
+run "$PODSIM" calibrate h100_dgxc_all_reduce.txt --system hgx_h100 --check missing.csv --out "$OUT/cal/m.lua"
+expect_rc 1 "--check of a missing file"; expect_err 'missing.csv' "named"
 
 # the CSV form calibrates too, and other options
 run "$PODSIM" calibrate h100_azure_all_reduce.csv --system hgx_h100 --fit nvls_eff,nvls_latency_us --min-bytes 1MiB --out "$OUT/cal/az.lua"
