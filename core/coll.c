@@ -66,17 +66,23 @@
 **                   bwIntra for the ring, but a ring graph's bwIntra
 **                   and bwInter are one search speed (search.cc), and a
 **                   ring moves 2(n-1)/n S per domain at any domain count:
-**                   no change for the ring.
+**                   no change for the ring.  At 3 domains NCCL's trees
+**                   move 1.5 S per domain but its tuner charges 2 S:
+**                   auto chooses by the tuner's charge (as NCCL does)
+**                   and the time is the real one (tree_net_k).
 **   nvls            inside one NVLink domain only (NCCL disables NVLS for
 **                   nNodes > 1 unless CollNet is enabled).
 **   nvls_tree       2+ domains, sys->nvls: NVLS inside, tree across; its
 **                   network traffic counts double at 2 domains only.
 **   collnet         2+ domains, sys->sharp: the switches reduce, a domain
-**                   sends S once whatever the domain count.
+**                   sends S once whatever the domain count (NCCL's
+**                   CollNetDirect inside, or NVLS with sys->nvls).
+**   collnet_chain   the same across domains, a chain inside (CollNetChain).
 **   hierarchical    podsim's own; only when named (never in auto).
 ** auto tries NCCL's set for the op (all-reduce: ring, tree, nvls,
-** nvls_tree, collnet; the other ops one algorithm each) and keeps the
-** fastest valid one.
+** nvls_tree, collnet, collnet_chain; the other ops one algorithm each) and
+*keeps the
+** one NCCL's tuner rates fastest.
 **
 ** Fabric tiers.  oversub applies only to traffic that leaves a leaf group
 ** of leaf_gpus GPUs: a ring over m domains per leaf sends 1/m of its
@@ -151,6 +157,8 @@ typedef struct plan {
   double k_up, k_out;         /* bytes per direction, x S: per GPU on the
                               ** scale-up link; on the network per GPU
                               ** (out_dom 0) or per domain (out_dom 1) */
+  double tune_k_out;          /* k_out as NCCL's tuner charges it, when it
+                              ** differs (trees over 3 domains); else 0 */
   double up_rows, out_rows;   /* chunk rows of the pipeline fill: the
                               ** scale-up half is up_rows x up_channels x
                               ** up_fill_KiB, the network half out_rows x
@@ -230,20 +238,43 @@ static inline double tree_leaf_frac(const place *pl) {
   return all > 0.0 ? (all - in_leaf) / all : 0.0;
 }
 
+/* Network bytes per direction of one domain in NCCL's double binary
+** tree over d domains, x S (src/graph/trees.cc, ncclGetDtree: the first
+** tree is a binary tree rooted at 0 whose root has one child; the second
+** mirrors it for even d and shifts it by one rank for odd d).  Each tree
+** carries S/2; a domain sends S/2 to its parent (reduce) and S/2 to each
+** child (broadcast), and receives the same, so its load is (children +
+** has-parent) x S/2 summed over both trees.  Counting that over NCCL's
+** trees for every d up to 1,000 gives a busiest domain of 1 at d = 2
+** (root of one tree, only child in the other), 1.5 at d = 3 (both trees
+** are chains of three: the middle of one is the root or the leaf of the
+** other) and 2 for every d >= 4 (some domain has two children and a
+** parent in one tree and a parent in the other).  tests/unit/test_coll.c
+** rebuilds the trees and checks this. */
+static inline double tree_net_k(int d) {
+  return d <= 1 ? 0.0 : d == 2 ? 1.0 : d == 3 ? 1.5 : 2.0;
+}
+
+/* The same as NCCL's tuner charges it (tuning.cc: bw = bwIntra for
+** nNodes <= 2, bwInter beyond, which halves the tree's busbw): 2 S from
+** three domains on.  NCCL picks its algorithm by this figure, so at
+** three domains it can pick the ring where the tree would run faster
+** (NVIDIA/nccl issue 1801). */
+static inline double tree_tuner_k(int d) {
+  return d <= 1 ? 0.0 : d == 2 ? 1.0 : 2.0;
+}
+
 /* All-reduce plans (see make_plan). */
 HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
                               const place *pl, plan *p) {
   const int n = pl->n, r = pl->r, d = pl->d;
   const double nn = pl->nn, rr = pl->rr, dd = pl->dd;
   const double in = pl->in, ir = pl->ir, id = pl->id;
-  /* NCCL's two-node rule (tuning.cc: bw = bwIntra when nNodes <= 2; the
-  ** NVLS-tree's inter-node bandwidth counts double at two nodes): with two
-  ** domains each of a double binary tree's two trees has one domain as
-  ** root and the other as its only child, so a domain sends S/2 up one
-  ** tree and S/2 down the other: S per direction in all, against 2S for
-  ** a tree over more domains (a node interior in one tree and a leaf in
-  ** the other sends S/2 + S/2 up and S down). */
-  const double tree_k = d == 2 ? 1.0 : 2.0;
+  /* Network bytes per domain of the double binary tree (tree_net_k):
+  ** S at two domains, 1.5 S at three, 2 S from four.  NCCL's tuner
+  ** charges 2 S from three domains on (tree_tuner_k): `auto` chooses by
+  ** the tuner's figure and runs at the real one. */
+  const double tree_k = tree_net_k(d);
   switch (algo) {
     case POD_ALGO_RING: {
       double f = 2.0 * (nn - 1.0) * in;
@@ -265,6 +296,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->ll_out_ratio = LL_TREE_NET_RATIO;
       p->k_up = r > 1 ? 2.0 : 0.0;
       p->k_out = d > 1 ? tree_k : 0.0;
+      p->tune_k_out = d > 1 ? tree_tuner_k(d) : 0.0;
       p->up_rows = rr;
       p->out_div = leaf_mult(s, tree_leaf_frac(pl));
       p->fill_doms = dd;
@@ -292,6 +324,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_up = 2.0 * (rr - 1.0) * ir;
       p->out_steps = 2.0 * ceil_log2(d);
       p->k_out = tree_k;
+      p->tune_k_out = tree_tuner_k(d);
       p->up_rows = rr;
       p->out_div = leaf_mult(s, tree_leaf_frac(pl));
       p->fill_doms = dd;
@@ -314,6 +347,24 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->out_div = leaf_mult(s, ring_leaf_frac(pl));
       p->out_rows = 1.0; /* domains fill side by side towards the switch */
       return POD_OK;
+    case POD_ALGO_COLLNET_CHAIN:
+      /* NCCL's CollNetChain: a chain through the domain's GPUs to the head
+      ** that talks to SHARP, reduce up and broadcast down, so every link
+      ** of the chain carries S each way twice (k_up 2, as the tree's
+      ** chain), where CollNetDirect scatters to the heads (2(r-1)/r).  The
+      ** network side is CollNet's: S per domain once.  Measured: 64 H100
+      ** on NDR with SHARP, NCCL_ALGO=COLLNETCHAIN, 8 GiB: 386.6 GB/s
+      ** busbw, NVLink-bound (C13). */
+      if (!s->sharp || d < 2) return POD_ENOTSUP;
+      p->simple_only = 1;
+      p->up_steps = 2.0 * (rr - 1.0);
+      p->k_up = r > 1 ? 2.0 : 0.0;
+      p->out_steps = 2.0;
+      p->k_out = 1.0;
+      p->up_rows = rr;
+      p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      p->out_rows = 1.0;
+      return POD_OK;
     case POD_ALGO_HIERARCHICAL:
       /* podsim's own: reduce-scatter in the domain, ring across domains on
       ** S/r per GPU, all-gather in the domain (not an NCCL algorithm: only
@@ -335,7 +386,8 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
 ** algorithm cannot run the op on this placement or system:
 **   all_reduce       ring, tree, nvls (one domain, sys->nvls), nvls_tree
 **                    (2+ domains, sys->nvls, 2+ ranks per domain), collnet
-**                    (2+ domains, sys->sharp), hierarchical (2+ domains)
+**                    and collnet_chain (2+ domains, sys->sharp),
+**                    hierarchical (2+ domains)
 **   all_gather,
 **   reduce_scatter   ring, hierarchical (2+ domains)
 **   all_to_all       direct
@@ -490,15 +542,15 @@ HOT_INLINE double plan_time(const rates *q, const plan *p, double S) {
 
 /* The algorithms `auto` tries for each op, in order (ties keep the
 ** first): NCCL's own set (tuning.cc), never podsim's hierarchical. */
-static const pod_coll_algo AUTO_AR[] = {POD_ALGO_RING, POD_ALGO_TREE,
-                                        POD_ALGO_NVLS, POD_ALGO_NVLS_TREE,
-                                        POD_ALGO_COLLNET};
+static const pod_coll_algo AUTO_AR[] = {
+    POD_ALGO_RING,      POD_ALGO_TREE,    POD_ALGO_NVLS,
+    POD_ALGO_NVLS_TREE, POD_ALGO_COLLNET, POD_ALGO_COLLNET_CHAIN};
 static const pod_coll_algo AUTO_RING[] = {POD_ALGO_RING};
 static const pod_coll_algo AUTO_DIRECT[] = {POD_ALGO_DIRECT};
 static const struct {
   const pod_coll_algo *algos;
   int n;
-} AUTO[POD_COLL_NOPS] = {{AUTO_AR, 5},     {AUTO_RING, 1}, {AUTO_RING, 1},
+} AUTO[POD_COLL_NOPS] = {{AUTO_AR, 6},     {AUTO_RING, 1}, {AUTO_RING, 1},
                          {AUTO_DIRECT, 1}, {AUTO_RING, 1}, {AUTO_DIRECT, 1}};
 
 /* Fill the placement and the rates of one evaluation. */
@@ -593,12 +645,20 @@ static int coll_eval(const pod_system *sys, pod_coll_op op,
   plan p;
   if (args->algo == POD_ALGO_AUTO) {
     t = INFINITY;
+    double t_sel = INFINITY;
     best = POD_ALGO_AUTO;
     for (int i = 0; i < AUTO[op].n; i++) {
       pod_coll_algo a = AUTO[op].algos[i];
       if (make_plan(sys, op, a, &pl, &p) != POD_OK) continue;
-      double ti = plan_time(&q, &p, S);
-      if (ti < t) {
+      double ti = plan_time(&q, &p, S), sel = ti;
+      if (p.tune_k_out > 0.0 && p.tune_k_out != p.k_out) {
+        /* NCCL chooses by its tuner's estimate, then runs at the real
+        ** rate */
+        p.k_out = p.tune_k_out;
+        sel = plan_time(&q, &p, S);
+      }
+      if (sel < t_sel) {
+        t_sel = sel;
         t = ti;
         best = a;
       }
@@ -647,8 +707,8 @@ const char *const pod_coll_op_names[POD_COLL_NOPS + 1] = {
     "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
     "send_recv",  NULL};
 const char *const pod_coll_algo_names[POD_ALGO_N + 1] = {
-    "auto",         "ring",      "tree",    "nvls", "direct",
-    "hierarchical", "nvls_tree", "collnet", NULL};
+    "auto",         "ring",      "tree",    "nvls",          "direct",
+    "hierarchical", "nvls_tree", "collnet", "collnet_chain", NULL};
 
 const char *pod_coll_op_name(pod_coll_op op) {
   if ((int)op < 0 || op >= POD_COLL_NOPS) return NULL;

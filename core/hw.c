@@ -15,7 +15,9 @@
 **              16 MiB point);
 **   fit on C3  NIC efficiency of NDR (CX-7) and HDR (CX-6);
 **   fit on C7  (20 racks) which of NCCL's per-channel network constants
-**              holds for Blackwell with 400G NICs (net_channel_GBps).
+**              holds for Blackwell with 400G NICs (net_channel_GBps);
+**   fit on C11 NVLink5's achievable rate (up_eff), on a GB300 NVL72
+**              all-to-all over 16 hosts of one rack.
 **   C2, C4, C5, C6 and the other C7-C9 rows are predictions.  Everything else
 *comes from NCCL's own
 **   published tuning constants (src/graph/topo.h, src/graph/tuning.cc) or
@@ -101,10 +103,18 @@
 /* NVLink efficiency: NCCL's topology model credits each NVLink with an
 ** achievable bandwidth (src/graph/topo.h: SM80_NVLINK_BW 20.0,
 ** SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1 GB/s) against a line rate of
-** 25 GB/s (NVLink3/4) and 50 GB/s (NVLink5) per link and direction. */
+** 25 GB/s (NVLink3/4) and 50 GB/s (NVLink5) per link and direction.
+** NVLink3/4 keep NCCL's constants (C2: 8x H100 rings within 2.4%).
+** NVLink5 is fitted on multi-node NVLink data instead (C11): a GB300
+** NVL72 all-to-all over 64 ranks on 16 hosts of one rack reaches 666.9
+** GB/s busbw at 16 GiB (oracle-quickstart/oci-gpu-quickstarts,
+** nvidia/GB300/README-GB300.md, commit 6a0abdc; NCCL 2.28.7, MNNVL),
+** which needs 0.742 of the 900 GB/s line rate (37.1 GB/s per link), not
+** NCCL's 40.1: NCCL's constant over-predicted every NVLink5 ring and
+** all-to-all row (C4 +6..+9%, the other C11 rows +5..+17%). */
 #define NVLINK3_EFF (20.0 / 25.0) /* A100: 12 x 20.0 = 240 of 300 GB/s */
 #define NVLINK4_EFF (20.6 / 25.0) /* H100: 18 x 20.6 = 370.8 of 450 GB/s */
-#define NVLINK5_EFF (40.1 / 50.0) /* B200: 18 x 40.1 = 721.8 of 900 GB/s */
+#define NVLINK5_EFF 0.742 /* fit on C11: 18 x 37.1 = 668 of 900 GB/s */
 
 /* NVLS (in-switch reduction), fit on C1: 8x H100 NVLS all-reduce reaches
 ** 480.2 GB/s busbw at 8 GiB (NVIDIA/dgxc-benchmarking nccl/README.md):

@@ -17,7 +17,9 @@
 ** Algorithms by op (others give POD_ENOTSUP):
 **   all_reduce       ring, tree; nvls (sys->nvls, one domain, 2+ ranks);
 **                    nvls_tree (sys->nvls, 2+ domains, 2+ ranks per
-**                    domain); collnet (sys->sharp, 2+ domains);
+**                    domain); collnet (sys->sharp, 2+ domains: NCCL's
+**                    CollNetDirect, or NVLS+CollNet with sys->nvls);
+**                    collnet_chain (sys->sharp, 2+ domains);
 **                    hierarchical (2+ domains; podsim's own, never auto)
 **   all_gather,
 **   reduce_scatter   ring, hierarchical (2+ domains); across nodes NCCL
@@ -32,7 +34,10 @@
 **   send_recv        direct (ranks must be 2; scale-up link when both
 **                    share a domain, else one GPU's NICs)
 ** auto tries NCCL's set for the op (all_reduce: ring, tree, nvls,
-** nvls_tree, collnet) and returns the fastest valid one.
+** nvls_tree, collnet, collnet_chain) and returns the one NCCL's tuner rates
+*fastest
+** (its tuner charges a tree over 3 domains 2S per domain where the trees
+** move 1.5S: the time returned is the real one).
 ** One rank moves nothing: time 0, algbw and busbw 0.  Zero bytes cost the
 ** latency alone (algbw 0).
 */
@@ -57,15 +62,17 @@ typedef enum pod_coll_algo {
   POD_ALGO_AUTO, /* fastest valid algorithm; result says which */
   POD_ALGO_RING,
   POD_ALGO_TREE,
-  POD_ALGO_NVLS,         /* in-switch reduction; needs sys->nvls */
-  POD_ALGO_DIRECT,       /* point-to-point to every peer (all-to-all) */
-  POD_ALGO_HIERARCHICAL, /* podsim's own: intra-domain reduce-scatter, a
-                         ** ring across domains, intra-domain all-gather;
-                         ** never chosen by auto (NCCL has no such) */
-  POD_ALGO_NVLS_TREE,    /* NCCL NVLSTree: NVLS in each domain, a tree
-                         ** across domains; needs sys->nvls, 2+ domains */
-  POD_ALGO_COLLNET,      /* NCCL CollNet: in-network reduction (SHARP);
-                         ** needs sys->sharp, 2+ domains */
+  POD_ALGO_NVLS,          /* in-switch reduction; needs sys->nvls */
+  POD_ALGO_DIRECT,        /* point-to-point to every peer (all-to-all) */
+  POD_ALGO_HIERARCHICAL,  /* podsim's own: intra-domain reduce-scatter, a
+                          ** ring across domains, intra-domain all-gather;
+                          ** never chosen by auto (NCCL has no such) */
+  POD_ALGO_NVLS_TREE,     /* NCCL NVLSTree: NVLS in each domain, a tree
+                          ** across domains; needs sys->nvls, 2+ domains */
+  POD_ALGO_COLLNET,       /* NCCL CollNet: in-network reduction (SHARP);
+                          ** needs sys->sharp, 2+ domains */
+  POD_ALGO_COLLNET_CHAIN, /* NCCL CollNetChain: a chain inside each
+                          ** domain to SHARP; sys->sharp, 2+ domains */
   POD_ALGO_N
 } pod_coll_algo;
 

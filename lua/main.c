@@ -49,7 +49,7 @@ static const char usage_text[] =
     "                           with --format table|csv|json\n"
     "  calibrate FILE... --system S [--fit a,b,...] [--out FILE.lua] [--name "
     "N]\n"
-    "            [--min-bytes SIZE]\n"
+    "            [--min-bytes SIZE] [--ranks N,M,...] [--check FILE,...]\n"
     "                           fit a system's collective parameters to\n"
     "                           nccl-tests output (*_perf tables or CSV)\n"
     "  merge DIR... [--out DIR] [--threads N]\n"
@@ -263,8 +263,9 @@ static int eval_main(int argc, char **argv, pod_host_opts *o,
 }
 
 /* podsim calibrate FILE... --system S [--fit a,b] [--out FILE.lua]
-** [--name N] [--min-bytes SIZE]: files and options become arguments of the
-** embedded calibrate tool ("files" joined by newlines). */
+** [--name N] [--min-bytes SIZE] [--ranks N,M] [--check FILE,...]: files
+** and options become arguments of the embedded calibrate tool ("files"
+** joined by newlines). */
 static int calibrate_main(int argc, char **argv, pod_host_opts *o,
                           const char **sets) {
   static char files[16384];
@@ -278,8 +279,8 @@ static int calibrate_main(int argc, char **argv, pod_host_opts *o,
     const char *a = argv[i];
     if (strncmp(a, "--", 2) == 0) {
       const char *name = a + 2;
-      static const char *const known[] = {"system", "fit",       "out",
-                                          "name",   "min-bytes", NULL};
+      static const char *const known[] = {"system",    "fit",   "out",   "name",
+                                          "min-bytes", "ranks", "check", NULL};
       int ok = 0;
       for (int k = 0; known[k]; k++) ok |= strcmp(name, known[k]) == 0;
       if (!ok) return usage_error("unknown calibrate option '%s'", a);

@@ -331,7 +331,10 @@ local op_alias = {alltoall = "all_to_all", sendrecv = "send_recv"}
 -- type, redop, [root,] time, algbw, busbw, #wrong, time, ...; out-of-place
 -- time; ranks from the "# Rank" lines, nodes from their host names), or a
 -- CSV `op,ranks,nodes,bytes,busbw_GBps[,algo]` (time from busbw and the
--- op's factor; algo: what NCCL_ALGO forced).  '#' lines are comments.
+-- op's factor; algo: what NCCL_ALGO forced; `domains` may name the third
+-- column: NVLink domains, for multi-node NVLink racks whose hosts share
+-- one domain; either way ranks / column 3 ranks per domain).  '#' lines
+-- are comments.
 local function read_nccl(path)
   local f, err = io.open(path, "r")
   if not f then P.fail(nil, nil, fmt("calibrate: %s", tostring(err))) end
@@ -353,7 +356,8 @@ local function read_nccl(path)
       ranks = ranks + 1
       if not hosts[host] then hosts[host] = true; nhosts = nhosts + 1 end
     end
-    if line:match("^op,ranks,nodes,bytes,busbw_GBps") then csv_header = true
+    if line:match("^op,ranks,nodes,bytes,busbw_GBps") or line:match("^op,ranks,domains,bytes,busbw_GBps") then
+      csv_header = true
     elseif csv_header and line:match("^[%w_]+,") then
       local o, r, n, b, bw, al = line:match("^([%w_]+),(%d+),(%d+),([%d.e+]+),([%d.e+]+),?([%w_]*)%s*$")
       if not o then P.fail(nil, nil, fmt("%s:%d: expected op,ranks,nodes,bytes,busbw_GBps[,algo]", path, ln)) end
@@ -390,63 +394,112 @@ local function read_nccl(path)
   return rows
 end
 
+-- The rows of the files in `list` (newline- or comma-separated) of at
+-- least min_bytes and, when keep_ranks is given, of those rank counts.
+local function calib_rows(list, sep, min_bytes, keep_ranks)
+  local rows, files = {}, {}
+  for path in tostring(list):gmatch("[^" .. sep .. "]+") do
+    files[#files + 1] = path
+    for _, r in ipairs(read_nccl(path)) do
+      if r.bytes >= min_bytes and (not keep_ranks or keep_ranks[r.ranks]) then rows[#rows + 1] = r end
+    end
+  end
+  return rows, files
+end
+
+-- --ranks 8,64: a set of rank counts, or nil.
+local function calib_ranks(spec)
+  if not spec then return nil end
+  local keep = {}
+  for w in tostring(spec):gmatch("[^,]+") do
+    local n = math.tointeger(tonumber(w))
+    if not n or n < 1 then
+      P.fail(nil, nil, fmt("calibrate: --ranks: '%s' is not a rank count (give e.g. 8,64)", w))
+    end
+    keep[n] = true
+  end
+  return keep
+end
+
+-- The parameters the rows can tell apart (without --fit).
+local function calib_default_params(rows, base)
+  local params, inside, across, reduce = {}, false, false, false
+  for _, r in ipairs(rows) do
+    if r.nodes > 1 and r.ranks > base.domain_gpus then across = true else inside = true end
+    if r.op == "all_reduce" then reduce = true end
+  end
+  if inside then
+    for _, k in ipairs{"up_eff", "up_latency_us", "up_fill_KiB"} do params[#params + 1] = k end
+    if reduce and base.nvls then
+      params[#params + 1] = "nvls_eff"
+      params[#params + 1] = "nvls_latency_us"
+    end
+  end
+  if across then
+    for _, k in ipairs{"out_eff", "out_latency_us", "out_half_MB"} do params[#params + 1] = k end
+  end
+  return params
+end
+
+-- Print rows against the model's times t[i]; returns the rms of the log
+-- ratio and the largest relative error.
+local function calib_print(rows, t)
+  local out, maxe, ss = {}, 0, 0
+  for i, r in ipairs(rows) do
+    local factor = I._busbw_factor(r.op, r.ranks)
+    maxe = math.max(maxe, math.abs(r.time_s / t[i] - 1))
+    ss = ss + math.log(t[i] / r.time_s) ^ 2
+    out[i] = {file = r.file, op = r.op, ranks = r.ranks, nodes = r.nodes, size = P.fmt_bytes(r.bytes),
+      measured_GBps = r.bytes * factor / r.time_s / 1e9, podsim_GBps = r.bytes * factor / t[i] / 1e9,
+      error = fmt("%+.1f%%", (r.time_s / t[i] - 1) * 100)}
+  end
+  P.print_table({"file", "op", "ranks", "nodes", "size", "measured_GBps", "podsim_GBps", "error"}, out,
+    {number_format = "%.2f"})
+  return math.sqrt(ss / #rows), maxe
+end
+
+-- --check FILE,...: the calibrated system's error on rows it was not fitted on.
+local function calib_check(list, min_bytes, sys)
+  local rows = calib_rows(list, ",", min_bytes, nil)
+  local t = {}
+  for i, r in ipairs(rows) do
+    t[i] = P.collective(sys, r.op, {ranks = r.ranks, ranks_per_domain = r.ranks_per_domain,
+      bytes = r.bytes, algo = r.algo}).time_s
+  end
+  print("\nprediction (rows not fitted):")
+  local rms, maxe = calib_print(rows, t)
+  print(fmt("\n%d rows predicted: rms error %.1f%%, max %.1f%% (busbw)", #rows, rms * 100, maxe * 100))
+end
+
 local function calibrate()
   local a = P.args
   if not a.system then P.fail(nil, nil, "calibrate: --system (the preset or spec to start from) is required") end
   local base = P.system{base = tostring(a.system)}
   local min_bytes = a.min_bytes and parse_size(a.min_bytes, "min-bytes") or 1024
-  local rows, files = {}, {}
-  for path in tostring(a.files):gmatch("[^\n]+") do
-    files[#files + 1] = path
-    for _, r in ipairs(read_nccl(path)) do
-      if r.bytes >= min_bytes then rows[#rows + 1] = r end
-    end
-  end
-  -- the parameters: given, or those the data can tell apart
+  local rows, files = calib_rows(a.files, "\n", min_bytes, calib_ranks(a.ranks))
+  if #rows == 0 then P.fail(nil, nil, "calibrate: no rows left after --min-bytes/--ranks") end
   local params = {}
   if a.fit then
     for name in tostring(a.fit):gmatch("[^,%s]+") do params[#params + 1] = name end
   else
-    local inside, across, reduce = false, false, false
-    for _, r in ipairs(rows) do
-      if r.nodes > 1 and r.ranks > base.domain_gpus then across = true else inside = true end
-      if r.op == "all_reduce" then reduce = true end
-    end
-    if inside then
-      for _, k in ipairs{"up_eff", "up_latency_us", "up_fill_KiB"} do params[#params + 1] = k end
-      if reduce and base.nvls then
-        params[#params + 1] = "nvls_eff"
-        params[#params + 1] = "nvls_latency_us"
-      end
-    end
-    if across then
-      for _, k in ipairs{"out_eff", "out_latency_us", "out_half_MB"} do params[#params + 1] = k end
-    end
+    params = calib_default_params(rows, base)
   end
   local fit = I._calibrate(base, rows, params)
-  local out, maxe = {}, 0
-  for i, r in ipairs(rows) do
-    local t = fit.pred_s[i]
-    local factor = I._busbw_factor(r.op, r.ranks)
-    maxe = math.max(maxe, math.abs(r.time_s / t - 1))
-    out[i] = {file = r.file, op = r.op, ranks = r.ranks, nodes = r.nodes, size = P.fmt_bytes(r.bytes),
-      measured_GBps = r.bytes * factor / r.time_s / 1e9, podsim_GBps = r.bytes * factor / t / 1e9,
-      error = fmt("%+.1f%%", (r.time_s / t - 1) * 100)}
-  end
-  P.print_table({"file", "op", "ranks", "nodes", "size", "measured_GBps", "podsim_GBps", "error"}, out,
-    {number_format = "%.2f"})
+  local _, maxe = calib_print(rows, fit.pred_s)
   print(fmt("\n%d rows, %d parameters, %d iterations%s: rms error %.1f%%, max %.1f%% (busbw)",
     #rows, #params, fit.iterations, fit.converged and "" or " (iteration cap)",
     fit.rms_rel * 100, maxe * 100))
   local prow = {}
   for i, k in ipairs(params) do prow[i] = {k, base[k], fit.system[k]} end
   P.print_table({"parameter", "preset", "fitted"}, prow, {number_format = "%.4g"})
+  if a.check then calib_check(a.check, min_bytes, fit.system) end
   local name = a.name and tostring(a.name) or (base.name .. "_calibrated")
   local lines = {
     fmt("-- %s: %s calibrated by `podsim calibrate` (podsim %s)", name, base.name, P.version),
     "-- from nccl-tests output: " .. table.concat(files, ", "),
-    fmt("-- fit: %d rows of at least %s, rms error %.1f%%, max %.1f%% of busbw;", #rows,
-      P.fmt_bytes(min_bytes), fit.rms_rel * 100, maxe * 100),
+    fmt("-- fit: %d rows of at least %s%s, rms error %.1f%%, max %.1f%% of busbw;", #rows,
+      P.fmt_bytes(min_bytes), a.ranks and (" on " .. tostring(a.ranks) .. " ranks") or "",
+      fit.rms_rel * 100, maxe * 100),
     "-- the other fields are the preset's.  Load it in a scenario with",
     fmt("--   local sys = load(io.open(\"%s.lua\"):read(\"a\"), \"=%s.lua\")()", name, name),
     fmt("return podsim.system{base = %q, name = %q,", base.name, name)}

@@ -20,7 +20,7 @@
 ---@alias podsim.SystemRef podsim.System|string|podsim.SystemFields
 ---@alias podsim.ModelRef podsim.Model|string|podsim.ModelFields
 ---@alias podsim.CollOp "all_reduce"|"all_gather"|"reduce_scatter"|"all_to_all"|"broadcast"|"send_recv"
----@alias podsim.CollAlgo "auto"|"ring"|"tree"|"nvls"|"direct"|"hierarchical"|"nvls_tree"|"collnet"
+---@alias podsim.CollAlgo "auto"|"ring"|"tree"|"nvls"|"direct"|"hierarchical"|"nvls_tree"|"collnet"|"collnet_chain"
 ---@alias podsim.Transport "ib"|"roce"|"efa"
 ---@alias podsim.Routing "static_ecmp"|"adaptive"|"spray"|"srd"
 ---@alias podsim.FabricName "ib_ndr"|"ib_ndr_sharp"|"ib_xdr"|"ib_xdr_sharp"|"spectrum_x"|"efa"

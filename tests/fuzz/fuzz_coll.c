@@ -62,7 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FZ_FAIL("auto picked nvls across domains");
       if (r.algo == POD_ALGO_NVLS_TREE && one_domain)
         FZ_FAIL("auto picked nvls_tree in one domain");
-      if (r.algo == POD_ALGO_COLLNET && (!c.system.sharp || one_domain))
+      if ((r.algo == POD_ALGO_COLLNET || r.algo == POD_ALGO_COLLNET_CHAIN) &&
+          (!c.system.sharp || one_domain))
         FZ_FAIL("auto picked collnet without SHARP or in one domain");
     }
   } else if (e.msg[0] == '\0') {

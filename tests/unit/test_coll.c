@@ -180,10 +180,10 @@ static void test_busbw_factors_and_names(void **state) {
 
 /* ---- model properties -------------------------------------------------- */
 
-static const pod_coll_algo ALGOS[] = {POD_ALGO_AUTO,      POD_ALGO_RING,
-                                      POD_ALGO_TREE,      POD_ALGO_NVLS,
-                                      POD_ALGO_DIRECT,    POD_ALGO_HIERARCHICAL,
-                                      POD_ALGO_NVLS_TREE, POD_ALGO_COLLNET};
+static const pod_coll_algo ALGOS[] = {
+    POD_ALGO_AUTO,      POD_ALGO_RING,    POD_ALGO_TREE,
+    POD_ALGO_NVLS,      POD_ALGO_DIRECT,  POD_ALGO_HIERARCHICAL,
+    POD_ALGO_NVLS_TREE, POD_ALGO_COLLNET, POD_ALGO_COLLNET_CHAIN};
 
 /* Time never decreases with bytes, for every system, op, algorithm and
 ** placement the model accepts. */

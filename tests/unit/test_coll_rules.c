@@ -89,6 +89,79 @@ static void test_two_node_rule(void **state) {
   assert_int_equal(au.algo, POD_ALGO_RING);
 }
 
+/* NCCL's double binary tree over d ranks (src/graph/trees.cc, written
+** here from its description, not its code): tree A numbers the ranks
+** 0..d-1; rank 0 is the root with one child, the largest power of two
+** below d; any other rank x with lowest set bit b hangs below x - b +
+** 2b (x with bit b cleared and bit 2b set) or, when that is past the
+** end, below x - b; its children are x - b/2 and the first of x + b/2,
+** x + b/4, ... that exists.  Tree B is A mirrored (rank d-1-x) for even
+** d and shifted by one (x+1 mod d) for odd d.  Returns the busiest
+** rank's links (children + parent) over both trees, halved: the network
+** bytes per domain in units of S. */
+static int btree_parent(int d, int x) {
+  if (x == 0) return -1;
+  int b = x & -x, up = (x - b) | (b << 1);
+  return up < d ? up : x - b;
+}
+
+static double dtree_busiest(int d) {
+  double worst = 0.0;
+  for (int x = 0; x < d; x++) {
+    int links = 0;
+    for (int t = 0; t < 2; t++) {
+      /* x's label in tree t, and every other rank's */
+      int lx = t == 0 ? x : d % 2 ? (x - 1 + d) % d : d - 1 - x;
+      links += btree_parent(d, lx) >= 0;
+      for (int y = 0; y < d; y++) {
+        int ly = t == 0 ? y : d % 2 ? (y - 1 + d) % d : d - 1 - y;
+        links += y != x && btree_parent(d, ly) == lx;
+      }
+    }
+    if (links / 2.0 > worst) worst = links / 2.0;
+  }
+  return worst;
+}
+
+/* The tree's network bytes follow NCCL's trees: S at 2 domains, 1.5 S
+** at 3, 2 S from 4; at 3 domains NCCL's tuner still charges 2 S, so
+** auto keeps the ring although the tree runs faster (NVIDIA/nccl issue
+** 1801: GB200 partitions, tree busbw 1.2x the ring's). */
+static void test_tree_three_domains(void **state) {
+  (void)state;
+  pod_system s = slow_net();
+  s.nvls = 0;
+  s.nvls_eff = 0.0;
+  const double S = 64 * GIB; /* the fills vanish beside the bandwidth */
+  pod_coll_result t2 =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, S, POD_ALGO_TREE);
+  assert_close(dtree_busiest(2), 1.0, 1e-12);
+  assert_close(dtree_busiest(3), 1.5, 1e-12);
+  for (int d = 3; d <= 40; d++) {
+    pod_coll_result t =
+        eval_ok(&s, POD_COLL_ALL_REDUCE, 8 * d, 8, S, POD_ALGO_TREE);
+    assert_close(t.time_s / t2.time_s, dtree_busiest(d), 0.01);
+  }
+  pod_coll_result ring =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 24, 8, S, POD_ALGO_RING);
+  pod_coll_result tree =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 24, 8, S, POD_ALGO_TREE);
+  pod_coll_result au =
+      eval_ok(&s, POD_COLL_ALL_REDUCE, 24, 8, S, POD_ALGO_AUTO);
+  assert_true(tree.time_s < 0.8 * ring.time_s);
+  assert_int_equal(au.algo, POD_ALGO_RING);
+  assert_close(au.time_s, ring.time_s, 1e-12);
+  /* the NVLS-tree the same way: chosen by the tuner's 2 S */
+  pod_system n = slow_net();
+  pod_coll_result nt =
+      eval_ok(&n, POD_COLL_ALL_REDUCE, 24, 8, S, POD_ALGO_NVLS_TREE);
+  pod_coll_result n2 =
+      eval_ok(&n, POD_COLL_ALL_REDUCE, 16, 8, S, POD_ALGO_NVLS_TREE);
+  assert_close(nt.time_s / n2.time_s, 1.5, 0.01);
+  au = eval_ok(&n, POD_COLL_ALL_REDUCE, 24, 8, S, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_RING);
+}
+
 /* auto never picks an algorithm NCCL lacks (hierarchical), NVLS never
 ** across domains, NVLS-tree and CollNet never inside one. */
 static void test_auto_is_ncclish(void **state) {
@@ -110,8 +183,12 @@ static void test_auto_is_ncclish(void **state) {
             if (d == 1) {
               assert_int_not_equal(a.algo, POD_ALGO_NVLS_TREE);
               assert_int_not_equal(a.algo, POD_ALGO_COLLNET);
+              assert_int_not_equal(a.algo, POD_ALGO_COLLNET_CHAIN);
             }
-            if (!sharp) assert_int_not_equal(a.algo, POD_ALGO_COLLNET);
+            if (!sharp) {
+              assert_int_not_equal(a.algo, POD_ALGO_COLLNET);
+              assert_int_not_equal(a.algo, POD_ALGO_COLLNET_CHAIN);
+            }
             if (op != POD_COLL_ALL_REDUCE && op != POD_COLL_ALL_TO_ALL)
               assert_int_equal(a.algo, POD_ALGO_RING);
           }
@@ -140,9 +217,30 @@ static void test_collnet_with_sharp(void **state) {
   pod_coll_result au =
       eval_ok(&s, POD_COLL_ALL_REDUCE, 512, 8, S, POD_ALGO_AUTO);
   assert_int_equal(au.algo, POD_ALGO_COLLNET);
+  /* CollNetChain: the same network bytes, a chain inside the domain
+  ** (2 S per link each way, as the tree's chain, against CollNetDirect's
+  ** 2(r-1)/r S): NVLink-bound on a fast network */
+  pod_system fast = preset("hgx_h100");
+  fast.sharp = 1;
+  fast.nvls = 0;
+  fast.nvls_eff = 0.0;
+  pod_coll_result ch =
+      eval_ok(&fast, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_COLLNET_CHAIN);
+  pod_coll_result di =
+      eval_ok(&fast, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_COLLNET);
+  pod_coll_result tr =
+      eval_ok(&fast, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_TREE);
+  assert_close(ch.time_s / di.time_s, 2.0 / 1.75, 0.02);
+  assert_true(ch.time_s < tr.time_s); /* the tree also moves 2 S each way
+                                      ** on the network */
+  au = eval_ok(&fast, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_COLLNET);
   s.sharp = 0;
   au = eval_ok(&s, POD_COLL_ALL_REDUCE, 512, 8, S, POD_ALGO_AUTO);
   assert_int_not_equal(au.algo, POD_ALGO_COLLNET);
+  assert_true(pod_coll_eval(&s, POD_COLL_ALL_REDUCE,
+                            &(pod_coll_args){512, 8, S, POD_ALGO_COLLNET_CHAIN},
+                            &au, NULL) == POD_ENOTSUP);
 }
 
 /* Channels, not domain size, set how many NICs a collective drives: a
@@ -313,6 +411,7 @@ static void test_msg_overhead(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_two_node_rule),
+      cmocka_unit_test(test_tree_three_domains),
       cmocka_unit_test(test_auto_is_ncclish),
       cmocka_unit_test(test_collnet_with_sharp),
       cmocka_unit_test(test_channels_set_nics),

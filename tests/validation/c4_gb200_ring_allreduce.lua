@@ -2,9 +2,11 @@
 -- ring all_reduce, in-place busbw by size.
 -- Source: Azure/AI-benchmarking-guide, ND GB200 v6 results.
 --
--- Prediction: NVLink5's achievable rate is NCCL's topology figure
--- (SM100_NVLINK_BW 40.1 GB/s x 18 links); latencies and the LL cap are
--- NCCL's tuning tables; the half size is the shared one fitted on C1.
+-- Prediction: NVLink5's achievable rate is the one fitted on a multi-node
+-- NVLink all-to-all (C12: 37.1 GB/s x 18 links; NCCL's topology figure
+-- SM100_NVLINK_BW 40.1 put these rows 6-9% high); latencies and the LL
+-- cap are NCCL's tuning tables; the half size is the shared one fitted on
+-- C1.
 -- Tolerances: busbw within 15% at 128 MiB and above, times within 30% below.
 local sys = podsim.systems.gb200_nvl72
 local n = 4

@@ -36,9 +36,9 @@ local b3 = run("hgx_b300", {pp = 8, ep = 8, microbatch = 2, uneven = true},
   {base = "megatron_bridge_26_04", dispatcher = "alltoall"})
 local h = run("hgx_h100", {tp = 2, pp = 8, vp = 4, ep = 32, microbatch = 1, uneven = true},
   {base = "megatron_bridge_26_04", dispatcher = "alltoall", a2a_overlap = true}, "current")
-local function tok(name, pub, r)
+local function tok(name, pub, r, miss)
   podsim.check{id = "T16", name = name, published = pub, value = r.tokens_per_s_per_gpu,
-    unit = "tok/s/GPU", tol_rel = 0.15, fit = false, source = src}
+    unit = "tok/s/GPU", tol_rel = 0.15, fit = false, source = src, known_miss = miss}
 end
 tok("Qwen3-235B-A22B GB300 NVL72 256 GPUs tokens/s/GPU (26.04)", 6994, g3)
 tok("Qwen3-235B-A22B GB200 NVL72 256 GPUs tokens/s/GPU (26.04)", 5672, g2)
