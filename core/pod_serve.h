@@ -98,6 +98,10 @@ typedef struct pod_serve_cfg {
                             launches under CUDA graphs, synchronisation) */
   double mem_reserve_gb; /* CUDA context, activations, allocator slack */
   double kv_frac;        /* share of free HBM the KV cache may use */
+  double host_GBps;      /* host-to-GPU bandwidth per GPU for prefill
+                            weights that do not fit in HBM (offloaded,
+                            prefetched layer by layer); 0: no offload,
+                            the weights must fit */
 } pod_serve_cfg;
 
 typedef struct pod_serve_memory {
@@ -130,6 +134,8 @@ typedef struct pod_serve_pass {
   double overhead; /* per-layer fixed cost */
   double kv_out;   /* KV shipping beyond the pass (disaggregated, NIC-
                       bound passes only) */
+  double offload;  /* weight streaming from host memory beyond the
+                      pass (host_GBps-bound passes only) */
   double total;
 } pod_serve_pass;
 
@@ -152,6 +158,10 @@ typedef struct pod_serve_result {
   double kv_gb_per_seq;      /* at input + output tokens */
   double experts_touched;    /* distinct experts read per GPU
                                 per MoE layer per step */
+  double clock;              /* sustained fraction of the boost clock
+                                under the board power limit */
+  double offload_gb;         /* prefill weights streamed from host per
+                                GPU per pass */
   /* both phases */
   double output_tokens_per_s_per_gpu; /* requests' output over all GPUs
                                          (prefill share included) */

@@ -35,7 +35,27 @@
 **  - mem_reserve_gb 8 (CUDA context, activations and buffers of the
 **    serving engines; vLLM/SGLang leave ~10% of HBM unused by default:
 **    gpu_memory_utilization 0.9 / mem_fraction_static 0.8-0.9) and
-**    kv_frac 0.9 of what is left.
+**    kv_frac 0.9 of what is left;
+**  - sustained clock: Blackwell GPUs (those with fp4 tensor cores) run
+**    dense GEMMs below their boost clock under the board power limit; the
+**    rule and its reference are the training model's (core/train_sw.c,
+**    BLACKWELL_REF_W: GB300's 5 PF fp8 at 1,400 W holds its boost, a
+**    SKU sustains min(1, P_limit / (1400 W x fp8 peak / 5 PF)): GB200 at
+**    1,200 W 0.857, B200 at 1,000 W 0.794).  Hopper keeps 1: its
+**    efficiencies were fitted on throttled parts (FlashMLA's deep-dive,
+**    deepseek-ai/FlashMLA docs/20250422-new-kernel-deep-dive.md, puts the
+**    H800's practical peak at ~865 of 990 TFLOP/s for that reason);
+**  - attention on the KV cache's tensor cores: with an fp8 KV cache the
+**    attention kernels read fp8 and multiply on fp8 tensor cores (LMSYS
+**    blog 2025-09-25, GB200 part II: "allows faster Tensor Core
+**    instructions"; their attention kernel ran 1.8x faster than bf16),
+**    so the attention peak is the GPU's fp8 peak at the same eff_attn;
+**  - host_GBps (0: off): prefill weights beyond what HBM holds after the
+**    reserve stay in host memory and are prefetched layer by layer each
+**    pass (SGLang on GB200, same blog: 4-GPU fp8 and 2-GPU fp4 prefill
+**    instances offload over NVLink-C2C, 900 GB/s bidirectional per Grace,
+**    which two GPUs share: 225 GB/s per GPU per direction); a pass takes
+**    at least the time to stream them.
 */
 #include "pod_serve.h"
 
@@ -49,6 +69,9 @@
 #define OVERLAP 0.0
 #define EP_LL_US 34.0
 #define EP_LL_UP_US 19.0
+/* Sustained-clock reference (see the header comment; core/train_sw.c). */
+#define CLOCK_REF_W 1400.0
+#define CLOCK_REF_FP8_TF 5000.0
 
 const char *const pod_serve_ep_kernel_names[] = {"deepep_ll", "nccl", NULL};
 
@@ -76,6 +99,7 @@ void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->layer_us = 8.0;
   c->mem_reserve_gb = 8.0;
   c->kv_frac = 0.9;
+  c->host_GBps = 0.0;
 }
 
 void pod_serve_cfg_init(pod_serve_cfg *c) {
@@ -217,6 +241,7 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
   if ((rc = check_num(c->mem_reserve_gb, 0, 1e6, 0, "mem_reserve_gb", err)))
     return rc;
   if ((rc = check_num(c->kv_frac, 0, 1, 1, "kv_frac", err))) return rc;
+  if ((rc = check_num(c->host_GBps, 0, 1e6, 0, "host_GBps", err))) return rc;
   lay l;
   if ((rc = resolve(&c->model, c->gpus, &c->parallel, c->redundant_experts,
                     "parallel.", &l, err)))
@@ -245,7 +270,17 @@ typedef struct shape {
   double peak, peak_attn; /* FLOP/s */
   double hbm;             /* B/s achieved */
   double eff_gemm;
+  double clock; /* sustained fraction of the boost clock */
 } shape;
+
+/* Sustained fraction of the boost clock under the board power limit
+** (Blackwell: GPUs with fp4 tensor cores; see the header comment). */
+static double sustained_clock(const pod_gpu *g) {
+  if (g->fp4_tflops <= 0.0 || g->power_w <= 0.0 || g->fp8_tflops <= 0.0)
+    return 1.0;
+  double need = CLOCK_REF_W * g->fp8_tflops / CLOCK_REF_FP8_TF;
+  return g->power_w >= need ? 1.0 : g->power_w / need;
+}
 
 static int mk_shape(const pod_serve_cfg *c, shape *s, pod_err *err) {
   const pod_model *m = &c->model;
@@ -269,8 +304,13 @@ static int mk_shape(const pod_serve_cfg *c, shape *s, pod_err *err) {
   }
   s->dqk_pre = pod_model_qk_dim(m);
   s->dv_pre = pod_model_v_dim(m);
-  s->peak = pod_train_peak_tflops(&c->system.gpu, c->dtype) * 1e12;
-  s->peak_attn = c->system.gpu.bf16_tflops * 1e12 * c->eff_attn;
+  const pod_gpu *g = &c->system.gpu;
+  s->clock = sustained_clock(g);
+  s->peak = pod_train_peak_tflops(g, c->dtype) * 1e12 * s->clock;
+  double attn_tf = c->kv_dtype == POD_DTYPE_FP8 && g->fp8_tflops > 0.0
+                       ? g->fp8_tflops
+                       : g->bf16_tflops;
+  s->peak_attn = attn_tf * 1e12 * c->eff_attn * s->clock;
   s->hbm = c->system.gpu.hbm_TBps * 1e12 * c->eff_hbm;
   s->eff_gemm = c->eff_gemm;
   if (s->eff_gemm <= 0.0) {
@@ -614,9 +654,16 @@ int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err) {
   if ((rc = fit_batch(c, &s, &ld, o, err))) return rc;
   double wp = weights_per_gpu(c, &s, &lp);
   o->memory.prefill_weights_gb = wp / 1e9;
-  if (wp + c->mem_reserve_gb * 1e9 > c->system.gpu.hbm_gb * 1e9)
-    return FAIL("prefill.gpus", "weights need %.1f GB per GPU on %d GPUs",
-                wp / 1e9, lp.n);
+  double over = wp + c->mem_reserve_gb * 1e9 - c->system.gpu.hbm_gb * 1e9;
+  if (over > 0.0 && (c->host_GBps <= 0.0 || over >= wp))
+    return FAIL(c->host_GBps > 0.0 ? "mem_reserve_gb" : "prefill.gpus",
+                "weights need %.1f GB per GPU on %d GPUs; %.1f GB HBM less "
+                "%.1f GB reserve%s",
+                wp / 1e9, lp.n, c->system.gpu.hbm_gb, c->mem_reserve_gb,
+                c->host_GBps > 0.0 ? " leaves no room for resident weights"
+                                   : " (set host_GBps to offload)");
+  o->offload_gb = over > 0.0 ? over / 1e9 : 0.0;
+  o->clock = s.clock;
   o->kv_bytes_per_token = s.kv_tok_layer * c->model.layers;
   o->kv_gb_per_seq =
       o->kv_bytes_per_token * (c->input_tokens + c->output_tokens) / 1e9;
@@ -649,6 +696,15 @@ int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err) {
     if (per_pass / nic > pass) {
       o->pass.kv_out = per_pass / nic - pass;
       pass = per_pass / nic;
+    }
+  }
+  if (o->offload_gb > 0.0) {
+    /* offloaded layers are prefetched under the pass; it waits for them
+    ** when the host link is slower than the pass */
+    double t_off = o->offload_gb * 1e9 / (c->host_GBps * 1e9);
+    if (t_off > pass) {
+      o->pass.offload = t_off - pass;
+      pass = t_off;
     }
   }
   o->prefill_tokens_per_s_per_gpu =

@@ -113,6 +113,7 @@ static const lpod_field cfg_fields[] = {
     CF(layer_us, LPOD_DOUBLE, 0, 1e6, "us per layer per step"),
     CF(mem_reserve_gb, LPOD_DOUBLE, 0, 1e6, "GB"),
     CF(kv_frac, LPOD_DOUBLE, 0, 1, "share of free HBM for KV"),
+    CF(host_GBps, LPOD_DOUBLE, 0, 1e6, "GB/s per GPU, prefill offload"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_serve_cfg_type = {"podsim.serve_cfg",
@@ -187,6 +188,8 @@ void lserve_push_result(lua_State *L, const pod_serve_cfg *c,
   setnum(L, "kv_bytes_per_token", r->kv_bytes_per_token);
   setnum(L, "kv_gb_per_seq", r->kv_gb_per_seq);
   setnum(L, "experts_touched", r->experts_touched);
+  setnum(L, "clock", r->clock);
+  setnum(L, "offload_gb", r->offload_gb);
   setnum(L, "output_tokens_per_s_per_gpu", r->output_tokens_per_s_per_gpu);
   setnum(L, "requests_per_s_per_gpu", r->requests_per_s_per_gpu);
   setnum(L, "prefill_gpu_share", r->prefill_gpu_share);
@@ -218,6 +221,7 @@ void lserve_push_result(lua_State *L, const pod_serve_cfg *c,
   setnum(L, "comm", ps->comm);
   setnum(L, "overhead", ps->overhead);
   setnum(L, "kv_out", ps->kv_out);
+  setnum(L, "offload", ps->offload);
   setnum(L, "total", ps->total);
   lua_setfield(L, -2, "pass");
   lpod_push(L, &lpod_serve_cfg_type, c);

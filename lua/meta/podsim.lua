@@ -764,6 +764,7 @@ function podsim.search(args) end
 ---@field layer_us? number us fixed cost per layer per decode step (8)
 ---@field mem_reserve_gb? number GB per GPU for context, activations, slack (8)
 ---@field kv_frac? number share of free HBM the KV cache may use (0.9)
+---@field host_GBps? number GB/s per GPU from host memory for prefill weights that do not fit in HBM (0: no offload)
 
 ---A serving layout as used (in `podsim.ServeConfig`).
 ---@class podsim.ServeParallel
@@ -808,6 +809,7 @@ function podsim.search(args) end
 ---@field layer_us number
 ---@field mem_reserve_gb number
 ---@field kv_frac number
+---@field host_GBps number
 
 ---GB per GPU.
 ---@class podsim.ServeMemory
@@ -836,6 +838,7 @@ function podsim.search(args) end
 ---@field comm number EP all-to-all + TP all-reduce (exposed)
 ---@field overhead number per-layer fixed cost
 ---@field kv_out number KV shipping beyond the pass (disaggregated, NIC-bound)
+---@field offload number weight streaming from host beyond the pass (host_GBps-bound)
 ---@field total number
 
 ---@class podsim.ServeResult
@@ -853,6 +856,8 @@ function podsim.search(args) end
 ---@field kv_bytes_per_token number all layers, one copy
 ---@field kv_gb_per_seq number at input + output tokens
 ---@field experts_touched number distinct experts read per GPU per MoE layer per step
+---@field clock number sustained fraction of the boost clock under the power limit (Blackwell < 1)
+---@field offload_gb number prefill weights streamed from host per GPU per pass
 ---@field output_tokens_per_s_per_gpu number both phases, prefill GPUs counted
 ---@field requests_per_s_per_gpu number
 ---@field prefill_gpu_share number GPU-time share in prefill (pool ratio when disaggregated)
