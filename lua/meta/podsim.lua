@@ -997,6 +997,7 @@ function podsim.ep_time(args) end
 ---@field step_s number
 ---@field rollout_s number generation incl. prompt prefill and tail
 ---@field tail_s number of rollout_s: waiting for the longest response
+---@field split_s number of rollout_s: the slowest instance's extra work under the static split
 ---@field score_s number ref / old-logprob / reward / critic forwards and reward_s
 ---@field train_s number optimizer steps
 ---@field sync_s number weight sync incl. offload/reload
