@@ -47,6 +47,11 @@ typedef enum pod_serve_ep_kernel {
   POD_SERVE_EP_NCCL       /* NCCL all-to-all (pod_coll_eval) */
 } pod_serve_ep_kernel;
 
+/* dense_dtype: as dtype.  Names "bf16", "fp8", "fp4", "same" (indexed by
+** pod_dtype, then POD_SERVE_DTYPE_SAME), NULL-terminated. */
+#define POD_SERVE_DTYPE_SAME 3
+extern const char *const pod_serve_dtype_names[];
+
 /* Layout of one instance.  0 means: tp 1, pp 1, dp_attn gpus/(tp pp),
 ** ep gpus/pp for MoE (1 for dense); etp = gpus / (pp ep). */
 typedef struct pod_serve_par {
@@ -67,6 +72,8 @@ typedef struct pod_serve_cfg {
   int gpus;           /* GPUs of the (decode) instance */
   pod_dtype dtype;    /* weights and GEMMs */
   pod_dtype kv_dtype; /* KV cache elements (bf16 or fp8) */
+  int dense_dtype;    /* dense GEMMs' dtype (pod_dtype), or
+                         POD_SERVE_DTYPE_SAME: dtype */
   pod_serve_par parallel;
   int batch;            /* sequences decoding at once per instance;
                            0 = the largest that fits */
@@ -85,7 +92,9 @@ typedef struct pod_serve_cfg {
   /* Physical parameters (pod_serve_cfg_defaults; a study samples them). */
   double eff_gemm;       /* fraction of dtype peak in GEMMs (<= 0: the
                             training table for the GPU and dtype) */
-  double eff_attn;       /* fraction of bf16 peak in attention kernels */
+  double eff_attn;       /* fraction of the attention peak (bf16, or fp8
+                            with an fp8 KV cache) in attention kernels;
+                            <= 0: the per-generation table (serve.c) */
   double eff_hbm;        /* fraction of HBM bandwidth, memory-bound parts */
   double overlap;        /* with two_batch_overlap: share of the smaller
                             of compute and communication that the other
@@ -178,7 +187,8 @@ typedef struct pod_serve_result {
 /* Fill the physical parameters with their shared defaults. */
 void pod_serve_cfg_defaults(pod_serve_cfg *c);
 
-/* A ready config ("default" preset): defaults plus fp8 weights, bf16 KV,
+/* A ready config ("default" preset): defaults plus fp8 weights (dense
+** dtype "same"), bf16 KV,
 ** layout all 0 (derived), batch 0, 1000 in / 1000 out tokens, no prefix
 ** cache, colocated, 16384 prefill tokens per GPU, no spec decoding,
 ** DeepEP low-latency, no two-batch overlap.  system/model/gpus to set. */

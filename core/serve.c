@@ -2,8 +2,24 @@
 ** serve.c: the serving model (pod_serve.h).
 **
 ** Sources of the shared physical defaults:
-**  - eff_attn 0.67: FlashMLA (deepseek-ai/FlashMLA README) reaches 660
-**    TFLOP/s compute-bound on H800 SXM5 (989 bf16 dense peak);
+**  - attention efficiency (eff_attn 0: these, as fractions of the
+**    nominal peak; measured kernels include their clocks), all from the
+**    deepseek-ai/FlashMLA README (commit of 2025-09-29 and later):
+**     - Hopper and older, decode and prefill, ATTN_HOPPER 0.67: the dense
+**       MLA decoding kernel reaches 660 TFLOP/s compute-bound on H800
+**       SXM5 (989 bf16 dense peak);
+**     - Blackwell decode, ATTN_DEC_BW 0.25: no dense MLA decoding number
+**       is published for Blackwell; FlashMLA's token-level sparse MLA
+**       decoding kernel (fp8 KV cache) reaches 410 TFLOP/s on H800 and
+**       "up to 350 TFlops on B200 (which is not really optimized yet)",
+**       0.156 of the B200's 2,250 against 0.415 on H800.  podsim takes the
+**       dense Blackwell decode kernels of that year (CUTLASS MLA, TRT-LLM
+**       MLA in SGLang) to share that ratio: 0.67 x 0.156 / 0.415.  An
+**       anchor by analogy, not a fit; S4's decode rows test it.  Sample
+**       it in studies of later software;
+**     - Blackwell prefill, ATTN_PRE_BW 0.649: the SM100 dense MHA prefill
+**       kernel reaches up to 1,460 TFLOP/s forward on B200 ("as reported
+**       by NVIDIA"), 1460 / 2250;
 **  - eff_hbm 0.85: the same README reports up to 3000 GB/s memory-bound
 **    of the H800's 3350 GB/s (0.90) for its attention kernel; weight reads
 **    of small decode GEMMs reach less, so 0.85 for all memory-bound parts;
@@ -36,6 +52,11 @@
 **    serving engines; vLLM/SGLang leave ~10% of HBM unused by default:
 **    gpu_memory_utilization 0.9 / mem_fraction_static 0.8-0.9) and
 **    kv_frac 0.9 of what is left;
+**  - dense_dtype ("same": dtype): the dtype of the dense GEMMs
+**    (attention projections, dense MLPs, shared experts, head) when it
+**    differs from the routed experts' (SGLang's "NVFP4 MoE" keeps the
+**    attention GEMMs in fp8, LMSYS 2025-09-25); dispatch moves tokens in
+**    the experts' dtype;
 **  - sustained clock: Blackwell GPUs (those with fp4 tensor cores) run
 **    dense GEMMs below their boost clock under the board power limit; the
 **    rule and its reference are the training model's (core/train_sw.c,
@@ -49,7 +70,7 @@
 **    attention kernels read fp8 and multiply on fp8 tensor cores (LMSYS
 **    blog 2025-09-25, GB200 part II: "allows faster Tensor Core
 **    instructions"; their attention kernel ran 1.8x faster than bf16),
-**    so the attention peak is the GPU's fp8 peak at the same eff_attn;
+**    so the attention peak is the GPU's fp8 peak at the same efficiency;
 **  - host_GBps (0: off): prefill weights beyond what HBM holds after the
 **    reserve stay in host memory and are prefetched layer by layer each
 **    pass (SGLang on GB200, same blog: 4-GPU fp8 and 2-GPU fp4 prefill
@@ -72,6 +93,13 @@
 /* Sustained-clock reference (see the header comment; core/train_sw.c). */
 #define CLOCK_REF_W 1400.0
 #define CLOCK_REF_FP8_TF 5000.0
+/* Attention kernels, fraction of the nominal peak (see the header). */
+#define ATTN_HOPPER 0.67
+#define ATTN_DEC_BW (ATTN_HOPPER * (350.0 / 2250.0) / (410.0 / 989.0))
+#define ATTN_PRE_BW (1460.0 / 2250.0)
+
+const char *const pod_serve_dtype_names[] = {"bf16", "fp8", "fp4", "same",
+                                             NULL};
 
 const char *const pod_serve_ep_kernel_names[] = {"deepep_ll", "nccl", NULL};
 
@@ -91,7 +119,7 @@ int pod_serve_ep_kernel_parse(const char *name, int *out) {
 
 void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->eff_gemm = 0.0;
-  c->eff_attn = 0.67;
+  c->eff_attn = 0.0;
   c->eff_hbm = 0.85;
   c->overlap = OVERLAP;
   c->ep_ll_us = EP_LL_US;
@@ -106,6 +134,7 @@ void pod_serve_cfg_init(pod_serve_cfg *c) {
   memset(c, 0, sizeof *c);
   c->dtype = POD_DTYPE_FP8;
   c->kv_dtype = POD_DTYPE_BF16;
+  c->dense_dtype = POD_SERVE_DTYPE_SAME;
   c->input_tokens = 1000.0;
   c->output_tokens = 1000.0;
   c->prefill_tokens = 16384.0;
@@ -231,7 +260,14 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
   if (c->ep_kernel < 0 || c->ep_kernel > POD_SERVE_EP_NCCL)
     return FAIL("ep_kernel", "unknown kernel %d", c->ep_kernel);
   if ((rc = check_num(c->eff_gemm, -1, 1, 0, "eff_gemm", err))) return rc;
-  if ((rc = check_num(c->eff_attn, 0, 1, 1, "eff_attn", err))) return rc;
+  if ((rc = check_num(c->eff_attn, 0, 1, 0, "eff_attn", err))) return rc;
+  if (c->dense_dtype < POD_DTYPE_BF16 || c->dense_dtype > POD_SERVE_DTYPE_SAME)
+    return FAIL("dense_dtype", "unknown dtype %d", c->dense_dtype);
+  if (c->dense_dtype != POD_SERVE_DTYPE_SAME &&
+      pod_train_peak_tflops(&c->system.gpu, (pod_dtype)c->dense_dtype) <= 0.0)
+    return FAIL("dense_dtype", "%s has no peak on %s",
+                pod_train_dtype_name((pod_dtype)c->dense_dtype),
+                c->system.gpu.name);
   if ((rc = check_num(c->eff_hbm, 0, 1, 1, "eff_hbm", err))) return rc;
   if ((rc = check_num(c->overlap, 0, 1, 0, "overlap", err))) return rc;
   if ((rc = check_num(c->ep_ll_us, 0, 1e6, 0, "ep_ll_us", err))) return rc;
@@ -261,32 +297,58 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
 
 typedef struct shape {
   pod_model_params p;
-  double wb, kvb;         /* bytes per weight, per KV element */
-  double dense;           /* non-expert weights incl. embedding and head */
-  double dense_gemm;      /* weights a token multiplies: layers + head */
-  double kv_tok_layer;    /* KV bytes per token per layer (one copy) */
-  double dqk_dec, dv_dec; /* decode attention dims (MLA absorbed) */
-  double dqk_pre, dv_pre; /* prefill attention dims */
-  double peak, peak_attn; /* FLOP/s */
-  double hbm;             /* B/s achieved */
-  double eff_gemm;
-  double clock; /* sustained fraction of the boost clock */
+  double wb, wb_d, kvb;      /* bytes per expert weight, dense weight, KV
+                                element */
+  double dense;              /* non-expert weights incl. embedding and head */
+  double dense_gemm;         /* weights a token multiplies: layers + head */
+  double kv_tok_layer;       /* KV bytes per token per layer (one copy) */
+  double dqk_dec, dv_dec;    /* decode attention dims (MLA absorbed) */
+  double dqk_pre, dv_pre;    /* prefill attention dims */
+  double rate_e, rate_d;     /* achieved GEMM FLOP/s: experts, dense */
+  double attn_dec, attn_pre; /* achieved attention FLOP/s */
+  double disp_b;             /* bytes per hidden element dispatched */
+  double hbm;                /* B/s achieved */
+  double clock;              /* sustained fraction of the boost clock */
 } shape;
 
+/* Blackwell: the GPUs with fp4 tensor cores. */
+static int blackwell(const pod_gpu *g) {
+  return g->fp4_tflops > 0.0;
+}
+
 /* Sustained fraction of the boost clock under the board power limit
-** (Blackwell: GPUs with fp4 tensor cores; see the header comment). */
+** (Blackwell; see the header comment). */
 static double sustained_clock(const pod_gpu *g) {
-  if (g->fp4_tflops <= 0.0 || g->power_w <= 0.0 || g->fp8_tflops <= 0.0)
-    return 1.0;
+  if (!blackwell(g) || g->power_w <= 0.0 || g->fp8_tflops <= 0.0) return 1.0;
   double need = CLOCK_REF_W * g->fp8_tflops / CLOCK_REF_FP8_TF;
   return g->power_w >= need ? 1.0 : g->power_w / need;
 }
 
+/* Achieved GEMM FLOP/s in dtype d: eff_gemm, or the training table with
+** its shape roll-off eff h / (h + k_half) (as pod_train_eval's GEMMs),
+** at the sustained clock. */
+static int gemm_rate(const pod_serve_cfg *c, pod_dtype d, double clock,
+                     double *rate, pod_err *err) {
+  double eff = c->eff_gemm, kh = 0.0;
+  if (eff <= 0.0) {
+    int rc = pod_train_default_eff(&c->system.gpu, d, &eff, NULL, &kh, err);
+    if (rc != POD_OK) return rc;
+    if (kh > 0.0) eff *= c->model.hidden / (c->model.hidden + kh);
+  }
+  *rate = pod_train_peak_tflops(&c->system.gpu, d) * 1e12 * eff * clock;
+  return POD_OK;
+}
+
 static int mk_shape(const pod_serve_cfg *c, shape *s, pod_err *err) {
   const pod_model *m = &c->model;
+  pod_dtype dd = c->dense_dtype == POD_SERVE_DTYPE_SAME
+                     ? c->dtype
+                     : (pod_dtype)c->dense_dtype;
   pod_model_params_count(m, &s->p);
   s->wb = dtype_bytes(c->dtype);
+  s->wb_d = dtype_bytes(dd);
   s->kvb = dtype_bytes(c->kv_dtype);
+  s->disp_b = c->dtype == POD_DTYPE_FP8 ? 1.0 + 4.0 / 128.0 : s->wb;
   s->dense = s->p.layers_dense + s->p.embedding + s->p.head;
   s->dense_gemm = s->p.layers_dense + (double)m->vocab * m->hidden;
   int hd = m->head_dim > 0 ? m->head_dim : m->hidden / m->heads;
@@ -306,22 +368,20 @@ static int mk_shape(const pod_serve_cfg *c, shape *s, pod_err *err) {
   s->dv_pre = pod_model_v_dim(m);
   const pod_gpu *g = &c->system.gpu;
   s->clock = sustained_clock(g);
-  s->peak = pod_train_peak_tflops(g, c->dtype) * 1e12 * s->clock;
+  int rc = gemm_rate(c, c->dtype, s->clock, &s->rate_e, err);
+  if (rc == POD_OK) rc = gemm_rate(c, dd, s->clock, &s->rate_d, err);
+  if (rc != POD_OK) return rc;
+  /* attention: fractions of the nominal peak measured on each generation
+  ** (see ATTN_* above), on the KV cache's tensor cores */
   double attn_tf = c->kv_dtype == POD_DTYPE_FP8 && g->fp8_tflops > 0.0
                        ? g->fp8_tflops
                        : g->bf16_tflops;
-  s->peak_attn = attn_tf * 1e12 * c->eff_attn * s->clock;
+  int bw = blackwell(g);
+  double ed = c->eff_attn > 0.0 ? c->eff_attn : bw ? ATTN_DEC_BW : ATTN_HOPPER;
+  double ep = c->eff_attn > 0.0 ? c->eff_attn : bw ? ATTN_PRE_BW : ATTN_HOPPER;
+  s->attn_dec = attn_tf * 1e12 * ed;
+  s->attn_pre = attn_tf * 1e12 * ep;
   s->hbm = c->system.gpu.hbm_TBps * 1e12 * c->eff_hbm;
-  s->eff_gemm = c->eff_gemm;
-  if (s->eff_gemm <= 0.0) {
-    /* the training table and its shape roll-off eff h / (h + k_half),
-    ** the same as pod_train_eval's GEMMs */
-    double kh = 0.0;
-    int rc = pod_train_default_eff(&c->system.gpu, c->dtype, &s->eff_gemm, NULL,
-                                   &kh, err);
-    if (rc != POD_OK) return rc;
-    if (kh > 0.0) s->eff_gemm *= m->hidden / (m->hidden + kh);
-  }
   return POD_OK;
 }
 
@@ -333,7 +393,7 @@ static double roof(double flops, double peak, double bytes, double bw) {
 /* Weight bytes per GPU of an instance laid out as l. */
 static double weights_per_gpu(const pod_serve_cfg *c, const shape *s,
                               const lay *l) {
-  double w = s->dense * s->wb / l->tp;
+  double w = s->dense * s->wb_d / l->tp;
   if (c->model.experts > 0)
     w += s->p.layers_expert * s->wb *
          (double)(c->model.experts + c->redundant_experts) / c->model.experts /
@@ -449,11 +509,11 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
   double aflops =
       2.0 * ((double)m->heads / l->tp) * ctx * (s->dqk_dec + s->dv_dec) * tg;
   double abytes = sg * ctx * kv_per_gpu_token(c, s, l) / Ls;
-  st->attn = Ls * roof(aflops, s->peak_attn, abytes, s->hbm);
+  st->attn = Ls * roof(aflops, s->attn_dec, abytes, s->hbm);
   /* dense GEMMs */
   double dflops = 2.0 * tg * s->dense_gemm * frac / l->tp;
-  double dbytes = s->dense * s->wb * frac / l->tp;
-  st->dense = roof(dflops, s->peak * s->eff_gemm, dbytes, s->hbm);
+  double dbytes = s->dense * s->wb_d * frac / l->tp;
+  st->dense = roof(dflops, s->rate_d, dbytes, s->hbm);
   /* routed experts: all tokens of the stage share the EP group */
   *touched = 0.0;
   double moe_layers = s->p.moe_layers * frac;
@@ -465,11 +525,12 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
     *touched = pod_serve_experts_touched(phys, m->top_k, l->local, T);
     double eflops = 2.0 * to_gpu * s->p.expert / l->etp;
     double ebytes = *touched * s->p.expert * s->wb / l->etp;
-    st->expert =
-        moe_layers * roof(eflops, s->peak * s->eff_gemm, ebytes, s->hbm);
-    /* dispatch (fp8 with one fp32 scale per 128) and combine (bf16) */
+    st->expert = moe_layers * roof(eflops, s->rate_e, ebytes, s->hbm);
+    /* dispatch in the experts' dtype (fp8 with one fp32 scale per 128,
+    ** NVFP4 with its scales: DeepEP quantises before sending, LMSYS
+    ** 2025-09-25) and combine (bf16) */
     double per_gpu = T / ((double)l->ep * l->etp);
-    double disp = per_gpu * m->top_k * m->hidden * (1.0 + 4.0 / 128.0);
+    double disp = per_gpu * m->top_k * m->hidden * s->disp_b;
     double comb = per_gpu * m->top_k * m->hidden * 2.0;
     double td, tc;
     if (c->ep_kernel == POD_SERVE_EP_DEEPEP_LL) {
@@ -535,25 +596,26 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
   double tok = c->prefill_tokens; /* computed tokens per GPU */
   double hit = c->prefix_hit;
   double pos = c->input_tokens * (1.0 + hit) / 2.0; /* mean causal span */
-  double gemm = 2.0 * tok * s->dense_gemm;
+  double t_gemm = 2.0 * tok * s->dense_gemm / s->rate_d;
   if (m->experts > 0) {
     double imb = m->imbalance > 1.0 ? m->imbalance : 1.0;
-    gemm += 2.0 * tok * m->top_k * s->p.expert * s->p.moe_layers * imb;
+    t_gemm +=
+        2.0 * tok * m->top_k * s->p.expert * s->p.moe_layers * imb / s->rate_e;
   }
   double wbytes = weights_per_gpu(c, s, l);
   memset(ps, 0, sizeof *ps);
-  ps->gemm = roof(gemm, s->peak * s->eff_gemm, wbytes, s->hbm);
+  ps->gemm = roof(t_gemm, 1.0, wbytes, s->hbm);
   double aflops =
       2.0 * m->heads * m->layers * pos * (s->dqk_pre + s->dv_pre) * tok;
-  ps->attn = aflops / s->peak_attn;
+  ps->attn = aflops / s->attn_pre;
   ps->overhead = m->layers * c->layer_us * 1e-6;
   double t = ps->gemm + ps->attn + ps->overhead;
   double comm = 0.0, x;
   int rc;
   if (m->experts > 0 && l->ep > 1) {
     double row = m->hidden;
-    double disp = ep_normal(&c->system, l->ep, m->top_k, tok / l->etp,
-                            row * (1.0 + 4.0 / 128.0));
+    double disp =
+        ep_normal(&c->system, l->ep, m->top_k, tok / l->etp, row * s->disp_b);
     double comb =
         ep_normal(&c->system, l->ep, m->top_k, tok / l->etp, row * 2.0);
     comm += (disp + comb) * s->p.moe_layers;
@@ -654,14 +716,13 @@ int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err) {
   if ((rc = fit_batch(c, &s, &ld, o, err))) return rc;
   double wp = weights_per_gpu(c, &s, &lp);
   o->memory.prefill_weights_gb = wp / 1e9;
+  /* over < wp: the decode instance's fit already holds reserve < HBM */
   double over = wp + c->mem_reserve_gb * 1e9 - c->system.gpu.hbm_gb * 1e9;
-  if (over > 0.0 && (c->host_GBps <= 0.0 || over >= wp))
-    return FAIL(c->host_GBps > 0.0 ? "mem_reserve_gb" : "prefill.gpus",
+  if (over > 0.0 && c->host_GBps <= 0.0)
+    return FAIL("prefill.gpus",
                 "weights need %.1f GB per GPU on %d GPUs; %.1f GB HBM less "
-                "%.1f GB reserve%s",
-                wp / 1e9, lp.n, c->system.gpu.hbm_gb, c->mem_reserve_gb,
-                c->host_GBps > 0.0 ? " leaves no room for resident weights"
-                                   : " (set host_GBps to offload)");
+                "%.1f GB reserve (set host_GBps to offload)",
+                wp / 1e9, lp.n, c->system.gpu.hbm_gb, c->mem_reserve_gb);
   o->offload_gb = over > 0.0 ? over / 1e9 : 0.0;
   o->clock = s.clock;
   o->kv_bytes_per_token = s.kv_tok_layer * c->model.layers;

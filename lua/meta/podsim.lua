@@ -741,6 +741,7 @@ function podsim.search(args) end
 ---@field gpus integer GPUs of the (decode) instance
 ---@field dtype? podsim.Dtype weights and GEMMs (default fp8)
 ---@field kv_dtype? "bf16"|"fp8" KV cache elements (default bf16)
+---@field dense_dtype? "bf16"|"fp8"|"fp4"|"same" dense GEMMs (attention projections, dense MLPs, shared experts, head); "same" (default): dtype
 ---@field parallel? podsim.ServeParallelFields
 ---@field batch? integer sequences decoding at once per instance (0: the largest that fits)
 ---@field concurrency? integer the same as batch (give one)
@@ -756,7 +757,7 @@ function podsim.search(args) end
 ---@field ep_kernel? podsim.EpKernel decode dispatch/combine (deepep_ll)
 ---@field two_batch_overlap? boolean two micro-batches hide communication (false)
 ---@field eff_gemm? number fraction of dtype peak in GEMMs (<= 0: the training table)
----@field eff_attn? number fraction of bf16 peak in attention kernels (0.67)
+---@field eff_attn? number fraction of the attention peak (bf16; fp8 with an fp8 KV cache) in attention kernels (0: per generation, Hopper 0.67, Blackwell decode 0.25 / prefill 0.65)
 ---@field eff_hbm? number fraction of HBM bandwidth in memory-bound parts (0.85)
 ---@field overlap? number with two_batch_overlap: share of min(compute, comm) hidden (0, fitted on S2)
 ---@field ep_ll_us? number us fixed cost of one DeepEP low-latency dispatch or combine with network peers (34, fitted on S1)
@@ -787,6 +788,7 @@ function podsim.search(args) end
 ---@field gpus integer
 ---@field dtype podsim.Dtype
 ---@field kv_dtype podsim.Dtype
+---@field dense_dtype "bf16"|"fp8"|"fp4"|"same"
 ---@field parallel podsim.ServeParallel
 ---@field batch integer
 ---@field input_tokens number
