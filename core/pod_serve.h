@@ -107,6 +107,8 @@ typedef struct pod_serve_cfg {
                             launches under CUDA graphs, synchronisation) */
   double mem_reserve_gb; /* CUDA context, activations, allocator slack */
   double kv_frac;        /* share of free HBM the KV cache may use */
+  double ep_sms;         /* SMs DeepEP's normal kernels hold while they
+                            overlap prefill compute (two_batch_overlap) */
   double host_GBps;      /* host-to-GPU bandwidth per GPU for prefill
                             weights that do not fit in HBM (offloaded,
                             prefetched layer by layer); 0: no offload,
@@ -131,6 +133,8 @@ typedef struct pod_serve_step {
   double ep;       /* expert dispatch + combine (exposed) */
   double pp;       /* pipeline send/recv */
   double overhead; /* per-layer fixed cost */
+  double act;      /* memory-bound kernels between the GEMMs (norms,
+                      residuals, quantisation, permutes, activations) */
   double draft;    /* speculative drafts (MTP) */
   double total;    /* one decode step */
 } pod_serve_step;
@@ -141,6 +145,9 @@ typedef struct pod_serve_pass {
   double attn;     /* attention's quadratic term */
   double comm;     /* EP all-to-all + TP all-reduce (exposed) */
   double overhead; /* per-layer fixed cost */
+  double act;      /* memory-bound kernels between the GEMMs */
+  double ep_sm;    /* two-batch overlap: compute stretched by the SMs
+                      DeepEP's normal kernels hold */
   double kv_out;   /* KV shipping beyond the pass (disaggregated, NIC-
                       bound passes only) */
   double offload;  /* weight streaming from host memory beyond the

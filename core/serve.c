@@ -71,6 +71,27 @@
 **    blog 2025-09-25, GB200 part II: "allows faster Tensor Core
 **    instructions"; their attention kernel ran 1.8x faster than bf16),
 **    so the attention peak is the GPU's fp8 peak at the same efficiency;
+**  - memory-bound kernels between the GEMMs (step.act, pass.act): the
+**    activation bytes of the unfused data flow, read at eff_hbm: per
+**    token and block (attention, MLP) a norm with quantisation (read
+**    bf16, write the GEMM input) and a residual add (read two, write one
+**    bf16 row); per routed copy the permute into the grouped GEMM's
+**    layout (read and write the dispatched row), the gated activation
+**    (read gate and up in bf16, write the down GEMM's input) and the
+**    weighted unpermute (read the bf16 output row); the same activation
+**    for dense MLPs and shared experts.  Counted from the model's shapes,
+**    not fitted; SGLang fuses some of these (LMSYS 2025-09-25, "smaller
+**    kernels"), so it is an upper bound of the unfused traffic;
+**  - prefill with two_batch_overlap: DeepSeek's prefill profile
+**    (deepseek-ai/profile-data README: two micro-batches, all-to-all under
+**    the other micro-batch's compute) hides communication up to the
+**    compute time, while DeepEP's normal kernels hold ep_sms = 20 SMs
+**    (DeepSeek-V3 technical report, sec. 3.2.2: "only 20 SMs are
+**    sufficient to fully utilize the bandwidths of IB and NVLink") of the
+**    GPU's 132 (H100/H800) or 148 (B200/GB200): compute stretches by
+**    SMs / (SMs - ep_sms).  Checked on DeepSeek's profile (S3) and
+**    SGLang's perfect-EPLB prefill (S2); decode keeps `overlap` (S2 fit)
+**    since DeepEP's low-latency kernels hold no SMs;
 **  - host_GBps (0: off): prefill weights beyond what HBM holds after the
 **    reserve stay in host memory and are prefetched layer by layer each
 **    pass (SGLang on GB200, same blog: 4-GPU fp8 and 2-GPU fp4 prefill
@@ -93,6 +114,8 @@
 /* Sustained-clock reference (see the header comment; core/train_sw.c). */
 #define CLOCK_REF_W 1400.0
 #define CLOCK_REF_FP8_TF 5000.0
+/* SMs DeepEP's normal kernels hold in prefill (see the header). */
+#define EP_SMS 20.0
 /* Attention kernels, fraction of the nominal peak (see the header). */
 #define ATTN_HOPPER 0.67
 #define ATTN_DEC_BW (ATTN_HOPPER * (350.0 / 2250.0) / (410.0 / 989.0))
@@ -128,6 +151,7 @@ void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->mem_reserve_gb = 8.0;
   c->kv_frac = 0.9;
   c->host_GBps = 0.0;
+  c->ep_sms = EP_SMS;
 }
 
 void pod_serve_cfg_init(pod_serve_cfg *c) {
@@ -278,6 +302,7 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
     return rc;
   if ((rc = check_num(c->kv_frac, 0, 1, 1, "kv_frac", err))) return rc;
   if ((rc = check_num(c->host_GBps, 0, 1e6, 0, "host_GBps", err))) return rc;
+  if ((rc = check_num(c->ep_sms, 0, 100, 0, "ep_sms", err))) return rc;
   lay l;
   if ((rc = resolve(&c->model, c->gpus, &c->parallel, c->redundant_experts,
                     "parallel.", &l, err)))
@@ -314,6 +339,14 @@ typedef struct shape {
 /* Blackwell: the GPUs with fp4 tensor cores. */
 static int blackwell(const pod_gpu *g) {
   return g->fp4_tflops > 0.0;
+}
+
+/* Streaming multiprocessors per GPU by generation: B200 148 (NVIDIA
+** Blackwell architecture technical brief), H100/H800 SXM5 132 (NVIDIA
+** H100 whitepaper), A100 108; the presets' GPUs. */
+static double sm_count(const pod_gpu *g) {
+  if (blackwell(g)) return 148.0;
+  return g->fp8_tflops > 0.0 ? 132.0 : 108.0;
 }
 
 /* Sustained fraction of the boost clock under the board power limit
@@ -388,6 +421,23 @@ static int mk_shape(const pod_serve_cfg *c, shape *s, pod_err *err) {
 static double roof(double flops, double peak, double bytes, double bw) {
   double a = flops / peak, b = bytes / bw;
   return a > b ? a : b;
+}
+
+/* Activation bytes the memory-bound kernels between the GEMMs move (see
+** the header comment), per token of one block: norm + quantisation of
+** the block input and the residual add. */
+static double act_block(const pod_model *m, const shape *s) {
+  return (double)m->hidden * (2.0 + s->wb_d + 6.0);
+}
+
+/* ... per routed copy of a token (permute in, activation, unpermute out)
+** and per token of an MLP of width f (activation). */
+static double act_copy(const pod_model *m, const shape *s) {
+  return m->hidden * (2.0 * s->disp_b + 2.0) +
+         (double)m->expert_ffn * (4.0 + s->wb);
+}
+static double act_mlp(double f, double xb) {
+  return f * (4.0 + xb);
 }
 
 /* Weight bytes per GPU of an instance laid out as l. */
@@ -566,7 +616,20 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
     st->pp = t;
   }
   st->overhead = Ls * c->layer_us * 1e-6;
-  double compute = st->attn + st->dense + st->expert + st->overhead;
+  /* memory-bound kernels between the GEMMs */
+  double dl = Ls - moe_layers; /* dense-MLP layers of the stage */
+  double abytes_t =
+      tg * (Ls * 2.0 * act_block(m, s) + dl * act_mlp(m->ffn, s->wb_d));
+  if (m->experts > 0) {
+    double T = seqs * q;
+    double copies = T * m->top_k * (double)l->local /
+                    (m->experts + c->redundant_experts) / l->etp;
+    abytes_t += moe_layers * (copies * act_copy(m, s) +
+                              tg * m->shared_experts *
+                                  act_mlp(m->expert_ffn, s->wb_d) / l->tp);
+  }
+  st->act = abytes_t / s->hbm;
+  double compute = st->attn + st->dense + st->expert + st->overhead + st->act;
   if (c->spec_tokens > 0) {
     /* MTP drafts: one extra block per draft token, sequentially */
     int blocks = m->mtp_layers > 0 ? m->mtp_layers : 1;
@@ -609,7 +672,15 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
       2.0 * m->heads * m->layers * pos * (s->dqk_pre + s->dv_pre) * tok;
   ps->attn = aflops / s->attn_pre;
   ps->overhead = m->layers * c->layer_us * 1e-6;
-  double t = ps->gemm + ps->attn + ps->overhead;
+  /* memory-bound kernels between the GEMMs, per computed token */
+  double per_tok = m->layers * 2.0 * act_block(m, s) +
+                   (m->layers - s->p.moe_layers) * act_mlp(m->ffn, s->wb_d);
+  if (m->experts > 0)
+    per_tok +=
+        s->p.moe_layers * (m->top_k * act_copy(m, s) +
+                           m->shared_experts * act_mlp(m->expert_ffn, s->wb_d));
+  ps->act = tok * per_tok / l->tp / s->hbm;
+  double t = ps->gemm + ps->attn + ps->overhead + ps->act;
   double comm = 0.0, x;
   int rc;
   if (m->experts > 0 && l->ep > 1) {
@@ -626,10 +697,21 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
       return rc;
     comm += x * (m->layers + (m->layers - s->p.moe_layers)) / (double)l->tp;
   }
-  if (c->two_batch_overlap)
+  if (c->two_batch_overlap && m->experts > 0 && l->ep > 1) {
+    /* DeepSeek's prefill (profile-data): one micro-batch's all-to-all
+    ** runs under the other's compute, and DeepEP's normal kernels hold
+    ** ep_sms of the GPU's SMs meanwhile: compute stretches by SMs /
+    ** (SMs - ep_sms), communication shows only beyond it. */
+    double sms = sm_count(&c->system.gpu);
+    double f = c->ep_sms < sms ? sms / (sms - c->ep_sms) : sms;
+    ps->ep_sm = t * (f - 1.0);
+    t += ps->ep_sm;
+    ps->comm = comm > t ? comm - t : 0.0;
+  } else if (c->two_batch_overlap) {
     ps->comm = comm - c->overlap * (comm < t ? comm : t);
-  else
+  } else {
     ps->comm = comm;
+  }
   ps->total = t + ps->comm;
   return POD_OK;
 }

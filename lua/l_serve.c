@@ -116,6 +116,7 @@ static const lpod_field cfg_fields[] = {
     CF(mem_reserve_gb, LPOD_DOUBLE, 0, 1e6, "GB"),
     CF(kv_frac, LPOD_DOUBLE, 0, 1, "share of free HBM for KV"),
     CF(host_GBps, LPOD_DOUBLE, 0, 1e6, "GB/s per GPU, prefill offload"),
+    CF(ep_sms, LPOD_DOUBLE, 0, 100, "SMs of DeepEP normal kernels"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_serve_cfg_type = {"podsim.serve_cfg",
@@ -213,6 +214,7 @@ void lserve_push_result(lua_State *L, const pod_serve_cfg *c,
   setnum(L, "ep", s->ep);
   setnum(L, "pp", s->pp);
   setnum(L, "overhead", s->overhead);
+  setnum(L, "act", s->act);
   setnum(L, "draft", s->draft);
   setnum(L, "total", s->total);
   lua_setfield(L, -2, "step");
@@ -222,6 +224,8 @@ void lserve_push_result(lua_State *L, const pod_serve_cfg *c,
   setnum(L, "attn", ps->attn);
   setnum(L, "comm", ps->comm);
   setnum(L, "overhead", ps->overhead);
+  setnum(L, "act", ps->act);
+  setnum(L, "ep_sm", ps->ep_sm);
   setnum(L, "kv_out", ps->kv_out);
   setnum(L, "offload", ps->offload);
   setnum(L, "total", ps->total);

@@ -765,6 +765,7 @@ function podsim.search(args) end
 ---@field layer_us? number us fixed cost per layer per decode step (8)
 ---@field mem_reserve_gb? number GB per GPU for context, activations, slack (8)
 ---@field kv_frac? number share of free HBM the KV cache may use (0.9)
+---@field ep_sms? number SMs DeepEP's normal kernels hold while overlapping prefill compute (20)
 ---@field host_GBps? number GB/s per GPU from host memory for prefill weights that do not fit in HBM (0: no offload)
 
 ---A serving layout as used (in `podsim.ServeConfig`).
@@ -812,6 +813,7 @@ function podsim.search(args) end
 ---@field mem_reserve_gb number
 ---@field kv_frac number
 ---@field host_GBps number
+---@field ep_sms number
 
 ---GB per GPU.
 ---@class podsim.ServeMemory
@@ -830,6 +832,7 @@ function podsim.search(args) end
 ---@field ep number expert dispatch + combine (exposed)
 ---@field pp number pipeline send/recv
 ---@field overhead number per-layer fixed cost
+---@field act number memory-bound kernels between the GEMMs (norms, residuals, quantisation, permutes, activations)
 ---@field draft number speculative drafts (MTP)
 ---@field total number one decode step
 
@@ -839,6 +842,8 @@ function podsim.search(args) end
 ---@field attn number attention's quadratic term
 ---@field comm number EP all-to-all + TP all-reduce (exposed)
 ---@field overhead number per-layer fixed cost
+---@field act number memory-bound kernels between the GEMMs
+---@field ep_sm number two-batch overlap: compute stretched by the SMs DeepEP's normal kernels hold
 ---@field kv_out number KV shipping beyond the pass (disaggregated, NIC-bound)
 ---@field offload number weight streaming from host beyond the pass (host_GBps-bound)
 ---@field total number

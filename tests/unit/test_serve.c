@@ -89,7 +89,8 @@ static void test_decode_memory_bound(void **state) {
   assert_true(r.step.tp > 0.0);
   assert_near(r.step.total,
               r.step.attn + r.step.dense + r.step.expert + r.step.tp +
-                  r.step.ep + r.step.pp + r.step.overhead + r.step.draft,
+                  r.step.ep + r.step.pp + r.step.overhead + r.step.act +
+                  r.step.draft,
               1e-12);
   assert_near(r.tpot_s, r.step.total, 1e-15);
   assert_near(r.decode_tokens_per_s, 1.0 / r.tpot_s, 1e-9);
