@@ -26,7 +26,11 @@
 **    n x mean with a coefficient of variation cv / sqrt(n) (cv of one
 **    capped length); the step waits for the slowest of the I instances,
 **    E[max of I standard normals] (Blom's approximation, Phi^-1((I -
-**    0.375) / (I + 0.25))) deviations above the mean.  Not fitted.
+**    0.375) / (I + 0.25))) deviations above the mean.  Not fitted;
+**  - token-weighted context: decode costs s0 + s1 b per step with s1 at
+**    the mean context of the generated tokens, prompt + E[L^2]/(2 E[L])
+**    (see rollout_time), so sum over steps = s0 x steps + s1 x tokens
+**    holds for the KV reads of long-tailed responses.
 */
 #include "pod_rl.h"
 
@@ -289,15 +293,24 @@ typedef struct step_ctx {
   int inst;           /* rollout instances */
   double n_seq, mean, lmax;
   double split; /* slowest instance's work over the mean instance's */
+  double m2;    /* E[min(L, cap)^2] */
 } step_ctx;
 
 /* Generation: prompt prefill, then decode while the batch drains. */
 static int rollout_time(const pod_rl_cfg *c, const step_ctx *k,
                         pod_rl_result *o, pod_err *err) {
   pod_serve_cfg s = c->rollout;
-  s.input_tokens = c->input_tokens;
-  s.output_tokens = k->mean > 1.0 ? k->mean : 1.0;
   s.disaggregated = 0;
+  /* Decode at the token-weighted context: a sequence's token p reads
+  ** input + p of KV, so over all generated tokens the mean context is
+  ** input + E[L^2] / (2 E[L]) (not input + E[L] / 2), and under
+  ** continuous batching a sequence in flight holds that much KV on
+  ** average (length-biased: long responses occupy their slots longer).
+  ** podsim.serve reads input + output/2 and holds input + output, so one
+  ** output token at a shifted input gives both. */
+  double ctx = k->mean > 0.0 ? k->m2 / (2.0 * k->mean) : 0.0;
+  s.input_tokens = c->input_tokens + (ctx > 0.5 ? ctx - 0.5 : 0.0);
+  s.output_tokens = 1.0;
   double per_inst = k->n_seq / k->inst;
   int want = s.batch, maxb = 0;
   int rc = nested(pod_serve_max_batch(&s, &maxb, err), "rollout.", err);
@@ -338,8 +351,13 @@ static int rollout_time(const pod_rl_cfg *c, const step_ctx *k,
   }
   if (tail < 0.0) tail = 0.0;
   double prompts = (double)c->prompts / k->inst; /* samples share a prefix */
+  pod_serve_result pr;
+  s.input_tokens = c->input_tokens;
+  s.output_tokens = 1.0;
+  s.batch = 1;
+  if ((rc = nested(pod_serve_eval(&s, &pr, err), "rollout.", err))) return rc;
   double pre = prompts * c->input_tokens /
-               (o->serve.prefill_tokens_per_s_per_gpu * c->rollout.gpus);
+               (pr.prefill_tokens_per_s_per_gpu * c->rollout.gpus);
   o->rollout_s = pre + dec;
   o->tail_s = tail;
   o->split_s = split;
@@ -464,9 +482,10 @@ int pod_rl_eval(const pod_rl_cfg *c, pod_rl_result *o, pod_err *err) {
   k.n_seq = (double)c->prompts * c->samples;
   k.mean = pod_rl_expected_max(&c->response, 1.0, c->max_response);
   k.lmax = pod_rl_expected_max(&c->response, k.n_seq, c->max_response);
+  k.m2 = capped_m2(&c->response, c->max_response);
   k.split = 1.0;
   if (k.inst > 1 && !c->partial) {
-    double var = capped_m2(&c->response, c->max_response) - k.mean * k.mean;
+    double var = k.m2 - k.mean * k.mean;
     double cv = var > 0.0 ? sqrt(var) / k.mean : 0.0;
     k.split += normal_max(k.inst) * cv / sqrt(k.n_seq / k.inst);
   }
