@@ -209,6 +209,13 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err);
 ** POD_ENOTSUP (dtype without peak on the GPU) or a pod_coll_eval error. */
 int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *out, pod_err *err);
 
+/* The same for a config whose system and model already passed their
+** checks (a caller evaluating one deployment at several batches or
+** lengths, as pod_rl_eval does): skips re-validating them, checks the
+** rest. */
+int pod_serve_eval_checked(const pod_serve_cfg *c, pod_serve_result *out,
+                           pod_err *err);
+
 /* The largest batch that fits (what pod_serve_eval reports as max_batch),
 ** without timing anything.  Same errors as pod_serve_eval's memory part. */
 int pod_serve_max_batch(const pod_serve_cfg *c, int *max_batch, pod_err *err);

@@ -319,14 +319,15 @@ static int rollout_time(const pod_rl_cfg *c, const step_ctx *k,
   double b0 = per_inst < cap ? ceil(per_inst) : cap;
   if (b0 < 1) b0 = 1;
   s.batch = (int)b0;
-  if ((rc = nested(pod_serve_eval(&s, &o->serve, err), "rollout.", err)))
+  if ((rc =
+           nested(pod_serve_eval_checked(&s, &o->serve, err), "rollout.", err)))
     return rc;
   double t1 = o->serve.tpot_s * o->serve.tokens_per_step; /* one step */
   double s0 = t1, s1 = 0.0;
   if (b0 >= 2) {
     pod_serve_result half;
     s.batch = (int)(b0 / 2);
-    if ((rc = nested(pod_serve_eval(&s, &half, err), "rollout.", err)))
+    if ((rc = nested(pod_serve_eval_checked(&s, &half, err), "rollout.", err)))
       return rc;
     double t2 = half.tpot_s * half.tokens_per_step;
     s1 = (t1 - t2) / (b0 - s.batch);
@@ -355,7 +356,8 @@ static int rollout_time(const pod_rl_cfg *c, const step_ctx *k,
   s.input_tokens = c->input_tokens;
   s.output_tokens = 1.0;
   s.batch = 1;
-  if ((rc = nested(pod_serve_eval(&s, &pr, err), "rollout.", err))) return rc;
+  if ((rc = nested(pod_serve_eval_checked(&s, &pr, err), "rollout.", err)))
+    return rc;
   double pre = prompts * c->input_tokens /
                (pr.prefill_tokens_per_s_per_gpu * c->rollout.gpus);
   o->rollout_s = pre + dec;

@@ -251,10 +251,9 @@ static int check_num(double x, double lo, double hi, int open,
   return POD_OK;
 }
 
-int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
-  int rc = pod_hw_system_check(&c->system, err);
-  if (rc != POD_OK) return rc;
-  if ((rc = pod_model_check(&c->model, err)) != POD_OK) return rc;
+/* Everything pod_serve_check checks beyond the system and the model. */
+static int check_rest(const pod_serve_cfg *c, pod_err *err) {
+  int rc;
   if (c->gpus < 1 || c->gpus > 1 << 20)
     return FAIL("gpus", "must be in [1, %d], got %d", 1 << 20, c->gpus);
   if (c->dtype < POD_DTYPE_BF16 || c->dtype > POD_DTYPE_FP4)
@@ -316,6 +315,13 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
       return rc;
   }
   return POD_OK;
+}
+
+int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
+  int rc = pod_hw_system_check(&c->system, err);
+  if (rc != POD_OK) return rc;
+  if ((rc = pod_model_check(&c->model, err)) != POD_OK) return rc;
+  return check_rest(c, err);
 }
 
 /* ---- shared per-model quantities --------------------------------------- */
@@ -402,8 +408,10 @@ static int mk_shape(const pod_serve_cfg *c, shape *s, pod_err *err) {
   const pod_gpu *g = &c->system.gpu;
   s->clock = sustained_clock(g);
   int rc = gemm_rate(c, c->dtype, s->clock, &s->rate_e, err);
-  if (rc == POD_OK) rc = gemm_rate(c, dd, s->clock, &s->rate_d, err);
   if (rc != POD_OK) return rc;
+  s->rate_d = s->rate_e;
+  if (dd != c->dtype && (rc = gemm_rate(c, dd, s->clock, &s->rate_d, err)))
+    return rc;
   /* attention: fractions of the nominal peak measured on each generation
   ** (see ATTN_* above), on the KV cache's tensor cores */
   double attn_tf = c->kv_dtype == POD_DTYPE_FP8 && g->fp8_tflops > 0.0
@@ -781,10 +789,25 @@ static int kv_transfer(const pod_serve_cfg *c, const shape *s, double *t,
   return coll(&c->system, POD_COLL_SEND_RECV, 2, same ? 2 : 1, bytes, t, err);
 }
 
+static int eval_core(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err);
+
 int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err) {
   memset(o, 0, sizeof *o);
   int rc = pod_serve_check(c, err);
-  if (rc != POD_OK) return rc;
+  return rc != POD_OK ? rc : eval_core(c, o, err);
+}
+
+int pod_serve_eval_checked(const pod_serve_cfg *c, pod_serve_result *o,
+                           pod_err *err) {
+  memset(o, 0, sizeof *o);
+  int rc = check_rest(c, err);
+  return rc != POD_OK ? rc : eval_core(c, o, err);
+}
+
+/* The evaluation of a checked config. */
+static int eval_core(const pod_serve_cfg *c, pod_serve_result *o,
+                     pod_err *err) {
+  int rc;
   shape s;
   if ((rc = mk_shape(c, &s, err))) return rc;
   lay ld, lp;

@@ -344,6 +344,21 @@ static void test_offload(void **state) {
   expect_err(&c, "host_GBps");
 }
 
+/* pod_serve_eval_checked: the same result, the rest still checked. */
+static void test_eval_checked(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("hgx_h100", "deepseek_v3", 72);
+  c.batch = 72 * 64;
+  pod_serve_result a = ok(&c), b;
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(pod_serve_eval_checked(&c, &b, &e), POD_OK);
+  assert_memory_equal(&a, &b, sizeof a);
+  c.batch = -1;
+  assert_int_equal(pod_serve_eval_checked(&c, &b, &e), POD_EINVAL);
+  assert_string_equal(e.field, "batch");
+}
+
 static void test_kernel(void **state) {
   (void)state;
   pod_serve_cfg c = mk("gb200_nvl72", "deepseek_v3", 72);
@@ -376,6 +391,7 @@ int main(void) {
       cmocka_unit_test(test_clock),
       cmocka_unit_test(test_dense_dtype),
       cmocka_unit_test(test_offload),
+      cmocka_unit_test(test_eval_checked),
       cmocka_unit_test(test_kernel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
