@@ -106,6 +106,7 @@
 #include <string.h>
 
 #include "pod_coll.h"
+#include "serve_int.h"
 
 /* See the header comment. */
 #define OVERLAP 0.0
@@ -123,22 +124,6 @@
 
 const char *const pod_serve_dtype_names[] = {"bf16", "fp8", "fp4", "same",
                                              NULL};
-
-const char *const pod_serve_ep_kernel_names[] = {"deepep_ll", "nccl", NULL};
-
-const char *pod_serve_ep_kernel_name(int k) {
-  if (k < 0 || k > POD_SERVE_EP_NCCL) return "?";
-  return pod_serve_ep_kernel_names[k];
-}
-
-int pod_serve_ep_kernel_parse(const char *name, int *out) {
-  for (int i = 0; i <= POD_SERVE_EP_NCCL; i++)
-    if (name && strcmp(name, pod_serve_ep_kernel_names[i]) == 0) {
-      *out = i;
-      return POD_OK;
-    }
-  return POD_ENOENT;
-}
 
 void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->eff_gemm = 0.0;
@@ -243,14 +228,6 @@ static int resolve(const pod_model *m, int n, const pod_serve_par *p,
   return POD_OK;
 }
 
-static int check_num(double x, double lo, double hi, int open,
-                     const char *field, pod_err *err) {
-  if (!pod_finite(x) || (open ? x <= lo : x < lo) || x > hi)
-    return FAIL(field, "must be in %s%g, %g], got %g", open ? "(" : "[", lo, hi,
-                x);
-  return POD_OK;
-}
-
 /* Everything pod_serve_check checks beyond the system and the model. */
 static int check_rest(const pod_serve_cfg *c, pod_err *err) {
   int rc;
@@ -265,25 +242,32 @@ static int check_rest(const pod_serve_cfg *c, pod_err *err) {
     return FAIL("kv_dtype", "must be bf16 or fp8");
   if (c->batch < 0 || c->batch > 1 << 24)
     return FAIL("batch", "must be in [0, %d], got %d", 1 << 24, c->batch);
-  if ((rc = check_num(c->input_tokens, 1, 1 << 24, 0, "input_tokens", err)))
+  if ((rc = pod_serve__check_num(c->input_tokens, 1, 1 << 24, 0, "input_tokens",
+                                 err)))
     return rc;
-  if ((rc = check_num(c->output_tokens, 1, 1 << 24, 0, "output_tokens", err)))
+  if ((rc = pod_serve__check_num(c->output_tokens, 1, 1 << 24, 0,
+                                 "output_tokens", err)))
     return rc;
-  if ((rc = check_num(c->prefix_hit, 0, 0.999, 0, "prefix_hit", err)))
+  if ((rc =
+           pod_serve__check_num(c->prefix_hit, 0, 0.999, 0, "prefix_hit", err)))
     return rc;
-  if ((rc = check_num(c->prefill_tokens, 1, 1 << 24, 0, "prefill_tokens", err)))
+  if ((rc = pod_serve__check_num(c->prefill_tokens, 1, 1 << 24, 0,
+                                 "prefill_tokens", err)))
     return rc;
   if (c->spec_tokens < 0 || c->spec_tokens > 16)
     return FAIL("spec_tokens", "must be in [0, 16], got %d", c->spec_tokens);
-  if ((rc = check_num(c->spec_accept, 0, 1, 0, "spec_accept", err))) return rc;
+  if ((rc = pod_serve__check_num(c->spec_accept, 0, 1, 0, "spec_accept", err)))
+    return rc;
   if (c->redundant_experts < 0 || c->redundant_experts > 1 << 16)
     return FAIL("redundant_experts", "must be in [0, 65536]");
   if (c->redundant_experts > 0 && c->model.experts == 0)
     return FAIL("redundant_experts", "needs a mixture-of-experts model");
   if (c->ep_kernel < 0 || c->ep_kernel > POD_SERVE_EP_NCCL)
     return FAIL("ep_kernel", "unknown kernel %d", c->ep_kernel);
-  if ((rc = check_num(c->eff_gemm, -1, 1, 0, "eff_gemm", err))) return rc;
-  if ((rc = check_num(c->eff_attn, 0, 1, 0, "eff_attn", err))) return rc;
+  if ((rc = pod_serve__check_num(c->eff_gemm, -1, 1, 0, "eff_gemm", err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->eff_attn, 0, 1, 0, "eff_attn", err)))
+    return rc;
   if (c->dense_dtype < POD_DTYPE_BF16 || c->dense_dtype > POD_SERVE_DTYPE_SAME)
     return FAIL("dense_dtype", "unknown dtype %d", c->dense_dtype);
   if (c->dense_dtype != POD_SERVE_DTYPE_SAME &&
@@ -291,17 +275,26 @@ static int check_rest(const pod_serve_cfg *c, pod_err *err) {
     return FAIL("dense_dtype", "%s has no peak on %s",
                 pod_train_dtype_name((pod_dtype)c->dense_dtype),
                 c->system.gpu.name);
-  if ((rc = check_num(c->eff_hbm, 0, 1, 1, "eff_hbm", err))) return rc;
-  if ((rc = check_num(c->overlap, 0, 1, 0, "overlap", err))) return rc;
-  if ((rc = check_num(c->ep_ll_us, 0, 1e6, 0, "ep_ll_us", err))) return rc;
-  if ((rc = check_num(c->ep_ll_up_us, 0, 1e6, 0, "ep_ll_up_us", err)))
+  if ((rc = pod_serve__check_num(c->eff_hbm, 0, 1, 1, "eff_hbm", err)))
     return rc;
-  if ((rc = check_num(c->layer_us, 0, 1e6, 0, "layer_us", err))) return rc;
-  if ((rc = check_num(c->mem_reserve_gb, 0, 1e6, 0, "mem_reserve_gb", err)))
+  if ((rc = pod_serve__check_num(c->overlap, 0, 1, 0, "overlap", err)))
     return rc;
-  if ((rc = check_num(c->kv_frac, 0, 1, 1, "kv_frac", err))) return rc;
-  if ((rc = check_num(c->host_GBps, 0, 1e6, 0, "host_GBps", err))) return rc;
-  if ((rc = check_num(c->ep_sms, 0, 100, 0, "ep_sms", err))) return rc;
+  if ((rc = pod_serve__check_num(c->ep_ll_us, 0, 1e6, 0, "ep_ll_us", err)))
+    return rc;
+  if ((rc =
+           pod_serve__check_num(c->ep_ll_up_us, 0, 1e6, 0, "ep_ll_up_us", err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->layer_us, 0, 1e6, 0, "layer_us", err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->mem_reserve_gb, 0, 1e6, 0, "mem_reserve_gb",
+                                 err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->kv_frac, 0, 1, 1, "kv_frac", err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->host_GBps, 0, 1e6, 0, "host_GBps", err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->ep_sms, 0, 100, 0, "ep_sms", err)))
+    return rc;
   lay l;
   if ((rc = resolve(&c->model, c->gpus, &c->parallel, c->redundant_experts,
                     "parallel.", &l, err)))
@@ -467,88 +460,37 @@ static double kv_per_gpu_token(const pod_serve_cfg *c, const shape *s,
   return per_layer * ceil((double)c->model.layers / l->pp);
 }
 
-static int coll(const pod_system *sys, pod_coll_op op, int ranks, int rpd,
-                double bytes, double *t, pod_err *err) {
-  if (ranks <= 1) {
-    *t = 0.0;
-    return POD_OK;
-  }
-  pod_coll_args a = {ranks, rpd, bytes, POD_ALGO_AUTO};
-  pod_coll_result r;
-  int rc = pod_coll_eval(sys, op, &a, &r, err);
-  *t = r.time_s;
-  return rc;
-}
-
-/* Ranks of an `ep`-wide group sharing one scale-up domain (packed). */
-static int ep_per_domain(const pod_system *sys, int ep) {
-  return ep < sys->domain_gpus ? ep : sys->domain_gpus;
-}
-
-/* One DeepEP low-latency dispatch or combine of `bytes` per GPU to `ep`
-** ranks: one-sided writes to all peers at once, NVLink to the peers in the
-** domain, the NICs to the others (in parallel), plus the fixed cost. */
-static double ep_ll(const pod_system *y, int ep, double bytes, double ll_us,
-                    double ll_up_us) {
-  int r = ep_per_domain(y, ep);
-  double remote = bytes * (double)(ep - r) / ep;
-  double local = bytes * (double)(r - 1) / ep;
-  double nic =
-      y->nics_per_gpu * y->nic_gbps / 8.0 * 1e9 * y->out_eff / y->oversub;
-  double up = y->up_GBps * 1e9 * y->up_eff;
-  double t_out = remote / nic, t_up = local / up;
-  double fixed = ep > r ? ll_us : ll_up_us; /* network signalling or not */
-  return fixed * 1e-6 + (t_out > t_up ? t_out : t_up);
-}
-
-/* One DeepEP normal (high-throughput) dispatch or combine of `tokens`
-** per GPU of `row` bytes over `ep` ranks: a token crosses the scale-out
-** network once per remote domain holding one of its top_k experts (then
-** fans out over NVLink), and reaches each local rank holding one once;
-** both paths run at once (DeepEP README, normal kernels). */
-static double ep_normal(const pod_system *y, int ep, int top_k, double tokens,
-                        double row) {
-  int r = ep_per_domain(y, ep);
-  double nd = (double)ep / r; /* domains in the group */
-  double remote_domains = (nd - 1.0) * (1.0 - pow(1.0 - 1.0 / nd, top_k));
-  double local_ranks = (r - 1.0) * (1.0 - pow(1.0 - 1.0 / ep, top_k));
-  double nic =
-      y->nics_per_gpu * y->nic_gbps / 8.0 * 1e9 * y->out_eff / y->oversub;
-  double up = y->up_GBps * 1e9 * y->up_eff;
-  double t_out = tokens * row * remote_domains / nic;
-  double t_up = tokens * row * local_ranks / up;
-  return (t_out > t_up ? t_out : t_up) + y->up_latency_us * 1e-6;
-}
-
-int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
-                      double row_bytes, int kernel, int normal, double ll_us,
-                      double ll_up_us, double *time_s, pod_err *err) {
-  int rc = pod_hw_system_check(sys, err);
-  if (rc != POD_OK) return rc;
-  if (ep < 1 || ep > 1 << 20)
-    return FAIL("ranks", "must be in [1, %d]", 1 << 20);
-  if (top_k < 1 || top_k > 1024) return FAIL("top_k", "must be in [1, 1024]");
-  if ((rc = check_num(tokens, 0, 1e12, 0, "tokens", err))) return rc;
-  if ((rc = check_num(row_bytes, 0, 1e12, 0, "row_bytes", err))) return rc;
-  if ((rc = check_num(ll_us, 0, 1e6, 0, "ll_us", err))) return rc;
-  if ((rc = check_num(ll_up_us, 0, 1e6, 0, "ll_up_us", err))) return rc;
-  if (kernel < 0 || kernel > POD_SERVE_EP_NCCL)
-    return FAIL("kernel", "unknown kernel %d", kernel);
-  *time_s = 0.0;
-  if (ep == 1) return POD_OK;
-  if (normal) {
-    *time_s = ep_normal(sys, ep, top_k, tokens, row_bytes);
-    return POD_OK;
-  }
-  double bytes = tokens * top_k * row_bytes;
-  if (kernel == POD_SERVE_EP_DEEPEP_LL) {
-    *time_s = ep_ll(sys, ep, bytes, ll_us, ll_up_us);
-    return POD_OK;
-  }
-  return coll(sys, POD_COLL_ALL_TO_ALL, ep, 0, bytes, time_s, err);
-}
-
 /* ---- decode ------------------------------------------------------------ */
+
+/* Routed experts of one decode step over T tokens of the stage (which
+** share the EP group): the touched experts' weights or the routed
+** tokens' FLOPs, dispatch (in the experts' dtype: fp8 with one fp32
+** scale per 128, NVFP4 with its scales, which DeepEP quantises before
+** sending, LMSYS 2025-09-25) and combine (bf16), and the routed copies'
+** memory-bound kernels (into st->act). */
+static int decode_moe(const pod_serve_cfg *c, const shape *s, const lay *l,
+                      double T, double moe_layers, pod_serve_step *st,
+                      double *touched, pod_err *err) {
+  const pod_model *m = &c->model;
+  *touched = 0.0;
+  if (m->experts == 0) return POD_OK;
+  int phys = m->experts + c->redundant_experts;
+  double imb = m->imbalance > 1.0 ? m->imbalance : 1.0;
+  double to_gpu = T * m->top_k * (double)l->local / phys * imb;
+  *touched = pod_serve_experts_touched(phys, m->top_k, l->local, T);
+  double eflops = 2.0 * to_gpu * s->p.expert / l->etp;
+  double ebytes = *touched * s->p.expert * s->wb / l->etp;
+  st->expert = moe_layers * roof(eflops, s->rate_e, ebytes, s->hbm);
+  double per_gpu = T / ((double)l->ep * l->etp);
+  double disp = per_gpu * m->top_k * m->hidden * s->disp_b;
+  double comb = per_gpu * m->top_k * m->hidden * 2.0, t;
+  int rc = pod_serve__decode_ep(c, l->ep, disp, comb, &t, err);
+  if (rc != POD_OK) return rc;
+  st->ep = moe_layers * t;
+  double copies = T * m->top_k * (double)l->local / phys / l->etp;
+  st->act = moe_layers * copies * act_copy(m, s) / s->hbm;
+  return POD_OK;
+}
 
 /* One decode step of one pipeline stage over `seqs` sequences of mean
 ** context `ctx`, with q tokens per sequence (1 + drafts). */
@@ -573,53 +515,22 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
   double dbytes = s->dense * s->wb_d * frac / l->tp;
   st->dense = roof(dflops, s->rate_d, dbytes, s->hbm);
   /* routed experts: all tokens of the stage share the EP group */
-  *touched = 0.0;
   double moe_layers = s->p.moe_layers * frac;
-  if (m->experts > 0) {
-    int phys = m->experts + c->redundant_experts;
-    double T = seqs * q;
-    double imb = m->imbalance > 1.0 ? m->imbalance : 1.0;
-    double to_gpu = T * m->top_k * (double)l->local / phys * imb;
-    *touched = pod_serve_experts_touched(phys, m->top_k, l->local, T);
-    double eflops = 2.0 * to_gpu * s->p.expert / l->etp;
-    double ebytes = *touched * s->p.expert * s->wb / l->etp;
-    st->expert = moe_layers * roof(eflops, s->rate_e, ebytes, s->hbm);
-    /* dispatch in the experts' dtype (fp8 with one fp32 scale per 128,
-    ** NVFP4 with its scales: DeepEP quantises before sending, LMSYS
-    ** 2025-09-25) and combine (bf16) */
-    double per_gpu = T / ((double)l->ep * l->etp);
-    double disp = per_gpu * m->top_k * m->hidden * s->disp_b;
-    double comb = per_gpu * m->top_k * m->hidden * 2.0;
-    double td, tc;
-    if (c->ep_kernel == POD_SERVE_EP_DEEPEP_LL) {
-      int halves = c->two_batch_overlap ? 2 : 1;
-      td = halves *
-           ep_ll(&c->system, l->ep, disp / halves, c->ep_ll_us, c->ep_ll_up_us);
-      tc = halves *
-           ep_ll(&c->system, l->ep, comb / halves, c->ep_ll_us, c->ep_ll_up_us);
-    } else {
-      if ((rc =
-               coll(&c->system, POD_COLL_ALL_TO_ALL, l->ep, 0, disp, &td, err)))
-        return rc;
-      if ((rc =
-               coll(&c->system, POD_COLL_ALL_TO_ALL, l->ep, 0, comb, &tc, err)))
-        return rc;
-    }
-    st->ep = moe_layers * (td + tc);
-  }
+  if ((rc = decode_moe(c, s, l, seqs * q, moe_layers, st, touched, err)))
+    return rc;
   /* TP all-reduces: after attention, and after each dense MLP */
   if (l->tp > 1) {
     double t;
-    if ((rc = coll(&c->system, POD_COLL_ALL_REDUCE, l->tp, 0,
-                   tg * m->hidden * 2.0, &t, err)))
+    if ((rc = pod_serve__coll(&c->system, POD_COLL_ALL_REDUCE, l->tp, 0,
+                              tg * m->hidden * 2.0, &t, err)))
       return rc;
     st->tp = t * (Ls + (Ls - moe_layers));
   }
   if (l->pp > 1) {
     int rpd = l->n / l->pp >= c->system.domain_gpus ? 1 : 2;
     double t;
-    if ((rc = coll(&c->system, POD_COLL_SEND_RECV, 2, rpd, tg * m->hidden * 2.0,
-                   &t, err)))
+    if ((rc = pod_serve__coll(&c->system, POD_COLL_SEND_RECV, 2, rpd,
+                              tg * m->hidden * 2.0, &t, err)))
       return rc;
     st->pp = t;
   }
@@ -628,15 +539,10 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
   double dl = Ls - moe_layers; /* dense-MLP layers of the stage */
   double abytes_t =
       tg * (Ls * 2.0 * act_block(m, s) + dl * act_mlp(m->ffn, s->wb_d));
-  if (m->experts > 0) {
-    double T = seqs * q;
-    double copies = T * m->top_k * (double)l->local /
-                    (m->experts + c->redundant_experts) / l->etp;
-    abytes_t += moe_layers * (copies * act_copy(m, s) +
-                              tg * m->shared_experts *
-                                  act_mlp(m->expert_ffn, s->wb_d) / l->tp);
-  }
-  st->act = abytes_t / s->hbm;
+  if (m->experts > 0)
+    abytes_t += moe_layers * tg * m->shared_experts *
+                act_mlp(m->expert_ffn, s->wb_d) / l->tp;
+  st->act += abytes_t / s->hbm;
   double compute = st->attn + st->dense + st->expert + st->overhead + st->act;
   if (c->spec_tokens > 0) {
     /* MTP drafts: one extra block per draft token, sequentially */
@@ -693,15 +599,15 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
   int rc;
   if (m->experts > 0 && l->ep > 1) {
     double row = m->hidden;
-    double disp =
-        ep_normal(&c->system, l->ep, m->top_k, tok / l->etp, row * s->disp_b);
-    double comb =
-        ep_normal(&c->system, l->ep, m->top_k, tok / l->etp, row * 2.0);
+    double disp = pod_serve__ep_normal(&c->system, l->ep, m->top_k,
+                                       tok / l->etp, row * s->disp_b);
+    double comb = pod_serve__ep_normal(&c->system, l->ep, m->top_k,
+                                       tok / l->etp, row * 2.0);
     comm += (disp + comb) * s->p.moe_layers;
   }
   if (l->tp > 1) {
-    if ((rc = coll(&c->system, POD_COLL_ALL_REDUCE, l->tp, 0,
-                   tok * l->tp * m->hidden * 2.0, &x, err)))
+    if ((rc = pod_serve__coll(&c->system, POD_COLL_ALL_REDUCE, l->tp, 0,
+                              tok * l->tp * m->hidden * 2.0, &x, err)))
       return rc;
     comm += x * (m->layers + (m->layers - s->p.moe_layers)) / (double)l->tp;
   }
@@ -786,7 +692,8 @@ static int kv_transfer(const pod_serve_cfg *c, const shape *s, double *t,
   if (!c->disaggregated) return POD_OK;
   double bytes = c->input_tokens * s->kv_tok_layer * c->model.layers;
   int same = c->prefill.gpus + c->gpus <= c->system.domain_gpus;
-  return coll(&c->system, POD_COLL_SEND_RECV, 2, same ? 2 : 1, bytes, t, err);
+  return pod_serve__coll(&c->system, POD_COLL_SEND_RECV, 2, same ? 2 : 1, bytes,
+                         t, err);
 }
 
 static int eval_core(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err);
@@ -887,50 +794,3 @@ static int eval_core(const pod_serve_cfg *c, pod_serve_result *o,
                         o->output_tokens_per_s_per_gpu * 1e6;
   return POD_OK;
 }
-
-/* ---- kernel ------------------------------------------------------------ */
-
-static const char *const metric_names[] = {"decode_tokens_per_s_per_gpu",
-                                           "prefill_tokens_per_s_per_gpu",
-                                           "ttft_s",
-                                           "tpot_s",
-                                           "output_tokens_per_s_per_gpu",
-                                           "usd_per_m_output",
-                                           "batch",
-                                           "max_batch",
-                                           "kv_gb_per_seq",
-                                           "memory_gb",
-                                           "step_s",
-                                           "attn_s",
-                                           "dense_s",
-                                           "expert_s",
-                                           "tp_s",
-                                           "ep_s"};
-
-static int kernel_fn(const void *cfg, double *x, pod_err *err) {
-  pod_serve_result r;
-  int rc = pod_serve_eval(cfg, &r, err);
-  if (rc != POD_OK) return rc;
-  x[0] = r.decode_tokens_per_s_per_gpu;
-  x[1] = r.prefill_tokens_per_s_per_gpu;
-  x[2] = r.ttft_s;
-  x[3] = r.tpot_s;
-  x[4] = r.output_tokens_per_s_per_gpu;
-  x[5] = r.usd_per_m_output;
-  x[6] = r.batch;
-  x[7] = r.max_batch;
-  x[8] = r.kv_gb_per_seq;
-  x[9] = r.memory.total_gb;
-  x[10] = r.step.total;
-  x[11] = r.step.attn;
-  x[12] = r.step.dense;
-  x[13] = r.step.expert;
-  x[14] = r.step.tp;
-  x[15] = r.step.ep;
-  return POD_OK;
-}
-
-const pod_kernel pod_serve_kernel = {
-    "serve", sizeof(pod_serve_cfg),
-    (int)(sizeof metric_names / sizeof metric_names[0]), metric_names,
-    kernel_fn};
