@@ -31,12 +31,10 @@ int pod_serve_ep_kernel_parse(const char *name, int *out) {
   return POD_ENOENT;
 }
 
-int pod_serve__check_num(double x, double lo, double hi, int open,
-                         const char *field, pod_err *err) {
-  if (!pod_finite(x) || (open ? x <= lo : x < lo) || x > hi)
-    return FAIL(field, "must be in %s%g, %g], got %g", open ? "(" : "[", lo, hi,
-                x);
-  return POD_OK;
+int pod_serve__range_error(double x, double lo, double hi, int open,
+                           const char *field, pod_err *err) {
+  return FAIL(field, "must be in %s%g, %g], got %g", open ? "(" : "[", lo, hi,
+              x);
 }
 
 int pod_serve__coll(const pod_system *sys, pod_coll_op op, int ranks, int rpd,
@@ -50,6 +48,14 @@ int pod_serve__coll(const pod_system *sys, pod_coll_op op, int ranks, int rpd,
   int rc = pod_coll_eval(sys, op, &a, &r, err);
   *t = r.time_s;
   return rc;
+}
+
+/* x^n for a small n >= 0 (top_k), by squaring: cheaper than pow(). */
+static double ipow(double x, int n) {
+  double r = 1.0;
+  for (; n > 0; n >>= 1, x *= x)
+    if (n & 1) r *= x;
+  return r;
 }
 
 /* Ranks of an `ep`-wide group sharing one scale-up domain (packed). */
@@ -82,8 +88,8 @@ double pod_serve__ep_normal(const pod_system *y, int ep, int top_k,
                             double tokens, double row) {
   int r = ep_per_domain(y, ep);
   double nd = (double)ep / r; /* domains in the group */
-  double remote_domains = (nd - 1.0) * (1.0 - pow(1.0 - 1.0 / nd, top_k));
-  double local_ranks = (r - 1.0) * (1.0 - pow(1.0 - 1.0 / ep, top_k));
+  double remote_domains = (nd - 1.0) * (1.0 - ipow(1.0 - 1.0 / nd, top_k));
+  double local_ranks = (r - 1.0) * (1.0 - ipow(1.0 - 1.0 / ep, top_k));
   double nic =
       y->nics_per_gpu * y->nic_gbps / 8.0 * 1e9 * y->out_eff / y->oversub;
   double up = y->up_GBps * 1e9 * y->up_eff;
