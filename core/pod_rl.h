@@ -102,6 +102,8 @@ typedef struct pod_rl_result {
   /* parts (seconds); add up to step_s with idle in disaggregated sync */
   double rollout_s; /* generation incl. prompt prefill, tail incl. */
   double tail_s;    /* of rollout_s: waiting for the longest */
+  double split_s;   /* of rollout_s: the slowest instance's extra work
+                       under the static split of prompts */
   double score_s;   /* ref / old-logprob / reward / critic forwards
                        and reward_s */
   double train_s;   /* optimizer steps */

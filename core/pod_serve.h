@@ -47,6 +47,11 @@ typedef enum pod_serve_ep_kernel {
   POD_SERVE_EP_NCCL       /* NCCL all-to-all (pod_coll_eval) */
 } pod_serve_ep_kernel;
 
+/* dense_dtype: as dtype.  Names "bf16", "fp8", "fp4", "same" (indexed by
+** pod_dtype, then POD_SERVE_DTYPE_SAME), NULL-terminated. */
+#define POD_SERVE_DTYPE_SAME 3
+extern const char *const pod_serve_dtype_names[];
+
 /* Layout of one instance.  0 means: tp 1, pp 1, dp_attn gpus/(tp pp),
 ** ep gpus/pp for MoE (1 for dense); etp = gpus / (pp ep). */
 typedef struct pod_serve_par {
@@ -67,6 +72,8 @@ typedef struct pod_serve_cfg {
   int gpus;           /* GPUs of the (decode) instance */
   pod_dtype dtype;    /* weights and GEMMs */
   pod_dtype kv_dtype; /* KV cache elements (bf16 or fp8) */
+  int dense_dtype;    /* dense GEMMs' dtype (pod_dtype), or
+                         POD_SERVE_DTYPE_SAME: dtype */
   pod_serve_par parallel;
   int batch;            /* sequences decoding at once per instance;
                            0 = the largest that fits */
@@ -85,7 +92,9 @@ typedef struct pod_serve_cfg {
   /* Physical parameters (pod_serve_cfg_defaults; a study samples them). */
   double eff_gemm;       /* fraction of dtype peak in GEMMs (<= 0: the
                             training table for the GPU and dtype) */
-  double eff_attn;       /* fraction of bf16 peak in attention kernels */
+  double eff_attn;       /* fraction of the attention peak (bf16, or fp8
+                            with an fp8 KV cache) in attention kernels;
+                            <= 0: the per-generation table (serve.c) */
   double eff_hbm;        /* fraction of HBM bandwidth, memory-bound parts */
   double overlap;        /* with two_batch_overlap: share of the smaller
                             of compute and communication that the other
@@ -98,6 +107,12 @@ typedef struct pod_serve_cfg {
                             launches under CUDA graphs, synchronisation) */
   double mem_reserve_gb; /* CUDA context, activations, allocator slack */
   double kv_frac;        /* share of free HBM the KV cache may use */
+  double ep_sms;         /* SMs DeepEP's normal kernels hold while they
+                            overlap prefill compute (two_batch_overlap) */
+  double host_GBps;      /* host-to-GPU bandwidth per GPU for prefill
+                            weights that do not fit in HBM (offloaded,
+                            prefetched layer by layer); 0: no offload,
+                            the weights must fit */
 } pod_serve_cfg;
 
 typedef struct pod_serve_memory {
@@ -118,6 +133,8 @@ typedef struct pod_serve_step {
   double ep;       /* expert dispatch + combine (exposed) */
   double pp;       /* pipeline send/recv */
   double overhead; /* per-layer fixed cost */
+  double act;      /* memory-bound kernels between the GEMMs (norms,
+                      residuals, quantisation, permutes, activations) */
   double draft;    /* speculative drafts (MTP) */
   double total;    /* one decode step */
 } pod_serve_step;
@@ -128,8 +145,13 @@ typedef struct pod_serve_pass {
   double attn;     /* attention's quadratic term */
   double comm;     /* EP all-to-all + TP all-reduce (exposed) */
   double overhead; /* per-layer fixed cost */
+  double act;      /* memory-bound kernels between the GEMMs */
+  double ep_sm;    /* two-batch overlap: compute stretched by the SMs
+                      DeepEP's normal kernels hold */
   double kv_out;   /* KV shipping beyond the pass (disaggregated, NIC-
                       bound passes only) */
+  double offload;  /* weight streaming from host memory beyond the
+                      pass (host_GBps-bound passes only) */
   double total;
 } pod_serve_pass;
 
@@ -152,6 +174,10 @@ typedef struct pod_serve_result {
   double kv_gb_per_seq;      /* at input + output tokens */
   double experts_touched;    /* distinct experts read per GPU
                                 per MoE layer per step */
+  double clock;              /* sustained fraction of the boost clock
+                                under the board power limit */
+  double offload_gb;         /* prefill weights streamed from host per
+                                GPU per pass */
   /* both phases */
   double output_tokens_per_s_per_gpu; /* requests' output over all GPUs
                                          (prefill share included) */
@@ -168,7 +194,8 @@ typedef struct pod_serve_result {
 /* Fill the physical parameters with their shared defaults. */
 void pod_serve_cfg_defaults(pod_serve_cfg *c);
 
-/* A ready config ("default" preset): defaults plus fp8 weights, bf16 KV,
+/* A ready config ("default" preset): defaults plus fp8 weights (dense
+** dtype "same"), bf16 KV,
 ** layout all 0 (derived), batch 0, 1000 in / 1000 out tokens, no prefix
 ** cache, colocated, 16384 prefill tokens per GPU, no spec decoding,
 ** DeepEP low-latency, no two-batch overlap.  system/model/gpus to set. */
@@ -181,6 +208,13 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err);
 /* Evaluate.  POD_EINVAL (bad config, weights or batch do not fit),
 ** POD_ENOTSUP (dtype without peak on the GPU) or a pod_coll_eval error. */
 int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *out, pod_err *err);
+
+/* The same for a config whose system and model already passed their
+** checks (a caller evaluating one deployment at several batches or
+** lengths, as pod_rl_eval does): skips re-validating them, checks the
+** rest. */
+int pod_serve_eval_checked(const pod_serve_cfg *c, pod_serve_result *out,
+                           pod_err *err);
 
 /* The largest batch that fits (what pod_serve_eval reports as max_batch),
 ** without timing anything.  Same errors as pod_serve_eval's memory part. */

@@ -16,7 +16,21 @@
 **    cap generation at 16k-32k); default lognormal median 2048, log-sd
 **    0.8, cap 16384 - a prior to override per workload;
 **  - a forward pass costs a third of the training step's compute (2 of
-**    the 6 FLOPs per parameter per token).
+**    the 6 FLOPs per parameter per token);
+**  - static split: verl, OpenRLHF and their peers hand each rollout
+**    instance a fixed share of the step's sequences up front (verl's
+**    rollout splits the batch over its data-parallel engines; RollPacker,
+**    arXiv 2509.21009, and the asynchronous systems it cites name the
+**    resulting imbalance).  Every instance generates n = sequences /
+**    instances responses of independent lengths, so its work is
+**    n x mean with a coefficient of variation cv / sqrt(n) (cv of one
+**    capped length); the step waits for the slowest of the I instances,
+**    E[max of I standard normals] (Blom's approximation, Phi^-1((I -
+**    0.375) / (I + 0.25))) deviations above the mean.  Not fitted;
+**  - token-weighted context: decode costs s0 + s1 b per step with s1 at
+**    the mean context of the generated tokens, prompt + E[L^2]/(2 E[L])
+**    (see rollout_time), so sum over steps = s0 x steps + s1 x tokens
+**    holds for the KV reads of long-tailed responses.
 */
 #include "pod_rl.h"
 
@@ -202,6 +216,40 @@ static double lognormal_capped_mean(double mu, double s, double cap) {
   return exp(mu + 0.5 * s * s) * phi_a + cap * q;
 }
 
+/* E[min(X, cap)^2]: lognormal in closed form, else the quadrature of
+** pod_rl_expected_max at n = 1. */
+static double capped_m2(const pod_rl_length *len, double cap) {
+  if (len->kind == POD_DIST_LOGNORMAL) {
+    double mu = len->p[0], s = len->p[1];
+    if (!(cap < HUGE_VAL)) return exp(2.0 * mu + 2.0 * s * s);
+    double z = (log(cap) - mu) / s;
+    double phi_a = 0.5 * erfc(-(z - 2.0 * s) / 1.4142135623730951),
+           q = 0.5 * erfc(z / 1.4142135623730951);
+    return exp(2.0 * mu + 2.0 * s * s) * phi_a + cap * cap * q;
+  }
+  pod_dist d = to_dist(len);
+  double m = 0.0;
+  for (int p = 0; p < 5; p++) {
+    double a = PANEL[p], b = PANEL[p + 1], h = 0.5 * (b - a);
+    for (int i = 0; i < 8; i++) {
+      double q = pod_dist_quantile(&d, a + h * (GL_X[i] + 1.0));
+      if (q > cap) q = cap;
+      m += GL_W[i] * h * q * q;
+    }
+  }
+  return m;
+}
+
+/* E[max of n standard normals], Blom's approximation (0 for n <= 1). */
+static double normal_max(double n) {
+  if (n <= 1.0) return 0.0;
+  pod_dist d;
+  memset(&d, 0, sizeof d);
+  d.kind = POD_DIST_NORMAL;
+  d.p[1] = 1.0;
+  return pod_dist_quantile(&d, (n - 0.375) / (n + 0.25));
+}
+
 double pod_rl_expected_max(const pod_rl_length *len, double n, double cap) {
   if (n <= 1.0 && len->kind == POD_DIST_LOGNORMAL)
     return lognormal_capped_mean(len->p[0], len->p[1], cap);
@@ -244,15 +292,25 @@ typedef struct step_ctx {
   int pool_r, pool_t; /* rollout and trainer GPUs (same when colocated) */
   int inst;           /* rollout instances */
   double n_seq, mean, lmax;
+  double split; /* slowest instance's work over the mean instance's */
+  double m2;    /* E[min(L, cap)^2] */
 } step_ctx;
 
 /* Generation: prompt prefill, then decode while the batch drains. */
 static int rollout_time(const pod_rl_cfg *c, const step_ctx *k,
                         pod_rl_result *o, pod_err *err) {
   pod_serve_cfg s = c->rollout;
-  s.input_tokens = c->input_tokens;
-  s.output_tokens = k->mean > 1.0 ? k->mean : 1.0;
   s.disaggregated = 0;
+  /* Decode at the token-weighted context: a sequence's token p reads
+  ** input + p of KV, so over all generated tokens the mean context is
+  ** input + E[L^2] / (2 E[L]) (not input + E[L] / 2), and under
+  ** continuous batching a sequence in flight holds that much KV on
+  ** average (length-biased: long responses occupy their slots longer).
+  ** podsim.serve reads input + output/2 and holds input + output, so one
+  ** output token at a shifted input gives both. */
+  double ctx = k->mean > 0.0 ? k->m2 / (2.0 * k->mean) : 0.0;
+  s.input_tokens = c->input_tokens + (ctx > 0.5 ? ctx - 0.5 : 0.0);
+  s.output_tokens = 1.0;
   double per_inst = k->n_seq / k->inst;
   int want = s.batch, maxb = 0;
   int rc = nested(pod_serve_max_batch(&s, &maxb, err), "rollout.", err);
@@ -261,14 +319,15 @@ static int rollout_time(const pod_rl_cfg *c, const step_ctx *k,
   double b0 = per_inst < cap ? ceil(per_inst) : cap;
   if (b0 < 1) b0 = 1;
   s.batch = (int)b0;
-  if ((rc = nested(pod_serve_eval(&s, &o->serve, err), "rollout.", err)))
+  if ((rc =
+           nested(pod_serve_eval_checked(&s, &o->serve, err), "rollout.", err)))
     return rc;
   double t1 = o->serve.tpot_s * o->serve.tokens_per_step; /* one step */
   double s0 = t1, s1 = 0.0;
   if (b0 >= 2) {
     pod_serve_result half;
     s.batch = (int)(b0 / 2);
-    if ((rc = nested(pod_serve_eval(&s, &half, err), "rollout.", err)))
+    if ((rc = nested(pod_serve_eval_checked(&s, &half, err), "rollout.", err)))
       return rc;
     double t2 = half.tpot_s * half.tokens_per_step;
     s1 = (t1 - t2) / (b0 - s.batch);
@@ -277,23 +336,33 @@ static int rollout_time(const pod_rl_cfg *c, const step_ctx *k,
     if (s0 < 0.0) s0 = 0.0;
   }
   double tps = o->serve.tokens_per_step;
-  double dec, tail;
+  double dec, tail, split = 0.0;
   if (c->partial) {
     dec = per_inst * k->mean * t1 / (b0 * tps);
     tail = 0.0;
   } else if (per_inst <= b0) {
-    dec = (s0 * k->lmax + s1 * per_inst * k->mean) / tps;
-    tail = dec - t1 * k->mean / tps;
+    split = s1 * per_inst * k->mean * (k->split - 1.0) / tps;
+    dec = (s0 * k->lmax + s1 * per_inst * k->mean) / tps + split;
+    tail = dec - split - t1 * k->mean / tps;
   } else {
     tail = s0 * (k->lmax - k->mean) / tps;
-    dec = per_inst * k->mean * t1 / (b0 * tps) + tail;
+    double work = per_inst * k->mean * t1 / (b0 * tps);
+    split = work * (k->split - 1.0);
+    dec = work + split + tail;
   }
   if (tail < 0.0) tail = 0.0;
   double prompts = (double)c->prompts / k->inst; /* samples share a prefix */
+  pod_serve_result pr;
+  s.input_tokens = c->input_tokens;
+  s.output_tokens = 1.0;
+  s.batch = 1;
+  if ((rc = nested(pod_serve_eval_checked(&s, &pr, err), "rollout.", err)))
+    return rc;
   double pre = prompts * c->input_tokens /
-               (o->serve.prefill_tokens_per_s_per_gpu * c->rollout.gpus);
+               (pr.prefill_tokens_per_s_per_gpu * c->rollout.gpus);
   o->rollout_s = pre + dec;
   o->tail_s = tail;
+  o->split_s = split;
   o->rollout_batch = (int)b0;
   return POD_OK;
 }
@@ -415,6 +484,13 @@ int pod_rl_eval(const pod_rl_cfg *c, pod_rl_result *o, pod_err *err) {
   k.n_seq = (double)c->prompts * c->samples;
   k.mean = pod_rl_expected_max(&c->response, 1.0, c->max_response);
   k.lmax = pod_rl_expected_max(&c->response, k.n_seq, c->max_response);
+  k.m2 = capped_m2(&c->response, c->max_response);
+  k.split = 1.0;
+  if (k.inst > 1 && !c->partial) {
+    double var = k.m2 - k.mean * k.mean;
+    double cv = var > 0.0 ? sqrt(var) / k.mean : 0.0;
+    k.split += normal_max(k.inst) * cv / sqrt(k.n_seq / k.inst);
+  }
   o->sequences = k.n_seq;
   o->mean_response = k.mean;
   o->max_response = k.lmax;

@@ -2,8 +2,24 @@
 ** serve.c: the serving model (pod_serve.h).
 **
 ** Sources of the shared physical defaults:
-**  - eff_attn 0.67: FlashMLA (deepseek-ai/FlashMLA README) reaches 660
-**    TFLOP/s compute-bound on H800 SXM5 (989 bf16 dense peak);
+**  - attention efficiency (eff_attn 0: these, as fractions of the
+**    nominal peak; measured kernels include their clocks), all from the
+**    deepseek-ai/FlashMLA README (commit of 2025-09-29 and later):
+**     - Hopper and older, decode and prefill, ATTN_HOPPER 0.67: the dense
+**       MLA decoding kernel reaches 660 TFLOP/s compute-bound on H800
+**       SXM5 (989 bf16 dense peak);
+**     - Blackwell decode, ATTN_DEC_BW 0.25: no dense MLA decoding number
+**       is published for Blackwell; FlashMLA's token-level sparse MLA
+**       decoding kernel (fp8 KV cache) reaches 410 TFLOP/s on H800 and
+**       "up to 350 TFlops on B200 (which is not really optimized yet)",
+**       0.156 of the B200's 2,250 against 0.415 on H800.  podsim takes the
+**       dense Blackwell decode kernels of that year (CUTLASS MLA, TRT-LLM
+**       MLA in SGLang) to share that ratio: 0.67 x 0.156 / 0.415.  An
+**       anchor by analogy, not a fit; S4's decode rows test it.  Sample
+**       it in studies of later software;
+**     - Blackwell prefill, ATTN_PRE_BW 0.649: the SM100 dense MHA prefill
+**       kernel reaches up to 1,460 TFLOP/s forward on B200 ("as reported
+**       by NVIDIA"), 1460 / 2250;
 **  - eff_hbm 0.85: the same README reports up to 3000 GB/s memory-bound
 **    of the H800's 3350 GB/s (0.90) for its attention kernel; weight reads
 **    of small decode GEMMs reach less, so 0.85 for all memory-bound parts;
@@ -35,7 +51,53 @@
 **  - mem_reserve_gb 8 (CUDA context, activations and buffers of the
 **    serving engines; vLLM/SGLang leave ~10% of HBM unused by default:
 **    gpu_memory_utilization 0.9 / mem_fraction_static 0.8-0.9) and
-**    kv_frac 0.9 of what is left.
+**    kv_frac 0.9 of what is left;
+**  - dense_dtype ("same": dtype): the dtype of the dense GEMMs
+**    (attention projections, dense MLPs, shared experts, head) when it
+**    differs from the routed experts' (SGLang's "NVFP4 MoE" keeps the
+**    attention GEMMs in fp8, LMSYS 2025-09-25); dispatch moves tokens in
+**    the experts' dtype;
+**  - sustained clock: Blackwell GPUs (those with fp4 tensor cores) run
+**    dense GEMMs below their boost clock under the board power limit; the
+**    rule and its reference are the training model's (core/train_sw.c,
+**    BLACKWELL_REF_W: GB300's 5 PF fp8 at 1,400 W holds its boost, a
+**    SKU sustains min(1, P_limit / (1400 W x fp8 peak / 5 PF)): GB200 at
+**    1,200 W 0.857, B200 at 1,000 W 0.794).  Hopper keeps 1: its
+**    efficiencies were fitted on throttled parts (FlashMLA's deep-dive,
+**    deepseek-ai/FlashMLA docs/20250422-new-kernel-deep-dive.md, puts the
+**    H800's practical peak at ~865 of 990 TFLOP/s for that reason);
+**  - attention on the KV cache's tensor cores: with an fp8 KV cache the
+**    attention kernels read fp8 and multiply on fp8 tensor cores (LMSYS
+**    blog 2025-09-25, GB200 part II: "allows faster Tensor Core
+**    instructions"; their attention kernel ran 1.8x faster than bf16),
+**    so the attention peak is the GPU's fp8 peak at the same efficiency;
+**  - memory-bound kernels between the GEMMs (step.act, pass.act): the
+**    activation bytes of the unfused data flow, read at eff_hbm: per
+**    token and block (attention, MLP) a norm with quantisation (read
+**    bf16, write the GEMM input) and a residual add (read two, write one
+**    bf16 row); per routed copy the permute into the grouped GEMM's
+**    layout (read and write the dispatched row), the gated activation
+**    (read gate and up in bf16, write the down GEMM's input) and the
+**    weighted unpermute (read the bf16 output row); the same activation
+**    for dense MLPs and shared experts.  Counted from the model's shapes,
+**    not fitted; SGLang fuses some of these (LMSYS 2025-09-25, "smaller
+**    kernels"), so it is an upper bound of the unfused traffic;
+**  - prefill with two_batch_overlap: DeepSeek's prefill profile
+**    (deepseek-ai/profile-data README: two micro-batches, all-to-all under
+**    the other micro-batch's compute) hides communication up to the
+**    compute time, while DeepEP's normal kernels hold ep_sms = 20 SMs
+**    (DeepSeek-V3 technical report, sec. 3.2.2: "only 20 SMs are
+**    sufficient to fully utilize the bandwidths of IB and NVLink") of the
+**    GPU's 132 (H100/H800) or 148 (B200/GB200): compute stretches by
+**    SMs / (SMs - ep_sms).  Checked on DeepSeek's profile (S3) and
+**    SGLang's perfect-EPLB prefill (S2); decode keeps `overlap` (S2 fit)
+**    since DeepEP's low-latency kernels hold no SMs;
+**  - host_GBps (0: off): prefill weights beyond what HBM holds after the
+**    reserve stay in host memory and are prefetched layer by layer each
+**    pass (SGLang on GB200, same blog: 4-GPU fp8 and 2-GPU fp4 prefill
+**    instances offload over NVLink-C2C, 900 GB/s bidirectional per Grace,
+**    which two GPUs share: 225 GB/s per GPU per direction); a pass takes
+**    at least the time to stream them.
 */
 #include "pod_serve.h"
 
@@ -44,31 +106,28 @@
 #include <string.h>
 
 #include "pod_coll.h"
+#include "serve_int.h"
 
 /* See the header comment. */
 #define OVERLAP 0.0
 #define EP_LL_US 34.0
 #define EP_LL_UP_US 19.0
+/* Sustained-clock reference (see the header comment; core/train_sw.c). */
+#define CLOCK_REF_W 1400.0
+#define CLOCK_REF_FP8_TF 5000.0
+/* SMs DeepEP's normal kernels hold in prefill (see the header). */
+#define EP_SMS 20.0
+/* Attention kernels, fraction of the nominal peak (see the header). */
+#define ATTN_HOPPER 0.67
+#define ATTN_DEC_BW (ATTN_HOPPER * (350.0 / 2250.0) / (410.0 / 989.0))
+#define ATTN_PRE_BW (1460.0 / 2250.0)
 
-const char *const pod_serve_ep_kernel_names[] = {"deepep_ll", "nccl", NULL};
-
-const char *pod_serve_ep_kernel_name(int k) {
-  if (k < 0 || k > POD_SERVE_EP_NCCL) return "?";
-  return pod_serve_ep_kernel_names[k];
-}
-
-int pod_serve_ep_kernel_parse(const char *name, int *out) {
-  for (int i = 0; i <= POD_SERVE_EP_NCCL; i++)
-    if (name && strcmp(name, pod_serve_ep_kernel_names[i]) == 0) {
-      *out = i;
-      return POD_OK;
-    }
-  return POD_ENOENT;
-}
+const char *const pod_serve_dtype_names[] = {"bf16", "fp8", "fp4", "same",
+                                             NULL};
 
 void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->eff_gemm = 0.0;
-  c->eff_attn = 0.67;
+  c->eff_attn = 0.0;
   c->eff_hbm = 0.85;
   c->overlap = OVERLAP;
   c->ep_ll_us = EP_LL_US;
@@ -76,12 +135,15 @@ void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->layer_us = 8.0;
   c->mem_reserve_gb = 8.0;
   c->kv_frac = 0.9;
+  c->host_GBps = 0.0;
+  c->ep_sms = EP_SMS;
 }
 
 void pod_serve_cfg_init(pod_serve_cfg *c) {
   memset(c, 0, sizeof *c);
   c->dtype = POD_DTYPE_FP8;
   c->kv_dtype = POD_DTYPE_BF16;
+  c->dense_dtype = POD_SERVE_DTYPE_SAME;
   c->input_tokens = 1000.0;
   c->output_tokens = 1000.0;
   c->prefill_tokens = 16384.0;
@@ -166,18 +228,9 @@ static int resolve(const pod_model *m, int n, const pod_serve_par *p,
   return POD_OK;
 }
 
-static int check_num(double x, double lo, double hi, int open,
-                     const char *field, pod_err *err) {
-  if (!pod_finite(x) || (open ? x <= lo : x < lo) || x > hi)
-    return FAIL(field, "must be in %s%g, %g], got %g", open ? "(" : "[", lo, hi,
-                x);
-  return POD_OK;
-}
-
-int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
-  int rc = pod_hw_system_check(&c->system, err);
-  if (rc != POD_OK) return rc;
-  if ((rc = pod_model_check(&c->model, err)) != POD_OK) return rc;
+/* Everything pod_serve_check checks beyond the system and the model. */
+static int check_rest(const pod_serve_cfg *c, pod_err *err) {
+  int rc;
   if (c->gpus < 1 || c->gpus > 1 << 20)
     return FAIL("gpus", "must be in [1, %d], got %d", 1 << 20, c->gpus);
   if (c->dtype < POD_DTYPE_BF16 || c->dtype > POD_DTYPE_FP4)
@@ -189,34 +242,59 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
     return FAIL("kv_dtype", "must be bf16 or fp8");
   if (c->batch < 0 || c->batch > 1 << 24)
     return FAIL("batch", "must be in [0, %d], got %d", 1 << 24, c->batch);
-  if ((rc = check_num(c->input_tokens, 1, 1 << 24, 0, "input_tokens", err)))
+  if ((rc = pod_serve__check_num(c->input_tokens, 1, 1 << 24, 0, "input_tokens",
+                                 err)))
     return rc;
-  if ((rc = check_num(c->output_tokens, 1, 1 << 24, 0, "output_tokens", err)))
+  if ((rc = pod_serve__check_num(c->output_tokens, 1, 1 << 24, 0,
+                                 "output_tokens", err)))
     return rc;
-  if ((rc = check_num(c->prefix_hit, 0, 0.999, 0, "prefix_hit", err)))
+  if ((rc =
+           pod_serve__check_num(c->prefix_hit, 0, 0.999, 0, "prefix_hit", err)))
     return rc;
-  if ((rc = check_num(c->prefill_tokens, 1, 1 << 24, 0, "prefill_tokens", err)))
+  if ((rc = pod_serve__check_num(c->prefill_tokens, 1, 1 << 24, 0,
+                                 "prefill_tokens", err)))
     return rc;
   if (c->spec_tokens < 0 || c->spec_tokens > 16)
     return FAIL("spec_tokens", "must be in [0, 16], got %d", c->spec_tokens);
-  if ((rc = check_num(c->spec_accept, 0, 1, 0, "spec_accept", err))) return rc;
+  if ((rc = pod_serve__check_num(c->spec_accept, 0, 1, 0, "spec_accept", err)))
+    return rc;
   if (c->redundant_experts < 0 || c->redundant_experts > 1 << 16)
     return FAIL("redundant_experts", "must be in [0, 65536]");
   if (c->redundant_experts > 0 && c->model.experts == 0)
     return FAIL("redundant_experts", "needs a mixture-of-experts model");
   if (c->ep_kernel < 0 || c->ep_kernel > POD_SERVE_EP_NCCL)
     return FAIL("ep_kernel", "unknown kernel %d", c->ep_kernel);
-  if ((rc = check_num(c->eff_gemm, -1, 1, 0, "eff_gemm", err))) return rc;
-  if ((rc = check_num(c->eff_attn, 0, 1, 1, "eff_attn", err))) return rc;
-  if ((rc = check_num(c->eff_hbm, 0, 1, 1, "eff_hbm", err))) return rc;
-  if ((rc = check_num(c->overlap, 0, 1, 0, "overlap", err))) return rc;
-  if ((rc = check_num(c->ep_ll_us, 0, 1e6, 0, "ep_ll_us", err))) return rc;
-  if ((rc = check_num(c->ep_ll_up_us, 0, 1e6, 0, "ep_ll_up_us", err)))
+  if ((rc = pod_serve__check_num(c->eff_gemm, -1, 1, 0, "eff_gemm", err)))
     return rc;
-  if ((rc = check_num(c->layer_us, 0, 1e6, 0, "layer_us", err))) return rc;
-  if ((rc = check_num(c->mem_reserve_gb, 0, 1e6, 0, "mem_reserve_gb", err)))
+  if ((rc = pod_serve__check_num(c->eff_attn, 0, 1, 0, "eff_attn", err)))
     return rc;
-  if ((rc = check_num(c->kv_frac, 0, 1, 1, "kv_frac", err))) return rc;
+  if (c->dense_dtype < POD_DTYPE_BF16 || c->dense_dtype > POD_SERVE_DTYPE_SAME)
+    return FAIL("dense_dtype", "unknown dtype %d", c->dense_dtype);
+  if (c->dense_dtype != POD_SERVE_DTYPE_SAME &&
+      pod_train_peak_tflops(&c->system.gpu, (pod_dtype)c->dense_dtype) <= 0.0)
+    return FAIL("dense_dtype", "%s has no peak on %s",
+                pod_train_dtype_name((pod_dtype)c->dense_dtype),
+                c->system.gpu.name);
+  if ((rc = pod_serve__check_num(c->eff_hbm, 0, 1, 1, "eff_hbm", err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->overlap, 0, 1, 0, "overlap", err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->ep_ll_us, 0, 1e6, 0, "ep_ll_us", err)))
+    return rc;
+  if ((rc =
+           pod_serve__check_num(c->ep_ll_up_us, 0, 1e6, 0, "ep_ll_up_us", err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->layer_us, 0, 1e6, 0, "layer_us", err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->mem_reserve_gb, 0, 1e6, 0, "mem_reserve_gb",
+                                 err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->kv_frac, 0, 1, 1, "kv_frac", err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->host_GBps, 0, 1e6, 0, "host_GBps", err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->ep_sms, 0, 100, 0, "ep_sms", err)))
+    return rc;
   lay l;
   if ((rc = resolve(&c->model, c->gpus, &c->parallel, c->redundant_experts,
                     "parallel.", &l, err)))
@@ -232,26 +310,77 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
   return POD_OK;
 }
 
+int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
+  int rc = pod_hw_system_check(&c->system, err);
+  if (rc != POD_OK) return rc;
+  if ((rc = pod_model_check(&c->model, err)) != POD_OK) return rc;
+  return check_rest(c, err);
+}
+
 /* ---- shared per-model quantities --------------------------------------- */
 
 typedef struct shape {
   pod_model_params p;
-  double wb, kvb;         /* bytes per weight, per KV element */
-  double dense;           /* non-expert weights incl. embedding and head */
-  double dense_gemm;      /* weights a token multiplies: layers + head */
-  double kv_tok_layer;    /* KV bytes per token per layer (one copy) */
-  double dqk_dec, dv_dec; /* decode attention dims (MLA absorbed) */
-  double dqk_pre, dv_pre; /* prefill attention dims */
-  double peak, peak_attn; /* FLOP/s */
-  double hbm;             /* B/s achieved */
-  double eff_gemm;
+  double wb, wb_d, kvb;      /* bytes per expert weight, dense weight, KV
+                                element */
+  double dense;              /* non-expert weights incl. embedding and head */
+  double dense_gemm;         /* weights a token multiplies: layers + head */
+  double kv_tok_layer;       /* KV bytes per token per layer (one copy) */
+  double dqk_dec, dv_dec;    /* decode attention dims (MLA absorbed) */
+  double dqk_pre, dv_pre;    /* prefill attention dims */
+  double rate_e, rate_d;     /* achieved GEMM FLOP/s: experts, dense */
+  double attn_dec, attn_pre; /* achieved attention FLOP/s */
+  double disp_b;             /* bytes per hidden element dispatched */
+  double hbm;                /* B/s achieved */
+  double clock;              /* sustained fraction of the boost clock */
 } shape;
+
+/* Blackwell: the GPUs with fp4 tensor cores. */
+static int blackwell(const pod_gpu *g) {
+  return g->fp4_tflops > 0.0;
+}
+
+/* Streaming multiprocessors per GPU by generation: B200 148 (NVIDIA
+** Blackwell architecture technical brief), H100/H800 SXM5 132 (NVIDIA
+** H100 whitepaper), A100 108; the presets' GPUs. */
+static double sm_count(const pod_gpu *g) {
+  if (blackwell(g)) return 148.0;
+  return g->fp8_tflops > 0.0 ? 132.0 : 108.0;
+}
+
+/* Sustained fraction of the boost clock under the board power limit
+** (Blackwell; see the header comment). */
+static double sustained_clock(const pod_gpu *g) {
+  if (!blackwell(g) || g->power_w <= 0.0 || g->fp8_tflops <= 0.0) return 1.0;
+  double need = CLOCK_REF_W * g->fp8_tflops / CLOCK_REF_FP8_TF;
+  return g->power_w >= need ? 1.0 : g->power_w / need;
+}
+
+/* Achieved GEMM FLOP/s in dtype d: eff_gemm, or the training table with
+** its shape roll-off eff h / (h + k_half) (as pod_train_eval's GEMMs),
+** at the sustained clock. */
+static int gemm_rate(const pod_serve_cfg *c, pod_dtype d, double clock,
+                     double *rate, pod_err *err) {
+  double eff = c->eff_gemm, kh = 0.0;
+  if (eff <= 0.0) {
+    int rc = pod_train_default_eff(&c->system.gpu, d, &eff, NULL, &kh, err);
+    if (rc != POD_OK) return rc;
+    if (kh > 0.0) eff *= c->model.hidden / (c->model.hidden + kh);
+  }
+  *rate = pod_train_peak_tflops(&c->system.gpu, d) * 1e12 * eff * clock;
+  return POD_OK;
+}
 
 static int mk_shape(const pod_serve_cfg *c, shape *s, pod_err *err) {
   const pod_model *m = &c->model;
+  pod_dtype dd = c->dense_dtype == POD_SERVE_DTYPE_SAME
+                     ? c->dtype
+                     : (pod_dtype)c->dense_dtype;
   pod_model_params_count(m, &s->p);
   s->wb = dtype_bytes(c->dtype);
+  s->wb_d = dtype_bytes(dd);
   s->kvb = dtype_bytes(c->kv_dtype);
+  s->disp_b = c->dtype == POD_DTYPE_FP8 ? 1.0 + 4.0 / 128.0 : s->wb;
   s->dense = s->p.layers_dense + s->p.embedding + s->p.head;
   s->dense_gemm = s->p.layers_dense + (double)m->vocab * m->hidden;
   int hd = m->head_dim > 0 ? m->head_dim : m->hidden / m->heads;
@@ -269,19 +398,24 @@ static int mk_shape(const pod_serve_cfg *c, shape *s, pod_err *err) {
   }
   s->dqk_pre = pod_model_qk_dim(m);
   s->dv_pre = pod_model_v_dim(m);
-  s->peak = pod_train_peak_tflops(&c->system.gpu, c->dtype) * 1e12;
-  s->peak_attn = c->system.gpu.bf16_tflops * 1e12 * c->eff_attn;
+  const pod_gpu *g = &c->system.gpu;
+  s->clock = sustained_clock(g);
+  int rc = gemm_rate(c, c->dtype, s->clock, &s->rate_e, err);
+  if (rc != POD_OK) return rc;
+  s->rate_d = s->rate_e;
+  if (dd != c->dtype && (rc = gemm_rate(c, dd, s->clock, &s->rate_d, err)))
+    return rc;
+  /* attention: fractions of the nominal peak measured on each generation
+  ** (see ATTN_* above), on the KV cache's tensor cores */
+  double attn_tf = c->kv_dtype == POD_DTYPE_FP8 && g->fp8_tflops > 0.0
+                       ? g->fp8_tflops
+                       : g->bf16_tflops;
+  int bw = blackwell(g);
+  double ed = c->eff_attn > 0.0 ? c->eff_attn : bw ? ATTN_DEC_BW : ATTN_HOPPER;
+  double ep = c->eff_attn > 0.0 ? c->eff_attn : bw ? ATTN_PRE_BW : ATTN_HOPPER;
+  s->attn_dec = attn_tf * 1e12 * ed;
+  s->attn_pre = attn_tf * 1e12 * ep;
   s->hbm = c->system.gpu.hbm_TBps * 1e12 * c->eff_hbm;
-  s->eff_gemm = c->eff_gemm;
-  if (s->eff_gemm <= 0.0) {
-    /* the training table and its shape roll-off eff h / (h + k_half),
-    ** the same as pod_train_eval's GEMMs */
-    double kh = 0.0;
-    int rc = pod_train_default_eff(&c->system.gpu, c->dtype, &s->eff_gemm, NULL,
-                                   &kh, err);
-    if (rc != POD_OK) return rc;
-    if (kh > 0.0) s->eff_gemm *= m->hidden / (m->hidden + kh);
-  }
   return POD_OK;
 }
 
@@ -290,10 +424,27 @@ static double roof(double flops, double peak, double bytes, double bw) {
   return a > b ? a : b;
 }
 
+/* Activation bytes the memory-bound kernels between the GEMMs move (see
+** the header comment), per token of one block: norm + quantisation of
+** the block input and the residual add. */
+static double act_block(const pod_model *m, const shape *s) {
+  return (double)m->hidden * (2.0 + s->wb_d + 6.0);
+}
+
+/* ... per routed copy of a token (permute in, activation, unpermute out)
+** and per token of an MLP of width f (activation). */
+static double act_copy(const pod_model *m, const shape *s) {
+  return m->hidden * (2.0 * s->disp_b + 2.0) +
+         (double)m->expert_ffn * (4.0 + s->wb);
+}
+static double act_mlp(double f, double xb) {
+  return f * (4.0 + xb);
+}
+
 /* Weight bytes per GPU of an instance laid out as l. */
 static double weights_per_gpu(const pod_serve_cfg *c, const shape *s,
                               const lay *l) {
-  double w = s->dense * s->wb / l->tp;
+  double w = s->dense * s->wb_d / l->tp;
   if (c->model.experts > 0)
     w += s->p.layers_expert * s->wb *
          (double)(c->model.experts + c->redundant_experts) / c->model.experts /
@@ -309,88 +460,37 @@ static double kv_per_gpu_token(const pod_serve_cfg *c, const shape *s,
   return per_layer * ceil((double)c->model.layers / l->pp);
 }
 
-static int coll(const pod_system *sys, pod_coll_op op, int ranks, int rpd,
-                double bytes, double *t, pod_err *err) {
-  if (ranks <= 1) {
-    *t = 0.0;
-    return POD_OK;
-  }
-  pod_coll_args a = {ranks, rpd, bytes, POD_ALGO_AUTO};
-  pod_coll_result r;
-  int rc = pod_coll_eval(sys, op, &a, &r, err);
-  *t = r.time_s;
-  return rc;
-}
-
-/* Ranks of an `ep`-wide group sharing one scale-up domain (packed). */
-static int ep_per_domain(const pod_system *sys, int ep) {
-  return ep < sys->domain_gpus ? ep : sys->domain_gpus;
-}
-
-/* One DeepEP low-latency dispatch or combine of `bytes` per GPU to `ep`
-** ranks: one-sided writes to all peers at once, NVLink to the peers in the
-** domain, the NICs to the others (in parallel), plus the fixed cost. */
-static double ep_ll(const pod_system *y, int ep, double bytes, double ll_us,
-                    double ll_up_us) {
-  int r = ep_per_domain(y, ep);
-  double remote = bytes * (double)(ep - r) / ep;
-  double local = bytes * (double)(r - 1) / ep;
-  double nic =
-      y->nics_per_gpu * y->nic_gbps / 8.0 * 1e9 * y->out_eff / y->oversub;
-  double up = y->up_GBps * 1e9 * y->up_eff;
-  double t_out = remote / nic, t_up = local / up;
-  double fixed = ep > r ? ll_us : ll_up_us; /* network signalling or not */
-  return fixed * 1e-6 + (t_out > t_up ? t_out : t_up);
-}
-
-/* One DeepEP normal (high-throughput) dispatch or combine of `tokens`
-** per GPU of `row` bytes over `ep` ranks: a token crosses the scale-out
-** network once per remote domain holding one of its top_k experts (then
-** fans out over NVLink), and reaches each local rank holding one once;
-** both paths run at once (DeepEP README, normal kernels). */
-static double ep_normal(const pod_system *y, int ep, int top_k, double tokens,
-                        double row) {
-  int r = ep_per_domain(y, ep);
-  double nd = (double)ep / r; /* domains in the group */
-  double remote_domains = (nd - 1.0) * (1.0 - pow(1.0 - 1.0 / nd, top_k));
-  double local_ranks = (r - 1.0) * (1.0 - pow(1.0 - 1.0 / ep, top_k));
-  double nic =
-      y->nics_per_gpu * y->nic_gbps / 8.0 * 1e9 * y->out_eff / y->oversub;
-  double up = y->up_GBps * 1e9 * y->up_eff;
-  double t_out = tokens * row * remote_domains / nic;
-  double t_up = tokens * row * local_ranks / up;
-  return (t_out > t_up ? t_out : t_up) + y->up_latency_us * 1e-6;
-}
-
-int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
-                      double row_bytes, int kernel, int normal, double ll_us,
-                      double ll_up_us, double *time_s, pod_err *err) {
-  int rc = pod_hw_system_check(sys, err);
-  if (rc != POD_OK) return rc;
-  if (ep < 1 || ep > 1 << 20)
-    return FAIL("ranks", "must be in [1, %d]", 1 << 20);
-  if (top_k < 1 || top_k > 1024) return FAIL("top_k", "must be in [1, 1024]");
-  if ((rc = check_num(tokens, 0, 1e12, 0, "tokens", err))) return rc;
-  if ((rc = check_num(row_bytes, 0, 1e12, 0, "row_bytes", err))) return rc;
-  if ((rc = check_num(ll_us, 0, 1e6, 0, "ll_us", err))) return rc;
-  if ((rc = check_num(ll_up_us, 0, 1e6, 0, "ll_up_us", err))) return rc;
-  if (kernel < 0 || kernel > POD_SERVE_EP_NCCL)
-    return FAIL("kernel", "unknown kernel %d", kernel);
-  *time_s = 0.0;
-  if (ep == 1) return POD_OK;
-  if (normal) {
-    *time_s = ep_normal(sys, ep, top_k, tokens, row_bytes);
-    return POD_OK;
-  }
-  double bytes = tokens * top_k * row_bytes;
-  if (kernel == POD_SERVE_EP_DEEPEP_LL) {
-    *time_s = ep_ll(sys, ep, bytes, ll_us, ll_up_us);
-    return POD_OK;
-  }
-  return coll(sys, POD_COLL_ALL_TO_ALL, ep, 0, bytes, time_s, err);
-}
-
 /* ---- decode ------------------------------------------------------------ */
+
+/* Routed experts of one decode step over T tokens of the stage (which
+** share the EP group): the touched experts' weights or the routed
+** tokens' FLOPs, dispatch (in the experts' dtype: fp8 with one fp32
+** scale per 128, NVFP4 with its scales, which DeepEP quantises before
+** sending, LMSYS 2025-09-25) and combine (bf16), and the routed copies'
+** memory-bound kernels (into st->act). */
+static int decode_moe(const pod_serve_cfg *c, const shape *s, const lay *l,
+                      double T, double moe_layers, pod_serve_step *st,
+                      double *touched, pod_err *err) {
+  const pod_model *m = &c->model;
+  *touched = 0.0;
+  if (m->experts == 0) return POD_OK;
+  int phys = m->experts + c->redundant_experts;
+  double imb = m->imbalance > 1.0 ? m->imbalance : 1.0;
+  double to_gpu = T * m->top_k * (double)l->local / phys * imb;
+  *touched = pod_serve_experts_touched(phys, m->top_k, l->local, T);
+  double eflops = 2.0 * to_gpu * s->p.expert / l->etp;
+  double ebytes = *touched * s->p.expert * s->wb / l->etp;
+  st->expert = moe_layers * roof(eflops, s->rate_e, ebytes, s->hbm);
+  double per_gpu = T / ((double)l->ep * l->etp);
+  double disp = per_gpu * m->top_k * m->hidden * s->disp_b;
+  double comb = per_gpu * m->top_k * m->hidden * 2.0, t;
+  int rc = pod_serve__decode_ep(c, l->ep, disp, comb, &t, err);
+  if (rc != POD_OK) return rc;
+  st->ep = moe_layers * t;
+  double copies = T * m->top_k * (double)l->local / phys / l->etp;
+  st->act = moe_layers * copies * act_copy(m, s) / s->hbm;
+  return POD_OK;
+}
 
 /* One decode step of one pipeline stage over `seqs` sequences of mean
 ** context `ctx`, with q tokens per sequence (1 + drafts). */
@@ -409,63 +509,41 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
   double aflops =
       2.0 * ((double)m->heads / l->tp) * ctx * (s->dqk_dec + s->dv_dec) * tg;
   double abytes = sg * ctx * kv_per_gpu_token(c, s, l) / Ls;
-  st->attn = Ls * roof(aflops, s->peak_attn, abytes, s->hbm);
+  st->attn = Ls * roof(aflops, s->attn_dec, abytes, s->hbm);
   /* dense GEMMs */
   double dflops = 2.0 * tg * s->dense_gemm * frac / l->tp;
-  double dbytes = s->dense * s->wb * frac / l->tp;
-  st->dense = roof(dflops, s->peak * s->eff_gemm, dbytes, s->hbm);
+  double dbytes = s->dense * s->wb_d * frac / l->tp;
+  st->dense = roof(dflops, s->rate_d, dbytes, s->hbm);
   /* routed experts: all tokens of the stage share the EP group */
-  *touched = 0.0;
   double moe_layers = s->p.moe_layers * frac;
-  if (m->experts > 0) {
-    int phys = m->experts + c->redundant_experts;
-    double T = seqs * q;
-    double imb = m->imbalance > 1.0 ? m->imbalance : 1.0;
-    double to_gpu = T * m->top_k * (double)l->local / phys * imb;
-    *touched = pod_serve_experts_touched(phys, m->top_k, l->local, T);
-    double eflops = 2.0 * to_gpu * s->p.expert / l->etp;
-    double ebytes = *touched * s->p.expert * s->wb / l->etp;
-    st->expert =
-        moe_layers * roof(eflops, s->peak * s->eff_gemm, ebytes, s->hbm);
-    /* dispatch (fp8 with one fp32 scale per 128) and combine (bf16) */
-    double per_gpu = T / ((double)l->ep * l->etp);
-    double disp = per_gpu * m->top_k * m->hidden * (1.0 + 4.0 / 128.0);
-    double comb = per_gpu * m->top_k * m->hidden * 2.0;
-    double td, tc;
-    if (c->ep_kernel == POD_SERVE_EP_DEEPEP_LL) {
-      int halves = c->two_batch_overlap ? 2 : 1;
-      td = halves *
-           ep_ll(&c->system, l->ep, disp / halves, c->ep_ll_us, c->ep_ll_up_us);
-      tc = halves *
-           ep_ll(&c->system, l->ep, comb / halves, c->ep_ll_us, c->ep_ll_up_us);
-    } else {
-      if ((rc =
-               coll(&c->system, POD_COLL_ALL_TO_ALL, l->ep, 0, disp, &td, err)))
-        return rc;
-      if ((rc =
-               coll(&c->system, POD_COLL_ALL_TO_ALL, l->ep, 0, comb, &tc, err)))
-        return rc;
-    }
-    st->ep = moe_layers * (td + tc);
-  }
+  if ((rc = decode_moe(c, s, l, seqs * q, moe_layers, st, touched, err)))
+    return rc;
   /* TP all-reduces: after attention, and after each dense MLP */
   if (l->tp > 1) {
     double t;
-    if ((rc = coll(&c->system, POD_COLL_ALL_REDUCE, l->tp, 0,
-                   tg * m->hidden * 2.0, &t, err)))
+    if ((rc = pod_serve__coll(&c->system, POD_COLL_ALL_REDUCE, l->tp, 0,
+                              tg * m->hidden * 2.0, &t, err)))
       return rc;
     st->tp = t * (Ls + (Ls - moe_layers));
   }
   if (l->pp > 1) {
     int rpd = l->n / l->pp >= c->system.domain_gpus ? 1 : 2;
     double t;
-    if ((rc = coll(&c->system, POD_COLL_SEND_RECV, 2, rpd, tg * m->hidden * 2.0,
-                   &t, err)))
+    if ((rc = pod_serve__coll(&c->system, POD_COLL_SEND_RECV, 2, rpd,
+                              tg * m->hidden * 2.0, &t, err)))
       return rc;
     st->pp = t;
   }
   st->overhead = Ls * c->layer_us * 1e-6;
-  double compute = st->attn + st->dense + st->expert + st->overhead;
+  /* memory-bound kernels between the GEMMs */
+  double dl = Ls - moe_layers; /* dense-MLP layers of the stage */
+  double abytes_t =
+      tg * (Ls * 2.0 * act_block(m, s) + dl * act_mlp(m->ffn, s->wb_d));
+  if (m->experts > 0)
+    abytes_t += moe_layers * tg * m->shared_experts *
+                act_mlp(m->expert_ffn, s->wb_d) / l->tp;
+  st->act += abytes_t / s->hbm;
+  double compute = st->attn + st->dense + st->expert + st->overhead + st->act;
   if (c->spec_tokens > 0) {
     /* MTP drafts: one extra block per draft token, sequentially */
     int blocks = m->mtp_layers > 0 ? m->mtp_layers : 1;
@@ -495,39 +573,59 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
   double tok = c->prefill_tokens; /* computed tokens per GPU */
   double hit = c->prefix_hit;
   double pos = c->input_tokens * (1.0 + hit) / 2.0; /* mean causal span */
-  double gemm = 2.0 * tok * s->dense_gemm;
+  double t_gemm = 2.0 * tok * s->dense_gemm / s->rate_d;
   if (m->experts > 0) {
     double imb = m->imbalance > 1.0 ? m->imbalance : 1.0;
-    gemm += 2.0 * tok * m->top_k * s->p.expert * s->p.moe_layers * imb;
+    t_gemm +=
+        2.0 * tok * m->top_k * s->p.expert * s->p.moe_layers * imb / s->rate_e;
   }
   double wbytes = weights_per_gpu(c, s, l);
   memset(ps, 0, sizeof *ps);
-  ps->gemm = roof(gemm, s->peak * s->eff_gemm, wbytes, s->hbm);
+  ps->gemm = roof(t_gemm, 1.0, wbytes, s->hbm);
   double aflops =
       2.0 * m->heads * m->layers * pos * (s->dqk_pre + s->dv_pre) * tok;
-  ps->attn = aflops / s->peak_attn;
+  ps->attn = aflops / s->attn_pre;
   ps->overhead = m->layers * c->layer_us * 1e-6;
-  double t = ps->gemm + ps->attn + ps->overhead;
+  /* memory-bound kernels between the GEMMs, per computed token */
+  double per_tok = m->layers * 2.0 * act_block(m, s) +
+                   (m->layers - s->p.moe_layers) * act_mlp(m->ffn, s->wb_d);
+  if (m->experts > 0)
+    per_tok +=
+        s->p.moe_layers * (m->top_k * act_copy(m, s) +
+                           m->shared_experts * act_mlp(m->expert_ffn, s->wb_d));
+  ps->act = tok * per_tok / l->tp / s->hbm;
+  double t = ps->gemm + ps->attn + ps->overhead + ps->act;
   double comm = 0.0, x;
   int rc;
   if (m->experts > 0 && l->ep > 1) {
     double row = m->hidden;
-    double disp = ep_normal(&c->system, l->ep, m->top_k, tok / l->etp,
-                            row * (1.0 + 4.0 / 128.0));
-    double comb =
-        ep_normal(&c->system, l->ep, m->top_k, tok / l->etp, row * 2.0);
+    double disp = pod_serve__ep_normal(&c->system, l->ep, m->top_k,
+                                       tok / l->etp, row * s->disp_b);
+    double comb = pod_serve__ep_normal(&c->system, l->ep, m->top_k,
+                                       tok / l->etp, row * 2.0);
     comm += (disp + comb) * s->p.moe_layers;
   }
   if (l->tp > 1) {
-    if ((rc = coll(&c->system, POD_COLL_ALL_REDUCE, l->tp, 0,
-                   tok * l->tp * m->hidden * 2.0, &x, err)))
+    if ((rc = pod_serve__coll(&c->system, POD_COLL_ALL_REDUCE, l->tp, 0,
+                              tok * l->tp * m->hidden * 2.0, &x, err)))
       return rc;
     comm += x * (m->layers + (m->layers - s->p.moe_layers)) / (double)l->tp;
   }
-  if (c->two_batch_overlap)
+  if (c->two_batch_overlap && m->experts > 0 && l->ep > 1) {
+    /* DeepSeek's prefill (profile-data): one micro-batch's all-to-all
+    ** runs under the other's compute, and DeepEP's normal kernels hold
+    ** ep_sms of the GPU's SMs meanwhile: compute stretches by SMs /
+    ** (SMs - ep_sms), communication shows only beyond it. */
+    double sms = sm_count(&c->system.gpu);
+    double f = c->ep_sms < sms ? sms / (sms - c->ep_sms) : sms;
+    ps->ep_sm = t * (f - 1.0);
+    t += ps->ep_sm;
+    ps->comm = comm > t ? comm - t : 0.0;
+  } else if (c->two_batch_overlap) {
     ps->comm = comm - c->overlap * (comm < t ? comm : t);
-  else
+  } else {
     ps->comm = comm;
+  }
   ps->total = t + ps->comm;
   return POD_OK;
 }
@@ -594,13 +692,29 @@ static int kv_transfer(const pod_serve_cfg *c, const shape *s, double *t,
   if (!c->disaggregated) return POD_OK;
   double bytes = c->input_tokens * s->kv_tok_layer * c->model.layers;
   int same = c->prefill.gpus + c->gpus <= c->system.domain_gpus;
-  return coll(&c->system, POD_COLL_SEND_RECV, 2, same ? 2 : 1, bytes, t, err);
+  return pod_serve__coll(&c->system, POD_COLL_SEND_RECV, 2, same ? 2 : 1, bytes,
+                         t, err);
 }
+
+static int eval_core(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err);
 
 int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err) {
   memset(o, 0, sizeof *o);
   int rc = pod_serve_check(c, err);
-  if (rc != POD_OK) return rc;
+  return rc != POD_OK ? rc : eval_core(c, o, err);
+}
+
+int pod_serve_eval_checked(const pod_serve_cfg *c, pod_serve_result *o,
+                           pod_err *err) {
+  memset(o, 0, sizeof *o);
+  int rc = check_rest(c, err);
+  return rc != POD_OK ? rc : eval_core(c, o, err);
+}
+
+/* The evaluation of a checked config. */
+static int eval_core(const pod_serve_cfg *c, pod_serve_result *o,
+                     pod_err *err) {
+  int rc;
   shape s;
   if ((rc = mk_shape(c, &s, err))) return rc;
   lay ld, lp;
@@ -614,9 +728,15 @@ int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err) {
   if ((rc = fit_batch(c, &s, &ld, o, err))) return rc;
   double wp = weights_per_gpu(c, &s, &lp);
   o->memory.prefill_weights_gb = wp / 1e9;
-  if (wp + c->mem_reserve_gb * 1e9 > c->system.gpu.hbm_gb * 1e9)
-    return FAIL("prefill.gpus", "weights need %.1f GB per GPU on %d GPUs",
-                wp / 1e9, lp.n);
+  /* over < wp: the decode instance's fit already holds reserve < HBM */
+  double over = wp + c->mem_reserve_gb * 1e9 - c->system.gpu.hbm_gb * 1e9;
+  if (over > 0.0 && c->host_GBps <= 0.0)
+    return FAIL("prefill.gpus",
+                "weights need %.1f GB per GPU on %d GPUs; %.1f GB HBM less "
+                "%.1f GB reserve (set host_GBps to offload)",
+                wp / 1e9, lp.n, c->system.gpu.hbm_gb, c->mem_reserve_gb);
+  o->offload_gb = over > 0.0 ? over / 1e9 : 0.0;
+  o->clock = s.clock;
   o->kv_bytes_per_token = s.kv_tok_layer * c->model.layers;
   o->kv_gb_per_seq =
       o->kv_bytes_per_token * (c->input_tokens + c->output_tokens) / 1e9;
@@ -651,6 +771,15 @@ int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err) {
       pass = per_pass / nic;
     }
   }
+  if (o->offload_gb > 0.0) {
+    /* offloaded layers are prefetched under the pass; it waits for them
+    ** when the host link is slower than the pass */
+    double t_off = o->offload_gb * 1e9 / (c->host_GBps * 1e9);
+    if (t_off > pass) {
+      o->pass.offload = t_off - pass;
+      pass = t_off;
+    }
+  }
   o->prefill_tokens_per_s_per_gpu =
       c->prefill_tokens / (1.0 - c->prefix_hit) / pass;
   o->prefill_tokens_per_s = o->prefill_tokens_per_s_per_gpu * lp.n;
@@ -665,50 +794,3 @@ int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err) {
                         o->output_tokens_per_s_per_gpu * 1e6;
   return POD_OK;
 }
-
-/* ---- kernel ------------------------------------------------------------ */
-
-static const char *const metric_names[] = {"decode_tokens_per_s_per_gpu",
-                                           "prefill_tokens_per_s_per_gpu",
-                                           "ttft_s",
-                                           "tpot_s",
-                                           "output_tokens_per_s_per_gpu",
-                                           "usd_per_m_output",
-                                           "batch",
-                                           "max_batch",
-                                           "kv_gb_per_seq",
-                                           "memory_gb",
-                                           "step_s",
-                                           "attn_s",
-                                           "dense_s",
-                                           "expert_s",
-                                           "tp_s",
-                                           "ep_s"};
-
-static int kernel_fn(const void *cfg, double *x, pod_err *err) {
-  pod_serve_result r;
-  int rc = pod_serve_eval(cfg, &r, err);
-  if (rc != POD_OK) return rc;
-  x[0] = r.decode_tokens_per_s_per_gpu;
-  x[1] = r.prefill_tokens_per_s_per_gpu;
-  x[2] = r.ttft_s;
-  x[3] = r.tpot_s;
-  x[4] = r.output_tokens_per_s_per_gpu;
-  x[5] = r.usd_per_m_output;
-  x[6] = r.batch;
-  x[7] = r.max_batch;
-  x[8] = r.kv_gb_per_seq;
-  x[9] = r.memory.total_gb;
-  x[10] = r.step.total;
-  x[11] = r.step.attn;
-  x[12] = r.step.dense;
-  x[13] = r.step.expert;
-  x[14] = r.step.tp;
-  x[15] = r.step.ep;
-  return POD_OK;
-}
-
-const pod_kernel pod_serve_kernel = {
-    "serve", sizeof(pod_serve_cfg),
-    (int)(sizeof metric_names / sizeof metric_names[0]), metric_names,
-    kernel_fn};

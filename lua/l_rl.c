@@ -313,6 +313,7 @@ static void push_result(lua_State *L, const pod_rl_cfg *c,
   setnum(L, "step_s", r->step_s);
   setnum(L, "rollout_s", r->rollout_s);
   setnum(L, "tail_s", r->tail_s);
+  setnum(L, "split_s", r->split_s);
   setnum(L, "score_s", r->score_s);
   setnum(L, "train_s", r->train_s);
   setnum(L, "sync_s", r->sync_s);

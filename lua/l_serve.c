@@ -87,6 +87,8 @@ static const lpod_field cfg_fields[] = {
      pod_train_dtype_names, NULL},
     {"kv_dtype", LPOD_ENUM, offsetof(pod_serve_cfg, kv_dtype), 0, 0, 0, 0, "",
      pod_train_dtype_names, NULL},
+    {"dense_dtype", LPOD_ENUM, offsetof(pod_serve_cfg, dense_dtype), 0, 0, 0, 0,
+     "", pod_serve_dtype_names, NULL},
     {"parallel", LPOD_STRUCT, offsetof(pod_serve_cfg, parallel), 0, 0, 0, 0, "",
      NULL, &par_type},
     CF(batch, LPOD_INT, 0, 1 << 24, "sequences per instance (0: largest)"),
@@ -105,7 +107,7 @@ static const lpod_field cfg_fields[] = {
      pod_serve_ep_kernel_names, NULL},
     CF(two_batch_overlap, LPOD_BOOL, 0, 1, "two micro-batches"),
     CF(eff_gemm, LPOD_DOUBLE, -1, 1, "fraction of peak (<= 0: table)"),
-    CF(eff_attn, LPOD_DOUBLE, 0, 1, "fraction of bf16 peak"),
+    CF(eff_attn, LPOD_DOUBLE, 0, 1, "fraction of peak (0: table)"),
     CF(eff_hbm, LPOD_DOUBLE, 0, 1, "fraction of HBM bandwidth"),
     CF(overlap, LPOD_DOUBLE, 0, 1, "share hidden by two-batch overlap"),
     CF(ep_ll_us, LPOD_DOUBLE, 0, 1e6, "us per low-latency dispatch"),
@@ -113,6 +115,8 @@ static const lpod_field cfg_fields[] = {
     CF(layer_us, LPOD_DOUBLE, 0, 1e6, "us per layer per step"),
     CF(mem_reserve_gb, LPOD_DOUBLE, 0, 1e6, "GB"),
     CF(kv_frac, LPOD_DOUBLE, 0, 1, "share of free HBM for KV"),
+    CF(host_GBps, LPOD_DOUBLE, 0, 1e6, "GB/s per GPU, prefill offload"),
+    CF(ep_sms, LPOD_DOUBLE, 0, 100, "SMs of DeepEP normal kernels"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_serve_cfg_type = {"podsim.serve_cfg",
@@ -187,6 +191,8 @@ void lserve_push_result(lua_State *L, const pod_serve_cfg *c,
   setnum(L, "kv_bytes_per_token", r->kv_bytes_per_token);
   setnum(L, "kv_gb_per_seq", r->kv_gb_per_seq);
   setnum(L, "experts_touched", r->experts_touched);
+  setnum(L, "clock", r->clock);
+  setnum(L, "offload_gb", r->offload_gb);
   setnum(L, "output_tokens_per_s_per_gpu", r->output_tokens_per_s_per_gpu);
   setnum(L, "requests_per_s_per_gpu", r->requests_per_s_per_gpu);
   setnum(L, "prefill_gpu_share", r->prefill_gpu_share);
@@ -208,6 +214,7 @@ void lserve_push_result(lua_State *L, const pod_serve_cfg *c,
   setnum(L, "ep", s->ep);
   setnum(L, "pp", s->pp);
   setnum(L, "overhead", s->overhead);
+  setnum(L, "act", s->act);
   setnum(L, "draft", s->draft);
   setnum(L, "total", s->total);
   lua_setfield(L, -2, "step");
@@ -217,7 +224,10 @@ void lserve_push_result(lua_State *L, const pod_serve_cfg *c,
   setnum(L, "attn", ps->attn);
   setnum(L, "comm", ps->comm);
   setnum(L, "overhead", ps->overhead);
+  setnum(L, "act", ps->act);
+  setnum(L, "ep_sm", ps->ep_sm);
   setnum(L, "kv_out", ps->kv_out);
+  setnum(L, "offload", ps->offload);
   setnum(L, "total", ps->total);
   lua_setfield(L, -2, "pass");
   lpod_push(L, &lpod_serve_cfg_type, c);

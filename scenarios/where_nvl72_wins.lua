@@ -169,8 +169,8 @@ local function params(other)
     resp_scale = D.triangular{0.6, 1.0, RESP_MAX},   -- response lengths
     up_eff_a = D.triangular{0.70, NVL.up_eff, 0.90},   -- NVLink5 inside the rack
     -- fixed cost of a DeepEP low-latency dispatch on NVLink alone: from the
-    -- H20 fit (19 us, S1) up to the InfiniBand one (34 us): S4 shows
-    -- podsim's GB200 decode ahead of what SGLang reached
+    -- H20 fit (19 us, S1) up to the InfiniBand one (34 us); S4 (SGLang's
+    -- GB200 decode) passes at the nominal 19 us
     ["a.rollout.ep_ll_up_us"] = D.uniform{15, 34},
     out_eff_b = D.triangular{0.80, o.out_eff, 0.96},   -- 400G NICs between nodes
     up_eff_b = D.triangular{0.70, o.up_eff, 0.90},

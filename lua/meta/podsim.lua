@@ -745,6 +745,7 @@ function podsim.search(args) end
 ---@field gpus integer GPUs of the (decode) instance
 ---@field dtype? podsim.Dtype weights and GEMMs (default fp8)
 ---@field kv_dtype? "bf16"|"fp8" KV cache elements (default bf16)
+---@field dense_dtype? "bf16"|"fp8"|"fp4"|"same" dense GEMMs (attention projections, dense MLPs, shared experts, head); "same" (default): dtype
 ---@field parallel? podsim.ServeParallelFields
 ---@field batch? integer sequences decoding at once per instance (0: the largest that fits)
 ---@field concurrency? integer the same as batch (give one)
@@ -760,7 +761,7 @@ function podsim.search(args) end
 ---@field ep_kernel? podsim.EpKernel decode dispatch/combine (deepep_ll)
 ---@field two_batch_overlap? boolean two micro-batches hide communication (false)
 ---@field eff_gemm? number fraction of dtype peak in GEMMs (<= 0: the training table)
----@field eff_attn? number fraction of bf16 peak in attention kernels (0.67)
+---@field eff_attn? number fraction of the attention peak (bf16; fp8 with an fp8 KV cache) in attention kernels (0: per generation, Hopper 0.67, Blackwell decode 0.25 / prefill 0.65)
 ---@field eff_hbm? number fraction of HBM bandwidth in memory-bound parts (0.85)
 ---@field overlap? number with two_batch_overlap: share of min(compute, comm) hidden (0, fitted on S2)
 ---@field ep_ll_us? number us fixed cost of one DeepEP low-latency dispatch or combine with network peers (34, fitted on S1)
@@ -768,6 +769,8 @@ function podsim.search(args) end
 ---@field layer_us? number us fixed cost per layer per decode step (8)
 ---@field mem_reserve_gb? number GB per GPU for context, activations, slack (8)
 ---@field kv_frac? number share of free HBM the KV cache may use (0.9)
+---@field ep_sms? number SMs DeepEP's normal kernels hold while overlapping prefill compute (20)
+---@field host_GBps? number GB/s per GPU from host memory for prefill weights that do not fit in HBM (0: no offload)
 
 ---A serving layout as used (in `podsim.ServeConfig`).
 ---@class podsim.ServeParallel
@@ -790,6 +793,7 @@ function podsim.search(args) end
 ---@field gpus integer
 ---@field dtype podsim.Dtype
 ---@field kv_dtype podsim.Dtype
+---@field dense_dtype "bf16"|"fp8"|"fp4"|"same"
 ---@field parallel podsim.ServeParallel
 ---@field batch integer
 ---@field input_tokens number
@@ -812,6 +816,8 @@ function podsim.search(args) end
 ---@field layer_us number
 ---@field mem_reserve_gb number
 ---@field kv_frac number
+---@field host_GBps number
+---@field ep_sms number
 
 ---GB per GPU.
 ---@class podsim.ServeMemory
@@ -830,6 +836,7 @@ function podsim.search(args) end
 ---@field ep number expert dispatch + combine (exposed)
 ---@field pp number pipeline send/recv
 ---@field overhead number per-layer fixed cost
+---@field act number memory-bound kernels between the GEMMs (norms, residuals, quantisation, permutes, activations)
 ---@field draft number speculative drafts (MTP)
 ---@field total number one decode step
 
@@ -839,7 +846,10 @@ function podsim.search(args) end
 ---@field attn number attention's quadratic term
 ---@field comm number EP all-to-all + TP all-reduce (exposed)
 ---@field overhead number per-layer fixed cost
+---@field act number memory-bound kernels between the GEMMs
+---@field ep_sm number two-batch overlap: compute stretched by the SMs DeepEP's normal kernels hold
 ---@field kv_out number KV shipping beyond the pass (disaggregated, NIC-bound)
+---@field offload number weight streaming from host beyond the pass (host_GBps-bound)
 ---@field total number
 
 ---@class podsim.ServeResult
@@ -857,6 +867,8 @@ function podsim.search(args) end
 ---@field kv_bytes_per_token number all layers, one copy
 ---@field kv_gb_per_seq number at input + output tokens
 ---@field experts_touched number distinct experts read per GPU per MoE layer per step
+---@field clock number sustained fraction of the boost clock under the power limit (Blackwell < 1)
+---@field offload_gb number prefill weights streamed from host per GPU per pass
 ---@field output_tokens_per_s_per_gpu number both phases, prefill GPUs counted
 ---@field requests_per_s_per_gpu number
 ---@field prefill_gpu_share number GPU-time share in prefill (pool ratio when disaggregated)
@@ -996,6 +1008,7 @@ function podsim.ep_time(args) end
 ---@field step_s number
 ---@field rollout_s number generation incl. prompt prefill and tail
 ---@field tail_s number of rollout_s: waiting for the longest response
+---@field split_s number of rollout_s: the slowest instance's extra work under the static split
 ---@field score_s number ref / old-logprob / reward / critic forwards and reward_s
 ---@field train_s number optimizer steps
 ---@field sync_s number weight sync incl. offload/reload

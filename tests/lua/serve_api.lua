@@ -20,7 +20,7 @@ assert(math.abs(r.kv_gb_per_seq - r.kv_bytes_per_token * 2500 / 1e9) < 1e-12)
 local m = r.memory
 assert(math.abs(m.total_gb - (m.weights_gb + m.kv_gb + m.reserve_gb)) < 1e-9)
 local s = r.step
-assert(math.abs(s.total - (s.attn + s.dense + s.expert + s.tp + s.ep + s.pp + s.overhead + s.draft)) < 1e-12)
+assert(math.abs(s.total - (s.attn + s.dense + s.expert + s.tp + s.ep + s.pp + s.overhead + s.act + s.draft)) < 1e-12)
 assert(r.pass.total > 0 and r.ttft_s >= r.pass.total)
 assert(r.usd_per_m_output > 0)
 -- concurrency is batch
@@ -72,3 +72,19 @@ fails("podsim%.serve: gpus: weights need", S, {system = "hgx_h100", model = "dee
 fails("podsim%.ep_time: ranks: ", podsim.ep_time, {system = "hgx_h800", ranks = 0, tokens = 1,
   hidden = 1, top_k = 1})
 print("serve_api: ok")
+-- the pass sums its parts; two-batch overlap on an MoE prefill hides the
+-- all-to-all up to the compute and charges DeepEP's SMs (ep_sms of 132)
+do
+  local function P(tbo, sms)
+    return S{system = "hgx_h100", model = "deepseek_v3", gpus = 72, parallel = {ep = 72},
+      redundant_experts = 32, batch = 72, input_tokens = 2000, output_tokens = 1,
+      two_batch_overlap = tbo, ep_sms = sms, prefill = {gpus = 32, ep = 32}}.pass
+  end
+  local a, b = P(false, 20), P(true, 20)
+  assert(a.ep_sm == 0 and b.comm == 0)
+  local t = a.gemm + a.attn + a.overhead + a.act
+  assert(math.abs(a.total - (t + a.comm)) < 1e-12)
+  assert(math.abs(b.ep_sm - t * 20 / 112) < 1e-12)
+  assert(math.abs(P(true, 0).total - t) < 1e-12)
+  assert(b.act > 0)
+end

@@ -122,6 +122,53 @@ static void test_step_parts(void **state) {
   assert_true(ok(&c).tail_s > r.tail_s);
 }
 
+/* Static split: the slowest of I instances does E[max of I normals] x
+** cv / sqrt(n) more work than the mean one (Blom); none with one
+** instance, fixed lengths or partial rollouts.  Token-weighted context:
+** a wider length spread at the same mean costs more decode per token. */
+static void test_split_and_context(void **state) {
+  (void)state;
+  pod_rl_cfg c = mk("hgx_b200", "llama3_70b", 64, 8);
+  c.response.kind = POD_DIST_FIXED;
+  c.response.p[0] = 3000.0;
+  pod_rl_result f = ok(&c);
+  assert_near(f.split_s, 0.0, 0.0);
+  /* exponential, mean 3000, uncapped: cv 1 */
+  c.response.kind = POD_DIST_EXPONENTIAL;
+  c.max_response = 4e6;
+  pod_rl_result e = ok(&c);
+  double n = e.sequences / e.instances;
+  /* Blom for I = 8: Phi^-1((8 - 0.375) / 8.25) = 1.4236 */
+  double z = 1.42363;
+  /* the extra work is z cv / sqrt(n) of the mean instance's
+  ** batch-proportional decode, a part of what is left of the rollout
+  ** after the split and the tail */
+  double rest = e.rollout_s - e.split_s - e.tail_s;
+  assert_true(e.split_s > 0.0);
+  assert_true(e.split_s / rest <= z / sqrt(n) * (1.0 + 1e-9));
+  /* one instance: no split */
+  pod_rl_cfg one = c;
+  one.train.gpus = 8;
+  one.prompts = 16;
+  assert_near(ok(&one).split_s, 0.0, 0.0);
+  c.partial = 1;
+  assert_near(ok(&c).split_s, 0.0, 0.0);
+  c.partial = 0;
+  /* the same mean, a wider spread (lognormal with cv > 1) reads more KV
+  ** per generated token than fixed lengths */
+  pod_rl_cfg g = mk("hgx_b200", "llama3_70b", 64, 8);
+  g.response.kind = POD_DIST_FIXED;
+  g.response.p[0] = 3000.0;
+  pod_rl_result a = ok(&g);
+  g.response.kind = POD_DIST_LOGNORMAL;
+  g.response.p[1] = 1.2;
+  g.response.p[0] = log(3000.0) - 0.5 * 1.2 * 1.2; /* mean 3000 */
+  g.max_response = 4e6;
+  pod_rl_result b = ok(&g);
+  assert_near(b.mean_response, 3000.0, 1e-6 * 3000.0);
+  assert_true(b.serve.step.attn > a.serve.step.attn);
+}
+
 static void test_placements(void **state) {
   (void)state;
   pod_rl_cfg c = mk("hgx_b200", "llama3_70b", 64, 8);
@@ -271,10 +318,14 @@ static void test_errors(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_expected_max), cmocka_unit_test(test_step_parts),
-      cmocka_unit_test(test_placements),   cmocka_unit_test(test_sync),
-      cmocka_unit_test(test_reliability),  cmocka_unit_test(test_pair),
+      cmocka_unit_test(test_expected_max),
+      cmocka_unit_test(test_step_parts),
+      cmocka_unit_test(test_placements),
+      cmocka_unit_test(test_sync),
+      cmocka_unit_test(test_reliability),
+      cmocka_unit_test(test_pair),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_split_and_context),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

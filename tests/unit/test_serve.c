@@ -89,7 +89,8 @@ static void test_decode_memory_bound(void **state) {
   assert_true(r.step.tp > 0.0);
   assert_near(r.step.total,
               r.step.attn + r.step.dense + r.step.expert + r.step.tp +
-                  r.step.ep + r.step.pp + r.step.overhead + r.step.draft,
+                  r.step.ep + r.step.pp + r.step.overhead + r.step.act +
+                  r.step.draft,
               1e-12);
   assert_near(r.tpot_s, r.step.total, 1e-15);
   assert_near(r.decode_tokens_per_s, 1.0 / r.tpot_s, 1e-9);
@@ -262,6 +263,102 @@ static void test_errors(void **state) {
   expect_err(&c, "dtype");
 }
 
+/* Blackwell runs GEMMs at its sustained clock: GB200 (5 PF fp8 at
+** 1,200 W) 1200 / 1400 of the boost clock; Hopper keeps 1.  A dense
+** compute-bound decode part scales with it exactly. */
+static void test_clock(void **state) {
+  (void)state;
+  pod_serve_cfg a = mk("gb200_nvl72", "deepseek_v3", 48);
+  a.redundant_experts = 32; /* 288 experts over EP48 */
+  a.batch = 48 * 512;
+  pod_serve_result r = ok(&a);
+  assert_near(r.clock, 1200.0 / 1400.0, 1e-12);
+  pod_serve_cfg h = mk("hgx_h100", "deepseek_v3", 72);
+  h.batch = 72 * 64;
+  assert_near(ok(&h).clock, 1.0, 0.0);
+  /* with eff_gemm set, the dense part is FLOPs / (peak x eff x clock) */
+  a.eff_gemm = 0.5;
+  pod_serve_result q = ok(&a);
+  pod_model_params p;
+  pod_model_params_count(&a.model, &p);
+  double flops =
+      2.0 * 512 * (p.layers_dense + (double)a.model.vocab * a.model.hidden);
+  assert_near(q.step.dense, flops / (5000e12 * 0.5 * q.clock), 1e-9);
+}
+
+/* NVFP4 experts with fp8 dense GEMMs: the dense part is slower and its
+** weights larger than all-fp4, the experts unchanged. */
+static void test_dense_dtype(void **state) {
+  (void)state;
+  pod_serve_cfg a = mk("gb200_nvl72", "deepseek_v3", 48);
+  a.redundant_experts = 32;
+  a.batch = 48 * 768;
+  a.dtype = POD_DTYPE_FP4;
+  pod_serve_cfg b = a;
+  b.dense_dtype = POD_DTYPE_FP8;
+  pod_serve_result ra = ok(&a), rb = ok(&b);
+  assert_near(rb.step.expert, ra.step.expert, 1e-15);
+  assert_true(rb.step.dense > 1.5 * ra.step.dense);
+  assert_true(rb.memory.weights_gb > ra.memory.weights_gb);
+  /* NVFP4 dispatch moves half of fp8's bytes */
+  pod_serve_cfg c = a;
+  c.dtype = POD_DTYPE_FP8;
+  c.dense_dtype = POD_DTYPE_FP8;
+  assert_true(ok(&c).step.ep > ok(&b).step.ep);
+  /* an fp8 KV cache runs attention on fp8 tensor cores: twice the rate
+  ** in a compute-bound MLA decode (half the bytes too) */
+  pod_serve_cfg k = b;
+  k.kv_dtype = POD_DTYPE_FP8;
+  assert_near(ok(&b).step.attn / ok(&k).step.attn, 2.0, 1e-9);
+  pod_serve_cfg bad = mk("hgx_h100", "deepseek_v3", 72);
+  bad.dense_dtype = POD_DTYPE_FP4;
+  expect_err(&bad, "dense_dtype");
+  bad.dense_dtype = 7;
+  expect_err(&bad, "dense_dtype");
+}
+
+/* Prefill weights beyond HBM stream from host memory: an error without
+** host_GBps, a pass of at least offload / host_GBps with it. */
+static void test_offload(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("gb200_nvl72", "deepseek_v3", 48);
+  c.redundant_experts = 32;
+  c.batch = 48 * 64;
+  c.disaggregated = 1;
+  c.prefill.gpus = 2;
+  c.prefill.parallel.ep = 2;
+  expect_err(&c, "prefill.gpus");
+  c.host_GBps = 225.0;
+  pod_serve_result r = ok(&c);
+  double over =
+      r.memory.prefill_weights_gb + c.mem_reserve_gb - c.system.gpu.hbm_gb;
+  assert_near(r.offload_gb, over, 1e-9);
+  double pass = c.prefill_tokens / r.prefill_tokens_per_s_per_gpu;
+  assert_true(pass >= over / c.host_GBps - 1e-12);
+  c.host_GBps = 5.0; /* a slow link bounds the pass */
+  r = ok(&c);
+  assert_near(c.prefill_tokens / r.prefill_tokens_per_s_per_gpu, over / 5.0,
+              1e-9);
+  assert_true(r.pass.offload > 0.0);
+  c.host_GBps = -1.0;
+  expect_err(&c, "host_GBps");
+}
+
+/* pod_serve_eval_checked: the same result, the rest still checked. */
+static void test_eval_checked(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("hgx_h100", "deepseek_v3", 72);
+  c.batch = 72 * 64;
+  pod_serve_result a = ok(&c), b;
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(pod_serve_eval_checked(&c, &b, &e), POD_OK);
+  assert_memory_equal(&a, &b, sizeof a);
+  c.batch = -1;
+  assert_int_equal(pod_serve_eval_checked(&c, &b, &e), POD_EINVAL);
+  assert_string_equal(e.field, "batch");
+}
+
 static void test_kernel(void **state) {
   (void)state;
   pod_serve_cfg c = mk("gb200_nvl72", "deepseek_v3", 72);
@@ -291,6 +388,10 @@ int main(void) {
       cmocka_unit_test(test_disaggregated),
       cmocka_unit_test(test_ep_time),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_clock),
+      cmocka_unit_test(test_dense_dtype),
+      cmocka_unit_test(test_offload),
+      cmocka_unit_test(test_eval_checked),
       cmocka_unit_test(test_kernel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

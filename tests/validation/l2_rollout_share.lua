@@ -12,11 +12,14 @@
 -- ~5k tokens); colocated on 128 H800 (rollout TP4 instances, training
 -- TP8 bf16), reference and old-policy forward passes.
 --
--- Prediction.  Known miss: podsim puts the rollout at ~56%.  podsim's
--- rollout runs at its serving model's decode rate at the KV-limited batch
--- on every instance and splits sequences evenly over instances; the
--- static split's imbalance and the engines' scheduling and preemption
--- under KV pressure are not modelled.
+-- Prediction.  Mechanisms that carry it (core/rl.c): the static split of
+-- the 8,192 sequences over 32 rollout instances (the step waits for the
+-- slowest instance's work, +6.5% here) and decode at the token-weighted
+-- context (a response's token p reads prompt + p of KV: over all tokens
+-- the mean context is prompt + E[L^2] / (2 E[L]), 2.1x the naive
+-- prompt + E[L] / 2 for this length distribution).  Before them podsim
+-- put the rollout at 56%.  The tail still takes the longest response to
+-- start last in its instance's queue (an upper bound on the drain).
 local D = podsim.dist
 -- Qwen/Qwen2.5-32B config.json: 64 layers, hidden 5120, intermediate
 -- 27648, 40 heads / 8 KV (head_dim 128), vocab 152064, untied.
@@ -29,5 +32,4 @@ local r = podsim.rl{system = "hgx_h800", model = qwen32,
   response = D.lognormal{median = 3000, p90 = 9000}, max_response = 20480}
 podsim.check{id = "L2", name = "rollout share of a synchronous GRPO step (32B, 128 H800)",
   published = 0.70, value = r.rollout_s / r.step_s, unit = "share", range = {0.60, 0.80},
-  fit = false, source = "RollPacker, arXiv 2509.21009",
-  known_miss = "static split over instances and engine scheduling not modelled; see l2_rollout_share.lua"}
+  fit = false, source = "RollPacker, arXiv 2509.21009"}

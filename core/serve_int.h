@@ -1,0 +1,45 @@
+/*
+** serve_int.h: internals of the serving model (core/serve*.c) shared by
+** serve.c (prefill and decode) and serve_ep.c (dispatch, combine and
+** helpers); callers use pod_serve.h only.  Convention as train_int.h:
+** pod_serve__name is not part of the API.
+*/
+#ifndef POD_SERVE_INT_H
+#define POD_SERVE_INT_H
+
+#include "pod_coll.h"
+#include "pod_serve.h"
+
+/* POD_EINVAL naming `field`: x is not in [lo, hi] ((lo, hi] with open). */
+int pod_serve__range_error(double x, double lo, double hi, int open,
+                           const char *field, pod_err *err);
+
+/* POD_OK when x is finite and in [lo, hi] ((lo, hi] with open), else
+** pod_serve__range_error (inline: a config check runs ~20 of these). */
+static inline int pod_serve__check_num(double x, double lo, double hi, int open,
+                                       const char *field, pod_err *err) {
+  if (pod_finite(x) && (open ? x > lo : x >= lo) && x <= hi) return POD_OK;
+  return pod_serve__range_error(x, lo, hi, open, field, err);
+}
+
+/* pod_coll_eval's time of op on `ranks` ranks (0 for one rank). */
+int pod_serve__coll(const pod_system *sys, pod_coll_op op, int ranks, int rpd,
+                    double bytes, double *t, pod_err *err);
+
+/* One DeepEP low-latency dispatch or combine of `bytes` per GPU over `ep`
+** ranks, fixed cost ll_us (network peers) or ll_up_us (all on NVLink). */
+double pod_serve__ep_ll(const pod_system *y, int ep, double bytes, double ll_us,
+                        double ll_up_us);
+
+/* One DeepEP normal dispatch or combine of `tokens` per GPU of `row`
+** bytes over `ep` ranks to top_k experts each. */
+double pod_serve__ep_normal(const pod_system *y, int ep, int top_k,
+                            double tokens, double row);
+
+/* One decode dispatch (disp bytes per GPU) and combine (comb) over `ep`
+** ranks with c's kernel: DeepEP low-latency (the fixed cost paid per
+** micro-batch with two-batch overlap) or NCCL all-to-all. */
+int pod_serve__decode_ep(const pod_serve_cfg *c, int ep, double disp,
+                         double comb, double *t, pod_err *err);
+
+#endif
