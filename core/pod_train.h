@@ -90,7 +90,9 @@ typedef struct pod_layout {
   int uneven;     /* 1: allow layers not divisible by pp*vp (Megatron's
                      pipeline layout / account_for_embedding_in_pipeline_
                      split): each virtual stage holds ceil(L/(pp*vp))
-                     layer slots and embedding/head fill spare slots */
+                     layer slots and embedding/head fill spare slots;
+                     pp*vp may reach L + 2 (an embedding-only first and
+                     a loss-only last virtual stage) */
   pod_recompute_set recompute_modules; /* per-module recompute */
 } pod_layout;
 

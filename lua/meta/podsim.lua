@@ -515,7 +515,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field microbatch? integer sequences per micro-batch (0: 1)
 ---@field zero? integer 0 replicated, 1 distributed optimizer (default), 2 + gradients, 3 + weights
 ---@field recompute? podsim.Recompute
----@field uneven? boolean allow layers not divisible by pp x vp
+---@field uneven? boolean allow layers not divisible by pp x vp (then pp x vp <= layers + 2: embedding-only and loss-only virtual stages)
 ---@field recompute_modules? podsim.RecomputeModules per-module recompute on top of `recompute`
 
 ---A parallel layout (immutable, in `podsim.TrainConfig`).
