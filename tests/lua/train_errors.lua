@@ -27,7 +27,8 @@ fails("podsim%.train: parallel%.vp: pp%*vp must divide layers", T, cfg(nil, {tp 
 fails("podsim%.train: parallel%.vp: virtual stages", T, cfg(nil, {tp = 4, vp = 2}))
 -- uneven: pp*vp may reach layers + 2 (embedding-only and loss-only virtual
 -- stages), no further; without uneven it must divide the layers
-local r82 = T(cfg({gpus = 32, global_batch = 64}, {tp = 4, pp = 2, vp = 41, uneven = true}))
+local r82 = T(cfg({gpus = 64, global_batch = 64}, {tp = 4, pp = 2, vp = 41, uneven = true,
+  recompute = "full"}))
 assert(r82.step_s > 0 and r82.config.parallel.vp == 41)
 fails("podsim%.train: parallel%.vp: pp%*vp = 84 exceeds layers %(80%) %+ 2", T,
   cfg({gpus = 32, global_batch = 64}, {tp = 4, pp = 2, vp = 42, uneven = true}))
