@@ -173,8 +173,9 @@ void pod_train_cfg_defaults(pod_train_cfg *c) {
   ** pretrain_llama3_70b.py, 2025). */
   c->fp8_recipe = POD_FP8_DELAYED;
   c->jitter_sync = JITTER_SYNC;
-  c->host_expert_us = -1.0; /* table (train.c, HOST_EXPERT_US) */
-  c->moe_layer_us = -1.0;   /* table (train_sw.c, MOE_LAYER_US) */
+  c->host_expert_us = -1.0;     /* table (train.c, HOST_EXPERT_US) */
+  c->moe_layer_us = -1.0;       /* table (train_sw.c, MOE_LAYER_US) */
+  c->gemm_k_half_expert = -1.0; /* table (train_sw.c, K_HALF_EXPERT_FP8) */
 }
 
 void pod_train_cfg_init(pod_train_cfg *c) {
@@ -359,6 +360,10 @@ int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
        "must be finite and <= 1 (<= 0 = table default; got %g)", c->eff_attn);
   NEED(isfinite(c->gemm_k_half), "gemm_k_half",
        "must be finite (< 0 = table default; got %g)", c->gemm_k_half);
+  NEED(isfinite(c->gemm_k_half_expert) && c->gemm_k_half_expert <= 1e9,
+       "gemm_k_half_expert",
+       "must be finite and <= 1e9 (< 0 = table default; got %g)",
+       c->gemm_k_half_expert);
   NEED(isfinite(c->gemm_w_half) && c->gemm_w_half <= 1e9, "gemm_w_half",
        "must be finite and <= 1e9 (< 0 = table default; got %g)",
        c->gemm_w_half);

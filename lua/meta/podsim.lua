@@ -597,6 +597,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field gemm_w_half? number expert GEMM efficiency half width (< 0: table)
 ---@field host_expert_us? number host time per local expert per pass for eager experts (< 0: table)
 ---@field moe_layer_us? number fixed GPU time per MoE layer per micro-batch, forward and backward, us (< 0: table)
+---@field gemm_k_half_expert? number the routed experts' grouped-GEMM efficiency half hidden size (< 0: table)
 
 ---A training config (immutable): `r.config` of a `podsim.train` result.
 ---@class podsim.TrainConfig
@@ -627,6 +628,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field software podsim.Software
 ---@field host_expert_us number
 ---@field moe_layer_us number
+---@field gemm_k_half_expert number
 
 ---@class podsim.TrainMemory
 ---@field weights_gb number
