@@ -205,7 +205,7 @@ static void test_expert_k_half(void **state) {
   c.parallel.ep = 8;
   c.parallel.microbatch = 2;
   c.software.cuda_graphs = POD_GRAPHS_FULL;
-  c.moe_layer_us = 0.0; /* the GEMMs alone */
+  c.moe_layer_us = 0.0;                    /* the GEMMs alone */
   assert_true(c.gemm_k_half_expert < 0.0); /* default: the table */
   pod_train_result r = eval_ok(&c);
   pod_train_cfg d = c;
