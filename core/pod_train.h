@@ -90,7 +90,9 @@ typedef struct pod_layout {
   int uneven;     /* 1: allow layers not divisible by pp*vp (Megatron's
                      pipeline layout / account_for_embedding_in_pipeline_
                      split): each virtual stage holds ceil(L/(pp*vp))
-                     layer slots and embedding/head fill spare slots */
+                     layer slots and embedding/head fill spare slots;
+                     pp*vp may reach L + 2 (an embedding-only first and
+                     a loss-only last virtual stage) */
   pod_recompute_set recompute_modules; /* per-module recompute */
 } pod_layout;
 
@@ -204,6 +206,10 @@ typedef struct pod_train_cfg {
                                bookkeeping, the chain of small dependent
                                kernels (train_sw.c, MOE_LAYER_US); < 0 =
                                default */
+  double gemm_k_half_expert; /* the routed experts' grouped GEMMs roll off
+                                as eff_gemm * h / (h + k_half_expert), in
+                                place of gemm_k_half (train_sw.c,
+                                K_HALF_EXPERT_FP8); < 0 = table per dtype */
 } pod_train_cfg;
 
 /* Step-time breakdown in seconds; parts add up to step_s. */

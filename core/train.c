@@ -44,12 +44,23 @@
 ** (read bf16, write fp8 and its transpose): ~27 B per hidden and 9 B per
 ** FFN element.  MoE permute/unpermute copies the routed tokens four times
 ** (forward, backward, dispatch, combine): 16 B per routed hidden element.
+** The dispatcher's own buffers add 8 B per routed hidden element: the
+** receive buffer written and the combine input read, in the forward and
+** again for the gradients in the backward (1-2 B each way per pass).  fp8
+** adds the quantisation of the routed expert GEMM operands on the hidden
+** side, 8 B: the fc1 input (rowwise and columnwise copies, the columnwise
+** one read again by the wgrad) and the fc2 output gradient (read bf16,
+** write both copies); Transformer Engine's grouped MXFP8 GEMMs take both
+** (NVIDIA/TransformerEngine GroupedLinear).  Counted from the kernels of
+** a Megatron-Core MoE layer with HybridEP/DeepEP or NCCL all-to-all.
 ** The cross-entropy reads and writes fp32 logits: 16 B per vocab entry. */
 #define EW_HIDDEN 75.0
 #define EW_FFN 18.0
 #define EW_FP8_HIDDEN 27.0
 #define EW_FP8_FFN 9.0
 #define EW_PERMUTE 16.0
+#define EW_DISPATCH 8.0
+#define EW_FP8_ROUTED 8.0
 #define EW_LOGITS 16.0
 
 /* Memory: bf16 weights (2 B; fp8 adds a 1 B fp8 copy, Transformer Engine),
@@ -226,8 +237,9 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   /* A fused grouped MLP does the routed experts' activation and its
   ** quantisation in the GEMM epilogue: no separate pass over them. */
   double ew_width = c->software.fused_grouped_mlp ? sh * ef : width;
+  double ew_routed = EW_PERMUTE + EW_DISPATCH + (fp8 ? EW_FP8_ROUTED : 0.0);
   o->ew_bytes +=
-      Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * ew_width + EW_PERMUTE * routed * h +
+      Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * ew_width + ew_routed * routed * h +
             (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * ew_width : 0));
   double up = m->gated_mlp ? 2.0 : 1.0;
   /* residual; dispatched tokens (fc1 input); fc1 outputs (for the
@@ -417,9 +429,10 @@ static double t_compute(const layer_cost *o, const rates *r) {
 }
 
 /* Achieved GEMM and attention efficiencies: the cfg's, else the GPU
-** generation's defaults; the GEMM one rolls off with hidden size. */
-static int resolve_eff(const pod_train_cfg *c, double *eg_out, double *ea_out,
-                       pod_err *err) {
+** generation's defaults; the GEMM ones roll off with hidden size, the
+** routed experts' grouped GEMMs with their own half size (*egx_out). */
+static int resolve_eff(const pod_train_cfg *c, double *eg_out, double *egx_out,
+                       double *ea_out, pod_err *err) {
   const pod_model *m = &c->model;
   const pod_system *s = &c->system;
   double eg = c->eff_gemm, ea = c->eff_attn, kh = c->gemm_k_half;
@@ -431,11 +444,15 @@ static int resolve_eff(const pod_train_cfg *c, double *eg_out, double *ea_out,
     if (ea <= 0.0) ea = da;
     if (kh < 0.0) kh = dk;
   }
+  double khx = pod_train__k_half_expert(c);
+  double egx = eg * c->eff_scale * m->hidden / (m->hidden + khx);
   eg *= c->eff_scale * m->hidden / (m->hidden + kh);
   ea *= c->eff_scale;
   if (eg > 1.0) eg = 1.0;
+  if (egx > 1.0) egx = 1.0;
   if (ea > 1.0) ea = 1.0;
   *eg_out = eg;
+  *egx_out = egx;
   *ea_out = ea;
   return POD_OK;
 }
@@ -675,8 +692,8 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   const pod_layout *l = &c->parallel;
   const pod_system *s = &c->system;
   memset(r, 0, sizeof *r);
-  double eg, ea;
-  int rc = resolve_eff(c, &eg, &ea, err);
+  double eg, egx, ea;
+  int rc = resolve_eff(c, &eg, &egx, &ea, err);
   if (rc != POD_OK) return rc;
   plan p;
   plan_layout(c, dp, &p);
@@ -706,7 +723,7 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   /* ---- Time ---- */
   const pod_train_sw *sw = &c->software;
   rates rt;
-  pod_train__rates_of(c, r->peak_tflops, eg, ea, &rt, &r->clock);
+  pod_train__rates_of(c, r->peak_tflops, eg, egx, ea, &rt, &r->clock);
   double tcd = t_compute(&dl, &rt), tcm = t_compute(&ml, &rt);
   double gd_s = dl.gemm_flops / rt.gemm, gm_s = ml.gemm_flops / rt.gemm;
   double ad_s = dl.attn_flops / rt.attn, am_s = ml.attn_flops / rt.attn;

@@ -173,8 +173,9 @@ void pod_train_cfg_defaults(pod_train_cfg *c) {
   ** pretrain_llama3_70b.py, 2025). */
   c->fp8_recipe = POD_FP8_DELAYED;
   c->jitter_sync = JITTER_SYNC;
-  c->host_expert_us = -1.0; /* table (train.c, HOST_EXPERT_US) */
-  c->moe_layer_us = -1.0;   /* table (train_sw.c, MOE_LAYER_US) */
+  c->host_expert_us = -1.0;     /* table (train.c, HOST_EXPERT_US) */
+  c->moe_layer_us = -1.0;       /* table (train_sw.c, MOE_LAYER_US) */
+  c->gemm_k_half_expert = -1.0; /* table (train_sw.c, K_HALF_EXPERT_FP8) */
 }
 
 void pod_train_cfg_init(pod_train_cfg *c) {
@@ -229,7 +230,11 @@ static int check_expert_layout(const pod_train_cfg *c, int dp, pod_err *err) {
 **  - tp divides heads (and KV heads for GQA: num_query_groups % tp);
 **  - tp * pp * cp * dp = gpus (dense part);
 **  - pp <= layers; vp > 1 needs pp > 1; pp*vp divides layers unless
-**    uneven (then pp*vp <= layers);
+**    uneven (then pp*vp <= layers + 2: Megatron's account_for_embedding_
+**    in_pipeline_split and account_for_loss_in_pipeline_split count the
+**    embedding and the loss as one layer each, so a layout may hold an
+**    embedding-only first and a loss-only last virtual stage, as the
+**    Llama 3.1 405B MXFP8 recipe's PP16 VP8 over 126 layers does);
 **  - cp > 1 needs seq divisible by 2*cp (load-balanced causal split);
 **  - MoE parallel folding (Liu et al. 2025, "MoE Parallel Folding",
 **    Megatron-Core): the expert part of each pipeline stage re-folds the
@@ -251,22 +256,22 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
   NEED(l->vp == 1 || l->pp > 1, "parallel.vp",
        "virtual stages (vp %d) need pp > 1", l->vp);
   NEED(l->uneven == 0 || l->uneven == 1, "parallel.uneven", "must be 0 or 1");
-  /* every virtual stage holds at least one layer: pp*vp <= layers, which
-  ** also keeps the int products of pp and vp below in range */
-  NEED((long)l->pp * l->vp <= m->layers, "parallel.vp",
-       "pp*vp = %ld exceeds layers (%d)", (long)l->pp * l->vp, m->layers);
+  /* every virtual stage holds at least one layer, or with uneven the
+  ** embedding or the loss: pp*vp <= layers (+ 2), which also keeps the
+  ** int products of pp and vp below in range */
+  long slots_max = (long)m->layers + (l->uneven == 1 ? 2 : 0);
+  NEED((long)l->pp * l->vp <= slots_max, "parallel.vp",
+       "pp*vp = %ld exceeds layers (%d)%s", (long)l->pp * l->vp, m->layers,
+       l->uneven == 1 ? " + 2 (the embedding and loss stages)" : "");
   NEED(l->tp <= c->gpus && l->cp <= c->gpus && l->ep <= c->gpus &&
            l->etp <= c->gpus,
        "parallel", "no parallel dimension may exceed gpus (%d)", c->gpus);
-  if (l->uneven) {
-    NEED((long)l->pp * l->vp <= m->layers, "parallel.vp",
-         "pp*vp = %ld exceeds layers (%d)", (long)l->pp * l->vp, m->layers);
-  } else if (l->vp == 1) {
+  if (!l->uneven && l->vp == 1) {
     NEED(m->layers % l->pp == 0, "parallel.pp",
          "must divide layers (%d layers, pp %d); set uneven for an uneven "
          "pipeline layout",
          m->layers, l->pp);
-  } else {
+  } else if (!l->uneven) {
     NEED(m->layers % (l->pp * l->vp) == 0, "parallel.vp",
          "pp*vp must divide layers (%d layers, pp %d, vp %d); set uneven for "
          "an uneven pipeline layout",
@@ -355,6 +360,10 @@ int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
        "must be finite and <= 1 (<= 0 = table default; got %g)", c->eff_attn);
   NEED(isfinite(c->gemm_k_half), "gemm_k_half",
        "must be finite (< 0 = table default; got %g)", c->gemm_k_half);
+  NEED(isfinite(c->gemm_k_half_expert) && c->gemm_k_half_expert <= 1e9,
+       "gemm_k_half_expert",
+       "must be finite and <= 1e9 (< 0 = table default; got %g)",
+       c->gemm_k_half_expert);
   NEED(isfinite(c->gemm_w_half) && c->gemm_w_half <= 1e9, "gemm_w_half",
        "must be finite and <= 1e9 (< 0 = table default; got %g)",
        c->gemm_w_half);

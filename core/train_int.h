@@ -46,9 +46,13 @@ typedef struct pod_train__rates {
 } pod_train__rates;
 
 /* The rates at the GPU's sustained clock (*clock gets it) from the dtype
-** peak (TFLOP/s) and the dense GEMM and attention efficiencies. */
+** peak (TFLOP/s) and the dense GEMM, routed-expert GEMM and attention
+** efficiencies. */
 void pod_train__rates_of(const pod_train_cfg *c, double peak, double eg,
-                         double ea, pod_train__rates *rt, double *clock);
+                         double egx, double ea, pod_train__rates *rt,
+                         double *clock);
+/* The routed experts' grouped-GEMM half size (cfg, else the table). */
+double pod_train__k_half_expert(const pod_train_cfg *c);
 /* Fixed GPU time per MoE layer per micro-batch, forward and backward. */
 double pod_train__moe_layer_s(const pod_train_cfg *c);
 /* Exposed host time per MoE layer per micro-batch (all its passes). */

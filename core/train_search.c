@@ -163,7 +163,10 @@ int pod_train_search(const pod_train_cfg *base,
         int per_replica = B / dp;
         int vmax = pp == 1 ? 1 : opts->max_vp;
         for (int vp = 1; vp <= vmax; vp++) {
-          if (!dim_ok(f->vp, vp) || (long)pp * vp > L) continue;
+          /* uneven layouts may add an embedding-only and a loss-only
+          ** virtual stage (train_check.c): pp*vp up to L + 2 */
+          long smax = f->uneven != 0 ? (long)L + 2 : L;
+          if (!dim_ok(f->vp, vp) || (long)pp * vp > smax) continue;
           int uneven = L % (pp * vp) != 0;
           if (f->uneven >= 0 && uneven && !f->uneven) continue;
           if (f->uneven == 1) uneven = 1;

@@ -82,6 +82,23 @@ static const double k_half_table[3] = {0.0, K_HALF_FP8, K_HALF_FP8};
 ** for on DeepSeek-V3 is the fixed time per MoE layer (MOE_LAYER_US). */
 static const double w_half_table[3] = {0.0, 0.0, 0.0};
 
+/* The routed experts' grouped GEMMs roll off with their reduction size
+** far less than the dense fit above: DeepGEMM's FP8 grouped GEMM
+** (contiguous layout, fine-grained block scaling, the training one) on
+** H800 reaches 1,346 TFLOP/s at K = 7,168 (N = 4,096) and 1,214 at
+** K = 2,048 (N = 7,168) of the 1,979 peak (deepseek-ai/DeepGEMM README.md
+** at 327ec92), i.e. e x K / (K + k) with k = 330 (and e = 0.71; podsim
+** keeps its fitted eff_gemm for the asymptote).  The dense K_HALF_FP8
+** (4,096) is a fit on Llama 70B against 405B, per-tensor-scaled cuBLAS
+** GEMMs whose gap carries more than shape; applied to the experts it held
+** Qwen3-30B-A3B's h = 2,048 experts at e_g 0.29, clock-bound (T15).
+**   K_HALF_EXPERT_FP8: 330, from the two DeepGEMM points; bf16 none.
+** A separate table from the dense one: setting gemm_k_half leaves the
+** experts alone (cfg->gemm_k_half_expert sets theirs). */
+#define K_HALF_EXPERT_FP8 330.0
+static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
+                                              K_HALF_EXPERT_FP8};
+
 /* Fixed GPU time per MoE layer per micro-batch, forward and backward,
 ** whatever its tokens: the router (logits, top-k, score normalisation,
 ** auxiliary-loss statistics), the dispatcher's set-up (routing map,
@@ -92,14 +109,18 @@ static const double w_half_table[3] = {0.0, 0.0, 0.0};
 ** the tokens are in the rates and EW_* terms; this part does not, so it
 ** weighs most at micro-batch 1.
 **   MOE_LAYER_US: FITTED once on T6 (DeepSeek-V3 on 256 GB300, 6,338
-**   tokens/s/GPU, Megatron-Bridge 26.06, MBS 1: 2.44 ms per MoE layer
-**   per micro-batch), in place of the width roll-off fitted there before.
+**   tokens/s/GPU, Megatron-Bridge 26.06, MBS 1: 2.91 ms per MoE layer
+**   per micro-batch), in place of the width roll-off fitted there before;
+**   refitted (2.44 -> 2.91 ms) when the experts' grouped GEMMs took their
+**   own roll-off (K_HALF_EXPERT_FP8) and the dispatcher and fp8 operand
+**   passes were counted per routed element (train.c, EW_DISPATCH,
+**   EW_FP8_ROUTED).
 **   Predictions of it: Qwen3-30B-A3B (T15) at MBS 8, 4 and 1 (H100) on
 **   five systems, where the published per-GPU figures are nearly
 **   independent of the tensor-core clock (GB300 over B300 1.03; B200
 **   above GB200), Qwen3-235B (T16), Maverick (T1, T2), the DeepSeek-V3
 **   rows of T9, T10, T14. */
-#define MOE_LAYER_US 2444.0
+#define MOE_LAYER_US 2908.0
 
 static gpu_gen gen_of(const pod_gpu *g) {
   const char *n = g->name;
@@ -175,16 +196,16 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   per micro-batch pass (forward or backward) with eager launches;
 **   FITTED once (software feature "no CUDA graphs") on Megatron-Bridge
 **   26.04 DeepSeek-V3 on 256 DGX-B300 (3,131 tokens/s/GPU, PP16 EP8:
-**   32 local experts, no graphs): 77 us, about fifteen launches of
-**   ~5 us (66 us before MOE_LAYER_US took its part of that row: refitted
-**   on the same row, jointly with it).  The GB300 NVL72 row of the same table
-*(EP32, 8 local
-**   experts, MBS 2) is a prediction of it.
+**   32 local experts, no graphs): 82 us, about fifteen launches of
+**   ~5 us (66 us before MOE_LAYER_US took its part of that row, 77 us
+**   before the experts' own roll-off: refitted on the same row after
+**   MOE_LAYER_US each time).  The GB300 NVL72 row of the same table
+**   (EP32, 8 local experts, MBS 2) is a prediction of it.
 ** Transformer Engine's partial graphs (scopes attn, moe_router,
 ** moe_preprocess) leave the experts eager: the same exposed time.  Full-
 ** iteration graphs replay the whole step, and a fused grouped MLP is
 ** one kernel for all local experts: none. */
-#define HOST_EXPERT_US 77.0
+#define HOST_EXPERT_US 82.0
 
 /* Bytes per weight with fp8 primary weights (Megatron fp8_param_gather,
 ** Transformer Engine fp8_model_init: no bf16 copy; the fp32 master is in
@@ -213,8 +234,15 @@ double pod_train__hier_share(double k, int d, int max_domains) {
   return hit < k ? hit / k : 1.0;
 }
 
+double pod_train__k_half_expert(const pod_train_cfg *c) {
+  if (c->gemm_k_half_expert >= 0.0) return c->gemm_k_half_expert;
+  int d = (int)c->dtype;
+  return d >= 0 && d <= POD_DTYPE_FP4 ? k_half_expert_table[d] : 0.0;
+}
+
 void pod_train__rates_of(const pod_train_cfg *c, double peak, double eg,
-                         double ea, pod_train__rates *rt, double *clock) {
+                         double egx, double ea, pod_train__rates *rt,
+                         double *clock) {
   const pod_gpu *g = &c->system.gpu;
   const pod_model *m = &c->model;
   double clk = sustained_clock(g, gen_of(g) == GEN_BLACKWELL);
@@ -229,7 +257,7 @@ void pod_train__rates_of(const pod_train_cfg *c, double peak, double eg,
   /* Routed-expert GEMMs are narrow (W_HALF_FP8 above). */
   double w = m->experts > 0 ? (double)m->expert_ffn / c->parallel.etp : 0.0;
   double wh = c->gemm_w_half >= 0.0 ? c->gemm_w_half : w_half_table[c->dtype];
-  double eg_e = w > 0.0 ? eg * w / (w + wh) : eg;
+  double eg_e = w > 0.0 ? egx * w / (w + wh) : egx;
   rt->gemm = peak * 1e12 * eg * clk;
   rt->attn = attn_peak * 1e12 * ea * clk;
   rt->hbm = g->hbm_TBps * 1e12 * c->eff_hbm;

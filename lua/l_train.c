@@ -237,6 +237,8 @@ static const lpod_field cfg_fields[] = {
        "us per local expert per MoE pass (< 0: default)"),
     CF(moe_layer_us, LPOD_DOUBLE, -1, 1e6,
        "us per MoE layer per micro-batch (< 0: default)"),
+    CF(gemm_k_half_expert, LPOD_DOUBLE, -1, 1e9,
+       "hidden size of the expert GEMMs (< 0: table)"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 /* The training config (podsim.train and the "train" kernel). */

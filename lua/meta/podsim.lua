@@ -517,7 +517,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field microbatch? integer sequences per micro-batch (0: 1)
 ---@field zero? integer 0 replicated, 1 distributed optimizer (default), 2 + gradients, 3 + weights
 ---@field recompute? podsim.Recompute
----@field uneven? boolean allow layers not divisible by pp x vp
+---@field uneven? boolean allow layers not divisible by pp x vp (then pp x vp <= layers + 2: embedding-only and loss-only virtual stages)
 ---@field recompute_modules? podsim.RecomputeModules per-module recompute on top of `recompute`
 
 ---A parallel layout (immutable, in `podsim.TrainConfig`).
@@ -599,6 +599,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field gemm_w_half? number expert GEMM efficiency half width (< 0: table)
 ---@field host_expert_us? number host time per local expert per pass for eager experts (< 0: table)
 ---@field moe_layer_us? number fixed GPU time per MoE layer per micro-batch, forward and backward, us (< 0: table)
+---@field gemm_k_half_expert? number the routed experts' grouped-GEMM efficiency half hidden size (< 0: table)
 
 ---A training config (immutable): `r.config` of a `podsim.train` result.
 ---@class podsim.TrainConfig
@@ -629,6 +630,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field software podsim.Software
 ---@field host_expert_us number
 ---@field moe_layer_us number
+---@field gemm_k_half_expert number
 
 ---@class podsim.TrainMemory
 ---@field weights_gb number

@@ -25,6 +25,15 @@ fails("podsim%.train: parallel%.pp: must divide layers %(80 layers, pp 3%)",
   T, cfg({gpus = 48, global_batch = 48}, {tp = 4, pp = 3}))
 fails("podsim%.train: parallel%.vp: pp%*vp must divide layers", T, cfg(nil, {tp = 4, pp = 4, vp = 3, cp = 2}))
 fails("podsim%.train: parallel%.vp: virtual stages", T, cfg(nil, {tp = 4, vp = 2}))
+-- uneven: pp*vp may reach layers + 2 (embedding-only and loss-only virtual
+-- stages), no further; without uneven it must divide the layers
+local r82 = T(cfg({gpus = 64, global_batch = 64}, {tp = 4, pp = 2, vp = 41, uneven = true,
+  recompute = "full"}))
+assert(r82.step_s > 0 and r82.config.parallel.vp == 41)
+fails("podsim%.train: parallel%.vp: pp%*vp = 84 exceeds layers %(80%) %+ 2", T,
+  cfg({gpus = 32, global_batch = 64}, {tp = 4, pp = 2, vp = 42, uneven = true}))
+fails("podsim%.train: parallel%.vp: pp%*vp = 82 exceeds layers %(80%)$", T,
+  cfg({gpus = 32, global_batch = 64}, {tp = 4, pp = 2, vp = 41}))
 fails("podsim%.train: parallel%.cp: seq %(8190%) must be divisible by 2%*cp",
   T, cfg({seq = 8190}, {tp = 4, cp = 2}))
 fails("podsim%.train: gpus: must be a multiple of tp%*pp%*cp = 32", T, cfg({gpus = 65}))

@@ -54,6 +54,15 @@ assert(f1.breakdown.compute > f0.breakdown.compute)
 near(f2.breakdown.compute - f0.breakdown.compute,
   2 * (f1.breakdown.compute - f0.breakdown.compute), 1e-9, "moe_layer_us linear")
 assert(run{software = "megatron_bridge_26_06"}.config.moe_layer_us == -1, "default: table")
+-- gemm_k_half_expert: the experts' grouped-GEMM roll-off (< 0: the table,
+-- 330 for fp8); the dense fit's 4,096 makes the expert GEMMs slower
+local k0 = run{software = "megatron_bridge_26_06"}
+assert(k0.config.gemm_k_half_expert == -1, "default: table")
+local k4 = run{software = "megatron_bridge_26_06", gemm_k_half_expert = 4096}
+assert(k4.config.gemm_k_half_expert == 4096)
+assert(k4.breakdown.compute > k0.breakdown.compute, "steeper expert roll-off")
+near(run{software = "megatron_bridge_26_06", gemm_k_half_expert = 330}.step_s, k0.step_s, 1e-12,
+  "table value")
 -- a dense model has no MoE layer to charge
 local dense = {system = "gb300_nvl72", model = "llama3_8b", gpus = 8, seq = 4096, global_batch = 8}
 dense.moe_layer_us = 0

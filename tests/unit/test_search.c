@@ -93,6 +93,38 @@ static void test_moe_search(void **state) {
   }
 }
 
+/* Uneven layouts may hold pp*vp = layers + 2 virtual stages (an
+** embedding-only and a loss-only one): the search finds Llama 3.1 405B's
+** PP16 VP8 over 126 layers (the Megatron-Bridge MXFP8 recipe on GB200)
+** and marks it uneven; with uneven fixed off it has none. */
+static void test_embedding_loss_search(void **state) {
+  (void)state;
+  pod_train_cfg base =
+      train_cfg("gb200_nvl72", "llama3_405b", 256, 8192, 1536, POD_DTYPE_FP8);
+  base.fp8_recipe = POD_FP8_BLOCK;
+  pod_train_search_opts o;
+  pod_train_search_opts_init(&o);
+  o.fix.tp = 4;
+  o.fix.pp = 16;
+  o.fix.vp = 8;
+  o.fix.cp = 1;
+  o.fix.microbatch = 1;
+  o.fix.recompute = POD_RECOMPUTE_NONE;
+  pod_train_search_item it[4];
+  int n = 0;
+  pod_err e;
+  assert_int_equal(pod_train_search(&base, &o, it, 4, &n, NULL, &e), POD_OK);
+  assert_true(n >= 1);
+  check_results(&base, it, n);
+  for (int i = 0; i < n; i++) {
+    assert_int_equal(it[i].layout.pp * it[i].layout.vp, 128);
+    assert_int_equal(it[i].layout.uneven, 1);
+  }
+  o.fix.uneven = 0;
+  assert_int_equal(pod_train_search(&base, &o, it, 4, &n, NULL, &e), POD_OK);
+  assert_int_equal(n, 0);
+}
+
 static void test_nothing_fits_and_errors(void **state) {
   (void)state;
   /* 405B on 8 H100s cannot fit: no result, still OK. */
@@ -154,6 +186,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dense_search),
       cmocka_unit_test(test_moe_search),
+      cmocka_unit_test(test_embedding_loss_search),
       cmocka_unit_test(test_nothing_fits_and_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

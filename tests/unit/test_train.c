@@ -213,6 +213,43 @@ static void test_monotone_bandwidth(void **state) {
   }
 }
 
+/* Megatron's account_for_embedding/loss_in_pipeline_split: with uneven
+** a layout may hold pp*vp = layers + 2 virtual stages, an embedding-only
+** first and a loss-only last one (Llama 3.1 405B, 126 layers, PP16 VP8 in
+** the Megatron-Bridge MXFP8 recipe); without uneven, or beyond + 2, the
+** layout is rejected on parallel.vp. */
+static void test_embedding_loss_stages(void **state) {
+  (void)state;
+  pod_layout l8 = {4, 16, 8, 0, 1, 1, 1, 1, 1, 0, 1, {0, 0, 0, 0, 0}};
+  pod_train_cfg c = preset_cfg("gb200_nvl72", "llama3_405b", 256, 8192, 1536,
+                               POD_DTYPE_FP8, l8);
+  c.fp8_recipe = POD_FP8_BLOCK;
+  pod_train_result r8, r4;
+  pod_err e;
+  assert_int_equal(pod_train_eval(&c, &r8, &e), POD_OK);
+  /* one layer per virtual stage: the busiest rank holds 8 layers, the
+  ** first and the last 7 and the embedding or the loss */
+  pod_train_cfg d = c;
+  d.parallel.vp = 4; /* 64 stages of 2 layers: the same 8 per rank */
+  assert_int_equal(pod_train_eval(&d, &r4, &e), POD_OK);
+  near(r8.breakdown.compute, r4.breakdown.compute);
+  /* the bubble is (pp - 1) / vp stage micro-batches */
+  near(r8.breakdown.bubble, 0.5 * r4.breakdown.bubble);
+  assert_true(r8.tokens_per_s_per_gpu > r4.tokens_per_s_per_gpu);
+  /* first stage: 7 layers and the embedding */
+  assert_true(r8.memory.weights_gb < r4.memory.weights_gb * 1.001);
+  d = c;
+  d.parallel.uneven = 0;
+  pod_err_clear(&e);
+  assert_int_equal(pod_train_eval(&d, &r4, &e), POD_EINVAL);
+  assert_string_equal(e.field, "parallel.vp");
+  d = c;
+  d.model.layers = 125; /* 128 > 125 + 2 */
+  pod_err_clear(&e);
+  assert_int_equal(pod_train_eval(&d, &r4, &e), POD_EINVAL);
+  assert_string_equal(e.field, "parallel.vp");
+}
+
 typedef void (*mutate)(pod_train_cfg *);
 #define MUT(name, body)                \
   static void name(pod_train_cfg *c) { \
@@ -253,6 +290,8 @@ MUT(x_vp_pp1, c->parallel.pp = 1; c->parallel.vp = 2; c->gpus = 8 * 2)
 MUT(x_vp_div, c->parallel.vp = 3)
 MUT(x_uneven, c->parallel.uneven = 2)
 MUT(x_uneven_big, c->parallel.uneven = 1; c->parallel.vp = 21)
+MUT(x_uneven_l3, c->parallel.uneven = 1; c->parallel.pp = 2;
+    c->parallel.vp = 42; c->gpus = 4 * 2 * 2 * 4)
 MUT(x_cp0, c->parallel.cp = -1)
 MUT(x_cp_seq, c->parallel.cp = 3; c->gpus = 4 * 4 * 3 * 2)
 MUT(x_gpus_mult, c->gpus = 65)
@@ -313,6 +352,7 @@ static void test_constraint_errors(void **state) {
       {x_cp_huge, "parallel", POD_EINVAL},
       {x_uneven, "parallel.uneven", POD_EINVAL},
       {x_uneven_big, "parallel.vp", POD_EINVAL},
+      {x_uneven_l3, "parallel.vp", POD_EINVAL},
       {x_cp0, "parallel.cp", POD_EINVAL},
       {x_cp_seq, "parallel.cp", POD_EINVAL},
       {x_gpus_mult, "gpus", POD_EINVAL},
@@ -529,6 +569,7 @@ int main(void) {
       cmocka_unit_test(test_breakdown_zero_dims),
       cmocka_unit_test(test_monotone_bandwidth),
       cmocka_unit_test(test_constraint_errors),
+      cmocka_unit_test(test_embedding_loss_stages),
       cmocka_unit_test(test_fp8_amax_sync),
       cmocka_unit_test(test_names_and_defaults),
       cmocka_unit_test(test_kernel),

@@ -15,7 +15,8 @@
 -- (2,048) lost 44%.  With that roll-off dropped (grouped GEMMs reach the
 -- dense rate at these shapes: train_sw.c) and the fixed time per MoE
 -- layer per micro-batch (MOE_LAYER_US) in its place, GB200 comes out 8%
--- high and H100 4% low, both predictions.
+-- high and H100 4% low, both predictions; with the experts' grouped GEMMs
+-- on their own roll-off (K_HALF_EXPERT_FP8) 11% high and 3% low.
 local src = "NVIDIA/dgxc-benchmarking llama4/README.md (v25.05-25.07)"
 local gb = podsim.train{system = "gb200_nvl72", model = "llama4_maverick", gpus = 128,
   seq = 8192, global_batch = 1024, dtype = "fp8", software = "none",
