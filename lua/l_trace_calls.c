@@ -114,6 +114,30 @@ static int fn_rel(void *b, pod_err *e) {
   return pod_rel_eval(b, (pod_rel_result *)((char *)b + RES_OFF(pod_rel_cfg)),
                       e);
 }
+/* The same when no patch writes the failure list: it was checked at the
+** probe (see rel_failures_constant) and is the template's per sample. */
+static int fn_rel_checked(void *b, pod_err *e) {
+  return pod_rel_eval_failures_checked(
+      b, (pod_rel_result *)((char *)b + RES_OFF(pod_rel_cfg)), e);
+}
+/* Is the failure list of the rel config t0 constant (no patch writes a
+** byte of it) and valid at the probe? */
+static int rel_failures_constant(const unsigned char *t0,
+                                 const pod_gpatch *patches, int np) {
+  const size_t lo = offsetof(pod_rel_cfg, failures),
+               hi = lo + sizeof(pod_rel_failures);
+  for (int i = 0; i < np; i++) {
+    const pod_gpatch *p = &patches[i];
+    size_t w = p->kind == POD_GP_BYTES ? p->size
+               : p->kind == POD_GP_INT ? sizeof(int)
+                                       : sizeof(double);
+    if (p->offset < hi && lo < p->offset + w) return 0;
+  }
+  pod_rel_cfg c;
+  memcpy(&c, t0, sizeof c);
+  pod_err e;
+  return pod_rel_check(&c, &e) == POD_OK;
+}
 #define RD(f) \
   { #f, TR_DOUBLE, 1, offsetof(pod_rel_result, f), NULL }
 #define RI(f) \
@@ -704,6 +728,8 @@ int lpod_trace__call(lua_State *L) {
   if (tc->fn == fn_coll &&
       system_is_checked(c.tr->g, patches, np, offsetof(pod_coll_cfg, system)))
     bs.fn = fn_coll_checked;
+  if (tc->fn == fn_rel && rel_failures_constant(t0, patches, np))
+    bs.fn = fn_rel_checked;
   bs.patches = patches;
   bs.npatches = np;
   pod_err e;
