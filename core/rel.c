@@ -3,6 +3,7 @@
 ** for the time model; the presets are in rel_presets.c).
 */
 #include "pod_rel.h"
+#include "rel_erlang.h"
 #include "rel_geom.h"
 
 #include <math.h>
@@ -230,19 +231,6 @@ double pod_rel_interval_h(const pod_rel_cfg *c, double m_h) {
   }
 }
 
-/* Erlang loss formula B(k, a): probability that an arrival finds all k
-** servers busy with offered load a (insensitive to the service-time
-** distribution).  Once past the load the terms only shrink, so a large k
-** with a tiny B stops early. */
-static double erlang_b(int k, double a) {
-  double b = 1.0;
-  for (int i = 1; i <= k; i++) {
-    b = a * b / (i + a * b);
-    if (b < 1e-300 && i > a) return 0.0;
-  }
-  return b;
-}
-
 /* ---------------------------------------------------------------------
 ** Spare availability (analytic).
 **
@@ -332,7 +320,7 @@ static double repair_past(const pod_rel_cfg *c, double d) {
 static void spare_loads(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
                         double T_pool, double T_dom, rel_spare_state *s) {
   const double a_dom = k->L_abs / k->domains * r_eff / T_dom;
-  const double B_dom = k->L_abs > 0.0 ? erlang_b(k->c_dom, a_dom) : 0.0;
+  const double B_dom = k->L_abs > 0.0 ? rel_erlang_b(k->c_dom, a_dom) : 0.0;
   double L_pool = 0.0;
   for (int i = 0; i < k->n; i++)
     if (k->in_pool[i]) L_pool += k->lam[i] * (k->in_dom[i] ? B_dom : 1.0);
@@ -340,7 +328,7 @@ static void spare_loads(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
   s->a_dom = a_dom;
   s->a_pool = a_pool;
   s->B_dom = B_dom;
-  s->B_pool = erlang_b(c->pool_units, a_pool);
+  s->B_pool = rel_erlang_b(c->pool_units, a_pool);
   s->L_pool = L_pool;
 }
 
@@ -423,28 +411,11 @@ static void spare_step(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
 ** and the upward hitting times are sums of h_j = S(<=j) / (beta pi_j), so
 ** the blocked arrivals missed over a long run, started empty, are
 **     Delta = pi_k sum_{j<k} rho_j S(>j),  rho_j = S(<=j) / pi_j,
-** a pure number (no time scale); B = B(k, a), known to the caller.  Over
-** a run of n arrivals the missed count is taken as Delta (1 - exp(-n B /
-*Delta)): exact at both ends
-** (n B at first, Delta after many repair times), exponential between.
+** a pure number (no time scale).  Over a run of n arrivals the missed
+** count is taken as Delta (1 - exp(-n B / Delta)): exact at both ends
+** (n B at first, Delta after many repair times), exponential between
+** (rel_erlang_deficit in rel_erlang.h).
 ** --------------------------------------------------------------------- */
-static double erlang_deficit(int k, double a, double B, double n_arr) {
-  if (k < 1 || !(B > 1e-15) || !(n_arr > 0.0)) return 0.0;
-  /* log pi_0 from pi_k = B; then forward: pi_j = pi_{j-1} a / j */
-  double lp = log(B) + lgamma(k + 1.0) - k * log(a);
-  double rho = 1.0, d = 0.0;
-  for (int j = 0; j < k; j++) {
-    if (j > 0) {
-      lp += log(a / j);
-      rho = 1.0 + rho * j / a;
-    }
-    double le = 1.0 - exp(lp) * rho; /* S(>j) */
-    if (le <= 0.0 || rho > 1e300) break;
-    d += rho * le;
-  }
-  d *= B;
-  return d > 0.0 ? d * -expm1(-n_arr * B / d) : 0.0;
-}
 
 /* Solve the fixed point T = 1 + down + wait (+ grow-back restarts).
 ** Without shrinking each step needs only the waits (spare_step; the
@@ -625,13 +596,13 @@ static int rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   double saved = 0.0;
   if (L > 0.0 && pod_finite(wall)) {
     double run_h = wall / den;
-    saved =
-        erlang_deficit(c->pool_units, s.a_pool, s.B_pool, s.L_pool * run_h) *
-            s.wbar_pool +
-        r.domains *
-            erlang_deficit(k.c_dom, s.a_dom, s.B_dom,
-                           k.L_abs / r.domains * run_h) *
-            s.wbar_dom;
+    saved = rel_erlang_deficit(c->pool_units, s.a_pool, s.B_pool,
+                               s.L_pool * run_h) *
+                s.wbar_pool +
+            r.domains *
+                rel_erlang_deficit(k.c_dom, s.a_dom, s.B_dom,
+                                   k.L_abs / r.domains * run_h) *
+                s.wbar_dom;
     if (saved > s.wait * run_h) saved = s.wait * run_h;
     wall -= saved;
   }
