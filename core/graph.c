@@ -19,6 +19,7 @@ typedef struct gblob {
   pod_graph_blob_fn fn;
   pod_gpatch *patches;
   int npatches;
+  size_t out_off; /* fn writes only [out_off, size); 0: anywhere */
 } gblob;
 
 typedef struct gnode {
@@ -31,6 +32,7 @@ typedef struct gnode {
   gblob *blob;  /* BLOB */
   size_t arena; /* BLOB: offset of its bytes in the workspace arena */
   char *where;  /* may be NULL */
+  int isconst;  /* depends on no parameter: its probe value is its value */
 } gnode;
 
 #define OP_BLOB (POD_G_NOPS + 0)
@@ -46,6 +48,7 @@ struct pod_graph {
   size_t arena_size, arena_cap;
   int *outputs, noutputs;
   int *live, nlive, nblobs;
+  int *run, nrun; /* live nodes that depend on a parameter, in order */
   int finished;
 };
 
@@ -102,6 +105,7 @@ void pod_graph_free(pod_graph *g) {
   free(g->probe_x);
   free(g->outputs);
   free(g->live);
+  free(g->run);
   free(g);
 }
 
@@ -166,11 +170,15 @@ static int apply_patch(const gblob *b, const pod_gpatch *p, unsigned char *dst,
   return POD_OK;
 }
 
+/* Fresh (the probe): the blob's bytes start from nothing; else they hold
+** the template from the workspace's start, and only what fn may write is
+** restored (patches rewrite their own bytes every time). */
 static int eval_blob(const gnode *nodes, const gnode *nd, pod_gval *v,
-                     unsigned char *arena, pod_err *err) {
+                     unsigned char *arena, int fresh, pod_err *err) {
   const gblob *b = nd->blob;
   unsigned char *dst = arena + nd->arena;
-  memcpy(dst, b->tmpl, b->size);
+  size_t from = fresh ? 0 : b->out_off;
+  memcpy(dst + from, b->tmpl + from, b->size - from);
   for (int i = 0; i < b->npatches; i++) {
     int rc = apply_patch(b, &b->patches[i], dst, v, arena, nodes, err);
     if (rc != POD_OK) return rc;
@@ -191,7 +199,7 @@ static int eval_blob(const gnode *nodes, const gnode *nd, pod_gval *v,
 }
 
 static int eval_node(const pod_graph *g, int i, const double *x, pod_gval *v,
-                     unsigned char *arena, pod_err *err) {
+                     unsigned char *arena, int fresh, pod_err *err) {
   const gnode *nd = &g->nodes[i];
   switch ((int)nd->op) {
     case POD_G_CONST:
@@ -201,7 +209,7 @@ static int eval_node(const pod_graph *g, int i, const double *x, pod_gval *v,
       v[i] = mkflt(x[nd->param]);
       return POD_OK;
     case OP_BLOB:
-      return eval_blob(g->nodes, nd, v, arena, err);
+      return eval_blob(g->nodes, nd, v, arena, fresh, err);
     case OP_FIELD: {
       const unsigned char *p = arena + g->nodes[nd->a].arena + nd->off;
       if (nd->ftype == POD_GF_DOUBLE) {
@@ -251,6 +259,22 @@ static int grow(pod_graph *g, pod_err *err) {
   return POD_OK;
 }
 
+/* Does node nd (not yet added) depend on no parameter? */
+static int node_isconst(const pod_graph *g, const gnode *nd) {
+  switch ((int)nd->op) {
+    case POD_G_CONST:
+      return 1;
+    case POD_G_PARAM:
+      return 0;
+    case OP_BLOB:
+      for (int p = 0; p < nd->blob->npatches; p++)
+        if (!g->nodes[nd->blob->patches[p].src].isconst) return 0;
+      return 1;
+    default:
+      return g->nodes[nd->a].isconst && (nd->b < 0 || g->nodes[nd->b].isconst);
+  }
+}
+
 /* Append node *nd (taking its allocations) and evaluate it at the probe. */
 static int push_node(pod_graph *g, gnode *nd, pod_err *err) {
   int rc = grow(g, err);
@@ -273,8 +297,9 @@ static int push_node(pod_graph *g, gnode *nd, pod_err *err) {
     }
   }
   if (rc == POD_OK) {
+    nd->isconst = node_isconst(g, nd);
     g->nodes[g->n] = *nd;
-    rc = eval_node(g, g->n, g->probe_x, g->probe, g->parena, err);
+    rc = eval_node(g, g->n, g->probe_x, g->probe, g->parena, 1, err);
     if (rc != POD_OK && nd->op == (pod_graph_op)OP_BLOB)
       g->arena_size = nd->arena;
   }
@@ -383,6 +408,7 @@ int pod_graph_blob(pod_graph *g, const pod_gblob_spec *s, pod_err *err) {
   b->where = dupstr(s->where);
   b->size = s->size;
   b->fn = s->fn;
+  b->out_off = s->out_off <= s->size ? s->out_off : 0;
   b->tmpl = malloc(s->size);
   b->patches = calloc((size_t)s->npatches + 1, sizeof *b->patches);
   if (!b->name || !b->where || !b->tmpl || !b->patches) {
@@ -470,6 +496,9 @@ int pod_graph_live(const pod_graph *g) {
 int pod_graph_blobs(const pod_graph *g) {
   return g->nblobs;
 }
+int pod_graph_hoisted(const pod_graph *g) {
+  return g->nlive - g->nrun;
+}
 
 int pod_graph_finish(pod_graph *g, const int *outputs, int noutputs,
                      pod_err *err) {
@@ -487,7 +516,8 @@ int pod_graph_finish(pod_graph *g, const int *outputs, int noutputs,
   char *mark = calloc((size_t)g->n + 1, 1);
   g->outputs = malloc(sizeof(int) * (size_t)noutputs);
   g->live = malloc(sizeof(int) * (size_t)(g->n + 1));
-  if (!mark || !g->outputs || !g->live) {
+  g->run = malloc(sizeof(int) * (size_t)(g->n + 1));
+  if (!mark || !g->outputs || !g->live || !g->run) {
     free(mark);
     return pod_err_set(err, POD_ENOMEM, "", "out of memory");
   }
@@ -504,11 +534,12 @@ int pod_graph_finish(pod_graph *g, const int *outputs, int noutputs,
       for (int p = 0; p < nd->blob->npatches; p++)
         mark[nd->blob->patches[p].src] = 1;
   }
-  g->nlive = g->nblobs = 0;
+  g->nlive = g->nblobs = g->nrun = 0;
   for (int i = 0; i < g->n; i++)
     if (mark[i]) {
       g->live[g->nlive++] = i;
       if (g->nodes[i].blob) g->nblobs++;
+      if (!g->nodes[i].isconst) g->run[g->nrun++] = i;
     }
   free(mark);
   g->finished = 1;
@@ -525,9 +556,19 @@ int pod_graph_ws_new(const pod_graph *g, pod_graph_ws **out, pod_err *err) {
     pod_graph_ws_free(ws);
     return pod_err_set(err, POD_ENOMEM, "", "out of memory");
   }
-  /* constants once */
-  for (int i = 0; i < g->n; i++)
-    if (g->nodes[i].op == POD_G_CONST) ws->v[i] = g->nodes[i].k;
+  /* Nodes that depend on no parameter once: their probe values and
+  ** bytes (evaluated by the same code on the same inputs).  The other
+  ** blobs start from their templates (eval_blob). */
+  for (int k = 0; k < g->nlive; k++) {
+    const gnode *nd = &g->nodes[g->live[k]];
+    if (nd->isconst) {
+      ws->v[g->live[k]] = g->probe[g->live[k]];
+      if (nd->blob)
+        memcpy(ws->arena + nd->arena, g->parena + nd->arena, nd->blob->size);
+    } else if (nd->blob) {
+      memcpy(ws->arena + nd->arena, nd->blob->tmpl, nd->blob->size);
+    }
+  }
   *out = ws;
   return POD_OK;
 }
@@ -543,10 +584,9 @@ int pod_graph_eval(const pod_graph *g, pod_graph_ws *ws, const double *x,
                    double *y, pod_err *err) {
   if (!g->finished)
     return pod_err_set(err, POD_EINVAL, "graph", "not finished");
-  for (int k = 0; k < g->nlive; k++) {
-    int i = g->live[k];
-    if (g->nodes[i].op == POD_G_CONST) continue;
-    int rc = eval_node(g, i, x, ws->v, ws->arena, err);
+  for (int k = 0; k < g->nrun; k++) {
+    int i = g->run[k];
+    int rc = eval_node(g, i, x, ws->v, ws->arena, 0, err);
     if (rc != POD_OK) return rc;
   }
   for (int m = 0; m < g->noutputs; m++) y[m] = tonum(ws->v[g->outputs[m]]);

@@ -725,6 +725,7 @@ int lpod_trace__call(lua_State *L) {
   bs.size = tc->blob_size;
   bs.tmpl = t0;
   bs.fn = tc->fn;
+  bs.out_off = tc->res_off; /* kernels write their result after the config */
   if (tc->fn == fn_coll &&
       system_is_checked(c.tr->g, patches, np, offsetof(pod_coll_cfg, system)))
     bs.fn = fn_coll_checked;

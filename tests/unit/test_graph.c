@@ -127,7 +127,7 @@ static void test_blob_graph(void **state) {
   pt[1].min = 0;
   pt[1].max = 1000;
   pt[1].field = "b";
-  pod_gblob_spec bs = {"toy", "s.lua:3:", sizeof tmpl, &tmpl, toy_fn, pt, 2};
+  pod_gblob_spec bs = {"toy", "s.lua:3:", sizeof tmpl, &tmpl, toy_fn, pt, 2, 0};
   int b = pod_graph_blob(g, &bs, &e);
   assert_true(b >= 0);
   assert_true(pod_graph_is_blob(g, b));
@@ -198,7 +198,7 @@ static void test_adder_errors(void **state) {
   pt.kind = POD_GP_DOUBLE;
   pt.src = p;
   pt.field = "x";
-  pod_gblob_spec bs = {"toy", "", sizeof t, &t, NULL, &pt, 1};
+  pod_gblob_spec bs = {"toy", "", sizeof t, &t, NULL, &pt, 1, 0};
   assert_true(pod_graph_blob(g, &bs, &e) < 0);
   pt.offset = 0;
   pt.kind = POD_GP_BYTES; /* a scalar source cannot be copied as bytes */
@@ -254,12 +254,74 @@ static void test_eval_error_located(void **state) {
   pod_graph_free(g);
 }
 
+/* A kernel-like blob: counts its calls, writes y after the config. */
+static int toy_calls;
+static int toy_count_fn(void *blob, pod_err *e) {
+  toy_calls++;
+  return toy_fn(blob, e);
+}
+
+/* Adds toy{a = src} (out_off at y) and returns its y field node. */
+static int toy_call(pod_graph *g, int src, pod_err *e) {
+  toy tmpl = {0, 7, -1.0};
+  pod_gpatch pt;
+  memset(&pt, 0, sizeof pt);
+  pt.offset = offsetof(toy, a);
+  pt.kind = POD_GP_DOUBLE;
+  pt.src = src;
+  pt.min = -HUGE_VAL;
+  pt.max = HUGE_VAL;
+  pt.field = "a";
+  pod_gblob_spec bs = {"toy",        "h.lua:1:", sizeof tmpl, &tmpl,
+                       toy_count_fn, &pt,        1,           offsetof(toy, y)};
+  int b = pod_graph_blob(g, &bs, e);
+  assert_true(b >= 0);
+  int y = pod_graph_field(g, b, offsetof(toy, y), POD_GF_DOUBLE, e);
+  assert_true(y >= 0);
+  return y;
+}
+
+/* Nodes that depend on no parameter run once, at the probe: a kernel
+** call on constants is not called per sample, one on a parameter is,
+** and both give what a fresh evaluation gives. */
+static void test_hoisting(void **state) {
+  (void)state;
+  double x0[1] = {1.0};
+  pod_graph *g;
+  pod_err e;
+  assert_int_equal(pod_graph_new(1, x0, &g, &e), POD_OK);
+  int p = pod_graph_param(g, 0, &e);
+  int k = pod_graph_const(g, in(3), &e);
+  int kk = pod_graph_node_op(g, POD_G_MUL, k, k, "", &e); /* 9: constant */
+  toy_calls = 0;
+  int yc = toy_call(g, kk, &e);   /* 2 * 9 + 7 = 25, constant */
+  int yp = toy_call(g, p, &e);    /* 2 p + 7 */
+  assert_int_equal(toy_calls, 2); /* both at the probe */
+  int s = pod_graph_node_op(g, POD_G_ADD, yc, yp, "", &e);
+  int outs[2] = {s, yc};
+  assert_int_equal(pod_graph_finish(g, outs, 2, &e), POD_OK);
+  /* k, kk, the constant blob and its field; p, blob, field, add run */
+  assert_int_equal(pod_graph_live(g), 8);
+  assert_int_equal(pod_graph_hoisted(g), 4);
+  pod_graph_ws *ws;
+  assert_int_equal(pod_graph_ws_new(g, &ws, &e), POD_OK);
+  for (int i = 0; i < 5; i++) {
+    double x = 0.5 * i, y[2];
+    assert_int_equal(pod_graph_eval(g, ws, &x, y, &e), POD_OK);
+    assert_true(y[0] == 25.0 + (2 * x + 7) && y[1] == 25.0);
+  }
+  assert_int_equal(toy_calls, 2 + 5); /* the parameter's call per sample */
+  pod_graph_ws_free(ws);
+  pod_graph_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_integer_rules),
       cmocka_unit_test(test_blob_graph),
       cmocka_unit_test(test_adder_errors),
       cmocka_unit_test(test_eval_error_located),
+      cmocka_unit_test(test_hoisting),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
