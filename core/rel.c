@@ -452,8 +452,13 @@ static void rel_causes_init(const pod_rel_cfg *c, int domains, rel_causes *k) {
   int b_abs_max = 0;
   /* the four unit scales and counts once (rel_cause_rate per cause) */
   double scale[POD_REL_NSCOPES], count[POD_REL_NSCOPES];
+  const double lg[POD_REL_NSCOPES] = {c->gpu_rate_log10, c->node_rate_log10,
+                                      c->domain_rate_log10, c->job_rate_log10};
   for (int u = 0; u < POD_REL_NSCOPES; u++) {
-    scale[u] = rel_unit_scale(c, u);
+    int same = -1; /* a scope with the same exponent: the same power */
+    for (int v = 0; v < u && same < 0; v++)
+      if (lg[v] == lg[u]) same = v;
+    scale[u] = same >= 0 ? scale[same] : rel_unit_scale(c, u);
     count[u] = rel_unit_count(c, u);
   }
   memset(k, 0, sizeof *k);
@@ -476,10 +481,15 @@ static void rel_causes_init(const pod_rel_cfg *c, int domains, rel_causes *k) {
   k->c_dom = b_abs_max > 0 ? c->spare_per_domain / b_abs_max : 0;
   /* what does not depend on the loads (spare_finish's order) */
   const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
+  double w[2][2] = {{-1.0, -1.0}, {-1.0, -1.0}}; /* by in_dom, in_pool */
   for (int i = 0; i < k->n; i++) {
-    int slots =
-        (k->in_dom[i] ? k->c_dom : 0) + (k->in_pool[i] ? c->pool_units : 0);
-    k->w[i] = c->repair_h / (1.0 + slots);
+    double *wc = &w[k->in_dom[i] != 0][k->in_pool[i] != 0];
+    if (*wc < 0.0) {
+      int slots =
+          (k->in_dom[i] ? k->c_dom : 0) + (k->in_pool[i] ? c->pool_units : 0);
+      *wc = c->repair_h / (1.0 + slots);
+    }
+    k->w[i] = *wc;
     k->down_nw += k->lam[i] * R;
     if (k->hw[i] && k->lam[i] > 0.0) k->down_nw += k->lam[i] * swap;
   }
