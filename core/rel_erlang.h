@@ -32,7 +32,8 @@ static inline double rel_erlang_b(int k, double a) {
 ** starting empty, Delta (1 - exp(-n_arr B / Delta)) with
 **     Delta = pi_k sum_{j<k} rho_j S(>j),  rho_j = S(<=j) / pi_j
 ** (rel.c derives it).  pi_j = pi_{j-1} a / j from pi_0 = B k! / a^k,
-** multiplied forward; in logarithms when pi_0 would underflow. */
+** multiplied forward (in logarithms when pi_0 would underflow), and
+** rho_j = 1 + rho_{j-1} (j / a), the division off the dependency chain. */
 static inline double rel_erlang_deficit(int k, double a, double B,
                                         double n_arr) {
   if (k < 1 || !(B > 1e-15) || !(n_arr > 0.0)) return 0.0;
@@ -46,7 +47,7 @@ static inline double rel_erlang_deficit(int k, double a, double B,
         lp += log(a / j);
       else
         pi *= a / j;
-      rho = 1.0 + rho * j / a;
+      rho = 1.0 + rho * (j / a);
     }
     double le = 1.0 - (logs ? exp(lp) : pi) * rho; /* S(>j) */
     if (le <= 0.0 || rho > 1e300) break;
