@@ -477,18 +477,23 @@ int pod_graph_nodes(const pod_graph *g) {
   return g->n;
 }
 
-int pod_graph_blob_writes(const pod_graph *g, int node, size_t offset,
-                          size_t size) {
-  if (!pod_graph_is_blob(g, node)) return 0;
-  const gblob *b = g->nodes[node].blob;
-  for (int i = 0; i < b->npatches; i++) {
-    const pod_gpatch *p = &b->patches[i];
+int pod_graph_patches_write(const pod_gpatch *patches, int np, size_t offset,
+                            size_t size) {
+  for (int i = 0; i < np; i++) {
+    const pod_gpatch *p = &patches[i];
     size_t w = p->kind == POD_GP_BYTES ? p->size
                : p->kind == POD_GP_INT ? sizeof(int)
                                        : sizeof(double);
     if (p->offset < offset + size && offset < p->offset + w) return 1;
   }
   return 0;
+}
+
+int pod_graph_blob_writes(const pod_graph *g, int node, size_t offset,
+                          size_t size) {
+  if (!pod_graph_is_blob(g, node)) return 0;
+  const gblob *b = g->nodes[node].blob;
+  return pod_graph_patches_write(b->patches, b->npatches, offset, size);
 }
 int pod_graph_live(const pod_graph *g) {
   return g->nlive;

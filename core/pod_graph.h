@@ -164,6 +164,9 @@ int pod_graph_nodes(const pod_graph *g);
 ** [offset, offset + size). */
 int pod_graph_blob_writes(const pod_graph *g, int node, size_t offset,
                           size_t size);
+/* The same for a list of np patches (before their blob is added). */
+int pod_graph_patches_write(const pod_gpatch *patches, int np, size_t offset,
+                            size_t size);
 
 /* Set the nodes of the M metrics and freeze the graph (drops nodes no
 ** metric depends on). */
