@@ -284,6 +284,8 @@ typedef struct rel_causes {
   double L_abs;                 /* rate of causes hot spares can serve */
   double down_nw; /* restart + swap hours per running hour (no shrink) */
   int domains;
+  int nact, act[POD_REL_MAX_CAUSES]; /* the causes that drain hardware
+                                        at a rate > 0 (the others add 0) */
 } rel_causes;
 
 /* Per-cause outcome of the spare model at given wall-time loads. */
@@ -322,8 +324,10 @@ static void spare_loads(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
   const double a_dom = k->L_abs / k->domains * r_eff / T_dom;
   const double B_dom = k->L_abs > 0.0 ? rel_erlang_b(k->c_dom, a_dom) : 0.0;
   double L_pool = 0.0;
-  for (int i = 0; i < k->n; i++)
+  for (int j = 0; j < k->nact; j++) {
+    int i = k->act[j];
     if (k->in_pool[i]) L_pool += k->lam[i] * (k->in_dom[i] ? B_dom : 1.0);
+  }
   const double a_pool = L_pool * r_eff / T_pool;
   s->a_dom = a_dom;
   s->a_pool = a_pool;
@@ -387,9 +391,9 @@ static void spare_step(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
   spare_loads(c, k, r_eff, T_pool, T_dom, s);
   const double B_dom = s->B_dom, B_pool = s->B_pool;
   double wait = 0.0, wait_pool = 0.0, wait_dom = 0.0;
-  for (int i = 0; i < k->n; i++) {
+  for (int j = 0; j < k->nact; j++) {
+    int i = k->act[j];
     double lam = k->lam[i];
-    if (!k->hw[i] || lam <= 0.0) continue;
     double p = (k->in_dom[i] ? B_dom : 1.0) * (k->in_pool[i] ? B_pool : 1.0);
     double wl = lam * p * k->w[i];
     wait += wl;
@@ -490,6 +494,7 @@ static void rel_causes_init(const pod_rel_cfg *c, int domains, rel_causes *k) {
       *wc = c->repair_h / (1.0 + slots);
     }
     k->w[i] = *wc;
+    if (k->hw[i] && k->lam[i] > 0.0) k->act[k->nact++] = i;
     k->down_nw += k->lam[i] * R;
     if (k->hw[i] && k->lam[i] > 0.0) k->down_nw += k->lam[i] * swap;
   }
