@@ -136,9 +136,17 @@ static int patch_error(const gblob *b, const pod_gpatch *p, pod_err *err,
                      p->field, msg);
 }
 
+/* The last log10 a blob's patches took, by source node: patches of one
+** value into several log10 fields (a rate scale per failure unit) take
+** it once. */
+typedef struct log_memo {
+  int src;
+  double l;
+} log_memo;
+
 static int apply_patch(const gblob *b, const pod_gpatch *p, unsigned char *dst,
                        const pod_gval *v, const unsigned char *arena,
-                       const gnode *nodes, pod_err *err) {
+                       const gnode *nodes, log_memo *lm, pod_err *err) {
   if (p->kind == POD_GP_BYTES) {
     memcpy(dst + p->offset, arena + nodes[p->src].arena + p->src_offset,
            p->size);
@@ -160,7 +168,11 @@ static int apply_patch(const gblob *b, const pod_gpatch *p, unsigned char *dst,
       break;
     }
     case POD_GP_LOG10: {
-      double l = log10(x);
+      if (lm->src != p->src) {
+        lm->src = p->src;
+        lm->l = log10(x);
+      }
+      double l = lm->l;
       memcpy(dst + p->offset, &l, sizeof l);
       break;
     }
@@ -179,8 +191,9 @@ static int eval_blob(const gnode *nodes, const gnode *nd, pod_gval *v,
   unsigned char *dst = arena + nd->arena;
   size_t from = fresh ? 0 : b->out_off;
   memcpy(dst + from, b->tmpl + from, b->size - from);
+  log_memo lm = {-1, 0.0};
   for (int i = 0; i < b->npatches; i++) {
-    int rc = apply_patch(b, &b->patches[i], dst, v, arena, nodes, err);
+    int rc = apply_patch(b, &b->patches[i], dst, v, arena, nodes, &lm, err);
     if (rc != POD_OK) return rc;
   }
   if (b->fn) {

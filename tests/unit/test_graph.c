@@ -315,6 +315,52 @@ static void test_hoisting(void **state) {
   pod_graph_free(g);
 }
 
+/* log10 patches: two fields from one value and one from another, each
+** the log10 of its own source, per sample. */
+static void test_log10_patches(void **state) {
+  (void)state;
+  typedef struct lg3 {
+    double a, b, c;
+  } lg3;
+  double x0[2] = {10.0, 100.0};
+  pod_graph *g;
+  pod_err e;
+  assert_int_equal(pod_graph_new(2, x0, &g, &e), POD_OK);
+  int p0 = pod_graph_param(g, 0, &e), p1 = pod_graph_param(g, 1, &e);
+  lg3 t = {0, 0, 0};
+  pod_gpatch pt[3];
+  memset(pt, 0, sizeof pt);
+  const int src[3] = {p0, p1, p0};
+  for (int i = 0; i < 3; i++) {
+    pt[i].offset = i * sizeof(double);
+    pt[i].kind = POD_GP_LOG10;
+    pt[i].src = src[i];
+    pt[i].min = 0.0;
+    pt[i].min_open = 1;
+    pt[i].max = HUGE_VAL;
+    pt[i].field = "scale";
+  }
+  pod_gblob_spec bs = {"lg", "", sizeof t, &t, NULL, pt, 3, sizeof t};
+  int b = pod_graph_blob(g, &bs, &e);
+  assert_true(b >= 0);
+  int f[3];
+  for (int i = 0; i < 3; i++)
+    f[i] = pod_graph_field(g, b, i * sizeof(double), POD_GF_DOUBLE, &e);
+  assert_int_equal(pod_graph_finish(g, f, 3, &e), POD_OK);
+  pod_graph_ws *ws;
+  assert_int_equal(pod_graph_ws_new(g, &ws, &e), POD_OK);
+  for (int k = 0; k < 4; k++) {
+    double x[2] = {0.3 + k, 7.0 * (k + 1)}, y[3];
+    assert_int_equal(pod_graph_eval(g, ws, x, y, &e), POD_OK);
+    assert_true(y[0] == log10(x[0]) && y[2] == log10(x[0]));
+    assert_true(y[1] == log10(x[1]));
+  }
+  double bad[2] = {0.0, 1.0}, y[3];
+  assert_int_equal(pod_graph_eval(g, ws, bad, y, &e), POD_EINVAL);
+  pod_graph_ws_free(ws);
+  pod_graph_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_integer_rules),
@@ -322,6 +368,7 @@ int main(void) {
       cmocka_unit_test(test_adder_errors),
       cmocka_unit_test(test_eval_error_located),
       cmocka_unit_test(test_hoisting),
+      cmocka_unit_test(test_log10_patches),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
