@@ -11,17 +11,24 @@
 /* Erlang loss formula B(k, a): probability that an arrival finds all k
 ** servers busy with offered load a (insensitive to the service-time
 ** distribution).  By the reciprocal of the textbook recurrence
-** B(i) = a B(i-1) / (i + a B(i-1)): 1/B(i) = 1 + (i/a) / B(i-1), so the
-** dependency chain holds one multiply and one add per server (the
-** divisions i/a are independent of it) instead of a division; the two
-** agree to a few ulps (test_rel.c).  Once past the load the terms only
-** grow, so a large k with a tiny B stops early. */
+** B(i) = a B(i-1) / (i + a B(i-1)): y(i) = 1/B(i) = 1 + r(i) y(i-1) with
+** r(i) = i/a, taken four servers at a time,
+**     y(i+3) = 1 + r4 + r4 r3 + r4 r3 r2 + r4 r3 r2 r1 y(i-1),
+** so the dependency chain holds one multiply-add per four servers (the
+** coefficients are independent of it) instead of a division per server;
+** the two agree to a few ulps (test_rel_erlang.c).  Once past the load
+** the terms only grow, so a large k with a tiny B stops early. */
 static inline double rel_erlang_b(int k, double a) {
   if (k < 1) return 1.0;
   if (a == 0.0) return 0.0;
+  const double ia = 1.0 / a;
   double y = 1.0;
-  for (int i = 1; i <= k; i++) {
-    y = 1.0 + y * (i / a);
+  int i = 1;
+  for (; i <= k % 4; i++) y = 1.0 + y * (i * ia);
+  for (; i <= k; i += 4) {
+    double r1 = i * ia, r2 = (i + 1) * ia, r3 = (i + 2) * ia, r4 = (i + 3) * ia;
+    double p43 = r4 * r3, p432 = p43 * r2;
+    y = ((1.0 + r4) + (p43 + p432)) + (p432 * r1) * y;
     if (y > 1e300 && i > a) return 0.0;
   }
   return 1.0 / y;
