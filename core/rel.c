@@ -282,7 +282,9 @@ typedef struct rel_causes {
   double w[POD_REL_MAX_CAUSES]; /* wait when blocked, r / (1 + slots) */
   int c_dom;                    /* hot-spare slots per domain */
   double L_abs;                 /* rate of causes hot spares can serve */
-  double down_nw; /* restart + swap hours per running hour (no shrink) */
+  double down_nw;   /* restart + swap hours per running hour (no shrink) */
+  double r_eff;     /* repair_past(c, R + swap) */
+  double a_dom_num; /* L_abs / domains x r_eff: the domain load x T_dom */
   int domains;
   int nact, act[POD_REL_MAX_CAUSES]; /* the causes that drain hardware
                                         at a rate > 0 (the others add 0) */
@@ -319,16 +321,16 @@ static double repair_past(const pod_rel_cfg *c, double d) {
 
 /* The Erlang loads and blocking probabilities at T_pool, T_dom into s
 ** (a_dom, B_dom, L_pool, a_pool, B_pool). */
-static void spare_loads(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
+static void spare_loads(const pod_rel_cfg *c, const rel_causes *k,
                         double T_pool, double T_dom, rel_spare_state *s) {
-  const double a_dom = k->L_abs / k->domains * r_eff / T_dom;
+  const double a_dom = k->a_dom_num / T_dom;
   const double B_dom = k->L_abs > 0.0 ? rel_erlang_b(k->c_dom, a_dom) : 0.0;
   double L_pool = 0.0;
   for (int j = 0; j < k->nact; j++) {
     int i = k->act[j];
     if (k->in_pool[i]) L_pool += k->lam[i] * (k->in_dom[i] ? B_dom : 1.0);
   }
-  const double a_pool = L_pool * r_eff / T_pool;
+  const double a_pool = L_pool * k->r_eff / T_pool;
   s->a_dom = a_dom;
   s->a_pool = a_pool;
   s->B_dom = B_dom;
@@ -374,11 +376,11 @@ static void spare_finish(const pod_rel_cfg *c, const rel_causes *k,
   }
 }
 
-/* The spare model at given loads; r_eff = repair_past(c, R + swap),
-** computed once by the caller. */
-static void spare_state(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
+/* The spare model at given loads (r_eff and the domain load's numerator
+** in k, computed once). */
+static void spare_state(const pod_rel_cfg *c, const rel_causes *k,
                         double T_pool, double T_dom, rel_spare_state *s) {
-  spare_loads(c, k, r_eff, T_pool, T_dom, s);
+  spare_loads(c, k, T_pool, T_dom, s);
   spare_finish(c, k, s);
 }
 
@@ -386,9 +388,9 @@ static void spare_state(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
 ** does not shrink: the same sums in the same order (so the same bits),
 ** without the per-cause outputs only the final state needs.  down_nw
 ** does not depend on the loads then (k->down_nw). */
-static void spare_step(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
-                       double T_pool, double T_dom, rel_spare_state *s) {
-  spare_loads(c, k, r_eff, T_pool, T_dom, s);
+static void spare_step(const pod_rel_cfg *c, const rel_causes *k, double T_pool,
+                       double T_dom, rel_spare_state *s) {
+  spare_loads(c, k, T_pool, T_dom, s);
   const double B_dom = s->B_dom, B_pool = s->B_pool;
   double wait = 0.0, wait_pool = 0.0, wait_dom = 0.0;
   for (int j = 0; j < k->nact; j++) {
@@ -427,11 +429,10 @@ static void spare_step(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
 static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
                         rel_spare_state *s) {
   const double CR = (c->ckpt_s + c->restart_s) / 3600.0;
-  const double r_eff = repair_past(c, (c->restart_s + c->swap_s) / 3600.0);
-  void (*step)(const pod_rel_cfg *, const rel_causes *, double, double, double,
+  void (*step)(const pod_rel_cfg *, const rel_causes *, double, double,
                rel_spare_state *) = c->shrink ? spare_state : spare_step;
   double T = 1.0, Tp = 1.0, Td = 1.0, d_prev = INFINITY, h = 1.0;
-  step(c, k, r_eff, Tp, Td, s);
+  step(c, k, Tp, Td, s);
   for (int it = 0; it < 500; it++) {
     double T1 = 1.0 + s->down_nw + s->wait + s->grow * CR;
     double Tp1 = T1 - s->wait_pool, Td1 = T1 - s->wait_dom;
@@ -445,7 +446,7 @@ static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
     T += h * (T1 - T);
     Tp += h * (Tp1 - Tp);
     Td += h * (Td1 - Td);
-    step(c, k, r_eff, Tp, Td, s);
+    step(c, k, Tp, Td, s);
   }
   if (!c->shrink) spare_finish(c, k, s);
 }
@@ -483,6 +484,8 @@ static void rel_causes_init(const pod_rel_cfg *c, int domains, rel_causes *k) {
   }
   /* each domain's hot spares: spare_per_domain / largest blast slots */
   k->c_dom = b_abs_max > 0 ? c->spare_per_domain / b_abs_max : 0;
+  k->r_eff = repair_past(c, (c->restart_s + c->swap_s) / 3600.0);
+  k->a_dom_num = k->L_abs / k->domains * k->r_eff;
   /* what does not depend on the loads (spare_finish's order) */
   const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
   double w[2][2] = {{-1.0, -1.0}, {-1.0, -1.0}}; /* by in_dom, in_pool */
