@@ -1,11 +1,9 @@
 /*
-** graph.c: recorded evaluation graphs (see pod_graph.h).
-**
-** The Lua semantics below follow the Lua 5.4 sources (lvm.c luaV_idiv,
-** luaV_mod, LTintfloat/LTfloatint; llimits.h luai_numidiv, luai_nummod,
-** luai_numpow; lmathlib.c math_floor/ceil/abs/fmod/log/min/max).
+** graph.c: recorded evaluation graphs (see pod_graph.h): building,
+** freezing and evaluating them; the Lua number semantics of their
+** arithmetic are in graph_arith.c.
 */
-#include "pod_graph.h"
+#include "graph_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +19,7 @@ typedef struct gblob {
   pod_graph_blob_fn fn;
   pod_gpatch *patches;
   int npatches;
+  size_t out_off; /* fn writes only [out_off, size); 0: anywhere */
 } gblob;
 
 typedef struct gnode {
@@ -33,6 +32,7 @@ typedef struct gnode {
   gblob *blob;  /* BLOB */
   size_t arena; /* BLOB: offset of its bytes in the workspace arena */
   char *where;  /* may be NULL */
+  int isconst;  /* depends on no parameter: its probe value is its value */
 } gnode;
 
 #define OP_BLOB (POD_G_NOPS + 0)
@@ -48,6 +48,7 @@ struct pod_graph {
   size_t arena_size, arena_cap;
   int *outputs, noutputs;
   int *live, nlive, nblobs;
+  int *run, nrun; /* live nodes that depend on a parameter, in order */
   int finished;
 };
 
@@ -104,229 +105,8 @@ void pod_graph_free(pod_graph *g) {
   free(g->probe_x);
   free(g->outputs);
   free(g->live);
+  free(g->run);
   free(g);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Lua number semantics                                                    */
-/* ---------------------------------------------------------------------- */
-
-static double tonum(pod_gval v) {
-  return v.isint ? (double)v.u.i : v.u.d;
-}
-
-static pod_gval mkflt(double d) {
-  pod_gval r;
-  r.u.d = d;
-  r.isint = 0;
-  return r;
-}
-
-static pod_gval mkint(int64_t i) {
-  pod_gval r;
-  r.u.i = i;
-  r.isint = 1;
-  return r;
-}
-
-/* lua_numbertointeger */
-static int flt2int(double d, int64_t *p) {
-  if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
-    *p = (int64_t)d;
-    return 1;
-  }
-  return 0;
-}
-
-/* l_intfitsf: |i| <= 2^53 */
-static int intfitsf(int64_t i) {
-  return (uint64_t)i + (UINT64_C(1) << 53) <= (UINT64_C(1) << 54);
-}
-
-/* a < b with Lua's mixed integer/float comparison. */
-static int lua_lt(pod_gval a, pod_gval b) {
-  if (a.isint && b.isint) return a.u.i < b.u.i;
-  if (!a.isint && !b.isint) return a.u.d < b.u.d;
-  if (a.isint) { /* LTintfloat */
-    if (intfitsf(a.u.i)) return (double)a.u.i < b.u.d;
-    int64_t fi;
-    if (flt2int(ceil(b.u.d), &fi)) return a.u.i < fi;
-    return b.u.d > 0;
-  }
-  /* LTfloatint */
-  if (intfitsf(b.u.i)) return a.u.d < (double)b.u.i;
-  int64_t fi;
-  if (flt2int(floor(a.u.d), &fi)) return fi < b.u.i;
-  return a.u.d < 0;
-}
-
-static pod_gval numint(double d) { /* pushnumint */
-  int64_t n;
-  if (flt2int(d, &n)) return mkint(n);
-  return mkflt(d);
-}
-
-static int arith_int(pod_graph_op op, int64_t m, int64_t n, pod_gval *out,
-                     pod_err *err) {
-  uint64_t um = (uint64_t)m, un = (uint64_t)n;
-  switch (op) {
-    case POD_G_ADD:
-      *out = mkint((int64_t)(um + un));
-      return POD_OK;
-    case POD_G_SUB:
-      *out = mkint((int64_t)(um - un));
-      return POD_OK;
-    case POD_G_MUL:
-      *out = mkint((int64_t)(um * un));
-      return POD_OK;
-    case POD_G_IDIV: /* luaV_idiv */
-      if (un + 1u <= 1u) {
-        if (n == 0)
-          return pod_err_set(err, POD_EINVAL, "eval",
-                             "attempt to perform 'n//0'");
-        *out = mkint((int64_t)(0u - um));
-        return POD_OK;
-      } else {
-        int64_t q = m / n;
-        if ((m ^ n) < 0 && m % n != 0) q -= 1;
-        *out = mkint(q);
-        return POD_OK;
-      }
-    case POD_G_MOD: /* luaV_mod */
-      if (un + 1u <= 1u) {
-        if (n == 0)
-          return pod_err_set(err, POD_EINVAL, "eval",
-                             "attempt to perform 'n%%0'");
-        *out = mkint(0);
-        return POD_OK;
-      } else {
-        int64_t r = m % n;
-        if (r != 0 && (r ^ n) < 0) r += n;
-        *out = mkint(r);
-        return POD_OK;
-      }
-    case POD_G_UNM:
-      *out = mkint((int64_t)(0u - um));
-      return POD_OK;
-    default:
-      return POD_EINVAL;
-  }
-}
-
-/* A pure float operation on x, y (luai_num*); *known = 0 if op is not one */
-static double arith_flt(pod_graph_op op, double x, double y, int *known) {
-  *known = 1;
-  switch (op) {
-    case POD_G_ADD:
-      return x + y;
-    case POD_G_SUB:
-      return x - y;
-    case POD_G_MUL:
-      return x * y;
-    case POD_G_DIV:
-      return x / y;
-    case POD_G_IDIV:
-      return floor(x / y);
-    case POD_G_MOD: { /* luai_nummod */
-      double m = fmod(x, y);
-      if ((m > 0) ? y < 0 : (m < 0 && y > 0)) m += y;
-      return m;
-    }
-    case POD_G_POW:
-      return y == 2 ? x * x : pow(x, y);
-    case POD_G_SQRT:
-      return sqrt(x);
-    case POD_G_EXP:
-      return exp(x);
-    case POD_G_LOG:
-      return log(x);
-    case POD_G_LOG2:
-      return log2(x);
-    case POD_G_LOG10:
-      return log10(x);
-    case POD_G_LOGB:
-      return log(x) / log(y);
-    case POD_G_SIN:
-      return sin(x);
-    case POD_G_COS:
-      return cos(x);
-    case POD_G_TAN:
-      return tan(x);
-    case POD_G_ASIN:
-      return asin(x);
-    case POD_G_ACOS:
-      return acos(x);
-    case POD_G_ATAN:
-      return atan2(x, y);
-    default:
-      *known = 0;
-      return 0;
-  }
-}
-
-int pod_graph_arith(pod_graph_op op, pod_gval a, pod_gval b, pod_gval *out,
-                    pod_err *err) {
-  switch (op) {
-    case POD_G_ADD:
-    case POD_G_SUB:
-    case POD_G_MUL:
-    case POD_G_IDIV:
-    case POD_G_MOD:
-      if (a.isint && b.isint) return arith_int(op, a.u.i, b.u.i, out, err);
-      break;
-    case POD_G_UNM:
-      if (a.isint) return arith_int(op, a.u.i, 0, out, err);
-      *out = mkflt(-a.u.d);
-      return POD_OK;
-    default:
-      break;
-  }
-  double x = tonum(a), y = tonum(b);
-  int known;
-  double r = arith_flt(op, x, y, &known);
-  if (known) {
-    *out = mkflt(r);
-    return POD_OK;
-  }
-  switch (op) {
-    case POD_G_FLOOR:
-      *out = a.isint ? a : numint(floor(x));
-      break;
-    case POD_G_CEIL:
-      *out = a.isint ? a : numint(ceil(x));
-      break;
-    case POD_G_ABS:
-      if (a.isint)
-        *out = mkint(a.u.i < 0 ? (int64_t)(0u - (uint64_t)a.u.i) : a.u.i);
-      else
-        *out = mkflt(fabs(x));
-      break;
-    case POD_G_FMOD:
-      if (a.isint && b.isint) {
-        int64_t d = b.u.i;
-        if ((uint64_t)d + 1u <= 1u) {
-          if (d == 0)
-            return pod_err_set(err, POD_EINVAL, "eval",
-                               "bad argument #2 to 'fmod' (zero)");
-          *out = mkint(0);
-        } else {
-          *out = mkint(a.u.i % d);
-        }
-      } else {
-        *out = mkflt(fmod(x, y));
-      }
-      break;
-    case POD_G_MIN:
-      *out = lua_lt(b, a) ? b : a;
-      break;
-    case POD_G_MAX:
-      *out = lua_lt(a, b) ? b : a;
-      break;
-    default:
-      return pod_err_set(err, POD_EINVAL, "op", "unknown graph operation %d",
-                         (int)op);
-  }
-  return POD_OK;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -356,9 +136,17 @@ static int patch_error(const gblob *b, const pod_gpatch *p, pod_err *err,
                      p->field, msg);
 }
 
+/* The last log10 a blob's patches took, by source node: patches of one
+** value into several log10 fields (a rate scale per failure unit) take
+** it once. */
+typedef struct log_memo {
+  int src;
+  double l;
+} log_memo;
+
 static int apply_patch(const gblob *b, const pod_gpatch *p, unsigned char *dst,
                        const pod_gval *v, const unsigned char *arena,
-                       const gnode *nodes, pod_err *err) {
+                       const gnode *nodes, log_memo *lm, pod_err *err) {
   if (p->kind == POD_GP_BYTES) {
     memcpy(dst + p->offset, arena + nodes[p->src].arena + p->src_offset,
            p->size);
@@ -380,7 +168,11 @@ static int apply_patch(const gblob *b, const pod_gpatch *p, unsigned char *dst,
       break;
     }
     case POD_GP_LOG10: {
-      double l = log10(x);
+      if (lm->src != p->src) {
+        lm->src = p->src;
+        lm->l = log10(x);
+      }
+      double l = lm->l;
       memcpy(dst + p->offset, &l, sizeof l);
       break;
     }
@@ -390,13 +182,18 @@ static int apply_patch(const gblob *b, const pod_gpatch *p, unsigned char *dst,
   return POD_OK;
 }
 
+/* Fresh (the probe): the blob's bytes start from nothing; else they hold
+** the template from the workspace's start, and only what fn may write is
+** restored (patches rewrite their own bytes every time). */
 static int eval_blob(const gnode *nodes, const gnode *nd, pod_gval *v,
-                     unsigned char *arena, pod_err *err) {
+                     unsigned char *arena, int fresh, pod_err *err) {
   const gblob *b = nd->blob;
   unsigned char *dst = arena + nd->arena;
-  memcpy(dst, b->tmpl, b->size);
+  size_t from = fresh ? 0 : b->out_off;
+  memcpy(dst + from, b->tmpl + from, b->size - from);
+  log_memo lm = {-1, 0.0};
   for (int i = 0; i < b->npatches; i++) {
-    int rc = apply_patch(b, &b->patches[i], dst, v, arena, nodes, err);
+    int rc = apply_patch(b, &b->patches[i], dst, v, arena, nodes, &lm, err);
     if (rc != POD_OK) return rc;
   }
   if (b->fn) {
@@ -415,7 +212,7 @@ static int eval_blob(const gnode *nodes, const gnode *nd, pod_gval *v,
 }
 
 static int eval_node(const pod_graph *g, int i, const double *x, pod_gval *v,
-                     unsigned char *arena, pod_err *err) {
+                     unsigned char *arena, int fresh, pod_err *err) {
   const gnode *nd = &g->nodes[i];
   switch ((int)nd->op) {
     case POD_G_CONST:
@@ -425,7 +222,7 @@ static int eval_node(const pod_graph *g, int i, const double *x, pod_gval *v,
       v[i] = mkflt(x[nd->param]);
       return POD_OK;
     case OP_BLOB:
-      return eval_blob(g->nodes, nd, v, arena, err);
+      return eval_blob(g->nodes, nd, v, arena, fresh, err);
     case OP_FIELD: {
       const unsigned char *p = arena + g->nodes[nd->a].arena + nd->off;
       if (nd->ftype == POD_GF_DOUBLE) {
@@ -475,6 +272,22 @@ static int grow(pod_graph *g, pod_err *err) {
   return POD_OK;
 }
 
+/* Does node nd (not yet added) depend on no parameter? */
+static int node_isconst(const pod_graph *g, const gnode *nd) {
+  switch ((int)nd->op) {
+    case POD_G_CONST:
+      return 1;
+    case POD_G_PARAM:
+      return 0;
+    case OP_BLOB:
+      for (int p = 0; p < nd->blob->npatches; p++)
+        if (!g->nodes[nd->blob->patches[p].src].isconst) return 0;
+      return 1;
+    default:
+      return g->nodes[nd->a].isconst && (nd->b < 0 || g->nodes[nd->b].isconst);
+  }
+}
+
 /* Append node *nd (taking its allocations) and evaluate it at the probe. */
 static int push_node(pod_graph *g, gnode *nd, pod_err *err) {
   int rc = grow(g, err);
@@ -497,8 +310,9 @@ static int push_node(pod_graph *g, gnode *nd, pod_err *err) {
     }
   }
   if (rc == POD_OK) {
+    nd->isconst = node_isconst(g, nd);
     g->nodes[g->n] = *nd;
-    rc = eval_node(g, g->n, g->probe_x, g->probe, g->parena, err);
+    rc = eval_node(g, g->n, g->probe_x, g->probe, g->parena, 1, err);
     if (rc != POD_OK && nd->op == (pod_graph_op)OP_BLOB)
       g->arena_size = nd->arena;
   }
@@ -607,6 +421,7 @@ int pod_graph_blob(pod_graph *g, const pod_gblob_spec *s, pod_err *err) {
   b->where = dupstr(s->where);
   b->size = s->size;
   b->fn = s->fn;
+  b->out_off = s->out_off <= s->size ? s->out_off : 0;
   b->tmpl = malloc(s->size);
   b->patches = calloc((size_t)s->npatches + 1, sizeof *b->patches);
   if (!b->name || !b->where || !b->tmpl || !b->patches) {
@@ -675,12 +490,10 @@ int pod_graph_nodes(const pod_graph *g) {
   return g->n;
 }
 
-int pod_graph_blob_writes(const pod_graph *g, int node, size_t offset,
-                          size_t size) {
-  if (!pod_graph_is_blob(g, node)) return 0;
-  const gblob *b = g->nodes[node].blob;
-  for (int i = 0; i < b->npatches; i++) {
-    const pod_gpatch *p = &b->patches[i];
+int pod_graph_patches_write(const pod_gpatch *patches, int np, size_t offset,
+                            size_t size) {
+  for (int i = 0; i < np; i++) {
+    const pod_gpatch *p = &patches[i];
     size_t w = p->kind == POD_GP_BYTES ? p->size
                : p->kind == POD_GP_INT ? sizeof(int)
                                        : sizeof(double);
@@ -688,11 +501,21 @@ int pod_graph_blob_writes(const pod_graph *g, int node, size_t offset,
   }
   return 0;
 }
+
+int pod_graph_blob_writes(const pod_graph *g, int node, size_t offset,
+                          size_t size) {
+  if (!pod_graph_is_blob(g, node)) return 0;
+  const gblob *b = g->nodes[node].blob;
+  return pod_graph_patches_write(b->patches, b->npatches, offset, size);
+}
 int pod_graph_live(const pod_graph *g) {
   return g->nlive;
 }
 int pod_graph_blobs(const pod_graph *g) {
   return g->nblobs;
+}
+int pod_graph_hoisted(const pod_graph *g) {
+  return g->nlive - g->nrun;
 }
 
 int pod_graph_finish(pod_graph *g, const int *outputs, int noutputs,
@@ -711,7 +534,8 @@ int pod_graph_finish(pod_graph *g, const int *outputs, int noutputs,
   char *mark = calloc((size_t)g->n + 1, 1);
   g->outputs = malloc(sizeof(int) * (size_t)noutputs);
   g->live = malloc(sizeof(int) * (size_t)(g->n + 1));
-  if (!mark || !g->outputs || !g->live) {
+  g->run = malloc(sizeof(int) * (size_t)(g->n + 1));
+  if (!mark || !g->outputs || !g->live || !g->run) {
     free(mark);
     return pod_err_set(err, POD_ENOMEM, "", "out of memory");
   }
@@ -728,11 +552,12 @@ int pod_graph_finish(pod_graph *g, const int *outputs, int noutputs,
       for (int p = 0; p < nd->blob->npatches; p++)
         mark[nd->blob->patches[p].src] = 1;
   }
-  g->nlive = g->nblobs = 0;
+  g->nlive = g->nblobs = g->nrun = 0;
   for (int i = 0; i < g->n; i++)
     if (mark[i]) {
       g->live[g->nlive++] = i;
       if (g->nodes[i].blob) g->nblobs++;
+      if (!g->nodes[i].isconst) g->run[g->nrun++] = i;
     }
   free(mark);
   g->finished = 1;
@@ -749,9 +574,19 @@ int pod_graph_ws_new(const pod_graph *g, pod_graph_ws **out, pod_err *err) {
     pod_graph_ws_free(ws);
     return pod_err_set(err, POD_ENOMEM, "", "out of memory");
   }
-  /* constants once */
-  for (int i = 0; i < g->n; i++)
-    if (g->nodes[i].op == POD_G_CONST) ws->v[i] = g->nodes[i].k;
+  /* Nodes that depend on no parameter once: their probe values and
+  ** bytes (evaluated by the same code on the same inputs).  The other
+  ** blobs start from their templates (eval_blob). */
+  for (int k = 0; k < g->nlive; k++) {
+    const gnode *nd = &g->nodes[g->live[k]];
+    if (nd->isconst) {
+      ws->v[g->live[k]] = g->probe[g->live[k]];
+      if (nd->blob)
+        memcpy(ws->arena + nd->arena, g->parena + nd->arena, nd->blob->size);
+    } else if (nd->blob) {
+      memcpy(ws->arena + nd->arena, nd->blob->tmpl, nd->blob->size);
+    }
+  }
   *out = ws;
   return POD_OK;
 }
@@ -767,10 +602,9 @@ int pod_graph_eval(const pod_graph *g, pod_graph_ws *ws, const double *x,
                    double *y, pod_err *err) {
   if (!g->finished)
     return pod_err_set(err, POD_EINVAL, "graph", "not finished");
-  for (int k = 0; k < g->nlive; k++) {
-    int i = g->live[k];
-    if (g->nodes[i].op == POD_G_CONST) continue;
-    int rc = eval_node(g, i, x, ws->v, ws->arena, err);
+  for (int k = 0; k < g->nrun; k++) {
+    int i = g->run[k];
+    int rc = eval_node(g, i, x, ws->v, ws->arena, 0, err);
     if (rc != POD_OK) return rc;
   }
   for (int m = 0; m < g->noutputs; m++) y[m] = tonum(ws->v[g->outputs[m]]);

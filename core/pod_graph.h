@@ -23,7 +23,11 @@
 ** added, so the recorder can read probe values (pod_graph_probe_*) and a
 ** failing node fails where it is added.  After pod_graph_finish the graph
 ** is read-only and may be evaluated from any number of threads, each with
-** its own workspace.
+** its own workspace.  A node that depends on no parameter (a kernel call
+** on constant inputs, say) is not evaluated per sample: its probe value
+** is its value (the same code on the same inputs), copied into each
+** workspace; blob functions must be pure for this (they are: kernels and
+** checks).
 */
 #ifndef POD_GRAPH_H
 #define POD_GRAPH_H
@@ -107,6 +111,11 @@ typedef struct pod_gblob_spec {
   pod_graph_blob_fn fn; /* may be NULL */
   const pod_gpatch *patches;
   int npatches;
+  size_t out_off; /* fn writes only bytes [out_off, size) of the blob (its
+                     result; size: none): the rest holds the template and
+                     the patches, so per sample only [out_off, size) is
+                     restored from the template; 0 (the default): fn may
+                     write anywhere, the whole template is copied */
 } pod_gblob_spec;
 
 typedef enum pod_gfield_type {
@@ -155,13 +164,20 @@ int pod_graph_nodes(const pod_graph *g);
 ** [offset, offset + size). */
 int pod_graph_blob_writes(const pod_graph *g, int node, size_t offset,
                           size_t size);
+/* The same for a list of np patches (before their blob is added). */
+int pod_graph_patches_write(const pod_gpatch *patches, int np, size_t offset,
+                            size_t size);
 
 /* Set the nodes of the M metrics and freeze the graph (drops nodes no
 ** metric depends on). */
 int pod_graph_finish(pod_graph *g, const int *outputs, int noutputs,
                      pod_err *err);
-int pod_graph_live(const pod_graph *g);  /* nodes evaluated per sample */
+int pod_graph_live(const pod_graph *g);  /* nodes the metrics depend on */
 int pod_graph_blobs(const pod_graph *g); /* of which blob nodes */
+/* Of the live nodes, those that depend on no parameter: evaluated once,
+** at the probe (their values and bytes are copied into each workspace);
+** the others are evaluated per sample. */
+int pod_graph_hoisted(const pod_graph *g);
 
 /* Per-thread scratch. */
 typedef struct pod_graph_ws pod_graph_ws;

@@ -259,6 +259,14 @@ double pod_rel_interval_h(const pod_rel_cfg *c, double m_h);
 ** first-order waste reaches 1 (failures too frequent for the interval). */
 int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err);
 
+/* pod_rel_eval for a config whose failure list (c->failures) passed
+** pod_rel_check before and has not changed since: checks every other
+** field, not the list (a study's evaluation graph checks the list once
+** when it is constant and only patches the other fields per sample).
+** Same results, bit for bit. */
+int pod_rel_eval_failures_checked(const pod_rel_cfg *c, pod_rel_result *out,
+                                  pod_err *err);
+
 /* Simulator workspace: grows to the largest run it served and is reused,
 ** so runs after the first allocate nothing.  Not thread-safe: one per
 ** thread.  new returns NULL when out of memory. */

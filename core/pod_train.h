@@ -283,6 +283,14 @@ int pod_train_check_base(const pod_train_cfg *cfg, pod_err *err);
 int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,
                    pod_err *err);
 
+/* pod_train_eval for a config whose system and model passed
+** pod_hw_system_check and pod_model_check and have not changed since
+** (a study's evaluation graph, when they are the bytes of checked spec
+** nodes): checks every other field, not those two.  Same results, bit
+** for bit (train_graph.c). */
+int pod_train_eval_specs_checked(const pod_train_cfg *cfg,
+                                 pod_train_result *out, pod_err *err);
+
 /* Default efficiencies of the shared table for a GPU and dtype (any
 ** output pointer may be NULL).  POD_ENOTSUP when the table has none. */
 int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,

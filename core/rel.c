@@ -3,6 +3,7 @@
 ** for the time model; the presets are in rel_presets.c).
 */
 #include "pod_rel.h"
+#include "rel_erlang.h"
 #include "rel_geom.h"
 
 #include <math.h>
@@ -104,14 +105,19 @@ static int fin_nonneg(double x, const char *name, pod_err *err) {
   return POD_OK;
 }
 
-int pod_rel_check(const pod_rel_cfg *c, pod_err *err) {
+static int check_failures(const pod_rel_failures *f, pod_err *err) {
   int rc;
-  const pod_rel_failures *f = &c->failures;
   if (f->ncauses < 0 || f->ncauses > POD_REL_MAX_CAUSES)
     return pod_err_set(err, POD_EINVAL, "failures", "must list 0-%d causes",
                        POD_REL_MAX_CAUSES);
   for (int i = 0; i < f->ncauses; i++)
     if ((rc = check_cause(&f->cause[i], i + 1, err))) return rc;
+  return POD_OK;
+}
+
+/* Every check but the failure list's. */
+static int check_rest(const pod_rel_cfg *c, pod_err *err) {
+  int rc;
   if (c->node_gpus < 1 || c->node_gpus > POD_REL_MAX_GPUS)
     return pod_err_set(err, POD_EINVAL, "node_gpus", "must be in [1, %d]",
                        POD_REL_MAX_GPUS);
@@ -197,6 +203,11 @@ int pod_rel_check(const pod_rel_cfg *c, pod_err *err) {
   return POD_OK;
 }
 
+int pod_rel_check(const pod_rel_cfg *c, pod_err *err) {
+  int rc = check_failures(&c->failures, err);
+  return rc ? rc : check_rest(c, err);
+}
+
 double pod_rel_job_rate(const pod_rel_cfg *c) {
   double L = 0.0;
   for (int i = 0; i < c->failures.ncauses; i++) L += rel_cause_rate(c, i);
@@ -218,19 +229,6 @@ double pod_rel_interval_h(const pod_rel_cfg *c, double m_h) {
       return sqrt(2.0 * C * m_h) * (1.0 + sqrt(x) / 3.0 + x / 9.0) - C;
     }
   }
-}
-
-/* Erlang loss formula B(k, a): probability that an arrival finds all k
-** servers busy with offered load a (insensitive to the service-time
-** distribution).  Once past the load the terms only shrink, so a large k
-** with a tiny B stops early. */
-static double erlang_b(int k, double a) {
-  double b = 1.0;
-  for (int i = 1; i <= k; i++) {
-    b = a * b / (i + a * b);
-    if (b < 1e-300 && i > a) return 0.0;
-  }
-  return b;
 }
 
 /* ---------------------------------------------------------------------
@@ -281,9 +279,15 @@ typedef struct rel_causes {
   int hw[POD_REL_MAX_CAUSES];     /* drains hardware */
   int in_dom[POD_REL_MAX_CAUSES]; /* a hot spare can serve it */
   int in_pool[POD_REL_MAX_CAUSES];
-  int c_dom;    /* hot-spare slots per domain */
-  double L_abs; /* rate of causes hot spares can serve */
+  double w[POD_REL_MAX_CAUSES]; /* wait when blocked, r / (1 + slots) */
+  int c_dom;                    /* hot-spare slots per domain */
+  double L_abs;                 /* rate of causes hot spares can serve */
+  double down_nw;   /* restart + swap hours per running hour (no shrink) */
+  double r_eff;     /* repair_past(c, R + swap) */
+  double a_dom_num; /* L_abs / domains x r_eff: the domain load x T_dom */
   int domains;
+  int nact, act[POD_REL_MAX_CAUSES]; /* the causes that drain hardware
+                                        at a rate > 0 (the others add 0) */
 } rel_causes;
 
 /* Per-cause outcome of the spare model at given wall-time loads. */
@@ -315,31 +319,41 @@ static double repair_past(const pod_rel_cfg *c, double d) {
   return r * 0.5 * erfc(-d1 / sqrt(2.0)) - d * 0.5 * erfc(-d2 / sqrt(2.0));
 }
 
-/* r_eff = repair_past(c, R + swap), computed once by the caller. */
-static void spare_state(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
+/* The Erlang loads and blocking probabilities at T_pool, T_dom into s
+** (a_dom, B_dom, L_pool, a_pool, B_pool). */
+static void spare_loads(const pod_rel_cfg *c, const rel_causes *k,
                         double T_pool, double T_dom, rel_spare_state *s) {
-  const double r_h = c->repair_h, A = c->active_gpus;
-  const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
-  memset(s, 0, sizeof *s);
-  const double a_dom = k->L_abs / k->domains * r_eff / T_dom;
-  const double B_dom = k->L_abs > 0.0 ? erlang_b(k->c_dom, a_dom) : 0.0;
+  const double a_dom = k->a_dom_num / T_dom;
+  const double B_dom = k->L_abs > 0.0 ? rel_erlang_b(k->c_dom, a_dom) : 0.0;
   double L_pool = 0.0;
-  for (int i = 0; i < k->n; i++)
+  for (int j = 0; j < k->nact; j++) {
+    int i = k->act[j];
     if (k->in_pool[i]) L_pool += k->lam[i] * (k->in_dom[i] ? B_dom : 1.0);
-  const double a_pool = L_pool * r_eff / T_pool;
-  const double B_pool = erlang_b(c->pool_units, a_pool);
+  }
+  const double a_pool = L_pool * k->r_eff / T_pool;
   s->a_dom = a_dom;
   s->a_pool = a_pool;
   s->B_dom = B_dom;
-  s->B_pool = B_pool;
+  s->B_pool = rel_erlang_b(c->pool_units, a_pool);
   s->L_pool = L_pool;
+}
+
+/* The rest of the spare model at the loads in s (spare_loads): every
+** other field of s. */
+static void spare_finish(const pod_rel_cfg *c, const rel_causes *k,
+                         rel_spare_state *s) {
+  const double r_h = c->repair_h, A = c->active_gpus;
+  const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
+  const double B_dom = s->B_dom, B_pool = s->B_pool, L_pool = s->L_pool;
+  memset(s->p_blk, 0, sizeof s->p_blk);
+  memset(s->w, 0, sizeof s->w);
+  s->down_nw = s->wait = s->wait_pool = s->wait_dom = 0.0;
+  s->grow = s->cap_loss = s->wbar_dom = s->wbar_pool = 0.0;
   for (int i = 0; i < k->n; i++) {
     double lam = k->lam[i];
     s->down_nw += lam * R;
     if (!k->hw[i] || lam <= 0.0) continue;
     double p = (k->in_dom[i] ? B_dom : 1.0) * (k->in_pool[i] ? B_pool : 1.0);
-    int slots =
-        (k->in_dom[i] ? k->c_dom : 0) + (k->in_pool[i] ? c->pool_units : 0);
     s->p_blk[i] = p;
     if (c->shrink && k->b[i] < A) {
       /* blocked: continue on fewer GPUs until repaired */
@@ -347,7 +361,7 @@ static void spare_state(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
       s->cap_loss += lam * p * r_h * k->b[i] / A;
       s->grow += lam * p;
     } else {
-      s->w[i] = r_h / (1.0 + slots);
+      s->w[i] = k->w[i];
       double wl = lam * p * s->w[i];
       s->down_nw += lam * swap;
       s->wait += wl;
@@ -362,6 +376,39 @@ static void spare_state(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
   }
 }
 
+/* The spare model at given loads (r_eff and the domain load's numerator
+** in k, computed once). */
+static void spare_state(const pod_rel_cfg *c, const rel_causes *k,
+                        double T_pool, double T_dom, rel_spare_state *s) {
+  spare_loads(c, k, T_pool, T_dom, s);
+  spare_finish(c, k, s);
+}
+
+/* What one step of the fixed point reads of spare_state when the job
+** does not shrink: the same sums in the same order (so the same bits),
+** without the per-cause outputs only the final state needs.  down_nw
+** does not depend on the loads then (k->down_nw). */
+static void spare_step(const pod_rel_cfg *c, const rel_causes *k, double T_pool,
+                       double T_dom, rel_spare_state *s) {
+  spare_loads(c, k, T_pool, T_dom, s);
+  const double B_dom = s->B_dom, B_pool = s->B_pool;
+  double wait = 0.0, wait_pool = 0.0, wait_dom = 0.0;
+  for (int j = 0; j < k->nact; j++) {
+    int i = k->act[j];
+    double lam = k->lam[i];
+    double p = (k->in_dom[i] ? B_dom : 1.0) * (k->in_pool[i] ? B_pool : 1.0);
+    double wl = lam * p * k->w[i];
+    wait += wl;
+    if (k->in_pool[i]) wait_pool += wl;
+    if (k->in_dom[i]) wait_dom += wl / k->domains;
+  }
+  s->down_nw = k->down_nw;
+  s->wait = wait;
+  s->wait_pool = wait_pool;
+  s->wait_dom = wait_dom;
+  s->grow = 0.0;
+}
+
 /* ---------------------------------------------------------------------
 ** Start-up transient.  The run starts with every spare free, so for its
 ** first few repair times it finds a spare more often than in equilibrium.
@@ -372,34 +419,20 @@ static void spare_state(const pod_rel_cfg *c, const rel_causes *k, double r_eff,
 **     Delta = pi_k sum_{j<k} rho_j S(>j),  rho_j = S(<=j) / pi_j,
 ** a pure number (no time scale).  Over a run of n arrivals the missed
 ** count is taken as Delta (1 - exp(-n B / Delta)): exact at both ends
-** (n B at first, Delta after many repair times), exponential between.
+** (n B at first, Delta after many repair times), exponential between
+** (rel_erlang_deficit in rel_erlang.h).
 ** --------------------------------------------------------------------- */
-static double erlang_deficit(int k, double a, double n_arr) {
-  double B = erlang_b(k, a);
-  if (k < 1 || !(B > 1e-15) || !(n_arr > 0.0)) return 0.0;
-  /* log pi_0 from pi_k = B; then forward: pi_j = pi_{j-1} a / j */
-  double lp = log(B) + lgamma(k + 1.0) - k * log(a);
-  double rho = 1.0, d = 0.0;
-  for (int j = 0; j < k; j++) {
-    if (j > 0) {
-      lp += log(a / j);
-      rho = 1.0 + rho * j / a;
-    }
-    double le = 1.0 - exp(lp) * rho; /* S(>j) */
-    if (le <= 0.0 || rho > 1e300) break;
-    d += rho * le;
-  }
-  d *= B;
-  return d > 0.0 ? d * -expm1(-n_arr * B / d) : 0.0;
-}
 
-/* Solve the fixed point T = 1 + down + wait (+ grow-back restarts). */
+/* Solve the fixed point T = 1 + down + wait (+ grow-back restarts).
+** Without shrinking each step needs only the waits (spare_step; the
+** same arithmetic as spare_state's), the rest once at the end. */
 static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
                         rel_spare_state *s) {
   const double CR = (c->ckpt_s + c->restart_s) / 3600.0;
-  const double r_eff = repair_past(c, (c->restart_s + c->swap_s) / 3600.0);
+  void (*step)(const pod_rel_cfg *, const rel_causes *, double, double,
+               rel_spare_state *) = c->shrink ? spare_state : spare_step;
   double T = 1.0, Tp = 1.0, Td = 1.0, d_prev = INFINITY, h = 1.0;
-  spare_state(c, k, r_eff, Tp, Td, s);
+  step(c, k, Tp, Td, s);
   for (int it = 0; it < 500; it++) {
     double T1 = 1.0 + s->down_nw + s->wait + s->grow * CR;
     double Tp1 = T1 - s->wait_pool, Td1 = T1 - s->wait_dom;
@@ -413,20 +446,32 @@ static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
     T += h * (T1 - T);
     Tp += h * (Tp1 - Tp);
     Td += h * (Td1 - Td);
-    spare_state(c, k, r_eff, Tp, Td, s);
+    step(c, k, Tp, Td, s);
   }
+  if (!c->shrink) spare_finish(c, k, s);
 }
 
 static void rel_causes_init(const pod_rel_cfg *c, int domains, rel_causes *k) {
   const pod_rel_failures *f = &c->failures;
   const int pool_gpus = rel_pool_gpus(c);
   int b_abs_max = 0;
+  /* the four unit scales and counts once (rel_cause_rate per cause) */
+  double scale[POD_REL_NSCOPES], count[POD_REL_NSCOPES];
+  const double lg[POD_REL_NSCOPES] = {c->gpu_rate_log10, c->node_rate_log10,
+                                      c->domain_rate_log10, c->job_rate_log10};
+  for (int u = 0; u < POD_REL_NSCOPES; u++) {
+    int same = -1; /* a scope with the same exponent: the same power */
+    for (int v = 0; v < u && same < 0; v++)
+      if (lg[v] == lg[u]) same = v;
+    scale[u] = same >= 0 ? scale[same] : rel_unit_scale(c, u);
+    count[u] = rel_unit_count(c, u);
+  }
   memset(k, 0, sizeof *k);
   k->n = f->ncauses;
   k->domains = domains;
   for (int i = 0; i < f->ncauses; i++) {
     const pod_rel_cause *q = &f->cause[i];
-    k->lam[i] = rel_cause_rate(c, i);
+    k->lam[i] = q->rate_per_h * scale[q->unit] * count[q->unit];
     k->b[i] = rel_blast_gpus(c, q->blast);
     k->hw[i] = q->blast != POD_REL_JOB;
     k->in_dom[i] = k->hw[i] && q->blast != POD_REL_DOMAIN &&
@@ -439,6 +484,23 @@ static void rel_causes_init(const pod_rel_cfg *c, int domains, rel_causes *k) {
   }
   /* each domain's hot spares: spare_per_domain / largest blast slots */
   k->c_dom = b_abs_max > 0 ? c->spare_per_domain / b_abs_max : 0;
+  k->r_eff = repair_past(c, (c->restart_s + c->swap_s) / 3600.0);
+  k->a_dom_num = k->L_abs / k->domains * k->r_eff;
+  /* what does not depend on the loads (spare_finish's order) */
+  const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
+  double w[2][2] = {{-1.0, -1.0}, {-1.0, -1.0}}; /* by in_dom, in_pool */
+  for (int i = 0; i < k->n; i++) {
+    double *wc = &w[k->in_dom[i] != 0][k->in_pool[i] != 0];
+    if (*wc < 0.0) {
+      int slots =
+          (k->in_dom[i] ? k->c_dom : 0) + (k->in_pool[i] ? c->pool_units : 0);
+      *wc = c->repair_h / (1.0 + slots);
+    }
+    k->w[i] = *wc;
+    if (k->hw[i] && k->lam[i] > 0.0) k->act[k->nact++] = i;
+    k->down_nw += k->lam[i] * R;
+    if (k->hw[i] && k->lam[i] > 0.0) k->down_nw += k->lam[i] * swap;
+  }
 }
 
 /* Wall time for W hours of work at job MTBF M, mean down time Dh. */
@@ -472,9 +534,22 @@ static int wall_time(const pod_rel_cfg *c, double W, double L, double tau,
   }
 }
 
+static int rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err);
+
 int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   int rc = pod_rel_check(c, err);
-  if (rc) return rc;
+  return rc ? rc : rel_eval(c, out, err);
+}
+
+int pod_rel_eval_failures_checked(const pod_rel_cfg *c, pod_rel_result *out,
+                                  pod_err *err) {
+  int rc = check_rest(c, err);
+  return rc ? rc : rel_eval(c, out, err);
+}
+
+/* pod_rel_eval on a checked config. */
+static int rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
+  int rc;
   pod_rel_result r;
   memset(&r, 0, sizeof r);
   const double A = c->active_gpus;
@@ -539,10 +614,12 @@ int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   double saved = 0.0;
   if (L > 0.0 && pod_finite(wall)) {
     double run_h = wall / den;
-    saved = erlang_deficit(c->pool_units, s.a_pool, s.L_pool * run_h) *
+    saved = rel_erlang_deficit(c->pool_units, s.a_pool, s.B_pool,
+                               s.L_pool * run_h) *
                 s.wbar_pool +
             r.domains *
-                erlang_deficit(k.c_dom, s.a_dom, k.L_abs / r.domains * run_h) *
+                rel_erlang_deficit(k.c_dom, s.a_dom, s.B_dom,
+                                   k.L_abs / r.domains * run_h) *
                 s.wbar_dom;
     if (saved > s.wait * run_h) saved = s.wait * run_h;
     wall -= saved;

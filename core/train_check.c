@@ -345,6 +345,11 @@ int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
   if (rc != POD_OK) return prefix_err(err, rc, "system");
   rc = pod_model_check(&c->model, err);
   if (rc != POD_OK) return prefix_err(err, rc, "model");
+  return pod_train__check_fields(c, err);
+}
+
+int pod_train__check_fields(const pod_train_cfg *c, pod_err *err) {
+  int rc;
   NEED(c->gpus >= 1, "gpus", "must be >= 1 (got %d)", c->gpus);
   NEED(c->seq >= 1, "seq", "must be >= 1 (got %d)", c->seq);
   NEED(c->global_batch >= 1, "global_batch", "must be >= 1 (got %d)",
@@ -419,6 +424,12 @@ int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
 
 int pod_train__check_cfg(const pod_train_cfg *c, int *dp, pod_err *err) {
   int rc = pod_train__check_common(c, err);
+  if (rc != POD_OK) return rc;
+  return check_layout(c, dp, err);
+}
+
+int pod_train__check_cfg_fields(const pod_train_cfg *c, int *dp, pod_err *err) {
+  int rc = pod_train__check_fields(c, err);
   if (rc != POD_OK) return rc;
   return check_layout(c, dp, err);
 }

@@ -31,6 +31,10 @@ void pod_train__normalize(pod_layout *l);
 int pod_train__check_common(const pod_train_cfg *c, pod_err *err);
 /* Every check, the layout's included; *dp gets the data-parallel size. */
 int pod_train__check_cfg(const pod_train_cfg *c, int *dp, pod_err *err);
+/* The checks of check_common but the system's and the model's, and of
+** check_cfg but those two (for a system and a model checked already). */
+int pod_train__check_fields(const pod_train_cfg *c, pod_err *err);
+int pod_train__check_cfg_fields(const pod_train_cfg *c, int *dp, pod_err *err);
 /* The core evaluation on a checked config with dp resolved.  With
 ** want_time 0 only the memory fields are filled (the search's cheap
 ** first pass). */

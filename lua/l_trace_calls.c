@@ -62,6 +62,12 @@ static int fn_train(void *b, pod_err *e) {
   return pod_train_eval(
       b, (pod_train_result *)((char *)b + RES_OFF(pod_train_cfg)), e);
 }
+/* The same when the config's system and model are checked specs' bytes
+** (see spec_is_checked): those two are not validated again. */
+static int fn_train_checked(void *b, pod_err *e) {
+  return pod_train_eval_specs_checked(
+      b, (pod_train_result *)((char *)b + RES_OFF(pod_train_cfg)), e);
+}
 #define TD(n, f) \
   { n, TR_DOUBLE, 1, offsetof(pod_train_result, f), NULL }
 #define TI(n, f) \
@@ -113,6 +119,24 @@ static void rd_rel(lua_State *L, void *c) {
 static int fn_rel(void *b, pod_err *e) {
   return pod_rel_eval(b, (pod_rel_result *)((char *)b + RES_OFF(pod_rel_cfg)),
                       e);
+}
+/* The same when no patch writes the failure list: it was checked at the
+** probe (see rel_failures_constant) and is the template's per sample. */
+static int fn_rel_checked(void *b, pod_err *e) {
+  return pod_rel_eval_failures_checked(
+      b, (pod_rel_result *)((char *)b + RES_OFF(pod_rel_cfg)), e);
+}
+/* Is the failure list of the rel config t0 constant (no patch writes a
+** byte of it) and valid at the probe? */
+static int rel_failures_constant(const unsigned char *t0,
+                                 const pod_gpatch *patches, int np) {
+  if (pod_graph_patches_write(patches, np, offsetof(pod_rel_cfg, failures),
+                              sizeof(pod_rel_failures)))
+    return 0;
+  pod_rel_cfg c;
+  memcpy(&c, t0, sizeof c);
+  pod_err e;
+  return pod_rel_check(&c, &e) == POD_OK;
 }
 #define RD(f) \
   { #f, TR_DOUBLE, 1, offsetof(pod_rel_result, f), NULL }
@@ -204,24 +228,23 @@ static int fn_system(void *b, pod_err *e) {
   return pod_hw_system_check(b, e);
 }
 
-/* Is the system at [base, base + sizeof(pod_system)) of a new blob with
-** `patches` always the bytes of one checked system spec node?  True when
-** no patch writes it (the template's system, checked when traced), or
-** when every patch there copies field o of one spec node S (whose
-** function checks it per sample) to base + o, and every field S patches
-** is copied so. */
-static int system_is_checked(const pod_graph *g, const pod_gpatch *patches,
-                             int np, size_t base) {
+/* Is the spec at [base, base + size) of a new blob with `patches` always
+** the bytes of one checked spec node (a blob of function fn, which
+** checks it per sample)?  True when no patch writes it (the template's,
+** checked when traced), or when every patch there copies field o of one
+** spec node S to base + o, and every field S patches is copied so. */
+static int spec_is_checked(const pod_graph *g, const pod_gpatch *patches,
+                           int np, size_t base, size_t size,
+                           pod_graph_blob_fn fn) {
   int spec = -1, n = 0;
   for (int i = 0; i < np; i++) {
     const pod_gpatch *p = &patches[i];
-    if (p->offset < base || p->offset >= base + sizeof(pod_system)) continue;
+    if (p->offset < base || p->offset >= base + size) continue;
     int b;
     size_t off;
     if (p->kind == POD_GP_BYTES || !pod_graph_field_src(g, p->src, &b, &off))
       return 0;
-    if (pod_graph_blob_fn_of(g, b) != fn_system || off != p->offset - base)
-      return 0;
+    if (pod_graph_blob_fn_of(g, b) != fn || off != p->offset - base) return 0;
     if (spec >= 0 && b != spec) return 0;
     spec = b;
     n++;
@@ -241,6 +264,21 @@ static int fn_gpu(void *b, pod_err *e) {
 }
 static int fn_model(void *b, pod_err *e) {
   return pod_model_check(b, e);
+}
+/* Are the system and the model of the train config t0 checked specs'
+** bytes per sample, and valid at the probe? */
+static int train_specs_checked(const pod_graph *g, const unsigned char *t0,
+                               const pod_gpatch *patches, int np) {
+  if (!spec_is_checked(g, patches, np, offsetof(pod_train_cfg, system),
+                       sizeof(pod_system), fn_system) ||
+      !spec_is_checked(g, patches, np, offsetof(pod_train_cfg, model),
+                       sizeof(pod_model), fn_model))
+    return 0;
+  pod_train_cfg c;
+  memcpy(&c, t0, sizeof c);
+  pod_err e;
+  return pod_hw_system_check(&c.system, &e) == POD_OK &&
+         pod_model_check(&c.model, &e) == POD_OK;
 }
 
 #define KCALL(nm, key, T, R, rd, fn, res)                         \
@@ -701,9 +739,15 @@ int lpod_trace__call(lua_State *L) {
   bs.size = tc->blob_size;
   bs.tmpl = t0;
   bs.fn = tc->fn;
+  bs.out_off = tc->res_off; /* kernels write their result after the config */
   if (tc->fn == fn_coll &&
-      system_is_checked(c.tr->g, patches, np, offsetof(pod_coll_cfg, system)))
+      spec_is_checked(c.tr->g, patches, np, offsetof(pod_coll_cfg, system),
+                      sizeof(pod_system), fn_system))
     bs.fn = fn_coll_checked;
+  if (tc->fn == fn_train && train_specs_checked(c.tr->g, t0, patches, np))
+    bs.fn = fn_train_checked;
+  if (tc->fn == fn_rel && rel_failures_constant(t0, patches, np))
+    bs.fn = fn_rel_checked;
   bs.patches = patches;
   bs.npatches = np;
   pod_err e;

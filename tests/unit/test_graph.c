@@ -127,7 +127,7 @@ static void test_blob_graph(void **state) {
   pt[1].min = 0;
   pt[1].max = 1000;
   pt[1].field = "b";
-  pod_gblob_spec bs = {"toy", "s.lua:3:", sizeof tmpl, &tmpl, toy_fn, pt, 2};
+  pod_gblob_spec bs = {"toy", "s.lua:3:", sizeof tmpl, &tmpl, toy_fn, pt, 2, 0};
   int b = pod_graph_blob(g, &bs, &e);
   assert_true(b >= 0);
   assert_true(pod_graph_is_blob(g, b));
@@ -198,7 +198,7 @@ static void test_adder_errors(void **state) {
   pt.kind = POD_GP_DOUBLE;
   pt.src = p;
   pt.field = "x";
-  pod_gblob_spec bs = {"toy", "", sizeof t, &t, NULL, &pt, 1};
+  pod_gblob_spec bs = {"toy", "", sizeof t, &t, NULL, &pt, 1, 0};
   assert_true(pod_graph_blob(g, &bs, &e) < 0);
   pt.offset = 0;
   pt.kind = POD_GP_BYTES; /* a scalar source cannot be copied as bytes */
@@ -254,12 +254,121 @@ static void test_eval_error_located(void **state) {
   pod_graph_free(g);
 }
 
+/* A kernel-like blob: counts its calls, writes y after the config. */
+static int toy_calls;
+static int toy_count_fn(void *blob, pod_err *e) {
+  toy_calls++;
+  return toy_fn(blob, e);
+}
+
+/* Adds toy{a = src} (out_off at y) and returns its y field node. */
+static int toy_call(pod_graph *g, int src, pod_err *e) {
+  toy tmpl = {0, 7, -1.0};
+  pod_gpatch pt;
+  memset(&pt, 0, sizeof pt);
+  pt.offset = offsetof(toy, a);
+  pt.kind = POD_GP_DOUBLE;
+  pt.src = src;
+  pt.min = -HUGE_VAL;
+  pt.max = HUGE_VAL;
+  pt.field = "a";
+  pod_gblob_spec bs = {"toy",        "h.lua:1:", sizeof tmpl, &tmpl,
+                       toy_count_fn, &pt,        1,           offsetof(toy, y)};
+  int b = pod_graph_blob(g, &bs, e);
+  assert_true(b >= 0);
+  int y = pod_graph_field(g, b, offsetof(toy, y), POD_GF_DOUBLE, e);
+  assert_true(y >= 0);
+  return y;
+}
+
+/* Nodes that depend on no parameter run once, at the probe: a kernel
+** call on constants is not called per sample, one on a parameter is,
+** and both give what a fresh evaluation gives. */
+static void test_hoisting(void **state) {
+  (void)state;
+  double x0[1] = {1.0};
+  pod_graph *g;
+  pod_err e;
+  assert_int_equal(pod_graph_new(1, x0, &g, &e), POD_OK);
+  int p = pod_graph_param(g, 0, &e);
+  int k = pod_graph_const(g, in(3), &e);
+  int kk = pod_graph_node_op(g, POD_G_MUL, k, k, "", &e); /* 9: constant */
+  toy_calls = 0;
+  int yc = toy_call(g, kk, &e);   /* 2 * 9 + 7 = 25, constant */
+  int yp = toy_call(g, p, &e);    /* 2 p + 7 */
+  assert_int_equal(toy_calls, 2); /* both at the probe */
+  int s = pod_graph_node_op(g, POD_G_ADD, yc, yp, "", &e);
+  int outs[2] = {s, yc};
+  assert_int_equal(pod_graph_finish(g, outs, 2, &e), POD_OK);
+  /* k, kk, the constant blob and its field; p, blob, field, add run */
+  assert_int_equal(pod_graph_live(g), 8);
+  assert_int_equal(pod_graph_hoisted(g), 4);
+  pod_graph_ws *ws;
+  assert_int_equal(pod_graph_ws_new(g, &ws, &e), POD_OK);
+  for (int i = 0; i < 5; i++) {
+    double x = 0.5 * i, y[2];
+    assert_int_equal(pod_graph_eval(g, ws, &x, y, &e), POD_OK);
+    assert_true(y[0] == 25.0 + (2 * x + 7) && y[1] == 25.0);
+  }
+  assert_int_equal(toy_calls, 2 + 5); /* the parameter's call per sample */
+  pod_graph_ws_free(ws);
+  pod_graph_free(g);
+}
+
+/* log10 patches: two fields from one value and one from another, each
+** the log10 of its own source, per sample. */
+static void test_log10_patches(void **state) {
+  (void)state;
+  typedef struct lg3 {
+    double a, b, c;
+  } lg3;
+  double x0[2] = {10.0, 100.0};
+  pod_graph *g;
+  pod_err e;
+  assert_int_equal(pod_graph_new(2, x0, &g, &e), POD_OK);
+  int p0 = pod_graph_param(g, 0, &e), p1 = pod_graph_param(g, 1, &e);
+  lg3 t = {0, 0, 0};
+  pod_gpatch pt[3];
+  memset(pt, 0, sizeof pt);
+  const int src[3] = {p0, p1, p0};
+  for (int i = 0; i < 3; i++) {
+    pt[i].offset = i * sizeof(double);
+    pt[i].kind = POD_GP_LOG10;
+    pt[i].src = src[i];
+    pt[i].min = 0.0;
+    pt[i].min_open = 1;
+    pt[i].max = HUGE_VAL;
+    pt[i].field = "scale";
+  }
+  pod_gblob_spec bs = {"lg", "", sizeof t, &t, NULL, pt, 3, sizeof t};
+  int b = pod_graph_blob(g, &bs, &e);
+  assert_true(b >= 0);
+  int f[3];
+  for (int i = 0; i < 3; i++)
+    f[i] = pod_graph_field(g, b, i * sizeof(double), POD_GF_DOUBLE, &e);
+  assert_int_equal(pod_graph_finish(g, f, 3, &e), POD_OK);
+  pod_graph_ws *ws;
+  assert_int_equal(pod_graph_ws_new(g, &ws, &e), POD_OK);
+  for (int k = 0; k < 4; k++) {
+    double x[2] = {0.3 + k, 7.0 * (k + 1)}, y[3];
+    assert_int_equal(pod_graph_eval(g, ws, x, y, &e), POD_OK);
+    assert_true(y[0] == log10(x[0]) && y[2] == log10(x[0]));
+    assert_true(y[1] == log10(x[1]));
+  }
+  double bad[2] = {0.0, 1.0}, y[3];
+  assert_int_equal(pod_graph_eval(g, ws, bad, y, &e), POD_EINVAL);
+  pod_graph_ws_free(ws);
+  pod_graph_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_integer_rules),
       cmocka_unit_test(test_blob_graph),
       cmocka_unit_test(test_adder_errors),
       cmocka_unit_test(test_eval_error_located),
+      cmocka_unit_test(test_hoisting),
+      cmocka_unit_test(test_log10_patches),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

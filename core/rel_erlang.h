@@ -1,0 +1,67 @@
+/*
+** rel_erlang.h: the Erlang loss terms of the analytic spare model
+** (internal to rel.c; here so the unit tests can check them against the
+** textbook recurrences).  Pure arithmetic, inputs assumed checked.
+*/
+#ifndef POD_REL_ERLANG_H
+#define POD_REL_ERLANG_H
+
+#include <math.h>
+
+/* Erlang loss formula B(k, a): probability that an arrival finds all k
+** servers busy with offered load a (insensitive to the service-time
+** distribution).  By the reciprocal of the textbook recurrence
+** B(i) = a B(i-1) / (i + a B(i-1)): y(i) = 1/B(i) = 1 + r(i) y(i-1) with
+** r(i) = i/a, taken four servers at a time,
+**     y(i+3) = 1 + r4 + r4 r3 + r4 r3 r2 + r4 r3 r2 r1 y(i-1),
+** so the dependency chain holds one multiply-add per four servers (the
+** coefficients are independent of it) instead of a division per server;
+** the two agree to a few ulps (test_rel_erlang.c).  Once past the load
+** the terms only grow, so a large k with a tiny B stops early. */
+static inline double rel_erlang_b(int k, double a) {
+  if (k < 1) return 1.0;
+  if (a == 0.0) return 0.0;
+  const double ia = 1.0 / a;
+  double y = 1.0;
+  int i = 1;
+  for (; i <= k % 4; i++) y = 1.0 + y * (i * ia);
+  for (; i <= k; i += 4) {
+    double r1 = i * ia, r2 = (i + 1) * ia, r3 = (i + 2) * ia, r4 = (i + 3) * ia;
+    double p43 = r4 * r3, p432 = p43 * r2;
+    y = ((1.0 + r4) + (p43 + p432)) + (p432 * r1) * y;
+    if (y > 1e300 && i > a) return 0.0;
+  }
+  return 1.0 / y;
+}
+
+/* Start-up transient of an Erlang loss system of k servers at load a,
+** B = B(k, a), over n_arr arrivals: the blocked arrivals missed by
+** starting empty, Delta (1 - exp(-n_arr B / Delta)) with
+**     Delta = pi_k sum_{j<k} rho_j S(>j),  rho_j = S(<=j) / pi_j
+** (rel.c derives it).  pi_j = pi_{j-1} a / j from pi_0 = B k! / a^k,
+** multiplied forward (in logarithms when pi_0 would underflow), and
+** rho_j = 1 + rho_{j-1} (j / a), the division off the dependency chain. */
+static inline double rel_erlang_deficit(int k, double a, double B,
+                                        double n_arr) {
+  if (k < 1 || !(B > 1e-15) || !(n_arr > 0.0)) return 0.0;
+  double lp = log(B) + lgamma(k + 1.0) - k * log(a); /* log pi_0 */
+  int logs = lp < -700.0;
+  double pi = logs ? 0.0 : exp(lp);
+  double rho = 1.0, d = 0.0;
+  for (int j = 0; j < k; j++) {
+    if (j > 0) {
+      if (logs)
+        lp += log(a / j);
+      else
+        pi *= a / j;
+      rho = 1.0 + rho * (j / a);
+    }
+    double le = 1.0 - (logs ? exp(lp) : pi) * rho; /* S(>j) */
+    if (le <= 0.0 || rho > 1e300) break;
+    d += rho * le;
+  }
+  d *= B;
+  return d > 0.0 ? d * -expm1(-n_arr * B / d) : 0.0;
+}
+
+#endif

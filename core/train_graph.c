@@ -1,0 +1,20 @@
+/*
+** train_graph.c: the training-step entry point of evaluation graphs
+** (pod_train_eval_specs_checked, pod_train.h): pod_train_eval without
+** re-checking a system and a model that are checked spec nodes' bytes.
+*/
+#include "train_int.h"
+
+int pod_train_eval_specs_checked(const pod_train_cfg *cfg,
+                                 pod_train_result *out, pod_err *err) {
+  if (cfg == NULL) return pod_err_set(err, POD_EINVAL, "cfg", "is NULL");
+  pod_train_cfg c = *cfg;
+  pod_train__normalize(&c.parallel);
+  int dp = 0;
+  int rc = pod_train__check_cfg_fields(&c, &dp, err);
+  if (rc != POD_OK) return rc;
+  pod_train_result tmp;
+  rc = pod_train__eval_core(&c, dp, out ? out : &tmp, 1, err);
+  if (rc == POD_OK) pod_err_clear(err);
+  return rc;
+}

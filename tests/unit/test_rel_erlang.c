@@ -1,0 +1,172 @@
+/*
+** test_rel_erlang.c: the Erlang loss terms of the analytic spare model
+** (core/rel_erlang.h) against the textbook forms they replace, and the
+** graph's entry point pod_rel_eval_failures_checked against pod_rel_eval.
+*/
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pod_rel.h"
+#include "rel_erlang.h"
+
+/* Textbook Erlang B: B(i) = a B(i-1) / (i + a B(i-1)), B(0) = 1. */
+static double ref_erlang_b(int k, double a) {
+  double b = 1.0;
+  for (int i = 1; i <= k; i++) b = a * b / (i + a * b);
+  return b;
+}
+
+/* The start-up deficit in long double from the equilibrium probabilities
+** themselves (pi_j = a^j / j! normalised); *B gets B(k, a). */
+static long double ref_deficit(int k, double a, double n_arr, long double *B) {
+  static long double p[1200];
+  long double sum = 0.0L;
+  p[0] = 1.0L;
+  for (int j = 1; j <= k; j++) p[j] = p[j - 1] * a / j;
+  for (int j = 0; j <= k; j++) sum += p[j];
+  for (int j = 0; j <= k; j++) p[j] /= sum;
+  *B = p[k];
+  long double cum = 0.0L, d = 0.0L;
+  for (int j = 0; j < k; j++) {
+    cum += p[j];
+    if (1.0L - cum <= 0.0L) break;
+    d += cum / p[j] * (1.0L - cum);
+  }
+  d *= *B;
+  return d > 0.0L ? d * -expm1l(-n_arr * *B / d) : 0.0L;
+}
+
+static double rel_diff(double x, double y) {
+  if (x == y) return 0.0;
+  return fabs(x - y) / fmax(fabs(x), fabs(y));
+}
+
+static void test_erlang_b(void **state) {
+  (void)state;
+  double worst = 0.0;
+  int n = 0;
+  for (int k = 1; k <= 96; k++)
+    for (double a = 1e-3; a < 200.0; a *= 1.37) {
+      double b = rel_erlang_b(k, a), r = ref_erlang_b(k, a);
+      assert_true(b >= 0.0 && b <= 1.0);
+      if (r < 1e-290) { /* the early stop returns 0 past the load */
+        assert_true(b < 1e-280);
+        continue;
+      }
+      worst = fmax(worst, rel_diff(b, r));
+      n++;
+    }
+  assert_true(n > 2000);
+  assert_true(worst < 1e-13);
+  /* closed forms: B(1, a) = a / (1 + a); B(2, a) = a^2 / (2 + 2a + a^2) */
+  assert_true(rel_diff(rel_erlang_b(1, 3.0), 0.75) < 1e-15);
+  assert_true(rel_diff(rel_erlang_b(2, 2.0), 4.0 / 10.0) < 1e-15);
+  assert_true(rel_erlang_b(0, 5.0) == 1.0);
+  assert_true(rel_erlang_b(8, 0.0) == 0.0);
+}
+
+/* S(>j) = 1 - pi_j rho_j cancels where it is small, so any double form
+** carries an error of order eps / B; the log form it replaced had the
+** same (its worst over this grid: 1.7e-15 / B). */
+static void test_deficit(void **state) {
+  (void)state;
+  if (LDBL_MANT_DIG < 64) skip();
+  int n = 0;
+  for (int k = 1; k <= 64; k++)
+    for (double a = 0.05; a < 80.0; a *= 1.29)
+      for (double arr = 0.5; arr < 1e6; arr *= 31.0) {
+        double B = rel_erlang_b(k, a);
+        double d = rel_erlang_deficit(k, a, B, arr);
+        long double Bt, t = ref_deficit(k, a, arr, &Bt);
+        if (!(B > 1e-15)) {
+          assert_true(d == 0.0);
+          continue;
+        }
+        assert_true(t > 0.0L);
+        assert_true(fabsl(d - t) / t * B < 4e-15);
+        n++;
+      }
+  assert_true(n > 1000);
+  /* pi_0 below the double range: the logarithmic path */
+  const int k = 1000;
+  const double a = 950.0, arr = 5e4;
+  double B = rel_erlang_b(k, a);
+  assert_true(B > 1e-6);
+  long double Bt, t = ref_deficit(k, a, arr, &Bt);
+  assert_true(fabsl(B - Bt) / Bt < 1e-12);
+  double d = rel_erlang_deficit(k, a, B, arr);
+  assert_true(fabsl(d - t) / t < 1e-9);
+}
+
+static pod_rel_cfg flagship_like(int nvl72) {
+  pod_rel_cfg c;
+  pod_rel_cfg_init(&c);
+  assert_int_equal(pod_rel_failures_preset(
+                       nvl72 ? "gb200_nvl72" : "llama3_h100", &c.failures),
+                   POD_OK);
+  c.active_gpus = 16384;
+  c.swap_s = 300.0;
+  c.restart_s = 420.0;
+  c.ckpt_s = 60.0;
+  c.work_h = 0.0;
+  c.tokens = 14.8e12;
+  c.tokens_per_s = 3e7;
+  if (nvl72) {
+    c.node_gpus = 4;
+    c.domain_gpus = 72;
+    c.spare_per_domain = 8;
+    c.pool_units = 2;
+    c.pool_scope = POD_REL_DOMAIN;
+  } else {
+    c.pool_units = 32;
+  }
+  return c;
+}
+
+static void test_failures_checked(void **state) {
+  (void)state;
+  for (int v = 0; v < 8; v++) {
+    pod_rel_cfg c = flagship_like(v & 1);
+    c.shrink = (v >> 1) & 1;
+    if (v & 4) {
+      c.repair_dist = POD_REL_REPAIR_LOGNORMAL;
+      c.repair_sigma = 1.0;
+    }
+    c.domain_rate_log10 = 0.5;
+    c.gpu_rate_log10 = -0.1;
+    pod_rel_result a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    assert_int_equal(pod_rel_eval(&c, &a, NULL), POD_OK);
+    assert_int_equal(pod_rel_eval_failures_checked(&c, &b, NULL), POD_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_true(a.goodput > 0.0 && a.goodput < 1.0);
+  }
+  /* every field but the list is still checked */
+  pod_rel_cfg c = flagship_like(1);
+  c.repair_h = 0.0;
+  pod_rel_result r;
+  pod_err e;
+  assert_int_equal(pod_rel_eval_failures_checked(&c, &r, &e), POD_EINVAL);
+  assert_string_equal(e.field, "repair_h");
+  c = flagship_like(0);
+  c.domain_rate_log10 = 7.0;
+  assert_int_equal(pod_rel_eval_failures_checked(&c, &r, &e), POD_EINVAL);
+  assert_string_equal(e.field, "domain_rate_log10");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_erlang_b),
+      cmocka_unit_test(test_deficit),
+      cmocka_unit_test(test_failures_checked),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
