@@ -114,7 +114,7 @@
 ** all-to-all row (C4 +6..+9%, the other C11 rows +5..+17%). */
 #define NVLINK3_EFF (20.0 / 25.0) /* A100: 12 x 20.0 = 240 of 300 GB/s */
 #define NVLINK4_EFF (20.6 / 25.0) /* H100: 18 x 20.6 = 370.8 of 450 GB/s */
-#define NVLINK5_EFF 0.742 /* fit on C11: 18 x 37.1 = 668 of 900 GB/s */
+#define NVLINK5_EFF 0.742         /* fit on C11: 18 x 37.1 = 668 of 900 GB/s */
 
 /* NVLS (in-switch reduction), fit on C1: 8x H100 NVLS all-reduce reaches
 ** 480.2 GB/s busbw at 8 GiB (NVIDIA/dgxc-benchmarking nccl/README.md):

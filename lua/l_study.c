@@ -688,8 +688,12 @@ static int study_index(lua_State *L) {
   return 1;
 }
 
-static int l_study(lua_State *L) { return study_new(L, 0); }
-static int l_study_exact(lua_State *L) { return study_new(L, 1); }
+static int l_study(lua_State *L) {
+  return study_new(L, 0);
+}
+static int l_study_exact(lua_State *L) {
+  return study_new(L, 1);
+}
 
 void lpod_open_study(lua_State *L) {
   int podsim = lua_gettop(L);
