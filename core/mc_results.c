@@ -19,9 +19,31 @@ static void hist_from_sketch(double v, int64_t count, void *ud) {
   pod_hist_add(((hist_visit *)ud)->h, v, count);
 }
 
+/* Spearman needs rows with parameters at this grid point. */
+static int spearman_at(const pod_mc_plan *pl, int g) {
+  return pl->sens != POD_MC_SENS_NONE && pl->store_x && pl->P > 0 &&
+         pl->rows[g] >= 2 && pl->xcol[g * pl->P] != NULL;
+}
+
+/* Exact quantiles of metric m at grid point g; its ranks too when
+** Spearman needs them (the quantiles then read the sorted values the
+** ranking gives: the same bytes as pod_stats_quantiles). */
+static int exact_quantiles(pod_mc_plan *pl, int g, int m, double *q) {
+  const double *col = pl->ycol[g * pl->M + m];
+  size_t n = (size_t)pl->rows[g];
+  if (spearman_at(pl, g))
+    return pod_ranks_init(&pl->yrank[g * pl->M + m], col, n, pod_stats_qprobs,
+                          POD_STATS_NQ, q);
+  double *buf = malloc(sizeof(double) * (n ? n : 1));
+  if (!buf) return POD_ENOMEM;
+  memcpy(buf, col, sizeof(double) * n);
+  pod_stats_quantiles(buf, n, pod_stats_qprobs, POD_STATS_NQ, q);
+  free(buf);
+  return POD_OK;
+}
+
 /* Summary, quantiles and histogram of metric m at grid point g. */
-static int part_summary(const pod_mc_plan *pl, pod_mc_results *r, int g,
-                        int m) {
+static int part_summary(pod_mc_plan *pl, pod_mc_results *r, int g, int m) {
   const pod_moments *mo = &pl->mom[g * pl->M + m];
   pod_mc_summary *s = &r->sum[g * pl->M + m];
   s->n = mo->n;
@@ -41,67 +63,50 @@ static int part_summary(const pod_mc_plan *pl, pod_mc_results *r, int g,
                          pl->hist_log && mo->min > 0, NULL);
   if (rc) return rc;
   if (pl->exact) {
+    if ((rc = exact_quantiles(pl, g, m, s->q))) return rc;
     const double *col = pl->ycol[g * pl->M + m];
-    int64_t n = pl->rows[g];
-    double *buf = malloc(sizeof(double) * (size_t)n);
-    if (!buf) return POD_ENOMEM;
-    memcpy(buf, col, sizeof(double) * (size_t)n);
-    pod_stats_quantiles(buf, (size_t)n, pod_stats_qprobs, POD_STATS_NQ, s->q);
-    free(buf);
-    for (int64_t i = 0; i < n; i++) pod_hist_add(h, col[i], 1);
+    for (int64_t i = 0; i < pl->rows[g]; i++) pod_hist_add(h, col[i], 1);
   } else {
     const pod_sketch *sk = &pl->sk[g * pl->M + m];
     for (int q = 0; q < POD_STATS_NQ; q++)
       s->q[q] = pod_sketch_quantile(sk, pod_stats_qprobs[q]);
     hist_visit hv = {h};
     pod_sketch_foreach(sk, hist_from_sketch, &hv);
+    if (spearman_at(pl, g) &&
+        pod_ranks_init(&pl->yrank[g * pl->M + m], pl->ycol[g * pl->M + m],
+                       (size_t)pl->rows[g], NULL, 0, NULL))
+      return POD_ENOMEM;
   }
   return POD_OK;
-}
-
-/* Spearman needs rows with parameters at this grid point. */
-static int spearman_at(const pod_mc_plan *pl, int g) {
-  return pl->sens != POD_MC_SENS_NONE && pl->store_x && pl->P > 0 &&
-         pl->rows[g] >= 2 && pl->xcol[g * pl->P] != NULL;
 }
 
 /* Ranks of parameter p's stored column at grid point g. */
 static int part_xrank(pod_mc_plan *pl, int g, int p) {
   if (!spearman_at(pl, g)) return POD_OK;
-  size_t n = (size_t)pl->rows[g];
-  double *rk = malloc(sizeof(double) * n);
-  if (!rk) return POD_ENOMEM;
-  if (pod_stats_ranks(pl->xcol[g * pl->P + p], n, rk)) {
-    free(rk);
-    return POD_ENOMEM;
-  }
-  pl->xrank[g * pl->P + p] = rk;
-  return POD_OK;
+  return pod_ranks_init(&pl->xrank[g * pl->P + p], pl->xcol[g * pl->P + p],
+                        (size_t)pl->rows[g], NULL, 0, NULL);
 }
 
 /* Spearman of metric m against every parameter at grid point g. */
 static int part_spearman(const pod_mc_plan *pl, pod_mc_results *r, int g,
                          int m) {
   if (!spearman_at(pl, g)) return POD_OK;
-  size_t n = (size_t)pl->rows[g];
-  double *rk = malloc(sizeof(double) * n);
-  if (!rk) return POD_ENOMEM;
-  if (pod_stats_ranks(pl->ycol[g * pl->M + m], n, rk)) {
-    free(rk);
-    return POD_ENOMEM;
-  }
+  const pod_ranks *ry = &pl->yrank[g * pl->M + m];
   for (int p = 0; p < pl->P; p++)
     r->sens[(g * pl->P + p) * pl->M + m].spearman =
-        pod_stats_pearson(pl->xrank[g * pl->P + p], rk, n);
-  free(rk);
+        pod_ranks_spearman(&pl->xrank[g * pl->P + p], ry);
   return POD_OK;
 }
 
 void pod_mc__free_xrank(pod_mc_plan *pl) {
-  if (!pl->xrank) return;
-  for (int i = 0; i < pl->G * pl->P; i++) free(pl->xrank[i]);
+  if (pl->xrank)
+    for (int i = 0; i < pl->G * pl->P; i++) pod_ranks_free(&pl->xrank[i]);
+  if (pl->yrank)
+    for (int i = 0; i < pl->G * pl->M; i++) pod_ranks_free(&pl->yrank[i]);
   free(pl->xrank);
+  free(pl->yrank);
   pl->xrank = NULL;
+  pl->yrank = NULL;
 }
 
 int pod_mc_finish_begin(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
@@ -127,8 +132,9 @@ int pod_mc_finish_begin(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
   if (!r->nonfinite || !r->unfit_n) goto nomem;
   memcpy(r->nonfinite, pl->nonfinite, sizeof(int64_t) * (size_t)G * M);
   memcpy(r->unfit_n, pl->unfit_n, sizeof(int64_t) * (size_t)G);
-  pl->xrank = calloc((size_t)G * (P ? P : 1), sizeof(double *));
-  if (!r->sum || !r->hist || !r->sens || !pl->xrank) goto nomem;
+  pl->xrank = calloc((size_t)G * (P ? P : 1), sizeof(pod_ranks));
+  pl->yrank = calloc((size_t)G * M, sizeof(pod_ranks));
+  if (!r->sum || !r->hist || !r->sens || !pl->xrank || !pl->yrank) goto nomem;
   if (!(r->pnames = pod_mc__dup_names((const char *const *)pl->pnames, P,
                                       "params", err)) ||
       !(r->mnames = pod_mc__dup_names((const char *const *)pl->mnames, M,

@@ -1,0 +1,367 @@
+/*
+** stats_rank.c: ranks and rank correlation (see pod_stats.h).
+**
+** Ranks come from an MSD radix sort of (key, index) pairs, keys being the
+** order-preserving integer image of the doubles: each level buckets by
+** the top bits of (key - min) below the bucket's range, so a bucket of m
+** values splits into about m buckets of one or two values, which an
+** insertion sort finishes; a bucket whose keys are all equal (ties, a
+** discrete input) is done at once.  Every level after the first works in
+** cache.  Spearman then needs no floating-point sums: twice the ranks are
+** integers, their sum is n(n+1) whatever the ties, and the sums of squares
+** and of products are exact in 128-bit integers, so the coefficient is
+** rounded once, at the end.
+*/
+#include "pod_stats.h"
+#include "stats_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INS_MAX 24   /* buckets up to this size: insertion sort */
+#define TOP_BITS 11  /* digit bits of the first level (2048 buckets) */
+#define SUB_BITS 11  /* of the later levels, at most */
+#define MAX_DEPTH 24 /* a level drops >= 3 bits of range (m > INS_MAX) */
+#define CNT_SUB ((1u << SUB_BITS) + 1)
+
+/* ---- 128-bit unsigned arithmetic, portable C11 ---- */
+
+typedef struct {
+  uint64_t hi, lo;
+} u128;
+
+static u128 u128_add(u128 a, uint64_t b) {
+  a.lo += b;
+  a.hi += a.lo < b;
+  return a;
+}
+
+static u128 u128_mul(uint64_t a, uint64_t b) {
+  uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu,
+           b1 = b >> 32;
+  uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+  u128 r;
+  r.lo = (mid << 32) | (p00 & 0xffffffffu);
+  r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+  return r;
+}
+
+static int u128_lt(u128 a, u128 b) {
+  return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
+
+static u128 u128_sub(u128 a, u128 b) { /* a >= b */
+  u128 r;
+  r.lo = a.lo - b.lo;
+  r.hi = a.hi - b.hi - (a.lo < b.lo);
+  return r;
+}
+
+static double u128_double(u128 a) {
+  return (double)a.hi * 0x1p64 + (double)a.lo;
+}
+
+/* a - b as a double, either sign */
+static double u128_diff(u128 a, u128 b) {
+  return u128_lt(a, b) ? -u128_double(u128_sub(b, a))
+                       : u128_double(u128_sub(a, b));
+}
+
+/* ---- MSD radix sort of (key, index) pairs ---- */
+
+static int floor_log2(uint64_t v) { /* v > 0 */
+  int b = 0;
+  while (v >>= 1) b++;
+  return b;
+}
+
+static void ins_sort(uint64_t *k, uint32_t *ix, size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    uint64_t v = k[i];
+    uint32_t w = ix[i];
+    size_t j = i;
+    while (j > 0 && k[j - 1] > v) {
+      k[j] = k[j - 1];
+      ix[j] = ix[j - 1];
+      j--;
+    }
+    k[j] = v;
+    ix[j] = w;
+  }
+}
+
+static void copy_pairs(uint64_t *dk, uint32_t *di, const uint64_t *k,
+                       const uint32_t *ix, size_t n) {
+  memcpy(dk, k, n * sizeof *dk);
+  memcpy(di, ix, n * sizeof *di);
+}
+
+static void key_range(const uint64_t *k, size_t n, uint64_t *lo, uint64_t *hi) {
+  uint64_t a = k[0], b = k[0];
+  for (size_t i = 1; i < n; i++) {
+    if (k[i] < a) a = k[i];
+    if (k[i] > b) b = k[i];
+  }
+  *lo = a;
+  *hi = b;
+}
+
+/* The key range of bucket d of a split of [lo, hi] by `shift` bits. */
+static void bucket_range(uint64_t lo, uint64_t hi, size_t d, int shift,
+                         uint64_t *blo, uint64_t *bhi) {
+  uint64_t off = ((uint64_t)d << shift), end = off + ((uint64_t)1 << shift) - 1;
+  *blo = lo + off;
+  *bhi = end >= hi - lo ? hi : lo + end;
+}
+
+/* Sort the n pairs (k, ix), whose keys lie in [lo, hi], by key.  The
+** result lands in (tk, ti) when to_tmp, else in (k, ix); the other pair
+** of arrays is scratch.  cnt: MAX_DEPTH * CNT_SUB counters.  Buckets get
+** their nominal range; when every key falls in one bucket, the actual
+** range is taken instead (so equal keys end the recursion at once). */
+static void msd_sort(uint64_t *k, uint32_t *ix, uint64_t *tk, uint32_t *ti,
+                     size_t n, uint64_t lo, uint64_t hi, int depth,
+                     uint32_t *cnt, int to_tmp) {
+  if (lo == hi || n <= INS_MAX || depth >= MAX_DEPTH) {
+    if (lo != hi) ins_sort(k, ix, n); /* depth: never reached, still sorts */
+    if (to_tmp) copy_pairs(tk, ti, k, ix, n);
+    return;
+  }
+  int top = floor_log2(hi - lo);
+  int b = floor_log2(n);
+  if (b > SUB_BITS) b = SUB_BITS;
+  if (b > top + 1) b = top + 1;
+  int shift = top + 1 - b; /* (key - lo) >> shift < 2^b */
+  size_t nb = (size_t)1 << b;
+  uint32_t *c = cnt + (size_t)depth * CNT_SUB;
+  memset(c, 0, (nb + 1) * sizeof *c);
+  for (size_t i = 0; i < n; i++) c[((k[i] - lo) >> shift) + 1]++;
+  if (c[((k[0] - lo) >> shift) + 1] == n) { /* one bucket: its real range */
+    uint64_t a, z;
+    key_range(k, n, &a, &z);
+    msd_sort(k, ix, tk, ti, n, a, z, depth + 1, cnt, to_tmp);
+    return;
+  }
+  for (size_t d = 1; d <= nb; d++) c[d] += c[d - 1]; /* c[d]: start of d */
+  for (size_t i = 0; i < n; i++) {
+    uint32_t at = c[(k[i] - lo) >> shift]++;
+    tk[at] = k[i];
+    ti[at] = ix[i];
+  }
+  /* now c[d] is the end of bucket d (the start of d + 1) */
+  size_t s = 0;
+  for (size_t d = 0; d < nb; d++) {
+    size_t e = c[d], m = e - s;
+    if (m > 1) {
+      uint64_t blo, bhi;
+      bucket_range(lo, hi, d, shift, &blo, &bhi);
+      msd_sort(tk + s, ti + s, k + s, ix + s, m, blo, bhi, depth + 1, cnt,
+               !to_tmp);
+    } else if (m == 1 && !to_tmp) {
+      k[s] = tk[s];
+      ix[s] = ti[s];
+    }
+    s = e;
+  }
+}
+
+/* ---- ranks ---- */
+
+#define POS0_KEY 0x8000000000000000ULL /* pod_stats__dkey(+0.0) */
+#define NEG0_KEY 0x7fffffffffffffffULL /* pod_stats__dkey(-0.0) */
+
+/* sum of a[i] b[i], exact: uint64 sums over blocks short enough not to
+** overflow (each product is below (2n)^2 < 2^64, n <= POD_RANKS_MAX) */
+static u128 sum_products(const uint32_t *a, const uint32_t *b, size_t n) {
+  u128 sab = {0, 0};
+  if (n == 0) return sab;
+  uint64_t pmax = 4 * (uint64_t)n * (uint64_t)n;
+  size_t blk = (size_t)(UINT64_MAX / pmax);
+  if (blk > n) blk = n;
+  for (size_t i0 = 0; i0 < n; i0 += blk) {
+    size_t i1 = n - i0 < blk ? n : i0 + blk;
+    uint64_t s = 0;
+    for (size_t i = i0; i < i1; i++) s += (uint64_t)a[i] * b[i];
+    sab = u128_add(sab, s);
+  }
+  return sab;
+}
+
+/* Sort x's keys with their indices into (k, ix) (n >= 1): the first level
+** reads x directly (three passes: range, counts, scatter), the buckets
+** are then sorted one by one with a scratch of the largest bucket's size,
+** in cache when the values are spread. */
+static int ranks_sort(const double *x, size_t n, uint64_t *k, uint32_t *ix) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = pod_stats__dkey(x[i]);
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  int b = lo == hi ? 0 : floor_log2(hi - lo) + 1, shift = 0;
+  if (b > TOP_BITS) {
+    shift = b - TOP_BITS;
+    b = TOP_BITS;
+  }
+  size_t nb = (size_t)1 << b;
+  uint32_t *c = calloc(nb + 1 + (size_t)MAX_DEPTH * CNT_SUB, sizeof *c);
+  if (!c) return POD_ENOMEM;
+  for (size_t i = 0; i < n; i++)
+    c[((pod_stats__dkey(x[i]) - lo) >> shift) + 1]++;
+  size_t big = 0;
+  for (size_t d = 1; d <= nb; d++) {
+    if (c[d] > big) big = c[d];
+    c[d] += c[d - 1]; /* c[d]: start of bucket d */
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = pod_stats__dkey(x[i]);
+    uint32_t at = c[(v - lo) >> shift]++;
+    k[at] = v;
+    ix[at] = (uint32_t)i;
+  }
+  /* c[d] is now the end of bucket d */
+  uint64_t *sk = NULL;
+  uint32_t *si = NULL;
+  if (shift > 0 && big > INS_MAX) {
+    sk = malloc(big * sizeof *sk);
+    si = malloc(big * sizeof *si);
+    if (!sk || !si) {
+      free(sk);
+      free(si);
+      free(c);
+      return POD_ENOMEM;
+    }
+  }
+  uint32_t *sub = c + nb + 1;
+  size_t s = 0;
+  for (size_t d = 0; shift > 0 && d < nb; d++) {
+    size_t e = c[d], m = e - s;
+    if (m > 1) {
+      uint64_t blo, bhi;
+      bucket_range(lo, hi, d, shift, &blo, &bhi);
+      msd_sort(k + s, ix + s, sk, si, m, blo, bhi, 0, sub, 0);
+    }
+    s = e;
+  }
+  free(sk);
+  free(si);
+  free(c);
+  return POD_OK;
+}
+
+/* GSL's gsl_stats_quantile_from_sorted_data on the sorted keys k. */
+static double key_quantile(const uint64_t *k, size_t n, double p) {
+  const double index = p * (double)(n - 1);
+  const size_t lhs = (size_t)(int)index;
+  const double delta = index - (double)lhs;
+  if (lhs >= n - 1) return pod_stats__dval(k[n - 1]);
+  return (1 - delta) * pod_stats__dval(k[lhs]) +
+         delta * pod_stats__dval(k[lhs + 1]);
+}
+
+int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
+                   int np, double *q) {
+  memset(r, 0, sizeof *r);
+  for (int t = 0; t < np; t++) q[t] = NAN;
+  if (n > POD_RANKS_MAX) return POD_ENOMEM;
+  size_t m = n ? n : 1;
+  uint64_t *k = malloc(m * sizeof *k);
+  uint32_t *ix = malloc(m * sizeof *ix);
+  r->r2 = malloc(m * sizeof *r->r2);
+  int rc = POD_ENOMEM;
+  if (!k || !ix || !r->r2) goto out;
+  r->n = n;
+  rc = POD_OK;
+  if (n == 0) goto out;
+  if ((rc = ranks_sort(x, n, k, ix))) goto out;
+  /* tie groups (-0, just below +0, ties with it), twice their average
+  ** rank: i + 1 + j for ranks i+1..j */
+  size_t i = 0;
+  while (i < n) {
+    size_t j = i + 1;
+    while (j < n && k[j] == k[i]) j++;
+    if (j < n && k[i] == NEG0_KEY && k[j] == POS0_KEY)
+      while (++j < n && k[j] == POS0_KEY) {
+      }
+    uint32_t v = (uint32_t)(i + 1 + j);
+    for (size_t t = i; t < j; t++) r->r2[ix[t]] = v;
+    i = j;
+  }
+  u128 ss = sum_products(r->r2, r->r2, n);
+  r->ss_hi = ss.hi;
+  r->ss_lo = ss.lo;
+  for (int t = 0; t < np; t++) q[t] = key_quantile(k, n, probs[t]);
+out:
+  free(k);
+  free(ix);
+  if (rc) pod_ranks_free(r);
+  return rc;
+}
+
+void pod_ranks_free(pod_ranks *r) {
+  if (!r) return;
+  free(r->r2);
+  r->r2 = NULL;
+  r->n = 0;
+}
+
+double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b) {
+  size_t n = a->n;
+  if (n < 2 || b->n != n) return NAN;
+  u128 sab = sum_products(a->r2, b->r2, n);
+  /* sum (a - n - 1)(b - n - 1) = sab - n (n+1)^2, as sum a = sum b = n(n+1) */
+  u128 c = u128_mul((uint64_t)n * (n + 1), n + 1);
+  u128 saa = {a->ss_hi, a->ss_lo}, sbb = {b->ss_hi, b->ss_lo};
+  double va = u128_diff(saa, c), vb = u128_diff(sbb, c);
+  if (!(va > 0) || !(vb > 0)) return NAN;
+  double rho = u128_diff(sab, c) / sqrt(va * vb);
+  return rho > 1 ? 1 : rho < -1 ? -1 : rho;
+}
+
+/* ---- the double-valued API ---- */
+
+int pod_stats_ranks(const double *x, size_t n, double *ranks) {
+  pod_ranks r;
+  int rc = pod_ranks_init(&r, x, n, NULL, 0, NULL);
+  if (rc) return rc;
+  for (size_t i = 0; i < n; i++) ranks[i] = 0.5 * r.r2[i];
+  pod_ranks_free(&r);
+  return POD_OK;
+}
+
+int pod_stats_spearman(const double *x, const double *y, size_t n,
+                       double *rho) {
+  pod_ranks a, b;
+  int rc = pod_ranks_init(&a, x, n, NULL, 0, NULL);
+  if (rc) return rc;
+  if ((rc = pod_ranks_init(&b, y, n, NULL, 0, NULL))) {
+    pod_ranks_free(&a);
+    return rc;
+  }
+  *rho = pod_ranks_spearman(&a, &b);
+  pod_ranks_free(&a);
+  pod_ranks_free(&b);
+  return POD_OK;
+}
+
+double pod_stats_pearson(const double *a, const double *b, size_t n) {
+  if (n < 2) return NAN;
+  double ma = 0, mb = 0;
+  for (size_t i = 0; i < n; i++) {
+    ma += a[i];
+    mb += b[i];
+  }
+  ma /= (double)n;
+  mb /= (double)n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < n; i++) {
+    double da = a[i] - ma, db = b[i] - mb;
+    sab += da * db;
+    saa += da * da;
+    sbb += db * db;
+  }
+  if (saa <= 0 || sbb <= 0) return NAN;
+  return sab / sqrt(saa * sbb);
+}

@@ -1,0 +1,224 @@
+/*
+** test_stats_rank.c: ranks, quantiles and Spearman from pod_ranks
+** (core/stats_rank.c) against references computed here by other means:
+** average ranks from GSL's index sort, quantiles from gsl_sort and
+** gsl_stats_quantile_from_sorted_data, and gsl_stats_spearman.  Data
+** shapes chosen to reach every path of the radix sort: insertion-sort
+** sizes, spread values, ties, two values, all equal, a narrow cluster
+** with far outliers, zeros of both signs, subnormals, sorted and
+** reversed input, and sizes whose exact sums pass 2^64.
+*/
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "pod_err.h"
+#include "pod_stats.h"
+#include "near.h"
+
+/* average 1-based ranks by GSL's index sort, ties by == (-0 == +0) */
+static void ref_ranks(const double *x, size_t n, double *r) {
+  size_t *p = malloc((n ? n : 1) * sizeof *p);
+  gsl_sort_index(p, x, 1, n);
+  size_t i = 0;
+  while (i < n) {
+    size_t j = i + 1;
+    while (j < n && x[p[j]] == x[p[i]]) j++;
+    for (size_t t = i; t < j; t++) r[p[t]] = 0.5 * (double)(i + 1 + j);
+    i = j;
+  }
+  free(p);
+}
+
+enum { KINDS = 10 };
+
+static void fill(double *x, size_t n, int kind, gsl_rng *g) {
+  for (size_t i = 0; i < n; i++) {
+    double u = gsl_rng_uniform(g);
+    switch (kind) {
+      case 0:
+        x[i] = gsl_ran_lognormal(g, 0, 2) - 1;
+        break; /* spread */
+      case 1:
+        x[i] = floor(u * 5);
+        break; /* many ties */
+      case 2:
+        x[i] = u < 0.5 ? 0 : 1;
+        break; /* a choice */
+      case 3:
+        x[i] = 2.5;
+        break; /* all equal */
+      case 4:  /* a narrow cluster and far outliers */
+        x[i] = i % 997 == 5 ? (i % 2 ? 1e300 : -1e300) : 1 + 1e-12 * u;
+        break;
+      case 5: /* zeros of both signs among negatives and positives */
+        x[i] = i % 3 == 0 ? (i % 2 ? 0.0 : -0.0) : u - 0.5;
+        break;
+      case 6:
+        x[i] = u * 4.9e-320;
+        break; /* subnormals */
+      case 7:
+        x[i] = (double)i;
+        break; /* sorted */
+      case 8:
+        x[i] = -(double)i * 0.25;
+        break;
+      default:
+        x[i] = u * u;
+        break;
+    }
+  }
+}
+
+static void test_ranks_vs_reference(void **st) {
+  (void)st;
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  const size_t sizes[] = {1, 2, 3, 24, 25, 100, 1000, 5000, 100003};
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+    size_t n = sizes[si];
+    double *x = malloc(n * sizeof *x), *want = malloc(n * sizeof *want);
+    double *got = malloc(n * sizeof *got);
+    for (int kind = 0; kind < KINDS; kind++) {
+      fill(x, n, kind, g);
+      ref_ranks(x, n, want);
+      assert_int_equal(pod_stats_ranks(x, n, got), POD_OK);
+      for (size_t i = 0; i < n; i++) assert_true(got[i] == want[i]);
+      /* r2 is twice the rank, the sum of squares is exact */
+      pod_ranks r;
+      double q[POD_STATS_NQ];
+      assert_int_equal(
+          pod_ranks_init(&r, x, n, pod_stats_qprobs, POD_STATS_NQ, q), POD_OK);
+      double ss = 0;
+      for (size_t i = 0; i < n; i++) {
+        assert_true(r.r2[i] == 2 * want[i]);
+        ss += 4 * want[i] * want[i];
+      }
+      assert_true(r.ss_hi == 0 && (double)r.ss_lo == ss);
+      /* the quantiles: those of pod_stats_quantiles and of GSL's formula
+      ** on the sorted data (which may differ in the sign of a zero) */
+      double *s = malloc(n * sizeof *s), want_q[POD_STATS_NQ];
+      memcpy(s, x, n * sizeof *s);
+      pod_stats_quantiles(s, n, pod_stats_qprobs, POD_STATS_NQ, want_q);
+      for (int t = 0; t < POD_STATS_NQ; t++) assert_true(q[t] == want_q[t]);
+      if (n >= 4096) /* the radix path: the same order, the same bytes */
+        assert_memory_equal(q, want_q, sizeof q);
+      memcpy(s, x, n * sizeof *s);
+      gsl_sort(s, 1, n);
+      for (int t = 0; t < POD_STATS_NQ; t++)
+        assert_true(q[t] == gsl_stats_quantile_from_sorted_data(
+                                s, 1, n, pod_stats_qprobs[t]));
+      free(s);
+      pod_ranks_free(&r);
+    }
+    free(x);
+    free(want);
+    free(got);
+  }
+  gsl_rng_free(g);
+}
+
+static void test_spearman_vs_gsl(void **st) {
+  (void)st;
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  const size_t n = 20011;
+  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+  double *work = malloc(2 * n * sizeof *work);
+  for (int ka = 0; ka < KINDS; ka++) {
+    for (int kb = 0; kb < KINDS; kb++) {
+      fill(a, n, ka, g);
+      fill(b, n, kb, g);
+      for (size_t i = 0; i < n; i++) b[i] += 0.3 * a[i]; /* some relation */
+      double rho;
+      assert_int_equal(pod_stats_spearman(a, b, n, &rho), POD_OK);
+      double want = gsl_stats_spearman(a, 1, b, 1, n, work);
+      if (isnan(want) || !isfinite(want))
+        assert_true(isnan(rho));
+      else
+        assert_near(rho, want, 1e-12);
+    }
+  }
+  /* identical and reversed orders give exactly 1 and -1 */
+  fill(a, n, 0, g);
+  for (size_t i = 0; i < n; i++) b[i] = -3 * a[i];
+  pod_ranks ra, rb;
+  assert_int_equal(pod_ranks_init(&ra, a, n, NULL, 0, NULL), POD_OK);
+  assert_int_equal(pod_ranks_init(&rb, b, n, NULL, 0, NULL), POD_OK);
+  assert_true(pod_ranks_spearman(&ra, &ra) == 1.0);
+  assert_true(pod_ranks_spearman(&ra, &rb) == -1.0);
+  /* sizes differ, n < 2: NaN */
+  pod_ranks rc;
+  assert_int_equal(pod_ranks_init(&rc, a, n - 1, NULL, 0, NULL), POD_OK);
+  assert_true(isnan(pod_ranks_spearman(&ra, &rc)));
+  pod_ranks_free(&rc);
+  assert_int_equal(pod_ranks_init(&rc, a, 1, NULL, 0, NULL), POD_OK);
+  assert_true(isnan(pod_ranks_spearman(&rc, &rc)));
+  pod_ranks_free(&rc);
+  assert_int_equal(pod_ranks_init(&rc, a, 0, NULL, 0, NULL), POD_OK);
+  assert_true(rc.n == 0 && isnan(pod_ranks_spearman(&rc, &rc)));
+  pod_ranks_free(&rc);
+  pod_ranks_free(&ra);
+  pod_ranks_free(&rb);
+  pod_ranks_free(NULL);
+  /* too many values: refused before touching them */
+  double q[2] = {0, 0}, p[2] = {0.5, 0.9};
+  assert_int_equal(pod_ranks_init(&rc, a, POD_RANKS_MAX + 1, p, 2, q),
+                   POD_ENOMEM);
+  assert_true(rc.r2 == NULL && isnan(q[0]) && isnan(q[1]));
+  free(a);
+  free(b);
+  free(work);
+  gsl_rng_free(g);
+}
+
+/* n = 2.6 M: the sums of squares and products pass 2^64, so the block
+** sums and the 128-bit carries are exercised; the coefficient must still
+** agree with the double-precision Pearson coefficient of the ranks. */
+static void test_spearman_past_2_64(void **st) {
+  (void)st;
+  const size_t n = 2600000;
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+  double *ra = malloc(n * sizeof *ra), *rb = malloc(n * sizeof *rb);
+  for (size_t i = 0; i < n; i++) {
+    a[i] = gsl_rng_uniform(g);
+    b[i] = a[i] + gsl_ran_gaussian(g, 0.3);
+  }
+  pod_ranks pa, pb;
+  assert_int_equal(pod_ranks_init(&pa, a, n, NULL, 0, NULL), POD_OK);
+  assert_int_equal(pod_ranks_init(&pb, b, n, NULL, 0, NULL), POD_OK);
+  assert_true(pa.ss_hi > 0);
+  ref_ranks(a, n, ra);
+  ref_ranks(b, n, rb);
+  double want = pod_stats_pearson(ra, rb, n);
+  assert_near(pod_ranks_spearman(&pa, &pb), want, 1e-12);
+  assert_true(want > 0.5);
+  assert_true(pod_ranks_spearman(&pa, &pa) == 1.0);
+  pod_ranks_free(&pa);
+  pod_ranks_free(&pb);
+  free(a);
+  free(b);
+  free(ra);
+  free(rb);
+  gsl_rng_free(g);
+}
+
+int main(void) {
+  pod_init();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_ranks_vs_reference),
+      cmocka_unit_test(test_spearman_vs_gsl),
+      cmocka_unit_test(test_spearman_past_2_64),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
