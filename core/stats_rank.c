@@ -209,17 +209,41 @@ static u128 sum_products(const uint32_t *a, const uint32_t *b, size_t n) {
   return sab;
 }
 
-/* Sort x's keys with their indices into (k, ix) (n >= 1): the first level
-** reads x directly (three passes: range, counts, scatter), the buckets
-** are then sorted one by one with a scratch of the largest bucket's size,
-** in cache when the values are spread. */
-static int ranks_sort(const double *x, size_t n, uint64_t *k, uint32_t *ix) {
+/* Twice the ranks of the sorted pairs k[s..e) at their places s.. of the
+** whole order (equal keys never straddle two first-level buckets). */
+static void assign(const uint64_t *k, const uint32_t *ix, size_t s, size_t e,
+                   uint32_t *r2) {
+  size_t i = s;
+  while (i < e) {
+    size_t j = i + 1;
+    while (j < e && k[j] == k[i]) j++;
+    uint32_t v = (uint32_t)(i + 1 + j); /* ranks i+1..j */
+    for (size_t t = i; t < j; t++) r2[ix[t]] = v;
+    i = j;
+  }
+}
+
+/* x + 0.0 turns -0 into +0 (ties), nothing else */
+static uint64_t rkey(double x) {
+  return pod_stats__dkey(x + 0.0);
+}
+
+/* Sort x's keys (zeros as +0) with their indices into (k, ix) and write
+** twice the ranks to r2 (n >= 1); *neg0: the number of -0 in x.  The
+** first level reads x directly (three passes: range, counts, scatter);
+** each bucket is then sorted and ranked while in cache, with a scratch of
+** the largest bucket's size. */
+static int ranks_build(const double *x, size_t n, uint64_t *k, uint32_t *ix,
+                       uint32_t *r2, size_t *neg0) {
   uint64_t lo = UINT64_MAX, hi = 0;
+  size_t nz = 0;
   for (size_t i = 0; i < n; i++) {
-    uint64_t v = pod_stats__dkey(x[i]);
+    uint64_t v = rkey(x[i]);
+    nz += pod_stats__dkey(x[i]) == NEG0_KEY;
     if (v < lo) lo = v;
     if (v > hi) hi = v;
   }
+  *neg0 = nz;
   int b = lo == hi ? 0 : floor_log2(hi - lo) + 1, shift = 0;
   if (b > TOP_BITS) {
     shift = b - TOP_BITS;
@@ -228,20 +252,19 @@ static int ranks_sort(const double *x, size_t n, uint64_t *k, uint32_t *ix) {
   size_t nb = (size_t)1 << b;
   uint32_t *c = calloc(nb + 1 + (size_t)MAX_DEPTH * CNT_SUB, sizeof *c);
   if (!c) return POD_ENOMEM;
-  for (size_t i = 0; i < n; i++)
-    c[((pod_stats__dkey(x[i]) - lo) >> shift) + 1]++;
+  for (size_t i = 0; i < n; i++) c[((rkey(x[i]) - lo) >> shift) + 1]++;
   size_t big = 0;
   for (size_t d = 1; d <= nb; d++) {
     if (c[d] > big) big = c[d];
     c[d] += c[d - 1]; /* c[d]: start of bucket d */
   }
   for (size_t i = 0; i < n; i++) {
-    uint64_t v = pod_stats__dkey(x[i]);
+    uint64_t v = rkey(x[i]);
     uint32_t at = c[(v - lo) >> shift]++;
     k[at] = v;
     ix[at] = (uint32_t)i;
   }
-  /* c[d] is now the end of bucket d */
+  /* c[d] is now the end of bucket d; with shift 0 a bucket is one key */
   uint64_t *sk = NULL;
   uint32_t *si = NULL;
   if (shift > 0 && big > INS_MAX) {
@@ -256,13 +279,14 @@ static int ranks_sort(const double *x, size_t n, uint64_t *k, uint32_t *ix) {
   }
   uint32_t *sub = c + nb + 1;
   size_t s = 0;
-  for (size_t d = 0; shift > 0 && d < nb; d++) {
+  for (size_t d = 0; d < nb; d++) {
     size_t e = c[d], m = e - s;
-    if (m > 1) {
+    if (m > 1 && shift > 0) {
       uint64_t blo, bhi;
       bucket_range(lo, hi, d, shift, &blo, &bhi);
       msd_sort(k + s, ix + s, sk, si, m, blo, bhi, 0, sub, 0);
     }
+    assign(k, ix, s, e, r2);
     s = e;
   }
   free(sk);
@@ -271,14 +295,29 @@ static int ranks_sort(const double *x, size_t n, uint64_t *k, uint32_t *ix) {
   return POD_OK;
 }
 
+/* The value at place t of the sorted order, -0 below +0 (the -0 were
+** sorted as +0: the first neg0 zeros are -0). */
+static double key_value(const uint64_t *k, size_t n, size_t t, size_t neg0) {
+  if (k[t] != POS0_KEY || neg0 == 0) return pod_stats__dval(k[t]);
+  size_t a = 0, z = n; /* first place of a zero */
+  while (a < z) {
+    size_t mid = a + (z - a) / 2;
+    if (k[mid] < POS0_KEY)
+      a = mid + 1;
+    else
+      z = mid;
+  }
+  return t - a < neg0 ? -0.0 : 0.0;
+}
+
 /* GSL's gsl_stats_quantile_from_sorted_data on the sorted keys k. */
-static double key_quantile(const uint64_t *k, size_t n, double p) {
+static double key_quantile(const uint64_t *k, size_t n, size_t neg0, double p) {
   const double index = p * (double)(n - 1);
   const size_t lhs = (size_t)(int)index;
   const double delta = index - (double)lhs;
-  if (lhs >= n - 1) return pod_stats__dval(k[n - 1]);
-  return (1 - delta) * pod_stats__dval(k[lhs]) +
-         delta * pod_stats__dval(k[lhs + 1]);
+  if (lhs >= n - 1) return key_value(k, n, n - 1, neg0);
+  return (1 - delta) * key_value(k, n, lhs, neg0) +
+         delta * key_value(k, n, lhs + 1, neg0);
 }
 
 int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
@@ -286,33 +325,20 @@ int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
   memset(r, 0, sizeof *r);
   for (int t = 0; t < np; t++) q[t] = NAN;
   if (n > POD_RANKS_MAX) return POD_ENOMEM;
-  size_t m = n ? n : 1;
-  uint64_t *k = pod_stats_alloc_big(m * sizeof *k);
-  uint32_t *ix = pod_stats_alloc_big(m * sizeof *ix);
+  size_t m = n ? n : 1, neg0 = 0;
+  uint64_t *k = malloc(m * sizeof *k);
+  uint32_t *ix = malloc(m * sizeof *ix);
   r->r2 = pod_stats_alloc_big(m * sizeof *r->r2);
   int rc = POD_ENOMEM;
   if (!k || !ix || !r->r2) goto out;
   r->n = n;
   rc = POD_OK;
   if (n == 0) goto out;
-  if ((rc = ranks_sort(x, n, k, ix))) goto out;
-  /* tie groups (-0, just below +0, ties with it), twice their average
-  ** rank: i + 1 + j for ranks i+1..j */
-  size_t i = 0;
-  while (i < n) {
-    size_t j = i + 1;
-    while (j < n && k[j] == k[i]) j++;
-    if (j < n && k[i] == NEG0_KEY && k[j] == POS0_KEY)
-      while (++j < n && k[j] == POS0_KEY) {
-      }
-    uint32_t v = (uint32_t)(i + 1 + j);
-    for (size_t t = i; t < j; t++) r->r2[ix[t]] = v;
-    i = j;
-  }
+  if ((rc = ranks_build(x, n, k, ix, r->r2, &neg0))) goto out;
   u128 ss = sum_products(r->r2, r->r2, n);
   r->ss_hi = ss.hi;
   r->ss_lo = ss.lo;
-  for (int t = 0; t < np; t++) q[t] = key_quantile(k, n, probs[t]);
+  for (int t = 0; t < np; t++) q[t] = key_quantile(k, n, neg0, probs[t]);
 out:
   free(k);
   free(ix);
