@@ -110,12 +110,6 @@ void pod_stats_quantiles(double *x, size_t n, const double *probs, int np,
 /* Sort n doubles ascending in place (non-finite values are not allowed). */
 void pod_stats_sort(double *x, size_t n);
 
-/* A large array of `bytes` (free() releases it): 2 MiB aligned and, on
-** Linux, advised for transparent huge pages, so that touching it faults
-** once per 2 MiB instead of once per 4 KiB page (sample columns, ranks).
-** Plain malloc below 4 MiB.  NULL when out of memory. */
-void *pod_stats_alloc_big(size_t bytes);
-
 /* ---- sketch ---------------------------------------------------------------
  */
 

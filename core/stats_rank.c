@@ -12,16 +12,12 @@
 ** and of products are exact in 128-bit integers, so the coefficient is
 ** rounded once, at the end.
 */
-#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "pod_stats.h"
 #include "stats_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #define INS_MAX 24   /* buckets up to this size: insertion sort */
 #define TOP_BITS 11  /* digit bits of the first level (2048 buckets) */
@@ -71,22 +67,6 @@ static double u128_double(u128 a) {
 static double u128_diff(u128 a, u128 b) {
   return u128_lt(a, b) ? -u128_double(u128_sub(b, a))
                        : u128_double(u128_sub(a, b));
-}
-
-/* ---- large arrays ---- */
-
-#define BIG_ALIGN ((size_t)2 << 20) /* a transparent huge page on x86-64 */
-
-void *pod_stats_alloc_big(size_t bytes) {
-  if (bytes < 2 * BIG_ALIGN) return malloc(bytes ? bytes : 1);
-  void *p = NULL;
-  /* whole huge pages: the last one too lies inside the mapping */
-  bytes = (bytes + BIG_ALIGN - 1) / BIG_ALIGN * BIG_ALIGN;
-  if (posix_memalign(&p, BIG_ALIGN, bytes)) return NULL;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice only: may be refused */
-#endif
-  return p;
 }
 
 /* ---- MSD radix sort of (key, index) pairs ---- */
@@ -328,7 +308,7 @@ int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
   size_t m = n ? n : 1, neg0 = 0;
   uint64_t *k = malloc(m * sizeof *k);
   uint32_t *ix = malloc(m * sizeof *ix);
-  r->r2 = pod_stats_alloc_big(m * sizeof *r->r2);
+  r->r2 = malloc(m * sizeof *r->r2);
   int rc = POD_ENOMEM;
   if (!k || !ix || !r->r2) goto out;
   r->n = n;

@@ -6,8 +6,7 @@
 ** shapes chosen to reach every path of the radix sort: insertion-sort
 ** sizes, spread values, ties, two values, all equal, a narrow cluster
 ** with far outliers, zeros of both signs, subnormals, sorted and
-** reversed input, and sizes whose exact sums pass 2^64.  The large-array
-** allocator.
+** reversed input, and sizes whose exact sums pass 2^64.
 */
 #include <math.h>
 #include <setjmp.h>
@@ -214,29 +213,12 @@ static void test_spearman_past_2_64(void **st) {
   gsl_rng_free(g);
 }
 
-/* large arrays: usable, released by free(), huge-page aligned when large */
-static void test_alloc_big(void **st) {
-  (void)st;
-  const size_t sizes[] = {0, 1, 4096, (4u << 20) - 8, 4u << 20, (9u << 20) + 3};
-  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-    unsigned char *p = pod_stats_alloc_big(sizes[i]);
-    assert_non_null(p);
-    if (sizes[i] >= (4u << 20)) assert_true((uintptr_t)p % (2u << 20) == 0);
-    if (sizes[i]) {
-      memset(p, 0xa5, sizes[i]);
-      assert_true(p[0] == 0xa5 && p[sizes[i] - 1] == 0xa5);
-    }
-    free(p);
-  }
-}
-
 int main(void) {
   pod_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ranks_vs_reference),
       cmocka_unit_test(test_spearman_vs_gsl),
       cmocka_unit_test(test_spearman_past_2_64),
-      cmocka_unit_test(test_alloc_big),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
