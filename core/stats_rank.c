@@ -116,17 +116,20 @@ static void bucket_range(uint64_t lo, uint64_t hi, size_t d, int shift,
   *bhi = end >= hi - lo ? hi : lo + end;
 }
 
-/* Sort the n pairs (k, ix), whose keys lie in [lo, hi], by key.  The
-** result lands in (tk, ti) when to_tmp, else in (k, ix); the other pair
-** of arrays is scratch.  cnt: MAX_DEPTH * CNT_SUB counters.  Buckets get
-** their nominal range; when every key falls in one bucket, the actual
-** range is taken instead (so equal keys end the recursion at once). */
+/* Sort the n pairs (k, ix), whose keys lie in [lo, hi], by key, in place;
+** (tk, ti) is scratch of n pairs, cnt MAX_DEPTH * CNT_SUB counters.  One
+** level scatters by the top bits of the range, sorts the sub-buckets
+** larger than INS_MAX the same way, copies back, and lets one insertion
+** sort put the small sub-buckets in order (each value moves only within
+** its sub-bucket).  Sub-buckets get their nominal range; when every key
+** falls in one, the actual range is taken instead (so equal keys end the
+** recursion at once). */
 static void msd_sort(uint64_t *k, uint32_t *ix, uint64_t *tk, uint32_t *ti,
                      size_t n, uint64_t lo, uint64_t hi, int depth,
-                     uint32_t *cnt, int to_tmp) {
-  if (lo == hi || n <= INS_MAX || depth >= MAX_DEPTH) {
-    if (lo != hi) ins_sort(k, ix, n); /* depth: never reached, still sorts */
-    if (to_tmp) copy_pairs(tk, ti, k, ix, n);
+                     uint32_t *cnt) {
+  if (lo == hi) return;
+  if (n <= INS_MAX || depth >= MAX_DEPTH) { /* depth: never reached */
+    ins_sort(k, ix, n);
     return;
   }
   int top = floor_log2(hi - lo);
@@ -141,7 +144,7 @@ static void msd_sort(uint64_t *k, uint32_t *ix, uint64_t *tk, uint32_t *ti,
   if (c[((k[0] - lo) >> shift) + 1] == n) { /* one bucket: its real range */
     uint64_t a, z;
     key_range(k, n, &a, &z);
-    msd_sort(k, ix, tk, ti, n, a, z, depth + 1, cnt, to_tmp);
+    msd_sort(k, ix, tk, ti, n, a, z, depth + 1, cnt);
     return;
   }
   for (size_t d = 1; d <= nb; d++) c[d] += c[d - 1]; /* c[d]: start of d */
@@ -154,17 +157,15 @@ static void msd_sort(uint64_t *k, uint32_t *ix, uint64_t *tk, uint32_t *ti,
   size_t s = 0;
   for (size_t d = 0; d < nb; d++) {
     size_t e = c[d], m = e - s;
-    if (m > 1) {
+    if (m > INS_MAX) {
       uint64_t blo, bhi;
       bucket_range(lo, hi, d, shift, &blo, &bhi);
-      msd_sort(tk + s, ti + s, k + s, ix + s, m, blo, bhi, depth + 1, cnt,
-               !to_tmp);
-    } else if (m == 1 && !to_tmp) {
-      k[s] = tk[s];
-      ix[s] = ti[s];
+      msd_sort(tk + s, ti + s, k + s, ix + s, m, blo, bhi, depth + 1, cnt);
     }
     s = e;
   }
+  copy_pairs(k, ix, tk, ti, n);
+  ins_sort(k, ix, n);
 }
 
 /* ---- ranks ---- */
@@ -264,7 +265,7 @@ static int ranks_build(const double *x, size_t n, uint64_t *k, uint32_t *ix,
     if (m > 1 && shift > 0) {
       uint64_t blo, bhi;
       bucket_range(lo, hi, d, shift, &blo, &bhi);
-      msd_sort(k + s, ix + s, sk, si, m, blo, bhi, 0, sub, 0);
+      msd_sort(k + s, ix + s, sk, si, m, blo, bhi, 0, sub);
     }
     assign(k, ix, s, e, r2);
     s = e;
