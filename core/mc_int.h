@@ -47,7 +47,6 @@ struct pod_mc_plan {
   int64_t merged, samples_merged;
   int stopped, finished, finishing;
   pod_ranks *xrank;      /* G*P: parameter ranks while finishing (Spearman) */
-  pod_ranks *yrank;      /* G*M: metric ranks, the same */
   pod_moments *mom;      /* G*M */
   pod_sketch *sk;        /* G*M, sketch mode only */
   int64_t *rows;         /* G stored rows */

@@ -193,6 +193,8 @@ typedef struct pod_ranks {
   size_t n;
   uint32_t *r2;
   uint64_t ss_hi, ss_lo;
+  uint32_t *order; /* pod_ranks_init_ordered: the indices of x in ascending
+                      order of their values, else NULL */
 } pod_ranks;
 
 #define POD_RANKS_MAX ((size_t)INT32_MAX) /* 2n fits in r2 */
@@ -206,6 +208,22 @@ typedef struct pod_ranks {
 ** POD_ENOMEM (r is then empty), also when n > POD_RANKS_MAX. */
 int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
                    int np, double *q);
+/* The same, keeping r->order. */
+int pod_ranks_init_ordered(pod_ranks *r, const double *x, size_t n,
+                           const double *probs, int np, double *q);
+
+/* Ranks (and quantiles) of y from the order of another column, without a
+** sort, when y is monotone along it: y[like->order[t]] non-decreasing or
+** non-increasing in t (a metric that is a monotone function of another,
+** as a throughput of a time), with no -0.  The same ranks and quantiles
+** as pod_ranks_init; r->order stays NULL.  POD_ERANGE (r empty) when y
+** is not monotone along the order, found by one pass that usually ends
+** within a few values; POD_EINVAL without an order or with another n;
+** POD_ENOMEM. */
+int pod_ranks_reuse(pod_ranks *r, const double *y, size_t n,
+                    const pod_ranks *like, const double *probs, int np,
+                    double *q);
+/* Frees r2 and order; r may be NULL. */
 void pod_ranks_free(pod_ranks *r);
 
 /* Spearman coefficient of two rank sets of the same n: the sums of the

@@ -301,8 +301,8 @@ static double key_quantile(const uint64_t *k, size_t n, size_t neg0, double p) {
          delta * key_value(k, n, lhs + 1, neg0);
 }
 
-int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
-                   int np, double *q) {
+static int ranks_init(pod_ranks *r, const double *x, size_t n,
+                      const double *probs, int np, double *q, int keep) {
   memset(r, 0, sizeof *r);
   for (int t = 0; t < np; t++) q[t] = NAN;
   if (n > POD_RANKS_MAX) return POD_ENOMEM;
@@ -320,6 +320,10 @@ int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
   r->ss_hi = ss.hi;
   r->ss_lo = ss.lo;
   for (int t = 0; t < np; t++) q[t] = key_quantile(k, n, neg0, probs[t]);
+  if (keep) {
+    r->order = ix; /* the indices in ascending order of their values */
+    ix = NULL;
+  }
 out:
   free(k);
   free(ix);
@@ -327,10 +331,78 @@ out:
   return rc;
 }
 
+int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
+                   int np, double *q) {
+  return ranks_init(r, x, n, probs, np, q, 0);
+}
+
+int pod_ranks_init_ordered(pod_ranks *r, const double *x, size_t n,
+                           const double *probs, int np, double *q) {
+  return ranks_init(r, x, n, probs, np, q, 1);
+}
+
+/* Whether y runs monotone along the order o (+1 ascending, -1 descending,
+** 0 constant) with no -0 in it; 2 when it does not. */
+static int monotone_along(const double *y, const uint32_t *o, size_t n) {
+  int dir = 0;
+  double a = y[o[0]];
+  if (a == 0 && signbit(a)) return 2;
+  for (size_t t = 1; t < n; t++) {
+    double b = y[o[t]];
+    if (b == 0 && signbit(b)) return 2;
+    if (b != a) {
+      int d = b > a ? 1 : -1;
+      if (dir == 0)
+        dir = d;
+      else if (d != dir)
+        return 2;
+    }
+    a = b;
+  }
+  return dir;
+}
+
+int pod_ranks_reuse(pod_ranks *r, const double *y, size_t n,
+                    const pod_ranks *like, const double *probs, int np,
+                    double *q) {
+  memset(r, 0, sizeof *r);
+  for (int t = 0; t < np; t++) q[t] = NAN;
+  if (!like->order || like->n != n || n == 0) return POD_EINVAL;
+  const uint32_t *o = like->order;
+  int dir = monotone_along(y, o, n);
+  if (dir == 2) return POD_ERANGE;
+  if (!(r->r2 = malloc(n * sizeof *r->r2))) return POD_ENOMEM;
+  r->n = n;
+  /* ascending place t holds y[o[at(t)]] */
+#define AT(t) (dir >= 0 ? o[(t)] : o[n - 1 - (t)])
+  size_t i = 0;
+  while (i < n) {
+    size_t j = i + 1;
+    while (j < n && y[AT(j)] == y[AT(i)]) j++;
+    uint32_t v = (uint32_t)(i + 1 + j);
+    for (size_t t = i; t < j; t++) r->r2[AT(t)] = v;
+    i = j;
+  }
+  for (int t = 0; t < np; t++) {
+    const double index = probs[t] * (double)(n - 1);
+    const size_t lhs = (size_t)(int)index;
+    const double delta = index - (double)lhs;
+    q[t] = lhs >= n - 1 ? y[AT(n - 1)]
+                        : (1 - delta) * y[AT(lhs)] + delta * y[AT(lhs + 1)];
+  }
+#undef AT
+  u128 ss = sum_products(r->r2, r->r2, n);
+  r->ss_hi = ss.hi;
+  r->ss_lo = ss.lo;
+  return POD_OK;
+}
+
 void pod_ranks_free(pod_ranks *r) {
   if (!r) return;
   free(r->r2);
+  free(r->order);
   r->r2 = NULL;
+  r->order = NULL;
   r->n = 0;
 }
 

@@ -6,7 +6,8 @@
 ** shapes chosen to reach every path of the radix sort: insertion-sort
 ** sizes, spread values, ties, two values, all equal, a narrow cluster
 ** with far outliers, zeros of both signs, subnormals, sorted and
-** reversed input, and sizes whose exact sums pass 2^64.
+** reversed input, and sizes whose exact sums pass 2^64.  Ranks taken
+** from another column's order (pod_ranks_reuse) against a sort.
 */
 #include <math.h>
 #include <setjmp.h>
@@ -213,12 +214,92 @@ static void test_spearman_past_2_64(void **st) {
   gsl_rng_free(g);
 }
 
+/* ranks from another column's order: the same ranks, sums and quantile
+** bytes as a sort when y is monotone along it; refused otherwise */
+static void test_reuse_order(void **st) {
+  (void)st;
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  const size_t n = 30011;
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  for (int kind = 0; kind < KINDS; kind++) {
+    fill(x, n, kind, g);
+    pod_ranks rx;
+    double qx[POD_STATS_NQ];
+    assert_int_equal(
+        pod_ranks_init_ordered(&rx, x, n, pod_stats_qprobs, POD_STATS_NQ, qx),
+        POD_OK);
+    assert_non_null(rx.order);
+    for (size_t t = 1; t < n; t++)
+      assert_true(x[rx.order[t - 1]] <= x[rx.order[t]]);
+    for (int f = 0; f < 5; f++) {
+      int monotone = 1;
+      for (size_t i = 0; i < n; i++) {
+        double v = x[i];
+        y[i] = f == 0   ? 2 * v + 1           /* increasing */
+               : f == 1 ? 1 / (fabs(v) + 0.5) /* down for v > 0, up for v < 0 */
+               : f == 2 ? floor(v * 3) * 0.25 /* new ties */
+               : f == 3 ? 7.0                 /* constant */
+                        : gsl_rng_uniform(g); /* unrelated */
+      }
+      if (f == 1) { /* monotone unless x has both signs */
+        int neg = 0, pos = 0;
+        for (size_t i = 0; i < n; i++) {
+          neg |= x[i] < 0;
+          pos |= x[i] > 0;
+        }
+        monotone = !(neg && pos);
+      }
+      if (f == 4) monotone = 0;      /* unrelated */
+      for (size_t i = 0; i < n; i++) /* a -0 is refused */
+        monotone &= !(y[i] == 0 && signbit(y[i]));
+      pod_ranks a, b;
+      double qa[POD_STATS_NQ], qb[POD_STATS_NQ];
+      int rc =
+          pod_ranks_reuse(&a, y, n, &rx, pod_stats_qprobs, POD_STATS_NQ, qa);
+      if (!monotone) {
+        assert_int_equal(rc, POD_ERANGE);
+        assert_true(a.r2 == NULL && isnan(qa[0]));
+        continue;
+      }
+      assert_int_equal(rc, POD_OK);
+      assert_int_equal(
+          pod_ranks_init(&b, y, n, pod_stats_qprobs, POD_STATS_NQ, qb), POD_OK);
+      assert_memory_equal(a.r2, b.r2, n * sizeof *a.r2);
+      assert_true(a.ss_hi == b.ss_hi && a.ss_lo == b.ss_lo);
+      assert_memory_equal(qa, qb, sizeof qa);
+      assert_null(a.order);
+      pod_ranks_free(&a);
+      pod_ranks_free(&b);
+    }
+    pod_ranks_free(&rx);
+  }
+  /* a -0 in y, no order, another n: refused */
+  fill(x, n, 0, g);
+  pod_ranks rx, a;
+  assert_int_equal(pod_ranks_init_ordered(&rx, x, n, NULL, 0, NULL), POD_OK);
+  for (size_t i = 0; i < n; i++) y[i] = x[i] > 1 ? -0.0 : x[i];
+  assert_int_equal(pod_ranks_reuse(&a, y, n, &rx, NULL, 0, NULL), POD_ERANGE);
+  assert_int_equal(pod_ranks_reuse(&a, x, n - 1, &rx, NULL, 0, NULL),
+                   POD_EINVAL);
+  pod_ranks plain;
+  assert_int_equal(pod_ranks_init(&plain, x, n, NULL, 0, NULL), POD_OK);
+  assert_null(plain.order);
+  assert_int_equal(pod_ranks_reuse(&a, x, n, &plain, NULL, 0, NULL),
+                   POD_EINVAL);
+  pod_ranks_free(&plain);
+  pod_ranks_free(&rx);
+  free(x);
+  free(y);
+  gsl_rng_free(g);
+}
+
 int main(void) {
   pod_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ranks_vs_reference),
       cmocka_unit_test(test_spearman_vs_gsl),
       cmocka_unit_test(test_spearman_past_2_64),
+      cmocka_unit_test(test_reuse_order),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
