@@ -341,25 +341,15 @@ int pod_ranks_init_ordered(pod_ranks *r, const double *x, size_t n,
   return ranks_init(r, x, n, probs, np, q, 1);
 }
 
-/* Whether y runs monotone along the order o (+1 ascending, -1 descending,
-** 0 constant) with no -0 in it; 2 when it does not. */
-static int monotone_along(const double *y, const uint32_t *o, size_t n) {
-  int dir = 0;
+/* The direction y takes along the order o: +1 up, -1 down (from the
+** first unequal pair), 0 constant. */
+static int direction(const double *y, const uint32_t *o, size_t n) {
   double a = y[o[0]];
-  if (a == 0 && signbit(a)) return 2;
   for (size_t t = 1; t < n; t++) {
     double b = y[o[t]];
-    if (b == 0 && signbit(b)) return 2;
-    if (b != a) {
-      int d = b > a ? 1 : -1;
-      if (dir == 0)
-        dir = d;
-      else if (d != dir)
-        return 2;
-    }
-    a = b;
+    if (b != a) return b > a ? 1 : -1;
   }
-  return dir;
+  return 0;
 }
 
 int pod_ranks_reuse(pod_ranks *r, const double *y, size_t n,
@@ -369,19 +359,27 @@ int pod_ranks_reuse(pod_ranks *r, const double *y, size_t n,
   for (int t = 0; t < np; t++) q[t] = NAN;
   if (!like->order || like->n != n || n == 0) return POD_EINVAL;
   const uint32_t *o = like->order;
-  int dir = monotone_along(y, o, n);
-  if (dir == 2) return POD_ERANGE;
+  int dir = direction(y, o, n);
   if (!(r->r2 = malloc(n * sizeof *r->r2))) return POD_ENOMEM;
   r->n = n;
-  /* ascending place t holds y[o[at(t)]] */
+  /* ascending place t holds y[AT(t)]; one pass checks the order, groups
+  ** the ties and writes twice their average rank */
 #define AT(t) (dir >= 0 ? o[(t)] : o[n - 1 - (t)])
+  double prev = y[AT(0)];
   size_t i = 0;
-  while (i < n) {
-    size_t j = i + 1;
-    while (j < n && y[AT(j)] == y[AT(i)]) j++;
-    uint32_t v = (uint32_t)(i + 1 + j);
-    for (size_t t = i; t < j; t++) r->r2[AT(t)] = v;
-    i = j;
+  for (size_t t = 1; t <= n; t++) {
+    double b = t < n ? y[AT(t)] : 0;
+    if (t < n && (b == 0 && signbit(b))) break; /* a -0: refused */
+    if (t < n && b == prev) continue;
+    if (t < n && b < prev) break;       /* not monotone */
+    uint32_t v = (uint32_t)(i + 1 + t); /* ranks i+1..t */
+    for (size_t u = i; u < t; u++) r->r2[AT(u)] = v;
+    i = t;
+    prev = b;
+  }
+  if (i < n || (y[AT(0)] == 0 && signbit(y[AT(0)]))) {
+    pod_ranks_free(r);
+    return POD_ERANGE;
   }
   for (int t = 0; t < np; t++) {
     const double index = probs[t] * (double)(n - 1);

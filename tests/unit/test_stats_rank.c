@@ -279,6 +279,17 @@ static void test_reuse_order(void **st) {
   assert_int_equal(pod_ranks_init_ordered(&rx, x, n, NULL, 0, NULL), POD_OK);
   for (size_t i = 0; i < n; i++) y[i] = x[i] > 1 ? -0.0 : x[i];
   assert_int_equal(pod_ranks_reuse(&a, y, n, &rx, NULL, 0, NULL), POD_ERANGE);
+  pod_ranks_free(&rx);
+  fill(x, n, 9, g); /* x >= 0 */
+  assert_int_equal(pod_ranks_init_ordered(&rx, x, n, NULL, 0, NULL), POD_OK);
+  for (int end = 0; end < 2; end++) { /* a -0 first or last, else monotone */
+    for (size_t i = 0; i < n; i++) y[i] = end ? -x[i] - 1 : x[i] + 1;
+    assert_int_equal(pod_ranks_reuse(&a, y, n, &rx, NULL, 0, NULL), POD_OK);
+    pod_ranks_free(&a);
+    y[rx.order[0]] = -0.0;
+    assert_int_equal(pod_ranks_reuse(&a, y, n, &rx, NULL, 0, NULL), POD_ERANGE);
+    assert_null(a.r2);
+  }
   assert_int_equal(pod_ranks_reuse(&a, x, n - 1, &rx, NULL, 0, NULL),
                    POD_EINVAL);
   pod_ranks plain;
