@@ -225,13 +225,15 @@ static int ranks_build(const double *x, size_t n, uint64_t *k, uint32_t *ix,
     if (v > hi) hi = v;
   }
   *neg0 = nz;
+  /* about one bucket per value for small n, at most 2^TOP_BITS */
+  int bmax = floor_log2(n) + 1 < TOP_BITS ? floor_log2(n) + 1 : TOP_BITS;
   int b = lo == hi ? 0 : floor_log2(hi - lo) + 1, shift = 0;
-  if (b > TOP_BITS) {
-    shift = b - TOP_BITS;
-    b = TOP_BITS;
+  if (b > bmax) {
+    shift = b - bmax;
+    b = bmax;
   }
   size_t nb = (size_t)1 << b;
-  uint32_t *c = calloc(nb + 1 + (size_t)MAX_DEPTH * CNT_SUB, sizeof *c);
+  uint32_t *c = calloc(nb + 1, sizeof *c);
   if (!c) return POD_ENOMEM;
   for (size_t i = 0; i < n; i++) c[((rkey(x[i]) - lo) >> shift) + 1]++;
   size_t big = 0;
@@ -247,18 +249,19 @@ static int ranks_build(const double *x, size_t n, uint64_t *k, uint32_t *ix,
   }
   /* c[d] is now the end of bucket d; with shift 0 a bucket is one key */
   uint64_t *sk = NULL;
-  uint32_t *si = NULL;
+  uint32_t *si = NULL, *sub = NULL; /* sub: counters of the later levels */
   if (shift > 0 && big > INS_MAX) {
     sk = malloc(big * sizeof *sk);
     si = malloc(big * sizeof *si);
-    if (!sk || !si) {
+    sub = malloc((size_t)MAX_DEPTH * CNT_SUB * sizeof *sub);
+    if (!sk || !si || !sub) {
       free(sk);
       free(si);
+      free(sub);
       free(c);
       return POD_ENOMEM;
     }
   }
-  uint32_t *sub = c + nb + 1;
   size_t s = 0;
   for (size_t d = 0; d < nb; d++) {
     size_t e = c[d], m = e - s;
@@ -272,6 +275,7 @@ static int ranks_build(const double *x, size_t n, uint64_t *k, uint32_t *ix,
   }
   free(sk);
   free(si);
+  free(sub);
   free(c);
   return POD_OK;
 }
