@@ -133,7 +133,7 @@ static void msd_sort(uint64_t *k, uint32_t *ix, uint64_t *tk, uint32_t *ti,
     return;
   }
   int top = floor_log2(hi - lo);
-  int b = floor_log2(n);
+  int b = floor_log2(n) + 1; /* about one value per sub-bucket */
   if (b > SUB_BITS) b = SUB_BITS;
   if (b > top + 1) b = top + 1;
   int shift = top + 1 - b; /* (key - lo) >> shift < 2^b */
