@@ -46,7 +46,7 @@ struct pod_mc_plan {
   /* merge state: one thread (the runner's loop thread) */
   int64_t merged, samples_merged;
   int stopped, finished, finishing;
-  double **xrank;        /* G*P: parameter ranks while finishing (Spearman) */
+  pod_ranks *xrank;      /* G*P: parameter ranks while finishing (Spearman) */
   pod_moments *mom;      /* G*M */
   pod_sketch *sk;        /* G*M, sketch mode only */
   int64_t *rows;         /* G stored rows */
@@ -96,7 +96,7 @@ struct pod_mc_results {
 char **pod_mc__dup_names(const char *const *names, int n, const char *what,
                          pod_err *err);
 void pod_mc__free_names(char **names, int n);
-/* Frees the parameter ranks kept while finishing (Spearman). */
+/* Frees the ranks kept while finishing (Spearman). */
 void pod_mc__free_xrank(pod_mc_plan *pl);
 
 #endif

@@ -19,9 +19,16 @@ static void hist_from_sketch(double v, int64_t count, void *ud) {
   pod_hist_add(((hist_visit *)ud)->h, v, count);
 }
 
-/* Summary, quantiles and histogram of metric m at grid point g. */
-static int part_summary(const pod_mc_plan *pl, pod_mc_results *r, int g,
-                        int m) {
+/* Spearman needs rows with parameters at this grid point. */
+static int spearman_at(const pod_mc_plan *pl, int g) {
+  return pl->sens != POD_MC_SENS_NONE && pl->store_x && pl->P > 0 &&
+         pl->rows[g] >= 2 && pl->xcol[g * pl->P] != NULL;
+}
+
+/* Summary, quantiles and histogram of metric m at grid point g (the exact
+** quantiles of a metric that Spearman ranks come with its ranks, in
+** part_spearman). */
+static int part_summary(pod_mc_plan *pl, pod_mc_results *r, int g, int m) {
   const pod_moments *mo = &pl->mom[g * pl->M + m];
   pod_mc_summary *s = &r->sum[g * pl->M + m];
   s->n = mo->n;
@@ -42,13 +49,15 @@ static int part_summary(const pod_mc_plan *pl, pod_mc_results *r, int g,
   if (rc) return rc;
   if (pl->exact) {
     const double *col = pl->ycol[g * pl->M + m];
-    int64_t n = pl->rows[g];
-    double *buf = malloc(sizeof(double) * (size_t)n);
-    if (!buf) return POD_ENOMEM;
-    memcpy(buf, col, sizeof(double) * (size_t)n);
-    pod_stats_quantiles(buf, (size_t)n, pod_stats_qprobs, POD_STATS_NQ, s->q);
-    free(buf);
-    for (int64_t i = 0; i < n; i++) pod_hist_add(h, col[i], 1);
+    size_t n = (size_t)pl->rows[g];
+    if (!spearman_at(pl, g)) {
+      double *buf = malloc(sizeof(double) * (n ? n : 1));
+      if (!buf) return POD_ENOMEM;
+      memcpy(buf, col, sizeof(double) * n);
+      pod_stats_quantiles(buf, n, pod_stats_qprobs, POD_STATS_NQ, s->q);
+      free(buf);
+    }
+    for (size_t i = 0; i < n; i++) pod_hist_add(h, col[i], 1);
   } else {
     const pod_sketch *sk = &pl->sk[g * pl->M + m];
     for (int q = 0; q < POD_STATS_NQ; q++)
@@ -59,47 +68,57 @@ static int part_summary(const pod_mc_plan *pl, pod_mc_results *r, int g,
   return POD_OK;
 }
 
-/* Spearman needs rows with parameters at this grid point. */
-static int spearman_at(const pod_mc_plan *pl, int g) {
-  return pl->sens != POD_MC_SENS_NONE && pl->store_x && pl->P > 0 &&
-         pl->rows[g] >= 2 && pl->xcol[g * pl->P] != NULL;
-}
-
 /* Ranks of parameter p's stored column at grid point g. */
 static int part_xrank(pod_mc_plan *pl, int g, int p) {
   if (!spearman_at(pl, g)) return POD_OK;
+  return pod_ranks_init(&pl->xrank[g * pl->P + p], pl->xcol[g * pl->P + p],
+                        (size_t)pl->rows[g], NULL, 0, NULL);
+}
+
+/* Ranks of metric m at grid point g into *rk (with the exact quantiles
+** when the plan keeps every row): from the order of an earlier metric
+** when m is monotone along it (a throughput of a time), else sorted,
+** keeping the order for the metrics after it. */
+static int metric_ranks(pod_mc_plan *pl, pod_mc_results *r, int g, int m,
+                        pod_ranks *done, pod_ranks *rk) {
+  const double *col = pl->ycol[g * pl->M + m];
   size_t n = (size_t)pl->rows[g];
-  double *rk = malloc(sizeof(double) * n);
-  if (!rk) return POD_ENOMEM;
-  if (pod_stats_ranks(pl->xcol[g * pl->P + p], n, rk)) {
-    free(rk);
-    return POD_ENOMEM;
-  }
-  pl->xrank[g * pl->P + p] = rk;
+  int nq = pl->exact && pl->mom[g * pl->M + m].n > 0 ? POD_STATS_NQ : 0;
+  double q[POD_STATS_NQ];
+  int rc = POD_ERANGE;
+  for (int e = 0; e < m && rc == POD_ERANGE; e++)
+    if (done[e].order)
+      rc = pod_ranks_reuse(rk, col, n, &done[e], pod_stats_qprobs, nq, q);
+  if (rc == POD_ERANGE)
+    rc = pod_ranks_init_ordered(rk, col, n, pod_stats_qprobs, nq, q);
+  if (rc) return rc;
+  for (int t = 0; t < nq; t++) r->sum[g * pl->M + m].q[t] = q[t];
   return POD_OK;
 }
 
-/* Spearman of metric m against every parameter at grid point g. */
-static int part_spearman(const pod_mc_plan *pl, pod_mc_results *r, int g,
-                         int m) {
+/* Spearman of every metric against every parameter at grid point g; the
+** metrics in turn, so that one may take its ranks from another's order. */
+static int part_spearman(pod_mc_plan *pl, pod_mc_results *r, int g) {
   if (!spearman_at(pl, g)) return POD_OK;
-  size_t n = (size_t)pl->rows[g];
-  double *rk = malloc(sizeof(double) * n);
+  int M = pl->M, P = pl->P, rc = POD_OK;
+  pod_ranks *rk = calloc((size_t)M, sizeof *rk);
   if (!rk) return POD_ENOMEM;
-  if (pod_stats_ranks(pl->ycol[g * pl->M + m], n, rk)) {
-    free(rk);
-    return POD_ENOMEM;
+  for (int m = 0; m < M && !rc; m++) {
+    if ((rc = metric_ranks(pl, r, g, m, rk, &rk[m]))) break;
+    for (int p = 0; p < P; p++)
+      r->sens[(g * P + p) * M + m].spearman =
+          pod_ranks_spearman(&pl->xrank[g * P + p], &rk[m]);
+    free(rk[m].r2); /* only the order is still needed */
+    rk[m].r2 = NULL;
   }
-  for (int p = 0; p < pl->P; p++)
-    r->sens[(g * pl->P + p) * pl->M + m].spearman =
-        pod_stats_pearson(pl->xrank[g * pl->P + p], rk, n);
+  for (int m = 0; m < M; m++) pod_ranks_free(&rk[m]);
   free(rk);
-  return POD_OK;
+  return rc;
 }
 
 void pod_mc__free_xrank(pod_mc_plan *pl) {
-  if (!pl->xrank) return;
-  for (int i = 0; i < pl->G * pl->P; i++) free(pl->xrank[i]);
+  if (pl->xrank)
+    for (int i = 0; i < pl->G * pl->P; i++) pod_ranks_free(&pl->xrank[i]);
   free(pl->xrank);
   pl->xrank = NULL;
 }
@@ -127,7 +146,7 @@ int pod_mc_finish_begin(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
   if (!r->nonfinite || !r->unfit_n) goto nomem;
   memcpy(r->nonfinite, pl->nonfinite, sizeof(int64_t) * (size_t)G * M);
   memcpy(r->unfit_n, pl->unfit_n, sizeof(int64_t) * (size_t)G);
-  pl->xrank = calloc((size_t)G * (P ? P : 1), sizeof(double *));
+  pl->xrank = calloc((size_t)G * (P ? P : 1), sizeof(pod_ranks));
   if (!r->sum || !r->hist || !r->sens || !pl->xrank) goto nomem;
   if (!(r->pnames = pod_mc__dup_names((const char *const *)pl->pnames, P,
                                       "params", err)) ||
@@ -147,7 +166,7 @@ nomem:
 
 int pod_mc_finish_parts(const pod_mc_plan *pl, int phase) {
   if (phase == 0) return pl->G * pl->M + pl->G * pl->P;
-  if (phase == 1) return pl->G * pl->M;
+  if (phase == 1) return pl->G;
   return 0;
 }
 
@@ -161,7 +180,7 @@ int pod_mc_finish_part(pod_mc_plan *pl, pod_mc_results *r, int phase,
     part -= G * M;
     return part_xrank(pl, part / P, part % P);
   }
-  return part_spearman(pl, r, part / M, part % M);
+  return part_spearman(pl, r, part);
 }
 
 int pod_mc_finish_end(pod_mc_plan *pl, pod_mc_results *r, int status,

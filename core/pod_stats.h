@@ -16,6 +16,7 @@
 **   result does not depend on merge order or split.
 ** - pod_hist: fixed linear or log bins with explicit under/overflow counts.
 ** - ranks, Pearson and Spearman correlation (average ranks for ties).
+**   Spearman from integer ranks with exact sums (pod_ranks).
 ** - Sobol sensitivity sums for Saltelli designs (Saltelli et al. 2010,
 **   first order; Jansen 1999, total).
 **
@@ -174,15 +175,63 @@ void pod_hist_free(pod_hist *h);
 /* ---- correlation ------------------------------------------------------------
  */
 
-/* 1-based ranks of x (ties get their average rank).  POD_ENOMEM. */
+/* 1-based ranks of x (ties get their average rank).  POD_ENOMEM (also
+** when n > POD_RANKS_MAX). */
 int pod_stats_ranks(const double *x, size_t n, double *ranks);
 
 /* Pearson correlation of a and b; NaN when n < 2 or either is constant. */
 double pod_stats_pearson(const double *a, const double *b, size_t n);
 
-/* Spearman rank correlation = Pearson of the ranks (same value as
-** gsl_stats_spearman).  POD_ENOMEM. */
+/* Spearman rank correlation = Pearson of the ranks (gsl_stats_spearman's
+** value, from exact integer sums: see pod_ranks_spearman).  POD_ENOMEM. */
 int pod_stats_spearman(const double *x, const double *y, size_t n, double *rho);
+
+/* Ranks kept for correlating one column with several others: r2[i] is
+** twice the 1-based rank of x[i] (ties: twice their average rank, so an
+** integer), ss the sum of r2^2 as a 128-bit integer (hi, lo). */
+typedef struct pod_ranks {
+  size_t n;
+  uint32_t *r2;
+  uint64_t ss_hi, ss_lo;
+  uint32_t *order; /* pod_ranks_init_ordered: the indices of x in ascending
+                      order of their values, else NULL */
+} pod_ranks;
+
+#define POD_RANKS_MAX ((size_t)INT32_MAX) /* 2n fits in r2 */
+
+/* Ranks of n values (finite; -0 ties with +0), and when np > 0 the
+** quantiles q[0..np-1] at probs (GSL's convention, the values of
+** pod_stats_quantiles, which sorts -0 below +0 too; NaN when n == 0).  An MSD
+*radix sort: the first
+** level splits by 11 bits of the key range, each bucket is then sorted in
+** cache; O(n) for spread values, equal values (ties) cost one pass.
+** POD_ENOMEM (r is then empty), also when n > POD_RANKS_MAX. */
+int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
+                   int np, double *q);
+/* The same, keeping r->order. */
+int pod_ranks_init_ordered(pod_ranks *r, const double *x, size_t n,
+                           const double *probs, int np, double *q);
+
+/* Ranks (and quantiles) of y from the order of another column, without a
+** sort, when y is monotone along it: y[like->order[t]] non-decreasing or
+** non-increasing in t (a metric that is a monotone function of another,
+** as a throughput of a time), with no -0.  The same ranks and quantiles
+** as pod_ranks_init; r->order stays NULL.  POD_ERANGE (r empty) when y
+** is not monotone along the order, found by one pass that usually ends
+** within a few values; POD_EINVAL without an order or with another n;
+** POD_ENOMEM. */
+int pod_ranks_reuse(pod_ranks *r, const double *y, size_t n,
+                    const pod_ranks *like, const double *probs, int np,
+                    double *q);
+/* Frees r2 and order; r may be NULL. */
+void pod_ranks_free(pod_ranks *r);
+
+/* Spearman coefficient of two rank sets of the same n: the sums of the
+** centred products and squares are exact integers (twice the ranks sum
+** to n(n+1)), so the result is rounded once (within a few ulps of the
+** exact Pearson coefficient of the ranks, below gsl_stats_spearman's own
+** rounding).  NaN when n < 2, the sizes differ or either is constant. */
+double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b);
 
 /* ---- Sobol indices
  * ------------------------------------------------------------- */

@@ -1,8 +1,10 @@
 /*
 ** stats.c: moments, quantiles, histogram, correlation, Sobol sums
-** (see pod_stats.h).  The sketch lives in stats_sketch.c.
+** (see pod_stats.h).  The sketch lives in stats_sketch.c, ranks and
+** correlation in stats_rank.c.
 */
 #include "pod_stats.h"
+#include "stats_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -137,20 +139,8 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Order-preserving map of a double to an unsigned key (IEEE 754: flip all
-** bits of negatives, the sign bit of the rest), and back. */
-static uint64_t dkey(double x) {
-  uint64_t u;
-  memcpy(&u, &x, sizeof u);
-  return (u >> 63) ? ~u : (u | 0x8000000000000000ULL);
-}
-
-static double dval(uint64_t k) {
-  uint64_t u = (k >> 63) ? (k & 0x7fffffffffffffffULL) : ~k;
-  double x;
-  memcpy(&x, &u, sizeof x);
-  return x;
-}
+#define dkey pod_stats__dkey
+#define dval pod_stats__dval
 
 #define RADIX_BITS 11
 #define RADIX_SIZE (1u << RADIX_BITS)
@@ -423,104 +413,6 @@ void pod_hist_free(pod_hist *h) {
   free(h->counts);
   h->counts = NULL;
   h->nbins = 0;
-}
-
-/* ---- correlation ---- */
-
-typedef struct {
-  double v;
-  size_t i;
-} vi;
-
-static int cmp_vi(const void *a, const void *b) {
-  const vi *x = a, *y = b;
-  if (x->v < y->v) return -1;
-  if (x->v > y->v) return 1;
-  return (x->i > y->i) - (x->i < y->i);
-}
-
-/* Ranks through the radix sort of (key, index) pairs. */
-static int ranks_radix(const double *x, size_t n, double *ranks) {
-  uint64_t *k = malloc(n * sizeof *k);
-  uint32_t *idx = malloc(n * sizeof *idx);
-  if (!k || !idx) goto nomem;
-  for (size_t i = 0; i < n; i++) {
-    k[i] = dkey(x[i] == 0 ? 0.0 : x[i]); /* -0 ties with +0 */
-    idx[i] = (uint32_t)i;
-  }
-  if (radix_sort(k, idx, n)) goto nomem;
-  size_t i = 0;
-  while (i < n) {
-    size_t j = i + 1;
-    while (j < n && k[j] == k[i]) j++;
-    double r = 0.5 * (double)(i + 1 + j);
-    for (size_t t = i; t < j; t++) ranks[idx[t]] = r;
-    i = j;
-  }
-  free(k);
-  free(idx);
-  return POD_OK;
-nomem:
-  free(k);
-  free(idx);
-  return POD_ENOMEM;
-}
-
-int pod_stats_ranks(const double *x, size_t n, double *ranks) {
-  if (n == 0) return POD_OK;
-  if (n >= 4096 && n <= UINT32_MAX) return ranks_radix(x, n, ranks);
-  vi *t = malloc(n * sizeof *t);
-  if (!t) return POD_ENOMEM;
-  for (size_t i = 0; i < n; i++) {
-    t[i].v = x[i];
-    t[i].i = i;
-  }
-  qsort(t, n, sizeof *t, cmp_vi);
-  size_t i = 0;
-  while (i < n) {
-    size_t j = i + 1;
-    while (j < n && t[j].v == t[i].v) j++;
-    double r = 0.5 * (double)(i + 1 + j); /* average of ranks i+1..j */
-    for (size_t k = i; k < j; k++) ranks[t[k].i] = r;
-    i = j;
-  }
-  free(t);
-  return POD_OK;
-}
-
-double pod_stats_pearson(const double *a, const double *b, size_t n) {
-  if (n < 2) return NAN;
-  double ma = 0, mb = 0;
-  for (size_t i = 0; i < n; i++) {
-    ma += a[i];
-    mb += b[i];
-  }
-  ma /= (double)n;
-  mb /= (double)n;
-  double sab = 0, saa = 0, sbb = 0;
-  for (size_t i = 0; i < n; i++) {
-    double da = a[i] - ma, db = b[i] - mb;
-    sab += da * db;
-    saa += da * da;
-    sbb += db * db;
-  }
-  if (saa <= 0 || sbb <= 0) return NAN;
-  return sab / sqrt(saa * sbb);
-}
-
-int pod_stats_spearman(const double *x, const double *y, size_t n,
-                       double *rho) {
-  double *rx = malloc((n ? n : 1) * sizeof(double));
-  double *ry = malloc((n ? n : 1) * sizeof(double));
-  int rc = POD_ENOMEM;
-  if (rx && ry && pod_stats_ranks(x, n, rx) == POD_OK &&
-      pod_stats_ranks(y, n, ry) == POD_OK) {
-    *rho = pod_stats_pearson(rx, ry, n);
-    rc = POD_OK;
-  }
-  free(rx);
-  free(ry);
-  return rc;
 }
 
 /* ---- Sobol ---- */

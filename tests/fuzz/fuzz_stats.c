@@ -7,6 +7,7 @@
 ** sketch and counted by the histogram.
 */
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "fuzz_fields.h"
 #include "pod_err.h"
@@ -121,6 +122,58 @@ static void check_sketch(const double *x, int n, int k, double alpha,
   pod_sketch_free(&all);
 }
 
+/* ranks of the finite values against counting: twice the average rank
+** of x[i] is 2 #{x_j < x_i} + #{x_j == x_i} + 1 (-0 == +0), the counts
+** found in `sorted` (the same values sorted by qsort) */
+static void check_ranks(const double *x, int n, const double *sorted) {
+  pod_ranks r, u, w;
+  double q[POD_STATS_NQ], qw[POD_STATS_NQ], y[NMAX];
+  if (pod_ranks_init_ordered(&r, x, (size_t)n, pod_stats_qprobs, POD_STATS_NQ,
+                             q))
+    FZ_FAIL("pod_ranks_init failed");
+  for (int i = 0; i < n; i++) { /* counts by bisection of the sorted data */
+    int a = 0, b = n, c = 0, d = n;
+    while (a < b) {
+      int m = (a + b) / 2;
+      if (sorted[m] < x[i])
+        a = m + 1;
+      else
+        b = m;
+    }
+    while (c < d) {
+      int m = (c + d) / 2;
+      if (sorted[m] <= x[i])
+        c = m + 1;
+      else
+        d = m;
+    }
+    uint32_t less = (uint32_t)a, eq = (uint32_t)(c - a);
+    if (r.r2[i] != 2 * less + eq + 1)
+      FZ_FAIL("rank of %.17g: %u, want %u", x[i], r.r2[i], 2 * less + eq + 1);
+  }
+  for (int t = 0; t < POD_STATS_NQ && n > 0; t++)
+    if (!(q[t] == pod_stats_quantile_sorted(sorted, (size_t)n,
+                                            pod_stats_qprobs[t]) ||
+          q[t] == gsl_stats_quantile_from_sorted_data(sorted, 1, (size_t)n,
+                                                      pod_stats_qprobs[t])))
+      FZ_FAIL("ranked quantile %d = %.17g", t, q[t]);
+  /* a monotone function of x (ties may appear): the order serves */
+  for (int i = 0; i < n; i++) y[i] = 0.5 * x[i] + 3;
+  if (n > 0) {
+    if (pod_ranks_reuse(&u, y, (size_t)n, &r, pod_stats_qprobs, POD_STATS_NQ,
+                        q))
+      FZ_FAIL("reuse refused a monotone function");
+    if (pod_ranks_init(&w, y, (size_t)n, pod_stats_qprobs, POD_STATS_NQ, qw))
+      FZ_FAIL("pod_ranks_init failed");
+    if (memcmp(u.r2, w.r2, (size_t)n * sizeof *u.r2) ||
+        memcmp(q, qw, sizeof q) || u.ss_hi != w.ss_hi || u.ss_lo != w.ss_lo)
+      FZ_FAIL("reused ranks differ from sorted ones");
+    pod_ranks_free(&u);
+    pod_ranks_free(&w);
+  }
+  pod_ranks_free(&r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static int init;
   if (!init) {
@@ -146,6 +199,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   qsort(sorted, (size_t)nf, sizeof(double), cmpd);
   check_moments(fin, nf, k < nf ? k : nf);
   check_sketch(x, n, k, alpha, sorted);
+  check_ranks(fin, nf, sorted);
   /* quantiles of sorted data */
   if (nf > 0) {
     double prev = -INFINITY;

@@ -1,0 +1,468 @@
+/*
+** stats_rank.c: ranks and rank correlation (see pod_stats.h).
+**
+** Ranks come from an MSD radix sort of (key, index) pairs, keys being the
+** order-preserving integer image of the doubles: each level buckets by
+** the top bits of (key - min) below the bucket's range, so a bucket of m
+** values splits into about m buckets of one or two values, which an
+** insertion sort finishes; a bucket whose keys are all equal (ties, a
+** discrete input) is done at once.  Every level after the first works in
+** cache.  Spearman then needs no floating-point sums: twice the ranks are
+** integers, their sum is n(n+1) whatever the ties, and the sums of squares
+** and of products are exact in 128-bit integers, so the coefficient is
+** rounded once, at the end.
+*/
+#include "pod_stats.h"
+#include "stats_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INS_MAX 24   /* buckets up to this size: insertion sort */
+#define TOP_BITS 11  /* digit bits of the first level (2048 buckets) */
+#define SUB_BITS 11  /* of the later levels, at most */
+#define MAX_DEPTH 24 /* a level drops >= 3 bits of range (m > INS_MAX) */
+#define CNT_SUB ((1u << SUB_BITS) + 1)
+
+/* ---- 128-bit unsigned arithmetic, portable C11 ---- */
+
+typedef struct {
+  uint64_t hi, lo;
+} u128;
+
+static u128 u128_add(u128 a, uint64_t b) {
+  a.lo += b;
+  a.hi += a.lo < b;
+  return a;
+}
+
+static u128 u128_mul(uint64_t a, uint64_t b) {
+  uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu,
+           b1 = b >> 32;
+  uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+  u128 r;
+  r.lo = (mid << 32) | (p00 & 0xffffffffu);
+  r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+  return r;
+}
+
+static int u128_lt(u128 a, u128 b) {
+  return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
+
+static u128 u128_sub(u128 a, u128 b) { /* a >= b */
+  u128 r;
+  r.lo = a.lo - b.lo;
+  r.hi = a.hi - b.hi - (a.lo < b.lo);
+  return r;
+}
+
+static double u128_double(u128 a) {
+  return (double)a.hi * 0x1p64 + (double)a.lo;
+}
+
+/* a - b as a double, either sign */
+static double u128_diff(u128 a, u128 b) {
+  return u128_lt(a, b) ? -u128_double(u128_sub(b, a))
+                       : u128_double(u128_sub(a, b));
+}
+
+/* ---- MSD radix sort of (key, index) pairs ---- */
+
+static int floor_log2(uint64_t v) { /* v > 0 */
+  int b = 0;
+  while (v >>= 1) b++;
+  return b;
+}
+
+static void ins_sort(uint64_t *k, uint32_t *ix, size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    uint64_t v = k[i];
+    uint32_t w = ix[i];
+    size_t j = i;
+    while (j > 0 && k[j - 1] > v) {
+      k[j] = k[j - 1];
+      ix[j] = ix[j - 1];
+      j--;
+    }
+    k[j] = v;
+    ix[j] = w;
+  }
+}
+
+static void copy_pairs(uint64_t *dk, uint32_t *di, const uint64_t *k,
+                       const uint32_t *ix, size_t n) {
+  memcpy(dk, k, n * sizeof *dk);
+  memcpy(di, ix, n * sizeof *di);
+}
+
+static void key_range(const uint64_t *k, size_t n, uint64_t *lo, uint64_t *hi) {
+  uint64_t a = k[0], b = k[0];
+  for (size_t i = 1; i < n; i++) {
+    if (k[i] < a) a = k[i];
+    if (k[i] > b) b = k[i];
+  }
+  *lo = a;
+  *hi = b;
+}
+
+/* The key range of bucket d of a split of [lo, hi] by `shift` bits. */
+static void bucket_range(uint64_t lo, uint64_t hi, size_t d, int shift,
+                         uint64_t *blo, uint64_t *bhi) {
+  uint64_t off = ((uint64_t)d << shift), end = off + ((uint64_t)1 << shift) - 1;
+  *blo = lo + off;
+  *bhi = end >= hi - lo ? hi : lo + end;
+}
+
+/* Sort the n pairs (k, ix), whose keys lie in [lo, hi], by key, in place;
+** (tk, ti) is scratch of n pairs, cnt MAX_DEPTH * CNT_SUB counters.  One
+** level scatters by the top bits of the range, sorts the sub-buckets
+** larger than INS_MAX the same way, copies back, and lets one insertion
+** sort put the small sub-buckets in order (each value moves only within
+** its sub-bucket).  Sub-buckets get their nominal range; when every key
+** falls in one, the actual range is taken instead (so equal keys end the
+** recursion at once). */
+static void msd_sort(uint64_t *k, uint32_t *ix, uint64_t *tk, uint32_t *ti,
+                     size_t n, uint64_t lo, uint64_t hi, int depth,
+                     uint32_t *cnt) {
+  if (lo == hi) return;
+  if (n <= INS_MAX || depth >= MAX_DEPTH) { /* depth: never reached */
+    ins_sort(k, ix, n);
+    return;
+  }
+  int top = floor_log2(hi - lo);
+  int b = floor_log2(n) + 1; /* about one value per sub-bucket */
+  if (b > SUB_BITS) b = SUB_BITS;
+  if (b > top + 1) b = top + 1;
+  int shift = top + 1 - b; /* (key - lo) >> shift < 2^b */
+  size_t nb = (size_t)1 << b;
+  uint32_t *c = cnt + (size_t)depth * CNT_SUB;
+  memset(c, 0, (nb + 1) * sizeof *c);
+  for (size_t i = 0; i < n; i++) c[((k[i] - lo) >> shift) + 1]++;
+  if (c[((k[0] - lo) >> shift) + 1] == n) { /* one bucket: its real range */
+    uint64_t a, z;
+    key_range(k, n, &a, &z);
+    msd_sort(k, ix, tk, ti, n, a, z, depth + 1, cnt);
+    return;
+  }
+  for (size_t d = 1; d <= nb; d++) c[d] += c[d - 1]; /* c[d]: start of d */
+  for (size_t i = 0; i < n; i++) {
+    uint32_t at = c[(k[i] - lo) >> shift]++;
+    tk[at] = k[i];
+    ti[at] = ix[i];
+  }
+  /* now c[d] is the end of bucket d (the start of d + 1) */
+  size_t s = 0;
+  for (size_t d = 0; d < nb; d++) {
+    size_t e = c[d], m = e - s;
+    if (m > INS_MAX) {
+      uint64_t blo, bhi;
+      bucket_range(lo, hi, d, shift, &blo, &bhi);
+      msd_sort(tk + s, ti + s, k + s, ix + s, m, blo, bhi, depth + 1, cnt);
+    }
+    s = e;
+  }
+  copy_pairs(k, ix, tk, ti, n);
+  ins_sort(k, ix, n);
+}
+
+/* ---- ranks ---- */
+
+#define POS0_KEY 0x8000000000000000ULL /* pod_stats__dkey(+0.0) */
+#define NEG0_KEY 0x7fffffffffffffffULL /* pod_stats__dkey(-0.0) */
+
+/* sum of a[i] b[i], exact: uint64 sums over blocks short enough not to
+** overflow (each product is below (2n)^2 < 2^64, n <= POD_RANKS_MAX) */
+static u128 sum_products(const uint32_t *a, const uint32_t *b, size_t n) {
+  u128 sab = {0, 0};
+  if (n == 0) return sab;
+  uint64_t pmax = 4 * (uint64_t)n * (uint64_t)n;
+  size_t blk = (size_t)(UINT64_MAX / pmax);
+  if (blk > n) blk = n;
+  for (size_t i0 = 0; i0 < n; i0 += blk) {
+    size_t i1 = n - i0 < blk ? n : i0 + blk;
+    uint64_t s = 0;
+    for (size_t i = i0; i < i1; i++) s += (uint64_t)a[i] * b[i];
+    sab = u128_add(sab, s);
+  }
+  return sab;
+}
+
+/* Twice the ranks of the sorted pairs k[s..e) at their places s.. of the
+** whole order (equal keys never straddle two first-level buckets). */
+static void assign(const uint64_t *k, const uint32_t *ix, size_t s, size_t e,
+                   uint32_t *r2) {
+  size_t i = s;
+  while (i < e) {
+    size_t j = i + 1;
+    while (j < e && k[j] == k[i]) j++;
+    uint32_t v = (uint32_t)(i + 1 + j); /* ranks i+1..j */
+    for (size_t t = i; t < j; t++) r2[ix[t]] = v;
+    i = j;
+  }
+}
+
+/* x + 0.0 turns -0 into +0 (ties), nothing else */
+static uint64_t rkey(double x) {
+  return pod_stats__dkey(x + 0.0);
+}
+
+/* Sort x's keys (zeros as +0) with their indices into (k, ix) and write
+** twice the ranks to r2 (n >= 1); *neg0: the number of -0 in x.  The
+** first level reads x directly (three passes: range, counts, scatter);
+** each bucket is then sorted and ranked while in cache, with a scratch of
+** the largest bucket's size. */
+static int ranks_build(const double *x, size_t n, uint64_t *k, uint32_t *ix,
+                       uint32_t *r2, size_t *neg0) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  size_t nz = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = rkey(x[i]);
+    nz += pod_stats__dkey(x[i]) == NEG0_KEY;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  *neg0 = nz;
+  /* about one bucket per value for small n, at most 2^TOP_BITS */
+  int bmax = floor_log2(n) + 1 < TOP_BITS ? floor_log2(n) + 1 : TOP_BITS;
+  int b = lo == hi ? 0 : floor_log2(hi - lo) + 1, shift = 0;
+  if (b > bmax) {
+    shift = b - bmax;
+    b = bmax;
+  }
+  size_t nb = (size_t)1 << b;
+  uint32_t *c = calloc(nb + 1, sizeof *c);
+  if (!c) return POD_ENOMEM;
+  for (size_t i = 0; i < n; i++) c[((rkey(x[i]) - lo) >> shift) + 1]++;
+  size_t big = 0;
+  for (size_t d = 1; d <= nb; d++) {
+    if (c[d] > big) big = c[d];
+    c[d] += c[d - 1]; /* c[d]: start of bucket d */
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = rkey(x[i]);
+    uint32_t at = c[(v - lo) >> shift]++;
+    k[at] = v;
+    ix[at] = (uint32_t)i;
+  }
+  /* c[d] is now the end of bucket d; with shift 0 a bucket is one key */
+  uint64_t *sk = NULL;
+  uint32_t *si = NULL, *sub = NULL; /* sub: counters of the later levels */
+  if (shift > 0 && big > INS_MAX) {
+    sk = malloc(big * sizeof *sk);
+    si = malloc(big * sizeof *si);
+    sub = malloc((size_t)MAX_DEPTH * CNT_SUB * sizeof *sub);
+    if (!sk || !si || !sub) {
+      free(sk);
+      free(si);
+      free(sub);
+      free(c);
+      return POD_ENOMEM;
+    }
+  }
+  size_t s = 0;
+  for (size_t d = 0; d < nb; d++) {
+    size_t e = c[d], m = e - s;
+    if (m > 1 && shift > 0) {
+      uint64_t blo, bhi;
+      bucket_range(lo, hi, d, shift, &blo, &bhi);
+      msd_sort(k + s, ix + s, sk, si, m, blo, bhi, 0, sub);
+    }
+    assign(k, ix, s, e, r2);
+    s = e;
+  }
+  free(sk);
+  free(si);
+  free(sub);
+  free(c);
+  return POD_OK;
+}
+
+/* The value at place t of the sorted order, -0 below +0 (the -0 were
+** sorted as +0: the first neg0 zeros are -0). */
+static double key_value(const uint64_t *k, size_t n, size_t t, size_t neg0) {
+  if (k[t] != POS0_KEY || neg0 == 0) return pod_stats__dval(k[t]);
+  size_t a = 0, z = n; /* first place of a zero */
+  while (a < z) {
+    size_t mid = a + (z - a) / 2;
+    if (k[mid] < POS0_KEY)
+      a = mid + 1;
+    else
+      z = mid;
+  }
+  return t - a < neg0 ? -0.0 : 0.0;
+}
+
+/* GSL's gsl_stats_quantile_from_sorted_data on the sorted keys k. */
+static double key_quantile(const uint64_t *k, size_t n, size_t neg0, double p) {
+  const double index = p * (double)(n - 1);
+  const size_t lhs = (size_t)(int)index;
+  const double delta = index - (double)lhs;
+  if (lhs >= n - 1) return key_value(k, n, n - 1, neg0);
+  return (1 - delta) * key_value(k, n, lhs, neg0) +
+         delta * key_value(k, n, lhs + 1, neg0);
+}
+
+static int ranks_init(pod_ranks *r, const double *x, size_t n,
+                      const double *probs, int np, double *q, int keep) {
+  memset(r, 0, sizeof *r);
+  for (int t = 0; t < np; t++) q[t] = NAN;
+  if (n > POD_RANKS_MAX) return POD_ENOMEM;
+  size_t m = n ? n : 1, neg0 = 0;
+  uint64_t *k = malloc(m * sizeof *k);
+  uint32_t *ix = malloc(m * sizeof *ix);
+  r->r2 = malloc(m * sizeof *r->r2);
+  int rc = POD_ENOMEM;
+  if (!k || !ix || !r->r2) goto out;
+  r->n = n;
+  rc = POD_OK;
+  if (n == 0) goto out;
+  if ((rc = ranks_build(x, n, k, ix, r->r2, &neg0))) goto out;
+  u128 ss = sum_products(r->r2, r->r2, n);
+  r->ss_hi = ss.hi;
+  r->ss_lo = ss.lo;
+  for (int t = 0; t < np; t++) q[t] = key_quantile(k, n, neg0, probs[t]);
+  if (keep) {
+    r->order = ix; /* the indices in ascending order of their values */
+    ix = NULL;
+  }
+out:
+  free(k);
+  free(ix);
+  if (rc) pod_ranks_free(r);
+  return rc;
+}
+
+int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
+                   int np, double *q) {
+  return ranks_init(r, x, n, probs, np, q, 0);
+}
+
+int pod_ranks_init_ordered(pod_ranks *r, const double *x, size_t n,
+                           const double *probs, int np, double *q) {
+  return ranks_init(r, x, n, probs, np, q, 1);
+}
+
+/* The direction y takes along the order o: +1 up, -1 down (from the
+** first unequal pair), 0 constant. */
+static int direction(const double *y, const uint32_t *o, size_t n) {
+  double a = y[o[0]];
+  for (size_t t = 1; t < n; t++) {
+    double b = y[o[t]];
+    if (b != a) return b > a ? 1 : -1;
+  }
+  return 0;
+}
+
+int pod_ranks_reuse(pod_ranks *r, const double *y, size_t n,
+                    const pod_ranks *like, const double *probs, int np,
+                    double *q) {
+  memset(r, 0, sizeof *r);
+  for (int t = 0; t < np; t++) q[t] = NAN;
+  if (!like->order || like->n != n || n == 0) return POD_EINVAL;
+  const uint32_t *o = like->order;
+  int dir = direction(y, o, n);
+  if (!(r->r2 = malloc(n * sizeof *r->r2))) return POD_ENOMEM;
+  r->n = n;
+  /* ascending place t holds y[AT(t)]; one pass checks the order, groups
+  ** the ties and writes twice their average rank */
+#define AT(t) (dir >= 0 ? o[(t)] : o[n - 1 - (t)])
+  double prev = y[AT(0)];
+  size_t i = 0;
+  for (size_t t = 1; t <= n; t++) {
+    double b = t < n ? y[AT(t)] : 0;
+    if (t < n && (b == 0 && signbit(b))) break; /* a -0: refused */
+    if (t < n && b == prev) continue;
+    if (t < n && b < prev) break;       /* not monotone */
+    uint32_t v = (uint32_t)(i + 1 + t); /* ranks i+1..t */
+    for (size_t u = i; u < t; u++) r->r2[AT(u)] = v;
+    i = t;
+    prev = b;
+  }
+  if (i < n || (y[AT(0)] == 0 && signbit(y[AT(0)]))) {
+    pod_ranks_free(r);
+    return POD_ERANGE;
+  }
+  for (int t = 0; t < np; t++) {
+    const double index = probs[t] * (double)(n - 1);
+    const size_t lhs = (size_t)(int)index;
+    const double delta = index - (double)lhs;
+    q[t] = lhs >= n - 1 ? y[AT(n - 1)]
+                        : (1 - delta) * y[AT(lhs)] + delta * y[AT(lhs + 1)];
+  }
+#undef AT
+  u128 ss = sum_products(r->r2, r->r2, n);
+  r->ss_hi = ss.hi;
+  r->ss_lo = ss.lo;
+  return POD_OK;
+}
+
+void pod_ranks_free(pod_ranks *r) {
+  if (!r) return;
+  free(r->r2);
+  free(r->order);
+  r->r2 = NULL;
+  r->order = NULL;
+  r->n = 0;
+}
+
+double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b) {
+  size_t n = a->n;
+  if (n < 2 || b->n != n) return NAN;
+  u128 sab = sum_products(a->r2, b->r2, n);
+  /* sum (a - n - 1)(b - n - 1) = sab - n (n+1)^2, as sum a = sum b = n(n+1) */
+  u128 c = u128_mul((uint64_t)n * (n + 1), n + 1);
+  u128 saa = {a->ss_hi, a->ss_lo}, sbb = {b->ss_hi, b->ss_lo};
+  double va = u128_diff(saa, c), vb = u128_diff(sbb, c);
+  if (!(va > 0) || !(vb > 0)) return NAN;
+  double rho = u128_diff(sab, c) / sqrt(va * vb);
+  return rho > 1 ? 1 : rho < -1 ? -1 : rho;
+}
+
+/* ---- the double-valued API ---- */
+
+int pod_stats_ranks(const double *x, size_t n, double *ranks) {
+  pod_ranks r;
+  int rc = pod_ranks_init(&r, x, n, NULL, 0, NULL);
+  if (rc) return rc;
+  for (size_t i = 0; i < n; i++) ranks[i] = 0.5 * r.r2[i];
+  pod_ranks_free(&r);
+  return POD_OK;
+}
+
+int pod_stats_spearman(const double *x, const double *y, size_t n,
+                       double *rho) {
+  pod_ranks a, b;
+  int rc = pod_ranks_init(&a, x, n, NULL, 0, NULL);
+  if (rc) return rc;
+  if ((rc = pod_ranks_init(&b, y, n, NULL, 0, NULL))) {
+    pod_ranks_free(&a);
+    return rc;
+  }
+  *rho = pod_ranks_spearman(&a, &b);
+  pod_ranks_free(&a);
+  pod_ranks_free(&b);
+  return POD_OK;
+}
+
+double pod_stats_pearson(const double *a, const double *b, size_t n) {
+  if (n < 2) return NAN;
+  double ma = 0, mb = 0;
+  for (size_t i = 0; i < n; i++) {
+    ma += a[i];
+    mb += b[i];
+  }
+  ma /= (double)n;
+  mb /= (double)n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < n; i++) {
+    double da = a[i] - ma, db = b[i] - mb;
+    sab += da * db;
+    saa += da * da;
+    sbb += db * db;
+  }
+  if (saa <= 0 || sbb <= 0) return NAN;
+  return sab / sqrt(saa * sbb);
+}

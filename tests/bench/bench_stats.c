@@ -1,0 +1,187 @@
+/*
+** bench_stats.c: the statistics a finished Monte Carlo plan computes
+** (core/stats*.c), on 1,000,000 values, one core, CPU time, best of 5
+** rounds, each figure beside a textbook reference timed in the same
+** rounds (so compare the ratios, not the absolute numbers, across
+** machines):
+** - pod_ranks_init: ranks (and the seven summary quantiles) of one column,
+**   for lognormal values (a sampled latency), uniform values (an
+**   efficiency) and a two-valued column (a choice); reference: qsort of
+**   (value, index) pairs and the average-rank pass, what the ranks cost
+**   with a comparison sort;
+** - pod_ranks_spearman: one (parameter, metric) coefficient from two rank
+**   sets; reference: pod_stats_pearson on the same ranks as doubles;
+** - pod_stats_quantiles: the seven quantiles of an unranked metric
+**   (selection); reference: pod_stats_sort then GSL's formula.
+*/
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "pod_err.h"
+#include "pod_stats.h"
+
+#define N 1000000
+#define ROUNDS 5
+
+static double cpu_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+typedef struct {
+  double v;
+  uint32_t i;
+} vi;
+
+static int cmp_vi(const void *a, const void *b) {
+  const vi *x = a, *y = b;
+  return (x->v > y->v) - (x->v < y->v);
+}
+
+/* the reference: average ranks through a comparison sort */
+static void qsort_ranks(const double *x, size_t n, vi *t, double *r) {
+  for (size_t i = 0; i < n; i++) {
+    t[i].v = x[i];
+    t[i].i = (uint32_t)i;
+  }
+  qsort(t, n, sizeof *t, cmp_vi);
+  size_t i = 0;
+  while (i < n) {
+    size_t j = i + 1;
+    while (j < n && t[j].v == t[i].v) j++;
+    for (size_t k = i; k < j; k++) r[t[k].i] = 0.5 * (double)(i + 1 + j);
+    i = j;
+  }
+}
+
+static void fill(double *x, int kind, gsl_rng *g) {
+  for (size_t i = 0; i < N; i++)
+    x[i] = kind == 0   ? gsl_ran_lognormal(g, log(3.0), 0.54)
+           : kind == 1 ? gsl_ran_flat(g, 0.70, 0.90)
+                       : (double)(gsl_rng_uniform(g) < 0.5);
+}
+
+static void bench_ranks(gsl_rng *g, double *x, double *r, vi *t) {
+  static const char *const what[] = {"lognormal", "uniform", "two-valued"};
+  for (int kind = 0; kind < 3; kind++) {
+    fill(x, kind, g);
+    double best = 1e9, ref = 1e9, q[POD_STATS_NQ];
+    for (int round = 0; round < ROUNDS; round++) {
+      pod_ranks rk;
+      double t0 = cpu_s();
+      if (pod_ranks_init(&rk, x, N, pod_stats_qprobs, POD_STATS_NQ, q)) {
+        fprintf(stderr, "bench_stats: out of memory\n");
+        exit(1);
+      }
+      double t1 = cpu_s();
+      qsort_ranks(x, N, t, r);
+      double t2 = cpu_s();
+      for (size_t i = 0; i < N; i += 4099) /* the same ranks */
+        if (rk.r2[i] != 2 * r[i]) {
+          fprintf(stderr, "bench_stats: ranks differ at %zu\n", i);
+          exit(1);
+        }
+      pod_ranks_free(&rk);
+      if (t1 - t0 < best) best = t1 - t0;
+      if (t2 - t1 < ref) ref = t2 - t1;
+    }
+    printf(
+        "stats_ranks_%s: %.1f ms per 1 M values (pod_ranks_init, ranks "
+        "and 7 quantiles; CPU time, best of %d); qsort of (value, index) "
+        "pairs %.1f ms: %.1fx\n",
+        what[kind], best * 1e3, ROUNDS, ref * 1e3, ref / best);
+  }
+}
+
+static void bench_spearman(gsl_rng *g, double *x, double *y, double *r,
+                           double *s) {
+  fill(x, 0, g);
+  for (size_t i = 0; i < N; i++) y[i] = x[i] * gsl_ran_flat(g, 0.5, 1.5);
+  pod_ranks a, b;
+  if (pod_ranks_init(&a, x, N, NULL, 0, NULL) ||
+      pod_ranks_init(&b, y, N, NULL, 0, NULL)) {
+    fprintf(stderr, "bench_stats: out of memory\n");
+    exit(1);
+  }
+  for (size_t i = 0; i < N; i++) {
+    r[i] = 0.5 * a.r2[i];
+    s[i] = 0.5 * b.r2[i];
+  }
+  double best = 1e9, ref = 1e9, rho = 0, rho_ref = 0;
+  for (int round = 0; round < ROUNDS; round++) {
+    double t0 = cpu_s();
+    rho = pod_ranks_spearman(&a, &b);
+    double t1 = cpu_s();
+    rho_ref = pod_stats_pearson(r, s, N);
+    double t2 = cpu_s();
+    if (t1 - t0 < best) best = t1 - t0;
+    if (t2 - t1 < ref) ref = t2 - t1;
+  }
+  printf(
+      "stats_spearman_pair: %.2f ms per 1 M rows (pod_ranks_spearman, "
+      "exact integer sums, rho %.6f; CPU time, best of %d); "
+      "pod_stats_pearson on the ranks as doubles %.2f ms (rho %.6f): "
+      "%.1fx\n",
+      best * 1e3, rho, ROUNDS, ref * 1e3, rho_ref, ref / best);
+  pod_ranks_free(&a);
+  pod_ranks_free(&b);
+}
+
+static void bench_quantiles(gsl_rng *g, double *x, double *y) {
+  fill(x, 0, g);
+  double best = 1e9, ref = 1e9, q[POD_STATS_NQ], qr[POD_STATS_NQ];
+  for (int round = 0; round < ROUNDS; round++) {
+    memcpy(y, x, N * sizeof *y);
+    double t0 = cpu_s();
+    pod_stats_quantiles(y, N, pod_stats_qprobs, POD_STATS_NQ, q);
+    double t1 = cpu_s();
+    memcpy(y, x, N * sizeof *y);
+    double t2 = cpu_s();
+    pod_stats_sort(y, N);
+    for (int i = 0; i < POD_STATS_NQ; i++)
+      qr[i] = gsl_stats_quantile_from_sorted_data(y, 1, N, pod_stats_qprobs[i]);
+    double t3 = cpu_s();
+    if (memcmp(q, qr, sizeof q)) {
+      fprintf(stderr, "bench_stats: quantiles differ\n");
+      exit(1);
+    }
+    if (t1 - t0 < best) best = t1 - t0;
+    if (t3 - t2 < ref) ref = t3 - t2;
+  }
+  printf(
+      "stats_quantiles: %.1f ms per 1 M values (pod_stats_quantiles, 7 "
+      "quantiles by selection; CPU time, best of %d); pod_stats_sort and "
+      "GSL's formula %.1f ms: %.1fx\n",
+      best * 1e3, ROUNDS, ref * 1e3, ref / best);
+}
+
+int main(void) {
+  pod_init();
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+  double *r = malloc(N * sizeof *r), *s = malloc(N * sizeof *s);
+  vi *t = malloc(N * sizeof *t);
+  if (!g || !x || !y || !r || !s || !t) {
+    fprintf(stderr, "bench_stats: out of memory\n");
+    return 1;
+  }
+  bench_ranks(g, x, r, t);
+  bench_spearman(g, x, y, r, s);
+  bench_quantiles(g, x, y);
+  free(x);
+  free(y);
+  free(r);
+  free(s);
+  free(t);
+  gsl_rng_free(g);
+  return 0;
+}

@@ -1,0 +1,316 @@
+/*
+** test_stats_rank.c: ranks, quantiles and Spearman from pod_ranks
+** (core/stats_rank.c) against references computed here by other means:
+** average ranks from GSL's index sort, quantiles from gsl_sort and
+** gsl_stats_quantile_from_sorted_data, and gsl_stats_spearman.  Data
+** shapes chosen to reach every path of the radix sort: insertion-sort
+** sizes, spread values, ties, two values, all equal, a narrow cluster
+** with far outliers, zeros of both signs, subnormals, sorted and
+** reversed input, and sizes whose exact sums pass 2^64.  Ranks taken
+** from another column's order (pod_ranks_reuse) against a sort.
+*/
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "pod_err.h"
+#include "pod_stats.h"
+#include "near.h"
+
+/* average 1-based ranks by GSL's index sort, ties by == (-0 == +0) */
+static void ref_ranks(const double *x, size_t n, double *r) {
+  size_t *p = malloc((n ? n : 1) * sizeof *p);
+  gsl_sort_index(p, x, 1, n);
+  size_t i = 0;
+  while (i < n) {
+    size_t j = i + 1;
+    while (j < n && x[p[j]] == x[p[i]]) j++;
+    for (size_t t = i; t < j; t++) r[p[t]] = 0.5 * (double)(i + 1 + j);
+    i = j;
+  }
+  free(p);
+}
+
+enum { KINDS = 10 };
+
+static void fill(double *x, size_t n, int kind, gsl_rng *g) {
+  for (size_t i = 0; i < n; i++) {
+    double u = gsl_rng_uniform(g);
+    switch (kind) {
+      case 0:
+        x[i] = gsl_ran_lognormal(g, 0, 2) - 1;
+        break; /* spread */
+      case 1:
+        x[i] = floor(u * 5);
+        break; /* many ties */
+      case 2:
+        x[i] = u < 0.5 ? 0 : 1;
+        break; /* a choice */
+      case 3:
+        x[i] = 2.5;
+        break; /* all equal */
+      case 4:  /* a narrow cluster and far outliers */
+        x[i] = i % 997 == 5 ? (i % 2 ? 1e300 : -1e300) : 1 + 1e-12 * u;
+        break;
+      case 5: /* zeros of both signs among negatives and positives */
+        x[i] = i % 3 == 0 ? (i % 2 ? 0.0 : -0.0) : u - 0.5;
+        break;
+      case 6:
+        x[i] = u * 4.9e-320;
+        break; /* subnormals */
+      case 7:
+        x[i] = (double)i;
+        break; /* sorted */
+      case 8:
+        x[i] = -(double)i * 0.25;
+        break;
+      default:
+        x[i] = u * u;
+        break;
+    }
+  }
+}
+
+static void test_ranks_vs_reference(void **st) {
+  (void)st;
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  const size_t sizes[] = {1, 2, 3, 24, 25, 100, 1000, 5000, 100003};
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+    size_t n = sizes[si];
+    double *x = malloc(n * sizeof *x), *want = malloc(n * sizeof *want);
+    double *got = malloc(n * sizeof *got);
+    for (int kind = 0; kind < KINDS; kind++) {
+      fill(x, n, kind, g);
+      ref_ranks(x, n, want);
+      assert_int_equal(pod_stats_ranks(x, n, got), POD_OK);
+      for (size_t i = 0; i < n; i++) assert_true(got[i] == want[i]);
+      /* r2 is twice the rank, the sum of squares is exact */
+      pod_ranks r;
+      double q[POD_STATS_NQ];
+      assert_int_equal(
+          pod_ranks_init(&r, x, n, pod_stats_qprobs, POD_STATS_NQ, q), POD_OK);
+      double ss = 0;
+      for (size_t i = 0; i < n; i++) {
+        assert_true(r.r2[i] == 2 * want[i]);
+        ss += 4 * want[i] * want[i];
+      }
+      assert_true(r.ss_hi == 0 && (double)r.ss_lo == ss);
+      /* the quantiles: those of pod_stats_quantiles and of GSL's formula
+      ** on the sorted data (which may differ in the sign of a zero) */
+      double *s = malloc(n * sizeof *s), want_q[POD_STATS_NQ];
+      memcpy(s, x, n * sizeof *s);
+      pod_stats_quantiles(s, n, pod_stats_qprobs, POD_STATS_NQ, want_q);
+      for (int t = 0; t < POD_STATS_NQ; t++) assert_true(q[t] == want_q[t]);
+      if (n >= 4096) /* the radix path: the same order, the same bytes */
+        assert_memory_equal(q, want_q, sizeof q);
+      memcpy(s, x, n * sizeof *s);
+      gsl_sort(s, 1, n);
+      for (int t = 0; t < POD_STATS_NQ; t++)
+        assert_true(q[t] == gsl_stats_quantile_from_sorted_data(
+                                s, 1, n, pod_stats_qprobs[t]));
+      free(s);
+      pod_ranks_free(&r);
+    }
+    free(x);
+    free(want);
+    free(got);
+  }
+  gsl_rng_free(g);
+}
+
+static void test_spearman_vs_gsl(void **st) {
+  (void)st;
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  const size_t n = 20011;
+  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+  double *work = malloc(2 * n * sizeof *work);
+  for (int ka = 0; ka < KINDS; ka++) {
+    for (int kb = 0; kb < KINDS; kb++) {
+      fill(a, n, ka, g);
+      fill(b, n, kb, g);
+      for (size_t i = 0; i < n; i++) b[i] += 0.3 * a[i]; /* some relation */
+      double rho;
+      assert_int_equal(pod_stats_spearman(a, b, n, &rho), POD_OK);
+      double want = gsl_stats_spearman(a, 1, b, 1, n, work);
+      if (isnan(want) || !isfinite(want))
+        assert_true(isnan(rho));
+      else
+        assert_near(rho, want, 1e-12);
+    }
+  }
+  /* identical and reversed orders give exactly 1 and -1 */
+  fill(a, n, 0, g);
+  for (size_t i = 0; i < n; i++) b[i] = -3 * a[i];
+  pod_ranks ra, rb;
+  assert_int_equal(pod_ranks_init(&ra, a, n, NULL, 0, NULL), POD_OK);
+  assert_int_equal(pod_ranks_init(&rb, b, n, NULL, 0, NULL), POD_OK);
+  assert_true(pod_ranks_spearman(&ra, &ra) == 1.0);
+  assert_true(pod_ranks_spearman(&ra, &rb) == -1.0);
+  /* sizes differ, n < 2: NaN */
+  pod_ranks rc;
+  assert_int_equal(pod_ranks_init(&rc, a, n - 1, NULL, 0, NULL), POD_OK);
+  assert_true(isnan(pod_ranks_spearman(&ra, &rc)));
+  pod_ranks_free(&rc);
+  assert_int_equal(pod_ranks_init(&rc, a, 1, NULL, 0, NULL), POD_OK);
+  assert_true(isnan(pod_ranks_spearman(&rc, &rc)));
+  pod_ranks_free(&rc);
+  assert_int_equal(pod_ranks_init(&rc, a, 0, NULL, 0, NULL), POD_OK);
+  assert_true(rc.n == 0 && isnan(pod_ranks_spearman(&rc, &rc)));
+  pod_ranks_free(&rc);
+  pod_ranks_free(&ra);
+  pod_ranks_free(&rb);
+  pod_ranks_free(NULL);
+  /* too many values: refused before touching them */
+  double q[2] = {0, 0}, p[2] = {0.5, 0.9};
+  assert_int_equal(pod_ranks_init(&rc, a, POD_RANKS_MAX + 1, p, 2, q),
+                   POD_ENOMEM);
+  assert_true(rc.r2 == NULL && isnan(q[0]) && isnan(q[1]));
+  free(a);
+  free(b);
+  free(work);
+  gsl_rng_free(g);
+}
+
+/* n = 2.6 M: the sums of squares and products pass 2^64, so the block
+** sums and the 128-bit carries are exercised; the coefficient must still
+** agree with the double-precision Pearson coefficient of the ranks. */
+static void test_spearman_past_2_64(void **st) {
+  (void)st;
+  const size_t n = 2600000;
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+  double *ra = malloc(n * sizeof *ra), *rb = malloc(n * sizeof *rb);
+  for (size_t i = 0; i < n; i++) {
+    a[i] = gsl_rng_uniform(g);
+    b[i] = a[i] + gsl_ran_gaussian(g, 0.3);
+  }
+  pod_ranks pa, pb;
+  assert_int_equal(pod_ranks_init(&pa, a, n, NULL, 0, NULL), POD_OK);
+  assert_int_equal(pod_ranks_init(&pb, b, n, NULL, 0, NULL), POD_OK);
+  assert_true(pa.ss_hi > 0);
+  ref_ranks(a, n, ra);
+  ref_ranks(b, n, rb);
+  double want = pod_stats_pearson(ra, rb, n);
+  assert_near(pod_ranks_spearman(&pa, &pb), want, 1e-12);
+  assert_true(want > 0.5);
+  assert_true(pod_ranks_spearman(&pa, &pa) == 1.0);
+  pod_ranks_free(&pa);
+  pod_ranks_free(&pb);
+  free(a);
+  free(b);
+  free(ra);
+  free(rb);
+  gsl_rng_free(g);
+}
+
+/* ranks from another column's order: the same ranks, sums and quantile
+** bytes as a sort when y is monotone along it; refused otherwise */
+static void test_reuse_order(void **st) {
+  (void)st;
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  const size_t n = 30011;
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  for (int kind = 0; kind < KINDS; kind++) {
+    fill(x, n, kind, g);
+    pod_ranks rx;
+    double qx[POD_STATS_NQ];
+    assert_int_equal(
+        pod_ranks_init_ordered(&rx, x, n, pod_stats_qprobs, POD_STATS_NQ, qx),
+        POD_OK);
+    assert_non_null(rx.order);
+    for (size_t t = 1; t < n; t++)
+      assert_true(x[rx.order[t - 1]] <= x[rx.order[t]]);
+    for (int f = 0; f < 5; f++) {
+      int monotone = 1;
+      for (size_t i = 0; i < n; i++) {
+        double v = x[i];
+        y[i] = f == 0   ? 2 * v + 1           /* increasing */
+               : f == 1 ? 1 / (fabs(v) + 0.5) /* down for v > 0, up for v < 0 */
+               : f == 2 ? floor(v * 3) * 0.25 /* new ties */
+               : f == 3 ? 7.0                 /* constant */
+                        : gsl_rng_uniform(g); /* unrelated */
+      }
+      if (f == 1) { /* monotone unless x has both signs */
+        int neg = 0, pos = 0;
+        for (size_t i = 0; i < n; i++) {
+          neg |= x[i] < 0;
+          pos |= x[i] > 0;
+        }
+        monotone = !(neg && pos);
+      }
+      if (f == 4) monotone = 0;      /* unrelated */
+      for (size_t i = 0; i < n; i++) /* a -0 is refused */
+        monotone &= !(y[i] == 0 && signbit(y[i]));
+      pod_ranks a, b;
+      double qa[POD_STATS_NQ], qb[POD_STATS_NQ];
+      int rc =
+          pod_ranks_reuse(&a, y, n, &rx, pod_stats_qprobs, POD_STATS_NQ, qa);
+      if (!monotone) {
+        assert_int_equal(rc, POD_ERANGE);
+        assert_true(a.r2 == NULL && isnan(qa[0]));
+        continue;
+      }
+      assert_int_equal(rc, POD_OK);
+      assert_int_equal(
+          pod_ranks_init(&b, y, n, pod_stats_qprobs, POD_STATS_NQ, qb), POD_OK);
+      assert_memory_equal(a.r2, b.r2, n * sizeof *a.r2);
+      assert_true(a.ss_hi == b.ss_hi && a.ss_lo == b.ss_lo);
+      assert_memory_equal(qa, qb, sizeof qa);
+      assert_null(a.order);
+      pod_ranks_free(&a);
+      pod_ranks_free(&b);
+    }
+    pod_ranks_free(&rx);
+  }
+  /* a -0 in y, no order, another n: refused */
+  fill(x, n, 0, g);
+  pod_ranks rx, a;
+  assert_int_equal(pod_ranks_init_ordered(&rx, x, n, NULL, 0, NULL), POD_OK);
+  for (size_t i = 0; i < n; i++) y[i] = x[i] > 1 ? -0.0 : x[i];
+  assert_int_equal(pod_ranks_reuse(&a, y, n, &rx, NULL, 0, NULL), POD_ERANGE);
+  pod_ranks_free(&rx);
+  fill(x, n, 9, g); /* x >= 0 */
+  assert_int_equal(pod_ranks_init_ordered(&rx, x, n, NULL, 0, NULL), POD_OK);
+  for (int end = 0; end < 2; end++) { /* a -0 first or last, else monotone */
+    for (size_t i = 0; i < n; i++) y[i] = end ? -x[i] - 1 : x[i] + 1;
+    assert_int_equal(pod_ranks_reuse(&a, y, n, &rx, NULL, 0, NULL), POD_OK);
+    pod_ranks_free(&a);
+    y[rx.order[0]] = -0.0;
+    assert_int_equal(pod_ranks_reuse(&a, y, n, &rx, NULL, 0, NULL), POD_ERANGE);
+    assert_null(a.r2);
+  }
+  assert_int_equal(pod_ranks_reuse(&a, x, n - 1, &rx, NULL, 0, NULL),
+                   POD_EINVAL);
+  pod_ranks plain;
+  assert_int_equal(pod_ranks_init(&plain, x, n, NULL, 0, NULL), POD_OK);
+  assert_null(plain.order);
+  assert_int_equal(pod_ranks_reuse(&a, x, n, &plain, NULL, 0, NULL),
+                   POD_EINVAL);
+  pod_ranks_free(&plain);
+  pod_ranks_free(&rx);
+  free(x);
+  free(y);
+  gsl_rng_free(g);
+}
+
+int main(void) {
+  pod_init();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_ranks_vs_reference),
+      cmocka_unit_test(test_spearman_vs_gsl),
+      cmocka_unit_test(test_spearman_past_2_64),
+      cmocka_unit_test(test_reuse_order),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
