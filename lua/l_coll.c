@@ -35,6 +35,7 @@ const lpod_type lpod_coll_cfg_type = {"podsim.collective_cfg",
                                       NULL,
                                       NULL,
                                       NULL,
+                                      NULL,
                                       NULL};
 
 static const char *const opt_keys[] = {"ranks", "bytes", "ranks_per_domain",

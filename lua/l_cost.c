@@ -45,7 +45,8 @@ static const lpod_field tco_fields[] = {
 
 const lpod_type lpod_tco_type = {
     "podsim.tco", "tco",     "podsim.cost", NULL, sizeof(pod_tco),
-    tco_fields,   tco_check, NULL,          NULL, NULL};
+    tco_fields,   tco_check, NULL,          NULL, NULL,
+    NULL};
 
 /* The kernel config (pod_cost_cfg), for studies: build from a table with
 ** base = "default" (goodput 1, no spares), then these fields. */
@@ -81,7 +82,7 @@ static const lpod_field cfg_fields[] = {
 const lpod_type lpod_cost_cfg_type = {
     "podsim.cost_cfg",        "cost config", "podsim.cost", NULL,
     sizeof(pod_cost_cfg),     cfg_fields,    cfg_check,     cfg_preset,
-    lpod_default_preset_name, NULL};
+    lpod_default_preset_name, NULL,          NULL};
 
 static const char *const cost_keys[] = {
     "train",  "usd_per_gpu_hour", "tco",         "system",

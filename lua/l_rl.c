@@ -54,6 +54,7 @@ static const lpod_type length_type = {"podsim.rl_length",
                                       NULL,
                                       NULL,
                                       NULL,
+                                      NULL,
                                       NULL};
 
 static int cfg_check(const void *v, pod_err *e) {
@@ -104,7 +105,7 @@ static const lpod_field cfg_fields[] = {
 static const lpod_type rl_cfg_type = {
     "podsim.rl_cfg",          "rl config", "podsim.rl", NULL,
     sizeof(pod_rl_cfg),       cfg_fields,  cfg_check,   cfg_preset,
-    lpod_default_preset_name, NULL};
+    lpod_default_preset_name, NULL,        NULL};
 
 static int pair_preset(const char *n, void *out) {
   if (strcmp(n, "default") != 0) return POD_ENOENT;
@@ -145,6 +146,7 @@ static const lpod_type pair_cfg_type = {"podsim.rl_pair_cfg",
                                         NULL,
                                         pair_preset,
                                         lpod_default_preset_name,
+                                        NULL,
                                         NULL};
 
 static void setnum(lua_State *L, const char *k, double v) {

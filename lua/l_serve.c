@@ -37,6 +37,7 @@ static const lpod_type par_type = {"podsim.serve_parallel",
                                    NULL,
                                    NULL,
                                    NULL,
+                                   NULL,
                                    NULL};
 
 #define OF(name, member, min, max, unit)                                     \
@@ -58,6 +59,7 @@ static const lpod_type pool_type = {"podsim.serve_prefill",
                                     NULL,
                                     sizeof(pod_serve_pool),
                                     pool_fields,
+                                    NULL,
                                     NULL,
                                     NULL,
                                     NULL,
@@ -124,6 +126,7 @@ const lpod_type lpod_serve_cfg_type = {"podsim.serve_cfg",
                                        cfg_check,
                                        cfg_preset,
                                        lpod_default_preset_name,
+                                       NULL,
                                        NULL};
 
 static void setnum(lua_State *L, const char *k, double v) {

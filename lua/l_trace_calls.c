@@ -454,6 +454,7 @@ static int call_read(lua_State *L, const tcall *tc, int argt, int nargs,
 typedef struct nfield {
   size_t off;
   const lpod_field *f;
+  const pod_field *b; /* its core bound (lpod_field_bound) */
   char path[80];
 } nfield;
 
@@ -468,6 +469,7 @@ static void flatten(const lpod_type *t, size_t base, const char *prefix,
                *n < MAX_FIELDS) {
       out[*n].off = base + f->offset;
       out[*n].f = f;
+      out[*n].b = lpod_field_bound(t, f);
       snprintf(out[*n].path, sizeof out[*n].path, "%s", p);
       (*n)++;
     }
@@ -551,9 +553,10 @@ static void map_leaf(lua_State *L, const tcall *tc, const nfield *fl, int nf,
     memset(p, 0, sizeof *p);
     p->offset = off;
     p->src = lf->node;
-    p->min = fl[i].f->min;
-    p->max = fl[i].f->max;
-    p->min_open = fl[i].f->min_open;
+    p->min = fl[i].b ? fl[i].b->min : fl[i].f->min;
+    p->max = fl[i].b ? fl[i].b->max : fl[i].f->max;
+    p->min_open =
+        fl[i].b ? (fl[i].b->open & POD_F_MIN_OPEN) != 0 : fl[i].f->min_open;
     p->field = fl[i].path;
     if (fl[i].f->type == LPOD_INT) {
       int i0, i1;
@@ -575,8 +578,8 @@ static void map_leaf(lua_State *L, const tcall *tc, const nfield *fl, int nf,
       p->kind = POD_GP_DOUBLE;
     } else if (d0 == log10(a0) && d1 == log10(a1)) {
       p->kind = POD_GP_LOG10;
-      p->min = pow(10, fl[i].f->min);
-      p->max = pow(10, fl[i].f->max);
+      p->min = pow(10, fl[i].b ? fl[i].b->min : fl[i].f->min);
+      p->max = pow(10, fl[i].b ? fl[i].b->max : fl[i].f->max);
       p->min_open = 1;
     } else {
       lpod_trace__stop(L,

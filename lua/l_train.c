@@ -78,9 +78,17 @@ static const lpod_field model_fields[] = {
     MF(mtp_layers, LPOD_INT, 0, 64, "multi-token-prediction blocks"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
-const lpod_type lpod_model_type = {
-    "podsim.model", "model",     "podsim.model", "models",   sizeof(pod_model),
-    model_fields,   model_check, model_preset,   model_name, model_source};
+const lpod_type lpod_model_type = {"podsim.model",
+                                   "model",
+                                   "podsim.model",
+                                   "models",
+                                   sizeof(pod_model),
+                                   model_fields,
+                                   model_check,
+                                   model_preset,
+                                   model_name,
+                                   model_source,
+                                   NULL};
 
 /* ---- layouts and training configs -------------------------------------- */
 
@@ -107,6 +115,7 @@ static const lpod_type recompute_set_type = {"podsim.recompute_modules",
                                              NULL,
                                              sizeof(pod_recompute_set),
                                              recompute_set_fields,
+                                             NULL,
                                              NULL,
                                              NULL,
                                              NULL,
@@ -152,7 +161,8 @@ static const lpod_type sw_type = {"podsim.software",
                                   NULL,
                                   sw_preset,
                                   sw_name,
-                                  sw_source};
+                                  sw_source,
+                                  NULL};
 
 #define LF(name, type, min, max, unit) \
   { #name, type, offsetof(pod_layout, name), 0, min, max, 0, unit, NULL, NULL }
@@ -182,6 +192,7 @@ static const lpod_type layout_type = {"podsim.parallel",
                                       NULL,
                                       layout_preset,
                                       lpod_default_preset_name,
+                                      NULL,
                                       NULL};
 
 static int cfg_check(const void *v, pod_err *e) {
@@ -247,6 +258,7 @@ const lpod_type lpod_train_cfg_type = {"podsim.train_cfg",
                                        cfg_check,
                                        cfg_preset,
                                        lpod_default_preset_name,
+                                       NULL,
                                        NULL};
 
 /* The search's base config: the same fields, the layout left unchecked. */
@@ -259,6 +271,7 @@ static const lpod_type search_cfg_type = {"podsim.search_cfg",
                                           base_check,
                                           cfg_preset,
                                           lpod_default_preset_name,
+                                          NULL,
                                           NULL};
 
 /* ---- helpers ----------------------------------------------------------- */

@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "pod_err.h"
+#include "pod_field.h"
 #include "pod_kernel.h"
 
 typedef enum lpod_ftype {
@@ -61,7 +62,14 @@ struct lpod_type {
   const char *(*preset_name)(int i);
   /* Public source of the i-th preset (may be NULL). */
   const char *(*preset_source)(int i);
+  /* Core bounds of the numeric fields (pod_field.h), the one home of each
+  ** range: an LPOD_DOUBLE/INT field is checked against the entry at its
+  ** offset as it is read. */
+  const pod_field *bounds;
 };
+
+/* The core bound of numeric field f of t, or NULL when t has none. */
+const pod_field *lpod_field_bound(const lpod_type *t, const lpod_field *f);
 
 /* preset_name/preset_source adapters over a core preset iterator
 ** `const T *at(int i, const char **source)` (NULL past the end) whose
@@ -200,6 +208,17 @@ int lpod_opt_enum(lua_State *L, int idx, const char *key, int def,
 
 /* Check that the value at idx is a number (not NaN/inf) in [min, max].
 ** [-0, +0, v] */
+/* The value at idx as a number satisfying the core bound f (an integer
+** for POD_F_INT, 0/1 for POD_F_BOOL); the error names ctx and path.
+** [-0, +0, v] */
+double lpod_check_field(lua_State *L, int idx, const pod_field *f,
+                        const char *ctx, const char *path);
+/* Field `key` of the table at idx checked against core bound f (see
+** lpod_opt_number); f NULL is an internal error naming key.
+** [-0, +0, v] */
+double lpod_opt_field(lua_State *L, int idx, const char *key, double def,
+                      const pod_field *f, int required, const char *ctx,
+                      const char *path);
 double lpod_check_range(lua_State *L, int idx, double min, double max,
                         int min_open, const char *ctx, const char *path);
 

@@ -1,0 +1,228 @@
+/*
+** test_fields.c: the numeric bound tables core exports (pod_field.h,
+** issue 10).  For every entry of every table, a valid struct with that one
+** field set just outside its bound (below the minimum, above the maximum,
+** a fraction for an int, 2 for a flag, NaN and inf) must fail the module's
+** check with err.field naming that field, and the bound itself must not
+** be reported as out of range.  A second copy of a bound in a check that
+** drifted from the table fails here.
+*/
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pod_field.h"
+#include "pod_hw.h"
+#include "pod_rel.h"
+
+/* Check the whole struct at base; returns a pod status. */
+typedef int (*check_fn)(const void *base, pod_err *err);
+
+/* One table under test: the struct a check sees (`whole`, valid), the
+** member struct the table describes inside it (at `sub`), and the field
+** path prefix the check reports for it. */
+typedef struct table_case {
+  const char *what;
+  const pod_field *table;
+  const void *whole;
+  size_t size, sub;
+  const char *prefix;
+  check_fn check;
+} table_case;
+
+static void set_value(const pod_field *f, void *base, double v) {
+  char *p = (char *)base + f->offset;
+  if (f->type == POD_F_DOUBLE) {
+    memcpy(p, &v, sizeof v);
+  } else {
+    int i = (int)v;
+    memcpy(p, &i, sizeof i);
+  }
+}
+
+/* Expect check(whole with field f = v) to fail naming the field. */
+static void expect_reject(const table_case *tc, const pod_field *f, double v) {
+  unsigned char buf[sizeof(pod_rel_cfg) > sizeof(pod_system)
+                        ? sizeof(pod_rel_cfg)
+                        : sizeof(pod_system)];
+  assert_true(tc->size <= sizeof buf);
+  memcpy(buf, tc->whole, tc->size);
+  set_value(f, buf + tc->sub, v);
+  pod_err e;
+  pod_err_clear(&e);
+  char want[POD_ERR_FIELD_MAX];
+  snprintf(want, sizeof want, "%s%s", tc->prefix, f->name);
+  int rc = tc->check(buf, &e);
+  if (rc != POD_EINVAL || strcmp(e.field, want) != 0)
+    fail_msg("%s: %s = %.17g: got %d '%s: %s', want an error on %s", tc->what,
+             f->name, v, rc, e.field, e.msg, want);
+}
+
+/* At the bound itself the check may fail on a rule across fields, but
+** never with this field's own range message. */
+static void expect_no_range_error(const table_case *tc, const pod_field *f,
+                                  double v) {
+  unsigned char buf[sizeof(pod_rel_cfg) > sizeof(pod_system)
+                        ? sizeof(pod_rel_cfg)
+                        : sizeof(pod_system)];
+  memcpy(buf, tc->whole, tc->size);
+  set_value(f, buf + tc->sub, v);
+  pod_err e;
+  pod_err_clear(&e);
+  char want[POD_ERR_FIELD_MAX];
+  snprintf(want, sizeof want, "%s%s", tc->prefix, f->name);
+  char r[80];
+  pod_field_range(f, r, sizeof r);
+  if (tc->check(buf, &e) != POD_OK && strcmp(e.field, want) == 0 &&
+      strstr(e.msg, r) != NULL)
+    fail_msg("%s: %s = %.17g is inside its bound but got '%s'", tc->what,
+             f->name, v, e.msg);
+}
+
+static void run_case(const table_case *tc) {
+  int n = 0;
+  for (const pod_field *f = tc->table; f->name; f++, n++) {
+    int lo_open = (f->open & POD_F_MIN_OPEN) != 0;
+    int hi_open = (f->open & POD_F_MAX_OPEN) != 0;
+    if (f->type == POD_F_DOUBLE) {
+      expect_reject(tc, f, lo_open ? f->min : nextafter(f->min, -INFINITY));
+      if (isfinite(f->max))
+        expect_reject(tc, f, hi_open ? f->max : nextafter(f->max, INFINITY));
+      expect_reject(tc, f, NAN);
+      expect_reject(tc, f, INFINITY);
+      expect_reject(tc, f, -INFINITY);
+      if (!lo_open) expect_no_range_error(tc, f, f->min);
+      if (!hi_open && isfinite(f->max)) expect_no_range_error(tc, f, f->max);
+    } else {
+      /* ints and flags: the nearest integers outside */
+      expect_reject(tc, f, f->min - 1);
+      expect_reject(tc, f, f->max + 1);
+      expect_no_range_error(tc, f, f->min);
+      expect_no_range_error(tc, f, f->max);
+    }
+    /* every entry names a member inside the struct, with a unit */
+    assert_true(f->offset < tc->size - tc->sub);
+    assert_non_null(f->unit);
+    assert_true(f->min <= f->max);
+  }
+  assert_true(n > 0);
+}
+
+static int gpu_check(const void *b, pod_err *e) {
+  return pod_hw_gpu_check(b, e);
+}
+static int system_check(const void *b, pod_err *e) {
+  return pod_hw_system_check(b, e);
+}
+static int rel_check(const void *b, pod_err *e) {
+  return pod_rel_check(b, e);
+}
+
+static void test_hw_tables(void **state) {
+  (void)state;
+  for (int i = 0; pod_hw_system_at(i, NULL); i++) {
+    const pod_system *s = pod_hw_system_at(i, NULL);
+    table_case g = {"gpu", pod_hw_gpu_fields, &s->gpu, sizeof s->gpu, 0,
+                    "",    gpu_check};
+    run_case(&g);
+    table_case gs = {"system.gpu", pod_hw_gpu_fields,         s,
+                     sizeof *s,    offsetof(pod_system, gpu), "gpu.",
+                     system_check};
+    run_case(&gs);
+    table_case sy = {"system", pod_hw_system_fields, s, sizeof *s, 0,
+                     "",       system_check};
+    run_case(&sy);
+  }
+}
+
+static void test_rel_tables(void **state) {
+  (void)state;
+  pod_rel_cfg c;
+  pod_rel_cfg_init(&c);
+  assert_int_equal(pod_rel_failures_preset("llama3_h100", &c.failures), POD_OK);
+  c.node_gpus = 8;
+  c.domain_gpus = 8;
+  c.active_gpus = 1024;
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(pod_rel_check(&c, &e), POD_OK);
+  table_case cfg = {"reliability", pod_rel_cfg_fields, &c, sizeof c, 0, "",
+                    rel_check};
+  run_case(&cfg);
+  table_case cause = {"cause",
+                      pod_rel_cause_fields,
+                      &c,
+                      sizeof c,
+                      offsetof(pod_rel_cfg, failures.cause[0]),
+                      "failures[1].",
+                      rel_check};
+  run_case(&cause);
+}
+
+/* The helpers themselves: messages, lookups, open bounds. */
+static void test_field_helpers(void **state) {
+  (void)state;
+  typedef struct {
+    double x;
+    int n;
+    int flag;
+  } demo;
+  static const pod_field t[] = {
+      POD_FIELD_D(demo, x, 0, 1, POD_F_MIN_OPEN | POD_F_MAX_OPEN, "share"),
+      POD_FIELD_I(demo, n, 1, 8, "count"), POD_FIELD_B(demo, flag, "on"),
+      POD_FIELD_END};
+  demo d = {0.5, 4, 1};
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(pod_field_check_all(t, &d, "p.", &e), POD_OK);
+  d.x = 1;
+  assert_int_equal(pod_field_check_all(t, &d, "p.", &e), POD_EINVAL);
+  assert_string_equal(e.field, "p.x");
+  assert_string_equal(e.msg, "must be in (0, 1) (got 1)");
+  d.x = NAN;
+  pod_field_check_all(t, &d, NULL, &e);
+  assert_string_equal(e.field, "x");
+  assert_string_equal(e.msg, "must be a finite number (got nan)");
+  d.x = 0.25;
+  d.n = 9;
+  pod_field_check_all(t, &d, "", &e);
+  assert_string_equal(e.msg, "must be in [1, 8] (got 9)");
+  pod_field_error(&t[1], 2.5, "", &e);
+  assert_string_equal(e.msg, "must be an integer (got 2.5)");
+  d.n = 2;
+  d.flag = 2;
+  pod_field_check_all(t, &d, "", &e);
+  assert_string_equal(e.field, "flag");
+  assert_string_equal(e.msg, "must be 0 or 1 (got 2)");
+  const pod_field inf = {"y", 0, POD_F_DOUBLE, 0, HUGE_VAL, POD_F_MIN_OPEN, ""};
+  pod_field_error(&inf, -1, "", &e);
+  assert_string_equal(e.msg, "must be > 0 (got -1)");
+  char r[32];
+  pod_field_range(&inf, r, sizeof r);
+  assert_string_equal(r, "(0, inf)");
+  pod_field_range(&t[2], r, sizeof r);
+  assert_string_equal(r, "0 or 1");
+  assert_ptr_equal(pod_field_find(t, "n"), &t[1]);
+  assert_null(pod_field_find(t, "m"));
+  assert_ptr_equal(pod_field_at(t, offsetof(demo, flag)), &t[2]);
+  assert_null(pod_field_at(t, 1));
+  assert_true(pod_field_ok(&t[0], 0.5));
+  assert_false(pod_field_ok(&t[1], 1.5));
+  assert_true(pod_field_get(&t[1], &d) == 2.0);
+}
+
+int main(void) {
+  pod_init();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_field_helpers),
+      cmocka_unit_test(test_hw_tables),
+      cmocka_unit_test(test_rel_tables),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
