@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "pod_cost.h"
 #include "pod_field.h"
 #include "pod_hw.h"
 #include "pod_rel.h"
@@ -36,6 +37,9 @@ typedef struct table_case {
   check_fn check;
 } table_case;
 
+/* Large enough for every struct under test (checked). */
+#define BUF_MAX 8192
+
 static void set_value(const pod_field *f, void *base, double v) {
   char *p = (char *)base + f->offset;
   if (f->type == POD_F_DOUBLE) {
@@ -48,9 +52,7 @@ static void set_value(const pod_field *f, void *base, double v) {
 
 /* Expect check(whole with field f = v) to fail naming the field. */
 static void expect_reject(const table_case *tc, const pod_field *f, double v) {
-  unsigned char buf[sizeof(pod_rel_cfg) > sizeof(pod_system)
-                        ? sizeof(pod_rel_cfg)
-                        : sizeof(pod_system)];
+  unsigned char buf[BUF_MAX];
   assert_true(tc->size <= sizeof buf);
   memcpy(buf, tc->whole, tc->size);
   set_value(f, buf + tc->sub, v);
@@ -68,9 +70,7 @@ static void expect_reject(const table_case *tc, const pod_field *f, double v) {
 ** never with this field's own range message. */
 static void expect_no_range_error(const table_case *tc, const pod_field *f,
                                   double v) {
-  unsigned char buf[sizeof(pod_rel_cfg) > sizeof(pod_system)
-                        ? sizeof(pod_rel_cfg)
-                        : sizeof(pod_system)];
+  unsigned char buf[BUF_MAX];
   memcpy(buf, tc->whole, tc->size);
   set_value(f, buf + tc->sub, v);
   pod_err e;
@@ -165,6 +165,32 @@ static void test_rel_tables(void **state) {
   run_case(&cause);
 }
 
+static int cost_check(const void *b, pod_err *e) {
+  pod_cost_result r;
+  return pod_cost_eval(b, &r, e);
+}
+
+static void test_cost_tables(void **state) {
+  (void)state;
+  pod_cost_cfg c;
+  pod_cost_cfg_init(&c);
+  c.usd_per_gpu_hour = 0; /* price from the TCO parts, so they are checked */
+  c.tco = (pod_tco){30000, 4, 0.08, 1.5, 1.3, 0.1, 100, 1000};
+  c.tokens_per_s_per_gpu = 1000;
+  c.active_gpus = 8;
+  c.tokens = 1e12;
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(cost_check(&c, &e), POD_OK);
+  table_case cfg = {"cost", pod_cost_cfg_fields, &c, sizeof c, 0,
+                    "",     cost_check};
+  run_case(&cfg);
+  table_case tco = {"cost.tco", pod_cost_tco_fields,         &c,
+                    sizeof c,   offsetof(pod_cost_cfg, tco), "tco.",
+                    cost_check};
+  run_case(&tco);
+}
+
 /* The helpers themselves: messages, lookups, open bounds. */
 static void test_field_helpers(void **state) {
   (void)state;
@@ -223,6 +249,7 @@ int main(void) {
       cmocka_unit_test(test_field_helpers),
       cmocka_unit_test(test_hw_tables),
       cmocka_unit_test(test_rel_tables),
+      cmocka_unit_test(test_cost_tables),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
