@@ -39,6 +39,8 @@
 */
 #include "pod_serve.h"
 
+#include <stddef.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -166,20 +168,80 @@ static int resolve(const pod_model *m, int n, const pod_serve_par *p,
   return POD_OK;
 }
 
-static int check_num(double x, double lo, double hi, int open,
-                     const char *field, pod_err *err) {
-  if (!pod_finite(x) || (open ? x <= lo : x < lo) || x > hi)
-    return FAIL(field, "must be in %s%g, %g], got %g", open ? "(" : "[", lo, hi,
-                x);
-  return POD_OK;
-}
+/* The bounds of every numeric field (pod_field.h), the one home of each
+** range: pod_serve_check walks these tables and the Lua bindings read
+** them.  A layout's fields are listed once (SERVE_PAR) and appear in the
+** layout table and, under "parallel.", in the prefill pool's. */
+#define SERVE_PAR(X)                                                    \
+  X(tp, 0, 1 << 16, "attention/dense tensor parallel (0: 1)")           \
+  X(dp_attn, 0, 1 << 20, "attention data-parallel groups (0: derived)") \
+  X(ep, 0, 1 << 20, "expert parallel (0: GPUs per stage)")              \
+  X(pp, 0, 1 << 16, "pipeline stages (0: 1)")
+#define PAR_ENTRY(m, lo, hi, unit) POD_FIELD_I(pod_serve_par, m, lo, hi, unit),
+#define POOL_ENTRY(m, lo, hi, unit)      \
+  {"parallel." #m,                       \
+   offsetof(pod_serve_pool, parallel.m), \
+   POD_F_INT,                            \
+   lo,                                   \
+   hi,                                   \
+   0,                                    \
+   unit},
+const pod_field pod_serve_par_fields[] = {SERVE_PAR(PAR_ENTRY) POD_FIELD_END};
+const pod_field pod_serve_pool_fields[] = {
+    POD_FIELD_I(pod_serve_pool, gpus, 0, 1 << 20,
+                "GPUs of the prefill instance (>= 1 when disaggregated)"),
+    SERVE_PAR(POOL_ENTRY) POD_FIELD_END};
+#undef PAR_ENTRY
+#undef POOL_ENTRY
+
+#define SD(m, lo, hi, open, unit) \
+  POD_FIELD_D(pod_serve_cfg, m, lo, hi, open, unit)
+#define SI(m, lo, hi, unit) POD_FIELD_I(pod_serve_cfg, m, lo, hi, unit)
+const pod_field pod_serve_cfg_fields[] = {
+    SI(gpus, 1, 1 << 20, "GPUs of the (decode) instance"),
+    SI(batch, 0, 1 << 24, "sequences per instance (0: largest)"),
+    SD(input_tokens, 1, 1 << 24, 0, "prompt tokens"),
+    SD(output_tokens, 1, 1 << 24, 0, "generated tokens"),
+    SD(prefix_hit, 0, 0.999, 0, "share of prompt cached"),
+    POD_FIELD_B(pod_serve_cfg, disaggregated, "separate prefill pool"),
+    SD(prefill_tokens, 1, 1 << 24, 0, "prompt tokens per GPU per pass"),
+    SI(spec_tokens, 0, 16, "draft tokens per step"),
+    SD(spec_accept, 0, 1, 0, "acceptance per draft token"),
+    SI(redundant_experts, 0, 1 << 16, "extra expert replicas"),
+    POD_FIELD_B(pod_serve_cfg, two_batch_overlap, "two micro-batches"),
+    SD(eff_gemm, -1, 1, 0, "fraction of peak (<= 0: table)"),
+    SD(eff_attn, 0, 1, POD_F_MIN_OPEN, "fraction of bf16 peak"),
+    SD(eff_hbm, 0, 1, POD_F_MIN_OPEN, "fraction of HBM bandwidth"),
+    SD(overlap, 0, 1, 0, "share hidden by two-batch overlap"),
+    SD(ep_ll_us, 0, 1e6, 0, "us per low-latency dispatch"),
+    SD(ep_ll_up_us, 0, 1e6, 0, "us, all peers on NVLink"),
+    SD(layer_us, 0, 1e6, 0, "us per layer per step"),
+    SD(mem_reserve_gb, 0, 1e6, 0, "GB"),
+    SD(kv_frac, 0, 1, POD_F_MIN_OPEN, "share of free HBM for KV"),
+    POD_FIELD_END};
+#undef SD
+#undef SI
+
+/* pod_serve_ep_time's arguments, in its order (offsets unused); its fixed
+** costs ll_us and ll_up_us take the bounds of ep_ll_us and ep_ll_up_us
+** above. */
+const pod_field pod_serve_ep_args[] = {
+    {"ranks", 0, POD_F_INT, 1, 1 << 20, 0, "ranks (EP degree)"},
+    {"top_k", 0, POD_F_INT, 1, 1024, 0, "experts per token"},
+    {"tokens", 0, POD_F_DOUBLE, 0, 1e12, 0, "tokens per GPU"},
+    {"row_bytes", 0, POD_F_DOUBLE, 0, 1e12, 0, "bytes per token row"},
+    POD_FIELD_END};
 
 int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
   int rc = pod_hw_system_check(&c->system, err);
   if (rc != POD_OK) return rc;
   if ((rc = pod_model_check(&c->model, err)) != POD_OK) return rc;
-  if (c->gpus < 1 || c->gpus > 1 << 20)
-    return FAIL("gpus", "must be in [1, %d], got %d", 1 << 20, c->gpus);
+  if ((rc = pod_field_check_all(pod_serve_cfg_fields, c, "", err)) ||
+      (rc = pod_field_check_all(pod_serve_par_fields, &c->parallel, "parallel.",
+                                err)) ||
+      (rc = pod_field_check_all(pod_serve_pool_fields, &c->prefill, "prefill.",
+                                err)))
+    return rc;
   if (c->dtype < POD_DTYPE_BF16 || c->dtype > POD_DTYPE_FP4)
     return FAIL("dtype", "unknown dtype %d", c->dtype);
   if (pod_train_peak_tflops(&c->system.gpu, c->dtype) <= 0.0)
@@ -187,43 +249,17 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
                 c->system.gpu.name);
   if (c->kv_dtype != POD_DTYPE_BF16 && c->kv_dtype != POD_DTYPE_FP8)
     return FAIL("kv_dtype", "must be bf16 or fp8");
-  if (c->batch < 0 || c->batch > 1 << 24)
-    return FAIL("batch", "must be in [0, %d], got %d", 1 << 24, c->batch);
-  if ((rc = check_num(c->input_tokens, 1, 1 << 24, 0, "input_tokens", err)))
-    return rc;
-  if ((rc = check_num(c->output_tokens, 1, 1 << 24, 0, "output_tokens", err)))
-    return rc;
-  if ((rc = check_num(c->prefix_hit, 0, 0.999, 0, "prefix_hit", err)))
-    return rc;
-  if ((rc = check_num(c->prefill_tokens, 1, 1 << 24, 0, "prefill_tokens", err)))
-    return rc;
-  if (c->spec_tokens < 0 || c->spec_tokens > 16)
-    return FAIL("spec_tokens", "must be in [0, 16], got %d", c->spec_tokens);
-  if ((rc = check_num(c->spec_accept, 0, 1, 0, "spec_accept", err))) return rc;
-  if (c->redundant_experts < 0 || c->redundant_experts > 1 << 16)
-    return FAIL("redundant_experts", "must be in [0, 65536]");
   if (c->redundant_experts > 0 && c->model.experts == 0)
     return FAIL("redundant_experts", "needs a mixture-of-experts model");
   if (c->ep_kernel < 0 || c->ep_kernel > POD_SERVE_EP_NCCL)
     return FAIL("ep_kernel", "unknown kernel %d", c->ep_kernel);
-  if ((rc = check_num(c->eff_gemm, -1, 1, 0, "eff_gemm", err))) return rc;
-  if ((rc = check_num(c->eff_attn, 0, 1, 1, "eff_attn", err))) return rc;
-  if ((rc = check_num(c->eff_hbm, 0, 1, 1, "eff_hbm", err))) return rc;
-  if ((rc = check_num(c->overlap, 0, 1, 0, "overlap", err))) return rc;
-  if ((rc = check_num(c->ep_ll_us, 0, 1e6, 0, "ep_ll_us", err))) return rc;
-  if ((rc = check_num(c->ep_ll_up_us, 0, 1e6, 0, "ep_ll_up_us", err)))
-    return rc;
-  if ((rc = check_num(c->layer_us, 0, 1e6, 0, "layer_us", err))) return rc;
-  if ((rc = check_num(c->mem_reserve_gb, 0, 1e6, 0, "mem_reserve_gb", err)))
-    return rc;
-  if ((rc = check_num(c->kv_frac, 0, 1, 1, "kv_frac", err))) return rc;
   lay l;
   if ((rc = resolve(&c->model, c->gpus, &c->parallel, c->redundant_experts,
                     "parallel.", &l, err)))
     return rc;
   if (c->disaggregated) {
-    if (c->prefill.gpus < 1 || c->prefill.gpus > 1 << 20)
-      return FAIL("prefill.gpus", "must be in [1, %d], got %d", 1 << 20,
+    if (c->prefill.gpus < 1)
+      return FAIL("prefill.gpus", "must be >= 1 when disaggregated, got %d",
                   c->prefill.gpus);
     if ((rc = resolve(&c->model, c->prefill.gpus, &c->prefill.parallel,
                       c->redundant_experts, "prefill.parallel.", &l, err)))
@@ -367,13 +403,21 @@ int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
                       double ll_up_us, double *time_s, pod_err *err) {
   int rc = pod_hw_system_check(sys, err);
   if (rc != POD_OK) return rc;
-  if (ep < 1 || ep > 1 << 20)
-    return FAIL("ranks", "must be in [1, %d]", 1 << 20);
-  if (top_k < 1 || top_k > 1024) return FAIL("top_k", "must be in [1, 1024]");
-  if ((rc = check_num(tokens, 0, 1e12, 0, "tokens", err))) return rc;
-  if ((rc = check_num(row_bytes, 0, 1e12, 0, "row_bytes", err))) return rc;
-  if ((rc = check_num(ll_us, 0, 1e6, 0, "ll_us", err))) return rc;
-  if ((rc = check_num(ll_up_us, 0, 1e6, 0, "ll_up_us", err))) return rc;
+  const double arg[] = {ep, top_k, tokens, row_bytes};
+  for (int i = 0; pod_serve_ep_args[i].name; i++)
+    if (!pod_field_ok(&pod_serve_ep_args[i], arg[i]))
+      return pod_field_error(&pod_serve_ep_args[i], arg[i], NULL, err);
+  const double fixed[2] = {ll_us, ll_up_us};
+  static const char *const fixed_name[2] = {"ll_us", "ll_up_us"};
+  for (int i = 0; i < 2; i++) {
+    const pod_field *f =
+        pod_field_find(pod_serve_cfg_fields, i ? "ep_ll_up_us" : "ep_ll_us");
+    if (!pod_field_ok(f, fixed[i])) {
+      pod_field_error(f, fixed[i], NULL, err);
+      if (err) snprintf(err->field, sizeof err->field, "%s", fixed_name[i]);
+      return POD_EINVAL;
+    }
+  }
   if (kernel < 0 || kernel > POD_SERVE_EP_NCCL)
     return FAIL("kernel", "unknown kernel %d", kernel);
   *time_s = 0.0;

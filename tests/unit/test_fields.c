@@ -21,6 +21,7 @@
 #include "pod_field.h"
 #include "pod_hw.h"
 #include "pod_rel.h"
+#include "pod_serve.h"
 
 /* Check the whole struct at base; returns a pod status. */
 typedef int (*check_fn)(const void *base, pod_err *err);
@@ -191,6 +192,69 @@ static void test_cost_tables(void **state) {
   run_case(&tco);
 }
 
+static int serve_check(const void *b, pod_err *e) {
+  return pod_serve_check(b, e);
+}
+
+static void test_serve_tables(void **state) {
+  (void)state;
+  pod_serve_cfg c;
+  pod_serve_cfg_init(&c);
+  assert_int_equal(pod_hw_system_preset("hgx_h100", &c.system), POD_OK);
+  assert_int_equal(pod_model_preset("llama3_70b", &c.model), POD_OK);
+  c.gpus = 8;
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(serve_check(&c, &e), POD_OK);
+  table_case cfg = {"serve", pod_serve_cfg_fields, &c, sizeof c, 0,
+                    "",      serve_check};
+  run_case(&cfg);
+  table_case par = {"serve.parallel",
+                    pod_serve_par_fields,
+                    &c,
+                    sizeof c,
+                    offsetof(pod_serve_cfg, parallel),
+                    "parallel.",
+                    serve_check};
+  run_case(&par);
+  table_case pool = {"serve.prefill",
+                     pod_serve_pool_fields,
+                     &c,
+                     sizeof c,
+                     offsetof(pod_serve_cfg, prefill),
+                     "prefill.",
+                     serve_check};
+  run_case(&pool);
+}
+
+/* pod_serve_ep_time's argument bounds: each just outside fails naming
+** the argument (offsets unused: the arguments are passed by value). */
+static void test_serve_ep_args(void **state) {
+  (void)state;
+  pod_system sys;
+  assert_int_equal(pod_hw_system_preset("hgx_h100", &sys), POD_OK);
+  const double ok[4] = {8, 2, 128, 14336};
+  int n = 0;
+  for (const pod_field *f = pod_serve_ep_args; f->name; f++, n++) {
+    double bad[2] = {
+        f->type == POD_F_INT ? f->min - 1 : nextafter(f->min, -INFINITY),
+        f->type == POD_F_INT ? f->max + 1 : nextafter(f->max, INFINITY)};
+    for (int j = 0; j < 2; j++) {
+      double a[4] = {ok[0], ok[1], ok[2], ok[3]};
+      a[n] = bad[j];
+      pod_err e;
+      pod_err_clear(&e);
+      double t;
+      assert_int_equal(
+          pod_serve_ep_time(&sys, (int)a[0], (int)a[1], a[2], a[3],
+                            POD_SERVE_EP_DEEPEP_LL, 0, 34, 19, &t, &e),
+          POD_EINVAL);
+      assert_string_equal(e.field, f->name);
+    }
+  }
+  assert_int_equal(n, 4);
+}
+
 /* The helpers themselves: messages, lookups, open bounds. */
 static void test_field_helpers(void **state) {
   (void)state;
@@ -250,6 +314,8 @@ int main(void) {
       cmocka_unit_test(test_hw_tables),
       cmocka_unit_test(test_rel_tables),
       cmocka_unit_test(test_cost_tables),
+      cmocka_unit_test(test_serve_tables),
+      cmocka_unit_test(test_serve_ep_args),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
