@@ -21,10 +21,11 @@ double pod_field_get(const pod_field *f, const void *base) {
 }
 
 /* In [min, max] as `open` says; NaN fails every comparison and +-inf the
-** DBL_MAX cap, so the value is finite too. */
+** +-DBL_MAX caps, so the value is finite too. */
 static int in_bounds(const pod_field *f, double v) {
+  double lo = f->min > -DBL_MAX ? f->min : -DBL_MAX;
   double hi = f->max < DBL_MAX ? f->max : DBL_MAX;
-  int lo_ok = (f->open & POD_F_MIN_OPEN) ? v > f->min : v >= f->min;
+  int lo_ok = (f->open & POD_F_MIN_OPEN) ? v > lo : v >= lo;
   int hi_ok = (f->open & POD_F_MAX_OPEN) ? v < hi : v <= hi;
   return lo_ok & hi_ok;
 }
@@ -47,7 +48,8 @@ void pod_field_range(const pod_field *f, char *buf, size_t n) {
     snprintf(buf, n, "0 or 1");
     return;
   }
-  snprintf(buf, n, "%s%s, %s%s", (f->open & POD_F_MIN_OPEN) ? "(" : "[",
+  snprintf(buf, n, "%s%s, %s%s",
+           (f->open & POD_F_MIN_OPEN) || isinf(f->min) ? "(" : "[",
            fmt_num(a, sizeof a, f->min), fmt_num(b, sizeof b, f->max),
            (f->open & POD_F_MAX_OPEN) || isinf(f->max) ? ")" : "]");
 }

@@ -262,7 +262,15 @@ static void set_field(lua_State *L, int vidx, const lpod_type *t,
       break;
     }
     case LPOD_ENUM:
-      *(int *)p = lpod__enum_index(L, vidx, f->names, ctor, full);
+      if (f->size > 0) { /* only the first f->size names */
+        const char *first[LPOD_ENUM_MAX + 1];
+        size_t n = f->size < LPOD_ENUM_MAX ? f->size : LPOD_ENUM_MAX;
+        memcpy(first, f->names, n * sizeof *first);
+        first[n] = NULL;
+        *(int *)p = lpod__enum_index(L, vidx, first, ctor, full);
+      } else {
+        *(int *)p = lpod__enum_index(L, vidx, f->names, ctor, full);
+      }
       break;
     case LPOD_STRUCT:
       to_value_ctx(L, vidx, f->sub, p, full, ctor);

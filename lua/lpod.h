@@ -35,11 +35,15 @@ typedef enum lpod_ftype {
 
 typedef struct lpod_type lpod_type;
 
+#define LPOD_ENUM_MAX 32
+
 typedef struct lpod_field {
   const char *name;
   lpod_ftype type;
   size_t offset;
-  size_t size;              /* LPOD_STRING: buffer size */
+  size_t size;              /* LPOD_STRING: buffer size; LPOD_ENUM: when
+                            ** > 0, only the first `size` names (at most
+                            ** LPOD_ENUM_MAX) are accepted */
   double min, max;          /* LPOD_DOUBLE/INT inclusive range */
   int min_open;             /* 1: value must be > min, not >= */
   const char *unit;         /* "GB/s per direction", shown in help */

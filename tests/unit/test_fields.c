@@ -21,6 +21,7 @@
 #include "pod_field.h"
 #include "pod_hw.h"
 #include "pod_rel.h"
+#include "pod_rl.h"
 #include "pod_serve.h"
 
 /* Check the whole struct at base; returns a pod status. */
@@ -38,8 +39,10 @@ typedef struct table_case {
   check_fn check;
 } table_case;
 
-/* Large enough for every struct under test (checked). */
-#define BUF_MAX 8192
+/* Large enough for every struct under test (checked); static, as the RL
+** pair config is large. */
+#define BUF_MAX (1 << 17)
+static unsigned char buf[BUF_MAX];
 
 static void set_value(const pod_field *f, void *base, double v) {
   char *p = (char *)base + f->offset;
@@ -53,7 +56,6 @@ static void set_value(const pod_field *f, void *base, double v) {
 
 /* Expect check(whole with field f = v) to fail naming the field. */
 static void expect_reject(const table_case *tc, const pod_field *f, double v) {
-  unsigned char buf[BUF_MAX];
   assert_true(tc->size <= sizeof buf);
   memcpy(buf, tc->whole, tc->size);
   set_value(f, buf + tc->sub, v);
@@ -71,7 +73,6 @@ static void expect_reject(const table_case *tc, const pod_field *f, double v) {
 ** never with this field's own range message. */
 static void expect_no_range_error(const table_case *tc, const pod_field *f,
                                   double v) {
-  unsigned char buf[BUF_MAX];
   memcpy(buf, tc->whole, tc->size);
   set_value(f, buf + tc->sub, v);
   pod_err e;
@@ -227,6 +228,61 @@ static void test_serve_tables(void **state) {
   run_case(&pool);
 }
 
+static int rl_check(const void *b, pod_err *e) {
+  return pod_rl_check(b, e);
+}
+static int rl_pair_check(const void *b, pod_err *e) {
+  pod_rl_pair_result r;
+  return pod_rl_pair_eval(b, &r, e);
+}
+
+static pod_rl_cfg rl_base(void) {
+  pod_rl_cfg c;
+  pod_rl_cfg_init(&c);
+  assert_int_equal(pod_hw_system_preset("hgx_h100", &c.rollout.system), POD_OK);
+  assert_int_equal(pod_model_preset("llama3_70b", &c.rollout.model), POD_OK);
+  c.train.system = c.rollout.system;
+  c.train.model = c.rollout.model;
+  c.rollout.gpus = 8;
+  c.rollout.parallel.tp = 8;
+  c.train.gpus = 64;
+  c.train.parallel.tp = 8;
+  c.prompts = 128;
+  c.samples = 8;
+  return c;
+}
+
+static void test_rl_tables(void **state) {
+  (void)state;
+  static pod_rl_cfg c;
+  c = rl_base();
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(rl_check(&c, &e), POD_OK);
+  table_case cfg = {"rl", pod_rl_cfg_fields, &c, sizeof c, 0, "", rl_check};
+  run_case(&cfg);
+  table_case len = {"rl.response", pod_rl_length_fields,           &c,
+                    sizeof c,      offsetof(pod_rl_cfg, response), "response.",
+                    rl_check};
+  run_case(&len);
+  static pod_rl_pair_cfg p;
+  pod_rl_pair_cfg_init(&p);
+  p.a = c;
+  p.b = c;
+  assert_int_equal(rl_pair_check(&p, &e), POD_OK);
+  table_case pair = {"rl_pair", pod_rl_pair_fields, &p, sizeof p, 0,
+                     "",        rl_pair_check};
+  run_case(&pair);
+  /* the split budget, an argument */
+  pod_rl_result r;
+  int rg;
+  assert_int_equal(pod_rl_best_split(&c, 1, &rg, &r, &e), POD_EINVAL);
+  assert_string_equal(e.field, "gpus");
+  assert_int_equal(pod_rl_best_split(&c, (1 << 24) + 1, &rg, &r, &e),
+                   POD_EINVAL);
+  assert_string_equal(e.field, "gpus");
+}
+
 /* pod_serve_ep_time's argument bounds: each just outside fails naming
 ** the argument (offsets unused: the arguments are passed by value). */
 static void test_serve_ep_args(void **state) {
@@ -316,6 +372,7 @@ int main(void) {
       cmocka_unit_test(test_cost_tables),
       cmocka_unit_test(test_serve_tables),
       cmocka_unit_test(test_serve_ep_args),
+      cmocka_unit_test(test_rl_tables),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
