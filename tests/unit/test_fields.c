@@ -23,6 +23,7 @@
 #include "pod_rel.h"
 #include "pod_rl.h"
 #include "pod_serve.h"
+#include "pod_train.h"
 
 /* Check the whole struct at base; returns a pod status. */
 typedef int (*check_fn)(const void *base, pod_err *err);
@@ -283,6 +284,83 @@ static void test_rl_tables(void **state) {
   assert_string_equal(e.field, "gpus");
 }
 
+static int model_check(const void *b, pod_err *e) {
+  return pod_model_check(b, e);
+}
+static int train_check(const void *b, pod_err *e) {
+  return pod_train_check(b, e);
+}
+static int search_check(const void *b, pod_err *e) {
+  pod_train_cfg c;
+  pod_train_cfg_init(&c);
+  assert_int_equal(pod_hw_system_preset("hgx_h100", &c.system), POD_OK);
+  assert_int_equal(pod_model_preset("llama3_8b", &c.model), POD_OK);
+  c.gpus = 8;
+  c.seq = 4096;
+  c.global_batch = 64;
+  pod_train_search_item it[4];
+  int n;
+  return pod_train_search(&c, b, it, 4, &n, NULL, e);
+}
+
+static void test_train_tables(void **state) {
+  (void)state;
+  pod_err e;
+  pod_err_clear(&e);
+  /* a dense and an MoE model */
+  const char *models[] = {"llama3_70b", "deepseek_v3"};
+  for (int i = 0; i < 2; i++) {
+    pod_model m;
+    assert_int_equal(pod_model_preset(models[i], &m), POD_OK);
+    table_case mc = {models[i], pod_model_fields, &m, sizeof m, 0,
+                     "",        model_check};
+    run_case(&mc);
+  }
+  pod_train_cfg c;
+  pod_train_cfg_init(&c);
+  assert_int_equal(pod_hw_system_preset("hgx_h100", &c.system), POD_OK);
+  assert_int_equal(pod_model_preset("llama3_70b", &c.model), POD_OK);
+  c.gpus = 64;
+  c.seq = 8192;
+  c.global_batch = 128;
+  c.parallel.tp = 8;
+  assert_int_equal(train_check(&c, &e), POD_OK);
+  const struct {
+    const char *what;
+    const pod_field *t;
+    size_t sub;
+    const char *prefix;
+  } parts[] = {
+      {"train", pod_train_cfg_fields, 0, ""},
+      {"train.parallel", pod_train_layout_fields,
+       offsetof(pod_train_cfg, parallel), "parallel."},
+      {"train.recompute_modules", pod_train_recompute_set_fields,
+       offsetof(pod_train_cfg, parallel.recompute_modules),
+       "parallel.recompute_modules."},
+      {"train.software", pod_train_sw_fields, offsetof(pod_train_cfg, software),
+       "software."},
+  };
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+    table_case tc = {parts[i].what, parts[i].t,      &c,         sizeof c,
+                     parts[i].sub,  parts[i].prefix, train_check};
+    run_case(&tc);
+  }
+  /* the search's options */
+  pod_train_search_opts o;
+  pod_train_search_opts_init(&o);
+  assert_int_equal(search_check(&o, &e), POD_OK);
+  table_case so = {
+      "search",    pod_train_search_opts_fields, &o, sizeof o, 0, "",
+      search_check};
+  run_case(&so);
+  o.fix.tp = 0; /* a fixed size is >= 1 */
+  assert_int_equal(search_check(&o, &e), POD_EINVAL);
+  assert_string_equal(e.field, "fix.tp");
+  o.fix.tp = (1 << 16) + 1;
+  assert_int_equal(search_check(&o, &e), POD_EINVAL);
+  assert_string_equal(e.field, "fix.tp");
+}
+
 /* pod_serve_ep_time's argument bounds: each just outside fails naming
 ** the argument (offsets unused: the arguments are passed by value). */
 static void test_serve_ep_args(void **state) {
@@ -373,6 +451,7 @@ int main(void) {
       cmocka_unit_test(test_serve_tables),
       cmocka_unit_test(test_serve_ep_args),
       cmocka_unit_test(test_rl_tables),
+      cmocka_unit_test(test_train_tables),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
