@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "pod_coll.h"
 #include "pod_cost.h"
 #include "pod_field.h"
 #include "pod_hw.h"
@@ -361,6 +362,33 @@ static void test_train_tables(void **state) {
   assert_string_equal(e.field, "fix.tp");
 }
 
+static pod_system coll_sys;
+static int coll_check(const void *b, pod_err *e) {
+  pod_coll_result r;
+  return pod_coll_eval(&coll_sys, POD_COLL_ALL_REDUCE, b, &r, e);
+}
+
+static void test_coll_tables(void **state) {
+  (void)state;
+  assert_int_equal(pod_hw_system_preset("hgx_h100", &coll_sys), POD_OK);
+  pod_coll_args a = {8, 0, 1e6, POD_ALGO_AUTO};
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(coll_check(&a, &e), POD_OK);
+  table_case tc = {"collective", pod_coll_args_fields, &a, sizeof a, 0, "",
+                   coll_check};
+  run_case(&tc);
+  /* the kernel config's table is the same list at the config's offsets */
+  int n = 0;
+  for (const pod_field *f = pod_coll_cfg_fields; f->name; f++, n++) {
+    const pod_field *g = &pod_coll_args_fields[n];
+    assert_string_equal(f->name, g->name);
+    assert_int_equal(f->offset, offsetof(pod_coll_cfg, args) + g->offset);
+    assert_true(f->min == g->min && f->max == g->max && f->type == g->type);
+  }
+  assert_null(pod_coll_args_fields[n].name);
+}
+
 /* pod_serve_ep_time's argument bounds: each just outside fails naming
 ** the argument (offsets unused: the arguments are passed by value). */
 static void test_serve_ep_args(void **state) {
@@ -452,6 +480,7 @@ int main(void) {
       cmocka_unit_test(test_serve_ep_args),
       cmocka_unit_test(test_rl_tables),
       cmocka_unit_test(test_train_tables),
+      cmocka_unit_test(test_coll_tables),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
