@@ -14,17 +14,16 @@
 
 #define ARG(f) (offsetof(pod_coll_cfg, args) + offsetof(pod_coll_args, f))
 static const lpod_field cfg_fields[] = {
-    {"system", LPOD_STRUCT, offsetof(pod_coll_cfg, system), 0, 0, 0, 0, "",
-     NULL, &lpod_system_type},
-    {"op", LPOD_ENUM, offsetof(pod_coll_cfg, op), 0, 0, 0, 0, "",
-     pod_coll_op_names, NULL},
-    /* numeric fields: bounds and units in pod_coll_cfg_fields (core) */
-    {"ranks", LPOD_INT, ARG(ranks), 0, 0, 0, 0, "", NULL, NULL},
-    {"ranks_per_domain", LPOD_INT, ARG(ranks_per_domain), 0, 0, 0, 0, "", NULL,
+    {"system", LPOD_STRUCT, offsetof(pod_coll_cfg, system), 0, "", NULL,
+     &lpod_system_type},
+    {"op", LPOD_ENUM, offsetof(pod_coll_cfg, op), 0, "", pod_coll_op_names,
      NULL},
-    {"bytes", LPOD_DOUBLE, ARG(bytes), 0, 0, 0, 0, "", NULL, NULL},
-    {"algo", LPOD_ENUM, ARG(algo), 0, 0, 0, 0, "", pod_coll_algo_names, NULL},
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    /* numeric fields: bounds and units in pod_coll_cfg_fields (core) */
+    {"ranks", LPOD_INT, ARG(ranks), 0, "", NULL, NULL},
+    {"ranks_per_domain", LPOD_INT, ARG(ranks_per_domain), 0, "", NULL, NULL},
+    {"bytes", LPOD_DOUBLE, ARG(bytes), 0, "", NULL, NULL},
+    {"algo", LPOD_ENUM, ARG(algo), 0, "", pod_coll_algo_names, NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_coll_cfg_type = {"podsim.collective_cfg",
                                       "collective",

@@ -29,17 +29,16 @@ static int tco_check(const void *v, pod_err *e) {
 /* Numeric fields: bounds and units in pod_cost_tco_fields and
 ** pod_cost_cfg_fields (core/cost.c). */
 #define TF(name) \
-  { #name, LPOD_DOUBLE, offsetof(pod_tco, name), 0, 0, 0, 0, "", NULL, NULL }
-static const lpod_field tco_fields[] = {
-    TF(capex_usd_per_gpu),
-    TF(amort_years),
-    TF(capital_rate),
-    TF(power_kw_per_gpu),
-    TF(pue),
-    TF(usd_per_kwh),
-    TF(hosting_usd_per_kw_month),
-    TF(ops_usd_per_gpu_year),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+  { #name, LPOD_DOUBLE, offsetof(pod_tco, name), 0, "", NULL, NULL }
+static const lpod_field tco_fields[] = {TF(capex_usd_per_gpu),
+                                        TF(amort_years),
+                                        TF(capital_rate),
+                                        TF(power_kw_per_gpu),
+                                        TF(pue),
+                                        TF(usd_per_kwh),
+                                        TF(hosting_usd_per_kw_month),
+                                        TF(ops_usd_per_gpu_year),
+                                        {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_tco_type = {
     "podsim.tco", "tco", "podsim.cost", NULL, sizeof(pod_tco),    tco_fields,
@@ -58,10 +57,10 @@ static int cfg_preset(const char *name, void *out) {
 }
 
 #define CF(name, type) \
-  { #name, type, offsetof(pod_cost_cfg, name), 0, 0, 0, 0, "", NULL, NULL }
+  { #name, type, offsetof(pod_cost_cfg, name), 0, "", NULL, NULL }
 static const lpod_field cfg_fields[] = {
     CF(usd_per_gpu_hour, LPOD_DOUBLE),
-    {"tco", LPOD_STRUCT, offsetof(pod_cost_cfg, tco), 0, 0, 0, 0, "", NULL,
+    {"tco", LPOD_STRUCT, offsetof(pod_cost_cfg, tco), 0, "", NULL,
      &lpod_tco_type},
     CF(tokens_per_s_per_gpu, LPOD_DOUBLE),
     CF(active_gpus, LPOD_INT),
@@ -69,7 +68,7 @@ static const lpod_field cfg_fields[] = {
     CF(goodput, LPOD_DOUBLE),
     CF(step_s, LPOD_DOUBLE),
     CF(tokens, LPOD_DOUBLE),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_cost_cfg_type = {
     "podsim.cost_cfg",        "cost config", "podsim.cost",      NULL,

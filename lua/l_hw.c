@@ -24,17 +24,17 @@ LPOD_PRESET_ITER(gpu, pod_gpu, pod_hw_gpu_at)
 
 /* Numeric fields: bounds and units in pod_hw_gpu_fields (core/hw.c). */
 #define GF(name, type) \
-  { #name, type, offsetof(pod_gpu, name), 0, 0, 0, 0, "", NULL, NULL }
+  { #name, type, offsetof(pod_gpu, name), 0, "", NULL, NULL }
 static const lpod_field gpu_fields[] = {
-    {"name", LPOD_STRING, offsetof(pod_gpu, name), POD_NAME_MAX, 0, 0, 0, "",
-     NULL, NULL},
+    {"name", LPOD_STRING, offsetof(pod_gpu, name), POD_NAME_MAX, "", NULL,
+     NULL},
     GF(bf16_tflops, LPOD_DOUBLE),
     GF(fp8_tflops, LPOD_DOUBLE),
     GF(fp4_tflops, LPOD_DOUBLE),
     GF(hbm_gb, LPOD_DOUBLE),
     GF(hbm_TBps, LPOD_DOUBLE),
     GF(power_w, LPOD_DOUBLE),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_gpu_type = {
     "podsim.gpu",    "gpu",      "podsim.gpu",     "gpus",
@@ -51,17 +51,14 @@ LPOD_PRESET_ITER(sys, pod_system, pod_hw_system_at)
 
 /* Numeric fields: bounds and units in pod_hw_system_fields (core/hw.c). */
 #define SF(name, type) \
-  { #name, type, offsetof(pod_system, name), 0, 0, 0, 0, "", NULL, NULL }
-#define SE(name, names, unit)                                              \
-  {                                                                        \
-#name, LPOD_ENUM, offsetof(pod_system, name), 0, 0, 0, 0, unit, names, \
-        NULL                                                               \
-  }
+  { #name, type, offsetof(pod_system, name), 0, "", NULL, NULL }
+#define SE(name, names, unit) \
+  { #name, LPOD_ENUM, offsetof(pod_system, name), 0, unit, names, NULL }
 /* In the order of pod_transport and pod_routing. */
 static const lpod_field system_fields[] = {
-    {"name", LPOD_STRING, offsetof(pod_system, name), POD_NAME_MAX, 0, 0, 0, "",
-     NULL, NULL},
-    {"gpu", LPOD_STRUCT, offsetof(pod_system, gpu), 0, 0, 0, 0, "", NULL,
+    {"name", LPOD_STRING, offsetof(pod_system, name), POD_NAME_MAX, "", NULL,
+     NULL},
+    {"gpu", LPOD_STRUCT, offsetof(pod_system, gpu), 0, "", NULL,
      &lpod_gpu_type},
     SF(domain_gpus, LPOD_INT),
     SF(up_GBps, LPOD_DOUBLE),
@@ -86,7 +83,7 @@ static const lpod_field system_fields[] = {
     SF(sharp, LPOD_BOOL),
     SF(msg_overhead_us, LPOD_DOUBLE),
     SF(leaf_gpus, LPOD_INT),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_system_type = {
     "podsim.system",    "system",      "podsim.system",     "systems",

@@ -50,9 +50,9 @@ static int fs_preset(const char *n, void *out) {
 LPOD_PRESET_ITER(fs, pod_rel_failures, pod_rel_failures_at)
 
 static const lpod_field fs_fields[] = {
-    {"name", LPOD_STRING, offsetof(pod_rel_failures, name), POD_REL_NAME_MAX, 0,
-     0, 0, "", NULL, NULL},
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {"name", LPOD_STRING, offsetof(pod_rel_failures, name), POD_REL_NAME_MAX,
+     "", NULL, NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_failures_type = {"podsim.failure_set",
                                       "failure set",
@@ -239,12 +239,12 @@ static int cfg_preset(const char *name, void *out) {
 
 /* Numeric fields: bounds and units in pod_rel_cfg_fields (core/rel.c). */
 #define RF(name, type) \
-  { #name, type, offsetof(pod_rel_cfg, name), 0, 0, 0, 0, "", NULL, NULL }
+  { #name, type, offsetof(pod_rel_cfg, name), 0, "", NULL, NULL }
 #define RE(name, names) \
-  { #name, LPOD_ENUM, offsetof(pod_rel_cfg, name), 0, 0, 0, 0, "", names, NULL }
+  { #name, LPOD_ENUM, offsetof(pod_rel_cfg, name), 0, "", names, NULL }
 static const lpod_field cfg_fields[] = {
-    {"failures", LPOD_STRUCT, offsetof(pod_rel_cfg, failures), 0, 0, 0, 0, "",
-     NULL, &lpod_failures_type},
+    {"failures", LPOD_STRUCT, offsetof(pod_rel_cfg, failures), 0, "", NULL,
+     &lpod_failures_type},
     RF(node_gpus, LPOD_INT),
     RF(domain_gpus, LPOD_INT),
     RF(active_gpus, LPOD_INT),
@@ -269,7 +269,7 @@ static const lpod_field cfg_fields[] = {
     RF(node_rate_log10, LPOD_DOUBLE),
     RF(domain_rate_log10, LPOD_DOUBLE),
     RF(job_rate_log10, LPOD_DOUBLE),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_rel_cfg_type = {"podsim.reliability_cfg",
                                      "reliability config",

@@ -28,19 +28,19 @@ extern const lpod_type lpod_rel_cfg_type;   /* l_rel.c */
 ** POD_DIST_DISCRETE names of pod_dist_kind_names (core/dist.c), without
 ** the sample-based "discrete" and "empirical" (a response length needs a
 ** continuous quantile); an LPOD_ENUM's size limits its names. */
-#define LF(name, i)                                                           \
-  {                                                                           \
-    name, LPOD_DOUBLE, offsetof(pod_rl_length, p) + i * sizeof(double), 0, 0, \
-        0, 0, "", NULL, NULL                                                  \
+#define LF(name, i)                                                            \
+  {                                                                            \
+    name, LPOD_DOUBLE, offsetof(pod_rl_length, p) + i * sizeof(double), 0, "", \
+        NULL, NULL                                                             \
   }
 static const lpod_field length_fields[] = {
-    {"kind", LPOD_ENUM, offsetof(pod_rl_length, kind), POD_DIST_DISCRETE, 0, 0,
-     0, "", pod_dist_kind_names, NULL},
+    {"kind", LPOD_ENUM, offsetof(pod_rl_length, kind), POD_DIST_DISCRETE, "",
+     pod_dist_kind_names, NULL},
     LF("a", 0),
     LF("b", 1),
     LF("c", 2),
     LF("d", 3),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type length_type = {"podsim.rl_length",
                                       "response length",
@@ -64,22 +64,22 @@ static int cfg_preset(const char *n, void *out) {
 }
 
 #define CF(name, type) \
-  { #name, type, offsetof(pod_rl_cfg, name), 0, 0, 0, 0, "", NULL, NULL }
+  { #name, type, offsetof(pod_rl_cfg, name), 0, "", NULL, NULL }
 static const lpod_field cfg_fields[] = {
-    {"rollout", LPOD_STRUCT, offsetof(pod_rl_cfg, rollout), 0, 0, 0, 0, "",
-     NULL, &lpod_serve_cfg_type},
+    {"rollout", LPOD_STRUCT, offsetof(pod_rl_cfg, rollout), 0, "", NULL,
+     &lpod_serve_cfg_type},
     CF(rollout_gpus, LPOD_INT),
-    {"train", LPOD_STRUCT, offsetof(pod_rl_cfg, train), 0, 0, 0, 0, "", NULL,
+    {"train", LPOD_STRUCT, offsetof(pod_rl_cfg, train), 0, "", NULL,
      &lpod_train_cfg_type},
-    {"placement", LPOD_ENUM, offsetof(pod_rl_cfg, placement), 0, 0, 0, 0, "",
+    {"placement", LPOD_ENUM, offsetof(pod_rl_cfg, placement), 0, "",
      pod_rl_placement_names, NULL},
     CF(async, LPOD_BOOL),
     CF(partial, LPOD_BOOL),
     CF(prompts, LPOD_INT),
     CF(samples, LPOD_INT),
     CF(input_tokens, LPOD_DOUBLE),
-    {"response", LPOD_STRUCT, offsetof(pod_rl_cfg, response), 0, 0, 0, 0, "",
-     NULL, &length_type},
+    {"response", LPOD_STRUCT, offsetof(pod_rl_cfg, response), 0, "", NULL,
+     &length_type},
     CF(max_response, LPOD_DOUBLE),
     CF(ref_model, LPOD_BOOL),
     CF(old_logprob, LPOD_BOOL),
@@ -88,16 +88,16 @@ static const lpod_field cfg_fields[] = {
     CF(reward_s, LPOD_DOUBLE),
     CF(minibatches, LPOD_INT),
     CF(epochs, LPOD_INT),
-    {"sync_method", LPOD_ENUM, offsetof(pod_rl_cfg, sync_method), 0, 0, 0, 0,
-     "", pod_rl_sync_names, NULL},
+    {"sync_method", LPOD_ENUM, offsetof(pod_rl_cfg, sync_method), 0, "",
+     pod_rl_sync_names, NULL},
     CF(sync_bytes, LPOD_DOUBLE),
     CF(offload, LPOD_BOOL),
     CF(host_GBps, LPOD_DOUBLE),
     CF(sync_fixed_s, LPOD_DOUBLE),
     CF(hours, LPOD_DOUBLE),
-    {"reliability", LPOD_STRUCT, offsetof(pod_rl_cfg, rel), 0, 0, 0, 0, "",
-     NULL, &lpod_rel_cfg_type},
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {"reliability", LPOD_STRUCT, offsetof(pod_rl_cfg, rel), 0, "", NULL,
+     &lpod_rel_cfg_type},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type rl_cfg_type = {
     "podsim.rl_cfg",          "rl config", "podsim.rl",      NULL,
@@ -110,18 +110,13 @@ static int pair_preset(const char *n, void *out) {
   return POD_OK;
 }
 
-#define PF(name)                                                               \
-  {                                                                            \
-#name, LPOD_DOUBLE, offsetof(pod_rl_pair_cfg, name), 0, 0, 0, 0, "", NULL, \
-        NULL                                                                   \
-  }
+#define PF(name) \
+  { #name, LPOD_DOUBLE, offsetof(pod_rl_pair_cfg, name), 0, "", NULL, NULL }
 static const lpod_field pair_fields[] = {
-    {"a", LPOD_STRUCT, offsetof(pod_rl_pair_cfg, a), 0, 0, 0, 0, "", NULL,
-     &rl_cfg_type},
-    {"b", LPOD_STRUCT, offsetof(pod_rl_pair_cfg, b), 0, 0, 0, 0, "", NULL,
-     &rl_cfg_type},
-    {"pretrain", LPOD_BOOL, offsetof(pod_rl_pair_cfg, pretrain), 0, 0, 0, 0, "",
-     NULL, NULL},
+    {"a", LPOD_STRUCT, offsetof(pod_rl_pair_cfg, a), 0, "", NULL, &rl_cfg_type},
+    {"b", LPOD_STRUCT, offsetof(pod_rl_pair_cfg, b), 0, "", NULL, &rl_cfg_type},
+    {"pretrain", LPOD_BOOL, offsetof(pod_rl_pair_cfg, pretrain), 0, "", NULL,
+     NULL},
     PF(eff_scale),
     PF(overlap),
     PF(imbalance),
@@ -132,7 +127,7 @@ static const lpod_field pair_fields[] = {
     PF(out_eff_b),
     PF(price_a),
     PF(price_b),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type pair_cfg_type = {"podsim.rl_pair_cfg",
                                         "rl pair config",

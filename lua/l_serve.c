@@ -19,13 +19,9 @@ extern const lpod_type lpod_model_type; /* l_train.c */
 /* Numeric fields: bounds and units in pod_serve_par_fields,
 ** pod_serve_pool_fields and pod_serve_cfg_fields (core/serve.c). */
 #define PF(name) \
-  { #name, LPOD_INT, offsetof(pod_serve_par, name), 0, 0, 0, 0, "", NULL, NULL }
+  { #name, LPOD_INT, offsetof(pod_serve_par, name), 0, "", NULL, NULL }
 static const lpod_field par_fields[] = {
-    PF(tp),
-    PF(dp_attn),
-    PF(ep),
-    PF(pp),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    PF(tp), PF(dp_attn), PF(ep), PF(pp), {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type par_type = {"podsim.serve_parallel",
                                    "serving layout",
@@ -39,18 +35,14 @@ static const lpod_type par_type = {"podsim.serve_parallel",
                                    NULL,
                                    pod_serve_par_fields};
 
-#define OF(name, member)                                                     \
-  {                                                                          \
-#name, LPOD_INT, offsetof(pod_serve_pool, member), 0, 0, 0, 0, "", NULL, \
-        NULL                                                                 \
-  }
-static const lpod_field pool_fields[] = {
-    OF(gpus, gpus),
-    OF(tp, parallel.tp),
-    OF(dp_attn, parallel.dp_attn),
-    OF(ep, parallel.ep),
-    OF(pp, parallel.pp),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+#define OF(name, member) \
+  { #name, LPOD_INT, offsetof(pod_serve_pool, member), 0, "", NULL, NULL }
+static const lpod_field pool_fields[] = {OF(gpus, gpus),
+                                         OF(tp, parallel.tp),
+                                         OF(dp_attn, parallel.dp_attn),
+                                         OF(ep, parallel.ep),
+                                         OF(pp, parallel.pp),
+                                         {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type pool_type = {"podsim.serve_prefill",
                                     "prefill pool",
@@ -74,31 +66,31 @@ static int cfg_preset(const char *n, void *out) {
 }
 
 #define CF(name, type) \
-  { #name, type, offsetof(pod_serve_cfg, name), 0, 0, 0, 0, "", NULL, NULL }
+  { #name, type, offsetof(pod_serve_cfg, name), 0, "", NULL, NULL }
 static const lpod_field cfg_fields[] = {
-    {"system", LPOD_STRUCT, offsetof(pod_serve_cfg, system), 0, 0, 0, 0, "",
-     NULL, &lpod_system_type},
-    {"model", LPOD_STRUCT, offsetof(pod_serve_cfg, model), 0, 0, 0, 0, "", NULL,
+    {"system", LPOD_STRUCT, offsetof(pod_serve_cfg, system), 0, "", NULL,
+     &lpod_system_type},
+    {"model", LPOD_STRUCT, offsetof(pod_serve_cfg, model), 0, "", NULL,
      &lpod_model_type},
     CF(gpus, LPOD_INT),
-    {"dtype", LPOD_ENUM, offsetof(pod_serve_cfg, dtype), 0, 0, 0, 0, "",
+    {"dtype", LPOD_ENUM, offsetof(pod_serve_cfg, dtype), 0, "",
      pod_train_dtype_names, NULL},
-    {"kv_dtype", LPOD_ENUM, offsetof(pod_serve_cfg, kv_dtype), 0, 0, 0, 0, "",
+    {"kv_dtype", LPOD_ENUM, offsetof(pod_serve_cfg, kv_dtype), 0, "",
      pod_train_dtype_names, NULL},
-    {"parallel", LPOD_STRUCT, offsetof(pod_serve_cfg, parallel), 0, 0, 0, 0, "",
-     NULL, &par_type},
+    {"parallel", LPOD_STRUCT, offsetof(pod_serve_cfg, parallel), 0, "", NULL,
+     &par_type},
     CF(batch, LPOD_INT),
     CF(input_tokens, LPOD_DOUBLE),
     CF(output_tokens, LPOD_DOUBLE),
     CF(prefix_hit, LPOD_DOUBLE),
     CF(disaggregated, LPOD_BOOL),
-    {"prefill", LPOD_STRUCT, offsetof(pod_serve_cfg, prefill), 0, 0, 0, 0, "",
-     NULL, &pool_type},
+    {"prefill", LPOD_STRUCT, offsetof(pod_serve_cfg, prefill), 0, "", NULL,
+     &pool_type},
     CF(prefill_tokens, LPOD_DOUBLE),
     CF(spec_tokens, LPOD_INT),
     CF(spec_accept, LPOD_DOUBLE),
     CF(redundant_experts, LPOD_INT),
-    {"ep_kernel", LPOD_ENUM, offsetof(pod_serve_cfg, ep_kernel), 0, 0, 0, 0, "",
+    {"ep_kernel", LPOD_ENUM, offsetof(pod_serve_cfg, ep_kernel), 0, "",
      pod_serve_ep_kernel_names, NULL},
     CF(two_batch_overlap, LPOD_BOOL),
     CF(eff_gemm, LPOD_DOUBLE),
@@ -110,7 +102,7 @@ static const lpod_field cfg_fields[] = {
     CF(layer_us, LPOD_DOUBLE),
     CF(mem_reserve_gb, LPOD_DOUBLE),
     CF(kv_frac, LPOD_DOUBLE),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_serve_cfg_type = {
     "podsim.serve_cfg",       "serve config", "podsim.serve",      NULL,

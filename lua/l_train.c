@@ -50,10 +50,10 @@ LPOD_PRESET_ITER(model, pod_model, pod_model_at)
 ** pod_train_layout_fields, pod_train_recompute_set_fields,
 ** pod_train_sw_fields, pod_train_cfg_fields). */
 #define MF(name, type) \
-  { #name, type, offsetof(pod_model, name), 0, 0, 0, 0, "", NULL, NULL }
+  { #name, type, offsetof(pod_model, name), 0, "", NULL, NULL }
 static const lpod_field model_fields[] = {
-    {"name", LPOD_STRING, offsetof(pod_model, name), POD_NAME_MAX, 0, 0, 0, "",
-     NULL, NULL},
+    {"name", LPOD_STRING, offsetof(pod_model, name), POD_NAME_MAX, "", NULL,
+     NULL},
     MF(layers, LPOD_INT),
     MF(hidden, LPOD_INT),
     MF(ffn, LPOD_INT),
@@ -61,8 +61,8 @@ static const lpod_field model_fields[] = {
     MF(kv_heads, LPOD_INT),
     MF(head_dim, LPOD_INT),
     MF(vocab, LPOD_INT),
-    {"attn", LPOD_ENUM, offsetof(pod_model, attn), 0, 0, 0, 0, "",
-     pod_model_attn_names, NULL},
+    {"attn", LPOD_ENUM, offsetof(pod_model, attn), 0, "", pod_model_attn_names,
+     NULL},
     MF(q_lora, LPOD_INT),
     MF(kv_lora, LPOD_INT),
     MF(qk_nope, LPOD_INT),
@@ -79,7 +79,7 @@ static const lpod_field model_fields[] = {
     MF(capacity_factor, LPOD_DOUBLE),
     MF(imbalance, LPOD_DOUBLE),
     MF(mtp_layers, LPOD_INT),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_model_type = {
     "podsim.model",    "model",      "podsim.model",  "models",
@@ -96,14 +96,11 @@ static int layout_preset(const char *n, void *out) {
   return POD_OK;
 }
 
-#define RF(name)                                                               \
-  {                                                                            \
-#name, LPOD_BOOL, offsetof(pod_recompute_set, name), 0, 0, 0, 0, "", NULL, \
-        NULL                                                                   \
-  }
+#define RF(name) \
+  { #name, LPOD_BOOL, offsetof(pod_recompute_set, name), 0, "", NULL, NULL }
 static const lpod_field recompute_set_fields[] = {
     RF(core_attn), RF(layernorm), RF(mla_up_proj),
-    RF(moe_act),   RF(mlp),       {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    RF(moe_act),   RF(mlp),       {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type recompute_set_type = {"podsim.recompute_modules",
                                              "recompute modules",
@@ -130,20 +127,20 @@ static const char *sw_source(int i) {
 }
 
 #define SF(name, type) \
-  { #name, type, offsetof(pod_train_sw, name), 0, 0, 0, 0, "", NULL, NULL }
+  { #name, type, offsetof(pod_train_sw, name), 0, "", NULL, NULL }
 static const lpod_field sw_fields[] = {
-    {"cuda_graphs", LPOD_ENUM, offsetof(pod_train_sw, cuda_graphs), 0, 0, 0, 0,
-     "", pod_train_graphs_names, NULL},
+    {"cuda_graphs", LPOD_ENUM, offsetof(pod_train_sw, cuda_graphs), 0, "",
+     pod_train_graphs_names, NULL},
     SF(a2a_overlap, LPOD_BOOL),
     SF(fused_grouped_mlp, LPOD_BOOL),
     SF(fp8_attention, LPOD_BOOL),
-    {"dispatcher", LPOD_ENUM, offsetof(pod_train_sw, dispatcher), 0, 0, 0, 0,
-     "", pod_train_dispatcher_names, NULL},
+    {"dispatcher", LPOD_ENUM, offsetof(pod_train_sw, dispatcher), 0, "",
+     pod_train_dispatcher_names, NULL},
     SF(max_domains, LPOD_INT),
-    {"schedule", LPOD_ENUM, offsetof(pod_train_sw, schedule), 0, 0, 0, 0, "",
+    {"schedule", LPOD_ENUM, offsetof(pod_train_sw, schedule), 0, "",
      pod_train_schedule_names, NULL},
     SF(fp8_params, LPOD_BOOL),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type sw_type = {"podsim.software",
                                   "software release",
@@ -158,7 +155,7 @@ static const lpod_type sw_type = {"podsim.software",
                                   pod_train_sw_fields};
 
 #define LF(name, type) \
-  { #name, type, offsetof(pod_layout, name), 0, 0, 0, 0, "", NULL, NULL }
+  { #name, type, offsetof(pod_layout, name), 0, "", NULL, NULL }
 static const lpod_field layout_fields[] = {
     LF(tp, LPOD_INT),
     LF(pp, LPOD_INT),
@@ -169,12 +166,12 @@ static const lpod_field layout_fields[] = {
     LF(cp, LPOD_INT),
     LF(microbatch, LPOD_INT),
     LF(zero, LPOD_INT),
-    {"recompute", LPOD_ENUM, offsetof(pod_layout, recompute), 0, 0, 0, 0, "",
+    {"recompute", LPOD_ENUM, offsetof(pod_layout, recompute), 0, "",
      pod_train_recompute_names, NULL},
     LF(uneven, LPOD_BOOL),
     {"recompute_modules", LPOD_STRUCT, offsetof(pod_layout, recompute_modules),
-     0, 0, 0, 0, "", NULL, &recompute_set_type},
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+     0, "", NULL, &recompute_set_type},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type layout_type = {"podsim.parallel",
                                       "parallel layout",
@@ -201,19 +198,19 @@ static int cfg_preset(const char *n, void *out) {
 }
 
 #define CF(name, type) \
-  { #name, type, offsetof(pod_train_cfg, name), 0, 0, 0, 0, "", NULL, NULL }
+  { #name, type, offsetof(pod_train_cfg, name), 0, "", NULL, NULL }
 static const lpod_field cfg_fields[] = {
-    {"system", LPOD_STRUCT, offsetof(pod_train_cfg, system), 0, 0, 0, 0, "",
-     NULL, &lpod_system_type},
-    {"model", LPOD_STRUCT, offsetof(pod_train_cfg, model), 0, 0, 0, 0, "", NULL,
+    {"system", LPOD_STRUCT, offsetof(pod_train_cfg, system), 0, "", NULL,
+     &lpod_system_type},
+    {"model", LPOD_STRUCT, offsetof(pod_train_cfg, model), 0, "", NULL,
      &lpod_model_type},
     CF(gpus, LPOD_INT),
     CF(seq, LPOD_INT),
     CF(global_batch, LPOD_INT),
-    {"dtype", LPOD_ENUM, offsetof(pod_train_cfg, dtype), 0, 0, 0, 0, "",
+    {"dtype", LPOD_ENUM, offsetof(pod_train_cfg, dtype), 0, "",
      pod_train_dtype_names, NULL},
-    {"parallel", LPOD_STRUCT, offsetof(pod_train_cfg, parallel), 0, 0, 0, 0, "",
-     NULL, &layout_type},
+    {"parallel", LPOD_STRUCT, offsetof(pod_train_cfg, parallel), 0, "", NULL,
+     &layout_type},
     CF(eff_gemm, LPOD_DOUBLE),
     CF(eff_attn, LPOD_DOUBLE),
     CF(gemm_k_half, LPOD_DOUBLE),
@@ -229,13 +226,13 @@ static const lpod_field cfg_fields[] = {
     CF(grad_reduce_bytes, LPOD_DOUBLE),
     CF(mem_reserve_gb, LPOD_DOUBLE),
     CF(mfu_full_attn, LPOD_BOOL),
-    {"fp8_recipe", LPOD_ENUM, offsetof(pod_train_cfg, fp8_recipe), 0, 0, 0, 0,
-     "", pod_train_fp8_recipe_names, NULL},
+    {"fp8_recipe", LPOD_ENUM, offsetof(pod_train_cfg, fp8_recipe), 0, "",
+     pod_train_fp8_recipe_names, NULL},
     CF(jitter_sync, LPOD_DOUBLE),
-    {"software", LPOD_STRUCT, offsetof(pod_train_cfg, software), 0, 0, 0, 0, "",
-     NULL, &sw_type},
+    {"software", LPOD_STRUCT, offsetof(pod_train_cfg, software), 0, "", NULL,
+     &sw_type},
     CF(host_expert_us, LPOD_DOUBLE),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 /* The training config (podsim.train and the "train" kernel). */
 const lpod_type lpod_train_cfg_type = {

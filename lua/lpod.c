@@ -153,7 +153,7 @@ void lpod_type_register(lua_State *L, const lpod_type *t) {
   for (const lpod_field *f = t->fields; f->name; f++) {
     if (f->type == LPOD_STRUCT) lpod_type_register(L, f->sub);
     /* a numeric field of a type with core bounds must have one */
-    if ((f->type == LPOD_DOUBLE || f->type == LPOD_INT) && t->bounds &&
+    if ((f->type == LPOD_DOUBLE || f->type == LPOD_INT) &&
         lpod_field_bound(t, f) == NULL)
       luaL_error(L, "internal error: %s field '%s' has no core bound", t->kind,
                  f->name);
@@ -224,25 +224,14 @@ static void set_field(lua_State *L, int vidx, const lpod_type *t,
   char *p = base + f->offset;
   const pod_field *b;
   switch (f->type) {
-    case LPOD_DOUBLE:
-      if ((b = lpod_field_bound(t, f)) != NULL)
-        *(double *)p = lpod_check_field(L, vidx, b, ctor, full);
-      else
-        *(double *)p =
-            lpod_check_range(L, vidx, f->min, f->max, f->min_open, ctor, full);
+    case LPOD_DOUBLE: /* the bound exists: lpod_type_register checked */
+      b = lpod_field_bound(t, f);
+      *(double *)p = lpod_check_field(L, vidx, b, ctor, full);
       break;
-    case LPOD_INT: {
-      double v;
-      if ((b = lpod_field_bound(t, f)) != NULL) {
-        v = lpod_check_field(L, vidx, b, ctor, full);
-      } else {
-        v = lpod_check_range(L, vidx, f->min, f->max, f->min_open, ctor, full);
-        if (v != floor(v))
-          lpod_error(L, ctor, full, "must be an integer (got %.10g)", v);
-      }
-      *(int *)p = (int)v;
+    case LPOD_INT:
+      b = lpod_field_bound(t, f);
+      *(int *)p = (int)lpod_check_field(L, vidx, b, ctor, full);
       break;
-    }
     case LPOD_BOOL:
       if (!lua_isboolean(L, vidx))
         lpod_error(L, ctor, full, "expected a boolean, got %s",

@@ -4,7 +4,8 @@
 ** Specs (GPUs, systems, models, failure sets, ...) are immutable userdata
 ** holding a core value struct.  Each kind is described once by an
 ** lpod_type: its fields with type, offset, range and unit.  From that one
-** description come the constructor (`podsim.system{base=..., ...}` with
+** description (with the ranges from core, lpod_type.bounds) come the
+** constructor (`podsim.system{base=..., ...}` with
 ** unknown-field suggestions and range checks), field reads
 ** (`sys.up_GBps`), `pairs`, `tostring`, copying into another lua_State,
 ** and the offset of a dotted field path for Monte Carlo bindings.
@@ -25,8 +26,8 @@
 #include "pod_kernel.h"
 
 typedef enum lpod_ftype {
-  LPOD_DOUBLE, /* double; range [min, max] */
-  LPOD_INT,    /* int; integral number in [min, max] */
+  LPOD_DOUBLE, /* double; range from the type's core bounds */
+  LPOD_INT,    /* int; integral number in the core bounds */
   LPOD_BOOL,   /* int holding 0/1; Lua boolean */
   LPOD_STRING, /* char[size]; Lua string shorter than size */
   LPOD_ENUM,   /* int; Lua string, one of names[] */
@@ -44,9 +45,9 @@ typedef struct lpod_field {
   size_t size;              /* LPOD_STRING: buffer size; LPOD_ENUM: when
                             ** > 0, only the first `size` names (at most
                             ** LPOD_ENUM_MAX) are accepted */
-  double min, max;          /* LPOD_DOUBLE/INT inclusive range */
-  int min_open;             /* 1: value must be > min, not >= */
-  const char *unit;         /* "GB/s per direction", shown in help */
+  const char *unit;         /* non-numeric fields: shown in help (the
+                            ** numeric ones' units and ranges are in the
+                            ** type's core bounds) */
   const char *const *names; /* LPOD_ENUM: NULL-terminated names */
   const lpod_type *sub;     /* LPOD_STRUCT */
 } lpod_field;
@@ -68,7 +69,8 @@ struct lpod_type {
   const char *(*preset_source)(int i);
   /* Core bounds of the numeric fields (pod_field.h), the one home of each
   ** range: an LPOD_DOUBLE/INT field is checked against the entry at its
-  ** offset as it is read. */
+  ** offset as it is read; a type with numeric fields must have one for
+  ** each (lpod_type_register raises otherwise). */
   const pod_field *bounds;
 };
 
