@@ -1,7 +1,7 @@
 /*
 ** l_calib.c: podsim._calibrate, the fit behind `podsim calibrate`
 ** (core/calib.c; the nccl-tests parser and the Lua file writer are in
-** lua/lib/tools.lua).
+** lua/lib/tools_eval.lua).
 **
 **   podsim._calibrate(system, rows, params)
 **     rows: list of {op=, ranks=, ranks_per_domain=, bytes=, time_s=}
