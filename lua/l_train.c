@@ -486,7 +486,48 @@ static const char *const fix_keys[] = {
     "tp", "pp",         "vp",   "dp",        "ep",     "etp",
     "cp", "microbatch", "zero", "recompute", "uneven", NULL};
 
-#define SEARCH_MAX 1000
+/* podsim.search's own options (stack 1: top=, max_*=, fix=) into *o.
+** [-0, +0, v] */
+static void read_search_opts(lua_State *L, const char *ctx,
+                             pod_train_search_opts *o) {
+  pod_train_search_opts_init(o);
+  /* bounds: pod_train_search_opts_fields and, for fix=, the layout's
+  ** (core checks a fixed size is >= 1) */
+#define OB(name) pod_field_find(pod_train_search_opts_fields, name)
+#define LB(name) pod_field_find(pod_train_layout_fields, name)
+  o->top_n = (int)lpod_opt_field(L, 1, "top", 10, OB("top_n"), 0, ctx, NULL);
+  static const char *const maxes[] = {"max_tp", "max_pp", "max_vp",
+                                      "max_cp", "max_mb", NULL};
+  int *maxv[] = {&o->max_tp, &o->max_pp, &o->max_vp, &o->max_cp, &o->max_mb};
+  for (int i = 0; maxes[i]; i++)
+    *maxv[i] = (int)lpod_opt_field(L, 1, maxes[i], *maxv[i], OB(maxes[i]), 0,
+                                   ctx, NULL);
+  if (lua_getfield(L, 1, "fix") != LUA_TNIL) { /* stack: opts, copy, fix */
+    int fx = lua_gettop(L);
+    if (!lua_istable(L, fx))
+      lpod_error(L, ctx, "fix", "expected a table {tp=, pp=, ...}, got %s",
+                 luaL_typename(L, fx));
+    lpod_check_keys(L, fx, ctx, "fix", fix_keys);
+    pod_layout *f = &o->fix;
+    static const char *const dims[] = {"tp",  "pp", "vp",         "dp",   "ep",
+                                       "etp", "cp", "microbatch", "zero", NULL};
+    int *dimv[] = {&f->tp,  &f->pp, &f->vp,         &f->dp,  &f->ep,
+                   &f->etp, &f->cp, &f->microbatch, &f->zero};
+    for (int i = 0; dims[i]; i++)
+      *dimv[i] =
+          (int)lpod_opt_field(L, fx, dims[i], -1, LB(dims[i]), 0, ctx, "fix");
+#undef OB
+#undef LB
+    if (lua_getfield(L, fx, "recompute") != LUA_TNIL)
+      f->recompute = lpod_opt_enum(L, fx, "recompute", 0,
+                                   pod_train_recompute_names, 1, ctx, "fix");
+    lua_pop(L, 1);
+    if (lua_getfield(L, fx, "uneven") != LUA_TNIL)
+      f->uneven = lpod_opt_bool(L, fx, "uneven", 0, ctx, "fix");
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
 
 static int l_search(lua_State *L) {
   static const char ctx[] = "podsim.search";
@@ -511,44 +552,7 @@ static int l_search(lua_State *L) {
   pod_train_cfg c;
   lpod_build(L, t, &search_cfg_type, &c, NULL);
   pod_train_search_opts o;
-  pod_train_search_opts_init(&o);
-  /* bounds: pod_train_search_opts_fields and, for fix=, the layout's
-  ** (core checks a fixed size is >= 1) */
-#define OB(name) pod_field_find(pod_train_search_opts_fields, name)
-#define LB(name) pod_field_find(pod_train_layout_fields, name)
-  o.top_n = (int)lpod_opt_field(L, 1, "top", 10, OB("top_n"), 0, ctx, NULL);
-  static const char *const maxes[] = {"max_tp", "max_pp", "max_vp",
-                                      "max_cp", "max_mb", NULL};
-  int *maxv[] = {&o.max_tp, &o.max_pp, &o.max_vp, &o.max_cp, &o.max_mb};
-  for (int i = 0; maxes[i]; i++)
-    *maxv[i] = (int)lpod_opt_field(L, 1, maxes[i], *maxv[i], OB(maxes[i]), 0,
-                                   ctx, NULL);
-  if (lua_getfield(L, 1, "fix") != LUA_TNIL) { /* stack: opts, copy, fix */
-    int fx = lua_gettop(L);
-    if (!lua_istable(L, fx))
-      return lpod_error(L, ctx, "fix",
-                        "expected a table {tp=, pp=, ...}, got %s",
-                        luaL_typename(L, fx));
-    lpod_check_keys(L, fx, ctx, "fix", fix_keys);
-    pod_layout *f = &o.fix;
-    static const char *const dims[] = {"tp",  "pp", "vp",         "dp",   "ep",
-                                       "etp", "cp", "microbatch", "zero", NULL};
-    int *dimv[] = {&f->tp,  &f->pp, &f->vp,         &f->dp,  &f->ep,
-                   &f->etp, &f->cp, &f->microbatch, &f->zero};
-    for (int i = 0; dims[i]; i++)
-      *dimv[i] =
-          (int)lpod_opt_field(L, fx, dims[i], -1, LB(dims[i]), 0, ctx, "fix");
-#undef OB
-#undef LB
-    if (lua_getfield(L, fx, "recompute") != LUA_TNIL)
-      f->recompute = lpod_opt_enum(L, fx, "recompute", 0,
-                                   pod_train_recompute_names, 1, ctx, "fix");
-    lua_pop(L, 1);
-    if (lua_getfield(L, fx, "uneven") != LUA_TNIL)
-      f->uneven = lpod_opt_bool(L, fx, "uneven", 0, ctx, "fix");
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 1);
+  read_search_opts(L, ctx, &o);
   pod_train_search_item *items =
       lua_newuserdatauv(L, sizeof *items * o.top_n, 0);
   int n = 0;
