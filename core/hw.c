@@ -452,50 +452,72 @@ static int name_ok(const char *name) {
 }
 
 /* The bounds of every numeric field (pod_field.h), the one home of each
-** range: the checks below walk these tables and the Lua bindings read
-** them.  The caps are sanity limits (no value near them is physical);
-** the lower bounds are the models' domains. */
-#define GD(m, lo, hi, open, unit) POD_FIELD_D(pod_gpu, m, lo, hi, open, unit)
-const pod_field pod_hw_gpu_fields[] = {
-    GD(bf16_tflops, 0, 1e6, POD_F_MIN_OPEN, "dense TFLOP/s"),
-    GD(fp8_tflops, 0, 1e6, 0, "dense TFLOP/s (0: none)"),
-    GD(fp4_tflops, 0, 1e6, 0, "dense TFLOP/s (0: none)"),
-    GD(hbm_gb, 0, 1e5, POD_F_MIN_OPEN, "GB"),
-    GD(hbm_TBps, 0, 1e3, POD_F_MIN_OPEN, "TB/s"),
-    GD(power_w, 0, 1e5, POD_F_MIN_OPEN, "W"),
-    POD_FIELD_END};
-#undef GD
+** range: X(kind, member, min, max, open, unit).  From each list come the
+** exported table (the checks' walk, the Lua bindings) and an inline
+** screen with the bounds as constants (the kernels check on every
+** evaluation).  The caps are sanity limits (no value near them is
+** physical); the lower bounds are the models' domains. */
+#define GPU_FIELDS(X)                                             \
+  X(DOUBLE, bf16_tflops, 0, 1e6, POD_F_MIN_OPEN, "dense TFLOP/s") \
+  X(DOUBLE, fp8_tflops, 0, 1e6, 0, "dense TFLOP/s (0: none)")     \
+  X(DOUBLE, fp4_tflops, 0, 1e6, 0, "dense TFLOP/s (0: none)")     \
+  X(DOUBLE, hbm_gb, 0, 1e5, POD_F_MIN_OPEN, "GB")                 \
+  X(DOUBLE, hbm_TBps, 0, 1e3, POD_F_MIN_OPEN, "TB/s")             \
+  X(DOUBLE, power_w, 0, 1e5, POD_F_MIN_OPEN, "W")
 
-#define SD(m, lo, hi, open, unit) POD_FIELD_D(pod_system, m, lo, hi, open, unit)
-#define SI(m, lo, hi, unit) POD_FIELD_I(pod_system, m, lo, hi, unit)
-const pod_field pod_hw_system_fields[] = {
-    SI(domain_gpus, 1, 1 << 20, "GPUs per scale-up domain"),
-    SD(up_GBps, 0, 1e5, POD_F_MIN_OPEN, "GB/s per GPU per direction"),
-    SD(up_latency_us, 0, 1e6, 0, "us"),
-    POD_FIELD_B(pod_system, nvls, "in-switch reduction"),
-    SD(nics_per_gpu, 0, 64, POD_F_MIN_OPEN, "NICs per GPU"),
-    SD(nic_gbps, 0, 1e5, POD_F_MIN_OPEN, "Gb/s per NIC"),
-    SD(out_latency_us, 0, 1e6, 0, "us"),
-    SD(oversub, 1, 1e3, 0, "ratio above the leaf group"),
-    SD(usd_per_gpu_hour, 0, 1e6, 0, "USD per GPU-hour"),
-    SD(up_eff, 0, 1, POD_F_MIN_OPEN, "fraction of line rate"),
-    SD(up_fill_KiB, 0, 1e9, 0, "KiB per rank and channel"),
-    SD(out_eff, 0, 1, POD_F_MIN_OPEN, "fraction of line rate"),
-    SD(out_half_MB, 0, 1e9, 0, "MiB"),
-    /* NVLS busbw may exceed the link rate (in-switch reduction halves the
-    ** traffic), but never reach 2x: busbw <= 2(n-1)/(n+1) x link rate;
-    ** > 0 when nvls is on (pod_hw_system_check). */
-    SD(nvls_eff, 0, 2, 0, "NVLS busbw over up_GBps (0: no NVLS)"),
-    SD(nvls_latency_us, 0, 1e6, 0, "us"),
-    SI(up_channels, 1, 1024, "NCCL channels on the scale-up fabric"),
-    SI(net_channels, 1, 1024, "NCCL network channels per domain"),
-    SD(net_channel_GBps, 0, 1e5, POD_F_MIN_OPEN,
-       "GB/s per channel per direction"),
-    POD_FIELD_B(pod_system, sharp, "in-network reduction (CollNet)"),
-    SD(msg_overhead_us, 0, 1e6, 0, "us per message posted"),
-    SI(leaf_gpus, 1, 1 << 24, "GPUs per leaf group"), POD_FIELD_END};
-#undef SD
-#undef SI
+/* nvls_eff: NVLS busbw may exceed the link rate (in-switch reduction
+** halves the traffic), but never reach 2x: busbw <= 2(n-1)/(n+1) x link
+** rate; > 0 when nvls is on (pod_hw_system_check). */
+#define SYSTEM_FIELDS(X)                                                   \
+  X(INT, domain_gpus, 1, 1 << 20, 0, "GPUs per scale-up domain")           \
+  X(DOUBLE, up_GBps, 0, 1e5, POD_F_MIN_OPEN, "GB/s per GPU per direction") \
+  X(DOUBLE, up_latency_us, 0, 1e6, 0, "us")                                \
+  X(BOOL, nvls, 0, 1, 0, "in-switch reduction")                            \
+  X(DOUBLE, nics_per_gpu, 0, 64, POD_F_MIN_OPEN, "NICs per GPU")           \
+  X(DOUBLE, nic_gbps, 0, 1e5, POD_F_MIN_OPEN, "Gb/s per NIC")              \
+  X(DOUBLE, out_latency_us, 0, 1e6, 0, "us")                               \
+  X(DOUBLE, oversub, 1, 1e3, 0, "ratio above the leaf group")              \
+  X(DOUBLE, usd_per_gpu_hour, 0, 1e6, 0, "USD per GPU-hour")               \
+  X(DOUBLE, up_eff, 0, 1, POD_F_MIN_OPEN, "fraction of line rate")         \
+  X(DOUBLE, up_fill_KiB, 0, 1e9, 0, "KiB per rank and channel")            \
+  X(DOUBLE, out_eff, 0, 1, POD_F_MIN_OPEN, "fraction of line rate")        \
+  X(DOUBLE, out_half_MB, 0, 1e9, 0, "MiB")                                 \
+  X(DOUBLE, nvls_eff, 0, 2, 0, "NVLS busbw over up_GBps (0: no NVLS)")     \
+  X(DOUBLE, nvls_latency_us, 0, 1e6, 0, "us")                              \
+  X(INT, up_channels, 1, 1024, 0, "NCCL channels on the scale-up fabric")  \
+  X(INT, net_channels, 1, 1024, 0, "NCCL network channels per domain")     \
+  X(DOUBLE, net_channel_GBps, 0, 1e5, POD_F_MIN_OPEN,                      \
+    "GB/s per channel per direction")                                      \
+  X(BOOL, sharp, 0, 1, 0, "in-network reduction (CollNet)")                \
+  X(DOUBLE, msg_overhead_us, 0, 1e6, 0, "us per message posted")           \
+  X(INT, leaf_gpus, 1, 1 << 24, 0, "GPUs per leaf group")
+
+#define GPU_ENTRY(k, m, lo, hi, open, unit) \
+  {#m, offsetof(pod_gpu, m), POD_F_##k, lo, hi, open, unit},
+#define SYSTEM_ENTRY(k, m, lo, hi, open, unit) \
+  {#m, offsetof(pod_system, m), POD_F_##k, lo, hi, open, unit},
+const pod_field pod_hw_gpu_fields[] = {GPU_FIELDS(GPU_ENTRY) POD_FIELD_END};
+const pod_field pod_hw_system_fields[] = {SYSTEM_FIELDS(SYSTEM_ENTRY)
+                                              POD_FIELD_END};
+
+#define SCREEN(k, m, lo, hi, open, unit) &SCREEN_##k(x->m, lo, hi, open)
+#define SCREEN_DOUBLE(v, lo, hi, open) pod_field_in(v, lo, hi, open)
+#define SCREEN_INT(v, lo, hi, open) (((v) >= (lo)) & ((v) <= (hi)))
+#define SCREEN_BOOL(v, lo, hi, open) ((unsigned)(v) <= 1u)
+static int gpu_ok(const pod_gpu *x) {
+  return 1 GPU_FIELDS(SCREEN);
+}
+static int system_ok(const pod_system *x) {
+  return gpu_ok(&x->gpu) SYSTEM_FIELDS(SCREEN) &
+         (!x->nvls | (x->nvls_eff > 0)) &
+         ((unsigned)x->transport < POD_TRANSPORT_N) &
+         ((unsigned)x->routing < POD_ROUTING_N) & name_ok(x->name) &
+         name_ok(x->gpu.name);
+}
+#undef SCREEN
+#undef SCREEN_DOUBLE
+#undef SCREEN_INT
+#undef SCREEN_BOOL
 
 static int gpu_check(const pod_gpu *g, const char *prefix, pod_err *err) {
   if (!name_ok(g->name)) {
@@ -508,11 +530,13 @@ static int gpu_check(const pod_gpu *g, const char *prefix, pod_err *err) {
 
 int pod_hw_gpu_check(const pod_gpu *g, pod_err *err) {
   if (g == NULL) return pod_err_set(err, POD_EINVAL, "gpu", "is NULL");
+  if (gpu_ok(g) & name_ok(g->name)) return POD_OK;
   return gpu_check(g, "", err);
 }
 
 int pod_hw_system_check(const pod_system *s, pod_err *err) {
   if (s == NULL) return pod_err_set(err, POD_EINVAL, "system", "is NULL");
+  if (system_ok(s)) return POD_OK; /* the walk below names the failure */
   if (!name_ok(s->name))
     return pod_err_set(err, POD_EINVAL, "name", "not NUL-terminated");
   int rc = gpu_check(&s->gpu, "gpu.", err);

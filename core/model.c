@@ -258,40 +258,50 @@ static int has_dense_mlp(const pod_model *m) {
 ** range: pod_model_check walks the table first and the Lua bindings read
 ** it.  The upper bounds keep every sum and product of dimensions below in
 ** range; the largest real models are far inside. */
-#define MI(m, lo, hi, unit) POD_FIELD_I(pod_model, m, lo, hi, unit)
-const pod_field pod_model_fields[] = {
-    MI(layers, 1, 1 << 20, "transformer blocks"),
-    MI(hidden, 1, 1 << 24, "model width"),
-    MI(ffn, 0, 1 << 26, "dense MLP width"),
-    MI(heads, 1, 1 << 16, "attention heads"),
-    MI(kv_heads, 0, 1 << 16, "KV heads (GQA groups)"),
-    MI(head_dim, 0, 1 << 16, "0: hidden/heads"),
-    MI(vocab, 1, 1 << 28, "tokens"),
-    MI(q_lora, 0, 1 << 20, "MLA query rank (0: full-rank q)"),
-    MI(kv_lora, 0, 1 << 20, "MLA KV rank"),
-    MI(qk_nope, 0, 1 << 16, "MLA"),
-    MI(qk_rope, 0, 1 << 16, "MLA"),
-    MI(v_head, 0, 1 << 16, "MLA"),
-    POD_FIELD_B(pod_model, tied_embeddings, "tied input and output embedding"),
-    POD_FIELD_B(pod_model, gated_mlp, "SwiGLU"),
-    MI(experts, 0, 1 << 20, "routed experts"),
-    MI(top_k, 0, 1 << 20, "experts per token"),
-    MI(expert_ffn, 0, 1 << 26, "expert width"),
-    MI(shared_experts, 0, 1 << 10, "always-on experts"),
-    MI(dense_layers, 0, 1 << 20, "leading dense layers"),
-    MI(moe_interval, 0, 1 << 20, "every k-th layer is MoE"),
-    POD_FIELD_D(pod_model, capacity_factor, 0, 1e6, 0, "0: dropless"),
-    POD_FIELD_D(pod_model, imbalance, 0, 1e6, 0,
-                "max over mean tokens per expert"),
-    MI(mtp_layers, 0, 64, "multi-token-prediction blocks"),
-    POD_FIELD_END};
-#undef MI
+#define MODEL_FIELDS(X)                                                \
+  X(INT, layers, 1, 1 << 20, 0, "transformer blocks")                  \
+  X(INT, hidden, 1, 1 << 24, 0, "model width")                         \
+  X(INT, ffn, 0, 1 << 26, 0, "dense MLP width")                        \
+  X(INT, heads, 1, 1 << 16, 0, "attention heads")                      \
+  X(INT, kv_heads, 0, 1 << 16, 0, "KV heads (GQA groups)")             \
+  X(INT, head_dim, 0, 1 << 16, 0, "0: hidden/heads")                   \
+  X(INT, vocab, 1, 1 << 28, 0, "tokens")                               \
+  X(INT, q_lora, 0, 1 << 20, 0, "MLA query rank (0: full-rank q)")     \
+  X(INT, kv_lora, 0, 1 << 20, 0, "MLA KV rank")                        \
+  X(INT, qk_nope, 0, 1 << 16, 0, "MLA")                                \
+  X(INT, qk_rope, 0, 1 << 16, 0, "MLA")                                \
+  X(INT, v_head, 0, 1 << 16, 0, "MLA")                                 \
+  X(BOOL, tied_embeddings, 0, 1, 0, "tied input and output embedding") \
+  X(BOOL, gated_mlp, 0, 1, 0, "SwiGLU")                                \
+  X(INT, experts, 0, 1 << 20, 0, "routed experts")                     \
+  X(INT, top_k, 0, 1 << 20, 0, "experts per token")                    \
+  X(INT, expert_ffn, 0, 1 << 26, 0, "expert width")                    \
+  X(INT, shared_experts, 0, 1 << 10, 0, "always-on experts")           \
+  X(INT, dense_layers, 0, 1 << 20, 0, "leading dense layers")          \
+  X(INT, moe_interval, 0, 1 << 20, 0, "every k-th layer is MoE")       \
+  X(DOUBLE, capacity_factor, 0, 1e6, 0, "0: dropless")                 \
+  X(DOUBLE, imbalance, 0, 1e6, 0, "max over mean tokens per expert")   \
+  X(INT, mtp_layers, 0, 64, 0, "multi-token-prediction blocks")
+#define MODEL_FIELDS_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_model, k, m, lo, hi, open, unit)
+const pod_field pod_model_fields[] = {MODEL_FIELDS(MODEL_FIELDS_E)
+                                          POD_FIELD_END};
+#define MODEL_FIELDS_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants */
+static int model_fields_ok(const pod_model *x) {
+  return 1 MODEL_FIELDS(MODEL_FIELDS_S);
+}
+#undef MODEL_FIELDS_E
+#undef MODEL_FIELDS_S
 
 int pod_model_check(const pod_model *m, pod_err *err) {
   if (m == NULL) return pod_err_set(err, POD_EINVAL, "model", "is NULL");
   NEED(memchr(m->name, '\0', sizeof m->name) != NULL, "name",
        "is not NUL-terminated");
-  int rc = pod_field_check_all(pod_model_fields, m, "", err);
+  int rc = model_fields_ok(m)
+               ? POD_OK
+               : pod_field_check_all(pod_model_fields, m, "", err);
   if (rc != POD_OK) return rc;
   /* the rules across fields and per attention kind */
   switch (m->attn) {

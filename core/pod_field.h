@@ -18,6 +18,7 @@
 #ifndef POD_FIELD_H
 #define POD_FIELD_H
 
+#include <float.h>
 #include <stddef.h>
 
 #include "pod_err.h"
@@ -52,6 +53,34 @@ typedef struct pod_field {
   { #m, offsetof(T, m), POD_F_BOOL, 0, 1, 0, (unit) }
 #define POD_FIELD_END \
   { NULL, 0, POD_F_DOUBLE, 0, 0, 0, NULL }
+
+/* v in [lo, hi] with the ends `open` excludes, and finite: for screens
+** generated with constant bounds, which the compiler folds.  NaN fails
+** every comparison and a finite bound stops +-inf; only an infinite bound
+** costs the v - v test.  Branch-free on the value. */
+static inline int pod_field_in(double v, double lo, double hi, int open) {
+  int lo_ok = (open & POD_F_MIN_OPEN) ? v > lo : v >= lo;
+  int hi_ok = (open & POD_F_MAX_OPEN) ? v < hi : v <= hi;
+  int fin = (lo >= -DBL_MAX && hi <= DBL_MAX) ? 1 : (v - v == 0.0);
+  return lo_ok & hi_ok & fin;
+}
+
+/* A bound list as an X-macro, X(kind, member, min, max, open, unit) with
+** kind DOUBLE, INT or BOOL, gives both the table and a screen with the
+** bounds as constants (for checks on every kernel evaluation):
+**   #define E(k, m, lo, hi, open, unit) \
+**     POD_FIELD_X_ENTRY(T, k, m, lo, hi, open, unit)
+**   const pod_field t[] = {LIST(E) POD_FIELD_END};
+**   #define S(k, m, lo, hi, open, unit) POD_FIELD_X_SCREEN(x, k, m, lo, hi,
+*open)
+**   static int t_ok(const T *x) { return 1 LIST(S); } */
+#define POD_FIELD_X_ENTRY(T, k, m, lo, hi, open, unit) \
+  {#m, offsetof(T, m), POD_F_##k, (lo), (hi), (open), (unit)},
+#define POD_FIELD_X_SCREEN(x, k, m, lo, hi, open) \
+  &POD_FIELD_SCREEN_##k((x)->m, (lo), (hi), (open))
+#define POD_FIELD_SCREEN_DOUBLE(v, lo, hi, open) pod_field_in(v, lo, hi, open)
+#define POD_FIELD_SCREEN_INT(v, lo, hi, open) (((v) >= (lo)) & ((v) <= (hi)))
+#define POD_FIELD_SCREEN_BOOL(v, lo, hi, open) ((unsigned)(v) <= 1u)
 
 /* The member's value as a double (an int member converted). */
 double pod_field_get(const pod_field *f, const void *base);

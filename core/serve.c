@@ -194,33 +194,39 @@ const pod_field pod_serve_pool_fields[] = {
 #undef PAR_ENTRY
 #undef POOL_ENTRY
 
-#define SD(m, lo, hi, open, unit) \
-  POD_FIELD_D(pod_serve_cfg, m, lo, hi, open, unit)
-#define SI(m, lo, hi, unit) POD_FIELD_I(pod_serve_cfg, m, lo, hi, unit)
-const pod_field pod_serve_cfg_fields[] = {
-    SI(gpus, 1, 1 << 20, "GPUs of the (decode) instance"),
-    SI(batch, 0, 1 << 24, "sequences per instance (0: largest)"),
-    SD(input_tokens, 1, 1 << 24, 0, "prompt tokens"),
-    SD(output_tokens, 1, 1 << 24, 0, "generated tokens"),
-    SD(prefix_hit, 0, 0.999, 0, "share of prompt cached"),
-    POD_FIELD_B(pod_serve_cfg, disaggregated, "separate prefill pool"),
-    SD(prefill_tokens, 1, 1 << 24, 0, "prompt tokens per GPU per pass"),
-    SI(spec_tokens, 0, 16, "draft tokens per step"),
-    SD(spec_accept, 0, 1, 0, "acceptance per draft token"),
-    SI(redundant_experts, 0, 1 << 16, "extra expert replicas"),
-    POD_FIELD_B(pod_serve_cfg, two_batch_overlap, "two micro-batches"),
-    SD(eff_gemm, -1, 1, 0, "fraction of peak (<= 0: table)"),
-    SD(eff_attn, 0, 1, POD_F_MIN_OPEN, "fraction of bf16 peak"),
-    SD(eff_hbm, 0, 1, POD_F_MIN_OPEN, "fraction of HBM bandwidth"),
-    SD(overlap, 0, 1, 0, "share hidden by two-batch overlap"),
-    SD(ep_ll_us, 0, 1e6, 0, "us per low-latency dispatch"),
-    SD(ep_ll_up_us, 0, 1e6, 0, "us, all peers on NVLink"),
-    SD(layer_us, 0, 1e6, 0, "us per layer per step"),
-    SD(mem_reserve_gb, 0, 1e6, 0, "GB"),
-    SD(kv_frac, 0, 1, POD_F_MIN_OPEN, "share of free HBM for KV"),
-    POD_FIELD_END};
-#undef SD
-#undef SI
+#define SERVE_CFG_FIELDS(X)                                                  \
+  X(INT, gpus, 1, 1 << 20, 0, "GPUs of the (decode) instance")               \
+  X(INT, batch, 0, 1 << 24, 0, "sequences per instance (0: largest)")        \
+  X(DOUBLE, input_tokens, 1, 1 << 24, 0, "prompt tokens")                    \
+  X(DOUBLE, output_tokens, 1, 1 << 24, 0, "generated tokens")                \
+  X(DOUBLE, prefix_hit, 0, 0.999, 0, "share of prompt cached")               \
+  X(BOOL, disaggregated, 0, 1, 0, "separate prefill pool")                   \
+  X(DOUBLE, prefill_tokens, 1, 1 << 24, 0, "prompt tokens per GPU per pass") \
+  X(INT, spec_tokens, 0, 16, 0, "draft tokens per step")                     \
+  X(DOUBLE, spec_accept, 0, 1, 0, "acceptance per draft token")              \
+  X(INT, redundant_experts, 0, 1 << 16, 0, "extra expert replicas")          \
+  X(BOOL, two_batch_overlap, 0, 1, 0, "two micro-batches")                   \
+  X(DOUBLE, eff_gemm, -1, 1, 0, "fraction of peak (<= 0: table)")            \
+  X(DOUBLE, eff_attn, 0, 1, POD_F_MIN_OPEN, "fraction of bf16 peak")         \
+  X(DOUBLE, eff_hbm, 0, 1, POD_F_MIN_OPEN, "fraction of HBM bandwidth")      \
+  X(DOUBLE, overlap, 0, 1, 0, "share hidden by two-batch overlap")           \
+  X(DOUBLE, ep_ll_us, 0, 1e6, 0, "us per low-latency dispatch")              \
+  X(DOUBLE, ep_ll_up_us, 0, 1e6, 0, "us, all peers on NVLink")               \
+  X(DOUBLE, layer_us, 0, 1e6, 0, "us per layer per step")                    \
+  X(DOUBLE, mem_reserve_gb, 0, 1e6, 0, "GB")                                 \
+  X(DOUBLE, kv_frac, 0, 1, POD_F_MIN_OPEN, "share of free HBM for KV")
+#define SERVE_CFG_FIELDS_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_serve_cfg, k, m, lo, hi, open, unit)
+const pod_field pod_serve_cfg_fields[] = {SERVE_CFG_FIELDS(SERVE_CFG_FIELDS_E)
+                                              POD_FIELD_END};
+#define SERVE_CFG_FIELDS_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants */
+static int serve_cfg_ok(const pod_serve_cfg *x) {
+  return 1 SERVE_CFG_FIELDS(SERVE_CFG_FIELDS_S);
+}
+#undef SERVE_CFG_FIELDS_E
+#undef SERVE_CFG_FIELDS_S
 
 /* pod_serve_ep_time's arguments, in its order (offsets unused); its fixed
 ** costs ll_us and ll_up_us take the bounds of ep_ll_us and ep_ll_up_us
@@ -236,7 +242,8 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
   int rc = pod_hw_system_check(&c->system, err);
   if (rc != POD_OK) return rc;
   if ((rc = pod_model_check(&c->model, err)) != POD_OK) return rc;
-  if ((rc = pod_field_check_all(pod_serve_cfg_fields, c, "", err)) ||
+  if ((!serve_cfg_ok(c) &&
+       (rc = pod_field_check_all(pod_serve_cfg_fields, c, "", err))) ||
       (rc = pod_field_check_all(pod_serve_par_fields, &c->parallel, "parallel.",
                                 err)) ||
       (rc = pod_field_check_all(pod_serve_pool_fields, &c->prefill, "prefill.",

@@ -193,68 +193,102 @@ void pod_train_cfg_init(pod_train_cfg *c) {
 /* The bounds of every numeric field (pod_field.h), the one home of each
 ** range: the checks below walk these tables and the Lua bindings read
 ** them.  Layout dimensions of 0 mean 1 (pod_train__normalize). */
-#define CD(m, lo, hi, open, unit) \
-  POD_FIELD_D(pod_train_cfg, m, lo, hi, open, unit)
-#define CI(m, lo, hi, unit) POD_FIELD_I(pod_train_cfg, m, lo, hi, unit)
-const pod_field pod_train_cfg_fields[] = {
-    CI(gpus, 1, 1 << 24, "GPUs"),
-    CI(seq, 1, 1 << 24, "tokens per sequence"),
-    CI(global_batch, 1, 1 << 28, "sequences per step"),
-    CD(eff_gemm, -1, 1, 0, "fraction of peak (<= 0: table)"),
-    CD(eff_attn, -1, 1, 0, "fraction of bf16 peak (<= 0: table)"),
-    CD(gemm_k_half, -1, 1e9, 0, "hidden size (< 0: table)"),
-    CD(gemm_w_half, -1, 1e9, 0, "expert width (< 0: table)"),
-    CD(eff_scale, 0, 2, POD_F_MIN_OPEN, "software maturity multiplier"),
-    CD(eff_hbm, 0, 1, POD_F_MIN_OPEN, "fraction of HBM bandwidth"),
-    CD(overlap_tp, 0, 1, 0, "fraction hidden"),
-    CD(overlap_cp, 0, 1, 0, "fraction hidden"),
-    CD(overlap_ep, 0, 1, 0, "fraction hidden"),
-    CD(overlap_pp, 0, 1, 0, "fraction hidden"),
-    CD(overlap_dp, 0, 1, 0, "fraction hidden"),
-    CD(jitter, 0, 1, POD_F_MAX_OPEN, "per-GPU step-time CV"),
-    CD(grad_reduce_bytes, 0, 8, POD_F_MIN_OPEN, "bytes per gradient element"),
-    CD(mem_reserve_gb, 0, 1e6, 0, "GB"),
-    POD_FIELD_B(pod_train_cfg, mfu_full_attn, "MFU counts full attention"),
-    CD(jitter_sync, 0, 1, POD_F_MAX_OPEN, "per-interval CV (amax syncs)"),
-    CD(host_expert_us, -1, 1e6, 0,
-       "us per local expert per MoE pass (< 0: default)"),
-    POD_FIELD_END};
-#undef CD
-#undef CI
+#define TRAIN_CFG_FIELDS(X)                                                    \
+  X(INT, gpus, 1, 1 << 24, 0, "GPUs")                                          \
+  X(INT, seq, 1, 1 << 24, 0, "tokens per sequence")                            \
+  X(INT, global_batch, 1, 1 << 28, 0, "sequences per step")                    \
+  X(DOUBLE, eff_gemm, -1, 1, 0, "fraction of peak (<= 0: table)")              \
+  X(DOUBLE, eff_attn, -1, 1, 0, "fraction of bf16 peak (<= 0: table)")         \
+  X(DOUBLE, gemm_k_half, -1, 1e9, 0, "hidden size (< 0: table)")               \
+  X(DOUBLE, gemm_w_half, -1, 1e9, 0, "expert width (< 0: table)")              \
+  X(DOUBLE, eff_scale, 0, 2, POD_F_MIN_OPEN, "software maturity multiplier")   \
+  X(DOUBLE, eff_hbm, 0, 1, POD_F_MIN_OPEN, "fraction of HBM bandwidth")        \
+  X(DOUBLE, overlap_tp, 0, 1, 0, "fraction hidden")                            \
+  X(DOUBLE, overlap_cp, 0, 1, 0, "fraction hidden")                            \
+  X(DOUBLE, overlap_ep, 0, 1, 0, "fraction hidden")                            \
+  X(DOUBLE, overlap_pp, 0, 1, 0, "fraction hidden")                            \
+  X(DOUBLE, overlap_dp, 0, 1, 0, "fraction hidden")                            \
+  X(DOUBLE, jitter, 0, 1, POD_F_MAX_OPEN, "per-GPU step-time CV")              \
+  X(DOUBLE, grad_reduce_bytes, 0, 8, POD_F_MIN_OPEN,                           \
+    "bytes per gradient element")                                              \
+  X(DOUBLE, mem_reserve_gb, 0, 1e6, 0, "GB")                                   \
+  X(BOOL, mfu_full_attn, 0, 1, 0, "MFU counts full attention")                 \
+  X(DOUBLE, jitter_sync, 0, 1, POD_F_MAX_OPEN, "per-interval CV (amax syncs)") \
+  X(DOUBLE, host_expert_us, -1, 1e6, 0,                                        \
+    "us per local expert per MoE pass (< 0: default)")
+#define TRAIN_CFG_FIELDS_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_train_cfg, k, m, lo, hi, open, unit)
+const pod_field pod_train_cfg_fields[] = {TRAIN_CFG_FIELDS(TRAIN_CFG_FIELDS_E)
+                                              POD_FIELD_END};
+#define TRAIN_CFG_FIELDS_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants */
+static int cfg_fields_ok(const pod_train_cfg *x) {
+  return 1 TRAIN_CFG_FIELDS(TRAIN_CFG_FIELDS_S);
+}
+#undef TRAIN_CFG_FIELDS_E
+#undef TRAIN_CFG_FIELDS_S
 
-#define LI(m, hi, unit) POD_FIELD_I(pod_layout, m, 0, hi, unit)
-const pod_field pod_train_layout_fields[] = {
-    LI(tp, 1 << 16, "tensor parallel (0: 1)"),
-    LI(pp, 1 << 16, "pipeline stages (0: 1)"),
-    LI(vp, 1 << 16, "virtual stages per rank (0: 1)"),
-    LI(dp, 1 << 24, "data parallel (0: derived)"),
-    LI(ep, 1 << 20, "expert parallel (0: 1)"),
-    LI(etp, 1 << 16, "expert tensor parallel (0: 1)"),
-    LI(cp, 1 << 16, "context parallel (0: 1)"),
-    LI(microbatch, 1 << 20, "sequences per micro-batch (0: 1)"),
-    LI(zero, 3, "0 replicated, 1 distributed optimizer, 2, 3"),
-    POD_FIELD_B(pod_layout, uneven, "uneven pipeline layout"),
-    POD_FIELD_END};
-#undef LI
+#define LAYOUT_FIELDS(X)                                                \
+  X(INT, tp, 0, 1 << 16, 0, "tensor parallel (0: 1)")                   \
+  X(INT, pp, 0, 1 << 16, 0, "pipeline stages (0: 1)")                   \
+  X(INT, vp, 0, 1 << 16, 0, "virtual stages per rank (0: 1)")           \
+  X(INT, dp, 0, 1 << 24, 0, "data parallel (0: derived)")               \
+  X(INT, ep, 0, 1 << 20, 0, "expert parallel (0: 1)")                   \
+  X(INT, etp, 0, 1 << 16, 0, "expert tensor parallel (0: 1)")           \
+  X(INT, cp, 0, 1 << 16, 0, "context parallel (0: 1)")                  \
+  X(INT, microbatch, 0, 1 << 20, 0, "sequences per micro-batch (0: 1)") \
+  X(INT, zero, 0, 3, 0, "0 replicated, 1 distributed optimizer, 2, 3")  \
+  X(BOOL, uneven, 0, 1, 0, "uneven pipeline layout")
+#define LAYOUT_FIELDS_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_layout, k, m, lo, hi, open, unit)
+const pod_field pod_train_layout_fields[] = {LAYOUT_FIELDS(LAYOUT_FIELDS_E)
+                                                 POD_FIELD_END};
+#define LAYOUT_FIELDS_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants */
+static int layout_fields_ok(const pod_layout *x) {
+  return 1 LAYOUT_FIELDS(LAYOUT_FIELDS_S);
+}
+#undef LAYOUT_FIELDS_E
+#undef LAYOUT_FIELDS_S
 
-#define RB(m, unit) POD_FIELD_B(pod_recompute_set, m, unit)
+#define RECOMPUTE_FIELDS(X)                                         \
+  X(BOOL, core_attn, 0, 1, 0, "recompute attention")                \
+  X(BOOL, layernorm, 0, 1, 0, "recompute the norms")                \
+  X(BOOL, mla_up_proj, 0, 1, 0, "recompute the MLA up-projections") \
+  X(BOOL, moe_act, 0, 1, 0, "recompute the expert activation")      \
+  X(BOOL, mlp, 0, 1, 0, "recompute the dense MLP")
+#define RECOMPUTE_FIELDS_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_recompute_set, k, m, lo, hi, open, unit)
 const pod_field pod_train_recompute_set_fields[] = {
-    RB(core_attn, "recompute attention"),
-    RB(layernorm, "recompute the norms"),
-    RB(mla_up_proj, "recompute the MLA up-projections"),
-    RB(moe_act, "recompute the expert activation"),
-    RB(mlp, "recompute the dense MLP"),
-    POD_FIELD_END};
-#undef RB
+    RECOMPUTE_FIELDS(RECOMPUTE_FIELDS_E) POD_FIELD_END};
+#define RECOMPUTE_FIELDS_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants */
+static int recompute_fields_ok(const pod_recompute_set *x) {
+  return 1 RECOMPUTE_FIELDS(RECOMPUTE_FIELDS_S);
+}
+#undef RECOMPUTE_FIELDS_E
+#undef RECOMPUTE_FIELDS_S
 
-const pod_field pod_train_sw_fields[] = {
-    POD_FIELD_B(pod_train_sw, a2a_overlap, "moe_a2a_overlap"),
-    POD_FIELD_B(pod_train_sw, fused_grouped_mlp, "cutedsl_fused_grouped_mlp"),
-    POD_FIELD_B(pod_train_sw, fp8_attention, "fp8_dot_product_attention"),
-    POD_FIELD_I(pod_train_sw, max_domains, 0, 1 << 20,
-                "domains per token (0: no limit)"),
-    POD_FIELD_B(pod_train_sw, fp8_params, "fp8_param_gather"),
-    POD_FIELD_END};
+#define SW_FIELDS(X)                                                    \
+  X(BOOL, a2a_overlap, 0, 1, 0, "moe_a2a_overlap")                      \
+  X(BOOL, fused_grouped_mlp, 0, 1, 0, "cutedsl_fused_grouped_mlp")      \
+  X(BOOL, fp8_attention, 0, 1, 0, "fp8_dot_product_attention")          \
+  X(INT, max_domains, 0, 1 << 20, 0, "domains per token (0: no limit)") \
+  X(BOOL, fp8_params, 0, 1, 0, "fp8_param_gather")
+#define SW_FIELDS_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_train_sw, k, m, lo, hi, open, unit)
+const pod_field pod_train_sw_fields[] = {SW_FIELDS(SW_FIELDS_E) POD_FIELD_END};
+#define SW_FIELDS_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants */
+static int sw_fields_ok(const pod_train_sw *x) {
+  return 1 SW_FIELDS(SW_FIELDS_S);
+}
+#undef SW_FIELDS_E
+#undef SW_FIELDS_S
 
 /* The expert part of the layout (MoE parallel folding, see check_layout):
 ** ep and etp of a dense model are 1; of a MoE model ep divides the
@@ -297,11 +331,14 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
   const pod_layout *l = &c->parallel;
   const pod_model *m = &c->model;
   /* the table's bounds (0 = 1 was normalized before), then the rules */
-  int rc = pod_field_check_all(pod_train_layout_fields, l, "parallel.", err);
-  if (rc == POD_OK)
-    rc = pod_field_check_all(pod_train_recompute_set_fields,
-                             &l->recompute_modules,
-                             "parallel.recompute_modules.", err);
+  int rc = POD_OK;
+  if (!(layout_fields_ok(l) & recompute_fields_ok(&l->recompute_modules))) {
+    rc = pod_field_check_all(pod_train_layout_fields, l, "parallel.", err);
+    if (rc == POD_OK)
+      rc = pod_field_check_all(pod_train_recompute_set_fields,
+                               &l->recompute_modules,
+                               "parallel.recompute_modules.", err);
+  }
   if (rc != POD_OK) return rc;
   NEED(l->tp <= m->heads && m->heads % l->tp == 0, "parallel.tp",
        "must divide the attention heads (%d heads, tp %d)", m->heads, l->tp);
@@ -388,9 +425,10 @@ int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
   if (rc != POD_OK) return prefix_err(err, rc, "system");
   rc = pod_model_check(&c->model, err);
   if (rc != POD_OK) return prefix_err(err, rc, "model");
-  if ((rc = pod_field_check_all(pod_train_cfg_fields, c, "", err)) ||
-      (rc = pod_field_check_all(pod_train_sw_fields, &c->software, "software.",
-                                err)))
+  if (!(cfg_fields_ok(c) & sw_fields_ok(&c->software)) &&
+      ((rc = pod_field_check_all(pod_train_cfg_fields, c, "", err)) ||
+       (rc = pod_field_check_all(pod_train_sw_fields, &c->software, "software.",
+                                 err))))
     return rc;
   NEED((int)c->dtype >= 0 && c->dtype <= POD_DTYPE_FP4, "dtype",
        "must be bf16, fp8 or fp4");
