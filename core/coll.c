@@ -600,6 +600,29 @@ static inline void setup(const pod_system *sys, int n, int r, place *pl,
   q->msg_s = sys->msg_overhead_us * 1e-6;
 }
 
+/* The bounds of the numeric arguments (pod_field.h), the one home of each
+** range: coll_eval walks the args table and the Lua bindings read the
+** kernel config's, both made from this list.  The caps are sanity
+** limits. */
+#define COLL_ARGS(X)                                              \
+  X(ranks, POD_F_INT, 1, 1 << 24, "ranks")                        \
+  X(ranks_per_domain, POD_F_INT, 0, 1 << 24, "ranks (0: packed)") \
+  X(bytes, POD_F_DOUBLE, 0, 1e18, "bytes (nccl-tests S)")
+#define ARGS_ENTRY(m, type, lo, hi, unit) \
+  {#m, offsetof(pod_coll_args, m), type, lo, hi, 0, unit},
+#define CFG_ENTRY(m, type, lo, hi, unit) \
+  {#m, offsetof(pod_coll_cfg, args.m), type, lo, hi, 0, unit},
+const pod_field pod_coll_args_fields[] = {COLL_ARGS(ARGS_ENTRY) POD_FIELD_END};
+const pod_field pod_coll_cfg_fields[] = {COLL_ARGS(CFG_ENTRY) POD_FIELD_END};
+#undef ARGS_ENTRY
+#undef CFG_ENTRY
+/* the inline screen with the bounds as constants (every evaluation) */
+#define ARGS_SCREEN(m, type, lo, hi, unit) &pod_field_in(a->m, lo, hi, 0)
+static int args_ok(const pod_coll_args *a) {
+  return 1 COLL_ARGS(ARGS_SCREEN);
+}
+#undef ARGS_SCREEN
+
 static int coll_eval(const pod_system *sys, pod_coll_op op,
                      const pod_coll_args *args, pod_coll_result *out,
                      pod_err *err, int sys_checked) {
@@ -611,23 +634,19 @@ static int coll_eval(const pod_system *sys, pod_coll_op op,
   if ((int)args->algo < 0 || args->algo >= POD_ALGO_N)
     return pod_err_set(err, POD_EINVAL, "algo", "unknown algorithm %d",
                        (int)args->algo);
-  if (!isfinite(args->bytes) || args->bytes < 0.0)
-    return pod_err_set(err, POD_EINVAL, "bytes",
-                       "must be finite and >= 0, got %g", args->bytes);
+  int rc = args_ok(args)
+               ? POD_OK
+               : pod_field_check_all(pod_coll_args_fields, args, "", err);
+  if (rc != POD_OK) return rc;
   int n = args->ranks;
-  if (n < 1)
-    return pod_err_set(err, POD_EINVAL, "ranks", "must be >= 1, got %d", n);
   if (op == POD_COLL_SEND_RECV && n != 2)
     return pod_err_set(err, POD_EINVAL, "ranks",
                        "send_recv needs 2 ranks, got %d", n);
   if (!sys_checked) {
-    int rc = pod_hw_system_check(sys, err);
+    rc = pod_hw_system_check(sys, err);
     if (rc != POD_OK) return rc;
   }
   int r = args->ranks_per_domain;
-  if (r < 0)
-    return pod_err_set(err, POD_EINVAL, "ranks_per_domain",
-                       "must be >= 0, got %d", r);
   if (r == 0) r = n < sys->domain_gpus ? n : sys->domain_gpus;
   if (r > sys->domain_gpus)
     return pod_err_set(err, POD_EINVAL, "ranks_per_domain",

@@ -20,40 +20,40 @@ double pod_cost_crf(double r, double n) {
   return r * g / (g - 1.0);
 }
 
-/* Non-negative finite check for field `name`. */
-static int nonneg(double x, const char *name, pod_err *err) {
-  if (!pod_finite(x))
-    return pod_err_set(err, POD_EINVAL, name, "must be a finite number");
-  if (x < 0.0)
-    return pod_err_set(err, POD_EINVAL, name, "must be >= 0 (got %g)", x);
-  return POD_OK;
-}
+/* The bounds of every numeric field (pod_field.h), the one home of each
+** range: the checks below walk these tables and the Lua bindings read
+** them.  The caps are sanity limits. */
+#define TD(m, lo, hi, open, unit) POD_FIELD_D(pod_tco, m, lo, hi, open, unit)
+const pod_field pod_cost_tco_fields[] = {
+    TD(capex_usd_per_gpu, 0, 1e9, 0,
+       "USD per GPU (server, network share, installation)"),
+    TD(amort_years, 0, 100, POD_F_MIN_OPEN, "years"),
+    TD(capital_rate, 0, 1, 0, "annual cost of capital (0.08 = 8%)"),
+    TD(power_kw_per_gpu, 0, 100, 0, "kW of IT power per GPU, all-in"),
+    TD(pue, 1, 10, 0, "facility power / IT power"),
+    TD(usd_per_kwh, 0, 100, 0, "USD per kWh"),
+    TD(hosting_usd_per_kw_month, 0, 1e6, 0, "USD per kW of IT power per month"),
+    TD(ops_usd_per_gpu_year, 0, 1e8, 0, "USD per GPU per year"),
+    POD_FIELD_END};
+#undef TD
+
+#define CD(m, lo, hi, open, unit) \
+  POD_FIELD_D(pod_cost_cfg, m, lo, hi, open, unit)
+const pod_field pod_cost_cfg_fields[] = {
+    CD(usd_per_gpu_hour, 0, 1e6, 0, "USD per GPU-hour (0: from tco)"),
+    CD(tokens_per_s_per_gpu, 0, 1e12, POD_F_MIN_OPEN,
+       "tokens/s per active GPU"),
+    POD_FIELD_I(pod_cost_cfg, active_gpus, 1, 1e8, "GPUs"),
+    POD_FIELD_I(pod_cost_cfg, spare_gpus, 0, 1e8, "GPUs"),
+    CD(goodput, 0, 1, POD_F_MIN_OPEN, "useful / wall time"),
+    CD(step_s, 0, 1e9, 0, "s"),
+    CD(tokens, 0, 1e18, 0, "tokens"),
+    POD_FIELD_END};
+#undef CD
 
 int pod_cost_tco_eval(const pod_tco *t, pod_tco_parts *out, pod_err *err) {
-  int rc;
-  if ((rc = nonneg(t->capex_usd_per_gpu, "tco.capex_usd_per_gpu", err)))
-    return rc;
-  if ((rc = nonneg(t->amort_years, "tco.amort_years", err))) return rc;
-  if (t->amort_years <= 0.0)
-    return pod_err_set(err, POD_EINVAL, "tco.amort_years", "must be > 0");
-  if ((rc = nonneg(t->capital_rate, "tco.capital_rate", err))) return rc;
-  if (t->capital_rate > 1.0)
-    return pod_err_set(err, POD_EINVAL, "tco.capital_rate",
-                       "is an annual fraction, must be <= 1 (got %g)",
-                       t->capital_rate);
-  if ((rc = nonneg(t->power_kw_per_gpu, "tco.power_kw_per_gpu", err)))
-    return rc;
-  if (!pod_finite(t->pue))
-    return pod_err_set(err, POD_EINVAL, "tco.pue", "must be a finite number");
-  if (t->pue < 1.0)
-    return pod_err_set(err, POD_EINVAL, "tco.pue", "must be >= 1 (got %g)",
-                       t->pue);
-  if ((rc = nonneg(t->usd_per_kwh, "tco.usd_per_kwh", err))) return rc;
-  if ((rc = nonneg(t->hosting_usd_per_kw_month, "tco.hosting_usd_per_kw_month",
-                   err)))
-    return rc;
-  if ((rc = nonneg(t->ops_usd_per_gpu_year, "tco.ops_usd_per_gpu_year", err)))
-    return rc;
+  int rc = pod_field_check_all(pod_cost_tco_fields, t, "tco.", err);
+  if (rc) return rc;
 
   pod_tco_parts p;
   const double H = POD_COST_HOURS_PER_YEAR;
@@ -76,39 +76,18 @@ int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
   pod_cost_result r;
   memset(&r, 0, sizeof r);
 
-  if ((rc = nonneg(c->usd_per_gpu_hour, "usd_per_gpu_hour", err))) return rc;
+  if ((rc = pod_field_check_all(pod_cost_cfg_fields, c, "", err))) return rc;
   if (c->usd_per_gpu_hour > 0.0) {
     /* the TCO parts go unused with a rental price, but a non-finite one is
     ** still a bad input (every kernel refuses non-finite inputs) */
-    const double tco[] = {c->tco.capex_usd_per_gpu,
-                          c->tco.amort_years,
-                          c->tco.capital_rate,
-                          c->tco.power_kw_per_gpu,
-                          c->tco.pue,
-                          c->tco.usd_per_kwh,
-                          c->tco.hosting_usd_per_kw_month,
-                          c->tco.ops_usd_per_gpu_year};
-    for (size_t i = 0; i < sizeof tco / sizeof tco[0]; i++)
-      if (!pod_finite(tco[i]))
+    for (const pod_field *f = pod_cost_tco_fields; f->name; f++)
+      if (!pod_finite(pod_field_get(f, &c->tco)))
         return pod_err_set(err, POD_EINVAL, "tco",
                            "every TCO part must be finite");
     r.price.usd_per_gpu_hour = c->usd_per_gpu_hour;
   } else if ((rc = pod_cost_tco_eval(&c->tco, &r.price, err))) {
     return rc;
   }
-  if (!pod_finite(c->tokens_per_s_per_gpu) || c->tokens_per_s_per_gpu <= 0.0)
-    return pod_err_set(err, POD_EINVAL, "tokens_per_s_per_gpu",
-                       "must be a finite number > 0");
-  if (c->active_gpus < 1)
-    return pod_err_set(err, POD_EINVAL, "active_gpus", "must be >= 1 (got %d)",
-                       c->active_gpus);
-  if (c->spare_gpus < 0)
-    return pod_err_set(err, POD_EINVAL, "spare_gpus", "must be >= 0 (got %d)",
-                       c->spare_gpus);
-  if (!pod_finite(c->goodput) || c->goodput <= 0.0 || c->goodput > 1.0)
-    return pod_err_set(err, POD_EINVAL, "goodput", "must be in (0, 1]");
-  if ((rc = nonneg(c->step_s, "step_s", err))) return rc;
-  if ((rc = nonneg(c->tokens, "tokens", err))) return rc;
 
   const double price = r.price.usd_per_gpu_hour;
   const double active = c->active_gpus;

@@ -24,6 +24,7 @@
 **   from vendor data sheets, cited beside each figure.
 */
 #include "pod_hw.h"
+#include "pod_field.h"
 
 #include <float.h>
 #include <math.h>
@@ -460,36 +461,73 @@ static int name_ok(const char *name) {
          memchr(name, '\0', POD_NAME_MAX) != NULL;
 }
 
-/* Inline test of one double: finite and within [lo, hi] (hi may be
-** INFINITY), strictly above lo when `open_lo`.  The error path is out of
-** line: checks run on every kernel call and must cost nothing when the
-** value is good. */
-static inline int in_range(double x, double lo, double hi, int open_lo) {
-  /* NaN fails every comparison and +-inf fails the DBL_MAX bound, so no
-  ** separate isfinite is needed. */
-  double top = hi < DBL_MAX ? hi : DBL_MAX;
-  return (open_lo ? x > lo : x >= lo) & (x <= top);
-}
+/* The bounds of every numeric field (pod_field.h), the one home of each
+** range: X(kind, member, min, max, open, unit).  From each list come the
+** exported table (the checks' walk, the Lua bindings) and an inline
+** screen with the bounds as constants (the kernels check on every
+** evaluation).  The caps are sanity limits (no value near them is
+** physical); the lower bounds are the models' domains. */
+#define GPU_FIELDS(X)                                             \
+  X(DOUBLE, bf16_tflops, 0, 1e6, POD_F_MIN_OPEN, "dense TFLOP/s") \
+  X(DOUBLE, fp8_tflops, 0, 1e6, 0, "dense TFLOP/s (0: none)")     \
+  X(DOUBLE, fp4_tflops, 0, 1e6, 0, "dense TFLOP/s (0: none)")     \
+  X(DOUBLE, hbm_gb, 0, 1e5, POD_F_MIN_OPEN, "GB")                 \
+  X(DOUBLE, hbm_TBps, 0, 1e3, POD_F_MIN_OPEN, "TB/s")             \
+  X(DOUBLE, power_w, 0, 1e5, POD_F_MIN_OPEN, "W")
 
-static int range_error(double x, double lo, double hi, int open_lo,
-                       const char *prefix, const char *field, pod_err *err) {
-  char path[POD_ERR_FIELD_MAX];
-  if (err == NULL) return POD_EINVAL;
-  /* "gpu.bf16_tflops" when checking a GPU inside a system. */
-  snprintf(path, sizeof path, "%s%s", prefix, field);
-  if (!isfinite(x)) return pod_err_set(err, POD_EINVAL, path, "must be finite");
-  if (hi == INFINITY)
-    return pod_err_set(err, POD_EINVAL, path, "must be %s %g, got %g",
-                       open_lo ? ">" : ">=", lo, x);
-  return pod_err_set(err, POD_EINVAL, path, "must be in %s%g, %g], got %g",
-                     open_lo ? "(" : "[", lo, hi, x);
-}
+/* nvls_eff: NVLS busbw may exceed the link rate (in-switch reduction
+** halves the traffic), but never reach 2x: busbw <= 2(n-1)/(n+1) x link
+** rate; > 0 when nvls is on (pod_hw_system_check). */
+#define SYSTEM_FIELDS(X)                                                   \
+  X(INT, domain_gpus, 1, 1 << 20, 0, "GPUs per scale-up domain")           \
+  X(DOUBLE, up_GBps, 0, 1e5, POD_F_MIN_OPEN, "GB/s per GPU per direction") \
+  X(DOUBLE, up_latency_us, 0, 1e6, 0, "us")                                \
+  X(BOOL, nvls, 0, 1, 0, "in-switch reduction")                            \
+  X(DOUBLE, nics_per_gpu, 0, 64, POD_F_MIN_OPEN, "NICs per GPU")           \
+  X(DOUBLE, nic_gbps, 0, 1e5, POD_F_MIN_OPEN, "Gb/s per NIC")              \
+  X(DOUBLE, out_latency_us, 0, 1e6, 0, "us")                               \
+  X(DOUBLE, oversub, 1, 1e3, 0, "ratio above the leaf group")              \
+  X(DOUBLE, usd_per_gpu_hour, 0, 1e6, 0, "USD per GPU-hour")               \
+  X(DOUBLE, up_eff, 0, 1, POD_F_MIN_OPEN, "fraction of line rate")         \
+  X(DOUBLE, up_fill_KiB, 0, 1e9, 0, "KiB per rank and channel")            \
+  X(DOUBLE, out_eff, 0, 1, POD_F_MIN_OPEN, "fraction of line rate")        \
+  X(DOUBLE, out_half_MB, 0, 1e9, 0, "MiB")                                 \
+  X(DOUBLE, nvls_eff, 0, 2, 0, "NVLS busbw over up_GBps (0: no NVLS)")     \
+  X(DOUBLE, nvls_latency_us, 0, 1e6, 0, "us")                              \
+  X(INT, up_channels, 1, 1024, 0, "NCCL channels on the scale-up fabric")  \
+  X(INT, net_channels, 1, 1024, 0, "NCCL network channels per domain")     \
+  X(DOUBLE, net_channel_GBps, 0, 1e5, POD_F_MIN_OPEN,                      \
+    "GB/s per channel per direction")                                      \
+  X(BOOL, sharp, 0, 1, 0, "in-network reduction (CollNet)")                \
+  X(DOUBLE, msg_overhead_us, 0, 1e6, 0, "us per message posted")           \
+  X(INT, leaf_gpus, 1, 1 << 24, 0, "GPUs per leaf group")
 
-#define CHECK(x, lo, hi, open, prefix, name)                              \
-  do {                                                                    \
-    if (!in_range((x), (lo), (hi), (open)))                               \
-      return range_error((x), (lo), (hi), (open), (prefix), (name), err); \
-  } while (0)
+#define GPU_ENTRY(k, m, lo, hi, open, unit) \
+  {#m, offsetof(pod_gpu, m), POD_F_##k, lo, hi, open, unit},
+#define SYSTEM_ENTRY(k, m, lo, hi, open, unit) \
+  {#m, offsetof(pod_system, m), POD_F_##k, lo, hi, open, unit},
+const pod_field pod_hw_gpu_fields[] = {GPU_FIELDS(GPU_ENTRY) POD_FIELD_END};
+const pod_field pod_hw_system_fields[] = {SYSTEM_FIELDS(SYSTEM_ENTRY)
+                                              POD_FIELD_END};
+
+#define SCREEN(k, m, lo, hi, open, unit) &SCREEN_##k(x->m, lo, hi, open)
+#define SCREEN_DOUBLE(v, lo, hi, open) pod_field_in(v, lo, hi, open)
+#define SCREEN_INT(v, lo, hi, open) (((v) >= (lo)) & ((v) <= (hi)))
+#define SCREEN_BOOL(v, lo, hi, open) ((unsigned)(v) <= 1u)
+static int gpu_ok(const pod_gpu *x) {
+  return 1 GPU_FIELDS(SCREEN);
+}
+static int system_ok(const pod_system *x) {
+  return gpu_ok(&x->gpu) SYSTEM_FIELDS(SCREEN) &
+         (!x->nvls | (x->nvls_eff > 0)) &
+         ((unsigned)x->transport < POD_TRANSPORT_N) &
+         ((unsigned)x->routing < POD_ROUTING_N) & name_ok(x->name) &
+         name_ok(x->gpu.name);
+}
+#undef SCREEN
+#undef SCREEN_DOUBLE
+#undef SCREEN_INT
+#undef SCREEN_BOOL
 
 static int gpu_check(const pod_gpu *g, const char *prefix, pod_err *err) {
   if (!name_ok(g->name)) {
@@ -497,106 +535,33 @@ static int gpu_check(const pod_gpu *g, const char *prefix, pod_err *err) {
     snprintf(path, sizeof path, "%sname", prefix);
     return pod_err_set(err, POD_EINVAL, path, "not NUL-terminated");
   }
-  CHECK(g->bf16_tflops, 0.0, INFINITY, 1, prefix, "bf16_tflops");
-  CHECK(g->fp8_tflops, 0.0, INFINITY, 0, prefix, "fp8_tflops");
-  CHECK(g->fp4_tflops, 0.0, INFINITY, 0, prefix, "fp4_tflops");
-  CHECK(g->hbm_gb, 0.0, INFINITY, 1, prefix, "hbm_gb");
-  CHECK(g->hbm_TBps, 0.0, INFINITY, 1, prefix, "hbm_TBps");
-  CHECK(g->power_w, 0.0, INFINITY, 1, prefix, "power_w");
-  return POD_OK;
+  return pod_field_check_all(pod_hw_gpu_fields, g, prefix, err);
 }
 
 int pod_hw_gpu_check(const pod_gpu *g, pod_err *err) {
   if (g == NULL) return pod_err_set(err, POD_EINVAL, "gpu", "is NULL");
+  if (gpu_ok(g) & name_ok(g->name)) return POD_OK;
   return gpu_check(g, "", err);
-}
-
-/* Branch-free screen of every field (the kernels call the check on each
-** evaluation); the detailed walk below runs only when something fails. */
-static int gpu_ok(const pod_gpu *g) {
-  return in_range(g->bf16_tflops, 0.0, INFINITY, 1) &
-         in_range(g->fp8_tflops, 0.0, INFINITY, 0) &
-         in_range(g->fp4_tflops, 0.0, INFINITY, 0) &
-         in_range(g->hbm_gb, 0.0, INFINITY, 1) &
-         in_range(g->hbm_TBps, 0.0, INFINITY, 1) &
-         in_range(g->power_w, 0.0, INFINITY, 1);
-}
-
-static int system_ok(const pod_system *s) {
-  return gpu_ok(&s->gpu) & (s->domain_gpus >= 1) &
-         in_range(s->up_GBps, 0.0, INFINITY, 1) &
-         in_range(s->up_latency_us, 0.0, INFINITY, 0) &
-         ((s->nvls == 0) | (s->nvls == 1)) &
-         in_range(s->nics_per_gpu, 0.0, INFINITY, 1) &
-         in_range(s->nic_gbps, 0.0, INFINITY, 1) &
-         in_range(s->out_latency_us, 0.0, INFINITY, 0) &
-         in_range(s->oversub, 1.0, INFINITY, 0) &
-         in_range(s->usd_per_gpu_hour, 0.0, INFINITY, 0) &
-         in_range(s->up_eff, 0.0, 1.0, 1) &
-         in_range(s->up_fill_KiB, 0.0, INFINITY, 0) &
-         in_range(s->out_eff, 0.0, 1.0, 1) &
-         in_range(s->out_half_MB, 0.0, INFINITY, 0) &
-         in_range(s->nvls_eff, 0.0, 2.0, s->nvls) &
-         in_range(s->nvls_latency_us, 0.0, INFINITY, 0) &
-         (s->up_channels >= 1) & (s->net_channels >= 1) &
-         in_range(s->net_channel_GBps, 0.0, INFINITY, 1) &
-         ((unsigned)s->transport < POD_TRANSPORT_N) &
-         ((unsigned)s->routing < POD_ROUTING_N) &
-         ((s->sharp == 0) | (s->sharp == 1)) &
-         in_range(s->msg_overhead_us, 0.0, INFINITY, 0) & (s->leaf_gpus >= 1) &
-         name_ok(s->name) & name_ok(s->gpu.name);
 }
 
 int pod_hw_system_check(const pod_system *s, pod_err *err) {
   if (s == NULL) return pod_err_set(err, POD_EINVAL, "system", "is NULL");
-  if (system_ok(s)) return POD_OK;
+  if (system_ok(s)) return POD_OK; /* the walk below names the failure */
   if (!name_ok(s->name))
     return pod_err_set(err, POD_EINVAL, "name", "not NUL-terminated");
   int rc = gpu_check(&s->gpu, "gpu.", err);
   if (rc != POD_OK) return rc;
-  if (s->domain_gpus < 1)
-    return pod_err_set(err, POD_EINVAL, "domain_gpus", "must be >= 1, got %d",
-                       s->domain_gpus);
-  CHECK(s->up_GBps, 0.0, INFINITY, 1, "", "up_GBps");
-  CHECK(s->up_latency_us, 0.0, INFINITY, 0, "", "up_latency_us");
-  if (s->nvls != 0 && s->nvls != 1)
-    return pod_err_set(err, POD_EINVAL, "nvls", "must be 0 or 1, got %d",
-                       s->nvls);
-  CHECK(s->nics_per_gpu, 0.0, INFINITY, 1, "", "nics_per_gpu");
-  CHECK(s->nic_gbps, 0.0, INFINITY, 1, "", "nic_gbps");
-  CHECK(s->out_latency_us, 0.0, INFINITY, 0, "", "out_latency_us");
-  CHECK(s->oversub, 1.0, INFINITY, 0, "", "oversub");
-  CHECK(s->usd_per_gpu_hour, 0.0, INFINITY, 0, "", "usd_per_gpu_hour");
-  CHECK(s->up_eff, 0.0, 1.0, 1, "", "up_eff");
-  CHECK(s->up_fill_KiB, 0.0, INFINITY, 0, "", "up_fill_KiB");
-  CHECK(s->out_eff, 0.0, 1.0, 1, "", "out_eff");
-  CHECK(s->out_half_MB, 0.0, INFINITY, 0, "", "out_half_MB");
-  /* NVLS busbw may exceed the link rate (in-switch reduction halves the
-  ** traffic), but never reach 2x: busbw <= 2(n-1)/(n+1) x link rate. */
-  if (s->nvls)
-    CHECK(s->nvls_eff, 0.0, 2.0, 1, "", "nvls_eff");
-  else
-    CHECK(s->nvls_eff, 0.0, 2.0, 0, "", "nvls_eff");
-  CHECK(s->nvls_latency_us, 0.0, INFINITY, 0, "", "nvls_latency_us");
-  if (s->up_channels < 1)
-    return pod_err_set(err, POD_EINVAL, "up_channels", "must be >= 1, got %d",
-                       s->up_channels);
-  if (s->net_channels < 1)
-    return pod_err_set(err, POD_EINVAL, "net_channels", "must be >= 1, got %d",
-                       s->net_channels);
-  CHECK(s->net_channel_GBps, 0.0, INFINITY, 1, "", "net_channel_GBps");
+  if ((rc = pod_field_check_all(pod_hw_system_fields, s, "", err)) != POD_OK)
+    return rc;
+  if (s->nvls && !(s->nvls_eff > 0))
+    return pod_err_set(err, POD_EINVAL, "nvls_eff",
+                       "must be in (0, 2] when nvls is on (got %.10g)",
+                       s->nvls_eff);
   if ((unsigned)s->transport >= POD_TRANSPORT_N)
     return pod_err_set(err, POD_EINVAL, "transport", "unknown transport %d",
                        s->transport);
   if ((unsigned)s->routing >= POD_ROUTING_N)
     return pod_err_set(err, POD_EINVAL, "routing", "unknown routing %d",
                        s->routing);
-  if (s->sharp != 0 && s->sharp != 1)
-    return pod_err_set(err, POD_EINVAL, "sharp", "must be 0 or 1, got %d",
-                       s->sharp);
-  CHECK(s->msg_overhead_us, 0.0, INFINITY, 0, "", "msg_overhead_us");
-  if (s->leaf_gpus < 1)
-    return pod_err_set(err, POD_EINVAL, "leaf_gpus", "must be >= 1, got %d",
-                       s->leaf_gpus);
   return POD_OK;
 }

@@ -2,6 +2,7 @@
 ** model.c: model presets, checks, parameter and FLOP counts (pod_model.h).
 */
 #include "pod_model.h"
+#include "pod_field.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -253,55 +254,59 @@ static int has_dense_mlp(const pod_model *m) {
   return m->experts == 0 || m->dense_layers > 0 || m->moe_interval > 1;
 }
 
+/* The bounds of every numeric field (pod_field.h), the one home of each
+** range: pod_model_check walks the table first and the Lua bindings read
+** it.  The upper bounds keep every sum and product of dimensions below in
+** range; the largest real models are far inside. */
+#define MODEL_FIELDS(X)                                                \
+  X(INT, layers, 1, 1 << 20, 0, "transformer blocks")                  \
+  X(INT, hidden, 1, 1 << 24, 0, "model width")                         \
+  X(INT, ffn, 0, 1 << 26, 0, "dense MLP width")                        \
+  X(INT, heads, 1, 1 << 16, 0, "attention heads")                      \
+  X(INT, kv_heads, 0, 1 << 16, 0, "KV heads (GQA groups)")             \
+  X(INT, head_dim, 0, 1 << 16, 0, "0: hidden/heads")                   \
+  X(INT, vocab, 1, 1 << 28, 0, "tokens")                               \
+  X(INT, q_lora, 0, 1 << 20, 0, "MLA query rank (0: full-rank q)")     \
+  X(INT, kv_lora, 0, 1 << 20, 0, "MLA KV rank")                        \
+  X(INT, qk_nope, 0, 1 << 16, 0, "MLA")                                \
+  X(INT, qk_rope, 0, 1 << 16, 0, "MLA")                                \
+  X(INT, v_head, 0, 1 << 16, 0, "MLA")                                 \
+  X(BOOL, tied_embeddings, 0, 1, 0, "tied input and output embedding") \
+  X(BOOL, gated_mlp, 0, 1, 0, "SwiGLU")                                \
+  X(INT, experts, 0, 1 << 20, 0, "routed experts")                     \
+  X(INT, top_k, 0, 1 << 20, 0, "experts per token")                    \
+  X(INT, expert_ffn, 0, 1 << 26, 0, "expert width")                    \
+  X(INT, shared_experts, 0, 1 << 10, 0, "always-on experts")           \
+  X(INT, dense_layers, 0, 1 << 20, 0, "leading dense layers")          \
+  X(INT, moe_interval, 0, 1 << 20, 0, "every k-th layer is MoE")       \
+  X(DOUBLE, capacity_factor, 0, 1e6, 0, "0: dropless")                 \
+  X(DOUBLE, imbalance, 0, 1e6, 0, "max over mean tokens per expert")   \
+  X(INT, mtp_layers, 0, 64, 0, "multi-token-prediction blocks")
+#define MODEL_FIELDS_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_model, k, m, lo, hi, open, unit)
+const pod_field pod_model_fields[] = {MODEL_FIELDS(MODEL_FIELDS_E)
+                                          POD_FIELD_END};
+#define MODEL_FIELDS_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants */
+static int model_fields_ok(const pod_model *x) {
+  return 1 MODEL_FIELDS(MODEL_FIELDS_S);
+}
+#undef MODEL_FIELDS_E
+#undef MODEL_FIELDS_S
+
 int pod_model_check(const pod_model *m, pod_err *err) {
   if (m == NULL) return pod_err_set(err, POD_EINVAL, "model", "is NULL");
   NEED(memchr(m->name, '\0', sizeof m->name) != NULL, "name",
        "is not NUL-terminated");
-  /* Upper bounds (the Lua ranges) keep every sum and product of
-  ** dimensions below in range; the largest real models are far inside. */
-  NEED(m->layers <= (1 << 20), "layers", "must be <= 2^20 (got %d)", m->layers);
-  NEED(m->hidden <= (1 << 24), "hidden", "must be <= 2^24 (got %d)", m->hidden);
-  NEED(m->ffn <= (1 << 26), "ffn", "must be <= 2^26 (got %d)", m->ffn);
-  NEED(m->heads <= (1 << 16), "heads", "must be <= 2^16 (got %d)", m->heads);
-  NEED(m->kv_heads <= (1 << 16), "kv_heads", "must be <= 2^16 (got %d)",
-       m->kv_heads);
-  NEED(m->head_dim <= (1 << 16), "head_dim", "must be <= 2^16 (got %d)",
-       m->head_dim);
-  NEED(m->vocab <= (1 << 28), "vocab", "must be <= 2^28 (got %d)", m->vocab);
-  NEED(m->q_lora <= (1 << 20), "q_lora", "must be <= 2^20 (got %d)", m->q_lora);
-  NEED(m->kv_lora <= (1 << 20), "kv_lora", "must be <= 2^20 (got %d)",
-       m->kv_lora);
-  NEED(m->qk_nope <= (1 << 16), "qk_nope", "must be <= 2^16 (got %d)",
-       m->qk_nope);
-  NEED(m->qk_rope <= (1 << 16), "qk_rope", "must be <= 2^16 (got %d)",
-       m->qk_rope);
-  NEED(m->v_head <= (1 << 16), "v_head", "must be <= 2^16 (got %d)", m->v_head);
-  NEED(m->experts <= (1 << 20), "experts", "must be <= 2^20 (got %d)",
-       m->experts);
-  NEED(m->top_k <= (1 << 20), "top_k", "must be <= 2^20 (got %d)", m->top_k);
-  NEED(m->expert_ffn <= (1 << 26), "expert_ffn", "must be <= 2^26 (got %d)",
-       m->expert_ffn);
-  NEED(m->shared_experts <= (1 << 10), "shared_experts",
-       "must be <= 1024 (got %d)", m->shared_experts);
-  NEED(m->dense_layers <= (1 << 20), "dense_layers", "must be <= 2^20 (got %d)",
-       m->dense_layers);
-  NEED(m->moe_interval <= (1 << 20), "moe_interval", "must be <= 2^20 (got %d)",
-       m->moe_interval);
-  NEED(m->mtp_layers <= 64, "mtp_layers", "must be <= 64 (got %d)",
-       m->mtp_layers);
-  NEED(m->layers >= 1, "layers", "must be >= 1 (got %d)", m->layers);
-  NEED(m->hidden >= 1, "hidden", "must be >= 1 (got %d)", m->hidden);
-  NEED(m->heads >= 1, "heads", "must be >= 1 (got %d)", m->heads);
-  NEED(m->vocab >= 1, "vocab", "must be >= 1 (got %d)", m->vocab);
-  NEED(m->tied_embeddings == 0 || m->tied_embeddings == 1, "tied_embeddings",
-       "must be 0 or 1");
-  NEED(m->gated_mlp == 0 || m->gated_mlp == 1, "gated_mlp", "must be 0 or 1");
-  NEED(m->ffn >= 0, "ffn", "must be >= 0 (got %d)", m->ffn);
-  NEED(m->mtp_layers >= 0, "mtp_layers", "must be >= 0");
+  int rc = model_fields_ok(m)
+               ? POD_OK
+               : pod_field_check_all(pod_model_fields, m, "", err);
+  if (rc != POD_OK) return rc;
+  /* the rules across fields and per attention kind */
   switch (m->attn) {
     case POD_ATTN_MHA:
     case POD_ATTN_GQA:
-      NEED(m->head_dim >= 0, "head_dim", "must be >= 0 (0 = hidden/heads)");
       NEED(m->head_dim > 0 || m->hidden % m->heads == 0, "head_dim",
            "is 0 and heads (%d) does not divide hidden (%d)", m->heads,
            m->hidden);
@@ -313,10 +318,7 @@ int pod_model_check(const pod_model *m, pod_err *err) {
            "must equal heads for attention kind mha");
       break;
     case POD_ATTN_MLA:
-      NEED(m->q_lora >= 0, "q_lora", "must be >= 0 (0 = full-rank q)");
       NEED(m->kv_lora >= 1, "kv_lora", "must be >= 1 for mla");
-      NEED(m->qk_nope >= 0, "qk_nope", "must be >= 0");
-      NEED(m->qk_rope >= 0, "qk_rope", "must be >= 0");
       NEED(m->qk_nope + m->qk_rope >= 1, "qk_nope",
            "qk_nope + qk_rope must be >= 1 for mla");
       NEED(m->v_head >= 1, "v_head", "must be >= 1 for mla");
@@ -325,24 +327,16 @@ int pod_model_check(const pod_model *m, pod_err *err) {
       return pod_err_set(err, POD_EINVAL, "attn", "unknown attention kind %d",
                          (int)m->attn);
   }
-  NEED(m->experts >= 0, "experts", "must be >= 0 (got %d)", m->experts);
-  /* unused by dense models, but never NaN or infinite */
-  NEED(pod_finite(m->capacity_factor), "capacity_factor",
-       "must be a finite number");
-  NEED(pod_finite(m->imbalance), "imbalance", "must be a finite number");
   if (m->experts > 0) {
     NEED(m->top_k >= 1 && m->top_k <= m->experts, "top_k",
          "must be in [1, experts=%d] (got %d)", m->experts, m->top_k);
     NEED(m->expert_ffn >= 1, "expert_ffn", "must be >= 1 for an MoE model");
-    NEED(m->shared_experts >= 0, "shared_experts", "must be >= 0");
-    NEED(m->dense_layers >= 0 && m->dense_layers < m->layers, "dense_layers",
+    NEED(m->dense_layers < m->layers, "dense_layers",
          "must be in [0, layers) (got %d)", m->dense_layers);
     NEED(m->moe_interval >= 1 && m->moe_interval <= m->layers - m->dense_layers,
          "moe_interval", "must be in [1, layers - dense_layers] (got %d)",
          m->moe_interval);
-    NEED(isfinite(m->capacity_factor) && m->capacity_factor >= 0,
-         "capacity_factor", "must be finite and >= 0 (0 = dropless)");
-    NEED(isfinite(m->imbalance) && m->imbalance >= 1.0, "imbalance",
+    NEED(m->imbalance >= 1.0, "imbalance",
          "must be finite and >= 1 (max over mean tokens per expert)");
   }
   NEED(!has_dense_mlp(m) || m->ffn >= 1, "ffn",

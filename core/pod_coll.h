@@ -45,6 +45,7 @@
 #define POD_COLL_H
 
 #include "pod_err.h"
+#include "pod_field.h"
 #include "pod_hw.h"
 #include "pod_kernel.h"
 
@@ -119,6 +120,13 @@ typedef struct pod_coll_cfg {
 } pod_coll_cfg;
 
 extern const pod_kernel pod_coll_kernel;
+
+/* Bounds of the numeric arguments (pod_field.h), the one home of each
+** range: ranks, ranks_per_domain and bytes of a pod_coll_args (checked by
+** pod_coll_eval), and the same at their offsets in a pod_coll_cfg (for
+** the bindings). */
+extern const pod_field pod_coll_args_fields[];
+extern const pod_field pod_coll_cfg_fields[];
 
 /* Names ("all_reduce", "ring", ...) and their parsers (POD_ENOENT). */
 /* Name tables: indexed by pod_coll_op / pod_coll_algo, NULL-terminated. */

@@ -18,6 +18,7 @@
 #define POD_COST_H
 
 #include "pod_err.h"
+#include "pod_field.h"
 #include "pod_kernel.h"
 
 #define POD_COST_HOURS_PER_YEAR 8760.0
@@ -78,6 +79,11 @@ typedef struct pod_cost_result {
 /* Set *c to defaults: zero price and TCO, 1 active GPU, no spares,
 ** goodput 1, no step, no tokens (tokens_per_s_per_gpu must still be set). */
 void pod_cost_cfg_init(pod_cost_cfg *c);
+
+/* Bounds of the numeric fields of pod_tco and pod_cost_cfg (pod_field.h),
+** the one home of each range; the evaluators below check them first. */
+extern const pod_field pod_cost_tco_fields[];
+extern const pod_field pod_cost_cfg_fields[];
 
 /* Price of one GPU-hour from TCO parts.  Capital uses the capital
 ** recovery factor r(1+r)^n / ((1+r)^n - 1) (1/n when r = 0).

@@ -12,6 +12,7 @@
 #define POD_HW_H
 
 #include "pod_err.h"
+#include "pod_field.h"
 
 #define POD_NAME_MAX 32
 
@@ -120,8 +121,14 @@ const char *pod_hw_routing_name(int r);
 const pod_gpu *pod_hw_gpu_at(int i, const char **source);
 const pod_system *pod_hw_system_at(int i, const char **source);
 
-/* Check every field for its domain (finite, positive where it must be,
-** domain_gpus >= 1, eff in (0,1], ...).  Fills err with the field name. */
+/* Bounds of the numeric fields (pod_field.h; "gpu.x" fields of a system
+** are in pod_hw_gpu_fields), the one home of each range. */
+extern const pod_field pod_hw_gpu_fields[];
+extern const pod_field pod_hw_system_fields[];
+
+/* Check every field against the tables above, then the rules across
+** fields (nvls_eff > 0 when nvls, known transport and routing).  Fills
+** err with the field name ("gpu.hbm_gb"). */
 int pod_hw_gpu_check(const pod_gpu *g, pod_err *err);
 int pod_hw_system_check(const pod_system *s, pod_err *err);
 

@@ -12,6 +12,7 @@
 #define POD_MODEL_H
 
 #include "pod_err.h"
+#include "pod_field.h"
 #include "pod_hw.h"
 
 typedef enum pod_attn_kind {
@@ -95,8 +96,13 @@ int pod_model_preset(const char *name, pod_model *out);
 ** `source` (may be NULL) receives the public source text. */
 const pod_model *pod_model_at(int i, const char **source);
 
-/* Check every field for its domain; fills err->field with the field name
-** ("layers", "kv_heads", "top_k", ...).  POD_EINVAL on failure. */
+/* Bounds of the numeric fields (pod_field.h), the one home of each range
+** (the Lua bindings read it). */
+extern const pod_field pod_model_fields[];
+
+/* Check every field: the table above, then the rules across fields and
+** per attention kind; fills err->field with the field name ("layers",
+** "kv_heads", "top_k", ...).  POD_EINVAL on failure. */
 int pod_model_check(const pod_model *m, pod_err *err);
 
 /* Parameter counts.  Assumes a checked model. */

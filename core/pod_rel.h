@@ -66,6 +66,7 @@
 #include <stdint.h>
 
 #include "pod_err.h"
+#include "pod_field.h"
 #include "pod_kernel.h"
 
 #define POD_REL_MAX_CAUSES 32
@@ -238,13 +239,39 @@ int pod_rel_basis_parse(const char *name, int *out);
 int pod_rel_failures_add(pod_rel_failures *f, const char *cause,
                          double rate_per_h, int unit, int blast, pod_err *err);
 
-/* "gpu", "node", "domain", "job" and back (POD_ENOENT). */
-/* Scope names, indexed by scope, NULL-terminated. */
+/* Enum names, the one table of each list (the Lua bindings read them):
+** each table is indexed by the enum value and NULL-terminated; _name
+** returns "?" out of range, _parse stores the value and returns POD_OK,
+** or POD_ENOENT for an unknown name (or NULL).
+**  - scope: "gpu", "node", "domain", "job" (pod_rel_scope);
+**  - pool scope: "gpu", "node", "domain" (pod_rel_scope without job; the
+**    check then wants node or domain when the pool is not empty);
+**  - interval rule: "fixed", "young", "daly" (pod_rel_interval_rule);
+**  - waste model: "first", "daly", "renewal" (pod_rel_waste_model);
+**  - repair dist: "exponential", "lognormal" (pod_rel_repair_dist). */
 extern const char *const pod_rel_scope_names[];
 const char *pod_rel_scope_name(int scope);
 int pod_rel_scope_parse(const char *name, int *out);
+extern const char *const pod_rel_pool_scope_names[];
+const char *pod_rel_pool_scope_name(int scope);
+int pod_rel_pool_scope_parse(const char *name, int *out);
+extern const char *const pod_rel_interval_rule_names[];
+const char *pod_rel_interval_rule_name(int rule);
+int pod_rel_interval_rule_parse(const char *name, int *out);
+extern const char *const pod_rel_waste_model_names[];
+const char *pod_rel_waste_model_name(int model);
+int pod_rel_waste_model_parse(const char *name, int *out);
+extern const char *const pod_rel_repair_dist_names[];
+const char *pod_rel_repair_dist_name(int dist);
+int pod_rel_repair_dist_parse(const char *name, int *out);
 
-/* Check every field (err->field e.g. "failures[3].rate_per_h", 1-based,
+/* Bounds of the numeric fields (pod_field.h), the one home of each range:
+** a cause's rate_per_h, and the config's counts, times and multipliers. */
+extern const pod_field pod_rel_cause_fields[];
+extern const pod_field pod_rel_cfg_fields[];
+
+/* Check every field: the tables above, then the rules across fields and
+** the enums (err->field e.g. "failures[3].rate_per_h", 1-based,
 ** "active_gpus", "interval_s"). */
 int pod_rel_check(const pod_rel_cfg *c, pod_err *err);
 

@@ -143,8 +143,17 @@ typedef struct pod_rl_result {
 ** own defaults; systems, models and GPUs still to set. */
 void pod_rl_cfg_init(pod_rl_cfg *c);
 
-/* Check the config (err->field e.g. "response", "samples",
-** "rollout.parallel.tp", "train.gpus"). */
+/* Bounds of the numeric fields (pod_field.h), the one home of each range:
+** the config's own, a response length's parameters ("a".."d" = p[0..3],
+** finite) and the pair kernel's overrides (pod_rl_pair_eval checks
+** them). */
+extern const pod_field pod_rl_cfg_fields[];
+extern const pod_field pod_rl_length_fields[];
+extern const pod_field pod_rl_pair_fields[];
+
+/* Check the config: the tables above, then the rules across fields
+** (err->field e.g. "response", "samples", "rollout.parallel.tp",
+** "train.gpus"). */
 int pod_rl_check(const pod_rl_cfg *c, pod_err *err);
 
 /* Evaluate one step. */
@@ -164,7 +173,8 @@ int pod_rl_sync_eval(const pod_rl_cfg *c, double *sync_s, double *bytes,
 ** base->rollout.gpus) and training (train.gpus = the rest, its layout
 ** kept, dp derived), disaggregated: the split with the lowest step time.
 ** Writes the winning rollout GPU count and result; POD_ENOTSUP when no
-** split is valid. */
+** split is valid; POD_EINVAL when gpus is outside pod_rl_split_gpus. */
+extern const pod_field pod_rl_split_gpus;
 int pod_rl_best_split(const pod_rl_cfg *base, int gpus, int *rollout_gpus,
                       pod_rl_result *out, pod_err *err);
 

@@ -35,6 +35,7 @@
 #define POD_SERVE_H
 
 #include "pod_err.h"
+#include "pod_field.h"
 #include "pod_hw.h"
 #include "pod_kernel.h"
 #include "pod_model.h"
@@ -205,6 +206,13 @@ void pod_serve_cfg_init(pod_serve_cfg *c);
 ** ("parallel.tp", "batch", "kv_dtype", ...). */
 int pod_serve_check(const pod_serve_cfg *c, pod_err *err);
 
+/* Bounds of the numeric fields (pod_field.h), the one home of each range:
+** the config's own, a layout's (cfg.parallel) and the prefill pool's
+** (gpus and "parallel.tp", ...).  pod_serve_check walks all three. */
+extern const pod_field pod_serve_cfg_fields[];
+extern const pod_field pod_serve_par_fields[];
+extern const pod_field pod_serve_pool_fields[];
+
 /* Evaluate.  POD_EINVAL (bad config, weights or batch do not fit),
 ** POD_ENOTSUP (dtype without peak on the GPU) or a pod_coll_eval error. */
 int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *out, pod_err *err);
@@ -233,7 +241,11 @@ double pod_serve_experts_touched(int experts, int top_k, int local,
 ** pod_coll_eval all_to_all (ll_up_us: the fixed cost when all peers are
 ** in one domain); ep_normal = 1 selects DeepEP's normal
 ** kernels instead (a token crosses the network once per remote domain,
-** then fans out on NVLink).  POD_EINVAL on bad input. */
+** then fans out on NVLink).  POD_EINVAL on bad input: the arguments'
+** bounds are pod_serve_ep_args (name, type, range; offsets unused) and,
+** for ll_us and ll_up_us, those of pod_serve_cfg_fields' ep_ll_us and
+** ep_ll_up_us. */
+extern const pod_field pod_serve_ep_args[];
 int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
                       double row_bytes, int kernel, int ep_normal, double ll_us,
                       double ll_up_us, double *time_s, pod_err *err);

@@ -269,6 +269,15 @@ void pod_train_cfg_defaults(pod_train_cfg *cfg);
 ** zero=1, recompute none, bf16. system/model/gpus/seq/batch still to set. */
 void pod_train_cfg_init(pod_train_cfg *cfg);
 
+/* Bounds of the numeric fields (pod_field.h), the one home of each range
+** (the Lua bindings read them): the config's own, the layout's (0 means
+** 1 in a dimension), the recompute flags' and the software release's.
+** pod_train_check walks them before the rules across fields. */
+extern const pod_field pod_train_cfg_fields[];
+extern const pod_field pod_train_layout_fields[];
+extern const pod_field pod_train_recompute_set_fields[];
+extern const pod_field pod_train_sw_fields[];
+
 /* Check the config without timing it.  POD_EINVAL with err->field naming
 ** the constraint ("parallel.tp", "gpus", "global_batch", ...) and a
 ** message saying which constraint failed. */
@@ -376,6 +385,11 @@ typedef struct pod_train_search_stats {
 /* All dimensions free, top_n 10, max_tp 64, max_pp 64, max_vp 16,
 ** max_cp 16, max_mb 16. */
 void pod_train_search_opts_init(pod_train_search_opts *o);
+
+/* Bounds of the search options (pod_field.h); a fixed layout dimension
+** (not -1) meets pod_train_layout_fields and, for the parallel sizes,
+** is >= 1. */
+extern const pod_field pod_train_search_opts_fields[];
 
 /* Search layouts of base->gpus GPUs for base (its layout is ignored except
 ** as fixed by opts).  Writes up to min(top_n, cap) items into out, best

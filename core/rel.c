@@ -3,6 +3,7 @@
 ** for the time model; the presets are in rel_presets.c).
 */
 #include "pod_rel.h"
+#include "pod_field.h"
 #include "rel_erlang.h"
 #include "rel_geom.h"
 
@@ -12,21 +13,97 @@
 
 const char *const pod_rel_scope_names[POD_REL_NSCOPES + 1] = {
     "gpu", "node", "domain", "job", NULL};
+const char *const pod_rel_pool_scope_names[POD_REL_JOB + 1] = {"gpu", "node",
+                                                               "domain", NULL};
+const char *const pod_rel_interval_rule_names[POD_REL_TAU_DALY + 2] = {
+    "fixed", "young", "daly", NULL};
+const char *const pod_rel_waste_model_names[POD_REL_WASTE_RENEWAL + 2] = {
+    "first", "daly", "renewal", NULL};
+const char *const pod_rel_repair_dist_names[POD_REL_REPAIR_LOGNORMAL + 2] = {
+    "exponential", "lognormal", NULL};
 
-const char *pod_rel_scope_name(int scope) {
-  if (scope < 0 || scope >= POD_REL_NSCOPES) return "?";
-  return pod_rel_scope_names[scope];
+/* names[v] for v in range, else "?" (the tables are NULL-terminated). */
+static const char *name_of(const char *const *names, int n, int v) {
+  return v >= 0 && v < n ? names[v] : "?";
 }
 
-int pod_rel_scope_parse(const char *name, int *out) {
-  for (int i = 0; i < POD_REL_NSCOPES; i++) {
-    if (name && strcmp(name, pod_rel_scope_names[i]) == 0) {
+/* Index of `name` in names (POD_ENOENT when absent or NULL). */
+static int parse_name(const char *const *names, const char *name, int *out) {
+  for (int i = 0; name && names[i]; i++) {
+    if (strcmp(name, names[i]) == 0) {
       *out = i;
       return POD_OK;
     }
   }
   return POD_ENOENT;
 }
+
+const char *pod_rel_scope_name(int scope) {
+  return name_of(pod_rel_scope_names, POD_REL_NSCOPES, scope);
+}
+int pod_rel_scope_parse(const char *name, int *out) {
+  return parse_name(pod_rel_scope_names, name, out);
+}
+const char *pod_rel_pool_scope_name(int scope) {
+  return name_of(pod_rel_pool_scope_names, POD_REL_JOB, scope);
+}
+int pod_rel_pool_scope_parse(const char *name, int *out) {
+  return parse_name(pod_rel_pool_scope_names, name, out);
+}
+const char *pod_rel_interval_rule_name(int rule) {
+  return name_of(pod_rel_interval_rule_names, POD_REL_TAU_DALY + 1, rule);
+}
+int pod_rel_interval_rule_parse(const char *name, int *out) {
+  return parse_name(pod_rel_interval_rule_names, name, out);
+}
+const char *pod_rel_waste_model_name(int model) {
+  return name_of(pod_rel_waste_model_names, POD_REL_WASTE_RENEWAL + 1, model);
+}
+int pod_rel_waste_model_parse(const char *name, int *out) {
+  return parse_name(pod_rel_waste_model_names, name, out);
+}
+const char *pod_rel_repair_dist_name(int dist) {
+  return name_of(pod_rel_repair_dist_names, POD_REL_REPAIR_LOGNORMAL + 1, dist);
+}
+int pod_rel_repair_dist_parse(const char *name, int *out) {
+  return parse_name(pod_rel_repair_dist_names, name, out);
+}
+
+/* The bounds of every numeric field (pod_field.h), the one home of each
+** range: pod_rel_check walks them and the Lua bindings read them.  The
+** caps are sanity limits; POD_REL_MAX_GPUS bounds GPU and unit counts. */
+const pod_field pod_rel_cause_fields[] = {
+    POD_FIELD_D(pod_rel_cause, rate_per_h, 0, 1e6, 0,
+                "failures per unit per hour"),
+    POD_FIELD_END};
+
+#define RD(m, lo, hi, open, unit) \
+  POD_FIELD_D(pod_rel_cfg, m, lo, hi, open, unit)
+#define RI(m, lo, unit) POD_FIELD_I(pod_rel_cfg, m, lo, POD_REL_MAX_GPUS, unit)
+const pod_field pod_rel_cfg_fields[] = {
+    RI(node_gpus, 1, "GPUs per node or compute tray"),
+    RI(domain_gpus, 1, "GPUs per scale-up domain"),
+    RI(active_gpus, 1, "GPUs"),
+    RI(spare_per_domain, 0, "hot spare GPUs per domain"),
+    RI(pool_units, 0, "spare nodes or domains"),
+    RD(swap_s, 0, 1e9, 0, "s"),
+    RD(repair_h, 0, 1e9, POD_F_MIN_OPEN, "h (mean)"),
+    RD(repair_sigma, 0, 5, 0, "log-sd"),
+    POD_FIELD_B(pod_rel_cfg, shrink, "shrink instead of waiting"),
+    RD(ckpt_s, 0, 1e9, 0, "s per checkpoint"),
+    RD(interval_s, 0, 1e12, 0, "s (fixed rule: > 0)"),
+    RD(restart_s, 0, 1e9, 0, "s"),
+    RD(work_h, 0, 1e9, 0, "h of failure-free compute"),
+    RD(tokens, 0, 1e18, 0, "tokens"),
+    RD(tokens_per_s, 0, 1e15, 0, "tokens/s"),
+    RD(u_seed, 0, 1, POD_F_MAX_OPEN, "uniform [0,1) hashed to the run's seed"),
+    RD(gpu_rate_log10, -6, 6, 0, "log10 rate multiplier"),
+    RD(node_rate_log10, -6, 6, 0, "log10 rate multiplier"),
+    RD(domain_rate_log10, -6, 6, 0, "log10 rate multiplier"),
+    RD(job_rate_log10, -6, 6, 0, "log10 rate multiplier"),
+    POD_FIELD_END};
+#undef RD
+#undef RI
 
 /* Check one cause; `idx` 1-based for the field path. */
 static int check_cause(const pod_rel_cause *k, int idx, pod_err *err) {
@@ -36,10 +113,13 @@ static int check_cause(const pod_rel_cause *k, int idx, pod_err *err) {
     return pod_err_set(err, POD_EINVAL, f, "must be a name of 1-%d characters",
                        POD_REL_NAME_MAX - 1);
   }
-  if (!pod_finite(k->rate_per_h) || k->rate_per_h < 0.0) {
-    snprintf(f, sizeof f, "failures[%d].rate_per_h", idx);
-    return pod_err_set(err, POD_EINVAL, f,
-                       "must be a finite number >= 0 (cause %s)", k->name);
+  snprintf(f, sizeof f, "failures[%d].", idx);
+  if (pod_field_check_all(pod_rel_cause_fields, k, f, err) != POD_OK) {
+    if (err) {
+      size_t n = strlen(err->msg);
+      snprintf(err->msg + n, sizeof err->msg - n, " (cause %s)", k->name);
+    }
+    return POD_EINVAL;
   }
   if (k->unit < 0 || k->unit >= POD_REL_NSCOPES) {
     snprintf(f, sizeof f, "failures[%d].unit", idx);
@@ -99,12 +179,6 @@ void pod_rel_cfg_init(pod_rel_cfg *c) {
   c->work_h = 1.0;
 }
 
-static int fin_nonneg(double x, const char *name, pod_err *err) {
-  if (!pod_finite(x) || x < 0.0)
-    return pod_err_set(err, POD_EINVAL, name, "must be a finite number >= 0");
-  return POD_OK;
-}
-
 static int check_failures(const pod_rel_failures *f, pod_err *err) {
   int rc;
   if (f->ncauses < 0 || f->ncauses > POD_REL_MAX_CAUSES)
@@ -118,65 +192,40 @@ static int check_failures(const pod_rel_failures *f, pod_err *err) {
 /* Every check but the failure list's. */
 static int check_rest(const pod_rel_cfg *c, pod_err *err) {
   int rc;
-  if (c->node_gpus < 1 || c->node_gpus > POD_REL_MAX_GPUS)
-    return pod_err_set(err, POD_EINVAL, "node_gpus", "must be in [1, %d]",
-                       POD_REL_MAX_GPUS);
-  if (c->domain_gpus < c->node_gpus || c->domain_gpus > POD_REL_MAX_GPUS ||
-      c->domain_gpus % c->node_gpus != 0)
+  if ((rc = pod_field_check_all(pod_rel_cfg_fields, c, "", err))) return rc;
+  /* rules across fields and the enums */
+  if (c->domain_gpus < c->node_gpus || c->domain_gpus % c->node_gpus != 0)
     return pod_err_set(err, POD_EINVAL, "domain_gpus",
                        "must be a multiple of node_gpus (%d), got %d",
                        c->node_gpus, c->domain_gpus);
-  if (c->active_gpus < 1 || c->active_gpus > POD_REL_MAX_GPUS)
-    return pod_err_set(err, POD_EINVAL, "active_gpus", "must be in [1, %d]",
-                       POD_REL_MAX_GPUS);
-  if (c->spare_per_domain < 0 || c->spare_per_domain >= c->domain_gpus)
+  if (c->spare_per_domain >= c->domain_gpus)
     return pod_err_set(err, POD_EINVAL, "spare_per_domain",
                        "must be in [0, domain_gpus) = [0, %d)", c->domain_gpus);
-  if (c->pool_units < 0 || c->pool_units > POD_REL_MAX_GPUS)
-    return pod_err_set(err, POD_EINVAL, "pool_units", "must be in [0, %d]",
-                       POD_REL_MAX_GPUS);
   if (c->pool_scope < 0 || c->pool_scope >= POD_REL_NSCOPES ||
       (c->pool_units > 0 && c->pool_scope != POD_REL_NODE &&
        c->pool_scope != POD_REL_DOMAIN))
     return pod_err_set(err, POD_EINVAL, "pool_scope",
                        "must be node or domain (spare nodes or racks)");
-  if ((rc = fin_nonneg(c->swap_s, "swap_s", err))) return rc;
-  if (!pod_finite(c->repair_h) || c->repair_h <= 0.0)
-    return pod_err_set(err, POD_EINVAL, "repair_h",
-                       "must be a finite number > 0");
   if (c->repair_dist != POD_REL_REPAIR_EXP &&
       c->repair_dist != POD_REL_REPAIR_LOGNORMAL)
     return pod_err_set(err, POD_EINVAL, "repair_dist",
                        "must be exponential or lognormal");
-  if ((rc = fin_nonneg(c->repair_sigma, "repair_sigma", err))) return rc;
-  if (c->repair_sigma > 5.0)
-    return pod_err_set(err, POD_EINVAL, "repair_sigma",
-                       "must be <= 5 (log-sd)");
-  if (c->shrink != 0 && c->shrink != 1)
-    return pod_err_set(err, POD_EINVAL, "shrink", "must be 0 or 1");
-  if ((rc = fin_nonneg(c->ckpt_s, "ckpt_s", err))) return rc;
   if (c->interval_rule < POD_REL_TAU_FIXED ||
       c->interval_rule > POD_REL_TAU_DALY)
     return pod_err_set(err, POD_EINVAL, "interval_rule",
                        "must be fixed, young or daly");
   if (c->interval_rule == POD_REL_TAU_FIXED) {
-    if (!pod_finite(c->interval_s) || c->interval_s <= 0.0)
+    if (!(c->interval_s > 0.0))
       return pod_err_set(err, POD_EINVAL, "interval_s",
                          "must be a finite number > 0 for a fixed interval");
-  } else {
-    if ((rc = fin_nonneg(c->interval_s, "interval_s", err))) return rc;
-    if (c->ckpt_s <= 0.0)
-      return pod_err_set(err, POD_EINVAL, "ckpt_s",
-                         "must be > 0 for an optimal (young/daly) interval");
+  } else if (c->ckpt_s <= 0.0) {
+    return pod_err_set(err, POD_EINVAL, "ckpt_s",
+                       "must be > 0 for an optimal (young/daly) interval");
   }
-  if ((rc = fin_nonneg(c->restart_s, "restart_s", err))) return rc;
   if (c->waste_model < POD_REL_WASTE_FIRST ||
       c->waste_model > POD_REL_WASTE_RENEWAL)
     return pod_err_set(err, POD_EINVAL, "waste_model",
                        "must be first, daly or renewal");
-  if ((rc = fin_nonneg(c->work_h, "work_h", err))) return rc;
-  if ((rc = fin_nonneg(c->tokens, "tokens", err))) return rc;
-  if ((rc = fin_nonneg(c->tokens_per_s, "tokens_per_s", err))) return rc;
   if (c->work_h > 0.0) {
     if (c->tokens > 0.0)
       return pod_err_set(err, POD_EINVAL, "tokens",
@@ -191,15 +240,6 @@ static int check_rest(const pod_rel_cfg *c, pod_err *err) {
     if (!pod_finite(c->tokens / c->tokens_per_s))
       return pod_err_set(err, POD_EINVAL, "tokens", "job length overflows");
   }
-  if (!pod_finite(c->u_seed) || c->u_seed < 0.0 || c->u_seed >= 1.0)
-    return pod_err_set(err, POD_EINVAL, "u_seed", "must be in [0, 1)");
-  const double lg[4] = {c->gpu_rate_log10, c->node_rate_log10,
-                        c->domain_rate_log10, c->job_rate_log10};
-  static const char *const lgn[4] = {"gpu_rate_log10", "node_rate_log10",
-                                     "domain_rate_log10", "job_rate_log10"};
-  for (int i = 0; i < 4; i++)
-    if (!pod_finite(lg[i]) || lg[i] < -6.0 || lg[i] > 6.0)
-      return pod_err_set(err, POD_EINVAL, lgn[i], "must be in [-6, 6]");
   return POD_OK;
 }
 

@@ -124,12 +124,67 @@ static int length_check(const pod_rl_length *l, pod_err *err) {
   return POD_OK;
 }
 
-static int num(double x, double lo, double hi, int open, const char *f,
-               pod_err *err) {
-  if (!pod_finite(x) || (open ? x <= lo : x < lo) || x > hi)
-    return FAIL(f, "must be in %s%g, %g], got %g", open ? "(" : "[", lo, hi, x);
-  return POD_OK;
-}
+/* The bounds of every numeric field (pod_field.h), the one home of each
+** range: the checks walk these tables and the Lua bindings read them. */
+const pod_field pod_rl_length_fields[] = {
+    {"a", offsetof(pod_rl_length, p[0]), POD_F_DOUBLE, -HUGE_VAL, HUGE_VAL, 0,
+     "pod_dist parameter"},
+    {"b", offsetof(pod_rl_length, p[1]), POD_F_DOUBLE, -HUGE_VAL, HUGE_VAL, 0,
+     "pod_dist parameter"},
+    {"c", offsetof(pod_rl_length, p[2]), POD_F_DOUBLE, -HUGE_VAL, HUGE_VAL, 0,
+     "pod_dist parameter"},
+    {"d", offsetof(pod_rl_length, p[3]), POD_F_DOUBLE, -HUGE_VAL, HUGE_VAL, 0,
+     "pod_dist parameter"},
+    POD_FIELD_END};
+
+#define RD(m, lo, hi, open, unit) POD_FIELD_D(pod_rl_cfg, m, lo, hi, open, unit)
+#define RI(m, lo, hi, unit) POD_FIELD_I(pod_rl_cfg, m, lo, hi, unit)
+#define RB(m, unit) POD_FIELD_B(pod_rl_cfg, m, unit)
+const pod_field pod_rl_cfg_fields[] = {
+    RI(rollout_gpus, 0, 1 << 24,
+       "GPUs of the rollout pool (>= 1 disaggregated)"),
+    RB(async, "one-step-stale overlap"),
+    RB(partial, "partial rollouts"),
+    RI(prompts, 1, 1 << 24, "prompts per step"),
+    RI(samples, 1, 1 << 16, "responses per prompt"),
+    RD(input_tokens, 1, 1 << 22, 0, "prompt tokens"),
+    RD(max_response, 1, 1 << 22, 0, "generation cap, tokens"),
+    RB(ref_model, "reference forward"),
+    RB(old_logprob, "old-policy forward"),
+    RB(reward_model, "reward-model forward"),
+    RB(critic, "PPO critic"),
+    RD(reward_s, 0, 1e7, 0, "s of non-GPU scoring"),
+    RI(minibatches, 1, 1 << 16, "optimizer steps per epoch"),
+    RI(epochs, 1, 1024, "passes"),
+    RD(sync_bytes, 0, 8, POD_F_MIN_OPEN, "bytes per parameter"),
+    RB(offload, "colocated: offload training state"),
+    RD(host_GBps, 0, 1e5, POD_F_MIN_OPEN, "GB/s GPU-host per direction"),
+    RD(sync_fixed_s, 0, 1e6, 0, "s"),
+    RD(hours, 0, 1e7, POD_F_MIN_OPEN, "h of job (reliability)"),
+    POD_FIELD_END};
+#undef RD
+#undef RI
+#undef RB
+
+/* pod_rl_best_split's budget (an argument: offset unused). */
+const pod_field pod_rl_split_gpus = {
+    "gpus", 0, POD_F_INT, 2, 1 << 24, 0, "GPUs to split between the pools"};
+
+#define PD(m, unit) POD_FIELD_D(pod_rl_pair_cfg, m, 0, 1e6, 0, unit)
+const pod_field pod_rl_pair_fields[] = {
+    POD_FIELD_B(pod_rl_pair_cfg, pretrain, "pre-training instead of RL"),
+    PD(eff_scale, "multiplies both trainers' eff_scale (0: keep)"),
+    PD(overlap, "both rollouts' overlap (0: keep)"),
+    PD(imbalance, "MoE imbalance (0: keep)"),
+    PD(resp_scale, "response length multiplier (0: keep)"),
+    PD(up_eff_a, "scale-up efficiency, side a (0: keep)"),
+    PD(up_eff_b, "scale-up efficiency, side b (0: keep)"),
+    PD(out_eff_a, "scale-out efficiency, side a (0: keep)"),
+    PD(out_eff_b, "scale-out efficiency, side b (0: keep)"),
+    PD(price_a, "USD per GPU-hour, side a (0: keep)"),
+    PD(price_b, "USD per GPU-hour, side b (0: keep)"),
+    POD_FIELD_END};
+#undef PD
 
 /* Prefix a nested error's field ("rollout." + "parallel.tp"). */
 static int nested(int rc, const char *pre, pod_err *err) {
@@ -145,37 +200,23 @@ static int nested(int rc, const char *pre, pod_err *err) {
 
 int pod_rl_check(const pod_rl_cfg *c, pod_err *err) {
   int rc;
+  if ((rc = pod_field_check_all(pod_rl_cfg_fields, c, "", err)) ||
+      (rc = pod_field_check_all(pod_rl_length_fields, &c->response, "response.",
+                                err)))
+    return rc;
   if (c->placement < 0 || c->placement > POD_RL_DISAGGREGATED)
     return FAIL("placement", "unknown placement %d", c->placement);
   if (c->async && c->placement != POD_RL_DISAGGREGATED)
     return FAIL("async", "needs the disaggregated placement");
-  if (c->prompts < 1 || c->prompts > 1 << 24)
-    return FAIL("prompts", "must be in [1, %d], got %d", 1 << 24, c->prompts);
-  if (c->samples < 1 || c->samples > 1 << 16)
-    return FAIL("samples", "must be in [1, 65536], got %d", c->samples);
-  if ((rc = num(c->input_tokens, 1, 1 << 22, 0, "input_tokens", err)))
-    return rc;
   if ((rc = length_check(&c->response, err))) return rc;
-  if ((rc = num(c->max_response, 1, 1 << 22, 0, "max_response", err)))
-    return rc;
-  if ((rc = num(c->reward_s, 0, 1e7, 0, "reward_s", err))) return rc;
-  if (c->minibatches < 1 || c->minibatches > 1 << 16)
-    return FAIL("minibatches", "must be in [1, 65536], got %d", c->minibatches);
-  if (c->epochs < 1 || c->epochs > 1024)
-    return FAIL("epochs", "must be in [1, 1024], got %d", c->epochs);
   if (c->sync_method < 0 || c->sync_method > POD_RL_SYNC_BROADCAST)
     return FAIL("sync_method", "unknown method %d", c->sync_method);
-  if ((rc = num(c->sync_bytes, 0, 8, 1, "sync_bytes", err))) return rc;
-  if ((rc = num(c->host_GBps, 0, 1e5, 1, "host_GBps", err))) return rc;
-  if ((rc = num(c->sync_fixed_s, 0, 1e6, 0, "sync_fixed_s", err))) return rc;
-  if ((rc = num(c->hours, 0, 1e7, 1, "hours", err))) return rc;
   if (c->train.gpus < 1) return FAIL("train.gpus", "must be >= 1");
   if (c->rollout.gpus < 1) return FAIL("rollout.gpus", "must be >= 1");
   int pool = c->placement == POD_RL_COLOCATED ? c->train.gpus : c->rollout_gpus;
-  if (c->placement == POD_RL_DISAGGREGATED &&
-      (c->rollout_gpus < 1 || c->rollout_gpus > 1 << 24))
-    return FAIL("rollout_gpus", "must be in [1, %d] when disaggregated",
-                1 << 24);
+  if (c->placement == POD_RL_DISAGGREGATED && c->rollout_gpus < 1)
+    return FAIL("rollout_gpus", "must be >= 1 when disaggregated (got %d)",
+                c->rollout_gpus);
   if (pool % c->rollout.gpus != 0)
     return FAIL(
         c->placement == POD_RL_COLOCATED ? "rollout.gpus" : "rollout_gpus",
@@ -552,8 +593,8 @@ int pod_rl_sync_eval(const pod_rl_cfg *c, double *sync_s, double *bytes,
 
 int pod_rl_best_split(const pod_rl_cfg *base, int gpus, int *rollout_gpus,
                       pod_rl_result *out, pod_err *err) {
-  if (gpus < 2 || gpus > 1 << 24)
-    return FAIL("gpus", "must be in [2, %d], got %d", 1 << 24, gpus);
+  if (!pod_field_ok(&pod_rl_split_gpus, gpus))
+    return pod_field_error(&pod_rl_split_gpus, gpus, NULL, err);
   pod_rl_cfg c = *base;
   c.placement = POD_RL_DISAGGREGATED;
   int step = c.rollout.gpus > 0 ? c.rollout.gpus : 1;
@@ -707,9 +748,10 @@ static int side(const pod_rl_pair_cfg *p, const pod_rl_cfg *x0, double up,
 int pod_rl_pair_eval(const pod_rl_pair_cfg *p, pod_rl_pair_result *o,
                      pod_err *err) {
   memset(o, 0, sizeof *o);
-  int rc =
-      side(p, &p->a, p->up_eff_a, p->out_eff_a, p->price_a, "a.", &o->cost_a,
-           &o->step_a, &o->goodput_a, &o->tokens_per_s_per_gpu_a, err);
+  int rc = pod_field_check_all(pod_rl_pair_fields, p, "", err);
+  if (rc) return rc;
+  rc = side(p, &p->a, p->up_eff_a, p->out_eff_a, p->price_a, "a.", &o->cost_a,
+            &o->step_a, &o->goodput_a, &o->tokens_per_s_per_gpu_a, err);
   if (rc) return rc;
   rc = side(p, &p->b, p->up_eff_b, p->out_eff_b, p->price_b, "b.", &o->cost_b,
             &o->step_b, &o->goodput_b, &o->tokens_per_s_per_gpu_b, err);

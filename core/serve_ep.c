@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pod_coll.h"
+#include "pod_field.h"
 #include "pod_serve.h"
 #include "serve_int.h"
 
@@ -103,15 +104,22 @@ int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
                       double ll_up_us, double *time_s, pod_err *err) {
   int rc = pod_hw_system_check(sys, err);
   if (rc != POD_OK) return rc;
-  if (ep < 1 || ep > 1 << 20)
-    return FAIL("ranks", "must be in [1, %d]", 1 << 20);
-  if (top_k < 1 || top_k > 1024) return FAIL("top_k", "must be in [1, 1024]");
-  if ((rc = pod_serve__check_num(tokens, 0, 1e12, 0, "tokens", err))) return rc;
-  if ((rc = pod_serve__check_num(row_bytes, 0, 1e12, 0, "row_bytes", err)))
-    return rc;
-  if ((rc = pod_serve__check_num(ll_us, 0, 1e6, 0, "ll_us", err))) return rc;
-  if ((rc = pod_serve__check_num(ll_up_us, 0, 1e6, 0, "ll_up_us", err)))
-    return rc;
+  const double arg[] = {ep, top_k, tokens, row_bytes};
+  for (int i = 0; pod_serve_ep_args[i].name; i++)
+    if (!pod_field_ok(&pod_serve_ep_args[i], arg[i]))
+      return pod_field_error(&pod_serve_ep_args[i], arg[i], NULL, err);
+  /* the fixed costs take the bounds of the config's ep_ll_us, ep_ll_up_us */
+  const double fixed[2] = {ll_us, ll_up_us};
+  static const char *const fixed_name[2] = {"ll_us", "ll_up_us"};
+  for (int i = 0; i < 2; i++) {
+    const pod_field *f =
+        pod_field_find(pod_serve_cfg_fields, i ? "ep_ll_up_us" : "ep_ll_us");
+    if (!pod_field_ok(f, fixed[i])) {
+      pod_field_error(f, fixed[i], NULL, err);
+      if (err) snprintf(err->field, sizeof err->field, "%s", fixed_name[i]);
+      return POD_EINVAL;
+    }
+  }
   if (kernel < 0 || kernel > POD_SERVE_EP_NCCL)
     return FAIL("kernel", "unknown kernel %d", kernel);
   *time_s = 0.0;

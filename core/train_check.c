@@ -192,11 +192,108 @@ void pod_train_cfg_init(pod_train_cfg *c) {
 
 /* ---- Checks ----------------------------------------------------------- */
 
-static int check_frac(double x, const char *field, pod_err *err) {
-  NEED(isfinite(x) && x >= 0.0 && x <= 1.0, field,
-       "must be a finite fraction in [0, 1] (got %g)", x);
-  return POD_OK;
+/* The bounds of every numeric field (pod_field.h), the one home of each
+** range: the checks below walk these tables and the Lua bindings read
+** them.  Layout dimensions of 0 mean 1 (pod_train__normalize). */
+#define TRAIN_CFG_FIELDS(X)                                                    \
+  X(INT, gpus, 1, 1 << 24, 0, "GPUs")                                          \
+  X(INT, seq, 1, 1 << 24, 0, "tokens per sequence")                            \
+  X(INT, global_batch, 1, 1 << 28, 0, "sequences per step")                    \
+  X(DOUBLE, eff_gemm, -1, 1, 0, "fraction of peak (<= 0: table)")              \
+  X(DOUBLE, eff_attn, -1, 1, 0, "fraction of bf16 peak (<= 0: table)")         \
+  X(DOUBLE, gemm_k_half, -1, 1e9, 0, "hidden size (< 0: table)")               \
+  X(DOUBLE, gemm_k_half_expert, -1, 1e9, 0, "expert K (< 0: table)")           \
+  X(DOUBLE, gemm_w_half, -1, 1e9, 0, "expert width (< 0: table)")              \
+  X(DOUBLE, eff_scale, 0, 2, POD_F_MIN_OPEN, "software maturity multiplier")   \
+  X(DOUBLE, eff_hbm, 0, 1, POD_F_MIN_OPEN, "fraction of HBM bandwidth")        \
+  X(DOUBLE, overlap_tp, 0, 1, 0, "fraction hidden")                            \
+  X(DOUBLE, overlap_cp, 0, 1, 0, "fraction hidden")                            \
+  X(DOUBLE, overlap_ep, 0, 1, 0, "fraction hidden")                            \
+  X(DOUBLE, overlap_pp, 0, 1, 0, "fraction hidden")                            \
+  X(DOUBLE, overlap_dp, 0, 1, 0, "fraction hidden")                            \
+  X(DOUBLE, jitter, 0, 1, POD_F_MAX_OPEN, "per-GPU step-time CV")              \
+  X(DOUBLE, grad_reduce_bytes, 0, 8, POD_F_MIN_OPEN,                           \
+    "bytes per gradient element")                                              \
+  X(DOUBLE, mem_reserve_gb, 0, 1e6, 0, "GB")                                   \
+  X(BOOL, mfu_full_attn, 0, 1, 0, "MFU counts full attention")                 \
+  X(DOUBLE, jitter_sync, 0, 1, POD_F_MAX_OPEN, "per-interval CV (amax syncs)") \
+  X(DOUBLE, host_expert_us, -1, 1e6, 0,                                        \
+    "us per local expert per MoE pass (< 0: default)")                         \
+  X(DOUBLE, moe_layer_us, -1, 1e6, 0,                                          \
+    "us per MoE layer per micro-batch (< 0: default)")
+#define TRAIN_CFG_FIELDS_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_train_cfg, k, m, lo, hi, open, unit)
+const pod_field pod_train_cfg_fields[] = {TRAIN_CFG_FIELDS(TRAIN_CFG_FIELDS_E)
+                                              POD_FIELD_END};
+#define TRAIN_CFG_FIELDS_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants */
+static int cfg_fields_ok(const pod_train_cfg *x) {
+  return 1 TRAIN_CFG_FIELDS(TRAIN_CFG_FIELDS_S);
 }
+#undef TRAIN_CFG_FIELDS_E
+#undef TRAIN_CFG_FIELDS_S
+
+#define LAYOUT_FIELDS(X)                                                \
+  X(INT, tp, 0, 1 << 16, 0, "tensor parallel (0: 1)")                   \
+  X(INT, pp, 0, 1 << 16, 0, "pipeline stages (0: 1)")                   \
+  X(INT, vp, 0, 1 << 16, 0, "virtual stages per rank (0: 1)")           \
+  X(INT, dp, 0, 1 << 24, 0, "data parallel (0: derived)")               \
+  X(INT, ep, 0, 1 << 20, 0, "expert parallel (0: 1)")                   \
+  X(INT, etp, 0, 1 << 16, 0, "expert tensor parallel (0: 1)")           \
+  X(INT, cp, 0, 1 << 16, 0, "context parallel (0: 1)")                  \
+  X(INT, microbatch, 0, 1 << 20, 0, "sequences per micro-batch (0: 1)") \
+  X(INT, zero, 0, 3, 0, "0 replicated, 1 distributed optimizer, 2, 3")  \
+  X(BOOL, uneven, 0, 1, 0, "uneven pipeline layout")
+#define LAYOUT_FIELDS_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_layout, k, m, lo, hi, open, unit)
+const pod_field pod_train_layout_fields[] = {LAYOUT_FIELDS(LAYOUT_FIELDS_E)
+                                                 POD_FIELD_END};
+#define LAYOUT_FIELDS_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants */
+static int layout_fields_ok(const pod_layout *x) {
+  return 1 LAYOUT_FIELDS(LAYOUT_FIELDS_S);
+}
+#undef LAYOUT_FIELDS_E
+#undef LAYOUT_FIELDS_S
+
+#define RECOMPUTE_FIELDS(X)                                         \
+  X(BOOL, core_attn, 0, 1, 0, "recompute attention")                \
+  X(BOOL, layernorm, 0, 1, 0, "recompute the norms")                \
+  X(BOOL, mla_up_proj, 0, 1, 0, "recompute the MLA up-projections") \
+  X(BOOL, moe_act, 0, 1, 0, "recompute the expert activation")      \
+  X(BOOL, mlp, 0, 1, 0, "recompute the dense MLP")
+#define RECOMPUTE_FIELDS_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_recompute_set, k, m, lo, hi, open, unit)
+const pod_field pod_train_recompute_set_fields[] = {
+    RECOMPUTE_FIELDS(RECOMPUTE_FIELDS_E) POD_FIELD_END};
+#define RECOMPUTE_FIELDS_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants */
+static int recompute_fields_ok(const pod_recompute_set *x) {
+  return 1 RECOMPUTE_FIELDS(RECOMPUTE_FIELDS_S);
+}
+#undef RECOMPUTE_FIELDS_E
+#undef RECOMPUTE_FIELDS_S
+
+#define SW_FIELDS(X)                                                    \
+  X(BOOL, a2a_overlap, 0, 1, 0, "moe_a2a_overlap")                      \
+  X(BOOL, fused_grouped_mlp, 0, 1, 0, "cutedsl_fused_grouped_mlp")      \
+  X(BOOL, fp8_attention, 0, 1, 0, "fp8_dot_product_attention")          \
+  X(INT, max_domains, 0, 1 << 20, 0, "domains per token (0: no limit)") \
+  X(BOOL, fp8_params, 0, 1, 0, "fp8_param_gather")
+#define SW_FIELDS_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_train_sw, k, m, lo, hi, open, unit)
+const pod_field pod_train_sw_fields[] = {SW_FIELDS(SW_FIELDS_E) POD_FIELD_END};
+#define SW_FIELDS_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants */
+static int sw_fields_ok(const pod_train_sw *x) {
+  return 1 SW_FIELDS(SW_FIELDS_S);
+}
+#undef SW_FIELDS_E
+#undef SW_FIELDS_S
 
 /* The expert part of the layout (MoE parallel folding, see check_layout):
 ** ep and etp of a dense model are 1; of a MoE model ep divides the
@@ -204,9 +301,6 @@ static int check_frac(double x, const char *field, pod_err *err) {
 static int check_expert_layout(const pod_train_cfg *c, int dp, pod_err *err) {
   const pod_layout *l = &c->parallel;
   const pod_model *m = &c->model;
-  NEED(l->ep >= 1, "parallel.ep", "must be >= 1, or 0 for 1 (got %d)", l->ep);
-  NEED(l->etp >= 1, "parallel.etp", "must be >= 1, or 0 for 1 (got %d)",
-       l->etp);
   if (m->experts == 0) {
     NEED(l->ep == 1, "parallel.ep", "must be 1 for a dense model (got %d)",
          l->ep);
@@ -245,17 +339,24 @@ static int check_expert_layout(const pod_train_cfg *c, int dp, pod_err *err) {
 static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
   const pod_layout *l = &c->parallel;
   const pod_model *m = &c->model;
-  NEED(l->tp >= 1, "parallel.tp", "must be >= 1, or 0 for 1 (got %d)", l->tp);
+  /* the table's bounds (0 = 1 was normalized before), then the rules */
+  int rc = POD_OK;
+  if (!(layout_fields_ok(l) & recompute_fields_ok(&l->recompute_modules))) {
+    rc = pod_field_check_all(pod_train_layout_fields, l, "parallel.", err);
+    if (rc == POD_OK)
+      rc = pod_field_check_all(pod_train_recompute_set_fields,
+                               &l->recompute_modules,
+                               "parallel.recompute_modules.", err);
+  }
+  if (rc != POD_OK) return rc;
   NEED(l->tp <= m->heads && m->heads % l->tp == 0, "parallel.tp",
        "must divide the attention heads (%d heads, tp %d)", m->heads, l->tp);
   NEED(m->attn == POD_ATTN_MLA || m->kv_heads % l->tp == 0, "parallel.tp",
        "must divide the KV heads (%d kv_heads, tp %d)", m->kv_heads, l->tp);
   NEED(l->pp >= 1 && l->pp <= m->layers, "parallel.pp",
        "must be in [1, layers=%d] (got %d)", m->layers, l->pp);
-  NEED(l->vp >= 1, "parallel.vp", "must be >= 1, or 0 for 1 (got %d)", l->vp);
   NEED(l->vp == 1 || l->pp > 1, "parallel.vp",
        "virtual stages (vp %d) need pp > 1", l->vp);
-  NEED(l->uneven == 0 || l->uneven == 1, "parallel.uneven", "must be 0 or 1");
   /* every virtual stage holds at least one layer, or with uneven the
   ** embedding or the loss: pp*vp <= layers (+ 2), which also keeps the
   ** int products of pp and vp below in range */
@@ -277,13 +378,11 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
          "an uneven pipeline layout",
          m->layers, l->pp, l->vp);
   }
-  NEED(l->cp >= 1, "parallel.cp", "must be >= 1, or 0 for 1 (got %d)", l->cp);
   NEED(l->cp == 1 || c->seq % (2 * l->cp) == 0, "parallel.cp",
        "seq (%d) must be divisible by 2*cp (%d) for the load-balanced "
        "causal split",
        c->seq, 2 * l->cp);
   long tpc = (long)l->tp * l->pp * l->cp;
-  NEED(l->dp >= 0, "parallel.dp", "must be >= 0 (0 = derived)");
   int dp = l->dp;
   if (dp == 0) {
     NEED(c->gpus % tpc == 0, "gpus",
@@ -293,15 +392,11 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
     NEED(tpc * dp == c->gpus, "parallel.dp",
          "tp*pp*cp*dp = %ld must equal gpus (%d)", tpc * dp, c->gpus);
   }
-  int rc = check_expert_layout(c, dp, err);
+  rc = check_expert_layout(c, dp, err);
   if (rc != POD_OK) return rc;
-  NEED(l->microbatch >= 1, "parallel.microbatch",
-       "must be >= 1, or 0 for 1 (got %d)", l->microbatch);
   NEED(c->global_batch % ((long)dp * l->microbatch) == 0, "global_batch",
        "must be divisible by dp*microbatch = %ld (got %d)",
        (long)dp * l->microbatch, c->global_batch);
-  NEED(l->zero >= 0 && l->zero <= 3, "parallel.zero",
-       "must be 0..3 (1 = distributed optimizer; got %d)", l->zero);
   NEED(l->recompute >= 0 && l->recompute <= 2, "parallel.recompute",
        "must be none, selective or full (got %d)", l->recompute);
   if (c->software.schedule == POD_SCHED_DUALPIPE) {
@@ -318,12 +413,6 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
          "%ld)",
          mb);
   }
-  const pod_recompute_set *rm = &l->recompute_modules;
-  const int *mods[] = {&rm->core_attn, &rm->layernorm, &rm->mla_up_proj,
-                       &rm->moe_act, &rm->mlp};
-  for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
-    NEED(*mods[i] == 0 || *mods[i] == 1, "parallel.recompute_modules",
-         "flags must be 0 or 1 (got %d)", *mods[i]);
   *dp_out = dp;
   return POD_OK;
 }
@@ -350,48 +439,16 @@ int pod_train__check_common(const pod_train_cfg *c, pod_err *err) {
 
 int pod_train__check_fields(const pod_train_cfg *c, pod_err *err) {
   int rc;
-  NEED(c->gpus >= 1, "gpus", "must be >= 1 (got %d)", c->gpus);
-  NEED(c->seq >= 1, "seq", "must be >= 1 (got %d)", c->seq);
-  NEED(c->global_batch >= 1, "global_batch", "must be >= 1 (got %d)",
-       c->global_batch);
+  if (!(cfg_fields_ok(c) & sw_fields_ok(&c->software)) &&
+      ((rc = pod_field_check_all(pod_train_cfg_fields, c, "", err)) ||
+       (rc = pod_field_check_all(pod_train_sw_fields, &c->software, "software.",
+                                 err))))
+    return rc;
   NEED((int)c->dtype >= 0 && c->dtype <= POD_DTYPE_FP4, "dtype",
        "must be bf16, fp8 or fp4");
   if (pod_train_peak_tflops(&c->system.gpu, c->dtype) <= 0.0)
     return pod_err_set(err, POD_ENOTSUP, "dtype", "GPU '%s' has no %s peak",
                        c->system.gpu.name, pod_train_dtype_name(c->dtype));
-  NEED(isfinite(c->eff_gemm) && c->eff_gemm <= 1.0, "eff_gemm",
-       "must be finite and <= 1 (<= 0 = table default; got %g)", c->eff_gemm);
-  NEED(isfinite(c->eff_attn) && c->eff_attn <= 1.0, "eff_attn",
-       "must be finite and <= 1 (<= 0 = table default; got %g)", c->eff_attn);
-  NEED(isfinite(c->gemm_k_half), "gemm_k_half",
-       "must be finite (< 0 = table default; got %g)", c->gemm_k_half);
-  NEED(isfinite(c->gemm_k_half_expert) && c->gemm_k_half_expert <= 1e9,
-       "gemm_k_half_expert",
-       "must be finite and <= 1e9 (< 0 = table default; got %g)",
-       c->gemm_k_half_expert);
-  NEED(isfinite(c->gemm_w_half) && c->gemm_w_half <= 1e9, "gemm_w_half",
-       "must be finite and <= 1e9 (< 0 = table default; got %g)",
-       c->gemm_w_half);
-  NEED(isfinite(c->eff_scale) && c->eff_scale > 0.0 && c->eff_scale <= 2.0,
-       "eff_scale", "must be in (0, 2] (got %g)", c->eff_scale);
-  NEED(isfinite(c->eff_hbm) && c->eff_hbm > 0.0 && c->eff_hbm <= 1.0, "eff_hbm",
-       "must be in (0, 1] (got %g; start from the defaults of "
-       "pod_train_cfg_init, base \"default\" in Lua)",
-       c->eff_hbm);
-  if ((rc = check_frac(c->overlap_tp, "overlap_tp", err))) return rc;
-  if ((rc = check_frac(c->overlap_cp, "overlap_cp", err))) return rc;
-  if ((rc = check_frac(c->overlap_ep, "overlap_ep", err))) return rc;
-  if ((rc = check_frac(c->overlap_pp, "overlap_pp", err))) return rc;
-  if ((rc = check_frac(c->overlap_dp, "overlap_dp", err))) return rc;
-  NEED(isfinite(c->jitter) && c->jitter >= 0.0 && c->jitter < 1.0, "jitter",
-       "must be in [0, 1) (got %g)", c->jitter);
-  NEED(isfinite(c->grad_reduce_bytes) && c->grad_reduce_bytes > 0.0 &&
-           c->grad_reduce_bytes <= 8.0,
-       "grad_reduce_bytes", "must be in (0, 8] (got %g)", c->grad_reduce_bytes);
-  NEED(isfinite(c->mem_reserve_gb) && c->mem_reserve_gb >= 0.0,
-       "mem_reserve_gb", "must be finite and >= 0 (got %g)", c->mem_reserve_gb);
-  NEED(c->mfu_full_attn == 0 || c->mfu_full_attn == 1, "mfu_full_attn",
-       "must be 0 or 1");
   NEED(c->fp8_recipe >= 0 && c->fp8_recipe <= POD_FP8_BLOCK, "fp8_recipe",
        "must be delayed, delayed_tp, current or block (got %d)", c->fp8_recipe);
   const pod_train_sw *sw = &c->software;
@@ -402,23 +459,8 @@ int pod_train__check_fields(const pod_train_cfg *c, pod_err *err) {
            sw->dispatcher <= POD_DISPATCH_HYBRIDEP,
        "software.dispatcher", "must be alltoall, deepep or hybridep (got %d)",
        sw->dispatcher);
-  NEED((sw->a2a_overlap == 0 || sw->a2a_overlap == 1) &&
-           (sw->fused_grouped_mlp == 0 || sw->fused_grouped_mlp == 1) &&
-           (sw->fp8_attention == 0 || sw->fp8_attention == 1) &&
-           (sw->fp8_params == 0 || sw->fp8_params == 1),
-       "software", "feature flags must be 0 or 1");
   NEED(sw->schedule >= POD_SCHED_1F1B && sw->schedule <= POD_SCHED_DUALPIPE,
        "software.schedule", "must be 1f1b or dualpipe (got %d)", sw->schedule);
-  NEED(sw->max_domains >= 0, "software.max_domains",
-       "must be >= 0 (0 = no limit; got %d)", sw->max_domains);
-  NEED(isfinite(c->host_expert_us) && c->host_expert_us <= 1e6,
-       "host_expert_us", "must be finite and <= 1e6 (< 0 = default; got %g)",
-       c->host_expert_us);
-  NEED(isfinite(c->moe_layer_us) && c->moe_layer_us <= 1e6, "moe_layer_us",
-       "must be finite and <= 1e6 (< 0 = default; got %g)", c->moe_layer_us);
-  NEED(
-      isfinite(c->jitter_sync) && c->jitter_sync >= 0.0 && c->jitter_sync < 1.0,
-      "jitter_sync", "must be in [0, 1) (got %g)", c->jitter_sync);
   return POD_OK;
 }
 

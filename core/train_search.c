@@ -54,30 +54,35 @@ static int dim_ok(int fix, int v) {
   return fix < 0 || fix == v;
 }
 
+const pod_field pod_train_search_opts_fields[] = {
+    POD_FIELD_I(pod_train_search_opts, top_n, 1, 1000, "layouts kept"),
+    POD_FIELD_I(pod_train_search_opts, max_tp, 1, 1 << 16, "largest tp tried"),
+    POD_FIELD_I(pod_train_search_opts, max_pp, 1, 1 << 16, "largest pp tried"),
+    POD_FIELD_I(pod_train_search_opts, max_vp, 1, 1 << 16, "largest vp tried"),
+    POD_FIELD_I(pod_train_search_opts, max_cp, 1, 1 << 16, "largest cp tried"),
+    POD_FIELD_I(pod_train_search_opts, max_mb, 1, 1 << 16,
+                "largest micro-batch tried"),
+    POD_FIELD_END};
+
 static int search_check_opts(const pod_train_search_opts *o, pod_err *err) {
   const pod_layout *f = &o->fix;
-  const struct {
-    int v;
-    const char *n;
-  } pos[] = {{f->tp, "fix.tp"}, {f->pp, "fix.pp"},
-             {f->vp, "fix.vp"}, {f->dp, "fix.dp"},
-             {f->ep, "fix.ep"}, {f->etp, "fix.etp"},
-             {f->cp, "fix.cp"}, {f->microbatch, "fix.microbatch"}};
-  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
-    NEED(pos[i].v == -1 || pos[i].v >= 1, pos[i].n,
-         "must be -1 (free) or >= 1 (got %d)", pos[i].v);
-  NEED(f->zero >= -1 && f->zero <= 3, "fix.zero", "must be -1 (free) or 0..3");
+  /* a fixed dimension (not -1) meets the layout's bound; the parallel
+  ** sizes are >= 1 (a layout's 0 = 1 is not a fix) */
+  for (const pod_field *b = pod_train_layout_fields; b->name; b++) {
+    int v = (int)pod_field_get(b, f);
+    if (v == -1) continue;
+    int size = strcmp(b->name, "zero") != 0 && b->type == POD_F_INT;
+    if (size && v < 1 && v <= b->max) {
+      char path[POD_ERR_FIELD_MAX];
+      snprintf(path, sizeof path, "fix.%s", b->name);
+      return pod_err_set(err, POD_EINVAL, path,
+                         "must be in [1, %.10g] (got %d)", b->max, v);
+    }
+    if (!pod_field_ok(b, v)) return pod_field_error(b, v, "fix.", err);
+  }
   NEED(f->recompute >= -1 && f->recompute <= 2, "fix.recompute",
        "must be -1 (free) or 0..2");
-  NEED(f->uneven >= -1 && f->uneven <= 1, "fix.uneven",
-       "must be -1 (free), 0 or 1");
-  NEED(o->top_n >= 1, "top_n", "must be >= 1 (got %d)", o->top_n);
-  NEED(o->max_tp >= 1, "max_tp", "must be >= 1");
-  NEED(o->max_pp >= 1, "max_pp", "must be >= 1");
-  NEED(o->max_vp >= 1, "max_vp", "must be >= 1");
-  NEED(o->max_cp >= 1, "max_cp", "must be >= 1");
-  NEED(o->max_mb >= 1, "max_mb", "must be >= 1");
-  return POD_OK;
+  return pod_field_check_all(pod_train_search_opts_fields, o, "", err);
 }
 
 /* Every ZeRO stage in zlo..zhi and recompute mode in rlo..rhi of the

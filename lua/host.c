@@ -438,6 +438,57 @@ static int resolve_dirs(pod_host *h, const pod_host_opts *o) {
   return 0;
 }
 
+/* The loop's wake-up handle, the clock origin and the --timeout timer. */
+static void start_clocks(pod_host *h) {
+  uv_async_init(&h->loop, &h->wake, on_wake);
+  h->wake.data = h;
+  uv_unref((uv_handle_t *)&h->wake);
+  uv_update_time(&h->loop);
+  h->t0_ms = uv_now(&h->loop);
+  h->t0_ns = uv_hrtime();
+  if (h->o.timeout_s > 0) {
+    uv_timer_init(&h->loop, &h->timeout);
+    h->timeout.data = h;
+    uv_timer_start(&h->timeout, on_timeout, (uint64_t)(h->o.timeout_s * 1000.0),
+                   0);
+    uv_unref((uv_handle_t *)&h->timeout);
+  }
+}
+
+#define NSIGS 3
+static const int host_sigs[NSIGS] = {SIGINT, SIGTERM, SIGHUP};
+
+/* on_signal for SIGINT, SIGTERM and SIGHUP; the old actions into old.  A
+** SIGTERM or SIGHUP that the parent set to be ignored stays ignored
+** (nohup; an MPI rank above 0 ignores mpirun's SIGTERM so that rank 0 can
+** write its partial results first); SIGINT is always handled. */
+static void install_signals(struct sigaction old[NSIGS]) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int i = 0; i < NSIGS; i++) {
+    sigaction(host_sigs[i], NULL, &old[i]);
+    if (host_sigs[i] != SIGINT && old[i].sa_handler == SIG_IGN) continue;
+    sigaction(host_sigs[i], &sa, NULL);
+  }
+}
+
+/* The exit status of a finished run: 128 + the signal when interrupted,
+** 1 on a failure, a timeout or lost stdout, else 0. */
+static int exit_status(const pod_host *h) {
+  int rc = 0;
+  if (h->interrupted) rc = 128 + (h->signo ? h->signo : SIGINT);
+  /* mpirun forwards ^C to the ranks as SIGTERM: rank 0 reports it as
+  ** the interrupt it was (a scheduler's SIGTERM under --mpi reads the same) */
+  if (h->interrupted && h->o.mpi && h->signo == SIGTERM)
+    rc = 130;
+  else if (h->failed || h->timed_out)
+    rc = 1;
+  if (pod_host__stdout_lost() && rc == 0) rc = 1;
+  return rc;
+}
+
 int pod_host_main(const pod_host_opts *o) {
   pod_host *h = calloc(1, sizeof *h);
   if (h == NULL) {
@@ -477,33 +528,10 @@ int pod_host_main(const pod_host_opts *o) {
     free(h);
     return 1;
   }
-  uv_async_init(&h->loop, &h->wake, on_wake);
-  h->wake.data = h;
-  uv_unref((uv_handle_t *)&h->wake);
-  uv_update_time(&h->loop);
-  h->t0_ms = uv_now(&h->loop);
-  h->t0_ns = uv_hrtime();
-  if (o->timeout_s > 0) {
-    uv_timer_init(&h->loop, &h->timeout);
-    h->timeout.data = h;
-    uv_timer_start(&h->timeout, on_timeout, (uint64_t)(o->timeout_s * 1000.0),
-                   0);
-    uv_unref((uv_handle_t *)&h->timeout);
-  }
+  start_clocks(h);
   g_host = h;
-  static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction sa, old[3];
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  /* A SIGTERM or SIGHUP that the parent set to be ignored stays ignored
-  ** (nohup; an MPI rank above 0 ignores mpirun's SIGTERM so that rank 0
-  ** can write its partial results first); SIGINT is always handled. */
-  for (int i = 0; i < 3; i++) {
-    sigaction(sigs[i], NULL, &old[i]);
-    if (sigs[i] != SIGINT && old[i].sa_handler == SIG_IGN) continue;
-    sigaction(sigs[i], &sa, NULL);
-  }
+  struct sigaction old[NSIGS];
+  install_signals(old);
   pod_host__watchdog_start(h);
   if (o->timeout_s > 0)
     pod_host__watchdog_arm(
@@ -512,7 +540,6 @@ int pod_host_main(const pod_host_opts *o) {
             (TIMEOUT_GRACE_MS + WATCHDOG_SLACK_MS) * 1000000ull,
         "the time budget (--timeout) ran out and the run did not stop");
 
-  int rc = 0;
   if (start_scenario(h) != 0) {
     h->failed = 1;
     if (!h->finished) finish(h);
@@ -537,16 +564,9 @@ int pod_host_main(const pod_host_opts *o) {
     uv_loop_close(&h->loop);
   }
   pod_host__watchdog_stop(h);
-  for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
+  for (int i = 0; i < NSIGS; i++) sigaction(host_sigs[i], &old[i], NULL);
   g_host = NULL;
-  if (h->interrupted) rc = 128 + (h->signo ? h->signo : SIGINT);
-  /* mpirun forwards ^C to the ranks as SIGTERM: rank 0 reports it as
-  ** the interrupt it was (a scheduler's SIGTERM under --mpi reads the same) */
-  if (h->interrupted && h->o.mpi && h->signo == SIGTERM)
-    rc = 130;
-  else if (h->failed || h->timed_out)
-    rc = 1;
-  if (pod_host__stdout_lost() && rc == 0) rc = 1;
+  int rc = exit_status(h);
   pod_host__unlock_out(h);
   if (h->o.at_end) rc = h->o.at_end(rc); /* scale.h: shard file, MPI */
   free(h);

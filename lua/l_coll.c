@@ -14,17 +14,16 @@
 
 #define ARG(f) (offsetof(pod_coll_cfg, args) + offsetof(pod_coll_args, f))
 static const lpod_field cfg_fields[] = {
-    {"system", LPOD_STRUCT, offsetof(pod_coll_cfg, system), 0, 0, 0, 0, "",
-     NULL, &lpod_system_type},
-    {"op", LPOD_ENUM, offsetof(pod_coll_cfg, op), 0, 0, 0, 0, "",
-     pod_coll_op_names, NULL},
-    {"ranks", LPOD_INT, ARG(ranks), 0, 1, 1 << 24, 0, "ranks", NULL, NULL},
-    {"ranks_per_domain", LPOD_INT, ARG(ranks_per_domain), 0, 0, 1 << 24, 0,
-     "ranks (0: packed)", NULL, NULL},
-    {"bytes", LPOD_DOUBLE, ARG(bytes), 0, 0, 1e18, 0, "bytes (nccl-tests S)",
-     NULL, NULL},
-    {"algo", LPOD_ENUM, ARG(algo), 0, 0, 0, 0, "", pod_coll_algo_names, NULL},
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {"system", LPOD_STRUCT, offsetof(pod_coll_cfg, system), 0, "", NULL,
+     &lpod_system_type},
+    {"op", LPOD_ENUM, offsetof(pod_coll_cfg, op), 0, "", pod_coll_op_names,
+     NULL},
+    /* numeric fields: bounds and units in pod_coll_cfg_fields (core) */
+    {"ranks", LPOD_INT, ARG(ranks), 0, "", NULL, NULL},
+    {"ranks_per_domain", LPOD_INT, ARG(ranks_per_domain), 0, "", NULL, NULL},
+    {"bytes", LPOD_DOUBLE, ARG(bytes), 0, "", NULL, NULL},
+    {"algo", LPOD_ENUM, ARG(algo), 0, "", pod_coll_algo_names, NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_coll_cfg_type = {"podsim.collective_cfg",
                                       "collective",
@@ -35,24 +34,23 @@ const lpod_type lpod_coll_cfg_type = {"podsim.collective_cfg",
                                       NULL,
                                       NULL,
                                       NULL,
-                                      NULL};
+                                      NULL,
+                                      pod_coll_cfg_fields};
 
 static const char *const opt_keys[] = {"ranks", "bytes", "ranks_per_domain",
                                        "algo", NULL};
 
-/* The option at stack slot idx as a number in [min, max] (an integer when
-** `integral`); raises the located error naming `key` otherwise. */
-static double opt_value(lua_State *L, int idx, const char *key, double min,
-                        double max, int required, int integral,
+/* The option at stack slot idx checked against core bound `name` of
+** pod_coll_args_fields; raises the located error naming it otherwise. */
+static double opt_value(lua_State *L, int idx, const char *name, int required,
                         const char *ctx) {
-  int isnum = 0;
-  double v =
-      lua_type(L, idx) == LUA_TNUMBER ? lua_tonumberx(L, idx, &isnum) : 0;
-  if (isnum && v >= min && v <= max && (!integral || v == floor(v))) return v;
+  const pod_field *f = pod_field_find(pod_coll_args_fields, name);
+  if (f == NULL) return lpod_error(L, ctx, name, "internal error: no bound");
+  double v = lua_type(L, idx) == LUA_TNUMBER ? lua_tonumber(L, idx) : 0;
+  if (lua_type(L, idx) == LUA_TNUMBER && pod_field_ok(f, v)) return v;
   if (lua_isnil(L, idx) && required)
-    lpod_error(L, ctx, key, "required field is missing");
-  lpod_check_range(L, idx, min, max, 0, ctx, key);
-  return lpod_error(L, ctx, key, "must be an integer (got %.10g)", v);
+    lpod_error(L, ctx, name, "required field is missing");
+  return lpod_check_field(L, idx, f, ctx, name); /* raises */
 }
 
 /* Read podsim.collective's arguments (stack 1..3: system, op, opts) into
@@ -99,12 +97,10 @@ void lpod_coll_read(lua_State *L, int op, pod_coll_cfg *c) {
   if (lpod_count_keys(L, 3) != found)
     lpod_check_keys(L, 3, ctx, NULL, opt_keys);
   pod_coll_args *a = &c->args;
-  a->ranks = (int)opt_value(L, 4, "ranks", 1, 1 << 24, 1, 1, ctx);
-  a->bytes = opt_value(L, 5, "bytes", 0, 1e18, 1, 0, ctx);
+  a->ranks = (int)opt_value(L, 4, "ranks", 1, ctx);
+  a->bytes = opt_value(L, 5, "bytes", 1, ctx);
   a->ranks_per_domain =
-      lua_isnil(L, 6)
-          ? 0
-          : (int)opt_value(L, 6, "ranks_per_domain", 0, 1 << 24, 0, 1, ctx);
+      lua_isnil(L, 6) ? 0 : (int)opt_value(L, 6, "ranks_per_domain", 0, ctx);
   a->algo = lua_isnil(L, 7) ? POD_ALGO_AUTO
                             : (pod_coll_algo)lpod_opt_enum(
                                   L, 3, "algo", POD_ALGO_AUTO,

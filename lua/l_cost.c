@@ -26,26 +26,23 @@ static int tco_check(const void *v, pod_err *e) {
   return rc;
 }
 
-#define TF(name, min, max, open, unit)                                    \
-  {                                                                       \
-#name, LPOD_DOUBLE, offsetof(pod_tco, name), 0, min, max, open, unit, \
-        NULL, NULL                                                        \
-  }
-static const lpod_field tco_fields[] = {
-    TF(capex_usd_per_gpu, 0, 1e9, 0,
-       "USD per GPU (server, network share, installation)"),
-    TF(amort_years, 0, 100, 1, "years"),
-    TF(capital_rate, 0, 1, 0, "annual cost of capital (0.08 = 8%)"),
-    TF(power_kw_per_gpu, 0, 100, 0, "kW of IT power per GPU, all-in"),
-    TF(pue, 1, 10, 0, "facility power / IT power"),
-    TF(usd_per_kwh, 0, 100, 0, "USD per kWh"),
-    TF(hosting_usd_per_kw_month, 0, 1e6, 0, "USD per kW of IT power per month"),
-    TF(ops_usd_per_gpu_year, 0, 1e8, 0, "USD per GPU per year"),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+/* Numeric fields: bounds and units in pod_cost_tco_fields and
+** pod_cost_cfg_fields (core/cost.c). */
+#define TF(name) \
+  { #name, LPOD_DOUBLE, offsetof(pod_tco, name), 0, "", NULL, NULL }
+static const lpod_field tco_fields[] = {TF(capex_usd_per_gpu),
+                                        TF(amort_years),
+                                        TF(capital_rate),
+                                        TF(power_kw_per_gpu),
+                                        TF(pue),
+                                        TF(usd_per_kwh),
+                                        TF(hosting_usd_per_kw_month),
+                                        TF(ops_usd_per_gpu_year),
+                                        {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_tco_type = {
-    "podsim.tco", "tco",     "podsim.cost", NULL, sizeof(pod_tco),
-    tco_fields,   tco_check, NULL,          NULL, NULL};
+    "podsim.tco", "tco", "podsim.cost", NULL, sizeof(pod_tco),    tco_fields,
+    tco_check,    NULL,  NULL,          NULL, pod_cost_tco_fields};
 
 /* The kernel config (pod_cost_cfg), for studies: build from a table with
 ** base = "default" (goodput 1, no spares), then these fields. */
@@ -59,29 +56,41 @@ static int cfg_preset(const char *name, void *out) {
   return POD_OK;
 }
 
-#define CF(name, type, min, max, open, unit)                                  \
-  {                                                                           \
-#name, type, offsetof(pod_cost_cfg, name), 0, min, max, open, unit, NULL, \
-        NULL                                                                  \
-  }
+#define CF(name, type) \
+  { #name, type, offsetof(pod_cost_cfg, name), 0, "", NULL, NULL }
 static const lpod_field cfg_fields[] = {
-    CF(usd_per_gpu_hour, LPOD_DOUBLE, 0, 1e6, 0,
-       "USD per GPU-hour (0: from tco)"),
-    {"tco", LPOD_STRUCT, offsetof(pod_cost_cfg, tco), 0, 0, 0, 0, "", NULL,
+    CF(usd_per_gpu_hour, LPOD_DOUBLE),
+    {"tco", LPOD_STRUCT, offsetof(pod_cost_cfg, tco), 0, "", NULL,
      &lpod_tco_type},
-    CF(tokens_per_s_per_gpu, LPOD_DOUBLE, 0, 1e12, 1,
-       "tokens/s per active GPU"),
-    CF(active_gpus, LPOD_INT, 1, 1e8, 0, "GPUs"),
-    CF(spare_gpus, LPOD_INT, 0, 1e8, 0, "GPUs"),
-    CF(goodput, LPOD_DOUBLE, 0, 1, 1, "useful / wall time"),
-    CF(step_s, LPOD_DOUBLE, 0, 1e9, 0, "s"),
-    CF(tokens, LPOD_DOUBLE, 0, 1e18, 0, "tokens"),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    CF(tokens_per_s_per_gpu, LPOD_DOUBLE),
+    CF(active_gpus, LPOD_INT),
+    CF(spare_gpus, LPOD_INT),
+    CF(goodput, LPOD_DOUBLE),
+    CF(step_s, LPOD_DOUBLE),
+    CF(tokens, LPOD_DOUBLE),
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_cost_cfg_type = {
-    "podsim.cost_cfg",        "cost config", "podsim.cost", NULL,
-    sizeof(pod_cost_cfg),     cfg_fields,    cfg_check,     cfg_preset,
-    lpod_default_preset_name, NULL};
+    "podsim.cost_cfg",        "cost config", "podsim.cost",      NULL,
+    sizeof(pod_cost_cfg),     cfg_fields,    cfg_check,          cfg_preset,
+    lpod_default_preset_name, NULL,          pod_cost_cfg_fields};
+
+/* The core bound of config field `name` (NULL when unknown: lpod_opt_field
+** reports that as an internal error). */
+static const pod_field *cb(const char *name) {
+  return pod_field_find(pod_cost_cfg_fields, name);
+}
+
+/* Raise unless v (taken from another result, at `path`) meets the bound
+** of config field `name`.  [-0, +0, v] */
+static void check_derived(lua_State *L, const char *ctx, const char *path,
+                          const char *name, double v) {
+  const pod_field *f = cb(name);
+  if (pod_field_ok(f, v)) return;
+  pod_err e;
+  pod_field_error(f, v, NULL, &e);
+  lpod_error(L, ctx, path, "%s", e.msg);
+}
 
 static const char *const cost_keys[] = {
     "train",  "usd_per_gpu_hour", "tco",         "system",
@@ -114,7 +123,7 @@ static int read_spares(lua_State *L, const char *ctx, double rel_spares) {
   int t = lua_getfield(L, 1, "spares"); /* stack: spares */
   double sp = isnan(rel_spares) ? 0 : rel_spares;
   if (t == LUA_TNUMBER) {
-    sp = lpod_check_range(L, -1, 0, 1e8, 0, ctx, "spares");
+    sp = lpod_check_field(L, -1, cb("spare_gpus"), ctx, "spares");
   } else if (t == LUA_TTABLE) {
     sp = field_number(L, -1, "spare_gpus", ctx, "spares");
     if (isnan(sp))
@@ -126,9 +135,7 @@ static int read_spares(lua_State *L, const char *ctx, double rel_spares) {
                luaL_typename(L, -1));
   }
   lua_pop(L, 1);
-  if (sp < 0 || sp > 1e8 || sp != floor(sp))
-    lpod_error(L, ctx, "spares", "must be a whole number of GPUs >= 0 (got %g)",
-               sp);
+  check_derived(L, ctx, "spares", "spare_gpus", sp); /* table or result */
   return (int)sp;
 }
 
@@ -145,8 +152,8 @@ static void read_price(lua_State *L, const char *ctx, pod_cost_cfg *c) {
     lpod_to_value(L, -1, &lpod_tco_type, &c->tco, "tco");
     c->usd_per_gpu_hour = 0;
   } else if (has_price) {
-    c->usd_per_gpu_hour =
-        lpod_opt_number(L, 1, "usd_per_gpu_hour", 0, 0, 1e6, 1, ctx, NULL);
+    c->usd_per_gpu_hour = lpod_opt_field(L, 1, "usd_per_gpu_hour", 0,
+                                         cb("usd_per_gpu_hour"), 1, ctx, NULL);
     if (!(c->usd_per_gpu_hour > 0))
       lpod_error(L, ctx, "usd_per_gpu_hour", "must be > 0");
   } else {
@@ -196,18 +203,18 @@ void lpod_cost_read(lua_State *L, pod_cost_cfg *out) {
                  "required field is missing");
   }
   lua_pop(L, 1);
-  per_gpu = lpod_opt_number(L, 1, "tokens_per_s_per_gpu", per_gpu, 0, 1e12, 0,
-                            ctx, NULL);
+  per_gpu = lpod_opt_field(L, 1, "tokens_per_s_per_gpu", per_gpu,
+                           cb("tokens_per_s_per_gpu"), 0, ctx, NULL);
   if (isnan(per_gpu))
     lpod_error(L, ctx, "train",
                "give train= (a podsim.train result) or "
                "tokens_per_s_per_gpu=");
-  if (!(per_gpu > 0))
-    lpod_error(L, ctx, "tokens_per_s_per_gpu", "must be > 0 (got %g)", per_gpu);
+  check_derived(L, ctx, "tokens_per_s_per_gpu", "tokens_per_s_per_gpu",
+                per_gpu); /* from train= */
   c.tokens_per_s_per_gpu = per_gpu;
-  c.step_s = lpod_opt_number(L, 1, "step_s", isnan(step_s) ? 0 : step_s, 0, 1e9,
-                             0, ctx, NULL);
-  c.tokens = lpod_opt_number(L, 1, "tokens", 0, 0, 1e18, 0, ctx, NULL);
+  c.step_s = lpod_opt_field(L, 1, "step_s", isnan(step_s) ? 0 : step_s,
+                            cb("step_s"), 0, ctx, NULL);
+  c.tokens = lpod_opt_field(L, 1, "tokens", 0, cb("tokens"), 0, ctx, NULL);
 
   /* reliability= result: goodput, spare GPUs and the job's GPUs */
   double rel_goodput = NAN, rel_spares = NAN, rel_gpus = NAN;
@@ -235,10 +242,10 @@ void lpod_cost_read(lua_State *L, pod_cost_cfg *out) {
   lua_pop(L, 1);
   if (has_gpus || isnan(g)) {
     int need = c.tokens > 0 || c.step_s > 0;
-    c.active_gpus = lpod_opt_int(L, 1, "gpus", 1, 1, 100000000,
-                                 need && isnan(g), ctx, NULL);
+    c.active_gpus = (int)lpod_opt_field(L, 1, "gpus", 1, cb("active_gpus"),
+                                        need && isnan(g), ctx, NULL);
   } else {
-    if (g < 1 || g > 1e8 || g != floor(g))
+    if (!pod_field_ok(cb("active_gpus"), g))
       lpod_error(L, ctx, "train",
                  "active GPUs from train are %g; give gpus=", g);
     c.active_gpus = (int)g;
@@ -250,10 +257,9 @@ void lpod_cost_read(lua_State *L, pod_cost_cfg *out) {
                rel_gpus, c.active_gpus);
 
   c.goodput =
-      lpod_opt_number(L, 1, "goodput", isnan(rel_goodput) ? 1.0 : rel_goodput,
-                      0, 1, 0, ctx, NULL);
-  if (!(c.goodput > 0))
-    lpod_error(L, ctx, "goodput", "must be in (0, 1] (got %g)", c.goodput);
+      lpod_opt_field(L, 1, "goodput", isnan(rel_goodput) ? 1.0 : rel_goodput,
+                     cb("goodput"), 0, ctx, NULL);
+  check_derived(L, ctx, "reliability.goodput", "goodput", c.goodput);
 
   c.spare_gpus = read_spares(L, ctx, rel_spares);
 

@@ -22,22 +22,24 @@ static int gpu_preset(const char *n, void *out) {
 }
 LPOD_PRESET_ITER(gpu, pod_gpu, pod_hw_gpu_at)
 
-#define GF(name, type, min, max, open, unit) \
-  { #name, type, offsetof(pod_gpu, name), 0, min, max, open, unit, NULL, NULL }
+/* Numeric fields: bounds and units in pod_hw_gpu_fields (core/hw.c). */
+#define GF(name, type) \
+  { #name, type, offsetof(pod_gpu, name), 0, "", NULL, NULL }
 static const lpod_field gpu_fields[] = {
-    {"name", LPOD_STRING, offsetof(pod_gpu, name), POD_NAME_MAX, 0, 0, 0, "",
-     NULL, NULL},
-    GF(bf16_tflops, LPOD_DOUBLE, 0, 1e6, 1, "dense TFLOP/s"),
-    GF(fp8_tflops, LPOD_DOUBLE, 0, 1e6, 0, "dense TFLOP/s (0: none)"),
-    GF(fp4_tflops, LPOD_DOUBLE, 0, 1e6, 0, "dense TFLOP/s (0: none)"),
-    GF(hbm_gb, LPOD_DOUBLE, 0, 1e5, 1, "GB"),
-    GF(hbm_TBps, LPOD_DOUBLE, 0, 1e3, 1, "TB/s"),
-    GF(power_w, LPOD_DOUBLE, 0, 1e5, 1, "W"),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {"name", LPOD_STRING, offsetof(pod_gpu, name), POD_NAME_MAX, "", NULL,
+     NULL},
+    GF(bf16_tflops, LPOD_DOUBLE),
+    GF(fp8_tflops, LPOD_DOUBLE),
+    GF(fp4_tflops, LPOD_DOUBLE),
+    GF(hbm_gb, LPOD_DOUBLE),
+    GF(hbm_TBps, LPOD_DOUBLE),
+    GF(power_w, LPOD_DOUBLE),
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_gpu_type = {
-    "podsim.gpu", "gpu",     "podsim.gpu", "gpus",   sizeof(pod_gpu),
-    gpu_fields,   gpu_check, gpu_preset,   gpu_name, gpu_source};
+    "podsim.gpu",    "gpu",      "podsim.gpu",     "gpus",
+    sizeof(pod_gpu), gpu_fields, gpu_check,        gpu_preset,
+    gpu_name,        gpu_source, pod_hw_gpu_fields};
 
 static int sys_check(const void *v, pod_err *e) {
   return pod_hw_system_check(v, e);
@@ -47,52 +49,46 @@ static int sys_preset(const char *n, void *out) {
 }
 LPOD_PRESET_ITER(sys, pod_system, pod_hw_system_at)
 
-#define SF(name, type, min, max, open, unit)                                \
-  {                                                                         \
-#name, type, offsetof(pod_system, name), 0, min, max, open, unit, NULL, \
-        NULL                                                                \
-  }
-#define SE(name, names, unit)                                              \
-  {                                                                        \
-#name, LPOD_ENUM, offsetof(pod_system, name), 0, 0, 0, 0, unit, names, \
-        NULL                                                               \
-  }
+/* Numeric fields: bounds and units in pod_hw_system_fields (core/hw.c). */
+#define SF(name, type) \
+  { #name, type, offsetof(pod_system, name), 0, "", NULL, NULL }
+#define SE(name, names, unit) \
+  { #name, LPOD_ENUM, offsetof(pod_system, name), 0, unit, names, NULL }
 /* In the order of pod_transport and pod_routing. */
 static const lpod_field system_fields[] = {
-    {"name", LPOD_STRING, offsetof(pod_system, name), POD_NAME_MAX, 0, 0, 0, "",
-     NULL, NULL},
-    {"gpu", LPOD_STRUCT, offsetof(pod_system, gpu), 0, 0, 0, 0, "", NULL,
+    {"name", LPOD_STRING, offsetof(pod_system, name), POD_NAME_MAX, "", NULL,
+     NULL},
+    {"gpu", LPOD_STRUCT, offsetof(pod_system, gpu), 0, "", NULL,
      &lpod_gpu_type},
-    SF(domain_gpus, LPOD_INT, 1, 1 << 20, 0, "GPUs per scale-up domain"),
-    SF(up_GBps, LPOD_DOUBLE, 0, 1e5, 1, "GB/s per GPU per direction"),
-    SF(up_latency_us, LPOD_DOUBLE, 0, 1e6, 0, "us"),
-    SF(nvls, LPOD_BOOL, 0, 1, 0, "in-switch reduction"),
-    SF(nics_per_gpu, LPOD_DOUBLE, 0, 64, 1, "NICs per GPU"),
-    SF(nic_gbps, LPOD_DOUBLE, 0, 1e5, 1, "Gb/s per NIC"),
-    SF(out_latency_us, LPOD_DOUBLE, 0, 1e6, 0, "us"),
-    SF(oversub, LPOD_DOUBLE, 1, 1e3, 0, "ratio above the leaf group"),
-    SF(usd_per_gpu_hour, LPOD_DOUBLE, 0, 1e6, 0, "USD per GPU-hour"),
-    SF(up_eff, LPOD_DOUBLE, 0, 1, 1, "fraction of line rate"),
-    SF(up_fill_KiB, LPOD_DOUBLE, 0, 1e9, 0, "KiB per rank and channel"),
-    SF(out_eff, LPOD_DOUBLE, 0, 1, 1, "fraction of line rate"),
-    SF(out_half_MB, LPOD_DOUBLE, 0, 1e9, 0, "MiB"),
-    SF(nvls_eff, LPOD_DOUBLE, 0, 2, 0, "NVLS busbw over up_GBps (0: no NVLS)"),
-    SF(nvls_latency_us, LPOD_DOUBLE, 0, 1e6, 0, "us"),
-    SF(up_channels, LPOD_INT, 1, 1024, 0,
-       "NCCL channels on the scale-up fabric"),
-    SF(net_channels, LPOD_INT, 1, 1024, 0, "NCCL network channels per domain"),
-    SF(net_channel_GBps, LPOD_DOUBLE, 0, 1e5, 1,
-       "GB/s per channel per direction"),
+    SF(domain_gpus, LPOD_INT),
+    SF(up_GBps, LPOD_DOUBLE),
+    SF(up_latency_us, LPOD_DOUBLE),
+    SF(nvls, LPOD_BOOL),
+    SF(nics_per_gpu, LPOD_DOUBLE),
+    SF(nic_gbps, LPOD_DOUBLE),
+    SF(out_latency_us, LPOD_DOUBLE),
+    SF(oversub, LPOD_DOUBLE),
+    SF(usd_per_gpu_hour, LPOD_DOUBLE),
+    SF(up_eff, LPOD_DOUBLE),
+    SF(up_fill_KiB, LPOD_DOUBLE),
+    SF(out_eff, LPOD_DOUBLE),
+    SF(out_half_MB, LPOD_DOUBLE),
+    SF(nvls_eff, LPOD_DOUBLE),
+    SF(nvls_latency_us, LPOD_DOUBLE),
+    SF(up_channels, LPOD_INT),
+    SF(net_channels, LPOD_INT),
+    SF(net_channel_GBps, LPOD_DOUBLE),
     SE(transport, pod_hw_transport_names, "scale-out transport"),
     SE(routing, pod_hw_routing_names, "scale-out path selection"),
-    SF(sharp, LPOD_BOOL, 0, 1, 0, "in-network reduction (CollNet)"),
-    SF(msg_overhead_us, LPOD_DOUBLE, 0, 1e6, 0, "us per message posted"),
-    SF(leaf_gpus, LPOD_INT, 1, 1 << 24, 0, "GPUs per leaf group"),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    SF(sharp, LPOD_BOOL),
+    SF(msg_overhead_us, LPOD_DOUBLE),
+    SF(leaf_gpus, LPOD_INT),
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_system_type = {
-    "podsim.system", "system",  "podsim.system", "systems", sizeof(pod_system),
-    system_fields,   sys_check, sys_preset,      sys_name,  sys_source};
+    "podsim.system",    "system",      "podsim.system",     "systems",
+    sizeof(pod_system), system_fields, sys_check,           sys_preset,
+    sys_name,           sys_source,    pod_hw_system_fields};
 
 /* Names of the fabric presets, for suggestions (NULL-terminated). */
 static const char *const *fabric_names(void) {

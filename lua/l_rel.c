@@ -20,12 +20,15 @@
 #include "pod_hw.h"
 #include "pod_rel.h"
 
-/* Spare-pool scopes: the first three of pod_rel_scope_names (core/rel.c),
-** without "job" (a pool shared by the whole job is not a pool scope). */
-static const char *const pool_scope_names[] = {"gpu", "node", "domain", NULL};
-static const char *const rule_names[] = {"fixed", "young", "daly", NULL};
-static const char *const waste_names[] = {"first", "daly", "renewal", NULL};
-static const char *const repair_names[] = {"exponential", "lognormal", NULL};
+/* Enum names and numeric bounds come from core (pod_rel.h): the name
+** tables pod_rel_*_names and the bound tables pod_rel_cfg_fields and
+** pod_rel_cause_fields are their only copies. */
+
+/* The core bound of config field `name` (NULL when unknown: lpod_opt_field
+** reports that as an internal error). */
+static const pod_field *rb(const char *name) {
+  return pod_field_find(pod_rel_cfg_fields, name);
+}
 
 /* --- failure sets ----------------------------------------------------------
  */
@@ -47,9 +50,9 @@ static int fs_preset(const char *n, void *out) {
 LPOD_PRESET_ITER(fs, pod_rel_failures, pod_rel_failures_at)
 
 static const lpod_field fs_fields[] = {
-    {"name", LPOD_STRING, offsetof(pod_rel_failures, name), POD_REL_NAME_MAX, 0,
-     0, 0, "", NULL, NULL},
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {"name", LPOD_STRING, offsetof(pod_rel_failures, name), POD_REL_NAME_MAX,
+     "", NULL, NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_failures_type = {"podsim.failure_set",
                                       "failure set",
@@ -60,7 +63,8 @@ const lpod_type lpod_failures_type = {"podsim.failure_set",
                                       fs_check,
                                       fs_preset,
                                       fs_name,
-                                      fs_source};
+                                      fs_source,
+                                      NULL};
 
 static const char *const cause_keys[] = {"cause", "rate_per_h", "unit", "blast",
                                          "basis", "source",     NULL};
@@ -145,7 +149,9 @@ static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
           lua_isnil(L, -1) ? "required field is missing" : "expected a string");
     }
     const char *name = lua_tostring(L, -1);
-    double rate = lpod_opt_number(L, -2, "rate_per_h", 0, 0, 1e6, 1, ctx, p);
+    double rate = lpod_opt_field(
+        L, -2, "rate_per_h", 0,
+        pod_field_find(pod_rel_cause_fields, "rate_per_h"), 1, ctx, p);
     int unit = lpod_opt_enum(L, -2, "unit", 0, pod_rel_scope_names, 1, ctx, p);
     int blast =
         lpod_opt_enum(L, -2, "blast", 0, pod_rel_scope_names, 1, ctx, p);
@@ -231,44 +237,39 @@ static int cfg_preset(const char *name, void *out) {
   return POD_OK;
 }
 
-#define RF(name, type, min, max, open, unit)                                 \
-  {                                                                          \
-#name, type, offsetof(pod_rel_cfg, name), 0, min, max, open, unit, NULL, \
-        NULL                                                                 \
-  }
+/* Numeric fields: bounds and units in pod_rel_cfg_fields (core/rel.c). */
+#define RF(name, type) \
+  { #name, type, offsetof(pod_rel_cfg, name), 0, "", NULL, NULL }
 #define RE(name, names) \
-  { #name, LPOD_ENUM, offsetof(pod_rel_cfg, name), 0, 0, 0, 0, "", names, NULL }
+  { #name, LPOD_ENUM, offsetof(pod_rel_cfg, name), 0, "", names, NULL }
 static const lpod_field cfg_fields[] = {
-    {"failures", LPOD_STRUCT, offsetof(pod_rel_cfg, failures), 0, 0, 0, 0, "",
-     NULL, &lpod_failures_type},
-    RF(node_gpus, LPOD_INT, 1, POD_REL_MAX_GPUS, 0,
-       "GPUs per node or compute tray"),
-    RF(domain_gpus, LPOD_INT, 1, POD_REL_MAX_GPUS, 0,
-       "GPUs per scale-up domain"),
-    RF(active_gpus, LPOD_INT, 1, POD_REL_MAX_GPUS, 0, "GPUs"),
-    RF(spare_per_domain, LPOD_INT, 0, POD_REL_MAX_GPUS, 0,
-       "hot spare GPUs per domain"),
-    RF(pool_units, LPOD_INT, 0, POD_REL_MAX_GPUS, 0, "spare nodes or domains"),
-    RE(pool_scope, pool_scope_names),
-    RF(swap_s, LPOD_DOUBLE, 0, 1e9, 0, "s"),
-    RF(repair_h, LPOD_DOUBLE, 0, 1e9, 1, "h (mean)"),
-    RE(repair_dist, repair_names),
-    RF(repair_sigma, LPOD_DOUBLE, 0, 5, 0, "log-sd"),
-    RF(shrink, LPOD_BOOL, 0, 1, 0, "shrink instead of waiting"),
-    RF(ckpt_s, LPOD_DOUBLE, 0, 1e9, 0, "s per checkpoint"),
-    RE(interval_rule, rule_names),
-    RF(interval_s, LPOD_DOUBLE, 0, 1e12, 0, "s (fixed rule)"),
-    RF(restart_s, LPOD_DOUBLE, 0, 1e9, 0, "s"),
-    RE(waste_model, waste_names),
-    RF(work_h, LPOD_DOUBLE, 0, 1e9, 0, "h of failure-free compute"),
-    RF(tokens, LPOD_DOUBLE, 0, 1e18, 0, "tokens"),
-    RF(tokens_per_s, LPOD_DOUBLE, 0, 1e15, 0, "tokens/s"),
-    RF(u_seed, LPOD_DOUBLE, 0, 1, 0, "uniform [0,1) hashed to the run's seed"),
-    RF(gpu_rate_log10, LPOD_DOUBLE, -6, 6, 0, "log10 rate multiplier"),
-    RF(node_rate_log10, LPOD_DOUBLE, -6, 6, 0, "log10 rate multiplier"),
-    RF(domain_rate_log10, LPOD_DOUBLE, -6, 6, 0, "log10 rate multiplier"),
-    RF(job_rate_log10, LPOD_DOUBLE, -6, 6, 0, "log10 rate multiplier"),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {"failures", LPOD_STRUCT, offsetof(pod_rel_cfg, failures), 0, "", NULL,
+     &lpod_failures_type},
+    RF(node_gpus, LPOD_INT),
+    RF(domain_gpus, LPOD_INT),
+    RF(active_gpus, LPOD_INT),
+    RF(spare_per_domain, LPOD_INT),
+    RF(pool_units, LPOD_INT),
+    RE(pool_scope, pod_rel_pool_scope_names),
+    RF(swap_s, LPOD_DOUBLE),
+    RF(repair_h, LPOD_DOUBLE),
+    RE(repair_dist, pod_rel_repair_dist_names),
+    RF(repair_sigma, LPOD_DOUBLE),
+    RF(shrink, LPOD_BOOL),
+    RF(ckpt_s, LPOD_DOUBLE),
+    RE(interval_rule, pod_rel_interval_rule_names),
+    RF(interval_s, LPOD_DOUBLE),
+    RF(restart_s, LPOD_DOUBLE),
+    RE(waste_model, pod_rel_waste_model_names),
+    RF(work_h, LPOD_DOUBLE),
+    RF(tokens, LPOD_DOUBLE),
+    RF(tokens_per_s, LPOD_DOUBLE),
+    RF(u_seed, LPOD_DOUBLE),
+    RF(gpu_rate_log10, LPOD_DOUBLE),
+    RF(node_rate_log10, LPOD_DOUBLE),
+    RF(domain_rate_log10, LPOD_DOUBLE),
+    RF(job_rate_log10, LPOD_DOUBLE),
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_rel_cfg_type = {"podsim.reliability_cfg",
                                      "reliability config",
@@ -279,7 +280,8 @@ const lpod_type lpod_rel_cfg_type = {"podsim.reliability_cfg",
                                      cfg_check,
                                      cfg_preset,
                                      lpod_default_preset_name,
-                                     NULL};
+                                     NULL,
+                                     pod_rel_cfg_fields};
 
 /* --- podsim.reliability{} and podsim.simulate_run{}
  * ---------------------------- */
@@ -293,8 +295,6 @@ static const char *const spare_keys[] = {"per_domain", "pool", "pool_scope",
                                          "swap_s", NULL};
 static const char *const ckpt_keys[] = {"write_s", "interval_s", "interval",
                                         NULL};
-static const char *const interval_names[] = {"young", "daly", NULL};
-static const char *const scale_keys[] = {"gpu", "node", "domain", "job", NULL};
 
 /* Fill *c from the options table at index 1.  `sim` allows seed=. */
 /* Read spares= into *c (options table at index 1).  [-0, +0, e] */
@@ -307,12 +307,12 @@ static void read_spares(lua_State *L, const char *ctx, pod_rel_cfg *c) {
   int t = lua_getfield(L, 1, "spares"); /* stack: spares */
   if (t == LUA_TTABLE) {
     lpod_check_keys(L, -1, ctx, "spares", spare_keys);
-    c->spare_per_domain = lpod_opt_int(L, -1, "per_domain", 0, 0,
-                                       POD_REL_MAX_GPUS, 0, ctx, "spares");
-    c->pool_units =
-        lpod_opt_int(L, -1, "pool", 0, 0, POD_REL_MAX_GPUS, 0, ctx, "spares");
+    c->spare_per_domain = (int)lpod_opt_field(
+        L, -1, "per_domain", 0, rb("spare_per_domain"), 0, ctx, "spares");
+    c->pool_units = (int)lpod_opt_field(L, -1, "pool", 0, rb("pool_units"), 0,
+                                        ctx, "spares");
     c->pool_scope = lpod_opt_enum(L, -1, "pool_scope", POD_REL_NODE,
-                                  pool_scope_names, 0, ctx, "spares");
+                                  pod_rel_pool_scope_names, 0, ctx, "spares");
     lua_getfield(L, -1, "swap_s");
     int has_swap = !lua_isnil(L, -1);
     lua_pop(L, 1);
@@ -320,7 +320,8 @@ static void read_spares(lua_State *L, const char *ctx, pod_rel_cfg *c) {
       lpod_error(L, ctx, "spares.swap_s",
                  "required field is missing (seconds to bring a "
                  "spare or the repaired unit into the job; 0 states none)");
-    c->swap_s = lpod_opt_number(L, -1, "swap_s", 0, 0, 1e9, 1, ctx, "spares");
+    c->swap_s =
+        lpod_opt_field(L, -1, "swap_s", 0, rb("swap_s"), 1, ctx, "spares");
   } else if (t == LUA_TSTRING && strcmp(lua_tostring(L, -1), "none") == 0) {
     c->spare_per_domain = 0; /* no spares, no swap time */
     c->pool_units = 0;
@@ -350,7 +351,7 @@ static void read_checkpoint(lua_State *L, const char *ctx, pod_rel_cfg *c) {
                    : "expected a table {write_s=, interval_s= or interval=}");
   lpod_check_keys(L, -1, ctx, "checkpoint", ckpt_keys);
   c->ckpt_s =
-      lpod_opt_number(L, -1, "write_s", 0, 0, 1e9, 1, ctx, "checkpoint");
+      lpod_opt_field(L, -1, "write_s", 0, rb("ckpt_s"), 1, ctx, "checkpoint");
   lua_getfield(L, -1, "interval_s");
   int fixed = !lua_isnil(L, -1);
   lua_pop(L, 1);
@@ -362,41 +363,66 @@ static void read_checkpoint(lua_State *L, const char *ctx, pod_rel_cfg *c) {
                "give interval_s or interval, not both");
   if (fixed) {
     c->interval_rule = POD_REL_TAU_FIXED;
-    c->interval_s =
-        lpod_opt_number(L, -1, "interval_s", 0, 0, 1e12, 1, ctx, "checkpoint");
+    c->interval_s = lpod_opt_field(L, -1, "interval_s", 0, rb("interval_s"), 1,
+                                   ctx, "checkpoint");
   } else {
-    c->interval_rule = 1 + lpod_opt_enum(L, -1, "interval", 0, interval_names,
-                                         0, ctx, "checkpoint");
+    /* interval= names an optimal rule: the rule names after "fixed" */
+    c->interval_rule =
+        POD_REL_TAU_YOUNG +
+        lpod_opt_enum(L, -1, "interval", 0,
+                      pod_rel_interval_rule_names + POD_REL_TAU_YOUNG, 0, ctx,
+                      "checkpoint");
   }
   lua_pop(L, 1);
-  c->restart_s = lpod_opt_number(L, 1, "restart_s", 0, 0, 1e9, 1, ctx, NULL);
+  c->restart_s =
+      lpod_opt_field(L, 1, "restart_s", 0, rb("restart_s"), 1, ctx, NULL);
   c->waste_model = lpod_opt_enum(L, 1, "waste", POD_REL_WASTE_RENEWAL,
-                                 waste_names, 0, ctx, NULL);
+                                 pod_rel_waste_model_names, 0, ctx, NULL);
+}
+
+/* A rate multiplier at idx: a number whose log10 meets core bound lf
+** (the config holds log10 multipliers).  [-0, +0, v] */
+static double read_scale(lua_State *L, int idx, const pod_field *lf,
+                         const char *ctx, const char *path) {
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    lpod_error(L, ctx, path, "expected a number, got %s",
+               luaL_typename(L, idx));
+  double v = lua_tonumber(L, idx);
+  if (!(v > 0) || !pod_field_ok(lf, log10(v)))
+    lpod_error(L, ctx, path, "must be in [%.10g, %.10g] (got %.10g)",
+               pow(10, lf->min), pow(10, lf->max), v);
+  return log10(v);
 }
 
 /* Read rate_scale= into the log10 rate multipliers of *c.  [-0, +0, e] */
 static void read_rate_scale(lua_State *L, const char *ctx, pod_rel_cfg *c) {
-  /* rate_scale: a multiplier for every cause, or per unit scope */
+  /* rate_scale: a multiplier for every cause, or per unit scope (the keys
+  ** are the scope names) */
+  static const char *const lg[POD_REL_NSCOPES] = {
+      "gpu_rate_log10", "node_rate_log10", "domain_rate_log10",
+      "job_rate_log10"};
+  double *dst[POD_REL_NSCOPES] = {&c->gpu_rate_log10, &c->node_rate_log10,
+                                  &c->domain_rate_log10, &c->job_rate_log10};
   int t = lua_getfield(L, 1, "rate_scale"); /* stack: rate_scale */
-  double sc[4] = {1, 1, 1, 1};
   if (t == LUA_TNUMBER) {
-    double v = lpod_check_range(L, -1, 1e-6, 1e6, 0, ctx, "rate_scale");
-    for (int i = 0; i < 4; i++) sc[i] = v;
+    for (int i = 0; i < POD_REL_NSCOPES; i++)
+      *dst[i] = read_scale(L, -1, rb(lg[i]), ctx, "rate_scale");
   } else if (t == LUA_TTABLE) {
-    lpod_check_keys(L, -1, ctx, "rate_scale", scale_keys);
-    for (int i = 0; i < 4; i++)
-      sc[i] = lpod_opt_number(L, -1, scale_keys[i], 1, 1e-6, 1e6, 0, ctx,
-                              "rate_scale");
+    lpod_check_keys(L, -1, ctx, "rate_scale", pod_rel_scope_names);
+    char p[48];
+    for (int i = 0; i < POD_REL_NSCOPES; i++) {
+      if (lua_getfield(L, -1, pod_rel_scope_names[i]) != LUA_TNIL) {
+        snprintf(p, sizeof p, "rate_scale.%s", pod_rel_scope_names[i]);
+        *dst[i] = read_scale(L, -1, rb(lg[i]), ctx, p);
+      }
+      lua_pop(L, 1);
+    }
   } else if (t != LUA_TNIL) {
     lpod_error(L, ctx, "rate_scale",
                "expected a number or {gpu=, node=, domain=, job=}, got %s",
                luaL_typename(L, -1));
   }
   lua_pop(L, 1);
-  c->gpu_rate_log10 = log10(sc[0]);
-  c->node_rate_log10 = log10(sc[1]);
-  c->domain_rate_log10 = log10(sc[2]);
-  c->job_rate_log10 = log10(sc[3]);
 }
 
 /* Read hours=, or tokens= at tokens_per_s=, into *c.  [-0, +0, e] */
@@ -414,18 +440,19 @@ static void read_length(lua_State *L, const char *ctx, pod_rel_cfg *c) {
                    ? "give hours or tokens, not both"
                    : "required: hours= (failure-free compute) or tokens=");
   if (has_hours) {
-    c->work_h = lpod_opt_number(L, 1, "hours", 0, 0, 1e9, 1, ctx, NULL);
+    c->work_h = lpod_opt_field(L, 1, "hours", 0, rb("work_h"), 1, ctx, NULL);
     if (!(c->work_h > 0)) lpod_error(L, ctx, "hours", "must be > 0");
   } else {
     c->work_h = 0;
-    c->tokens = lpod_opt_number(L, 1, "tokens", 0, 0, 1e18, 1, ctx, NULL);
+    c->tokens = lpod_opt_field(L, 1, "tokens", 0, rb("tokens"), 1, ctx, NULL);
     if (!(c->tokens > 0)) lpod_error(L, ctx, "tokens", "must be > 0");
     double tps = NAN;
     int t = lua_getfield(L, 1, "train"); /* stack: train */
     if (t == LUA_TTABLE || t == LUA_TUSERDATA) {
       lua_getfield(L, -1, "tokens_per_s");
       if (!lua_isnil(L, -1))
-        tps = lpod_check_range(L, -1, 0, 1e15, 1, ctx, "train.tokens_per_s");
+        tps = lpod_check_field(L, -1, rb("tokens_per_s"), ctx,
+                               "train.tokens_per_s");
       lua_pop(L, 1);
       if (isnan(tps))
         lpod_error(L, ctx, "train.tokens_per_s", "required field is missing");
@@ -434,8 +461,8 @@ static void read_length(lua_State *L, const char *ctx, pod_rel_cfg *c) {
                  luaL_typename(L, -1));
     }
     lua_pop(L, 1);
-    c->tokens_per_s = lpod_opt_number(L, 1, "tokens_per_s", tps, 0, 1e15,
-                                      isnan(tps), ctx, NULL);
+    c->tokens_per_s = lpod_opt_field(L, 1, "tokens_per_s", tps,
+                                     rb("tokens_per_s"), isnan(tps), ctx, NULL);
     if (!(c->tokens_per_s > 0))
       lpod_error(L, ctx, "tokens_per_s", "must be > 0");
   }
@@ -457,15 +484,15 @@ static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
     dom = s.domain_gpus;
   }
   lua_pop(L, 1);
-  dom = lpod_opt_int(L, 1, "domain_gpus", dom, 1, POD_REL_MAX_GPUS, dom == 0,
-                     ctx, NULL);
+  dom = (int)lpod_opt_field(L, 1, "domain_gpus", dom, rb("domain_gpus"),
+                            dom == 0, ctx, NULL);
   /* HGX-class nodes are the domain; NVL72-class racks hold 4-GPU trays */
   int node_def = dom <= 8 ? dom : (dom % 4 == 0 ? 4 : 1);
   c->domain_gpus = dom;
-  c->node_gpus = lpod_opt_int(L, 1, "node_gpus", node_def, 1, POD_REL_MAX_GPUS,
-                              0, ctx, NULL);
+  c->node_gpus = (int)lpod_opt_field(L, 1, "node_gpus", node_def,
+                                     rb("node_gpus"), 0, ctx, NULL);
   c->active_gpus =
-      lpod_opt_int(L, 1, "gpus", 0, 1, POD_REL_MAX_GPUS, 1, ctx, NULL);
+      (int)lpod_opt_field(L, 1, "gpus", 0, rb("active_gpus"), 1, ctx, NULL);
 
   if (lua_getfield(L, 1, "failures") == LUA_TNIL) /* stack: failures */
     lpod_error(L, ctx, "failures",
@@ -477,12 +504,13 @@ static void read_rel(lua_State *L, const char *ctx, int sim, pod_rel_cfg *c,
   read_spares(L, ctx, c);
 
   /* repairs */
-  c->repair_h = lpod_opt_number(L, 1, "repair_h", 0, 0, 1e9, 1, ctx, NULL);
+  c->repair_h =
+      lpod_opt_field(L, 1, "repair_h", 0, rb("repair_h"), 1, ctx, NULL);
   c->repair_dist = lpod_opt_enum(L, 1, "repair", POD_REL_REPAIR_EXP,
-                                 repair_names, 0, ctx, NULL);
+                                 pod_rel_repair_dist_names, 0, ctx, NULL);
   c->repair_sigma =
-      lpod_opt_number(L, 1, "repair_sigma", 0, 0, 5,
-                      c->repair_dist == POD_REL_REPAIR_LOGNORMAL, ctx, NULL);
+      lpod_opt_field(L, 1, "repair_sigma", 0, rb("repair_sigma"),
+                     c->repair_dist == POD_REL_REPAIR_LOGNORMAL, ctx, NULL);
   lua_getfield(L, 1, "shrink");
   *shrink_given = !lua_isnil(L, -1);
   lua_pop(L, 1);
@@ -579,7 +607,7 @@ static int l_reliability(lua_State *L) {
   set_num(L, "spare_fraction", r.spare_fraction);
   set_num(L, "gpu_hours", r.gpu_hours);
   set_num(L, "gpu_hours_charged", r.gpu_hours_charged);
-  lua_pushstring(L, waste_names[c.waste_model]);
+  lua_pushstring(L, pod_rel_waste_model_name(c.waste_model));
   lua_setfield(L, -2, "waste_model");
   return 1;
 }

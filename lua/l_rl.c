@@ -23,27 +23,24 @@
 extern const lpod_type lpod_train_cfg_type; /* l_train.c */
 extern const lpod_type lpod_rel_cfg_type;   /* l_rel.c */
 
-/* Response-length kinds: pod_dist_kind_names (core/dist.c) up to
-** "exponential", without the sample-based "discrete" and "empirical"
-** (a response length needs a continuous quantile). */
-static const char *const kind_names[] = {
-    "fixed",       "uniform",   "loguniform",  "normal",
-    "truncnormal", "lognormal", "triangular",  "beta",
-    "gamma",       "weibull",   "exponential", NULL};
-
-#define LF(name, i)                                                        \
-  {                                                                        \
-    name, LPOD_DOUBLE, offsetof(pod_rl_length, p) + i * sizeof(double), 0, \
-        -1e300, 1e300, 0, "pod_dist parameter", NULL, NULL                 \
+/* Numeric fields: bounds in pod_rl_length_fields, pod_rl_cfg_fields and
+** pod_rl_pair_fields (core/rl.c).  Response-length kinds: the first
+** POD_DIST_DISCRETE names of pod_dist_kind_names (core/dist.c), without
+** the sample-based "discrete" and "empirical" (a response length needs a
+** continuous quantile); an LPOD_ENUM's size limits its names. */
+#define LF(name, i)                                                            \
+  {                                                                            \
+    name, LPOD_DOUBLE, offsetof(pod_rl_length, p) + i * sizeof(double), 0, "", \
+        NULL, NULL                                                             \
   }
 static const lpod_field length_fields[] = {
-    {"kind", LPOD_ENUM, offsetof(pod_rl_length, kind), 0, 0, 0, 0, "",
-     kind_names, NULL},
+    {"kind", LPOD_ENUM, offsetof(pod_rl_length, kind), POD_DIST_DISCRETE, "",
+     pod_dist_kind_names, NULL},
     LF("a", 0),
     LF("b", 1),
     LF("c", 2),
     LF("d", 3),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type length_type = {"podsim.rl_length",
                                       "response length",
@@ -54,7 +51,8 @@ static const lpod_type length_type = {"podsim.rl_length",
                                       NULL,
                                       NULL,
                                       NULL,
-                                      NULL};
+                                      NULL,
+                                      pod_rl_length_fields};
 
 static int cfg_check(const void *v, pod_err *e) {
   return pod_rl_check(v, e);
@@ -65,46 +63,46 @@ static int cfg_preset(const char *n, void *out) {
   return POD_OK;
 }
 
-#define CF(name, type, min, max, unit) \
-  { #name, type, offsetof(pod_rl_cfg, name), 0, min, max, 0, unit, NULL, NULL }
+#define CF(name, type) \
+  { #name, type, offsetof(pod_rl_cfg, name), 0, "", NULL, NULL }
 static const lpod_field cfg_fields[] = {
-    {"rollout", LPOD_STRUCT, offsetof(pod_rl_cfg, rollout), 0, 0, 0, 0, "",
-     NULL, &lpod_serve_cfg_type},
-    CF(rollout_gpus, LPOD_INT, 0, 1 << 24, "GPUs of the rollout pool"),
-    {"train", LPOD_STRUCT, offsetof(pod_rl_cfg, train), 0, 0, 0, 0, "", NULL,
+    {"rollout", LPOD_STRUCT, offsetof(pod_rl_cfg, rollout), 0, "", NULL,
+     &lpod_serve_cfg_type},
+    CF(rollout_gpus, LPOD_INT),
+    {"train", LPOD_STRUCT, offsetof(pod_rl_cfg, train), 0, "", NULL,
      &lpod_train_cfg_type},
-    {"placement", LPOD_ENUM, offsetof(pod_rl_cfg, placement), 0, 0, 0, 0, "",
+    {"placement", LPOD_ENUM, offsetof(pod_rl_cfg, placement), 0, "",
      pod_rl_placement_names, NULL},
-    CF(async, LPOD_BOOL, 0, 1, "one-step-stale overlap"),
-    CF(partial, LPOD_BOOL, 0, 1, "partial rollouts"),
-    CF(prompts, LPOD_INT, 1, 1 << 24, "prompts per step"),
-    CF(samples, LPOD_INT, 1, 1 << 16, "responses per prompt"),
-    CF(input_tokens, LPOD_DOUBLE, 1, 1 << 22, "prompt tokens"),
-    {"response", LPOD_STRUCT, offsetof(pod_rl_cfg, response), 0, 0, 0, 0, "",
-     NULL, &length_type},
-    CF(max_response, LPOD_DOUBLE, 1, 1 << 22, "generation cap, tokens"),
-    CF(ref_model, LPOD_BOOL, 0, 1, "reference forward"),
-    CF(old_logprob, LPOD_BOOL, 0, 1, "old-policy forward"),
-    CF(reward_model, LPOD_BOOL, 0, 1, "reward-model forward"),
-    CF(critic, LPOD_BOOL, 0, 1, "PPO critic"),
-    CF(reward_s, LPOD_DOUBLE, 0, 1e7, "s of non-GPU scoring"),
-    CF(minibatches, LPOD_INT, 1, 1 << 16, "optimizer steps per epoch"),
-    CF(epochs, LPOD_INT, 1, 1024, "passes"),
-    {"sync_method", LPOD_ENUM, offsetof(pod_rl_cfg, sync_method), 0, 0, 0, 0,
-     "", pod_rl_sync_names, NULL},
-    CF(sync_bytes, LPOD_DOUBLE, 0, 8, "bytes per parameter"),
-    CF(offload, LPOD_BOOL, 0, 1, "colocated: offload training state"),
-    CF(host_GBps, LPOD_DOUBLE, 0, 1e5, "GB/s GPU-host per direction"),
-    CF(sync_fixed_s, LPOD_DOUBLE, 0, 1e6, "s"),
-    CF(hours, LPOD_DOUBLE, 0, 1e7, "h of job (reliability)"),
-    {"reliability", LPOD_STRUCT, offsetof(pod_rl_cfg, rel), 0, 0, 0, 0, "",
-     NULL, &lpod_rel_cfg_type},
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    CF(async, LPOD_BOOL),
+    CF(partial, LPOD_BOOL),
+    CF(prompts, LPOD_INT),
+    CF(samples, LPOD_INT),
+    CF(input_tokens, LPOD_DOUBLE),
+    {"response", LPOD_STRUCT, offsetof(pod_rl_cfg, response), 0, "", NULL,
+     &length_type},
+    CF(max_response, LPOD_DOUBLE),
+    CF(ref_model, LPOD_BOOL),
+    CF(old_logprob, LPOD_BOOL),
+    CF(reward_model, LPOD_BOOL),
+    CF(critic, LPOD_BOOL),
+    CF(reward_s, LPOD_DOUBLE),
+    CF(minibatches, LPOD_INT),
+    CF(epochs, LPOD_INT),
+    {"sync_method", LPOD_ENUM, offsetof(pod_rl_cfg, sync_method), 0, "",
+     pod_rl_sync_names, NULL},
+    CF(sync_bytes, LPOD_DOUBLE),
+    CF(offload, LPOD_BOOL),
+    CF(host_GBps, LPOD_DOUBLE),
+    CF(sync_fixed_s, LPOD_DOUBLE),
+    CF(hours, LPOD_DOUBLE),
+    {"reliability", LPOD_STRUCT, offsetof(pod_rl_cfg, rel), 0, "", NULL,
+     &lpod_rel_cfg_type},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type rl_cfg_type = {
-    "podsim.rl_cfg",          "rl config", "podsim.rl", NULL,
-    sizeof(pod_rl_cfg),       cfg_fields,  cfg_check,   cfg_preset,
-    lpod_default_preset_name, NULL};
+    "podsim.rl_cfg",          "rl config", "podsim.rl",      NULL,
+    sizeof(pod_rl_cfg),       cfg_fields,  cfg_check,        cfg_preset,
+    lpod_default_preset_name, NULL,        pod_rl_cfg_fields};
 
 static int pair_preset(const char *n, void *out) {
   if (strcmp(n, "default") != 0) return POD_ENOENT;
@@ -112,29 +110,24 @@ static int pair_preset(const char *n, void *out) {
   return POD_OK;
 }
 
-#define PF(name, unit)                                                       \
-  {                                                                          \
-#name, LPOD_DOUBLE, offsetof(pod_rl_pair_cfg, name), 0, 0, 1e6, 0, unit, \
-        NULL, NULL                                                           \
-  }
+#define PF(name) \
+  { #name, LPOD_DOUBLE, offsetof(pod_rl_pair_cfg, name), 0, "", NULL, NULL }
 static const lpod_field pair_fields[] = {
-    {"a", LPOD_STRUCT, offsetof(pod_rl_pair_cfg, a), 0, 0, 0, 0, "", NULL,
-     &rl_cfg_type},
-    {"b", LPOD_STRUCT, offsetof(pod_rl_pair_cfg, b), 0, 0, 0, 0, "", NULL,
-     &rl_cfg_type},
-    {"pretrain", LPOD_BOOL, offsetof(pod_rl_pair_cfg, pretrain), 0, 0, 1, 0,
-     "pre-training instead of RL", NULL, NULL},
-    PF(eff_scale, "multiplies both trainers' eff_scale (0: keep)"),
-    PF(overlap, "both rollouts' overlap (0: keep)"),
-    PF(imbalance, "MoE imbalance (0: keep)"),
-    PF(resp_scale, "response length multiplier (0: keep)"),
-    PF(up_eff_a, "scale-up efficiency, side a (0: keep)"),
-    PF(up_eff_b, "scale-up efficiency, side b (0: keep)"),
-    PF(out_eff_a, "scale-out efficiency, side a (0: keep)"),
-    PF(out_eff_b, "scale-out efficiency, side b (0: keep)"),
-    PF(price_a, "USD per GPU-hour, side a (0: keep)"),
-    PF(price_b, "USD per GPU-hour, side b (0: keep)"),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {"a", LPOD_STRUCT, offsetof(pod_rl_pair_cfg, a), 0, "", NULL, &rl_cfg_type},
+    {"b", LPOD_STRUCT, offsetof(pod_rl_pair_cfg, b), 0, "", NULL, &rl_cfg_type},
+    {"pretrain", LPOD_BOOL, offsetof(pod_rl_pair_cfg, pretrain), 0, "", NULL,
+     NULL},
+    PF(eff_scale),
+    PF(overlap),
+    PF(imbalance),
+    PF(resp_scale),
+    PF(up_eff_a),
+    PF(up_eff_b),
+    PF(out_eff_a),
+    PF(out_eff_b),
+    PF(price_a),
+    PF(price_b),
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type pair_cfg_type = {"podsim.rl_pair_cfg",
                                         "rl pair config",
@@ -145,7 +138,8 @@ static const lpod_type pair_cfg_type = {"podsim.rl_pair_cfg",
                                         NULL,
                                         pair_preset,
                                         lpod_default_preset_name,
-                                        NULL};
+                                        NULL,
+                                        pod_rl_pair_fields};
 
 static void setnum(lua_State *L, const char *k, double v) {
   lua_pushnumber(L, v);
@@ -373,7 +367,8 @@ static int l_rl_split(lua_State *L) {
   lua_settop(L, 1);
   if (!lua_istable(L, 1))
     return lpod_error(L, ctx, NULL, "expected a table {gpus=, ...}");
-  int gpus = lpod_opt_int(L, 1, "gpus", 0, 2, 1 << 24, 1, ctx, NULL);
+  int gpus =
+      (int)lpod_opt_field(L, 1, "gpus", 0, &pod_rl_split_gpus, 1, ctx, NULL);
   /* placeholders for the nested checks; the search sets both pools */
   lua_getfield(L, 1, "base");
   int had_base = !lua_isnil(L, -1);

@@ -16,17 +16,12 @@
 
 extern const lpod_type lpod_model_type; /* l_train.c */
 
-#define PF(name, min, max, unit)                                          \
-  {                                                                       \
-#name, LPOD_INT, offsetof(pod_serve_par, name), 0, min, max, 0, unit, \
-        NULL, NULL                                                        \
-  }
+/* Numeric fields: bounds and units in pod_serve_par_fields,
+** pod_serve_pool_fields and pod_serve_cfg_fields (core/serve.c). */
+#define PF(name) \
+  { #name, LPOD_INT, offsetof(pod_serve_par, name), 0, "", NULL, NULL }
 static const lpod_field par_fields[] = {
-    PF(tp, 0, 1 << 16, "attention/dense tensor parallel (0: 1)"),
-    PF(dp_attn, 0, 1 << 20, "attention data-parallel groups (0: derived)"),
-    PF(ep, 0, 1 << 20, "expert parallel (0: GPUs per stage)"),
-    PF(pp, 0, 1 << 16, "pipeline stages (0: 1)"),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    PF(tp), PF(dp_attn), PF(ep), PF(pp), {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type par_type = {"podsim.serve_parallel",
                                    "serving layout",
@@ -37,20 +32,17 @@ static const lpod_type par_type = {"podsim.serve_parallel",
                                    NULL,
                                    NULL,
                                    NULL,
-                                   NULL};
+                                   NULL,
+                                   pod_serve_par_fields};
 
-#define OF(name, member, min, max, unit)                                     \
-  {                                                                          \
-#name, LPOD_INT, offsetof(pod_serve_pool, member), 0, min, max, 0, unit, \
-        NULL, NULL                                                           \
-  }
-static const lpod_field pool_fields[] = {
-    OF(gpus, gpus, 0, 1 << 20, "GPUs of the prefill instance"),
-    OF(tp, parallel.tp, 0, 1 << 16, "tensor parallel (0: 1)"),
-    OF(dp_attn, parallel.dp_attn, 0, 1 << 20, "attention DP (0: derived)"),
-    OF(ep, parallel.ep, 0, 1 << 20, "expert parallel (0: GPUs per stage)"),
-    OF(pp, parallel.pp, 0, 1 << 16, "pipeline stages (0: 1)"),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+#define OF(name, member) \
+  { #name, LPOD_INT, offsetof(pod_serve_pool, member), 0, "", NULL, NULL }
+static const lpod_field pool_fields[] = {OF(gpus, gpus),
+                                         OF(tp, parallel.tp),
+                                         OF(dp_attn, parallel.dp_attn),
+                                         OF(ep, parallel.ep),
+                                         OF(pp, parallel.pp),
+                                         {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type pool_type = {"podsim.serve_prefill",
                                     "prefill pool",
@@ -61,7 +53,8 @@ static const lpod_type pool_type = {"podsim.serve_prefill",
                                     NULL,
                                     NULL,
                                     NULL,
-                                    NULL};
+                                    NULL,
+                                    pod_serve_pool_fields};
 
 static int cfg_check(const void *v, pod_err *e) {
   return pod_serve_check(v, e);
@@ -72,63 +65,53 @@ static int cfg_preset(const char *n, void *out) {
   return POD_OK;
 }
 
-#define CF(name, type, min, max, unit)                                      \
-  {                                                                         \
-#name, type, offsetof(pod_serve_cfg, name), 0, min, max, 0, unit, NULL, \
-        NULL                                                                \
-  }
+#define CF(name, type) \
+  { #name, type, offsetof(pod_serve_cfg, name), 0, "", NULL, NULL }
 static const lpod_field cfg_fields[] = {
-    {"system", LPOD_STRUCT, offsetof(pod_serve_cfg, system), 0, 0, 0, 0, "",
-     NULL, &lpod_system_type},
-    {"model", LPOD_STRUCT, offsetof(pod_serve_cfg, model), 0, 0, 0, 0, "", NULL,
+    {"system", LPOD_STRUCT, offsetof(pod_serve_cfg, system), 0, "", NULL,
+     &lpod_system_type},
+    {"model", LPOD_STRUCT, offsetof(pod_serve_cfg, model), 0, "", NULL,
      &lpod_model_type},
-    CF(gpus, LPOD_INT, 1, 1 << 20, "GPUs of the (decode) instance"),
-    {"dtype", LPOD_ENUM, offsetof(pod_serve_cfg, dtype), 0, 0, 0, 0, "",
+    CF(gpus, LPOD_INT),
+    {"dtype", LPOD_ENUM, offsetof(pod_serve_cfg, dtype), 0, "",
      pod_train_dtype_names, NULL},
-    {"kv_dtype", LPOD_ENUM, offsetof(pod_serve_cfg, kv_dtype), 0, 0, 0, 0, "",
+    {"kv_dtype", LPOD_ENUM, offsetof(pod_serve_cfg, kv_dtype), 0, "",
      pod_train_dtype_names, NULL},
-    {"dense_dtype", LPOD_ENUM, offsetof(pod_serve_cfg, dense_dtype), 0, 0, 0, 0,
-     "", pod_serve_dtype_names, NULL},
-    {"parallel", LPOD_STRUCT, offsetof(pod_serve_cfg, parallel), 0, 0, 0, 0, "",
-     NULL, &par_type},
-    CF(batch, LPOD_INT, 0, 1 << 24, "sequences per instance (0: largest)"),
-    CF(input_tokens, LPOD_DOUBLE, 1, 1 << 24, "prompt tokens"),
-    CF(output_tokens, LPOD_DOUBLE, 1, 1 << 24, "generated tokens"),
-    CF(prefix_hit, LPOD_DOUBLE, 0, 0.999, "share of prompt cached"),
-    CF(disaggregated, LPOD_BOOL, 0, 1, "separate prefill pool"),
-    {"prefill", LPOD_STRUCT, offsetof(pod_serve_cfg, prefill), 0, 0, 0, 0, "",
-     NULL, &pool_type},
-    CF(prefill_tokens, LPOD_DOUBLE, 1, 1 << 24,
-       "prompt tokens per GPU per pass"),
-    CF(spec_tokens, LPOD_INT, 0, 16, "draft tokens per step"),
-    CF(spec_accept, LPOD_DOUBLE, 0, 1, "acceptance per draft token"),
-    CF(redundant_experts, LPOD_INT, 0, 1 << 16, "extra expert replicas"),
-    {"ep_kernel", LPOD_ENUM, offsetof(pod_serve_cfg, ep_kernel), 0, 0, 0, 0, "",
+    {"dense_dtype", LPOD_ENUM, offsetof(pod_serve_cfg, dense_dtype), 0, "",
+     pod_serve_dtype_names, NULL},
+    {"parallel", LPOD_STRUCT, offsetof(pod_serve_cfg, parallel), 0, "", NULL,
+     &par_type},
+    CF(batch, LPOD_INT),
+    CF(input_tokens, LPOD_DOUBLE),
+    CF(output_tokens, LPOD_DOUBLE),
+    CF(prefix_hit, LPOD_DOUBLE),
+    CF(disaggregated, LPOD_BOOL),
+    {"prefill", LPOD_STRUCT, offsetof(pod_serve_cfg, prefill), 0, "", NULL,
+     &pool_type},
+    CF(prefill_tokens, LPOD_DOUBLE),
+    CF(spec_tokens, LPOD_INT),
+    CF(spec_accept, LPOD_DOUBLE),
+    CF(redundant_experts, LPOD_INT),
+    {"ep_kernel", LPOD_ENUM, offsetof(pod_serve_cfg, ep_kernel), 0, "",
      pod_serve_ep_kernel_names, NULL},
-    CF(two_batch_overlap, LPOD_BOOL, 0, 1, "two micro-batches"),
-    CF(eff_gemm, LPOD_DOUBLE, -1, 1, "fraction of peak (<= 0: table)"),
-    CF(eff_attn, LPOD_DOUBLE, 0, 1, "fraction of peak (0: table)"),
-    CF(eff_hbm, LPOD_DOUBLE, 0, 1, "fraction of HBM bandwidth"),
-    CF(overlap, LPOD_DOUBLE, 0, 1, "share hidden by two-batch overlap"),
-    CF(ep_ll_us, LPOD_DOUBLE, 0, 1e6, "us per low-latency dispatch"),
-    CF(ep_ll_up_us, LPOD_DOUBLE, 0, 1e6, "us, all peers on NVLink"),
-    CF(layer_us, LPOD_DOUBLE, 0, 1e6, "us per layer per step"),
-    CF(mem_reserve_gb, LPOD_DOUBLE, 0, 1e6, "GB"),
-    CF(kv_frac, LPOD_DOUBLE, 0, 1, "share of free HBM for KV"),
-    CF(host_GBps, LPOD_DOUBLE, 0, 1e6, "GB/s per GPU, prefill offload"),
-    CF(ep_sms, LPOD_DOUBLE, 0, 100, "SMs of DeepEP normal kernels"),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    CF(two_batch_overlap, LPOD_BOOL),
+    CF(eff_gemm, LPOD_DOUBLE),
+    CF(eff_attn, LPOD_DOUBLE),
+    CF(eff_hbm, LPOD_DOUBLE),
+    CF(overlap, LPOD_DOUBLE),
+    CF(ep_ll_us, LPOD_DOUBLE),
+    CF(ep_ll_up_us, LPOD_DOUBLE),
+    CF(layer_us, LPOD_DOUBLE),
+    CF(mem_reserve_gb, LPOD_DOUBLE),
+    CF(kv_frac, LPOD_DOUBLE),
+    CF(host_GBps, LPOD_DOUBLE),
+    CF(ep_sms, LPOD_DOUBLE),
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
-const lpod_type lpod_serve_cfg_type = {"podsim.serve_cfg",
-                                       "serve config",
-                                       "podsim.serve",
-                                       NULL,
-                                       sizeof(pod_serve_cfg),
-                                       cfg_fields,
-                                       cfg_check,
-                                       cfg_preset,
-                                       lpod_default_preset_name,
-                                       NULL};
+const lpod_type lpod_serve_cfg_type = {
+    "podsim.serve_cfg",       "serve config", "podsim.serve",      NULL,
+    sizeof(pod_serve_cfg),    cfg_fields,     cfg_check,           cfg_preset,
+    lpod_default_preset_name, NULL,           pod_serve_cfg_fields};
 
 static void setnum(lua_State *L, const char *k, double v) {
   lua_pushnumber(L, v);
@@ -290,18 +273,26 @@ static int l_ep_time(lua_State *L) {
     return lpod_error(L, ctx, "system", "required field is missing");
   lpod_to_value(L, -1, &lpod_system_type, &sys, "system");
   lua_pop(L, 1);
-  int ranks = lpod_opt_int(L, 1, "ranks", 0, 1, 1 << 20, 1, ctx, NULL);
-  double tokens = lpod_opt_number(L, 1, "tokens", 0, 0, 1e12, 1, ctx, NULL);
+  /* argument bounds: pod_serve_ep_args and, for the fixed costs, the
+  ** config's ep_ll_us and ep_ll_up_us (core/serve.c) */
+#define ARG(name) pod_field_find(pod_serve_ep_args, name)
+  int ranks = (int)lpod_opt_field(L, 1, "ranks", 0, ARG("ranks"), 1, ctx, NULL);
+  double tokens =
+      lpod_opt_field(L, 1, "tokens", 0, ARG("tokens"), 1, ctx, NULL);
   double hidden = lpod_opt_number(L, 1, "hidden", 0, 1, 1e9, 1, ctx, NULL);
-  int top_k = lpod_opt_int(L, 1, "top_k", 0, 1, 1024, 1, ctx, NULL);
+  int top_k = (int)lpod_opt_field(L, 1, "top_k", 0, ARG("top_k"), 1, ctx, NULL);
   double bpe =
       lpod_opt_number(L, 1, "bytes_per_elem", 2, 0.01, 16, 0, ctx, NULL);
   int k = lpod_opt_enum(L, 1, "kernel", 0, kernels, 0, ctx, NULL);
   pod_serve_cfg d;
   pod_serve_cfg_init(&d);
-  double ll = lpod_opt_number(L, 1, "ll_us", d.ep_ll_us, 0, 1e6, 0, ctx, NULL);
-  double llu =
-      lpod_opt_number(L, 1, "ll_up_us", d.ep_ll_up_us, 0, 1e6, 0, ctx, NULL);
+  double ll = lpod_opt_field(L, 1, "ll_us", d.ep_ll_us,
+                             pod_field_find(pod_serve_cfg_fields, "ep_ll_us"),
+                             0, ctx, NULL);
+  double llu = lpod_opt_field(
+      L, 1, "ll_up_us", d.ep_ll_up_us,
+      pod_field_find(pod_serve_cfg_fields, "ep_ll_up_us"), 0, ctx, NULL);
+#undef ARG
   double t = 0.0;
   pod_err e;
   pod_err_clear(&e);

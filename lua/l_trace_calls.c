@@ -492,6 +492,7 @@ static int call_read(lua_State *L, const tcall *tc, int argt, int nargs,
 typedef struct nfield {
   size_t off;
   const lpod_field *f;
+  const pod_field *b; /* its core bound (lpod_field_bound) */
   char path[80];
 } nfield;
 
@@ -506,6 +507,7 @@ static void flatten(const lpod_type *t, size_t base, const char *prefix,
                *n < MAX_FIELDS) {
       out[*n].off = base + f->offset;
       out[*n].f = f;
+      out[*n].b = lpod_field_bound(t, f);
       snprintf(out[*n].path, sizeof out[*n].path, "%s", p);
       (*n)++;
     }
@@ -589,9 +591,9 @@ static void map_leaf(lua_State *L, const tcall *tc, const nfield *fl, int nf,
     memset(p, 0, sizeof *p);
     p->offset = off;
     p->src = lf->node;
-    p->min = fl[i].f->min;
-    p->max = fl[i].f->max;
-    p->min_open = fl[i].f->min_open;
+    p->min = fl[i].b->min; /* the core bound (lpod_type_register checked) */
+    p->max = fl[i].b->max;
+    p->min_open = (fl[i].b->open & POD_F_MIN_OPEN) != 0;
     p->field = fl[i].path;
     if (fl[i].f->type == LPOD_INT) {
       int i0, i1;
@@ -613,8 +615,8 @@ static void map_leaf(lua_State *L, const tcall *tc, const nfield *fl, int nf,
       p->kind = POD_GP_DOUBLE;
     } else if (d0 == log10(a0) && d1 == log10(a1)) {
       p->kind = POD_GP_LOG10;
-      p->min = pow(10, fl[i].f->min);
-      p->max = pow(10, fl[i].f->max);
+      p->min = pow(10, fl[i].b->min);
+      p->max = pow(10, fl[i].b->max);
       p->min_open = 1;
     } else {
       lpod_trace__stop(L,

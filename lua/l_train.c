@@ -46,41 +46,45 @@ static int model_preset(const char *n, void *out) {
 }
 LPOD_PRESET_ITER(model, pod_model, pod_model_at)
 
-#define MF(name, type, min, max, unit) \
-  { #name, type, offsetof(pod_model, name), 0, min, max, 0, unit, NULL, NULL }
+/* Numeric fields: bounds and units in core (pod_model_fields,
+** pod_train_layout_fields, pod_train_recompute_set_fields,
+** pod_train_sw_fields, pod_train_cfg_fields). */
+#define MF(name, type) \
+  { #name, type, offsetof(pod_model, name), 0, "", NULL, NULL }
 static const lpod_field model_fields[] = {
-    {"name", LPOD_STRING, offsetof(pod_model, name), POD_NAME_MAX, 0, 0, 0, "",
-     NULL, NULL},
-    MF(layers, LPOD_INT, 1, 1 << 20, "transformer blocks"),
-    MF(hidden, LPOD_INT, 1, 1 << 24, "model width"),
-    MF(ffn, LPOD_INT, 0, 1 << 26, "dense MLP width"),
-    MF(heads, LPOD_INT, 1, 1 << 16, "attention heads"),
-    MF(kv_heads, LPOD_INT, 0, 1 << 16, "KV heads (GQA groups)"),
-    MF(head_dim, LPOD_INT, 0, 1 << 16, "0: hidden/heads"),
-    MF(vocab, LPOD_INT, 1, 1 << 28, "tokens"),
-    {"attn", LPOD_ENUM, offsetof(pod_model, attn), 0, 0, 0, 0, "",
-     pod_model_attn_names, NULL},
-    MF(q_lora, LPOD_INT, 0, 1 << 20, "MLA query rank"),
-    MF(kv_lora, LPOD_INT, 0, 1 << 20, "MLA KV rank"),
-    MF(qk_nope, LPOD_INT, 0, 1 << 16, "MLA"),
-    MF(qk_rope, LPOD_INT, 0, 1 << 16, "MLA"),
-    MF(v_head, LPOD_INT, 0, 1 << 16, "MLA"),
-    MF(tied_embeddings, LPOD_BOOL, 0, 1, ""),
-    MF(gated_mlp, LPOD_BOOL, 0, 1, "SwiGLU"),
-    MF(experts, LPOD_INT, 0, 1 << 20, "routed experts"),
-    MF(top_k, LPOD_INT, 0, 1 << 20, "experts per token"),
-    MF(expert_ffn, LPOD_INT, 0, 1 << 26, "expert width"),
-    MF(shared_experts, LPOD_INT, 0, 1 << 10, "always-on experts"),
-    MF(dense_layers, LPOD_INT, 0, 1 << 20, "leading dense layers"),
-    MF(moe_interval, LPOD_INT, 0, 1 << 20, "every k-th layer is MoE"),
-    MF(capacity_factor, LPOD_DOUBLE, 0, 1e6, "0: dropless"),
-    MF(imbalance, LPOD_DOUBLE, 0, 1e6, "max over mean tokens per expert"),
-    MF(mtp_layers, LPOD_INT, 0, 64, "multi-token-prediction blocks"),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {"name", LPOD_STRING, offsetof(pod_model, name), POD_NAME_MAX, "", NULL,
+     NULL},
+    MF(layers, LPOD_INT),
+    MF(hidden, LPOD_INT),
+    MF(ffn, LPOD_INT),
+    MF(heads, LPOD_INT),
+    MF(kv_heads, LPOD_INT),
+    MF(head_dim, LPOD_INT),
+    MF(vocab, LPOD_INT),
+    {"attn", LPOD_ENUM, offsetof(pod_model, attn), 0, "", pod_model_attn_names,
+     NULL},
+    MF(q_lora, LPOD_INT),
+    MF(kv_lora, LPOD_INT),
+    MF(qk_nope, LPOD_INT),
+    MF(qk_rope, LPOD_INT),
+    MF(v_head, LPOD_INT),
+    MF(tied_embeddings, LPOD_BOOL),
+    MF(gated_mlp, LPOD_BOOL),
+    MF(experts, LPOD_INT),
+    MF(top_k, LPOD_INT),
+    MF(expert_ffn, LPOD_INT),
+    MF(shared_experts, LPOD_INT),
+    MF(dense_layers, LPOD_INT),
+    MF(moe_interval, LPOD_INT),
+    MF(capacity_factor, LPOD_DOUBLE),
+    MF(imbalance, LPOD_DOUBLE),
+    MF(mtp_layers, LPOD_INT),
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_model_type = {
-    "podsim.model", "model",     "podsim.model", "models",   sizeof(pod_model),
-    model_fields,   model_check, model_preset,   model_name, model_source};
+    "podsim.model",    "model",      "podsim.model",  "models",
+    sizeof(pod_model), model_fields, model_check,     model_preset,
+    model_name,        model_source, pod_model_fields};
 
 /* ---- layouts and training configs -------------------------------------- */
 
@@ -92,14 +96,11 @@ static int layout_preset(const char *n, void *out) {
   return POD_OK;
 }
 
-#define RF(name)                                                               \
-  {                                                                            \
-#name, LPOD_BOOL, offsetof(pod_recompute_set, name), 0, 0, 1, 0, "", NULL, \
-        NULL                                                                   \
-  }
+#define RF(name) \
+  { #name, LPOD_BOOL, offsetof(pod_recompute_set, name), 0, "", NULL, NULL }
 static const lpod_field recompute_set_fields[] = {
     RF(core_attn), RF(layernorm), RF(mla_up_proj),
-    RF(moe_act),   RF(mlp),       {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    RF(moe_act),   RF(mlp),       {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type recompute_set_type = {"podsim.recompute_modules",
                                              "recompute modules",
@@ -110,7 +111,8 @@ static const lpod_type recompute_set_type = {"podsim.recompute_modules",
                                              NULL,
                                              NULL,
                                              NULL,
-                                             NULL};
+                                             NULL,
+                                             pod_train_recompute_set_fields};
 
 static int sw_preset(const char *n, void *out) {
   return pod_train_sw_preset(n, out);
@@ -124,24 +126,21 @@ static const char *sw_source(int i) {
   return pod_train_sw_at(i, &src) ? src : NULL;
 }
 
-#define SF(name, type, min, max, unit)                                     \
-  {                                                                        \
-#name, type, offsetof(pod_train_sw, name), 0, min, max, 0, unit, NULL, \
-        NULL                                                               \
-  }
+#define SF(name, type) \
+  { #name, type, offsetof(pod_train_sw, name), 0, "", NULL, NULL }
 static const lpod_field sw_fields[] = {
-    {"cuda_graphs", LPOD_ENUM, offsetof(pod_train_sw, cuda_graphs), 0, 0, 0, 0,
-     "", pod_train_graphs_names, NULL},
-    SF(a2a_overlap, LPOD_BOOL, 0, 1, "moe_a2a_overlap"),
-    SF(fused_grouped_mlp, LPOD_BOOL, 0, 1, "cutedsl_fused_grouped_mlp"),
-    SF(fp8_attention, LPOD_BOOL, 0, 1, "fp8_dot_product_attention"),
-    {"dispatcher", LPOD_ENUM, offsetof(pod_train_sw, dispatcher), 0, 0, 0, 0,
-     "", pod_train_dispatcher_names, NULL},
-    SF(max_domains, LPOD_INT, 0, 1 << 20, "domains per token (0: no limit)"),
-    {"schedule", LPOD_ENUM, offsetof(pod_train_sw, schedule), 0, 0, 0, 0, "",
+    {"cuda_graphs", LPOD_ENUM, offsetof(pod_train_sw, cuda_graphs), 0, "",
+     pod_train_graphs_names, NULL},
+    SF(a2a_overlap, LPOD_BOOL),
+    SF(fused_grouped_mlp, LPOD_BOOL),
+    SF(fp8_attention, LPOD_BOOL),
+    {"dispatcher", LPOD_ENUM, offsetof(pod_train_sw, dispatcher), 0, "",
+     pod_train_dispatcher_names, NULL},
+    SF(max_domains, LPOD_INT),
+    {"schedule", LPOD_ENUM, offsetof(pod_train_sw, schedule), 0, "",
      pod_train_schedule_names, NULL},
-    SF(fp8_params, LPOD_BOOL, 0, 1, "fp8_param_gather"),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    SF(fp8_params, LPOD_BOOL),
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type sw_type = {"podsim.software",
                                   "software release",
@@ -152,26 +151,27 @@ static const lpod_type sw_type = {"podsim.software",
                                   NULL,
                                   sw_preset,
                                   sw_name,
-                                  sw_source};
+                                  sw_source,
+                                  pod_train_sw_fields};
 
-#define LF(name, type, min, max, unit) \
-  { #name, type, offsetof(pod_layout, name), 0, min, max, 0, unit, NULL, NULL }
+#define LF(name, type) \
+  { #name, type, offsetof(pod_layout, name), 0, "", NULL, NULL }
 static const lpod_field layout_fields[] = {
-    LF(tp, LPOD_INT, 0, 1 << 16, "tensor parallel (0: 1)"),
-    LF(pp, LPOD_INT, 0, 1 << 16, "pipeline stages (0: 1)"),
-    LF(vp, LPOD_INT, 0, 1 << 16, "virtual stages per rank (0: 1)"),
-    LF(dp, LPOD_INT, 0, 1 << 24, "data parallel (0: derived)"),
-    LF(ep, LPOD_INT, 0, 1 << 20, "expert parallel (0: 1)"),
-    LF(etp, LPOD_INT, 0, 1 << 16, "expert tensor parallel (0: 1)"),
-    LF(cp, LPOD_INT, 0, 1 << 16, "context parallel (0: 1)"),
-    LF(microbatch, LPOD_INT, 0, 1 << 20, "sequences per micro-batch (0: 1)"),
-    LF(zero, LPOD_INT, 0, 3, "0 replicated, 1 distributed optimizer, 2, 3"),
-    {"recompute", LPOD_ENUM, offsetof(pod_layout, recompute), 0, 0, 0, 0, "",
+    LF(tp, LPOD_INT),
+    LF(pp, LPOD_INT),
+    LF(vp, LPOD_INT),
+    LF(dp, LPOD_INT),
+    LF(ep, LPOD_INT),
+    LF(etp, LPOD_INT),
+    LF(cp, LPOD_INT),
+    LF(microbatch, LPOD_INT),
+    LF(zero, LPOD_INT),
+    {"recompute", LPOD_ENUM, offsetof(pod_layout, recompute), 0, "",
      pod_train_recompute_names, NULL},
-    LF(uneven, LPOD_BOOL, 0, 1, "uneven pipeline layout"),
+    LF(uneven, LPOD_BOOL),
     {"recompute_modules", LPOD_STRUCT, offsetof(pod_layout, recompute_modules),
-     0, 0, 0, 0, "", NULL, &recompute_set_type},
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+     0, "", NULL, &recompute_set_type},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type layout_type = {"podsim.parallel",
                                       "parallel layout",
@@ -182,7 +182,8 @@ static const lpod_type layout_type = {"podsim.parallel",
                                       NULL,
                                       layout_preset,
                                       lpod_default_preset_name,
-                                      NULL};
+                                      NULL,
+                                      pod_train_layout_fields};
 
 static int cfg_check(const void *v, pod_err *e) {
   return pod_train_check(v, e);
@@ -196,62 +197,50 @@ static int cfg_preset(const char *n, void *out) {
   return POD_OK;
 }
 
-#define CF(name, type, min, max, unit)                                      \
-  {                                                                         \
-#name, type, offsetof(pod_train_cfg, name), 0, min, max, 0, unit, NULL, \
-        NULL                                                                \
-  }
+#define CF(name, type) \
+  { #name, type, offsetof(pod_train_cfg, name), 0, "", NULL, NULL }
 static const lpod_field cfg_fields[] = {
-    {"system", LPOD_STRUCT, offsetof(pod_train_cfg, system), 0, 0, 0, 0, "",
-     NULL, &lpod_system_type},
-    {"model", LPOD_STRUCT, offsetof(pod_train_cfg, model), 0, 0, 0, 0, "", NULL,
+    {"system", LPOD_STRUCT, offsetof(pod_train_cfg, system), 0, "", NULL,
+     &lpod_system_type},
+    {"model", LPOD_STRUCT, offsetof(pod_train_cfg, model), 0, "", NULL,
      &lpod_model_type},
-    CF(gpus, LPOD_INT, 1, 1 << 24, "GPUs"),
-    CF(seq, LPOD_INT, 1, 1 << 24, "tokens per sequence"),
-    CF(global_batch, LPOD_INT, 1, 1 << 28, "sequences per step"),
-    {"dtype", LPOD_ENUM, offsetof(pod_train_cfg, dtype), 0, 0, 0, 0, "",
+    CF(gpus, LPOD_INT),
+    CF(seq, LPOD_INT),
+    CF(global_batch, LPOD_INT),
+    {"dtype", LPOD_ENUM, offsetof(pod_train_cfg, dtype), 0, "",
      pod_train_dtype_names, NULL},
-    {"parallel", LPOD_STRUCT, offsetof(pod_train_cfg, parallel), 0, 0, 0, 0, "",
-     NULL, &layout_type},
-    CF(eff_gemm, LPOD_DOUBLE, -1, 1, "fraction of peak (<= 0: table)"),
-    CF(eff_attn, LPOD_DOUBLE, -1, 1, "fraction of bf16 peak (<= 0: table)"),
-    CF(gemm_k_half, LPOD_DOUBLE, -1, 1e9, "hidden size (< 0: table)"),
-    CF(gemm_w_half, LPOD_DOUBLE, -1, 1e9, "expert width (< 0: table)"),
-    CF(eff_scale, LPOD_DOUBLE, 0, 2, "software maturity multiplier"),
-    CF(eff_hbm, LPOD_DOUBLE, 0, 1, "fraction of HBM bandwidth"),
-    CF(overlap_tp, LPOD_DOUBLE, 0, 1, "fraction hidden"),
-    CF(overlap_cp, LPOD_DOUBLE, 0, 1, "fraction hidden"),
-    CF(overlap_ep, LPOD_DOUBLE, 0, 1, "fraction hidden"),
-    CF(overlap_pp, LPOD_DOUBLE, 0, 1, "fraction hidden"),
-    CF(overlap_dp, LPOD_DOUBLE, 0, 1, "fraction hidden"),
-    CF(jitter, LPOD_DOUBLE, 0, 1, "per-GPU step-time CV"),
-    CF(grad_reduce_bytes, LPOD_DOUBLE, 0, 8, "bytes per gradient element"),
-    CF(mem_reserve_gb, LPOD_DOUBLE, 0, 1e6, "GB"),
-    CF(mfu_full_attn, LPOD_BOOL, 0, 1, "MFU counts full attention"),
-    {"fp8_recipe", LPOD_ENUM, offsetof(pod_train_cfg, fp8_recipe), 0, 0, 0, 0,
-     "", pod_train_fp8_recipe_names, NULL},
-    CF(jitter_sync, LPOD_DOUBLE, 0, 1, "per-interval CV (amax syncs)"),
-    {"software", LPOD_STRUCT, offsetof(pod_train_cfg, software), 0, 0, 0, 0, "",
-     NULL, &sw_type},
-    CF(host_expert_us, LPOD_DOUBLE, -1, 1e6,
-       "us per local expert per MoE pass (< 0: default)"),
-    CF(moe_layer_us, LPOD_DOUBLE, -1, 1e6,
-       "us per MoE layer per micro-batch (< 0: default)"),
-    CF(gemm_k_half_expert, LPOD_DOUBLE, -1, 1e9,
-       "hidden size of the expert GEMMs (< 0: table)"),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+    {"parallel", LPOD_STRUCT, offsetof(pod_train_cfg, parallel), 0, "", NULL,
+     &layout_type},
+    CF(eff_gemm, LPOD_DOUBLE),
+    CF(eff_attn, LPOD_DOUBLE),
+    CF(gemm_k_half, LPOD_DOUBLE),
+    CF(gemm_w_half, LPOD_DOUBLE),
+    CF(eff_scale, LPOD_DOUBLE),
+    CF(eff_hbm, LPOD_DOUBLE),
+    CF(overlap_tp, LPOD_DOUBLE),
+    CF(overlap_cp, LPOD_DOUBLE),
+    CF(overlap_ep, LPOD_DOUBLE),
+    CF(overlap_pp, LPOD_DOUBLE),
+    CF(overlap_dp, LPOD_DOUBLE),
+    CF(jitter, LPOD_DOUBLE),
+    CF(grad_reduce_bytes, LPOD_DOUBLE),
+    CF(mem_reserve_gb, LPOD_DOUBLE),
+    CF(mfu_full_attn, LPOD_BOOL),
+    {"fp8_recipe", LPOD_ENUM, offsetof(pod_train_cfg, fp8_recipe), 0, "",
+     pod_train_fp8_recipe_names, NULL},
+    CF(jitter_sync, LPOD_DOUBLE),
+    {"software", LPOD_STRUCT, offsetof(pod_train_cfg, software), 0, "", NULL,
+     &sw_type},
+    CF(host_expert_us, LPOD_DOUBLE),
+    CF(moe_layer_us, LPOD_DOUBLE),
+    CF(gemm_k_half_expert, LPOD_DOUBLE),
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 /* The training config (podsim.train and the "train" kernel). */
-const lpod_type lpod_train_cfg_type = {"podsim.train_cfg",
-                                       "train config",
-                                       "podsim.train",
-                                       NULL,
-                                       sizeof(pod_train_cfg),
-                                       cfg_fields,
-                                       cfg_check,
-                                       cfg_preset,
-                                       lpod_default_preset_name,
-                                       NULL};
+const lpod_type lpod_train_cfg_type = {
+    "podsim.train_cfg",       "train config", "podsim.train",      NULL,
+    sizeof(pod_train_cfg),    cfg_fields,     cfg_check,           cfg_preset,
+    lpod_default_preset_name, NULL,           pod_train_cfg_fields};
 
 /* The search's base config: the same fields, the layout left unchecked. */
 static const lpod_type search_cfg_type = {"podsim.search_cfg",
@@ -263,7 +252,8 @@ static const lpod_type search_cfg_type = {"podsim.search_cfg",
                                           base_check,
                                           cfg_preset,
                                           lpod_default_preset_name,
-                                          NULL};
+                                          NULL,
+                                          pod_train_cfg_fields};
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -383,7 +373,8 @@ static int l_model_flops(lua_State *L) {
   if (lua_isnoneornil(L, 1))
     return lpod_error(L, ctx, "model", "required argument is missing");
   lpod_to_value(L, 1, &lpod_model_type, &m, "model");
-  double seq = lpod_check_range(L, 2, 1, 1 << 24, 0, ctx, "seq");
+  double seq = lpod_check_field(
+      L, 2, pod_field_find(pod_train_cfg_fields, "seq"), ctx, "seq");
   int causal = lua_isnoneornil(L, 3) ? 1 : lua_toboolean(L, 3);
   pod_model_flops f;
   pod_model_flops_per_token(&m, (int)seq, causal, &f);
@@ -497,7 +488,48 @@ static const char *const fix_keys[] = {
     "tp", "pp",         "vp",   "dp",        "ep",     "etp",
     "cp", "microbatch", "zero", "recompute", "uneven", NULL};
 
-#define SEARCH_MAX 1000
+/* podsim.search's own options (stack 1: top=, max_*=, fix=) into *o.
+** [-0, +0, v] */
+static void read_search_opts(lua_State *L, const char *ctx,
+                             pod_train_search_opts *o) {
+  pod_train_search_opts_init(o);
+  /* bounds: pod_train_search_opts_fields and, for fix=, the layout's
+  ** (core checks a fixed size is >= 1) */
+#define OB(name) pod_field_find(pod_train_search_opts_fields, name)
+#define LB(name) pod_field_find(pod_train_layout_fields, name)
+  o->top_n = (int)lpod_opt_field(L, 1, "top", 10, OB("top_n"), 0, ctx, NULL);
+  static const char *const maxes[] = {"max_tp", "max_pp", "max_vp",
+                                      "max_cp", "max_mb", NULL};
+  int *maxv[] = {&o->max_tp, &o->max_pp, &o->max_vp, &o->max_cp, &o->max_mb};
+  for (int i = 0; maxes[i]; i++)
+    *maxv[i] = (int)lpod_opt_field(L, 1, maxes[i], *maxv[i], OB(maxes[i]), 0,
+                                   ctx, NULL);
+  if (lua_getfield(L, 1, "fix") != LUA_TNIL) { /* stack: opts, copy, fix */
+    int fx = lua_gettop(L);
+    if (!lua_istable(L, fx))
+      lpod_error(L, ctx, "fix", "expected a table {tp=, pp=, ...}, got %s",
+                 luaL_typename(L, fx));
+    lpod_check_keys(L, fx, ctx, "fix", fix_keys);
+    pod_layout *f = &o->fix;
+    static const char *const dims[] = {"tp",  "pp", "vp",         "dp",   "ep",
+                                       "etp", "cp", "microbatch", "zero", NULL};
+    int *dimv[] = {&f->tp,  &f->pp, &f->vp,         &f->dp,  &f->ep,
+                   &f->etp, &f->cp, &f->microbatch, &f->zero};
+    for (int i = 0; dims[i]; i++)
+      *dimv[i] =
+          (int)lpod_opt_field(L, fx, dims[i], -1, LB(dims[i]), 0, ctx, "fix");
+#undef OB
+#undef LB
+    if (lua_getfield(L, fx, "recompute") != LUA_TNIL)
+      f->recompute = lpod_opt_enum(L, fx, "recompute", 0,
+                                   pod_train_recompute_names, 1, ctx, "fix");
+    lua_pop(L, 1);
+    if (lua_getfield(L, fx, "uneven") != LUA_TNIL)
+      f->uneven = lpod_opt_bool(L, fx, "uneven", 0, ctx, "fix");
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
 
 static int l_search(lua_State *L) {
   static const char ctx[] = "podsim.search";
@@ -522,40 +554,7 @@ static int l_search(lua_State *L) {
   pod_train_cfg c;
   lpod_build(L, t, &search_cfg_type, &c, NULL);
   pod_train_search_opts o;
-  pod_train_search_opts_init(&o);
-  o.top_n = lpod_opt_int(L, 1, "top", 10, 1, SEARCH_MAX, 0, ctx, NULL);
-  o.max_tp = lpod_opt_int(L, 1, "max_tp", o.max_tp, 1, 1 << 16, 0, ctx, NULL);
-  o.max_pp = lpod_opt_int(L, 1, "max_pp", o.max_pp, 1, 1 << 16, 0, ctx, NULL);
-  o.max_vp = lpod_opt_int(L, 1, "max_vp", o.max_vp, 1, 1 << 16, 0, ctx, NULL);
-  o.max_cp = lpod_opt_int(L, 1, "max_cp", o.max_cp, 1, 1 << 16, 0, ctx, NULL);
-  o.max_mb = lpod_opt_int(L, 1, "max_mb", o.max_mb, 1, 1 << 16, 0, ctx, NULL);
-  if (lua_getfield(L, 1, "fix") != LUA_TNIL) { /* stack: opts, copy, fix */
-    int fx = lua_gettop(L);
-    if (!lua_istable(L, fx))
-      return lpod_error(L, ctx, "fix",
-                        "expected a table {tp=, pp=, ...}, got %s",
-                        luaL_typename(L, fx));
-    lpod_check_keys(L, fx, ctx, "fix", fix_keys);
-    pod_layout *f = &o.fix;
-    f->tp = lpod_opt_int(L, fx, "tp", -1, 1, 1 << 16, 0, ctx, "fix");
-    f->pp = lpod_opt_int(L, fx, "pp", -1, 1, 1 << 16, 0, ctx, "fix");
-    f->vp = lpod_opt_int(L, fx, "vp", -1, 1, 1 << 16, 0, ctx, "fix");
-    f->dp = lpod_opt_int(L, fx, "dp", -1, 1, 1 << 24, 0, ctx, "fix");
-    f->ep = lpod_opt_int(L, fx, "ep", -1, 1, 1 << 20, 0, ctx, "fix");
-    f->etp = lpod_opt_int(L, fx, "etp", -1, 1, 1 << 16, 0, ctx, "fix");
-    f->cp = lpod_opt_int(L, fx, "cp", -1, 1, 1 << 16, 0, ctx, "fix");
-    f->microbatch =
-        lpod_opt_int(L, fx, "microbatch", -1, 1, 1 << 20, 0, ctx, "fix");
-    f->zero = lpod_opt_int(L, fx, "zero", -1, 0, 3, 0, ctx, "fix");
-    if (lua_getfield(L, fx, "recompute") != LUA_TNIL)
-      f->recompute = lpod_opt_enum(L, fx, "recompute", 0,
-                                   pod_train_recompute_names, 1, ctx, "fix");
-    lua_pop(L, 1);
-    if (lua_getfield(L, fx, "uneven") != LUA_TNIL)
-      f->uneven = lpod_opt_bool(L, fx, "uneven", 0, ctx, "fix");
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 1);
+  read_search_opts(L, ctx, &o);
   pod_train_search_item *items =
       lua_newuserdatauv(L, sizeof *items * o.top_n, 0);
   int n = 0;

@@ -150,8 +150,14 @@ void lpod_type_register(lua_State *L, const lpod_type *t) {
   lua_pushboolean(L, 0); /* getmetatable(spec) is false */
   lua_setfield(L, -2, "__metatable");
   lua_pop(L, 1);
-  for (const lpod_field *f = t->fields; f->name; f++)
+  for (const lpod_field *f = t->fields; f->name; f++) {
     if (f->type == LPOD_STRUCT) lpod_type_register(L, f->sub);
+    /* a numeric field of a type with core bounds must have one */
+    if ((f->type == LPOD_DOUBLE || f->type == LPOD_INT) &&
+        lpod_field_bound(t, f) == NULL)
+      luaL_error(L, "internal error: %s field '%s' has no core bound", t->kind,
+                 f->name);
+  }
 }
 
 void *lpod_push(lua_State *L, const lpod_type *t, const void *value) {
@@ -208,22 +214,24 @@ void lpod_to_value(lua_State *L, int idx, const lpod_type *t, void *out,
   to_value_ctx(L, idx, t, out, path, t->ctor);
 }
 
-static void set_field(lua_State *L, int vidx, const lpod_field *f, char *base,
-                      const char *ctor, const char *full) {
+const pod_field *lpod_field_bound(const lpod_type *t, const lpod_field *f) {
+  return t->bounds ? pod_field_at(t->bounds, f->offset) : NULL;
+}
+
+static void set_field(lua_State *L, int vidx, const lpod_type *t,
+                      const lpod_field *f, char *base, const char *ctor,
+                      const char *full) {
   char *p = base + f->offset;
+  const pod_field *b;
   switch (f->type) {
-    case LPOD_DOUBLE:
-      *(double *)p =
-          lpod_check_range(L, vidx, f->min, f->max, f->min_open, ctor, full);
+    case LPOD_DOUBLE: /* the bound exists: lpod_type_register checked */
+      b = lpod_field_bound(t, f);
+      *(double *)p = lpod_check_field(L, vidx, b, ctor, full);
       break;
-    case LPOD_INT: {
-      double v =
-          lpod_check_range(L, vidx, f->min, f->max, f->min_open, ctor, full);
-      if (v != floor(v))
-        lpod_error(L, ctor, full, "must be an integer (got %.10g)", v);
-      *(int *)p = (int)v;
+    case LPOD_INT:
+      b = lpod_field_bound(t, f);
+      *(int *)p = (int)lpod_check_field(L, vidx, b, ctor, full);
       break;
-    }
     case LPOD_BOOL:
       if (!lua_isboolean(L, vidx))
         lpod_error(L, ctor, full, "expected a boolean, got %s",
@@ -243,7 +251,15 @@ static void set_field(lua_State *L, int vidx, const lpod_field *f, char *base,
       break;
     }
     case LPOD_ENUM:
-      *(int *)p = lpod__enum_index(L, vidx, f->names, ctor, full);
+      if (f->size > 0) { /* only the first f->size names */
+        const char *first[LPOD_ENUM_MAX + 1];
+        size_t n = f->size < LPOD_ENUM_MAX ? f->size : LPOD_ENUM_MAX;
+        memcpy(first, f->names, n * sizeof *first);
+        first[n] = NULL;
+        *(int *)p = lpod__enum_index(L, vidx, first, ctor, full);
+      } else {
+        *(int *)p = lpod__enum_index(L, vidx, f->names, ctor, full);
+      }
       break;
     case LPOD_STRUCT:
       to_value_ctx(L, vidx, f->sub, p, full, ctor);
@@ -295,7 +311,7 @@ static void build_ctx(lua_State *L, int idx, const lpod_type *t, void *out,
     lua_getfield(L, idx, f->name); /* stack: value */
     if (!lua_isnil(L, -1)) {
       lpod__join_path(full, sizeof full, path, f->name);
-      set_field(L, lua_gettop(L), f, out, ctx, full);
+      set_field(L, lua_gettop(L), t, f, out, ctx, full);
     }
     lua_pop(L, 1);
   }

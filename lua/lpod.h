@@ -4,7 +4,8 @@
 ** Specs (GPUs, systems, models, failure sets, ...) are immutable userdata
 ** holding a core value struct.  Each kind is described once by an
 ** lpod_type: its fields with type, offset, range and unit.  From that one
-** description come the constructor (`podsim.system{base=..., ...}` with
+** description (with the ranges from core, lpod_type.bounds) come the
+** constructor (`podsim.system{base=..., ...}` with
 ** unknown-field suggestions and range checks), field reads
 ** (`sys.up_GBps`), `pairs`, `tostring`, copying into another lua_State,
 ** and the offset of a dotted field path for Monte Carlo bindings.
@@ -21,11 +22,12 @@
 #include <stddef.h>
 
 #include "pod_err.h"
+#include "pod_field.h"
 #include "pod_kernel.h"
 
 typedef enum lpod_ftype {
-  LPOD_DOUBLE, /* double; range [min, max] */
-  LPOD_INT,    /* int; integral number in [min, max] */
+  LPOD_DOUBLE, /* double; range from the type's core bounds */
+  LPOD_INT,    /* int; integral number in the core bounds */
   LPOD_BOOL,   /* int holding 0/1; Lua boolean */
   LPOD_STRING, /* char[size]; Lua string shorter than size */
   LPOD_ENUM,   /* int; Lua string, one of names[] */
@@ -34,14 +36,18 @@ typedef enum lpod_ftype {
 
 typedef struct lpod_type lpod_type;
 
+#define LPOD_ENUM_MAX 32
+
 typedef struct lpod_field {
   const char *name;
   lpod_ftype type;
   size_t offset;
-  size_t size;              /* LPOD_STRING: buffer size */
-  double min, max;          /* LPOD_DOUBLE/INT inclusive range */
-  int min_open;             /* 1: value must be > min, not >= */
-  const char *unit;         /* "GB/s per direction", shown in help */
+  size_t size;              /* LPOD_STRING: buffer size; LPOD_ENUM: when
+                            ** > 0, only the first `size` names (at most
+                            ** LPOD_ENUM_MAX) are accepted */
+  const char *unit;         /* non-numeric fields: shown in help (the
+                            ** numeric ones' units and ranges are in the
+                            ** type's core bounds) */
   const char *const *names; /* LPOD_ENUM: NULL-terminated names */
   const lpod_type *sub;     /* LPOD_STRUCT */
 } lpod_field;
@@ -61,7 +67,15 @@ struct lpod_type {
   const char *(*preset_name)(int i);
   /* Public source of the i-th preset (may be NULL). */
   const char *(*preset_source)(int i);
+  /* Core bounds of the numeric fields (pod_field.h), the one home of each
+  ** range: an LPOD_DOUBLE/INT field is checked against the entry at its
+  ** offset as it is read; a type with numeric fields must have one for
+  ** each (lpod_type_register raises otherwise). */
+  const pod_field *bounds;
 };
+
+/* The core bound of numeric field f of t, or NULL when t has none. */
+const pod_field *lpod_field_bound(const lpod_type *t, const lpod_field *f);
 
 /* preset_name/preset_source adapters over a core preset iterator
 ** `const T *at(int i, const char **source)` (NULL past the end) whose
@@ -200,6 +214,17 @@ int lpod_opt_enum(lua_State *L, int idx, const char *key, int def,
 
 /* Check that the value at idx is a number (not NaN/inf) in [min, max].
 ** [-0, +0, v] */
+/* The value at idx as a number satisfying the core bound f (an integer
+** for POD_F_INT, 0/1 for POD_F_BOOL); the error names ctx and path.
+** [-0, +0, v] */
+double lpod_check_field(lua_State *L, int idx, const pod_field *f,
+                        const char *ctx, const char *path);
+/* Field `key` of the table at idx checked against core bound f (see
+** lpod_opt_number); f NULL is an internal error naming key.
+** [-0, +0, v] */
+double lpod_opt_field(lua_State *L, int idx, const char *key, double def,
+                      const pod_field *f, int required, const char *ctx,
+                      const char *path);
 double lpod_check_range(lua_State *L, int idx, double min, double max,
                         int min_open, const char *ctx, const char *path);
 

@@ -217,6 +217,24 @@ double lpod_check_range(lua_State *L, int idx, double min, double max,
   return v;
 }
 
+double lpod_check_field(lua_State *L, int idx, const pod_field *f,
+                        const char *ctx, const char *path) {
+  if (f->type == POD_F_BOOL && lua_isboolean(L, idx))
+    return lua_toboolean(L, idx);
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    lpod_error(L, ctx, path, "expected a %s, got %s",
+               f->type == POD_F_BOOL ? "boolean" : "number",
+               luaL_typename(L, idx));
+  double v = lua_tonumber(L, idx);
+  if (!pod_field_ok(f, v)) {
+    pod_err e;
+    pod_err_clear(&e);
+    pod_field_error(f, v, NULL, &e); /* the message names the bound */
+    lpod_error(L, ctx, path, "%s", e.msg);
+  }
+  return v;
+}
+
 /* The field path "path.key" is built only when an error needs it: the
 ** option readers sit on hot paths (podsim.collective from Lua). */
 static int get_opt(lua_State *L, int idx, const char *key, int required,
@@ -268,6 +286,26 @@ int lpod_opt_int(lua_State *L, int idx, const char *key, int def, int min,
   }
   lua_pop(L, 1);
   return (int)v;
+}
+
+double lpod_opt_field(lua_State *L, int idx, const char *key, double def,
+                      const pod_field *f, int required, const char *ctx,
+                      const char *path) {
+  idx = lua_absindex(L, idx);
+  if (f == NULL)
+    return lpod_error(L, ctx, path, "internal error: no bound for '%s'", key);
+  if (!get_opt(L, idx, key, required, ctx, path)) return def;
+  double v;
+  if (lua_type(L, -1) == LUA_TNUMBER &&
+      pod_field_ok(f, v = lua_tonumber(L, -1))) {
+    lua_pop(L, 1);
+    return v;
+  }
+  char full[LPOD_PATH_MAX];
+  lpod__join_path(full, sizeof full, path, key);
+  lpod_check_field(L, -1, f, ctx, full); /* raises */
+  lua_pop(L, 1);
+  return def;
 }
 
 int lpod_opt_bool(lua_State *L, int idx, const char *key, int def,

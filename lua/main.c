@@ -424,6 +424,90 @@ static int merge_main(int argc, char **argv, pod_host_opts *o,
   return rc;
 }
 
+/* podsim run SCENARIO [options]. */
+static int run_main(int argc, char **argv, pod_host_opts *o,
+                    const char **sets) {
+  int rc = parse_run_opts(argc, argv, 2, o, sets, 1);
+  if (rc) return rc;
+  if (o->scenario == NULL)
+    return usage_error("run needs a scenario file%s", "");
+  if (o->shard_n && o->mpi)
+    return usage_error("--shard and --mpi exclude each other%s", "");
+  if (o->shard_n && !o->out_dir)
+    return usage_error("--shard needs --out DIR for the shard file%s", "");
+  if (o->threads == 0) o->threads = default_threads();
+  if (access(o->scenario, R_OK) != 0) {
+    fprintf(stderr, "podsim: cannot read '%s': %s\n", o->scenario,
+            strerror(errno));
+    return 1;
+  }
+  int pool = o->threads;
+  o->at_end = at_end;
+  if (o->mpi) {
+    if (lpod_mpi_init(&argc, &argv, o->threads) != 0) return 1;
+    if (lpod_mpi_rank() == 0) {
+      pool = o->threads * lpod_mpi_size(); /* local workers + proxies */
+    } else {
+      /* mpirun passes ^C on as SIGTERM to every rank, then SIGKILL after
+      ** its grace period (odls_base_sigkill_timeout): this rank ignores
+      ** the SIGTERM so that rank 0 gets that time to write the partial
+      ** results before the job is torn down */
+      signal(SIGTERM, SIG_IGN);
+      o->mpi = 0;
+      if (discard_outputs(o)) return lpod_mpi_finish(1);
+    }
+  }
+  pod_run_set_threads(pool);
+  if (o->shard_n) {
+    static const char *kept[1024];
+    int nk = kept_opts(argc, argv, kept);
+    static char dir[4096];
+    snprintf(dir, sizeof dir, "%s", o->out_dir);
+    o->shard_dir = dir;
+    if (mkdir(dir, 0777) != 0) {
+      if (errno != EEXIST) {
+        fprintf(stderr, "podsim: cannot create '%s': %s\n", dir,
+                strerror(errno));
+        return 1;
+      }
+    }
+    if (lpod_shard_begin(o, kept, nk) != 0 || discard_outputs(o)) {
+      lpod_shard_end(0);
+      return 1;
+    }
+  }
+  return pod_host_main(o);
+}
+
+/* podsim presets [KIND] and podsim plot DIR (cmd). */
+static int listing_main(int argc, char **argv, const char *cmd,
+                        pod_host_opts *o, const char **sets) {
+  /* the run options that make sense here are the budgets (and presets'
+  ** --format) */
+  o->tool = cmd;
+  int rc = parse_run_opts(argc, argv, 2, o, sets, 0);
+  if (rc) return rc;
+  if (o->out_dir || o->nsets || o->samples >= 0 || o->seed >= 0 || o->unsafe ||
+      o->threads)
+    return usage_error("%s takes only --timeout and --max-memory", cmd);
+  if (strcmp(cmd, "presets") == 0) {
+    if (strcmp(o->format, "csv") == 0)
+      return usage_error("presets --format is table or json, got '%s'",
+                         o->format);
+    const char *k = o->tool_arg;
+    if (k && strcmp(k, "gpus") && strcmp(k, "systems") && strcmp(k, "models") &&
+        strcmp(k, "failures") && strcmp(k, "software"))
+      return usage_error(
+          "unknown preset kind '%s' (gpus, systems, models, failures, "
+          "software)",
+          k);
+  }
+  if (strcmp(cmd, "plot") == 0 && o->tool_arg == NULL)
+    return usage_error("plot needs the folder of a run's CSV files%s", "");
+  if (strcmp(cmd, "plot") == 0) o->out_dir = o->tool_arg;
+  return pod_host_main(o);
+}
+
 int main(int argc, char **argv) {
   static const char *sets[MAX_SETS];
   pod_host_std_streams();
@@ -448,58 +532,7 @@ int main(int argc, char **argv) {
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
   }
   o.sets = sets;
-  if (strcmp(cmd, "run") == 0) {
-    int rc = parse_run_opts(argc, argv, 2, &o, sets, 1);
-    if (rc) return rc;
-    if (o.scenario == NULL)
-      return usage_error("run needs a scenario file%s", "");
-    if (o.shard_n && o.mpi)
-      return usage_error("--shard and --mpi exclude each other%s", "");
-    if (o.shard_n && !o.out_dir)
-      return usage_error("--shard needs --out DIR for the shard file%s", "");
-    if (o.threads == 0) o.threads = default_threads();
-    if (access(o.scenario, R_OK) != 0) {
-      fprintf(stderr, "podsim: cannot read '%s': %s\n", o.scenario,
-              strerror(errno));
-      return 1;
-    }
-    int pool = o.threads;
-    o.at_end = at_end;
-    if (o.mpi) {
-      if (lpod_mpi_init(&argc, &argv, o.threads) != 0) return 1;
-      if (lpod_mpi_rank() == 0) {
-        pool = o.threads * lpod_mpi_size(); /* local workers + proxies */
-      } else {
-        /* mpirun passes ^C on as SIGTERM to every rank, then SIGKILL after
-        ** its grace period (odls_base_sigkill_timeout): this rank ignores
-        ** the SIGTERM so that rank 0 gets that time to write the partial
-        ** results before the job is torn down */
-        signal(SIGTERM, SIG_IGN);
-        o.mpi = 0;
-        if (discard_outputs(&o)) return lpod_mpi_finish(1);
-      }
-    }
-    pod_run_set_threads(pool);
-    if (o.shard_n) {
-      static const char *kept[1024];
-      int nk = kept_opts(argc, argv, kept);
-      static char dir[4096];
-      snprintf(dir, sizeof dir, "%s", o.out_dir);
-      o.shard_dir = dir;
-      if (mkdir(dir, 0777) != 0) {
-        if (errno != EEXIST) {
-          fprintf(stderr, "podsim: cannot create '%s': %s\n", dir,
-                  strerror(errno));
-          return 1;
-        }
-      }
-      if (lpod_shard_begin(&o, kept, nk) != 0 || discard_outputs(&o)) {
-        lpod_shard_end(0);
-        return 1;
-      }
-    }
-    return pod_host_main(&o);
-  }
+  if (strcmp(cmd, "run") == 0) return run_main(argc, argv, &o, sets);
   if (strcmp(cmd, "validate") == 0) {
     o.tool = "validate";
     o.quiet = 1;
@@ -527,31 +560,7 @@ int main(int argc, char **argv) {
     o.quiet = 1;
     return pod_host_main(&o);
   }
-  if (strcmp(cmd, "presets") == 0 || strcmp(cmd, "plot") == 0) {
-    /* the run options that make sense here are the budgets (and presets'
-    ** --format) */
-    o.tool = cmd;
-    int rc = parse_run_opts(argc, argv, 2, &o, sets, 0);
-    if (rc) return rc;
-    if (o.out_dir || o.nsets || o.samples >= 0 || o.seed >= 0 || o.unsafe ||
-        o.threads)
-      return usage_error("%s takes only --timeout and --max-memory", cmd);
-    if (strcmp(cmd, "presets") == 0) {
-      if (strcmp(o.format, "csv") == 0)
-        return usage_error("presets --format is table or json, got '%s'",
-                           o.format);
-      const char *k = o.tool_arg;
-      if (k && strcmp(k, "gpus") && strcmp(k, "systems") &&
-          strcmp(k, "models") && strcmp(k, "failures") && strcmp(k, "software"))
-        return usage_error(
-            "unknown preset kind '%s' (gpus, systems, models, failures, "
-            "software)",
-            k);
-    }
-    if (strcmp(cmd, "plot") == 0 && o.tool_arg == NULL)
-      return usage_error("plot needs the folder of a run's CSV files%s", "");
-    if (strcmp(cmd, "plot") == 0) o.out_dir = o.tool_arg;
-    return pod_host_main(&o);
-  }
+  if (strcmp(cmd, "presets") == 0 || strcmp(cmd, "plot") == 0)
+    return listing_main(argc, argv, cmd, &o, sets);
   return usage_error("unknown command '%s'", cmd);
 }

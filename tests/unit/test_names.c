@@ -35,6 +35,11 @@ static void test_lengths(void **state) {
   assert_int_equal(count(pod_hw_routing_names), POD_ROUTING_N);
   assert_int_equal(count(pod_rel_scope_names), POD_REL_NSCOPES);
   assert_int_equal(count(pod_rel_basis_names), POD_REL_NBASES);
+  assert_int_equal(count(pod_rel_pool_scope_names), POD_REL_JOB);
+  assert_int_equal(count(pod_rel_interval_rule_names), POD_REL_TAU_DALY + 1);
+  assert_int_equal(count(pod_rel_waste_model_names), POD_REL_WASTE_RENEWAL + 1);
+  assert_int_equal(count(pod_rel_repair_dist_names),
+                   POD_REL_REPAIR_LOGNORMAL + 1);
   assert_int_equal(count(pod_dist_kind_names), POD_DIST_NKINDS);
   assert_int_equal(count(pod_model_attn_names), POD_ATTN_MLA + 1);
   assert_int_equal(count(pod_rl_placement_names), POD_RL_DISAGGREGATED + 1);
@@ -124,10 +129,66 @@ static void test_name_functions(void **state) {
   assert_int_equal(pod_coll_op_parse("nope", NULL), POD_ENOENT);
 }
 
+/* The reliability enums (pod_rel.h): each table round-trips through its
+** name and parse functions; unknown names, NULL and out-of-range values
+** are refused. */
+typedef struct rel_enum {
+  const char *const *names;
+  const char *(*name)(int);
+  int (*parse)(const char *, int *);
+} rel_enum;
+
+static void test_rel_enums(void **state) {
+  (void)state;
+  const rel_enum t[] = {
+      {pod_rel_scope_names, pod_rel_scope_name, pod_rel_scope_parse},
+      {pod_rel_pool_scope_names, pod_rel_pool_scope_name,
+       pod_rel_pool_scope_parse},
+      {pod_rel_basis_names, pod_rel_basis_name, pod_rel_basis_parse},
+      {pod_rel_interval_rule_names, pod_rel_interval_rule_name,
+       pod_rel_interval_rule_parse},
+      {pod_rel_waste_model_names, pod_rel_waste_model_name,
+       pod_rel_waste_model_parse},
+      {pod_rel_repair_dist_names, pod_rel_repair_dist_name,
+       pod_rel_repair_dist_parse},
+  };
+  for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+    int n = count(t[k].names);
+    assert_true(n >= 2);
+    for (int i = 0; i < n; i++) {
+      int v = -1;
+      assert_string_equal(t[k].name(i), t[k].names[i]);
+      assert_int_equal(t[k].parse(t[k].names[i], &v), POD_OK);
+      assert_int_equal(v, i);
+      assert_int_equal(t[k].parse(t[k].name(i), &v), POD_OK);
+      assert_int_equal(v, i);
+    }
+    int v = 7;
+    assert_int_equal(t[k].parse("nope", &v), POD_ENOENT);
+    assert_int_equal(t[k].parse("", &v), POD_ENOENT);
+    assert_int_equal(t[k].parse(NULL, &v), POD_ENOENT);
+    assert_int_equal(v, 7); /* untouched on failure */
+    assert_string_equal(t[k].name(-1), "?");
+    assert_string_equal(t[k].name(n), "?");
+  }
+  /* the enum values the tables are indexed by */
+  int v = -1;
+  assert_int_equal(pod_rel_interval_rule_parse("daly", &v), POD_OK);
+  assert_int_equal(v, POD_REL_TAU_DALY);
+  assert_int_equal(pod_rel_waste_model_parse("renewal", &v), POD_OK);
+  assert_int_equal(v, POD_REL_WASTE_RENEWAL);
+  assert_int_equal(pod_rel_repair_dist_parse("lognormal", &v), POD_OK);
+  assert_int_equal(v, POD_REL_REPAIR_LOGNORMAL);
+  assert_int_equal(pod_rel_pool_scope_parse("domain", &v), POD_OK);
+  assert_int_equal(v, POD_REL_DOMAIN);
+  assert_int_equal(pod_rel_pool_scope_parse("job", &v), POD_ENOENT);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lengths),
       cmocka_unit_test(test_name_functions),
+      cmocka_unit_test(test_rel_enums),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,13 +69,16 @@ static void collect(fields *out, const lpod_type *t, size_t base,
     snprintf(z->name, sizeof z->name, "%s", name);
     z->off = base + fl->offset;
     z->type = fl->type;
-    z->min = fl->min;
-    z->max = fl->max;
-    z->open = fl->min_open;
+    const pod_field *b = lpod_field_bound(t, fl); /* the core bound */
+    assert_non_null(b);
+    z->min = b->min;
+    z->max = b->max;
+    z->open = (b->open & POD_F_MIN_OPEN) != 0;
   }
 }
 
-/* Values of a field to sweep: edges of its Lua range and decades inside. */
+/* Values of a field to sweep: edges of its core range (lpod_field_bound) and
+ * decades inside. */
 static int sweep_values(const field *z, double *v) {
   int n = 0;
   double lo = z->min, hi = z->max;

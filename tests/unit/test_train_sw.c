@@ -448,10 +448,10 @@ static void test_errors(void **state) {
   expect_field(&c, "software.dispatcher");
   c = tiny_cfg();
   c.software.a2a_overlap = 2;
-  expect_field(&c, "software");
+  expect_field(&c, "software.a2a_overlap");
   c = tiny_cfg();
   c.software.fp8_params = -1;
-  expect_field(&c, "software");
+  expect_field(&c, "software.fp8_params");
   c = tiny_cfg();
   c.software.max_domains = -1;
   expect_field(&c, "software.max_domains");
@@ -475,7 +475,7 @@ static void test_errors(void **state) {
   expect_field(&c, "gemm_k_half_expert");
   c = tiny_cfg();
   c.parallel.recompute_modules.moe_act = 2;
-  expect_field(&c, "parallel.recompute_modules");
+  expect_field(&c, "parallel.recompute_modules.moe_act");
 }
 
 int main(void) {

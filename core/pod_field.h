@@ -1,0 +1,109 @@
+/*
+** pod_field.h: numeric field descriptors, the one home of each checked
+** struct's bounds (issue 10).
+**
+** A module that checks a config struct exports a table of pod_field
+** entries {name, offset, type, min, max, open, unit}, one per numeric
+** member, terminated by an entry with name NULL.  The module's check walks
+** the table (pod_field_check_all) before its cross-field rules, and the
+** Lua bindings read the same table to range-check a value as they read it
+** (lua/lpod.c), so a bound is written once.
+**
+** Messages: "must be in [0, 1] (got 2)", "must be > 0 (got -1)", "must be
+** a finite number (got nan)", "must be an integer (got 1.5)", "must be 0
+** or 1 (got 3)"; err->field is prefix + name ("gpu.hbm_gb").
+**
+** Everything here is pure, reentrant and thread-safe.
+*/
+#ifndef POD_FIELD_H
+#define POD_FIELD_H
+
+#include <float.h>
+#include <stddef.h>
+
+#include "pod_err.h"
+
+typedef enum pod_ftype {
+  POD_F_DOUBLE = 0, /* double in the range */
+  POD_F_INT = 1,    /* int in the range */
+  POD_F_BOOL = 2    /* int holding 0 or 1 (min 0, max 1) */
+} pod_ftype;
+
+/* pod_field.open bits: the bound itself is excluded. */
+enum { POD_F_MIN_OPEN = 1, POD_F_MAX_OPEN = 2 };
+
+typedef struct pod_field {
+  const char *name; /* member name (dotted for nested members); NULL ends */
+  size_t offset;    /* offsetof(struct, member) */
+  pod_ftype type;
+  double min, max;  /* inclusive unless `open` says otherwise; max may be
+                    ** HUGE_VAL (values must still be finite) */
+  int open;         /* POD_F_MIN_OPEN | POD_F_MAX_OPEN */
+  const char *unit; /* "GB/s per direction", shown in help and docs */
+} pod_field;
+
+/* Table entries: POD_FIELD_D(T, member, min, max, open, unit) for a
+** double, POD_FIELD_I(T, member, min, max, unit) for an int,
+** POD_FIELD_B(T, member, unit) for a 0/1 flag. */
+#define POD_FIELD_D(T, m, lo, hi, open, unit) \
+  { #m, offsetof(T, m), POD_F_DOUBLE, (lo), (hi), (open), (unit) }
+#define POD_FIELD_I(T, m, lo, hi, unit) \
+  { #m, offsetof(T, m), POD_F_INT, (lo), (hi), 0, (unit) }
+#define POD_FIELD_B(T, m, unit) \
+  { #m, offsetof(T, m), POD_F_BOOL, 0, 1, 0, (unit) }
+#define POD_FIELD_END \
+  { NULL, 0, POD_F_DOUBLE, 0, 0, 0, NULL }
+
+/* v in [lo, hi] with the ends `open` excludes, and finite: for screens
+** generated with constant bounds, which the compiler folds.  NaN fails
+** every comparison and a finite bound stops +-inf; only an infinite bound
+** costs the v - v test.  Branch-free on the value. */
+static inline int pod_field_in(double v, double lo, double hi, int open) {
+  int lo_ok = (open & POD_F_MIN_OPEN) ? v > lo : v >= lo;
+  int hi_ok = (open & POD_F_MAX_OPEN) ? v < hi : v <= hi;
+  int fin = (lo >= -DBL_MAX && hi <= DBL_MAX) ? 1 : (v - v == 0.0);
+  return lo_ok & hi_ok & fin;
+}
+
+/* A bound list as an X-macro, X(kind, member, min, max, open, unit) with
+** kind DOUBLE, INT or BOOL, gives both the table and a screen with the
+** bounds as constants (for checks on every kernel evaluation):
+**   #define E(k, m, lo, hi, open, unit) \
+**     POD_FIELD_X_ENTRY(T, k, m, lo, hi, open, unit)
+**   const pod_field t[] = {LIST(E) POD_FIELD_END};
+**   #define S(k, m, lo, hi, open, unit) POD_FIELD_X_SCREEN(x, k, m, lo, hi,
+*open)
+**   static int t_ok(const T *x) { return 1 LIST(S); } */
+#define POD_FIELD_X_ENTRY(T, k, m, lo, hi, open, unit) \
+  {#m, offsetof(T, m), POD_F_##k, (lo), (hi), (open), (unit)},
+#define POD_FIELD_X_SCREEN(x, k, m, lo, hi, open) \
+  &POD_FIELD_SCREEN_##k((x)->m, (lo), (hi), (open))
+#define POD_FIELD_SCREEN_DOUBLE(v, lo, hi, open) pod_field_in(v, lo, hi, open)
+#define POD_FIELD_SCREEN_INT(v, lo, hi, open) (((v) >= (lo)) & ((v) <= (hi)))
+#define POD_FIELD_SCREEN_BOOL(v, lo, hi, open) ((unsigned)(v) <= 1u)
+
+/* The member's value as a double (an int member converted). */
+double pod_field_get(const pod_field *f, const void *base);
+
+/* 1 when v (as read from the member) satisfies f: finite, in range,
+** integral for ints, 0/1 for flags. */
+int pod_field_ok(const pod_field *f, double v);
+
+/* Fill *err for value v that fails f, naming prefix + f->name and the
+** bound; returns POD_EINVAL.  prefix may be NULL. */
+int pod_field_error(const pod_field *f, double v, const char *prefix,
+                    pod_err *err);
+
+/* The bound as text, "[0, 1]", "(0, inf)", "0 or 1". */
+void pod_field_range(const pod_field *f, char *buf, size_t n);
+
+/* Check every member of the struct at base against the table; the first
+** failure fills *err (field prefix + name).  POD_OK or POD_EINVAL. */
+int pod_field_check_all(const pod_field *table, const void *base,
+                        const char *prefix, pod_err *err);
+
+/* The entry named `name` (or at `offset`); NULL when none. */
+const pod_field *pod_field_find(const pod_field *table, const char *name);
+const pod_field *pod_field_at(const pod_field *table, size_t offset);
+
+#endif
