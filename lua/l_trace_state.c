@@ -427,18 +427,27 @@ done:
 /* the plan evaluator                                                      */
 /* ---------------------------------------------------------------------- */
 
+/* A worker keeps one workspace per graph it has evaluated: a choice
+** parameter with labels switches graphs from sample to sample, and a
+** workspace is only scratch (built once, reused while the graph is). */
 typedef struct tworker {
-  int g;
-  pod_graph_ws *ws;
+  int n;             /* graphs: G * K */
+  pod_graph_ws **ws; /* n, NULL until that graph is first evaluated */
 } tworker;
 
 static void *tw_new(void *ud, pod_err *err) {
-  (void)ud;
+  const lpod_traced *t = ud;
   tworker *w = calloc(1, sizeof *w);
+  if (w != NULL) {
+    w->n = t->G * t->K;
+    w->ws = calloc((size_t)w->n, sizeof *w->ws);
+    if (w->ws == NULL) {
+      free(w);
+      w = NULL;
+    }
+  }
   if (w == NULL)
     pod_err_set(err, POD_ENOMEM, "eval", "out of memory for a worker");
-  else
-    w->g = -1;
   return w;
 }
 
@@ -446,7 +455,8 @@ static void tw_free(void *ud, void *worker) {
   (void)ud;
   tworker *w = worker;
   if (w == NULL) return;
-  pod_graph_ws_free(w->ws);
+  for (int i = 0; i < w->n; i++) pod_graph_ws_free(w->ws[i]);
+  free(w->ws);
   free(w);
 }
 
@@ -466,15 +476,11 @@ static int tw_eval(void *ud, void *worker, int grid, const double *x, double *y,
     gi += l * stride;
     stride *= t->nlab[i];
   }
-  if (gi != w->g) {
-    pod_graph_ws_free(w->ws);
-    w->ws = NULL;
-    w->g = -1;
-    int rc = pod_graph_ws_new(t->graphs[gi], &w->ws, err);
+  if (w->ws[gi] == NULL) {
+    int rc = pod_graph_ws_new(t->graphs[gi], &w->ws[gi], err);
     if (rc != POD_OK) return rc;
-    w->g = gi;
   }
-  return pod_graph_eval(t->graphs[gi], w->ws, x, y, err);
+  return pod_graph_eval(t->graphs[gi], w->ws[gi], x, y, err);
 }
 
 void lpod_traced_evaluator(lpod_traced *t, pod_mc_evaluator *ev) {
