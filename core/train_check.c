@@ -158,6 +158,11 @@ void pod_train_cfg_defaults(pod_train_cfg *c) {
   /* overlap_grad_reduce / overlap_param_gather: hidden behind the last
   ** micro-batch's backward and the next step's first forward. */
   c->overlap_dp = 0.9;
+  /* Activation offload: the copies run on the copy engines, concurrent
+  ** with the kernels (Megatron-Core's offload manager issues them on a
+  ** side stream and prefetches the next module), so all of a copy may
+  ** hide; the compute window of its pass bounds it (train_act.c). */
+  c->overlap_offload = 1.0;
   /* Per-GPU step-time coefficient of variation (kernel-time noise, host
   ** jitter, thermal/clock variation): FITTED on the T3 bf16 weak-scaling
   ** slope (Llama 3.1 70B on H100, MFU 54.5% -> 53.7% from 64 to 2,048
@@ -324,6 +329,8 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
   for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
     NEED(*mods[i] == 0 || *mods[i] == 1, "parallel.recompute_modules",
          "flags must be 0 or 1 (got %d)", *mods[i]);
+  rc = pod_train__check_offload(c, err);
+  if (rc != POD_OK) return rc;
   *dp_out = dp;
   return POD_OK;
 }
@@ -383,6 +390,7 @@ int pod_train__check_fields(const pod_train_cfg *c, pod_err *err) {
   if ((rc = check_frac(c->overlap_ep, "overlap_ep", err))) return rc;
   if ((rc = check_frac(c->overlap_pp, "overlap_pp", err))) return rc;
   if ((rc = check_frac(c->overlap_dp, "overlap_dp", err))) return rc;
+  if ((rc = check_frac(c->overlap_offload, "overlap_offload", err))) return rc;
   NEED(isfinite(c->jitter) && c->jitter >= 0.0 && c->jitter < 1.0, "jitter",
        "must be in [0, 1) (got %g)", c->jitter);
   NEED(isfinite(c->grad_reduce_bytes) && c->grad_reduce_bytes > 0.0 &&

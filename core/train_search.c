@@ -182,7 +182,8 @@ int pod_train_search(const pod_train_cfg *base,
                 if (m->experts > 0 && m->expert_ffn % etp) continue;
                 *l = (pod_layout){
                     tp, pp, vp, dp, ep,     etp,
-                    cp, mb, 0,  0,  uneven, base->parallel.recompute_modules};
+                    cp, mb, 0,  0,  uneven, base->parallel.recompute_modules,
+                    base->parallel.offload_modules};
                 st.candidates++;
                 rc = try_zero_recompute(&c, dp, zlo, zhi, rlo, rhi, &t, &st,
                                         err);

@@ -88,6 +88,11 @@ static const lpod_field system_fields[] = {
     SF(sharp, LPOD_BOOL, 0, 1, 0, "in-network reduction (CollNet)"),
     SF(msg_overhead_us, LPOD_DOUBLE, 0, 1e6, 0, "us per message posted"),
     SF(leaf_gpus, LPOD_INT, 1, 1 << 24, 0, "GPUs per leaf group"),
+    SF(host_link_GBps, LPOD_DOUBLE, 0, 1e5, 0,
+       "GB/s GPU-host per GPU per direction (0: none)"),
+    SF(host_link_eff, LPOD_DOUBLE, 0, 1, 0,
+       "fraction of host_link_GBps achieved (0: unknown)"),
+    SF(host_mem_gb, LPOD_DOUBLE, 0, 1e7, 0, "GB host memory per GPU"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_system_type = {

@@ -112,6 +112,31 @@ static const lpod_type recompute_set_type = {"podsim.recompute_modules",
                                              NULL,
                                              NULL};
 
+#define OF(name)                                                             \
+  {                                                                          \
+#name, LPOD_BOOL, offsetof(pod_offload_set, name), 0, 0, 1, 0, "", NULL, \
+        NULL                                                                 \
+  }
+static const lpod_field offload_set_fields[] = {
+    OF(attn_norm),
+    OF(core_attn),
+    OF(attn_proj),
+    OF(mlp_norm),
+    OF(expert_fc1),
+    OF(moe_act),
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+static const lpod_type offload_set_type = {"podsim.offload_modules",
+                                           "offload modules",
+                                           "podsim.train",
+                                           NULL,
+                                           sizeof(pod_offload_set),
+                                           offload_set_fields,
+                                           NULL,
+                                           NULL,
+                                           NULL,
+                                           NULL};
+
 static int sw_preset(const char *n, void *out) {
   return pod_train_sw_preset(n, out);
 }
@@ -171,6 +196,8 @@ static const lpod_field layout_fields[] = {
     LF(uneven, LPOD_BOOL, 0, 1, "uneven pipeline layout"),
     {"recompute_modules", LPOD_STRUCT, offsetof(pod_layout, recompute_modules),
      0, 0, 0, 0, "", NULL, &recompute_set_type},
+    {"offload_modules", LPOD_STRUCT, offsetof(pod_layout, offload_modules), 0,
+     0, 0, 0, "", NULL, &offload_set_type},
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type layout_type = {"podsim.parallel",
@@ -224,6 +251,7 @@ static const lpod_field cfg_fields[] = {
     CF(overlap_ep, LPOD_DOUBLE, 0, 1, "fraction hidden"),
     CF(overlap_pp, LPOD_DOUBLE, 0, 1, "fraction hidden"),
     CF(overlap_dp, LPOD_DOUBLE, 0, 1, "fraction hidden"),
+    CF(overlap_offload, LPOD_DOUBLE, 0, 1, "fraction hidden"),
     CF(jitter, LPOD_DOUBLE, 0, 1, "per-GPU step-time CV"),
     CF(grad_reduce_bytes, LPOD_DOUBLE, 0, 8, "bytes per gradient element"),
     CF(mem_reserve_gb, LPOD_DOUBLE, 0, 1e6, "GB"),
@@ -340,6 +368,8 @@ static void push_layout(lua_State *L, const pod_layout *l) {
   lua_setfield(L, -2, "uneven");
   lpod_push(L, &recompute_set_type, &l->recompute_modules);
   lua_setfield(L, -2, "recompute_modules");
+  lpod_push(L, &offload_set_type, &l->offload_modules);
+  lua_setfield(L, -2, "offload_modules");
 }
 
 /* ---- podsim.model{}, model_params, model_flops -------------------------- */
@@ -418,13 +448,14 @@ static void push_result(lua_State *L, const pod_train_cfg *c,
   setint(L, "microbatches", r->microbatches);
   setint(L, "dp", r->dp);
   setint(L, "edp", r->edp);
-  lua_createtable(L, 0, 6);
+  lua_createtable(L, 0, 7);
   setnum(L, "weights_gb", r->memory.weights_gb);
   setnum(L, "grads_gb", r->memory.grads_gb);
   setnum(L, "optimizer_gb", r->memory.optimizer_gb);
   setnum(L, "activations_gb", r->memory.activations_gb);
   setnum(L, "reserve_gb", r->memory.reserve_gb);
   setnum(L, "total_gb", r->memory.total_gb);
+  setnum(L, "host_gb", r->memory.host_gb);
   lua_setfield(L, -2, "memory");
   const pod_train_breakdown *b = &r->breakdown;
   lua_createtable(L, 0, 9);
