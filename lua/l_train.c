@@ -503,7 +503,17 @@ static int l_train(lua_State *L) {
   pod_err_clear(&e);
   int rc = pod_train_eval(&c, &r, &e);
   if (rc != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
-  if (!r.fits && lpod_host(L) != NULL) {
+  if (!r.fits && lpod_host(L) != NULL &&
+      r.memory.total_gb <= c.system.gpu.hbm_gb) {
+    lpod_where(L); /* the offloaded activations overflow host memory */
+    fprintf(stderr,
+            "%s warning: podsim.train: the offloaded activations do not fit "
+            "in host memory: %.1f GB per GPU > host_mem_gb %.0f GB; its "
+            "step time and throughput (fits = false) assume memory it does "
+            "not have\n",
+            lua_tostring(L, -1), r.memory.host_gb, c.system.host_mem_gb);
+    lua_pop(L, 1);
+  } else if (!r.fits && lpod_host(L) != NULL) {
     /* loud: the throughput below is for a machine with more memory */
     lpod_where(L);
     fprintf(stderr,
@@ -523,7 +533,8 @@ static int l_train(lua_State *L) {
 /* ---- podsim.search{} ---------------------------------------------------- */
 
 static const char *const search_only[] = {
-    "fix", "top", "max_tp", "max_pp", "max_vp", "max_cp", "max_mb", NULL};
+    "fix",    "top",    "max_tp",          "max_pp", "max_vp",
+    "max_cp", "max_mb", "offload_modules", NULL};
 static const char *const fix_keys[] = {
     "tp", "pp",         "vp",   "dp",        "ep",     "etp",
     "cp", "microbatch", "zero", "recompute", "uneven", NULL};
@@ -552,6 +563,11 @@ static int l_search(lua_State *L) {
   }
   pod_train_cfg c;
   lpod_build(L, t, &search_cfg_type, &c, NULL);
+  /* offload_modules: the search considers offload only when asked, and
+  ** then with these modules in every layout */
+  if (lua_getfield(L, 1, "offload_modules") != LUA_TNIL)
+    lpod_build(L, -1, &offload_set_type, &c.parallel.offload_modules, NULL);
+  lua_pop(L, 1);
   pod_train_search_opts o;
   pod_train_search_opts_init(&o);
   o.top_n = lpod_opt_int(L, 1, "top", 10, 1, SEARCH_MAX, 0, ctx, NULL);

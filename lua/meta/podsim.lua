@@ -707,6 +707,7 @@ function podsim.train(args) end
 ---@field max_vp? integer
 ---@field max_cp? integer
 ---@field max_mb? integer
+---@field offload_modules? podsim.OffloadModules offload these modules in every layout (default: none; the search considers offload only when asked)
 
 ---@class podsim.SearchItem
 ---@field tp integer
