@@ -168,10 +168,12 @@
 /* Host links (the GPU's path to CPU memory).  PCIe: 16 lanes at 16 GT/s
 ** (Gen4) or 32 GT/s (Gen5), 128b/130b coding: 31.5 and 63.0 GB/s per
 ** direction.  Achieved: 52.8 GB/s device-to-host on each of the 8 GPUs of
-** an H100 node at once (NVIDIA/nvbandwidth issue 24,
-** device_to_host_memcpy_sm) = 0.84 of Gen5; the A100's 25.1 GB/s over
-** Gen4 (nvbandwidth issue 42, host_to_device_memcpy_sm, 512 MiB) = 0.80
-** agrees, so one PCIe efficiency serves both.  NVLink-C2C: 900 GB/s
+** an H100 node, one GPU at a time (NVIDIA/nvbandwidth issue 24,
+** device_to_host_memcpy_sm) = 0.84 of Gen5 (GPUs that share a PCIe
+** switch uplink and copy together may get less: not modelled); the
+** A100's 25.1 GB/s over Gen4 (nvbandwidth issue 42,
+** host_to_device_memcpy_sm, 512 MiB) = 0.80 agrees, so one PCIe
+** efficiency serves both.  NVLink-C2C: 900 GB/s
 ** bidirectional per Grace CPU (NVIDIA Grace Hopper and GB200/GB300 NVL72
 ** datasheets); a GB200/GB300 superchip has one Grace for two GPUs, so 450
 ** bidirectional = 225 GB/s per GPU per direction (the figure core/serve.c
@@ -262,7 +264,8 @@ static const struct {
       HDR_CX6,
       .oversub = 1.0,
       .leaf_gpus = LEAF_HGX,
-      .host_link_GBps = PCIE4_X16_GBPS, .host_link_eff = PCIE_EFF,
+      .host_link_GBps = PCIE4_X16_GBPS,
+      .host_link_eff = PCIE_EFF,
       .host_mem_gb = 1024.0 / 8.0,
       .usd_per_gpu_hour = 1.42 * 1.30 / 3.00},
      "NVIDIA DGX A100 user guide: 8 GPUs on NVSwitch gen2, NVLink3 600 GB/s "
@@ -277,12 +280,14 @@ static const struct {
       NDR_CX7,
       .oversub = 1.0,
       .leaf_gpus = LEAF_HGX,
-      .host_link_GBps = PCIE5_X16_GBPS, .host_link_eff = PCIE_EFF,
+      .host_link_GBps = PCIE5_X16_GBPS,
+      .host_link_eff = PCIE_EFF,
       .host_mem_gb = 2048.0 / 8.0,
       .usd_per_gpu_hour = 1.42},
      "NVIDIA DGX H100 user guide: 8 GPUs on NVSwitch gen3 (NVLS), NVLink4 "
      "900 GB/s bidirectional per GPU, 8x ConnectX-7 NDR 400 Gb/s, "
-     "rail-optimized; PCIe Gen5 x16 to the host, 2 TB system memory; price: public.md K1 (derived 1.42 USD/GPU-h)"},
+     "rail-optimized; PCIe Gen5 x16 to the host, 2 TB system memory; price: "
+     "public.md K1 (derived 1.42 USD/GPU-h)"},
     {{.name = "hgx_h800",
       .gpu = GPU_H800,
       .domain_gpus = 8,
@@ -291,7 +296,8 @@ static const struct {
       NDR_CX7,
       .oversub = 1.0,
       .leaf_gpus = LEAF_HGX,
-      .host_link_GBps = PCIE5_X16_GBPS, .host_link_eff = PCIE_EFF,
+      .host_link_GBps = PCIE5_X16_GBPS,
+      .host_link_eff = PCIE_EFF,
       .host_mem_gb = 2048.0 / 8.0,
       .usd_per_gpu_hour = 1.42},
      "DeepSeek-V3 technical report sec. 3.1: H800 nodes of 8 GPUs, NVLink "
@@ -307,7 +313,8 @@ static const struct {
       NDR_CX7,
       .oversub = 1.0,
       .leaf_gpus = LEAF_HGX,
-      .host_link_GBps = PCIE5_X16_GBPS, .host_link_eff = PCIE_EFF,
+      .host_link_GBps = PCIE5_X16_GBPS,
+      .host_link_eff = PCIE_EFF,
       .host_mem_gb = 2048.0 / 8.0,
       .usd_per_gpu_hour = 1.42 * 4.00 / 3.00},
      "NVIDIA HGX/DGX H200: 8 GPUs, NVLink4 900 GB/s bidirectional, NVSwitch "
@@ -323,7 +330,8 @@ static const struct {
       .net_channel_GBps = NET_CH_GBPS_SM100_NDR,
       .leaf_gpus = LEAF_HGX,
       .oversub = 1.0,
-      .host_link_GBps = PCIE5_X16_GBPS, .host_link_eff = PCIE_EFF,
+      .host_link_GBps = PCIE5_X16_GBPS,
+      .host_link_eff = PCIE_EFF,
       .host_mem_gb = 2048.0 / 8.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA DGX B200 user guide: 8 GPUs, NVLink5 1.8 TB/s bidirectional "
@@ -339,13 +347,15 @@ static const struct {
       .net_channel_GBps = NET_CH_GBPS_SM100_NDR,
       .leaf_gpus = LEAF_NVL72,
       .oversub = 1.0,
-      .host_link_GBps = C2C_PER_GPU_GBPS, .host_link_eff = C2C_EFF,
+      .host_link_GBps = C2C_PER_GPU_GBPS,
+      .host_link_eff = C2C_EFF,
       .host_mem_gb = 480.0 / 2.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA GB200 NVL72 datasheet: 72 GPUs in one NVLink domain, 1.8 TB/s "
      "bidirectional per GPU (130 TB/s per rack), ConnectX-7 400 Gb/s per "
      "GPU; NVLink-C2C 900 GB/s bidirectional per Grace for two GPUs, 480 "
-     "GB LPDDR5X per Grace (17 TB per rack); price: public.md K1 (derived 2.36 USD/GPU-h)"},
+     "GB LPDDR5X per Grace (17 TB per rack); price: public.md K1 (derived 2.36 "
+     "USD/GPU-h)"},
     {{.name = "hgx_b300",
       .gpu = GPU_B300,
       .domain_gpus = 8,
@@ -355,7 +365,8 @@ static const struct {
       .net_channel_GBps = NET_CH_GBPS_SM100_XDR,
       .leaf_gpus = LEAF_HGX,
       .oversub = 1.0,
-      .host_link_GBps = PCIE5_X16_GBPS, .host_link_eff = PCIE_EFF,
+      .host_link_GBps = PCIE5_X16_GBPS,
+      .host_link_eff = PCIE_EFF,
       .host_mem_gb = 2048.0 / 8.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA DGX B300 datasheet: 8 Blackwell Ultra GPUs, NVLink5 14.4 TB/s "
@@ -372,7 +383,8 @@ static const struct {
       .net_channel_GBps = NET_CH_GBPS_SM100_XDR,
       .leaf_gpus = LEAF_NVL72,
       .oversub = 1.0,
-      .host_link_GBps = C2C_PER_GPU_GBPS, .host_link_eff = C2C_EFF,
+      .host_link_GBps = C2C_PER_GPU_GBPS,
+      .host_link_eff = C2C_EFF,
       .host_mem_gb = 480.0 / 2.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA GB300 NVL72 datasheet: 72 GPUs, NVLink5 1.8 TB/s "
@@ -590,8 +602,8 @@ static int system_ok(const pod_system *s) {
          in_range(s->msg_overhead_us, 0.0, INFINITY, 0) & (s->leaf_gpus >= 1) &
          in_range(s->host_link_GBps, 0.0, INFINITY, 0) &
          in_range(s->host_link_eff, 0.0, 1.0, 0) &
-         in_range(s->host_mem_gb, 0.0, INFINITY, 0) &
-         name_ok(s->name) & name_ok(s->gpu.name);
+         in_range(s->host_mem_gb, 0.0, INFINITY, 0) & name_ok(s->name) &
+         name_ok(s->gpu.name);
 }
 
 int pod_hw_system_check(const pod_system *s, pod_err *err) {

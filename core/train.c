@@ -348,12 +348,14 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
   ** (train_act.c): q, k, v stay unless MLA recomputes its up-projections;
   ** the attention output unless core attention is recomputed. */
   int none = l->recompute == POD_RECOMPUTE_NONE;
-  int up_rec = m->attn == POD_ATTN_MLA &&
-               (l->recompute == POD_RECOMPUTE_SELECTIVE ||
-                (none && l->recompute_modules.mla_up_proj));
+  int up_rec =
+      m->attn == POD_ATTN_MLA && (l->recompute == POD_RECOMPUTE_SELECTIVE ||
+                                  (none && l->recompute_modules.mla_up_proj));
   pod_train__act_parts ap = {
-      h, up_rec ? 0.0 : qkv_out,
-      none && l->recompute_modules.core_attn ? 0.0 : gin * H * v, h,
+      h,
+      up_rec ? 0.0 : qkv_out,
+      none && l->recompute_modules.core_attn ? 0.0 : gin * H * v,
+      h,
       moe ? gin * m->top_k * p->imb * h : 0.0,
       moe ? m->top_k * p->imb * (m->gated_mlp ? 2.0 : 1.0) * m->expert_ffn
           : 0.0};
@@ -406,6 +408,18 @@ typedef struct stage_params {
   double first_d, last_d, last_e;
   double shard_d, shard_e;
 } stage_params;
+
+/* Activations in HBM beyond the stored ones: one layer's full set while
+** full recompute reruns it, and the offloaded bytes of the layer being
+** reloaded (train_act.c). */
+static double act_working_set(const pod_layout *l, const layer_cost *dl,
+                              const layer_cost *ml) {
+  double w = 0.0;
+  if (l->recompute == POD_RECOMPUTE_FULL)
+    w = dl->full_act_bytes > ml->full_act_bytes ? dl->full_act_bytes
+                                                : ml->full_act_bytes;
+  return w + (dl->off_bytes > ml->off_bytes ? dl->off_bytes : ml->off_bytes);
+}
 
 /* Memory of the busiest pipeline ranks (first and last) into r->memory
 ** and r->fits; *sp gets the stage parameters the time model reuses. */
@@ -467,13 +481,8 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
   if (c->dtype != POD_DTYPE_BF16 && c->software.fp8_params)
     bw = pod_train__fp8_param_bytes(c);
   double act_layer = fd * dl->act_bytes + fm * ml->act_bytes;
-  double act_work = 0.0; /* one layer's full activations during recompute */
-  if (l->recompute == POD_RECOMPUTE_FULL)
-    act_work = dl->full_act_bytes > ml->full_act_bytes ? dl->full_act_bytes
-                                                       : ml->full_act_bytes;
-  /* offload (train_act.c): the reloaded layer is back in HBM */
+  double act_work = act_working_set(l, dl, ml);
   double off_layer = fd * dl->off_bytes + fm * ml->off_bytes;
-  act_work += dl->off_bytes > ml->off_bytes ? dl->off_bytes : ml->off_bytes;
   double inflight = 1.0;
   if (dual) {
     inflight = (l->pp + 1.0) / 2.0; /* of the two stages' layers */

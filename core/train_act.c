@@ -5,8 +5,9 @@
 **
 ** Offload (Megatron-Core fine_grained_activation_offloading,
 ** offload_modules; NVIDIA/Megatron-LM
-** docs/source/api-guide/fine_grained_activation_offloading.md, commit
-** on main, 2026): a flagged module's saved tensors go to host memory
+** docs/source/api-guide/fine_grained_activation_offloading.md and the
+** Megatron Core developer guide 0.18-0.19, "Fine-Grained Activation
+** Offloading"): a flagged module's saved tensors go to host memory
 ** after its forward and come back before its backward, on the copy
 ** engines, prefetched one module ahead.  Per layer and micro-batch, with
 ** B the offloaded bytes and R = host_link_GBps x host_link_eff:

@@ -541,6 +541,32 @@ static const char *const fix_keys[] = {
 
 #define SEARCH_MAX 1000
 
+/* podsim.search's fix={...} at index fx into *f.  [-0, +0, e] */
+static void read_fix(lua_State *L, int fx, pod_layout *f) {
+  static const char ctx[] = "podsim.search";
+  if (!lua_istable(L, fx))
+    lpod_error(L, ctx, "fix", "expected a table {tp=, pp=, ...}, got %s",
+               luaL_typename(L, fx));
+  lpod_check_keys(L, fx, ctx, "fix", fix_keys);
+  f->tp = lpod_opt_int(L, fx, "tp", -1, 1, 1 << 16, 0, ctx, "fix");
+  f->pp = lpod_opt_int(L, fx, "pp", -1, 1, 1 << 16, 0, ctx, "fix");
+  f->vp = lpod_opt_int(L, fx, "vp", -1, 1, 1 << 16, 0, ctx, "fix");
+  f->dp = lpod_opt_int(L, fx, "dp", -1, 1, 1 << 24, 0, ctx, "fix");
+  f->ep = lpod_opt_int(L, fx, "ep", -1, 1, 1 << 20, 0, ctx, "fix");
+  f->etp = lpod_opt_int(L, fx, "etp", -1, 1, 1 << 16, 0, ctx, "fix");
+  f->cp = lpod_opt_int(L, fx, "cp", -1, 1, 1 << 16, 0, ctx, "fix");
+  f->microbatch =
+      lpod_opt_int(L, fx, "microbatch", -1, 1, 1 << 20, 0, ctx, "fix");
+  f->zero = lpod_opt_int(L, fx, "zero", -1, 0, 3, 0, ctx, "fix");
+  if (lua_getfield(L, fx, "recompute") != LUA_TNIL)
+    f->recompute = lpod_opt_enum(L, fx, "recompute", 0,
+                                 pod_train_recompute_names, 1, ctx, "fix");
+  lua_pop(L, 1);
+  if (lua_getfield(L, fx, "uneven") != LUA_TNIL)
+    f->uneven = lpod_opt_bool(L, fx, "uneven", 0, ctx, "fix");
+  lua_pop(L, 1);
+}
+
 static int l_search(lua_State *L) {
   static const char ctx[] = "podsim.search";
   if (!lua_istable(L, 1))
@@ -576,32 +602,8 @@ static int l_search(lua_State *L) {
   o.max_vp = lpod_opt_int(L, 1, "max_vp", o.max_vp, 1, 1 << 16, 0, ctx, NULL);
   o.max_cp = lpod_opt_int(L, 1, "max_cp", o.max_cp, 1, 1 << 16, 0, ctx, NULL);
   o.max_mb = lpod_opt_int(L, 1, "max_mb", o.max_mb, 1, 1 << 16, 0, ctx, NULL);
-  if (lua_getfield(L, 1, "fix") != LUA_TNIL) { /* stack: opts, copy, fix */
-    int fx = lua_gettop(L);
-    if (!lua_istable(L, fx))
-      return lpod_error(L, ctx, "fix",
-                        "expected a table {tp=, pp=, ...}, got %s",
-                        luaL_typename(L, fx));
-    lpod_check_keys(L, fx, ctx, "fix", fix_keys);
-    pod_layout *f = &o.fix;
-    f->tp = lpod_opt_int(L, fx, "tp", -1, 1, 1 << 16, 0, ctx, "fix");
-    f->pp = lpod_opt_int(L, fx, "pp", -1, 1, 1 << 16, 0, ctx, "fix");
-    f->vp = lpod_opt_int(L, fx, "vp", -1, 1, 1 << 16, 0, ctx, "fix");
-    f->dp = lpod_opt_int(L, fx, "dp", -1, 1, 1 << 24, 0, ctx, "fix");
-    f->ep = lpod_opt_int(L, fx, "ep", -1, 1, 1 << 20, 0, ctx, "fix");
-    f->etp = lpod_opt_int(L, fx, "etp", -1, 1, 1 << 16, 0, ctx, "fix");
-    f->cp = lpod_opt_int(L, fx, "cp", -1, 1, 1 << 16, 0, ctx, "fix");
-    f->microbatch =
-        lpod_opt_int(L, fx, "microbatch", -1, 1, 1 << 20, 0, ctx, "fix");
-    f->zero = lpod_opt_int(L, fx, "zero", -1, 0, 3, 0, ctx, "fix");
-    if (lua_getfield(L, fx, "recompute") != LUA_TNIL)
-      f->recompute = lpod_opt_enum(L, fx, "recompute", 0,
-                                   pod_train_recompute_names, 1, ctx, "fix");
-    lua_pop(L, 1);
-    if (lua_getfield(L, fx, "uneven") != LUA_TNIL)
-      f->uneven = lpod_opt_bool(L, fx, "uneven", 0, ctx, "fix");
-    lua_pop(L, 1);
-  }
+  if (lua_getfield(L, 1, "fix") != LUA_TNIL) /* stack: opts, copy, fix */
+    read_fix(L, lua_gettop(L), &o.fix);
   lua_pop(L, 1);
   pod_train_search_item *items =
       lua_newuserdatauv(L, sizeof *items * o.top_n, 0);
