@@ -166,6 +166,27 @@
 #define XDR_CX8 \
   .nics_per_gpu = 1.0, .nic_gbps = 800.0, .out_eff = 47.0 / 50.0, IB_FABRIC
 
+/* Host links (the GPU's path to CPU memory).  PCIe: 16 lanes at 16 GT/s
+** (Gen4) or 32 GT/s (Gen5), 128b/130b coding: 31.5 and 63.0 GB/s per
+** direction.  Achieved: 52.8 GB/s device-to-host on each of the 8 GPUs of
+** an H100 node, one GPU at a time (NVIDIA/nvbandwidth issue 24,
+** device_to_host_memcpy_sm) = 0.84 of Gen5 (GPUs that share a PCIe
+** switch uplink and copy together may get less: not modelled); the
+** A100's 25.1 GB/s over Gen4 (nvbandwidth issue 42,
+** host_to_device_memcpy_sm, 512 MiB) = 0.80 agrees, so one PCIe
+** efficiency serves both.  NVLink-C2C: 900 GB/s
+** bidirectional per Grace CPU (NVIDIA Grace Hopper and GB200/GB300 NVL72
+** datasheets); a GB200/GB300 superchip has one Grace for two GPUs, so 450
+** bidirectional = 225 GB/s per GPU per direction (the figure core/serve.c
+** uses for host_GBps).  Achieved: 346 of 450 GB/s host-to-device with the
+** copy engines on GH200 (nvbandwidth issue 23) = 0.77; no Blackwell
+** measurement found, Hopper's fraction assumed. */
+#define PCIE4_X16_GBPS 31.5
+#define PCIE5_X16_GBPS 63.0
+#define PCIE_EFF (52.8 / 63.0)
+#define C2C_PER_GPU_GBPS (900.0 / 2.0 / 2.0)
+#define C2C_EFF (346.0 / 450.0)
+
 /* ---- GPUs -------------------------------------------------------------- */
 
 /* Dense (no sparsity) peaks.  Rack data sheets give sparse figures for
@@ -244,9 +265,13 @@ static const struct {
       HDR_CX6,
       .oversub = 1.0,
       .leaf_gpus = LEAF_HGX,
+      .host_link_GBps = PCIE4_X16_GBPS,
+      .host_link_eff = PCIE_EFF,
+      .host_mem_gb = 1024.0 / 8.0,
       .usd_per_gpu_hour = 1.42 * 1.30 / 3.00},
      "NVIDIA DGX A100 user guide: 8 GPUs on NVSwitch gen2, NVLink3 600 GB/s "
-     "bidirectional per GPU, 8x ConnectX-6 HDR 200 Gb/s; price: K1 H100 "
+     "bidirectional per GPU, 8x ConnectX-6 HDR 200 Gb/s; PCIe Gen4 x16 to "
+     "the host, 1 TB system memory; price: K1 H100 "
      "price x Mercatus A100/H100 ratio"},
     {{.name = "hgx_h100",
       .gpu = GPU_H100,
@@ -256,10 +281,14 @@ static const struct {
       NDR_CX7,
       .oversub = 1.0,
       .leaf_gpus = LEAF_HGX,
+      .host_link_GBps = PCIE5_X16_GBPS,
+      .host_link_eff = PCIE_EFF,
+      .host_mem_gb = 2048.0 / 8.0,
       .usd_per_gpu_hour = 1.42},
      "NVIDIA DGX H100 user guide: 8 GPUs on NVSwitch gen3 (NVLS), NVLink4 "
      "900 GB/s bidirectional per GPU, 8x ConnectX-7 NDR 400 Gb/s, "
-     "rail-optimized; price: public.md K1 (derived 1.42 USD/GPU-h)"},
+     "rail-optimized; PCIe Gen5 x16 to the host, 2 TB system memory; price: "
+     "public.md K1 (derived 1.42 USD/GPU-h)"},
     {{.name = "hgx_h800",
       .gpu = GPU_H800,
       .domain_gpus = 8,
@@ -268,10 +297,14 @@ static const struct {
       NDR_CX7,
       .oversub = 1.0,
       .leaf_gpus = LEAF_HGX,
+      .host_link_GBps = PCIE5_X16_GBPS,
+      .host_link_eff = PCIE_EFF,
+      .host_mem_gb = 2048.0 / 8.0,
       .usd_per_gpu_hour = 1.42},
      "DeepSeek-V3 technical report sec. 3.1: H800 nodes of 8 GPUs, NVLink "
      "400 GB/s bidirectional (200 per direction, ~160 achievable per "
-     "DeepEP), one 400 Gb/s CX-7 InfiniBand NIC per GPU; price: assumed "
+     "DeepEP), one 400 Gb/s CX-7 InfiniBand NIC per GPU; host link and "
+     "memory assumed DGX H100's (PCIe Gen5 x16, 2 TB); price: assumed "
      "H100's (K1)"},
     {{.name = "hgx_h200",
       .gpu = GPU_H200,
@@ -281,9 +314,13 @@ static const struct {
       NDR_CX7,
       .oversub = 1.0,
       .leaf_gpus = LEAF_HGX,
+      .host_link_GBps = PCIE5_X16_GBPS,
+      .host_link_eff = PCIE_EFF,
+      .host_mem_gb = 2048.0 / 8.0,
       .usd_per_gpu_hour = 1.42 * 4.00 / 3.00},
      "NVIDIA HGX/DGX H200: 8 GPUs, NVLink4 900 GB/s bidirectional, NVSwitch "
-     "gen3, 8x ConnectX-7 400 Gb/s; price: K1 H100 price x Mercatus "
+     "gen3, 8x ConnectX-7 400 Gb/s; PCIe Gen5 x16 to the host, 2 TB "
+     "system memory; price: K1 H100 price x Mercatus "
      "H200/H100 ratio"},
     {{.name = "hgx_b200",
       .gpu = GPU_B200,
@@ -294,9 +331,13 @@ static const struct {
       .net_channel_GBps = NET_CH_GBPS_SM100_NDR,
       .leaf_gpus = LEAF_HGX,
       .oversub = 1.0,
+      .host_link_GBps = PCIE5_X16_GBPS,
+      .host_link_eff = PCIE_EFF,
+      .host_mem_gb = 2048.0 / 8.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA DGX B200 user guide: 8 GPUs, NVLink5 1.8 TB/s bidirectional "
-     "per GPU (NVSwitch gen4, NVLS), 8x ConnectX-7 400 Gb/s; price: "
+     "per GPU (NVSwitch gen4, NVLS), 8x ConnectX-7 400 Gb/s; PCIe Gen5 "
+     "x16 to the host, 2 TB system memory (4 TB optional); price: "
      "assumed GB200's (K1, same B200 silicon)"},
     {{.name = "gb200_nvl72",
       .gpu = GPU_GB200,
@@ -307,10 +348,15 @@ static const struct {
       .net_channel_GBps = NET_CH_GBPS_SM100_NDR,
       .leaf_gpus = LEAF_NVL72,
       .oversub = 1.0,
+      .host_link_GBps = C2C_PER_GPU_GBPS,
+      .host_link_eff = C2C_EFF,
+      .host_mem_gb = 480.0 / 2.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA GB200 NVL72 datasheet: 72 GPUs in one NVLink domain, 1.8 TB/s "
      "bidirectional per GPU (130 TB/s per rack), ConnectX-7 400 Gb/s per "
-     "GPU; price: public.md K1 (derived 2.36 USD/GPU-h)"},
+     "GPU; NVLink-C2C 900 GB/s bidirectional per Grace for two GPUs, 480 "
+     "GB LPDDR5X per Grace (17 TB per rack); price: public.md K1 (derived 2.36 "
+     "USD/GPU-h)"},
     {{.name = "hgx_b300",
       .gpu = GPU_B300,
       .domain_gpus = 8,
@@ -320,9 +366,14 @@ static const struct {
       .net_channel_GBps = NET_CH_GBPS_SM100_XDR,
       .leaf_gpus = LEAF_HGX,
       .oversub = 1.0,
+      .host_link_GBps = PCIE5_X16_GBPS,
+      .host_link_eff = PCIE_EFF,
+      .host_mem_gb = 2048.0 / 8.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA DGX B300 datasheet: 8 Blackwell Ultra GPUs, NVLink5 14.4 TB/s "
      "per node (1.8 TB/s bidirectional per GPU), 8x ConnectX-8 800 Gb/s; "
+     "the GPUs' PCIe Gen6 meets the Xeon 6 host's Gen5 x16, 2 TB system "
+     "memory; "
      "price: assumed GB300's (K1)"},
     {{.name = "gb300_nvl72",
       .gpu = GPU_GB300,
@@ -333,9 +384,14 @@ static const struct {
       .net_channel_GBps = NET_CH_GBPS_SM100_XDR,
       .leaf_gpus = LEAF_NVL72,
       .oversub = 1.0,
+      .host_link_GBps = C2C_PER_GPU_GBPS,
+      .host_link_eff = C2C_EFF,
+      .host_mem_gb = 480.0 / 2.0,
       .usd_per_gpu_hour = 2.36},
      "NVIDIA GB300 NVL72 datasheet: 72 GPUs, NVLink5 1.8 TB/s "
-     "bidirectional per GPU, ConnectX-8 SuperNIC 800 Gb/s per GPU; price: "
+     "bidirectional per GPU, ConnectX-8 SuperNIC 800 Gb/s per GPU; "
+     "NVLink-C2C 900 GB/s bidirectional per Grace for two GPUs, 480 GB "
+     "LPDDR5X per Grace; price: "
      "assumed GB200's (K1)"},
 };
 #define NSYSTEMS ((int)(sizeof SYSTEMS / sizeof SYSTEMS[0]))
@@ -500,7 +556,11 @@ static int name_ok(const char *name) {
     "GB/s per channel per direction")                                      \
   X(BOOL, sharp, 0, 1, 0, "in-network reduction (CollNet)")                \
   X(DOUBLE, msg_overhead_us, 0, 1e6, 0, "us per message posted")           \
-  X(INT, leaf_gpus, 1, 1 << 24, 0, "GPUs per leaf group")
+  X(INT, leaf_gpus, 1, 1 << 24, 0, "GPUs per leaf group")                  \
+  X(DOUBLE, host_link_GBps, 0, 1e5, 0,                                     \
+    "GB/s GPU-host per GPU per direction (0: none)")                       \
+  X(DOUBLE, host_link_eff, 0, 1, 0, "fraction of host_link_GBps achieved") \
+  X(DOUBLE, host_mem_gb, 0, 1e7, 0, "GB host memory per GPU")
 
 #define GPU_ENTRY(k, m, lo, hi, open, unit) \
   {#m, offsetof(pod_gpu, m), POD_F_##k, lo, hi, open, unit},

@@ -89,6 +89,15 @@ typedef struct pod_system {
   int leaf_gpus;           /* GPUs whose NICs share one leaf group (a
                            ** rail-optimized scalable unit); traffic among
                            ** them never crosses the oversubscribed tier */
+  /* The GPU's link to host (CPU) memory, for activation offload (train.c)
+  ** and host-resident weights (sources in hw.c): */
+  double host_link_GBps; /* line rate per GPU per direction: PCIe on HGX,
+                         ** the GPU's share of NVLink-C2C on Grace
+                         ** superchips; 0 when unknown (no offload) */
+  double host_link_eff;  /* achieved fraction of host_link_GBps for large
+                         ** pinned copies; 0 when unknown */
+  double host_mem_gb;    /* host memory per GPU (node or superchip memory
+                         ** over its GPUs); 0 when unknown */
 } pod_system;
 
 /* A scale-out fabric preset: the fields of pod_system it sets. */

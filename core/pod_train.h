@@ -68,6 +68,22 @@ typedef struct pod_recompute_set {
                       block's forward) */
 } pod_recompute_set;
 
+/* Fine-grained activation offload (Megatron-Core
+** fine_grained_activation_offloading with offload_modules; NVIDIA/
+** Megatron-LM docs/source/api-guide/fine_grained_activation_offloading.md).
+** Each flag moves the tensors the named module saves for its backward to
+** host memory after its forward and reloads them before its backward,
+** over system.host_link_GBps (train_act.c).  Tensors a recompute flag
+** already drops are not stored, so not offloaded. */
+typedef struct pod_offload_set {
+  int attn_norm;  /* the attention norm's input (the layer input) */
+  int core_attn;  /* core attention's q, k, v */
+  int attn_proj;  /* the output projection's input (attention output) */
+  int mlp_norm;   /* the MLP norm's input (the residual after attention) */
+  int expert_fc1; /* the routed experts' fc1 input (dispatched tokens) */
+  int moe_act;    /* the routed experts' activation input (fc1 output) */
+} pod_offload_set;
+
 /* Parallel layout.  0 in tp, pp, vp, ep, etp, cp or microbatch means 1.
 ** Ranks are ordered TP innermost, then CP, DP, PP
 ** outermost (Megatron's default order "tp-cp-ep-dp-pp"); the expert part
@@ -94,6 +110,7 @@ typedef struct pod_layout {
                      pp*vp may reach L + 2 (an embedding-only first and
                      a loss-only last virtual stage) */
   pod_recompute_set recompute_modules; /* per-module recompute */
+  pod_offload_set offload_modules;     /* per-module activation offload */
 } pod_layout;
 
 /* Communication backend of the MoE token dispatcher (Megatron-Core
@@ -178,7 +195,10 @@ typedef struct pod_train_cfg {
   double overlap_pp;  /* fraction of PP p2p hidden */
   double overlap_dp;  /* fraction of DP grad/param traffic hidden, bounded
                          by one micro-batch of work plus the bubble */
-  double jitter;      /* coefficient of variation of per-GPU step time */
+  double overlap_offload;   /* fraction of the activation offload and reload
+                               copies hidden, bounded by the layer's forward
+                               (offload) and backward (reload) compute */
+  double jitter;            /* coefficient of variation of per-GPU step time */
   double grad_reduce_bytes; /* bytes per gradient element in the gradient
                                buffer and on the wire (2 = bf16, 4 = fp32) */
   double mem_reserve_gb;    /* CUDA context, allocator slack, buffers */
@@ -224,7 +244,8 @@ typedef struct pod_train_breakdown {
   double bubble;    /* pipeline bubble */
   double optimizer; /* optimizer step (memory-bound) */
   double host;      /* exposed host (launch) time at the MoE token-count
-                       syncs not covered by CUDA graphs */
+                       syncs not covered by CUDA graphs, and the exposed
+                       activation offload/reload copies over the host link */
   double straggler; /* expected max of per-GPU jitter over all GPUs, plus
                        the waits at each amax all-reduce (delayed
                        scaling over the DP domain) */
@@ -237,6 +258,7 @@ typedef struct pod_train_memory {
   double activations_gb;
   double reserve_gb;
   double total_gb;
+  double host_gb; /* offloaded activations held in host memory per GPU */
 } pod_train_memory;
 
 typedef struct pod_train_result {
@@ -256,7 +278,8 @@ typedef struct pod_train_result {
   int dp;           /* resolved data-parallel size */
   int edp;          /* expert data-parallel size */
   pod_train_memory memory;
-  int fits; /* memory.total_gb <= GPU HBM */
+  int fits; /* memory.total_gb <= GPU HBM and memory.host_gb <= the
+               system's host_mem_gb */
   pod_train_breakdown breakdown;
 } pod_train_result;
 
@@ -276,6 +299,7 @@ void pod_train_cfg_init(pod_train_cfg *cfg);
 extern const pod_field pod_train_cfg_fields[];
 extern const pod_field pod_train_layout_fields[];
 extern const pod_field pod_train_recompute_set_fields[];
+extern const pod_field pod_train_offload_set_fields[];
 extern const pod_field pod_train_sw_fields[];
 
 /* Check the config without timing it.  POD_EINVAL with err->field naming
@@ -358,7 +382,9 @@ extern const pod_kernel pod_train_kernel;
 ** powers of two up to max_cp; ep dividing experts; etp dividing tp*cp*dp/ep
 ** up to max_tp; microbatch dividing the per-replica batch up to max_mb;
 ** zero 1..3 (0 only when fixed: it is dominated by 1); recompute none,
-** selective, full (for each zero stage the least recompute that fits). */
+** selective, full (for each zero stage the least recompute that fits).
+** recompute_modules and offload_modules are the base's: the search
+** considers activation offload only when the base layout asks for it. */
 typedef struct pod_train_search_opts {
   pod_layout fix;
   int top_n; /* keep the best top_n (<= caller's capacity) */

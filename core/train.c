@@ -161,20 +161,7 @@ static double exposed(double t, double ov, double window) {
   return t - hid;
 }
 
-typedef struct layer_cost {
-  double gemm_flops, attn_flops, ew_bytes; /* per micro-batch per GPU */
-  double gemm_expert_flops;                /* routed-expert part of gemm */
-  double w_bytes, w_expert_bytes;          /* weight traffic of the GEMMs */
-  double tp_s, cp_s, ep_s;                 /* raw communication times */
-  double act_bytes;                        /* stored activations */
-  double full_act_bytes;                   /* without recompute */
-  /* Elements per token of the recomputable tensors (recompute modules):
-  ** norm outputs, activation-function outputs, MLA up-projection
-  ** outputs, flash-attention output; MLP block (dense layers). */
-  double act_norm, act_fn, act_up, act_core, act_mlp;
-  double up_flops, mlp_fwd_flops; /* forward FLOPs to rerun them */
-  double fixed_s; /* fixed GPU time per micro-batch (MoE layers) */
-} layer_cost;
+typedef pod_train__layer_cost layer_cost; /* train_int.h */
 
 typedef struct memq {
   double weights, grads, opt, act, logits;
@@ -274,64 +261,6 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   }
 }
 
-/* Stored activations and the recomputed work under cfg->recompute. */
-static void apply_recompute(int recompute, double Tt, double h, double keep,
-                            double recomp, layer_cost *o) {
-  o->full_act_bytes = 2.0 * Tt * (keep + recomp);
-  switch (recompute) {
-    case POD_RECOMPUTE_NONE:
-      o->act_bytes = o->full_act_bytes;
-      break;
-    case POD_RECOMPUTE_SELECTIVE:
-      o->act_bytes = 2.0 * Tt * keep;
-      o->attn_flops *= 4.0 / 3.0;
-      o->ew_bytes *= 4.0 / 3.0;
-      break;
-    default: /* full: keep the layer input; rerun the forward */
-      o->act_bytes = 2.0 * Tt * h;
-      o->gemm_flops *= 4.0 / 3.0;
-      o->gemm_expert_flops *= 4.0 / 3.0;
-      o->attn_flops *= 4.0 / 3.0;
-      o->ew_bytes *= 4.0 / 3.0;
-      o->tp_s *= 1.5;
-      o->ep_s *= 1.5;
-      o->cp_s *= 4.0 / 3.0;
-      o->fixed_s *= 4.0 / 3.0;
-      break;
-  }
-}
-
-/* Recompute modules on top of "none": each drops its stored tensors and
-** adds the forward work that rebuilds them (norms and activation
-** functions: one read and one write of their bf16 input and output). */
-static void apply_modules(const pod_layout *l, double Tt, double h,
-                          layer_cost *o) {
-  const pod_recompute_set *r = &l->recompute_modules;
-  double drop = 0.0;
-  if (r->layernorm) {
-    drop += o->act_norm;
-    o->ew_bytes += Tt * 8.0 * h * 2.0;
-  }
-  if (r->moe_act && o->gemm_expert_flops > 0.0) {
-    drop += o->act_fn;
-    o->ew_bytes += Tt * 6.0 * o->act_fn;
-  }
-  if (r->mla_up_proj && o->up_flops > 0.0) {
-    drop += o->act_up;
-    o->gemm_flops += o->up_flops;
-  }
-  if (r->core_attn) {
-    drop += o->act_core;
-    o->attn_flops *= 4.0 / 3.0;
-  }
-  if (r->mlp && o->mlp_fwd_flops > 0.0) {
-    drop += o->act_mlp - (r->layernorm ? o->act_norm * 0.5 : 0.0);
-    o->gemm_flops += o->mlp_fwd_flops;
-  }
-  o->act_bytes -= 2.0 * Tt * drop;
-  if (o->act_bytes < 2.0 * Tt * h) o->act_bytes = 2.0 * Tt * h;
-}
-
 static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
                         layer_cost *o) {
   const pod_model *m = &c->model;
@@ -413,8 +342,24 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
     o->cp_s = 3.0 * (l->cp - 1) * coll(x, POD_COLL_SEND_RECV, 2, rpd, bytes);
   }
   double keep = a_attn_keep + mlp_keep, recomp = a_attn_drop + mlp_recomp;
-  apply_recompute(l->recompute, Tt, h, keep, recomp, o);
-  if (l->recompute == POD_RECOMPUTE_NONE) apply_modules(l, Tt, h, o);
+  pod_train__apply_recompute(l->recompute, Tt, h, keep, recomp, o);
+  if (l->recompute == POD_RECOMPUTE_NONE) pod_train__apply_modules(l, Tt, h, o);
+  /* Offloadable tensors, elements per token, as stored after recompute
+  ** (train_act.c): q, k, v stay unless MLA recomputes its up-projections;
+  ** the attention output unless core attention is recomputed. */
+  int none = l->recompute == POD_RECOMPUTE_NONE;
+  int up_rec =
+      m->attn == POD_ATTN_MLA && (l->recompute == POD_RECOMPUTE_SELECTIVE ||
+                                  (none && l->recompute_modules.mla_up_proj));
+  pod_train__act_parts ap = {
+      h,
+      up_rec ? 0.0 : qkv_out,
+      none && l->recompute_modules.core_attn ? 0.0 : gin * H * v,
+      h,
+      moe ? gin * m->top_k * p->imb * h : 0.0,
+      moe ? m->top_k * p->imb * (m->gated_mlp ? 2.0 : 1.0) * m->expert_ffn
+          : 0.0};
+  pod_train__apply_offload(l, Tt, &ap, o);
 }
 
 /* Seconds of compute for a layer cost. */
@@ -463,6 +408,18 @@ typedef struct stage_params {
   double first_d, last_d, last_e;
   double shard_d, shard_e;
 } stage_params;
+
+/* Activations in HBM beyond the stored ones: one layer's full set while
+** full recompute reruns it, and the offloaded bytes of the layer being
+** reloaded (train_act.c). */
+static double act_working_set(const pod_layout *l, const layer_cost *dl,
+                              const layer_cost *ml) {
+  double w = 0.0;
+  if (l->recompute == POD_RECOMPUTE_FULL)
+    w = dl->full_act_bytes > ml->full_act_bytes ? dl->full_act_bytes
+                                                : ml->full_act_bytes;
+  return w + (dl->off_bytes > ml->off_bytes ? dl->off_bytes : ml->off_bytes);
+}
 
 /* Memory of the busiest pipeline ranks (first and last) into r->memory
 ** and r->fits; *sp gets the stage parameters the time model reuses. */
@@ -524,10 +481,8 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
   if (c->dtype != POD_DTYPE_BF16 && c->software.fp8_params)
     bw = pod_train__fp8_param_bytes(c);
   double act_layer = fd * dl->act_bytes + fm * ml->act_bytes;
-  double act_work = 0.0; /* one layer's full activations during recompute */
-  if (l->recompute == POD_RECOMPUTE_FULL)
-    act_work = dl->full_act_bytes > ml->full_act_bytes ? dl->full_act_bytes
-                                                       : ml->full_act_bytes;
+  double act_work = act_working_set(l, dl, ml);
+  double off_layer = fd * dl->off_bytes + fm * ml->off_bytes;
   double inflight = 1.0;
   if (dual) {
     inflight = (l->pp + 1.0) / 2.0; /* of the two stages' layers */
@@ -538,6 +493,7 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
   }
   double logits = p->T * V / tp * 4.0 * 2.0; /* fp32 logits and gradient */
   memq st[2] = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
+  double host[2];
   for (int i = 0; i < 2; i++) {
     double d = i == 0 ? first_d : last_d, e = i == 0 ? pe : last_e;
     double wd = d, we = e;
@@ -551,6 +507,7 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
     st[i].opt = (od + oe) * B_OPT;
     double infl = i == 0 || dual ? inflight : 1.0;
     st[i].act = act_layer * (i == 0 ? lr_first : lr_last) * infl + act_work;
+    host[i] = off_layer * (i == 0 ? lr_first : lr_last) * infl;
     st[i].logits = (i == 1 || l->pp == 1 || dual) ? logits : 0.0;
   }
   int worst = 0;
@@ -564,7 +521,9 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
   r->memory.activations_gb = (st[worst].act + st[worst].logits) / 1e9;
   r->memory.reserve_gb = c->mem_reserve_gb;
   r->memory.total_gb = tot[worst] / 1e9 + c->mem_reserve_gb;
-  r->fits = r->memory.total_gb <= s->gpu.hbm_gb;
+  r->memory.host_gb = (host[0] > host[1] ? host[0] : host[1]) / 1e9;
+  r->fits = r->memory.total_gb <= s->gpu.hbm_gb &&
+            r->memory.host_gb <= s->host_mem_gb;
 }
 
 /* LM head, cross-entropy and MTP blocks (last stage), seconds per
@@ -738,7 +697,9 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   int dual = sw->schedule == POD_SCHED_DUALPIPE;
   double ov_ep = sw->a2a_overlap || dual ? 1.0 : c->overlap_ep;
   double tep = fm * exposed(ml.ep_s, ov_ep, tcm);
-  double thost = fm * pod_train__host_layer_s(c);
+  double thost = fm * pod_train__host_layer_s(c) +
+                 fd * pod_train__offload_s(c, dl.off_bytes, tcd) +
+                 fm * pod_train__offload_s(c, ml.off_bytes, tcm);
   double head_s = head_time(c, &p, &dl, &ml, &rt);
   double lr_eff = p.lr, extra = head_s;
   double layer_all = tc + ttp + tcp + tep + thost;

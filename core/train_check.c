@@ -158,6 +158,11 @@ void pod_train_cfg_defaults(pod_train_cfg *c) {
   /* overlap_grad_reduce / overlap_param_gather: hidden behind the last
   ** micro-batch's backward and the next step's first forward. */
   c->overlap_dp = 0.9;
+  /* Activation offload: the copies run on the copy engines, concurrent
+  ** with the kernels (Megatron-Core's offload manager issues them on a
+  ** side stream and prefetches the next module), so all of a copy may
+  ** hide; the compute window of its pass bounds it (train_act.c). */
+  c->overlap_offload = 1.0;
   /* Per-GPU step-time coefficient of variation (kernel-time noise, host
   ** jitter, thermal/clock variation): FITTED on the T3 bf16 weak-scaling
   ** slope (Llama 3.1 70B on H100, MFU 54.5% -> 53.7% from 64 to 2,048
@@ -211,6 +216,7 @@ void pod_train_cfg_init(pod_train_cfg *c) {
   X(DOUBLE, overlap_ep, 0, 1, 0, "fraction hidden")                            \
   X(DOUBLE, overlap_pp, 0, 1, 0, "fraction hidden")                            \
   X(DOUBLE, overlap_dp, 0, 1, 0, "fraction hidden")                            \
+  X(DOUBLE, overlap_offload, 0, 1, 0, "fraction hidden")                       \
   X(DOUBLE, jitter, 0, 1, POD_F_MAX_OPEN, "per-GPU step-time CV")              \
   X(DOUBLE, grad_reduce_bytes, 0, 8, POD_F_MIN_OPEN,                           \
     "bytes per gradient element")                                              \
@@ -277,6 +283,25 @@ static int recompute_fields_ok(const pod_recompute_set *x) {
 #undef RECOMPUTE_FIELDS_E
 #undef RECOMPUTE_FIELDS_S
 
+#define OFFLOAD_FIELDS(X)                                       \
+  X(BOOL, attn_norm, 0, 1, 0, "offload the attention input")    \
+  X(BOOL, core_attn, 0, 1, 0, "offload q, k, v")                \
+  X(BOOL, attn_proj, 0, 1, 0, "offload the attention output")   \
+  X(BOOL, mlp_norm, 0, 1, 0, "offload the MLP residual")        \
+  X(BOOL, expert_fc1, 0, 1, 0, "offload the dispatched tokens") \
+  X(BOOL, moe_act, 0, 1, 0, "offload the experts' fc1 output")
+#define OFFLOAD_FIELDS_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_offload_set, k, m, lo, hi, open, unit)
+const pod_field pod_train_offload_set_fields[] = {
+    OFFLOAD_FIELDS(OFFLOAD_FIELDS_E) POD_FIELD_END};
+#define OFFLOAD_FIELDS_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+static int offload_fields_ok(const pod_offload_set *x) {
+  return 1 OFFLOAD_FIELDS(OFFLOAD_FIELDS_S);
+}
+#undef OFFLOAD_FIELDS_E
+#undef OFFLOAD_FIELDS_S
+
 #define SW_FIELDS(X)                                                    \
   X(BOOL, a2a_overlap, 0, 1, 0, "moe_a2a_overlap")                      \
   X(BOOL, fused_grouped_mlp, 0, 1, 0, "cutedsl_fused_grouped_mlp")      \
@@ -341,12 +366,17 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
   const pod_model *m = &c->model;
   /* the table's bounds (0 = 1 was normalized before), then the rules */
   int rc = POD_OK;
-  if (!(layout_fields_ok(l) & recompute_fields_ok(&l->recompute_modules))) {
+  if (!(layout_fields_ok(l) & recompute_fields_ok(&l->recompute_modules) &
+        offload_fields_ok(&l->offload_modules))) {
     rc = pod_field_check_all(pod_train_layout_fields, l, "parallel.", err);
     if (rc == POD_OK)
       rc = pod_field_check_all(pod_train_recompute_set_fields,
                                &l->recompute_modules,
                                "parallel.recompute_modules.", err);
+    if (rc == POD_OK)
+      rc =
+          pod_field_check_all(pod_train_offload_set_fields, &l->offload_modules,
+                              "parallel.offload_modules.", err);
   }
   if (rc != POD_OK) return rc;
   NEED(l->tp <= m->heads && m->heads % l->tp == 0, "parallel.tp",
@@ -413,6 +443,8 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
          "%ld)",
          mb);
   }
+  rc = pod_train__check_offload(c, err);
+  if (rc != POD_OK) return rc;
   *dp_out = dp;
   return POD_OK;
 }

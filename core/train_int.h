@@ -41,6 +41,51 @@ int pod_train__check_cfg_fields(const pod_train_cfg *c, int *dp, pod_err *err);
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                          int want_time, pod_err *err);
 
+/* ---- train_act.c: stored activations (recompute, offload) ---- */
+
+/* The work and stored activations of one layer per micro-batch per GPU
+** (train.c fills it). */
+typedef struct pod_train__layer_cost {
+  double gemm_flops, attn_flops, ew_bytes; /* per micro-batch per GPU */
+  double gemm_expert_flops;                /* routed-expert part of gemm */
+  double w_bytes, w_expert_bytes;          /* weight traffic of the GEMMs */
+  double tp_s, cp_s, ep_s;                 /* raw communication times */
+  double act_bytes;                        /* stored activations */
+  double full_act_bytes;                   /* without recompute */
+  /* Elements per token of the recomputable tensors (recompute modules):
+  ** norm outputs, activation-function outputs, MLA up-projection
+  ** outputs, flash-attention output; MLP block (dense layers). */
+  double act_norm, act_fn, act_up, act_core, act_mlp;
+  double up_flops, mlp_fwd_flops; /* forward FLOPs to rerun them */
+  double fixed_s;   /* fixed GPU time per micro-batch (MoE layers) */
+  double off_bytes; /* stored activations offloaded to host memory */
+} pod_train__layer_cost;
+
+/* Elements per token of the tensors offload_modules can move, as stored
+** (0 when a recompute drops them), in offload-flag order. */
+typedef struct pod_train__act_parts {
+  double attn_in, qkv, attn_out, mlp_in, fc1_in, fc1_out;
+} pod_train__act_parts;
+
+/* Stored activations and recomputed work under parallel.recompute. */
+void pod_train__apply_recompute(int recompute, double Tt, double h, double keep,
+                                double recomp, pod_train__layer_cost *o);
+/* recompute_modules on top of recompute "none". */
+void pod_train__apply_modules(const pod_layout *l, double Tt, double h,
+                              pod_train__layer_cost *o);
+/* offload_modules: o->off_bytes out of o->act_bytes (Tt tokens). */
+void pod_train__apply_offload(const pod_layout *l, double Tt,
+                              const pod_train__act_parts *a,
+                              pod_train__layer_cost *o);
+/* 1 when the layout offloads anything. */
+int pod_train__offloads(const pod_layout *l);
+/* Exposed seconds per micro-batch of one layer's offload (d2h under its
+** forward) and reload (h2d under its backward), compute_s its compute. */
+double pod_train__offload_s(const pod_train_cfg *c, double bytes,
+                            double compute_s);
+/* The offload checks (flags 0/1, a host link and host memory). */
+int pod_train__check_offload(const pod_train_cfg *c, pod_err *err);
+
 /* ---- train_sw.c: software features and per-SKU terms ---- */
 
 /* Achieved rates of one config. */

@@ -185,9 +185,19 @@ int pod_train_search(const pod_train_cfg *base,
               for (int etp = 1; etp <= tmax; etp++) {
                 if (!dim_ok(f->etp, etp) || world % ((long)ep * etp)) continue;
                 if (m->experts > 0 && m->expert_ffn % etp) continue;
-                *l = (pod_layout){
-                    tp, pp, vp, dp, ep,     etp,
-                    cp, mb, 0,  0,  uneven, base->parallel.recompute_modules};
+                *l = (pod_layout){tp,
+                                  pp,
+                                  vp,
+                                  dp,
+                                  ep,
+                                  etp,
+                                  cp,
+                                  mb,
+                                  0,
+                                  0,
+                                  uneven,
+                                  base->parallel.recompute_modules,
+                                  base->parallel.offload_modules};
                 st.candidates++;
                 rc = try_zero_recompute(&c, dp, zlo, zhi, rlo, rhi, &t, &st,
                                         err);

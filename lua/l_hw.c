@@ -83,6 +83,9 @@ static const lpod_field system_fields[] = {
     SF(sharp, LPOD_BOOL),
     SF(msg_overhead_us, LPOD_DOUBLE),
     SF(leaf_gpus, LPOD_INT),
+    SF(host_link_GBps, LPOD_DOUBLE),
+    SF(host_link_eff, LPOD_DOUBLE),
+    SF(host_mem_gb, LPOD_DOUBLE),
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_system_type = {

@@ -79,6 +79,7 @@ static const tres res_train_mem[] = {
     TD("activations_gb", memory.activations_gb),
     TD("reserve_gb", memory.reserve_gb),
     TD("total_gb", memory.total_gb),
+    TD("host_gb", memory.host_gb),
     {NULL, 0, 0, 0, NULL}};
 static const tres res_train_bd[] = {TD("compute", breakdown.compute),
                                     TD("tp", breakdown.tp),

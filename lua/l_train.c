@@ -114,6 +114,29 @@ static const lpod_type recompute_set_type = {"podsim.recompute_modules",
                                              NULL,
                                              pod_train_recompute_set_fields};
 
+#define OF(name) \
+  { #name, LPOD_BOOL, offsetof(pod_offload_set, name), 0, "", NULL, NULL }
+static const lpod_field offload_set_fields[] = {
+    OF(attn_norm),
+    OF(core_attn),
+    OF(attn_proj),
+    OF(mlp_norm),
+    OF(expert_fc1),
+    OF(moe_act),
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+static const lpod_type offload_set_type = {"podsim.offload_modules",
+                                           "offload modules",
+                                           "podsim.train",
+                                           NULL,
+                                           sizeof(pod_offload_set),
+                                           offload_set_fields,
+                                           NULL,
+                                           NULL,
+                                           NULL,
+                                           NULL,
+                                           pod_train_offload_set_fields};
+
 static int sw_preset(const char *n, void *out) {
   return pod_train_sw_preset(n, out);
 }
@@ -171,6 +194,8 @@ static const lpod_field layout_fields[] = {
     LF(uneven, LPOD_BOOL),
     {"recompute_modules", LPOD_STRUCT, offsetof(pod_layout, recompute_modules),
      0, "", NULL, &recompute_set_type},
+    {"offload_modules", LPOD_STRUCT, offsetof(pod_layout, offload_modules), 0,
+     "", NULL, &offload_set_type},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type layout_type = {"podsim.parallel",
@@ -222,6 +247,7 @@ static const lpod_field cfg_fields[] = {
     CF(overlap_ep, LPOD_DOUBLE),
     CF(overlap_pp, LPOD_DOUBLE),
     CF(overlap_dp, LPOD_DOUBLE),
+    CF(overlap_offload, LPOD_DOUBLE),
     CF(jitter, LPOD_DOUBLE),
     CF(grad_reduce_bytes, LPOD_DOUBLE),
     CF(mem_reserve_gb, LPOD_DOUBLE),
@@ -330,6 +356,8 @@ static void push_layout(lua_State *L, const pod_layout *l) {
   lua_setfield(L, -2, "uneven");
   lpod_push(L, &recompute_set_type, &l->recompute_modules);
   lua_setfield(L, -2, "recompute_modules");
+  lpod_push(L, &offload_set_type, &l->offload_modules);
+  lua_setfield(L, -2, "offload_modules");
 }
 
 /* ---- podsim.model{}, model_params, model_flops -------------------------- */
@@ -409,13 +437,14 @@ static void push_result(lua_State *L, const pod_train_cfg *c,
   setint(L, "microbatches", r->microbatches);
   setint(L, "dp", r->dp);
   setint(L, "edp", r->edp);
-  lua_createtable(L, 0, 6);
+  lua_createtable(L, 0, 7);
   setnum(L, "weights_gb", r->memory.weights_gb);
   setnum(L, "grads_gb", r->memory.grads_gb);
   setnum(L, "optimizer_gb", r->memory.optimizer_gb);
   setnum(L, "activations_gb", r->memory.activations_gb);
   setnum(L, "reserve_gb", r->memory.reserve_gb);
   setnum(L, "total_gb", r->memory.total_gb);
+  setnum(L, "host_gb", r->memory.host_gb);
   lua_setfield(L, -2, "memory");
   const pod_train_breakdown *b = &r->breakdown;
   lua_createtable(L, 0, 9);
@@ -463,7 +492,17 @@ static int l_train(lua_State *L) {
   pod_err_clear(&e);
   int rc = pod_train_eval(&c, &r, &e);
   if (rc != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
-  if (!r.fits && lpod_host(L) != NULL) {
+  if (!r.fits && lpod_host(L) != NULL &&
+      r.memory.total_gb <= c.system.gpu.hbm_gb) {
+    lpod_where(L); /* the offloaded activations overflow host memory */
+    fprintf(stderr,
+            "%s warning: podsim.train: the offloaded activations do not fit "
+            "in host memory: %.1f GB per GPU > host_mem_gb %.0f GB; its "
+            "step time and throughput (fits = false) assume memory it does "
+            "not have\n",
+            lua_tostring(L, -1), r.memory.host_gb, c.system.host_mem_gb);
+    lua_pop(L, 1);
+  } else if (!r.fits && lpod_host(L) != NULL) {
     /* loud: the throughput below is for a machine with more memory */
     lpod_where(L);
     fprintf(stderr,
@@ -483,7 +522,8 @@ static int l_train(lua_State *L) {
 /* ---- podsim.search{} ---------------------------------------------------- */
 
 static const char *const search_only[] = {
-    "fix", "top", "max_tp", "max_pp", "max_vp", "max_cp", "max_mb", NULL};
+    "fix",    "top",    "max_tp",          "max_pp", "max_vp",
+    "max_cp", "max_mb", "offload_modules", NULL};
 static const char *const fix_keys[] = {
     "tp", "pp",         "vp",   "dp",        "ep",     "etp",
     "cp", "microbatch", "zero", "recompute", "uneven", NULL};
@@ -553,6 +593,11 @@ static int l_search(lua_State *L) {
   }
   pod_train_cfg c;
   lpod_build(L, t, &search_cfg_type, &c, NULL);
+  /* offload_modules: the search considers offload only when asked, and
+  ** then with these modules in every layout */
+  if (lua_getfield(L, 1, "offload_modules") != LUA_TNIL)
+    lpod_build(L, -1, &offload_set_type, &c.parallel.offload_modules, NULL);
+  lua_pop(L, 1);
   pod_train_search_opts o;
   read_search_opts(L, ctx, &o);
   pod_train_search_item *items =

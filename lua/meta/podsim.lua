@@ -282,6 +282,9 @@ function podsim.format_check(row) end
 ---@field sharp? boolean the fabric reduces in-network (SHARP: the collnet algorithm)
 ---@field msg_overhead_us? number cost of posting one message to the NIC, us
 ---@field leaf_gpus? integer GPUs whose NICs share one leaf group; oversub applies only to traffic leaving it, >= 1
+---@field host_link_GBps? number GPU-to-host-memory line rate per GPU per direction, 1e9 B/s (PCIe, or the GPU's share of NVLink-C2C; 0: none)
+---@field host_link_eff? number achieved fraction of host_link_GBps (0: unknown)
+---@field host_mem_gb? number host memory per GPU, GB (0: unknown)
 
 ---A system spec (immutable): a GPU, its scale-up domain and its scale-out network.
 ---@class podsim.System
@@ -310,6 +313,9 @@ function podsim.format_check(row) end
 ---@field sharp boolean the fabric reduces in-network (SHARP: the collnet algorithm)
 ---@field msg_overhead_us number cost of posting one message to the NIC, us
 ---@field leaf_gpus integer GPUs whose NICs share one leaf group; oversub applies only to traffic leaving it
+---@field host_link_GBps number GPU-to-host-memory line rate per GPU per direction, 1e9 B/s (0: none)
+---@field host_link_eff number achieved fraction of host_link_GBps (0: unknown)
+---@field host_mem_gb number host memory per GPU, GB (0: unknown)
 
 ---GPU presets (`podsim presets gpus`; sources in `podsim.sources.gpus`).
 ---@class podsim.gpus
@@ -519,6 +525,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field recompute? podsim.Recompute
 ---@field uneven? boolean allow layers not divisible by pp x vp (then pp x vp <= layers + 2: embedding-only and loss-only virtual stages)
 ---@field recompute_modules? podsim.RecomputeModules per-module recompute on top of `recompute`
+---@field offload_modules? podsim.OffloadModules per-module activation offload to host memory
 
 ---A parallel layout (immutable, in `podsim.TrainConfig`).
 ---@class podsim.Parallel
@@ -534,6 +541,16 @@ function podsim.model_flops(model, seq, causal) end
 ---@field recompute podsim.Recompute
 ---@field uneven boolean
 ---@field recompute_modules podsim.RecomputeModules
+---@field offload_modules podsim.OffloadModules
+
+---Per-module activation offload (Megatron-Core `fine_grained_activation_offloading`, `offload_modules`).
+---@class podsim.OffloadModules
+---@field attn_norm boolean offload the attention norm's input (the layer input)
+---@field core_attn boolean offload core attention's q, k, v
+---@field attn_proj boolean offload the output projection's input (attention output)
+---@field mlp_norm boolean offload the MLP norm's input
+---@field expert_fc1 boolean offload the routed experts' fc1 input (dispatched tokens)
+---@field moe_act boolean offload the routed experts' activation input (fc1 output)
 
 ---Per-module recompute (Megatron-Core `recompute_modules`, selective granularity).
 ---@class podsim.RecomputeModules
@@ -590,6 +607,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field overlap_ep? number fraction hidden (0.5)
 ---@field overlap_pp? number fraction hidden (0.8)
 ---@field overlap_dp? number fraction hidden (0.9)
+---@field overlap_offload? number fraction of activation offload/reload copies hidden under the layer's compute (1)
 ---@field jitter? number per-GPU step-time CV (0.0153)
 ---@field jitter_sync? number per-interval CV at amax all-reduces (0.03)
 ---@field grad_reduce_bytes? number bytes per gradient element (2)
@@ -620,6 +638,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field overlap_ep number
 ---@field overlap_pp number
 ---@field overlap_dp number
+---@field overlap_offload number
 ---@field jitter number
 ---@field grad_reduce_bytes number
 ---@field mem_reserve_gb number
@@ -639,6 +658,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field activations_gb number
 ---@field reserve_gb number
 ---@field total_gb number
+---@field host_gb number offloaded activations held in host memory per GPU
 
 ---Seconds of one step by part; they add up to `step_s`.
 ---@class podsim.TrainBreakdown
@@ -687,6 +707,7 @@ function podsim.train(args) end
 ---@field max_vp? integer
 ---@field max_cp? integer
 ---@field max_mb? integer
+---@field offload_modules? podsim.OffloadModules offload these modules in every layout (default: none; the search considers offload only when asked)
 
 ---@class podsim.SearchItem
 ---@field tp integer
@@ -701,6 +722,7 @@ function podsim.train(args) end
 ---@field recompute podsim.Recompute
 ---@field uneven boolean
 ---@field recompute_modules podsim.RecomputeModules
+---@field offload_modules podsim.OffloadModules
 ---@field tokens_per_s_per_gpu number
 ---@field step_s number
 ---@field mfu number

@@ -89,15 +89,18 @@ int main(void) {
   sv[0].prefill.gpus = 32;
   pod_rl_cfg r[2];
   /* layout: tp pp vp dp ep etp cp mb zero recompute uneven */
-  bad |= rl(&r[0], "hgx_b200", "llama3_70b", 512, 8,
-            (pod_layout){2, 1, 1, 0, 1, 1, 1, 1, 3, 0, 0, {0, 0, 0, 0, 0}});
-  bad |= rl(&r[1], "gb200_nvl72", "deepseek_v3", 512, 64,
-            (pod_layout){2, 1, 1, 0, 64, 1, 1, 1, 2, 0, 0, {0, 0, 0, 0, 0}});
+  bad |=
+      rl(&r[0], "hgx_b200", "llama3_70b", 512, 8,
+         (pod_layout){2, 1, 1, 0, 1, 1, 1, 1, 3, 0, 0, {0, 0, 0, 0, 0}, {0}});
+  bad |=
+      rl(&r[1], "gb200_nvl72", "deepseek_v3", 512, 64,
+         (pod_layout){2, 1, 1, 0, 64, 1, 1, 1, 2, 0, 0, {0, 0, 0, 0, 0}, {0}});
   pod_rl_pair_cfg pair;
   pod_rl_pair_cfg_init(&pair);
   pair.a = r[1];
-  bad |= rl(&pair.b, "hgx_b200", "deepseek_v3", 512, 64,
-            (pod_layout){2, 16, 1, 0, 8, 1, 1, 1, 1, 0, 1, {0, 0, 0, 0, 0}});
+  bad |=
+      rl(&pair.b, "hgx_b200", "deepseek_v3", 512, 64,
+         (pod_layout){2, 16, 1, 0, 8, 1, 1, 1, 1, 0, 1, {0, 0, 0, 0, 0}, {0}});
   if (bad) {
     fprintf(stderr, "bench_serve: preset missing\n");
     return 1;

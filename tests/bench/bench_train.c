@@ -35,24 +35,25 @@ int main(void) {
   pod_train_cfg cases[NCASES];
   int bad = 0;
   /* layout: tp pp vp dp ep etp cp mb zero recompute uneven */
-  bad |= mk(&cases[0], "gb200_nvl72", "llama4_maverick", 128, 8192, 1024,
-            POD_DTYPE_FP8,
-            (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
-  bad |= mk(&cases[1], "hgx_h100", "llama4_maverick", 512, 8192, 1024,
-            POD_DTYPE_FP8,
-            (pod_layout){4, 1, 1, 0, 128, 4, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+  bad |=
+      mk(&cases[0], "gb200_nvl72", "llama4_maverick", 128, 8192, 1024,
+         POD_DTYPE_FP8,
+         (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}});
+  bad |= mk(
+      &cases[1], "hgx_h100", "llama4_maverick", 512, 8192, 1024, POD_DTYPE_FP8,
+      (pod_layout){4, 1, 1, 0, 128, 4, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}});
   bad |=
       mk(&cases[2], "hgx_h100", "llama3_70b", 2048, 8192, 4096, POD_DTYPE_FP8,
-         (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+         (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}});
   bad |=
       mk(&cases[3], "hgx_h100", "llama3_405b", 1024, 8192, 512, POD_DTYPE_BF16,
-         (pod_layout){8, 8, 8, 0, 1, 1, 2, 1, 1, 0, 1, {0, 0, 0, 0, 0}});
-  bad |= mk(&cases[4], "gb300_nvl72", "deepseek_v3", 256, 4096, 4096,
-            POD_DTYPE_FP8,
-            (pod_layout){1, 2, 8, 0, 32, 1, 1, 1, 1, 0, 1, {0, 0, 0, 0, 0}});
+         (pod_layout){8, 8, 8, 0, 1, 1, 2, 1, 1, 0, 1, {0, 0, 0, 0, 0}, {0}});
+  bad |= mk(
+      &cases[4], "gb300_nvl72", "deepseek_v3", 256, 4096, 4096, POD_DTYPE_FP8,
+      (pod_layout){1, 2, 8, 0, 32, 1, 1, 1, 1, 0, 1, {0, 0, 0, 0, 0}, {0}});
   bad |=
       mk(&cases[5], "hgx_h100", "mixtral_8x7b", 64, 4096, 256, POD_DTYPE_BF16,
-         (pod_layout){2, 1, 1, 0, 8, 1, 1, 1, 1, 1, 0, {0, 0, 0, 0, 0}});
+         (pod_layout){2, 1, 1, 0, 8, 1, 1, 1, 1, 1, 0, {0, 0, 0, 0, 0}, {0}});
   if (bad) {
     fprintf(stderr, "bench_train: preset missing\n");
     return 1;
@@ -76,7 +77,7 @@ int main(void) {
   pod_train_cfg base;
   bad |=
       mk(&base, "gb300_nvl72", "deepseek_v3", 16384, 4096, 16384, POD_DTYPE_FP8,
-         (pod_layout){1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+         (pod_layout){1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}});
   pod_train_search_opts o;
   pod_train_search_opts_init(&o);
   pod_train_search_item top[10];

@@ -56,7 +56,8 @@ static void test_dense_search(void **state) {
   check_results(&base, it, n);
   /* The best layout is at least as good as the published T3 layout. */
   pod_train_cfg t3 = base;
-  t3.parallel = (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}};
+  t3.parallel =
+      (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}};
   pod_train_result r;
   assert_int_equal(pod_train_eval(&t3, &r, &e), POD_OK);
   assert_true(it[0].tokens_per_s_per_gpu >= r.tokens_per_s_per_gpu);

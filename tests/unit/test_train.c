@@ -90,7 +90,7 @@ static void test_throughput_identities(void **state) {
   (void)state;
   pod_train_cfg c = preset_cfg(
       "hgx_h100", "llama3_70b", 64, 8192, 128, POD_DTYPE_BF16,
-      (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+      (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}});
   pod_train_result r;
   pod_err e;
   assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
@@ -143,10 +143,10 @@ static void test_breakdown_zero_dims(void **state) {
     pod_layout l;
     int gpus;
   } one[] = {
-      {{2, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, 2}, /* tp */
-      {{1, 1, 1, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, 2}, /* cp */
-      {{1, 2, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, 2}, /* pp */
-      {{1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}, 2}, /* dp */
+      {{2, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}}, 2}, /* tp */
+      {{1, 1, 1, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}}, 2}, /* cp */
+      {{1, 2, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}}, 2}, /* pp */
+      {{1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}}, 2}, /* dp */
   };
   for (int i = 0; i < 4; i++) {
     c = tiny_cfg(one[i].gpus);
@@ -187,13 +187,13 @@ static void test_monotone_bandwidth(void **state) {
   pod_train_cfg cs[3] = {
       preset_cfg(
           "hgx_h100", "llama3_70b", 2048, 8192, 4096, POD_DTYPE_FP8,
-          (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}}),
-      preset_cfg(
-          "hgx_h100", "llama4_maverick", 512, 8192, 1024, POD_DTYPE_FP8,
-          (pod_layout){4, 1, 1, 0, 128, 4, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}}),
+          (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}}),
+      preset_cfg("hgx_h100", "llama4_maverick", 512, 8192, 1024, POD_DTYPE_FP8,
+                 (pod_layout){
+                     4, 1, 1, 0, 128, 4, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}}),
       preset_cfg(
           "gb300_nvl72", "deepseek_v3", 256, 4096, 4096, POD_DTYPE_FP8,
-          (pod_layout){1, 2, 8, 0, 32, 1, 1, 1, 1, 0, 1, {0, 0, 0, 0, 0}}),
+          (pod_layout){1, 2, 8, 0, 32, 1, 1, 1, 1, 0, 1, {0, 0, 0, 0, 0}, {0}}),
   };
   for (int k = 0; k < 3; k++) {
     for (int which = 0; which < 3; which++) {
@@ -220,7 +220,7 @@ static void test_monotone_bandwidth(void **state) {
 ** layout is rejected on parallel.vp. */
 static void test_embedding_loss_stages(void **state) {
   (void)state;
-  pod_layout l8 = {4, 16, 8, 0, 1, 1, 1, 1, 1, 0, 1, {0, 0, 0, 0, 0}};
+  pod_layout l8 = {4, 16, 8, 0, 1, 1, 1, 1, 1, 0, 1, {0, 0, 0, 0, 0}, {0}};
   pod_train_cfg c = preset_cfg("gb200_nvl72", "llama3_405b", 256, 8192, 1536,
                                POD_DTYPE_FP8, l8);
   c.fp8_recipe = POD_FP8_BLOCK;
@@ -370,7 +370,7 @@ static void test_constraint_errors(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     pod_train_cfg c = preset_cfg(
         "hgx_h100", "llama3_70b", 64, 8192, 128, POD_DTYPE_BF16,
-        (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+        (pod_layout){4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}});
     assert_int_equal(pod_train_check(&c, NULL), POD_OK);
     cases[i].f(&c);
     pod_err e;
@@ -390,11 +390,11 @@ static void test_constraint_errors(void **state) {
     pod_layout l;
     const char *field;
   } moe[] = {
-      {{4, 1, 1, 0, 3, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}},
+      {{4, 1, 1, 0, 3, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}},
        "parallel.ep"}, /* 3 !| 128 */
-      {{4, 1, 1, 0, 8, 3, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}},
+      {{4, 1, 1, 0, 8, 3, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}},
        "parallel.etp"}, /* 3 !| 8192 */
-      {{4, 1, 1, 0, 128, 8, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}},
+      {{4, 1, 1, 0, 128, 8, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}},
        "parallel.ep"}, /* 1024 !| 512 */
   };
   for (int i = 0; i < 3; i++) {
@@ -429,7 +429,7 @@ static void test_constraint_errors(void **state) {
 ** the all-reduces' latency lands in the DP part. */
 static void test_fp8_amax_sync(void **state) {
   (void)state;
-  pod_layout l = {4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}};
+  pod_layout l = {4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}};
   double wait[2], strag[2], dp_s[2];
   int gpus[2] = {64, 2048};
   for (int i = 0; i < 2; i++) {
@@ -484,7 +484,7 @@ static void test_fp8_amax_sync(void **state) {
   ** than EP adds no wait (Maverick, EP64 = DP64 on 128 GB200). */
   pod_train_cfg m = preset_cfg(
       "gb200_nvl72", "llama4_maverick", 128, 8192, 1024, POD_DTYPE_FP8,
-      (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+      (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}});
   pod_train_result rm;
   assert_int_equal(pod_train_eval(&m, &rm, NULL), POD_OK);
   near(rm.breakdown.straggler, m.jitter * (rm.step_s - rm.breakdown.straggler) *
@@ -536,7 +536,7 @@ static void test_kernel(void **state) {
   assert_int_equal(pod_train_kernel.nmetrics, 17);
   pod_train_cfg c = preset_cfg(
       "gb200_nvl72", "llama4_maverick", 128, 8192, 1024, POD_DTYPE_FP8,
-      (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}});
+      (pod_layout){1, 2, 12, 0, 64, 1, 1, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}});
   double v[17];
   pod_err e;
   assert_int_equal(pod_train_kernel.fn(&c, v, &e), POD_OK);
