@@ -113,6 +113,10 @@ typedef struct pod_serve_cfg {
                             weights that do not fit in HBM (offloaded,
                             prefetched layer by layer); 0: no offload,
                             the weights must fit */
+  double expert_cv;      /* relative sd of one physical expert's load in
+                            a batch about the balanced mean its EPLB
+                            placement was built for (routing drift);
+                            0: perfect EPLB, multinomial counts only */
 } pod_serve_cfg;
 
 typedef struct pod_serve_memory {

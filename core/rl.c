@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "pod_coll.h"
+#include "serve_int.h"
 
 #define FAIL(field, ...) pod_err_set(err, POD_EINVAL, field, __VA_ARGS__)
 
@@ -238,16 +239,6 @@ static double capped_m2(const pod_rl_length *len, double cap) {
     }
   }
   return m;
-}
-
-/* E[max of n standard normals], Blom's approximation (0 for n <= 1). */
-static double normal_max(double n) {
-  if (n <= 1.0) return 0.0;
-  pod_dist d;
-  memset(&d, 0, sizeof d);
-  d.kind = POD_DIST_NORMAL;
-  d.p[1] = 1.0;
-  return pod_dist_quantile(&d, (n - 0.375) / (n + 0.25));
 }
 
 double pod_rl_expected_max(const pod_rl_length *len, double n, double cap) {
@@ -489,7 +480,7 @@ int pod_rl_eval(const pod_rl_cfg *c, pod_rl_result *o, pod_err *err) {
   if (k.inst > 1 && !c->partial) {
     double var = k.m2 - k.mean * k.mean;
     double cv = var > 0.0 ? sqrt(var) / k.mean : 0.0;
-    k.split += normal_max(k.inst) * cv / sqrt(k.n_seq / k.inst);
+    k.split += pod_serve__normal_max(k.inst) * cv / sqrt(k.n_seq / k.inst);
   }
   o->sequences = k.n_seq;
   o->mean_response = k.mean;

@@ -1,15 +1,45 @@
 /*
 ** serve_ep.c: expert dispatch and combine of the serving model
 ** (pod_serve.h: pod_serve_ep_time and the EP kernel names; serve.c times
-** them inside a decode step or prefill pass), and the collective and
-** range-check helpers serve.c shares (serve_int.h).  Sources of the
-** DeepEP fixed costs are with their defaults in serve.c.
+** them inside a decode step or prefill pass), the expert imbalance, and
+** the collective and range-check helpers serve.c shares (serve_int.h).
+** Sources of the defaults serve.c sets (EP_LL_US, EP_LL_UP_US,
+** EXPERT_CV):
+**  - ep_ll_us 34: the fixed part of one DeepEP low-latency dispatch or
+**    combine (kernel launch, GPU-initiated RDMA signalling).  FITTED on
+**    one row of the DeepEP README table (deepseek-ai/DeepEP, legacy V1
+**    "Low-latency kernels with pure RDMA": H800 + CX7 400 Gb/s, 128 tokens
+**    per rank, hidden 7168, top-8, fp8 dispatch, bf16 combine; EP32
+**    dispatch 155 us: 5.68 MB of remote traffic at 47 GB/s leaves 34 us);
+**    the other nine rows of that table (EP16-EP256) are predictions
+**    (tests/validation/s1_deepep_ll.lua);
+**  - ep_ll_up_us 19: the same fixed part when every peer is on the
+**    scale-up fabric (no network signalling).  FITTED on one row of the
+**    NVLink low-latency table of deepseek-ai/DeepEP PR #173 (H20, 128
+**    tokens, EP8 dispatch 37 us: 6.6 MB over NVLink at 371 GB/s leaves
+**    19 us); its EP8 combine and EP16-EP64 rows are predictions
+**    (tests/validation/s1_deepep_ll.lua).  This is the decode path of
+**    GB200 NVL72's 72-GPU domain;
+**  - expert_cv 0.55: with EP the busiest GPU sets a MoE layer
+**    (pod_serve__ep_imbalance below): its routed copies are a
+**    multinomial count (what random routing leaves: SGLang's "simulated
+**    perfect EPLB", DeepSeek's "absolutely balanced" profile) plus each
+**    expert's per-batch load drifting about the mean its EPLB placement
+**    balanced, relative sd expert_cv, independent over experts (LMSYS
+**    2025-05-05, "larger batches reduce random fluctuations in expert
+**    usage", "even with EPLB, some imbalance is inevitable"; LMSYS
+**    2026-06-26, Waterfill/LPLB: "a single batch can still have residual
+**    imbalance").  FITTED on the one published pair of the same
+**    deployment with and without it: SGLang's 4K prefill on 32 H100, 59,337
+**    tokens/s/node with simulated perfect EPLB over 50,302 with the default
+**    placement (LMSYS 2025-05-05 profile table: 1.18x).
 */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "pod_coll.h"
+#include "pod_dist.h"
 #include "pod_serve.h"
 #include "serve_int.h"
 
@@ -147,4 +177,19 @@ int pod_serve__decode_ep(const pod_serve_cfg *c, int ep, double disp,
   }
   *t = td + tc;
   return POD_OK;
+}
+
+double pod_serve__normal_max(double n) {
+  if (n <= 1.0) return 0.0;
+  pod_dist d;
+  memset(&d, 0, sizeof d);
+  d.kind = POD_DIST_NORMAL;
+  d.p[1] = 1.0;
+  return pod_dist_quantile(&d, (n - 0.375) / (n + 0.25));
+}
+
+double pod_serve__ep_imbalance(int ep, int local, double copies, double cv) {
+  if (ep <= 1 || local <= 0 || copies <= 0.0) return 1.0;
+  double z = pod_serve__normal_max(ep);
+  return 1.0 + z * sqrt(1.0 / copies + cv * cv / local);
 }

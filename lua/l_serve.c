@@ -117,6 +117,7 @@ static const lpod_field cfg_fields[] = {
     CF(kv_frac, LPOD_DOUBLE, 0, 1, "share of free HBM for KV"),
     CF(host_GBps, LPOD_DOUBLE, 0, 1e6, "GB/s per GPU, prefill offload"),
     CF(ep_sms, LPOD_DOUBLE, 0, 100, "SMs of DeepEP normal kernels"),
+    CF(expert_cv, LPOD_DOUBLE, 0, 10, "per-batch expert load drift"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_serve_cfg_type = {"podsim.serve_cfg",
