@@ -23,13 +23,11 @@
 **  - eff_hbm 0.85: the same README reports up to 3000 GB/s memory-bound
 **    of the H800's 3350 GB/s (0.90) for its attention kernel; weight reads
 **    of small decode GEMMs reach less, so 0.85 for all memory-bound parts;
-**  - ep_ll_us, ep_ll_up_us (DeepEP low-latency fixed costs) and
-**    expert_cv (expert imbalance): sources in serve_ep.c;
+**  - ep_ll_us, ep_ll_up_us, expert_cv: serve_ep.c; host_us: serve_host.c;
 **  - overlap 0.93: the share of the smaller of compute and communication
 **    that two-batch overlap hides in decode.  FITTED on S2 (SGLang's
 **    96-H100 deployment, decode at 256 sequences per GPU, TBO on) with the
-**    expert imbalance below in place; without it the fit sat at its bound
-**    0 (the imbalance was what TBO seemed not to hide).  A study should
+**    expert imbalance in place (without it, at its bound 0).  A study should
 **    sample it (0.5 to 1);
 ****  - layer_us 8: per-layer fixed cost of a decode step under CUDA graphs
 **    (about ten kernels per layer at ~0.8 us launch-to-launch on Hopper,
@@ -126,6 +124,7 @@ void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->host_GBps = 0.0;
   c->ep_sms = EP_SMS;
   c->expert_cv = EXPERT_CV;
+  c->host_us = pod_serve__host_us_default();
 }
 
 void pod_serve_cfg_init(pod_serve_cfg *c) {
@@ -138,6 +137,7 @@ void pod_serve_cfg_init(pod_serve_cfg *c) {
   c->prefill_tokens = 16384.0;
   c->spec_accept = 0.8;
   c->ep_kernel = POD_SERVE_EP_DEEPEP_LL;
+  c->host_overlap = 1;
   pod_serve_cfg_defaults(c);
 }
 
@@ -285,6 +285,8 @@ static int check_rest(const pod_serve_cfg *c, pod_err *err) {
   if ((rc = pod_serve__check_num(c->ep_sms, 0, 100, 0, "ep_sms", err)))
     return rc;
   if ((rc = pod_serve__check_num(c->expert_cv, 0, 10, 0, "expert_cv", err)))
+    return rc;
+  if ((rc = pod_serve__check_num(c->host_us, 0, 1e7, 0, "host_us", err)))
     return rc;
   lay l;
   if ((rc = resolve(&c->model, c->gpus, &c->parallel, c->redundant_experts,
@@ -746,6 +748,8 @@ static int eval_core(const pod_serve_cfg *c, pod_serve_result *o,
   if ((rc = decode_step(c, &s, &ld, stage_seqs, ctx, &o->step,
                         &o->experts_touched, err)))
     return rc;
+  o->step.host = pod_serve__host_step(c, o->step.total);
+  o->step.total += o->step.host;
   double a = c->spec_accept, k = c->spec_tokens;
   o->tokens_per_step = k == 0     ? 1.0
                        : a >= 1.0 ? k + 1.0

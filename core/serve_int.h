@@ -54,4 +54,11 @@ double pod_serve__normal_max(double n);
 ** (independent over the local experts); 1 for ep <= 1. */
 double pod_serve__ep_imbalance(int ep, int local, double copies, double cv);
 
+/* The default host time per decode step, us (serve_host.c). */
+double pod_serve__host_us_default(void);
+
+/* Host time a decode step of gpu_s seconds adds: c->host_us, or with
+** c->host_overlap only what outlasts the GPU step. */
+double pod_serve__host_step(const pod_serve_cfg *c, double gpu_s);
+
 #endif

@@ -118,6 +118,8 @@ static const lpod_field cfg_fields[] = {
     CF(host_GBps, LPOD_DOUBLE, 0, 1e6, "GB/s per GPU, prefill offload"),
     CF(ep_sms, LPOD_DOUBLE, 0, 100, "SMs of DeepEP normal kernels"),
     CF(expert_cv, LPOD_DOUBLE, 0, 10, "per-batch expert load drift"),
+    CF(host_us, LPOD_DOUBLE, 0, 1e7, "us of host work per decode step"),
+    CF(host_overlap, LPOD_BOOL, 0, 1, "host work overlapped with the GPU"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_serve_cfg_type = {"podsim.serve_cfg",
@@ -207,7 +209,7 @@ void lserve_push_result(lua_State *L, const pod_serve_cfg *c,
   lua_setfield(L, -2, "memory");
   setnum(L, "memory_gb", r->memory.total_gb);
   const pod_serve_step *s = &r->step;
-  lua_createtable(L, 0, 9);
+  lua_createtable(L, 0, 11);
   setnum(L, "attn", s->attn);
   setnum(L, "dense", s->dense);
   setnum(L, "expert", s->expert);
@@ -217,6 +219,7 @@ void lserve_push_result(lua_State *L, const pod_serve_cfg *c,
   setnum(L, "overhead", s->overhead);
   setnum(L, "act", s->act);
   setnum(L, "draft", s->draft);
+  setnum(L, "host", s->host);
   setnum(L, "total", s->total);
   lua_setfield(L, -2, "step");
   const pod_serve_pass *ps = &r->pass;

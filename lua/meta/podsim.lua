@@ -773,6 +773,8 @@ function podsim.search(args) end
 ---@field kv_frac? number share of free HBM the KV cache may use (0.9)
 ---@field ep_sms? number SMs DeepEP's normal kernels hold while overlapping prefill compute (20)
 ---@field host_GBps? number GB/s per GPU from host memory for prefill weights that do not fit in HBM (0: no offload)
+---@field host_us? number us of host work per decode step: scheduling, metadata, sampling, output processing (3770: 29% of a 13 ms step, vLLM blog 2024-09-05)
+---@field host_overlap? boolean the engine prepares the next step while the GPU runs this one (zero-overhead scheduling): host time shows only beyond the GPU step (true)
 ---@field expert_cv? number relative sd of one physical expert's load in a batch about its EPLB placement's balanced mean (0.55, fitted on S2; 0: perfect EPLB, multinomial counts only)
 
 ---A serving layout as used (in `podsim.ServeConfig`).
@@ -822,6 +824,8 @@ function podsim.search(args) end
 ---@field host_GBps number
 ---@field ep_sms number
 ---@field expert_cv number
+---@field host_us number
+---@field host_overlap boolean
 
 ---GB per GPU.
 ---@class podsim.ServeMemory
@@ -842,6 +846,7 @@ function podsim.search(args) end
 ---@field overhead number per-layer fixed cost
 ---@field act number memory-bound kernels between the GEMMs (norms, residuals, quantisation, permutes, activations)
 ---@field draft number speculative drafts (MTP)
+---@field host number host time per step beyond the GPU's (all of it without host_overlap)
 ---@field total number one decode step
 
 ---Seconds of one prefill pass of `prefill_tokens` per GPU, by part.

@@ -390,6 +390,30 @@ static void test_expert_imbalance(void **state) {
   expect_err(&c, "expert_cv");
 }
 
+/* Host time per decode step: all of it without host_overlap, only what
+** outlasts the GPU step with it. */
+static void test_host_step(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("hgx_h100", "deepseek_v3", 32);
+  c.batch = 32 * 64;
+  assert_int_equal(c.host_overlap, 1);
+  assert_near(c.host_us, 0.29 * 13000.0, 1e-9);
+  pod_serve_result a = ok(&c);
+  assert_near(a.step.host, 0.0, 0.0); /* a ~20 ms GPU step hides 3.8 ms */
+  c.host_overlap = 0;
+  pod_serve_result b = ok(&c);
+  assert_near(b.step.host, c.host_us * 1e-6, 1e-15);
+  assert_near(b.step.total, a.step.total + c.host_us * 1e-6, 1e-12);
+  assert_true(b.tpot_s > a.tpot_s);
+  c.host_overlap = 1;
+  c.host_us = 1e6 * (a.step.total + 0.01); /* outlasts the GPU by 10 ms */
+  pod_serve_result d = ok(&c);
+  assert_near(d.step.host, 0.01, 1e-9);
+  assert_near(d.step.total, a.step.total + 0.01, 1e-9);
+  c.host_us = -1.0;
+  expect_err(&c, "host_us");
+}
+
 /* pod_serve_eval_checked: the same result, the rest still checked. */
 static void test_eval_checked(void **state) {
   (void)state;
@@ -439,6 +463,7 @@ int main(void) {
       cmocka_unit_test(test_offload),
       cmocka_unit_test(test_eval_checked),
       cmocka_unit_test(test_expert_imbalance),
+      cmocka_unit_test(test_host_step),
       cmocka_unit_test(test_kernel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
