@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "near.h"
+#include "pod_dist.h"
 #include "pod_serve.h"
 #include "serve_int.h"
 
@@ -384,6 +385,15 @@ static void test_expert_imbalance(void **state) {
   assert_true(d1.step.ep > d0.step.ep);
   assert_near(pod_serve__ep_imbalance(1, 256, 100.0, 0.55), 1.0, 0.0);
   assert_near(pod_serve__normal_max(1.0), 0.0, 0.0);
+  /* the fast quantile against the general one, both branches */
+  pod_dist nd;
+  memset(&nd, 0, sizeof nd);
+  nd.kind = POD_DIST_NORMAL;
+  nd.p[1] = 1.0;
+  for (double n = 2.0; n < 1e5; n *= 1.37) {
+    double want = pod_dist_quantile(&nd, (n - 0.375) / (n + 0.25));
+    assert_near(pod_serve__normal_max(n), want, 1e-8 * want);
+  }
   c.expert_cv = -0.1;
   expect_err(&c, "expert_cv");
   c.expert_cv = 11.0;
