@@ -637,10 +637,9 @@ static void apply(const pod_rl_pair_cfg *p, pod_rl_cfg *x, double up,
   set_system(&x->train.system, up, out, price);
   if (p->eff_scale > 0.0) x->train.eff_scale *= p->eff_scale;
   if (p->overlap > 0.0) x->rollout.overlap = p->overlap;
-  if (p->imbalance > 0.0) {
-    x->rollout.model.imbalance = p->imbalance;
-    x->train.model.imbalance = p->imbalance;
-  }
+  /* trainers only: the rollouts' serving model has its own expert
+  ** imbalance (expert_cv), which a shared factor would count twice */
+  if (p->imbalance > 0.0) x->train.model.imbalance = p->imbalance;
   if (p->resp_scale > 0.0) {
     if (x->response.kind == POD_DIST_LOGNORMAL)
       x->response.p[0] += log(p->resp_scale);
