@@ -207,7 +207,8 @@ typedef struct pod_rl_pair_cfg {
                                   0: RL step, cost per million generated */
   double eff_scale;            /* multiplies both trainers' eff_scale */
   double overlap;              /* both rollouts' serving overlap */
-  double imbalance;            /* MoE routing imbalance of every model copy */
+  double imbalance;            /* MoE routing imbalance of the trainers'
+                                  models (rollouts: serving's expert_cv) */
   double resp_scale;           /* multiplies response lengths (lognormal: mu +=
                                   ln scale; other kinds: every parameter) */
   double up_eff_a, up_eff_b;   /* scale-up efficiency of each side */

@@ -114,6 +114,15 @@ typedef struct pod_serve_cfg {
                             weights that do not fit in HBM (offloaded,
                             prefetched layer by layer); 0: no offload,
                             the weights must fit */
+  double expert_cv;      /* relative sd of one physical expert's load in
+                            a batch about the balanced mean its EPLB
+                            placement was built for (routing drift);
+                            0: perfect EPLB, multinomial counts only */
+  double host_us;        /* host time per decode step: scheduling, batch
+                            metadata, sampling and output processing */
+  int host_overlap;      /* 1: the engine prepares step n+1 while the GPU
+                            runs step n (zero-overhead scheduling): the
+                            host shows only beyond the GPU step */
 } pod_serve_cfg;
 
 typedef struct pod_serve_memory {
@@ -137,6 +146,8 @@ typedef struct pod_serve_step {
   double act;      /* memory-bound kernels between the GEMMs (norms,
                       residuals, quantisation, permutes, activations) */
   double draft;    /* speculative drafts (MTP) */
+  double host;     /* host time per step beyond the GPU's (all of it
+                      without host_overlap) */
   double total;    /* one decode step */
 } pod_serve_step;
 
@@ -199,7 +210,8 @@ void pod_serve_cfg_defaults(pod_serve_cfg *c);
 ** dtype "same"), bf16 KV,
 ** layout all 0 (derived), batch 0, 1000 in / 1000 out tokens, no prefix
 ** cache, colocated, 16384 prefill tokens per GPU, no spec decoding,
-** DeepEP low-latency, no two-batch overlap.  system/model/gpus to set. */
+** DeepEP low-latency, no two-batch overlap, host work overlapped.
+** system/model/gpus to set. */
 void pod_serve_cfg_init(pod_serve_cfg *c);
 
 /* Check the config.  POD_EINVAL with err->field naming the constraint

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "pod_coll.h"
+#include "serve_int.h"
 
 #define FAIL(field, ...) pod_err_set(err, POD_EINVAL, field, __VA_ARGS__)
 
@@ -281,16 +282,6 @@ static double capped_m2(const pod_rl_length *len, double cap) {
   return m;
 }
 
-/* E[max of n standard normals], Blom's approximation (0 for n <= 1). */
-static double normal_max(double n) {
-  if (n <= 1.0) return 0.0;
-  pod_dist d;
-  memset(&d, 0, sizeof d);
-  d.kind = POD_DIST_NORMAL;
-  d.p[1] = 1.0;
-  return pod_dist_quantile(&d, (n - 0.375) / (n + 0.25));
-}
-
 double pod_rl_expected_max(const pod_rl_length *len, double n, double cap) {
   if (n <= 1.0 && len->kind == POD_DIST_LOGNORMAL)
     return lognormal_capped_mean(len->p[0], len->p[1], cap);
@@ -530,7 +521,7 @@ int pod_rl_eval(const pod_rl_cfg *c, pod_rl_result *o, pod_err *err) {
   if (k.inst > 1 && !c->partial) {
     double var = k.m2 - k.mean * k.mean;
     double cv = var > 0.0 ? sqrt(var) / k.mean : 0.0;
-    k.split += normal_max(k.inst) * cv / sqrt(k.n_seq / k.inst);
+    k.split += pod_serve__normal_max(k.inst) * cv / sqrt(k.n_seq / k.inst);
   }
   o->sequences = k.n_seq;
   o->mean_response = k.mean;
@@ -687,10 +678,9 @@ static void apply(const pod_rl_pair_cfg *p, pod_rl_cfg *x, double up,
   set_system(&x->train.system, up, out, price);
   if (p->eff_scale > 0.0) x->train.eff_scale *= p->eff_scale;
   if (p->overlap > 0.0) x->rollout.overlap = p->overlap;
-  if (p->imbalance > 0.0) {
-    x->rollout.model.imbalance = p->imbalance;
-    x->train.model.imbalance = p->imbalance;
-  }
+  /* trainers only: the rollouts' serving model has its own expert
+  ** imbalance (expert_cv), which a shared factor would count twice */
+  if (p->imbalance > 0.0) x->train.model.imbalance = p->imbalance;
   if (p->resp_scale > 0.0) {
     if (x->response.kind == POD_DIST_LOGNORMAL)
       x->response.p[0] += log(p->resp_scale);

@@ -23,28 +23,12 @@
 **  - eff_hbm 0.85: the same README reports up to 3000 GB/s memory-bound
 **    of the H800's 3350 GB/s (0.90) for its attention kernel; weight reads
 **    of small decode GEMMs reach less, so 0.85 for all memory-bound parts;
-**  - ep_ll_us 34: the fixed part of one DeepEP low-latency dispatch or
-**    combine (kernel launch, GPU-initiated RDMA signalling).  FITTED on
-**    one row of the DeepEP README table (deepseek-ai/DeepEP, legacy V1
-**    "Low-latency kernels with pure RDMA": H800 + CX7 400 Gb/s, 128 tokens
-**    per rank, hidden 7168, top-8, fp8 dispatch, bf16 combine; EP32
-**    dispatch 155 us: 5.68 MB of remote traffic at 47 GB/s leaves 34 us);
-**    the other nine rows of that table (EP16-EP256) are predictions
-**    (tests/validation/s1_deepep_ll.lua);
-**  - ep_ll_up_us 19: the same fixed part when every peer is on the
-**    scale-up fabric (no network signalling).  FITTED on one row of the
-**    NVLink low-latency table of deepseek-ai/DeepEP PR #173 (H20, 128
-**    tokens, EP8 dispatch 37 us: 6.6 MB over NVLink at 371 GB/s leaves
-**    19 us); its EP8 combine and EP16-EP64 rows are predictions
-**    (tests/validation/s1_deepep_ll.lua).  This is the decode path of
-**    GB200 NVL72's 72-GPU domain;
-**  - overlap 0: the share of the smaller of compute and communication
-**    that two-batch overlap hides.  FITTED on S2 (SGLang's 96-H100
-**    deployment, decode at 256 sequences per GPU, TBO on), where the
-**    fit lands on its lower bound: the measured step already sits 2%
-**    above podsim's un-overlapped sum of isolated kernel times (so the
-**    isolated DeepEP/GEMM/attention times are optimistic in deployment
-**    by about what TBO hides).  A study should sample it (0 to 0.5);
+**  - ep_ll_us, ep_ll_up_us, expert_cv: serve_ep.c; host_us: serve_host.c;
+**  - overlap 0.93: the share of the smaller of compute and communication
+**    that two-batch overlap hides in decode.  FITTED on S2 (SGLang's
+**    96-H100 deployment, decode at 256 sequences per GPU, TBO on) with the
+**    expert imbalance in place (without it, at its bound 0).  A study should
+**    sample it (0.5 to 1);
 ****  - layer_us 8: per-layer fixed cost of a decode step under CUDA graphs
 **    (about ten kernels per layer at ~0.8 us launch-to-launch on Hopper,
 **    NVIDIA CUDA graphs best-practice notes); not fitted;
@@ -111,7 +95,7 @@
 #include "serve_int.h"
 
 /* See the header comment. */
-#define OVERLAP 0.0
+#define OVERLAP 0.93
 #define EP_LL_US 34.0
 #define EP_LL_UP_US 19.0
 /* Sustained-clock reference (see the header comment; core/train_sw.c). */
@@ -119,6 +103,8 @@
 #define CLOCK_REF_FP8_TF 5000.0
 /* SMs DeepEP's normal kernels hold in prefill (see the header). */
 #define EP_SMS 20.0
+/* Per-batch expert-load drift about the EPLB placement (see the header). */
+#define EXPERT_CV 0.55
 /* Attention kernels, fraction of the nominal peak (see the header). */
 #define ATTN_HOPPER 0.67
 #define ATTN_DEC_BW (ATTN_HOPPER * (350.0 / 2250.0) / (410.0 / 989.0))
@@ -139,6 +125,8 @@ void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->kv_frac = 0.9;
   c->host_GBps = 0.0;
   c->ep_sms = EP_SMS;
+  c->expert_cv = EXPERT_CV;
+  c->host_us = pod_serve__host_us_default();
 }
 
 void pod_serve_cfg_init(pod_serve_cfg *c) {
@@ -151,6 +139,7 @@ void pod_serve_cfg_init(pod_serve_cfg *c) {
   c->prefill_tokens = 16384.0;
   c->spec_accept = 0.8;
   c->ep_kernel = POD_SERVE_EP_DEEPEP_LL;
+  c->host_overlap = 1;
   pod_serve_cfg_defaults(c);
 }
 
@@ -278,7 +267,10 @@ const pod_field pod_serve_pool_fields[] = {
   X(DOUBLE, mem_reserve_gb, 0, 1e6, 0, "GB")                                 \
   X(DOUBLE, kv_frac, 0, 1, POD_F_MIN_OPEN, "share of free HBM for KV")       \
   X(DOUBLE, host_GBps, 0, 1e6, 0, "GB/s host link for offload (0: none)")    \
-  X(DOUBLE, ep_sms, 0, 100, 0, "SMs held by DeepEP normal kernels")
+  X(DOUBLE, ep_sms, 0, 100, 0, "SMs held by DeepEP normal kernels")          \
+  X(DOUBLE, expert_cv, 0, 10, 0, "per-batch expert load drift")              \
+  X(DOUBLE, host_us, 0, 1e7, 0, "us of host work per decode step")           \
+  X(BOOL, host_overlap, 0, 1, 0, "host work overlapped with the GPU")
 #define SERVE_CFG_FIELDS_E(k, m, lo, hi, open, unit) \
   POD_FIELD_X_ENTRY(pod_serve_cfg, k, m, lo, hi, open, unit)
 const pod_field pod_serve_cfg_fields[] = {SERVE_CFG_FIELDS(SERVE_CFG_FIELDS_E)
@@ -511,18 +503,23 @@ static int decode_moe(const pod_serve_cfg *c, const shape *s, const lay *l,
   if (m->experts == 0) return POD_OK;
   int phys = m->experts + c->redundant_experts;
   double imb = m->imbalance > 1.0 ? m->imbalance : 1.0;
-  double to_gpu = T * m->top_k * (double)l->local / phys * imb;
+  double mean_copies = T * m->top_k * (double)l->local / phys;
+  /* the busiest GPU sets the step: its experts' tokens and receives */
+  double g =
+      pod_serve__ep_imbalance(l->ep, l->local, mean_copies, c->expert_cv);
+  imb *= g;
+  double to_gpu = mean_copies * imb;
   *touched = pod_serve_experts_touched(phys, m->top_k, l->local, T);
   double eflops = 2.0 * to_gpu * s->p.expert / l->etp;
   double ebytes = *touched * s->p.expert * s->wb / l->etp;
   st->expert = moe_layers * roof(eflops, s->rate_e, ebytes, s->hbm);
   double per_gpu = T / ((double)l->ep * l->etp);
-  double disp = per_gpu * m->top_k * m->hidden * s->disp_b;
-  double comb = per_gpu * m->top_k * m->hidden * 2.0, t;
+  double disp = per_gpu * m->top_k * m->hidden * s->disp_b * g;
+  double comb = per_gpu * m->top_k * m->hidden * 2.0 * g, t;
   int rc = pod_serve__decode_ep(c, l->ep, disp, comb, &t, err);
   if (rc != POD_OK) return rc;
   st->ep = moe_layers * t;
-  double copies = T * m->top_k * (double)l->local / phys / l->etp;
+  double copies = to_gpu / l->etp;
   st->act = moe_layers * copies * act_copy(m, s) / s->hbm;
   return POD_OK;
 }
@@ -609,8 +606,12 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
   double hit = c->prefix_hit;
   double pos = c->input_tokens * (1.0 + hit) / 2.0; /* mean causal span */
   double t_gemm = 2.0 * tok * s->dense_gemm / s->rate_d;
+  double g = 1.0; /* busiest over mean GPU of the EP group */
   if (m->experts > 0) {
     double imb = m->imbalance > 1.0 ? m->imbalance : 1.0;
+    g = pod_serve__ep_imbalance(l->ep, l->local, tok * l->etp * m->top_k,
+                                c->expert_cv);
+    imb *= g;
     t_gemm +=
         2.0 * tok * m->top_k * s->p.expert * s->p.moe_layers * imb / s->rate_e;
   }
@@ -626,7 +627,7 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
                    (m->layers - s->p.moe_layers) * act_mlp(m->ffn, s->wb_d);
   if (m->experts > 0)
     per_tok +=
-        s->p.moe_layers * (m->top_k * act_copy(m, s) +
+        s->p.moe_layers * (m->top_k * g * act_copy(m, s) +
                            m->shared_experts * act_mlp(m->expert_ffn, s->wb_d));
   ps->act = tok * per_tok / l->tp / s->hbm;
   double t = ps->gemm + ps->attn + ps->overhead + ps->act;
@@ -638,7 +639,7 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
                                        tok / l->etp, row * s->disp_b);
     double comb = pod_serve__ep_normal(&c->system, l->ep, m->top_k,
                                        tok / l->etp, row * 2.0);
-    comm += (disp + comb) * s->p.moe_layers;
+    comm += (disp + comb) * s->p.moe_layers * g; /* busiest receiver */
   }
   if (l->tp > 1) {
     if ((rc = pod_serve__coll(&c->system, POD_COLL_ALL_REDUCE, l->tp, 0,
@@ -781,6 +782,8 @@ static int eval_core(const pod_serve_cfg *c, pod_serve_result *o,
   if ((rc = decode_step(c, &s, &ld, stage_seqs, ctx, &o->step,
                         &o->experts_touched, err)))
     return rc;
+  o->step.host = pod_serve__host_step(c, o->step.total);
+  o->step.total += o->step.host;
   double a = c->spec_accept, k = c->spec_tokens;
   o->tokens_per_step = k == 0     ? 1.0
                        : a >= 1.0 ? k + 1.0

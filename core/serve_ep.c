@@ -1,9 +1,38 @@
 /*
 ** serve_ep.c: expert dispatch and combine of the serving model
 ** (pod_serve.h: pod_serve_ep_time and the EP kernel names; serve.c times
-** them inside a decode step or prefill pass), and the collective and
-** range-check helpers serve.c shares (serve_int.h).  Sources of the
-** DeepEP fixed costs are with their defaults in serve.c.
+** them inside a decode step or prefill pass), the expert imbalance, and
+** the collective and range-check helpers serve.c shares (serve_int.h).
+** Sources of the defaults serve.c sets (EP_LL_US, EP_LL_UP_US,
+** EXPERT_CV):
+**  - ep_ll_us 34: the fixed part of one DeepEP low-latency dispatch or
+**    combine (kernel launch, GPU-initiated RDMA signalling).  FITTED on
+**    one row of the DeepEP README table (deepseek-ai/DeepEP, legacy V1
+**    "Low-latency kernels with pure RDMA": H800 + CX7 400 Gb/s, 128 tokens
+**    per rank, hidden 7168, top-8, fp8 dispatch, bf16 combine; EP32
+**    dispatch 155 us: 5.68 MB of remote traffic at 47 GB/s leaves 34 us);
+**    the other nine rows of that table (EP16-EP256) are predictions
+**    (tests/validation/s1_deepep_ll.lua);
+**  - ep_ll_up_us 19: the same fixed part when every peer is on the
+**    scale-up fabric (no network signalling).  FITTED on one row of the
+**    NVLink low-latency table of deepseek-ai/DeepEP PR #173 (H20, 128
+**    tokens, EP8 dispatch 37 us: 6.6 MB over NVLink at 371 GB/s leaves
+**    19 us); its EP8 combine and EP16-EP64 rows are predictions
+**    (tests/validation/s1_deepep_ll.lua).  This is the decode path of
+**    GB200 NVL72's 72-GPU domain;
+**  - expert_cv 0.55: with EP the busiest GPU sets a MoE layer
+**    (pod_serve__ep_imbalance below): its routed copies are a
+**    multinomial count (what random routing leaves: SGLang's "simulated
+**    perfect EPLB", DeepSeek's "absolutely balanced" profile) plus each
+**    expert's per-batch load drifting about the mean its EPLB placement
+**    balanced, relative sd expert_cv, independent over experts (LMSYS
+**    2025-05-05, "larger batches reduce random fluctuations in expert
+**    usage", "even with EPLB, some imbalance is inevitable"; LMSYS
+**    2026-06-26, Waterfill/LPLB: "a single batch can still have residual
+**    imbalance").  FITTED on the one published pair of the same
+**    deployment with and without it: SGLang's 4K prefill on 32 H100, 59,337
+**    tokens/s/node with simulated perfect EPLB over 50,302 with the default
+**    placement (LMSYS 2025-05-05 profile table: 1.18x).
 */
 #include <math.h>
 #include <stdio.h>
@@ -155,4 +184,43 @@ int pod_serve__decode_ep(const pod_serve_cfg *c, int ep, double disp,
   }
   *t = td + tc;
   return POD_OK;
+}
+
+/* Phi^-1(p) for p in (0.5, 1) by Acklam's rational approximation
+** (relative error below 1.2e-9): the serving kernel evaluates it per
+** call, and it costs a fifth of the general quantile. */
+static double normal_upper_quantile(double p) {
+  static const double a[6] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                              -2.759285104469687e+02, 1.383577518672690e+02,
+                              -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[5] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                              -1.556989798598866e+02, 6.680131188771972e+01,
+                              -1.328068155288572e+01};
+  static const double c[6] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                              -2.400758277161838e+00, -2.549732539343734e+00,
+                              4.374664141464968e+00,  2.938163982698783e+00};
+  static const double d[4] = {7.784695709041462e-03, 3.224671290700398e-01,
+                              2.445134137142996e+00, 3.754408661907416e+00};
+  if (p <= 1.0 - 0.02425) {
+    double q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r +
+            a[5]) *
+           q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0);
+  }
+  double q = sqrt(-2.0 * log(1.0 - p));
+  return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q +
+           c[5]) /
+         ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0);
+}
+
+double pod_serve__normal_max(double n) {
+  if (n <= 1.0) return 0.0;
+  return normal_upper_quantile((n - 0.375) / (n + 0.25));
+}
+
+double pod_serve__ep_imbalance(int ep, int local, double copies, double cv) {
+  if (ep <= 1 || local <= 0 || copies <= 0.0) return 1.0;
+  double z = pod_serve__normal_max(ep);
+  return 1.0 + z * sqrt(1.0 / copies + cv * cv / local);
 }

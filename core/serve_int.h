@@ -42,4 +42,23 @@ double pod_serve__ep_normal(const pod_system *y, int ep, int top_k,
 int pod_serve__decode_ep(const pod_serve_cfg *c, int ep, double disp,
                          double comb, double *t, pod_err *err);
 
+/* E[max of n standard normals], Blom's approximation Phi^-1((n - 0.375) /
+** (n + 0.25)) (0 for n <= 1); rl.c's slowest-instance split shares it. */
+double pod_serve__normal_max(double n);
+
+/* Busiest over mean GPU load of one MoE layer over `ep` ranks, each
+** holding `local` physical experts that receive `copies` routed token
+** copies on average: 1 + z_ep sqrt(1 / copies + cv^2 / local), the
+** multinomial count of a GPU's copies (Poisson) plus each expert's
+** per-batch load drifting about its placement mean with relative sd cv
+** (independent over the local experts); 1 for ep <= 1. */
+double pod_serve__ep_imbalance(int ep, int local, double copies, double cv);
+
+/* The default host time per decode step, us (serve_host.c). */
+double pod_serve__host_us_default(void);
+
+/* Host time a decode step of gpu_s seconds adds: c->host_us, or with
+** c->host_overlap only what outlasts the GPU step. */
+double pod_serve__host_step(const pod_serve_cfg *c, double gpu_s);
+
 #endif

@@ -106,6 +106,9 @@ static const lpod_field cfg_fields[] = {
     CF(kv_frac, LPOD_DOUBLE),
     CF(host_GBps, LPOD_DOUBLE),
     CF(ep_sms, LPOD_DOUBLE),
+    CF(expert_cv, LPOD_DOUBLE),
+    CF(host_us, LPOD_DOUBLE),
+    CF(host_overlap, LPOD_BOOL),
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_serve_cfg_type = {
@@ -189,7 +192,7 @@ void lserve_push_result(lua_State *L, const pod_serve_cfg *c,
   lua_setfield(L, -2, "memory");
   setnum(L, "memory_gb", r->memory.total_gb);
   const pod_serve_step *s = &r->step;
-  lua_createtable(L, 0, 9);
+  lua_createtable(L, 0, 11);
   setnum(L, "attn", s->attn);
   setnum(L, "dense", s->dense);
   setnum(L, "expert", s->expert);
@@ -199,6 +202,7 @@ void lserve_push_result(lua_State *L, const pod_serve_cfg *c,
   setnum(L, "overhead", s->overhead);
   setnum(L, "act", s->act);
   setnum(L, "draft", s->draft);
+  setnum(L, "host", s->host);
   setnum(L, "total", s->total);
   lua_setfield(L, -2, "step");
   const pod_serve_pass *ps = &r->pass;

@@ -787,7 +787,7 @@ function podsim.search(args) end
 ---@field eff_gemm? number fraction of dtype peak in GEMMs (<= 0: the training table)
 ---@field eff_attn? number fraction of the attention peak (bf16; fp8 with an fp8 KV cache) in attention kernels (0: per generation, Hopper 0.67, Blackwell decode 0.25 / prefill 0.65)
 ---@field eff_hbm? number fraction of HBM bandwidth in memory-bound parts (0.85)
----@field overlap? number with two_batch_overlap: share of min(compute, comm) hidden (0, fitted on S2)
+---@field overlap? number with two_batch_overlap: share of min(compute, comm) hidden in decode (0.93, fitted on S2)
 ---@field ep_ll_us? number us fixed cost of one DeepEP low-latency dispatch or combine with network peers (34, fitted on S1)
 ---@field ep_ll_up_us? number us, the same when all peers share the NVLink domain (19)
 ---@field layer_us? number us fixed cost per layer per decode step (8)
@@ -795,6 +795,9 @@ function podsim.search(args) end
 ---@field kv_frac? number share of free HBM the KV cache may use (0.9)
 ---@field ep_sms? number SMs DeepEP's normal kernels hold while overlapping prefill compute (20)
 ---@field host_GBps? number GB/s per GPU from host memory for prefill weights that do not fit in HBM (0: no offload)
+---@field host_us? number us of host work per decode step: scheduling, metadata, sampling, output processing (3770: 29% of a 13 ms step, vLLM blog 2024-09-05)
+---@field host_overlap? boolean the engine prepares the next step while the GPU runs this one (zero-overhead scheduling): host time shows only beyond the GPU step (true)
+---@field expert_cv? number relative sd of one physical expert's load in a batch about its EPLB placement's balanced mean (0.55, fitted on S2; 0: perfect EPLB, multinomial counts only)
 
 ---A serving layout as used (in `podsim.ServeConfig`).
 ---@class podsim.ServeParallel
@@ -842,6 +845,9 @@ function podsim.search(args) end
 ---@field kv_frac number
 ---@field host_GBps number
 ---@field ep_sms number
+---@field expert_cv number
+---@field host_us number
+---@field host_overlap boolean
 
 ---GB per GPU.
 ---@class podsim.ServeMemory
@@ -862,6 +868,7 @@ function podsim.search(args) end
 ---@field overhead number per-layer fixed cost
 ---@field act number memory-bound kernels between the GEMMs (norms, residuals, quantisation, permutes, activations)
 ---@field draft number speculative drafts (MTP)
+---@field host number host time per step beyond the GPU's (all of it without host_overlap)
 ---@field total number one decode step
 
 ---Seconds of one prefill pass of `prefill_tokens` per GPU, by part.

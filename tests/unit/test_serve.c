@@ -12,7 +12,9 @@
 #include <cmocka.h>
 
 #include "near.h"
+#include "pod_dist.h"
 #include "pod_serve.h"
+#include "serve_int.h"
 
 static pod_serve_cfg mk(const char *sys, const char *model, int gpus) {
   pod_serve_cfg c;
@@ -344,6 +346,84 @@ static void test_offload(void **state) {
   expect_err(&c, "host_GBps");
 }
 
+/* Expert imbalance: the busiest of `ep` GPUs sets the MoE time.  With
+** expert_cv 0 only the multinomial counts remain (a small excess at
+** prefill sizes); the per-batch drift slows prefill by 1 + z_ep cv /
+** sqrt(local) on the expert GEMMs and the receives; EP1 has no peer to
+** wait for. */
+static void test_expert_imbalance(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("hgx_h100", "deepseek_v3", 32);
+  c.redundant_experts = 32;
+  c.batch = 32;
+  c.input_tokens = 4096;
+  c.output_tokens = 1;
+  c.expert_cv = 0.0;
+  pod_serve_result p0 = ok(&c);
+  c.expert_cv = 0.55;
+  pod_serve_result p1 = ok(&c);
+  /* local = 288 / 32 = 9 experts per GPU; z_32 by Blom */
+  double z = pod_serve__normal_max(32.0);
+  assert_true(z > 2.0 && z < 2.1);
+  double g0 = pod_serve__ep_imbalance(32, 9, 16384.0 * 8, 0.0);
+  double g1 = pod_serve__ep_imbalance(32, 9, 16384.0 * 8, 0.55);
+  assert_near(g0, 1.0 + z / sqrt(16384.0 * 8), 1e-12);
+  assert_near(g1, 1.0 + z * sqrt(1.0 / (16384.0 * 8) + 0.55 * 0.55 / 9), 1e-12);
+  assert_true(p1.pass.gemm > p0.pass.gemm * 1.1);
+  assert_true(p1.prefill_tokens_per_s_per_gpu <
+              p0.prefill_tokens_per_s_per_gpu / 1.1);
+  /* decode: more tokens routed to the busiest GPU, more bytes received */
+  pod_serve_cfg d = c;
+  d.batch = 32 * 512; /* compute-bound experts */
+  d.input_tokens = 200;
+  d.output_tokens = 100;
+  d.expert_cv = 0.0;
+  pod_serve_result d0 = ok(&d);
+  d.expert_cv = 0.55;
+  pod_serve_result d1 = ok(&d);
+  assert_true(d1.step.expert > d0.step.expert * 1.1);
+  assert_true(d1.step.ep > d0.step.ep);
+  assert_near(pod_serve__ep_imbalance(1, 256, 100.0, 0.55), 1.0, 0.0);
+  assert_near(pod_serve__normal_max(1.0), 0.0, 0.0);
+  /* the fast quantile against the general one, both branches */
+  pod_dist nd;
+  memset(&nd, 0, sizeof nd);
+  nd.kind = POD_DIST_NORMAL;
+  nd.p[1] = 1.0;
+  for (double n = 2.0; n < 1e5; n *= 1.37) {
+    double want = pod_dist_quantile(&nd, (n - 0.375) / (n + 0.25));
+    assert_near(pod_serve__normal_max(n), want, 1e-8 * want);
+  }
+  c.expert_cv = -0.1;
+  expect_err(&c, "expert_cv");
+  c.expert_cv = 11.0;
+  expect_err(&c, "expert_cv");
+}
+
+/* Host time per decode step: all of it without host_overlap, only what
+** outlasts the GPU step with it. */
+static void test_host_step(void **state) {
+  (void)state;
+  pod_serve_cfg c = mk("hgx_h100", "deepseek_v3", 32);
+  c.batch = 32 * 64;
+  assert_int_equal(c.host_overlap, 1);
+  assert_near(c.host_us, 0.29 * 13000.0, 1e-9);
+  pod_serve_result a = ok(&c);
+  assert_near(a.step.host, 0.0, 0.0); /* a ~20 ms GPU step hides 3.8 ms */
+  c.host_overlap = 0;
+  pod_serve_result b = ok(&c);
+  assert_near(b.step.host, c.host_us * 1e-6, 1e-15);
+  assert_near(b.step.total, a.step.total + c.host_us * 1e-6, 1e-12);
+  assert_true(b.tpot_s > a.tpot_s);
+  c.host_overlap = 1;
+  c.host_us = 1e6 * (a.step.total + 0.01); /* outlasts the GPU by 10 ms */
+  pod_serve_result d = ok(&c);
+  assert_near(d.step.host, 0.01, 1e-9);
+  assert_near(d.step.total, a.step.total + 0.01, 1e-9);
+  c.host_us = -1.0;
+  expect_err(&c, "host_us");
+}
+
 /* pod_serve_eval_checked: the same result, the rest still checked. */
 static void test_eval_checked(void **state) {
   (void)state;
@@ -392,6 +472,8 @@ int main(void) {
       cmocka_unit_test(test_dense_dtype),
       cmocka_unit_test(test_offload),
       cmocka_unit_test(test_eval_checked),
+      cmocka_unit_test(test_expert_imbalance),
+      cmocka_unit_test(test_host_step),
       cmocka_unit_test(test_kernel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
