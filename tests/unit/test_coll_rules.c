@@ -199,6 +199,46 @@ static void test_auto_is_ncclish(void **state) {
 /* CollNet: the switches reduce, so a domain's network traffic is S
 ** whatever the domain count, and on a network-bound system with many
 ** domains it beats every host-based algorithm. */
+/* NCCL's tuner rates NVLS by its NVLS graph: min(n, 32) head channels,
+** each at most the top search speed (Blackwell 90, Hopper 60 GB/s), so
+** at 2 and 4 GPUs it rates NVLS below the ring and runs the ring, from 8
+** GPUs NVLS (coll.c, nvls_tuner_div).  The choice holds at NCCL's own
+** NVLink credit (40.1/50 and 20.6/25 of line rate) as at the fitted one,
+** and the time of the chosen ring is the ring's. */
+static void test_nvls_tuner_ranks(void **state) {
+  (void)state;
+  const char *names[] = {"gb200_nvl72", "hgx_h100"};
+  const double nccl_eff[] = {40.1 / 50.0, 20.6 / 25.0};
+  for (int k = 0; k < 2; k++)
+    for (int v = 0; v < 2; v++) {
+      pod_system s = preset(names[k]);
+      if (v) s.up_eff = nccl_eff[k];
+      for (int n = 2; n <= s.domain_gpus; n *= 2) {
+        pod_coll_result au =
+            eval_ok(&s, POD_COLL_ALL_REDUCE, n, n, 8 * GIB, POD_ALGO_AUTO);
+        pod_coll_algo want = n < 8 ? POD_ALGO_RING : POD_ALGO_NVLS;
+        if (au.algo != want)
+          fail_msg("%s (up_eff %g) at %d ranks picks %s", names[k], s.up_eff, n,
+                   pod_coll_algo_name(au.algo));
+        pod_coll_result same =
+            eval_ok(&s, POD_COLL_ALL_REDUCE, n, n, 8 * GIB, want);
+        assert_close(au.time_s, same.time_s, 1e-15);
+      }
+      /* NVLS, when it runs, is faster than the ring at 4 ranks in
+      ** podsim's own time: NCCL's choice is not the faster one */
+      pod_coll_result nv =
+          eval_ok(&s, POD_COLL_ALL_REDUCE, 4, 4, 8 * GIB, POD_ALGO_NVLS);
+      pod_coll_result ring =
+          eval_ok(&s, POD_COLL_ALL_REDUCE, 4, 4, 8 * GIB, POD_ALGO_RING);
+      assert_true(nv.time_s < ring.time_s);
+    }
+  /* 72 ranks: the NVLS graph stops at 32 heads and still wins */
+  pod_system g = preset("gb200_nvl72");
+  assert_int_equal(
+      eval_ok(&g, POD_COLL_ALL_REDUCE, 72, 72, 8 * GIB, POD_ALGO_AUTO).algo,
+      POD_ALGO_NVLS);
+}
+
 static void test_collnet_with_sharp(void **state) {
   (void)state;
   pod_system s = slow_net();
@@ -413,6 +453,7 @@ int main(void) {
       cmocka_unit_test(test_two_node_rule),
       cmocka_unit_test(test_tree_three_domains),
       cmocka_unit_test(test_auto_is_ncclish),
+      cmocka_unit_test(test_nvls_tuner_ranks),
       cmocka_unit_test(test_collnet_with_sharp),
       cmocka_unit_test(test_channels_set_nics),
       cmocka_unit_test(test_leaf_oversub),
