@@ -214,6 +214,8 @@ static double collision_mult(int k) {
 typedef struct place {
   int n, r, d, m, spans;
   double nn, rr, dd, in, ir, id;
+  double leaf_use; /* share of the leaf's NIC rate that the domains of a
+                   ** ring or tree collective drive (<= 1) */
 } place;
 
 /* Oversubscription multiplier of the time on the network when a share
@@ -229,7 +231,7 @@ static inline double leaf_mult(const pod_system *s, double frac) {
 ** consecutive domains share a leaf, so one of every m domain hops crosses
 ** to the next leaf. */
 static inline double ring_leaf_frac(const place *pl) {
-  return pl->spans ? 1.0 / (double)pl->m : 0.0;
+  return pl->spans ? pl->leaf_use / (double)pl->m : 0.0;
 }
 
 /* Share of a double binary tree's network traffic that leaves the leaf:
@@ -237,7 +239,7 @@ static inline double ring_leaf_frac(const place *pl) {
 static inline double tree_leaf_frac(const place *pl) {
   if (!pl->spans) return 0.0;
   double all = ceil_log2(pl->d), in_leaf = ceil_log2(pl->m);
-  return all > 0.0 ? (all - in_leaf) / all : 0.0;
+  return all > 0.0 ? pl->leaf_use * (all - in_leaf) / all : 0.0;
 }
 
 /* Network bytes per direction of one domain in NCCL's double binary
@@ -658,6 +660,13 @@ static inline void setup(const pod_system *sys, int n, int r, place *pl,
   pl->spans = n > sys->leaf_gpus;
   pl->m = 1; /* domains per leaf: only needed when the group spans leaves */
   if (pl->spans && sys->leaf_gpus > r) pl->m = sys->leaf_gpus / r;
+  /* A ring or tree collective drives its domains' channels (D each), not
+  ** every NIC: the m domains of a leaf load its uplinks, sized for
+  ** leaf_gpus x G / oversub, with m D of the leaf's leaf_gpus x G.  An
+  ** 8-GPU node's 8 channels use all 8 NICs (share 1); a GB200 NVL72 rack's
+  ** 16 channels at 24 GB/s use 384 of its 72 x 47 GB/s. */
+  double use = (double)pl->m * D / ((double)sys->leaf_gpus * G);
+  pl->leaf_use = use < 1.0 ? use : 1.0;
   /* The four inverses (1/n, 1/U, 1/G, 1/D) from one division: this runs
   ** millions of times a second. */
   double UG = U * G, prod = UG * D * pl->nn;

@@ -350,6 +350,29 @@ static void test_leaf_oversub(void **state) {
   a = eval_ok(&h, POD_COLL_ALL_TO_ALL, 64, 8, S, POD_ALGO_AUTO);
   b = eval_ok(&o, POD_COLL_ALL_TO_ALL, 64, 8, S, POD_ALGO_AUTO);
   assert_close(b.time_s / a.time_s, 2.0 * 32 / 56, 0.03);
+
+  /* A GB200 NVL72 rack per leaf, 4:1 above it: the ring/tree collective
+  ** drives 16 channels at 24 GB/s = 384 GB/s of the rack's 72 NICs, below
+  ** the uplinks' 72 x 47 / 4 = 846 GB/s, so it loses nothing; the
+  ** all-to-all drives every NIC and takes 4x the network time. */
+  pod_system g = preset("gb200_nvl72"), go = g;
+  go.leaf_gpus = 72;
+  go.oversub = 4.0;
+  a = eval_ok(&g, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_AUTO);
+  b = eval_ok(&go, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_AUTO);
+  assert_close(b.time_s, a.time_s, 1e-12);
+  a = eval_ok(&g, POD_COLL_ALL_TO_ALL, 144, 72, S, POD_ALGO_AUTO);
+  b = eval_ok(&go, POD_COLL_ALL_TO_ALL, 144, 72, S, POD_ALGO_AUTO);
+  assert_close(b.time_s / a.time_s, 4.0, 0.03);
+  /* at 8:1 the uplinks (423 GB/s) still carry the 384 */
+  go.oversub = 8.0;
+  b = eval_ok(&go, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
+  a = eval_ok(&g, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
+  assert_close(b.time_s, a.time_s, 1e-12);
+  /* at 16:1 (211 GB/s) the ring's network phase takes 384 / 211 longer */
+  go.oversub = 16.0;
+  b = eval_ok(&go, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
+  assert_true(b.time_s > 1.5 * a.time_s);
 }
 
 /* Pipeline fill grows with the ring length: a 72-rank ring reaches its
