@@ -33,12 +33,22 @@
 -- 5/6 algbw) and picks the same.  The 4-rank rows are the ring's (they
 -- were +22% / +26% while podsim ran NVLS there).
 -- Known misses, each with its mechanism or what is missing:
---   GB200 3 racks all_reduce: podsim's NVLS-tree over three domains moves
---   1.5 S per domain (NCCL's trees over three nodes are chains, C8); the
---   measured 749 GB/s needs about 1.07 S at the two-rack per-domain rate.
---   GB200 3 racks all_to_all: static-ECMP collisions between two peer
---   racks cost podsim 25%; the cluster's InfiniBand routing is not
---   published (adaptive routing would remove the loss: +12%).
+--   GB200 3 racks all_reduce: NCCL's NVLSTree over three domains uses the
+--   tree's two chains of three (NVIDIA/nccl ae7aed19 src/graph/connect.cc,
+--   connectNvls with ncclGetDtree; channels alternate the two trees), so
+--   a rack sends and receives 1.5 S, as podsim charges.  The measured 749
+--   GB/s (algbw 376) needs at least 564 GB/s of network per rack, where the
+--   2-rack rows (algbw 403 at 1 S) and C7's 20 racks (algbw 203 at 2 S, 406
+--   per rack) sit near 400 (16 channels x 24 GB/s).  NCCL's multi-node NVLS
+--   graph may have up to 32 heads per rack, each on its own NIC, which
+--   would allow 564, but the same rate would over-predict C7's 20 racks
+--   twofold: the two clusters disagree under one per-rack rate.
+--   GB200 3 racks all_to_all: 41.9 GB/s per GPU on the network, 0.89 of
+--   the 2-rack figure.  Static-ECMP collisions between two peer racks
+--   cost podsim 25%, adaptive routing would give +12%; the cluster's
+--   routing is not published.  The README's general command (NCCL 2.28.7,
+--   NCCL_IB_QPS_PER_CONNECTION=4: each connection hashed over 4 flows,
+--   which softens collisions) may not be what the 2.27.3 rows ran with.
 --   GB300 2 racks all_to_all: 47.7 GB/s, 24 GB/s per GPU on the network:
 --   a quarter of its two 400G NICs and half of the GB200 cluster's
 --   one-NIC figure (45 GB/s), while the same cluster's 2-rack all-reduce
@@ -82,13 +92,13 @@ local rows = {
   {"GB200", "all_reduce", 128, 64, 8, 799.79},
   {"B300", "all_reduce", 16, 8, 16, 766.84},
   {"GB200", "all_reduce", 192, 64, 8, 748.93,
-    "NVLS-tree over 3 domains charged 1.5 S per domain; see c11_oci_nvl72_mnnvl.lua"},
+    "NCCL's NVLS-tree over 3 domains moves 1.5 S per rack; the row needs 564 GB/s per rack, C7 and 2 racks ~400; see c11_oci_nvl72_mnnvl.lua"},
   {"GB200", "all_to_all", 128, 64, 8, 89.70},
   {"B300", "all_to_all", 16, 8, 8, 180.98},
   {"GB200", "all_to_all", 192, 64, 8, 62.49,
     "static-ECMP collisions between 2 peer racks; routing not published; see c11_oci_nvl72_mnnvl.lua"},
   {"GB300", "all_to_all", 128, 64, 16, 47.67,
-    "cross-rack all-to-all 4x below the two-NIC rate, unexplained; see c11_oci_nvl72_mnnvl.lua"},
+    "a quarter of the two-NIC rate: fits a 4:1 cross-rack tier (C12), fabric not published; see c11_oci_nvl72_mnnvl.lua"},
 }
 
 for _, c in ipairs(rows) do
