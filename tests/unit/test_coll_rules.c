@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "coll_int.h"
 #include "near.h"
 #include "pod_coll.h"
 
@@ -237,6 +238,23 @@ static void test_nvls_tuner_ranks(void **state) {
   assert_int_equal(
       eval_ok(&g, POD_COLL_ALL_REDUCE, 72, 72, 8 * GIB, POD_ALGO_AUTO).algo,
       POD_ALGO_NVLS);
+}
+
+/* The tuner's figures behind those choices, by hand from NCCL's speed
+** ladders (coll_tune.c): GB200 at the fitted 668 GB/s, ring 11 x 60 = 660;
+** NVLS 4 heads x 90 = 360, 8 x min(70 x 0.74 x 1.75, 90) = 720, 32 x 20 x
+** 0.74 x 2 x 31/32 = 917.6; H100 at 370.8: ring 6 x 60 = 360, NVLS 8 x
+** min(40 x 0.85 x 1.75, 60) = 476; one rank builds no graph. */
+static void test_nvls_tuner_figures(void **state) {
+  (void)state;
+  pod_system g = preset("gb200_nvl72"), h = preset("hgx_h100");
+  assert_close(g.up_GBps * g.up_eff, 667.8, 1e-9);
+  assert_close(pod_coll__nvls_tuner_div(&g, 4), 660.0 / 360.0, 1e-12);
+  assert_close(pod_coll__nvls_tuner_div(&g, 8), 660.0 / 720.0, 1e-12);
+  assert_close(pod_coll__nvls_tuner_div(&g, 64),
+               660.0 / (32 * 20 * 0.74 * 2 * 31.0 / 32.0), 1e-12);
+  assert_close(pod_coll__nvls_tuner_div(&h, 8), 360.0 / 476.0, 1e-12);
+  assert_true(pod_coll__nvls_tuner_div(&h, 1) >= 1e30);
 }
 
 static void test_collnet_with_sharp(void **state) {
@@ -477,6 +495,7 @@ int main(void) {
       cmocka_unit_test(test_tree_three_domains),
       cmocka_unit_test(test_auto_is_ncclish),
       cmocka_unit_test(test_nvls_tuner_ranks),
+      cmocka_unit_test(test_nvls_tuner_figures),
       cmocka_unit_test(test_collnet_with_sharp),
       cmocka_unit_test(test_channels_set_nics),
       cmocka_unit_test(test_leaf_oversub),
