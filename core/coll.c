@@ -316,10 +316,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->up_div = s->up_eff / s->nvls_eff;
       p->k_up = 2.0 * (nn - 1.0) * in;
       p->up_rows = nn;
-      /* auto chooses by NCCL's tuner: NVLS at the ring's rate scaled by
-      ** the tuner's NVLS over ring bandwidth (pod_coll__nvls_tuner_div,
-      *coll_tune.c) */
-      p->tune_up_div = pod_coll__nvls_tuner_div(s, n);
+      /* auto chooses by NCCL's tuner: coll_eval sets tune_up_div */
       return POD_OK;
     case POD_ALGO_NVLS_TREE:
       /* NCCL's NVLSTree: NVLS reduce inside each domain onto the heads
@@ -589,8 +586,11 @@ static inline void setup(const pod_system *sys, int n, int r, place *pl,
   ** leaf_gpus x G / oversub, with m D of the leaf's leaf_gpus x G.  An
   ** 8-GPU node's 8 channels use all 8 NICs (share 1); a GB200 NVL72 rack's
   ** 16 channels at 24 GB/s use 384 of its 72 x 47 GB/s. */
-  double use = (double)pl->m * D / ((double)sys->leaf_gpus * G);
-  pl->leaf_use = use < 1.0 ? use : 1.0;
+  pl->leaf_use = 1.0;
+  if (pl->spans) {
+    double use = (double)pl->m * D / ((double)sys->leaf_gpus * G);
+    if (use < 1.0) pl->leaf_use = use;
+  }
   /* The four inverses (1/n, 1/U, 1/G, 1/D) from one division: this runs
   ** millions of times a second. */
   double UG = U * G, prod = UG * D * pl->nn;
@@ -666,19 +666,29 @@ static int coll_eval(const pod_system *sys, pod_coll_op op,
     for (int i = 0; i < AUTO[op].n; i++) {
       pod_coll_algo a = AUTO[op].algos[i];
       if (make_plan(sys, op, a, &pl, &p) != POD_OK) continue;
-      double ti = plan_time(&q, &p, S), sel = ti;
+      if (a == POD_ALGO_NVLS) /* NVLS at the ring's rate x NCCL's tuner
+                              ** NVLS over ring (coll_tune.c) */
+        p.tune_up_div = pod_coll__nvls_tuner_div(sys, n);
       if ((p.tune_k_out > 0.0 && p.tune_k_out != p.k_out) ||
           p.tune_up_div > 0.0) {
         /* NCCL chooses by its tuner's estimate, then runs at the real
-        ** rate */
-        if (p.tune_k_out > 0.0) p.k_out = p.tune_k_out;
-        if (p.tune_up_div > 0.0) p.up_div = p.tune_up_div;
-        sel = plan_time(&q, &p, S);
-      }
-      if (sel < t_sel) {
-        t_sel = sel;
-        t = ti;
-        best = a;
+        ** rate: the real time only for a plan that is chosen */
+        plan pt = p;
+        if (pt.tune_k_out > 0.0) pt.k_out = pt.tune_k_out;
+        if (pt.tune_up_div > 0.0) pt.up_div = pt.tune_up_div;
+        double sel = plan_time(&q, &pt, S);
+        if (sel < t_sel) {
+          t_sel = sel;
+          t = plan_time(&q, &p, S);
+          best = a;
+        }
+      } else {
+        double ti = plan_time(&q, &p, S);
+        if (ti < t_sel) {
+          t_sel = ti;
+          t = ti;
+          best = a;
+        }
       }
     }
     if (best == POD_ALGO_AUTO) /* every op has at least one algorithm */
