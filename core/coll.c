@@ -110,6 +110,7 @@
 ** Everything is pure arithmetic on the arguments: no allocation, no
 ** globals written, reentrant and thread-safe, O(1) per call.
 */
+#include "coll_int.h"
 #include "pod_coll.h"
 
 #include <math.h>
@@ -159,6 +160,8 @@ typedef struct plan {
                               ** (out_dom 0) or per domain (out_dom 1) */
   double tune_k_out;          /* k_out as NCCL's tuner charges it, when it
                               ** differs (trees over 3 domains); else 0 */
+  double tune_up_div;         /* up_div as NCCL's tuner charges it, when it
+                              ** differs (NVLS: nvls_tuner_div); else 0 */
   double up_rows, out_rows;   /* chunk rows of the pipeline fill: the
                               ** scale-up half is up_rows x up_channels x
                               ** up_fill_KiB, the network half out_rows x
@@ -212,6 +215,8 @@ static double collision_mult(int k) {
 typedef struct place {
   int n, r, d, m, spans;
   double nn, rr, dd, in, ir, id;
+  double leaf_use; /* share of the leaf's NIC rate that the domains of a
+                   ** ring or tree collective drive (<= 1) */
 } place;
 
 /* Oversubscription multiplier of the time on the network when a share
@@ -227,7 +232,7 @@ static inline double leaf_mult(const pod_system *s, double frac) {
 ** consecutive domains share a leaf, so one of every m domain hops crosses
 ** to the next leaf. */
 static inline double ring_leaf_frac(const place *pl) {
-  return pl->spans ? 1.0 / (double)pl->m : 0.0;
+  return pl->spans ? pl->leaf_use / (double)pl->m : 0.0;
 }
 
 /* Share of a double binary tree's network traffic that leaves the leaf:
@@ -235,7 +240,7 @@ static inline double ring_leaf_frac(const place *pl) {
 static inline double tree_leaf_frac(const place *pl) {
   if (!pl->spans) return 0.0;
   double all = ceil_log2(pl->d), in_leaf = ceil_log2(pl->m);
-  return all > 0.0 ? (all - in_leaf) / all : 0.0;
+  return all > 0.0 ? pl->leaf_use * (all - in_leaf) / all : 0.0;
 }
 
 /* Network bytes per direction of one domain in NCCL's double binary
@@ -311,6 +316,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->up_div = s->up_eff / s->nvls_eff;
       p->k_up = 2.0 * (nn - 1.0) * in;
       p->up_rows = nn;
+      /* auto chooses by NCCL's tuner: coll_eval sets tune_up_div */
       return POD_OK;
     case POD_ALGO_NVLS_TREE:
       /* NCCL's NVLSTree: NVLS reduce inside each domain onto the heads
@@ -575,6 +581,16 @@ static inline void setup(const pod_system *sys, int n, int r, place *pl,
   pl->spans = n > sys->leaf_gpus;
   pl->m = 1; /* domains per leaf: only needed when the group spans leaves */
   if (pl->spans && sys->leaf_gpus > r) pl->m = sys->leaf_gpus / r;
+  /* A ring or tree collective drives its domains' channels (D each), not
+  ** every NIC: the m domains of a leaf load its uplinks, sized for
+  ** leaf_gpus x G / oversub, with m D of the leaf's leaf_gpus x G.  An
+  ** 8-GPU node's 8 channels use all 8 NICs (share 1); a GB200 NVL72 rack's
+  ** 16 channels at 24 GB/s use 384 of its 72 x 47 GB/s. */
+  pl->leaf_use = 1.0;
+  if (pl->spans) {
+    double use = (double)pl->m * D / ((double)sys->leaf_gpus * G);
+    if (use < 1.0) pl->leaf_use = use;
+  }
   /* The four inverses (1/n, 1/U, 1/G, 1/D) from one division: this runs
   ** millions of times a second. */
   double UG = U * G, prod = UG * D * pl->nn;
@@ -669,17 +685,29 @@ static int coll_eval(const pod_system *sys, pod_coll_op op,
     for (int i = 0; i < AUTO[op].n; i++) {
       pod_coll_algo a = AUTO[op].algos[i];
       if (make_plan(sys, op, a, &pl, &p) != POD_OK) continue;
-      double ti = plan_time(&q, &p, S), sel = ti;
-      if (p.tune_k_out > 0.0 && p.tune_k_out != p.k_out) {
+      if (a == POD_ALGO_NVLS) /* NVLS at the ring's rate x NCCL's tuner
+                              ** NVLS over ring (coll_tune.c) */
+        p.tune_up_div = pod_coll__nvls_tuner_div(sys, n);
+      if ((p.tune_k_out > 0.0 && p.tune_k_out != p.k_out) ||
+          p.tune_up_div > 0.0) {
         /* NCCL chooses by its tuner's estimate, then runs at the real
-        ** rate */
-        p.k_out = p.tune_k_out;
-        sel = plan_time(&q, &p, S);
-      }
-      if (sel < t_sel) {
-        t_sel = sel;
-        t = ti;
-        best = a;
+        ** rate: the real time only for a plan that is chosen */
+        plan pt = p;
+        if (pt.tune_k_out > 0.0) pt.k_out = pt.tune_k_out;
+        if (pt.tune_up_div > 0.0) pt.up_div = pt.tune_up_div;
+        double sel = plan_time(&q, &pt, S);
+        if (sel < t_sel) {
+          t_sel = sel;
+          t = plan_time(&q, &p, S);
+          best = a;
+        }
+      } else {
+        double ti = plan_time(&q, &p, S);
+        if (ti < t_sel) {
+          t_sel = ti;
+          t = ti;
+          best = a;
+        }
       }
     }
     if (best == POD_ALGO_AUTO) /* every op has at least one algorithm */

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "coll_int.h"
 #include "near.h"
 #include "pod_coll.h"
 
@@ -199,6 +200,63 @@ static void test_auto_is_ncclish(void **state) {
 /* CollNet: the switches reduce, so a domain's network traffic is S
 ** whatever the domain count, and on a network-bound system with many
 ** domains it beats every host-based algorithm. */
+/* NCCL's tuner rates NVLS by its NVLS graph: min(n, 32) head channels,
+** each at most the top search speed (Blackwell 90, Hopper 60 GB/s), so
+** at 2 and 4 GPUs it rates NVLS below the ring and runs the ring, from 8
+** GPUs NVLS (coll.c, nvls_tuner_div).  The choice holds at NCCL's own
+** NVLink credit (40.1/50 and 20.6/25 of line rate) as at the fitted one,
+** and the time of the chosen ring is the ring's. */
+static void test_nvls_tuner_ranks(void **state) {
+  (void)state;
+  const char *names[] = {"gb200_nvl72", "hgx_h100"};
+  const double nccl_eff[] = {40.1 / 50.0, 20.6 / 25.0};
+  for (int k = 0; k < 2; k++)
+    for (int v = 0; v < 2; v++) {
+      pod_system s = preset(names[k]);
+      if (v) s.up_eff = nccl_eff[k];
+      for (int n = 2; n <= s.domain_gpus; n *= 2) {
+        pod_coll_result au =
+            eval_ok(&s, POD_COLL_ALL_REDUCE, n, n, 8 * GIB, POD_ALGO_AUTO);
+        pod_coll_algo want = n < 8 ? POD_ALGO_RING : POD_ALGO_NVLS;
+        if (au.algo != want)
+          fail_msg("%s (up_eff %g) at %d ranks picks %s", names[k], s.up_eff, n,
+                   pod_coll_algo_name(au.algo));
+        pod_coll_result same =
+            eval_ok(&s, POD_COLL_ALL_REDUCE, n, n, 8 * GIB, want);
+        assert_close(au.time_s, same.time_s, 1e-15);
+      }
+      /* NVLS, when it runs, is faster than the ring at 4 ranks in
+      ** podsim's own time: NCCL's choice is not the faster one */
+      pod_coll_result nv =
+          eval_ok(&s, POD_COLL_ALL_REDUCE, 4, 4, 8 * GIB, POD_ALGO_NVLS);
+      pod_coll_result ring =
+          eval_ok(&s, POD_COLL_ALL_REDUCE, 4, 4, 8 * GIB, POD_ALGO_RING);
+      assert_true(nv.time_s < ring.time_s);
+    }
+  /* 72 ranks: the NVLS graph stops at 32 heads and still wins */
+  pod_system g = preset("gb200_nvl72");
+  assert_int_equal(
+      eval_ok(&g, POD_COLL_ALL_REDUCE, 72, 72, 8 * GIB, POD_ALGO_AUTO).algo,
+      POD_ALGO_NVLS);
+}
+
+/* The tuner's figures behind those choices, by hand from NCCL's speed
+** ladders (coll_tune.c): GB200 at the fitted 668 GB/s, ring 11 x 60 = 660;
+** NVLS 4 heads x 90 = 360, 8 x min(70 x 0.74 x 1.75, 90) = 720, 32 x 20 x
+** 0.74 x 2 x 31/32 = 917.6; H100 at 370.8: ring 6 x 60 = 360, NVLS 8 x
+** min(40 x 0.85 x 1.75, 60) = 476; one rank builds no graph. */
+static void test_nvls_tuner_figures(void **state) {
+  (void)state;
+  pod_system g = preset("gb200_nvl72"), h = preset("hgx_h100");
+  assert_close(g.up_GBps * g.up_eff, 667.8, 1e-9);
+  assert_close(pod_coll__nvls_tuner_div(&g, 4), 660.0 / 360.0, 1e-12);
+  assert_close(pod_coll__nvls_tuner_div(&g, 8), 660.0 / 720.0, 1e-12);
+  assert_close(pod_coll__nvls_tuner_div(&g, 64),
+               660.0 / (32 * 20 * 0.74 * 2 * 31.0 / 32.0), 1e-12);
+  assert_close(pod_coll__nvls_tuner_div(&h, 8), 360.0 / 476.0, 1e-12);
+  assert_true(pod_coll__nvls_tuner_div(&h, 1) >= 1e30);
+}
+
 static void test_collnet_with_sharp(void **state) {
   (void)state;
   pod_system s = slow_net();
@@ -310,6 +368,29 @@ static void test_leaf_oversub(void **state) {
   a = eval_ok(&h, POD_COLL_ALL_TO_ALL, 64, 8, S, POD_ALGO_AUTO);
   b = eval_ok(&o, POD_COLL_ALL_TO_ALL, 64, 8, S, POD_ALGO_AUTO);
   assert_close(b.time_s / a.time_s, 2.0 * 32 / 56, 0.03);
+
+  /* A GB200 NVL72 rack per leaf, 4:1 above it: the ring/tree collective
+  ** drives 16 channels at 24 GB/s = 384 GB/s of the rack's 72 NICs, below
+  ** the uplinks' 72 x 47 / 4 = 846 GB/s, so it loses nothing; the
+  ** all-to-all drives every NIC and takes 4x the network time. */
+  pod_system g = preset("gb200_nvl72"), go = g;
+  go.leaf_gpus = 72;
+  go.oversub = 4.0;
+  a = eval_ok(&g, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_AUTO);
+  b = eval_ok(&go, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_AUTO);
+  assert_close(b.time_s, a.time_s, 1e-12);
+  a = eval_ok(&g, POD_COLL_ALL_TO_ALL, 144, 72, S, POD_ALGO_AUTO);
+  b = eval_ok(&go, POD_COLL_ALL_TO_ALL, 144, 72, S, POD_ALGO_AUTO);
+  assert_close(b.time_s / a.time_s, 4.0, 0.03);
+  /* at 8:1 the uplinks (423 GB/s) still carry the 384 */
+  go.oversub = 8.0;
+  b = eval_ok(&go, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
+  a = eval_ok(&g, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
+  assert_close(b.time_s, a.time_s, 1e-12);
+  /* at 16:1 (211 GB/s) the ring's network phase takes 384 / 211 longer */
+  go.oversub = 16.0;
+  b = eval_ok(&go, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
+  assert_true(b.time_s > 1.5 * a.time_s);
 }
 
 /* Pipeline fill grows with the ring length: a 72-rank ring reaches its
@@ -413,6 +494,8 @@ int main(void) {
       cmocka_unit_test(test_two_node_rule),
       cmocka_unit_test(test_tree_three_domains),
       cmocka_unit_test(test_auto_is_ncclish),
+      cmocka_unit_test(test_nvls_tuner_ranks),
+      cmocka_unit_test(test_nvls_tuner_figures),
       cmocka_unit_test(test_collnet_with_sharp),
       cmocka_unit_test(test_channels_set_nics),
       cmocka_unit_test(test_leaf_oversub),
