@@ -164,185 +164,7 @@ static double dtype_bytes(pod_dtype d) {
   }
 }
 
-/* A resolved layout of one instance. */
-typedef struct lay {
-  int n, tp, dp, pp, ep, etp, local; /* local: physical experts per GPU */
-} lay;
-
 #define FAIL(field, ...) pod_err_set(err, POD_EINVAL, field, __VA_ARGS__)
-
-/* Fail with the field `pre` + `name` (formatted on the error path only). */
-#define FAILP(name, ...)                                  \
-  do {                                                    \
-    char f_[POD_ERR_FIELD_MAX];                           \
-    snprintf(f_, sizeof f_, "%s%s", pre, name);           \
-    return pod_err_set(err, POD_EINVAL, f_, __VA_ARGS__); \
-  } while (0)
-
-static int resolve(const pod_model *m, int n, const pod_serve_par *p,
-                   int redundant, const char *pre, lay *o, pod_err *err) {
-  o->n = n;
-  o->tp = p->tp > 0 ? p->tp : 1;
-  o->pp = p->pp > 0 ? p->pp : 1;
-  if (m->heads % o->tp != 0)
-    FAILP("tp", "%d does not divide the model's %d heads", o->tp, m->heads);
-  if (m->attn != POD_ATTN_MLA && o->tp > m->kv_heads)
-    FAILP("tp", "%d is above the model's %d KV heads", o->tp, m->kv_heads);
-  if (m->attn != POD_ATTN_MLA && m->kv_heads % o->tp != 0)
-    FAILP("tp", "%d does not divide the model's %d KV heads", o->tp,
-          m->kv_heads);
-  if (o->pp > m->layers)
-    FAILP("pp", "%d stages for %d layers", o->pp, m->layers);
-  if (n % (o->tp * o->pp) != 0)
-    FAILP("pp", "tp x pp = %d does not divide %d GPUs", o->tp * o->pp, n);
-  int stage = n / o->pp;
-  o->dp = p->dp_attn > 0 ? p->dp_attn : stage / o->tp;
-  if (o->dp * o->tp != stage)
-    FAILP("dp_attn", "tp x dp_attn = %d must equal the %d GPUs of a stage",
-          o->dp * o->tp, stage);
-  if (m->experts == 0) {
-    if (p->ep > 1) FAILP("ep", "is %d for a dense model", p->ep);
-    o->ep = 1;
-    o->etp = stage;
-    o->local = 0;
-    return POD_OK;
-  }
-  o->ep = p->ep > 0 ? p->ep : stage;
-  if (stage % o->ep != 0)
-    FAILP("ep", "%d does not divide the %d GPUs of a stage", o->ep, stage);
-  int phys = m->experts + redundant;
-  if (phys % o->ep != 0)
-    FAILP("ep", "%d does not divide %d experts (%d routed + %d redundant)",
-          o->ep, phys, m->experts, redundant);
-  o->etp = stage / o->ep;
-  o->local = phys / o->ep;
-  return POD_OK;
-}
-
-/* The bounds of every numeric field (pod_field.h), the one home of each
-** range: pod_serve_check walks these tables and the Lua bindings read
-** them.  A layout's fields are listed once (SERVE_PAR) and appear in the
-** layout table and, under "parallel.", in the prefill pool's. */
-#define SERVE_PAR(X)                                                    \
-  X(tp, 0, 1 << 16, "attention/dense tensor parallel (0: 1)")           \
-  X(dp_attn, 0, 1 << 20, "attention data-parallel groups (0: derived)") \
-  X(ep, 0, 1 << 20, "expert parallel (0: GPUs per stage)")              \
-  X(pp, 0, 1 << 16, "pipeline stages (0: 1)")
-#define PAR_ENTRY(m, lo, hi, unit) POD_FIELD_I(pod_serve_par, m, lo, hi, unit),
-#define POOL_ENTRY(m, lo, hi, unit)      \
-  {"parallel." #m,                       \
-   offsetof(pod_serve_pool, parallel.m), \
-   POD_F_INT,                            \
-   lo,                                   \
-   hi,                                   \
-   0,                                    \
-   unit},
-const pod_field pod_serve_par_fields[] = {SERVE_PAR(PAR_ENTRY) POD_FIELD_END};
-const pod_field pod_serve_pool_fields[] = {
-    POD_FIELD_I(pod_serve_pool, gpus, 0, 1 << 20,
-                "GPUs of the prefill instance (>= 1 when disaggregated)"),
-    SERVE_PAR(POOL_ENTRY) POD_FIELD_END};
-#undef PAR_ENTRY
-#undef POOL_ENTRY
-
-#define SERVE_CFG_FIELDS(X)                                                  \
-  X(INT, gpus, 1, 1 << 20, 0, "GPUs of the (decode) instance")               \
-  X(INT, batch, 0, 1 << 24, 0, "sequences per instance (0: largest)")        \
-  X(DOUBLE, input_tokens, 1, 1 << 24, 0, "prompt tokens")                    \
-  X(DOUBLE, output_tokens, 1, 1 << 24, 0, "generated tokens")                \
-  X(DOUBLE, prefix_hit, 0, 0.999, 0, "share of prompt cached")               \
-  X(BOOL, disaggregated, 0, 1, 0, "separate prefill pool")                   \
-  X(DOUBLE, prefill_tokens, 1, 1 << 24, 0, "prompt tokens per GPU per pass") \
-  X(INT, spec_tokens, 0, 16, 0, "draft tokens per step")                     \
-  X(DOUBLE, spec_accept, 0, 1, 0, "acceptance per draft token")              \
-  X(INT, redundant_experts, 0, 1 << 16, 0, "extra expert replicas")          \
-  X(BOOL, two_batch_overlap, 0, 1, 0, "two micro-batches")                   \
-  X(DOUBLE, eff_gemm, -1, 1, 0, "fraction of peak (<= 0: table)")            \
-  X(DOUBLE, eff_attn, 0, 1, 0, "fraction of peak (0: per-generation table)") \
-  X(DOUBLE, eff_hbm, 0, 1, POD_F_MIN_OPEN, "fraction of HBM bandwidth")      \
-  X(DOUBLE, overlap, 0, 1, 0, "share hidden by two-batch overlap")           \
-  X(DOUBLE, ep_ll_us, 0, 1e6, 0, "us per low-latency dispatch")              \
-  X(DOUBLE, ep_ll_up_us, 0, 1e6, 0, "us, all peers on NVLink")               \
-  X(DOUBLE, layer_us, 0, 1e6, 0, "us per layer per step")                    \
-  X(DOUBLE, mem_reserve_gb, 0, 1e6, 0, "GB")                                 \
-  X(DOUBLE, kv_frac, 0, 1, POD_F_MIN_OPEN, "share of free HBM for KV")       \
-  X(DOUBLE, host_GBps, 0, 1e6, 0, "GB/s host link for offload (0: none)")    \
-  X(DOUBLE, ep_sms, 0, 100, 0, "SMs held by DeepEP normal kernels")          \
-  X(DOUBLE, expert_cv, 0, 10, 0, "per-batch expert load drift")              \
-  X(DOUBLE, host_us, 0, 1e7, 0, "us of host work per decode step")           \
-  X(BOOL, host_overlap, 0, 1, 0, "host work overlapped with the GPU")
-#define SERVE_CFG_FIELDS_E(k, m, lo, hi, open, unit) \
-  POD_FIELD_X_ENTRY(pod_serve_cfg, k, m, lo, hi, open, unit)
-const pod_field pod_serve_cfg_fields[] = {SERVE_CFG_FIELDS(SERVE_CFG_FIELDS_E)
-                                              POD_FIELD_END};
-#define SERVE_CFG_FIELDS_S(k, m, lo, hi, open, unit) \
-  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
-/* the inline screen of the list, bounds as constants */
-static int serve_cfg_ok(const pod_serve_cfg *x) {
-  return 1 SERVE_CFG_FIELDS(SERVE_CFG_FIELDS_S);
-}
-#undef SERVE_CFG_FIELDS_E
-#undef SERVE_CFG_FIELDS_S
-
-/* pod_serve_ep_time's arguments, in its order (offsets unused); its fixed
-** costs ll_us and ll_up_us take the bounds of ep_ll_us and ep_ll_up_us
-** above. */
-const pod_field pod_serve_ep_args[] = {
-    {"ranks", 0, POD_F_INT, 1, 1 << 20, 0, "ranks (EP degree)"},
-    {"top_k", 0, POD_F_INT, 1, 1024, 0, "experts per token"},
-    {"tokens", 0, POD_F_DOUBLE, 0, 1e12, 0, "tokens per GPU"},
-    {"row_bytes", 0, POD_F_DOUBLE, 0, 1e12, 0, "bytes per token row"},
-    POD_FIELD_END};
-
-/* Everything pod_serve_check checks beyond the system and the model. */
-static int check_rest(const pod_serve_cfg *c, pod_err *err) {
-  int rc;
-  if ((!serve_cfg_ok(c) &&
-       (rc = pod_field_check_all(pod_serve_cfg_fields, c, "", err))) ||
-      (rc = pod_field_check_all(pod_serve_par_fields, &c->parallel, "parallel.",
-                                err)) ||
-      (rc = pod_field_check_all(pod_serve_pool_fields, &c->prefill, "prefill.",
-                                err)))
-    return rc;
-  if (c->dtype < POD_DTYPE_BF16 || c->dtype > POD_DTYPE_FP4)
-    return FAIL("dtype", "unknown dtype %d", c->dtype);
-  if (pod_train_peak_tflops(&c->system.gpu, c->dtype) <= 0.0)
-    return FAIL("dtype", "%s has no peak on %s", pod_train_dtype_name(c->dtype),
-                c->system.gpu.name);
-  if (c->kv_dtype != POD_DTYPE_BF16 && c->kv_dtype != POD_DTYPE_FP8)
-    return FAIL("kv_dtype", "must be bf16 or fp8");
-  if (c->redundant_experts > 0 && c->model.experts == 0)
-    return FAIL("redundant_experts", "needs a mixture-of-experts model");
-  if (c->ep_kernel < 0 || c->ep_kernel > POD_SERVE_EP_NCCL)
-    return FAIL("ep_kernel", "unknown kernel %d", c->ep_kernel);
-  if (c->dense_dtype < POD_DTYPE_BF16 || c->dense_dtype > POD_SERVE_DTYPE_SAME)
-    return FAIL("dense_dtype", "unknown dtype %d", c->dense_dtype);
-  if (c->dense_dtype != POD_SERVE_DTYPE_SAME &&
-      pod_train_peak_tflops(&c->system.gpu, (pod_dtype)c->dense_dtype) <= 0.0)
-    return FAIL("dense_dtype", "%s has no peak on %s",
-                pod_train_dtype_name((pod_dtype)c->dense_dtype),
-                c->system.gpu.name);
-  lay l;
-  if ((rc = resolve(&c->model, c->gpus, &c->parallel, c->redundant_experts,
-                    "parallel.", &l, err)))
-    return rc;
-  if (c->disaggregated) {
-    if (c->prefill.gpus < 1)
-      return FAIL("prefill.gpus", "must be >= 1 when disaggregated, got %d",
-                  c->prefill.gpus);
-    if ((rc = resolve(&c->model, c->prefill.gpus, &c->prefill.parallel,
-                      c->redundant_experts, "prefill.parallel.", &l, err)))
-      return rc;
-  }
-  return POD_OK;
-}
-
-int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
-  int rc = pod_hw_system_check(&c->system, err);
-  if (rc != POD_OK) return rc;
-  if ((rc = pod_model_check(&c->model, err)) != POD_OK) return rc;
-  return check_rest(c, err);
-}
 
 /* ---- shared per-model quantities --------------------------------------- */
 
@@ -712,7 +534,8 @@ int pod_serve_max_batch(const pod_serve_cfg *c, int *max_batch, pod_err *err) {
   shape s;
   if ((rc = mk_shape(c, &s, err))) return rc;
   lay l;
-  resolve(&c->model, c->gpus, &c->parallel, c->redundant_experts, "", &l, NULL);
+  pod_serve__resolve(&c->model, c->gpus, &c->parallel, c->redundant_experts, "",
+                     &l, NULL);
   pod_serve_cfg d = *c;
   d.batch = 0;
   pod_serve_result o;
@@ -743,7 +566,7 @@ int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err) {
 int pod_serve_eval_checked(const pod_serve_cfg *c, pod_serve_result *o,
                            pod_err *err) {
   memset(o, 0, sizeof *o);
-  int rc = check_rest(c, err);
+  int rc = pod_serve__check_rest(c, err);
   return rc != POD_OK ? rc : eval_core(c, o, err);
 }
 
@@ -754,11 +577,11 @@ static int eval_core(const pod_serve_cfg *c, pod_serve_result *o,
   shape s;
   if ((rc = mk_shape(c, &s, err))) return rc;
   lay ld, lp;
-  resolve(&c->model, c->gpus, &c->parallel, c->redundant_experts, "", &ld,
-          NULL);
+  pod_serve__resolve(&c->model, c->gpus, &c->parallel, c->redundant_experts, "",
+                     &ld, NULL);
   if (c->disaggregated)
-    resolve(&c->model, c->prefill.gpus, &c->prefill.parallel,
-            c->redundant_experts, "", &lp, NULL);
+    pod_serve__resolve(&c->model, c->prefill.gpus, &c->prefill.parallel,
+                       c->redundant_experts, "", &lp, NULL);
   else
     lp = ld;
   if ((rc = fit_batch(c, &s, &ld, o, err))) return rc;

@@ -10,6 +10,20 @@
 #include "pod_coll.h"
 #include "pod_serve.h"
 
+/* A resolved layout of one instance. */
+typedef struct lay {
+  int n, tp, dp, pp, ep, etp, local; /* local: physical experts per GPU */
+} lay;
+
+/* Resolve layout p of n GPUs for model m (with `redundant` extra expert
+** replicas) into *o; errors name `pre` + the field (serve_check.c). */
+int pod_serve__resolve(const pod_model *m, int n, const pod_serve_par *p,
+                       int redundant, const char *pre, lay *o, pod_err *err);
+
+/* Every check of pod_serve_check beyond the system and the model (the
+** entry point of a config whose system and model are checked). */
+int pod_serve__check_rest(const pod_serve_cfg *c, pod_err *err);
+
 /* POD_EINVAL naming `field`: x is not in [lo, hi] ((lo, hi] with open). */
 int pod_serve__range_error(double x, double lo, double hi, int open,
                            const char *field, pod_err *err);
