@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 double pod_field_get(const pod_field *f, const void *base) {
@@ -57,13 +58,13 @@ static const char *fmt_num(char *buf, size_t n, double v) {
   return buf;
 }
 
-/* A value that failed f: an integer of an integer field in full (a
-** count of 1e12 + 1 is not "1e+12"), anything else as %.10g. */
+/* A value that failed f as %.10g, unless that loses an integer field's
+** value (1e12 + 1 would read "1e+12"): then in full. */
 static const char *fmt_got(const pod_field *f, char *buf, size_t n, double v) {
-  if (f->type != POD_F_DOUBLE && v == floor(v) && fabs(v) < 9007199254740992.0)
+  snprintf(buf, n, "%.10g", v);
+  if (f->type != POD_F_DOUBLE && v == floor(v) &&
+      fabs(v) < 9007199254740992.0 && strtod(buf, NULL) != v)
     snprintf(buf, n, "%.0f", v);
-  else
-    snprintf(buf, n, "%.10g", v);
   return buf;
 }
 
