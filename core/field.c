@@ -5,19 +5,35 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 double pod_field_get(const pod_field *f, const void *base) {
   const char *p = (const char *)base + f->offset;
-  if (f->type == POD_F_DOUBLE) {
-    double d;
-    memcpy(&d, p, sizeof d);
-    return d;
+  switch (f->type) {
+    case POD_F_DOUBLE: {
+      double d;
+      memcpy(&d, p, sizeof d);
+      return d;
+    }
+    case POD_F_INT64: {
+      int64_t i;
+      memcpy(&i, p, sizeof i);
+      return (double)i;
+    }
+    case POD_F_UINT64: {
+      uint64_t u;
+      memcpy(&u, p, sizeof u);
+      return (double)u;
+    }
+    default: {
+      int i;
+      memcpy(&i, p, sizeof i);
+      return (double)i;
+    }
   }
-  int i;
-  memcpy(&i, p, sizeof i);
-  return (double)i;
 }
 
 /* In [min, max] as `open` says; NaN fails every comparison and +-inf the
@@ -42,6 +58,16 @@ static const char *fmt_num(char *buf, size_t n, double v) {
   return buf;
 }
 
+/* A value that failed f as %.10g, unless that loses an integer field's
+** value (1e12 + 1 would read "1e+12"): then in full. */
+static const char *fmt_got(const pod_field *f, char *buf, size_t n, double v) {
+  snprintf(buf, n, "%.10g", v);
+  if (f->type != POD_F_DOUBLE && v == floor(v) &&
+      fabs(v) < 9007199254740992.0 && strtod(buf, NULL) != v)
+    snprintf(buf, n, "%.0f", v);
+  return buf;
+}
+
 void pod_field_range(const pod_field *f, char *buf, size_t n) {
   char a[32], b[32];
   if (f->type == POD_F_BOOL) {
@@ -56,23 +82,23 @@ void pod_field_range(const pod_field *f, char *buf, size_t n) {
 
 int pod_field_error(const pod_field *f, double v, const char *prefix,
                     pod_err *err) {
-  char path[POD_ERR_FIELD_MAX], a[32], r[80];
+  char path[POD_ERR_FIELD_MAX], a[32], r[80], g[32];
   snprintf(path, sizeof path, "%s%s", prefix ? prefix : "", f->name);
   if (!isfinite(v))
     return pod_err_set(err, POD_EINVAL, path,
                        "must be a finite number (got %s)",
                        isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"));
+  fmt_got(f, g, sizeof g, v);
   if (f->type == POD_F_BOOL)
-    return pod_err_set(err, POD_EINVAL, path, "must be 0 or 1 (got %.10g)", v);
+    return pod_err_set(err, POD_EINVAL, path, "must be 0 or 1 (got %s)", g);
   pod_field_range(f, r, sizeof r);
   if (in_bounds(f, v))
-    return pod_err_set(err, POD_EINVAL, path, "must be an integer (got %.10g)",
-                       v);
+    return pod_err_set(err, POD_EINVAL, path, "must be an integer (got %s)", g);
   if (isinf(f->max))
-    return pod_err_set(err, POD_EINVAL, path, "must be %s %s (got %.10g)",
+    return pod_err_set(err, POD_EINVAL, path, "must be %s %s (got %s)",
                        (f->open & POD_F_MIN_OPEN) ? ">" : ">=",
-                       fmt_num(a, sizeof a, f->min), v);
-  return pod_err_set(err, POD_EINVAL, path, "must be in %s (got %.10g)", r, v);
+                       fmt_num(a, sizeof a, f->min), g);
+  return pod_err_set(err, POD_EINVAL, path, "must be in %s (got %s)", r, g);
 }
 
 int pod_field_check_all(const pod_field *table, const void *base,
@@ -80,17 +106,20 @@ int pod_field_check_all(const pod_field *table, const void *base,
   /* Screen without branches on the values (the kernels check on every
   ** evaluation); the walk that names the field runs only on a failure.
   ** v - v == 0 is false for NaN and +-inf, so the caps need no DBL_MAX.
-  ** An int member is integral by construction. */
+  ** An integer member is integral by construction (a 64-bit one may
+  ** round on the way to a double, but only beyond 2^53, out of range). */
   const char *b = base;
   int ok = 1;
   for (const pod_field *f = table; f->name; f++) {
     double v;
     if (f->type == POD_F_DOUBLE) {
       memcpy(&v, b + f->offset, sizeof v);
-    } else {
+    } else if (f->type == POD_F_INT || f->type == POD_F_BOOL) {
       int i;
       memcpy(&i, b + f->offset, sizeof i);
       v = i;
+    } else {
+      v = pod_field_get(f, b);
     }
     int lo = (f->open & POD_F_MIN_OPEN) ? v > f->min : v >= f->min;
     int hi = (f->open & POD_F_MAX_OPEN) ? v < f->max : v <= f->max;

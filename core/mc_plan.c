@@ -79,11 +79,100 @@ void pod_mc_spec_init(pod_mc_spec *s) {
   memset(s, 0, sizeof *s);
   s->grid = 1;
   s->samples = 1000;
+  s->chunk_size = POD_MC_CHUNK_DEFAULT;
   s->seed = 1;
   s->max_samples_mb = 256;
   s->sensitivity = POD_MC_SENS_NONE;
   s->stop_metric = -1;
+  s->stop_min_samples = 2;
+  s->hist_bins = POD_MC_HIST_BINS_DEFAULT;
 }
+
+/* ---- names and bounds ---- */
+
+const char *const pod_mc_sens_names[POD_MC_SENS_SOBOL + 2] = {
+    "none", "spearman", "sobol", NULL};
+const char *const pod_mc_unfit_names[POD_MC_UNFIT_ERROR + 2] = {
+    "keep", "exclude", "error", NULL};
+const char *const pod_mc_nonfinite_names[POD_MC_NONFINITE_ERROR + 2] = {
+    "count", "error", NULL};
+
+/* names[v] for v in [0, n), else "?". */
+static const char *name_of(const char *const *names, int n, int v) {
+  return v >= 0 && v < n ? names[v] : "?";
+}
+
+/* Index of `name` in the NULL-terminated names (POD_ENOENT when absent or
+** NULL; *out untouched then). */
+static int parse_name(const char *const *names, const char *name, int *out) {
+  for (int i = 0; name && names[i]; i++) {
+    if (strcmp(name, names[i]) == 0) {
+      *out = i;
+      return POD_OK;
+    }
+  }
+  return POD_ENOENT;
+}
+
+const char *pod_mc_sens_name(int sens) {
+  return name_of(pod_mc_sens_names, POD_MC_SENS_SOBOL + 1, sens);
+}
+int pod_mc_sens_parse(const char *name, int *out) {
+  return parse_name(pod_mc_sens_names, name, out);
+}
+const char *pod_mc_unfit_name(int unfit) {
+  return name_of(pod_mc_unfit_names, POD_MC_UNFIT_ERROR + 1, unfit);
+}
+int pod_mc_unfit_parse(const char *name, int *out) {
+  return parse_name(pod_mc_unfit_names, name, out);
+}
+const char *pod_mc_nonfinite_name(int nonfinite) {
+  return name_of(pod_mc_nonfinite_names, POD_MC_NONFINITE_ERROR + 1, nonfinite);
+}
+int pod_mc_nonfinite_parse(const char *name, int *out) {
+  return parse_name(pod_mc_nonfinite_names, name, out);
+}
+
+/* The enum members are read as ints by the bound tables. */
+_Static_assert(sizeof(pod_mc_sens) == sizeof(int), "pod_mc_sens is an int");
+_Static_assert(sizeof(pod_mc_unfit) == sizeof(int), "pod_mc_unfit is an int");
+_Static_assert(sizeof(pod_mc_nonfinite) == sizeof(int),
+               "pod_mc_nonfinite is an int");
+
+/* The limits are sanity bounds of this implementation, not of a model:
+** samples up to 1e12 per grid point (a day of 1e7 evaluations/s); the
+** seed up to 2^53 - 1 because results and files carry it as a number
+** (a double: exact to 2^53); chunks up to 2^24 samples (MAX_CHUNKS bounds
+** their count); histograms up to 1e5 bins. */
+const pod_field pod_mc_spec_fields[] = {
+    POD_FIELD_I(pod_mc_spec, nparams, 0, POD_MC_PARAMS_MAX, "parameters"),
+    POD_FIELD_I(pod_mc_spec, nmetrics, 1, POD_MC_METRICS_MAX, "metrics"),
+    POD_FIELD_I(pod_mc_spec, grid, 1, POD_MC_GRID_MAX, "grid points"),
+    POD_FIELD_I64(pod_mc_spec, samples, 1, 1e12, "samples per grid point"),
+    POD_FIELD_I(pod_mc_spec, chunk_size, 1, 1 << 24, "samples per chunk"),
+    POD_FIELD_U64(pod_mc_spec, seed, 0, 9007199254740991.0,
+                  "seed (exact as a double: below 2^53)"),
+    POD_FIELD_B(pod_mc_spec, keep_samples, "store sample rows"),
+    POD_FIELD_D(pod_mc_spec, max_samples_mb, 0, HUGE_VAL, 0,
+                "MB (1e6 B) of stored samples"),
+    POD_FIELD_I(pod_mc_spec, sensitivity, 0, POD_MC_SENS_SOBOL,
+                "pod_mc_sens_names index"),
+    POD_FIELD_I(pod_mc_spec, hist_bins, 1, 100000, "histogram bins"),
+    POD_FIELD_B(pod_mc_spec, hist_log, "log-spaced bins"),
+    POD_FIELD_I(pod_mc_spec, nonfinite, 0, POD_MC_NONFINITE_ERROR,
+                "pod_mc_nonfinite_names index"),
+    POD_FIELD_I(pod_mc_spec, unfit, 0, POD_MC_UNFIT_ERROR,
+                "pod_mc_unfit_names index"),
+    POD_FIELD_END};
+
+/* The stopping rule's, checked when stop_metric >= 0: a positive relative
+** half-width, and at least 2 samples (a Student-t interval needs n >= 2). */
+const pod_field pod_mc_stop_fields[] = {
+    POD_FIELD_D(pod_mc_spec, stop_rel_ci95, 0, HUGE_VAL, POD_F_MIN_OPEN,
+                "ci95 half-width / |mean|"),
+    POD_FIELD_I64(pod_mc_spec, stop_min_samples, 2, 1e12,
+                  "samples per grid point"),
+    POD_FIELD_END};
 
 /* Derive the 32-bit seed of every chunk; re-mix collisions (and 0, which
 ** mt19937 treats as its default seed 4357) in chunk order. */
@@ -162,49 +251,37 @@ static int build_qrng(pod_mc_plan *pl, pod_err *err) {
   return POD_OK;
 }
 
-/* The spec's checks, before anything is allocated. */
-static int check_spec(const pod_mc_spec *s, pod_err *err) {
-  if (s->nparams < 0)
-    return pod_err_set(err, POD_EINVAL, "params", "count must be >= 0");
+int pod_mc_spec_check(const pod_mc_spec *s, pod_err *err) {
+  pod_err local;
+  if (!err) err = &local;
+  int rc = pod_field_check_all(pod_mc_spec_fields, s, NULL, err);
+  if (rc) return rc;
   if (s->nparams > 0 && !s->dists)
     return pod_err_set(err, POD_EINVAL, "params", "missing distributions");
-  if (s->nmetrics < 1)
-    return pod_err_set(err, POD_EINVAL, "metrics", "needs at least one metric");
-  if (s->grid < 1)
-    return pod_err_set(err, POD_EINVAL, "grid",
-                       "needs at least one grid point (got %d)", s->grid);
-  if (s->samples < 1)
-    return pod_err_set(err, POD_EINVAL, "samples", "must be >= 1 (got %lld)",
-                       (long long)s->samples);
-  if (s->chunk_size < 0)
-    return pod_err_set(err, POD_EINVAL, "chunk_size", "must be >= 1 (got %d)",
-                       s->chunk_size);
   if (!s->eval.eval)
     return pod_err_set(err, POD_EINVAL, "eval", "needs an evaluation function");
-  if (!(s->max_samples_mb >= 0) || !pod_finite(s->max_samples_mb))
-    return pod_err_set(err, POD_EINVAL, "max_samples_mb",
-                       "must be finite and >= 0 (got %g)", s->max_samples_mb);
-  if ((int)s->sensitivity < POD_MC_SENS_NONE ||
-      s->sensitivity > POD_MC_SENS_SOBOL)
-    return pod_err_set(err, POD_EINVAL, "sensitivity", "unknown kind %d",
-                       (int)s->sensitivity);
   if (s->stop_metric < -1 || s->stop_metric >= s->nmetrics)
     return pod_err_set(err, POD_EINVAL, "stop_metric",
                        "must name a metric (got index %d)", s->stop_metric);
   if (s->stop_metric >= 0 &&
-      !(s->stop_rel_ci95 > 0 && pod_finite(s->stop_rel_ci95)))
-    return pod_err_set(err, POD_EINVAL, "stop_rel_ci95",
-                       "must be finite and > 0 (got %g)", s->stop_rel_ci95);
-  if (s->hist_bins < 0 || s->hist_bins > 100000)
-    return pod_err_set(err, POD_EINVAL, "hist_bins",
-                       "must be in 0..100000 (got %d)", s->hist_bins);
+      (rc = pod_field_check_all(pod_mc_stop_fields, s, NULL, err)))
+    return rc;
+  if (s->fits_metric < 0 || s->fits_metric > s->nmetrics)
+    return pod_err_set(err, POD_EINVAL, "fits_metric",
+                       "must be 0 or 1 + a metric index in [0, %d) (got %d)",
+                       s->nmetrics, s->fits_metric);
   if (s->sensitivity == POD_MC_SENS_SOBOL && s->nparams < 1)
     return pod_err_set(err, POD_EINVAL, "sensitivity",
                        "Sobol indices need at least one parameter");
+  int64_t cpg = (s->samples + s->chunk_size - 1) / s->chunk_size;
+  if ((double)cpg * s->grid > MAX_CHUNKS)
+    return pod_err_set(err, POD_EINVAL, "chunk_size",
+                       "%lld chunks exceed the limit %d: raise chunk_size",
+                       (long long)cpg * s->grid, MAX_CHUNKS);
   for (int i = 0; i < s->nparams; i++) {
     pod_err e;
     pod_err_clear(&e);
-    int rc = pod_dist_check(&s->dists[i], &e);
+    rc = pod_dist_check(&s->dists[i], &e);
     if (rc) {
       char field[POD_ERR_FIELD_MAX];
       snprintf(field, sizeof field, "params[%d].%.40s", i + 1, e.field);
@@ -283,14 +360,10 @@ int pod_mc_plan_new(const pod_mc_spec *s, pod_mc_plan **out, pod_err *err) {
   if (!err) err = &local; /* failure codes travel through err below */
   pod_err_clear(err);
   *out = NULL;
-  int rc = check_spec(s, err);
+  int rc = pod_mc_spec_check(s, err);
   if (rc) return rc;
-  int cs = s->chunk_size ? s->chunk_size : POD_MC_CHUNK_DEFAULT;
+  int cs = s->chunk_size;
   int64_t cpg = (s->samples + cs - 1) / cs;
-  if ((double)cpg * s->grid > MAX_CHUNKS)
-    return pod_err_set(err, POD_EINVAL, "chunk_size",
-                       "%lld chunks exceed the limit %d: raise chunk_size",
-                       (long long)cpg * s->grid, MAX_CHUNKS);
 
   pod_mc_plan *pl = calloc(1, sizeof *pl);
   if (!pl) return pod_err_set(err, POD_ENOMEM, "plan", NULL);
@@ -304,20 +377,17 @@ int pod_mc_plan_new(const pod_mc_spec *s, pod_mc_plan **out, pod_err *err) {
   pl->seed = s->seed;
   pl->ev = s->eval;
   pl->keep = s->keep_samples != 0;
-  pl->hist_bins = s->hist_bins ? s->hist_bins : POD_MC_HIST_BINS_DEFAULT;
+  pl->hist_bins = s->hist_bins;
   pl->hist_log = s->hist_log != 0;
   pl->sens = s->sensitivity;
   pl->budget_bytes = s->max_samples_mb * 1e6;
   pl->stop_metric = s->stop_metric;
   pl->stop_rel = s->stop_rel_ci95;
+  /* without a stopping rule its fields are unchecked; 2 as ever */
   pl->stop_min = s->stop_min_samples < 2 ? 2 : s->stop_min_samples;
-  pl->nonfinite_error = s->nonfinite_error != 0;
+  pl->nonfinite_error = s->nonfinite == POD_MC_NONFINITE_ERROR;
   pl->fits_metric = s->fits_metric - 1;
   pl->unfit = s->unfit;
-  if (pl->fits_metric >= s->nmetrics) {
-    pod_mc_plan_free(pl);
-    return pod_err_set(err, POD_EINVAL, "fits_metric", "out of range");
-  }
   rc = POD_ENOMEM;
   int P = pl->P, M = pl->M;
 

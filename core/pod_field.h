@@ -26,7 +26,9 @@
 typedef enum pod_ftype {
   POD_F_DOUBLE = 0, /* double in the range */
   POD_F_INT = 1,    /* int in the range */
-  POD_F_BOOL = 2    /* int holding 0 or 1 (min 0, max 1) */
+  POD_F_BOOL = 2,   /* int holding 0 or 1 (min 0, max 1) */
+  POD_F_INT64 = 3,  /* int64_t in the range (bounds within +-2^53) */
+  POD_F_UINT64 = 4  /* uint64_t in the range (bounds within 2^53) */
 } pod_ftype;
 
 /* pod_field.open bits: the bound itself is excluded. */
@@ -44,13 +46,20 @@ typedef struct pod_field {
 
 /* Table entries: POD_FIELD_D(T, member, min, max, open, unit) for a
 ** double, POD_FIELD_I(T, member, min, max, unit) for an int,
-** POD_FIELD_B(T, member, unit) for a 0/1 flag. */
+** POD_FIELD_B(T, member, unit) for a 0/1 flag, POD_FIELD_I64 and
+** POD_FIELD_U64 (same arguments as POD_FIELD_I) for int64_t and uint64_t
+** members (a count of samples, a seed): their values pass through a
+** double, so the bounds must stay within 2^53. */
 #define POD_FIELD_D(T, m, lo, hi, open, unit) \
   { #m, offsetof(T, m), POD_F_DOUBLE, (lo), (hi), (open), (unit) }
 #define POD_FIELD_I(T, m, lo, hi, unit) \
   { #m, offsetof(T, m), POD_F_INT, (lo), (hi), 0, (unit) }
 #define POD_FIELD_B(T, m, unit) \
   { #m, offsetof(T, m), POD_F_BOOL, 0, 1, 0, (unit) }
+#define POD_FIELD_I64(T, m, lo, hi, unit) \
+  { #m, offsetof(T, m), POD_F_INT64, (lo), (hi), 0, (unit) }
+#define POD_FIELD_U64(T, m, lo, hi, unit) \
+  { #m, offsetof(T, m), POD_F_UINT64, (lo), (hi), 0, (unit) }
 #define POD_FIELD_END \
   { NULL, 0, POD_F_DOUBLE, 0, 0, 0, NULL }
 
@@ -66,8 +75,9 @@ static inline int pod_field_in(double v, double lo, double hi, int open) {
 }
 
 /* A bound list as an X-macro, X(kind, member, min, max, open, unit) with
-** kind DOUBLE, INT or BOOL, gives both the table and a screen with the
-** bounds as constants (for checks on every kernel evaluation):
+** kind DOUBLE, INT, BOOL, INT64 or UINT64, gives both the table and a
+** screen with the bounds as constants (for checks on every kernel
+** evaluation):
 **   #define E(k, m, lo, hi, open, unit) \
 **     POD_FIELD_X_ENTRY(T, k, m, lo, hi, open, unit)
 **   const pod_field t[] = {LIST(E) POD_FIELD_END};
@@ -81,8 +91,10 @@ static inline int pod_field_in(double v, double lo, double hi, int open) {
 #define POD_FIELD_SCREEN_DOUBLE(v, lo, hi, open) pod_field_in(v, lo, hi, open)
 #define POD_FIELD_SCREEN_INT(v, lo, hi, open) (((v) >= (lo)) & ((v) <= (hi)))
 #define POD_FIELD_SCREEN_BOOL(v, lo, hi, open) ((unsigned)(v) <= 1u)
+#define POD_FIELD_SCREEN_INT64(v, lo, hi, open) (((v) >= (lo)) & ((v) <= (hi)))
+#define POD_FIELD_SCREEN_UINT64(v, lo, hi, open) (((v) >= (lo)) & ((v) <= (hi)))
 
-/* The member's value as a double (an int member converted). */
+/* The member's value as a double (an integer member converted). */
 double pod_field_get(const pod_field *f, const void *base);
 
 /* 1 when v (as read from the member) satisfies f: finite, in range,

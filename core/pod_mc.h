@@ -65,6 +65,7 @@
 
 #include "pod_dist.h"
 #include "pod_err.h"
+#include "pod_field.h"
 #include "pod_kernel.h"
 #include "pod_stats.h"
 
@@ -131,20 +132,50 @@ typedef enum pod_mc_unfit {
   POD_MC_UNFIT_ERROR
 } pod_mc_unfit;
 
+/* What a study does with a sample whose metric is NaN or infinite: drop
+** it from every statistic and count it (pod_mc_results_nonfinite), or
+** fail the run. */
+typedef enum pod_mc_nonfinite {
+  POD_MC_NONFINITE_COUNT,
+  POD_MC_NONFINITE_ERROR
+} pod_mc_nonfinite;
+
+/* Enum names, the one table of each list (the Lua bindings read them):
+** each table is indexed by the enum value and NULL-terminated; _name
+** returns "?" out of range, _parse stores the value and returns POD_OK,
+** or POD_ENOENT for an unknown name (or NULL), leaving *out untouched.
+**  - sensitivity: "none", "spearman", "sobol" (pod_mc_sens);
+**  - unfit: "keep", "exclude", "error" (pod_mc_unfit);
+**  - nonfinite: "count", "error" (pod_mc_nonfinite). */
+extern const char *const pod_mc_sens_names[];
+const char *pod_mc_sens_name(int sens);
+int pod_mc_sens_parse(const char *name, int *out);
+extern const char *const pod_mc_unfit_names[];
+const char *pod_mc_unfit_name(int unfit);
+int pod_mc_unfit_parse(const char *name, int *out);
+extern const char *const pod_mc_nonfinite_names[];
+const char *pod_mc_nonfinite_name(int nonfinite);
+int pod_mc_nonfinite_parse(const char *name, int *out);
+
 #define POD_MC_CHUNK_DEFAULT 1024
 #define POD_MC_HIST_BINS_DEFAULT 40
 #define POD_MC_NAME_MAX 64
+/* Size limits of a spec (pod_mc_spec_fields' maxima; the binding checks
+** them early, before it builds tables of that size). */
+#define POD_MC_PARAMS_MAX 4096
+#define POD_MC_METRICS_MAX 1024
+#define POD_MC_GRID_MAX 1000000
 
 typedef struct pod_mc_spec {
-  int nparams;                     /* P >= 0 */
+  int nparams;                     /* P in [0, 4096] */
   const char *const *param_names;  /* P names (copied) */
   const pod_dist *dists;           /* P dists (deep-copied, checked) */
-  int nmetrics;                    /* M >= 1 */
+  int nmetrics;                    /* M in [1, 1024] */
   const char *const *metric_names; /* M names (copied) */
-  int grid;                        /* G >= 1 */
-  int64_t samples;                 /* N >= 1 per grid point */
-  int chunk_size;                  /* 0: POD_MC_CHUNK_DEFAULT */
-  uint64_t seed;
+  int grid;                        /* G in [1, 1e6] */
+  int64_t samples;                 /* N in [1, 1e12] per grid point */
+  int chunk_size;                  /* in [1, 2^24] */
+  uint64_t seed;                   /* in [0, 2^53 - 1] */
   pod_mc_evaluator eval; /* not copied-deep: ud must outlive the plan */
   int keep_samples;      /* store rows for samples.csv */
   double max_samples_mb; /* budget for stored samples (MB = 1e6 B) */
@@ -152,14 +183,13 @@ typedef struct pod_mc_spec {
   int stop_metric;      /* -1: no stopping rule */
   double stop_rel_ci95; /* stop when ci95 half-width <= this * |mean| at every
                            grid point */
-  int64_t stop_min_samples; /* per grid point before the rule applies (>= 2
-                               enforced) */
-  int hist_bins;            /* 0: POD_MC_HIST_BINS_DEFAULT */
+  int64_t stop_min_samples; /* per grid point before the rule applies */
+  int hist_bins;            /* in [1, 100000] */
   int hist_log; /* bins equal in log(x) where the metric's min > 0 */
   /* A sample with a NaN or infinite metric is dropped from every statistic
   ** and counted per metric (pod_mc_results_nonfinite); with
-  ** nonfinite_error set it fails the run instead. */
-  int nonfinite_error;
+  ** POD_MC_NONFINITE_ERROR it fails the run instead. */
+  pod_mc_nonfinite nonfinite;
   int fits_metric;    /* 0: none; else 1 + the index of the metric that
                          is 0 when the sample's layout does not fit */
   pod_mc_unfit unfit; /* what to do with fits_metric == 0 */
@@ -167,17 +197,32 @@ typedef struct pod_mc_spec {
                                      name the grid point in errors (copied) */
 } pod_mc_spec;
 
-/* Defaults: no params, 1 grid point, 1000 samples, default chunk, seed 1,
-** budget 256 MB, no sensitivity, no stopping rule. */
+/* Defaults: no params, 1 grid point, 1000 samples, chunks of
+** POD_MC_CHUNK_DEFAULT, seed 1, budget 256 MB, POD_MC_HIST_BINS_DEFAULT
+** bins, no sensitivity, no stopping rule (min samples 2 once one is set). */
 void pod_mc_spec_init(pod_mc_spec *s);
+
+/* The spec's numeric bounds, the one home of each (pod_field.h): the
+** plan's check walks them and the Lua binding reads them (lua/l_study.c,
+** and main.c for --samples and --seed).  pod_mc_spec_fields holds every
+** numeric member (counts, samples, seed, chunk_size, budget, enums as
+** their index, flags); pod_mc_stop_fields the stopping rule's
+** (stop_rel_ci95, stop_min_samples), checked only when stop_metric >= 0. */
+extern const pod_field pod_mc_spec_fields[];
+extern const pod_field pod_mc_stop_fields[];
+
+/* Check the spec without allocating: the bound tables, then the rules
+** across fields (distributions given and valid, the stopping and fits
+** metrics among the metrics, Sobol with parameters, at most 2^24 chunks).
+** Fields as pod_mc_plan_new reports them.  POD_OK or POD_EINVAL. */
+int pod_mc_spec_check(const pod_mc_spec *s, pod_err *err);
 
 typedef struct pod_mc_plan pod_mc_plan;
 typedef struct pod_mc_chunk pod_mc_chunk;
 typedef struct pod_mc_results pod_mc_results;
 
-/* Validate the spec (fields "params[i].<dist field>", "metrics",
-** "samples", "grid", "chunk_size", "max_samples_mb", "stop_metric",
-** "stop_rel_ci95", "eval", ...), copy it, derive chunk seeds and (Sobol)
+/* Validate the spec (pod_mc_spec_check; then names: fields "params[i]",
+** "metrics[i]"), copy it, derive chunk seeds and (Sobol)
 ** the design.  On success the caller owns *out (pod_mc_plan_free). */
 int pod_mc_plan_new(const pod_mc_spec *spec, pod_mc_plan **out, pod_err *err);
 void pod_mc_plan_free(pod_mc_plan *plan);

@@ -49,6 +49,7 @@
 #include <uv.h>
 
 #include "pod_err.h"
+#include "pod_field.h"
 #include "pod_mc.h"
 
 typedef struct pod_run pod_run;
@@ -113,7 +114,13 @@ typedef struct pod_run_opts {
   void (*merged_cb)(void *ud, pod_mc_plan *plan, const pod_err *failed);
 } pod_run_opts;
 
-/* Set libuv's thread pool size (UV_THREADPOOL_SIZE, clamped to 1..1024)
+/* The bound of pod_run_opts.threads, the one home of it (the study
+** binding and --threads read it): 1 .. 1024, libuv's largest thread pool
+** (MAX_THREADPOOL_SIZE in libuv src/threadpool.c). */
+extern const pod_field pod_run_threads;
+
+/* Set libuv's thread pool size (UV_THREADPOOL_SIZE, clamped to
+** pod_run_threads)
 ** through setenv.  libuv reads it once, at the first uv_queue_work of the
 ** process, so call this at start-up before any run (the executable does,
 ** from --threads).  Returns POD_EINVAL for n < 1, and POD_ENOTSUP once a

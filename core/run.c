@@ -30,6 +30,7 @@
 #include "pod_run.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,12 +91,16 @@ struct pod_run {
   pod_run_status status;
 };
 
+const pod_field pod_run_threads = {
+    "threads",       offsetof(pod_run_opts, threads), POD_F_INT, 1, 1024, 0,
+    "worker threads"};
+
 static atomic_int pool_used; /* set at the first uv_queue_work of any run */
 
 int pod_run_set_threads(int n) {
   if (n < 1) return POD_EINVAL;
   if (atomic_load(&pool_used)) return POD_ENOTSUP;
-  if (n > 1024) n = 1024;
+  if (n > pod_run_threads.max) n = (int)pod_run_threads.max;
   char buf[16];
   snprintf(buf, sizeof buf, "%d", n);
   return setenv("UV_THREADPOOL_SIZE", buf, 1) == 0 ? POD_OK : POD_EINVAL;
@@ -475,9 +480,8 @@ int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
                        "needs 0 <= index < count and a sink");
   if (opts->remote && (opts->remote->slots < 0 || !opts->remote->run))
     return pod_err_set(err, POD_EINVAL, "remote", "needs slots >= 0 and run");
-  if (opts->threads < 1 || opts->threads > 1024)
-    return pod_err_set(err, POD_EINVAL, "threads",
-                       "must be in 1..1024 (got %d)", opts->threads);
+  if (!pod_field_ok(&pod_run_threads, opts->threads))
+    return pod_field_error(&pod_run_threads, opts->threads, NULL, err);
   int rslots = opts->remote ? opts->remote->slots : 0;
   int window = opts->window ? opts->window : 2 * (opts->threads + rslots);
   if (window < opts->threads + rslots)

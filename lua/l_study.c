@@ -272,6 +272,15 @@ static void study_grid_labels(lua_State *L, study *s, int points) {
   }
 }
 
+/* The core bound of spec member `name` (pod_mc_spec_fields; NULL when
+** unknown: lpod_opt_field reports that as an internal error). */
+static const pod_field *spec_bound(const char *name) {
+  return pod_field_find(pod_mc_spec_fields, name);
+}
+static const pod_field *stop_bound(const char *name) {
+  return pod_field_find(pod_mc_stop_fields, name);
+}
+
 /* podsim.study: name, samples, seed, chunk_size, keep_samples, threads,
 ** sensitivity of the spec at 1 into s. */
 static int study_read_options(lua_State *L, study *s, const pod_host_opts *o,
@@ -297,37 +306,34 @@ static int study_read_options(lua_State *L, study *s, const pod_host_opts *o,
     memcpy(s->name, nm, len + 1);
   }
   lua_pop(L, 1);
-  double samples =
-      lpod_opt_number(L, 1, "samples", 10000, 1, 1e12, 0, ctx, NULL);
-  if (samples != floor(samples))
-    return lpod_error(L, ctx, "samples", "must be an integer");
+  /* the bounds and the enum names are core's (pod_mc.h) */
+  double samples = lpod_opt_field(L, 1, "samples", 10000, spec_bound("samples"),
+                                  0, ctx, NULL);
   s->samples = o->samples > 0 ? o->samples : (int64_t)samples;
   double seed =
-      lpod_opt_number(L, 1, "seed", 1, 0, 9007199254740991.0, 0, ctx, NULL);
-  if (seed != floor(seed))
-    return lpod_error(L, ctx, "seed", "must be an integer");
+      lpod_opt_field(L, 1, "seed", 1, spec_bound("seed"), 0, ctx, NULL);
   s->seed = o->seed >= 0 ? (uint64_t)o->seed : (uint64_t)seed;
-  s->chunk_size = lpod_opt_int(L, 1, "chunk_size", POD_MC_CHUNK_DEFAULT, 1,
-                               1 << 24, 0, ctx, NULL);
+  s->chunk_size = (int)lpod_opt_field(L, 1, "chunk_size", POD_MC_CHUNK_DEFAULT,
+                                      spec_bound("chunk_size"), 0, ctx, NULL);
   s->keep_samples = lpod_opt_bool(L, 1, "keep_samples", 0, ctx, NULL);
   {
     int pool = o->threads > 0 ? o->threads : 1;
-    s->threads = lpod_opt_int(L, 1, "threads", pool, 1, 1024, 0, ctx, NULL);
+    s->threads = (int)lpod_opt_field(L, 1, "threads", pool, &pod_run_threads, 0,
+                                     ctx, NULL);
     if (s->threads > pool)
       s->threads = pool; /* the pool is sized by --threads */
   }
-  static const char *const sens_names[] = {"none", "spearman", "sobol", NULL};
-  s->sens = (pod_mc_sens)lpod_opt_enum(
-      L, 1, "sensitivity", POD_MC_SENS_SPEARMAN, sens_names, 0, ctx, NULL);
-  static const char *const unfit_names[] = {"keep", "exclude", "error", NULL};
+  s->sens =
+      (pod_mc_sens)lpod_opt_enum(L, 1, "sensitivity", POD_MC_SENS_SPEARMAN,
+                                 pod_mc_sens_names, 0, ctx, NULL);
   lua_getfield(L, 1, "unfit");
   s->unfit_given = !lua_isnil(L, -1);
   lua_pop(L, 1);
   s->unfit = (pod_mc_unfit)lpod_opt_enum(L, 1, "unfit", POD_MC_UNFIT_KEEP,
-                                         unfit_names, 0, ctx, NULL);
-  static const char *const nonfinite_names[] = {"count", "error", NULL};
-  s->nonfinite_error =
-      lpod_opt_enum(L, 1, "nonfinite", 0, nonfinite_names, 0, ctx, NULL);
+                                         pod_mc_unfit_names, 0, ctx, NULL);
+  s->nonfinite =
+      (pod_mc_nonfinite)lpod_opt_enum(L, 1, "nonfinite", POD_MC_NONFINITE_COUNT,
+                                      pod_mc_nonfinite_names, 0, ctx, NULL);
 
   return 0;
 }
@@ -535,13 +541,11 @@ static int study_read_target(lua_State *L, study *s, int metrics,
       return lpod_error(L, ctx, "target.metric",
                         "expected one of the study's metrics");
     lua_pop(L, 1);
-    s->stop_rel =
-        lpod_opt_number(L, -1, "rel_ci95", 0, 0, 1e9, 1, ctx, "target");
-    if (!(s->stop_rel > 0))
-      return lpod_error(L, ctx, "target.rel_ci95", "must be > 0");
-    s->stop_min = (int64_t)lpod_opt_number(L, -1, "min_samples",
-                                           2 * (double)s->chunk_size, 2, 1e12,
-                                           0, ctx, "target");
+    s->stop_rel = lpod_opt_field(L, -1, "rel_ci95", 0,
+                                 stop_bound("stop_rel_ci95"), 1, ctx, "target");
+    s->stop_min = (int64_t)lpod_opt_field(
+        L, -1, "min_samples", 2 * (double)s->chunk_size,
+        stop_bound("stop_min_samples"), 0, ctx, "target");
   }
   lua_pop(L, 1);
   return 0;

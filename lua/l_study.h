@@ -31,9 +31,10 @@
 #define STUDY_T "podsim.study"
 #define RESULTS_T "podsim.results"
 #define NAME_MAX_LEN 64
-#define MAX_PARAMS 4096
-#define MAX_METRICS 1024
-#define MAX_GRID 1000000
+/* the spec's size limits live in core (pod_mc.h) */
+#define MAX_PARAMS POD_MC_PARAMS_MAX
+#define MAX_METRICS POD_MC_METRICS_MAX
+#define MAX_GRID POD_MC_GRID_MAX
 #define CANCEL_GRACE_NS 3000000000ull
 
 typedef enum { ST_NEW, ST_RUNNING, ST_DONE } study_state;
@@ -56,10 +57,10 @@ typedef struct study {
   int stop_metric;
   double stop_rel;
   int64_t stop_min;
-  int nonfinite_error; /* nonfinite = "error" */
-  pod_mc_unfit unfit;  /* unfit = "keep" | "exclude" | "error" */
-  int unfit_given;     /* unfit was given (else: keep, with a warning) */
-  char **glabels;      /* G labels "key=value ..." for errors */
+  pod_mc_nonfinite nonfinite; /* nonfinite = "count" | "error" */
+  pod_mc_unfit unfit;         /* unfit = "keep" | "exclude" | "error" */
+  int unfit_given;            /* unfit was given (else: keep, with a warning) */
+  char **glabels;             /* G labels "key=value ..." for errors */
   /* built-in evaluator */
   const pod_kernel *kernel;
   void *base_cfgs;

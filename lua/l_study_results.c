@@ -133,8 +133,7 @@ void lpod_study__push_results(lua_State *L, int sidx, study *s) {
   set_num(L, "wall_s", s->wall_s);
   lua_pushboolean(L, s->keep_samples);
   lua_setfield(L, res, "keep_samples");
-  static const char *const sens_names[] = {"none", "spearman", "sobol"};
-  lua_pushstring(L, sens_names[s->sens]);
+  lua_pushstring(L, pod_mc_sens_name(s->sens)); /* core's names */
   lua_setfield(L, res, "sensitivity");
   lua_pushstring(L, s->kernel ? s->kernel->name : s->traced ? "traced" : "lua");
   lua_setfield(L, res, "evaluator");
@@ -167,8 +166,7 @@ void lpod_study__push_results(lua_State *L, int sidx, study *s) {
   }
   lua_setfield(L, res, "unfit");
   {
-    static const char *const unfit_names[] = {"keep", "exclude", "error"};
-    lua_pushstring(L, unfit_names[s->unfit]);
+    lua_pushstring(L, pod_mc_unfit_name(s->unfit));
     lua_setfield(L, res, "unfit_mode");
     lua_pushboolean(L, s->unfit_given);
     lua_setfield(L, res, "_unfit_given");

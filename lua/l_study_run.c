@@ -109,7 +109,7 @@ int lpod_study__start(lua_State *L) {
   spec.stop_metric = s->stop_metric;
   spec.stop_rel_ci95 = s->stop_rel;
   spec.stop_min_samples = s->stop_min;
-  spec.nonfinite_error = s->nonfinite_error;
+  spec.nonfinite = s->nonfinite;
   spec.unfit = s->unfit;
   for (int m = 0; m < s->M; m++)
     if (strcmp(s->mnames[m], "fits") == 0) spec.fits_metric = m + 1;

@@ -107,6 +107,13 @@ static int parse_number(const char *s, double min, double max, double *out) {
   return 0;
 }
 
+/* An integer option within core bound f (pod_mc_spec_fields,
+** pod_run_threads: the one home of each range). */
+static int parse_field(const char *s, const pod_field *f, double *out) {
+  return parse_number(s, f->min, f->max, out) || !pod_field_ok(f, *out) ? -1
+                                                                        : 0;
+}
+
 static void default_opts(pod_host_opts *o) {
   memset(o, 0, sizeof *o);
   o->samples = -1;
@@ -141,19 +148,23 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
       sets[o->nsets++] = v;
     } else if (strcmp(a, "--samples") == 0) {
       NEEDV();
-      if (parse_number(v, 1, 1e12, &x) || x != (long long)x)
+      if (parse_field(v, pod_field_find(pod_mc_spec_fields, "samples"), &x))
         return usage_error("--samples needs a positive integer, got '%s'", v);
       o->samples = (long long)x;
     } else if (strcmp(a, "--seed") == 0) {
       NEEDV();
-      if (parse_number(v, 0, 9007199254740991.0, &x) || x != (long long)x)
+      if (parse_field(v, pod_field_find(pod_mc_spec_fields, "seed"), &x))
         return usage_error("--seed needs a non-negative integer, got '%s'", v);
       o->seed = (long long)x;
     } else if (strcmp(a, "--threads") == 0) {
       NEEDV();
-      if (parse_number(v, 1, 1024, &x) || x != (int)x)
-        return usage_error(
-            "--threads needs an integer from 1 to 1024, got '%s'", v);
+      if (parse_field(v, &pod_run_threads, &x)) {
+        char fmt[96];
+        snprintf(fmt, sizeof fmt,
+                 "--threads needs an integer from %.0f to %.0f, got '%%s'",
+                 pod_run_threads.min, pod_run_threads.max);
+        return usage_error(fmt, v);
+      }
       o->threads = (int)x;
     } else if (strcmp(a, "--format") == 0) {
       NEEDV();

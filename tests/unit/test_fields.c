@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,8 +22,10 @@
 #include "pod_cost.h"
 #include "pod_field.h"
 #include "pod_hw.h"
+#include "pod_mc.h"
 #include "pod_rel.h"
 #include "pod_rl.h"
+#include "pod_run.h"
 #include "pod_serve.h"
 #include "pod_train.h"
 
@@ -50,6 +53,13 @@ static void set_value(const pod_field *f, void *base, double v) {
   char *p = (char *)base + f->offset;
   if (f->type == POD_F_DOUBLE) {
     memcpy(p, &v, sizeof v);
+  } else if (f->type == POD_F_INT64) {
+    int64_t i = (int64_t)v;
+    memcpy(p, &i, sizeof i);
+  } else if (f->type == POD_F_UINT64) {
+    /* -1 wraps to 2^64 - 1, far above any bound */
+    uint64_t u = v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v;
+    memcpy(p, &u, sizeof u);
   } else {
     int i = (int)v;
     memcpy(p, &i, sizeof i);
@@ -417,6 +427,87 @@ static void test_serve_ep_args(void **state) {
   assert_int_equal(n, 4);
 }
 
+static int mc_eval(void *ud, void *w, int g, const double *x, double *y,
+                   pod_err *e) {
+  (void)ud, (void)w, (void)g, (void)e;
+  y[0] = x[0];
+  return POD_OK;
+}
+static int mc_check(const void *b, pod_err *e) {
+  return pod_mc_spec_check(b, e);
+}
+
+/* The study plan's spec (pod_mc.h) and its stopping rule; the checks
+** walk every distribution, so the spec has as many as the most
+** parameters. */
+static void test_mc_tables(void **state) {
+  (void)state;
+  static pod_dist d[POD_MC_PARAMS_MAX + 1];
+  for (int i = 0; i <= POD_MC_PARAMS_MAX; i++) d[i] = pod_dist_uniform(0, 1);
+  pod_mc_spec s;
+  pod_mc_spec_init(&s);
+  s.nparams = 1;
+  s.dists = d;
+  s.nmetrics = 1;
+  s.eval.eval = mc_eval;
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(mc_check(&s, &e), POD_OK);
+  table_case spec = {"mc", pod_mc_spec_fields, &s, sizeof s, 0, "", mc_check};
+  run_case(&spec);
+  s.stop_metric = 0;
+  s.stop_rel_ci95 = 0.01;
+  assert_int_equal(mc_check(&s, &e), POD_OK);
+  table_case stop = {"mc.stop", pod_mc_stop_fields, &s, sizeof s, 0, "",
+                     mc_check};
+  run_case(&stop);
+  /* the plan checks the same spec */
+  s.samples = 0;
+  pod_mc_plan *pl = NULL;
+  assert_int_equal(pod_mc_plan_new(&s, &pl, &e), POD_EINVAL);
+  assert_string_equal(e.field, "samples");
+  assert_string_equal(e.msg, "must be in [1, 1e+12] (got 0)");
+  assert_null(pl);
+}
+
+static void run_done(pod_run *run, pod_run_status st, void *ud) {
+  (void)run, (void)st, (void)ud;
+}
+
+/* The runner's thread count, an option of pod_run_start: just outside
+** the bound that the study binding and --threads read, the start fails
+** naming it (nothing is queued, so the loop never runs). */
+static void test_run_threads(void **state) {
+  (void)state;
+  pod_mc_spec s;
+  pod_mc_spec_init(&s);
+  static const char *const mn[] = {"y"};
+  s.nmetrics = 1;
+  s.metric_names = mn;
+  s.eval.eval = mc_eval;
+  pod_mc_plan *pl;
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(pod_mc_plan_new(&s, &pl, &e), POD_OK);
+  uv_loop_t loop;
+  assert_int_equal(uv_loop_init(&loop), 0);
+  const pod_field *f = &pod_run_threads;
+  const double bad[2] = {f->min - 1, f->max + 1};
+  for (int i = 0; i < 2; i++) {
+    pod_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.threads = (int)bad[i];
+    o.done_cb = run_done;
+    pod_run *run = NULL;
+    assert_int_equal(pod_run_start(&loop, pl, &o, &run, &e), POD_EINVAL);
+    assert_string_equal(e.field, "threads");
+    assert_null(run);
+  }
+  assert_int_equal(uv_loop_close(&loop), 0);
+  pod_mc_plan_free(pl);
+  assert_int_equal(pod_run_set_threads((int)f->min - 1), POD_EINVAL);
+}
+
 /* The helpers themselves: messages, lookups, open bounds. */
 static void test_field_helpers(void **state) {
   (void)state;
@@ -467,6 +558,30 @@ static void test_field_helpers(void **state) {
   assert_true(pod_field_ok(&t[0], 0.5));
   assert_false(pod_field_ok(&t[1], 1.5));
   assert_true(pod_field_get(&t[1], &d) == 2.0);
+  /* 64-bit integers, read through a double */
+  typedef struct {
+    int64_t n;
+    uint64_t u;
+  } wide;
+  static const pod_field w[] = {
+      POD_FIELD_I64(wide, n, 1, 1e12, "count"),
+      POD_FIELD_U64(wide, u, 0, 9007199254740991.0, "seed"), POD_FIELD_END};
+  wide x = {1000000000000LL, 9007199254740991ULL};
+  assert_int_equal(pod_field_check_all(w, &x, "", &e), POD_OK);
+  assert_true(pod_field_get(&w[1], &x) == 9007199254740991.0);
+  x.n = 1000000000001LL;
+  pod_field_check_all(w, &x, "", &e);
+  assert_string_equal(e.field, "n");
+  assert_string_equal(e.msg, "must be in [1, 1e+12] (got 1000000000001)");
+  x.n = INT64_MIN;
+  assert_int_equal(pod_field_check_all(w, &x, "", &e), POD_EINVAL);
+  x.n = 5;
+  x.u = UINT64_MAX;
+  pod_field_check_all(w, &x, "", &e);
+  assert_string_equal(e.field, "u");
+  x.u = 1ULL << 53;
+  assert_int_equal(pod_field_check_all(w, &x, "", &e), POD_EINVAL);
+  assert_false(pod_field_ok(&w[0], 2.5));
 }
 
 int main(void) {
@@ -481,6 +596,8 @@ int main(void) {
       cmocka_unit_test(test_rl_tables),
       cmocka_unit_test(test_train_tables),
       cmocka_unit_test(test_coll_tables),
+      cmocka_unit_test(test_mc_tables),
+      cmocka_unit_test(test_run_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

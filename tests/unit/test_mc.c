@@ -499,9 +499,9 @@ static void test_nonfinite_unfit(void **st) {
   assert_non_null(strstr(e.msg, "does not fit in memory"));
   assert_non_null(strstr(e.msg, "(grid point tp=4, sample "));
   pod_mc_plan_free(pl);
-  /* nonfinite_error fails at the first NaN */
+  /* POD_MC_NONFINITE_ERROR fails at the first NaN */
   s.unfit = POD_MC_UNFIT_KEEP;
-  s.nonfinite_error = 1;
+  s.nonfinite = POD_MC_NONFINITE_ERROR;
   assert_int_equal(pod_mc_plan_new(&s, &pl, NULL), POD_OK);
   assert_int_equal(pod_mc_run_serial(pl, &r, &e), POD_ERANGE);
   assert_non_null(strstr(e.msg, "not finite"));
@@ -602,13 +602,13 @@ static void test_plan_errors_sizes(void **st) {
   pod_dist d[2];
   spec2(&s, d);
   s.nparams = -1;
-  expect_plan_field(&s, "params", "nparams -1");
+  expect_plan_field(&s, "nparams", "nparams -1");
   spec2(&s, d);
   s.dists = NULL;
   expect_plan_field(&s, "params", "dists NULL");
   spec2(&s, d);
   s.nmetrics = 0;
-  expect_plan_field(&s, "metrics", "nmetrics 0");
+  expect_plan_field(&s, "nmetrics", "nmetrics 0");
   spec2(&s, d);
   s.grid = 0;
   expect_plan_field(&s, "grid", "grid 0");
@@ -619,9 +619,21 @@ static void test_plan_errors_sizes(void **st) {
   s.chunk_size = -5;
   expect_plan_field(&s, "chunk_size", "chunk_size -5");
   spec2(&s, d);
-  s.samples = 1LL << 40;
+  s.samples = 1000000000000LL; /* the most samples: 1e12 chunks of 1 */
   s.chunk_size = 1;
-  expect_plan_field(&s, "chunk_size", "2^40 chunks");
+  expect_plan_field(&s, "chunk_size", "1e12 chunks");
+  spec2(&s, d);
+  s.samples = 1000000000001LL;
+  expect_plan_field(&s, "samples", "samples 1e12 + 1");
+  spec2(&s, d);
+  s.chunk_size = 0; /* no longer "the default": spec_init sets it */
+  expect_plan_field(&s, "chunk_size", "chunk_size 0");
+  spec2(&s, d);
+  s.seed = 1ULL << 53;
+  expect_plan_field(&s, "seed", "seed 2^53");
+  spec2(&s, d);
+  s.grid = POD_MC_GRID_MAX + 1;
+  expect_plan_field(&s, "grid", "grid 1e6 + 1");
   spec2(&s, d);
   s.max_samples_mb = -1;
   expect_plan_field(&s, "max_samples_mb", "max_samples_mb -1");
@@ -653,8 +665,31 @@ static void test_plan_errors_options(void **st) {
   s.stop_rel_ci95 = 0;
   expect_plan_field(&s, "stop_rel_ci95", "stop_rel_ci95 0");
   spec2(&s, d);
-  s.hist_bins = -1;
-  expect_plan_field(&s, "hist_bins", "hist_bins -1");
+  s.hist_bins = 0;
+  expect_plan_field(&s, "hist_bins", "hist_bins 0");
+  spec2(&s, d);
+  s.stop_metric = 0;
+  s.stop_rel_ci95 = 0.01;
+  s.stop_min_samples = 1;
+  expect_plan_field(&s, "stop_min_samples", "stop_min_samples 1");
+  spec2(&s, d);
+  s.stop_min_samples = 1; /* without a stopping rule it is not read */
+  pod_mc_plan *pl = NULL;
+  pod_err e;
+  assert_int_equal(pod_mc_plan_new(&s, &pl, &e), POD_OK);
+  pod_mc_plan_free(pl);
+  spec2(&s, d);
+  s.unfit = (pod_mc_unfit)3;
+  expect_plan_field(&s, "unfit", "unfit 3");
+  spec2(&s, d);
+  s.nonfinite = (pod_mc_nonfinite)2;
+  expect_plan_field(&s, "nonfinite", "nonfinite 2");
+  spec2(&s, d);
+  s.fits_metric = 3;
+  expect_plan_field(&s, "fits_metric", "fits_metric 3 of 2 metrics");
+  spec2(&s, d);
+  s.keep_samples = 2;
+  expect_plan_field(&s, "keep_samples", "keep_samples 2");
 }
 
 /* Distributions and names, with the index of the one at fault. */

@@ -15,6 +15,7 @@
 #include "pod_dist.h"
 #include "pod_err.h"
 #include "pod_hw.h"
+#include "pod_mc.h"
 #include "pod_model.h"
 #include "pod_rel.h"
 #include "pod_rl.h"
@@ -52,6 +53,9 @@ static void test_lengths(void **state) {
   assert_int_equal(count(pod_train_dispatcher_names),
                    POD_DISPATCH_HYBRIDEP + 1);
   assert_int_equal(count(pod_train_schedule_names), POD_SCHED_DUALPIPE + 1);
+  assert_int_equal(count(pod_mc_sens_names), POD_MC_SENS_SOBOL + 1);
+  assert_int_equal(count(pod_mc_unfit_names), POD_MC_UNFIT_ERROR + 1);
+  assert_int_equal(count(pod_mc_nonfinite_names), POD_MC_NONFINITE_ERROR + 1);
 }
 
 static void test_name_functions(void **state) {
@@ -129,10 +133,11 @@ static void test_name_functions(void **state) {
   assert_int_equal(pod_coll_op_parse("nope", NULL), POD_ENOENT);
 }
 
-/* The reliability enums (pod_rel.h): each table round-trips through its
+/* The reliability enums (pod_rel.h) and the study's (pod_mc.h): each
+** table round-trips through its
 ** name and parse functions; unknown names, NULL and out-of-range values
 ** are refused. */
-typedef struct rel_enum {
+typedef struct rel_enum { /* any int-valued enum with _name and _parse */
   const char *const *names;
   const char *(*name)(int);
   int (*parse)(const char *, int *);
@@ -151,6 +156,9 @@ static void test_rel_enums(void **state) {
        pod_rel_waste_model_parse},
       {pod_rel_repair_dist_names, pod_rel_repair_dist_name,
        pod_rel_repair_dist_parse},
+      {pod_mc_sens_names, pod_mc_sens_name, pod_mc_sens_parse},
+      {pod_mc_unfit_names, pod_mc_unfit_name, pod_mc_unfit_parse},
+      {pod_mc_nonfinite_names, pod_mc_nonfinite_name, pod_mc_nonfinite_parse},
   };
   for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
     int n = count(t[k].names);
@@ -182,6 +190,14 @@ static void test_rel_enums(void **state) {
   assert_int_equal(pod_rel_pool_scope_parse("domain", &v), POD_OK);
   assert_int_equal(v, POD_REL_DOMAIN);
   assert_int_equal(pod_rel_pool_scope_parse("job", &v), POD_ENOENT);
+  /* the study's enums (pod_mc.h) */
+  assert_int_equal(pod_mc_sens_parse("sobol", &v), POD_OK);
+  assert_int_equal(v, POD_MC_SENS_SOBOL);
+  assert_int_equal(pod_mc_unfit_parse("exclude", &v), POD_OK);
+  assert_int_equal(v, POD_MC_UNFIT_EXCLUDE);
+  assert_int_equal(pod_mc_nonfinite_parse("error", &v), POD_OK);
+  assert_int_equal(v, POD_MC_NONFINITE_ERROR);
+  assert_int_equal(pod_mc_nonfinite_parse("Error", &v), POD_ENOENT);
 }
 
 int main(void) {
