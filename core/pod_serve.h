@@ -265,6 +265,11 @@ int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
 /* Names ("deepep_ll", "nccl") and parser (POD_ENOENT). */
 /* EP kernel names, indexed by pod_serve_ep_kernel, NULL-terminated. */
 extern const char *const pod_serve_ep_kernel_names[];
+/* The kernels podsim.ep_time can time: the decode kernels above, then
+** POD_SERVE_EP_TIME_NORMAL, DeepEP's normal (prefill) kernels
+** (pod_serve_ep_time with normal = 1). */
+#define POD_SERVE_EP_TIME_NORMAL 2
+extern const char *const pod_serve_ep_time_kernel_names[];
 const char *pod_serve_ep_kernel_name(int k);
 int pod_serve_ep_kernel_parse(const char *name, int *out);
 

@@ -46,6 +46,8 @@
 #define FAIL(field, ...) pod_err_set(err, POD_EINVAL, field, __VA_ARGS__)
 
 const char *const pod_serve_ep_kernel_names[] = {"deepep_ll", "nccl", NULL};
+const char *const pod_serve_ep_time_kernel_names[] = {"deepep_ll", "nccl",
+                                                      "deepep_normal", NULL};
 
 const char *pod_serve_ep_kernel_name(int k) {
   if (k < 0 || k > POD_SERVE_EP_NCCL) return "?";

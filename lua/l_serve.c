@@ -267,8 +267,6 @@ static int l_ep_time(lua_State *L) {
   static const char *const keys[] = {
       "system",         "ranks",  "tokens", "hidden",   "top_k",
       "bytes_per_elem", "kernel", "ll_us",  "ll_up_us", NULL};
-  static const char *const kernels[] = {"deepep_ll", "nccl", "deepep_normal",
-                                        NULL};
   if (!lua_istable(L, 1))
     return lpod_error(L, ctx, NULL, "expected a table {system=, ranks=, ...}");
   lpod_check_keys(L, 1, ctx, NULL, keys);
@@ -287,7 +285,8 @@ static int l_ep_time(lua_State *L) {
   int top_k = (int)lpod_opt_field(L, 1, "top_k", 0, ARG("top_k"), 1, ctx, NULL);
   double bpe =
       lpod_opt_number(L, 1, "bytes_per_elem", 2, 0.01, 16, 0, ctx, NULL);
-  int k = lpod_opt_enum(L, 1, "kernel", 0, kernels, 0, ctx, NULL);
+  int k = lpod_opt_enum(L, 1, "kernel", 0, pod_serve_ep_time_kernel_names, 0,
+                        ctx, NULL);
   pod_serve_cfg d;
   pod_serve_cfg_init(&d);
   double ll = lpod_opt_field(L, 1, "ll_us", d.ep_ll_us,
@@ -300,9 +299,10 @@ static int l_ep_time(lua_State *L) {
   double t = 0.0;
   pod_err e;
   pod_err_clear(&e);
-  if (pod_serve_ep_time(&sys, ranks, top_k, tokens, hidden * bpe,
-                        k == 2 ? POD_SERVE_EP_DEEPEP_LL : k, k == 2, ll, llu,
-                        &t, &e) != POD_OK)
+  if (pod_serve_ep_time(
+          &sys, ranks, top_k, tokens, hidden * bpe,
+          k == POD_SERVE_EP_TIME_NORMAL ? POD_SERVE_EP_DEEPEP_LL : k,
+          k == POD_SERVE_EP_TIME_NORMAL, ll, llu, &t, &e) != POD_OK)
     return lpod_error_core(L, ctx, NULL, &e);
   lua_pushnumber(L, t);
   return 1;

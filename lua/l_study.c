@@ -397,6 +397,59 @@ static int study_read_params(lua_State *L, study *s, const char *ctx) {
   return 0;
 }
 
+/* podsim.study with a kernel evaluator k: the metrics at index `metrics`,
+** all of the kernel's (the list is stored there) or the subset named, in
+** that order: then returns the selection, a userdata left on the stack
+** (freed with it), else NULL.  Sets s->M.  [-0, +(0|1), v] */
+static int *kernel_metrics(lua_State *L, study *s, const pod_kernel *k,
+                           int metrics, const char *ctx) {
+  int *sel = NULL;
+  if (!lua_isnil(L, metrics)) {
+    if (!lua_istable(L, metrics) || lua_rawlen(L, metrics) == 0)
+      lpod_error(L, ctx, "metrics",
+                 "expected a non-empty list of the %s kernel's metrics",
+                 k->name);
+    s->M = (int)lua_rawlen(L, metrics);
+    if (s->M > k->nmetrics)
+      lpod_error(L, ctx, "metrics", "the %s kernel has %d metrics", k->name,
+                 k->nmetrics);
+    sel = lua_newuserdatauv(L, sizeof(int) * (size_t)s->M,
+                            0); /* freed with the stack */
+    for (int m = 0; m < s->M; m++) {
+      lua_rawgeti(L, metrics, m + 1);
+      const char *nm = lua_tostring(L, -1);
+      sel[m] = -1;
+      for (int j = 0; nm && j < k->nmetrics; j++)
+        if (strcmp(nm, k->metric_names[j]) == 0) sel[m] = j;
+      for (int j = 0; j < m && sel[m] >= 0; j++)
+        if (sel[j] == sel[m])
+          lpod_error(L, ctx, "metrics", "'%s' named twice", nm);
+      if (sel[m] < 0) {
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (int j = 0; j < k->nmetrics; j++) {
+          if (j) luaL_addstring(&b, ", ");
+          luaL_addstring(&b, k->metric_names[j]);
+        }
+        luaL_pushresult(&b);
+        lpod_error(
+            L, ctx, "metrics", "'%s' is not a metric of the %s kernel (%s)",
+            nm ? nm : luaL_typename(L, -2), k->name, lua_tostring(L, -1));
+      }
+      lua_pop(L, 1);
+    }
+  } else {
+    s->M = k->nmetrics;
+    lua_createtable(L, s->M, 0);
+    for (int m = 0; m < s->M; m++) {
+      lua_pushstring(L, k->metric_names[m]);
+      lua_rawseti(L, -2, m + 1);
+    }
+    lua_replace(L, metrics);
+  }
+  return sel;
+}
+
 /* podsim.study: a built-in evaluator (podsim.kernel.<name>{...} at
 ** evalidx; its metatable was pushed and is popped here): one config per
 ** grid point, the parameter bindings; sets the list at `metrics`.
@@ -418,50 +471,7 @@ static int study_kernel_eval(lua_State *L, study *s, int evalidx, int points,
   lua_pop(L, 1);
   s->kernel = k;
   /* metrics: all of the kernel's, or the subset named (in that order) */
-  int *sel = NULL;
-  if (!lua_isnil(L, metrics)) {
-    if (!lua_istable(L, metrics) || lua_rawlen(L, metrics) == 0)
-      return lpod_error(L, ctx, "metrics",
-                        "expected a non-empty list of the %s kernel's metrics",
-                        k->name);
-    s->M = (int)lua_rawlen(L, metrics);
-    if (s->M > k->nmetrics)
-      return lpod_error(L, ctx, "metrics", "the %s kernel has %d metrics",
-                        k->name, k->nmetrics);
-    sel = lua_newuserdatauv(L, sizeof(int) * (size_t)s->M,
-                            0); /* freed with the stack */
-    for (int m = 0; m < s->M; m++) {
-      lua_rawgeti(L, metrics, m + 1);
-      const char *nm = lua_tostring(L, -1);
-      sel[m] = -1;
-      for (int j = 0; nm && j < k->nmetrics; j++)
-        if (strcmp(nm, k->metric_names[j]) == 0) sel[m] = j;
-      for (int j = 0; j < m && sel[m] >= 0; j++)
-        if (sel[j] == sel[m])
-          return lpod_error(L, ctx, "metrics", "'%s' named twice", nm);
-      if (sel[m] < 0) {
-        luaL_Buffer b;
-        luaL_buffinit(L, &b);
-        for (int j = 0; j < k->nmetrics; j++) {
-          if (j) luaL_addstring(&b, ", ");
-          luaL_addstring(&b, k->metric_names[j]);
-        }
-        luaL_pushresult(&b);
-        return lpod_error(
-            L, ctx, "metrics", "'%s' is not a metric of the %s kernel (%s)",
-            nm ? nm : luaL_typename(L, -2), k->name, lua_tostring(L, -1));
-      }
-      lua_pop(L, 1);
-    }
-  } else {
-    s->M = k->nmetrics;
-    lua_createtable(L, s->M, 0);
-    for (int m = 0; m < s->M; m++) {
-      lua_pushstring(L, k->metric_names[m]);
-      lua_rawseti(L, -2, m + 1);
-    }
-    lua_replace(L, metrics);
-  }
+  int *sel = kernel_metrics(L, s, k, metrics, ctx);
   /* one config per grid point: base fields overridden by the point */
   s->base_cfgs = calloc((size_t)s->G, k->cfg_size);
   s->binds = calloc((size_t)s->P + 1, sizeof(pod_bind));

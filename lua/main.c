@@ -173,8 +173,12 @@ static int parse_run_opts(int argc, char **argv, int i, pod_host_opts *o,
       o->format = v;
     } else if (strcmp(a, "--max-samples-mb") == 0) {
       NEEDV();
-      if (parse_number(v, 1, 1e7, &x))
-        return usage_error("--max-samples-mb needs a number >= 1, got '%s'", v);
+      if (parse_field(v, pod_field_find(pod_mc_spec_fields, "max_samples_mb"),
+                      &x))
+        return usage_error(
+            "--max-samples-mb needs a number >= 0 (0: every quantile from the "
+            "sketch), got '%s'",
+            v);
       o->max_samples_mb = x;
     } else if (strcmp(a, "--max-memory") == 0) {
       NEEDV();

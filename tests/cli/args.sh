@@ -70,4 +70,11 @@ LUA
 run "$PODSIM" run c.lua --quiet --out o
 expect_rc 1 "choices of another type"
 expect_err 'podsim\.arg: choices\[1\]: expected a number' "choice type"
+# --max-samples-mb takes core's bound for the study spec (>= 0; 0 keeps no
+# samples: quantiles from the sketch)
+run "$PODSIM" run "$SRC/tests/bench/peers/kernel_a2a.lua" --quiet --samples 2000 --max-samples-mb -1 --out "$OUT/msm"
+expect_rc 2 "negative --max-samples-mb"; expect_err 'max-samples-mb needs a number >= 0' "explained"
+run "$PODSIM" run "$SRC/tests/bench/peers/kernel_a2a.lua" --quiet --samples 2000 --max-samples-mb 0 --out "$OUT/msm0"
+expect_rc 0 "--max-samples-mb 0"
+grep -q '"max_samples_mb": 0' "$OUT/msm0/kernel_a2a/meta.json" && ok || bad "recorded in meta.json"
 finish

@@ -200,11 +200,27 @@ static void test_rel_enums(void **state) {
   assert_int_equal(pod_mc_nonfinite_parse("Error", &v), POD_ENOENT);
 }
 
+/* podsim.ep_time's kernels are the decode kernels, in their order, then
+** DeepEP's normal kernels at POD_SERVE_EP_TIME_NORMAL. */
+static void test_ep_time_kernels(void **state) {
+  (void)state;
+  int n = 0;
+  while (pod_serve_ep_kernel_names[n]) {
+    assert_string_equal(pod_serve_ep_time_kernel_names[n],
+                        pod_serve_ep_kernel_names[n]);
+    n++;
+  }
+  assert_int_equal(n, POD_SERVE_EP_TIME_NORMAL);
+  assert_string_equal(pod_serve_ep_time_kernel_names[n], "deepep_normal");
+  assert_null(pod_serve_ep_time_kernel_names[n + 1]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lengths),
       cmocka_unit_test(test_name_functions),
       cmocka_unit_test(test_rel_enums),
+      cmocka_unit_test(test_ep_time_kernels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
