@@ -144,3 +144,17 @@ const pod_field *pod_field_at(const pod_field *table, size_t offset) {
     if (f->offset == offset) return f;
   return NULL;
 }
+
+const char *pod_field_enum_name(const char *const *names, int n, int v) {
+  return v >= 0 && v < n ? names[v] : "?";
+}
+
+int pod_field_enum_parse(const char *const *names, const char *name, int *out) {
+  for (int i = 0; name && names[i]; i++) {
+    if (strcmp(name, names[i]) == 0) {
+      *out = i;
+      return POD_OK;
+    }
+  }
+  return POD_ENOENT;
+}

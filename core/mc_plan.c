@@ -97,40 +97,24 @@ const char *const pod_mc_unfit_names[POD_MC_UNFIT_ERROR + 2] = {
 const char *const pod_mc_nonfinite_names[POD_MC_NONFINITE_ERROR + 2] = {
     "count", "error", NULL};
 
-/* names[v] for v in [0, n), else "?". */
-static const char *name_of(const char *const *names, int n, int v) {
-  return v >= 0 && v < n ? names[v] : "?";
-}
-
-/* Index of `name` in the NULL-terminated names (POD_ENOENT when absent or
-** NULL; *out untouched then). */
-static int parse_name(const char *const *names, const char *name, int *out) {
-  for (int i = 0; name && names[i]; i++) {
-    if (strcmp(name, names[i]) == 0) {
-      *out = i;
-      return POD_OK;
-    }
-  }
-  return POD_ENOENT;
-}
-
 const char *pod_mc_sens_name(int sens) {
-  return name_of(pod_mc_sens_names, POD_MC_SENS_SOBOL + 1, sens);
+  return pod_field_enum_name(pod_mc_sens_names, POD_MC_SENS_SOBOL + 1, sens);
 }
 int pod_mc_sens_parse(const char *name, int *out) {
-  return parse_name(pod_mc_sens_names, name, out);
+  return pod_field_enum_parse(pod_mc_sens_names, name, out);
 }
 const char *pod_mc_unfit_name(int unfit) {
-  return name_of(pod_mc_unfit_names, POD_MC_UNFIT_ERROR + 1, unfit);
+  return pod_field_enum_name(pod_mc_unfit_names, POD_MC_UNFIT_ERROR + 1, unfit);
 }
 int pod_mc_unfit_parse(const char *name, int *out) {
-  return parse_name(pod_mc_unfit_names, name, out);
+  return pod_field_enum_parse(pod_mc_unfit_names, name, out);
 }
 const char *pod_mc_nonfinite_name(int nonfinite) {
-  return name_of(pod_mc_nonfinite_names, POD_MC_NONFINITE_ERROR + 1, nonfinite);
+  return pod_field_enum_name(pod_mc_nonfinite_names, POD_MC_NONFINITE_ERROR + 1,
+                             nonfinite);
 }
 int pod_mc_nonfinite_parse(const char *name, int *out) {
-  return parse_name(pod_mc_nonfinite_names, name, out);
+  return pod_field_enum_parse(pod_mc_nonfinite_names, name, out);
 }
 
 /* The enum members are read as ints by the bound tables. */

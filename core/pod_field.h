@@ -118,4 +118,10 @@ int pod_field_check_all(const pod_field *table, const void *base,
 const pod_field *pod_field_find(const pod_field *table, const char *name);
 const pod_field *pod_field_at(const pod_field *table, size_t offset);
 
+/* Enum name tables (NULL-terminated, indexed by the enum): names[v] for v
+** in [0, n), else "?"; and the index of `name` (POD_ENOENT when absent or
+** NULL, *out untouched then).  The modules' _name/_parse use these. */
+const char *pod_field_enum_name(const char *const *names, int n, int v);
+int pod_field_enum_parse(const char *const *names, const char *name, int *out);
+
 #endif

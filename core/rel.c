@@ -22,51 +22,38 @@ const char *const pod_rel_waste_model_names[POD_REL_WASTE_RENEWAL + 2] = {
 const char *const pod_rel_repair_dist_names[POD_REL_REPAIR_LOGNORMAL + 2] = {
     "exponential", "lognormal", NULL};
 
-/* names[v] for v in range, else "?" (the tables are NULL-terminated). */
-static const char *name_of(const char *const *names, int n, int v) {
-  return v >= 0 && v < n ? names[v] : "?";
-}
-
-/* Index of `name` in names (POD_ENOENT when absent or NULL). */
-static int parse_name(const char *const *names, const char *name, int *out) {
-  for (int i = 0; name && names[i]; i++) {
-    if (strcmp(name, names[i]) == 0) {
-      *out = i;
-      return POD_OK;
-    }
-  }
-  return POD_ENOENT;
-}
-
 const char *pod_rel_scope_name(int scope) {
-  return name_of(pod_rel_scope_names, POD_REL_NSCOPES, scope);
+  return pod_field_enum_name(pod_rel_scope_names, POD_REL_NSCOPES, scope);
 }
 int pod_rel_scope_parse(const char *name, int *out) {
-  return parse_name(pod_rel_scope_names, name, out);
+  return pod_field_enum_parse(pod_rel_scope_names, name, out);
 }
 const char *pod_rel_pool_scope_name(int scope) {
-  return name_of(pod_rel_pool_scope_names, POD_REL_JOB, scope);
+  return pod_field_enum_name(pod_rel_pool_scope_names, POD_REL_JOB, scope);
 }
 int pod_rel_pool_scope_parse(const char *name, int *out) {
-  return parse_name(pod_rel_pool_scope_names, name, out);
+  return pod_field_enum_parse(pod_rel_pool_scope_names, name, out);
 }
 const char *pod_rel_interval_rule_name(int rule) {
-  return name_of(pod_rel_interval_rule_names, POD_REL_TAU_DALY + 1, rule);
+  return pod_field_enum_name(pod_rel_interval_rule_names, POD_REL_TAU_DALY + 1,
+                             rule);
 }
 int pod_rel_interval_rule_parse(const char *name, int *out) {
-  return parse_name(pod_rel_interval_rule_names, name, out);
+  return pod_field_enum_parse(pod_rel_interval_rule_names, name, out);
 }
 const char *pod_rel_waste_model_name(int model) {
-  return name_of(pod_rel_waste_model_names, POD_REL_WASTE_RENEWAL + 1, model);
+  return pod_field_enum_name(pod_rel_waste_model_names,
+                             POD_REL_WASTE_RENEWAL + 1, model);
 }
 int pod_rel_waste_model_parse(const char *name, int *out) {
-  return parse_name(pod_rel_waste_model_names, name, out);
+  return pod_field_enum_parse(pod_rel_waste_model_names, name, out);
 }
 const char *pod_rel_repair_dist_name(int dist) {
-  return name_of(pod_rel_repair_dist_names, POD_REL_REPAIR_LOGNORMAL + 1, dist);
+  return pod_field_enum_name(pod_rel_repair_dist_names,
+                             POD_REL_REPAIR_LOGNORMAL + 1, dist);
 }
 int pod_rel_repair_dist_parse(const char *name, int *out) {
-  return parse_name(pod_rel_repair_dist_names, name, out);
+  return pod_field_enum_parse(pod_rel_repair_dist_names, name, out);
 }
 
 /* The bounds of every numeric field (pod_field.h), the one home of each
