@@ -108,8 +108,10 @@ static void fz_collect(fz_fields *out, const lpod_type *t, size_t base,
     snprintf(z->name, sizeof z->name, "%s", name);
     z->offset = base + fl->offset;
     z->type = fl->type;
-    z->min = fl->min;
-    z->max = fl->max;
+    /* the bound is core's (lpod_field_bound); none for enums and strings */
+    const pod_field *b = lpod_field_bound(t, fl);
+    z->min = b ? b->min : 0.0;
+    z->max = b ? b->max : 0.0;
     z->nnames = 0;
     if (fl->names)
       while (fl->names[z->nnames]) z->nnames++;
