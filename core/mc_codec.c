@@ -440,7 +440,8 @@ static int r_begin(rbuf *r, const pod_mc_plan *pl, int kind, pod_err *err) {
                        "format version %u (this podsim reads %d)", version,
                        POD_MC_CODEC_VERSION);
   int k = (int)r_uint(r, 1);
-  r_uint(r, 1);
+  if (r_uint(r, 1) != 0) /* reserved: one encoding per record */
+    return bad(err, "reserved header byte is not 0");
   uint64_t fp = r_uint(r, 8);
   uint64_t payload = r_uint(r, 8);
   if (payload != r->n - HDR_BYTES - 4)

@@ -360,6 +360,15 @@ static void test_refused(void **st) {
   snprintf(want, sizeof want, "format version %d", POD_MC_CODEC_VERSION + 1);
   assert_non_null(strstr(e.msg, want));
   buf[4] = POD_MC_CODEC_VERSION;
+  /* the reserved header byte set, CRC recomputed: one encoding per record
+  ** (fuzz_codec found it accepted, then re-encoded as 0) */
+  buf[7] = 0x66;
+  crc = pod_mc_crc32(buf, len - 4);
+  for (int i = 0; i < 4; i++)
+    buf[len - 4 + i] = (unsigned char)(crc >> (8 * i));
+  assert_int_equal(pod_mc_chunk_decode(pl, buf, len, &c, &e), POD_EINVAL);
+  assert_non_null(strstr(e.msg, "reserved header byte"));
+  buf[7] = 0;
   crc = pod_mc_crc32(buf, len - 4);
   for (int i = 0; i < 4; i++)
     buf[len - 4 + i] = (unsigned char)(crc >> (8 * i));
