@@ -77,8 +77,11 @@ static void exercise(const pod_dist *d, fz *f, gsl_rng *rng) {
               d->p[3]);
     /* every kind, discrete included (its CDF follows the values' order) */
     if (q < prev)
-      FZ_FAIL("%s quantile not monotone at u=%g", pod_dist_kind_name(d->kind),
-              u);
+      FZ_FAIL(
+          "%s quantile not monotone at u=%g: %.17g < %.17g (p = %.17g "
+          "%.17g %.17g %.17g)",
+          pod_dist_kind_name(d->kind), u, q, prev, d->p[0], d->p[1], d->p[2],
+          d->p[3]);
     if (q < lo || q > hi)
       FZ_FAIL("%s quantile(%g) = %g outside [%g, %g]",
               pod_dist_kind_name(d->kind), u, q, lo, hi);

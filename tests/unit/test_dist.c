@@ -202,6 +202,7 @@ static void test_invalid(void **st) {
       {pod_dist_beta(1, 1, 1, 0), "hi"},
       {pod_dist_gamma(0, 1), "shape"},
       {pod_dist_gamma(1, NAN), "scale"},
+      {pod_dist_gamma(0.05, 3.2e-319), "scale"}, /* subnormal: fuzz_dist */
       {pod_dist_weibull(-2, 1), "shape"},
       {pod_dist_weibull(2, 0), "scale"},
       {pod_dist_exponential(0), "mean"},
