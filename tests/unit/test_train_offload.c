@@ -24,19 +24,6 @@ static void near(double got, double want) {
   }
 }
 
-/* The tiny dense model on 2 H100: dp 2, tp = pp = 1, 2 micro-batches of
-** 32 tokens, 2 layers, bf16. */
-static pod_train_cfg tiny_cfg(void) {
-  pod_train_cfg c;
-  pod_train_cfg_init(&c);
-  assert_int_equal(pod_hw_system_preset("hgx_h100", &c.system), POD_OK);
-  c.model = tiny_model();
-  c.gpus = 2;
-  c.seq = 32;
-  c.global_batch = 4;
-  return c;
-}
-
 static pod_train_result eval_ok(const pod_train_cfg *c) {
   pod_train_result r;
   pod_err e;
@@ -108,7 +95,7 @@ static void test_system_checks(void **state) {
 ** layer); host memory holds L x B. */
 static void test_memory_by_hand(void **state) {
   (void)state;
-  pod_train_cfg c = tiny_cfg();
+  pod_train_cfg c = tiny_h100_cfg();
   pod_train_result none = eval_ok(&c);
   near(none.memory.host_gb, 0.0);
   struct {
@@ -137,7 +124,7 @@ static void test_memory_by_hand(void **state) {
 ** the fc1 output 2 x 2 x 32. */
 static void test_moe_modules(void **state) {
   (void)state;
-  pod_train_cfg c = tiny_cfg();
+  pod_train_cfg c = tiny_h100_cfg();
   c.model.experts = 8;
   c.model.top_k = 2;
   c.model.expert_ffn = 32;
@@ -155,7 +142,7 @@ static void test_moe_modules(void **state) {
 ** host_link_eff, into breakdown.host; the other parts do not move. */
 static void test_time_by_hand(void **state) {
   (void)state;
-  pod_train_cfg c = tiny_cfg();
+  pod_train_cfg c = tiny_h100_cfg();
   c.overlap_offload = 0.0;
   pod_train_result none = eval_ok(&c);
   pod_train_cfg m = c;
@@ -204,13 +191,13 @@ static void test_pcie_against_c2c(void **state) {
 ** attn_proj. */
 static void test_with_recompute(void **state) {
   (void)state;
-  pod_train_cfg c = tiny_cfg();
+  pod_train_cfg c = tiny_h100_cfg();
   c.parallel.recompute = POD_RECOMPUTE_FULL;
   c.parallel.offload_modules.core_attn = 1;
   near(eval_ok(&c).memory.host_gb, 0.0);
   c.parallel.offload_modules.attn_norm = 1;
   near(eval_ok(&c).memory.host_gb, 2.0 * 2.0 * 32 * 64 / 1e9);
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.parallel.recompute_modules.core_attn = 1;
   c.parallel.offload_modules.attn_proj = 1;
   near(eval_ok(&c).memory.host_gb, 0.0);
@@ -220,7 +207,7 @@ static void test_with_recompute(void **state) {
 ** default) it never offloads. */
 static void test_search(void **state) {
   (void)state;
-  pod_train_cfg c = tiny_cfg();
+  pod_train_cfg c = tiny_h100_cfg();
   c.parallel.offload_modules.mlp_norm = 1;
   pod_train_search_opts o;
   pod_train_search_opts_init(&o);
@@ -239,31 +226,31 @@ static void test_search(void **state) {
 
 static void test_errors(void **state) {
   (void)state;
-  pod_train_cfg c = tiny_cfg();
+  pod_train_cfg c = tiny_h100_cfg();
   c.parallel.offload_modules.moe_act = 2;
   expect_field(&c, "parallel.offload_modules.moe_act");
   /* offload without a host link or host memory */
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.parallel.offload_modules.core_attn = 1;
   c.system.host_link_GBps = 0.0;
   expect_field(&c, "parallel.offload_modules");
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.parallel.offload_modules.core_attn = 1;
   c.system.host_link_eff = 0.0;
   expect_field(&c, "parallel.offload_modules");
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.parallel.offload_modules.core_attn = 1;
   c.system.host_mem_gb = 0.0;
   expect_field(&c, "parallel.offload_modules");
   /* without offload, an unknown host link is fine */
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.system.host_link_GBps = c.system.host_mem_gb = 0.0;
   eval_ok(&c);
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.overlap_offload = 1.5;
   expect_field(&c, "overlap_offload");
   /* more offloaded than the host holds: the layout does not fit */
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.parallel.offload_modules.core_attn = 1;
   c.system.host_mem_gb = 1e-6; /* 16 KB offloaded */
   pod_train_result r = eval_ok(&c);

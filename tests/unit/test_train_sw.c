@@ -23,21 +23,9 @@ static void near(double got, double want) {
   }
 }
 
-/* The tiny dense model on 2 H100 (dp 2, 2 micro-batches of 32 tokens). */
-static pod_train_cfg tiny_cfg(void) {
-  pod_train_cfg c;
-  pod_train_cfg_init(&c);
-  assert_int_equal(pod_hw_system_preset("hgx_h100", &c.system), POD_OK);
-  c.model = tiny_model();
-  c.gpus = 2;
-  c.seq = 32;
-  c.global_batch = 4;
-  return c;
-}
-
 /* The tiny model made MoE: 8 routed experts, top-2, every layer. */
 static pod_train_cfg tiny_moe_cfg(int gpus, int ep) {
-  pod_train_cfg c = tiny_cfg();
+  pod_train_cfg c = tiny_h100_cfg();
   c.model.experts = 8;
   c.model.top_k = 2;
   c.model.expert_ffn = 32;
@@ -110,7 +98,7 @@ static void test_host_by_hand(void **state) {
   c.software.fused_grouped_mlp = 1;
   assert_true(eval_ok(&c).breakdown.host == 0.0);
   /* dense models have no token-count sync */
-  pod_train_cfg d = tiny_cfg();
+  pod_train_cfg d = tiny_h100_cfg();
   assert_true(eval_ok(&d).breakdown.host == 0.0);
   /* the default is the table's, positive */
   c = tiny_moe_cfg(2, 2);
@@ -266,7 +254,7 @@ static void test_dispatcher(void **state) {
 ** mla_up_proj and moe_act have nothing to drop here. */
 static void test_recompute_modules(void **state) {
   (void)state;
-  pod_train_cfg c = tiny_cfg();
+  pod_train_cfg c = tiny_h100_cfg();
   pod_train_result none = eval_ok(&c);
   struct {
     pod_recompute_set set;
@@ -319,7 +307,7 @@ static void test_recompute_modules(void **state) {
 static void test_fp8_params(void **state) {
   (void)state;
   const double P = 86784.0; /* local parameters of the tiny model */
-  pod_train_cfg c = tiny_cfg();
+  pod_train_cfg c = tiny_h100_cfg();
   c.dtype = POD_DTYPE_FP8;
   near(eval_ok(&c).memory.weights_gb, 3 * P / 1e9);
   c.software.fp8_params = 1;
@@ -389,7 +377,7 @@ static void expect_field(const pod_train_cfg *c, const char *field);
 ** parameters doubled. */
 static void test_dualpipe(void **state) {
   (void)state;
-  pod_train_cfg c = tiny_cfg();
+  pod_train_cfg c = tiny_h100_cfg();
   c.model.layers = 4;
   c.gpus = 4;
   c.global_batch = 8;
@@ -440,40 +428,40 @@ static void expect_field(const pod_train_cfg *c, const char *field) {
 
 static void test_errors(void **state) {
   (void)state;
-  pod_train_cfg c = tiny_cfg();
+  pod_train_cfg c = tiny_h100_cfg();
   c.software.cuda_graphs = 3;
   expect_field(&c, "software.cuda_graphs");
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.software.dispatcher = -1;
   expect_field(&c, "software.dispatcher");
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.software.a2a_overlap = 2;
   expect_field(&c, "software.a2a_overlap");
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.software.fp8_params = -1;
   expect_field(&c, "software.fp8_params");
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.software.max_domains = -1;
   expect_field(&c, "software.max_domains");
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.host_expert_us = NAN;
   expect_field(&c, "host_expert_us");
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.gemm_w_half = INFINITY;
   expect_field(&c, "gemm_w_half");
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.moe_layer_us = NAN;
   expect_field(&c, "moe_layer_us");
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.moe_layer_us = 2e6;
   expect_field(&c, "moe_layer_us");
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.gemm_k_half_expert = NAN;
   expect_field(&c, "gemm_k_half_expert");
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.gemm_k_half_expert = 2e9;
   expect_field(&c, "gemm_k_half_expert");
-  c = tiny_cfg();
+  c = tiny_h100_cfg();
   c.parallel.recompute_modules.moe_act = 2;
   expect_field(&c, "parallel.recompute_modules.moe_act");
 }

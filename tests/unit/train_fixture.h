@@ -46,6 +46,20 @@ static inline pod_train_cfg train_cfg(const char *sys, const char *model,
   return c;
 }
 
+/* The tiny dense model on 2 H100: dp 2, tp = pp = 1, 2 micro-batches of
+** 32 tokens, 2 layers, bf16 (the hand-worked cases of test_train_sw.c and
+** test_train_offload.c). */
+static inline pod_train_cfg tiny_h100_cfg(void) {
+  pod_train_cfg c;
+  pod_train_cfg_init(&c);
+  assert_int_equal(pod_hw_system_preset("hgx_h100", &c.system), POD_OK);
+  c.model = tiny_model();
+  c.gpus = 2;
+  c.seq = 32;
+  c.global_batch = 4;
+  return c;
+}
+
 static inline pod_train_cfg preset_cfg(const char *sys, const char *model,
                                        int gpus, int seq, int gbs, pod_dtype dt,
                                        pod_layout l) {
