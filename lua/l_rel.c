@@ -69,6 +69,53 @@ const lpod_type lpod_failures_type = {"podsim.failure_set",
 static const char *const cause_keys[] = {"cause", "rate_per_h", "unit", "blast",
                                          "basis", "source",     NULL};
 
+/* One cause {cause=, rate_per_h=, unit=, blast=[, basis=, source=]} at the
+** top of the stack, appended to `out`; `p` is its path (failures[i]).
+** [-0, +0, e] */
+static void read_cause(lua_State *L, pod_rel_failures *out, const char *ctx,
+                       const char *p) {
+  if (!lua_istable(L, -1))
+    lpod_error(L, ctx, p,
+               "expected a cause {cause=, rate_per_h=, unit=, blast=}, got %s",
+               luaL_typename(L, -1));
+  lpod_check_keys(L, -1, ctx, p, cause_keys);
+  lua_getfield(L, -1, "cause"); /* stack: cause, name */
+  if (lua_type(L, -1) != LUA_TSTRING) {
+    char q[112];
+    snprintf(q, sizeof q, "%s.cause", p);
+    lpod_error(
+        L, ctx, q,
+        lua_isnil(L, -1) ? "required field is missing" : "expected a string");
+  }
+  const char *name = lua_tostring(L, -1);
+  double rate = lpod_opt_field(
+      L, -2, "rate_per_h", 0,
+      pod_field_find(pod_rel_cause_fields, "rate_per_h"), 1, ctx, p);
+  int unit = lpod_opt_enum(L, -2, "unit", 0, pod_rel_scope_names, 1, ctx, p);
+  int blast = lpod_opt_enum(L, -2, "blast", 0, pod_rel_scope_names, 1, ctx, p);
+  /* basis and source are informational (a preset's list read back) */
+  int basis = lpod_opt_enum(L, -2, "basis", POD_REL_BASIS_GIVEN,
+                            pod_rel_basis_names, 0, ctx, p);
+  lua_getfield(L, -2, "source");
+  if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING) {
+    char q[112];
+    snprintf(q, sizeof q, "%s.source", p);
+    lpod_error(L, ctx, q, "expected a string");
+  }
+  lua_pop(L, 1);
+  pod_err e;
+  pod_err_clear(&e);
+  if (pod_rel_failures_add(out, name, rate, unit, blast, &e) != POD_OK) {
+    /* core names the field failures[i].x: re-root it at `p` */
+    const char *dot = strchr(e.field, '.');
+    char q[112];
+    snprintf(q, sizeof q, "%s%s", p, dot ? dot : "");
+    lpod_error(L, ctx, q, "%s", e.msg);
+  }
+  out->cause[out->ncauses - 1].basis = basis;
+  lua_pop(L, 1); /* name */
+}
+
 /* Read a failures value at idx into *out (see the file comment). */
 static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
                           const char *ctx, const char *path) {
@@ -134,48 +181,8 @@ static void read_failures(lua_State *L, int idx, pod_rel_failures *out,
   for (int i = 1; i <= n; i++) {
     snprintf(p, sizeof p, "%s[%d]", path, i);
     lua_rawgeti(L, idx, i); /* stack: cause */
-    if (!lua_istable(L, -1))
-      lpod_error(
-          L, ctx, p,
-          "expected a cause {cause=, rate_per_h=, unit=, blast=}, got %s",
-          luaL_typename(L, -1));
-    lpod_check_keys(L, -1, ctx, p, cause_keys);
-    lua_getfield(L, -1, "cause"); /* stack: cause, name */
-    if (lua_type(L, -1) != LUA_TSTRING) {
-      char q[112];
-      snprintf(q, sizeof q, "%s.cause", p);
-      lpod_error(
-          L, ctx, q,
-          lua_isnil(L, -1) ? "required field is missing" : "expected a string");
-    }
-    const char *name = lua_tostring(L, -1);
-    double rate = lpod_opt_field(
-        L, -2, "rate_per_h", 0,
-        pod_field_find(pod_rel_cause_fields, "rate_per_h"), 1, ctx, p);
-    int unit = lpod_opt_enum(L, -2, "unit", 0, pod_rel_scope_names, 1, ctx, p);
-    int blast =
-        lpod_opt_enum(L, -2, "blast", 0, pod_rel_scope_names, 1, ctx, p);
-    /* basis and source are informational (a preset's list read back) */
-    int basis = lpod_opt_enum(L, -2, "basis", POD_REL_BASIS_GIVEN,
-                              pod_rel_basis_names, 0, ctx, p);
-    lua_getfield(L, -2, "source");
-    if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING) {
-      char q[112];
-      snprintf(q, sizeof q, "%s.source", p);
-      lpod_error(L, ctx, q, "expected a string");
-    }
+    read_cause(L, out, ctx, p);
     lua_pop(L, 1);
-    pod_err e;
-    pod_err_clear(&e);
-    if (pod_rel_failures_add(out, name, rate, unit, blast, &e) != POD_OK) {
-      /* core names the field failures[i].x: re-root it at `path` */
-      const char *dot = strchr(e.field, '.');
-      char q[112];
-      snprintf(q, sizeof q, "%s%s", p, dot ? dot : "");
-      lpod_error(L, ctx, q, "%s", e.msg);
-    }
-    out->cause[out->ncauses - 1].basis = basis;
-    lua_pop(L, 2);
   }
 }
 
