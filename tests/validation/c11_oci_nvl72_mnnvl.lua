@@ -53,12 +53,18 @@
 -- (algbw 203) run at half the two-rack rate for that reason, not because
 -- a rack moves 2 S (core/coll.c, NVLS-tree).
 -- Known misses, each with its mechanism or what is missing:
---   GB200 3 racks all_to_all: 41.9 GB/s per GPU on the network, 0.89 of
---   the 2-rack figure.  Static-ECMP collisions between two peer racks
---   cost podsim 25%, adaptive routing would give +12%; the cluster's
---   routing is not published.  The README's general command (NCCL 2.28.7,
---   NCCL_IB_QPS_PER_CONNECTION=4: each connection hashed over 4 flows,
---   which softens collisions) may not be what the 2.27.3 rows ran with.
+--   GB200 3 racks all_to_all: 41.9 GB/s per GPU on the network, 0.93 of
+--   the 2-rack figure (45.2).  Static-ECMP collisions between two peer
+--   racks cost podsim 25%, no collisions would give +12%.  The rows ran on
+--   OCI's InfiniBand shape (the 2.27.3 commands name 4 HCAs per 4 GPUs,
+--   BM.GPU.GB200.4: 4 x 400G InfiniBand; the RoCE shape is GB200-v3), whose
+--   subnet-manager routing sends each destination on a path it assigns,
+--   not on a hash; the routing engine and the fabric (rail-optimized or
+--   not) are not published.  Dropping the collision term for InfiniBand
+--   would pass this row but take C6 (H100 over 8 nodes, 18.7x) to 12.4x,
+--   out of its range, and move every multi-node H100 MoE all-to-all: not
+--   done on one row.  The README's general command (NCCL 2.28.7,
+--   NCCL_IB_QPS_PER_CONNECTION=4) may not be what the 2.27.3 rows ran with.
 --   GB300 2 racks all_to_all: 47.7 GB/s, 24 GB/s per GPU on the network:
 --   a quarter of its two 400G NICs and half of the GB200 cluster's
 --   one-NIC figure (45 GB/s), while the same cluster's 2-rack all-reduce
@@ -70,7 +76,12 @@
 --   The OCI fabric between racks is not published (the README gives the
 --   NICs, NCCL_IB_HCA with 8 HCAs per 4 GPUs, NCCL_IB_QPS_PER_CONNECTION=4,
 --   and no topology), so podsim's default (non-blocking) stays the
---   prediction and the miss stays; the rows below fit `oversub = 4` with
+--   prediction and the miss stays.  Searched: OCI's Acceleron multiplanar
+--   network (OCI blogs, 2025-26) fans each NIC out into several
+--   independent planes, the NIC choosing the plane per flow and an
+--   in-order RDMA flow staying on one; a flow pinned to one of four planes
+--   of an 800G NIC would run at a quarter of it, but which clusters use
+--   it, with how many planes, is not published.  The rows below fit `oversub = 4` with
 --   one rack per leaf on the all-to-all (C12) and check that the same
 --   fabric leaves the all-reduce where it was (C11).
 -- Tolerance: busbw within 15%.
