@@ -73,7 +73,8 @@
 **   nvls            inside one NVLink domain only (NCCL disables NVLS for
 **                   nNodes > 1 unless CollNet is enabled).
 **   nvls_tree       2+ domains, sys->nvls: NVLS inside, tree across; its
-**                   network traffic counts double at 2 domains only.
+**                   network traffic counts double at 2 domains only (its
+**                   rates: see NVLS-tree below).
 **   collnet         2+ domains, sys->sharp: the switches reduce, a domain
 **                   sends S once whatever the domain count (NCCL's
 **                   CollNetDirect inside, or NVLS with sys->nvls).
@@ -83,6 +84,29 @@
 ** nvls_tree, collnet, collnet_chain; the other ops one algorithm each) and
 *keeps the
 ** one NCCL's tuner rates fastest.
+**
+** NVLS-tree.  NCCL's NVLSTree reduces onto the domain's NVLS heads (one
+** GPU each, min(r, 32), NCCL_MAX_NVLS_ARITY; in a multi-node NVLink
+** clique each head has its own NIC: the NVLS graph search in search.cc
+** pairs every head with a NIC of its GPU), runs the double binary tree
+** across domains between heads of one index, and broadcasts back.  Two
+** limits, the slower wins:
+**   channels  the domain's channels stream S at net_channels x
+**             net_channel_GBps with NCCL's NVLS-tree chunk of 128 KiB
+**             (NCCL_NVLS_CHUNKSIZE, src/transport/nvls.cc), at half that
+**             from four domains on, where NCCL caps the chunk at 64 KiB
+**             (src/enqueue.cc, NCCL_NVLSTREE_MAX_CHUNKSIZE unset; a fixed
+**             cost per chunk step: the rate goes with the chunk);
+**   network   the tree's k S per domain (tree_net_k) crosses the heads'
+**             NICs, min(r, 32) x one GPU's NIC rate.
+** An 8-GPU node's 8 heads have 8 NICs: the network binds, 1.5 S at three
+** domains and 2 S from four, as before.  A GB200 NVL72 rack's 32 heads
+** have 1.5 TB/s of NICs: the channels bind, at 384 GB/s (S per rack) up
+** to three racks and 192 from four (C7's 20 racks, C11's three).  The two
+** readings agree from four domains on (2 S at 384 = S at 192); three
+** domains tell them apart: OCI's 3 racks run at the two-rack algbw (C11).
+** Small buffers: NCCL also shrinks the chunk to keep four steps in flight;
+** podsim models that regime by its pipeline fills instead.
 **
 ** Fabric tiers.  oversub applies only to traffic that leaves a leaf group
 ** of leaf_gpus GPUs: a ring over m domains per leaf sends 1/m of its
@@ -215,8 +239,11 @@ static double collision_mult(int k) {
 typedef struct place {
   int n, r, d, m, spans;
   double nn, rr, dd, in, ir, id;
-  double leaf_use; /* share of the leaf's NIC rate that the domains of a
-                   ** ring or tree collective drive (<= 1) */
+  double leaf_use;         /* share of the leaf's NIC rate that the domains of a
+                           ** ring or tree collective drive (<= 1) */
+  double dom_nic, dom_cap; /* a domain's channels: their GPUs' NIC rate and
+                           ** their per-channel cap, bytes/s */
+  double gpu_nic;          /* one GPU's NICs, bytes/s */
 } place;
 
 /* Oversubscription multiplier of the time on the network when a share
@@ -267,6 +294,23 @@ static inline double tree_net_k(int d) {
 ** (NVIDIA/nccl issue 1801). */
 static inline double tree_tuner_k(int d) {
   return d <= 1 ? 0.0 : d == 2 ? 1.0 : 2.0;
+}
+
+/* NVLS-tree's rate (see NVLS-tree in the file comment): the domain's
+** channels stream S at net_channels x net_channel_GBps with NCCL's 128
+** KiB NVLS-tree chunk, at half that with the 64 KiB chunk NCCL uses from
+** four domains on; the tree's k S per domain crosses the NICs of the
+** domain's NVLS heads (one GPU each, at most 32).  Returns the network
+** time of the plan over k S / D, D the domain rate inv_dom stands for. */
+#define NVLS_MAX_HEADS POD_COLL__NVLS_MAX_HEADS
+HOT_INLINE double nvlstree_out_div(const place *pl, double k, double leaf) {
+  double heads = pl->r < NVLS_MAX_HEADS ? pl->rr : (double)NVLS_MAX_HEADS;
+  double D = pl->dom_nic < pl->dom_cap ? pl->dom_nic : pl->dom_cap;
+  /* NCCL_NVLSTREE_MAX_CHUNKSIZE unset: 64 KiB from 4 nodes, else
+  ** NCCL_NVLS_CHUNKSIZE 128 KiB (src/enqueue.cc, src/transport/nvls.cc) */
+  double t_ch = (pl->d >= 4 ? 2.0 : 1.0) / pl->dom_cap; /* per byte of S */
+  double t_net = k * leaf / (heads * pl->gpu_nic);      /* the heads' NICs */
+  return D * (t_ch > t_net ? t_ch : t_net) / k;
 }
 
 /* All-reduce plans (see make_plan). */
@@ -332,7 +376,8 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_out = tree_k;
       p->tune_k_out = tree_tuner_k(d);
       p->up_rows = rr;
-      p->out_div = leaf_mult(s, tree_leaf_frac(pl));
+      p->out_div =
+          nvlstree_out_div(pl, tree_k, leaf_mult(s, tree_leaf_frac(pl)));
       p->fill_doms = dd;
       return POD_OK;
     case POD_ALGO_COLLNET:
@@ -572,6 +617,9 @@ static inline void setup(const pod_system *sys, int n, int r, place *pl,
   double used = r < sys->net_channels ? (double)r : ch;
   double D = used * G, cap = ch * sys->net_channel_GBps * 1e9;
   if (cap < D) D = cap;
+  pl->dom_nic = used * G;
+  pl->gpu_nic = G;
+  pl->dom_cap = cap;
   pl->n = n;
   pl->r = r;
   pl->d = n / r;

@@ -9,6 +9,10 @@
 
 #include "pod_coll.h"
 
+/* NCCL_MAX_NVLS_ARITY (src/include/device.h): an NVLS graph has at most
+** 32 heads, one GPU each. */
+#define POD_COLL__NVLS_MAX_HEADS 32
+
 /* The NVLS all-reduce plan's inverse rate multiplier as NCCL's tuner rates
 ** NVLS on one domain of n ranks, relative to the ring's rate (ring graph
 ** bandwidth over NVLS's); 1e30 when NCCL would build no NVLS graph.  Pure,

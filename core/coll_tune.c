@@ -24,9 +24,8 @@ static const double INV_SM90[] = {1.0 / 60, 1.0 / 50, 1.0 / 40, 1.0 / 30,
                                   1.0 / 11, 1.0 / 6,  1.0 / 3};
 #define NSPEED_SM100 ((int)(sizeof SPEED_SM100 / sizeof SPEED_SM100[0]))
 #define NSPEED_SM90 ((int)(sizeof SPEED_SM90 / sizeof SPEED_SM90[0]))
-/* NCCL_MAX_NVLS_ARITY (src/include/device.h): an NVLS graph has at most
-** 32 heads. */
-#define NVLS_MAX_HEADS 32
+/* NCCL_MAX_NVLS_ARITY: see coll_int.h */
+#define NVLS_MAX_HEADS POD_COLL__NVLS_MAX_HEADS
 
 /* The ring graph's bandwidth as NCCL's search finds it on an NVSwitch
 ** domain whose GPUs have L GB/s of NVLink: each channel takes one speed

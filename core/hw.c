@@ -76,7 +76,10 @@
 ** GB/s (perChMaxTreeBws, src/graph/tuning.cc); so a GB200 NVL72 domain
 ** drives 16 of its 72 NICs at 24 GB/s, not 72 NICs at line rate.  Which of
 ** these two constants holds for NVL72 was fitted on C7 (20 racks); the
-** 8-NIC and 2-rack rows are predictions.  800G NICs (XDR, ConnectX-8):
+** 8-NIC and 2-rack rows are predictions.  For NVLS-tree it is the rate at
+** NCCL's 128 KiB NVLS-tree chunk, halved from four domains on with the 64
+** KiB chunk (core/coll.c): C7's 20 racks run at that half, and C11's
+** three racks at the full rate are a prediction.  800G NICs (XDR, ConnectX-8):
 ** NCCL tunes nicBw >= 96 separately (src/transport/nvls.cc); assumed 48
 ** GB/s per channel (line rate scaling), not validated.  H800 keeps
 ** Hopper's 8: by the same search its 164.8 GB/s NVLink would stop at 4

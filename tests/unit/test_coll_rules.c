@@ -341,6 +341,45 @@ static void test_channels_set_nics(void **state) {
   assert_close(a.time_s, b.time_s, 1e-12);
 }
 
+/* NVLS-tree (coll.c): the domain's channels stream S at net_channels x
+** net_channel_GBps with NCCL's 128 KiB chunk, at half that from four
+** domains (64 KiB chunk); the tree's k S per domain crosses the NICs of
+** min(r, 32) heads.  An NVL72 rack (32 heads, 1.5 TB/s of NICs) is
+** channel-bound: three racks run at the two-rack algbw, four at half.
+** An 8-GPU node (8 heads, 8 NICs) is NIC-bound: 1 S, 1.5 S, 2 S. */
+static void test_nvlstree_chunk_and_heads(void **state) {
+  (void)state;
+  const double S = 1e14; /* fills and latency vanish against this */
+  pod_system g = preset("gb200_nvl72");
+  g.up_GBps = 9000.0; /* NVLink never binds: the network side alone */
+  double alg[5];
+  for (int d = 2; d <= 4; d++)
+    alg[d] = eval_ok(&g, POD_COLL_ALL_REDUCE, 72 * d, 72, S, POD_ALGO_NVLS_TREE)
+                 .algbw_GBps;
+  double cap = g.net_channels * g.net_channel_GBps;
+  assert_close(alg[2], cap, 1e-3);
+  assert_close(alg[3], cap, 1e-3);
+  assert_close(alg[4], cap / 2.0, 1e-3);
+  /* the heads' NICs bind once they are fewer than the channels need:
+  ** 32 heads at 5 GB/s = 160 GB/s per rack, 1.5 S at three racks */
+  pod_system few = g;
+  few.nic_gbps = 5.0 * 8.0 / few.out_eff; /* 5 GB/s per GPU */
+  double a3 = eval_ok(&few, POD_COLL_ALL_REDUCE, 216, 72, S, POD_ALGO_NVLS_TREE)
+                  .algbw_GBps;
+  assert_close(a3, 32.0 * 5.0 / 1.5, 1e-3);
+  /* 8 GPUs, 8 heads, 8 NICs: NIC-bound at every domain count */
+  pod_system b = preset("hgx_b200");
+  b.up_GBps = 9000.0;
+  double nics = 8 * b.nic_gbps / 8.0 * b.out_eff * b.nics_per_gpu;
+  assert_true(nics < b.net_channels * b.net_channel_GBps);
+  const double k[5] = {0, 0, 1.0, 1.5, 2.0};
+  for (int d = 2; d <= 4; d++)
+    assert_close(
+        eval_ok(&b, POD_COLL_ALL_REDUCE, 8 * d, 8, S, POD_ALGO_NVLS_TREE)
+            .algbw_GBps,
+        nics / k[d], 1e-3);
+}
+
 /* Oversubscription applies only to traffic that leaves the leaf group. */
 static void test_leaf_oversub(void **state) {
   (void)state;
@@ -498,6 +537,7 @@ int main(void) {
       cmocka_unit_test(test_nvls_tuner_figures),
       cmocka_unit_test(test_collnet_with_sharp),
       cmocka_unit_test(test_channels_set_nics),
+      cmocka_unit_test(test_nvlstree_chunk_and_heads),
       cmocka_unit_test(test_leaf_oversub),
       cmocka_unit_test(test_fill_grows_with_ranks),
       cmocka_unit_test(test_tree_fill_grows_with_domains),

@@ -17,7 +17,8 @@
 -- prediction: the other all-to-alls inside a domain (another cluster,
 -- another GPU, 4 to 64 ranks), NVLS all-reduce (nvls_eff, NCCL's ratio
 -- from the H100 fit, C1), NVLS-tree across racks (16 network channels at
--- NCCL's 24 GB/s per 400G channel, C7), all-to-all across racks.
+-- 24 GB/s per 400G channel with NCCL's 128 KiB NVLS-tree chunk, half that
+-- from four domains on, C7), all-to-all across racks.
 -- The OCI GB300 and B300 NICs are 2x 400G ports per GPU (the published
 -- NCCL_IB_HCA lists 8 HCAs per 4 GPUs), so those systems have two 400G
 -- NICs per GPU at the 400G channel rate, not the presets' one 800G NIC.
@@ -32,23 +33,38 @@
 -- GB200 runs) rates NVLS differently (channels x min(bwIntra, bwInter) x
 -- 5/6 algbw) and picks the same.  The 4-rank rows are the ring's (they
 -- were +22% / +26% while podsim ran NVLS there).
+-- Across racks NCCL runs NVLSTree.  NCCL 2.27.3 (72d24320, the GB200
+-- rows), by hand through src/graph/search.cc and tuning.cc for a 64-GPU
+-- MNNVL clique with 64 NICs: the NVLS graph takes 32 heads, one GPU and
+-- NIC each, at bwIntra 20 and bwInter 40 GB/s, rated 32 x 20 x 5/6 = 533
+-- GB/s at two and at three nodes; the ring graph 16 channels x 45 GB/s,
+-- rated 720 x n / 2(n-1) = 362; the tree at most 331.  auto must pick
+-- nvls_tree at 2 and 3 racks (checked below).
+-- GB200 3 racks all_reduce (a known miss at -34% before the NVLS-tree
+-- chunk rule; now a prediction): NCCL's NVLSTree over three domains runs
+-- the tree's two chains of three (src/graph/connect.cc, connectNvls with
+-- ncclGetDtree), so a rack moves 1.5 S, and any double tree over three
+-- domains at least 4/3 S; the measured algbw 376 is the two-rack one (403
+-- at 1 S), so a rack's network is not what binds: the tree crosses the
+-- NICs of 32 NVLS heads (1.5 TB/s per rack).  What binds at two and three
+-- racks is the channels' stage at NCCL's 128 KiB NVLS-tree chunk
+-- (NCCL_NVLS_CHUNKSIZE), which NCCL halves to 64 KiB from four nodes on
+-- (src/enqueue.cc, NCCL_NVLSTREE_MAX_CHUNKSIZE unset): C7's 20 racks
+-- (algbw 203) run at half the two-rack rate for that reason, not because
+-- a rack moves 2 S (core/coll.c, NVLS-tree).
 -- Known misses, each with its mechanism or what is missing:
---   GB200 3 racks all_reduce: NCCL's NVLSTree over three domains uses the
---   tree's two chains of three (NVIDIA/nccl ae7aed19 src/graph/connect.cc,
---   connectNvls with ncclGetDtree; channels alternate the two trees), so
---   a rack sends and receives 1.5 S, as podsim charges.  The measured 749
---   GB/s (algbw 376) needs at least 564 GB/s of network per rack, where the
---   2-rack rows (algbw 403 at 1 S) and C7's 20 racks (algbw 203 at 2 S, 406
---   per rack) sit near 400 (16 channels x 24 GB/s).  NCCL's multi-node NVLS
---   graph may have up to 32 heads per rack, each on its own NIC, which
---   would allow 564, but the same rate would over-predict C7's 20 racks
---   twofold: the two clusters disagree under one per-rack rate.
---   GB200 3 racks all_to_all: 41.9 GB/s per GPU on the network, 0.89 of
---   the 2-rack figure.  Static-ECMP collisions between two peer racks
---   cost podsim 25%, adaptive routing would give +12%; the cluster's
---   routing is not published.  The README's general command (NCCL 2.28.7,
---   NCCL_IB_QPS_PER_CONNECTION=4: each connection hashed over 4 flows,
---   which softens collisions) may not be what the 2.27.3 rows ran with.
+--   GB200 3 racks all_to_all: 41.9 GB/s per GPU on the network, 0.93 of
+--   the 2-rack figure (45.2).  Static-ECMP collisions between two peer
+--   racks cost podsim 25%, no collisions would give +12%.  The rows ran on
+--   OCI's InfiniBand shape (the 2.27.3 commands name 4 HCAs per 4 GPUs,
+--   BM.GPU.GB200.4: 4 x 400G InfiniBand; the RoCE shape is GB200-v3), whose
+--   subnet-manager routing sends each destination on a path it assigns,
+--   not on a hash; the routing engine and the fabric (rail-optimized or
+--   not) are not published.  Dropping the collision term for InfiniBand
+--   would pass this row but take C6 (H100 over 8 nodes, 18.7x) to 12.4x,
+--   out of its range, and move every multi-node H100 MoE all-to-all: not
+--   done on one row.  The README's general command (NCCL 2.28.7,
+--   NCCL_IB_QPS_PER_CONNECTION=4) may not be what the 2.27.3 rows ran with.
 --   GB300 2 racks all_to_all: 47.7 GB/s, 24 GB/s per GPU on the network:
 --   a quarter of its two 400G NICs and half of the GB200 cluster's
 --   one-NIC figure (45 GB/s), while the same cluster's 2-rack all-reduce
@@ -60,7 +76,12 @@
 --   The OCI fabric between racks is not published (the README gives the
 --   NICs, NCCL_IB_HCA with 8 HCAs per 4 GPUs, NCCL_IB_QPS_PER_CONNECTION=4,
 --   and no topology), so podsim's default (non-blocking) stays the
---   prediction and the miss stays; the rows below fit `oversub = 4` with
+--   prediction and the miss stays.  Searched: OCI's Acceleron multiplanar
+--   network (OCI blogs, 2025-26) fans each NIC out into several
+--   independent planes, the NIC choosing the plane per flow and an
+--   in-order RDMA flow staying on one; a flow pinned to one of four planes
+--   of an 800G NIC would run at a quarter of it, but which clusters use
+--   it, with how many planes, is not published.  The rows below fit `oversub = 4` with
 --   one rack per leaf on the all-to-all (C12) and check that the same
 --   fabric leaves the all-reduce where it was (C11).
 -- Tolerance: busbw within 15%.
@@ -91,8 +112,7 @@ local rows = {
   {"GB300", "all_reduce", 128, 64, 16, 738.39},
   {"GB200", "all_reduce", 128, 64, 8, 799.79},
   {"B300", "all_reduce", 16, 8, 16, 766.84},
-  {"GB200", "all_reduce", 192, 64, 8, 748.93,
-    "NCCL's NVLS-tree over 3 domains moves 1.5 S per rack; the row needs 564 GB/s per rack, C7 and 2 racks ~400; see c11_oci_nvl72_mnnvl.lua"},
+  {"GB200", "all_reduce", 192, 64, 8, 748.93},
   {"GB200", "all_to_all", 128, 64, 8, 89.70},
   {"B300", "all_to_all", 16, 8, 8, 180.98},
   {"GB200", "all_to_all", 192, 64, 8, 62.49,
@@ -115,16 +135,41 @@ for _, c in ipairs(rows) do
     source = string.format(src, name, name), note = "podsim algorithm: " .. res.algo}
 end
 
--- The algorithm NCCL's tuner picks in one domain (see above): ring at 4
--- ranks, NVLS from 8.
+-- The algorithm NCCL's tuner picks (see above): in one domain the ring at
+-- 4 ranks and NVLS from 8 (2.28.7); across two and three GB200 racks
+-- NVLSTree (2.27.3).
 for _, c in ipairs{{"GB300", 4, "ring"}, {"GB200", 4, "ring"}, {"GB300", 8, "nvls"},
-    {"GB200", 8, "nvls"}, {"GB300", 64, "nvls"}} do
-  local name, n, algo = table.unpack(c)
-  local res = podsim.collective(oci[name], "all_reduce", {ranks = n, bytes = 8 * GiB})
-  podsim.check{id = "C11", name = string.format("OCI %s all_reduce %d ranks in one domain 8 GiB: auto picks NCCL's %s",
-      name, n, algo),
+    {"GB200", 8, "nvls"}, {"GB300", 64, "nvls"}, {"GB200", 128, "nvls_tree", 64},
+    {"GB200", 192, "nvls_tree", 64}} do
+  local name, n, algo, r = table.unpack(c)
+  local res = podsim.collective(oci[name], "all_reduce", {ranks = n, ranks_per_domain = r,
+    bytes = 8 * GiB})
+  local where = r and string.format("%d domains of %d", n // r, r)
+    or string.format("%d ranks in one domain", n)
+  podsim.check{id = "C11", name = string.format("OCI %s all_reduce %s 8 GiB: auto picks NCCL's %s",
+      name, where, algo),
     published = 1, value = res.algo == algo and 1 or 0, unit = "match", tol_abs = 0, fit = false,
-    source = "NVIDIA/nccl src/graph/search.cc, tuning.cc (ae7aed19, 2.28.7)",
+    source = r and "NVIDIA/nccl src/graph/search.cc, tuning.cc (72d24320, 2.27.3)"
+      or "NVIDIA/nccl src/graph/search.cc, tuning.cc (ae7aed19, 2.28.7)",
+    note = "podsim algorithm: " .. res.algo}
+end
+
+-- Two B300 nodes (NCCL 2.28.9, dbc86fd0), traced by hand as above: the
+-- NVLS graph has 8 heads at bwIntra = bwInter 48 GB/s (one GPU each; 96
+-- exceeds a 400G port), rated 8 x min(48 x 0.74 x 7/8 x 2, 48 x 2,
+-- perChMaxNVLSTreeBw 96) = 497 busbw, 265 algbw; the ring graph 15
+-- channels x 48 GB/s on 16 NICs, 720 x 16/30 = 384 algbw; the tree at most
+-- 321.  NCCL runs the ring, and its measured 767 GB/s busbw (16 NICs at
+-- 48) is beyond podsim's ring, whose channels carry 24 GB/s each.  A
+-- known miss: the fix is the multi-node tuner ratings and ring channels
+-- at their NIC's rate, which also move C7's choices (not done here).
+do
+  local res = podsim.collective(oci.B300, "all_reduce", {ranks = 16, ranks_per_domain = 8,
+    bytes = 16 * GiB})
+  podsim.check{id = "C11", name = "OCI B300 all_reduce 2 domains of 8 16 GiB: auto picks NCCL's ring",
+    published = 1, value = res.algo == "ring" and 1 or 0, unit = "match", tol_abs = 0,
+    fit = false, source = "NVIDIA/nccl src/graph/search.cc, tuning.cc (dbc86fd0, 2.28.9)",
+    known_miss = "NCCL 2.28.9 rates the ring (384 algbw) over NVLSTree (265) on two B300 nodes; podsim's ring channels at 24 GB/s could not reach 767 GB/s, so auto runs nvls_tree; see c11_oci_nvl72_mnnvl.lua",
     note = "podsim algorithm: " .. res.algo}
 end
 
