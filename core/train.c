@@ -42,24 +42,19 @@
 ** gate and up, write out; backward twice that): ~18 B per FFN element.
 ** fp8 adds casts of each GEMM input and of the gradients for dgrad/wgrad
 ** (read bf16, write fp8 and its transpose): ~27 B per hidden and 9 B per
-** FFN element.  MoE permute/unpermute copies the routed tokens four times
-** (forward, backward, dispatch, combine): 16 B per routed hidden element.
-** The dispatcher's own buffers add 8 B per routed hidden element: the
-** receive buffer written and the combine input read, in the forward and
-** again for the gradients in the backward (1-2 B each way per pass).  fp8
+** FFN element.  The MoE dispatcher's staging copies of the routed tokens
+** are counted per dispatcher in train_sw.c (pod_train__moe_stage_bytes),
+** the router's fp32 traffic per token and expert there too.  fp8
 ** adds the quantisation of the routed expert GEMM operands on the hidden
 ** side, 8 B: the fc1 input (rowwise and columnwise copies, the columnwise
 ** one read again by the wgrad) and the fc2 output gradient (read bf16,
 ** write both copies); Transformer Engine's grouped MXFP8 GEMMs take both
-** (NVIDIA/TransformerEngine GroupedLinear).  Counted from the kernels of
-** a Megatron-Core MoE layer with HybridEP/DeepEP or NCCL all-to-all.
+** (NVIDIA/TransformerEngine GroupedLinear).
 ** The cross-entropy reads and writes fp32 logits: 16 B per vocab entry. */
 #define EW_HIDDEN 75.0
 #define EW_FFN 18.0
 #define EW_FP8_HIDDEN 27.0
 #define EW_FP8_FFN 9.0
-#define EW_PERMUTE 16.0
-#define EW_DISPATCH 8.0
 #define EW_FP8_ROUTED 8.0
 #define EW_LOGITS 16.0
 
@@ -224,9 +219,11 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   /* A fused grouped MLP does the routed experts' activation and its
   ** quantisation in the GEMM epilogue: no separate pass over them. */
   double ew_width = c->software.fused_grouped_mlp ? sh * ef : width;
-  double ew_routed = EW_PERMUTE + EW_DISPATCH + (fp8 ? EW_FP8_ROUTED : 0.0);
+  double ew_routed =
+      pod_train__moe_stage_bytes(c) + (fp8 ? EW_FP8_ROUTED : 0.0);
   o->ew_bytes +=
       Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * ew_width + ew_routed * routed * h +
+            pod_train__router_bytes() * m->experts +
             (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * ew_width : 0));
   double up = m->gated_mlp ? 2.0 : 1.0;
   /* residual; dispatched tokens (fc1 input); fc1 outputs (for the

@@ -360,7 +360,9 @@ static int check_expert_layout(const pod_train_cfg *c, int dp, pod_err *err) {
 **    same tp*cp*dp ranks as etp x ep x edp, so ep*etp must divide tp*cp*dp;
 **    ep divides experts; etp divides expert_ffn; dense models need
 **    ep = etp = 1;
-**  - global_batch divisible by dp * microbatch. */
+**  - global_batch divisible by dp * microbatch;
+**  - vp > 1: at least pp micro-batches per pipeline (Megatron-Core's
+**    interleaved schedule). */
 static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
   const pod_layout *l = &c->parallel;
   const pod_model *m = &c->model;
@@ -429,6 +431,16 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
        (long)dp * l->microbatch, c->global_batch);
   NEED(l->recompute >= 0 && l->recompute <= 2, "parallel.recompute",
        "must be none, selective or full (got %d)", l->recompute);
+  /* Interleaved 1F1B runs the micro-batches in groups of
+  ** microbatch_group_size_per_vp_stage per virtual stage, which must lie
+  ** in [pp, M] (NVIDIA/Megatron-LM megatron/core/pipeline_parallel/
+  ** schedules.py at d98e8a6): M >= pp whatever the group size (its
+  ** default, pp, also wants M a multiple of pp). */
+  long nmb = c->global_batch / ((long)dp * l->microbatch);
+  NEED(l->vp == 1 || nmb >= l->pp, "parallel.vp",
+       "interleaved stages (vp %d) need at least pp (%d) micro-batches per "
+       "pipeline (got %ld)",
+       l->vp, l->pp, nmb);
   if (c->software.schedule == POD_SCHED_DUALPIPE) {
     /* DeepSeek-V3 report, sec. 3.2.1: "DualPipe only requires that the
     ** pipeline stages and micro-batches be divisible by 2"; its own
@@ -437,11 +449,10 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
          "DualPipe needs an even pp >= 2 (got %d)", l->pp);
     NEED(l->vp == 1, "parallel.vp", "DualPipe has no virtual stages (vp %d)",
          l->vp);
-    long mb = c->global_batch / ((long)dp * l->microbatch);
-    NEED(mb % 2 == 0, "global_batch",
+    NEED(nmb % 2 == 0, "global_batch",
          "DualPipe needs an even number of micro-batches per pipeline (got "
          "%ld)",
-         mb);
+         nmb);
   }
   rc = pod_train__check_offload(c, err);
   if (rc != POD_OK) return rc;

@@ -104,8 +104,16 @@ void pod_train__rates_of(const pod_train_cfg *c, double peak, double eg,
 double pod_train__k_half_expert(const pod_train_cfg *c);
 /* Fixed GPU time per MoE layer per micro-batch, forward and backward. */
 double pod_train__moe_layer_s(const pod_train_cfg *c);
-/* Exposed host time per MoE layer per micro-batch (all its passes). */
+/* Exposed host time per MoE layer per micro-batch (all its passes): the
+** eager expert launches after the dropless sync and, without CUDA graphs,
+** the router and preprocess launches. */
 double pod_train__host_layer_s(const pod_train_cfg *c);
+/* Staging traffic of the MoE dispatcher, bytes per routed hidden element
+** (forward and backward). */
+double pod_train__moe_stage_bytes(const pod_train_cfg *c);
+/* The router's fp32 traffic, bytes per token per expert (forward and
+** backward). */
+double pod_train__router_bytes(void);
 /* Share of the EP all-to-all bytes a hierarchical dispatcher puts on the
 ** network: k routed copies over d domains, max_domains (0: no limit). */
 double pod_train__hier_share(double k, int d, int max_domains);

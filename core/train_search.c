@@ -177,6 +177,8 @@ int pod_train_search(const pod_train_cfg *base,
           if (f->uneven == 1) uneven = 1;
           for (int mb = 1; mb <= opts->max_mb && mb <= per_replica; mb++) {
             if (!dim_ok(f->microbatch, mb) || per_replica % mb) continue;
+            /* interleaving needs >= pp micro-batches (train_check.c) */
+            if (vp > 1 && per_replica / mb < pp) continue;
             int emax = m->experts > 0 ? m->experts : 1;
             long world = (long)tp * cp * dp;
             for (int ep = 1; ep <= emax; ep++) {

@@ -99,28 +99,91 @@ static const double w_half_table[3] = {0.0, 0.0, 0.0};
 static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
                                               K_HALF_EXPERT_FP8};
 
-/* Fixed GPU time per MoE layer per micro-batch, forward and backward,
-** whatever its tokens: the router (logits, top-k, score normalisation,
-** auxiliary-loss statistics), the dispatcher's set-up (routing map,
-** token counts, the HybridEP/DeepEP preprocessing and their barriers),
-** the permutation bookkeeping, the padding of expert inputs and the chain
-** of small dependent kernels between them; CUDA graphs remove their host
-** launches (HOST_EXPERT_US) but not their GPU time.  Costs that grow with
-** the tokens are in the rates and EW_* terms; this part does not, so it
-** weighs most at micro-batch 1.
+/* The MoE layer's time beyond its GEMMs, per micro-batch, forward and
+** backward, has three parts (train.c adds them to the layer's compute):
+**
+**   t_moe = moe_layer_us                               fixed GPU time
+**         + Tt (k x imb x h x stage + E x router) / (HBM x eff_hbm)
+**         + eager launches x t_launch                  host-bound part
+**
+** so it grows with the tokens of a micro-batch, less than in proportion
+** (the fixed part is amortised), and scales with the SKU's HBM bandwidth.
+**
+** Staging copies of the routed tokens (pod_train__moe_stage_bytes), bytes
+** per routed hidden element, counted from Megatron-Core's dispatchers
+** (NVIDIA/Megatron-LM megatron/core/transformer/moe/token_dispatcher.py
+** and fused_a2a.py at d98e8a6, 2026-08-22).  HybridEP runs "permute +
+** dispatch a2a + permute" as separate steps unless
+** moe_permute_fusion_into_hybridep is set (False in Megatron-Core's
+** transformer_config.py at that commit; taken as the recipes' setting),
+** the NCCL all-to-all dispatcher permute / all-to-all / sort_chunks_by_idxs
+** (the last only with more than one local expert).  With b the dispatch
+** payload (1 B in fp8 recipes, else 2 B) and every other pass bf16:
+**   source side (STAGE_SRC): the forward permute into the send buffer
+**     (read b, write b), the combine's reduce of the k returned copies
+**     (read 2, write ~0 per copy), and their backward twins (the output
+**     gradient's permute, read 2 + write 2; the input gradient's reduce,
+**     2): 2b + 8;
+**   the all-to-all kernels' buffers (STAGE_WIRE, EP > 1): send buffer
+**     read and receive buffer written, dispatch b + b, combine 2 + 2 and
+**     both again in the backward, 4 + 4: 2b + 12 (their link time is the
+**     EP collective; this is their HBM traffic);
+**   expert side (STAGE_EXP): the permute into expert order after the
+**     dispatch (read b, write b), the unpermute before the combine (2 + 2)
+**     and their backward (4 + 4): 2b + 12; none for the NCCL dispatcher
+**     with one local expert.
+** fp8: 38 B, bf16: 44 B (the count this replaces held 24 B: four permute
+** copies and the receive buffers).  DeepEP is counted as HybridEP (its
+** normal kernels read the tokens in place: an upper bound by 2b).
+**
+** Router (pod_train__router_bytes), fp32 (moe_router_dtype "fp32" in the
+** recipes), bytes per token per expert, forward and backward, counted from
+** router.py and moe_utils.py at d98e8a6 with moe_router_fusion (Transformer
+** Engine's fused top-k and aux-loss score kernels): logits written by the
+** gating GEMM (4), read by the fused top-k (4) and the aux-loss scores (4);
+** probabilities (4) and routing map (1) written, aux scores (4) and their
+** map (1) written, the maps read for the token counts (1 + 1); backward:
+** the probabilities' gradient and the saved logits read (4 + 4), the
+** logits' gradient written (4), the aux-score backward (4 + 4): 44 B.
+**
+** Eager launches: the router and preprocess scopes' kernels, which
+** Transformer Engine's partial graphs (cuda_graph_scope moe_router,
+** moe_preprocess) and full-iteration graphs capture, counted from the same
+** files: forward 13 (gating cast and GEMM, fused top-k, aux-loss scores,
+** three token-count reductions, fused aux loss, the expert-bias count and
+** add, two in the dispatcher's preprocess), backward 8 (gating dgrad and
+** wgrad and cast, top-k, aux-score and aux-loss backward, the aux-loss
+** scaler, the probabilities' cast): ROUTER_LAUNCHES_FWD, _BWD.  Each costs
+** the host time of one eager launch, t_launch = host_expert_us / 5: the
+** exposed host time per local expert per pass (HOST_EXPERT_US) covers
+** Transformer Engine GroupedLinear's per-expert launches, fc1 and fc2
+** GEMMs and input quantisations in the forward (4), dgrad and wgrad of
+** both and two gradient quantisations in the backward (6), 5 per pass.
+** They are exposed for the same reason: the dropless token-count sync
+** drains the GPU every MoE layer (train_sw.c, HOST_EXPERT_US).
+**
+** Fixed GPU time (MOE_LAYER_US), whatever the tokens: the chain of small
+** dependent kernels (router, dispatcher set-up and HybridEP/DeepEP
+** preprocessing, token counts, padding), their launch latency on the GPU,
+** the dispatcher's barriers; CUDA graphs remove their host launches, not
+** this.  Not scaled with the clock: the published Qwen3-30B-A3B rows (T15)
+** put DGX-B200 above GB200 NVL72 at one micro-batch size.
 **   MOE_LAYER_US: FITTED once on T6 (DeepSeek-V3 on 256 GB300, 6,338
-**   tokens/s/GPU, Megatron-Bridge 26.06, MBS 1: 2.91 ms per MoE layer
-**   per micro-batch), in place of the width roll-off fitted there before;
-**   refitted (2.44 -> 2.91 ms) when the experts' grouped GEMMs took their
-**   own roll-off (K_HALF_EXPERT_FP8) and the dispatcher and fp8 operand
-**   passes were counted per routed element (train.c, EW_DISPATCH,
-**   EW_FP8_ROUTED).
-**   Predictions of it: Qwen3-30B-A3B (T15) at MBS 8, 4 and 1 (H100) on
-**   five systems, where the published per-GPU figures are nearly
-**   independent of the tensor-core clock (GB300 over B300 1.03; B200
-**   above GB200), Qwen3-235B (T16), Maverick (T1, T2), the DeepSeek-V3
+**   tokens/s/GPU, Megatron-Bridge 26.06, MBS 1, full graphs: no launch
+**   term), refitted (2,908 -> 2,387 us) when the staging and router
+**   traffic above were counted (2,444 -> 2,908 before, when the experts'
+**   grouped GEMMs took their own roll-off).
+**   Predictions of it: Qwen3-30B-A3B (T15) at MBS 8, 4 and 1 on five
+**   systems, Qwen3-235B (T16, T17), Maverick (T1, T2), the DeepSeek-V3
 **   rows of T9, T10, T14. */
-#define MOE_LAYER_US 2908.0
+#define MOE_LAYER_US 2387.0
+#define STAGE_SRC_B 8.0
+#define STAGE_WIRE_B 12.0
+#define STAGE_EXP_B 12.0
+#define ROUTER_B 44.0
+#define ROUTER_LAUNCHES_FWD 13.0
+#define ROUTER_LAUNCHES_BWD 8.0
+#define EXPERT_LAUNCHES_PER_PASS 5.0
 
 static gpu_gen gen_of(const pod_gpu *g) {
   const char *n = g->name;
@@ -196,16 +259,22 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   per micro-batch pass (forward or backward) with eager launches;
 **   FITTED once (software feature "no CUDA graphs") on Megatron-Bridge
 **   26.04 DeepSeek-V3 on 256 DGX-B300 (3,131 tokens/s/GPU, PP16 EP8:
-**   32 local experts, no graphs): 82 us, about fifteen launches of
-**   ~5 us (66 us before MOE_LAYER_US took its part of that row, 77 us
-**   before the experts' own roll-off: refitted on the same row after
-**   MOE_LAYER_US each time).  The GB300 NVL72 row of the same table
-**   (EP32, 8 local experts, MBS 2) is a prediction of it.
+**   32 local experts, no graphs): 75 us, five launches (EXPERT_LAUNCHES_
+**   PER_PASS above) of 15 us, about the host time of one eager PyTorch
+**   operator (a check, not a source: no public per-launch figure for
+**   Megatron's MoE layer was found).  Refitted on the same row after
+**   MOE_LAYER_US each time: 66 us before MOE_LAYER_US took its part of
+**   that row, 77 before the experts' own roll-off, 82 before the staging
+**   copies, the router traffic and the router's eager launches (20 x
+**   15 us per MoE layer per micro-batch on this row) were counted.  The
+**   GB300 NVL72 row of the same table (EP32, 8 local experts, MBS 2) is a
+**   prediction of it.
 ** Transformer Engine's partial graphs (scopes attn, moe_router,
-** moe_preprocess) leave the experts eager: the same exposed time.  Full-
-** iteration graphs replay the whole step, and a fused grouped MLP is
-** one kernel for all local experts: none. */
-#define HOST_EXPERT_US 82.0
+** moe_preprocess) leave the experts eager: the same exposed time, but
+** capture the router's launches.  Full-iteration graphs replay the whole
+** step: none; a fused grouped MLP is one kernel for all local experts:
+** no expert launches. */
+#define HOST_EXPERT_US 75.0
 
 /* Bytes per weight with fp8 primary weights (Megatron fp8_param_gather,
 ** Transformer Engine fp8_model_init: no bf16 copy; the fp32 master is in
@@ -265,21 +334,46 @@ void pod_train__rates_of(const pod_train_cfg *c, double peak, double eg,
   *clock = clk;
 }
 
+/* Host time of one eager launch (see ROUTER_LAUNCHES_FWD). */
+static double launch_us(const pod_train_cfg *c) {
+  double us = c->host_expert_us >= 0.0 ? c->host_expert_us : HOST_EXPERT_US;
+  return us / EXPERT_LAUNCHES_PER_PASS;
+}
+
 double pod_train__host_layer_s(const pod_train_cfg *c) {
   const pod_train_sw *sw = &c->software;
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
-  if (m->experts <= 0 || sw->cuda_graphs == POD_GRAPHS_FULL ||
-      sw->fused_grouped_mlp)
-    return 0.0;
-  double us = c->host_expert_us >= 0.0 ? c->host_expert_us : HOST_EXPERT_US;
-  /* forward and backward, and the recomputed forward under full recompute */
-  double passes = l->recompute == POD_RECOMPUTE_FULL ? 3.0 : 2.0;
-  return passes * us * 1e-6 * (double)m->experts / l->ep;
+  if (m->experts <= 0 || sw->cuda_graphs == POD_GRAPHS_FULL) return 0.0;
+  int full = l->recompute == POD_RECOMPUTE_FULL;
+  double t = launch_us(c) * 1e-6, s = 0.0;
+  /* forward and backward, and the recomputed forward under full
+  ** recompute */
+  if (!sw->fused_grouped_mlp)
+    s += (full ? 3.0 : 2.0) * EXPERT_LAUNCHES_PER_PASS * t *
+         (double)m->experts / l->ep;
+  if (sw->cuda_graphs == POD_GRAPHS_NONE)
+    s += ((full ? 2.0 : 1.0) * ROUTER_LAUNCHES_FWD + ROUTER_LAUNCHES_BWD) * t;
+  return s;
 }
 
 double pod_train__moe_layer_s(const pod_train_cfg *c) {
   if (c->model.experts <= 0) return 0.0;
   double us = c->moe_layer_us >= 0.0 ? c->moe_layer_us : MOE_LAYER_US;
   return us * 1e-6;
+}
+
+double pod_train__moe_stage_bytes(const pod_train_cfg *c) {
+  const pod_layout *l = &c->parallel;
+  double b = c->dtype != POD_DTYPE_BF16 ? 1.0 : 2.0;
+  double s = 2.0 * b + STAGE_SRC_B;
+  if (l->ep > 1) s += 2.0 * b + STAGE_WIRE_B;
+  if (c->software.dispatcher != POD_DISPATCH_ALLTOALL ||
+      c->model.experts / l->ep > 1)
+    s += 2.0 * b + STAGE_EXP_B;
+  return s;
+}
+
+double pod_train__router_bytes(void) {
+  return ROUTER_B;
 }

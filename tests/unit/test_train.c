@@ -427,6 +427,41 @@ static void test_constraint_errors(void **state) {
 ** jitter_sync x (pipelined work) x (sqrt(2 ln G) - sqrt(2 ln g)); it grows
 ** with DP, is absent for bf16, block scaling and TP-only reduction, and
 ** the all-reduces' latency lands in the DP part. */
+/* Interleaved 1F1B needs at least pp micro-batches per pipeline
+** (Megatron-Core's schedule groups them pp at a time): 16 H100, pp 4,
+** dp 4, micro-batch 1; 8 sequences give 2 micro-batches, 16 give 4. */
+static void test_interleave_microbatches(void **state) {
+  (void)state;
+  pod_train_cfg c =
+      train_cfg("hgx_h100", "llama3_8b", 16, 4096, 8, POD_DTYPE_BF16);
+  c.parallel.pp = 4;
+  c.parallel.vp = 2;
+  pod_train_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(pod_train_eval(&c, &r, &e), POD_EINVAL);
+  assert_string_equal(e.field, "parallel.vp");
+  assert_non_null(strstr(e.msg, "at least pp (4) micro-batches"));
+  c.global_batch = 16; /* 4 micro-batches: allowed */
+  assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
+  c.global_batch = 8;
+  c.parallel.vp = 1; /* plain 1F1B runs any number */
+  assert_int_equal(pod_train_eval(&c, &r, &e), POD_OK);
+  /* the search never offers such a layout */
+  pod_train_search_opts o;
+  pod_train_search_opts_init(&o);
+  o.fix.pp = 4;
+  pod_train_search_item it[8];
+  int n = 0;
+  c.parallel.vp = 2;
+  assert_int_equal(pod_train_search(&c, &o, it, 8, &n, NULL, &e), POD_OK);
+  assert_true(n > 0);
+  for (int i = 0; i < n; i++) {
+    long m = c.global_batch / ((long)it[i].layout.dp * it[i].layout.microbatch);
+    assert_true(it[i].layout.vp == 1 || m >= it[i].layout.pp);
+  }
+}
+
 static void test_fp8_amax_sync(void **state) {
   (void)state;
   pod_layout l = {4, 4, 5, 0, 1, 1, 2, 1, 1, 0, 0, {0, 0, 0, 0, 0}, {0}};
@@ -570,6 +605,7 @@ int main(void) {
       cmocka_unit_test(test_monotone_bandwidth),
       cmocka_unit_test(test_constraint_errors),
       cmocka_unit_test(test_embedding_loss_stages),
+      cmocka_unit_test(test_interleave_microbatches),
       cmocka_unit_test(test_fp8_amax_sync),
       cmocka_unit_test(test_names_and_defaults),
       cmocka_unit_test(test_kernel),

@@ -15,6 +15,7 @@
 
 #include "pod_train.h"
 #include "train_fixture.h"
+#include "train_int.h"
 
 static void near(double got, double want) {
   if (fabs(got - want) > 1e-12 + 1e-9 * fabs(want)) {
@@ -78,24 +79,30 @@ static void test_presets(void **state) {
   assert_string_equal(pod_train_dispatcher_name(-1), "?");
 }
 
-/* Host time by hand: m micro-batches x layers x 2 passes x local experts
-** x host_expert_us; 3 passes under full recompute. */
+/* Host time by hand: m micro-batches x layers x (2 passes x local experts
+** x host_expert_us + the router and preprocess launches without graphs,
+** 13 forward + 8 backward, at host_expert_us / 5 each); 3 expert passes and
+** a second router forward under full recompute. */
 static void test_host_by_hand(void **state) {
   (void)state;
   pod_train_cfg c = tiny_moe_cfg(2, 2); /* dp 2, m = 2, 4 local experts */
   c.host_expert_us = 10.0;
+  double mb_layers = 2 * 2, t = 10e-6 / 5.0;
   pod_train_result r = eval_ok(&c);
-  near(r.breakdown.host, 2 * 2 * 2 * 4 * 10e-6);
+  near(r.breakdown.host, mb_layers * (2 * 4 * 10e-6 + (13 + 8) * t));
   c.parallel.recompute = POD_RECOMPUTE_FULL;
   r = eval_ok(&c);
-  near(r.breakdown.host, 2 * 2 * 3 * 4 * 10e-6);
+  near(r.breakdown.host, mb_layers * (3 * 4 * 10e-6 + (2 * 13 + 8) * t));
   c.parallel.recompute = POD_RECOMPUTE_NONE;
-  c.software.cuda_graphs = POD_GRAPHS_PARTIAL; /* experts stay eager */
-  near(eval_ok(&c).breakdown.host, 2 * 2 * 2 * 4 * 10e-6);
+  /* partial graphs capture the router and preprocess; experts stay eager */
+  c.software.cuda_graphs = POD_GRAPHS_PARTIAL;
+  near(eval_ok(&c).breakdown.host, mb_layers * 2 * 4 * 10e-6);
   c.software.cuda_graphs = POD_GRAPHS_FULL;
   assert_true(eval_ok(&c).breakdown.host == 0.0);
   c.software.cuda_graphs = POD_GRAPHS_NONE;
-  c.software.fused_grouped_mlp = 1;
+  c.software.fused_grouped_mlp = 1; /* one expert kernel; router eager */
+  near(eval_ok(&c).breakdown.host, mb_layers * (13 + 8) * t);
+  c.software.cuda_graphs = POD_GRAPHS_PARTIAL;
   assert_true(eval_ok(&c).breakdown.host == 0.0);
   /* dense models have no token-count sync */
   pod_train_cfg d = tiny_h100_cfg();
@@ -108,6 +115,35 @@ static void test_host_by_hand(void **state) {
   const pod_train_breakdown *b = &r.breakdown;
   near(r.step_s, b->compute + b->tp + b->cp + b->ep + b->host + b->pp + b->dp +
                      b->bubble + b->optimizer + b->straggler);
+}
+
+/* The dispatcher's staging copies by hand (bytes per routed hidden
+** element, train_sw.c): source side 2b + 8, the all-to-all buffers 2b + 12
+** with EP > 1, the expert-order permutes 2b + 12 unless NCCL's dispatcher
+** has one local expert; b = 1 in fp8, 2 in bf16.  The router's 44 B per
+** token per expert.  In a step, the NCCL dispatcher with one local expert
+** skips the expert-side copies: compute falls by exactly their HBM time. */
+static void test_moe_staging_by_hand(void **state) {
+  (void)state;
+  pod_train_cfg c = tiny_moe_cfg(8, 8); /* 8 experts on 8 ranks: 1 local */
+  c.software.dispatcher = POD_DISPATCH_HYBRIDEP;
+  near(pod_train__moe_stage_bytes(&c), 12 + 16 + 16);
+  c.dtype = POD_DTYPE_FP8;
+  near(pod_train__moe_stage_bytes(&c), 10 + 14 + 14);
+  c.software.dispatcher = POD_DISPATCH_ALLTOALL;
+  near(pod_train__moe_stage_bytes(&c), 10 + 14);
+  c.parallel.ep = 1; /* no all-to-all; all 8 experts local: sorted */
+  near(pod_train__moe_stage_bytes(&c), 10 + 14);
+  near(pod_train__router_bytes(), 44.0);
+  c = tiny_moe_cfg(8, 8);
+  c.software.dispatcher = POD_DISPATCH_ALLTOALL;
+  pod_train_result a = eval_ok(&c);
+  c.software.dispatcher = POD_DISPATCH_HYBRIDEP;
+  pod_train_result hy = eval_ok(&c);
+  /* m = 16 / 8 = 2 micro-batches, 2 layers, 32 tokens, top-2, h 64 */
+  double hbm = c.system.gpu.hbm_TBps * 1e12 * c.eff_hbm;
+  near(hy.breakdown.compute - a.breakdown.compute,
+       2 * 2 * 32 * 2 * 64 * (2 * 2 + 12.0) / hbm);
 }
 
 /* Each feature moves its part of the step the way it should. */
@@ -470,6 +506,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_presets),
       cmocka_unit_test(test_host_by_hand),
+      cmocka_unit_test(test_moe_staging_by_hand),
       cmocka_unit_test(test_feature_directions),
       cmocka_unit_test(test_moe_layer_fixed),
       cmocka_unit_test(test_expert_k_half),
