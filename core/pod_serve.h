@@ -123,6 +123,12 @@ typedef struct pod_serve_cfg {
   int host_overlap;      /* 1: the engine prepares step n+1 while the GPU
                             runs step n (zero-overhead scheduling): the
                             host shows only beyond the GPU step */
+  double expert_m_half;  /* tokens per expert at which the routed experts'
+                            grouped GEMMs reach half their large-M rate:
+                            rate x M / (M + expert_m_half); 0: none */
+  int fp8_prefill_attn;  /* 1: with an fp8 KV cache, prefill attention runs
+                            on fp8 tensor cores too (0: bf16, the MLA
+                            prefill of SGLang before December 2025) */
 } pod_serve_cfg;
 
 typedef struct pod_serve_memory {

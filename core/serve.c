@@ -54,7 +54,15 @@
 **    attention kernels read fp8 and multiply on fp8 tensor cores (LMSYS
 **    blog 2025-09-25, GB200 part II: "allows faster Tensor Core
 **    instructions"; their attention kernel ran 1.8x faster than bf16),
-**    so the attention peak is the GPU's fp8 peak at the same efficiency;
+**    so the decode attention peak is the GPU's fp8 peak at the same
+**    efficiency.  Prefill attention stays on bf16 tensor cores
+**    (fp8_prefill_attn 0): DeepSeek's MLA prefill runs as MHA on the
+**    freshly projected bf16 K and V, and SGLang ran it "always [in]
+**    16-bit despite set kv-cache-dtype to fp8" until sgl-project/sglang
+**    PR #14395 (merged 2025-12-04, "Support FP8 MLA prefill"); vLLM's fp8
+**    MLA prefill (vllm-project/vllm PR #31195, 2025-12-23) stays opt-in,
+**    "slightly lower perf than BF16 Prefill due to extra casts" end to
+**    end.  fp8_prefill_attn 1 models the later kernels;
 **  - memory-bound kernels between the GEMMs (step.act, pass.act): the
 **    activation bytes of the unfused data flow, read at eff_hbm: per
 **    token and block (attention, MLP) a norm with quantisation (read
@@ -76,6 +84,22 @@
 **    SMs / (SMs - ep_sms).  Checked on DeepSeek's profile (S3) and
 **    SGLang's perfect-EPLB prefill (S2); decode keeps `overlap` (S2 fit)
 **    since DeepEP's low-latency kernels hold no SMs;
+**  - expert_m_half 133 tokens per expert: the routed experts' grouped
+**    GEMMs run at rate x M / (M + expert_m_half) with M the tokens one
+**    expert of the busiest GPU multiplies (decode: the step's routed
+**    copies over the physical experts; prefill: the pass's), on top of the
+**    training table's rate (fitted at M of thousands per expert, where the
+**    factor is above 0.97).  From DeepGEMM's FP8 grouped GEMM in the
+**    masked layout (the decode one, fed by DeepEP's low-latency kernels)
+**    on H800 (deepseek-ai/DeepGEMM README.md at 327ec92, 2025-04-09,
+**    "Grouped GEMMs for MoE models (masked layout)"): DeepSeek-V3's
+**    fc1 (N 4,096, K 7,168) and fc2 (N 7,168, K 2,048) at M = 512 per
+**    group reach 1,040 and 916 TFLOP/s, at M = 1,024 1,233 and 925; per
+**    token of both (fc1 twice fc2's FLOPs) 995 and 1,110 TFLOP/s, which
+**    M / (M + m) fits with m = 133.  The M = 256 row is left out: at
+**    ~2,050 GB/s it is close to HBM-bound, which the roofline already
+**    counts.  A Hopper measurement taken for Blackwell as well (no table
+**    for SM100 is published); not fitted on any podsim row;
 **  - host_GBps (0: off): prefill weights beyond what HBM holds after the
 **    reserve stay in host memory and are prefetched layer by layer each
 **    pass (SGLang on GB200, same blog: 4-GPU fp8 and 2-GPU fp4 prefill
@@ -109,6 +133,8 @@
 #define ATTN_HOPPER 0.67
 #define ATTN_DEC_BW (ATTN_HOPPER * (350.0 / 2250.0) / (410.0 / 989.0))
 #define ATTN_PRE_BW (1460.0 / 2250.0)
+/* Grouped-GEMM roll-off in tokens per expert (see the header). */
+#define EXPERT_M_HALF 133.0
 
 const char *const pod_serve_dtype_names[] = {"bf16", "fp8", "fp4", "same",
                                              NULL};
@@ -127,6 +153,7 @@ void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->ep_sms = EP_SMS;
   c->expert_cv = EXPERT_CV;
   c->host_us = pod_serve__host_us_default();
+  c->expert_m_half = EXPERT_M_HALF;
 }
 
 void pod_serve_cfg_init(pod_serve_cfg *c) {
@@ -256,16 +283,23 @@ static int mk_shape(const pod_serve_cfg *c, shape *s, pod_err *err) {
     return rc;
   /* attention: fractions of the nominal peak measured on each generation
   ** (see ATTN_* above), on the KV cache's tensor cores */
-  double attn_tf = c->kv_dtype == POD_DTYPE_FP8 && g->fp8_tflops > 0.0
-                       ? g->fp8_tflops
-                       : g->bf16_tflops;
+  int fp8_kv = c->kv_dtype == POD_DTYPE_FP8 && g->fp8_tflops > 0.0;
+  double attn_tf = fp8_kv ? g->fp8_tflops : g->bf16_tflops;
+  double pre_tf =
+      fp8_kv && c->fp8_prefill_attn ? g->fp8_tflops : g->bf16_tflops;
   int bw = blackwell(g);
   double ed = c->eff_attn > 0.0 ? c->eff_attn : bw ? ATTN_DEC_BW : ATTN_HOPPER;
   double ep = c->eff_attn > 0.0 ? c->eff_attn : bw ? ATTN_PRE_BW : ATTN_HOPPER;
   s->attn_dec = attn_tf * 1e12 * ed;
-  s->attn_pre = attn_tf * 1e12 * ep;
+  s->attn_pre = pre_tf * 1e12 * ep;
   s->hbm = c->system.gpu.hbm_TBps * 1e12 * c->eff_hbm;
   return POD_OK;
+}
+
+/* The routed experts' grouped-GEMM rate at m tokens per expert over its
+** large-M rate: m / (m + expert_m_half) (see the header). */
+static double expert_m_eff(const pod_serve_cfg *c, double m) {
+  return m > 0.0 ? m / (m + c->expert_m_half) : 1.0;
 }
 
 static double roof(double flops, double peak, double bytes, double bw) {
@@ -334,7 +368,8 @@ static int decode_moe(const pod_serve_cfg *c, const shape *s, const lay *l,
   *touched = pod_serve_experts_touched(phys, m->top_k, l->local, T);
   double eflops = 2.0 * to_gpu * s->p.expert / l->etp;
   double ebytes = *touched * s->p.expert * s->wb / l->etp;
-  st->expert = moe_layers * roof(eflops, s->rate_e, ebytes, s->hbm);
+  double rate = s->rate_e * expert_m_eff(c, to_gpu / l->local);
+  st->expert = moe_layers * roof(eflops, rate, ebytes, s->hbm);
   double per_gpu = T / ((double)l->ep * l->etp);
   double disp = per_gpu * m->top_k * m->hidden * s->disp_b * g;
   double comb = per_gpu * m->top_k * m->hidden * 2.0 * g, t;
@@ -434,8 +469,10 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
     g = pod_serve__ep_imbalance(l->ep, l->local, tok * l->etp * m->top_k,
                                 c->expert_cv);
     imb *= g;
-    t_gemm +=
-        2.0 * tok * m->top_k * s->p.expert * s->p.moe_layers * imb / s->rate_e;
+    /* tokens one expert of the busiest GPU multiplies in the pass */
+    double me = tok * l->etp * m->top_k * imb / l->local;
+    t_gemm += 2.0 * tok * m->top_k * s->p.expert * s->p.moe_layers * imb /
+              (s->rate_e * expert_m_eff(c, me));
   }
   double wbytes = weights_per_gpu(c, s, l);
   memset(ps, 0, sizeof *ps);

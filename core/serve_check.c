@@ -114,7 +114,9 @@ const pod_field pod_serve_pool_fields[] = {
   X(DOUBLE, ep_sms, 0, 100, 0, "SMs held by DeepEP normal kernels")          \
   X(DOUBLE, expert_cv, 0, 10, 0, "per-batch expert load drift")              \
   X(DOUBLE, host_us, 0, 1e7, 0, "us of host work per decode step")           \
-  X(BOOL, host_overlap, 0, 1, 0, "host work overlapped with the GPU")
+  X(BOOL, host_overlap, 0, 1, 0, "host work overlapped with the GPU")        \
+  X(DOUBLE, expert_m_half, 0, 1e6, 0, "tokens per expert, GEMM roll-off")    \
+  X(BOOL, fp8_prefill_attn, 0, 1, 0, "fp8 prefill attention (fp8 KV)")
 #define SERVE_CFG_FIELDS_E(k, m, lo, hi, open, unit) \
   POD_FIELD_X_ENTRY(pod_serve_cfg, k, m, lo, hi, open, unit)
 const pod_field pod_serve_cfg_fields[] = {SERVE_CFG_FIELDS(SERVE_CFG_FIELDS_E)

@@ -109,6 +109,8 @@ static const lpod_field cfg_fields[] = {
     CF(expert_cv, LPOD_DOUBLE),
     CF(host_us, LPOD_DOUBLE),
     CF(host_overlap, LPOD_BOOL),
+    CF(expert_m_half, LPOD_DOUBLE),
+    CF(fp8_prefill_attn, LPOD_BOOL),
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_serve_cfg_type = {

@@ -798,6 +798,8 @@ function podsim.search(args) end
 ---@field host_us? number us of host work per decode step: scheduling, metadata, sampling, output processing (3770: 29% of a 13 ms step, vLLM blog 2024-09-05)
 ---@field host_overlap? boolean the engine prepares the next step while the GPU runs this one (zero-overhead scheduling): host time shows only beyond the GPU step (true)
 ---@field expert_cv? number relative sd of one physical expert's load in a batch about its EPLB placement's balanced mean (0.55, fitted on S2; 0: perfect EPLB, multinomial counts only)
+---@field expert_m_half? number tokens per expert at which the routed experts' grouped GEMMs reach half their large-M rate: rate x M / (M + expert_m_half) (133, DeepGEMM's masked-layout table on H800; 0: no roll-off)
+---@field fp8_prefill_attn? boolean with an fp8 KV cache, prefill attention runs on fp8 tensor cores too (false: bf16, SGLang's MLA prefill before PR #14395)
 
 ---A serving layout as used (in `podsim.ServeConfig`).
 ---@class podsim.ServeParallel
@@ -848,6 +850,8 @@ function podsim.search(args) end
 ---@field expert_cv number
 ---@field host_us number
 ---@field host_overlap boolean
+---@field expert_m_half number
+---@field fp8_prefill_attn boolean
 
 ---GB per GPU.
 ---@class podsim.ServeMemory
