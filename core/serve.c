@@ -84,22 +84,25 @@
 **    SMs / (SMs - ep_sms).  Checked on DeepSeek's profile (S3) and
 **    SGLang's perfect-EPLB prefill (S2); decode keeps `overlap` (S2 fit)
 **    since DeepEP's low-latency kernels hold no SMs;
-**  - expert_m_half 133 tokens per expert: the routed experts' grouped
-**    GEMMs run at rate x M / (M + expert_m_half) with M the tokens one
-**    expert of the busiest GPU multiplies (decode: the step's routed
-**    copies over the physical experts; prefill: the pass's), on top of the
-**    training table's rate (fitted at M of thousands per expert, where the
-**    factor is above 0.97).  From DeepGEMM's FP8 grouped GEMM in the
+**  - gemm_w_overlap 0: a GEMM's weight streaming is not hidden under its
+**    MMA work; the GEMM takes max(t_mma, t_w) + (1 - gemm_w_overlap) x
+**    min(t_mma, t_w), t_w the weights' bytes at eff_hbm (once per
+**    micro-batch), t_mma the FLOPs at the table's rate (the roofline is
+**    gemm_w_overlap 1).  At M rows this is a roll-off M / (M + h) of the
+**    rate with h = rate x bytes per weight / (2 x HBM B/s): 200 on H800
+**    fp8 at DeepGEMM's 1,342 TFLOP/s.  Checked, not fitted, on DeepGEMM's
+**    FP8 tables on H800 at DeepSeek-V3's expert shapes
+**    (deepseek-ai/DeepGEMM README.md at 327ec92, 2025-04-09), per token of
+**    fc1 (N 4,096, K 7,168) and fc2 (N 7,168, K 2,048), 2:1 in FLOPs:
 **    masked layout (the decode one, fed by DeepEP's low-latency kernels)
-**    on H800 (deepseek-ai/DeepGEMM README.md at 327ec92, 2025-04-09,
-**    "Grouped GEMMs for MoE models (masked layout)"): DeepSeek-V3's
-**    fc1 (N 4,096, K 7,168) and fc2 (N 7,168, K 2,048) at M = 512 per
-**    group reach 1,040 and 916 TFLOP/s, at M = 1,024 1,233 and 925; per
-**    token of both (fc1 twice fc2's FLOPs) 995 and 1,110 TFLOP/s, which
-**    M / (M + m) fits with m = 133.  The M = 256 row is left out: at
-**    ~2,050 GB/s it is close to HBM-bound, which the roofline already
-**    counts.  A Hopper measurement taken for Blackwell as well (no table
-**    for SM100 is published); not fitted on any podsim row;
+**    995 TFLOP/s at M = 512 per group, 1,110 at 1,024; normal GEMMs 1,319
+**    at 4,096; contiguous layout 1,299 at 8,192.  Least squares of 1 / rate
+**    on 1 / M gives 1,342 x M / (M + 184), within 3% of the four: h 184
+**    against the 200 (nominal HBM) to 250 (the table's memory-bound rows,
+**    ~2.7 TB/s) the weight read predicts.  Its M = 64 row (N 7,168,
+**    K 16,384: 336 TFLOP/s) is 326 here.  In decode it is a fixed time per
+**    step (the dense weights and the touched experts read once per
+**    micro-batch) beside the FLOPs that grow with the batch;
 **  - host_GBps (0: off): prefill weights beyond what HBM holds after the
 **    reserve stay in host memory and are prefetched layer by layer each
 **    pass (SGLang on GB200, same blog: 4-GPU fp8 and 2-GPU fp4 prefill
@@ -133,8 +136,6 @@
 #define ATTN_HOPPER 0.67
 #define ATTN_DEC_BW (ATTN_HOPPER * (350.0 / 2250.0) / (410.0 / 989.0))
 #define ATTN_PRE_BW (1460.0 / 2250.0)
-/* Grouped-GEMM roll-off in tokens per expert (see the header). */
-#define EXPERT_M_HALF 133.0
 
 const char *const pod_serve_dtype_names[] = {"bf16", "fp8", "fp4", "same",
                                              NULL};
@@ -153,7 +154,7 @@ void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->ep_sms = EP_SMS;
   c->expert_cv = EXPERT_CV;
   c->host_us = pod_serve__host_us_default();
-  c->expert_m_half = EXPERT_M_HALF;
+  c->gemm_w_overlap = 0.0;
 }
 
 void pod_serve_cfg_init(pod_serve_cfg *c) {
@@ -296,10 +297,11 @@ static int mk_shape(const pod_serve_cfg *c, shape *s, pod_err *err) {
   return POD_OK;
 }
 
-/* The routed experts' grouped-GEMM rate at m tokens per expert over its
-** large-M rate: m / (m + expert_m_half) (see the header). */
-static double expert_m_eff(const pod_serve_cfg *c, double m) {
-  return m > 0.0 ? m / (m + c->expert_m_half) : 1.0;
+/* A GEMM of t_mma seconds of MMA work and t_w of weight streaming, of
+** which gemm_w_overlap is hidden under the other (see the header). */
+static double gemm_time(const pod_serve_cfg *c, double t_mma, double t_w) {
+  double hi = t_mma > t_w ? t_mma : t_w, lo = t_mma > t_w ? t_w : t_mma;
+  return hi + (1.0 - c->gemm_w_overlap) * lo;
 }
 
 static double roof(double flops, double peak, double bytes, double bw) {
@@ -353,9 +355,10 @@ static double kv_per_gpu_token(const pod_serve_cfg *c, const shape *s,
 ** memory-bound kernels (into st->act). */
 static int decode_moe(const pod_serve_cfg *c, const shape *s, const lay *l,
                       double T, double moe_layers, pod_serve_step *st,
-                      double *touched, pod_err *err) {
+                      double *touched, double *comb_s, pod_err *err) {
   const pod_model *m = &c->model;
   *touched = 0.0;
+  *comb_s = 0.0;
   if (m->experts == 0) return POD_OK;
   int phys = m->experts + c->redundant_experts;
   double imb = m->imbalance > 1.0 ? m->imbalance : 1.0;
@@ -368,14 +371,16 @@ static int decode_moe(const pod_serve_cfg *c, const shape *s, const lay *l,
   *touched = pod_serve_experts_touched(phys, m->top_k, l->local, T);
   double eflops = 2.0 * to_gpu * s->p.expert / l->etp;
   double ebytes = *touched * s->p.expert * s->wb / l->etp;
-  double rate = s->rate_e * expert_m_eff(c, to_gpu / l->local);
-  st->expert = moe_layers * roof(eflops, rate, ebytes, s->hbm);
+  double mb = c->two_batch_overlap ? 2.0 : 1.0; /* micro-batches */
+  st->expert =
+      moe_layers * mb * gemm_time(c, eflops / s->rate_e / mb, ebytes / s->hbm);
   double per_gpu = T / ((double)l->ep * l->etp);
   double disp = per_gpu * m->top_k * m->hidden * s->disp_b * g;
-  double comb = per_gpu * m->top_k * m->hidden * 2.0 * g, t;
-  int rc = pod_serve__decode_ep(c, l->ep, disp, comb, &t, err);
+  double comb = per_gpu * m->top_k * m->hidden * 2.0 * g, t, tc;
+  int rc = pod_serve__decode_ep(c, l->ep, disp, comb, &t, &tc, err);
   if (rc != POD_OK) return rc;
   st->ep = moe_layers * t;
+  *comb_s = moe_layers * tc;
   double copies = to_gpu / l->etp;
   st->act = moe_layers * copies * act_copy(m, s) / s->hbm;
   return POD_OK;
@@ -402,10 +407,13 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
   /* dense GEMMs */
   double dflops = 2.0 * tg * s->dense_gemm * frac / l->tp;
   double dbytes = s->dense * s->wb_d * frac / l->tp;
-  st->dense = roof(dflops, s->rate_d, dbytes, s->hbm);
+  double mb = c->two_batch_overlap ? 2.0 : 1.0; /* micro-batches */
+  st->dense = mb * gemm_time(c, dflops / s->rate_d / mb, dbytes / s->hbm);
   /* routed experts: all tokens of the stage share the EP group */
   double moe_layers = s->p.moe_layers * frac;
-  if ((rc = decode_moe(c, s, l, seqs * q, moe_layers, st, touched, err)))
+  double comb_s;
+  if ((rc = decode_moe(c, s, l, seqs * q, moe_layers, st, touched, &comb_s,
+                       err)))
     return rc;
   /* TP all-reduces: after attention, and after each dense MLP */
   if (l->tp > 1) {
@@ -438,6 +446,14 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
     int blocks = m->mtp_layers > 0 ? m->mtp_layers : 1;
     st->draft = c->spec_tokens * blocks * (compute / q) / Ls;
   }
+  if (c->single_batch_overlap && !c->two_batch_overlap && comb_s > 0.0) {
+    /* the combine under the down GEMM (a third of the experts' FLOPs)
+    ** and the shared experts (their share of the dense GEMMs) */
+    double shared =
+        moe_layers * m->shared_experts * s->p.expert / (s->dense_gemm * frac);
+    double under = st->expert / 3.0 + st->dense * shared;
+    st->ep -= c->overlap * (comb_s < under ? comb_s : under);
+  }
   double comm = st->tp + st->ep + st->pp;
   if (c->two_batch_overlap) {
     /* each micro-batch's communication runs under the other's compute */
@@ -462,6 +478,7 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
   double tok = c->prefill_tokens; /* computed tokens per GPU */
   double hit = c->prefix_hit;
   double pos = c->input_tokens * (1.0 + hit) / 2.0; /* mean causal span */
+  double mb = c->two_batch_overlap ? 2.0 : 1.0;     /* micro-batches */
   double t_gemm = 2.0 * tok * s->dense_gemm / s->rate_d;
   double g = 1.0; /* busiest over mean GPU of the EP group */
   if (m->experts > 0) {
@@ -469,14 +486,12 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
     g = pod_serve__ep_imbalance(l->ep, l->local, tok * l->etp * m->top_k,
                                 c->expert_cv);
     imb *= g;
-    /* tokens one expert of the busiest GPU multiplies in the pass */
-    double me = tok * l->etp * m->top_k * imb / l->local;
-    t_gemm += 2.0 * tok * m->top_k * s->p.expert * s->p.moe_layers * imb /
-              (s->rate_e * expert_m_eff(c, me));
+    t_gemm +=
+        2.0 * tok * m->top_k * s->p.expert * s->p.moe_layers * imb / s->rate_e;
   }
   double wbytes = weights_per_gpu(c, s, l);
   memset(ps, 0, sizeof *ps);
-  ps->gemm = roof(t_gemm, 1.0, wbytes, s->hbm);
+  ps->gemm = mb * gemm_time(c, t_gemm / mb, wbytes / s->hbm);
   double aflops =
       2.0 * m->heads * m->layers * pos * (s->dqk_pre + s->dv_pre) * tok;
   ps->attn = aflops / s->attn_pre;

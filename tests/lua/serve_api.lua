@@ -84,7 +84,10 @@ do
   assert(a.ep_sm == 0 and b.comm == 0)
   local t = a.gemm + a.attn + a.overhead + a.act
   assert(math.abs(a.total - (t + a.comm)) < 1e-12)
-  assert(math.abs(b.ep_sm - t * 20 / 112) < 1e-12)
-  assert(math.abs(P(true, 0).total - t) < 1e-12)
+  -- two micro-batches: each GEMM has half the rows (gemm_m_half)
+  local tb = b.gemm + b.attn + b.overhead + b.act
+  assert(b.gemm > a.gemm)
+  assert(math.abs(b.ep_sm - tb * 20 / 112) < 1e-12)
+  assert(math.abs(P(true, 0).total - tb) < 1e-12)
   assert(b.act > 0)
 end
