@@ -24,12 +24,14 @@
 **    of the H800's 3350 GB/s (0.90) for its attention kernel; weight reads
 **    of small decode GEMMs reach less, so 0.85 for all memory-bound parts;
 **  - ep_ll_us, ep_ll_up_us, expert_cv: serve_ep.c; host_us: serve_host.c;
-**  - overlap 0.93: the share of the smaller of compute and communication
-**    that two-batch overlap hides in decode.  FITTED on S2 (SGLang's
-**    96-H100 deployment, decode at 256 sequences per GPU, TBO on) with the
-**    expert imbalance in place (without it, at its bound 0).  A study should
-**    sample it (0.5 to 1);
-****  - layer_us 8: per-layer fixed cost of a decode step under CUDA graphs
+**  - overlap 0.95: the share of the smaller of compute and communication
+**    that two-batch overlap hides in decode (and single-batch overlap of
+**    the combine).  FITTED on S2 (SGLang's 96-H100 deployment, decode at
+**    256 sequences per GPU, TBO on) with the expert imbalance in place
+**    (without it, at its bound 0); refitted from 0.93 when the GEMMs'
+**    weight streaming (gemm_w_overlap) came in.  A study should sample it
+**    (0.5 to 1);
+**  - layer_us 8: per-layer fixed cost of a decode step under CUDA graphs
 **    (about ten kernels per layer at ~0.8 us launch-to-launch on Hopper,
 **    NVIDIA CUDA graphs best-practice notes); not fitted;
 **  - mem_reserve_gb 8 (CUDA context, activations and buffers of the
@@ -122,7 +124,7 @@
 #include "serve_int.h"
 
 /* See the header comment. */
-#define OVERLAP 0.93
+#define OVERLAP 0.95
 #define EP_LL_US 34.0
 #define EP_LL_UP_US 19.0
 /* Sustained-clock reference (see the header comment; core/train_sw.c). */

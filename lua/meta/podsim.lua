@@ -788,7 +788,7 @@ function podsim.search(args) end
 ---@field eff_gemm? number fraction of dtype peak in GEMMs (<= 0: the training table)
 ---@field eff_attn? number fraction of the attention peak (bf16; fp8 with an fp8 KV cache) in attention kernels (0: per generation, Hopper 0.67, Blackwell decode 0.25 / prefill 0.65)
 ---@field eff_hbm? number fraction of HBM bandwidth in memory-bound parts (0.85)
----@field overlap? number with two_batch_overlap: share of min(compute, comm) hidden in decode (0.93, fitted on S2)
+---@field overlap? number with two_batch_overlap: share of min(compute, comm) hidden in decode (0.95, fitted on S2)
 ---@field ep_ll_us? number us fixed cost of one DeepEP low-latency dispatch or combine with network peers (34, fitted on S1)
 ---@field ep_ll_up_us? number us, the same when all peers share the NVLink domain (19)
 ---@field layer_us? number us fixed cost per layer per decode step (8)
