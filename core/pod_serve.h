@@ -84,12 +84,15 @@ typedef struct pod_serve_cfg {
                            cache: no prefill compute, KV still held */
   int disaggregated;    /* 1: separate prefill instance `prefill` */
   pod_serve_pool prefill;
-  double prefill_tokens; /* prompt tokens per GPU in one prefill pass */
-  int spec_tokens;       /* draft tokens verified per decode step (MTP) */
-  double spec_accept;    /* acceptance probability of each draft token */
-  int redundant_experts; /* extra expert replicas per MoE layer (EPLB) */
-  int ep_kernel;         /* pod_serve_ep_kernel (decode) */
-  int two_batch_overlap; /* 1: two micro-batches hide communication */
+  double prefill_tokens;    /* prompt tokens per GPU in one prefill pass */
+  int spec_tokens;          /* draft tokens verified per decode step (MTP) */
+  double spec_accept;       /* acceptance probability of each draft token */
+  int redundant_experts;    /* extra expert replicas per MoE layer (EPLB) */
+  int ep_kernel;            /* pod_serve_ep_kernel (decode) */
+  int two_batch_overlap;    /* 1: two micro-batches hide communication */
+  int single_batch_overlap; /* 1 (decode, without two_batch_overlap): the
+                               combine runs under the down GEMM and the
+                               shared experts (SGLang's SBO) */
   /* Physical parameters (pod_serve_cfg_defaults; a study samples them). */
   double eff_gemm;       /* fraction of dtype peak in GEMMs (<= 0: the
                             training table for the GPU and dtype) */
@@ -123,6 +126,11 @@ typedef struct pod_serve_cfg {
   int host_overlap;      /* 1: the engine prepares step n+1 while the GPU
                             runs step n (zero-overhead scheduling): the
                             host shows only beyond the GPU step */
+  double gemm_w_overlap; /* share of a GEMM's weight streaming hidden under
+                            its MMA work (0: none; 1: the roofline) */
+  int fp8_prefill_attn;  /* 1: with an fp8 KV cache, prefill attention runs
+                            on fp8 tensor cores too (0: bf16, the MLA
+                            prefill of SGLang before December 2025) */
 } pod_serve_cfg;
 
 typedef struct pod_serve_memory {

@@ -24,12 +24,14 @@
 **    of the H800's 3350 GB/s (0.90) for its attention kernel; weight reads
 **    of small decode GEMMs reach less, so 0.85 for all memory-bound parts;
 **  - ep_ll_us, ep_ll_up_us, expert_cv: serve_ep.c; host_us: serve_host.c;
-**  - overlap 0.93: the share of the smaller of compute and communication
-**    that two-batch overlap hides in decode.  FITTED on S2 (SGLang's
-**    96-H100 deployment, decode at 256 sequences per GPU, TBO on) with the
-**    expert imbalance in place (without it, at its bound 0).  A study should
-**    sample it (0.5 to 1);
-****  - layer_us 8: per-layer fixed cost of a decode step under CUDA graphs
+**  - overlap 0.95: the share of the smaller of compute and communication
+**    that two-batch overlap hides in decode (and single-batch overlap of
+**    the combine).  FITTED on S2 (SGLang's 96-H100 deployment, decode at
+**    256 sequences per GPU, TBO on) with the expert imbalance in place
+**    (without it, at its bound 0); refitted from 0.93 when the GEMMs'
+**    weight streaming (gemm_w_overlap) came in.  A study should sample it
+**    (0.5 to 1);
+**  - layer_us 8: per-layer fixed cost of a decode step under CUDA graphs
 **    (about ten kernels per layer at ~0.8 us launch-to-launch on Hopper,
 **    NVIDIA CUDA graphs best-practice notes); not fitted;
 **  - mem_reserve_gb 8 (CUDA context, activations and buffers of the
@@ -54,7 +56,15 @@
 **    attention kernels read fp8 and multiply on fp8 tensor cores (LMSYS
 **    blog 2025-09-25, GB200 part II: "allows faster Tensor Core
 **    instructions"; their attention kernel ran 1.8x faster than bf16),
-**    so the attention peak is the GPU's fp8 peak at the same efficiency;
+**    so the decode attention peak is the GPU's fp8 peak at the same
+**    efficiency.  Prefill attention stays on bf16 tensor cores
+**    (fp8_prefill_attn 0): DeepSeek's MLA prefill runs as MHA on the
+**    freshly projected bf16 K and V, and SGLang ran it "always [in]
+**    16-bit despite set kv-cache-dtype to fp8" until sgl-project/sglang
+**    PR #14395 (merged 2025-12-04, "Support FP8 MLA prefill"); vLLM's fp8
+**    MLA prefill (vllm-project/vllm PR #31195, 2025-12-23) stays opt-in,
+**    "slightly lower perf than BF16 Prefill due to extra casts" end to
+**    end.  fp8_prefill_attn 1 models the later kernels;
 **  - memory-bound kernels between the GEMMs (step.act, pass.act): the
 **    activation bytes of the unfused data flow, read at eff_hbm: per
 **    token and block (attention, MLP) a norm with quantisation (read
@@ -76,6 +86,25 @@
 **    SMs / (SMs - ep_sms).  Checked on DeepSeek's profile (S3) and
 **    SGLang's perfect-EPLB prefill (S2); decode keeps `overlap` (S2 fit)
 **    since DeepEP's low-latency kernels hold no SMs;
+**  - gemm_w_overlap 0: a GEMM's weight streaming is not hidden under its
+**    MMA work; the GEMM takes max(t_mma, t_w) + (1 - gemm_w_overlap) x
+**    min(t_mma, t_w), t_w the weights' bytes at eff_hbm (once per
+**    micro-batch), t_mma the FLOPs at the table's rate (the roofline is
+**    gemm_w_overlap 1).  At M rows this is a roll-off M / (M + h) of the
+**    rate with h = rate x bytes per weight / (2 x HBM B/s): 200 on H800
+**    fp8 at DeepGEMM's 1,342 TFLOP/s.  Checked, not fitted, on DeepGEMM's
+**    FP8 tables on H800 at DeepSeek-V3's expert shapes
+**    (deepseek-ai/DeepGEMM README.md at 327ec92, 2025-04-09), per token of
+**    fc1 (N 4,096, K 7,168) and fc2 (N 7,168, K 2,048), 2:1 in FLOPs:
+**    masked layout (the decode one, fed by DeepEP's low-latency kernels)
+**    995 TFLOP/s at M = 512 per group, 1,110 at 1,024; normal GEMMs 1,319
+**    at 4,096; contiguous layout 1,299 at 8,192.  Least squares of 1 / rate
+**    on 1 / M gives 1,342 x M / (M + 184), within 3% of the four: h 184
+**    against the 200 (nominal HBM) to 250 (the table's memory-bound rows,
+**    ~2.7 TB/s) the weight read predicts.  Its M = 64 row (N 7,168,
+**    K 16,384: 336 TFLOP/s) is 326 here.  In decode it is a fixed time per
+**    step (the dense weights and the touched experts read once per
+**    micro-batch) beside the FLOPs that grow with the batch;
 **  - host_GBps (0: off): prefill weights beyond what HBM holds after the
 **    reserve stay in host memory and are prefetched layer by layer each
 **    pass (SGLang on GB200, same blog: 4-GPU fp8 and 2-GPU fp4 prefill
@@ -95,7 +124,7 @@
 #include "serve_int.h"
 
 /* See the header comment. */
-#define OVERLAP 0.93
+#define OVERLAP 0.95
 #define EP_LL_US 34.0
 #define EP_LL_UP_US 19.0
 /* Sustained-clock reference (see the header comment; core/train_sw.c). */
@@ -127,6 +156,7 @@ void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->ep_sms = EP_SMS;
   c->expert_cv = EXPERT_CV;
   c->host_us = pod_serve__host_us_default();
+  c->gemm_w_overlap = 0.0;
 }
 
 void pod_serve_cfg_init(pod_serve_cfg *c) {
@@ -256,16 +286,24 @@ static int mk_shape(const pod_serve_cfg *c, shape *s, pod_err *err) {
     return rc;
   /* attention: fractions of the nominal peak measured on each generation
   ** (see ATTN_* above), on the KV cache's tensor cores */
-  double attn_tf = c->kv_dtype == POD_DTYPE_FP8 && g->fp8_tflops > 0.0
-                       ? g->fp8_tflops
-                       : g->bf16_tflops;
+  int fp8_kv = c->kv_dtype == POD_DTYPE_FP8 && g->fp8_tflops > 0.0;
+  double attn_tf = fp8_kv ? g->fp8_tflops : g->bf16_tflops;
+  double pre_tf =
+      fp8_kv && c->fp8_prefill_attn ? g->fp8_tflops : g->bf16_tflops;
   int bw = blackwell(g);
   double ed = c->eff_attn > 0.0 ? c->eff_attn : bw ? ATTN_DEC_BW : ATTN_HOPPER;
   double ep = c->eff_attn > 0.0 ? c->eff_attn : bw ? ATTN_PRE_BW : ATTN_HOPPER;
   s->attn_dec = attn_tf * 1e12 * ed;
-  s->attn_pre = attn_tf * 1e12 * ep;
+  s->attn_pre = pre_tf * 1e12 * ep;
   s->hbm = c->system.gpu.hbm_TBps * 1e12 * c->eff_hbm;
   return POD_OK;
+}
+
+/* A GEMM of t_mma seconds of MMA work and t_w of weight streaming, of
+** which gemm_w_overlap is hidden under the other (see the header). */
+static double gemm_time(const pod_serve_cfg *c, double t_mma, double t_w) {
+  double hi = t_mma > t_w ? t_mma : t_w, lo = t_mma > t_w ? t_w : t_mma;
+  return hi + (1.0 - c->gemm_w_overlap) * lo;
 }
 
 static double roof(double flops, double peak, double bytes, double bw) {
@@ -319,9 +357,10 @@ static double kv_per_gpu_token(const pod_serve_cfg *c, const shape *s,
 ** memory-bound kernels (into st->act). */
 static int decode_moe(const pod_serve_cfg *c, const shape *s, const lay *l,
                       double T, double moe_layers, pod_serve_step *st,
-                      double *touched, pod_err *err) {
+                      double *touched, double *comb_s, pod_err *err) {
   const pod_model *m = &c->model;
   *touched = 0.0;
+  *comb_s = 0.0;
   if (m->experts == 0) return POD_OK;
   int phys = m->experts + c->redundant_experts;
   double imb = m->imbalance > 1.0 ? m->imbalance : 1.0;
@@ -334,13 +373,16 @@ static int decode_moe(const pod_serve_cfg *c, const shape *s, const lay *l,
   *touched = pod_serve_experts_touched(phys, m->top_k, l->local, T);
   double eflops = 2.0 * to_gpu * s->p.expert / l->etp;
   double ebytes = *touched * s->p.expert * s->wb / l->etp;
-  st->expert = moe_layers * roof(eflops, s->rate_e, ebytes, s->hbm);
+  double mb = c->two_batch_overlap ? 2.0 : 1.0; /* micro-batches */
+  st->expert =
+      moe_layers * mb * gemm_time(c, eflops / s->rate_e / mb, ebytes / s->hbm);
   double per_gpu = T / ((double)l->ep * l->etp);
   double disp = per_gpu * m->top_k * m->hidden * s->disp_b * g;
-  double comb = per_gpu * m->top_k * m->hidden * 2.0 * g, t;
-  int rc = pod_serve__decode_ep(c, l->ep, disp, comb, &t, err);
+  double comb = per_gpu * m->top_k * m->hidden * 2.0 * g, t, tc;
+  int rc = pod_serve__decode_ep(c, l->ep, disp, comb, &t, &tc, err);
   if (rc != POD_OK) return rc;
   st->ep = moe_layers * t;
+  *comb_s = moe_layers * tc;
   double copies = to_gpu / l->etp;
   st->act = moe_layers * copies * act_copy(m, s) / s->hbm;
   return POD_OK;
@@ -367,10 +409,13 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
   /* dense GEMMs */
   double dflops = 2.0 * tg * s->dense_gemm * frac / l->tp;
   double dbytes = s->dense * s->wb_d * frac / l->tp;
-  st->dense = roof(dflops, s->rate_d, dbytes, s->hbm);
+  double mb = c->two_batch_overlap ? 2.0 : 1.0; /* micro-batches */
+  st->dense = mb * gemm_time(c, dflops / s->rate_d / mb, dbytes / s->hbm);
   /* routed experts: all tokens of the stage share the EP group */
   double moe_layers = s->p.moe_layers * frac;
-  if ((rc = decode_moe(c, s, l, seqs * q, moe_layers, st, touched, err)))
+  double comb_s;
+  if ((rc = decode_moe(c, s, l, seqs * q, moe_layers, st, touched, &comb_s,
+                       err)))
     return rc;
   /* TP all-reduces: after attention, and after each dense MLP */
   if (l->tp > 1) {
@@ -403,6 +448,14 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
     int blocks = m->mtp_layers > 0 ? m->mtp_layers : 1;
     st->draft = c->spec_tokens * blocks * (compute / q) / Ls;
   }
+  if (c->single_batch_overlap && !c->two_batch_overlap && comb_s > 0.0) {
+    /* the combine under the down GEMM (a third of the experts' FLOPs)
+    ** and the shared experts (their share of the dense GEMMs) */
+    double shared =
+        moe_layers * m->shared_experts * s->p.expert / (s->dense_gemm * frac);
+    double under = st->expert / 3.0 + st->dense * shared;
+    st->ep -= c->overlap * (comb_s < under ? comb_s : under);
+  }
   double comm = st->tp + st->ep + st->pp;
   if (c->two_batch_overlap) {
     /* each micro-batch's communication runs under the other's compute */
@@ -427,6 +480,7 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
   double tok = c->prefill_tokens; /* computed tokens per GPU */
   double hit = c->prefix_hit;
   double pos = c->input_tokens * (1.0 + hit) / 2.0; /* mean causal span */
+  double mb = c->two_batch_overlap ? 2.0 : 1.0;     /* micro-batches */
   double t_gemm = 2.0 * tok * s->dense_gemm / s->rate_d;
   double g = 1.0; /* busiest over mean GPU of the EP group */
   if (m->experts > 0) {
@@ -439,7 +493,7 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
   }
   double wbytes = weights_per_gpu(c, s, l);
   memset(ps, 0, sizeof *ps);
-  ps->gemm = roof(t_gemm, 1.0, wbytes, s->hbm);
+  ps->gemm = mb * gemm_time(c, t_gemm / mb, wbytes / s->hbm);
   double aflops =
       2.0 * m->heads * m->layers * pos * (s->dqk_pre + s->dv_pre) * tok;
   ps->attn = aflops / s->attn_pre;

@@ -101,6 +101,7 @@ const pod_field pod_serve_pool_fields[] = {
   X(DOUBLE, spec_accept, 0, 1, 0, "acceptance per draft token")              \
   X(INT, redundant_experts, 0, 1 << 16, 0, "extra expert replicas")          \
   X(BOOL, two_batch_overlap, 0, 1, 0, "two micro-batches")                   \
+  X(BOOL, single_batch_overlap, 0, 1, 0, "combine under the down GEMM")      \
   X(DOUBLE, eff_gemm, -1, 1, 0, "fraction of peak (<= 0: table)")            \
   X(DOUBLE, eff_attn, 0, 1, 0, "fraction of peak (0: per-generation table)") \
   X(DOUBLE, eff_hbm, 0, 1, POD_F_MIN_OPEN, "fraction of HBM bandwidth")      \
@@ -114,7 +115,9 @@ const pod_field pod_serve_pool_fields[] = {
   X(DOUBLE, ep_sms, 0, 100, 0, "SMs held by DeepEP normal kernels")          \
   X(DOUBLE, expert_cv, 0, 10, 0, "per-batch expert load drift")              \
   X(DOUBLE, host_us, 0, 1e7, 0, "us of host work per decode step")           \
-  X(BOOL, host_overlap, 0, 1, 0, "host work overlapped with the GPU")
+  X(BOOL, host_overlap, 0, 1, 0, "host work overlapped with the GPU")        \
+  X(DOUBLE, gemm_w_overlap, 0, 1, 0, "share of weight reads hidden")         \
+  X(BOOL, fp8_prefill_attn, 0, 1, 0, "fp8 prefill attention (fp8 KV)")
 #define SERVE_CFG_FIELDS_E(k, m, lo, hi, open, unit) \
   POD_FIELD_X_ENTRY(pod_serve_cfg, k, m, lo, hi, open, unit)
 const pod_field pod_serve_cfg_fields[] = {SERVE_CFG_FIELDS(SERVE_CFG_FIELDS_E)

@@ -168,7 +168,7 @@ int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
 }
 
 int pod_serve__decode_ep(const pod_serve_cfg *c, int ep, double disp,
-                         double comb, double *t, pod_err *err) {
+                         double comb, double *t, double *t_comb, pod_err *err) {
   double td, tc;
   if (c->ep_kernel == POD_SERVE_EP_DEEPEP_LL) {
     int halves = c->two_batch_overlap ? 2 : 1;
@@ -185,6 +185,7 @@ int pod_serve__decode_ep(const pod_serve_cfg *c, int ep, double disp,
     if (rc != POD_OK) return rc;
   }
   *t = td + tc;
+  *t_comb = tc;
   return POD_OK;
 }
 

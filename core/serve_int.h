@@ -52,9 +52,10 @@ double pod_serve__ep_normal(const pod_system *y, int ep, int top_k,
 
 /* One decode dispatch (disp bytes per GPU) and combine (comb) over `ep`
 ** ranks with c's kernel: DeepEP low-latency (the fixed cost paid per
-** micro-batch with two-batch overlap) or NCCL all-to-all. */
+** micro-batch with two-batch overlap) or NCCL all-to-all; *t both,
+** *t_comb the combine's part. */
 int pod_serve__decode_ep(const pod_serve_cfg *c, int ep, double disp,
-                         double comb, double *t, pod_err *err);
+                         double comb, double *t, double *t_comb, pod_err *err);
 
 /* E[max of n standard normals], Blom's approximation Phi^-1((n - 0.375) /
 ** (n + 0.25)) (0 for n <= 1); rl.c's slowest-instance split shares it. */

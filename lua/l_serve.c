@@ -95,6 +95,7 @@ static const lpod_field cfg_fields[] = {
     {"ep_kernel", LPOD_ENUM, offsetof(pod_serve_cfg, ep_kernel), 0, "",
      pod_serve_ep_kernel_names, NULL},
     CF(two_batch_overlap, LPOD_BOOL),
+    CF(single_batch_overlap, LPOD_BOOL),
     CF(eff_gemm, LPOD_DOUBLE),
     CF(eff_attn, LPOD_DOUBLE),
     CF(eff_hbm, LPOD_DOUBLE),
@@ -109,6 +110,8 @@ static const lpod_field cfg_fields[] = {
     CF(expert_cv, LPOD_DOUBLE),
     CF(host_us, LPOD_DOUBLE),
     CF(host_overlap, LPOD_BOOL),
+    CF(gemm_w_overlap, LPOD_DOUBLE),
+    CF(fp8_prefill_attn, LPOD_BOOL),
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 const lpod_type lpod_serve_cfg_type = {

@@ -784,10 +784,11 @@ function podsim.search(args) end
 ---@field redundant_experts? integer extra expert replicas per MoE layer, EPLB (0)
 ---@field ep_kernel? podsim.EpKernel decode dispatch/combine (deepep_ll)
 ---@field two_batch_overlap? boolean two micro-batches hide communication (false)
+---@field single_batch_overlap? boolean decode without two-batch overlap: the combine runs under the down GEMM and the shared experts, `overlap` of the smaller hidden (SGLang --enable-single-batch-overlap; false)
 ---@field eff_gemm? number fraction of dtype peak in GEMMs (<= 0: the training table)
 ---@field eff_attn? number fraction of the attention peak (bf16; fp8 with an fp8 KV cache) in attention kernels (0: per generation, Hopper 0.67, Blackwell decode 0.25 / prefill 0.65)
 ---@field eff_hbm? number fraction of HBM bandwidth in memory-bound parts (0.85)
----@field overlap? number with two_batch_overlap: share of min(compute, comm) hidden in decode (0.93, fitted on S2)
+---@field overlap? number with two_batch_overlap: share of min(compute, comm) hidden in decode (0.95, fitted on S2)
 ---@field ep_ll_us? number us fixed cost of one DeepEP low-latency dispatch or combine with network peers (34, fitted on S1)
 ---@field ep_ll_up_us? number us, the same when all peers share the NVLink domain (19)
 ---@field layer_us? number us fixed cost per layer per decode step (8)
@@ -798,6 +799,8 @@ function podsim.search(args) end
 ---@field host_us? number us of host work per decode step: scheduling, metadata, sampling, output processing (3770: 29% of a 13 ms step, vLLM blog 2024-09-05)
 ---@field host_overlap? boolean the engine prepares the next step while the GPU runs this one (zero-overhead scheduling): host time shows only beyond the GPU step (true)
 ---@field expert_cv? number relative sd of one physical expert's load in a batch about its EPLB placement's balanced mean (0.55, fitted on S2; 0: perfect EPLB, multinomial counts only)
+---@field gemm_w_overlap? number share of a GEMM's weight streaming hidden under its MMA work: the GEMM takes max(t_mma, t_w) + (1 - gemm_w_overlap) min(t_mma, t_w), weights read once per micro-batch (0: none, as DeepGEMM's FP8 tables on H800 show; 1: the roofline)
+---@field fp8_prefill_attn? boolean with an fp8 KV cache, prefill attention runs on fp8 tensor cores too (false: bf16, SGLang's MLA prefill before PR #14395)
 
 ---A serving layout as used (in `podsim.ServeConfig`).
 ---@class podsim.ServeParallel
@@ -848,6 +851,9 @@ function podsim.search(args) end
 ---@field expert_cv number
 ---@field host_us number
 ---@field host_overlap boolean
+---@field gemm_w_overlap number
+---@field single_batch_overlap boolean
+---@field fp8_prefill_attn boolean
 
 ---GB per GPU.
 ---@class podsim.ServeMemory

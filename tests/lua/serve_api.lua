@@ -84,7 +84,38 @@ do
   assert(a.ep_sm == 0 and b.comm == 0)
   local t = a.gemm + a.attn + a.overhead + a.act
   assert(math.abs(a.total - (t + a.comm)) < 1e-12)
-  assert(math.abs(b.ep_sm - t * 20 / 112) < 1e-12)
-  assert(math.abs(P(true, 0).total - t) < 1e-12)
+  -- two micro-batches: each GEMM has half the rows (gemm_m_half)
+  local tb = b.gemm + b.attn + b.overhead + b.act
+  assert(b.gemm > a.gemm)
+  assert(math.abs(b.ep_sm - tb * 20 / 112) < 1e-12)
+  assert(math.abs(P(true, 0).total - tb) < 1e-12)
   assert(b.act > 0)
 end
+-- weight streaming, single-batch overlap and prefill attention precision:
+-- defaults, the roofline at gemm_w_overlap = 1, the combine hidden under
+-- the down GEMM, bf16 prefill attention with an fp8 KV cache
+do
+  local base = {system = "gb200_nvl72", model = "deepseek_v3", gpus = 48,
+    parallel = {ep = 48}, redundant_experts = 32, batch = 48 * 512, input_tokens = 2000,
+    output_tokens = 100, kv_dtype = "fp8"}
+  local function with(t)
+    local c = {}
+    for k, v in pairs(base) do c[k] = v end
+    for k, v in pairs(t) do c[k] = v end
+    return S(c)
+  end
+  local d = with{}
+  assert(d.config.gemm_w_overlap == 0 and d.config.single_batch_overlap == false)
+  assert(d.config.fp8_prefill_attn == false)
+  local roofline = with{gemm_w_overlap = 1}
+  assert(roofline.step.dense < d.step.dense and roofline.step.expert < d.step.expert)
+  local sbo = with{single_batch_overlap = true}
+  assert(sbo.step.ep < d.step.ep and sbo.step.attn == d.step.attn)
+  assert(math.abs((d.step.total - sbo.step.total) - (d.step.ep - sbo.step.ep)) < 1e-12)
+  local fp8pre = with{fp8_prefill_attn = true}
+  assert(math.abs(fp8pre.pass.attn * 2 - d.pass.attn) < 1e-12 * d.pass.attn)
+  assert(fp8pre.step.attn == d.step.attn)
+  fails("podsim%.serve: gemm_w_overlap: ", S, {system = "hgx_h100", model = "llama3_70b",
+    gpus = 8, parallel = {tp = 8}, batch = 8, gemm_w_overlap = 2})
+end
+print("serve_api: new fields ok")

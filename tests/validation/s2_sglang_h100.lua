@@ -11,8 +11,9 @@
 --
 -- Decode: FIT (fit = true): this row sets serve.c's `overlap` (the share
 -- of the smaller of compute and communication two-batch overlap hides in
--- decode), 0.93, with the expert imbalance below in place (before it, the
--- fit sat at its bound 0: the imbalance was what TBO appeared not to hide).
+-- decode), 0.95, with the expert imbalance below in place (before it, the
+-- fit sat at its bound 0: the imbalance was what TBO appeared not to hide;
+-- 0.93 before the GEMMs' weight streaming, serve.c gemm_w_overlap).
 -- Prefill: predictions (16,384 prompt tokens per GPU per pass, two-batch
 -- overlap: the all-to-all under the other micro-batch's compute, DeepEP's
 -- normal kernels holding 20 SMs).  The blog's profile section also runs
