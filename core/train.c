@@ -41,8 +41,11 @@
 ** parallel gather/scatter buffers: ~75 B per hidden element; SwiGLU (read
 ** gate and up, write out; backward twice that): ~18 B per FFN element.
 ** fp8 adds casts of each GEMM input and of the gradients for dgrad/wgrad
-** (read bf16, write fp8 and its transpose): ~27 B per hidden and 9 B per
-** FFN element.  MoE permute/unpermute copies the routed tokens four times
+** (read bf16, write fp8 and its transpose, 4 B per operand element, the
+** Hopper per-tensor count): ~27 B per hidden and 9 B per FFN element;
+** each recipe scales these and EW_FP8_ROUTED by its own bytes per operand
+** element (train_sw.c, pod_train__quant_scale).  MoE permute/unpermute copies
+*the routed tokens four times
 ** (forward, backward, dispatch, combine): 16 B per routed hidden element.
 ** The dispatcher's own buffers add 8 B per routed hidden element: the
 ** receive buffer written and the combine input read, in the forward and
@@ -210,6 +213,7 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   const pod_layout *l = &c->parallel;
   double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
   int D = c->system.domain_gpus;
+  double qs = pod_train__quant_scale(c); /* fp8 cast traffic, 0 for bf16 */
   int fp8 = c->dtype != POD_DTYPE_BF16;
   double ef = m->expert_ffn, ew = mlp_matrix_count(m) * h * ef;
   double k = m->top_k, sh = m->shared_experts;
@@ -224,10 +228,10 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   /* A fused grouped MLP does the routed experts' activation and its
   ** quantisation in the GEMM epilogue: no separate pass over them. */
   double ew_width = c->software.fused_grouped_mlp ? sh * ef : width;
-  double ew_routed = EW_PERMUTE + EW_DISPATCH + (fp8 ? EW_FP8_ROUTED : 0.0);
+  double ew_routed = EW_PERMUTE + EW_DISPATCH + qs * EW_FP8_ROUTED;
   o->ew_bytes +=
       Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * ew_width + ew_routed * routed * h +
-            (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * ew_width : 0));
+            qs * (EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * ew_width));
   double up = m->gated_mlp ? 2.0 : 1.0;
   /* residual; dispatched tokens (fc1 input); fc1 outputs (for the
   ** activation backward).  The router probabilities multiply the
@@ -269,6 +273,7 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
   double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
   int D = s->domain_gpus;
   int fp8 = c->dtype != POD_DTYPE_BF16;
+  double qs = pod_train__quant_scale(c); /* fp8 cast traffic, 0 for bf16 */
   double attn_w = p->mp.attn_per_layer - h -
                   (m->attn == POD_ATTN_MLA ? m->q_lora + m->kv_lora : 0);
   double qk = pod_model_qk_dim(m), v = pod_model_v_dim(m);
@@ -284,7 +289,7 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
   double wpass = 3.0 * (fp8 ? 1.0 : 2.0) + 2.0 * c->grad_reduce_bytes;
   o->w_bytes = attn_w / tp * wpass;
   o->attn_flops = 0.5 * 6.0 * T * c->seq * H * (qk + v) / tp;
-  o->ew_bytes = Tt * (EW_HIDDEN * 0.5 + (fp8 ? EW_FP8_HIDDEN * 0.5 : 0.0)) * h;
+  o->ew_bytes = Tt * (EW_HIDDEN * 0.5 + qs * EW_FP8_HIDDEN * 0.5) * h;
   /* Stored activations, elements per token (Korthikanti et al. 2022,
   ** with flash attention: no s^2 term).  `keep` tensors are kept under
   ** selective recompute; `drop` ones (norm outputs, activation-function
@@ -315,7 +320,7 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
     o->gemm_flops += 6.0 * T * w / tp;
     o->w_bytes += w / tp * wpass;
     o->ew_bytes += Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * f +
-                         (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * f : 0));
+                         qs * (EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * f));
     mlp_keep = h + (m->gated_mlp ? 2.0 : 1.0) * f;
     mlp_recomp = gin * (h + f);
     o->act_norm += gin * h;
@@ -390,8 +395,10 @@ static int resolve_eff(const pod_train_cfg *c, double *eg_out, double *egx_out,
     if (kh < 0.0) kh = dk;
   }
   double khx = pod_train__k_half_expert(c);
-  double egx = eg * c->eff_scale * m->hidden / (m->hidden + khx);
-  eg *= c->eff_scale * m->hidden / (m->hidden + kh);
+  /* the recipe's GEMM kernels against per-tensor fp8 (MXFP8, train_sw.c) */
+  double rel = pod_train__recipe_gemm_rel(c);
+  double egx = eg * rel * c->eff_scale * m->hidden / (m->hidden + khx);
+  eg *= rel * c->eff_scale * m->hidden / (m->hidden + kh);
   ea *= c->eff_scale;
   if (eg > 1.0) eg = 1.0;
   if (egx > 1.0) egx = 1.0;
@@ -588,6 +595,9 @@ static void dp_time(const pod_train_cfg *c, const plan *p, ctx *x,
   b->dp = exposed(t, c->overlap_dp, window);
   double local = l->zero >= 1 ? Pd / sp->shard_d + Pe / sp->shard_e : Pd + Pe;
   b->optimizer = local * B_ADAM / hbm;
+  /* the step's fp8 cast of the local weights (train_sw.c): MXFP8 casts
+  ** the bf16-gathered weights into its two copies every step */
+  b->optimizer += (Pd + Pe) * pod_train__weight_cast_bytes(c) / hbm;
 }
 
 /* fp8 delayed scaling: amax all-reduces (see JITTER_SYNC above), added

@@ -109,18 +109,20 @@ static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
 ** the tokens are in the rates and EW_* terms; this part does not, so it
 ** weighs most at micro-batch 1.
 **   MOE_LAYER_US: FITTED once on T6 (DeepSeek-V3 on 256 GB300, 6,338
-**   tokens/s/GPU, Megatron-Bridge 26.06, MBS 1: 2.91 ms per MoE layer
+**   tokens/s/GPU, Megatron-Bridge 26.06, MBS 1: 2.63 ms per MoE layer
 **   per micro-batch), in place of the width roll-off fitted there before;
 **   refitted (2.44 -> 2.91 ms) when the experts' grouped GEMMs took their
 **   own roll-off (K_HALF_EXPERT_FP8) and the dispatcher and fp8 operand
 **   passes were counted per routed element (train.c, EW_DISPATCH,
-**   EW_FP8_ROUTED).
+**   EW_FP8_ROUTED); refitted (2.91 -> 2.63 ms) when MXFP8's GEMM kernels
+**   took their measured speed against per-tensor fp8 (MXFP8_GEMM_REL)
+**   and each recipe its own cast bytes (pod_train__quant_scale).
 **   Predictions of it: Qwen3-30B-A3B (T15) at MBS 8, 4 and 1 (H100) on
 **   five systems, where the published per-GPU figures are nearly
 **   independent of the tensor-core clock (GB300 over B300 1.03; B200
 **   above GB200), Qwen3-235B (T16), Maverick (T1, T2), the DeepSeek-V3
 **   rows of T9, T10, T14. */
-#define MOE_LAYER_US 2908.0
+#define MOE_LAYER_US 2631.0
 
 static gpu_gen gen_of(const pod_gpu *g) {
   const char *n = g->name;
@@ -196,16 +198,103 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   per micro-batch pass (forward or backward) with eager launches;
 **   FITTED once (software feature "no CUDA graphs") on Megatron-Bridge
 **   26.04 DeepSeek-V3 on 256 DGX-B300 (3,131 tokens/s/GPU, PP16 EP8:
-**   32 local experts, no graphs): 82 us, about fifteen launches of
+**   32 local experts, no graphs): 79.5 us, about fifteen launches of
 **   ~5 us (66 us before MOE_LAYER_US took its part of that row, 77 us
-**   before the experts' own roll-off: refitted on the same row after
-**   MOE_LAYER_US each time).  The GB300 NVL72 row of the same table
+**   before the experts' own roll-off, 82 us before MXFP8's GEMM speed
+**   (MXFP8_GEMM_REL): refitted on the same row after MOE_LAYER_US each
+**   time).  The GB300 NVL72 row of the same table
 **   (EP32, 8 local experts, MBS 2) is a prediction of it.
 ** Transformer Engine's partial graphs (scopes attn, moe_router,
 ** moe_preprocess) leave the experts eager: the same exposed time.  Full-
 ** iteration graphs replay the whole step, and a fused grouped MLP is
 ** one kernel for all local experts: none. */
-#define HOST_EXPERT_US 82.0
+#define HOST_EXPERT_US 79.5
+
+/* ---- fp8 recipes: scale granularity and its kernels ----------------- */
+
+/* Quantisation traffic per element of a GEMM operand, by recipe and GPU
+** generation, counted from Transformer Engine's quantizers (NVIDIA/
+** TransformerEngine at d0067d0, transformer_engine/pytorch/csrc/
+** quantizer.cpp).  A Linear Y = X W^T needs X and W rowwise in fprop, dY
+** rowwise and W columnwise in dgrad, dY and X columnwise in wgrad, so
+** each quantised activation and gradient serves both layouts:
+**   per-tensor scaling: one fp8 copy (read bf16 2 B, write 1 B).  Hopper
+**     GEMMs take fp8 in the TN layout only, so a transposed copy (1 B)
+**     serves dgrad and wgrad; Blackwell runs any layout from the one copy
+**     (nvte_is_non_tn_fp8_gemm_supported: no transpose buffer).
+**   current scaling adds the amax pass before the cast (read 2 B) where
+**     the producer does not compute it (Float8CurrentScalingQuantizer:
+**     nvte_compute_amax, then the cast); the norm, activation and
+**     attention kernels fuse it (create_unquantized_tensor_with_amax):
+**     about half the operands (QKV, fc1 and fc2 inputs, the fc1 output
+**     gradient of the 8 per layer), so 1 B on average.
+**   MXFP8 (Blackwell): one pass writes rowwise and columnwise data
+**     (1 B each; the scales run along different axes, so one copy cannot
+**     be read transposed), an E8M0 scale per 32 elements per copy
+**     (2/32 B), and the scales are swizzled into the tensor-core layout
+**     before the GEMM (read and write them: 4/32 B).  128-element block
+**     scaling on Hopper writes both copies too, with fp32 scales per 128
+**     (2 x 4/128 B).
+** The element-wise fp8 terms of train.c (EW_FP8_*) were counted at the
+** Hopper per-tensor figure, 4 B (read 2, write the copy and its
+** transpose); a recipe scales them by quant_bytes / QUANT_BYTES_REF. */
+#define QUANT_BYTES_REF 4.0
+
+double pod_train__quant_scale(const pod_train_cfg *c) {
+  if (c->dtype == POD_DTYPE_BF16) return 0.0;
+  int bw = gen_of(&c->system.gpu) == GEN_BLACKWELL;
+  double q = 3.0 + (bw ? 0.0 : 1.0); /* read 2, write 1 (+ transpose) */
+  switch (c->fp8_recipe) {
+    case POD_FP8_CURRENT:
+      q += 1.0; /* the unfused amax passes */
+      break;
+    case POD_FP8_BLOCK:
+      q = bw ? 2.0 + 2.0 + 2.0 / 32.0 + 4.0 / 32.0
+             : 2.0 + 2.0 + 2.0 * 4.0 / 128.0;
+      break;
+    default:
+      break;
+  }
+  return q / QUANT_BYTES_REF;
+}
+
+/* MXFP8 GEMM kernels against per-tensor fp8 ones at the same shapes on
+** Blackwell: Transformer Engine's GEMM profiling tutorial (docs/examples/
+** gemm_profiling/gemm_profiling.rst at d0067d0, B300, 5B-model shapes
+** h = 4,096, ffn = 16,384, M = 15,872, pre-quantised inputs, so the GEMM
+** kernels alone) times the 12 GEMMs of a layer at 6.812 ms with per-tensor
+** (current-scaling) fp8 and 7.161 ms with MXFP8: 0.951.  The block-scaled
+** MMA loads a scale per 32 elements of K for both operands into tensor
+** memory beside the data.  A measured figure, not a fit; the fitted fp8
+** efficiency (EFF_BLACKWELL_FP8, on a current-scaling row) stays the
+** per-tensor one.  Hopper's 128-block scaling has no kernel-only figure
+** there (its cuBLAS takes no pre-quantised 2D blocks): 1. */
+#define MXFP8_GEMM_REL (6.812 / 7.161)
+
+double pod_train__recipe_gemm_rel(const pod_train_cfg *c) {
+  if (c->dtype == POD_DTYPE_BF16 || c->fp8_recipe != POD_FP8_BLOCK) return 1.0;
+  return gen_of(&c->system.gpu) == GEN_BLACKWELL ? MXFP8_GEMM_REL : 1.0;
+}
+
+/* Bytes per local weight that the step casts into fp8 once (Transformer
+** Engine quantises a weight at the first micro-batch and caches it).
+** Per-tensor recipes with fp8 primary weights (fp8_param_gather) need no
+** cast: the optimizer writes the fp8 weight (Megatron-Core quantises the
+** master shard in place).  Otherwise the bf16 weight is read and its fp8
+** copies written, the recipe's bytes per operand element above (per-
+** tensor 3 B on Blackwell, 4 B on Hopper, + the amax pass of current
+** scaling; MXFP8 2 + 2 B + scales), with fp8_param_gather too for MXFP8:
+*Megatron-Core all-gathers MXFP8 parameters in bf16 into the
+** gradient buffer (reuse_grad_buf_for_mxfp8_param_ag, set by Megatron-
+** Bridge's bf16_with_mxfp8_mixed) and then casts them into the rowwise
+** and columnwise copies (param_and_grad_buffer.py, _post_param_sync,
+** copy_tensors_to_quantized_params; NVIDIA/Megatron-LM at d98e8a6). */
+double pod_train__weight_cast_bytes(const pod_train_cfg *c) {
+  if (c->dtype == POD_DTYPE_BF16) return 0.0;
+  int block = c->fp8_recipe == POD_FP8_BLOCK;
+  if (c->software.fp8_params && !block) return 0.0;
+  return pod_train__quant_scale(c) * QUANT_BYTES_REF;
+}
 
 /* Bytes per weight with fp8 primary weights (Megatron fp8_param_gather,
 ** Transformer Engine fp8_model_init: no bf16 copy; the fp32 master is in

@@ -29,7 +29,7 @@
 -- (train_sw.c), not the dense fit's 4,096, which held these h = 2,048
 -- experts at e_g 0.29 and clock-bound; with it and the dispatcher and
 -- fp8 operand passes counted per routed element (train.c, EW_DISPATCH,
--- EW_FP8_ROUTED), the fixed part refitted on T6 (2.91 ms), GB200 26.06
+-- EW_FP8_ROUTED), the fixed part refitted on T6 (2.63 ms), GB200 26.06
 -- moves from -15.5% to -9%, B300 26.04 from -14% to -6%.
 -- Known miss left: DGX-B200 26.04 (-17%), the MBS-4 row on the lowest-
 -- clocked SKU: podsim's MBS-4 figures still fall further below MBS 8 than
