@@ -79,6 +79,24 @@ end
 -- and the data-loader setting is host work podsim does not time.  Also
 -- tried: a token-proportional part of the MoE-layer time (see design.md
 -- 6.2) takes this row to +13% but puts T15's MBS-8 rows 2.5-4.6% lower.
+-- Searched again (this session): the precision column is MXFP8 in every
+-- DeepSeek-V3 row of 26.02, 26.02.01, 26.04 and 26.04.01 (the case runs
+-- block scaling; MXFP8's GEMM speed, train_sw.c MXFP8_GEMM_REL, took the
+-- row from +16.9% to +15.8%).  The GB300 row climbs release by release
+-- with one recipe: 4,612 (26.02), 4,691 (26.02.01), 4,965 (26.04), 4,992
+-- (26.04.01), and every system with it (B300 2,983 -> 3,099 -> 3,131), a
+-- software trend, not a step.  The containers (Megatron-Bridge docs/fern
+-- releases/software-versions.mdx): 26.02 Transformer Engine 2.12, CUDA
+-- 13.0.2, cuDNN 9.18, PyTorch 2.10; 26.04 TE 2.14, CUDA 13.1.1, cuDNN
+-- 9.20, PyTorch 2.11.  Between them TE landed named changes with no
+-- published effect on step time: "CPU performance optimizations" (TE PR
+-- 2439) and "CPU Overhead Optimizations" (PR 2559), an MXFP8 kernel for
+-- grouped tensors with fused scale pre-swizzling (PRs 2586, 2630).  The
+-- 26.02 known issues (releases/known-issues.mdx) name one performance
+-- issue, DeepEP unsupported in the 26.02 container, for H100 only.  The
+-- 26.02.01 notes (r0.3.1) fix a Qwen3-VL issue.  None is a feature with a
+-- published magnitude, so none is modelled: fitting one on this row
+-- would be fitting the case.
 tok("DeepSeek-V3 GB300 NVL72 256 GPUs tokens/s/GPU (26.02)", 4612, d.gb300,
   "same recipe as 26.04, published 7.7% lower; difference searched, not found (see t14_megatron_bridge_26_02.lua)")
 tok("DeepSeek-V3 GB200 NVL72 256 GPUs tokens/s/GPU (26.02)", 3955, d.gb200)

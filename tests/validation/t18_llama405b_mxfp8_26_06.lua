@@ -23,6 +23,11 @@
 -- MXFP8 row from +16.7% (a known miss) to +12.0%.  Left: the GB300 ratio
 -- (+9%) compares two layouts (TP2 CP2 against TP4), and podsim's GB200
 -- Llama rows sit high at every release (T11 +8%, T14 +15%).
+-- One layout, two recipes: the 26.02.01 table (same archive, "26.02.01
+-- NeMo Container") ran both on GB300 at TP2 PP8 CP2 VP4: FP8 current
+-- scaling 1,024, MXFP8 949 tokens/s/GPU, 0.927, the recipe alone.  Its
+-- features are the 26.02 release's (software "megatron_bridge_26_02"; a
+-- ratio of two recipes of one release does not depend on them much).
 local src = "NVIDIA-NeMo/Megatron-Bridge performance summary archive (26.06), recipes at v0.5.0"
 local function ll(sys, par, recipe)
   local r = podsim.train{system = sys, model = "llama3_405b", gpus = 256, seq = 8192,
@@ -47,3 +52,12 @@ check("Llama 3.1 405B GB300 MXFP8 over current scaling (26.06)", 952 / 1048,
   g3.tokens_per_s_per_gpu / g3c.tokens_per_s_per_gpu, "x")
 check("Llama 3.1 405B GB200 MXFP8 over current scaling (26.06)", 783 / 843,
   g2.tokens_per_s_per_gpu / g2c.tokens_per_s_per_gpu, "x")
+local function l02(recipe)
+  return podsim.train{system = "gb300_nvl72", model = "llama3_405b", gpus = 256, seq = 8192,
+    global_batch = 1536, dtype = "fp8", fp8_recipe = recipe, software = "megatron_bridge_26_02",
+    parallel = {tp = 2, pp = 8, cp = 2, vp = 4, uneven = true}}
+end
+podsim.check{id = "T18", name = "Llama 3.1 405B GB300 MXFP8 over current scaling, TP2 PP8 CP2 VP4 (26.02.01)",
+  published = 949 / 1024, value = l02("block").tokens_per_s_per_gpu / l02("current").tokens_per_s_per_gpu,
+  unit = "x", tol_rel = 0.15, fit = false,
+  source = "NVIDIA-NeMo/Megatron-Bridge performance summary archive (26.02.01)"}
