@@ -299,7 +299,10 @@ double pod_train__weight_cast_bytes(const pod_train_cfg *c) {
 /* Bytes per weight with fp8 primary weights (Megatron fp8_param_gather,
 ** Transformer Engine fp8_model_init: no bf16 copy; the fp32 master is in
 ** the optimizer): 1 B, and 2 B for block scaling, which keeps a rowwise
-** and a columnwise MXFP8 copy (1 B each, scales aside). */
+** and a columnwise MXFP8 copy (1 B each, scales aside).  The same bytes
+** go on the wire of the parameter all-gather: fp8 for per-tensor
+** recipes, bf16 (2 B) into the gradient buffer for MXFP8 (see
+** pod_train__weight_cast_bytes). */
 double pod_train__fp8_param_bytes(const pod_train_cfg *c) {
   return c->fp8_recipe == POD_FP8_BLOCK ? 2.0 : 1.0;
 }
