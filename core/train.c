@@ -178,6 +178,7 @@ typedef struct plan {
   double lr;    /* layer slots on the busiest pipeline rank */
   pod_model_params mp;
   double tp_pair_s; /* one TP all-gather + reduce-scatter; < 0 unset */
+  double qs;        /* fp8 cast traffic of the recipe (train_sw.c) */
 } plan;
 
 static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
@@ -195,6 +196,7 @@ static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
     imb = m->capacity_factor; /* tokens beyond capacity are dropped */
   p->imb = imb;
   p->tp_pair_s = -1.0;
+  p->qs = pod_train__quant_scale(c);
   pod_model_params_count(m, &p->mp);
   int slots = l->pp * l->vp;
   if (l->uneven)
@@ -213,7 +215,7 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   const pod_layout *l = &c->parallel;
   double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
   int D = c->system.domain_gpus;
-  double qs = pod_train__quant_scale(c); /* fp8 cast traffic, 0 for bf16 */
+  double qs = p->qs; /* fp8 cast traffic, 0 for bf16 */
   int fp8 = c->dtype != POD_DTYPE_BF16;
   double ef = m->expert_ffn, ew = mlp_matrix_count(m) * h * ef;
   double k = m->top_k, sh = m->shared_experts;
@@ -273,7 +275,7 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
   double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
   int D = s->domain_gpus;
   int fp8 = c->dtype != POD_DTYPE_BF16;
-  double qs = pod_train__quant_scale(c); /* fp8 cast traffic, 0 for bf16 */
+  double qs = p->qs; /* fp8 cast traffic, 0 for bf16 */
   double attn_w = p->mp.attn_per_layer - h -
                   (m->attn == POD_ATTN_MLA ? m->q_lora + m->kv_lora : 0);
   double qk = pod_model_qk_dim(m), v = pod_model_v_dim(m);
