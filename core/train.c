@@ -65,6 +65,19 @@
 #define EW_DISPATCH 8.0
 #define EW_FP8_ROUTED 8.0
 #define EW_LOGITS 16.0
+/* Shares of those fp8 operand elements whose producer does not compute
+** the amax (current scaling reads them once more first, train_sw.c): on
+** the hidden side the output projection's input (the attention output),
+** and the output gradients of the output projection, of fc2 and of QKV
+** (from the residual stream and the attention backward): h + h + h +
+** 1.125 h of the 6.125 h counted (QKV and fc1 inputs come from the norms,
+** which fuse it; Llama 3 405B's QKV width 1.125 h); on the FFN side none
+** (fc2's input from the activation, fc1's output gradient from its
+** backward, both fusing); the routed experts' operands all (permuted
+** tokens and their gradients). */
+#define EW_FP8_HIDDEN_UNFUSED (4.125 / 6.125)
+#define EW_FP8_FFN_UNFUSED 0.0
+#define EW_FP8_ROUTED_UNFUSED 1.0
 
 /* Memory: bf16 weights (2 B; fp8 adds a 1 B fp8 copy, Transformer Engine),
 ** the gradient buffer in the reduce dtype (cfg->grad_reduce_bytes: NeMo
@@ -177,8 +190,9 @@ typedef struct plan {
   double imb;   /* expert load factor on the busiest rank */
   double lr;    /* layer slots on the busiest pipeline rank */
   pod_model_params mp;
-  double tp_pair_s; /* one TP all-gather + reduce-scatter; < 0 unset */
-  double qs;        /* fp8 cast traffic of the recipe (train_sw.c) */
+  double tp_pair_s;  /* one TP all-gather + reduce-scatter; < 0 unset */
+  double qh, qf, qr; /* fp8 cast traffic of the recipe (train_sw.c) per
+                        hidden, FFN and routed element */
 } plan;
 
 static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
@@ -196,7 +210,9 @@ static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
     imb = m->capacity_factor; /* tokens beyond capacity are dropped */
   p->imb = imb;
   p->tp_pair_s = -1.0;
-  p->qs = pod_train__quant_scale(c);
+  p->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
+  p->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
+  p->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
   pod_model_params_count(m, &p->mp);
   int slots = l->pp * l->vp;
   if (l->uneven)
@@ -215,7 +231,6 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   const pod_layout *l = &c->parallel;
   double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
   int D = c->system.domain_gpus;
-  double qs = p->qs; /* fp8 cast traffic, 0 for bf16 */
   int fp8 = c->dtype != POD_DTYPE_BF16;
   double ef = m->expert_ffn, ew = mlp_matrix_count(m) * h * ef;
   double k = m->top_k, sh = m->shared_experts;
@@ -230,10 +245,10 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   /* A fused grouped MLP does the routed experts' activation and its
   ** quantisation in the GEMM epilogue: no separate pass over them. */
   double ew_width = c->software.fused_grouped_mlp ? sh * ef : width;
-  double ew_routed = EW_PERMUTE + EW_DISPATCH + qs * EW_FP8_ROUTED;
+  double ew_routed = EW_PERMUTE + EW_DISPATCH + p->qr * EW_FP8_ROUTED;
   o->ew_bytes +=
       Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * ew_width + ew_routed * routed * h +
-            qs * (EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * ew_width));
+            p->qh * EW_FP8_HIDDEN * 0.5 * h + p->qf * EW_FP8_FFN * ew_width);
   double up = m->gated_mlp ? 2.0 : 1.0;
   /* residual; dispatched tokens (fc1 input); fc1 outputs (for the
   ** activation backward).  The router probabilities multiply the
@@ -275,7 +290,6 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
   double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
   int D = s->domain_gpus;
   int fp8 = c->dtype != POD_DTYPE_BF16;
-  double qs = p->qs; /* fp8 cast traffic, 0 for bf16 */
   double attn_w = p->mp.attn_per_layer - h -
                   (m->attn == POD_ATTN_MLA ? m->q_lora + m->kv_lora : 0);
   double qk = pod_model_qk_dim(m), v = pod_model_v_dim(m);
@@ -291,7 +305,7 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
   double wpass = 3.0 * (fp8 ? 1.0 : 2.0) + 2.0 * c->grad_reduce_bytes;
   o->w_bytes = attn_w / tp * wpass;
   o->attn_flops = 0.5 * 6.0 * T * c->seq * H * (qk + v) / tp;
-  o->ew_bytes = Tt * (EW_HIDDEN * 0.5 + qs * EW_FP8_HIDDEN * 0.5) * h;
+  o->ew_bytes = Tt * (EW_HIDDEN * 0.5 + p->qh * EW_FP8_HIDDEN * 0.5) * h;
   /* Stored activations, elements per token (Korthikanti et al. 2022,
   ** with flash attention: no s^2 term).  `keep` tensors are kept under
   ** selective recompute; `drop` ones (norm outputs, activation-function
@@ -321,8 +335,9 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
     double f = m->ffn, w = mlp_matrix_count(m) * h * f;
     o->gemm_flops += 6.0 * T * w / tp;
     o->w_bytes += w / tp * wpass;
-    o->ew_bytes += Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * f +
-                         qs * (EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * f));
+    o->ew_bytes +=
+        Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * f +
+              p->qh * EW_FP8_HIDDEN * 0.5 * h + p->qf * EW_FP8_FFN * f);
     mlp_keep = h + (m->gated_mlp ? 2.0 : 1.0) * f;
     mlp_recomp = gin * (h + f);
     o->act_norm += gin * h;

@@ -224,10 +224,11 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **     (nvte_is_non_tn_fp8_gemm_supported: no transpose buffer).
 **   current scaling adds the amax pass before the cast (read 2 B) where
 **     the producer does not compute it (Float8CurrentScalingQuantizer:
-**     nvte_compute_amax, then the cast); the norm, activation and
-**     attention kernels fuse it (create_unquantized_tensor_with_amax):
-**     about half the operands (QKV, fc1 and fc2 inputs, the fc1 output
-**     gradient of the 8 per layer), so 1 B on average.
+**     nvte_compute_amax, then the cast); the norm and activation kernels
+**     fuse it (create_unquantized_tensor_with_amax in normalization.cpp
+**     and activation.cpp; attention only with fp8 attention).  The caller
+**     passes the share of its operand elements without a fusing producer
+**     (train.c, EW_FP8_*_UNFUSED).
 **   MXFP8 (Blackwell): one pass writes rowwise and columnwise data
 **     (1 B each; the scales run along different axes, so one copy cannot
 **     be read transposed), an E8M0 scale per 32 elements per copy
@@ -240,13 +241,15 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 ** transpose); a recipe scales them by quant_bytes / QUANT_BYTES_REF. */
 #define QUANT_BYTES_REF 4.0
 
-double pod_train__quant_scale(const pod_train_cfg *c) {
+#define AMAX_PASS_BYTES 2.0
+
+double pod_train__quant_scale(const pod_train_cfg *c, double unfused) {
   if (c->dtype == POD_DTYPE_BF16) return 0.0;
   int bw = gen_of(&c->system.gpu) == GEN_BLACKWELL;
   double q = 3.0 + (bw ? 0.0 : 1.0); /* read 2, write 1 (+ transpose) */
   switch (c->fp8_recipe) {
     case POD_FP8_CURRENT:
-      q += 1.0; /* the unfused amax passes */
+      q += AMAX_PASS_BYTES * unfused; /* the amax passes not fused */
       break;
     case POD_FP8_BLOCK:
       q = bw ? 2.0 + 2.0 + 2.0 / 32.0 + 4.0 / 32.0
@@ -315,7 +318,7 @@ double pod_train__weight_cast_bytes(const pod_train_cfg *c) {
   if (c->dtype == POD_DTYPE_BF16) return 0.0;
   int block = c->fp8_recipe == POD_FP8_BLOCK;
   if (c->software.fp8_params && !block) return 0.0;
-  return pod_train__quant_scale(c) * QUANT_BYTES_REF;
+  return pod_train__quant_scale(c, 1.0) * QUANT_BYTES_REF; /* no fusion */
 }
 
 /* Bytes per weight with fp8 primary weights (Megatron fp8_param_gather,

@@ -29,13 +29,15 @@ assert(cs.breakdown.compute > ds.breakdown.compute)
 assert(ds.breakdown.dp > cs.breakdown.dp)
 
 -- The weight cast: none for current scaling with fp8 primary weights,
--- still there for MXFP8 (its weights are gathered in bf16).
+-- still there for MXFP8 (its weights are gathered in bf16); without them
+-- current scaling casts at 5 B per weight (amax pass, read, write), MXFP8
+-- at 4.1875.
 local sw = {software = {fp8_params = true}}
 local cs8 = run("gb300_nvl72", "current", sw)
 local mx8 = run("gb300_nvl72", "block", sw)
 assert(cs.breakdown.optimizer > cs8.breakdown.optimizer)
 near((mx8.breakdown.optimizer - cs8.breakdown.optimizer) /
-  (cs.breakdown.optimizer - cs8.breakdown.optimizer), 4.1875 / 4, 1e-9, "cast bytes")
+  (cs.breakdown.optimizer - cs8.breakdown.optimizer), 4.1875 / 5, 1e-9, "cast bytes")
 
 -- bf16 ignores the recipe
 near(run("gb300_nvl72", "block", {dtype = "bf16"}).step_s,

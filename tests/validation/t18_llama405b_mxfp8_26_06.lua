@@ -16,10 +16,11 @@
 -- inputs: 7.161 against 6.812 ms for a layer's 12 GEMMs; MXFP8_GEMM_REL,
 -- measured, not fitted); its casts write a rowwise and a columnwise copy
 -- with E8M0 scales and swizzle the scales (4.19 B per operand element
--- against 4 B for current scaling's cast and amax passes on Blackwell);
+-- against 3 B for current scaling's cast on Blackwell, 5 B with an
+-- unfused amax pass);
 -- its weights are all-gathered in bf16 and cast into both copies every
 -- step (reuse_grad_buf_for_mxfp8_param_ag).  That moved the MXFP8-over-
--- current ratios from 1.035 and 1.003 to 0.993 and 0.963 and the GB200
+-- current ratios from 1.035 and 1.003 to 0.991 and 0.962 and the GB200
 -- MXFP8 row from +16.7% (a known miss) to +12.0%.  Left: the GB300 ratio
 -- (+9%) compares two layouts (TP2 CP2 against TP4), and podsim's GB200
 -- Llama rows sit high at every release (T11 +8%, T14 +15%).
