@@ -37,8 +37,9 @@ typedef enum gpu_gen {
 **     carry what differs between releases and recipes, so no per-case
 **     eff_scale is needed (cfg->eff_scale stays 1 in every validation
 **     case; it remains a knob for studies).
-**   blackwell bf16, ampere bf16: priors = the Hopper bf16 fit; fp4: prior
-**     = the fp8 fit of the generation (no public anchor in public.md).
+**   blackwell bf16, ampere bf16: priors = the Hopper bf16 fit; fp4: the
+**     fp8 fit of the generation, which the NVFP4 kernels reach only in
+**     part (pod_train__recipe_gemm_rel, NVFP4_OVER_FP8).
 **   attention: FlashAttention-3 (Shah et al. 2024, figs. 5-6): H100 bf16
 **     causal hd128 forward ~ 600-660 TF, backward ~ 450-500 TF, about 0.5
 **     of 989 over forward+backward; the same fraction is taken for
@@ -242,11 +243,26 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 #define QUANT_BYTES_REF 4.0
 
 #define AMAX_PASS_BYTES 2.0
+/* NVFP4 (fp4 dtype; Transformer Engine's NVFP4BlockScaling, the only fp4
+** training recipe): E2M1 data in rowwise and columnwise copies (0.5 B
+** each), an E4M3 scale per 16 elements, a per-tensor fp32 scale from an
+** amax pass (fused by the norms and activations as for current scaling:
+** normalization.cpp, activation.cpp), and for the wgrad operands a random
+** Hadamard transform with its own amax and stochastic rounding of the
+** gradients.  Not counted kernel by kernel: TE's GEMM profiling tutorial
+** (B300, the shapes of MXFP8_GEMM_REL below) times a layer's casts, the
+** autocast time less the pre-quantised one, at 2.689 ms for NVFP4 (6.453
+** - 3.764) against 2.335 for current scaling (9.147 - 6.812), each cast
+** there from a plain bf16 tensor; so NVFP4 casts cost 1.152 x current
+** scaling's at the same operands. */
+#define NVFP4_CAST_REL ((6.453 - 3.764) / (9.147 - 6.812))
 
 double pod_train__quant_scale(const pod_train_cfg *c, double unfused) {
   if (c->dtype == POD_DTYPE_BF16) return 0.0;
   int bw = gen_of(&c->system.gpu) == GEN_BLACKWELL;
   double q = 3.0 + (bw ? 0.0 : 1.0); /* read 2, write 1 (+ transpose) */
+  if (c->dtype == POD_DTYPE_FP4)     /* NVFP4, whatever the fp8 recipe */
+    return NVFP4_CAST_REL * (q + AMAX_PASS_BYTES * unfused) / QUANT_BYTES_REF;
   switch (c->fp8_recipe) {
     case POD_FP8_CURRENT:
       q += AMAX_PASS_BYTES * unfused; /* the amax passes not fused */
@@ -289,9 +305,25 @@ double pod_train__quant_scale(const pod_train_cfg *c, double unfused) {
 #define MXFP8_GEMM_REL (6.812 / 7.161)
 #define HOPPER_BLOCK_GEMM_REL (16.785 / (22.882 - 3.500 * 4.0625 / 6.0))
 
+/* NVFP4 GEMM kernels against per-tensor fp8 ones, the same tutorial's
+** pre-quantised times: 3.764 ms per layer against 6.812, 1.810x faster on
+** a B300 whose fp4 peak is 3x its fp8 one (13.5 against 4.5 PF dense).
+** Taken as a cap on the speed-up: fp4 GEMMs reach the fp8 fraction of
+** peak x min(1, 1.810 x fp8 peak / fp4 peak), 0.603 of it on B300 and
+** GB300 (15 PF against 5), 0.905 on GB200 and B200 (2x peaks).  That the
+** cap holds on the 2x parts is an assumption (one measured SKU; no
+** public NVFP4 GEMM time for them was found). */
+#define NVFP4_OVER_FP8 (6.812 / 3.764)
+
 double pod_train__recipe_gemm_rel(const pod_train_cfg *c) {
+  const pod_gpu *g = &c->system.gpu;
+  if (c->dtype == POD_DTYPE_FP4) {
+    if (g->fp4_tflops <= 0.0 || g->fp8_tflops <= 0.0) return 1.0;
+    double cap = NVFP4_OVER_FP8 * g->fp8_tflops / g->fp4_tflops;
+    return cap < 1.0 ? cap : 1.0;
+  }
   if (c->dtype == POD_DTYPE_BF16 || c->fp8_recipe != POD_FP8_BLOCK) return 1.0;
-  switch (gen_of(&c->system.gpu)) {
+  switch (gen_of(g)) {
     case GEN_BLACKWELL:
       return MXFP8_GEMM_REL;
     case GEN_HOPPER:
@@ -309,8 +341,8 @@ double pod_train__recipe_gemm_rel(const pod_train_cfg *c) {
 ** copies written, the recipe's bytes per operand element above (per-
 ** tensor 3 B on Blackwell, 4 B on Hopper, + the amax pass of current
 ** scaling; MXFP8 2 + 2 B + scales), with fp8_param_gather too for MXFP8:
-*Megatron-Core all-gathers MXFP8 parameters in bf16 into the
-** gradient buffer (reuse_grad_buf_for_mxfp8_param_ag, set by Megatron-
+** Megatron-Core all-gathers MXFP8 parameters in bf16 into the gradient
+** buffer (reuse_grad_buf_for_mxfp8_param_ag, set by Megatron-
 ** Bridge's bf16_with_mxfp8_mixed) and then casts them into the rowwise
 ** and columnwise copies (param_and_grad_buffer.py, _post_param_sync,
 ** copy_tensors_to_quantized_params; NVIDIA/Megatron-LM at d98e8a6). */

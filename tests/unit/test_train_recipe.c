@@ -72,13 +72,40 @@ static void test_quant_bytes(void **state) {
     double cur = rows[i].recipe == POD_FP8_CURRENT ? 0.5 : 0.0;
     near(pod_train__quant_scale(&c, 0.0), (rows[i].bytes - cur) / 4.0);
     near(pod_train__quant_scale(&c, 1.0), (rows[i].bytes + 3.0 * cur) / 4.0);
-    c.dtype = POD_DTYPE_FP4; /* fp4 takes the same recipe terms */
-    near(pod_train__quant_scale(&c, 0.25), rows[i].bytes / 4.0);
     c.dtype = POD_DTYPE_BF16;
     near(pod_train__quant_scale(&c, 1.0), 0.0);
     near(pod_train__weight_cast_bytes(&c), 0.0);
     near(pod_train__recipe_gemm_rel(&c), 1.0);
   }
+}
+
+/* fp4 is NVFP4 whatever the fp8 recipe: its casts at (6.453 - 3.764) /
+** (9.147 - 6.812) of current scaling's at the same operands, its GEMMs
+** at the fp8 fraction of peak x min(1, (6.812 / 3.764) x fp8 peak / fp4
+** peak): 5 / 15 on GB300, 5 / 10 on GB200 (TE GEMM profiling, B300). */
+static void test_nvfp4(void **state) {
+  (void)state;
+  double cast = (6.453 - 3.764) / (9.147 - 6.812), speed = 6.812 / 3.764;
+  int recipes[] = {POD_FP8_DELAYED, POD_FP8_CURRENT, POD_FP8_BLOCK};
+  for (int i = 0; i < 3; i++) {
+    pod_train_cfg c = tiny_fp8("gb300_nvl72", recipes[i]);
+    c.dtype = POD_DTYPE_FP4;
+    near(pod_train__quant_scale(&c, 0.25), cast * (3.0 + 0.5) / 4.0);
+    near(pod_train__quant_scale(&c, 1.0), cast * 5.0 / 4.0);
+    near(pod_train__recipe_gemm_rel(&c), speed * 5000.0 / 15000.0);
+    pod_train_cfg g2 = tiny_fp8("gb200_nvl72", recipes[i]);
+    g2.dtype = POD_DTYPE_FP4;
+    near(pod_train__recipe_gemm_rel(&g2), speed * 5000.0 / 10000.0);
+    /* a part whose fp4 peak is under 1.81x its fp8 one: no cap */
+    g2.system.gpu.fp4_tflops = 8000.0;
+    near(pod_train__recipe_gemm_rel(&g2), 1.0);
+  }
+  /* through the step: fp4 GEMMs at that share of the fp8 fit's fraction */
+  pod_train_cfg c8 = tiny_fp8("gb300_nvl72", POD_FP8_CURRENT);
+  pod_train_cfg c4 = c8;
+  c4.dtype = POD_DTYPE_FP4;
+  near(eval_ok(&c4).eff_gemm, eval_ok(&c8).eff_gemm * speed / 3.0);
+  assert_true(eval_ok(&c4).step_s < eval_ok(&c8).step_s);
 }
 
 /* Current against delayed scaling on Blackwell: the same GEMM rates, so
@@ -159,6 +186,7 @@ static void test_weight_cast(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_quant_bytes),
+      cmocka_unit_test(test_nvfp4),
       cmocka_unit_test(test_cast_traffic_by_hand),
       cmocka_unit_test(test_mxfp8_gemm_rel),
       cmocka_unit_test(test_weight_cast),
