@@ -44,7 +44,9 @@ typedef enum pod_fp8_recipe {
   POD_FP8_CURRENT,    /* per-tensor current scaling: amax of each tensor
                          computed before its cast, no step-wide reduction */
   POD_FP8_BLOCK       /* block scaling (MXFP8 on Blackwell, 128-element
-                         blocks on Hopper): scales are local */
+                         blocks on Hopper): scales are local; rowwise and
+                         columnwise copies of every operand, and slower
+                         block-scaled GEMM kernels (train_sw.c) */
 } pod_fp8_recipe;
 
 typedef enum pod_recompute {

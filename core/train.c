@@ -41,10 +41,13 @@
 ** parallel gather/scatter buffers: ~75 B per hidden element; SwiGLU (read
 ** gate and up, write out; backward twice that): ~18 B per FFN element.
 ** fp8 adds casts of each GEMM input and of the gradients for dgrad/wgrad
-** (read bf16, write fp8 and its transpose): ~27 B per hidden and 9 B per
-** FFN element.  The MoE dispatcher's staging copies of the routed tokens
-** are counted per dispatcher in train_sw.c (pod_train__moe_stage_bytes),
-** the router's fp32 traffic per token and expert there too.  fp8
+** (read bf16, write fp8 and its transpose, 4 B per operand element, the
+** Hopper per-tensor count): ~27 B per hidden and 9 B per FFN element;
+** each recipe scales these and EW_FP8_ROUTED by its own bytes per operand
+** element (train_sw.c, pod_train__quant_scale).  The MoE dispatcher's
+** staging copies of the routed tokens are counted per dispatcher in
+** train_sw.c (pod_train__moe_stage_bytes), the router's fp32 traffic per
+** token and expert there too.  fp8
 ** adds the quantisation of the routed expert GEMM operands on the hidden
 ** side, 8 B: the fc1 input (rowwise and columnwise copies, the columnwise
 ** one read again by the wgrad) and the fc2 output gradient (read bf16,
@@ -57,6 +60,19 @@
 #define EW_FP8_FFN 9.0
 #define EW_FP8_ROUTED 8.0
 #define EW_LOGITS 16.0
+/* Shares of those fp8 operand elements whose producer does not compute
+** the amax (current scaling reads them once more first, train_sw.c): on
+** the hidden side the output projection's input (the attention output),
+** and the output gradients of the output projection, of fc2 and of QKV
+** (from the residual stream and the attention backward): h + h + h +
+** 1.125 h of the 6.125 h counted (QKV and fc1 inputs come from the norms,
+** which fuse it; Llama 3 405B's QKV width 1.125 h); on the FFN side none
+** (fc2's input from the activation, fc1's output gradient from its
+** backward, both fusing); the routed experts' operands all (permuted
+** tokens and their gradients). */
+#define EW_FP8_HIDDEN_UNFUSED (4.125 / 6.125)
+#define EW_FP8_FFN_UNFUSED 0.0
+#define EW_FP8_ROUTED_UNFUSED 1.0
 
 /* Memory: bf16 weights (2 B; fp8 adds a 1 B fp8 copy, Transformer Engine),
 ** the gradient buffer in the reduce dtype (cfg->grad_reduce_bytes: NeMo
@@ -169,7 +185,9 @@ typedef struct plan {
   double imb;   /* expert load factor on the busiest rank */
   double lr;    /* layer slots on the busiest pipeline rank */
   pod_model_params mp;
-  double tp_pair_s; /* one TP all-gather + reduce-scatter; < 0 unset */
+  double tp_pair_s;  /* one TP all-gather + reduce-scatter; < 0 unset */
+  double qh, qf, qr; /* fp8 cast traffic of the recipe (train_sw.c) per
+                        hidden, FFN and routed element */
 } plan;
 
 static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
@@ -187,6 +205,9 @@ static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
     imb = m->capacity_factor; /* tokens beyond capacity are dropped */
   p->imb = imb;
   p->tp_pair_s = -1.0;
+  p->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
+  p->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
+  p->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
   pod_model_params_count(m, &p->mp);
   int slots = l->pp * l->vp;
   if (l->uneven)
@@ -219,12 +240,11 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   /* A fused grouped MLP does the routed experts' activation and its
   ** quantisation in the GEMM epilogue: no separate pass over them. */
   double ew_width = c->software.fused_grouped_mlp ? sh * ef : width;
-  double ew_routed =
-      pod_train__moe_stage_bytes(c) + (fp8 ? EW_FP8_ROUTED : 0.0);
+  double ew_routed = pod_train__moe_stage_bytes(c) + p->qr * EW_FP8_ROUTED;
   o->ew_bytes +=
       Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * ew_width + ew_routed * routed * h +
             pod_train__router_bytes() * m->experts +
-            (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * ew_width : 0));
+            p->qh * EW_FP8_HIDDEN * 0.5 * h + p->qf * EW_FP8_FFN * ew_width);
   double up = m->gated_mlp ? 2.0 : 1.0;
   /* residual; dispatched tokens (fc1 input); fc1 outputs (for the
   ** activation backward).  The router probabilities multiply the
@@ -281,7 +301,7 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
   double wpass = 3.0 * (fp8 ? 1.0 : 2.0) + 2.0 * c->grad_reduce_bytes;
   o->w_bytes = attn_w / tp * wpass;
   o->attn_flops = 0.5 * 6.0 * T * c->seq * H * (qk + v) / tp;
-  o->ew_bytes = Tt * (EW_HIDDEN * 0.5 + (fp8 ? EW_FP8_HIDDEN * 0.5 : 0.0)) * h;
+  o->ew_bytes = Tt * (EW_HIDDEN * 0.5 + p->qh * EW_FP8_HIDDEN * 0.5) * h;
   /* Stored activations, elements per token (Korthikanti et al. 2022,
   ** with flash attention: no s^2 term).  `keep` tensors are kept under
   ** selective recompute; `drop` ones (norm outputs, activation-function
@@ -311,8 +331,9 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
     double f = m->ffn, w = mlp_matrix_count(m) * h * f;
     o->gemm_flops += 6.0 * T * w / tp;
     o->w_bytes += w / tp * wpass;
-    o->ew_bytes += Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * f +
-                         (fp8 ? EW_FP8_HIDDEN * 0.5 * h + EW_FP8_FFN * f : 0));
+    o->ew_bytes +=
+        Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * f +
+              p->qh * EW_FP8_HIDDEN * 0.5 * h + p->qf * EW_FP8_FFN * f);
     mlp_keep = h + (m->gated_mlp ? 2.0 : 1.0) * f;
     mlp_recomp = gin * (h + f);
     o->act_norm += gin * h;
@@ -387,8 +408,10 @@ static int resolve_eff(const pod_train_cfg *c, double *eg_out, double *egx_out,
     if (kh < 0.0) kh = dk;
   }
   double khx = pod_train__k_half_expert(c);
-  double egx = eg * c->eff_scale * m->hidden / (m->hidden + khx);
-  eg *= c->eff_scale * m->hidden / (m->hidden + kh);
+  /* the recipe's GEMM kernels against per-tensor fp8 (MXFP8, train_sw.c) */
+  double rel = pod_train__recipe_gemm_rel(c);
+  double egx = eg * rel * c->eff_scale * m->hidden / (m->hidden + khx);
+  eg *= rel * c->eff_scale * m->hidden / (m->hidden + kh);
   ea *= c->eff_scale;
   if (eg > 1.0) eg = 1.0;
   if (egx > 1.0) egx = 1.0;
@@ -585,6 +608,9 @@ static void dp_time(const pod_train_cfg *c, const plan *p, ctx *x,
   b->dp = exposed(t, c->overlap_dp, window);
   double local = l->zero >= 1 ? Pd / sp->shard_d + Pe / sp->shard_e : Pd + Pe;
   b->optimizer = local * B_ADAM / hbm;
+  /* the step's fp8 cast of the local weights (train_sw.c): MXFP8 casts
+  ** the bf16-gathered weights into its two copies every step */
+  b->optimizer += (Pd + Pe) * pod_train__weight_cast_bytes(c) / hbm;
 }
 
 /* fp8 delayed scaling: amax all-reduces (see JITTER_SYNC above), added

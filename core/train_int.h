@@ -117,6 +117,15 @@ double pod_train__router_bytes(void);
 /* Share of the EP all-to-all bytes a hierarchical dispatcher puts on the
 ** network: k routed copies over d domains, max_domains (0: no limit). */
 double pod_train__hier_share(double k, int d, int max_domains);
+/* The fp8 element-wise cast traffic of the recipe over the Hopper
+** per-tensor count the EW_FP8_* terms hold (0 for bf16); `unfused` is
+** the share of the operand elements whose producer does not compute the
+** amax (current scaling's extra pass). */
+double pod_train__quant_scale(const pod_train_cfg *c, double unfused);
+/* GEMM kernel speed of the recipe against per-tensor fp8 (MXFP8). */
+double pod_train__recipe_gemm_rel(const pod_train_cfg *c);
+/* Bytes per local weight of the step's fp8 weight cast (0: none). */
+double pod_train__weight_cast_bytes(const pod_train_cfg *c);
 /* Bytes per weight with fp8 primary weights. */
 double pod_train__fp8_param_bytes(const pod_train_cfg *c);
 

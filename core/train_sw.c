@@ -37,8 +37,9 @@ typedef enum gpu_gen {
 **     carry what differs between releases and recipes, so no per-case
 **     eff_scale is needed (cfg->eff_scale stays 1 in every validation
 **     case; it remains a knob for studies).
-**   blackwell bf16, ampere bf16: priors = the Hopper bf16 fit; fp4: prior
-**     = the fp8 fit of the generation (no public anchor in public.md).
+**   blackwell bf16, ampere bf16: priors = the Hopper bf16 fit; fp4: the
+**     fp8 fit of the generation, which the NVFP4 kernels reach only in
+**     part (pod_train__recipe_gemm_rel, NVFP4_OVER_FP8).
 **   attention: FlashAttention-3 (Shah et al. 2024, figs. 5-6): H100 bf16
 **     causal hd128 forward ~ 600-660 TF, backward ~ 450-500 TF, about 0.5
 **     of 989 over forward+backward; the same fraction is taken for
@@ -170,13 +171,16 @@ static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
 ** put DGX-B200 above GB200 NVL72 at one micro-batch size.
 **   MOE_LAYER_US: FITTED once on T6 (DeepSeek-V3 on 256 GB300, 6,338
 **   tokens/s/GPU, Megatron-Bridge 26.06, MBS 1, full graphs: no launch
-**   term), refitted (2,908 -> 2,387 us) when the staging and router
-**   traffic above were counted (2,444 -> 2,908 before, when the experts'
-**   grouped GEMMs took their own roll-off).
+**   term): 2,110 us.  Refitted each time a counted term changed: 2,444
+**   us first, 2,908 when the experts' grouped GEMMs took their own
+**   roll-off, 2,387 when the staging and router traffic above were
+**   counted, 2,110 when MXFP8's GEMM kernels took their measured speed
+**   against per-tensor fp8 (MXFP8_GEMM_REL) and each recipe its own cast
+**   bytes (pod_train__quant_scale) on top of that.
 **   Predictions of it: Qwen3-30B-A3B (T15) at MBS 8, 4 and 1 on five
 **   systems, Qwen3-235B (T16, T17), Maverick (T1, T2), the DeepSeek-V3
 **   rows of T9, T10, T14. */
-#define MOE_LAYER_US 2387.0
+#define MOE_LAYER_US 2110.0
 #define STAGE_SRC_B 8.0
 #define STAGE_WIRE_B 12.0
 #define STAGE_EXP_B 12.0
@@ -259,14 +263,15 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   per micro-batch pass (forward or backward) with eager launches;
 **   FITTED once (software feature "no CUDA graphs") on Megatron-Bridge
 **   26.04 DeepSeek-V3 on 256 DGX-B300 (3,131 tokens/s/GPU, PP16 EP8:
-**   32 local experts, no graphs): 75 us, five launches (EXPERT_LAUNCHES_
+**   32 local experts, no graphs): 74.6 us, five launches (EXPERT_LAUNCHES_
 **   PER_PASS above) of 15 us, about the host time of one eager PyTorch
 **   operator (a check, not a source: no public per-launch figure for
 **   Megatron's MoE layer was found).  Refitted on the same row after
 **   MOE_LAYER_US each time: 66 us before MOE_LAYER_US took its part of
 **   that row, 77 before the experts' own roll-off, 82 before the staging
 **   copies, the router traffic and the router's eager launches (20 x
-**   15 us per MoE layer per micro-batch on this row) were counted.  The
+**   15 us per MoE layer per micro-batch on this row) were counted, 75
+**   before MXFP8's GEMM speed and the recipes' cast bytes.  The
 **   GB300 NVL72 row of the same table (EP32, 8 local experts, MBS 2) is a
 **   prediction of it.
 ** Transformer Engine's partial graphs (scopes attn, moe_router,
@@ -274,12 +279,157 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 ** capture the router's launches.  Full-iteration graphs replay the whole
 ** step: none; a fused grouped MLP is one kernel for all local experts:
 ** no expert launches. */
-#define HOST_EXPERT_US 75.0
+#define HOST_EXPERT_US 74.6
+
+/* ---- fp8 recipes: scale granularity and its kernels ----------------- */
+
+/* Quantisation traffic per element of a GEMM operand, by recipe and GPU
+** generation, counted from Transformer Engine's quantizers (NVIDIA/
+** TransformerEngine at d0067d0, transformer_engine/pytorch/csrc/
+** quantizer.cpp).  A Linear Y = X W^T needs X and W rowwise in fprop, dY
+** rowwise and W columnwise in dgrad, dY and X columnwise in wgrad, so
+** each quantised activation and gradient serves both layouts:
+**   per-tensor scaling: one fp8 copy (read bf16 2 B, write 1 B).  Hopper
+**     GEMMs take fp8 in the TN layout only, so a transposed copy (1 B)
+**     serves dgrad and wgrad; Blackwell runs any layout from the one copy
+**     (nvte_is_non_tn_fp8_gemm_supported: no transpose buffer).
+**   current scaling adds the amax pass before the cast (read 2 B) where
+**     the producer does not compute it (Float8CurrentScalingQuantizer:
+**     nvte_compute_amax, then the cast); the norm and activation kernels
+**     fuse it (create_unquantized_tensor_with_amax in normalization.cpp
+**     and activation.cpp; attention only with fp8 attention).  The caller
+**     passes the share of its operand elements without a fusing producer
+**     (train.c, EW_FP8_*_UNFUSED).
+**   MXFP8 (Blackwell): one pass writes rowwise and columnwise data
+**     (1 B each; the scales run along different axes, so one copy cannot
+**     be read transposed), an E8M0 scale per 32 elements per copy
+**     (2/32 B), and the scales are swizzled into the tensor-core layout
+**     before the GEMM (read and write them: 4/32 B).  128-element block
+**     scaling on Hopper writes both copies too, with fp32 scales per 128
+**     (2 x 4/128 B).
+** The element-wise fp8 terms of train.c (EW_FP8_*) were counted at the
+** Hopper per-tensor figure, 4 B (read 2, write the copy and its
+** transpose); a recipe scales them by quant_bytes / QUANT_BYTES_REF. */
+#define QUANT_BYTES_REF 4.0
+
+#define AMAX_PASS_BYTES 2.0
+/* NVFP4 (fp4 dtype; Transformer Engine's NVFP4BlockScaling, the only fp4
+** training recipe): E2M1 data in rowwise and columnwise copies (0.5 B
+** each), an E4M3 scale per 16 elements, a per-tensor fp32 scale from an
+** amax pass (fused by the norms and activations as for current scaling:
+** normalization.cpp, activation.cpp), and for the wgrad operands a random
+** Hadamard transform with its own amax and stochastic rounding of the
+** gradients.  Not counted kernel by kernel: TE's GEMM profiling tutorial
+** (B300, the shapes of MXFP8_GEMM_REL below) times a layer's casts, the
+** autocast time less the pre-quantised one, at 2.689 ms for NVFP4 (6.453
+** - 3.764) against 2.335 for current scaling (9.147 - 6.812), each cast
+** there from a plain bf16 tensor; so NVFP4 casts cost 1.152 x current
+** scaling's at the same operands. */
+#define NVFP4_CAST_REL ((6.453 - 3.764) / (9.147 - 6.812))
+
+double pod_train__quant_scale(const pod_train_cfg *c, double unfused) {
+  if (c->dtype == POD_DTYPE_BF16) return 0.0;
+  int bw = gen_of(&c->system.gpu) == GEN_BLACKWELL;
+  double q = 3.0 + (bw ? 0.0 : 1.0); /* read 2, write 1 (+ transpose) */
+  if (c->dtype == POD_DTYPE_FP4)     /* NVFP4, whatever the fp8 recipe */
+    return NVFP4_CAST_REL * (q + AMAX_PASS_BYTES * unfused) / QUANT_BYTES_REF;
+  switch (c->fp8_recipe) {
+    case POD_FP8_CURRENT:
+      q += AMAX_PASS_BYTES * unfused; /* the amax passes not fused */
+      break;
+    case POD_FP8_BLOCK:
+      q = bw ? 2.0 + 2.0 + 2.0 / 32.0 + 4.0 / 32.0
+             : 2.0 + 2.0 + 2.0 * 4.0 / 128.0;
+      break;
+    default:
+      break;
+  }
+  return q / QUANT_BYTES_REF;
+}
+
+/* MXFP8 GEMM kernels against per-tensor fp8 ones at the same shapes on
+** Blackwell: Transformer Engine's GEMM profiling tutorial (docs/examples/
+** gemm_profiling/gemm_profiling.rst at d0067d0, B300, 5B-model shapes
+** h = 4,096, ffn = 16,384, M = 15,872, pre-quantised inputs, so the GEMM
+** kernels alone) times the 12 GEMMs of a layer at 6.812 ms with per-tensor
+** (current-scaling) fp8 and 7.161 ms with MXFP8: 0.951.  The block-scaled
+** MMA loads a scale per 32 elements of K for both operands into tensor
+** memory beside the data.  A measured figure, not a fit; the fitted fp8
+** efficiency (EFF_BLACKWELL_FP8, on a current-scaling row) stays the
+** per-tensor one.
+** Hopper's 128-element block scaling has no kernel-only time there (its
+** cuBLAS takes no pre-quantised 2D blocks), only the times with the
+** casts (autocast, H200 NVL, same shapes): 20.285 ms per layer for
+** current scaling, 22.882 for blocks, and current scaling's kernels alone
+** 16.785, so its casts take 3.500 ms.  In that benchmark every operand,
+** weights included, is cast on every call from a plain bf16 tensor, so
+** current scaling pays its amax pass everywhere: 6 B per element on
+** Hopper (2 amax read, 2 read, 1 write, 1 transpose) against the blocks'
+** 4.06 B (quant_bytes above).  Scaling the cast time by those bytes, the
+** blocks' casts take 3.500 x 4.0625 / 6 = 2.370 ms and their kernels
+** 20.512, 0.818 of the per-tensor ones.  Derived from the published
+** times and the byte counts, not measured alone and not fitted; the same
+** derivation on the B300 times predicts MXFP8's casts at 2.335 x 4.1875 /
+** 5 = 1.956 ms against the 1.823 measured (7% high).  No validation row
+** runs Hopper blocks. */
+#define MXFP8_GEMM_REL (6.812 / 7.161)
+#define HOPPER_BLOCK_GEMM_REL (16.785 / (22.882 - 3.500 * 4.0625 / 6.0))
+
+/* NVFP4 GEMM kernels against per-tensor fp8 ones, the same tutorial's
+** pre-quantised times: 3.764 ms per layer against 6.812, 1.810x faster on
+** a B300 whose fp4 peak is 3x its fp8 one (13.5 against 4.5 PF dense).
+** Taken as a cap on the speed-up: fp4 GEMMs reach the fp8 fraction of
+** peak x min(1, 1.810 x fp8 peak / fp4 peak), 0.603 of it on B300 and
+** GB300 (15 PF against 5), 0.905 on GB200 and B200 (2x peaks).  That the
+** cap holds on the 2x parts is an assumption (one measured SKU; no
+** public NVFP4 GEMM time for them was found). */
+#define NVFP4_OVER_FP8 (6.812 / 3.764)
+
+double pod_train__recipe_gemm_rel(const pod_train_cfg *c) {
+  const pod_gpu *g = &c->system.gpu;
+  if (c->dtype == POD_DTYPE_FP4) {
+    if (g->fp4_tflops <= 0.0 || g->fp8_tflops <= 0.0) return 1.0;
+    double cap = NVFP4_OVER_FP8 * g->fp8_tflops / g->fp4_tflops;
+    return cap < 1.0 ? cap : 1.0;
+  }
+  if (c->dtype == POD_DTYPE_BF16 || c->fp8_recipe != POD_FP8_BLOCK) return 1.0;
+  switch (gen_of(g)) {
+    case GEN_BLACKWELL:
+      return MXFP8_GEMM_REL;
+    case GEN_HOPPER:
+      return HOPPER_BLOCK_GEMM_REL;
+    default:
+      return 1.0;
+  }
+}
+
+/* Bytes per local weight that the step casts into fp8 once (Transformer
+** Engine quantises a weight at the first micro-batch and caches it).
+** Per-tensor recipes with fp8 primary weights (fp8_param_gather) need no
+** cast: the optimizer writes the fp8 weight (Megatron-Core quantises the
+** master shard in place).  Otherwise the bf16 weight is read and its fp8
+** copies written, the recipe's bytes per operand element above (per-
+** tensor 3 B on Blackwell, 4 B on Hopper, + the amax pass of current
+** scaling; MXFP8 2 + 2 B + scales), with fp8_param_gather too for MXFP8:
+** Megatron-Core all-gathers MXFP8 parameters in bf16 into the gradient
+** buffer (reuse_grad_buf_for_mxfp8_param_ag, set by Megatron-
+** Bridge's bf16_with_mxfp8_mixed) and then casts them into the rowwise
+** and columnwise copies (param_and_grad_buffer.py, _post_param_sync,
+** copy_tensors_to_quantized_params; NVIDIA/Megatron-LM at d98e8a6). */
+double pod_train__weight_cast_bytes(const pod_train_cfg *c) {
+  if (c->dtype == POD_DTYPE_BF16) return 0.0;
+  int block = c->fp8_recipe == POD_FP8_BLOCK;
+  if (c->software.fp8_params && !block) return 0.0;
+  return pod_train__quant_scale(c, 1.0) * QUANT_BYTES_REF; /* no fusion */
+}
 
 /* Bytes per weight with fp8 primary weights (Megatron fp8_param_gather,
 ** Transformer Engine fp8_model_init: no bf16 copy; the fp32 master is in
 ** the optimizer): 1 B, and 2 B for block scaling, which keeps a rowwise
-** and a columnwise MXFP8 copy (1 B each, scales aside). */
+** and a columnwise MXFP8 copy (1 B each, scales aside).  The same bytes
+** go on the wire of the parameter all-gather: fp8 for per-tensor
+** recipes, bf16 (2 B) into the gradient buffer for MXFP8 (see
+** pod_train__weight_cast_bytes). */
 double pod_train__fp8_param_bytes(const pod_train_cfg *c) {
   return c->fp8_recipe == POD_FP8_BLOCK ? 2.0 : 1.0;
 }

@@ -481,21 +481,23 @@ static void test_fp8_amax_sync(void **state) {
     wait[i] = w;
     strag[i] = b->straggler;
     dp_s[i] = b->dp;
-    /* Block scaling: no reduction, no wait, less DP time, faster. */
+    /* Block scaling: no reduction, no wait, less DP time (its slower
+    ** GEMM kernels, test_train_recipe.c, leave the step time aside). */
     c.fp8_recipe = POD_FP8_BLOCK;
     assert_int_equal(pod_train_eval(&c, &rb, NULL), POD_OK);
     near(rb.breakdown.straggler, c.jitter *
                                      (rb.step_s - rb.breakdown.straggler) *
                                      sqrt(2.0 * log(gpus[i])));
     assert_true(rb.breakdown.dp < b->dp);
-    assert_true(rb.step_s < r.step_s);
-    /* TP-only reduction: latency inside the node, no wait. */
+    /* TP-only reduction: latency inside the node, no wait; the same
+    ** kernels as delayed scaling, so faster. */
     c.fp8_recipe = POD_FP8_DELAYED_TP;
     assert_int_equal(pod_train_eval(&c, &rt, NULL), POD_OK);
     near(rt.breakdown.straggler, c.jitter *
                                      (rt.step_s - rt.breakdown.straggler) *
                                      sqrt(2.0 * log(gpus[i])));
     assert_true(rt.breakdown.dp > rb.breakdown.dp && rt.breakdown.dp < b->dp);
+    assert_true(rt.step_s < r.step_s);
     /* jitter_sync 0: the latency stays, the wait goes. */
     c.fp8_recipe = POD_FP8_DELAYED;
     c.jitter_sync = 0.0;

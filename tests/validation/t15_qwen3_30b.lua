@@ -33,10 +33,10 @@
 -- moves from -15.5% to -9%, B300 26.04 from -14% to -6%.
 -- With the dispatcher's staging copies and the router's traffic counted
 -- per token (train_sw.c, pod_train__moe_stage_bytes) and the fixed part
--- refitted on T6 (2,908 -> 2,387 us), the MBS-8 rows fall 2-5 points
+-- refitted on T6 (2,908 -> 2,387 us; 2,110 after the fp8 recipes' kernels), the MBS-8 rows fall 2-5 points
 -- (they carry more tokens per micro-batch) and the MBS-4 rows move less
 -- than a point.
--- Known miss left: DGX-B200 26.04 (-16.7%), the MBS-4 row on the lowest-
+-- Known miss left: DGX-B200 26.04 (-16.3%), the MBS-4 row on the lowest-
 -- clocked SKU.  Published, B200 (26,859) is above GB200 (26,032) at the
 -- same MBS 4 and recipe, and GB300 over GB200 (MBS 8 over 4) is 1.21, about
 -- the clock ratio alone (1.17): the micro-batch size costs these runs

@@ -25,8 +25,11 @@
 -- element in fp8 where 24 were counted), the fixed part refitted on the
 -- same T6 row (2,387 us) and the router's eager launches counted on the
 -- rows without CUDA graphs, the GB200 row moves from -14.1% to -11.1% and
--- the ratio to -11.4%: no longer a miss.  T17 (26.06, full graphs) shows
--- the same GB200 row at -9.8% (it was -13.1%).
+-- the ratio to -11.4%: no longer a miss.  With the fp8 recipes' kernels
+-- (MXFP8 GEMMs at their measured speed against per-tensor fp8, each
+-- recipe's cast bytes; train_sw.c) and the fixed part refitted on T6
+-- again (2,110 us), the GB200 row is -9.3% and the ratio -9.6%.  T17
+-- (26.06, full graphs) shows the same GB200 row at -7.4% (it was -13.1%).
 local src = "NVIDIA-NeMo/Megatron-Bridge performance summary archive (26.04), recipes at v0.4.0"
 local function run(sys, par, sw, recipe)
   local r = podsim.train{system = sys, model = "qwen3_235b_a22b", gpus = 256, seq = 4096,
