@@ -163,6 +163,18 @@ int pod_rl_eval(const pod_rl_cfg *c, pod_rl_result *out, pod_err *err);
 ** quadrature over the quantile function.  Assumes a checked length. */
 double pod_rl_expected_max(const pod_rl_length *len, double n, double cap);
 
+/* pod_rl_expected_max's argument bounds (offsets unused): n, draws in
+** [1, 1e12], and cap, tokens in (0, inf) (HUGE_VAL, no cap, is allowed
+** by the checked call below). */
+extern const pod_field pod_rl_expected_max_args[];
+
+/* pod_rl_expected_max with its arguments checked: the length as a
+** response-length distribution (err->field "response"), n and cap
+** against pod_rl_expected_max_args (err->field "n", "cap").  POD_OK or
+** POD_EINVAL; *out set on POD_OK only. */
+int pod_rl_expected_max_checked(const pod_rl_length *len, double n, double cap,
+                                double *out, pod_err *err);
+
 /* The weight sync of one step alone (seconds, bytes per model copy):
 ** what pod_rl_eval puts in sync_s, without timing rollout or training
 ** (the training step is evaluated only for a colocated offload). */

@@ -266,6 +266,10 @@ double pod_serve_experts_touched(int experts, int top_k, int local,
 ** for ll_us and ll_up_us, those of pod_serve_cfg_fields' ep_ll_us and
 ** ep_ll_up_us. */
 extern const pod_field pod_serve_ep_args[];
+/* The two factors of row_bytes as podsim.ep_time takes them (offsets
+** unused): hidden, elements per token row, in [1, 1e9], and
+** bytes_per_elem in [0.01, 16] (nvfp4 with its scales to fp64 and more). */
+extern const pod_field pod_serve_ep_row_args[];
 int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
                       double row_bytes, int kernel, int ep_normal, double ll_us,
                       double ll_up_us, double *time_s, pod_err *err);

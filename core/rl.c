@@ -299,6 +299,26 @@ double pod_rl_expected_max(const pod_rl_length *len, double n, double cap) {
   return s < cap ? s : cap; /* the weights sum to 1 within 1e-8 */
 }
 
+const pod_field pod_rl_expected_max_args[] = {
+    {"n", 0, POD_F_DOUBLE, 1, 1e12, 0, "draws"},
+    {"cap", 0, POD_F_DOUBLE, 0, HUGE_VAL, POD_F_MIN_OPEN, "tokens"},
+    POD_FIELD_END};
+
+int pod_rl_expected_max_checked(const pod_rl_length *len, double n, double cap,
+                                double *out, pod_err *err) {
+  int rc;
+  if ((rc = pod_field_check_all(pod_rl_length_fields, len, "response.", err)) ||
+      (rc = length_check(len, err)))
+    return rc;
+  const pod_field *fn = &pod_rl_expected_max_args[0],
+                  *fc = &pod_rl_expected_max_args[1];
+  if (!pod_field_ok(fn, n)) return pod_field_error(fn, n, NULL, err);
+  if (!(cap == HUGE_VAL) && !pod_field_ok(fc, cap))
+    return pod_field_error(fc, cap, NULL, err);
+  *out = pod_rl_expected_max(len, n, cap);
+  return POD_OK;
+}
+
 /* ---- the step ------------------------------------------------------------ */
 
 static double wbytes_of(pod_dtype d) {

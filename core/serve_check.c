@@ -141,6 +141,11 @@ const pod_field pod_serve_ep_args[] = {
     {"row_bytes", 0, POD_F_DOUBLE, 0, 1e12, 0, "bytes per token row"},
     POD_FIELD_END};
 
+const pod_field pod_serve_ep_row_args[] = {
+    {"hidden", 0, POD_F_DOUBLE, 1, 1e9, 0, "elements per token row"},
+    {"bytes_per_elem", 0, POD_F_DOUBLE, 0.01, 16, 0, "bytes per element"},
+    POD_FIELD_END};
+
 /* Everything pod_serve_check checks beyond the system and the model. */
 int pod_serve__check_rest(const pod_serve_cfg *c, pod_err *err) {
   int rc;

@@ -446,23 +446,24 @@ static int l_rl_sync(lua_State *L) {
   return 1;
 }
 
-/* podsim.expected_max(dist, n [, cap]): E[min(max of n draws, cap)]. */
+/* podsim.expected_max(dist, n [, cap]): E[min(max of n draws, cap)].
+** The bounds of n and cap are core's (pod_rl_expected_max_args). */
 static int l_expected_max(lua_State *L) {
   static const char ctx[] = "podsim.expected_max";
   const pod_dist *d = lpod_dist_test(L, 1, NULL);
   if (!d) return lpod_error(L, ctx, "dist", "expected a podsim.dist value");
-  double n = lpod_check_range(L, 2, 1, 1e12, 0, ctx, "n");
-  double cap = luaL_optnumber(L, 3, HUGE_VAL);
-  if (!(cap > 0)) return lpod_error(L, ctx, "cap", "must be > 0");
+  double n = lpod_check_field(L, 2, &pod_rl_expected_max_args[0], ctx, "n");
+  double cap =
+      lua_isnoneornil(L, 3)
+          ? HUGE_VAL
+          : lpod_check_field(L, 3, &pod_rl_expected_max_args[1], ctx, "cap");
   pod_rl_length len = {(int)d->kind, {d->p[0], d->p[1], d->p[2], d->p[3]}};
-  pod_rl_cfg c;
-  pod_rl_cfg_init(&c);
-  c.response = len;
+  double v = 0.0;
   pod_err e;
   pod_err_clear(&e);
-  if (pod_rl_check(&c, &e) != POD_OK && strcmp(e.field, "response") == 0)
+  if (pod_rl_expected_max_checked(&len, n, cap, &v, &e) != POD_OK)
     return lpod_error_core(L, ctx, NULL, &e);
-  lua_pushnumber(L, pod_rl_expected_max(&len, n, cap));
+  lua_pushnumber(L, v);
   return 1;
 }
 

@@ -278,16 +278,18 @@ static int l_ep_time(lua_State *L) {
     return lpod_error(L, ctx, "system", "required field is missing");
   lpod_to_value(L, -1, &lpod_system_type, &sys, "system");
   lua_pop(L, 1);
-  /* argument bounds: pod_serve_ep_args and, for the fixed costs, the
-  ** config's ep_ll_us and ep_ll_up_us (core/serve.c) */
+  /* argument bounds: pod_serve_ep_args, pod_serve_ep_row_args and, for the
+  ** fixed costs, the config's ep_ll_us and ep_ll_up_us (core/serve.c) */
 #define ARG(name) pod_field_find(pod_serve_ep_args, name)
+#define ROW(name) pod_field_find(pod_serve_ep_row_args, name)
   int ranks = (int)lpod_opt_field(L, 1, "ranks", 0, ARG("ranks"), 1, ctx, NULL);
   double tokens =
       lpod_opt_field(L, 1, "tokens", 0, ARG("tokens"), 1, ctx, NULL);
-  double hidden = lpod_opt_number(L, 1, "hidden", 0, 1, 1e9, 1, ctx, NULL);
+  double hidden =
+      lpod_opt_field(L, 1, "hidden", 0, ROW("hidden"), 1, ctx, NULL);
   int top_k = (int)lpod_opt_field(L, 1, "top_k", 0, ARG("top_k"), 1, ctx, NULL);
-  double bpe =
-      lpod_opt_number(L, 1, "bytes_per_elem", 2, 0.01, 16, 0, ctx, NULL);
+  double bpe = lpod_opt_field(L, 1, "bytes_per_elem", 2, ROW("bytes_per_elem"),
+                              0, ctx, NULL);
   int k = lpod_opt_enum(L, 1, "kernel", 0, pod_serve_ep_time_kernel_names, 0,
                         ctx, NULL);
   pod_serve_cfg d;
@@ -299,6 +301,7 @@ static int l_ep_time(lua_State *L) {
       L, 1, "ll_up_us", d.ep_ll_up_us,
       pod_field_find(pod_serve_cfg_fields, "ep_ll_up_us"), 0, ctx, NULL);
 #undef ARG
+#undef ROW
   double t = 0.0;
   pod_err e;
   pod_err_clear(&e);

@@ -69,4 +69,13 @@ fails("podsim%.rl: response: a discrete distribution", podsim.rl,
   {system = "hgx_b200", model = "llama3_70b", rollout = {gpus = 8, parallel = {tp = 8}},
    train = {gpus = 64, parallel = {tp = 8}}, response = D.choice{1000, 2000}})
 fails("podsim%.rl_split: gpus: required", podsim.rl_split, {system = "hgx_b200", model = "llama3_70b"})
+-- podsim.expected_max's arguments take core's bounds (pod_rl_expected_max_args)
+local ln = D.lognormal{median = 1000, p90 = 3000}
+assert(podsim.expected_max(ln, 8, 4000) < podsim.expected_max(ln, 8))
+fails("podsim%.expected_max: n: must be in %[1, 1e%+12%] %(got 0%.5%)", podsim.expected_max, ln, 0.5)
+fails("podsim%.expected_max: n: must be in %[1, 1e%+12%]", podsim.expected_max, ln, 1e13)
+fails("podsim%.expected_max: cap: must be > 0 %(got 0%)", podsim.expected_max, ln, 8, 0)
+fails("podsim%.expected_max: response: normal has non%-positive support", podsim.expected_max,
+  D.normal{0, 1}, 8)
+fails("podsim%.expected_max: dist: expected a podsim%.dist value", podsim.expected_max, 3, 8)
 print("rl_api: ok")

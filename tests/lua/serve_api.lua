@@ -46,6 +46,11 @@ local t = podsim.ep_time{system = "hgx_h800", ranks = 32, tokens = 128, hidden =
   bytes_per_elem = 1}
 assert(t > 34e-6 and t < 1e-3)
 assert(podsim.ep_time{system = "hgx_h800", ranks = 1, tokens = 128, hidden = 7168, top_k = 8} == 0)
+-- the row's factors take core's bounds (pod_serve_ep_row_args)
+fails("podsim%.ep_time: hidden: must be in %[1, 1000000000%] %(got 0%.5%)", podsim.ep_time,
+  {system = "hgx_h800", ranks = 8, tokens = 128, hidden = 0.5, top_k = 8})
+fails("podsim%.ep_time: bytes_per_elem: must be in %[0%.01, 16%] %(got 32%)", podsim.ep_time,
+  {system = "hgx_h800", ranks = 8, tokens = 128, hidden = 7168, top_k = 8, bytes_per_elem = 32})
 -- ll_up_us is the fixed cost when every peer is on NVLink (EP8 in one node)
 local e8 = {system = "hgx_h800", ranks = 8, tokens = 128, hidden = 7168, top_k = 8}
 local base8 = podsim.ep_time(e8)

@@ -316,6 +316,43 @@ static void test_errors(void **state) {
   assert_near(x[15], r.max_response, 0.0);
 }
 
+/* pod_rl_expected_max_checked: the plain value when the arguments hold,
+** and each argument just outside its bound fails naming it. */
+static void test_expected_max_checked(void **state) {
+  (void)state;
+  pod_rl_cfg c;
+  pod_rl_cfg_init(&c);
+  double v = -1.0;
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(pod_rl_expected_max_checked(&c.response, 8, 4000, &v, &e),
+                   POD_OK);
+  assert_true(v == pod_rl_expected_max(&c.response, 8, 4000));
+  assert_int_equal(
+      pod_rl_expected_max_checked(&c.response, 8, HUGE_VAL, &v, &e), POD_OK);
+  const double bad_n[] = {nextafter(1.0, 0.0), nextafter(1e12, INFINITY), NAN};
+  for (int i = 0; i < 3; i++) {
+    pod_err_clear(&e);
+    assert_int_equal(
+        pod_rl_expected_max_checked(&c.response, bad_n[i], 10, &v, &e),
+        POD_EINVAL);
+    assert_string_equal(e.field, "n");
+  }
+  const double bad_cap[] = {0.0, -1.0, NAN, -HUGE_VAL};
+  for (int i = 0; i < 4; i++) {
+    pod_err_clear(&e);
+    assert_int_equal(
+        pod_rl_expected_max_checked(&c.response, 8, bad_cap[i], &v, &e),
+        POD_EINVAL);
+    assert_string_equal(e.field, "cap");
+  }
+  pod_rl_length neg = {POD_DIST_NORMAL, {0.0, 1.0, 0.0, 0.0}};
+  pod_err_clear(&e);
+  assert_int_equal(pod_rl_expected_max_checked(&neg, 8, 10, &v, &e),
+                   POD_EINVAL);
+  assert_string_equal(e.field, "response");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_expected_max),
@@ -326,6 +363,7 @@ int main(void) {
       cmocka_unit_test(test_pair),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_split_and_context),
+      cmocka_unit_test(test_expected_max_checked),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
