@@ -212,8 +212,6 @@ int lpod_opt_enum(lua_State *L, int idx, const char *key, int def,
                   const char *const *names, int required, const char *ctx,
                   const char *path);
 
-/* Check that the value at idx is a number (not NaN/inf) in [min, max].
-** [-0, +0, v] */
 /* The value at idx as a number satisfying the core bound f (an integer
 ** for POD_F_INT, 0/1 for POD_F_BOOL); the error names ctx and path.
 ** [-0, +0, v] */
@@ -225,6 +223,8 @@ double lpod_check_field(lua_State *L, int idx, const pod_field *f,
 double lpod_opt_field(lua_State *L, int idx, const char *key, double def,
                       const pod_field *f, int required, const char *ctx,
                       const char *path);
+/* Check that the value at idx is a number (not NaN/inf) in [min, max]
+** (min excluded when min_open). [-0, +0, v] */
 double lpod_check_range(lua_State *L, int idx, double min, double max,
                         int min_open, const char *ctx, const char *path);
 
