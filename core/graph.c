@@ -1,7 +1,8 @@
 /*
 ** graph.c: recorded evaluation graphs (see pod_graph.h): building,
-** freezing and evaluating them; the Lua number semantics of their
-** arithmetic are in graph_arith.c.
+** freezing and evaluating them per sample; evaluating them over a block
+** of samples is in graph_block.c, the Lua number semantics of their
+** arithmetic in graph_arith.c.
 */
 #include "graph_int.h"
 
@@ -11,51 +12,6 @@
 #include <string.h>
 
 #define WHERE_MAX 160
-
-typedef struct gblob {
-  char *name, *where;
-  size_t size;
-  unsigned char *tmpl;
-  pod_graph_blob_fn fn;
-  pod_gpatch *patches;
-  int npatches;
-  size_t out_off; /* fn writes only [out_off, size); 0: anywhere */
-} gblob;
-
-typedef struct gnode {
-  pod_graph_op op; /* POD_G_NOPS + 0: blob, + 1: field */
-  int a, b;
-  pod_gval k; /* CONST */
-  int param;  /* PARAM */
-  size_t off; /* FIELD: offset in blob a */
-  pod_gfield_type ftype;
-  gblob *blob;  /* BLOB */
-  size_t arena; /* BLOB: offset of its bytes in the workspace arena */
-  char *where;  /* may be NULL */
-  int isconst;  /* depends on no parameter: its probe value is its value */
-} gnode;
-
-#define OP_BLOB (POD_G_NOPS + 0)
-#define OP_FIELD (POD_G_NOPS + 1)
-
-struct pod_graph {
-  int nparams;
-  double *probe_x;
-  gnode *nodes;
-  int n, cap;
-  pod_gval *probe;       /* per node */
-  unsigned char *parena; /* probe blobs */
-  size_t arena_size, arena_cap;
-  int *outputs, noutputs;
-  int *live, nlive, nblobs;
-  int *run, nrun; /* live nodes that depend on a parameter, in order */
-  int finished;
-};
-
-struct pod_graph_ws {
-  pod_gval *v;
-  unsigned char *arena;
-};
 
 static char *dupstr(const char *s) {
   if (s == NULL) s = "";
@@ -311,6 +267,7 @@ static int push_node(pod_graph *g, gnode *nd, pod_err *err) {
   }
   if (rc == POD_OK) {
     nd->isconst = node_isconst(g, nd);
+    nd->vk = pod_graph__kind(g, nd);
     g->nodes[g->n] = *nd;
     rc = eval_node(g, g->n, g->probe_x, g->probe, g->parena, 1, err);
     if (rc != POD_OK && nd->op == (pod_graph_op)OP_BLOB)

@@ -431,9 +431,27 @@ done:
 ** parameter with labels switches graphs from sample to sample, and a
 ** workspace is only scratch (built once, reused while the graph is). */
 typedef struct tworker {
-  int n;             /* graphs: G * K */
-  pod_graph_ws **ws; /* n, NULL until that graph is first evaluated */
+  int n;               /* graphs: G * K */
+  pod_graph_ws **ws;   /* n, NULL until that graph is first evaluated */
+  pod_graph_bws **bws; /* n, the same for blocks */
+  int *gi, *idx;       /* POD_MC_BLOCK: a block's graphs, one graph's rows */
+  double *x, *y;       /* POD_MC_BLOCK rows of one graph's samples */
 } tworker;
+
+static void tw_free(void *ud, void *worker) {
+  (void)ud;
+  tworker *w = worker;
+  if (w == NULL) return;
+  for (int i = 0; w->ws && i < w->n; i++) pod_graph_ws_free(w->ws[i]);
+  for (int i = 0; w->bws && i < w->n; i++) pod_graph_bws_free(w->bws[i]);
+  free(w->ws);
+  free(w->bws);
+  free(w->gi);
+  free(w->idx);
+  free(w->x);
+  free(w->y);
+  free(w);
+}
 
 static void *tw_new(void *ud, pod_err *err) {
   const lpod_traced *t = ud;
@@ -441,8 +459,13 @@ static void *tw_new(void *ud, pod_err *err) {
   if (w != NULL) {
     w->n = t->G * t->K;
     w->ws = calloc((size_t)w->n, sizeof *w->ws);
-    if (w->ws == NULL) {
-      free(w);
+    w->bws = calloc((size_t)w->n, sizeof *w->bws);
+    w->gi = malloc(sizeof(int) * POD_MC_BLOCK);
+    w->idx = malloc(sizeof(int) * POD_MC_BLOCK);
+    w->x = malloc(sizeof(double) * ((size_t)POD_MC_BLOCK * (size_t)t->P + 1));
+    w->y = malloc(sizeof(double) * ((size_t)POD_MC_BLOCK * (size_t)t->M + 1));
+    if (!w->ws || !w->bws || !w->gi || !w->idx || !w->x || !w->y) {
+      tw_free(ud, w);
       w = NULL;
     }
   }
@@ -451,21 +474,10 @@ static void *tw_new(void *ud, pod_err *err) {
   return w;
 }
 
-static void tw_free(void *ud, void *worker) {
-  (void)ud;
-  tworker *w = worker;
-  if (w == NULL) return;
-  for (int i = 0; i < w->n; i++) pod_graph_ws_free(w->ws[i]);
-  free(w->ws);
-  free(w);
-}
-
-static int tw_eval(void *ud, void *worker, int grid, const double *x, double *y,
-                   pod_err *err) {
-  lpod_traced *t = ud;
-  tworker *w = worker;
-  /* the graph of this grid point and these labels (x holds their
-  ** indices, as the per-sample Lua evaluator reads them) */
+/* The graph of this grid point and these labels (x holds their indices,
+** as the per-sample Lua evaluator reads them), or a status. */
+static int graph_of(const lpod_traced *t, int grid, const double *x,
+                    pod_err *err) {
   int gi = grid * t->K, stride = 1;
   for (int i = t->P - 1; i >= 0; i--) {
     if (t->nlab[i] == 0) continue;
@@ -476,11 +488,87 @@ static int tw_eval(void *ud, void *worker, int grid, const double *x, double *y,
     gi += l * stride;
     stride *= t->nlab[i];
   }
+  return gi;
+}
+
+static int tw_eval(void *ud, void *worker, int grid, const double *x, double *y,
+                   pod_err *err) {
+  lpod_traced *t = ud;
+  tworker *w = worker;
+  int gi = graph_of(t, grid, x, err);
+  if (gi < 0) return gi;
   if (w->ws[gi] == NULL) {
     int rc = pod_graph_ws_new(t->graphs[gi], &w->ws[gi], err);
     if (rc != POD_OK) return rc;
   }
   return pod_graph_eval(t->graphs[gi], w->ws[gi], x, y, err);
+}
+
+/* Rows [0, lim) of x with graph gi, evaluated as one block into y: the
+** first failing row (< lim), or lim. */
+static int tw_group(const lpod_traced *t, tworker *w, int gi, int lim,
+                    const double *x, double *y, int *rc, pod_err *err) {
+  size_t P = (size_t)t->P, M = (size_t)t->M;
+  if (w->bws[gi] == NULL) {
+    *rc = pod_graph_bws_new(t->graphs[gi], POD_MC_BLOCK, &w->bws[gi], err);
+    if (*rc != POD_OK) return 0;
+  }
+  int cnt = 0;
+  for (int j = 0; j < lim; j++)
+    if (w->gi[j] == gi) {
+      w->idx[cnt] = j;
+      memcpy(w->x + (size_t)cnt * P, x + (size_t)j * P, sizeof(double) * P);
+      cnt++;
+    }
+  int nok = cnt;
+  pod_err e;
+  pod_err_clear(&e);
+  int st = pod_graph_eval_block(t->graphs[gi], w->bws[gi], cnt, w->x, w->y,
+                                &nok, &e);
+  for (int k = 0; k < nok; k++)
+    memcpy(y + (size_t)w->idx[k] * M, w->y + (size_t)k * M, sizeof(double) * M);
+  if (st == POD_OK) return lim;
+  *rc = st;
+  if (err) *err = e;
+  return w->idx[nok];
+}
+
+/* eval_block: the rows of each graph (grid point and labels) as one
+** block; the first failing row of all (an invalid label index or a
+** failing sample of any graph) ends it. */
+static int tw_eval_block(void *ud, void *worker, int grid, int n,
+                         const double *x, double *y, int *nok, pod_err *err) {
+  lpod_traced *t = ud;
+  tworker *w = worker;
+  size_t P = (size_t)t->P;
+  int lim = n, rc = POD_OK;
+  if (n > POD_MC_BLOCK)
+    return pod_err_set(err, POD_EINVAL, "eval", "a block of %d samples", n);
+  for (int j = 0; j < n; j++) {
+    w->gi[j] = graph_of(t, grid, x + (size_t)j * P, err);
+    if (w->gi[j] < 0) {
+      rc = w->gi[j];
+      lim = j;
+      break;
+    }
+  }
+  for (int j = 0; j < lim; j++) {
+    int gi = w->gi[j];
+    if (gi < 0) continue; /* a graph already done */
+    int grc = POD_OK;
+    pod_err ge;
+    pod_err_clear(&ge);
+    int f = tw_group(t, w, gi, lim, x, y, &grc, &ge);
+    if (grc != POD_OK && f < lim) {
+      lim = f;
+      rc = grc;
+      if (err) *err = ge;
+    }
+    for (int k = j; k < lim; k++)
+      if (w->gi[k] == gi) w->gi[k] = -1;
+  }
+  *nok = lim;
+  return lim < n ? rc : POD_OK;
 }
 
 void lpod_traced_evaluator(lpod_traced *t, pod_mc_evaluator *ev) {
@@ -489,4 +577,5 @@ void lpod_traced_evaluator(lpod_traced *t, pod_mc_evaluator *ev) {
   ev->worker_new = tw_new;
   ev->worker_free = tw_free;
   ev->eval = tw_eval;
+  ev->eval_block = tw_eval_block;
 }
