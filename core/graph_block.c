@@ -309,7 +309,8 @@ static int first_out(const double *restrict x, int n, double lo, double hi,
 }
 
 static int run_patch(const pod_graph *g, pod_graph_bws *ws, unsigned char *dst,
-                     size_t st, const pod_gpatch *p, int *memo_src, int n) {
+                     size_t st, const pod_gpatch *p, int checked, int *memo_src,
+                     int n) {
   if (p->kind == POD_GP_BYTES) {
     const unsigned char *s = ws->base[p->src] + p->src_offset;
     size_t sst = ws->stride[p->src];
@@ -318,7 +319,7 @@ static int run_patch(const pod_graph *g, pod_graph_bws *ws, unsigned char *dst,
     return n;
   }
   const double *x = as_dbl(g, ws, p->src, ws->t0, n);
-  n = first_out(x, n, p->min, p->max, p->min_open);
+  if (!checked) n = first_out(x, n, p->min, p->max, p->min_open);
   unsigned char *d = dst + p->offset;
   switch (p->kind) {
     case POD_GP_DOUBLE:
@@ -359,7 +360,7 @@ static int run_blob(const pod_graph *g, pod_graph_bws *ws, int i, int n) {
       memcpy(dst + st * (size_t)j + from, b->tmpl + from, b->size - from);
   int memo_src = -1;
   for (int k = 0; k < b->npatches && n > 0; k++)
-    n = run_patch(g, ws, dst, st, &b->patches[k], &memo_src, n);
+    n = run_patch(g, ws, dst, st, &b->patches[k], b->checked[k], &memo_src, n);
   if (b->fn) {
     pod_err e;
     pod_err_clear(&e);
@@ -391,10 +392,16 @@ static void run_field(const pod_graph *g, pod_graph_bws *ws, int i, int n) {
   }
 }
 
-/* n <= lanes samples; the lanes that went through (n: all). */
+/* Row j's index in x and y: rows[j], or j. */
+static size_t row_of(const int *rows, int j) {
+  return (size_t)(rows ? rows[j] : j);
+}
+
+/* n <= lanes samples, lane j being row row_of(rows, j) of x and y; the
+** lanes that went through (n: all). */
 static int run_block(const pod_graph *g, pod_graph_bws *ws, int n,
-                     const double *x, double *y) {
-  int P = g->nparams;
+                     const int *rows, const double *x, double *y) {
+  size_t P = (size_t)g->nparams;
   for (int k = 0; k < g->nrun && n > 0; k++) {
     int i = g->run[k];
     const gnode *nd = &g->nodes[i];
@@ -403,8 +410,11 @@ static int run_block(const pod_graph *g, pod_graph_bws *ws, int n,
         break; /* never per sample */
       case POD_G_PARAM: {
         double *r = ws->col[i];
-        for (int j = 0; j < n; j++)
-          r[j] = x[(size_t)j * (size_t)P + (size_t)nd->param];
+        const double *xp = x + nd->param;
+        if (rows)
+          for (int j = 0; j < n; j++) r[j] = xp[(size_t)rows[j] * P];
+        else
+          for (int j = 0; j < n; j++) r[j] = xp[(size_t)j * P];
         break;
       }
       case OP_BLOB:
@@ -418,29 +428,32 @@ static int run_block(const pod_graph *g, pod_graph_bws *ws, int n,
         break;
     }
   }
-  int M = g->noutputs;
-  for (int m = 0; m < M; m++) {
+  size_t M = (size_t)g->noutputs;
+  for (size_t m = 0; m < M; m++) {
     const double *v = as_dbl(g, ws, g->outputs[m], ws->t0, n);
-    for (int j = 0; j < n; j++) y[(size_t)j * (size_t)M + (size_t)m] = v[j];
+    for (int j = 0; j < n; j++) y[row_of(rows, j) * M + m] = v[j];
   }
   return n;
 }
 
-int pod_graph_eval_block(const pod_graph *g, pod_graph_bws *ws, int n,
-                         const double *x, double *y, int *nok, pod_err *err) {
+int pod_graph_eval_rows(const pod_graph *g, pod_graph_bws *ws, int n,
+                        const int *rows, const double *x, double *y, int *nok,
+                        pod_err *err) {
   *nok = 0;
   if (!g->finished)
     return pod_err_set(err, POD_EINVAL, "graph", "not finished");
   size_t P = (size_t)g->nparams, M = (size_t)g->noutputs;
   for (int j0 = 0; j0 < n; j0 += ws->lanes) {
     int nb = n - j0 < ws->lanes ? n - j0 : ws->lanes;
-    const double *xb = x + (size_t)j0 * P;
-    int ok = run_block(g, ws, nb, xb, y + (size_t)j0 * M);
+    const int *rb = rows ? rows + j0 : NULL;
+    const double *xb = rows ? x : x + (size_t)j0 * P;
+    double *yb = rows ? y : y + (size_t)j0 * M;
+    int ok = run_block(g, ws, nb, rb, xb, yb);
     *nok = j0 + ok;
     if (ok < nb) {
       /* the first failing sample: its error as pod_graph_eval gives it */
-      int rc = pod_graph_eval(g, ws->one, xb + (size_t)ok * P,
-                              y + (size_t)(j0 + ok) * M, err);
+      size_t r = row_of(rb, ok);
+      int rc = pod_graph_eval(g, ws->one, xb + r * P, yb + r * M, err);
       if (rc == POD_OK)
         rc = pod_err_set(err, POD_EINVAL, "eval",
                          "internal error: sample %d failed in a block but "
@@ -450,4 +463,9 @@ int pod_graph_eval_block(const pod_graph *g, pod_graph_bws *ws, int n,
     }
   }
   return POD_OK;
+}
+
+int pod_graph_eval_block(const pod_graph *g, pod_graph_bws *ws, int n,
+                         const double *x, double *y, int *nok, pod_err *err) {
+  return pod_graph_eval_rows(g, ws, n, NULL, x, y, nok, err);
 }

@@ -206,6 +206,11 @@ int pod_graph_bws_lanes(const pod_graph_bws *ws);
 ** that sample. */
 int pod_graph_eval_block(const pod_graph *g, pod_graph_bws *ws, int n,
                          const double *x, double *y, int *nok, pod_err *err);
+/* The same over rows rows[0..n) of x and y (in that order; *nok counts
+** them): a block of the samples that share this graph. */
+int pod_graph_eval_rows(const pod_graph *g, pod_graph_bws *ws, int n,
+                        const int *rows, const double *x, double *y, int *nok,
+                        pod_err *err);
 
 /* Lua 5.4 semantics of one operation on numbers (exposed for tests);
 ** returns POD_EINVAL with err filled for integer division by zero. */

@@ -435,7 +435,6 @@ typedef struct tworker {
   pod_graph_ws **ws;   /* n, NULL until that graph is first evaluated */
   pod_graph_bws **bws; /* n, the same for blocks */
   int *gi, *idx;       /* POD_MC_BLOCK: a block's graphs, one graph's rows */
-  double *x, *y;       /* POD_MC_BLOCK rows of one graph's samples */
 } tworker;
 
 static void tw_free(void *ud, void *worker) {
@@ -448,8 +447,6 @@ static void tw_free(void *ud, void *worker) {
   free(w->bws);
   free(w->gi);
   free(w->idx);
-  free(w->x);
-  free(w->y);
   free(w);
 }
 
@@ -462,9 +459,7 @@ static void *tw_new(void *ud, pod_err *err) {
     w->bws = calloc((size_t)w->n, sizeof *w->bws);
     w->gi = malloc(sizeof(int) * POD_MC_BLOCK);
     w->idx = malloc(sizeof(int) * POD_MC_BLOCK);
-    w->x = malloc(sizeof(double) * ((size_t)POD_MC_BLOCK * (size_t)t->P + 1));
-    w->y = malloc(sizeof(double) * ((size_t)POD_MC_BLOCK * (size_t)t->M + 1));
-    if (!w->ws || !w->bws || !w->gi || !w->idx || !w->x || !w->y) {
+    if (!w->ws || !w->bws || !w->gi || !w->idx) {
       tw_free(ud, w);
       w = NULL;
     }
@@ -508,28 +503,18 @@ static int tw_eval(void *ud, void *worker, int grid, const double *x, double *y,
 ** first failing row (< lim), or lim. */
 static int tw_group(const lpod_traced *t, tworker *w, int gi, int lim,
                     const double *x, double *y, int *rc, pod_err *err) {
-  size_t P = (size_t)t->P, M = (size_t)t->M;
   if (w->bws[gi] == NULL) {
     *rc = pod_graph_bws_new(t->graphs[gi], POD_MC_BLOCK, &w->bws[gi], err);
     if (*rc != POD_OK) return 0;
   }
   int cnt = 0;
   for (int j = 0; j < lim; j++)
-    if (w->gi[j] == gi) {
-      w->idx[cnt] = j;
-      memcpy(w->x + (size_t)cnt * P, x + (size_t)j * P, sizeof(double) * P);
-      cnt++;
-    }
+    if (w->gi[j] == gi) w->idx[cnt++] = j;
   int nok = cnt;
-  pod_err e;
-  pod_err_clear(&e);
-  int st = pod_graph_eval_block(t->graphs[gi], w->bws[gi], cnt, w->x, w->y,
-                                &nok, &e);
-  for (int k = 0; k < nok; k++)
-    memcpy(y + (size_t)w->idx[k] * M, w->y + (size_t)k * M, sizeof(double) * M);
+  int st = pod_graph_eval_rows(t->graphs[gi], w->bws[gi], cnt,
+                               cnt == lim ? NULL : w->idx, x, y, &nok, err);
   if (st == POD_OK) return lim;
   *rc = st;
-  if (err) *err = e;
   return w->idx[nok];
 }
 

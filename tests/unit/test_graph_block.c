@@ -337,6 +337,98 @@ static void test_first_failing_sample(void **state) {
   pod_graph_free(g);
 }
 
+/* A spec's field copied into a kernel's config: the copy with the same
+** bounds needs no second test (its value passed them), one with narrower
+** bounds is tested (and fails) as per sample. */
+typedef struct two {
+  double w;
+  double out;
+} two;
+
+static int two_fn(void *blob, pod_err *e) {
+  (void)e;
+  two *t = blob;
+  t->out = 2 * t->w;
+  return POD_OK;
+}
+
+static void test_copied_fields(void **state) {
+  (void)state;
+  double x0[1] = {0.5};
+  pod_graph *g;
+  pod_err e;
+  assert_int_equal(pod_graph_new(1, x0, &g, &e), POD_OK);
+  int x = pod_graph_param(g, 0, &e);
+  double a0 = 0;
+  pod_gpatch pa = {0, POD_GP_DOUBLE, x, 0, 0, -10, 10, 0, "v"};
+  pod_gblob_spec sa = {"spec", "", sizeof a0, &a0, NULL, &pa, 1, sizeof a0};
+  int a = pod_graph_blob(g, &sa, &e);
+  int fa = pod_graph_field(g, a, 0, POD_GF_DOUBLE, &e);
+  two t0 = {0, 0};
+  pod_gpatch same = {0, POD_GP_DOUBLE, fa, 0, 0, -10, 10, 0, "w"};
+  pod_gpatch narrow = {0, POD_GP_DOUBLE, fa, 0, 0, -1, 1, 0, "w"};
+  pod_gblob_spec sb = {"same", "",    sizeof t0, &t0,
+                       two_fn, &same, 1,         offsetof(two, out)};
+  pod_gblob_spec sc = {"narrow", "n.lua:1:", sizeof t0, &t0,
+                       two_fn,   &narrow,    1,         offsetof(two, out)};
+  int b = pod_graph_blob(g, &sb, &e), c = pod_graph_blob(g, &sc, &e);
+  assert_true(a >= 0 && fa >= 0 && b >= 0 && c >= 0);
+  int outs[2] = {pod_graph_field(g, b, offsetof(two, out), POD_GF_DOUBLE, &e),
+                 pod_graph_field(g, c, offsetof(two, out), POD_GF_DOUBLE, &e)};
+  assert_int_equal(pod_graph_finish(g, outs, 2, &e), POD_OK);
+  enum { N = 200 };
+  double xs[N];
+  uint64_t s = 5;
+  for (int j = 0; j < N; j++) xs[j] = uni(&s, -0.99, 0.99);
+  int f;
+  both_ways(g, 1, 2, N, xs, 64, &f);
+  assert_int_equal(f, N);
+  xs[150] = 1.5; /* passes the spec, fails the narrow copy */
+  xs[170] = 11;  /* fails the spec */
+  both_ways(g, 1, 2, N, xs, 64, &f);
+  assert_int_equal(f, 150);
+  pod_graph_free(g);
+}
+
+/* Rows picked out of x and y (the samples of one graph in a block of
+** several): the same metrics in those rows, others untouched, and the
+** first failing one in the given order. */
+static void test_rows(void **state) {
+  (void)state;
+  int M;
+  pod_graph *g = blob_graph(&M);
+  enum { N = 150 };
+  double x[4 * N], y1[3], y2[3 * N];
+  uint64_t s = 3;
+  good_rows(x, N, &s);
+  int rows[N], nr = 0;
+  for (int j = N - 1; j >= 0; j -= 3) rows[nr++] = j;
+  pod_graph_ws *ws;
+  pod_graph_bws *bws;
+  pod_err e;
+  assert_int_equal(pod_graph_ws_new(g, &ws, &e), POD_OK);
+  assert_int_equal(pod_graph_bws_new(g, 16, &bws, &e), POD_OK);
+  for (int j = 0; j < 3 * N; j++) y2[j] = -1;
+  int nok;
+  assert_int_equal(pod_graph_eval_rows(g, bws, nr, rows, x, y2, &nok, &e),
+                   POD_OK);
+  assert_int_equal(nok, nr);
+  for (int k = 0; k < nr; k++) {
+    assert_int_equal(pod_graph_eval(g, ws, x + 4 * rows[k], y1, &e), POD_OK);
+    assert_memory_equal(y1, y2 + 3 * rows[k], sizeof y1);
+  }
+  assert_true(y2[3 * 1] == -1); /* row 1 is not among them */
+  break_row(x + 4 * rows[20], 4);
+  break_row(x + 4 * rows[30], 0);
+  assert_int_equal(pod_graph_eval_rows(g, bws, nr, rows, x, y2, &nok, &e),
+                   POD_EINVAL);
+  assert_int_equal(nok, 20);
+  assert_string_equal(e.msg, "k.lua:3: kern: k: must not be 7");
+  pod_graph_bws_free(bws);
+  pod_graph_ws_free(ws);
+  pod_graph_free(g);
+}
+
 static void test_bws_errors(void **state) {
   (void)state;
   double x0[1] = {1.0};
@@ -367,6 +459,8 @@ int main(void) {
       cmocka_unit_test(test_every_op),
       cmocka_unit_test(test_blobs),
       cmocka_unit_test(test_first_failing_sample),
+      cmocka_unit_test(test_copied_fields),
+      cmocka_unit_test(test_rows),
       cmocka_unit_test(test_bws_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
