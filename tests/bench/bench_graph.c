@@ -5,9 +5,11 @@
 ** records per grid point (64 ranks): two derived systems (GB200 NVL72
 ** with four patched fields, HGX H100 with two), an all-to-all on each
 ** through pod_coll_eval_checked (the systems are checked spec nodes), and
-** the ratio and two times in microseconds.  The systems' check is
-** pod_hw_system_check, as the trace records it before screening.  The
-** parameters are drawn once (not timed); the two paths run in
+** the ratio and two times in microseconds; once with the systems checked
+** per sample (pod_hw_system_check) and once screened, as the trace records
+** them when their patches test each field's whole bound
+** (lua/l_trace_specs.c).  The parameters are drawn once (not timed); the two
+*paths run in
 ** alternating rounds on the same rows and their metrics are compared bit
 ** for bit.  Prints samples per CPU-second of each and the ratio.
 */
@@ -40,6 +42,14 @@ static int fn_sys(void *b, pod_err *e) {
   return pod_hw_system_check(b, e);
 }
 
+/* A system whose patches test each field's whole bound: the check the
+** trace records for it (lua/l_trace_specs.c). */
+static int fn_screened(void *b, pod_err *e) {
+  (void)b;
+  (void)e;
+  return POD_OK;
+}
+
 static int fn_coll(void *b, pod_err *e) {
   cblob *c = b;
   return pod_coll_eval_checked(&c->cfg.system, c->cfg.op, &c->cfg.args, &c->res,
@@ -53,11 +63,19 @@ static const pod_field *bound(size_t off) {
   return NULL;
 }
 
-static pod_gpatch patch(size_t off, int src, const char *name) {
+/* A patch of system field off (or the same field of a collective's
+** config) from node src, tested against the field's bound. */
+static pod_gpatch patch(size_t off, int src) {
   const pod_field *f = bound(off);
-  pod_gpatch p = {off, POD_GP_DOUBLE, src,    0,
-                  0,   f->min,        f->max, (f->open & POD_F_MIN_OPEN) != 0,
-                  name};
+  pod_gpatch p;
+  memset(&p, 0, sizeof p);
+  p.offset = off;
+  p.kind = POD_GP_DOUBLE;
+  p.src = src;
+  p.min = f->min;
+  p.max = f->max;
+  p.min_open = (f->open & POD_F_MIN_OPEN) != 0;
+  p.field = f->name;
   return p;
 }
 
@@ -65,15 +83,13 @@ static pod_gpatch patch(size_t off, int src, const char *name) {
 ** all-to-all over it with bytes <- param 5.  Returns the time node. */
 static int side(pod_graph *g, const char *name, const size_t *offs,
                 const int *src, int n, int bytes, int ranks, int rpd,
-                pod_err *e) {
+                pod_graph_blob_fn sys_fn, pod_err *e) {
   pod_system s;
   if (pod_hw_system_preset(name, &s) != POD_OK) return -1;
-  static const char *fnames[] = {"up_eff", "up_latency_us", "out_eff",
-                                 "out_latency_us"};
   pod_gpatch sp[4];
-  for (int i = 0; i < n; i++) sp[i] = patch(offs[i], src[i], fnames[i]);
+  for (int i = 0; i < n; i++) sp[i] = patch(offs[i], src[i]);
   pod_gblob_spec ss = {"podsim.system", "", sizeof s, &s,
-                       fn_sys,          sp, n,        sizeof s};
+                       sys_fn,          sp, n,        sizeof s};
   int sb = pod_graph_blob(g, &ss, e);
   if (sb < 0) return sb;
   cblob c;
@@ -85,7 +101,7 @@ static int side(pod_graph *g, const char *name, const size_t *offs,
   for (int i = 0; i < n; i++) {
     int f = pod_graph_field(g, sb, offs[i], POD_GF_DOUBLE, e);
     if (f < 0) return f;
-    cp[i] = patch(offs[i], f, fnames[i]);
+    cp[i] = patch(offs[i], f);
   }
   cp[n] = (pod_gpatch){offsetof(pod_coll_cfg, args.bytes),
                        POD_GP_DOUBLE,
@@ -104,7 +120,7 @@ static int side(pod_graph *g, const char *name, const size_t *offs,
                          POD_GF_DOUBLE, e);
 }
 
-static pod_graph *a2a_graph(pod_err *e) {
+static pod_graph *a2a_graph(pod_graph_blob_fn sys_fn, pod_err *e) {
   /* params: nvlink_eff, nic_eff, nvlink_lat_us, ib_lat_us, (unused), bytes */
   double x0[6] = {0.8, 0.9, 3.4, 14, 0, 1e8};
   pod_graph *g;
@@ -115,11 +131,11 @@ static pod_graph *a2a_graph(pod_err *e) {
       offsetof(pod_system, up_eff), offsetof(pod_system, up_latency_us),
       offsetof(pod_system, out_eff), offsetof(pod_system, out_latency_us)};
   int sn[4] = {p[0], p[2], p[1], p[3]};
-  int ta = side(g, "gb200_nvl72", on, sn, 4, p[5], 64, 64, e);
+  int ta = side(g, "gb200_nvl72", on, sn, 4, p[5], 64, 64, sys_fn, e);
   size_t oh[2] = {offsetof(pod_system, out_eff),
                   offsetof(pod_system, out_latency_us)};
   int sh[2] = {p[1], p[3]};
-  int tb = side(g, "hgx_h100", oh, sh, 2, p[5], 64, 0, e);
+  int tb = side(g, "hgx_h100", oh, sh, 2, p[5], 64, 0, sys_fn, e);
   if (ta < 0 || tb < 0) {
     pod_graph_free(g);
     return NULL;
@@ -138,33 +154,13 @@ static pod_graph *a2a_graph(pod_err *e) {
   return g;
 }
 
-int main(void) {
+enum { N = 1 << 16, P = 6, M = 3 };
+
+/* Time graph g both ways on rows x; 0, or 1 when the metrics differ. */
+static int bench_one(const char *tag, const char *what, pod_graph *g,
+                     const double *x, double *y1, double *y2) {
   pod_err e;
   pod_err_clear(&e);
-  pod_graph *g = a2a_graph(&e);
-  if (g == NULL) {
-    fprintf(stderr, "bench_graph: %s\n", e.msg);
-    return 1;
-  }
-  enum { N = 1 << 16, P = 6, M = 3 };
-  double *x = malloc(sizeof(double) * P * N);
-  double *y1 = malloc(sizeof(double) * M * N);
-  double *y2 = malloc(sizeof(double) * M * N);
-  uint64_t s = 7;
-  for (int j = 0; j < N; j++) {
-    double u[P];
-    for (int i = 0; i < P; i++) {
-      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-      u[i] = (double)(s >> 11) * 0x1p-53;
-    }
-    x[P * j] = 0.7 + 0.2 * u[0];
-    x[P * j + 1] = 0.8 + 0.16 * u[1];
-    x[P * j + 2] = 3.4 * exp(u[2] - 0.5);
-    x[P * j + 3] = 14 * exp(u[3] - 0.5);
-    x[P * j + 4] = 0;
-    x[P * j + 5] =
-        exp(log(1 << 20) + u[5] * (log(4294967296.0) - log(1 << 20)));
-  }
   pod_graph_ws *ws;
   pod_graph_bws *bws;
   if (pod_graph_ws_new(g, &ws, &e) != POD_OK ||
@@ -192,22 +188,55 @@ int main(void) {
   }
   int same = memcmp(y1, y2, sizeof(double) * M * N) == 0;
   printf(
-      "graph_a2a_per_sample: %.2f M samples/s (pod_graph_eval, 1 core, "
-      "%d live nodes, %d of them blobs)\n",
-      N / tp / 1e6, pod_graph_live(g), pod_graph_blobs(g));
+      "graph_a2a_%s_per_sample: %.2f M samples/s (pod_graph_eval, %s, "
+      "1 core, %d live nodes, %d of them blobs)\n",
+      tag, N / tp / 1e6, what, pod_graph_live(g), pod_graph_blobs(g));
   printf(
-      "graph_a2a_block: %.2f M samples/s (pod_graph_eval_block, 64 lanes, "
-      "1 core)\n",
-      N / tb / 1e6);
+      "graph_a2a_%s_block: %.2f M samples/s (pod_graph_eval_block, 64 "
+      "lanes, 1 core)\n",
+      tag, N / tb / 1e6);
   printf(
-      "graph_a2a_block_over_per_sample: %.2fx (best of 5 alternating "
+      "graph_a2a_%s_block_over_per_sample: %.2fx (best of 5 alternating "
       "rounds; metrics %s)\n",
-      tp / tb, same ? "identical bit for bit" : "DIFFER");
+      tag, tp / tb, same ? "identical bit for bit" : "DIFFER");
   pod_graph_bws_free(bws);
   pod_graph_ws_free(ws);
-  pod_graph_free(g);
+  return !same;
+}
+
+int main(void) {
+  pod_err e;
+  pod_err_clear(&e);
+  pod_graph *gc = a2a_graph(fn_sys, &e);
+  pod_graph *gs = gc ? a2a_graph(fn_screened, &e) : NULL;
+  if (gc == NULL || gs == NULL) {
+    fprintf(stderr, "bench_graph: %s\n", e.msg);
+    return 1;
+  }
+  double *x = malloc(sizeof(double) * P * N);
+  double *y1 = malloc(sizeof(double) * M * N);
+  double *y2 = malloc(sizeof(double) * M * N);
+  uint64_t s = 7;
+  for (int j = 0; j < N; j++) {
+    double u[P];
+    for (int i = 0; i < P; i++) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      u[i] = (double)(s >> 11) * 0x1p-53;
+    }
+    x[P * j] = 0.7 + 0.2 * u[0];
+    x[P * j + 1] = 0.8 + 0.16 * u[1];
+    x[P * j + 2] = 3.4 * exp(u[2] - 0.5);
+    x[P * j + 3] = 14 * exp(u[3] - 0.5);
+    x[P * j + 4] = 0;
+    x[P * j + 5] =
+        exp(log(1 << 20) + u[5] * (log(4294967296.0) - log(1 << 20)));
+  }
+  int bad = bench_one("checked", "systems checked per sample", gc, x, y1, y2);
+  bad |= bench_one("screened", "systems screened as traced", gs, x, y1, y2);
+  pod_graph_free(gc);
+  pod_graph_free(gs);
   free(x);
   free(y1);
   free(y2);
-  return same ? 0 : 1;
+  return bad;
 }
