@@ -431,10 +431,12 @@ done:
 ** parameter with labels switches graphs from sample to sample, and a
 ** workspace is only scratch (built once, reused while the graph is). */
 typedef struct tworker {
-  int n;               /* graphs: G * K */
-  pod_graph_ws **ws;   /* n, NULL until that graph is first evaluated */
-  pod_graph_bws **bws; /* n, the same for blocks */
-  int *gi, *idx;       /* POD_MC_BLOCK: a block's graphs, one graph's rows */
+  int n;                  /* graphs: G * K */
+  pod_graph_ws **ws;      /* n, NULL until that graph is first evaluated */
+  pod_graph_bws **bws;    /* n, the same for blocks */
+  int *gi, *idx;          /* POD_MC_BLOCK: rows' graph groups, rows by group */
+  int *slot;              /* n: a graph's group in the block, or -1 */
+  int *ggi, *gcnt, *gend; /* POD_MC_BLOCK: per group its graph, rows, end */
 } tworker;
 
 static void tw_free(void *ud, void *worker) {
@@ -447,6 +449,10 @@ static void tw_free(void *ud, void *worker) {
   free(w->bws);
   free(w->gi);
   free(w->idx);
+  free(w->slot);
+  free(w->ggi);
+  free(w->gcnt);
+  free(w->gend);
   free(w);
 }
 
@@ -459,7 +465,13 @@ static void *tw_new(void *ud, pod_err *err) {
     w->bws = calloc((size_t)w->n, sizeof *w->bws);
     w->gi = malloc(sizeof(int) * POD_MC_BLOCK);
     w->idx = malloc(sizeof(int) * POD_MC_BLOCK);
-    if (!w->ws || !w->bws || !w->gi || !w->idx) {
+    w->slot = malloc(sizeof(int) * (size_t)w->n);
+    w->ggi = malloc(sizeof(int) * POD_MC_BLOCK);
+    w->gcnt = malloc(sizeof(int) * POD_MC_BLOCK);
+    w->gend = malloc(sizeof(int) * POD_MC_BLOCK);
+    for (int i = 0; w->slot && i < w->n; i++) w->slot[i] = -1;
+    if (!w->ws || !w->bws || !w->gi || !w->idx || !w->slot || !w->ggi ||
+        !w->gcnt || !w->gend) {
       tw_free(ud, w);
       w = NULL;
     }
@@ -499,23 +511,29 @@ static int tw_eval(void *ud, void *worker, int grid, const double *x, double *y,
   return pod_graph_eval(t->graphs[gi], w->ws[gi], x, y, err);
 }
 
-/* Rows [0, lim) of x with graph gi, evaluated as one block into y: the
-** first failing row (< lim), or lim. */
-static int tw_group(const lpod_traced *t, tworker *w, int gi, int lim,
-                    const double *x, double *y, int *rc, pod_err *err) {
-  if (w->bws[gi] == NULL) {
-    *rc = pod_graph_bws_new(t->graphs[gi], POD_MC_BLOCK, &w->bws[gi], err);
-    if (*rc != POD_OK) return 0;
+/* Group the rows [0, lim) by graph (w->gi[j] its graph, then its
+** group), in order of first appearance; the rows of group s end at
+** w->gend[s] in w->idx, ascending.  A counting sort: no branch per row on
+** its graph.  Returns the number of groups. */
+static int tw_groups(tworker *w, int lim) {
+  int ng = 0;
+  for (int j = 0; j < lim; j++) {
+    int s = w->slot[w->gi[j]];
+    if (s < 0) {
+      s = w->slot[w->gi[j]] = ng;
+      w->ggi[ng] = w->gi[j];
+      w->gcnt[ng++] = 0;
+    }
+    w->gi[j] = s;
+    w->gcnt[s]++;
   }
-  int cnt = 0;
-  for (int j = 0; j < lim; j++)
-    if (w->gi[j] == gi) w->idx[cnt++] = j;
-  int nok = cnt;
-  int st = pod_graph_eval_rows(t->graphs[gi], w->bws[gi], cnt,
-                               cnt == lim ? NULL : w->idx, x, y, &nok, err);
-  if (st == POD_OK) return lim;
-  *rc = st;
-  return w->idx[nok];
+  for (int s = 0, at = 0; s < ng; s++) {
+    w->gend[s] = at;
+    at += w->gcnt[s];
+    w->slot[w->ggi[s]] = -1;
+  }
+  for (int j = 0; j < lim; j++) w->idx[w->gend[w->gi[j]]++] = j;
+  return ng;
 }
 
 /* eval_block: the rows of each graph (grid point and labels) as one
@@ -537,20 +555,30 @@ static int tw_eval_block(void *ud, void *worker, int grid, int n,
       break;
     }
   }
-  for (int j = 0; j < lim; j++) {
-    int gi = w->gi[j];
-    if (gi < 0) continue; /* a graph already done */
-    int grc = POD_OK;
+  int ng = tw_groups(w, lim);
+  for (int s = 0; s < ng; s++) {
+    int c = w->gcnt[s], gi = w->ggi[s];
+    const int *rows = w->idx + w->gend[s] - c;
+    while (c > 0 && rows[c - 1] >= lim) c--; /* after an earlier failure */
+    if (c == 0) continue;
     pod_err ge;
     pod_err_clear(&ge);
-    int f = tw_group(t, w, gi, lim, x, y, &grc, &ge);
-    if (grc != POD_OK && f < lim) {
-      lim = f;
-      rc = grc;
+    int st = POD_OK, k = c;
+    if (w->bws[gi] == NULL)
+      st = pod_graph_bws_new(t->graphs[gi], POD_MC_BLOCK, &w->bws[gi], &ge);
+    if (st == POD_OK) {
+      k = c;
+      st =
+          pod_graph_eval_rows(t->graphs[gi], w->bws[gi], c,
+                              ng == 1 && c == lim ? NULL : rows, x, y, &k, &ge);
+    } else {
+      k = 0;
+    }
+    if (st != POD_OK && rows[k] < lim) {
+      lim = rows[k];
+      rc = st;
       if (err) *err = ge;
     }
-    for (int k = j; k < lim; k++)
-      if (w->gi[k] == gi) w->gi[k] = -1;
   }
   *nok = lim;
   return lim < n ? rc : POD_OK;

@@ -48,6 +48,28 @@ T.eq(r1.evaluator, "traced", "threads: traced")
 W.same(r1, r2, "1 and 2 threads")
 W.same(run(1, 7), run(2, 7), "chunks of 7, 1 and 2 threads")
 
+-- Sobol plans keep the per-sample graph: still identical to Lua, first and
+-- total indices included
+do
+  local sp = {e = D.uniform{0.3, 0.95}, b = D.loguniform{1 << 16, 1 << 30}}
+  local spec = {name = "blk_sobol", samples = 300, seed = 4, params = sp, sensitivity = "sobol",
+    eval = function(p)
+      local a = podsim.collective(podsim.system{base = "hgx_h100", out_eff = p.e}, "all_to_all",
+        {ranks = 64, bytes = p.b})
+      return {us = a.time_s * 1e6}
+    end}
+  local a = W.both(spec, "sobol")
+  local s2 = {}
+  for k, v in pairs(spec) do s2[k] = v end
+  s2.trace = false
+  local b = podsim.study(s2):run()
+  for _, n in ipairs{"e", "b"} do
+    local x, y = a.sens.us[1][n], b.sens.us[1][n]
+    T.eq(string.format("%a %a", x.sobol_first, x.sobol_total),
+      string.format("%a %a", y.sobol_first, y.sobol_total), "sobol indices of " .. n)
+  end
+end
+
 -- A failing sample mid-block: the same message traced and in Lua.
 local function same_failure(what, fail_eval, extra)
   local spec = {name = "blk_fail", samples = 2000, seed = 3, chunk_size = 500, params = params,
