@@ -1,7 +1,8 @@
 /*
 ** graph.c: recorded evaluation graphs (see pod_graph.h): building,
-** freezing and evaluating them; the Lua number semantics of their
-** arithmetic are in graph_arith.c.
+** freezing and evaluating them per sample; evaluating them over a block
+** of samples is in graph_block.c, the Lua number semantics of their
+** arithmetic in graph_arith.c.
 */
 #include "graph_int.h"
 
@@ -11,51 +12,6 @@
 #include <string.h>
 
 #define WHERE_MAX 160
-
-typedef struct gblob {
-  char *name, *where;
-  size_t size;
-  unsigned char *tmpl;
-  pod_graph_blob_fn fn;
-  pod_gpatch *patches;
-  int npatches;
-  size_t out_off; /* fn writes only [out_off, size); 0: anywhere */
-} gblob;
-
-typedef struct gnode {
-  pod_graph_op op; /* POD_G_NOPS + 0: blob, + 1: field */
-  int a, b;
-  pod_gval k; /* CONST */
-  int param;  /* PARAM */
-  size_t off; /* FIELD: offset in blob a */
-  pod_gfield_type ftype;
-  gblob *blob;  /* BLOB */
-  size_t arena; /* BLOB: offset of its bytes in the workspace arena */
-  char *where;  /* may be NULL */
-  int isconst;  /* depends on no parameter: its probe value is its value */
-} gnode;
-
-#define OP_BLOB (POD_G_NOPS + 0)
-#define OP_FIELD (POD_G_NOPS + 1)
-
-struct pod_graph {
-  int nparams;
-  double *probe_x;
-  gnode *nodes;
-  int n, cap;
-  pod_gval *probe;       /* per node */
-  unsigned char *parena; /* probe blobs */
-  size_t arena_size, arena_cap;
-  int *outputs, noutputs;
-  int *live, nlive, nblobs;
-  int *run, nrun; /* live nodes that depend on a parameter, in order */
-  int finished;
-};
-
-struct pod_graph_ws {
-  pod_gval *v;
-  unsigned char *arena;
-};
 
 static char *dupstr(const char *s) {
   if (s == NULL) s = "";
@@ -87,6 +43,7 @@ static void blob_free(gblob *b) {
   if (b == NULL) return;
   for (int i = 0; i < b->npatches; i++) free((char *)b->patches[i].field);
   free(b->patches);
+  free(b->checked);
   free(b->tmpl);
   free(b->name);
   free(b->where);
@@ -311,6 +268,7 @@ static int push_node(pod_graph *g, gnode *nd, pod_err *err) {
   }
   if (rc == POD_OK) {
     nd->isconst = node_isconst(g, nd);
+    nd->vk = pod_graph__kind(g, nd);
     g->nodes[g->n] = *nd;
     rc = eval_node(g, g->n, g->probe_x, g->probe, g->parena, 1, err);
     if (rc != POD_OK && nd->op == (pod_graph_op)OP_BLOB)
@@ -518,6 +476,35 @@ int pod_graph_hoisted(const pod_graph *g) {
   return g->nlive - g->nrun;
 }
 
+/* Has the number patch p writes always passed p's own test before?  When
+** its source reads field o of a blob whose patch at o wrote it with the
+** same test (a spec's field copied into a kernel's config): the value is
+** that patch's, which was checked first. */
+static int patch_prechecked(const pod_graph *g, const pod_gpatch *p) {
+  if (p->kind != POD_GP_DOUBLE && p->kind != POD_GP_INT) return 0;
+  const gnode *f = &g->nodes[p->src];
+  if (f->op != (pod_graph_op)OP_FIELD) return 0;
+  if (f->ftype != (p->kind == POD_GP_INT ? POD_GF_INT : POD_GF_DOUBLE))
+    return 0;
+  const gblob *s = g->nodes[f->a].blob;
+  int hit = 0;
+  for (int i = 0; i < s->npatches; i++) {
+    const pod_gpatch *q = &s->patches[i];
+    size_t w = q->kind == POD_GP_BYTES ? q->size
+               : q->kind == POD_GP_INT ? sizeof(int)
+                                       : sizeof(double);
+    if (q->offset >=
+            f->off + (f->ftype == POD_GF_INT ? sizeof(int) : sizeof(double)) ||
+        f->off >= q->offset + w)
+      continue; /* does not touch the field */
+    /* the last patch there wins: it must be the same test, exactly there */
+    hit = q->offset == f->off && q->kind == p->kind && q->min == p->min &&
+          q->max == p->max && q->min_open == p->min_open;
+  }
+  /* and the blob's function must not rewrite it: only [out_off, size) */
+  return hit && s->out_off > 0 && f->off + sizeof(double) <= s->out_off;
+}
+
 int pod_graph_finish(pod_graph *g, const int *outputs, int noutputs,
                      pod_err *err) {
   if (g->finished)
@@ -560,6 +547,15 @@ int pod_graph_finish(pod_graph *g, const int *outputs, int noutputs,
       if (!g->nodes[i].isconst) g->run[g->nrun++] = i;
     }
   free(mark);
+  for (int k = 0; k < g->nlive; k++) {
+    gblob *b = g->nodes[g->live[k]].blob;
+    if (b == NULL) continue;
+    b->checked = calloc((size_t)b->npatches + 1, 1);
+    if (b->checked == NULL)
+      return pod_err_set(err, POD_ENOMEM, "", "out of memory");
+    for (int i = 0; i < b->npatches; i++)
+      b->checked[i] = (unsigned char)patch_prechecked(g, &b->patches[i]);
+  }
   g->finished = 1;
   return POD_OK;
 }

@@ -68,7 +68,7 @@ static int arith_int(pod_graph_op op, int64_t m, int64_t n, pod_gval *out,
       if (un + 1u <= 1u) {
         if (n == 0)
           return pod_err_set(err, POD_EINVAL, "eval",
-                             "attempt to perform 'n//0'");
+                             "attempt to divide by zero");
         *out = mkint((int64_t)(0u - um));
         return POD_OK;
       } else {

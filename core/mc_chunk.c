@@ -61,17 +61,10 @@ static int chunk_fail(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
   return c->status;
 }
 
-/* One evaluation with the metric checks; returns a status (<0) or
-** POD_OK, with *drop set when the sample must not be recorded: a NaN or
-** infinite metric (counted per metric), or a layout that does not fit
-** with unfit = exclude (counted). */
-static int eval1(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
-                 int64_t i, const double *x, double *y, int *drop) {
+/* The metric checks on sample i's metrics y (see eval1). */
+static int check_metrics(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
+                         const double *x, const double *y, int *drop) {
   pod_err e;
-  e.code = POD_OK;
-  e.field[0] = e.msg[0] = '\0';
-  int rc = pl->ev.eval(pl->ev.ud, worker, c->g, x, y, &e);
-  if (rc) return chunk_fail(pl, c, i, x, &e, rc);
   int bad = 0;
   for (int m = 0; m < pl->M; m++) {
     if (!isfinite(y[m])) {
@@ -101,6 +94,20 @@ static int eval1(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
   return POD_OK;
 }
 
+/* One evaluation with the metric checks; returns a status (<0) or
+** POD_OK, with *drop set when the sample must not be recorded: a NaN or
+** infinite metric (counted per metric), or a layout that does not fit
+** with unfit = exclude (counted). */
+static int eval1(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
+                 int64_t i, const double *x, double *y, int *drop) {
+  pod_err e;
+  e.code = POD_OK;
+  e.field[0] = e.msg[0] = '\0';
+  int rc = pl->ev.eval(pl->ev.ud, worker, c->g, x, y, &e);
+  if (rc) return chunk_fail(pl, c, i, x, &e, rc);
+  return check_metrics(pl, c, i, x, y, drop);
+}
+
 /* Record sample i (parameters x, metrics y) in the chunk's accumulators,
 ** as stored row c->kept. */
 static int record(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
@@ -124,8 +131,50 @@ static int record(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
   return POD_OK;
 }
 
+/* run_plain with the evaluator's eval_block: the samples of a block are
+** drawn in the same order, then evaluated together, then checked and
+** recorded in order (a failing sample fails the chunk after the samples
+** before it, as per sample). */
+static int run_blocks(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
+                      gsl_rng *r) {
+  int P = pl->P, M = pl->M;
+  double *xb = malloc(sizeof(double) * ((size_t)POD_MC_BLOCK * (size_t)P + 1));
+  double *yb = malloc(sizeof(double) * ((size_t)POD_MC_BLOCK * (size_t)M + 1));
+  if (!xb || !yb) {
+    free(xb);
+    free(yb);
+    return c->status =
+               pod_err_set(&c->err, POD_ENOMEM, "chunk", "out of memory");
+  }
+  for (int64_t i0 = 0; i0 < c->n && !c->status; i0 += POD_MC_BLOCK) {
+    int nb = c->n - i0 < POD_MC_BLOCK ? (int)(c->n - i0) : POD_MC_BLOCK;
+    for (int j = 0; j < nb; j++)
+      for (int p = 0; p < P; p++)
+        xb[(size_t)j * (size_t)P + (size_t)p] =
+            pod_dist_sample(&pl->dists[p], r);
+    pod_err e;
+    pod_err_clear(&e);
+    int nok = nb;
+    int rc = pl->ev.eval_block(pl->ev.ud, worker, c->g, nb, xb, yb, &nok, &e);
+    if (rc == POD_OK) nok = nb;
+    for (int j = 0; j < nok && !c->status; j++) {
+      const double *x = xb + (size_t)j * (size_t)P;
+      const double *y = yb + (size_t)j * (size_t)M;
+      int drop = 0;
+      if (!check_metrics(pl, c, i0 + j, x, y, &drop) && !drop)
+        record(pl, c, i0 + j, x, y);
+    }
+    if (rc && !c->status)
+      chunk_fail(pl, c, i0 + nok, xb + (size_t)nok * (size_t)P, &e, rc);
+  }
+  free(xb);
+  free(yb);
+  return c->status;
+}
+
 static int run_plain(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
                      gsl_rng *r, double *x, double *y) {
+  if (pl->ev.eval_block) return run_blocks(pl, c, worker, r);
   for (int64_t i = 0; i < c->n; i++) {
     for (int p = 0; p < pl->P; p++) x[p] = pod_dist_sample(&pl->dists[p], r);
     int drop = 0;

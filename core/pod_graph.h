@@ -188,6 +188,30 @@ void pod_graph_ws_free(pod_graph_ws *ws);
 int pod_graph_eval(const pod_graph *g, pod_graph_ws *ws, const double *x,
                    double *y, pod_err *err);
 
+/* Block evaluation: the same over many samples at once, node by node
+** over lanes (graph_block.c), with metrics identical bit for bit to
+** pod_graph_eval's.  A block workspace holds `lanes` samples (1..4096;
+** per thread, like pod_graph_ws). */
+typedef struct pod_graph_bws pod_graph_bws;
+int pod_graph_bws_new(const pod_graph *g, int lanes, pod_graph_bws **out,
+                      pod_err *err);
+void pod_graph_bws_free(pod_graph_bws *ws);
+int pod_graph_bws_lanes(const pod_graph_bws *ws);
+
+/* Evaluate n samples (any n >= 0; more than the workspace's lanes run as
+** several blocks): row j of x (the P parameters at x + j * P) gives row j
+** of y (the metrics at y + j * noutputs).  POD_OK with *nok = n; or the
+** status of the first sample that fails, *nok its index (the rows before
+** it are evaluated), err filled exactly as pod_graph_eval fills it for
+** that sample. */
+int pod_graph_eval_block(const pod_graph *g, pod_graph_bws *ws, int n,
+                         const double *x, double *y, int *nok, pod_err *err);
+/* The same over rows rows[0..n) of x and y (in that order; *nok counts
+** them): a block of the samples that share this graph. */
+int pod_graph_eval_rows(const pod_graph *g, pod_graph_bws *ws, int n,
+                        const int *rows, const double *x, double *y, int *nok,
+                        pod_err *err);
+
 /* Lua 5.4 semantics of one operation on numbers (exposed for tests);
 ** returns POD_EINVAL with err filled for integer division by zero. */
 int pod_graph_arith(pod_graph_op op, pod_gval a, pod_gval b, pod_gval *out,

@@ -94,7 +94,18 @@ typedef struct pod_mc_evaluator {
   ** filled (the chunk fails as if eval had). */
   int (*chunk_begin)(void *ud, void *worker, int64_t k, uint32_t seed,
                      pod_err *err);
+  /* Optional (NULL: eval per sample): n samples at once, row j of x (P
+  ** doubles at x + j * P) giving row j of y (M doubles at y + j * M), with
+  ** the metrics eval would give.  POD_OK with *nok = n, or the status of
+  ** the first failing sample, *nok its index (rows before it evaluated),
+  ** err filled as eval fills it for that sample.  Plain (not Sobol) plans
+  ** use it, POD_MC_BLOCK samples at a time. */
+  int (*eval_block)(void *ud, void *worker, int grid, int n, const double *x,
+                    double *y, int *nok, pod_err *err);
 } pod_mc_evaluator;
+
+/* Samples per eval_block call. */
+#define POD_MC_BLOCK 64
 
 /* Built-in evaluator over a pod_kernel: eval copies base_cfgs[grid] (G
 ** configs of k->cfg_size bytes, copied here) into the worker's scratch,

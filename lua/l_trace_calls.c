@@ -63,7 +63,7 @@ static int fn_train(void *b, pod_err *e) {
       b, (pod_train_result *)((char *)b + RES_OFF(pod_train_cfg)), e);
 }
 /* The same when the config's system and model are checked specs' bytes
-** (see spec_is_checked): those two are not validated again. */
+** (see lpod_trace__spec_is_checked): those two are not validated again. */
 static int fn_train_checked(void *b, pod_err *e) {
   return pod_train_eval_specs_checked(
       b, (pod_train_result *)((char *)b + RES_OFF(pod_train_cfg)), e);
@@ -225,63 +225,6 @@ static void rd_model(lua_State *L, void *c) {
                luaL_typename(L, 1));
   lpod_build(L, 1, &lpod_model_type, c, NULL);
 }
-static int fn_system(void *b, pod_err *e) {
-  return pod_hw_system_check(b, e);
-}
-
-/* Is the spec at [base, base + size) of a new blob with `patches` always
-** the bytes of one checked spec node (a blob of function fn, which
-** checks it per sample)?  True when no patch writes it (the template's,
-** checked when traced), or when every patch there copies field o of one
-** spec node S to base + o, and every field S patches is copied so. */
-static int spec_is_checked(const pod_graph *g, const pod_gpatch *patches,
-                           int np, size_t base, size_t size,
-                           pod_graph_blob_fn fn) {
-  int spec = -1, n = 0;
-  for (int i = 0; i < np; i++) {
-    const pod_gpatch *p = &patches[i];
-    if (p->offset < base || p->offset >= base + size) continue;
-    int b;
-    size_t off;
-    if (p->kind == POD_GP_BYTES || !pod_graph_field_src(g, p->src, &b, &off))
-      return 0;
-    if (pod_graph_blob_fn_of(g, b) != fn || off != p->offset - base) return 0;
-    if (spec >= 0 && b != spec) return 0;
-    spec = b;
-    n++;
-  }
-  if (spec < 0) return 1;
-  for (int i = 0; i < pod_graph_blob_npatches(g, spec); i++) {
-    size_t o = pod_graph_blob_patch(g, spec, i)->offset;
-    int copied = 0;
-    for (int k = 0; k < np && !copied; k++)
-      copied = patches[k].offset == base + o;
-    if (!copied) return 0;
-  }
-  return n > 0;
-}
-static int fn_gpu(void *b, pod_err *e) {
-  return pod_hw_gpu_check(b, e);
-}
-static int fn_model(void *b, pod_err *e) {
-  return pod_model_check(b, e);
-}
-/* Are the system and the model of the train config t0 checked specs'
-** bytes per sample, and valid at the probe? */
-static int train_specs_checked(const pod_graph *g, const unsigned char *t0,
-                               const pod_gpatch *patches, int np) {
-  if (!spec_is_checked(g, patches, np, offsetof(pod_train_cfg, system),
-                       sizeof(pod_system), fn_system) ||
-      !spec_is_checked(g, patches, np, offsetof(pod_train_cfg, model),
-                       sizeof(pod_model), fn_model))
-    return 0;
-  pod_train_cfg c;
-  memcpy(&c, t0, sizeof c);
-  pod_err e;
-  return pod_hw_system_check(&c.system, &e) == POD_OK &&
-         pod_model_check(&c.model, &e) == POD_OK;
-}
-
 #define KCALL(nm, key, T, R, rd, fn, res)                         \
   {                                                               \
     nm, key, &lpod_##T##_type, sizeof(pod_##T), RES_OFF(pod_##T), \
@@ -299,10 +242,11 @@ const tcall lpod_trace__calls[] = {
     KCALL("podsim.cost", "cost", cost_cfg, pod_cost_result, rd_cost, fn_cost,
           res_cost),
     SCALL("podsim.system", "system", pod_system, lpod_system_type, rd_system,
-          fn_system),
-    SCALL("podsim.gpu", "gpu", pod_gpu, lpod_gpu_type, rd_gpu, fn_gpu),
+          lpod_trace__fn_system),
+    SCALL("podsim.gpu", "gpu", pod_gpu, lpod_gpu_type, rd_gpu,
+          lpod_trace__fn_gpu),
     SCALL("podsim.model", "model", pod_model, lpod_model_type, rd_model,
-          fn_model),
+          lpod_trace__fn_model),
     {NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL}};
 
 /* podsim functions that cannot take a tracing value */
@@ -744,13 +688,18 @@ int lpod_trace__call(lua_State *L) {
   bs.fn = tc->fn;
   bs.out_off = tc->res_off; /* kernels write their result after the config */
   if (tc->fn == fn_coll &&
-      spec_is_checked(c.tr->g, patches, np, offsetof(pod_coll_cfg, system),
-                      sizeof(pod_system), fn_system))
+      lpod_trace__spec_is_checked(c.tr->g, patches, np,
+                                  offsetof(pod_coll_cfg, system),
+                                  sizeof(pod_system), lpod_trace__fn_system))
     bs.fn = fn_coll_checked;
-  if (tc->fn == fn_train && train_specs_checked(c.tr->g, t0, patches, np))
+  if (tc->fn == fn_train &&
+      lpod_trace__train_specs_checked(c.tr->g, t0, patches, np))
     bs.fn = fn_train_checked;
   if (tc->fn == fn_rel && rel_failures_constant(t0, patches, np))
     bs.fn = fn_rel_checked;
+  if (tc->fn == lpod_trace__fn_system &&
+      lpod_trace__system_screened(t0, patches, np))
+    bs.fn = lpod_trace__fn_system_screened;
   bs.patches = patches;
   bs.npatches = np;
   pod_err e;

@@ -107,6 +107,26 @@ int lpod_trace__has(lua_State *L, int idx, int depth);
 ** tcall. */
 int lpod_trace__call(lua_State *L);
 
+/* Spec constructors' per-sample checks and the checks traced calls may
+** skip (l_trace_specs.c). */
+int lpod_trace__fn_system(void *b, pod_err *e);
+int lpod_trace__fn_gpu(void *b, pod_err *e);
+int lpod_trace__fn_model(void *b, pod_err *e);
+/* A system spec that lpod_trace__system_screened accepted: no check. */
+int lpod_trace__fn_system_screened(void *b, pod_err *e);
+/* Non-zero when a system spec of template t0 (valid) with these patches
+** needs no check per sample beyond its patches' own. */
+int lpod_trace__system_screened(const unsigned char *t0,
+                                const pod_gpatch *patches, int np);
+/* Is the spec at [base, base + size) of a new blob with `patches` always
+** the bytes of one spec node checked per sample by fn (or screened)? */
+int lpod_trace__spec_is_checked(const pod_graph *g, const pod_gpatch *patches,
+                                int np, size_t base, size_t size,
+                                pod_graph_blob_fn fn);
+/* The same for the system and the model of a train config t0, valid. */
+int lpod_trace__train_specs_checked(const pod_graph *g, const unsigned char *t0,
+                                    const pod_gpatch *patches, int np);
+
 /* Offset in the blob of result field r of v. */
 static inline size_t lpod_trace__res_offset(const tval *v, const tres *r) {
   return (r->part ? v->call->res_off : 0) + r->off;

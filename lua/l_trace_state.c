@@ -431,9 +431,30 @@ done:
 ** parameter with labels switches graphs from sample to sample, and a
 ** workspace is only scratch (built once, reused while the graph is). */
 typedef struct tworker {
-  int n;             /* graphs: G * K */
-  pod_graph_ws **ws; /* n, NULL until that graph is first evaluated */
+  int n;                  /* graphs: G * K */
+  pod_graph_ws **ws;      /* n, NULL until that graph is first evaluated */
+  pod_graph_bws **bws;    /* n, the same for blocks */
+  int *gi, *idx;          /* POD_MC_BLOCK: rows' graph groups, rows by group */
+  int *slot;              /* n: a graph's group in the block, or -1 */
+  int *ggi, *gcnt, *gend; /* POD_MC_BLOCK: per group its graph, rows, end */
 } tworker;
+
+static void tw_free(void *ud, void *worker) {
+  (void)ud;
+  tworker *w = worker;
+  if (w == NULL) return;
+  for (int i = 0; w->ws && i < w->n; i++) pod_graph_ws_free(w->ws[i]);
+  for (int i = 0; w->bws && i < w->n; i++) pod_graph_bws_free(w->bws[i]);
+  free(w->ws);
+  free(w->bws);
+  free(w->gi);
+  free(w->idx);
+  free(w->slot);
+  free(w->ggi);
+  free(w->gcnt);
+  free(w->gend);
+  free(w);
+}
 
 static void *tw_new(void *ud, pod_err *err) {
   const lpod_traced *t = ud;
@@ -441,8 +462,17 @@ static void *tw_new(void *ud, pod_err *err) {
   if (w != NULL) {
     w->n = t->G * t->K;
     w->ws = calloc((size_t)w->n, sizeof *w->ws);
-    if (w->ws == NULL) {
-      free(w);
+    w->bws = calloc((size_t)w->n, sizeof *w->bws);
+    w->gi = malloc(sizeof(int) * POD_MC_BLOCK);
+    w->idx = malloc(sizeof(int) * POD_MC_BLOCK);
+    w->slot = malloc(sizeof(int) * (size_t)w->n);
+    w->ggi = malloc(sizeof(int) * POD_MC_BLOCK);
+    w->gcnt = malloc(sizeof(int) * POD_MC_BLOCK);
+    w->gend = malloc(sizeof(int) * POD_MC_BLOCK);
+    for (int i = 0; w->slot && i < w->n; i++) w->slot[i] = -1;
+    if (!w->ws || !w->bws || !w->gi || !w->idx || !w->slot || !w->ggi ||
+        !w->gcnt || !w->gend) {
+      tw_free(ud, w);
       w = NULL;
     }
   }
@@ -451,21 +481,10 @@ static void *tw_new(void *ud, pod_err *err) {
   return w;
 }
 
-static void tw_free(void *ud, void *worker) {
-  (void)ud;
-  tworker *w = worker;
-  if (w == NULL) return;
-  for (int i = 0; i < w->n; i++) pod_graph_ws_free(w->ws[i]);
-  free(w->ws);
-  free(w);
-}
-
-static int tw_eval(void *ud, void *worker, int grid, const double *x, double *y,
-                   pod_err *err) {
-  lpod_traced *t = ud;
-  tworker *w = worker;
-  /* the graph of this grid point and these labels (x holds their
-  ** indices, as the per-sample Lua evaluator reads them) */
+/* The graph of this grid point and these labels (x holds their indices,
+** as the per-sample Lua evaluator reads them), or a status. */
+static int graph_of(const lpod_traced *t, int grid, const double *x,
+                    pod_err *err) {
   int gi = grid * t->K, stride = 1;
   for (int i = t->P - 1; i >= 0; i--) {
     if (t->nlab[i] == 0) continue;
@@ -476,11 +495,93 @@ static int tw_eval(void *ud, void *worker, int grid, const double *x, double *y,
     gi += l * stride;
     stride *= t->nlab[i];
   }
+  return gi;
+}
+
+static int tw_eval(void *ud, void *worker, int grid, const double *x, double *y,
+                   pod_err *err) {
+  lpod_traced *t = ud;
+  tworker *w = worker;
+  int gi = graph_of(t, grid, x, err);
+  if (gi < 0) return gi;
   if (w->ws[gi] == NULL) {
     int rc = pod_graph_ws_new(t->graphs[gi], &w->ws[gi], err);
     if (rc != POD_OK) return rc;
   }
   return pod_graph_eval(t->graphs[gi], w->ws[gi], x, y, err);
+}
+
+/* Group the rows [0, lim) by graph (w->gi[j] its graph, then its
+** group), in order of first appearance; the rows of group s end at
+** w->gend[s] in w->idx, ascending.  A counting sort: no branch per row on
+** its graph.  Returns the number of groups. */
+static int tw_groups(tworker *w, int lim) {
+  int ng = 0;
+  for (int j = 0; j < lim; j++) {
+    int s = w->slot[w->gi[j]];
+    if (s < 0) {
+      s = w->slot[w->gi[j]] = ng;
+      w->ggi[ng] = w->gi[j];
+      w->gcnt[ng++] = 0;
+    }
+    w->gi[j] = s;
+    w->gcnt[s]++;
+  }
+  for (int s = 0, at = 0; s < ng; s++) {
+    w->gend[s] = at;
+    at += w->gcnt[s];
+    w->slot[w->ggi[s]] = -1;
+  }
+  for (int j = 0; j < lim; j++) w->idx[w->gend[w->gi[j]]++] = j;
+  return ng;
+}
+
+/* eval_block: the rows of each graph (grid point and labels) as one
+** block; the first failing row of all (an invalid label index or a
+** failing sample of any graph) ends it. */
+static int tw_eval_block(void *ud, void *worker, int grid, int n,
+                         const double *x, double *y, int *nok, pod_err *err) {
+  lpod_traced *t = ud;
+  tworker *w = worker;
+  size_t P = (size_t)t->P;
+  int lim = n, rc = POD_OK;
+  if (n > POD_MC_BLOCK)
+    return pod_err_set(err, POD_EINVAL, "eval", "a block of %d samples", n);
+  for (int j = 0; j < n; j++) {
+    w->gi[j] = graph_of(t, grid, x + (size_t)j * P, err);
+    if (w->gi[j] < 0) {
+      rc = w->gi[j];
+      lim = j;
+      break;
+    }
+  }
+  int ng = tw_groups(w, lim);
+  for (int s = 0; s < ng; s++) {
+    int c = w->gcnt[s], gi = w->ggi[s];
+    const int *rows = w->idx + w->gend[s] - c;
+    while (c > 0 && rows[c - 1] >= lim) c--; /* after an earlier failure */
+    if (c == 0) continue;
+    pod_err ge;
+    pod_err_clear(&ge);
+    int st = POD_OK, k = c;
+    if (w->bws[gi] == NULL)
+      st = pod_graph_bws_new(t->graphs[gi], POD_MC_BLOCK, &w->bws[gi], &ge);
+    if (st == POD_OK) {
+      k = c;
+      st =
+          pod_graph_eval_rows(t->graphs[gi], w->bws[gi], c,
+                              ng == 1 && c == lim ? NULL : rows, x, y, &k, &ge);
+    } else {
+      k = 0;
+    }
+    if (st != POD_OK && rows[k] < lim) {
+      lim = rows[k];
+      rc = st;
+      if (err) *err = ge;
+    }
+  }
+  *nok = lim;
+  return lim < n ? rc : POD_OK;
 }
 
 void lpod_traced_evaluator(lpod_traced *t, pod_mc_evaluator *ev) {
@@ -489,4 +590,5 @@ void lpod_traced_evaluator(lpod_traced *t, pod_mc_evaluator *ev) {
   ev->worker_new = tw_new;
   ev->worker_free = tw_free;
   ev->eval = tw_eval;
+  ev->eval_block = tw_eval_block;
 }

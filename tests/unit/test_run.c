@@ -88,7 +88,7 @@ static void mk_setup(setup *t) {
   t->s.seed = 7;
   t->s.keep_samples = 1;
   t->s.sensitivity = POD_MC_SENS_SPEARMAN;
-  t->s.eval = (pod_mc_evaluator){&t->u, w_new, w_free, ev_fn, NULL};
+  t->s.eval = (pod_mc_evaluator){&t->u, w_new, w_free, ev_fn, NULL, NULL};
 }
 
 typedef struct outcome {
