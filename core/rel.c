@@ -299,33 +299,40 @@ double pod_rel_interval_h(const pod_rel_cfg *c, double m_h) {
 ** T depends on the waiting, which depends on the loads: a fixed point,
 ** solved by damped iteration (a few steps; none when nothing waits).
 ** --------------------------------------------------------------------- */
+/* The causes by blast scope (what one failure drains): the spare model
+** depends on a cause only through its blast (GPUs drained, which spares
+** serve it, its wait) and its rate, so it runs on at most four classes
+** whatever the length of the failure list, their rates summed in list
+** order.  The totals L, L_hw, L_abs and down_nw are summed per cause in
+** list order. */
 typedef struct rel_causes {
-  int n;
-  double lam[POD_REL_MAX_CAUSES]; /* job rate per running hour */
-  double b[POD_REL_MAX_CAUSES];   /* GPUs drained */
-  int hw[POD_REL_MAX_CAUSES];     /* drains hardware */
-  int in_dom[POD_REL_MAX_CAUSES]; /* a hot spare can serve it */
-  int in_pool[POD_REL_MAX_CAUSES];
-  double w[POD_REL_MAX_CAUSES]; /* wait when blocked, r / (1 + slots) */
-  int c_dom;                    /* hot-spare slots per domain */
-  double L_abs;                 /* rate of causes hot spares can serve */
+  int n;                       /* classes: POD_REL_NSCOPES, by blast */
+  double lam[POD_REL_NSCOPES]; /* job rate per running hour */
+  double b[POD_REL_NSCOPES];   /* GPUs drained */
+  int hw[POD_REL_NSCOPES];     /* drains hardware */
+  int in_dom[POD_REL_NSCOPES]; /* a hot spare can serve it */
+  int in_pool[POD_REL_NSCOPES];
+  double w[POD_REL_NSCOPES]; /* wait when blocked, r / (1 + slots) */
+  int c_dom;                 /* hot-spare slots per domain */
+  double L, L_hw;            /* all causes; those draining hardware */
+  double L_abs;              /* rate of causes hot spares can serve */
   double down_nw;   /* restart + swap hours per running hour (no shrink) */
   double r_eff;     /* repair_past(c, R + swap) */
   double a_dom_num; /* L_abs / domains x r_eff: the domain load x T_dom */
   int domains;
-  int nact, act[POD_REL_MAX_CAUSES]; /* the causes that drain hardware
-                                        at a rate > 0 (the others add 0) */
+  int nact, act[POD_REL_NSCOPES]; /* the classes that drain hardware
+                                     at a rate > 0 (the others add 0) */
 } rel_causes;
 
 /* Per-cause outcome of the spare model at given wall-time loads. */
 typedef struct rel_spare_state {
-  double p_blk[POD_REL_MAX_CAUSES]; /* P(no spare) */
-  double w[POD_REL_MAX_CAUSES];     /* mean wait when blocked (0: shrinks) */
-  double down_nw;                   /* restart + swap hours per running hour */
-  double wait;                      /* waiting hours per running hour */
-  double wait_pool;                 /* ... of waits that freeze the pool */
-  double wait_dom;                  /* ... that freeze one given domain */
-  double grow;                /* grow-back restart rate per running hour */
+  double p_blk[POD_REL_NSCOPES]; /* P(no spare), by class */
+  double w[POD_REL_NSCOPES];     /* mean wait when blocked (0: shrinks) */
+  double down_nw;                /* restart + swap hours per running hour */
+  double wait;                   /* waiting hours per running hour */
+  double wait_pool;              /* ... of waits that freeze the pool */
+  double wait_dom;               /* ... that freeze one given domain */
+  double grow;                   /* grow-back restart rate per running hour */
   double cap_loss;            /* capacity lost to shrinking, per running hour */
   double a_dom, a_pool;       /* offered loads (Erlang) */
   double B_dom, B_pool;       /* P(full) */
@@ -374,11 +381,14 @@ static void spare_finish(const pod_rel_cfg *c, const rel_causes *k,
   const double B_dom = s->B_dom, B_pool = s->B_pool, L_pool = s->L_pool;
   memset(s->p_blk, 0, sizeof s->p_blk);
   memset(s->w, 0, sizeof s->w);
-  s->down_nw = s->wait = s->wait_pool = s->wait_dom = 0.0;
+  /* without shrinking down_nw does not depend on the loads (summed per
+  ** cause once, rel_causes_init) */
+  s->down_nw = c->shrink ? 0.0 : k->down_nw;
+  s->wait = s->wait_pool = s->wait_dom = 0.0;
   s->grow = s->cap_loss = s->wbar_dom = s->wbar_pool = 0.0;
   for (int i = 0; i < k->n; i++) {
     double lam = k->lam[i];
-    s->down_nw += lam * R;
+    if (c->shrink) s->down_nw += lam * R;
     if (!k->hw[i] || lam <= 0.0) continue;
     double p = (k->in_dom[i] ? B_dom : 1.0) * (k->in_pool[i] ? B_pool : 1.0);
     s->p_blk[i] = p;
@@ -390,7 +400,7 @@ static void spare_finish(const pod_rel_cfg *c, const rel_causes *k,
     } else {
       s->w[i] = k->w[i];
       double wl = lam * p * s->w[i];
-      s->down_nw += lam * swap;
+      if (c->shrink) s->down_nw += lam * swap;
       s->wait += wl;
       if (k->in_pool[i]) s->wait_pool += wl;
       if (k->in_dom[i]) s->wait_dom += wl / k->domains;
@@ -481,6 +491,7 @@ static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
 static void rel_causes_init(const pod_rel_cfg *c, int domains, rel_causes *k) {
   const pod_rel_failures *f = &c->failures;
   const int pool_gpus = rel_pool_gpus(c);
+  const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
   int b_abs_max = 0;
   /* the four unit scales and counts once (rel_cause_rate per cause) */
   double scale[POD_REL_NSCOPES], count[POD_REL_NSCOPES];
@@ -494,39 +505,38 @@ static void rel_causes_init(const pod_rel_cfg *c, int domains, rel_causes *k) {
     count[u] = rel_unit_count(c, u);
   }
   memset(k, 0, sizeof *k);
-  k->n = f->ncauses;
+  k->n = POD_REL_NSCOPES;
   k->domains = domains;
+  for (int bl = 0; bl < POD_REL_NSCOPES; bl++) {
+    k->b[bl] = rel_blast_gpus(c, bl);
+    k->hw[bl] = bl != POD_REL_JOB;
+    k->in_dom[bl] =
+        k->hw[bl] && bl != POD_REL_DOMAIN && c->spare_per_domain >= k->b[bl];
+    k->in_pool[bl] = k->hw[bl] && c->pool_units > 0 && k->b[bl] <= pool_gpus;
+  }
   for (int i = 0; i < f->ncauses; i++) {
     const pod_rel_cause *q = &f->cause[i];
-    k->lam[i] = q->rate_per_h * scale[q->unit] * count[q->unit];
-    k->b[i] = rel_blast_gpus(c, q->blast);
-    k->hw[i] = q->blast != POD_REL_JOB;
-    k->in_dom[i] = k->hw[i] && q->blast != POD_REL_DOMAIN &&
-                   c->spare_per_domain >= k->b[i];
-    k->in_pool[i] = k->hw[i] && c->pool_units > 0 && k->b[i] <= pool_gpus;
-    if (k->in_dom[i] && k->lam[i] > 0.0) {
-      k->L_abs += k->lam[i];
-      if (k->b[i] > b_abs_max) b_abs_max = (int)k->b[i];
+    const int bl = q->blast;
+    const double lam = q->rate_per_h * scale[q->unit] * count[q->unit];
+    k->lam[bl] += lam;
+    k->L += lam;
+    if (k->hw[bl]) k->L_hw += lam;
+    k->down_nw += lam * R;
+    if (k->hw[bl] && lam > 0.0) k->down_nw += lam * swap;
+    if (k->in_dom[bl] && lam > 0.0) {
+      k->L_abs += lam;
+      if (k->b[bl] > b_abs_max) b_abs_max = (int)k->b[bl];
     }
   }
   /* each domain's hot spares: spare_per_domain / largest blast slots */
   k->c_dom = b_abs_max > 0 ? c->spare_per_domain / b_abs_max : 0;
   k->r_eff = repair_past(c, (c->restart_s + c->swap_s) / 3600.0);
   k->a_dom_num = k->L_abs / k->domains * k->r_eff;
-  /* what does not depend on the loads (spare_finish's order) */
-  const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
-  double w[2][2] = {{-1.0, -1.0}, {-1.0, -1.0}}; /* by in_dom, in_pool */
-  for (int i = 0; i < k->n; i++) {
-    double *wc = &w[k->in_dom[i] != 0][k->in_pool[i] != 0];
-    if (*wc < 0.0) {
-      int slots =
-          (k->in_dom[i] ? k->c_dom : 0) + (k->in_pool[i] ? c->pool_units : 0);
-      *wc = c->repair_h / (1.0 + slots);
-    }
-    k->w[i] = *wc;
-    if (k->hw[i] && k->lam[i] > 0.0) k->act[k->nact++] = i;
-    k->down_nw += k->lam[i] * R;
-    if (k->hw[i] && k->lam[i] > 0.0) k->down_nw += k->lam[i] * swap;
+  for (int bl = 0; bl < POD_REL_NSCOPES; bl++) {
+    int slots =
+        (k->in_dom[bl] ? k->c_dom : 0) + (k->in_pool[bl] ? c->pool_units : 0);
+    k->w[bl] = c->repair_h / (1.0 + slots);
+    if (k->hw[bl] && k->lam[bl] > 0.0) k->act[k->nact++] = bl;
   }
 }
 
@@ -591,11 +601,7 @@ static int rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
 
   rel_causes k;
   rel_causes_init(c, r.domains, &k);
-  double L = 0.0, L_hw = 0.0;
-  for (int i = 0; i < k.n; i++) {
-    L += k.lam[i];
-    if (k.hw[i]) L_hw += k.lam[i];
-  }
+  const double L = k.L, L_hw = k.L_hw;
   r.rate_per_h = L;
   r.job_mtbf_h = L > 0.0 ? 1.0 / L : INFINITY;
   r.interruptions_per_day = 24.0 * L;
