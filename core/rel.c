@@ -488,13 +488,21 @@ static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
   if (!c->shrink) spare_finish(c, k, s);
 }
 
-static void rel_causes_init(const pod_rel_cfg *c, int domains, rel_causes *k) {
-  const pod_rel_failures *f = &c->failures;
+void pod_rel_prepare(const pod_rel_failures *f, pod_rel_prep *p) {
+  memset(p, 0, sizeof *p);
+  for (int i = 0; i < f->ncauses; i++) {
+    const pod_rel_cause *q = &f->cause[i];
+    p->rate[q->unit][q->blast] += q->rate_per_h;
+  }
+}
+
+static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                            int domains, rel_causes *k) {
   const int pool_gpus = rel_pool_gpus(c);
   const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
   int b_abs_max = 0;
-  /* the four unit scales and counts once (rel_cause_rate per cause) */
-  double scale[POD_REL_NSCOPES], count[POD_REL_NSCOPES];
+  /* per unit scope: the rate scale, and units in the footprint x scale */
+  double scale[POD_REL_NSCOPES], mult[POD_REL_NSCOPES];
   const double lg[POD_REL_NSCOPES] = {c->gpu_rate_log10, c->node_rate_log10,
                                       c->domain_rate_log10, c->job_rate_log10};
   for (int u = 0; u < POD_REL_NSCOPES; u++) {
@@ -502,32 +510,28 @@ static void rel_causes_init(const pod_rel_cfg *c, int domains, rel_causes *k) {
     for (int v = 0; v < u && same < 0; v++)
       if (lg[v] == lg[u]) same = v;
     scale[u] = same >= 0 ? scale[same] : rel_unit_scale(c, u);
-    count[u] = rel_unit_count(c, u);
+    mult[u] = rel_unit_count(c, u) * scale[u];
   }
   memset(k, 0, sizeof *k);
   k->n = POD_REL_NSCOPES;
   k->domains = domains;
   for (int bl = 0; bl < POD_REL_NSCOPES; bl++) {
+    double lam = 0.0;
+    for (int u = 0; u < POD_REL_NSCOPES; u++) lam += pr->rate[u][bl] * mult[u];
+    k->lam[bl] = lam;
     k->b[bl] = rel_blast_gpus(c, bl);
     k->hw[bl] = bl != POD_REL_JOB;
     k->in_dom[bl] =
         k->hw[bl] && bl != POD_REL_DOMAIN && c->spare_per_domain >= k->b[bl];
     k->in_pool[bl] = k->hw[bl] && c->pool_units > 0 && k->b[bl] <= pool_gpus;
-  }
-  for (int i = 0; i < f->ncauses; i++) {
-    const pod_rel_cause *q = &f->cause[i];
-    const int bl = q->blast;
-    const double lam = q->rate_per_h * scale[q->unit] * count[q->unit];
-    k->lam[bl] += lam;
     k->L += lam;
     if (k->hw[bl]) k->L_hw += lam;
-    k->down_nw += lam * R;
-    if (k->hw[bl] && lam > 0.0) k->down_nw += lam * swap;
     if (k->in_dom[bl] && lam > 0.0) {
       k->L_abs += lam;
       if (k->b[bl] > b_abs_max) b_abs_max = (int)k->b[bl];
     }
   }
+  k->down_nw = k->L * R + k->L_hw * swap;
   /* each domain's hot spares: spare_per_domain / largest blast slots */
   k->c_dom = b_abs_max > 0 ? c->spare_per_domain / b_abs_max : 0;
   k->r_eff = repair_past(c, (c->restart_s + c->swap_s) / 3600.0);
@@ -571,21 +575,35 @@ static int wall_time(const pod_rel_cfg *c, double W, double L, double tau,
   }
 }
 
-static int rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err);
+static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                    pod_rel_result *out, pod_err *err);
 
 int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   int rc = pod_rel_check(c, err);
-  return rc ? rc : rel_eval(c, out, err);
+  if (rc) return rc;
+  pod_rel_prep pr;
+  pod_rel_prepare(&c->failures, &pr);
+  return rel_eval(c, &pr, out, err);
 }
 
 int pod_rel_eval_failures_checked(const pod_rel_cfg *c, pod_rel_result *out,
                                   pod_err *err) {
   int rc = check_rest(c, err);
-  return rc ? rc : rel_eval(c, out, err);
+  if (rc) return rc;
+  pod_rel_prep pr;
+  pod_rel_prepare(&c->failures, &pr);
+  return rel_eval(c, &pr, out, err);
 }
 
-/* pod_rel_eval on a checked config. */
-static int rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
+int pod_rel_eval_prepared(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                          pod_rel_result *out, pod_err *err) {
+  int rc = check_rest(c, err);
+  return rc ? rc : rel_eval(c, pr, out, err);
+}
+
+/* pod_rel_eval on a checked config, pr its failure list's sums. */
+static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                    pod_rel_result *out, pod_err *err) {
   int rc;
   pod_rel_result r;
   memset(&r, 0, sizeof r);
@@ -600,7 +618,7 @@ static int rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   r.spare_fraction = r.spare_gpus / (A + r.spare_gpus);
 
   rel_causes k;
-  rel_causes_init(c, r.domains, &k);
+  rel_causes_init(c, pr, r.domains, &k);
   const double L = k.L, L_hw = k.L_hw;
   r.rate_per_h = L;
   r.job_mtbf_h = L > 0.0 ? 1.0 / L : INFINITY;

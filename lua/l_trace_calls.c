@@ -122,10 +122,16 @@ static int fn_rel(void *b, pod_err *e) {
                       e);
 }
 /* The same when no patch writes the failure list: it was checked at the
-** probe (see rel_failures_constant) and is the template's per sample. */
-static int fn_rel_checked(void *b, pod_err *e) {
-  return pod_rel_eval_failures_checked(
-      b, (pod_rel_result *)((char *)b + RES_OFF(pod_rel_cfg)), e);
+** probe (see rel_failures_constant) and is the template's per sample, so
+** the blob also holds the list's sums (pod_rel_prepare) after the result,
+** computed once when traced: the kernel reads them instead of checking
+** and summing the list per sample. */
+#define REL_PREP_OFF \
+  ((RES_OFF(pod_rel_cfg) + sizeof(pod_rel_result) + 15) & ~(size_t)15)
+static int fn_rel_prepared(void *b, pod_err *e) {
+  return pod_rel_eval_prepared(
+      b, (const pod_rel_prep *)((char *)b + REL_PREP_OFF),
+      (pod_rel_result *)((char *)b + RES_OFF(pod_rel_cfg)), e);
 }
 /* Is the failure list of the rel config t0 constant (no patch writes a
 ** byte of it) and valid at the probe? */
@@ -294,8 +300,9 @@ const tcall lpod_trace__calls[] = {
           fn_coll, res_coll),
     KCALL("podsim.train", "train", train_cfg, pod_train_result, rd_train,
           fn_train, res_train),
-    KCALL("podsim.reliability", "reliability", rel_cfg, pod_rel_result, rd_rel,
-          fn_rel, res_rel),
+    {"podsim.reliability", "reliability", &lpod_rel_cfg_type,
+     sizeof(pod_rel_cfg), RES_OFF(pod_rel_cfg),
+     REL_PREP_OFF + sizeof(pod_rel_prep), rd_rel, fn_rel, res_rel, NULL},
     KCALL("podsim.cost", "cost", cost_cfg, pod_cost_result, rd_cost, fn_cost,
           res_cost),
     SCALL("podsim.system", "system", pod_system, lpod_system_type, rd_system,
@@ -749,8 +756,11 @@ int lpod_trace__call(lua_State *L) {
     bs.fn = fn_coll_checked;
   if (tc->fn == fn_train && train_specs_checked(c.tr->g, t0, patches, np))
     bs.fn = fn_train_checked;
-  if (tc->fn == fn_rel && rel_failures_constant(t0, patches, np))
-    bs.fn = fn_rel_checked;
+  if (tc->fn == fn_rel && rel_failures_constant(t0, patches, np)) {
+    bs.fn = fn_rel_prepared;
+    pod_rel_prepare(&((const pod_rel_cfg *)t0)->failures,
+                    (pod_rel_prep *)(t0 + REL_PREP_OFF));
+  }
   bs.patches = patches;
   bs.npatches = np;
   pod_err e;
