@@ -335,6 +335,7 @@ typedef struct rel_spare_state {
   double grow;                   /* grow-back restart rate per running hour */
   double cap_loss;            /* capacity lost to shrinking, per running hour */
   double a_dom, a_pool;       /* offered loads (Erlang) */
+  double T_pool, T_dom;       /* the wall hours per running hour they are at */
   double B_dom, B_pool;       /* P(full) */
   double L_pool;              /* pool arrivals per running hour */
   double wbar_dom, wbar_pool; /* mean wait of an arrival finding it full */
@@ -353,22 +354,21 @@ static double repair_past(const pod_rel_cfg *c, double d) {
   return r * 0.5 * erfc(-d1 / sqrt(2.0)) - d * 0.5 * erfc(-d2 / sqrt(2.0));
 }
 
-/* The Erlang loads and blocking probabilities at T_pool, T_dom into s
-** (a_dom, B_dom, L_pool, a_pool, B_pool). */
+/* The blocking probabilities at T_pool, T_dom into s (B_dom, L_pool,
+** B_pool, and the T's: spare_finish sets the loads a_dom, a_pool). */
 static void spare_loads(const pod_rel_cfg *c, const rel_causes *k,
                         double T_pool, double T_dom, rel_spare_state *s) {
-  const double a_dom = k->a_dom_num / T_dom;
-  const double B_dom = k->L_abs > 0.0 ? rel_erlang_b(k->c_dom, a_dom) : 0.0;
+  const double B_dom =
+      k->L_abs > 0.0 ? rel_erlang_b_ratio(k->c_dom, k->a_dom_num, T_dom) : 0.0;
   double L_pool = 0.0;
   for (int j = 0; j < k->nact; j++) {
     int i = k->act[j];
     if (k->in_pool[i]) L_pool += k->lam[i] * (k->in_dom[i] ? B_dom : 1.0);
   }
-  const double a_pool = L_pool * k->r_eff / T_pool;
-  s->a_dom = a_dom;
-  s->a_pool = a_pool;
+  s->T_pool = T_pool;
+  s->T_dom = T_dom;
   s->B_dom = B_dom;
-  s->B_pool = rel_erlang_b(c->pool_units, a_pool);
+  s->B_pool = rel_erlang_b_ratio(c->pool_units, L_pool * k->r_eff, T_pool);
   s->L_pool = L_pool;
 }
 
@@ -379,6 +379,8 @@ static void spare_finish(const pod_rel_cfg *c, const rel_causes *k,
   const double r_h = c->repair_h, A = c->active_gpus;
   const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
   const double B_dom = s->B_dom, B_pool = s->B_pool, L_pool = s->L_pool;
+  s->a_dom = k->a_dom_num / s->T_dom;
+  s->a_pool = L_pool * k->r_eff / s->T_pool;
   memset(s->p_blk, 0, sizeof s->p_blk);
   memset(s->w, 0, sizeof s->w);
   /* without shrinking down_nw does not depend on the loads (summed per
