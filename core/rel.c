@@ -320,8 +320,11 @@ typedef struct rel_causes {
   double r_eff;     /* repair_past(c, R + swap) */
   double a_dom_num; /* L_abs / domains x r_eff: the domain load x T_dom */
   int domains;
-  int nact, act[POD_REL_NSCOPES]; /* the classes that drain hardware
-                                     at a rate > 0 (the others add 0) */
+  /* Over the classes that drain hardware at a rate > 0, by which spares
+  ** serve them (in_dom + 2 in_pool): the sums of rate x wait, and the
+  ** pool's arrival rate by in_dom, so a step of the fixed point is a few
+  ** products of the two P(full). */
+  double wl[4], lp[2];
 } rel_causes;
 
 /* Per-cause outcome of the spare model at given wall-time loads. */
@@ -360,16 +363,23 @@ static void spare_loads(const pod_rel_cfg *c, const rel_causes *k,
                         double T_pool, double T_dom, rel_spare_state *s) {
   const double B_dom =
       k->L_abs > 0.0 ? rel_erlang_b_ratio(k->c_dom, k->a_dom_num, T_dom) : 0.0;
-  double L_pool = 0.0;
-  for (int j = 0; j < k->nact; j++) {
-    int i = k->act[j];
-    if (k->in_pool[i]) L_pool += k->lam[i] * (k->in_dom[i] ? B_dom : 1.0);
-  }
+  const double L_pool = k->lp[1] * B_dom + k->lp[0];
   s->T_pool = T_pool;
   s->T_dom = T_dom;
   s->B_dom = B_dom;
   s->B_pool = rel_erlang_b_ratio(c->pool_units, L_pool * k->r_eff, T_pool);
   s->L_pool = L_pool;
+}
+
+/* The waits without shrinking at P(full) B_dom, B_pool: per running
+** hour, of them those that freeze the pool, and one given domain. */
+static inline void spare_waits(const rel_causes *k, double B_dom, double B_pool,
+                               rel_spare_state *s) {
+  const double pd = k->wl[1] * B_dom, pp = k->wl[2] * B_pool,
+               pb = k->wl[3] * (B_dom * B_pool);
+  s->wait = ((k->wl[0] + pd) + pp) + pb;
+  s->wait_pool = pp + pb;
+  s->wait_dom = (pd + pb) / k->domains;
 }
 
 /* The rest of the spare model at the loads in s (spare_loads): every
@@ -401,11 +411,13 @@ static void spare_finish(const pod_rel_cfg *c, const rel_causes *k,
       s->grow += lam * p;
     } else {
       s->w[i] = k->w[i];
-      double wl = lam * p * s->w[i];
-      if (c->shrink) s->down_nw += lam * swap;
-      s->wait += wl;
-      if (k->in_pool[i]) s->wait_pool += wl;
-      if (k->in_dom[i]) s->wait_dom += wl / k->domains;
+      if (c->shrink) {
+        double wl = lam * p * s->w[i];
+        s->down_nw += lam * swap;
+        s->wait += wl;
+        if (k->in_pool[i]) s->wait_pool += wl;
+        if (k->in_dom[i]) s->wait_dom += wl / k->domains;
+      }
       if (k->in_pool[i] && L_pool > 0.0)
         s->wbar_pool += lam * (k->in_dom[i] ? B_dom : 1.0) * s->w[i] / L_pool;
       if (k->in_dom[i])
@@ -413,6 +425,7 @@ static void spare_finish(const pod_rel_cfg *c, const rel_causes *k,
             lam * (k->in_pool[i] ? B_pool : 1.0) * s->w[i] / k->L_abs;
     }
   }
+  if (!c->shrink) spare_waits(k, B_dom, B_pool, s);
 }
 
 /* The spare model at given loads (r_eff and the domain load's numerator
@@ -424,27 +437,14 @@ static void spare_state(const pod_rel_cfg *c, const rel_causes *k,
 }
 
 /* What one step of the fixed point reads of spare_state when the job
-** does not shrink: the same sums in the same order (so the same bits),
-** without the per-cause outputs only the final state needs.  down_nw
+** does not shrink: the same sums (spare_waits, so the same bits),
+** without the per-class outputs only the final state needs.  down_nw
 ** does not depend on the loads then (k->down_nw). */
-static void spare_step(const pod_rel_cfg *c, const rel_causes *k, double T_pool,
-                       double T_dom, rel_spare_state *s) {
+static inline void spare_step(const pod_rel_cfg *c, const rel_causes *k,
+                              double T_pool, double T_dom, rel_spare_state *s) {
   spare_loads(c, k, T_pool, T_dom, s);
-  const double B_dom = s->B_dom, B_pool = s->B_pool;
-  double wait = 0.0, wait_pool = 0.0, wait_dom = 0.0;
-  for (int j = 0; j < k->nact; j++) {
-    int i = k->act[j];
-    double lam = k->lam[i];
-    double p = (k->in_dom[i] ? B_dom : 1.0) * (k->in_pool[i] ? B_pool : 1.0);
-    double wl = lam * p * k->w[i];
-    wait += wl;
-    if (k->in_pool[i]) wait_pool += wl;
-    if (k->in_dom[i]) wait_dom += wl / k->domains;
-  }
+  spare_waits(k, s->B_dom, s->B_pool, s);
   s->down_nw = k->down_nw;
-  s->wait = wait;
-  s->wait_pool = wait_pool;
-  s->wait_dom = wait_dom;
   s->grow = 0.0;
 }
 
@@ -468,10 +468,12 @@ static void spare_step(const pod_rel_cfg *c, const rel_causes *k, double T_pool,
 static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
                         rel_spare_state *s) {
   const double CR = (c->ckpt_s + c->restart_s) / 3600.0;
-  void (*step)(const pod_rel_cfg *, const rel_causes *, double, double,
-               rel_spare_state *) = c->shrink ? spare_state : spare_step;
+  const int shrink = c->shrink;
   double T = 1.0, Tp = 1.0, Td = 1.0, d_prev = INFINITY, h = 1.0;
-  step(c, k, Tp, Td, s);
+  if (shrink)
+    spare_state(c, k, Tp, Td, s);
+  else
+    spare_step(c, k, Tp, Td, s);
   for (int it = 0; it < 500; it++) {
     double T1 = 1.0 + s->down_nw + s->wait + s->grow * CR;
     double Tp1 = T1 - s->wait_pool, Td1 = T1 - s->wait_dom;
@@ -485,9 +487,12 @@ static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
     T += h * (T1 - T);
     Tp += h * (Tp1 - Tp);
     Td += h * (Td1 - Td);
-    step(c, k, Tp, Td, s);
+    if (shrink)
+      spare_state(c, k, Tp, Td, s);
+    else
+      spare_step(c, k, Tp, Td, s);
   }
-  if (!c->shrink) spare_finish(c, k, s);
+  if (!shrink) spare_finish(c, k, s);
 }
 
 void pod_rel_prepare(const pod_rel_failures *f, pod_rel_prep *p) {
@@ -542,7 +547,9 @@ static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
     int slots =
         (k->in_dom[bl] ? k->c_dom : 0) + (k->in_pool[bl] ? c->pool_units : 0);
     k->w[bl] = c->repair_h / (1.0 + slots);
-    if (k->hw[bl] && k->lam[bl] > 0.0) k->act[k->nact++] = bl;
+    if (!k->hw[bl] || !(k->lam[bl] > 0.0)) continue;
+    k->wl[k->in_dom[bl] + 2 * k->in_pool[bl]] += k->lam[bl] * k->w[bl];
+    if (k->in_pool[bl]) k->lp[k->in_dom[bl]] += k->lam[bl];
   }
 }
 
