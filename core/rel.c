@@ -100,8 +100,11 @@ static int check_cause(const pod_rel_cause *k, int idx, pod_err *err) {
     return pod_err_set(err, POD_EINVAL, f, "must be a name of 1-%d characters",
                        POD_REL_NAME_MAX - 1);
   }
-  snprintf(f, sizeof f, "failures[%d].", idx);
-  if (pod_field_check_all(pod_rel_cause_fields, k, f, err) != POD_OK) {
+  /* the field path is formatted only for the error (every evaluation
+  ** checks the list) */
+  if (pod_field_check_all(pod_rel_cause_fields, k, "", NULL) != POD_OK) {
+    snprintf(f, sizeof f, "failures[%d].", idx);
+    pod_field_check_all(pod_rel_cause_fields, k, f, err);
     if (err) {
       size_t n = strlen(err->msg);
       snprintf(err->msg + n, sizeof err->msg - n, " (cause %s)", k->name);
