@@ -472,7 +472,18 @@ static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
                         rel_spare_state *s) {
   const double CR = (c->ckpt_s + c->restart_s) / 3600.0;
   const int shrink = c->shrink;
-  double T = 1.0, Tp = 1.0, Td = 1.0, d_prev = INFINITY, h = 1.0;
+  /* Without shrinking T >= T0 = 1 + down_nw + the waits no spare can
+  ** shorten (wl[0]), and T_pool = T - wait_pool = T0 + the waits for hot
+  ** spares alone.  With no hot spares (L_abs = 0) that is T0 itself:
+  ** the pool's load is explicit and one step is the fixed point (HGX
+  ** pools).  Otherwise the iteration starts from T0. */
+  const double T0 = shrink ? 1.0 : 1.0 + k->down_nw + k->wl[0];
+  if (!shrink && !(k->L_abs > 0.0)) {
+    spare_step(c, k, T0, T0, s);
+    spare_finish(c, k, s);
+    return;
+  }
+  double T = T0, Tp = T0, Td = T0, d_prev = INFINITY, h = 1.0;
   if (shrink)
     spare_state(c, k, Tp, Td, s);
   else

@@ -15,6 +15,7 @@
 
 #include "pod_rel.h"
 #include "rel_erlang.h"
+#include "rel_geom.h"
 
 /* Textbook Erlang B: B(i) = a B(i-1) / (i + a B(i-1)), B(0) = 1. */
 static double ref_erlang_b(int k, double a) {
@@ -237,12 +238,45 @@ static void test_prepared(void **state) {
   assert_true(pr.rate[POD_REL_GPU][POD_REL_GPU] == 0.0);
 }
 
+/* Without hot spares every wait freezes the pool, so the pool's load is
+** explicit (T_pool = 1 + restart and swap hours per running hour, rel.c)
+** and the analytic model takes no iteration: its P(no spare) and down
+** time against the same closed form in long double. */
+static void test_pool_closed_form(void **state) {
+  (void)state;
+  if (LDBL_MANT_DIG < 64) skip();
+  for (int v = 0; v < 6; v++) {
+    pod_rel_cfg c = flagship_like(0); /* HGX H100, a pool of 32 nodes */
+    c.pool_units = (int[]){32, 8, 2, 1, 64, 16}[v];
+    c.repair_h = (double[]){24.0, 72.0, 6.0, 48.0, 200.0, 1.0}[v];
+    c.gpu_rate_log10 = 0.3 * (v % 3) - 0.2;
+    pod_rel_result r;
+    assert_int_equal(pod_rel_eval(&c, &r, NULL), POD_OK);
+    const long double R = c.restart_s / 3600.0L, sw = c.swap_s / 3600.0L;
+    long double L = 0.0L, Lhw = 0.0L;
+    for (int i = 0; i < c.failures.ncauses; i++) {
+      long double lam = rel_cause_rate(&c, i);
+      L += lam;
+      if (c.failures.cause[i].blast != POD_REL_JOB) Lhw += lam;
+    }
+    const long double down = L * R + Lhw * sw;
+    const long double r_eff = c.repair_h * expl(-(R + sw) / c.repair_h);
+    const long double a = Lhw * r_eff / (1.0L + down);
+    long double B = 1.0L;
+    for (int i = 1; i <= c.pool_units; i++) B = a * B / (i + a * B);
+    const long double w = c.repair_h / (1.0L + c.pool_units);
+    const long double p_no = Lhw * B / L,
+                      down_s = 3600.0L * (down + Lhw * B * w) / L;
+    assert_true(fabsl(r.p_no_spare - p_no) <= 1e-13L * p_no);
+    assert_true(fabsl(r.down_s - down_s) <= 1e-13L * down_s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_erlang_b),
-      cmocka_unit_test(test_deficit),
-      cmocka_unit_test(test_failures_checked),
-      cmocka_unit_test(test_prepared),
+      cmocka_unit_test(test_erlang_b),         cmocka_unit_test(test_deficit),
+      cmocka_unit_test(test_failures_checked), cmocka_unit_test(test_prepared),
+      cmocka_unit_test(test_pool_closed_form),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
