@@ -64,7 +64,7 @@ int pod_cost_tco_eval(const pod_tco *t, pod_tco_parts *out, pod_err *err) {
       t->power_kw_per_gpu * t->hosting_usd_per_kw_month / (H / 12.0);
   p.ops_usd = t->ops_usd_per_gpu_year / H;
   p.usd_per_gpu_hour = p.capital_usd + p.energy_usd + p.hosting_usd + p.ops_usd;
-  if (!(p.usd_per_gpu_hour > 0.0) || !pod_finite(p.usd_per_gpu_hour))
+  if (!(p.usd_per_gpu_hour > 0.0) || !isfinite(p.usd_per_gpu_hour))
     return pod_err_set(err, POD_EINVAL, "tco",
                        "gives no positive finite price per GPU-hour");
   *out = p;
@@ -81,7 +81,7 @@ int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
     /* the TCO parts go unused with a rental price, but a non-finite one is
     ** still a bad input (every kernel refuses non-finite inputs) */
     for (const pod_field *f = pod_cost_tco_fields; f->name; f++)
-      if (!pod_finite(pod_field_get(f, &c->tco)))
+      if (!isfinite(pod_field_get(f, &c->tco)))
         return pod_err_set(err, POD_EINVAL, "tco",
                            "every TCO part must be finite");
     r.price.usd_per_gpu_hour = c->usd_per_gpu_hour;
@@ -108,12 +108,12 @@ int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
   r.usd_total = price * r.gpu_hours;
   r.usd_total_charged = price * r.gpu_hours_charged;
   r.spare_fraction = (double)c->spare_gpus / all;
-  if (!pod_finite(r.usd_total_charged) || !pod_finite(r.usd_per_m_tokens))
+  if (!isfinite(r.usd_total_charged) || !isfinite(r.usd_per_m_tokens))
     return pod_err_set(err, POD_ERANGE, "tokens", "cost overflows");
-  if (!pod_finite(r.usd_per_m_tokens_charged))
+  if (!isfinite(r.usd_per_m_tokens_charged))
     return pod_err_set(err, POD_ERANGE, "spare_gpus",
                        "cost per million tokens overflows");
-  if (!pod_finite(r.usd_per_step_charged))
+  if (!isfinite(r.usd_per_step_charged))
     return pod_err_set(err, POD_ERANGE, "step_s", "cost per step overflows");
   *out = r;
   return POD_OK;

@@ -227,7 +227,7 @@ static int check_rest(const pod_rel_cfg *c, pod_err *err) {
     if (!(c->tokens_per_s > 0.0))
       return pod_err_set(err, POD_EINVAL, "tokens_per_s",
                          "must be > 0 when tokens are given");
-    if (!pod_finite(c->tokens / c->tokens_per_s))
+    if (!isfinite(c->tokens / c->tokens_per_s))
       return pod_err_set(err, POD_EINVAL, "tokens", "job length overflows");
   }
   return POD_OK;
@@ -661,7 +661,7 @@ static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
   double tau = L > 0.0 || c->interval_rule == POD_REL_TAU_FIXED
                    ? pod_rel_interval_h(c, r.job_mtbf_h)
                    : W;
-  if (!(tau > 0.0) || !pod_finite(tau))
+  if (!(tau > 0.0) || !isfinite(tau))
     return pod_err_set(err, POD_ERANGE, "interval_s",
                        "checkpoint interval is not a positive number");
   r.checkpoint_interval_s = tau * 3600.0;
@@ -686,7 +686,7 @@ static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
   }
   /* Start-up transient (waiting only; a shrinking job does not wait). */
   double saved = 0.0;
-  if (L > 0.0 && pod_finite(wall)) {
+  if (L > 0.0 && isfinite(wall)) {
     double run_h = wall / den;
     saved = rel_erlang_deficit(c->pool_units, s.a_pool, s.B_pool,
                                s.L_pool * run_h) *
@@ -698,7 +698,7 @@ static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
     if (saved > s.wait * run_h) saved = s.wait * run_h;
     wall -= saved;
   }
-  if (!pod_finite(wall))
+  if (!isfinite(wall))
     return pod_err_set(err, POD_ERANGE, "work_h", "wall time overflows");
   r.work_h = W;
   r.wall_h = wall;
