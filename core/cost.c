@@ -37,19 +37,27 @@ const pod_field pod_cost_tco_fields[] = {
     POD_FIELD_END};
 #undef TD
 
-#define CD(m, lo, hi, open, unit) \
-  POD_FIELD_D(pod_cost_cfg, m, lo, hi, open, unit)
-const pod_field pod_cost_cfg_fields[] = {
-    CD(usd_per_gpu_hour, 0, 1e6, 0, "USD per GPU-hour (0: from tco)"),
-    CD(tokens_per_s_per_gpu, 0, 1e12, POD_F_MIN_OPEN,
-       "tokens/s per active GPU"),
-    POD_FIELD_I(pod_cost_cfg, active_gpus, 1, 1e8, "GPUs"),
-    POD_FIELD_I(pod_cost_cfg, spare_gpus, 0, 1e8, "GPUs"),
-    CD(goodput, 0, 1, POD_F_MIN_OPEN, "useful / wall time"),
-    CD(step_s, 0, 1e9, 0, "s"),
-    CD(tokens, 0, 1e18, 0, "tokens"),
-    POD_FIELD_END};
-#undef CD
+#define COST_CFG_FIELDS(X)                                                 \
+  X(DOUBLE, usd_per_gpu_hour, 0, 1e6, 0, "USD per GPU-hour (0: from tco)") \
+  X(DOUBLE, tokens_per_s_per_gpu, 0, 1e12, POD_F_MIN_OPEN,                 \
+    "tokens/s per active GPU")                                             \
+  X(INT, active_gpus, 1, 1e8, 0, "GPUs")                                   \
+  X(INT, spare_gpus, 0, 1e8, 0, "GPUs")                                    \
+  X(DOUBLE, goodput, 0, 1, POD_F_MIN_OPEN, "useful / wall time")           \
+  X(DOUBLE, step_s, 0, 1e9, 0, "s")                                        \
+  X(DOUBLE, tokens, 0, 1e18, 0, "tokens")
+#define COST_CFG_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_cost_cfg, k, m, lo, hi, open, unit)
+const pod_field pod_cost_cfg_fields[] = {COST_CFG_FIELDS(COST_CFG_E)
+                                             POD_FIELD_END};
+#define COST_CFG_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants (every evaluation) */
+static int cfg_fields_ok(const pod_cost_cfg *x) {
+  return 1 COST_CFG_FIELDS(COST_CFG_S);
+}
+#undef COST_CFG_E
+#undef COST_CFG_S
 
 int pod_cost_tco_eval(const pod_tco *t, pod_tco_parts *out, pod_err *err) {
   int rc = pod_field_check_all(pod_cost_tco_fields, t, "tco.", err);
@@ -76,7 +84,9 @@ int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
   pod_cost_result r;
   memset(&r, 0, sizeof r);
 
-  if ((rc = pod_field_check_all(pod_cost_cfg_fields, c, "", err))) return rc;
+  if (!cfg_fields_ok(c) &&
+      (rc = pod_field_check_all(pod_cost_cfg_fields, c, "", err)))
+    return rc;
   if (c->usd_per_gpu_hour > 0.0) {
     /* the TCO parts go unused with a rental price, but a non-finite one is
     ** still a bad input (every kernel refuses non-finite inputs) */

@@ -64,33 +64,41 @@ const pod_field pod_rel_cause_fields[] = {
                 "failures per unit per hour"),
     POD_FIELD_END};
 
-#define RD(m, lo, hi, open, unit) \
-  POD_FIELD_D(pod_rel_cfg, m, lo, hi, open, unit)
-#define RI(m, lo, unit) POD_FIELD_I(pod_rel_cfg, m, lo, POD_REL_MAX_GPUS, unit)
-const pod_field pod_rel_cfg_fields[] = {
-    RI(node_gpus, 1, "GPUs per node or compute tray"),
-    RI(domain_gpus, 1, "GPUs per scale-up domain"),
-    RI(active_gpus, 1, "GPUs"),
-    RI(spare_per_domain, 0, "hot spare GPUs per domain"),
-    RI(pool_units, 0, "spare nodes or domains"),
-    RD(swap_s, 0, 1e9, 0, "s"),
-    RD(repair_h, 0, 1e9, POD_F_MIN_OPEN, "h (mean)"),
-    RD(repair_sigma, 0, 5, 0, "log-sd"),
-    POD_FIELD_B(pod_rel_cfg, shrink, "shrink instead of waiting"),
-    RD(ckpt_s, 0, 1e9, 0, "s per checkpoint"),
-    RD(interval_s, 0, 1e12, 0, "s (fixed rule: > 0)"),
-    RD(restart_s, 0, 1e9, 0, "s"),
-    RD(work_h, 0, 1e9, 0, "h of failure-free compute"),
-    RD(tokens, 0, 1e18, 0, "tokens"),
-    RD(tokens_per_s, 0, 1e15, 0, "tokens/s"),
-    RD(u_seed, 0, 1, POD_F_MAX_OPEN, "uniform [0,1) hashed to the run's seed"),
-    RD(gpu_rate_log10, -6, 6, 0, "log10 rate multiplier"),
-    RD(node_rate_log10, -6, 6, 0, "log10 rate multiplier"),
-    RD(domain_rate_log10, -6, 6, 0, "log10 rate multiplier"),
-    RD(job_rate_log10, -6, 6, 0, "log10 rate multiplier"),
-    POD_FIELD_END};
-#undef RD
-#undef RI
+#define REL_CFG_FIELDS(X)                                                    \
+  X(INT, node_gpus, 1, POD_REL_MAX_GPUS, 0, "GPUs per node or compute tray") \
+  X(INT, domain_gpus, 1, POD_REL_MAX_GPUS, 0, "GPUs per scale-up domain")    \
+  X(INT, active_gpus, 1, POD_REL_MAX_GPUS, 0, "GPUs")                        \
+  X(INT, spare_per_domain, 0, POD_REL_MAX_GPUS, 0,                           \
+    "hot spare GPUs per domain")                                             \
+  X(INT, pool_units, 0, POD_REL_MAX_GPUS, 0, "spare nodes or domains")       \
+  X(DOUBLE, swap_s, 0, 1e9, 0, "s")                                          \
+  X(DOUBLE, repair_h, 0, 1e9, POD_F_MIN_OPEN, "h (mean)")                    \
+  X(DOUBLE, repair_sigma, 0, 5, 0, "log-sd")                                 \
+  X(BOOL, shrink, 0, 1, 0, "shrink instead of waiting")                      \
+  X(DOUBLE, ckpt_s, 0, 1e9, 0, "s per checkpoint")                           \
+  X(DOUBLE, interval_s, 0, 1e12, 0, "s (fixed rule: > 0)")                   \
+  X(DOUBLE, restart_s, 0, 1e9, 0, "s")                                       \
+  X(DOUBLE, work_h, 0, 1e9, 0, "h of failure-free compute")                  \
+  X(DOUBLE, tokens, 0, 1e18, 0, "tokens")                                    \
+  X(DOUBLE, tokens_per_s, 0, 1e15, 0, "tokens/s")                            \
+  X(DOUBLE, u_seed, 0, 1, POD_F_MAX_OPEN,                                    \
+    "uniform [0,1) hashed to the run's seed")                                \
+  X(DOUBLE, gpu_rate_log10, -6, 6, 0, "log10 rate multiplier")               \
+  X(DOUBLE, node_rate_log10, -6, 6, 0, "log10 rate multiplier")              \
+  X(DOUBLE, domain_rate_log10, -6, 6, 0, "log10 rate multiplier")            \
+  X(DOUBLE, job_rate_log10, -6, 6, 0, "log10 rate multiplier")
+#define REL_CFG_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_rel_cfg, k, m, lo, hi, open, unit)
+const pod_field pod_rel_cfg_fields[] = {REL_CFG_FIELDS(REL_CFG_E)
+                                            POD_FIELD_END};
+#define REL_CFG_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants (every evaluation) */
+static int cfg_fields_ok(const pod_rel_cfg *x) {
+  return 1 REL_CFG_FIELDS(REL_CFG_S);
+}
+#undef REL_CFG_E
+#undef REL_CFG_S
 
 /* Check one cause; `idx` 1-based for the field path. */
 static int check_cause(const pod_rel_cause *k, int idx, pod_err *err) {
@@ -182,7 +190,9 @@ static int check_failures(const pod_rel_failures *f, pod_err *err) {
 /* Every check but the failure list's. */
 static int check_rest(const pod_rel_cfg *c, pod_err *err) {
   int rc;
-  if ((rc = pod_field_check_all(pod_rel_cfg_fields, c, "", err))) return rc;
+  if (!cfg_fields_ok(c) &&
+      (rc = pod_field_check_all(pod_rel_cfg_fields, c, "", err)))
+    return rc;
   /* rules across fields and the enums */
   if (c->domain_gpus < c->node_gpus || c->domain_gpus % c->node_gpus != 0)
     return pod_err_set(err, POD_EINVAL, "domain_gpus",
