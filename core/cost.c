@@ -37,19 +37,27 @@ const pod_field pod_cost_tco_fields[] = {
     POD_FIELD_END};
 #undef TD
 
-#define CD(m, lo, hi, open, unit) \
-  POD_FIELD_D(pod_cost_cfg, m, lo, hi, open, unit)
-const pod_field pod_cost_cfg_fields[] = {
-    CD(usd_per_gpu_hour, 0, 1e6, 0, "USD per GPU-hour (0: from tco)"),
-    CD(tokens_per_s_per_gpu, 0, 1e12, POD_F_MIN_OPEN,
-       "tokens/s per active GPU"),
-    POD_FIELD_I(pod_cost_cfg, active_gpus, 1, 1e8, "GPUs"),
-    POD_FIELD_I(pod_cost_cfg, spare_gpus, 0, 1e8, "GPUs"),
-    CD(goodput, 0, 1, POD_F_MIN_OPEN, "useful / wall time"),
-    CD(step_s, 0, 1e9, 0, "s"),
-    CD(tokens, 0, 1e18, 0, "tokens"),
-    POD_FIELD_END};
-#undef CD
+#define COST_CFG_FIELDS(X)                                                 \
+  X(DOUBLE, usd_per_gpu_hour, 0, 1e6, 0, "USD per GPU-hour (0: from tco)") \
+  X(DOUBLE, tokens_per_s_per_gpu, 0, 1e12, POD_F_MIN_OPEN,                 \
+    "tokens/s per active GPU")                                             \
+  X(INT, active_gpus, 1, 1e8, 0, "GPUs")                                   \
+  X(INT, spare_gpus, 0, 1e8, 0, "GPUs")                                    \
+  X(DOUBLE, goodput, 0, 1, POD_F_MIN_OPEN, "useful / wall time")           \
+  X(DOUBLE, step_s, 0, 1e9, 0, "s")                                        \
+  X(DOUBLE, tokens, 0, 1e18, 0, "tokens")
+#define COST_CFG_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_cost_cfg, k, m, lo, hi, open, unit)
+const pod_field pod_cost_cfg_fields[] = {COST_CFG_FIELDS(COST_CFG_E)
+                                             POD_FIELD_END};
+#define COST_CFG_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants (every evaluation) */
+static int cfg_fields_ok(const pod_cost_cfg *x) {
+  return 1 COST_CFG_FIELDS(COST_CFG_S);
+}
+#undef COST_CFG_E
+#undef COST_CFG_S
 
 int pod_cost_tco_eval(const pod_tco *t, pod_tco_parts *out, pod_err *err) {
   int rc = pod_field_check_all(pod_cost_tco_fields, t, "tco.", err);
@@ -64,7 +72,7 @@ int pod_cost_tco_eval(const pod_tco *t, pod_tco_parts *out, pod_err *err) {
       t->power_kw_per_gpu * t->hosting_usd_per_kw_month / (H / 12.0);
   p.ops_usd = t->ops_usd_per_gpu_year / H;
   p.usd_per_gpu_hour = p.capital_usd + p.energy_usd + p.hosting_usd + p.ops_usd;
-  if (!(p.usd_per_gpu_hour > 0.0) || !pod_finite(p.usd_per_gpu_hour))
+  if (!(p.usd_per_gpu_hour > 0.0) || !isfinite(p.usd_per_gpu_hour))
     return pod_err_set(err, POD_EINVAL, "tco",
                        "gives no positive finite price per GPU-hour");
   *out = p;
@@ -76,12 +84,14 @@ int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
   pod_cost_result r;
   memset(&r, 0, sizeof r);
 
-  if ((rc = pod_field_check_all(pod_cost_cfg_fields, c, "", err))) return rc;
+  if (!cfg_fields_ok(c) &&
+      (rc = pod_field_check_all(pod_cost_cfg_fields, c, "", err)))
+    return rc;
   if (c->usd_per_gpu_hour > 0.0) {
     /* the TCO parts go unused with a rental price, but a non-finite one is
     ** still a bad input (every kernel refuses non-finite inputs) */
     for (const pod_field *f = pod_cost_tco_fields; f->name; f++)
-      if (!pod_finite(pod_field_get(f, &c->tco)))
+      if (!isfinite(pod_field_get(f, &c->tco)))
         return pod_err_set(err, POD_EINVAL, "tco",
                            "every TCO part must be finite");
     r.price.usd_per_gpu_hour = c->usd_per_gpu_hour;
@@ -108,12 +118,12 @@ int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
   r.usd_total = price * r.gpu_hours;
   r.usd_total_charged = price * r.gpu_hours_charged;
   r.spare_fraction = (double)c->spare_gpus / all;
-  if (!pod_finite(r.usd_total_charged) || !pod_finite(r.usd_per_m_tokens))
+  if (!isfinite(r.usd_total_charged) || !isfinite(r.usd_per_m_tokens))
     return pod_err_set(err, POD_ERANGE, "tokens", "cost overflows");
-  if (!pod_finite(r.usd_per_m_tokens_charged))
+  if (!isfinite(r.usd_per_m_tokens_charged))
     return pod_err_set(err, POD_ERANGE, "spare_gpus",
                        "cost per million tokens overflows");
-  if (!pod_finite(r.usd_per_step_charged))
+  if (!isfinite(r.usd_per_step_charged))
     return pod_err_set(err, POD_ERANGE, "step_s", "cost per step overflows");
   *out = r;
   return POD_OK;

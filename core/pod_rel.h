@@ -294,6 +294,21 @@ int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err);
 int pod_rel_eval_failures_checked(const pod_rel_cfg *c, pod_rel_result *out,
                                   pod_err *err);
 
+/* What the analytic model reads of a failure list: the rates summed by
+** (unit, blast) scope, in list order (the model depends on a cause only
+** through those two and its rate).  pod_rel_prepare fills it from a list
+** that passed pod_rel_check. */
+typedef struct pod_rel_prep {
+  double rate[POD_REL_NSCOPES][POD_REL_NSCOPES]; /* [unit][blast], per h */
+} pod_rel_prep;
+void pod_rel_prepare(const pod_rel_failures *f, pod_rel_prep *p);
+
+/* pod_rel_eval_failures_checked with the list's sums computed before
+** (pod_rel_prepare(&c->failures, p), the list unchanged since): a study's
+** graph prepares a constant list once.  Same results, bit for bit. */
+int pod_rel_eval_prepared(const pod_rel_cfg *c, const pod_rel_prep *p,
+                          pod_rel_result *out, pod_err *err);
+
 /* Simulator workspace: grows to the largest run it served and is reused,
 ** so runs after the first allocate nothing.  Not thread-safe: one per
 ** thread.  new returns NULL when out of memory. */

@@ -64,33 +64,41 @@ const pod_field pod_rel_cause_fields[] = {
                 "failures per unit per hour"),
     POD_FIELD_END};
 
-#define RD(m, lo, hi, open, unit) \
-  POD_FIELD_D(pod_rel_cfg, m, lo, hi, open, unit)
-#define RI(m, lo, unit) POD_FIELD_I(pod_rel_cfg, m, lo, POD_REL_MAX_GPUS, unit)
-const pod_field pod_rel_cfg_fields[] = {
-    RI(node_gpus, 1, "GPUs per node or compute tray"),
-    RI(domain_gpus, 1, "GPUs per scale-up domain"),
-    RI(active_gpus, 1, "GPUs"),
-    RI(spare_per_domain, 0, "hot spare GPUs per domain"),
-    RI(pool_units, 0, "spare nodes or domains"),
-    RD(swap_s, 0, 1e9, 0, "s"),
-    RD(repair_h, 0, 1e9, POD_F_MIN_OPEN, "h (mean)"),
-    RD(repair_sigma, 0, 5, 0, "log-sd"),
-    POD_FIELD_B(pod_rel_cfg, shrink, "shrink instead of waiting"),
-    RD(ckpt_s, 0, 1e9, 0, "s per checkpoint"),
-    RD(interval_s, 0, 1e12, 0, "s (fixed rule: > 0)"),
-    RD(restart_s, 0, 1e9, 0, "s"),
-    RD(work_h, 0, 1e9, 0, "h of failure-free compute"),
-    RD(tokens, 0, 1e18, 0, "tokens"),
-    RD(tokens_per_s, 0, 1e15, 0, "tokens/s"),
-    RD(u_seed, 0, 1, POD_F_MAX_OPEN, "uniform [0,1) hashed to the run's seed"),
-    RD(gpu_rate_log10, -6, 6, 0, "log10 rate multiplier"),
-    RD(node_rate_log10, -6, 6, 0, "log10 rate multiplier"),
-    RD(domain_rate_log10, -6, 6, 0, "log10 rate multiplier"),
-    RD(job_rate_log10, -6, 6, 0, "log10 rate multiplier"),
-    POD_FIELD_END};
-#undef RD
-#undef RI
+#define REL_CFG_FIELDS(X)                                                    \
+  X(INT, node_gpus, 1, POD_REL_MAX_GPUS, 0, "GPUs per node or compute tray") \
+  X(INT, domain_gpus, 1, POD_REL_MAX_GPUS, 0, "GPUs per scale-up domain")    \
+  X(INT, active_gpus, 1, POD_REL_MAX_GPUS, 0, "GPUs")                        \
+  X(INT, spare_per_domain, 0, POD_REL_MAX_GPUS, 0,                           \
+    "hot spare GPUs per domain")                                             \
+  X(INT, pool_units, 0, POD_REL_MAX_GPUS, 0, "spare nodes or domains")       \
+  X(DOUBLE, swap_s, 0, 1e9, 0, "s")                                          \
+  X(DOUBLE, repair_h, 0, 1e9, POD_F_MIN_OPEN, "h (mean)")                    \
+  X(DOUBLE, repair_sigma, 0, 5, 0, "log-sd")                                 \
+  X(BOOL, shrink, 0, 1, 0, "shrink instead of waiting")                      \
+  X(DOUBLE, ckpt_s, 0, 1e9, 0, "s per checkpoint")                           \
+  X(DOUBLE, interval_s, 0, 1e12, 0, "s (fixed rule: > 0)")                   \
+  X(DOUBLE, restart_s, 0, 1e9, 0, "s")                                       \
+  X(DOUBLE, work_h, 0, 1e9, 0, "h of failure-free compute")                  \
+  X(DOUBLE, tokens, 0, 1e18, 0, "tokens")                                    \
+  X(DOUBLE, tokens_per_s, 0, 1e15, 0, "tokens/s")                            \
+  X(DOUBLE, u_seed, 0, 1, POD_F_MAX_OPEN,                                    \
+    "uniform [0,1) hashed to the run's seed")                                \
+  X(DOUBLE, gpu_rate_log10, -6, 6, 0, "log10 rate multiplier")               \
+  X(DOUBLE, node_rate_log10, -6, 6, 0, "log10 rate multiplier")              \
+  X(DOUBLE, domain_rate_log10, -6, 6, 0, "log10 rate multiplier")            \
+  X(DOUBLE, job_rate_log10, -6, 6, 0, "log10 rate multiplier")
+#define REL_CFG_E(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_ENTRY(pod_rel_cfg, k, m, lo, hi, open, unit)
+const pod_field pod_rel_cfg_fields[] = {REL_CFG_FIELDS(REL_CFG_E)
+                                            POD_FIELD_END};
+#define REL_CFG_S(k, m, lo, hi, open, unit) \
+  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
+/* the inline screen of the list, bounds as constants (every evaluation) */
+static int cfg_fields_ok(const pod_rel_cfg *x) {
+  return 1 REL_CFG_FIELDS(REL_CFG_S);
+}
+#undef REL_CFG_E
+#undef REL_CFG_S
 
 /* Check one cause; `idx` 1-based for the field path. */
 static int check_cause(const pod_rel_cause *k, int idx, pod_err *err) {
@@ -100,8 +108,11 @@ static int check_cause(const pod_rel_cause *k, int idx, pod_err *err) {
     return pod_err_set(err, POD_EINVAL, f, "must be a name of 1-%d characters",
                        POD_REL_NAME_MAX - 1);
   }
-  snprintf(f, sizeof f, "failures[%d].", idx);
-  if (pod_field_check_all(pod_rel_cause_fields, k, f, err) != POD_OK) {
+  /* the field path is formatted only for the error (every evaluation
+  ** checks the list) */
+  if (pod_field_check_all(pod_rel_cause_fields, k, "", NULL) != POD_OK) {
+    snprintf(f, sizeof f, "failures[%d].", idx);
+    pod_field_check_all(pod_rel_cause_fields, k, f, err);
     if (err) {
       size_t n = strlen(err->msg);
       snprintf(err->msg + n, sizeof err->msg - n, " (cause %s)", k->name);
@@ -179,7 +190,9 @@ static int check_failures(const pod_rel_failures *f, pod_err *err) {
 /* Every check but the failure list's. */
 static int check_rest(const pod_rel_cfg *c, pod_err *err) {
   int rc;
-  if ((rc = pod_field_check_all(pod_rel_cfg_fields, c, "", err))) return rc;
+  if (!cfg_fields_ok(c) &&
+      (rc = pod_field_check_all(pod_rel_cfg_fields, c, "", err)))
+    return rc;
   /* rules across fields and the enums */
   if (c->domain_gpus < c->node_gpus || c->domain_gpus % c->node_gpus != 0)
     return pod_err_set(err, POD_EINVAL, "domain_gpus",
@@ -224,7 +237,7 @@ static int check_rest(const pod_rel_cfg *c, pod_err *err) {
     if (!(c->tokens_per_s > 0.0))
       return pod_err_set(err, POD_EINVAL, "tokens_per_s",
                          "must be > 0 when tokens are given");
-    if (!pod_finite(c->tokens / c->tokens_per_s))
+    if (!isfinite(c->tokens / c->tokens_per_s))
       return pod_err_set(err, POD_EINVAL, "tokens", "job length overflows");
   }
   return POD_OK;
@@ -299,35 +312,46 @@ double pod_rel_interval_h(const pod_rel_cfg *c, double m_h) {
 ** T depends on the waiting, which depends on the loads: a fixed point,
 ** solved by damped iteration (a few steps; none when nothing waits).
 ** --------------------------------------------------------------------- */
+/* The causes by blast scope (what one failure drains): the spare model
+** depends on a cause only through its blast (GPUs drained, which spares
+** serve it, its wait) and its rate, so it runs on at most four classes
+** whatever the length of the failure list, their rates summed in list
+** order.  The totals L, L_hw, L_abs and down_nw are summed per cause in
+** list order. */
 typedef struct rel_causes {
-  int n;
-  double lam[POD_REL_MAX_CAUSES]; /* job rate per running hour */
-  double b[POD_REL_MAX_CAUSES];   /* GPUs drained */
-  int hw[POD_REL_MAX_CAUSES];     /* drains hardware */
-  int in_dom[POD_REL_MAX_CAUSES]; /* a hot spare can serve it */
-  int in_pool[POD_REL_MAX_CAUSES];
-  double w[POD_REL_MAX_CAUSES]; /* wait when blocked, r / (1 + slots) */
-  int c_dom;                    /* hot-spare slots per domain */
-  double L_abs;                 /* rate of causes hot spares can serve */
+  int n;                       /* classes: POD_REL_NSCOPES, by blast */
+  double lam[POD_REL_NSCOPES]; /* job rate per running hour */
+  double b[POD_REL_NSCOPES];   /* GPUs drained */
+  int hw[POD_REL_NSCOPES];     /* drains hardware */
+  int in_dom[POD_REL_NSCOPES]; /* a hot spare can serve it */
+  int in_pool[POD_REL_NSCOPES];
+  double w[POD_REL_NSCOPES]; /* wait when blocked, r / (1 + slots) */
+  int c_dom;                 /* hot-spare slots per domain */
+  double L, L_hw;            /* all causes; those draining hardware */
+  double L_abs;              /* rate of causes hot spares can serve */
   double down_nw;   /* restart + swap hours per running hour (no shrink) */
   double r_eff;     /* repair_past(c, R + swap) */
   double a_dom_num; /* L_abs / domains x r_eff: the domain load x T_dom */
   int domains;
-  int nact, act[POD_REL_MAX_CAUSES]; /* the causes that drain hardware
-                                        at a rate > 0 (the others add 0) */
+  /* Over the classes that drain hardware at a rate > 0, by which spares
+  ** serve them (in_dom + 2 in_pool): the sums of rate x wait, and the
+  ** pool's arrival rate by in_dom, so a step of the fixed point is a few
+  ** products of the two P(full). */
+  double wl[4], lp[2];
 } rel_causes;
 
 /* Per-cause outcome of the spare model at given wall-time loads. */
 typedef struct rel_spare_state {
-  double p_blk[POD_REL_MAX_CAUSES]; /* P(no spare) */
-  double w[POD_REL_MAX_CAUSES];     /* mean wait when blocked (0: shrinks) */
-  double down_nw;                   /* restart + swap hours per running hour */
-  double wait;                      /* waiting hours per running hour */
-  double wait_pool;                 /* ... of waits that freeze the pool */
-  double wait_dom;                  /* ... that freeze one given domain */
-  double grow;                /* grow-back restart rate per running hour */
+  double p_blk[POD_REL_NSCOPES]; /* P(no spare), by class */
+  double w[POD_REL_NSCOPES];     /* mean wait when blocked (0: shrinks) */
+  double down_nw;                /* restart + swap hours per running hour */
+  double wait;                   /* waiting hours per running hour */
+  double wait_pool;              /* ... of waits that freeze the pool */
+  double wait_dom;               /* ... that freeze one given domain */
+  double grow;                   /* grow-back restart rate per running hour */
   double cap_loss;            /* capacity lost to shrinking, per running hour */
   double a_dom, a_pool;       /* offered loads (Erlang) */
+  double T_pool, T_dom;       /* the wall hours per running hour they are at */
   double B_dom, B_pool;       /* P(full) */
   double L_pool;              /* pool arrivals per running hour */
   double wbar_dom, wbar_pool; /* mean wait of an arrival finding it full */
@@ -346,23 +370,29 @@ static double repair_past(const pod_rel_cfg *c, double d) {
   return r * 0.5 * erfc(-d1 / sqrt(2.0)) - d * 0.5 * erfc(-d2 / sqrt(2.0));
 }
 
-/* The Erlang loads and blocking probabilities at T_pool, T_dom into s
-** (a_dom, B_dom, L_pool, a_pool, B_pool). */
+/* The blocking probabilities at T_pool, T_dom into s (B_dom, L_pool,
+** B_pool, and the T's: spare_finish sets the loads a_dom, a_pool). */
 static void spare_loads(const pod_rel_cfg *c, const rel_causes *k,
                         double T_pool, double T_dom, rel_spare_state *s) {
-  const double a_dom = k->a_dom_num / T_dom;
-  const double B_dom = k->L_abs > 0.0 ? rel_erlang_b(k->c_dom, a_dom) : 0.0;
-  double L_pool = 0.0;
-  for (int j = 0; j < k->nact; j++) {
-    int i = k->act[j];
-    if (k->in_pool[i]) L_pool += k->lam[i] * (k->in_dom[i] ? B_dom : 1.0);
-  }
-  const double a_pool = L_pool * k->r_eff / T_pool;
-  s->a_dom = a_dom;
-  s->a_pool = a_pool;
+  const double B_dom =
+      k->L_abs > 0.0 ? rel_erlang_b_ratio(k->c_dom, k->a_dom_num, T_dom) : 0.0;
+  const double L_pool = k->lp[1] * B_dom + k->lp[0];
+  s->T_pool = T_pool;
+  s->T_dom = T_dom;
   s->B_dom = B_dom;
-  s->B_pool = rel_erlang_b(c->pool_units, a_pool);
+  s->B_pool = rel_erlang_b_ratio(c->pool_units, L_pool * k->r_eff, T_pool);
   s->L_pool = L_pool;
+}
+
+/* The waits without shrinking at P(full) B_dom, B_pool: per running
+** hour, of them those that freeze the pool, and one given domain. */
+static inline void spare_waits(const rel_causes *k, double B_dom, double B_pool,
+                               rel_spare_state *s) {
+  const double pd = k->wl[1] * B_dom, pp = k->wl[2] * B_pool,
+               pb = k->wl[3] * (B_dom * B_pool);
+  s->wait = ((k->wl[0] + pd) + pp) + pb;
+  s->wait_pool = pp + pb;
+  s->wait_dom = (pd + pb) / k->domains;
 }
 
 /* The rest of the spare model at the loads in s (spare_loads): every
@@ -372,13 +402,18 @@ static void spare_finish(const pod_rel_cfg *c, const rel_causes *k,
   const double r_h = c->repair_h, A = c->active_gpus;
   const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
   const double B_dom = s->B_dom, B_pool = s->B_pool, L_pool = s->L_pool;
+  s->a_dom = k->a_dom_num / s->T_dom;
+  s->a_pool = L_pool * k->r_eff / s->T_pool;
   memset(s->p_blk, 0, sizeof s->p_blk);
   memset(s->w, 0, sizeof s->w);
-  s->down_nw = s->wait = s->wait_pool = s->wait_dom = 0.0;
+  /* without shrinking down_nw does not depend on the loads (summed per
+  ** cause once, rel_causes_init) */
+  s->down_nw = c->shrink ? 0.0 : k->down_nw;
+  s->wait = s->wait_pool = s->wait_dom = 0.0;
   s->grow = s->cap_loss = s->wbar_dom = s->wbar_pool = 0.0;
   for (int i = 0; i < k->n; i++) {
     double lam = k->lam[i];
-    s->down_nw += lam * R;
+    if (c->shrink) s->down_nw += lam * R;
     if (!k->hw[i] || lam <= 0.0) continue;
     double p = (k->in_dom[i] ? B_dom : 1.0) * (k->in_pool[i] ? B_pool : 1.0);
     s->p_blk[i] = p;
@@ -389,11 +424,13 @@ static void spare_finish(const pod_rel_cfg *c, const rel_causes *k,
       s->grow += lam * p;
     } else {
       s->w[i] = k->w[i];
-      double wl = lam * p * s->w[i];
-      s->down_nw += lam * swap;
-      s->wait += wl;
-      if (k->in_pool[i]) s->wait_pool += wl;
-      if (k->in_dom[i]) s->wait_dom += wl / k->domains;
+      if (c->shrink) {
+        double wl = lam * p * s->w[i];
+        s->down_nw += lam * swap;
+        s->wait += wl;
+        if (k->in_pool[i]) s->wait_pool += wl;
+        if (k->in_dom[i]) s->wait_dom += wl / k->domains;
+      }
       if (k->in_pool[i] && L_pool > 0.0)
         s->wbar_pool += lam * (k->in_dom[i] ? B_dom : 1.0) * s->w[i] / L_pool;
       if (k->in_dom[i])
@@ -401,6 +438,7 @@ static void spare_finish(const pod_rel_cfg *c, const rel_causes *k,
             lam * (k->in_pool[i] ? B_pool : 1.0) * s->w[i] / k->L_abs;
     }
   }
+  if (!c->shrink) spare_waits(k, B_dom, B_pool, s);
 }
 
 /* The spare model at given loads (r_eff and the domain load's numerator
@@ -412,27 +450,14 @@ static void spare_state(const pod_rel_cfg *c, const rel_causes *k,
 }
 
 /* What one step of the fixed point reads of spare_state when the job
-** does not shrink: the same sums in the same order (so the same bits),
-** without the per-cause outputs only the final state needs.  down_nw
+** does not shrink: the same sums (spare_waits, so the same bits),
+** without the per-class outputs only the final state needs.  down_nw
 ** does not depend on the loads then (k->down_nw). */
-static void spare_step(const pod_rel_cfg *c, const rel_causes *k, double T_pool,
-                       double T_dom, rel_spare_state *s) {
+static inline void spare_step(const pod_rel_cfg *c, const rel_causes *k,
+                              double T_pool, double T_dom, rel_spare_state *s) {
   spare_loads(c, k, T_pool, T_dom, s);
-  const double B_dom = s->B_dom, B_pool = s->B_pool;
-  double wait = 0.0, wait_pool = 0.0, wait_dom = 0.0;
-  for (int j = 0; j < k->nact; j++) {
-    int i = k->act[j];
-    double lam = k->lam[i];
-    double p = (k->in_dom[i] ? B_dom : 1.0) * (k->in_pool[i] ? B_pool : 1.0);
-    double wl = lam * p * k->w[i];
-    wait += wl;
-    if (k->in_pool[i]) wait_pool += wl;
-    if (k->in_dom[i]) wait_dom += wl / k->domains;
-  }
+  spare_waits(k, s->B_dom, s->B_pool, s);
   s->down_nw = k->down_nw;
-  s->wait = wait;
-  s->wait_pool = wait_pool;
-  s->wait_dom = wait_dom;
   s->grow = 0.0;
 }
 
@@ -456,10 +481,23 @@ static void spare_step(const pod_rel_cfg *c, const rel_causes *k, double T_pool,
 static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
                         rel_spare_state *s) {
   const double CR = (c->ckpt_s + c->restart_s) / 3600.0;
-  void (*step)(const pod_rel_cfg *, const rel_causes *, double, double,
-               rel_spare_state *) = c->shrink ? spare_state : spare_step;
-  double T = 1.0, Tp = 1.0, Td = 1.0, d_prev = INFINITY, h = 1.0;
-  step(c, k, Tp, Td, s);
+  const int shrink = c->shrink;
+  /* Without shrinking T >= T0 = 1 + down_nw + the waits no spare can
+  ** shorten (wl[0]), and T_pool = T - wait_pool = T0 + the waits for hot
+  ** spares alone.  With no hot spares (L_abs = 0) that is T0 itself:
+  ** the pool's load is explicit and one step is the fixed point (HGX
+  ** pools).  Otherwise the iteration starts from T0. */
+  const double T0 = shrink ? 1.0 : 1.0 + k->down_nw + k->wl[0];
+  if (!shrink && !(k->L_abs > 0.0)) {
+    spare_step(c, k, T0, T0, s);
+    spare_finish(c, k, s);
+    return;
+  }
+  double T = T0, Tp = T0, Td = T0, d_prev = INFINITY, h = 1.0;
+  if (shrink)
+    spare_state(c, k, Tp, Td, s);
+  else
+    spare_step(c, k, Tp, Td, s);
   for (int it = 0; it < 500; it++) {
     double T1 = 1.0 + s->down_nw + s->wait + s->grow * CR;
     double Tp1 = T1 - s->wait_pool, Td1 = T1 - s->wait_dom;
@@ -473,17 +511,29 @@ static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
     T += h * (T1 - T);
     Tp += h * (Tp1 - Tp);
     Td += h * (Td1 - Td);
-    step(c, k, Tp, Td, s);
+    if (shrink)
+      spare_state(c, k, Tp, Td, s);
+    else
+      spare_step(c, k, Tp, Td, s);
   }
-  if (!c->shrink) spare_finish(c, k, s);
+  if (!shrink) spare_finish(c, k, s);
 }
 
-static void rel_causes_init(const pod_rel_cfg *c, int domains, rel_causes *k) {
-  const pod_rel_failures *f = &c->failures;
+void pod_rel_prepare(const pod_rel_failures *f, pod_rel_prep *p) {
+  memset(p, 0, sizeof *p);
+  for (int i = 0; i < f->ncauses; i++) {
+    const pod_rel_cause *q = &f->cause[i];
+    p->rate[q->unit][q->blast] += q->rate_per_h;
+  }
+}
+
+static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                            int domains, rel_causes *k) {
   const int pool_gpus = rel_pool_gpus(c);
+  const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
   int b_abs_max = 0;
-  /* the four unit scales and counts once (rel_cause_rate per cause) */
-  double scale[POD_REL_NSCOPES], count[POD_REL_NSCOPES];
+  /* per unit scope: the rate scale, and units in the footprint x scale */
+  double scale[POD_REL_NSCOPES], mult[POD_REL_NSCOPES];
   const double lg[POD_REL_NSCOPES] = {c->gpu_rate_log10, c->node_rate_log10,
                                       c->domain_rate_log10, c->job_rate_log10};
   for (int u = 0; u < POD_REL_NSCOPES; u++) {
@@ -491,42 +541,39 @@ static void rel_causes_init(const pod_rel_cfg *c, int domains, rel_causes *k) {
     for (int v = 0; v < u && same < 0; v++)
       if (lg[v] == lg[u]) same = v;
     scale[u] = same >= 0 ? scale[same] : rel_unit_scale(c, u);
-    count[u] = rel_unit_count(c, u);
+    mult[u] = rel_unit_count(c, u) * scale[u];
   }
   memset(k, 0, sizeof *k);
-  k->n = f->ncauses;
+  k->n = POD_REL_NSCOPES;
   k->domains = domains;
-  for (int i = 0; i < f->ncauses; i++) {
-    const pod_rel_cause *q = &f->cause[i];
-    k->lam[i] = q->rate_per_h * scale[q->unit] * count[q->unit];
-    k->b[i] = rel_blast_gpus(c, q->blast);
-    k->hw[i] = q->blast != POD_REL_JOB;
-    k->in_dom[i] = k->hw[i] && q->blast != POD_REL_DOMAIN &&
-                   c->spare_per_domain >= k->b[i];
-    k->in_pool[i] = k->hw[i] && c->pool_units > 0 && k->b[i] <= pool_gpus;
-    if (k->in_dom[i] && k->lam[i] > 0.0) {
-      k->L_abs += k->lam[i];
-      if (k->b[i] > b_abs_max) b_abs_max = (int)k->b[i];
+  for (int bl = 0; bl < POD_REL_NSCOPES; bl++) {
+    double lam = 0.0;
+    for (int u = 0; u < POD_REL_NSCOPES; u++) lam += pr->rate[u][bl] * mult[u];
+    k->lam[bl] = lam;
+    k->b[bl] = rel_blast_gpus(c, bl);
+    k->hw[bl] = bl != POD_REL_JOB;
+    k->in_dom[bl] =
+        k->hw[bl] && bl != POD_REL_DOMAIN && c->spare_per_domain >= k->b[bl];
+    k->in_pool[bl] = k->hw[bl] && c->pool_units > 0 && k->b[bl] <= pool_gpus;
+    k->L += lam;
+    if (k->hw[bl]) k->L_hw += lam;
+    if (k->in_dom[bl] && lam > 0.0) {
+      k->L_abs += lam;
+      if (k->b[bl] > b_abs_max) b_abs_max = (int)k->b[bl];
     }
   }
+  k->down_nw = k->L * R + k->L_hw * swap;
   /* each domain's hot spares: spare_per_domain / largest blast slots */
   k->c_dom = b_abs_max > 0 ? c->spare_per_domain / b_abs_max : 0;
   k->r_eff = repair_past(c, (c->restart_s + c->swap_s) / 3600.0);
   k->a_dom_num = k->L_abs / k->domains * k->r_eff;
-  /* what does not depend on the loads (spare_finish's order) */
-  const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
-  double w[2][2] = {{-1.0, -1.0}, {-1.0, -1.0}}; /* by in_dom, in_pool */
-  for (int i = 0; i < k->n; i++) {
-    double *wc = &w[k->in_dom[i] != 0][k->in_pool[i] != 0];
-    if (*wc < 0.0) {
-      int slots =
-          (k->in_dom[i] ? k->c_dom : 0) + (k->in_pool[i] ? c->pool_units : 0);
-      *wc = c->repair_h / (1.0 + slots);
-    }
-    k->w[i] = *wc;
-    if (k->hw[i] && k->lam[i] > 0.0) k->act[k->nact++] = i;
-    k->down_nw += k->lam[i] * R;
-    if (k->hw[i] && k->lam[i] > 0.0) k->down_nw += k->lam[i] * swap;
+  for (int bl = 0; bl < POD_REL_NSCOPES; bl++) {
+    int slots =
+        (k->in_dom[bl] ? k->c_dom : 0) + (k->in_pool[bl] ? c->pool_units : 0);
+    k->w[bl] = c->repair_h / (1.0 + slots);
+    if (!k->hw[bl] || !(k->lam[bl] > 0.0)) continue;
+    k->wl[k->in_dom[bl] + 2 * k->in_pool[bl]] += k->lam[bl] * k->w[bl];
+    if (k->in_pool[bl]) k->lp[k->in_dom[bl]] += k->lam[bl];
   }
 }
 
@@ -561,21 +608,35 @@ static int wall_time(const pod_rel_cfg *c, double W, double L, double tau,
   }
 }
 
-static int rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err);
+static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                    pod_rel_result *out, pod_err *err);
 
 int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   int rc = pod_rel_check(c, err);
-  return rc ? rc : rel_eval(c, out, err);
+  if (rc) return rc;
+  pod_rel_prep pr;
+  pod_rel_prepare(&c->failures, &pr);
+  return rel_eval(c, &pr, out, err);
 }
 
 int pod_rel_eval_failures_checked(const pod_rel_cfg *c, pod_rel_result *out,
                                   pod_err *err) {
   int rc = check_rest(c, err);
-  return rc ? rc : rel_eval(c, out, err);
+  if (rc) return rc;
+  pod_rel_prep pr;
+  pod_rel_prepare(&c->failures, &pr);
+  return rel_eval(c, &pr, out, err);
 }
 
-/* pod_rel_eval on a checked config. */
-static int rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
+int pod_rel_eval_prepared(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                          pod_rel_result *out, pod_err *err) {
+  int rc = check_rest(c, err);
+  return rc ? rc : rel_eval(c, pr, out, err);
+}
+
+/* pod_rel_eval on a checked config, pr its failure list's sums. */
+static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                    pod_rel_result *out, pod_err *err) {
   int rc;
   pod_rel_result r;
   memset(&r, 0, sizeof r);
@@ -590,12 +651,8 @@ static int rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   r.spare_fraction = r.spare_gpus / (A + r.spare_gpus);
 
   rel_causes k;
-  rel_causes_init(c, r.domains, &k);
-  double L = 0.0, L_hw = 0.0;
-  for (int i = 0; i < k.n; i++) {
-    L += k.lam[i];
-    if (k.hw[i]) L_hw += k.lam[i];
-  }
+  rel_causes_init(c, pr, r.domains, &k);
+  const double L = k.L, L_hw = k.L_hw;
   r.rate_per_h = L;
   r.job_mtbf_h = L > 0.0 ? 1.0 / L : INFINITY;
   r.interruptions_per_day = 24.0 * L;
@@ -614,7 +671,7 @@ static int rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   double tau = L > 0.0 || c->interval_rule == POD_REL_TAU_FIXED
                    ? pod_rel_interval_h(c, r.job_mtbf_h)
                    : W;
-  if (!(tau > 0.0) || !pod_finite(tau))
+  if (!(tau > 0.0) || !isfinite(tau))
     return pod_err_set(err, POD_ERANGE, "interval_s",
                        "checkpoint interval is not a positive number");
   r.checkpoint_interval_s = tau * 3600.0;
@@ -639,7 +696,7 @@ static int rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   }
   /* Start-up transient (waiting only; a shrinking job does not wait). */
   double saved = 0.0;
-  if (L > 0.0 && pod_finite(wall)) {
+  if (L > 0.0 && isfinite(wall)) {
     double run_h = wall / den;
     saved = rel_erlang_deficit(c->pool_units, s.a_pool, s.B_pool,
                                s.L_pool * run_h) *
@@ -651,7 +708,7 @@ static int rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
     if (saved > s.wait * run_h) saved = s.wait * run_h;
     wall -= saved;
   }
-  if (!pod_finite(wall))
+  if (!isfinite(wall))
     return pod_err_set(err, POD_ERANGE, "work_h", "wall time overflows");
   r.work_h = W;
   r.wall_h = wall;

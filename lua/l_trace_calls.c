@@ -27,20 +27,20 @@
 /* ---------------------------------------------------------------------- */
 /* traced lpod_trace__calls: readers, kernels, result fields */
 /* ---------------------------------------------------------------------- */
-
+/* A kernel's result region in blob b of config type T. */
+#define OUT(b, T) ((void *)((char *)(b) + RES_OFF(T)))
 /* collective */
 static void rd_coll(lua_State *L, void *c) {
   lpod_coll_read(L, -1, c);
 }
 static int fn_coll(void *b, pod_err *e) {
-  return lpod_coll_eval(
-      b, (pod_coll_result *)((char *)b + RES_OFF(pod_coll_cfg)), e);
+  return lpod_coll_eval(b, OUT(b, pod_coll_cfg), e);
 }
 /* The same when the config's system is a checked spec's, byte for byte
 ** (see system_is_checked): the system is not validated again. */
 static int fn_coll_checked(void *b, pod_err *e) {
   pod_coll_cfg *c = b;
-  pod_coll_result *r = (pod_coll_result *)((char *)b + RES_OFF(pod_coll_cfg));
+  pod_coll_result *r = OUT(b, pod_coll_cfg);
   int rc = pod_coll_eval_checked(&c->system, c->op, &c->args, r, e);
   if (rc != POD_OK && e->field[0] == '\0')
     pod_err_set(e, rc, "", "%s", pod_strerror(rc));
@@ -59,14 +59,12 @@ static void rd_train(lua_State *L, void *c) {
   lpod_train_read(L, c);
 }
 static int fn_train(void *b, pod_err *e) {
-  return pod_train_eval(
-      b, (pod_train_result *)((char *)b + RES_OFF(pod_train_cfg)), e);
+  return pod_train_eval(b, OUT(b, pod_train_cfg), e);
 }
 /* The same when the config's system and model are checked specs' bytes
 ** (see lpod_trace__spec_is_checked): those two are not validated again. */
 static int fn_train_checked(void *b, pod_err *e) {
-  return pod_train_eval_specs_checked(
-      b, (pod_train_result *)((char *)b + RES_OFF(pod_train_cfg)), e);
+  return pod_train_eval_specs_checked(b, OUT(b, pod_train_cfg), e);
 }
 #define TD(n, f) \
   { n, TR_DOUBLE, 1, offsetof(pod_train_result, f), NULL }
@@ -118,26 +116,29 @@ static void rd_rel(lua_State *L, void *c) {
   lpod_rel_read(L, c);
 }
 static int fn_rel(void *b, pod_err *e) {
-  return pod_rel_eval(b, (pod_rel_result *)((char *)b + RES_OFF(pod_rel_cfg)),
-                      e);
+  return pod_rel_eval(b, OUT(b, pod_rel_cfg), e);
 }
-/* The same when no patch writes the failure list: it was checked at the
-** probe (see rel_failures_constant) and is the template's per sample. */
-static int fn_rel_checked(void *b, pod_err *e) {
-  return pod_rel_eval_failures_checked(
-      b, (pod_rel_result *)((char *)b + RES_OFF(pod_rel_cfg)), e);
+/* The same when no patch writes the failure list (see rel_constant): its
+** sums (pod_rel_prepare) follow the result, prepared once when traced. */
+typedef struct rel_out {
+  pod_rel_result r;
+  pod_rel_prep prep;
+} rel_out;
+#define REL_OUT(b) ((rel_out *)OUT(b, pod_rel_cfg))
+static int fn_rel_prepared(void *b, pod_err *e) {
+  return pod_rel_eval_prepared(b, &REL_OUT(b)->prep, &REL_OUT(b)->r, e);
 }
 /* Is the failure list of the rel config t0 constant (no patch writes a
-** byte of it) and valid at the probe? */
-static int rel_failures_constant(const unsigned char *t0,
-                                 const pod_gpatch *patches, int np) {
+** byte of it) and valid at the probe?  Then its sums go into the blob. */
+static int rel_constant(unsigned char *t0, const pod_gpatch *patches, int np) {
   if (pod_graph_patches_write(patches, np, offsetof(pod_rel_cfg, failures),
                               sizeof(pod_rel_failures)))
     return 0;
   pod_rel_cfg c;
   memcpy(&c, t0, sizeof c);
-  pod_err e;
-  return pod_rel_check(&c, &e) == POD_OK;
+  if (pod_rel_check(&c, NULL) != POD_OK) return 0;
+  pod_rel_prepare(&c.failures, &REL_OUT(t0)->prep);
+  return 1;
 }
 #define RD(f) \
   { #f, TR_DOUBLE, 1, offsetof(pod_rel_result, f), NULL }
@@ -173,8 +174,7 @@ static void rd_cost(lua_State *L, void *c) {
   lpod_cost_read(L, c);
 }
 static int fn_cost(void *b, pod_err *e) {
-  return pod_cost_eval(
-      b, (pod_cost_result *)((char *)b + RES_OFF(pod_cost_cfg)), e);
+  return pod_cost_eval(b, OUT(b, pod_cost_cfg), e);
 }
 #define KD(n, f) \
   { n, TR_DOUBLE, 1, offsetof(pod_cost_result, f), NULL }
@@ -237,8 +237,8 @@ const tcall lpod_trace__calls[] = {
           fn_coll, res_coll),
     KCALL("podsim.train", "train", train_cfg, pod_train_result, rd_train,
           fn_train, res_train),
-    KCALL("podsim.reliability", "reliability", rel_cfg, pod_rel_result, rd_rel,
-          fn_rel, res_rel),
+    KCALL("podsim.reliability", "reliability", rel_cfg, rel_out, rd_rel, fn_rel,
+          res_rel),
     KCALL("podsim.cost", "cost", cost_cfg, pod_cost_result, rd_cost, fn_cost,
           res_cost),
     SCALL("podsim.system", "system", pod_system, lpod_system_type, rd_system,
@@ -695,8 +695,8 @@ int lpod_trace__call(lua_State *L) {
   if (tc->fn == fn_train &&
       lpod_trace__train_specs_checked(c.tr->g, t0, patches, np))
     bs.fn = fn_train_checked;
-  if (tc->fn == fn_rel && rel_failures_constant(t0, patches, np))
-    bs.fn = fn_rel_checked;
+  if (tc->fn == fn_rel && rel_constant(t0, patches, np))
+    bs.fn = fn_rel_prepared;
   if (tc->fn == lpod_trace__fn_system &&
       lpod_trace__system_screened(t0, patches, np))
     bs.fn = lpod_trace__fn_system_screened;

@@ -15,6 +15,7 @@
 
 #include "pod_rel.h"
 #include "rel_erlang.h"
+#include "rel_geom.h"
 
 /* Textbook Erlang B: B(i) = a B(i-1) / (i + a B(i-1)), B(0) = 1. */
 static double ref_erlang_b(int k, double a) {
@@ -70,6 +71,18 @@ static void test_erlang_b(void **state) {
   assert_true(rel_diff(rel_erlang_b(2, 2.0), 4.0 / 10.0) < 1e-15);
   assert_true(rel_erlang_b(0, 5.0) == 1.0);
   assert_true(rel_erlang_b(8, 0.0) == 0.0);
+  /* the load as a ratio x / t (the fixed point's form): one rounding of
+  ** t / x instead of two, the same to a few ulps */
+  worst = 0.0;
+  for (int k = 1; k <= 64; k++)
+    for (double x = 1e-3; x < 300.0; x *= 1.61) {
+      double t = 1.0 + 0.37 * (k % 5), r = ref_erlang_b(k, x / t);
+      if (r < 1e-290) continue;
+      worst = fmax(worst, rel_diff(rel_erlang_b_ratio(k, x, t), r));
+    }
+  assert_true(worst < 1e-13);
+  assert_true(rel_erlang_b_ratio(0, 5.0, 1.0) == 1.0);
+  assert_true(rel_erlang_b_ratio(4, 0.0, 1.0) == 0.0);
 }
 
 /* S(>j) = 1 - pi_j rho_j cancels where it is small, so any double form
@@ -162,11 +175,108 @@ static void test_failures_checked(void **state) {
   assert_string_equal(e.field, "domain_rate_log10");
 }
 
+/* The analytic model reads a failure list only through its rates summed
+** by (unit, blast) (pod_rel_prepare): the prepared entry gives the same
+** bits as pod_rel_eval, and a list with causes split and reordered gives
+** the same results up to the rounding of those sums. */
+static void test_prepared(void **state) {
+  (void)state;
+  for (int v = 0; v < 16; v++) {
+    pod_rel_cfg c = flagship_like(v & 1);
+    c.shrink = (v >> 1) & 1;
+    if (v & 4) {
+      c.repair_dist = POD_REL_REPAIR_LOGNORMAL;
+      c.repair_sigma = 1.0;
+    }
+    if (v & 8) c.pool_units = 0;
+    c.domain_rate_log10 = 0.5;
+    c.gpu_rate_log10 = -0.1;
+    pod_rel_prep pr;
+    pod_rel_prepare(&c.failures, &pr);
+    pod_rel_result a, b, t;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    assert_int_equal(pod_rel_eval(&c, &a, NULL), POD_OK);
+    assert_int_equal(pod_rel_eval_prepared(&c, &pr, &b, NULL), POD_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+    /* reversed, the first ten causes split in a third and two thirds */
+    pod_rel_cfg s = c;
+    s.failures.ncauses = 0;
+    for (int i = c.failures.ncauses - 1; i >= 0; i--) {
+      pod_rel_cause q = c.failures.cause[i];
+      if (i < 10) {
+        pod_rel_cause q1 = q;
+        q1.rate_per_h = q.rate_per_h / 3.0;
+        q.rate_per_h -= q1.rate_per_h;
+        s.failures.cause[s.failures.ncauses++] = q1;
+      }
+      s.failures.cause[s.failures.ncauses++] = q;
+    }
+    assert_int_equal(s.failures.ncauses, c.failures.ncauses + 10);
+    assert_int_equal(pod_rel_eval(&s, &t, NULL), POD_OK);
+    assert_true(rel_diff(t.goodput, a.goodput) < 1e-14);
+    assert_true(rel_diff(t.wall_h, a.wall_h) < 1e-14);
+    assert_true(rel_diff(t.rate_per_h, a.rate_per_h) < 1e-14);
+    assert_true(fabs(t.wait_h - a.wait_h) < 1e-13 * a.wall_h);
+  }
+  /* a cause that drains a domain, or none: the classes that hold it */
+  pod_rel_failures f;
+  memset(&f, 0, sizeof f);
+  assert_int_equal(
+      pod_rel_failures_add(&f, "a", 1e-5, POD_REL_GPU, POD_REL_NODE, NULL),
+      POD_OK);
+  assert_int_equal(
+      pod_rel_failures_add(&f, "b", 2e-5, POD_REL_NODE, POD_REL_NODE, NULL),
+      POD_OK);
+  assert_int_equal(
+      pod_rel_failures_add(&f, "c", 3e-5, POD_REL_GPU, POD_REL_NODE, NULL),
+      POD_OK);
+  pod_rel_prep pr;
+  pod_rel_prepare(&f, &pr);
+  assert_true(pr.rate[POD_REL_GPU][POD_REL_NODE] == 1e-5 + 3e-5);
+  assert_true(pr.rate[POD_REL_NODE][POD_REL_NODE] == 2e-5);
+  assert_true(pr.rate[POD_REL_GPU][POD_REL_GPU] == 0.0);
+}
+
+/* Without hot spares every wait freezes the pool, so the pool's load is
+** explicit (T_pool = 1 + restart and swap hours per running hour, rel.c)
+** and the analytic model takes no iteration: its P(no spare) and down
+** time against the same closed form in long double. */
+static void test_pool_closed_form(void **state) {
+  (void)state;
+  if (LDBL_MANT_DIG < 64) skip();
+  for (int v = 0; v < 6; v++) {
+    pod_rel_cfg c = flagship_like(0); /* HGX H100, a pool of 32 nodes */
+    c.pool_units = (int[]){32, 8, 2, 1, 64, 16}[v];
+    c.repair_h = (double[]){24.0, 72.0, 6.0, 48.0, 200.0, 1.0}[v];
+    c.gpu_rate_log10 = 0.3 * (v % 3) - 0.2;
+    pod_rel_result r;
+    assert_int_equal(pod_rel_eval(&c, &r, NULL), POD_OK);
+    const long double R = c.restart_s / 3600.0L, sw = c.swap_s / 3600.0L;
+    long double L = 0.0L, Lhw = 0.0L;
+    for (int i = 0; i < c.failures.ncauses; i++) {
+      long double lam = rel_cause_rate(&c, i);
+      L += lam;
+      if (c.failures.cause[i].blast != POD_REL_JOB) Lhw += lam;
+    }
+    const long double down = L * R + Lhw * sw;
+    const long double r_eff = c.repair_h * expl(-(R + sw) / c.repair_h);
+    const long double a = Lhw * r_eff / (1.0L + down);
+    long double B = 1.0L;
+    for (int i = 1; i <= c.pool_units; i++) B = a * B / (i + a * B);
+    const long double w = c.repair_h / (1.0L + c.pool_units);
+    const long double p_no = Lhw * B / L,
+                      down_s = 3600.0L * (down + Lhw * B * w) / L;
+    assert_true(fabsl(r.p_no_spare - p_no) <= 1e-13L * p_no);
+    assert_true(fabsl(r.down_s - down_s) <= 1e-13L * down_s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_erlang_b),
-      cmocka_unit_test(test_deficit),
-      cmocka_unit_test(test_failures_checked),
+      cmocka_unit_test(test_erlang_b),         cmocka_unit_test(test_deficit),
+      cmocka_unit_test(test_failures_checked), cmocka_unit_test(test_prepared),
+      cmocka_unit_test(test_pool_closed_form),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,6 +40,19 @@ static void test_same_results(void **state) {
       assert_int_equal(pod_train_eval_specs_checked(&c, &b, &e), POD_OK);
       assert_memory_equal(&a, &b, sizeof a);
       assert_true(a.step_s > 0.0);
+      /* the dimensions at 1 given as 0 (their default): the entry
+      ** normalizes a copy (else it reads the config in place), the same
+      ** bits */
+      pod_layout *l = &c.parallel;
+      int *dims[] = {&l->tp,  &l->pp, &l->vp,        &l->ep,
+                     &l->etp, &l->cp, &l->microbatch};
+      int ones = 0;
+      for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
+        if (*dims[d] == 1) *dims[d] = 0, ones++;
+      assert_true(ones > 0);
+      memset(&b, 0, sizeof b);
+      assert_int_equal(pod_train_eval_specs_checked(&c, &b, &e), POD_OK);
+      assert_memory_equal(&a, &b, sizeof a);
     }
   pod_train_cfg c =
       train_cfg("hgx_h100", "llama3_70b", 256, 4096, 1024, POD_DTYPE_BF16);
