@@ -456,22 +456,20 @@ double pod_train__fp8_param_bytes(const pod_train_cfg *c) {
 }
 
 int pod_train__clock_check(const pod_gpu *g, pod_err *err) {
-  if (gen_of(g) != GEN_BLACKWELL || g->fp8_tflops <= 0.0 ||
-      g->power_w > BLACKWELL_STATIC_W)
-    return POD_OK;
+  if (g->power_w <= 0.0 || pod_train_sustained_clock(g) > 0.0) return POD_OK;
   return pod_err_set(err, POD_EINVAL, "system.gpu.power_w",
                      "%g W does not exceed the %g W a Blackwell GPU draws "
                      "whatever its clock (BLACKWELL_STATIC_W)",
                      g->power_w, BLACKWELL_STATIC_W);
 }
 
-/* Sustained fraction of the boost clock (see BLACKWELL_REF_W). */
-static double sustained_clock(const pod_gpu *g, int blackwell) {
-  if (!blackwell || g->power_w <= 0.0 || g->fp8_tflops <= 0.0) return 1.0;
+double pod_train_sustained_clock(const pod_gpu *g) {
+  if (gen_of(g) != GEN_BLACKWELL || g->power_w <= 0.0 || g->fp8_tflops <= 0.0)
+    return 1.0;
   double dyn = (BLACKWELL_REF_W - BLACKWELL_STATIC_W) * g->fp8_tflops /
                BLACKWELL_REF_FP8_TF;
-  double clk = (g->power_w - BLACKWELL_STATIC_W) / dyn; /* > 0: checked */
-  return clk >= 1.0 ? 1.0 : clk;
+  double clk = (g->power_w - BLACKWELL_STATIC_W) / dyn;
+  return clk >= 1.0 ? 1.0 : (clk > 0.0 ? clk : 0.0);
 }
 
 /* Node-limited routing: the expected number of distinct scale-up domains
@@ -497,7 +495,7 @@ void pod_train__rates_of(const pod_train_cfg *c, double peak, double eg,
                          double *clock) {
   const pod_gpu *g = &c->system.gpu;
   const pod_model *m = &c->model;
-  double clk = sustained_clock(g, gen_of(g) == GEN_BLACKWELL);
+  double clk = pod_train_sustained_clock(g); /* > 0: pod_train_check */
   /* Attention on fp8 tensor cores with fp8_attention (cuDNN fp8
   ** attention, the same achieved fraction: FlashAttention-3 fp8 reaches
   ** ~1.2 of 1.98 PF forward on H100, Shah et al. 2024 fig. 7, as bf16
