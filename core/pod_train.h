@@ -334,6 +334,12 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 /* Dense peak TFLOP/s of `gpu` in `dtype` (0 when the GPU has none). */
 double pod_train_peak_tflops(const pod_gpu *gpu, pod_dtype dtype);
 
+/* Sustained fraction of the boost clock under the board power limit
+** (core/train_sw.c, BLACKWELL_STATIC_W): 1 for Hopper, Ampere and a GPU
+** of unknown power; 0 for a Blackwell GPU whose power limit does not
+** exceed the static power of its dies (pod_train_check rejects it). */
+double pod_train_sustained_clock(const pod_gpu *gpu);
+
 /* Names ("bf16", "fp8", "fp4"; "none", "selective", "full"; "delayed",
 ** "delayed_tp", "current", "block") and parsers (POD_ENOENT when
 ** unknown). */

@@ -46,9 +46,10 @@
 **  - sustained clock: Blackwell GPUs (those with fp4 tensor cores) run
 **    dense GEMMs below their boost clock under the board power limit; the
 **    rule and its reference are the training model's (core/train_sw.c,
-**    BLACKWELL_REF_W: GB300's 5 PF fp8 at 1,400 W holds its boost, a
-**    SKU sustains min(1, P_limit / (1400 W x fp8 peak / 5 PF)): GB200 at
-**    1,200 W 0.857, B200 at 1,000 W 0.794).  Hopper keeps 1: its
+**    BLACKWELL_REF_W, BLACKWELL_STATIC_W, pod_train_sustained_clock:
+**    GB300's 5 PF fp8 at 1,400 W holds its boost, a SKU sustains
+**    min(1, (P_limit - 300 W) / (1,100 W x fp8 peak / 5 PF)): GB200 at
+**    1,200 W 0.818, B200 at 1,000 W 0.707).  Hopper keeps 1: its
 **    efficiencies were fitted on throttled parts (FlashMLA's deep-dive,
 **    deepseek-ai/FlashMLA docs/20250422-new-kernel-deep-dive.md, puts the
 **    H800's practical peak at ~865 of 990 TFLOP/s for that reason);
@@ -127,9 +128,6 @@
 #define OVERLAP 0.95
 #define EP_LL_US 34.0
 #define EP_LL_UP_US 19.0
-/* Sustained-clock reference (see the header comment; core/train_sw.c). */
-#define CLOCK_REF_W 1400.0
-#define CLOCK_REF_FP8_TF 5000.0
 /* SMs DeepEP's normal kernels hold in prefill (see the header). */
 #define EP_SMS 20.0
 /* Per-batch expert-load drift about the EPLB placement (see the header). */
@@ -230,9 +228,7 @@ static double sm_count(const pod_gpu *g) {
 /* Sustained fraction of the boost clock under the board power limit
 ** (Blackwell; see the header comment). */
 static double sustained_clock(const pod_gpu *g) {
-  if (!blackwell(g) || g->power_w <= 0.0 || g->fp8_tflops <= 0.0) return 1.0;
-  double need = CLOCK_REF_W * g->fp8_tflops / CLOCK_REF_FP8_TF;
-  return g->power_w >= need ? 1.0 : g->power_w / need;
+  return blackwell(g) ? pod_train_sustained_clock(g) : 1.0;
 }
 
 /* Achieved GEMM FLOP/s in dtype d: eff_gemm, or the training table with

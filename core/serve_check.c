@@ -194,5 +194,11 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
   int rc = pod_hw_system_check(&c->system, err);
   if (rc != POD_OK) return rc;
   if ((rc = pod_model_check(&c->model, err)) != POD_OK) return rc;
+  if (c->system.gpu.power_w > 0.0 && c->system.gpu.fp4_tflops > 0.0 &&
+      pod_train_sustained_clock(&c->system.gpu) <= 0.0)
+    return pod_err_set(err, POD_EINVAL, "system.gpu.power_w",
+                       "%g W does not exceed the static power of a Blackwell "
+                       "GPU (core/train_sw.c, BLACKWELL_STATIC_W)",
+                       c->system.gpu.power_w);
   return pod_serve__check_rest(c, err);
 }

@@ -492,6 +492,7 @@ int pod_train__check_fields(const pod_train_cfg *c, pod_err *err) {
   if (pod_train_peak_tflops(&c->system.gpu, c->dtype) <= 0.0)
     return pod_err_set(err, POD_ENOTSUP, "dtype", "GPU '%s' has no %s peak",
                        c->system.gpu.name, pod_train_dtype_name(c->dtype));
+  if ((rc = pod_train__clock_check(&c->system.gpu, err))) return rc;
   NEED(c->fp8_recipe >= 0 && c->fp8_recipe <= POD_FP8_BLOCK, "fp8_recipe",
        "must be delayed, delayed_tp, current or block (got %d)", c->fp8_recipe);
   const pod_train_sw *sw = &c->software;

@@ -94,6 +94,10 @@ typedef struct pod_train__rates {
   double gemm_e;          /* FLOP/s of the routed-expert GEMMs */
 } pod_train__rates;
 
+/* POD_OK, or POD_EINVAL naming "system.gpu.power_w" when a Blackwell
+** GPU's power limit does not exceed the static power of its dies
+** (train_sw.c, BLACKWELL_STATIC_W): no clock sustains it. */
+int pod_train__clock_check(const pod_gpu *g, pod_err *err);
 /* The rates at the GPU's sustained clock (*clock gets it) from the dtype
 ** peak (TFLOP/s) and the dense GEMM, routed-expert GEMM and attention
 ** efficiencies. */

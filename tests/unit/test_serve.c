@@ -266,16 +266,18 @@ static void test_errors(void **state) {
   expect_err(&c, "dtype");
 }
 
-/* Blackwell runs GEMMs at its sustained clock: GB200 (5 PF fp8 at
-** 1,200 W) 1200 / 1400 of the boost clock; Hopper keeps 1.  A dense
-** compute-bound decode part scales with it exactly. */
+/* Blackwell runs GEMMs at its sustained clock, the training model's rule
+** (pod_train_sustained_clock): GB200 (5 PF fp8 at 1,200 W, 300 W of it
+** static) (1200 - 300) / (1400 - 300) of the boost clock; Hopper keeps 1.
+** A dense compute-bound decode part scales with it exactly; a power limit
+** at the static power is an error. */
 static void test_clock(void **state) {
   (void)state;
   pod_serve_cfg a = mk("gb200_nvl72", "deepseek_v3", 48);
   a.redundant_experts = 32; /* 288 experts over EP48 */
   a.batch = 48 * 512;
   pod_serve_result r = ok(&a);
-  assert_near(r.clock, 1200.0 / 1400.0, 1e-12);
+  assert_near(r.clock, 900.0 / 1100.0, 1e-12);
   pod_serve_cfg h = mk("hgx_h100", "deepseek_v3", 72);
   h.batch = 72 * 64;
   assert_near(ok(&h).clock, 1.0, 0.0);
@@ -289,6 +291,8 @@ static void test_clock(void **state) {
   double flops =
       2.0 * 512 * (p.layers_dense + (double)a.model.vocab * a.model.hidden);
   assert_near(q.step.dense, flops / (5000e12 * 0.5 * q.clock), 1e-9);
+  a.system.gpu.power_w = 300.0;
+  expect_err(&a, "system.gpu.power_w");
 }
 
 /* NVFP4 experts with fp8 dense GEMMs: the dense part is slower and its

@@ -354,18 +354,24 @@ static void test_fp8_params(void **state) {
   near(eval_ok(&c).memory.weights_gb, 2 * P / 1e9);
 }
 
-/* Sustained clocks: GB300 is the reference; B300 and B200 (4.5 PF fp8)
-** need 1,260 W at boost and have 1,100 and 1,000 W; GB200 needs 1,400 W
-** and has 1,200; Hopper keeps 1. */
+static void expect_field(const pod_train_cfg *c, const char *field);
+
+/* Sustained clocks: GB300 is the reference; the board power is 300 W of
+** static power (BLACKWELL_STATIC_W) plus a dynamic part linear in the
+** clock, 1,100 W at GB300's boost scaled by the fp8 peak: B300 and B200
+** (4.5 PF) need 990 W of it and have 800 and 700; GB200 (5 PF) needs
+** 1,100 and has 900; Hopper keeps 1.  The old rule (no static power)
+** gave GB200 1200 / 1400 and B200 1000 / 1260: the GB300-over-GB200
+** clock ratio is now 1100 / 900, above the 1,400 / 1,200 power ratio. */
 static void test_sustained_clock(void **state) {
   (void)state;
   struct {
     const char *sys;
     double clock;
   } cases[] = {{"gb300_nvl72", 1.0},
-               {"hgx_b300", 1100.0 / 1260.0},
-               {"hgx_b200", 1000.0 / 1260.0},
-               {"gb200_nvl72", 1200.0 / 1400.0},
+               {"hgx_b300", 800.0 / 990.0},
+               {"hgx_b200", 700.0 / 990.0},
+               {"gb200_nvl72", 900.0 / 1100.0},
                {"hgx_h100", 1.0}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     pod_train_cfg c =
@@ -378,6 +384,12 @@ static void test_sustained_clock(void **state) {
       train_cfg("hgx_b200", "llama3_8b", 8, 4096, 8, POD_DTYPE_BF16);
   c.system.gpu.power_w = 4000.0;
   near(eval_ok(&c).clock, 1.0);
+  /* a power limit at or below the static power sustains no clock: an
+  ** error naming the field, not a zero rate */
+  c.system.gpu.power_w = 300.0;
+  expect_field(&c, "system.gpu.power_w");
+  c.system.gpu.power_w = 301.0;
+  near(eval_ok(&c).clock, 1.0 / 990.0);
 }
 
 /* A published layout that ran fits: Llama 3 405B, seq 8192, bf16, TP8
@@ -403,7 +415,6 @@ static void test_llama3_layout_fits(void **state) {
   assert_false(eval_ok(&e).fits);
 }
 
-static void expect_field(const pod_train_cfg *c, const char *field);
 #define expect_field_fn expect_field
 
 /* DualPipe against 1F1B on the tiny dense model made 4 layers deep, PP4

@@ -44,7 +44,9 @@ ratio("DeepSeek-V3 GB200 NVL72 over DGX-B200 per GPU (26.04)", 4193 / 2815, g2, 
   "DeepSeek-V3, Megatron-Bridge 26.04")
 -- Sustained clocks: B300 and B200 have the same datasheet fp8 peak and
 -- ran the same recipe; the published gap is their power limits (1,100
--- against 1,000 W, train.c BLACKWELL_REF_W).
+-- against 1,000 W, train_sw.c BLACKWELL_REF_W and BLACKWELL_STATIC_W:
+-- 0.808 against 0.707 of the boost clock; podsim's step ratio is less
+-- than that, diluted by the clock-free parts of the step).
 ratio("DeepSeek-V3 DGX-B300 over DGX-B200 per GPU (26.04)", 3131 / 2815, b3, b2, nil)
 -- The software features on one system: GB300 26.06 (T6: full-iteration
 -- graphs, A2A overlap, fused grouped MLP, fp8 attention, MBS 1, no

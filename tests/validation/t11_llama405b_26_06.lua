@@ -9,7 +9,9 @@
 -- Predictions.  The Hopper fp8 efficiency was fitted on an older release
 -- (T4, dgxc-benchmarking v25.04, delayed scaling); the GB300 and GB200
 -- rows share the Blackwell fit of T6 and differ by their sustained
--- clocks (1,400 against 1,200 W) and layouts.
+-- clocks (1,400 against 1,200 W: 1 against 0.818 with the dies' static
+-- power, train_sw.c BLACKWELL_STATIC_W; 0.857 without it put GB200 at
+-- +8.2%) and layouts.
 local src = "NVIDIA-NeMo/Megatron-Bridge performance summary archive (26.06), recipes at v0.5.0"
 local function run(sys, gpus, par)
   local r = podsim.train{system = sys, model = "llama3_405b", gpus = gpus, seq = 8192,

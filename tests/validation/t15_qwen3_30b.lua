@@ -36,7 +36,9 @@
 -- refitted on T6 (2,908 -> 2,387 us; 2,110 after the fp8 recipes' kernels), the MBS-8 rows fall 2-5 points
 -- (they carry more tokens per micro-batch) and the MBS-4 rows move less
 -- than a point.
--- Known miss left: DGX-B200 26.04 (-16.3%), the MBS-4 row on the lowest-
+-- Known miss left: DGX-B200 26.04 (-18.6%; -16.3% before the static
+-- power of the clock rule, BLACKWELL_STATIC_W, took B200 from 0.794 to
+-- 0.707 of its boost), the MBS-4 row on the lowest-
 -- clocked SKU.  Published, B200 (26,859) is above GB200 (26,032) at the
 -- same MBS 4 and recipe, and GB300 over GB200 (MBS 8 over 4) is 1.21, about
 -- the clock ratio alone (1.17): the micro-batch size costs these runs
