@@ -251,8 +251,9 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 ** binned, highest-power SKU; an assumption, no public clock log), so
 ** P_dyn = (1,400 W - P_static) x fp8 peak / 5 PF; every Blackwell SKU
 ** has the same dies, so the same P_static.
-**   BLACKWELL_STATIC_W: 300 W, an assumption (no public power-against-
-**   clock curve of a Blackwell GPU was found), bracketed by the rows:
+**   BLACKWELL_STATIC_W: 300 W, FITTED on T11's GB200 Llama row (no
+**   public power-against-clock curve of a Blackwell GPU was found, so the
+**   rows set it; the T11 GB200 row is marked a fit), within the bracket:
 **   the same-release Llama 3.1 405B pair GB300 over GB200 (T6/T11,
 **   1,048 / 843 = 1.243, the most GEMM-bound Blackwell pair) asks
 **   ~470 W, while Qwen3-30B-A3B's GB200 NVL72 over DGX-B200 ratio (T15,
