@@ -33,10 +33,11 @@
 ** / B_out) + k_up h_up / B_up + k_out h_out / B_out + fills of the tree.
 ** A tree (tree, NVLS-tree) or a chain (broadcast) fills through every
 ** domain it spans: each holds its network channels' NCCL buffers
-** (net_channels x NCCL_BUFFSIZE 4 MiB) before the pipeline streams, d x
-** that at the domain's rate; measured on C7, where the fixed cost grows
-** from about 0.35 ms at 2 racks to 4 ms at 20 (linear in d, not in the
-** tree depth).  A ring starts every link at once and pays no such fill.
+** (net_channels x NCCL_BUFFSIZE 4 MiB, or S when the message is smaller:
+** it cannot hold more) before the pipeline streams, d x that at the
+** domain's rate; measured on C7, where the fixed cost grows from about
+** 0.35 ms at 2 racks to 4 ms at 20 (linear in d, not in the tree depth).
+** A ring starts every link at once and pays no such fill.
 ** Point-to-point (all-to-all, send/recv) moves each peer's S/n in NCCL's
 ** p2p chunks (P2P_NVL_CHUNKSIZE 512 KiB, P2P_NET_CHUNKSIZE 128 KiB), 8
 ** peers in flight: each round of 8 fills its pipeline once by one chunk,
@@ -58,18 +59,13 @@
 **
 ** Algorithms and NCCL's rules (tuning.cc):
 **   ring, tree      everywhere; the tree is a chain inside each domain and
-**                   a double binary tree across domains.  Two-node rule:
-**                   with 2 domains a domain sends S per direction through
-**                   the trees, not 2S (NCCL: bwIntra, not bwInter, for
-**                   nNodes <= 2), so the tree (and NVLS-tree) can beat
-**                   the network-bound ring there.  The same rule reads
-**                   bwIntra for the ring, but a ring graph's bwIntra
-**                   and bwInter are one search speed (search.cc), and a
-**                   ring moves 2(n-1)/n S per domain at any domain count:
-**                   no change for the ring.  At 3 domains NCCL's trees
-**                   move 1.5 S per domain but its tuner charges 2 S:
-**                   auto chooses by the tuner's charge (as NCCL does)
-**                   and the time is the real one (tree_net_k).
+**                   a double binary tree across domains: S per domain at
+**                   2 domains, 1.5 S at 3, 2 S from 4 (tree_net_k).  The
+**                   ring's network stage runs its graph's channels at
+**                   their NICs' rate (coll_tune.c).  Across domains auto
+**                   picks ring, tree or NVLS-tree as NCCL 2.28.9's tuner
+**                   rates them (coll_tune.c, pod_coll__net_tune) and
+**                   the time is podsim's own for the one chosen.
 **   nvls            inside one NVLink domain only (NCCL disables NVLS for
 **                   nNodes > 1 unless CollNet is enabled).
 **   nvls_tree       2+ domains, sys->nvls: NVLS inside, tree across; its
@@ -99,37 +95,20 @@
 **             cost per chunk step: the rate goes with the chunk);
 **   network   the tree's k S per domain (tree_net_k) crosses the heads'
 **             NICs, min(r, 32) x one GPU's NIC rate.
-** An 8-GPU node's 8 heads have 8 NICs: the network binds, 1.5 S at three
-** domains and 2 S from four, as before.  A GB200 NVL72 rack's 32 heads
-** have 1.5 TB/s of NICs: the channels bind, at 384 GB/s (S per rack) up
-** to three racks and 192 from four (C7's 20 racks, C11's three).  The two
-** readings agree from four domains on (2 S at 384 = S at 192); three
-** domains tell them apart: OCI's 3 racks run at the two-rack algbw (C11).
+** An 8-GPU node's 8 heads' NICs bind; a GB200 NVL72 rack's 32 heads (1.5
+** TB/s) leave the channels binding: 384 GB/s to 3 racks, 192 from 4 (C7,
+** C11).
 ** Small buffers: NCCL also shrinks the chunk to keep four steps in flight;
 ** podsim models that regime by its pipeline fills instead.
 **
-** Fabric tiers.  oversub applies only to traffic that leaves a leaf group
-** of leaf_gpus GPUs: a ring over m domains per leaf sends 1/m of its
-** network traffic up, a tree the share of its levels above the leaf, an
-** all-to-all the share of its peers beyond the leaf; the time grows by
-** max(1, share x oversub).
+** Fabric tiers.  oversub applies only to traffic leaving a leaf group of
+** leaf_gpus GPUs (a ring's 1/m over m domains per leaf, a tree's levels
+** above the leaf, all-to-all peers beyond it): time x max(1, share x oversub).
 **
-** All-to-all.  NCCL runs it as grouped send/recv, one operation per
-** peer, 8 peers in flight, so it pays one latency step per round of 8
-** peers (network steps for peers in other domains).  Per rank (r-1)/n S
-** moves on NVLink and (n-r)/n S on the rank's NICs, concurrently.  With d
-** domains each NIC exchanges with one rail peer in each of the k = d-1
-** other domains (NCCL's PXN moves data over NVLink to the GPU on the
-** destination's rail first).  Path collisions are a property of routing:
-** under static ECMP (InfiniBand's default subnet-manager routing) those k
-** flows hash onto k equal paths independently, and the expected share of
-** paths in use is 1 - (1 - 1/k)^k (balls into bins: 1 at k = 1, 0.66 at
-** k = 7, 1 - 1/e for large k; the ECMP hash-collision loss of Al-Fares et
-** al., Hedera, NSDI 2010).  Adaptive routing, packet spraying (Spectrum-X)
-** and SRD (EFA) spread a flow over many paths: no collision loss.  This is
-** what makes all-to-all busbw fall with the node count on static routing,
-** from 2x the NIC rate at two nodes (NCCL maintainers, NVIDIA/nccl-tests
-** issue 130) towards 0.63x at many nodes.
+** All-to-all.  Grouped send/recv, 8 peers in flight, NVLink and NICs side
+** by side, static-ECMP path collisions 1 - (1 - 1/k)^k over k = d - 1 rail
+** peers (Hedera, NSDI 2010); adaptive routing, spraying and SRD none (see
+** the all-to-all plan in make_plan and docs/design.md 4).
 **
 ** Everything is pure arithmetic on the arguments: no allocation, no
 ** globals written, reentrant and thread-safe, O(1) per call.
@@ -313,6 +292,13 @@ HOT_INLINE double nvlstree_out_div(const place *pl, double k, double leaf) {
   return D * (t_ch > t_net ? t_ch : t_net) / k;
 }
 
+/* The ring's network stage at its channels' NICs (coll_tune.c), over D */
+static inline double ring_net_div(const pod_system *s, const place *pl) {
+  double D = pl->dom_nic < pl->dom_cap ? pl->dom_nic : pl->dom_cap;
+  double ring = pl->d < 2 ? 0.0 : pod_coll__ring_net_GBps(s, pl->r) * 1e9;
+  return ring > 0.0 ? D / ring : 1.0;
+}
+
 /* All-reduce plans (see make_plan). */
 HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
                               const place *pl, plan *p) {
@@ -332,7 +318,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_up = d == 1 ? f : f * (rr - 1.0) * ir;
       p->k_out = d > 1 ? f : 0.0; /* per domain: each channel leaves once */
       p->up_rows = nn;
-      p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      p->out_div = leaf_mult(s, ring_leaf_frac(pl)) * ring_net_div(s, pl);
       return POD_OK;
     }
     case POD_ALGO_TREE:
@@ -570,7 +556,8 @@ HOT_INLINE double plan_time(const rates *q, const plan *p, double S) {
     double tu = p->k_up * S * iu, to = p->k_out * S * io;
     bw = (tu > to ? tu : to) + p->k_up * p->up_rows * q->row_up * iu +
          p->k_out * p->out_rows * q->half_out * io +
-         (p->k_out > 0.0 ? p->fill_doms * q->buf_dom * io : 0.0);
+         (p->k_out > 0.0 ? p->fill_doms * (S < q->buf_dom ? S : q->buf_dom) * io
+                         : 0.0);
   } else if (S > 0.0) {
     /* Point-to-point: NVLink and network flows run side by side, each
     ** filling by one p2p chunk per round of peers. */
@@ -727,6 +714,11 @@ static int coll_eval(const pod_system *sys, pod_coll_op op,
   double t;
   plan p;
   if (args->algo == POD_ALGO_AUTO) {
+    /* multi-node all-reduce: NCCL 2.28.9 picks ring, tree or NVLS-tree by
+    ** its tuner's rates (coll_tune.c), podsim's latencies around them */
+    pod_coll__tune tu = {0};
+    int net_ar = op == POD_COLL_ALL_REDUCE && pl.d > 1;
+    if (net_ar) pod_coll__net_tune(sys, n, r, &tu);
     t = INFINITY;
     double t_sel = INFINITY;
     best = POD_ALGO_AUTO;
@@ -736,13 +728,21 @@ static int coll_eval(const pod_system *sys, pod_coll_op op,
       if (a == POD_ALGO_NVLS) /* NVLS at the ring's rate x NCCL's tuner
                               ** NVLS over ring (coll_tune.c) */
         p.tune_up_div = pod_coll__nvls_tuner_div(sys, n);
+      double rate = !net_ar                   ? 0.0
+                    : a == POD_ALGO_RING      ? tu.ring_GBps
+                    : a == POD_ALGO_TREE      ? tu.tree_GBps
+                    : a == POD_ALGO_NVLS_TREE ? tu.nvlstree_GBps
+                                              : 0.0;
       if ((p.tune_k_out > 0.0 && p.tune_k_out != p.k_out) ||
-          p.tune_up_div > 0.0) {
+          p.tune_up_div > 0.0 || rate > 0.0) {
         /* NCCL chooses by its tuner's estimate, then runs at the real
         ** rate: the real time only for a plan that is chosen */
         plan pt = p;
         if (pt.tune_k_out > 0.0) pt.k_out = pt.tune_k_out;
         if (pt.tune_up_div > 0.0) pt.up_div = pt.tune_up_div;
+        if (rate > 0.0) /* S at the tuner's algbw, no fills */
+          pt.k_up = 0.0, pt.k_out = 1.0, pt.out_rows = pt.fill_doms = 0.0,
+          pt.out_div = 1.0 / (rate * 1e9 * q.inv_dom);
         double sel = plan_time(&q, &pt, S);
         if (sel < t_sel) {
           t_sel = sel;
@@ -783,8 +783,6 @@ static int coll_eval(const pod_system *sys, pod_coll_op op,
   out->algo = best;
   return POD_OK;
 }
-
-/* ---- names ------------------------------------------------------------- */
 
 int pod_coll_eval(const pod_system *sys, pod_coll_op op,
                   const pod_coll_args *args, pod_coll_result *out,
