@@ -15,13 +15,14 @@
 **
 ** with B the achievable rate (eff x line rate) (see Pipeline fill).
 **
-** Channels and NICs.  A ring or tree collective runs NCCL's channels, not
-** one flow per GPU: a domain drives net_channels channels, each through
-** the NICs of one GPU and at most net_channel_GBps, so the domain's
-** network rate is min(min(r, net_channels) x GPU NIC rate, net_channels x
-** net_channel_GBps) (hw.c: NCCL's ring search).  A GB200 NVL72 rack in a
-** multi-rack all-reduce drives 16 channels, not its 72 NICs.  All-to-all
-** and send/recv are point-to-point: every GPU uses its own NICs.
+** Channels and NICs.  A collective runs NCCL's channels, not one flow per
+** GPU.  A ring runs its graph's c channels (coll_tune.c), each sending
+** through one NIC at the NIC's rate: min(c, NICs) NICs per domain.  A
+** tree, NVLS-tree or chain: net_channels channels, each through one GPU's
+** NICs and at most net_channel_GBps, so min(min(r, net_channels) x GPU NIC
+** rate, net_channels x net_channel_GBps) (hw.c).  A GB200 NVL72 rack drives
+** 16 channels, not its 72 NICs.  All-to-all and send/recv are point-to-
+** point: every GPU uses its own NICs.
 **
 ** Pipeline fill.  NCCL cuts each channel's share into one chunk per rank
 ** of the ring or chain, each with a fixed per-step cost, so the scale-up
@@ -453,7 +454,7 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
         p->k_up = d == 1 ? f : f * (rr - 1.0) * ir;
         p->k_out = d > 1 ? f : 0.0;
         p->up_rows = nn;
-        p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+        p->out_div = leaf_mult(s, ring_leaf_frac(pl)) * ring_net_div(s, pl);
         return POD_OK;
       }
       if (algo == POD_ALGO_HIERARCHICAL) {

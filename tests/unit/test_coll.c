@@ -303,12 +303,10 @@ static void test_hierarchical_not_slower(void **state) {
         if (U < need * D) continue;
         for (int op = 0; op < 3; op++)
           for (double S = 8; S <= 8 * GIB; S *= 4) {
-            /* the all-reduce ring's network stage runs at its channels'
-            ** NICs (coll_tune.c), podsim's hierarchical at the domain's
+            /* NCCL's ring runs its network stage at its channels' NICs
+            ** (coll_tune.c), podsim's hierarchical at the domain's
             ** channel rate: compare only where the ring is no faster */
-            if (op == POD_COLL_ALL_REDUCE &&
-                pod_coll__ring_net_GBps(s, r) > D * (1 + 1e-12))
-              continue;
+            if (pod_coll__ring_net_GBps(s, r) > D * (1 + 1e-12)) continue;
             double US = U * S / (S + up_half(s, r));
             double DS = D * S / (S + s->out_half_MB * MIB);
             if (US < need * DS) continue;
