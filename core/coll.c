@@ -162,8 +162,6 @@ typedef struct plan {
   double k_up, k_out;         /* bytes per direction, x S: per GPU on the
                               ** scale-up link; on the network per GPU
                               ** (out_dom 0) or per domain (out_dom 1) */
-  double tune_k_out;          /* k_out as NCCL's tuner charges it, when it
-                              ** differs (trees over 3 domains); else 0 */
   double tune_up_div;         /* up_div as NCCL's tuner charges it, when it
                               ** differs (NVLS: nvls_tuner_div); else 0 */
   double up_rows, out_rows;   /* chunk rows of the pipeline fill: the
@@ -224,6 +222,8 @@ typedef struct place {
   double dom_nic, dom_cap; /* a domain's channels: their GPUs' NIC rate and
                            ** their per-channel cap, bytes/s */
   double gpu_nic;          /* one GPU's NICs, bytes/s */
+  double ring_net;         /* a ring's network rate across domains, bytes/s
+                           ** (0: not needed) */
 } place;
 
 /* Oversubscription multiplier of the time on the network when a share
@@ -267,15 +267,6 @@ static inline double tree_net_k(int d) {
   return d <= 1 ? 0.0 : d == 2 ? 1.0 : d == 3 ? 1.5 : 2.0;
 }
 
-/* The same as NCCL's tuner charges it (tuning.cc: bw = bwIntra for
-** nNodes <= 2, bwInter beyond, which halves the tree's busbw): 2 S from
-** three domains on.  NCCL picks its algorithm by this figure, so at
-** three domains it can pick the ring where the tree would run faster
-** (NVIDIA/nccl issue 1801). */
-static inline double tree_tuner_k(int d) {
-  return d <= 1 ? 0.0 : d == 2 ? 1.0 : 2.0;
-}
-
 /* NVLS-tree's rate (see NVLS-tree in the file comment): the domain's
 ** channels stream S at net_channels x net_channel_GBps with NCCL's 128
 ** KiB NVLS-tree chunk, at half that with the 64 KiB chunk NCCL uses from
@@ -294,10 +285,9 @@ HOT_INLINE double nvlstree_out_div(const place *pl, double k, double leaf) {
 }
 
 /* The ring's network stage at its channels' NICs (coll_tune.c), over D */
-static inline double ring_net_div(const pod_system *s, const place *pl) {
+static inline double ring_net_div(const place *pl) {
   double D = pl->dom_nic < pl->dom_cap ? pl->dom_nic : pl->dom_cap;
-  double ring = pl->d < 2 ? 0.0 : pod_coll__ring_net_GBps(s, pl->r) * 1e9;
-  return ring > 0.0 ? D / ring : 1.0;
+  return pl->ring_net > 0.0 ? D / pl->ring_net : 1.0;
 }
 
 /* All-reduce plans (see make_plan). */
@@ -307,9 +297,9 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
   const double nn = pl->nn, rr = pl->rr, dd = pl->dd;
   const double in = pl->in, ir = pl->ir, id = pl->id;
   /* Network bytes per domain of the double binary tree (tree_net_k):
-  ** S at two domains, 1.5 S at three, 2 S from four.  NCCL's tuner
-  ** charges 2 S from three domains on (tree_tuner_k): `auto` chooses by
-  ** the tuner's figure and runs at the real one. */
+  ** S at two domains, 1.5 S at three, 2 S from four.  `auto` chooses by
+  ** NCCL's ratings (coll_tune.c: the tree at bwInter from three nodes,
+  ** NVIDIA/nccl issue 1801) and runs at the real figure. */
   const double tree_k = tree_net_k(d);
   switch (algo) {
     case POD_ALGO_RING: {
@@ -319,7 +309,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_up = d == 1 ? f : f * (rr - 1.0) * ir;
       p->k_out = d > 1 ? f : 0.0; /* per domain: each channel leaves once */
       p->up_rows = nn;
-      p->out_div = leaf_mult(s, ring_leaf_frac(pl)) * ring_net_div(s, pl);
+      p->out_div = leaf_mult(s, ring_leaf_frac(pl)) * ring_net_div(pl);
       return POD_OK;
     }
     case POD_ALGO_TREE:
@@ -332,7 +322,6 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->ll_out_ratio = LL_TREE_NET_RATIO;
       p->k_up = r > 1 ? 2.0 : 0.0;
       p->k_out = d > 1 ? tree_k : 0.0;
-      p->tune_k_out = d > 1 ? tree_tuner_k(d) : 0.0;
       p->up_rows = rr;
       p->out_div = leaf_mult(s, tree_leaf_frac(pl));
       p->fill_doms = dd;
@@ -361,7 +350,6 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_up = 2.0 * (rr - 1.0) * ir;
       p->out_steps = 2.0 * ceil_log2(d);
       p->k_out = tree_k;
-      p->tune_k_out = tree_tuner_k(d);
       p->up_rows = rr;
       p->out_div =
           nvlstree_out_div(pl, tree_k, leaf_mult(s, tree_leaf_frac(pl)));
@@ -454,7 +442,7 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
         p->k_up = d == 1 ? f : f * (rr - 1.0) * ir;
         p->k_out = d > 1 ? f : 0.0;
         p->up_rows = nn;
-        p->out_div = leaf_mult(s, ring_leaf_frac(pl)) * ring_net_div(s, pl);
+        p->out_div = leaf_mult(s, ring_leaf_frac(pl)) * ring_net_div(pl);
         return POD_OK;
       }
       if (algo == POD_ALGO_HIERARCHICAL) {
@@ -711,17 +699,23 @@ static int coll_eval(const pod_system *sys, pod_coll_op op,
   place pl;
   rates q;
   setup(sys, n, r, &pl, &q);
+  /* across domains: the ring's rate, and for auto all-reduce the ratings
+  ** by which NCCL 2.28.9 picks ring, tree or NVLS-tree (coll_tune.c) */
+  pod_coll__tune tu = {0};
+  int net_ar =
+      op == POD_COLL_ALL_REDUCE && pl.d > 1 && args->algo == POD_ALGO_AUTO;
+  if (net_ar)
+    pod_coll__net_tune(sys, n, r, &tu);
+  else if (pl.d > 1 && op <= POD_COLL_REDUCE_SCATTER)
+    tu.ring_net_GBps = pod_coll__ring_net_GBps(sys, r);
+  pl.ring_net = tu.ring_net_GBps * 1e9;
   pod_coll_algo best = args->algo;
   double t;
   plan p;
   if (args->algo == POD_ALGO_AUTO) {
-    /* multi-node all-reduce: NCCL 2.28.9 picks ring, tree or NVLS-tree by
-    ** its tuner's rates (coll_tune.c), podsim's latencies around them */
-    pod_coll__tune tu = {0};
-    int net_ar = op == POD_COLL_ALL_REDUCE && pl.d > 1;
-    if (net_ar) pod_coll__net_tune(sys, n, r, &tu);
     t = INFINITY;
     double t_sel = INFINITY;
+    plan chosen = {0};
     best = POD_ALGO_AUTO;
     for (int i = 0; i < AUTO[op].n; i++) {
       pod_coll_algo a = AUTO[op].algos[i];
@@ -734,31 +728,19 @@ static int coll_eval(const pod_system *sys, pod_coll_op op,
                     : a == POD_ALGO_TREE      ? tu.tree_GBps
                     : a == POD_ALGO_NVLS_TREE ? tu.nvlstree_GBps
                                               : 0.0;
-      if ((p.tune_k_out > 0.0 && p.tune_k_out != p.k_out) ||
-          p.tune_up_div > 0.0 || rate > 0.0) {
-        /* NCCL chooses by its tuner's estimate, then runs at the real
-        ** rate: the real time only for a plan that is chosen */
-        plan pt = p;
-        if (pt.tune_k_out > 0.0) pt.k_out = pt.tune_k_out;
-        if (pt.tune_up_div > 0.0) pt.up_div = pt.tune_up_div;
-        if (rate > 0.0) /* S at the tuner's algbw, no fills */
-          pt.k_up = 0.0, pt.k_out = 1.0, pt.out_rows = pt.fill_doms = 0.0,
-          pt.out_div = 1.0 / (rate * 1e9 * q.inv_dom);
-        double sel = plan_time(&q, &pt, S);
-        if (sel < t_sel) {
-          t_sel = sel;
-          t = plan_time(&q, &p, S);
-          best = a;
-        }
-      } else {
-        double ti = plan_time(&q, &p, S);
-        if (ti < t_sel) {
-          t_sel = ti;
-          t = ti;
-          best = a;
-        }
-      }
+      /* NCCL chooses by its tuner's estimate, then runs at the real rate:
+      ** the real time only for the plan chosen */
+      plan pt = p;
+      if (pt.tune_up_div > 0.0) pt.up_div = pt.tune_up_div;
+      if (rate > 0.0) /* S at the tuner's algbw, no fills */
+        pt.k_up = 0.0, pt.k_out = 1.0, pt.out_rows = pt.fill_doms = 0.0,
+        pt.out_div = 1.0 / (rate * 1e9 * q.inv_dom);
+      double sel = plan_time(&q, &pt, S);
+      if (sel < t_sel) t_sel = sel, chosen = p, best = a;
     }
+    if (best != POD_ALGO_AUTO)
+      t = chosen.tune_up_div > 0.0 || net_ar ? plan_time(&q, &chosen, S)
+                                             : t_sel;
     if (best == POD_ALGO_AUTO) /* every op has at least one algorithm */
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name(op));

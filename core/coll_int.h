@@ -21,9 +21,10 @@ double pod_coll__nvls_tuner_div(const pod_system *s, int n);
 
 /* NCCL 2.28.9's tuner ratings of multi-node all-reduce (coll_tune.c):
 ** Simple-protocol algbw in GB/s of ring, tree and NVLS-tree (0 when NCCL
-** builds no such graph), and the ring graph's channel count. */
+** builds no such graph), and the ring's network rate (as
+** pod_coll__ring_net_GBps). */
 typedef struct pod_coll__tune {
-  double ring_ch;
+  double ring_net_GBps;
   double ring_GBps, tree_GBps, nvlstree_GBps;
 } pod_coll__tune;
 

@@ -109,14 +109,40 @@ double pod_coll__nvls_tuner_div(const pod_system *s, int n) {
 ** symmetric node (every GPU alike on one NVSwitch), not a port of it. */
 
 /* Per-channel search speeds across nodes, GB/s (sm100SpeedArrayInter,
-** sm90SpeedArrayInter, speedArrayInter). */
-static const double INTER_SM100[] = {96, 48, 45.1, 42,   40,   30,
-                                     24, 22, 20,   17.5, 15,   12,
-                                     6,  3,  2.4,  1.2,  0.24, 0.12};
-static const double INTER_SM90[] = {48, 45, 42, 40, 30,  24,  22,   20,  17.5,
-                                    15, 12, 6,  3,  2.4, 1.2, 0.24, 0.12};
-static const double INTER_SM80[] = {48, 30, 28, 24, 20, 18,  15,  12,   10,  9,
-                                    7,  6,  5,  4,  3,  2.4, 1.2, 0.24, 0.12};
+** sm90SpeedArrayInter, speedArrayInter), with their inverses: the search
+** below runs on every evaluation across domains, and a division costs as
+** much as the rest of an iteration. */
+#define SM100_INTER(X)                                                       \
+  X(96)                                                                      \
+  X(48) X(45.1) X(42) X(40) X(30) X(24) X(22) X(20) X(17.5) X(15) X(12) X(6) \
+      X(3) X(2.4) X(1.2) X(0.24) X(0.12)
+#define SM90_INTER(X)                                                     \
+  X(48)                                                                   \
+  X(45) X(42) X(40) X(30) X(24) X(22) X(20) X(17.5) X(15) X(12) X(6) X(3) \
+      X(2.4) X(1.2) X(0.24) X(0.12)
+#define SM80_INTER(X)                                                      \
+  X(48)                                                                    \
+  X(30) X(28) X(24) X(20) X(18) X(15) X(12) X(10) X(9) X(7) X(6) X(5) X(4) \
+      X(3) X(2.4) X(1.2) X(0.24) X(0.12)
+#define SPEED_OF(v) v,
+#define INV_OF(v) 1.0 / v,
+static const double INTER_SM100[] = {SM100_INTER(SPEED_OF)};
+static const double INTER_SM90[] = {SM90_INTER(SPEED_OF)};
+static const double INTER_SM80[] = {SM80_INTER(SPEED_OF)};
+static const double IINTER_SM100[] = {SM100_INTER(INV_OF)};
+static const double IINTER_SM90[] = {SM90_INTER(INV_OF)};
+static const double IINTER_SM80[] = {SM80_INTER(INV_OF)};
+#undef SPEED_OF
+#undef INV_OF
+typedef struct speeds {
+  const double *sp, *inv;
+  int n;
+} speeds;
+#define SPEEDS(a, i) \
+  { a, i, (int)(sizeof a / sizeof a[0]) }
+static const speeds INTER[3] = {SPEEDS(INTER_SM80, IINTER_SM80),
+                                SPEEDS(INTER_SM90, IINTER_SM90),
+                                SPEEDS(INTER_SM100, IINTER_SM100)};
 /* perChMaxTreeBws and perChMaxNVLSTreeBws at 2 nodes and at 4+ (N2, N4
 ** columns; 3 nodes read N4), Ampere / Hopper / Blackwell; nvlsEfficiency. */
 static const double TREE_MAX[3][2] = {{23.6, 17.8}, {41.4, 36.0}, {42.8, 24.0}};
@@ -128,15 +154,22 @@ static const double NVLS_EFF[3] = {0.0, 0.85, 0.74};
 static const double NVLINK_CREDIT[3] = {20.0 / 25.0, 20.6 / 25.0, 40.1 / 50.0};
 #define RING_MAX_CHANNELS 32.0 /* MAXCHANNELS / 2 */
 
-static double floor_pos(double x) { /* x >= 0, small */
-  double c = (double)(long long)x;
-  return c > x ? c - 1.0 : c;
+/* floor(x / s) for x >= 0 from x * (1 / s), exact after the fix-up */
+static inline double floor_div(double x, double s, double inv) {
+  double q = x * inv;
+  if (q > 64.0) return 64.0; /* every caller caps at 32 */
+  double c = (double)(long long)q;
+  if ((c + 1.0) * s <= x) c += 1.0;
+  if (c * s > x) c -= 1.0;
+  return c;
 }
 
 /* Ring (and tree) channels at speed s: each crosses every GPU's NVLink
 ** once (floor(L / s)) and one NIC each way (floor(nic / s) per NIC). */
-static double ring_fit(double L, double nic, double nics, double s) {
-  double c = floor_pos(L / s), by_nic = nics * floor_pos(nic / s);
+static inline double ring_fit(double L, double nic, double nics,
+                              const speeds *t, int i) {
+  double s = t->sp[i], c = floor_div(L, s, t->inv[i]);
+  double by_nic = nics * floor_div(nic, s, t->inv[i]);
   if (by_nic < c) c = by_nic;
   return c < RING_MAX_CHANNELS ? c : RING_MAX_CHANNELS;
 }
@@ -148,14 +181,15 @@ static double ring_fit(double L, double nic, double nics, double s) {
 ** ncclTopoDupChannels doubles the channels at half the speed when the
 ** speed is >= 25 GB/s, except on Hopper and later below 50 GB/s with more
 ** than 4 channels; pass 2 raises the speed while the channels still fit. */
-static void ring_graph(const double *sp, int ns, int gen, double L, double nic,
+static void ring_graph(const speeds *t, int gen, double L, double nic,
                        double nics, double *ch, double *bw) {
+  const double *sp = t->sp;
   double bc = 0.0, bs = 0.0;
-  int bi = 0;
+  int bi = 0, ns = t->n;
   for (int i = 0; i < ns; i++) {
     if (sp[i] > nic) continue;
     if (bs > 0.0 && sp[i] <= 0.49 * bs) break;
-    double c = ring_fit(L, nic, nics, sp[i]);
+    double c = ring_fit(L, nic, nics, t, i);
     if (c >= 1.0 && c * sp[i] > bc * bs) bc = c, bs = sp[i], bi = i;
     if (bc * bs >= L) break;
   }
@@ -166,7 +200,7 @@ static void ring_graph(const double *sp, int ns, int gen, double L, double nic,
     while (bi < ns - 1 && sp[bi] > bs) bi++;
     bs = sp[bi];
     while (bi > 0 && sp[bi - 1] <= nic &&
-           ring_fit(L, nic, nics, sp[bi - 1]) >= bc)
+           ring_fit(L, nic, nics, t, bi - 1) >= bc)
       bs = sp[--bi];
   }
   *ch = bc;
@@ -177,25 +211,26 @@ static int gen_of(const pod_system *s) {
   return s->gpu.fp4_tflops > 0.0 ? 2 : s->gpu.fp8_tflops > 0.0 ? 1 : 0;
 }
 
-static void net_graph(const pod_system *s, int r, const double **sp, int *ns,
-                      double *L, double *nic, double *ch, double *bw) {
+/* The ring graph of nodes of r GPUs: its speeds table, NVLink credit L,
+** NIC rate (GB/s, line), channels and per-channel speed. */
+static const speeds *net_graph(const pod_system *s, int r, double *L,
+                               double *nic, double *ch, double *bw) {
   int g = gen_of(s);
-  *sp = g == 2 ? INTER_SM100 : g == 1 ? INTER_SM90 : INTER_SM80;
-  *ns = g == 2   ? (int)(sizeof INTER_SM100 / sizeof(double))
-        : g == 1 ? (int)(sizeof INTER_SM90 / sizeof(double))
-                 : (int)(sizeof INTER_SM80 / sizeof(double));
   *L = s->up_GBps * NVLINK_CREDIT[g];
   *nic = s->nic_gbps / 8.0;
-  ring_graph(*sp, *ns, g, *L, *nic, (double)r * s->nics_per_gpu, ch, bw);
+  ring_graph(&INTER[g], g, *L, *nic, (double)r * s->nics_per_gpu, ch, bw);
+  return &INTER[g];
+}
+
+static double ring_rate(const pod_system *s, int r, double ch) {
+  double nics = (double)r * s->nics_per_gpu;
+  return (ch < nics ? ch : nics) * s->nic_gbps / 8.0 * s->out_eff;
 }
 
 double pod_coll__ring_net_GBps(const pod_system *s, int r) {
-  const double *sp;
-  int ns;
   double L, nic, ch, bw;
-  net_graph(s, r, &sp, &ns, &L, &nic, &ch, &bw);
-  double nics = (double)r * s->nics_per_gpu;
-  return (ch < nics ? ch : nics) * nic * s->out_eff;
+  net_graph(s, r, &L, &nic, &ch, &bw);
+  return ring_rate(s, r, ch);
 }
 
 /* The NVLS-tree graph across nodes: h = min(r, 32) heads, one NIC each;
@@ -203,9 +238,10 @@ double pod_coll__ring_net_GBps(const pod_system *s, int r) {
 ** NVLink credit; pass 2 raises bwInter while below 2 bwIntra and within
 ** the head's NIC.  Rated (tuning.cc) h x min(bwIntra e 2 (h-1)/h, bwInter
 ** x (2 at <= 2 nodes), perChMaxNVLSTreeBw) busbw. */
-static double nvlstree_busbw(const pod_system *s, const double *sp, int ns,
-                             double L, double nic, int r, int d) {
-  int g = gen_of(s);
+static double nvlstree_busbw(const pod_system *s, const speeds *t, double L,
+                             double nic, int r, int d) {
+  int g = gen_of(s), ns = t->n;
+  const double *sp = t->sp;
   double h = r < NVLS_MAX_HEADS ? (double)r : (double)NVLS_MAX_HEADS;
   if (!s->nvls || h < 2.0 || g == 0) return 0.0;
   int i = 0;
@@ -229,21 +265,20 @@ static double nvlstree_busbw(const pod_system *s, const double *sp, int ns,
 ** bwInter within the NVLink credit (search.cc pass 2: "2 nodes can beat
 ** the network"). */
 void pod_coll__net_tune(const pod_system *s, int n, int r, pod_coll__tune *t) {
-  const double *sp;
-  int ns, g = gen_of(s), d = n / r;
+  int g = gen_of(s), d = n / r;
   double L, nic, ch, bw;
-  net_graph(s, r, &sp, &ns, &L, &nic, &ch, &bw);
+  const speeds *sp = net_graph(s, r, &L, &nic, &ch, &bw);
   double alg = (double)n / (2.0 * (double)(n - 1));
-  t->ring_ch = ch;
+  t->ring_net_GBps = ring_rate(s, r, ch);
   t->ring_GBps = ch * bw * alg;
   double bt = bw;
   if (d <= 2) {
     int j = 0;
-    while (j < ns - 1 && sp[j] > bw) j++;
-    while (j > 0 && sp[j] < 2.0 * bw && ch * sp[j - 1] <= L) j--;
-    bt = sp[j];
+    while (j < sp->n - 1 && sp->sp[j] > bw) j++;
+    while (j > 0 && sp->sp[j] < 2.0 * bw && ch * sp->sp[j - 1] <= L) j--;
+    bt = sp->sp[j];
   }
   double tree = 0.92 * ch * bt, tcap = ch * TREE_MAX[g][d <= 2 ? 0 : 1];
   t->tree_GBps = 0.5 * (tree < tcap ? tree : tcap);
-  t->nvlstree_GBps = nvlstree_busbw(s, sp, ns, L, nic, r, d) * alg;
+  t->nvlstree_GBps = nvlstree_busbw(s, sp, L, nic, r, d) * alg;
 }
