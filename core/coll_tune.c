@@ -112,20 +112,17 @@ double pod_coll__nvls_tuner_div(const pod_system *s, int n) {
 ** sm90SpeedArrayInter, speedArrayInter), with their inverses: the search
 ** below runs on every evaluation across domains, and a division costs as
 ** much as the rest of an iteration. */
-#define SM100_INTER(X)                                                       \
-  X(96)                                                                      \
-  X(48) X(45.1) X(42) X(40) X(30) X(24) X(22) X(20) X(17.5) X(15) X(12) X(6) \
-      X(3) X(2.4) X(1.2) X(0.24) X(0.12)
+#define SM100_INTER(X)                                                      \
+  X(96), X(48), X(45.1), X(42), X(40), X(30), X(24), X(22), X(20), X(17.5), \
+      X(15), X(12), X(6), X(3), X(2.4), X(1.2), X(0.24), X(0.12)
 #define SM90_INTER(X)                                                     \
-  X(48)                                                                   \
-  X(45) X(42) X(40) X(30) X(24) X(22) X(20) X(17.5) X(15) X(12) X(6) X(3) \
-      X(2.4) X(1.2) X(0.24) X(0.12)
-#define SM80_INTER(X)                                                      \
-  X(48)                                                                    \
-  X(30) X(28) X(24) X(20) X(18) X(15) X(12) X(10) X(9) X(7) X(6) X(5) X(4) \
-      X(3) X(2.4) X(1.2) X(0.24) X(0.12)
-#define SPEED_OF(v) v,
-#define INV_OF(v) 1.0 / v,
+  X(48), X(45), X(42), X(40), X(30), X(24), X(22), X(20), X(17.5), X(15), \
+      X(12), X(6), X(3), X(2.4), X(1.2), X(0.24), X(0.12)
+#define SM80_INTER(X)                                                        \
+  X(48), X(30), X(28), X(24), X(20), X(18), X(15), X(12), X(10), X(9), X(7), \
+      X(6), X(5), X(4), X(3), X(2.4), X(1.2), X(0.24), X(0.12)
+#define SPEED_OF(v) v
+#define INV_OF(v) 1.0 / v
 static const double INTER_SM100[] = {SM100_INTER(SPEED_OF)};
 static const double INTER_SM90[] = {SM90_INTER(SPEED_OF)};
 static const double INTER_SM80[] = {SM80_INTER(SPEED_OF)};
