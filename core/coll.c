@@ -567,6 +567,18 @@ HOT_INLINE double plan_time(const rates *q, const plan *p, double S) {
   return t_ll < t ? t_ll : t;
 }
 
+/* plan_time with S at NCCL's rated algbw `rate` (bytes/s), no fills. */
+HOT_INLINE double rated_time(const rates *q, const plan *p, double S,
+                             double rate) {
+  double up = p->up_steps * q->a_up, out = p->out_steps * q->a_out;
+  double t = p->fixed_us * 1e-6 + up + out + S / rate;
+  if (p->simple_only) return t;
+  double t_ll = BASE_LL_US * 1e-6 + LL_STEP_RATIO * up + p->ll_out_ratio * out +
+                S * INV_LL_BW_SHARE / rate;
+  t += BASE_SIMPLE_US * 1e-6;
+  return t_ll < t ? t_ll : t;
+}
+
 /* The algorithms `auto` tries for each op, in order (ties keep the
 ** first): NCCL's own set (tuning.cc), never podsim's hierarchical. */
 static const pod_coll_algo AUTO_AR[] = {
@@ -579,6 +591,39 @@ static const struct {
   int n;
 } AUTO[POD_COLL_NOPS] = {{AUTO_AR, 6},     {AUTO_RING, 1}, {AUTO_RING, 1},
                          {AUTO_DIRECT, 1}, {AUTO_RING, 1}, {AUTO_DIRECT, 1}};
+
+/* auto: NCCL's set for `op`, chosen by NCCL's estimate (across domains,
+** tu: 2.28.9's ratings of ring, tree and NVLS-tree; NVLS: nvls_tuner_div)
+** and timed at the real rate; *best stays AUTO when none runs. */
+static double auto_time(const pod_system *sys, pod_coll_op op, const place *pl,
+                        const rates *q, double S, const pod_coll__tune *tu,
+                        pod_coll_algo *best) {
+  double t_sel = INFINITY;
+  plan p, chosen = {0};
+  *best = POD_ALGO_AUTO;
+  for (int i = 0; i < AUTO[op].n; i++) {
+    pod_coll_algo a = AUTO[op].algos[i];
+    if (make_plan(sys, op, a, pl, &p) != POD_OK) continue;
+    if (a == POD_ALGO_NVLS)
+      p.tune_up_div = pod_coll__nvls_tuner_div(sys, pl->n);
+    double rate = !tu                       ? 0.0
+                  : a == POD_ALGO_RING      ? tu->ring_GBps
+                  : a == POD_ALGO_TREE      ? tu->tree_GBps
+                  : a == POD_ALGO_NVLS_TREE ? tu->nvlstree_GBps
+                                            : 0.0;
+    double sel, up_div = p.up_div;
+    if (rate > 0.0) {
+      sel = rated_time(q, &p, S, rate * 1e9);
+    } else {
+      if (p.tune_up_div > 0.0) p.up_div = p.tune_up_div;
+      sel = plan_time(q, &p, S);
+      p.up_div = up_div;
+    }
+    if (sel < t_sel) t_sel = sel, chosen = p, *best = a;
+  }
+  if (*best == POD_ALGO_AUTO) return INFINITY;
+  return chosen.tune_up_div > 0.0 || tu ? plan_time(q, &chosen, S) : t_sel;
+}
 
 /* Fill the placement and the rates of one evaluation. */
 static inline void setup(const pod_system *sys, int n, int r, place *pl,
@@ -711,40 +756,13 @@ static int coll_eval(const pod_system *sys, pod_coll_op op,
   pl.ring_net = tu.ring_net_GBps * 1e9;
   pod_coll_algo best = args->algo;
   double t;
-  plan p;
   if (args->algo == POD_ALGO_AUTO) {
-    t = INFINITY;
-    double t_sel = INFINITY;
-    plan chosen = {0};
-    best = POD_ALGO_AUTO;
-    for (int i = 0; i < AUTO[op].n; i++) {
-      pod_coll_algo a = AUTO[op].algos[i];
-      if (make_plan(sys, op, a, &pl, &p) != POD_OK) continue;
-      if (a == POD_ALGO_NVLS) /* NVLS at the ring's rate x NCCL's tuner
-                              ** NVLS over ring (coll_tune.c) */
-        p.tune_up_div = pod_coll__nvls_tuner_div(sys, n);
-      double rate = !net_ar                   ? 0.0
-                    : a == POD_ALGO_RING      ? tu.ring_GBps
-                    : a == POD_ALGO_TREE      ? tu.tree_GBps
-                    : a == POD_ALGO_NVLS_TREE ? tu.nvlstree_GBps
-                                              : 0.0;
-      /* NCCL chooses by its tuner's estimate, then runs at the real rate:
-      ** the real time only for the plan chosen */
-      plan pt = p;
-      if (pt.tune_up_div > 0.0) pt.up_div = pt.tune_up_div;
-      if (rate > 0.0) /* S at the tuner's algbw, no fills */
-        pt.k_up = 0.0, pt.k_out = 1.0, pt.out_rows = pt.fill_doms = 0.0,
-        pt.out_div = 1.0 / (rate * 1e9 * q.inv_dom);
-      double sel = plan_time(&q, &pt, S);
-      if (sel < t_sel) t_sel = sel, chosen = p, best = a;
-    }
-    if (best != POD_ALGO_AUTO)
-      t = chosen.tune_up_div > 0.0 || net_ar ? plan_time(&q, &chosen, S)
-                                             : t_sel;
+    t = auto_time(sys, op, &pl, &q, S, net_ar ? &tu : NULL, &best);
     if (best == POD_ALGO_AUTO) /* every op has at least one algorithm */
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name(op));
   } else {
+    plan p;
     if (make_plan(sys, op, args->algo, &pl, &p) != POD_OK)
       return pod_err_set(err, POD_ENOTSUP, "algo",
                          "%s cannot run %s on %s with %d ranks, %d per domain",
