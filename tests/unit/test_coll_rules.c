@@ -134,7 +134,8 @@ static double dtree_busiest(int d) {
 }
 
 /* The tree's network bytes follow NCCL's trees: S at 2 domains, 1.5 S
-** at 3, 2 S from 4; at 3 domains NCCL's tuner still charges 2 S, so
+** at 3, 2 S from 4; at 3 domains NCCL's tuner still rates the tree at
+** bwInter and the 4-node cap (as if 2 S, coll_tune.c), so
 ** auto keeps the ring although the tree runs faster (NVIDIA/nccl issue
 ** 1801: GB200 partitions, tree busbw 1.2x the ring's). */
 static void test_tree_three_domains(void **state) {
