@@ -15,13 +15,14 @@
 **
 ** with B the achievable rate (eff x line rate) (see Pipeline fill).
 **
-** Channels and NICs.  A ring or tree collective runs NCCL's channels, not
-** one flow per GPU: a domain drives net_channels channels, each through
-** the NICs of one GPU and at most net_channel_GBps, so the domain's
-** network rate is min(min(r, net_channels) x GPU NIC rate, net_channels x
-** net_channel_GBps) (hw.c: NCCL's ring search).  A GB200 NVL72 rack in a
-** multi-rack all-reduce drives 16 channels, not its 72 NICs.  All-to-all
-** and send/recv are point-to-point: every GPU uses its own NICs.
+** Channels and NICs.  A collective runs NCCL's channels, not one flow per
+** GPU.  A ring runs its graph's c channels (coll_tune.c), each sending
+** through one NIC at the NIC's rate: min(c, NICs) NICs per domain.  A
+** tree, NVLS-tree or chain: net_channels channels, each through one GPU's
+** NICs and at most net_channel_GBps, so min(min(r, net_channels) x GPU NIC
+** rate, net_channels x net_channel_GBps) (hw.c).  A GB200 NVL72 rack drives
+** 16 channels, not its 72 NICs.  All-to-all and send/recv are point-to-
+** point: every GPU uses its own NICs.
 **
 ** Pipeline fill.  NCCL cuts each channel's share into one chunk per rank
 ** of the ring or chain, each with a fixed per-step cost, so the scale-up
@@ -33,10 +34,11 @@
 ** / B_out) + k_up h_up / B_up + k_out h_out / B_out + fills of the tree.
 ** A tree (tree, NVLS-tree) or a chain (broadcast) fills through every
 ** domain it spans: each holds its network channels' NCCL buffers
-** (net_channels x NCCL_BUFFSIZE 4 MiB) before the pipeline streams, d x
-** that at the domain's rate; measured on C7, where the fixed cost grows
-** from about 0.35 ms at 2 racks to 4 ms at 20 (linear in d, not in the
-** tree depth).  A ring starts every link at once and pays no such fill.
+** (net_channels x NCCL_BUFFSIZE 4 MiB, or S when the message is smaller:
+** it cannot hold more) before the pipeline streams, d x that at the
+** domain's rate; measured on C7, where the fixed cost grows from about
+** 0.35 ms at 2 racks to 4 ms at 20 (linear in d, not in the tree depth).
+** A ring starts every link at once and pays no such fill.
 ** Point-to-point (all-to-all, send/recv) moves each peer's S/n in NCCL's
 ** p2p chunks (P2P_NVL_CHUNKSIZE 512 KiB, P2P_NET_CHUNKSIZE 128 KiB), 8
 ** peers in flight: each round of 8 fills its pipeline once by one chunk,
@@ -58,18 +60,13 @@
 **
 ** Algorithms and NCCL's rules (tuning.cc):
 **   ring, tree      everywhere; the tree is a chain inside each domain and
-**                   a double binary tree across domains.  Two-node rule:
-**                   with 2 domains a domain sends S per direction through
-**                   the trees, not 2S (NCCL: bwIntra, not bwInter, for
-**                   nNodes <= 2), so the tree (and NVLS-tree) can beat
-**                   the network-bound ring there.  The same rule reads
-**                   bwIntra for the ring, but a ring graph's bwIntra
-**                   and bwInter are one search speed (search.cc), and a
-**                   ring moves 2(n-1)/n S per domain at any domain count:
-**                   no change for the ring.  At 3 domains NCCL's trees
-**                   move 1.5 S per domain but its tuner charges 2 S:
-**                   auto chooses by the tuner's charge (as NCCL does)
-**                   and the time is the real one (tree_net_k).
+**                   a double binary tree across domains: S per domain at
+**                   2 domains, 1.5 S at 3, 2 S from 4 (tree_net_k).  The
+**                   ring's network stage runs its graph's channels at
+**                   their NICs' rate (coll_tune.c).  Across domains auto
+**                   picks ring, tree or NVLS-tree as NCCL 2.28.9's tuner
+**                   rates them (coll_tune.c, pod_coll__net_tune) and
+**                   the time is podsim's own for the one chosen.
 **   nvls            inside one NVLink domain only (NCCL disables NVLS for
 **                   nNodes > 1 unless CollNet is enabled).
 **   nvls_tree       2+ domains, sys->nvls: NVLS inside, tree across; its
@@ -99,37 +96,20 @@
 **             cost per chunk step: the rate goes with the chunk);
 **   network   the tree's k S per domain (tree_net_k) crosses the heads'
 **             NICs, min(r, 32) x one GPU's NIC rate.
-** An 8-GPU node's 8 heads have 8 NICs: the network binds, 1.5 S at three
-** domains and 2 S from four, as before.  A GB200 NVL72 rack's 32 heads
-** have 1.5 TB/s of NICs: the channels bind, at 384 GB/s (S per rack) up
-** to three racks and 192 from four (C7's 20 racks, C11's three).  The two
-** readings agree from four domains on (2 S at 384 = S at 192); three
-** domains tell them apart: OCI's 3 racks run at the two-rack algbw (C11).
+** An 8-GPU node's 8 heads' NICs bind; a GB200 NVL72 rack's 32 heads (1.5
+** TB/s) leave the channels binding: 384 GB/s to 3 racks, 192 from 4 (C7,
+** C11).
 ** Small buffers: NCCL also shrinks the chunk to keep four steps in flight;
 ** podsim models that regime by its pipeline fills instead.
 **
-** Fabric tiers.  oversub applies only to traffic that leaves a leaf group
-** of leaf_gpus GPUs: a ring over m domains per leaf sends 1/m of its
-** network traffic up, a tree the share of its levels above the leaf, an
-** all-to-all the share of its peers beyond the leaf; the time grows by
-** max(1, share x oversub).
+** Fabric tiers.  oversub applies only to traffic leaving a leaf group of
+** leaf_gpus GPUs (a ring's 1/m over m domains per leaf, a tree's levels
+** above the leaf, all-to-all peers beyond it): time x max(1, share x oversub).
 **
-** All-to-all.  NCCL runs it as grouped send/recv, one operation per
-** peer, 8 peers in flight, so it pays one latency step per round of 8
-** peers (network steps for peers in other domains).  Per rank (r-1)/n S
-** moves on NVLink and (n-r)/n S on the rank's NICs, concurrently.  With d
-** domains each NIC exchanges with one rail peer in each of the k = d-1
-** other domains (NCCL's PXN moves data over NVLink to the GPU on the
-** destination's rail first).  Path collisions are a property of routing:
-** under static ECMP (InfiniBand's default subnet-manager routing) those k
-** flows hash onto k equal paths independently, and the expected share of
-** paths in use is 1 - (1 - 1/k)^k (balls into bins: 1 at k = 1, 0.66 at
-** k = 7, 1 - 1/e for large k; the ECMP hash-collision loss of Al-Fares et
-** al., Hedera, NSDI 2010).  Adaptive routing, packet spraying (Spectrum-X)
-** and SRD (EFA) spread a flow over many paths: no collision loss.  This is
-** what makes all-to-all busbw fall with the node count on static routing,
-** from 2x the NIC rate at two nodes (NCCL maintainers, NVIDIA/nccl-tests
-** issue 130) towards 0.63x at many nodes.
+** All-to-all.  Grouped send/recv, 8 peers in flight, NVLink and NICs side
+** by side, static-ECMP path collisions 1 - (1 - 1/k)^k over k = d - 1 rail
+** peers (Hedera, NSDI 2010); adaptive routing, spraying and SRD none (see
+** the all-to-all plan in make_plan and docs/design.md 4).
 **
 ** Everything is pure arithmetic on the arguments: no allocation, no
 ** globals written, reentrant and thread-safe, O(1) per call.
@@ -182,8 +162,6 @@ typedef struct plan {
   double k_up, k_out;         /* bytes per direction, x S: per GPU on the
                               ** scale-up link; on the network per GPU
                               ** (out_dom 0) or per domain (out_dom 1) */
-  double tune_k_out;          /* k_out as NCCL's tuner charges it, when it
-                              ** differs (trees over 3 domains); else 0 */
   double tune_up_div;         /* up_div as NCCL's tuner charges it, when it
                               ** differs (NVLS: nvls_tuner_div); else 0 */
   double up_rows, out_rows;   /* chunk rows of the pipeline fill: the
@@ -244,6 +222,8 @@ typedef struct place {
   double dom_nic, dom_cap; /* a domain's channels: their GPUs' NIC rate and
                            ** their per-channel cap, bytes/s */
   double gpu_nic;          /* one GPU's NICs, bytes/s */
+  double ring_net;         /* a ring's network rate across domains, bytes/s
+                           ** (0: not needed) */
 } place;
 
 /* Oversubscription multiplier of the time on the network when a share
@@ -287,15 +267,6 @@ static inline double tree_net_k(int d) {
   return d <= 1 ? 0.0 : d == 2 ? 1.0 : d == 3 ? 1.5 : 2.0;
 }
 
-/* The same as NCCL's tuner charges it (tuning.cc: bw = bwIntra for
-** nNodes <= 2, bwInter beyond, which halves the tree's busbw): 2 S from
-** three domains on.  NCCL picks its algorithm by this figure, so at
-** three domains it can pick the ring where the tree would run faster
-** (NVIDIA/nccl issue 1801). */
-static inline double tree_tuner_k(int d) {
-  return d <= 1 ? 0.0 : d == 2 ? 1.0 : 2.0;
-}
-
 /* NVLS-tree's rate (see NVLS-tree in the file comment): the domain's
 ** channels stream S at net_channels x net_channel_GBps with NCCL's 128
 ** KiB NVLS-tree chunk, at half that with the 64 KiB chunk NCCL uses from
@@ -313,6 +284,12 @@ HOT_INLINE double nvlstree_out_div(const place *pl, double k, double leaf) {
   return D * (t_ch > t_net ? t_ch : t_net) / k;
 }
 
+/* The ring's network stage at its channels' NICs (coll_tune.c), over D */
+static inline double ring_net_div(const place *pl) {
+  double D = pl->dom_nic < pl->dom_cap ? pl->dom_nic : pl->dom_cap;
+  return pl->ring_net > 0.0 ? D / pl->ring_net : 1.0;
+}
+
 /* All-reduce plans (see make_plan). */
 HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
                               const place *pl, plan *p) {
@@ -320,9 +297,9 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
   const double nn = pl->nn, rr = pl->rr, dd = pl->dd;
   const double in = pl->in, ir = pl->ir, id = pl->id;
   /* Network bytes per domain of the double binary tree (tree_net_k):
-  ** S at two domains, 1.5 S at three, 2 S from four.  NCCL's tuner
-  ** charges 2 S from three domains on (tree_tuner_k): `auto` chooses by
-  ** the tuner's figure and runs at the real one. */
+  ** S at two domains, 1.5 S at three, 2 S from four.  `auto` chooses by
+  ** NCCL's ratings (coll_tune.c: the tree at bwInter from three nodes,
+  ** NVIDIA/nccl issue 1801) and runs at the real figure. */
   const double tree_k = tree_net_k(d);
   switch (algo) {
     case POD_ALGO_RING: {
@@ -332,7 +309,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_up = d == 1 ? f : f * (rr - 1.0) * ir;
       p->k_out = d > 1 ? f : 0.0; /* per domain: each channel leaves once */
       p->up_rows = nn;
-      p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      p->out_div = leaf_mult(s, ring_leaf_frac(pl)) * ring_net_div(pl);
       return POD_OK;
     }
     case POD_ALGO_TREE:
@@ -345,7 +322,6 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->ll_out_ratio = LL_TREE_NET_RATIO;
       p->k_up = r > 1 ? 2.0 : 0.0;
       p->k_out = d > 1 ? tree_k : 0.0;
-      p->tune_k_out = d > 1 ? tree_tuner_k(d) : 0.0;
       p->up_rows = rr;
       p->out_div = leaf_mult(s, tree_leaf_frac(pl));
       p->fill_doms = dd;
@@ -374,7 +350,6 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_up = 2.0 * (rr - 1.0) * ir;
       p->out_steps = 2.0 * ceil_log2(d);
       p->k_out = tree_k;
-      p->tune_k_out = tree_tuner_k(d);
       p->up_rows = rr;
       p->out_div =
           nvlstree_out_div(pl, tree_k, leaf_mult(s, tree_leaf_frac(pl)));
@@ -467,7 +442,7 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
         p->k_up = d == 1 ? f : f * (rr - 1.0) * ir;
         p->k_out = d > 1 ? f : 0.0;
         p->up_rows = nn;
-        p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+        p->out_div = leaf_mult(s, ring_leaf_frac(pl)) * ring_net_div(pl);
         return POD_OK;
       }
       if (algo == POD_ALGO_HIERARCHICAL) {
@@ -570,7 +545,8 @@ HOT_INLINE double plan_time(const rates *q, const plan *p, double S) {
     double tu = p->k_up * S * iu, to = p->k_out * S * io;
     bw = (tu > to ? tu : to) + p->k_up * p->up_rows * q->row_up * iu +
          p->k_out * p->out_rows * q->half_out * io +
-         (p->k_out > 0.0 ? p->fill_doms * q->buf_dom * io : 0.0);
+         (p->k_out > 0.0 ? p->fill_doms * (S < q->buf_dom ? S : q->buf_dom) * io
+                         : 0.0);
   } else if (S > 0.0) {
     /* Point-to-point: NVLink and network flows run side by side, each
     ** filling by one p2p chunk per round of peers. */
@@ -591,6 +567,18 @@ HOT_INLINE double plan_time(const rates *q, const plan *p, double S) {
   return t_ll < t ? t_ll : t;
 }
 
+/* plan_time with S at NCCL's rated algbw `rate` (bytes/s), no fills. */
+HOT_INLINE double rated_time(const rates *q, const plan *p, double S,
+                             double rate) {
+  double up = p->up_steps * q->a_up, out = p->out_steps * q->a_out;
+  double t = p->fixed_us * 1e-6 + up + out + S / rate;
+  if (p->simple_only) return t;
+  double t_ll = BASE_LL_US * 1e-6 + LL_STEP_RATIO * up + p->ll_out_ratio * out +
+                S * INV_LL_BW_SHARE / rate;
+  t += BASE_SIMPLE_US * 1e-6;
+  return t_ll < t ? t_ll : t;
+}
+
 /* The algorithms `auto` tries for each op, in order (ties keep the
 ** first): NCCL's own set (tuning.cc), never podsim's hierarchical. */
 static const pod_coll_algo AUTO_AR[] = {
@@ -603,6 +591,39 @@ static const struct {
   int n;
 } AUTO[POD_COLL_NOPS] = {{AUTO_AR, 6},     {AUTO_RING, 1}, {AUTO_RING, 1},
                          {AUTO_DIRECT, 1}, {AUTO_RING, 1}, {AUTO_DIRECT, 1}};
+
+/* auto: NCCL's set for `op`, chosen by NCCL's estimate (across domains,
+** tu: 2.28.9's ratings of ring, tree and NVLS-tree; NVLS: nvls_tuner_div)
+** and timed at the real rate; *best stays AUTO when none runs. */
+static double auto_time(const pod_system *sys, pod_coll_op op, const place *pl,
+                        const rates *q, double S, const pod_coll__tune *tu,
+                        pod_coll_algo *best) {
+  double t_sel = INFINITY;
+  plan p, chosen = {0};
+  *best = POD_ALGO_AUTO;
+  for (int i = 0; i < AUTO[op].n; i++) {
+    pod_coll_algo a = AUTO[op].algos[i];
+    if (make_plan(sys, op, a, pl, &p) != POD_OK) continue;
+    if (a == POD_ALGO_NVLS)
+      p.tune_up_div = pod_coll__nvls_tuner_div(sys, pl->n);
+    double rate = !tu                       ? 0.0
+                  : a == POD_ALGO_RING      ? tu->ring_GBps
+                  : a == POD_ALGO_TREE      ? tu->tree_GBps
+                  : a == POD_ALGO_NVLS_TREE ? tu->nvlstree_GBps
+                                            : 0.0;
+    double sel, up_div = p.up_div;
+    if (rate > 0.0) {
+      sel = rated_time(q, &p, S, rate * 1e9);
+    } else {
+      if (p.tune_up_div > 0.0) p.up_div = p.tune_up_div;
+      sel = plan_time(q, &p, S);
+      p.up_div = up_div;
+    }
+    if (sel < t_sel) t_sel = sel, chosen = p, *best = a;
+  }
+  if (*best == POD_ALGO_AUTO) return INFINITY;
+  return chosen.tune_up_div > 0.0 || tu ? plan_time(q, &chosen, S) : t_sel;
+}
 
 /* Fill the placement and the rates of one evaluation. */
 static inline void setup(const pod_system *sys, int n, int r, place *pl,
@@ -723,45 +744,25 @@ static int coll_eval(const pod_system *sys, pod_coll_op op,
   place pl;
   rates q;
   setup(sys, n, r, &pl, &q);
+  /* across domains: the ring's rate, and for auto all-reduce the ratings
+  ** by which NCCL 2.28.9 picks ring, tree or NVLS-tree (coll_tune.c) */
+  pod_coll__tune tu = {0};
+  int net_ar =
+      op == POD_COLL_ALL_REDUCE && pl.d > 1 && args->algo == POD_ALGO_AUTO;
+  if (net_ar)
+    pod_coll__net_tune(sys, n, r, &tu);
+  else if (pl.d > 1 && op <= POD_COLL_REDUCE_SCATTER)
+    tu.ring_net_GBps = pod_coll__ring_net_GBps(sys, r);
+  pl.ring_net = tu.ring_net_GBps * 1e9;
   pod_coll_algo best = args->algo;
   double t;
-  plan p;
   if (args->algo == POD_ALGO_AUTO) {
-    t = INFINITY;
-    double t_sel = INFINITY;
-    best = POD_ALGO_AUTO;
-    for (int i = 0; i < AUTO[op].n; i++) {
-      pod_coll_algo a = AUTO[op].algos[i];
-      if (make_plan(sys, op, a, &pl, &p) != POD_OK) continue;
-      if (a == POD_ALGO_NVLS) /* NVLS at the ring's rate x NCCL's tuner
-                              ** NVLS over ring (coll_tune.c) */
-        p.tune_up_div = pod_coll__nvls_tuner_div(sys, n);
-      if ((p.tune_k_out > 0.0 && p.tune_k_out != p.k_out) ||
-          p.tune_up_div > 0.0) {
-        /* NCCL chooses by its tuner's estimate, then runs at the real
-        ** rate: the real time only for a plan that is chosen */
-        plan pt = p;
-        if (pt.tune_k_out > 0.0) pt.k_out = pt.tune_k_out;
-        if (pt.tune_up_div > 0.0) pt.up_div = pt.tune_up_div;
-        double sel = plan_time(&q, &pt, S);
-        if (sel < t_sel) {
-          t_sel = sel;
-          t = plan_time(&q, &p, S);
-          best = a;
-        }
-      } else {
-        double ti = plan_time(&q, &p, S);
-        if (ti < t_sel) {
-          t_sel = ti;
-          t = ti;
-          best = a;
-        }
-      }
-    }
+    t = auto_time(sys, op, &pl, &q, S, net_ar ? &tu : NULL, &best);
     if (best == POD_ALGO_AUTO) /* every op has at least one algorithm */
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name(op));
   } else {
+    plan p;
     if (make_plan(sys, op, args->algo, &pl, &p) != POD_OK)
       return pod_err_set(err, POD_ENOTSUP, "algo",
                          "%s cannot run %s on %s with %d ranks, %d per domain",
@@ -783,8 +784,6 @@ static int coll_eval(const pod_system *sys, pod_coll_op op,
   out->algo = best;
   return POD_OK;
 }
-
-/* ---- names ------------------------------------------------------------- */
 
 int pod_coll_eval(const pod_system *sys, pod_coll_op op,
                   const pod_coll_args *args, pod_coll_result *out,

@@ -19,4 +19,22 @@
 ** O(1). */
 double pod_coll__nvls_tuner_div(const pod_system *s, int n);
 
+/* NCCL 2.28.9's tuner ratings of multi-node all-reduce (coll_tune.c):
+** Simple-protocol algbw in GB/s of ring, tree and NVLS-tree (0 when NCCL
+** builds no such graph), and the ring's network rate (as
+** pod_coll__ring_net_GBps). */
+typedef struct pod_coll__tune {
+  double ring_net_GBps;
+  double ring_GBps, tree_GBps, nvlstree_GBps;
+} pod_coll__tune;
+
+/* Ratings for n ranks, r per node (n / r >= 2 nodes).  Pure, O(1). */
+void pod_coll__net_tune(const pod_system *s, int n, int r, pod_coll__tune *t);
+
+/* The network rate of NCCL's multi-node ring on nodes of r GPUs, GB/s:
+** its graph's c channels each send through one NIC at the NIC's rate
+** (nic_gbps / 8 x out_eff), several sharing a NIC when c exceeds the
+** NICs, so min(c, r x nics_per_gpu) NICs.  Pure, O(1). */
+double pod_coll__ring_net_GBps(const pod_system *s, int r);
+
 #endif

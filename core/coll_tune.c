@@ -99,3 +99,183 @@ double pod_coll__nvls_tuner_div(const pod_system *s, int n) {
   if (!(nv > 0.0) || !(ring > 0.0)) return 1e30; /* NCCL: no NVLS graph */
   return ring / nv;
 }
+
+/* ---- multi-node all-reduce: NCCL 2.28.9's tuner ratings ---------------- */
+/* NVIDIA/nccl 2.28.9 (dbc86fd0), facts only: the graph search
+** (src/graph/search.cc: ncclTopoCompute, the inter-node speed arrays,
+** ncclTopoDupChannels) and the tuner (src/graph/tuning.cc:
+** ncclTopoTuneModel, perChMaxTreeBws, perChMaxNVLSTreeBws,
+** nvlsEfficiency).  podsim's model of the search's outcome on a
+** symmetric node (every GPU alike on one NVSwitch), not a port of it. */
+
+/* Per-channel search speeds across nodes, GB/s (sm100SpeedArrayInter,
+** sm90SpeedArrayInter, speedArrayInter), with their inverses: the search
+** below runs on every evaluation across domains, and a division costs as
+** much as the rest of an iteration. */
+#define SM100_INTER(X)                                                      \
+  X(96), X(48), X(45.1), X(42), X(40), X(30), X(24), X(22), X(20), X(17.5), \
+      X(15), X(12), X(6), X(3), X(2.4), X(1.2), X(0.24), X(0.12)
+#define SM90_INTER(X)                                                     \
+  X(48), X(45), X(42), X(40), X(30), X(24), X(22), X(20), X(17.5), X(15), \
+      X(12), X(6), X(3), X(2.4), X(1.2), X(0.24), X(0.12)
+#define SM80_INTER(X)                                                        \
+  X(48), X(30), X(28), X(24), X(20), X(18), X(15), X(12), X(10), X(9), X(7), \
+      X(6), X(5), X(4), X(3), X(2.4), X(1.2), X(0.24), X(0.12)
+#define SPEED_OF(v) v
+#define INV_OF(v) 1.0 / v
+static const double INTER_SM100[] = {SM100_INTER(SPEED_OF)};
+static const double INTER_SM90[] = {SM90_INTER(SPEED_OF)};
+static const double INTER_SM80[] = {SM80_INTER(SPEED_OF)};
+static const double IINTER_SM100[] = {SM100_INTER(INV_OF)};
+static const double IINTER_SM90[] = {SM90_INTER(INV_OF)};
+static const double IINTER_SM80[] = {SM80_INTER(INV_OF)};
+#undef SPEED_OF
+#undef INV_OF
+typedef struct speeds {
+  const double *sp, *inv;
+  int n;
+} speeds;
+#define SPEEDS(a, i) \
+  { a, i, (int)(sizeof a / sizeof a[0]) }
+static const speeds INTER[3] = {SPEEDS(INTER_SM80, IINTER_SM80),
+                                SPEEDS(INTER_SM90, IINTER_SM90),
+                                SPEEDS(INTER_SM100, IINTER_SM100)};
+/* perChMaxTreeBws and perChMaxNVLSTreeBws at 2 nodes and at 4+ (N2, N4
+** columns; 3 nodes read N4), Ampere / Hopper / Blackwell; nvlsEfficiency. */
+static const double TREE_MAX[3][2] = {{23.6, 17.8}, {41.4, 36.0}, {42.8, 24.0}};
+static const double NVLSTREE_MAX[3][2] = {{0, 0}, {57.7, 45.5}, {96.0, 43.8}};
+static const double NVLS_EFF[3] = {0.0, 0.85, 0.74};
+/* NCCL's topology credit per NVLink over its line rate (src/graph/topo.h:
+** SM80_NVLINK_BW 20.0 and SM90_NVLINK_BW 20.6 of 25 GB/s, SM100_NVLINK_BW
+** 40.1 of 50): the search budgets this, not podsim's achieved up_eff. */
+static const double NVLINK_CREDIT[3] = {20.0 / 25.0, 20.6 / 25.0, 40.1 / 50.0};
+#define RING_MAX_CHANNELS 32.0 /* MAXCHANNELS / 2 */
+
+/* floor(x / s) for x >= 0 from x * (1 / s), exact after the fix-up */
+static inline double floor_div(double x, double s, double inv) {
+  double q = x * inv;
+  if (q > 64.0) return 64.0; /* every caller caps at 32 */
+  double c = (double)(long long)q;
+  if ((c + 1.0) * s <= x) c += 1.0;
+  if (c * s > x) c -= 1.0;
+  return c;
+}
+
+/* Ring (and tree) channels at speed s: each crosses every GPU's NVLink
+** once (floor(L / s)) and one NIC each way (floor(nic / s) per NIC). */
+static inline double ring_fit(double L, double nic, double nics,
+                              const speeds *t, int i) {
+  double s = t->sp[i], c = floor_div(L, s, t->inv[i]);
+  double by_nic = nics * floor_div(nic, s, t->inv[i]);
+  if (by_nic < c) c = by_nic;
+  return c < RING_MAX_CHANNELS ? c : RING_MAX_CHANNELS;
+}
+
+/* The multi-node ring graph (search.cc, ncclTopoCompute): from the first
+** speed a NIC can take (maxBw, the GPU-to-NIC path: the NIC's line rate)
+** down, keep the best channels x speed, stopping at the GPU's NVLink
+** credit (totalBw) or at a speed at most .49 of the best's; then
+** ncclTopoDupChannels doubles the channels at half the speed when the
+** speed is >= 25 GB/s, except on Hopper and later below 50 GB/s with more
+** than 4 channels; pass 2 raises the speed while the channels still fit. */
+static void ring_graph(const speeds *t, int gen, double L, double nic,
+                       double nics, double *ch, double *bw) {
+  const double *sp = t->sp;
+  double bc = 0.0, bs = 0.0;
+  int bi = 0, ns = t->n;
+  for (int i = 0; i < ns; i++) {
+    if (sp[i] > nic) continue;
+    if (bs > 0.0 && sp[i] <= 0.49 * bs) break;
+    double c = ring_fit(L, nic, nics, t, i);
+    if (c >= 1.0 && c * sp[i] > bc * bs) bc = c, bs = sp[i], bi = i;
+    if (bc * bs >= L) break;
+  }
+  if (bs >= 25.0 && !(gen > 0 && bs < 50.0 && bc > 4.0)) {
+    double c2 = 2.0 * bc < RING_MAX_CHANNELS ? 2.0 * bc : RING_MAX_CHANNELS;
+    if (c2 > bc) bs *= 0.5;
+    bc = c2;
+    while (bi < ns - 1 && sp[bi] > bs) bi++;
+    bs = sp[bi];
+    while (bi > 0 && sp[bi - 1] <= nic &&
+           ring_fit(L, nic, nics, t, bi - 1) >= bc)
+      bs = sp[--bi];
+  }
+  *ch = bc;
+  *bw = bs;
+}
+
+static int gen_of(const pod_system *s) {
+  return s->gpu.fp4_tflops > 0.0 ? 2 : s->gpu.fp8_tflops > 0.0 ? 1 : 0;
+}
+
+/* The ring graph of nodes of r GPUs: its speeds table, NVLink credit L,
+** NIC rate (GB/s, line), channels and per-channel speed. */
+static const speeds *net_graph(const pod_system *s, int r, double *L,
+                               double *nic, double *ch, double *bw) {
+  int g = gen_of(s);
+  *L = s->up_GBps * NVLINK_CREDIT[g];
+  *nic = s->nic_gbps / 8.0;
+  ring_graph(&INTER[g], g, *L, *nic, (double)r * s->nics_per_gpu, ch, bw);
+  return &INTER[g];
+}
+
+static double ring_rate(const pod_system *s, int r, double ch) {
+  double nics = (double)r * s->nics_per_gpu;
+  return (ch < nics ? ch : nics) * s->nic_gbps / 8.0 * s->out_eff;
+}
+
+double pod_coll__ring_net_GBps(const pod_system *s, int r) {
+  double L, nic, ch, bw;
+  net_graph(s, r, &L, &nic, &ch, &bw);
+  return ring_rate(s, r, ch);
+}
+
+/* The NVLS-tree graph across nodes: h = min(r, 32) heads, one NIC each;
+** bwIntra the first speed a NIC takes with (h + 1) bwIntra within a head's
+** NVLink credit; pass 2 raises bwInter while below 2 bwIntra and within
+** the head's NIC.  Rated (tuning.cc) h x min(bwIntra e 2 (h-1)/h, bwInter
+** x (2 at <= 2 nodes), perChMaxNVLSTreeBw) busbw. */
+static double nvlstree_busbw(const pod_system *s, const speeds *t, double L,
+                             double nic, int r, int d) {
+  int g = gen_of(s), ns = t->n;
+  const double *sp = t->sp;
+  double h = r < NVLS_MAX_HEADS ? (double)r : (double)NVLS_MAX_HEADS;
+  if (!s->nvls || h < 2.0 || g == 0) return 0.0;
+  int i = 0;
+  while (i < ns - 1 && (sp[i] > nic || (h + 1.0) * sp[i] > L)) i++;
+  if (sp[i] > nic || (h + 1.0) * sp[i] > L) return 0.0;
+  int j = i;
+  while (j > 0 && sp[j] < 2.0 * sp[i] && sp[j - 1] <= nic) j--;
+  double intra = sp[i] * NVLS_EFF[g] * 2.0 * (h - 1.0) / h;
+  double inter = sp[j] * (d <= 2 ? 2.0 : 1.0);
+  double cap = NVLSTREE_MAX[g][d <= 2 ? 0 : 1];
+  double b = intra < inter ? intra : inter;
+  return h * (b < cap ? b : cap);
+}
+
+/* NCCL 2.28.9's Simple-protocol algbw ratings of ring, tree and NVLS-tree
+** all-reduce over d = n / r nodes (tuning.cc): ring nCh x bw x n/2(n-1);
+** tree min(0.92 nCh bw, nCh perChMaxTreeBw) / 2; NVLS-tree as above x
+** n/2(n-1); bw is bwIntra at <= 2 nodes, bwInter beyond.  The tree graph
+** takes the ring's channels (ncclTopoCompareGraphs keeps rings and trees
+** at one channel count) and, at 2 nodes, raises bwIntra up to twice
+** bwInter within the NVLink credit (search.cc pass 2: "2 nodes can beat
+** the network"). */
+void pod_coll__net_tune(const pod_system *s, int n, int r, pod_coll__tune *t) {
+  int g = gen_of(s), d = n / r;
+  double L, nic, ch, bw;
+  const speeds *sp = net_graph(s, r, &L, &nic, &ch, &bw);
+  double alg = (double)n / (2.0 * (double)(n - 1));
+  t->ring_net_GBps = ring_rate(s, r, ch);
+  t->ring_GBps = ch * bw * alg;
+  double bt = bw;
+  if (d <= 2) {
+    int j = 0;
+    while (j < sp->n - 1 && sp->sp[j] > bw) j++;
+    while (j > 0 && sp->sp[j] < 2.0 * bw && ch * sp->sp[j - 1] <= L) j--;
+    bt = sp->sp[j];
+  }
+  double tree = 0.92 * ch * bt, tcap = ch * TREE_MAX[g][d <= 2 ? 0 : 1];
+  t->tree_GBps = 0.5 * (tree < tcap ? tree : tcap);
+  t->nvlstree_GBps = nvlstree_busbw(s, sp, L, nic, r, d) * alg;
+}

@@ -65,8 +65,10 @@
 ** Derived, not fitted. */
 #define NET_HALF_MB 1.0
 
-/* Network channels of one ring/tree collective per domain, and what one
-** carries.  NCCL's ring search (src/graph/search.cc) adds channels until
+/* Network channels of one tree, NVLS-tree or chain collective per domain,
+** and what one carries (a ring across domains runs its own graph's
+** channels at the NIC's rate instead: core/coll_tune.c).  NCCL's ring search
+*(src/graph/search.cc) adds channels until
 ** nChannels x bwInter covers the GPU's NVLink bandwidth, one NIC per
 ** channel: Hopper ceil(370.8 / 48) = 8 channels at 48 GB/s
 ** (sm90SpeedArrayInter), one per NIC of an 8-GPU node; Blackwell

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "coll_int.h"
 #include "pod_coll.h"
 
 #define MIB 1048576.0
@@ -204,7 +205,10 @@ static void test_time_monotone_in_bytes(void **state) {
             for (double S = 0.0; S <= 16 * GIB; S = S == 0 ? 1 : S * 1.7) {
               pod_coll_result res =
                   eval_ok(s, (pod_coll_op)op, n, r, S, ALGOS[a]);
-              assert_true(res.time_s >= prev);
+              /* auto across domains picks by NCCL's tuner, which may
+              ** switch to an algorithm that runs faster than the last */
+              if (!(ALGOS[a] == POD_ALGO_AUTO && op == POD_COLL_ALL_REDUCE))
+                assert_true(res.time_s >= prev);
               assert_true(pod_finite(res.time_s) && res.time_s > 0);
               prev = res.time_s;
             }
@@ -266,8 +270,10 @@ static void test_busbw_bounds_multi_domain(void **state) {
         pod_coll_result res =
             eval_ok(&s, POD_COLL_ALL_REDUCE, n, r, S, POD_ALGO_RING);
         double up_bound = s.up_GBps * r / (r - 1.0);
-        double out_bound = dom_GBps(&s, r);
-        assert_true(out_bound <= r * nic_GBps);
+        /* the ring runs its channels at their NICs' rate (all NICs at
+        ** most); the all-gather ring at the domain's channel rate */
+        double out_bound = r * nic_GBps * s.out_eff;
+        assert_true(dom_GBps(&s, r) <= out_bound);
         double bound = up_bound < out_bound ? up_bound : out_bound;
         assert_true(res.busbw_GBps <= bound);
         res = eval_ok(&s, POD_COLL_ALL_GATHER, n, r, S, POD_ALGO_RING);
@@ -297,6 +303,10 @@ static void test_hierarchical_not_slower(void **state) {
         if (U < need * D) continue;
         for (int op = 0; op < 3; op++)
           for (double S = 8; S <= 8 * GIB; S *= 4) {
+            /* NCCL's ring runs its network stage at its channels' NICs
+            ** (coll_tune.c), podsim's hierarchical at the domain's
+            ** channel rate: compare only where the ring is no faster */
+            if (pod_coll__ring_net_GBps(s, r) > D * (1 + 1e-12)) continue;
             double US = U * S / (S + up_half(s, r));
             double DS = D * S / (S + s->out_half_MB * MIB);
             if (US < need * DS) continue;
@@ -382,7 +392,9 @@ static void test_auto_is_fastest(void **state) {
             continue;
           }
           pod_coll_result o = eval_ok(s, (pod_coll_op)op, n, 0, S, ALGOS[a]);
-          assert_true(au.time_s <= o.time_s);
+          /* an all-reduce across domains follows NCCL's tuner instead
+          ** (test_coll_rules.c, test_net_tuner_choice) */
+          if (op != POD_COLL_ALL_REDUCE) assert_true(au.time_s <= o.time_s);
         }
       }
 }

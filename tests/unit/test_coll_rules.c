@@ -76,9 +76,18 @@ static void test_two_node_rule(void **state) {
   pod_coll_result r4 =
       eval_ok(&s, POD_COLL_ALL_REDUCE, 32, 8, S, POD_ALGO_RING);
   assert_close(r4.time_s / r2.time_s, 2.0 * 31 / 32 / (2.0 * 15 / 16), 0.02);
+  /* NCCL 2.28.9 rates the tree highest here (coll_tune.c): its bwIntra
+  ** rises to twice the 12 GB/s channel (0.5 x 0.92 x 8 x 24 = 88 GB/s
+  ** algbw) while NVLS-tree's heads stay at the NIC's 12 (8 x 17.85 x
+  ** 16/30 = 76) and the ring at 8 x 12 x 16/30 = 51 */
+  pod_coll__tune tu;
+  pod_coll__net_tune(&s, 16, 8, &tu);
+  assert_close(tu.tree_GBps, 0.5 * 0.92 * 8 * 24, 1e-12);
+  assert_close(tu.nvlstree_GBps, 8 * 12 * 0.85 * 2 * 7 / 8 * 16 / 30.0, 1e-9);
+  assert_close(tu.ring_GBps, 8 * 12 * 16 / 30.0, 1e-12);
   pod_coll_result au =
       eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, S, POD_ALGO_AUTO);
-  assert_int_equal(au.algo, POD_ALGO_NVLS_TREE);
+  assert_int_equal(au.algo, POD_ALGO_TREE);
   assert_true(au.time_s < 0.6 * r2.time_s);
   /* without NVLS the tree takes the two-node advantage */
   s.nvls = 0;
@@ -125,7 +134,8 @@ static double dtree_busiest(int d) {
 }
 
 /* The tree's network bytes follow NCCL's trees: S at 2 domains, 1.5 S
-** at 3, 2 S from 4; at 3 domains NCCL's tuner still charges 2 S, so
+** at 3, 2 S from 4; at 3 domains NCCL's tuner still rates the tree at
+** bwInter and the 4-node cap (as if 2 S, coll_tune.c), so
 ** auto keeps the ring although the tree runs faster (NVIDIA/nccl issue
 ** 1801: GB200 partitions, tree busbw 1.2x the ring's). */
 static void test_tree_three_domains(void **state) {
@@ -159,8 +169,15 @@ static void test_tree_three_domains(void **state) {
   pod_coll_result n2 =
       eval_ok(&n, POD_COLL_ALL_REDUCE, 16, 8, S, POD_ALGO_NVLS_TREE);
   assert_close(nt.time_s / n2.time_s, 1.5, 0.01);
+  /* with NVLS, NCCL 2.28.9 rates NVLS-tree over 3 nodes at its 8 heads x
+  ** bwInter 12 (no doubling beyond 2 nodes), the ring's 8 x 12: a tie on
+  ** bandwidth that NVLS-tree's fewer latency steps win */
+  pod_coll__tune tu;
+  pod_coll__net_tune(&n, 24, 8, &tu);
+  assert_close(tu.nvlstree_GBps, tu.ring_GBps, 1e-12);
   au = eval_ok(&n, POD_COLL_ALL_REDUCE, 24, 8, S, POD_ALGO_AUTO);
-  assert_int_equal(au.algo, POD_ALGO_RING);
+  assert_int_equal(au.algo, POD_ALGO_NVLS_TREE);
+  assert_close(au.time_s, nt.time_s, 1e-12);
 }
 
 /* auto never picks an algorithm NCCL lacks (hierarchical), NVLS never
@@ -301,10 +318,66 @@ static void test_collnet_with_sharp(void **state) {
                             &au, NULL) == POD_ENOTSUP);
 }
 
+/* NCCL 2.28.9 (dbc86fd0) picks a multi-node all-reduce by its tuner's
+** ratings (coll_tune.c), worked by hand in tests/validation/c11: two
+** B300 nodes with two 400G NICs per GPU: the ring graph's 16 x 45.1 GB/s
+** (or 15 x 48) rated 721.6 x 16/30 = 385 GB/s algbw, NVLS-tree's 8 heads
+** at 48 GB/s 8 x 48 x 0.74 x 2 x 7/8 x 16/30 = 265, the tree at most
+** 0.5 x 16 x 42.8 = 342: NCCL runs the ring, and the ring's 16 channels
+** at their NICs' rate reach 16 NICs x 47 GB/s.  (podsim before chose
+** NVLS-tree here, its ring at 16 x 24 GB/s.)  GB200 NVL72 racks: 32
+** heads at bwIntra 20 / bwInter 40 rated 32 x 20 x 0.74 x 2 x 31/32 =
+** 917.6 busbw, ahead of the ring's 721.6 at 2 and at 20 racks. */
+static void test_net_tuner_choice(void **state) {
+  (void)state;
+  pod_system b = preset("hgx_b300");
+  b.nics_per_gpu = 2;
+  b.nic_gbps = 400;
+  b.net_channel_GBps = 24;
+  pod_coll__tune tu;
+  pod_coll__net_tune(&b, 16, 8, &tu);
+  double alg = 16 / 30.0;
+  assert_close(tu.ring_GBps, 16 * 45.1 * alg, 1e-12);
+  assert_close(tu.nvlstree_GBps, 8 * 48 * 0.74 * 2 * 7 / 8.0 * alg, 1e-9);
+  assert_true(tu.tree_GBps <= 0.5 * 16 * 42.8 + 1e-9);
+  pod_coll_result au =
+      eval_ok(&b, POD_COLL_ALL_REDUCE, 16, 8, 16 * GIB, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_RING);
+  double nics = 16 * 400 / 8.0 * b.out_eff;
+  assert_true(au.busbw_GBps <= nics && au.busbw_GBps > 0.9 * nics);
+  pod_system g = preset("gb200_nvl72");
+  const int racks[] = {2, 3, 20};
+  for (int i = 0; i < 3; i++) {
+    int n = 64 * racks[i];
+    pod_coll__net_tune(&g, n, 64, &tu);
+    double a = n / (2.0 * (n - 1));
+    assert_close(tu.nvlstree_GBps, 32 * 20 * 0.74 * 2 * 31 / 32.0 * a, 1e-9);
+    assert_close(tu.ring_GBps, 16 * 45.1 * a, 1e-12);
+    au = eval_ok(&g, POD_COLL_ALL_REDUCE, n, 64, 8 * GIB, POD_ALGO_AUTO);
+    assert_int_equal(au.algo, POD_ALGO_NVLS_TREE);
+  }
+  /* every preset: at a size where bandwidth decides, auto across 2-16
+  ** nodes runs the algorithm with the best rating */
+  const pod_system *sp;
+  for (int i = 0; (sp = pod_hw_system_at(i, NULL)) != NULL; i++)
+    for (int d = 2; d <= 16; d *= 2) {
+      int r = sp->domain_gpus, n = d * r;
+      pod_coll__net_tune(sp, n, r, &tu);
+      au = eval_ok(sp, POD_COLL_ALL_REDUCE, n, r, 256 * GIB, POD_ALGO_AUTO);
+      double best = tu.ring_GBps > tu.tree_GBps ? tu.ring_GBps : tu.tree_GBps;
+      if (tu.nvlstree_GBps > best) best = tu.nvlstree_GBps;
+      double got = au.algo == POD_ALGO_RING   ? tu.ring_GBps
+                   : au.algo == POD_ALGO_TREE ? tu.tree_GBps
+                                              : tu.nvlstree_GBps;
+      assert_close(got, best, 1e-12);
+    }
+}
+
 /* Channels, not domain size, set how many NICs a collective drives: a
-** multi-rack NVL72 ring runs net_channels (16) channels at
-** net_channel_GBps each, not 72 NICs; an 8-GPU node runs one channel per
-** NIC. */
+** multi-rack NVL72 ring runs its graph's 16 channels (coll_tune.c), each
+** through one NIC at the NIC's rate, not 72 NICs; its NVLS-tree runs
+** net_channels at net_channel_GBps each; an 8-GPU node runs one channel
+** per NIC. */
 static void test_channels_set_nics(void **state) {
   (void)state;
   pod_system nvl = preset("gb200_nvl72");
@@ -312,15 +385,22 @@ static void test_channels_set_nics(void **state) {
   pod_coll_result r =
       eval_ok(&nvl, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
   double cap = nvl.net_channels * nvl.net_channel_GBps;
-  assert_true(nvl.net_channels < 72);
-  assert_true(r.busbw_GBps <= cap);
-  assert_true(r.busbw_GBps > 0.95 * cap);
-  /* more channels, more NICs: the same ring gets faster */
+  double nic = nvl.nic_gbps / 8.0 * nvl.out_eff;
+  assert_close(pod_coll__ring_net_GBps(&nvl, 72), 16 * nic, 1e-12);
+  assert_true(r.busbw_GBps <= 16 * nic);
+  assert_true(r.busbw_GBps > 1.2 * cap); /* not at net_channel_GBps */
+  pod_coll_result t =
+      eval_ok(&nvl, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_NVLS_TREE);
+  assert_true(t.busbw_GBps <= 2.0 * cap && t.busbw_GBps > 0.9 * 2.0 * cap);
+  /* more channels, more NICs: the same NVLS-tree gets faster, the ring
+  ** (its own graph's channels) does not move */
   pod_system wide = nvl;
   wide.net_channels = 72;
   pod_coll_result w =
-      eval_ok(&wide, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
-  assert_true(w.busbw_GBps > 1.5 * r.busbw_GBps);
+      eval_ok(&wide, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_NVLS_TREE);
+  assert_true(w.busbw_GBps > 1.1 * t.busbw_GBps);
+  w = eval_ok(&wide, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
+  assert_close(w.busbw_GBps, r.busbw_GBps, 1e-12);
   /* 8 GPUs, 8 NICs, 8 channels: NIC-bound */
   pod_system h = preset("hgx_h100");
   pod_coll_result hr =
@@ -461,19 +541,20 @@ static void test_tree_fill_grows_with_domains(void **state) {
   double D = s.net_channels * s.nic_gbps / 8.0 * s.out_eff * 1e9;
   double buf = s.net_channels * 4.0 * MIB;
   double a = s.out_latency_us * 1e-6;
-  const int ds[] = {2, 8, 64};
-  double fill[3];
-  for (int i = 0; i < 3; i++) {
-    pod_coll_result r =
-        eval_ok(&s, POD_COLL_ALL_REDUCE, 8 * ds[i], 8, 1.0, POD_ALGO_NVLS_TREE);
-    /* one byte: the time is latency plus fills; take out the tree's steps
-    ** and its network window (1 MiB per S of traffic: S, or 2S beyond two
-    ** domains) */
-    double k = ds[i] == 2 ? 1.0 : 2.0;
-    fill[i] = r.time_s - 2.0 * log2(ds[i]) * a - k * s.out_half_MB * MIB / D;
+  /* 8 and 64 domains: the same 2 S per domain at the heads' NICs, so the
+  ** times differ by the tree's steps and the fills only; a message
+  ** smaller than the buffers fills them with itself only */
+  const double sizes[] = {64 * MIB, MIB}, held[] = {buf, MIB};
+  for (int k = 0; k < 2; k++) {
+    double fill[2];
+    const int ds[] = {8, 64};
+    for (int i = 0; i < 2; i++) {
+      pod_coll_result r = eval_ok(&s, POD_COLL_ALL_REDUCE, 8 * ds[i], 8,
+                                  sizes[k], POD_ALGO_NVLS_TREE);
+      fill[i] = r.time_s - 2.0 * log2(ds[i]) * a;
+    }
+    assert_close(fill[1] - fill[0], 56 * held[k] / D, 1e-6);
   }
-  assert_close(fill[1] - fill[0], 6 * buf / D, 1e-6);
-  assert_close(fill[2] - fill[0], 62 * buf / D, 1e-6);
   /* a ring starts every link at once: no such fill */
   pod_coll_result r2 =
       eval_ok(&s, POD_COLL_ALL_REDUCE, 16, 8, 1.0, POD_ALGO_RING);
@@ -537,6 +618,7 @@ int main(void) {
       cmocka_unit_test(test_nvls_tuner_figures),
       cmocka_unit_test(test_collnet_with_sharp),
       cmocka_unit_test(test_channels_set_nics),
+      cmocka_unit_test(test_net_tuner_choice),
       cmocka_unit_test(test_nvlstree_chunk_and_heads),
       cmocka_unit_test(test_leaf_oversub),
       cmocka_unit_test(test_fill_grows_with_ranks),

@@ -23,9 +23,10 @@
 -- NCCL_IB_HCA lists 8 HCAs per 4 GPUs), so those systems have two 400G
 -- NICs per GPU at the 400G channel rate, not the presets' one 800G NIC.
 --
--- Algorithm: auto chooses as NCCL's tuner does (core/coll.c,
--- nvls_tuner_div; NVIDIA/nccl 2.28.7 ae7aed19 src/graph/search.cc and
--- tuning.cc).  NCCL's NVLS graph has one channel per head, min(n, 32)
+-- Algorithm: auto chooses as NCCL's tuner does (core/coll_tune.c:
+-- nvls_tuner_div inside a domain, NVIDIA/nccl 2.28.7 ae7aed19; across
+-- domains NCCL 2.28.9 dbc86fd0's ratings of ring, tree and NVLS-tree,
+-- src/graph/search.cc and tuning.cc).  NCCL's NVLS graph has one channel per head, min(n, 32)
 -- heads, each at most the search's top per-channel speed (90 GB/s on
 -- Blackwell); at 4 ranks the tuner rates NVLS at 4 x 90 = 360 GB/s
 -- against the ring's 720 and runs the ring, from 8 ranks NVLS (8 x 90 =
@@ -39,7 +40,9 @@
 -- NIC each, at bwIntra 20 and bwInter 40 GB/s, rated 32 x 20 x 5/6 = 533
 -- GB/s at two and at three nodes; the ring graph 16 channels x 45 GB/s,
 -- rated 720 x n / 2(n-1) = 362; the tree at most 331.  auto must pick
--- nvls_tree at 2 and 3 racks (checked below).
+-- nvls_tree at 2 and 3 racks (checked below).  podsim rates with 2.28.9's
+-- formula (the same graphs: 32 x 20 x 0.74 x 2 x 31/32 = 917.6 busbw,
+-- 462 algbw at two racks, against the ring's 362): the same choice.
 -- GB200 3 racks all_reduce (a known miss at -34% before the NVLS-tree
 -- chunk rule; now a prediction): NCCL's NVLSTree over three domains runs
 -- the tree's two chains of three (src/graph/connect.cc, connectNvls with
@@ -154,22 +157,23 @@ for _, c in ipairs{{"GB300", 4, "ring"}, {"GB200", 4, "ring"}, {"GB300", 8, "nvl
     note = "podsim algorithm: " .. res.algo}
 end
 
--- Two B300 nodes (NCCL 2.28.9, dbc86fd0), traced by hand as above: the
--- NVLS graph has 8 heads at bwIntra = bwInter 48 GB/s (one GPU each; 96
+-- Two B300 nodes (NCCL 2.28.9, dbc86fd0), traced by hand as above and
+-- computed by podsim's model of the search (core/coll_tune.c): the NVLS
+-- graph has 8 heads at bwIntra = bwInter 48 GB/s (one GPU each; 96
 -- exceeds a 400G port), rated 8 x min(48 x 0.74 x 7/8 x 2, 48 x 2,
--- perChMaxNVLSTreeBw 96) = 497 busbw, 265 algbw; the ring graph 15
--- channels x 48 GB/s on 16 NICs, 720 x 16/30 = 384 algbw; the tree at most
--- 321.  NCCL runs the ring, and its measured 767 GB/s busbw (16 NICs at
--- 48) is beyond podsim's ring, whose channels carry 24 GB/s each.  A
--- known miss: the fix is the multi-node tuner ratings and ring channels
--- at their NIC's rate, which also move C7's choices (not done here).
+-- perChMaxNVLSTreeBw 96) = 497 busbw, 265 algbw; the ring graph 16
+-- channels x 45.1 GB/s (15 x 48 by hand: the same 720) on 16 NICs, 721.6 x
+-- 16/30 = 385 algbw; the tree at most 0.5 x 16 x 42.8 = 342.  auto picks
+-- as NCCL's tuner rates (the ring), and the ring's 16 channels send at
+-- their NICs' rate (16 x 47 GB/s), so its measured 767 GB/s busbw is in
+-- reach (the row above; it was a known miss while podsim ran NVLS-tree
+-- here, its ring channels at 24 GB/s).
 do
   local res = podsim.collective(oci.B300, "all_reduce", {ranks = 16, ranks_per_domain = 8,
     bytes = 16 * GiB})
   podsim.check{id = "C11", name = "OCI B300 all_reduce 2 domains of 8 16 GiB: auto picks NCCL's ring",
     published = 1, value = res.algo == "ring" and 1 or 0, unit = "match", tol_abs = 0,
     fit = false, source = "NVIDIA/nccl src/graph/search.cc, tuning.cc (dbc86fd0, 2.28.9)",
-    known_miss = "NCCL 2.28.9 rates the ring (384 algbw) over NVLSTree (265) on two B300 nodes; podsim's ring channels at 24 GB/s could not reach 767 GB/s, so auto runs nvls_tree; see c11_oci_nvl72_mnnvl.lua",
     note = "podsim algorithm: " .. res.algo}
 end
 

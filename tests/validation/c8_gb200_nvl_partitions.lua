@@ -12,9 +12,12 @@
 -- rooted at 0 with one child, and its shift by one rank for odd counts), so
 -- the busiest domain moves 1.5 S per direction, not the 2 S of four or more
 -- domains; busbw 2(n-1)/n / 1.5 = 1.22x the NIC-bound ring's (published
--- 1.19x and 1.23x).  NCCL's tuner charges every tree over more than two
--- nodes 2 S (tuning.cc: bwInter), which is why it picks the slower ring;
--- podsim's auto chooses by the tuner's charge and reports the real time.
+-- 1.19x and 1.23x).  NCCL's tuner rates every tree over more than two
+-- nodes at bwInter and the 4-node per-channel cap, as if it moved 2 S,
+-- which is why it picks the slower ring; podsim's auto chooses by NCCL
+-- 2.28.9's ratings (core/coll_tune.c: NVL4 ring 8 x 24 GB/s, 105 algbw,
+-- against the tree's 0.5 x min(0.92 x 192, 8 x 24) = 88; NVL8 ring 8 x
+-- 48, 200, against 96) and reports the real time.
 -- Before this, podsim charged the real tree 2 S as well: -27% (a known miss).
 -- Tolerance: busbw within 15%.
 local sys = podsim.system{base = "gb200_nvl72", nvls = false, nvls_eff = 0}
