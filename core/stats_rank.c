@@ -20,7 +20,6 @@
 #include <string.h>
 
 #define INS_MAX 24   /* buckets up to this size: insertion sort */
-#define TOP_BITS 11  /* digit bits of the first level (2048 buckets) */
 #define SUB_BITS 11  /* of the later levels, at most */
 #define MAX_DEPTH 24 /* a level drops >= 3 bits of range (m > INS_MAX) */
 #define CNT_SUB ((1u << SUB_BITS) + 1)
@@ -190,32 +189,137 @@ static u128 sum_products(const uint32_t *a, const uint32_t *b, size_t n) {
   return sab;
 }
 
-/* Twice the ranks of the sorted pairs k[s..e) at their places s.. of the
-** whole order (equal keys never straddle two first-level buckets). */
-static void assign(const uint64_t *k, const uint32_t *ix, size_t s, size_t e,
-                   uint32_t *r2) {
-  size_t i = s;
-  while (i < e) {
-    size_t j = i + 1;
-    while (j < e && k[j] == k[i]) j++;
-    uint32_t v = (uint32_t)(i + 1 + j); /* ranks i+1..j */
-    for (size_t t = i; t < j; t++) r2[ix[t]] = v;
-    i = j;
-  }
-}
-
 /* x + 0.0 turns -0 into +0 (ties), nothing else */
 static uint64_t rkey(double x) {
   return pod_stats__dkey(x + 0.0);
 }
 
-/* Sort x's keys (zeros as +0) with their indices into (k, ix) and write
-** twice the ranks to r2 (n >= 1); *neg0: the number of -0 in x.  The
-** first level reads x directly (three passes: range, counts, scatter);
-** each bucket is then sorted and ranked while in cache, with a scratch of
-** the largest bucket's size. */
-static int ranks_build(const double *x, size_t n, uint64_t *k, uint32_t *ix,
-                       uint32_t *r2, size_t *neg0) {
+/* ---- ranks: LSD radix sort on a 32-bit prefix of the keys ---- */
+
+#define DIG_BITS 11 /* three digits of a 32-bit prefix */
+#define DIG_N (1u << DIG_BITS)
+#define NDIG 3
+
+/* Scratch of one ranking: the packed words (prefix << 32 | index) and
+** their copy, and for a run of equal prefixes with different keys (rare:
+** values that the prefix does not resolve) the run's keys and indices
+** with the MSD sort's scratch, grown on demand. */
+typedef struct rank_work {
+  uint64_t *w, *t;
+  uint64_t *rk, *sk;
+  uint32_t *ri, *si, *cnt;
+  size_t cap;
+} rank_work;
+
+static void work_free(rank_work *a) {
+  free(a->w);
+  free(a->t);
+  free(a->rk);
+  free(a->sk);
+  free(a->ri);
+  free(a->si);
+  free(a->cnt);
+}
+
+static int work_run(rank_work *a, size_t m) {
+  if (m <= a->cap) return POD_OK;
+  free(a->rk);
+  free(a->sk);
+  free(a->ri);
+  free(a->si);
+  a->rk = malloc(m * sizeof *a->rk);
+  a->sk = malloc(m * sizeof *a->sk);
+  a->ri = malloc(m * sizeof *a->ri);
+  a->si = malloc(m * sizeof *a->si);
+  if (!a->cnt) a->cnt = malloc((size_t)MAX_DEPTH * CNT_SUB * sizeof *a->cnt);
+  a->cap = m;
+  if (a->rk && a->sk && a->ri && a->si && a->cnt) return POD_OK;
+  a->cap = 0;
+  return POD_ENOMEM;
+}
+
+/* The running sum of the squares of twice the ranks: v^2 < 2^64 added
+** `count` times. */
+static u128 add_squares(u128 ss, uint64_t v, size_t count) {
+  u128 p = u128_mul(v * v, count);
+  ss.hi += p.hi;
+  ss = u128_add(ss, p.lo);
+  return ss;
+}
+
+/* Ranks of the sorted run [s, e) of equal prefixes: twice their average
+** rank per group of equal keys into r2, the run's indices put in key
+** order in w.  Keys differ within a run only when the prefix dropped
+** bits (shift > 0): then they are read back and sorted. */
+static int rank_run(const double *x, rank_work *a, size_t s, size_t e,
+                    int shift, uint32_t *r2, u128 *ss) {
+  uint64_t *w = a->w;
+  size_t m = e - s;
+  if (m == 1 || shift == 0) { /* one key */
+    uint32_t v = (uint32_t)(s + 1 + e);
+    for (size_t t = s; t < e; t++) r2[(uint32_t)w[t]] = v;
+    *ss = add_squares(*ss, v, m);
+    return POD_OK;
+  }
+  if (work_run(a, m)) return POD_ENOMEM;
+  uint64_t *k = a->rk;
+  uint32_t *ix = a->ri;
+  int sorted = 1;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (size_t j = 0; j < m; j++) {
+    ix[j] = (uint32_t)w[s + j];
+    k[j] = rkey(x[ix[j]]);
+    sorted &= j == 0 || k[j - 1] <= k[j];
+    if (k[j] < lo) lo = k[j];
+    if (k[j] > hi) hi = k[j];
+  }
+  if (!sorted) {
+    msd_sort(k, ix, a->sk, a->si, m, lo, hi, 0, a->cnt);
+    uint64_t pre = w[s] & 0xffffffff00000000ULL;
+    for (size_t j = 0; j < m; j++) w[s + j] = pre | ix[j];
+  }
+  size_t i = 0;
+  while (i < m) {
+    size_t j = i + 1;
+    while (j < m && k[j] == k[i]) j++;
+    uint32_t v = (uint32_t)(s + i + 1 + s + j); /* ranks s+i+1..s+j */
+    for (size_t t = i; t < j; t++) r2[ix[t]] = v;
+    *ss = add_squares(*ss, v, j - i);
+    i = j;
+  }
+  return POD_OK;
+}
+
+/* Sort the packed words a->w by their prefix (bits 32..63), stable, by
+** up to three LSD passes of DIG_BITS (a digit that every word shares is
+** skipped); h: the digits' counts. */
+static void lsd_sort(rank_work *a, size_t n, uint32_t (*h)[DIG_N]) {
+  for (int d = 0; d < NDIG; d++) {
+    uint32_t *c = h[d];
+    int sh = 32 + d * DIG_BITS, one = 0;
+    uint32_t sum = 0;
+    for (size_t b = 0; b < DIG_N; b++) {
+      one |= c[b] == n;
+      uint32_t v = c[b];
+      c[b] = sum;
+      sum += v;
+    }
+    if (one) continue;
+    const uint64_t *w = a->w;
+    uint64_t *t = a->t;
+    for (size_t i = 0; i < n; i++) t[c[(w[i] >> sh) & (DIG_N - 1)]++] = w[i];
+    a->t = a->w;
+    a->w = t;
+  }
+}
+
+/* Sort x (zeros as +0, -0 counted in *neg0) into a->w, write twice the
+** ranks to r2 and their sum of squares to *ss (n >= 1).  Keys are mapped
+** to the 32-bit prefix (key - min) >> shift, which keeps their order;
+** passes: range, prefixes with their digit counts, up to three scatters,
+** and one pass over the runs of equal prefixes that ranks them. */
+static int ranks_build(const double *x, size_t n, rank_work *a, uint32_t *r2,
+                       u128 *ss, size_t *neg0) {
   uint64_t lo = UINT64_MAX, hi = 0;
   size_t nz = 0;
   for (size_t i = 0; i < n; i++) {
@@ -225,69 +329,42 @@ static int ranks_build(const double *x, size_t n, uint64_t *k, uint32_t *ix,
     if (v > hi) hi = v;
   }
   *neg0 = nz;
-  /* about one bucket per value for small n, at most 2^TOP_BITS */
-  int bmax = floor_log2(n) + 1 < TOP_BITS ? floor_log2(n) + 1 : TOP_BITS;
-  int b = lo == hi ? 0 : floor_log2(hi - lo) + 1, shift = 0;
-  if (b > bmax) {
-    shift = b - bmax;
-    b = bmax;
-  }
-  size_t nb = (size_t)1 << b;
-  uint32_t *c = calloc(nb + 1, sizeof *c);
-  if (!c) return POD_ENOMEM;
-  for (size_t i = 0; i < n; i++) c[((rkey(x[i]) - lo) >> shift) + 1]++;
-  size_t big = 0;
-  for (size_t d = 1; d <= nb; d++) {
-    if (c[d] > big) big = c[d];
-    c[d] += c[d - 1]; /* c[d]: start of bucket d */
-  }
+  int bits = lo == hi ? 0 : floor_log2(hi - lo) + 1;
+  int shift = bits > 32 ? bits - 32 : 0;
+  uint32_t(*h)[DIG_N] = calloc(NDIG, sizeof *h);
+  if (!h) return POD_ENOMEM;
+  uint64_t *w = a->w;
   for (size_t i = 0; i < n; i++) {
-    uint64_t v = rkey(x[i]);
-    uint32_t at = c[(v - lo) >> shift]++;
-    k[at] = v;
-    ix[at] = (uint32_t)i;
+    uint32_t p = (uint32_t)((rkey(x[i]) - lo) >> shift);
+    w[i] = (uint64_t)p << 32 | i;
+    h[0][p & (DIG_N - 1)]++;
+    h[1][(p >> DIG_BITS) & (DIG_N - 1)]++;
+    h[2][p >> (2 * DIG_BITS)]++;
   }
-  /* c[d] is now the end of bucket d; with shift 0 a bucket is one key */
-  uint64_t *sk = NULL;
-  uint32_t *si = NULL, *sub = NULL; /* sub: counters of the later levels */
-  if (shift > 0 && big > INS_MAX) {
-    sk = malloc(big * sizeof *sk);
-    si = malloc(big * sizeof *si);
-    sub = malloc((size_t)MAX_DEPTH * CNT_SUB * sizeof *sub);
-    if (!sk || !si || !sub) {
-      free(sk);
-      free(si);
-      free(sub);
-      free(c);
-      return POD_ENOMEM;
-    }
-  }
+  lsd_sort(a, n, h);
+  free(h);
+  *ss = (u128){0, 0};
   size_t s = 0;
-  for (size_t d = 0; d < nb; d++) {
-    size_t e = c[d], m = e - s;
-    if (m > 1 && shift > 0) {
-      uint64_t blo, bhi;
-      bucket_range(lo, hi, d, shift, &blo, &bhi);
-      msd_sort(k + s, ix + s, sk, si, m, blo, bhi, 0, sub);
-    }
-    assign(k, ix, s, e, r2);
+  while (s < n) {
+    size_t e = s + 1;
+    uint64_t pre = a->w[s] >> 32;
+    while (e < n && a->w[e] >> 32 == pre) e++;
+    if (rank_run(x, a, s, e, shift, r2, ss)) return POD_ENOMEM;
     s = e;
   }
-  free(sk);
-  free(si);
-  free(sub);
-  free(c);
   return POD_OK;
 }
 
-/* The value at place t of the sorted order, -0 below +0 (the -0 were
+/* The value at place t of the sorted words w, -0 below +0 (the -0 were
 ** sorted as +0: the first neg0 zeros are -0). */
-static double key_value(const uint64_t *k, size_t n, size_t t, size_t neg0) {
-  if (k[t] != POS0_KEY || neg0 == 0) return pod_stats__dval(k[t]);
+static double key_value(const double *x, const uint64_t *w, size_t n, size_t t,
+                        size_t neg0) {
+  uint64_t k = rkey(x[(uint32_t)w[t]]);
+  if (k != POS0_KEY || neg0 == 0) return pod_stats__dval(k);
   size_t a = 0, z = n; /* first place of a zero */
   while (a < z) {
     size_t mid = a + (z - a) / 2;
-    if (k[mid] < POS0_KEY)
+    if (rkey(x[(uint32_t)w[mid]]) < POS0_KEY)
       a = mid + 1;
     else
       z = mid;
@@ -295,14 +372,15 @@ static double key_value(const uint64_t *k, size_t n, size_t t, size_t neg0) {
   return t - a < neg0 ? -0.0 : 0.0;
 }
 
-/* GSL's gsl_stats_quantile_from_sorted_data on the sorted keys k. */
-static double key_quantile(const uint64_t *k, size_t n, size_t neg0, double p) {
+/* GSL's gsl_stats_quantile_from_sorted_data on the sorted words w. */
+static double key_quantile(const double *x, const uint64_t *w, size_t n,
+                           size_t neg0, double p) {
   const double index = p * (double)(n - 1);
   const size_t lhs = (size_t)(int)index;
   const double delta = index - (double)lhs;
-  if (lhs >= n - 1) return key_value(k, n, n - 1, neg0);
-  return (1 - delta) * key_value(k, n, lhs, neg0) +
-         delta * key_value(k, n, lhs + 1, neg0);
+  if (lhs >= n - 1) return key_value(x, w, n, n - 1, neg0);
+  return (1 - delta) * key_value(x, w, n, lhs, neg0) +
+         delta * key_value(x, w, n, lhs + 1, neg0);
 }
 
 static int ranks_init(pod_ranks *r, const double *x, size_t n,
@@ -311,26 +389,26 @@ static int ranks_init(pod_ranks *r, const double *x, size_t n,
   for (int t = 0; t < np; t++) q[t] = NAN;
   if (n > POD_RANKS_MAX) return POD_ENOMEM;
   size_t m = n ? n : 1, neg0 = 0;
-  uint64_t *k = malloc(m * sizeof *k);
-  uint32_t *ix = malloc(m * sizeof *ix);
+  rank_work a;
+  memset(&a, 0, sizeof a);
+  a.w = malloc(m * sizeof *a.w);
+  a.t = malloc(m * sizeof *a.t);
   r->r2 = malloc(m * sizeof *r->r2);
+  if (keep) r->order = malloc(m * sizeof *r->order);
   int rc = POD_ENOMEM;
-  if (!k || !ix || !r->r2) goto out;
+  if (!a.w || !a.t || !r->r2 || (keep && !r->order)) goto out;
   r->n = n;
   rc = POD_OK;
   if (n == 0) goto out;
-  if ((rc = ranks_build(x, n, k, ix, r->r2, &neg0))) goto out;
-  u128 ss = sum_products(r->r2, r->r2, n);
+  u128 ss;
+  if ((rc = ranks_build(x, n, &a, r->r2, &ss, &neg0))) goto out;
   r->ss_hi = ss.hi;
   r->ss_lo = ss.lo;
-  for (int t = 0; t < np; t++) q[t] = key_quantile(k, n, neg0, probs[t]);
-  if (keep) {
-    r->order = ix; /* the indices in ascending order of their values */
-    ix = NULL;
-  }
+  for (int t = 0; t < np; t++) q[t] = key_quantile(x, a.w, n, neg0, probs[t]);
+  if (keep) /* the indices in ascending order of their values */
+    for (size_t t = 0; t < n; t++) r->order[t] = (uint32_t)a.w[t];
 out:
-  free(k);
-  free(ix);
+  work_free(&a);
   if (rc) pod_ranks_free(r);
   return rc;
 }

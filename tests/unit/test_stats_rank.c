@@ -121,6 +121,14 @@ static void test_ranks_vs_reference(void **st) {
                                 s, 1, n, pod_stats_qprobs[t]));
       free(s);
       pod_ranks_free(&r);
+      /* the kept order sorts x (runs of equal 32-bit prefixes with
+      ** different keys, case 4, are sorted by their full keys) */
+      assert_int_equal(pod_ranks_init_ordered(&r, x, n, NULL, 0, NULL), POD_OK);
+      for (size_t t = 0; t < n; t++) {
+        assert_true(r.r2[r.order[t]] == 2 * want[r.order[t]]);
+        if (t > 0) assert_true(x[r.order[t - 1]] <= x[r.order[t]]);
+      }
+      pod_ranks_free(&r);
     }
     free(x);
     free(want);
