@@ -414,8 +414,37 @@ static double triangular_q(const double *p, double u) {
 static double sample_raw(const pod_dist *d, gsl_rng *r);
 static double clamp_support(const pod_dist *d, double x);
 
+/* gsl_rng_uniform(r) without the library call: the generator's own
+** get_double, as gsl_rng.h's inline version (GSL 2.7, rng/gsl_rng.h). */
+static inline double uniform01(gsl_rng *r) {
+  return r->type->get_double(r->state);
+}
+
+/* gsl_ran_flat(r, a, b), inline: GSL's formula a (1 - u) + b u on one
+** gsl_rng_uniform draw (GSL 2.7, randist/flat.c), so the same values. */
+static inline double flat(gsl_rng *r, double a, double b) {
+  double u = uniform01(r);
+  return a * (1 - u) + b * u;
+}
+
+static inline double clamp(double x, double lo, double hi) {
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
 double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
-  return clamp_support(d, sample_raw(d, r));
+  const double *p = d->p;
+  switch (d->kind) { /* the common kinds inline, clamped as clamp_support */
+    case POD_DIST_UNIFORM:
+      return clamp(flat(r, p[0], p[1]), p[0], p[1]);
+    case POD_DIST_LOGUNIFORM:
+      return clamp(exp(flat(r, log(p[0]), log(p[1]))), p[0], p[1]);
+    case POD_DIST_TRIANGULAR:
+      return clamp(triangular_q(p, uniform01(r)), p[0], p[2]);
+    case POD_DIST_LOGNORMAL:
+      return exp(p[0] + gsl_ran_gaussian_ziggurat(r, p[1]));
+    default:
+      return clamp_support(d, sample_raw(d, r));
+  }
 }
 
 static double sample_raw(const pod_dist *d, gsl_rng *r) {
