@@ -351,6 +351,7 @@ int pod_mc_plan_new(const pod_mc_spec *s, pod_mc_plan **out, pod_err *err) {
 
   pod_mc_plan *pl = calloc(1, sizeof *pl);
   if (!pl) return pod_err_set(err, POD_ENOMEM, "plan", NULL);
+  for (int i = 0; i < MC_RWORK; i++) atomic_init(&pl->rwork[i], NULL);
   pl->P = s->nparams;
   pl->M = s->nmetrics;
   pl->G = s->grid;

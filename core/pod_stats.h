@@ -226,6 +226,28 @@ int pod_ranks_reuse(pod_ranks *r, const double *y, size_t n,
 /* Frees r2 and order; r may be NULL. */
 void pod_ranks_free(pod_ranks *r);
 
+/* Scratch memory for rankings done in turn (not shared between threads):
+** a 1 M-value ranking needs 16 MB of sort buffers, and fresh buffers
+** cost a page fault per 4 KB touched; a work keeps them, and the rank and
+** order buffers that pod_ranks_recycle hands back, for the next call.
+** NULL from pod_ranks_work_new when out of memory. */
+typedef struct pod_ranks_work pod_ranks_work;
+pod_ranks_work *pod_ranks_work_new(void);
+void pod_ranks_work_free(pod_ranks_work *w); /* NULL is fine */
+
+/* pod_ranks_init (keep_order 0) or pod_ranks_init_ordered (1) with the
+** buffers of `work` (NULL: fresh ones); the same results. */
+int pod_ranks_init_with(pod_ranks *r, const double *x, size_t n,
+                        const double *probs, int np, double *q, int keep_order,
+                        pod_ranks_work *work);
+/* pod_ranks_reuse with the buffers of `work` (NULL: a fresh one). */
+int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
+                         const pod_ranks *like, const double *probs, int np,
+                         double *q, pod_ranks_work *work);
+/* Like pod_ranks_free, handing r's buffers to `work` for reuse (frees
+** them when work is NULL). */
+void pod_ranks_recycle(pod_ranks *r, pod_ranks_work *work);
+
 /* Spearman coefficient of two rank sets of the same n: the sums of the
 ** centred products and squares are exact integers (twice the ranks sum
 ** to n(n+1)), so the result is rounded once (within a few ulps of the

@@ -200,18 +200,27 @@ static uint64_t rkey(double x) {
 #define DIG_N (1u << DIG_BITS)
 #define NDIG 3
 
-/* Scratch of one ranking: the packed words (prefix << 32 | index) and
-** their copy, and for a run of equal prefixes with different keys (rare:
-** values that the prefix does not resolve) the run's keys and indices
-** with the MSD sort's scratch, grown on demand. */
-typedef struct rank_work {
+/* Scratch of rankings (pod_stats.h): the packed words (prefix << 32 |
+** index) and their copy (wcap words each); for a run of equal prefixes
+** with different keys (rare: values that the prefix does not resolve) the
+** run's keys and indices with the MSD sort's scratch, grown on demand;
+** and up to two released rank or order buffers (spare_n entries each). */
+struct pod_ranks_work {
   uint64_t *w, *t;
+  size_t wcap;
   uint64_t *rk, *sk;
   uint32_t *ri, *si, *cnt;
   size_t cap;
-} rank_work;
+  uint32_t *spare[2];
+  size_t spare_n[2];
+};
 
-static void work_free(rank_work *a) {
+pod_ranks_work *pod_ranks_work_new(void) {
+  return calloc(1, sizeof(pod_ranks_work));
+}
+
+void pod_ranks_work_free(pod_ranks_work *a) {
+  if (!a) return;
   free(a->w);
   free(a->t);
   free(a->rk);
@@ -219,9 +228,23 @@ static void work_free(rank_work *a) {
   free(a->ri);
   free(a->si);
   free(a->cnt);
+  free(a->spare[0]);
+  free(a->spare[1]);
+  free(a);
 }
 
-static int work_run(rank_work *a, size_t m) {
+/* Room for m packed words in w and t. */
+static int work_words(pod_ranks_work *a, size_t m) {
+  if (m <= a->wcap) return POD_OK;
+  free(a->w);
+  free(a->t);
+  a->w = malloc(m * sizeof *a->w);
+  a->t = malloc(m * sizeof *a->t);
+  a->wcap = a->w && a->t ? m : 0;
+  return a->wcap ? POD_OK : POD_ENOMEM;
+}
+
+static int work_run(pod_ranks_work *a, size_t m) {
   if (m <= a->cap) return POD_OK;
   free(a->rk);
   free(a->sk);
@@ -238,6 +261,45 @@ static int work_run(rank_work *a, size_t m) {
   return POD_ENOMEM;
 }
 
+/* A buffer of m uint32: a released one that is large enough, else new. */
+static uint32_t *work_take(pod_ranks_work *a, size_t m) {
+  for (int i = 0; a && i < 2; i++)
+    if (a->spare[i] && a->spare_n[i] >= m) {
+      uint32_t *b = a->spare[i];
+      a->spare[i] = NULL;
+      a->spare_n[i] = 0;
+      return b;
+    }
+  return malloc(m * sizeof(uint32_t));
+}
+
+/* Keep buffer b of n entries for later (the two largest are kept). */
+static void work_give(pod_ranks_work *a, uint32_t *b, size_t n) {
+  if (!b) return;
+  int i = a->spare_n[0] <= a->spare_n[1] ? 0 : 1; /* the smaller slot */
+  if (a->spare[i] && a->spare_n[i] >= n) {
+    free(b);
+    return;
+  }
+  free(a->spare[i]);
+  a->spare[i] = b;
+  a->spare_n[i] = n;
+}
+
+void pod_ranks_recycle(pod_ranks *r, pod_ranks_work *a) {
+  if (!r) return;
+  if (!a) {
+    pod_ranks_free(r);
+    return;
+  }
+  size_t m = r->n ? r->n : 1;
+  work_give(a, r->r2, m);
+  work_give(a, r->order, m);
+  r->r2 = NULL;
+  r->order = NULL;
+  r->n = 0;
+}
+
 /* The running sum of the squares of twice the ranks: v^2 < 2^64 added
 ** `count` times. */
 static u128 add_squares(u128 ss, uint64_t v, size_t count) {
@@ -251,7 +313,7 @@ static u128 add_squares(u128 ss, uint64_t v, size_t count) {
 ** rank per group of equal keys into r2, the run's indices put in key
 ** order in w.  Keys differ within a run only when the prefix dropped
 ** bits (shift > 0): then they are read back and sorted. */
-static int rank_run(const double *x, rank_work *a, size_t s, size_t e,
+static int rank_run(const double *x, pod_ranks_work *a, size_t s, size_t e,
                     int shift, uint32_t *r2, u128 *ss) {
   uint64_t *w = a->w;
   size_t m = e - s;
@@ -293,7 +355,7 @@ static int rank_run(const double *x, rank_work *a, size_t s, size_t e,
 /* Sort the packed words a->w by their prefix (bits 32..63), stable, by
 ** up to three LSD passes of DIG_BITS (a digit that every word shares is
 ** skipped); h: the digits' counts. */
-static void lsd_sort(rank_work *a, size_t n, uint32_t (*h)[DIG_N]) {
+static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N]) {
   for (int d = 0; d < NDIG; d++) {
     uint32_t *c = h[d];
     int sh = 32 + d * DIG_BITS, one = 0;
@@ -318,8 +380,8 @@ static void lsd_sort(rank_work *a, size_t n, uint32_t (*h)[DIG_N]) {
 ** to the 32-bit prefix (key - min) >> shift, which keeps their order;
 ** passes: range, prefixes with their digit counts, up to three scatters,
 ** and one pass over the runs of equal prefixes that ranks them. */
-static int ranks_build(const double *x, size_t n, rank_work *a, uint32_t *r2,
-                       u128 *ss, size_t *neg0) {
+static int ranks_build(const double *x, size_t n, pod_ranks_work *a,
+                       uint32_t *r2, u128 *ss, size_t *neg0) {
   uint64_t lo = UINT64_MAX, hi = 0;
   size_t nz = 0;
   for (size_t i = 0; i < n; i++) {
@@ -344,11 +406,19 @@ static int ranks_build(const double *x, size_t n, rank_work *a, uint32_t *r2,
   lsd_sort(a, n, h);
   free(h);
   *ss = (u128){0, 0};
+  w = a->w;
   size_t s = 0;
   while (s < n) {
-    size_t e = s + 1;
-    uint64_t pre = a->w[s] >> 32;
-    while (e < n && a->w[e] >> 32 == pre) e++;
+    uint64_t pre = w[s] >> 32;
+    if (s + 1 == n || w[s + 1] >> 32 != pre) { /* a value of its own */
+      uint64_t v = 2 * (uint64_t)s + 2;
+      r2[(uint32_t)w[s]] = (uint32_t)v;
+      *ss = u128_add(*ss, v * v);
+      s++;
+      continue;
+    }
+    size_t e = s + 2;
+    while (e < n && w[e] >> 32 == pre) e++;
     if (rank_run(x, a, s, e, shift, r2, ss)) return POD_ENOMEM;
     s = e;
   }
@@ -383,44 +453,43 @@ static double key_quantile(const double *x, const uint64_t *w, size_t n,
          delta * key_value(x, w, n, lhs + 1, neg0);
 }
 
-static int ranks_init(pod_ranks *r, const double *x, size_t n,
-                      const double *probs, int np, double *q, int keep) {
+int pod_ranks_init_with(pod_ranks *r, const double *x, size_t n,
+                        const double *probs, int np, double *q, int keep_order,
+                        pod_ranks_work *work) {
   memset(r, 0, sizeof *r);
   for (int t = 0; t < np; t++) q[t] = NAN;
   if (n > POD_RANKS_MAX) return POD_ENOMEM;
   size_t m = n ? n : 1, neg0 = 0;
-  rank_work a;
-  memset(&a, 0, sizeof a);
-  a.w = malloc(m * sizeof *a.w);
-  a.t = malloc(m * sizeof *a.t);
-  r->r2 = malloc(m * sizeof *r->r2);
-  if (keep) r->order = malloc(m * sizeof *r->order);
+  pod_ranks_work *a = work ? work : pod_ranks_work_new();
   int rc = POD_ENOMEM;
-  if (!a.w || !a.t || !r->r2 || (keep && !r->order)) goto out;
+  if (!a || work_words(a, m)) goto out;
+  r->r2 = work_take(a, m);
+  if (keep_order) r->order = work_take(a, m);
+  if (!r->r2 || (keep_order && !r->order)) goto out;
   r->n = n;
   rc = POD_OK;
   if (n == 0) goto out;
   u128 ss;
-  if ((rc = ranks_build(x, n, &a, r->r2, &ss, &neg0))) goto out;
+  if ((rc = ranks_build(x, n, a, r->r2, &ss, &neg0))) goto out;
   r->ss_hi = ss.hi;
   r->ss_lo = ss.lo;
-  for (int t = 0; t < np; t++) q[t] = key_quantile(x, a.w, n, neg0, probs[t]);
-  if (keep) /* the indices in ascending order of their values */
-    for (size_t t = 0; t < n; t++) r->order[t] = (uint32_t)a.w[t];
+  for (int t = 0; t < np; t++) q[t] = key_quantile(x, a->w, n, neg0, probs[t]);
+  if (keep_order) /* the indices in ascending order of their values */
+    for (size_t t = 0; t < n; t++) r->order[t] = (uint32_t)a->w[t];
 out:
-  work_free(&a);
+  if (a != work) pod_ranks_work_free(a);
   if (rc) pod_ranks_free(r);
   return rc;
 }
 
 int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
                    int np, double *q) {
-  return ranks_init(r, x, n, probs, np, q, 0);
+  return pod_ranks_init_with(r, x, n, probs, np, q, 0, NULL);
 }
 
 int pod_ranks_init_ordered(pod_ranks *r, const double *x, size_t n,
                            const double *probs, int np, double *q) {
-  return ranks_init(r, x, n, probs, np, q, 1);
+  return pod_ranks_init_with(r, x, n, probs, np, q, 1, NULL);
 }
 
 /* The direction y takes along the order o: +1 up, -1 down (from the
@@ -437,12 +506,18 @@ static int direction(const double *y, const uint32_t *o, size_t n) {
 int pod_ranks_reuse(pod_ranks *r, const double *y, size_t n,
                     const pod_ranks *like, const double *probs, int np,
                     double *q) {
+  return pod_ranks_reuse_with(r, y, n, like, probs, np, q, NULL);
+}
+
+int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
+                         const pod_ranks *like, const double *probs, int np,
+                         double *q, pod_ranks_work *work) {
   memset(r, 0, sizeof *r);
   for (int t = 0; t < np; t++) q[t] = NAN;
   if (!like->order || like->n != n || n == 0) return POD_EINVAL;
   const uint32_t *o = like->order;
   int dir = direction(y, o, n);
-  if (!(r->r2 = malloc(n * sizeof *r->r2))) return POD_ENOMEM;
+  if (!(r->r2 = work_take(work, n))) return POD_ENOMEM;
   r->n = n;
   /* ascending place t holds y[AT(t)]; one pass checks the order, groups
   ** the ties and writes twice their average rank */
@@ -460,7 +535,7 @@ int pod_ranks_reuse(pod_ranks *r, const double *y, size_t n,
     prev = b;
   }
   if (i < n || (y[AT(0)] == 0 && signbit(y[AT(0)]))) {
-    pod_ranks_free(r);
+    pod_ranks_recycle(r, work);
     return POD_ERANGE;
   }
   for (int t = 0; t < np; t++) {
