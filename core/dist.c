@@ -556,6 +556,41 @@ static double clamp_support(const pod_dist *d, double x) {
   return x;
 }
 
+int pod_dist_support(const pod_dist *d, double *lo, double *hi) {
+  const double *p = d->p;
+  switch (d->kind) {
+    case POD_DIST_FIXED:
+      *lo = *hi = p[0];
+      return 1;
+    case POD_DIST_UNIFORM:
+    case POD_DIST_LOGUNIFORM:
+      *lo = p[0];
+      *hi = p[1];
+      return 1;
+    case POD_DIST_TRIANGULAR:
+      *lo = p[0];
+      *hi = p[2];
+      return 1;
+    case POD_DIST_TRUNCNORMAL:
+    case POD_DIST_BETA:
+      *lo = p[2];
+      *hi = p[3];
+      return isfinite(p[2]) && isfinite(p[3]);
+    case POD_DIST_DISCRETE:
+      if (d->n < 1 || !d->svals) return 0;
+      *lo = d->svals[0];
+      *hi = d->svals[d->n - 1];
+      return 1;
+    case POD_DIST_EMPIRICAL:
+      if (d->n < 1 || !d->values) return 0;
+      *lo = d->values[0];
+      *hi = d->values[d->n - 1];
+      return 1;
+    default:
+      return 0;
+  }
+}
+
 double pod_dist_quantile(const pod_dist *d, double u) {
   return clamp_support(d, quantile_raw(d, u));
 }

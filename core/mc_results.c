@@ -92,9 +92,11 @@ static int part_xrank(pod_mc_plan *pl, int g, int p) {
   if (!spearman_at(pl, g)) return POD_OK;
   pod_ranks_work *w = rwork_take(pl);
   if (!w) return POD_ENOMEM;
-  int rc =
-      pod_ranks_init_with(&pl->xrank[g * pl->P + p], pl->xcol[g * pl->P + p],
-                          (size_t)pl->rows[g], NULL, 0, NULL, 0, w);
+  double b[2]; /* the parameter's support bounds its column */
+  int have = pod_dist_support(&pl->dists[p], &b[0], &b[1]);
+  int rc = pod_ranks_init_with(&pl->xrank[g * pl->P + p],
+                               pl->xcol[g * pl->P + p], (size_t)pl->rows[g],
+                               have ? b : NULL, NULL, 0, NULL, 0, w);
   rwork_give(pl, w);
   return rc;
 }
@@ -114,8 +116,13 @@ static int metric_ranks(pod_mc_plan *pl, pod_mc_results *r, int g, int m,
     if (done[e].order)
       rc = pod_ranks_reuse_with(rk, col, n, &done[e], pod_stats_qprobs, nq, q,
                                 w);
+  /* the moments saw every stored row (and maybe more): their min and max
+  ** bound the column */
+  const pod_moments *mo = &pl->mom[g * pl->M + m];
+  double b[2] = {mo->min, mo->max};
   if (rc == POD_ERANGE)
-    rc = pod_ranks_init_with(rk, col, n, pod_stats_qprobs, nq, q, 1, w);
+    rc = pod_ranks_init_with(rk, col, n, mo->n > 0 ? b : NULL, pod_stats_qprobs,
+                             nq, q, 1, w);
   if (rc) return rc;
   for (int t = 0; t < nq; t++) r->sum[g * pl->M + m].q[t] = q[t];
   return POD_OK;

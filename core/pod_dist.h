@@ -117,6 +117,12 @@ double pod_dist_sample(const pod_dist *d, gsl_rng *r);
 ** quasi-random designs can map Sobol points through it. */
 double pod_dist_quantile(const pod_dist *d, double u);
 
+/* The bounded support of a checked dist: 1 with [*lo, *hi] holding every
+** value pod_dist_sample and pod_dist_quantile return (uniform,
+** loguniform, triangular, beta, truncnormal with finite bounds, fixed,
+** discrete, empirical), else 0 (unbounded kinds). */
+int pod_dist_support(const pod_dist *d, double *lo, double *hi);
+
 /* Exact mean and variance (NaN where undefined). */
 double pod_dist_mean(const pod_dist *d);
 double pod_dist_variance(const pod_dist *d);

@@ -236,10 +236,14 @@ pod_ranks_work *pod_ranks_work_new(void);
 void pod_ranks_work_free(pod_ranks_work *w); /* NULL is fine */
 
 /* pod_ranks_init (keep_order 0) or pod_ranks_init_ordered (1) with the
-** buffers of `work` (NULL: fresh ones); the same results. */
+** buffers of `work` (NULL: fresh ones); the same results.  bounds (or
+** NULL): finite {lo, hi} with lo <= every x <= hi known beforehand (a
+** metric's min and max, a parameter's support), which spares a pass over
+** x; wrong bounds are detected and cost that pass again, never a wrong
+** rank. */
 int pod_ranks_init_with(pod_ranks *r, const double *x, size_t n,
-                        const double *probs, int np, double *q, int keep_order,
-                        pod_ranks_work *work);
+                        const double *bounds, const double *probs, int np,
+                        double *q, int keep_order, pod_ranks_work *work);
 /* pod_ranks_reuse with the buffers of `work` (NULL: a fresh one). */
 int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
                          const pod_ranks *like, const double *probs, int np,

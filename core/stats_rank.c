@@ -314,12 +314,14 @@ static u128 add_squares(u128 ss, uint64_t v, size_t count) {
 ** order in w.  Keys differ within a run only when the prefix dropped
 ** bits (shift > 0): then they are read back and sorted. */
 static int rank_run(const double *x, pod_ranks_work *a, size_t s, size_t e,
-                    int shift, uint32_t *r2, u128 *ss) {
+                    int shift, uint32_t *r2, uint32_t *order, u128 *ss) {
   uint64_t *w = a->w;
   size_t m = e - s;
   if (m == 1 || shift == 0) { /* one key */
     uint32_t v = (uint32_t)(s + 1 + e);
     for (size_t t = s; t < e; t++) r2[(uint32_t)w[t]] = v;
+    if (order)
+      for (size_t t = s; t < e; t++) order[t] = (uint32_t)w[t];
     *ss = add_squares(*ss, v, m);
     return POD_OK;
   }
@@ -349,6 +351,7 @@ static int rank_run(const double *x, pod_ranks_work *a, size_t s, size_t e,
     *ss = add_squares(*ss, v, j - i);
     i = j;
   }
+  if (order) memcpy(order + s, ix, m * sizeof *ix);
   return POD_OK;
 }
 
@@ -375,51 +378,87 @@ static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N]) {
   }
 }
 
-/* Sort x (zeros as +0, -0 counted in *neg0) into a->w, write twice the
-** ranks to r2 and their sum of squares to *ss (n >= 1).  Keys are mapped
-** to the 32-bit prefix (key - min) >> shift, which keeps their order;
-** passes: range, prefixes with their digit counts, up to three scatters,
-** and one pass over the runs of equal prefixes that ranks them. */
-static int ranks_build(const double *x, size_t n, pod_ranks_work *a,
-                       uint32_t *r2, u128 *ss, size_t *neg0) {
-  uint64_t lo = UINT64_MAX, hi = 0;
+/* The packed words of x into a->w with their digit counts h, by the
+** prefix (key - lo) >> shift; the range of the keys into *kmin, *kmax and
+** the number of -0 into *neg0. */
+static void pack(const double *x, size_t n, uint64_t lo, int shift,
+                 pod_ranks_work *a, uint32_t (*h)[DIG_N], uint64_t *kmin,
+                 uint64_t *kmax, size_t *neg0) {
+  uint64_t *w = a->w, mn = UINT64_MAX, mx = 0;
   size_t nz = 0;
+  memset(h, 0, NDIG * sizeof *h);
   for (size_t i = 0; i < n; i++) {
-    uint64_t v = rkey(x[i]);
+    uint64_t k = rkey(x[i]);
+    uint32_t p = (uint32_t)((k - lo) >> shift);
     nz += pod_stats__dkey(x[i]) == NEG0_KEY;
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
-  }
-  *neg0 = nz;
-  int bits = lo == hi ? 0 : floor_log2(hi - lo) + 1;
-  int shift = bits > 32 ? bits - 32 : 0;
-  uint32_t(*h)[DIG_N] = calloc(NDIG, sizeof *h);
-  if (!h) return POD_ENOMEM;
-  uint64_t *w = a->w;
-  for (size_t i = 0; i < n; i++) {
-    uint32_t p = (uint32_t)((rkey(x[i]) - lo) >> shift);
+    mn = k < mn ? k : mn;
+    mx = k > mx ? k : mx;
     w[i] = (uint64_t)p << 32 | i;
     h[0][p & (DIG_N - 1)]++;
     h[1][(p >> DIG_BITS) & (DIG_N - 1)]++;
     h[2][p >> (2 * DIG_BITS)]++;
   }
+  *kmin = mn;
+  *kmax = mx;
+  *neg0 = nz;
+}
+
+static int prefix_shift(uint64_t lo, uint64_t hi) {
+  int bits = lo == hi ? 0 : floor_log2(hi - lo) + 1;
+  return bits > 32 ? bits - 32 : 0;
+}
+
+/* Sort x (zeros as +0, -0 counted in *neg0) into a->w, write twice the
+** ranks to r2, the order to `order` (unless NULL) and the sum of squares
+** of r2 to *ss (n >= 1).  Keys map to the 32-bit prefix (key - lo) >>
+** shift, which keeps their order, lo and shift from the keys' range: from
+** bounds (lo <= every x <= hi, which spares a pass) or a pass over x.
+** Then up to three scatters and one pass over the runs of equal prefixes
+** that ranks them. */
+static int ranks_build(const double *x, size_t n, const double *bounds,
+                       pod_ranks_work *a, uint32_t *r2, uint32_t *order,
+                       u128 *ss, size_t *neg0) {
+  uint64_t lo = UINT64_MAX, hi = 0, kmin, kmax;
+  int have = bounds && isfinite(bounds[0]) && isfinite(bounds[1]) &&
+             bounds[0] <= bounds[1];
+  if (have) {
+    lo = rkey(bounds[0]);
+    hi = rkey(bounds[1]);
+  } else {
+    for (size_t i = 0; i < n; i++) {
+      uint64_t v = rkey(x[i]);
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    }
+  }
+  uint32_t(*h)[DIG_N] = malloc(NDIG * sizeof *h);
+  if (!h) return POD_ENOMEM;
+  int shift = prefix_shift(lo, hi);
+  pack(x, n, lo, shift, a, h, &kmin, &kmax, neg0);
+  if (kmin < lo || kmax > hi) { /* the bounds were wrong: the real range */
+    lo = kmin;
+    hi = kmax;
+    shift = prefix_shift(lo, hi);
+    pack(x, n, lo, shift, a, h, &kmin, &kmax, neg0);
+  }
   lsd_sort(a, n, h);
   free(h);
   *ss = (u128){0, 0};
-  w = a->w;
+  uint64_t *w = a->w;
   size_t s = 0;
   while (s < n) {
     uint64_t pre = w[s] >> 32;
     if (s + 1 == n || w[s + 1] >> 32 != pre) { /* a value of its own */
       uint64_t v = 2 * (uint64_t)s + 2;
       r2[(uint32_t)w[s]] = (uint32_t)v;
+      if (order) order[s] = (uint32_t)w[s];
       *ss = u128_add(*ss, v * v);
       s++;
       continue;
     }
     size_t e = s + 2;
     while (e < n && w[e] >> 32 == pre) e++;
-    if (rank_run(x, a, s, e, shift, r2, ss)) return POD_ENOMEM;
+    if (rank_run(x, a, s, e, shift, r2, order, ss)) return POD_ENOMEM;
     s = e;
   }
   return POD_OK;
@@ -454,8 +493,8 @@ static double key_quantile(const double *x, const uint64_t *w, size_t n,
 }
 
 int pod_ranks_init_with(pod_ranks *r, const double *x, size_t n,
-                        const double *probs, int np, double *q, int keep_order,
-                        pod_ranks_work *work) {
+                        const double *bounds, const double *probs, int np,
+                        double *q, int keep_order, pod_ranks_work *work) {
   memset(r, 0, sizeof *r);
   for (int t = 0; t < np; t++) q[t] = NAN;
   if (n > POD_RANKS_MAX) return POD_ENOMEM;
@@ -470,12 +509,11 @@ int pod_ranks_init_with(pod_ranks *r, const double *x, size_t n,
   rc = POD_OK;
   if (n == 0) goto out;
   u128 ss;
-  if ((rc = ranks_build(x, n, a, r->r2, &ss, &neg0))) goto out;
+  if ((rc = ranks_build(x, n, bounds, a, r->r2, r->order, &ss, &neg0)))
+    goto out;
   r->ss_hi = ss.hi;
   r->ss_lo = ss.lo;
   for (int t = 0; t < np; t++) q[t] = key_quantile(x, a->w, n, neg0, probs[t]);
-  if (keep_order) /* the indices in ascending order of their values */
-    for (size_t t = 0; t < n; t++) r->order[t] = (uint32_t)a->w[t];
 out:
   if (a != work) pod_ranks_work_free(a);
   if (rc) pod_ranks_free(r);
@@ -484,12 +522,12 @@ out:
 
 int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
                    int np, double *q) {
-  return pod_ranks_init_with(r, x, n, probs, np, q, 0, NULL);
+  return pod_ranks_init_with(r, x, n, NULL, probs, np, q, 0, NULL);
 }
 
 int pod_ranks_init_ordered(pod_ranks *r, const double *x, size_t n,
                            const double *probs, int np, double *q) {
-  return pod_ranks_init_with(r, x, n, probs, np, q, 1, NULL);
+  return pod_ranks_init_with(r, x, n, NULL, probs, np, q, 1, NULL);
 }
 
 /* The direction y takes along the order o: +1 up, -1 down (from the

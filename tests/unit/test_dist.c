@@ -135,6 +135,47 @@ static void test_sample_stream(void **st) {
   gsl_rng_free(b);
 }
 
+/* pod_dist_support: the bounded kinds' support holds every sample and
+** the extreme quantiles; unbounded kinds have none. */
+static void test_support(void **st) {
+  (void)st;
+  const double vals[] = {3, -2, 7.5};
+  pod_dist d[9];
+  int n = 0;
+  d[n++] = pod_dist_fixed(1.5);
+  d[n++] = pod_dist_uniform(0.7, 0.9);
+  d[n++] = pod_dist_loguniform(1e-3, 1e3);
+  d[n++] = pod_dist_triangular(0.8, 0.92, 0.96);
+  d[n++] = pod_dist_beta(2, 5, 10, 20);
+  d[n++] = pod_dist_truncnormal(0, 1, -0.5, 2);
+  assert_int_equal(pod_dist_discrete(vals, NULL, 3, &d[n++], NULL), POD_OK);
+  assert_int_equal(pod_dist_empirical(vals, 3, &d[n++], NULL), POD_OK);
+  d[n++] = pod_dist_truncnormal(0, 1, -INFINITY, 2);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  for (int k = 0; k < n; k++) {
+    double lo, hi;
+    assert_int_equal(pod_dist_check(&d[k], NULL), POD_OK);
+    int have = pod_dist_support(&d[k], &lo, &hi);
+    assert_int_equal(have, k < n - 1); /* the last: infinite lo */
+    if (!have) continue;
+    assert_true(lo <= hi);
+    if (d[k].kind == POD_DIST_DISCRETE || d[k].kind == POD_DIST_EMPIRICAL)
+      assert_true(lo == -2 && hi == 7.5);
+    for (int i = 0; i < 20000; i++) {
+      double x = pod_dist_sample(&d[k], r);
+      assert_true(x >= lo && x <= hi);
+    }
+    assert_true(pod_dist_quantile(&d[k], 0) >= lo);
+    assert_true(pod_dist_quantile(&d[k], 1) <= hi);
+  }
+  double lo, hi;
+  pod_dist u = pod_dist_lognormal(0, 1), e = pod_dist_exponential(2);
+  assert_int_equal(pod_dist_support(&u, &lo, &hi), 0);
+  assert_int_equal(pod_dist_support(&e, &lo, &hi), 0);
+  for (int k = 0; k < n; k++) pod_dist_free(&d[k]);
+  gsl_rng_free(r);
+}
+
 static void test_quantiles(void **st) {
   (void)st;
   pod_dist d[32];
@@ -330,6 +371,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sample_moments),
       cmocka_unit_test(test_sample_stream),
+      cmocka_unit_test(test_support),
       cmocka_unit_test(test_quantiles),
       cmocka_unit_test(test_lognormal_conversions),
       cmocka_unit_test(test_invalid),

@@ -121,6 +121,29 @@ static void test_ranks_vs_reference(void **st) {
                                 s, 1, n, pod_stats_qprobs[t]));
       free(s);
       pod_ranks_free(&r);
+      /* with bounds: exact ones, loose ones and wrong ones (detected)
+      ** give the same ranks and quantiles */
+      double lo = x[0], hi = x[0];
+      for (size_t i = 1; i < n; i++) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+      }
+      const double bset[4][2] = {
+          {lo, hi}, {-1e308, 1e308}, {lo + 0.5 * (hi - lo), hi}, {0, 0}};
+      pod_ranks_work *wk = pod_ranks_work_new();
+      assert_non_null(wk);
+      for (int bi = 0; bi < 4; bi++) {
+        double qb[POD_STATS_NQ];
+        assert_int_equal(
+            pod_ranks_init_with(&r, x, n, bset[bi], pod_stats_qprobs,
+                                POD_STATS_NQ, qb, bi % 2, wk),
+            POD_OK);
+        for (size_t i = 0; i < n; i++) assert_true(r.r2[i] == 2 * want[i]);
+        assert_memory_equal(qb, q, sizeof q);
+        pod_ranks_recycle(&r, wk);
+        assert_null(r.r2);
+      }
+      pod_ranks_work_free(wk);
       /* the kept order sorts x (runs of equal 32-bit prefixes with
       ** different keys, case 4, are sorted by their full keys) */
       assert_int_equal(pod_ranks_init_ordered(&r, x, n, NULL, 0, NULL), POD_OK);
