@@ -134,16 +134,17 @@ static int part_spearman(pod_mc_plan *pl, pod_mc_results *r, int g) {
   if (!spearman_at(pl, g)) return POD_OK;
   int M = pl->M, P = pl->P, rc = POD_OK;
   pod_ranks *rk = calloc((size_t)M, sizeof *rk);
-  pod_ranks_work *w = rk ? rwork_take(pl) : NULL;
+  double *rho = malloc(sizeof(double) * (size_t)P);
+  pod_ranks_work *w = rk && rho ? rwork_take(pl) : NULL;
   if (!w) {
     free(rk);
+    free(rho);
     return POD_ENOMEM;
   }
   for (int m = 0; m < M && !rc; m++) {
     if ((rc = metric_ranks(pl, r, g, m, rk, &rk[m], w))) break;
-    for (int p = 0; p < P; p++)
-      r->sens[(g * P + p) * M + m].spearman =
-          pod_ranks_spearman(&pl->xrank[g * P + p], &rk[m]);
+    pod_ranks_spearman_n(&pl->xrank[g * P], P, &rk[m], rho);
+    for (int p = 0; p < P; p++) r->sens[(g * P + p) * M + m].spearman = rho[p];
     /* only the order is still needed: the ranks go back to the scratch */
     pod_ranks keep = rk[m];
     rk[m].order = NULL;
@@ -154,6 +155,7 @@ static int part_spearman(pod_mc_plan *pl, pod_mc_results *r, int g) {
   for (int m = 0; m < M; m++) pod_ranks_recycle(&rk[m], w);
   rwork_give(pl, w);
   free(rk);
+  free(rho);
   return rc;
 }
 

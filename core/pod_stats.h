@@ -259,6 +259,11 @@ void pod_ranks_recycle(pod_ranks *r, pod_ranks_work *work);
 ** rounding).  NaN when n < 2, the sizes differ or either is constant. */
 double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b);
 
+/* rho[k] = pod_ranks_spearman(&a[k], b) for k < na, the same values, in
+** one pass over b's ranks (blocks of b read once per group of a's). */
+void pod_ranks_spearman_n(const pod_ranks *a, int na, const pod_ranks *b,
+                          double *rho);
+
 /* ---- Sobol indices
  * ------------------------------------------------------------- */
 

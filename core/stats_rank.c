@@ -553,38 +553,48 @@ int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
   memset(r, 0, sizeof *r);
   for (int t = 0; t < np; t++) q[t] = NAN;
   if (!like->order || like->n != n || n == 0) return POD_EINVAL;
-  const uint32_t *o = like->order;
-  int dir = direction(y, o, n);
+  int dir = direction(y, like->order, n);
   if (!(r->r2 = work_take(work, n))) return POD_ENOMEM;
   r->n = n;
-  /* ascending place t holds y[AT(t)]; one pass checks the order, groups
-  ** the ties and writes twice their average rank */
-#define AT(t) (dir >= 0 ? o[(t)] : o[n - 1 - (t)])
-  double prev = y[AT(0)];
+  /* ascending place t holds y[o[t * st]] (the order read backwards when
+  ** y falls along it); one pass checks the order, groups the ties, writes
+  ** twice their average rank and sums its squares */
+  const uint32_t *o = dir >= 0 ? like->order : like->order + (n - 1);
+  const ptrdiff_t st = dir >= 0 ? 1 : -1;
+  uint32_t *r2 = r->r2;
+  double prev = y[o[0]];
+  u128 ss = {0, 0};
+  int ok = !(prev == 0 && signbit(prev)); /* a -0: refused */
   size_t i = 0;
-  for (size_t t = 1; t <= n; t++) {
-    double b = t < n ? y[AT(t)] : 0;
-    if (t < n && (b == 0 && signbit(b))) break; /* a -0: refused */
-    if (t < n && b == prev) continue;
-    if (t < n && b < prev) break;       /* not monotone */
-    uint32_t v = (uint32_t)(i + 1 + t); /* ranks i+1..t */
-    for (size_t u = i; u < t; u++) r->r2[AT(u)] = v;
+  for (size_t t = 1; t < n && ok; t++) {
+    double b = y[o[(ptrdiff_t)t * st]];
+    if (b == 0 && signbit(b)) ok = 0; /* a -0: refused */
+    if (!ok || b == prev) continue;
+    if (b < prev) { /* not monotone */
+      ok = 0;
+      break;
+    }
+    uint64_t v = (uint64_t)(i + 1 + t); /* ranks i+1..t */
+    for (size_t u = i; u < t; u++) r2[o[(ptrdiff_t)u * st]] = (uint32_t)v;
+    ss = add_squares(ss, v, t - i);
     i = t;
     prev = b;
   }
-  if (i < n || (y[AT(0)] == 0 && signbit(y[AT(0)]))) {
+  if (!ok) {
     pod_ranks_recycle(r, work);
     return POD_ERANGE;
   }
+  uint64_t v = (uint64_t)(i + 1 + n);
+  for (size_t u = i; u < n; u++) r2[o[(ptrdiff_t)u * st]] = (uint32_t)v;
+  ss = add_squares(ss, v, n - i);
   for (int t = 0; t < np; t++) {
     const double index = probs[t] * (double)(n - 1);
     const size_t lhs = (size_t)(int)index;
     const double delta = index - (double)lhs;
-    q[t] = lhs >= n - 1 ? y[AT(n - 1)]
-                        : (1 - delta) * y[AT(lhs)] + delta * y[AT(lhs + 1)];
+    q[t] = lhs >= n - 1 ? y[o[(ptrdiff_t)(n - 1) * st]]
+                        : (1 - delta) * y[o[(ptrdiff_t)lhs * st]] +
+                              delta * y[o[(ptrdiff_t)(lhs + 1) * st]];
   }
-#undef AT
-  u128 ss = sum_products(r->r2, r->r2, n);
   r->ss_hi = ss.hi;
   r->ss_lo = ss.lo;
   return POD_OK;
@@ -599,10 +609,10 @@ void pod_ranks_free(pod_ranks *r) {
   r->n = 0;
 }
 
-double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b) {
-  size_t n = a->n;
-  if (n < 2 || b->n != n) return NAN;
-  u128 sab = sum_products(a->r2, b->r2, n);
+/* The coefficient from the exact sum of products sab of a's and b's
+** twice-ranks (n >= 2). */
+static double spearman_of(u128 sab, const pod_ranks *a, const pod_ranks *b,
+                          size_t n) {
   /* sum (a - n - 1)(b - n - 1) = sab - n (n+1)^2, as sum a = sum b = n(n+1) */
   u128 c = u128_mul((uint64_t)n * (n + 1), n + 1);
   u128 saa = {a->ss_hi, a->ss_lo}, sbb = {b->ss_hi, b->ss_lo};
@@ -610,6 +620,44 @@ double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b) {
   if (!(va > 0) || !(vb > 0)) return NAN;
   double rho = u128_diff(sab, c) / sqrt(va * vb);
   return rho > 1 ? 1 : rho < -1 ? -1 : rho;
+}
+
+double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b) {
+  size_t n = a->n;
+  if (n < 2 || b->n != n) return NAN;
+  return spearman_of(sum_products(a->r2, b->r2, n), a, b, n);
+}
+
+#define SP_GROUP 8    /* rank sets summed together */
+#define SP_BLOCK 2048 /* rows of b per block (in L1 while the group reads) */
+
+void pod_ranks_spearman_n(const pod_ranks *a, int na, const pod_ranks *b,
+                          double *rho) {
+  size_t n = b->n;
+  for (int k = 0; k < na; k++) rho[k] = NAN;
+  if (n < 2) return;
+  /* uint64 partial sums over blocks short enough not to overflow (each
+  ** product is below (2n)^2 <= 2^64, n <= POD_RANKS_MAX) */
+  size_t blk = (size_t)(UINT64_MAX / (4 * (uint64_t)n * (uint64_t)n));
+  if (blk > SP_BLOCK) blk = SP_BLOCK;
+  for (int k0 = 0; k0 < na; k0 += SP_GROUP) {
+    int k1 = na - k0 < SP_GROUP ? na : k0 + SP_GROUP;
+    u128 sab[SP_GROUP];
+    memset(sab, 0, sizeof sab);
+    for (size_t i0 = 0; i0 < n; i0 += blk) {
+      size_t i1 = n - i0 < blk ? n : i0 + blk;
+      const uint32_t *y = b->r2;
+      for (int k = k0; k < k1; k++) {
+        if (a[k].n != n) continue;
+        const uint32_t *x = a[k].r2;
+        uint64_t acc = 0;
+        for (size_t i = i0; i < i1; i++) acc += (uint64_t)x[i] * y[i];
+        sab[k - k0] = u128_add(sab[k - k0], acc);
+      }
+    }
+    for (int k = k0; k < k1; k++)
+      if (a[k].n == n) rho[k] = spearman_of(sab[k - k0], &a[k], b, n);
+  }
 }
 
 /* ---- the double-valued API ---- */

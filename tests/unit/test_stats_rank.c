@@ -180,6 +180,30 @@ static void test_spearman_vs_gsl(void **st) {
         assert_near(rho, want, 1e-12);
     }
   }
+  /* many rank sets against one in a pass: the pairwise values, bit for
+  ** bit (more sets than one group, one of another size, constant sets) */
+  {
+    enum { NS = 11 };
+    pod_ranks set[NS], y;
+    double rho[NS];
+    fill(b, n, 0, g);
+    assert_int_equal(pod_ranks_init(&y, b, n, NULL, 0, NULL), POD_OK);
+    for (int k = 0; k < NS; k++) {
+      fill(a, n, k % KINDS, g);
+      for (size_t i = 0; i < n && k != 3; i++) a[i] += k * 0.1 * b[i];
+      assert_int_equal(
+          pod_ranks_init(&set[k], a, k == 4 ? n - 1 : n, NULL, 0, NULL),
+          POD_OK);
+    }
+    pod_ranks_spearman_n(set, NS, &y, rho);
+    for (int k = 0; k < NS; k++) {
+      double want = pod_ranks_spearman(&set[k], &y);
+      assert_memory_equal(&rho[k], &want, sizeof want);
+      pod_ranks_free(&set[k]);
+    }
+    assert_true(isnan(rho[4]) && isnan(rho[3])); /* size; constant */
+    pod_ranks_free(&y);
+  }
   /* identical and reversed orders give exactly 1 and -1 */
   fill(a, n, 0, g);
   for (size_t i = 0; i < n; i++) b[i] = -3 * a[i];
