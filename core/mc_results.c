@@ -57,7 +57,7 @@ static int part_summary(pod_mc_plan *pl, pod_mc_results *r, int g, int m) {
       pod_stats_quantiles(buf, n, pod_stats_qprobs, POD_STATS_NQ, s->q);
       free(buf);
     }
-    for (size_t i = 0; i < n; i++) pod_hist_add(h, col[i], 1);
+    pod_hist_add_n(h, col, n);
   } else {
     const pod_sketch *sk = &pl->sk[g * pl->M + m];
     for (int q = 0; q < POD_STATS_NQ; q++)

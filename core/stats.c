@@ -400,6 +400,31 @@ void pod_hist_add(pod_hist *h, double x, int64_t count) {
   h->counts[i] += count;
 }
 
+void pod_hist_add_n(pod_hist *h, const double *x, size_t n) {
+  if (!(h->hi > h->lo) || h->logbins) { /* one bin, or logs: one by one */
+    for (size_t j = 0; j < n; j++) pod_hist_add(h, x[j], 1);
+    return;
+  }
+  /* pod_hist_add's arithmetic on each value, its loads and tests hoisted */
+  const double lo = h->lo, hi = h->hi, w = hi - lo;
+  const int nb = h->nbins;
+  int64_t *c = h->counts, under = 0, over = 0;
+  for (size_t j = 0; j < n; j++) {
+    double v = x[j];
+    if (!(v >= lo)) {
+      under++;
+    } else if (v > hi) {
+      over++;
+    } else {
+      int i = (int)((v - lo) / w * nb);
+      c[i >= nb ? nb - 1 : i < 0 ? 0 : i]++;
+    }
+  }
+  h->under += under;
+  h->over += over;
+  h->total += (int64_t)n;
+}
+
 double pod_hist_edge(const pod_hist *h, int i) {
   if (i <= 0) return h->lo;
   if (i >= h->nbins) return h->hi;

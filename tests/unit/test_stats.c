@@ -410,6 +410,34 @@ static void test_hist(void **st) {
   assert_int_equal(h.over, 1);
   pod_hist_free(&h);
   pod_hist_free(NULL);
+
+  /* pod_hist_add_n: the counts of pod_hist_add, value by value (linear,
+  ** log and one-point bins; edges, outside values, NaN) */
+  enum { NV = 5000 };
+  double *v = malloc(NV * sizeof *v);
+  for (int i = 0; i < NV; i++)
+    v[i] = i % 97 == 0   ? NAN
+           : i % 89 == 0 ? 2.0
+           : i % 83 == 0 ? 1000.0
+                         : 0.5 + 1200.0 * ((i * 7919) % NV) / NV;
+  const double cfg[3][3] = {{2, 1000, 0}, {2, 1000, 1}, {2, 2, 0}};
+  for (int c = 0; c < 3; c++) {
+    pod_hist a, b;
+    assert_int_equal(
+        pod_hist_init(&a, 37, cfg[c][0], cfg[c][1], (int)cfg[c][2], NULL),
+        POD_OK);
+    assert_int_equal(
+        pod_hist_init(&b, 37, cfg[c][0], cfg[c][1], (int)cfg[c][2], NULL),
+        POD_OK);
+    for (int i = 0; i < NV; i++) pod_hist_add(&a, v[i], 1);
+    pod_hist_add_n(&b, v, NV);
+    assert_memory_equal(a.counts, b.counts, 37 * sizeof *a.counts);
+    assert_true(a.under == b.under && a.over == b.over && a.total == b.total);
+    assert_true(a.under > 0 && a.over > 0);
+    pod_hist_free(&a);
+    pod_hist_free(&b);
+  }
+  free(v);
 }
 
 static void test_spearman(void **st) {
