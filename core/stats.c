@@ -3,18 +3,35 @@
 ** (see pod_stats.h).  The sketch lives in stats_sketch.c, ranks and
 ** correlation in stats_rank.c.
 */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (Linux) */
+#endif
 #include "pod_stats.h"
 #include "stats_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 
 const double pod_stats_qprobs[POD_STATS_NQ] = {0.01, 0.05, 0.25, 0.50,
                                                0.75, 0.95, 0.99};
+
+#define HUGE_PAGE ((size_t)2 << 20) /* x86-64 and arm64 transparent pages */
+
+void *pod_stats_column_alloc(size_t bytes) {
+  if (bytes < 2 * HUGE_PAGE) return malloc(bytes ? bytes : 1);
+  size_t n = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+  void *p = NULL;
+  if (n < bytes || posix_memalign(&p, HUGE_PAGE, n)) return NULL;
+#ifdef MADV_HUGEPAGE
+  (void)madvise(p, n, MADV_HUGEPAGE); /* advice: ignored where unsupported */
+#endif
+  return p;
+}
 
 void pod_moments_init(pod_moments *m) {
   memset(m, 0, sizeof *m);

@@ -238,8 +238,8 @@ static int work_words(pod_ranks_work *a, size_t m) {
   if (m <= a->wcap) return POD_OK;
   free(a->w);
   free(a->t);
-  a->w = malloc(m * sizeof *a->w);
-  a->t = malloc(m * sizeof *a->t);
+  a->w = pod_stats_column_alloc(m * sizeof *a->w);
+  a->t = pod_stats_column_alloc(m * sizeof *a->t);
   a->wcap = a->w && a->t ? m : 0;
   return a->wcap ? POD_OK : POD_ENOMEM;
 }
@@ -270,7 +270,7 @@ static uint32_t *work_take(pod_ranks_work *a, size_t m) {
       a->spare_n[i] = 0;
       return b;
     }
-  return malloc(m * sizeof(uint32_t));
+  return pod_stats_column_alloc(m * sizeof(uint32_t));
 }
 
 /* Keep buffer b of n entries for later (the two largest are kept). */

@@ -365,6 +365,24 @@ static void test_sketch_wide_range(void **st) {
   pod_sketch_free(&s);
 }
 
+/* Column memory: small blocks as malloc's, large ones 2 MB-aligned with
+** their whole size usable, all released by free(). */
+static void test_column_alloc(void **st) {
+  (void)st;
+  const size_t sizes[] = {0, 8, 4u << 20, 8000000, (4u << 20) + 1};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    unsigned char *p = pod_stats_column_alloc(sizes[i]);
+    assert_non_null(p);
+    if (sizes[i] >= (4u << 20)) assert_int_equal((uintptr_t)p % (2u << 20), 0);
+    if (sizes[i]) {
+      memset(p, 0xab, sizes[i]);
+      assert_int_equal(p[sizes[i] - 1], 0xab);
+    }
+    free(p);
+  }
+  assert_null(pod_stats_column_alloc(SIZE_MAX - 16)); /* no room: NULL */
+}
+
 static void test_hist(void **st) {
   (void)st;
   pod_hist h;
@@ -497,6 +515,7 @@ int main(void) {
       cmocka_unit_test(test_exact_quantiles),
       cmocka_unit_test(test_sketch_bound_and_merge),
       cmocka_unit_test(test_sketch_wide_range),
+      cmocka_unit_test(test_column_alloc),
       cmocka_unit_test(test_hist),
       cmocka_unit_test(test_spearman),
       cmocka_unit_test(test_sobol_formula),
