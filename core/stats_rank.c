@@ -355,10 +355,19 @@ static int rank_run(const double *x, pod_ranks_work *a, size_t s, size_t e,
   return POD_OK;
 }
 
-/* Sort the packed words a->w by their prefix (bits 32..63), stable, by
-** up to three LSD passes of DIG_BITS (a digit that every word shares is
-** skipped); h: the digits' counts. */
-static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N]) {
+/* The packed word of x[i]: its prefix (key - lo) >> shift, its index. */
+static inline uint64_t word_of(const double *x, size_t i, uint64_t lo,
+                               int shift) {
+  return (uint64_t)(uint32_t)((rkey(x[i]) - lo) >> shift) << 32 | i;
+}
+
+/* The packed words of x into a->w sorted by their prefix (bits 32..63),
+** stable, by up to three LSD passes of DIG_BITS (a digit that every word
+** shares is skipped); h: the digits' counts.  The first pass reads x
+** itself, so the words are never written in index order first. */
+static void lsd_sort(pod_ranks_work *a, const double *x, size_t n, uint64_t lo,
+                     int shift, uint32_t (*h)[DIG_N]) {
+  int done = 0;
   for (int d = 0; d < NDIG; d++) {
     uint32_t *c = h[d];
     int sh = 32 + d * DIG_BITS, one = 0;
@@ -370,21 +379,32 @@ static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N]) {
       sum += v;
     }
     if (one) continue;
+    if (!done) { /* from x into w */
+      uint64_t *w = a->w;
+      for (size_t i = 0; i < n; i++) {
+        uint64_t v = word_of(x, i, lo, shift);
+        w[c[(v >> sh) & (DIG_N - 1)]++] = v;
+      }
+      done = 1;
+      continue;
+    }
     const uint64_t *w = a->w;
     uint64_t *t = a->t;
     for (size_t i = 0; i < n; i++) t[c[(w[i] >> sh) & (DIG_N - 1)]++] = w[i];
     a->t = a->w;
     a->w = t;
   }
+  if (!done) /* every digit shared: the index order is sorted */
+    for (size_t i = 0; i < n; i++) a->w[i] = word_of(x, i, lo, shift);
 }
 
-/* The packed words of x into a->w with their digit counts h, by the
-** prefix (key - lo) >> shift; the range of the keys into *kmin, *kmax and
-** the number of -0 into *neg0. */
-static void pack(const double *x, size_t n, uint64_t lo, int shift,
-                 pod_ranks_work *a, uint32_t (*h)[DIG_N], uint64_t *kmin,
-                 uint64_t *kmax, size_t *neg0) {
-  uint64_t *w = a->w, mn = UINT64_MAX, mx = 0;
+/* The digit counts h of x's packed words by the prefix (key - lo) >>
+** shift; the range of the keys into *kmin, *kmax and the number of -0
+** into *neg0. */
+static void count(const double *x, size_t n, uint64_t lo, int shift,
+                  uint32_t (*h)[DIG_N], uint64_t *kmin, uint64_t *kmax,
+                  size_t *neg0) {
+  uint64_t mn = UINT64_MAX, mx = 0;
   size_t nz = 0;
   memset(h, 0, NDIG * sizeof *h);
   for (size_t i = 0; i < n; i++) {
@@ -393,7 +413,6 @@ static void pack(const double *x, size_t n, uint64_t lo, int shift,
     nz += pod_stats__dkey(x[i]) == NEG0_KEY;
     mn = k < mn ? k : mn;
     mx = k > mx ? k : mx;
-    w[i] = (uint64_t)p << 32 | i;
     h[0][p & (DIG_N - 1)]++;
     h[1][(p >> DIG_BITS) & (DIG_N - 1)]++;
     h[2][p >> (2 * DIG_BITS)]++;
@@ -434,14 +453,14 @@ static int ranks_build(const double *x, size_t n, const double *bounds,
   uint32_t(*h)[DIG_N] = malloc(NDIG * sizeof *h);
   if (!h) return POD_ENOMEM;
   int shift = prefix_shift(lo, hi);
-  pack(x, n, lo, shift, a, h, &kmin, &kmax, neg0);
+  count(x, n, lo, shift, h, &kmin, &kmax, neg0);
   if (kmin < lo || kmax > hi) { /* the bounds were wrong: the real range */
     lo = kmin;
     hi = kmax;
     shift = prefix_shift(lo, hi);
-    pack(x, n, lo, shift, a, h, &kmin, &kmax, neg0);
+    count(x, n, lo, shift, h, &kmin, &kmax, neg0);
   }
-  lsd_sort(a, n, h);
+  lsd_sort(a, x, n, lo, shift, h);
   free(h);
   *ss = (u128){0, 0};
   uint64_t *w = a->w;

@@ -42,7 +42,7 @@ static void ref_ranks(const double *x, size_t n, double *r) {
   free(p);
 }
 
-enum { KINDS = 10 };
+enum { KINDS = 11 };
 
 static void fill(double *x, size_t n, int kind, gsl_rng *g) {
   for (size_t i = 0; i < n; i++) {
@@ -75,6 +75,11 @@ static void fill(double *x, size_t n, int kind, gsl_rng *g) {
       case 8:
         x[i] = -(double)i * 0.25;
         break;
+      case 9: { /* keys 2048 apart: the lowest radix digit is shared */
+        uint64_t k = 0x3ff0000000000000ULL + 2048 * (uint64_t)(u * 4096);
+        memcpy(&x[i], &k, sizeof k);
+        break;
+      }
       default:
         x[i] = u * u;
         break;
