@@ -104,7 +104,7 @@ static int part_xrank(pod_mc_plan *pl, int g, int p) {
 /* Ranks of metric m at grid point g into *rk (with the exact quantiles
 ** when the plan keeps every row): from the order of an earlier metric
 ** when m is monotone along it (a throughput of a time), else sorted,
-** keeping the order for the metrics after it. */
+** keeping the order for the metrics after it (the last keeps none). */
 static int metric_ranks(pod_mc_plan *pl, pod_mc_results *r, int g, int m,
                         pod_ranks *done, pod_ranks *rk, pod_ranks_work *w) {
   const double *col = pl->ycol[g * pl->M + m];
@@ -122,7 +122,7 @@ static int metric_ranks(pod_mc_plan *pl, pod_mc_results *r, int g, int m,
   double b[2] = {mo->min, mo->max};
   if (rc == POD_ERANGE)
     rc = pod_ranks_init_with(rk, col, n, mo->n > 0 ? b : NULL, pod_stats_qprobs,
-                             nq, q, 1, w);
+                             nq, q, m < pl->M - 1, w);
   if (rc) return rc;
   for (int t = 0; t < nq; t++) r->sum[g * pl->M + m].q[t] = q[t];
   return POD_OK;
