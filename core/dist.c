@@ -31,7 +31,18 @@ pod_dist pod_dist_uniform(double lo, double hi) {
   return mk(POD_DIST_UNIFORM, lo, hi, 0, 0);
 }
 pod_dist pod_dist_loguniform(double lo, double hi) {
-  return mk(POD_DIST_LOGUNIFORM, lo, hi, 0, 0);
+  pod_dist d = mk(POD_DIST_LOGUNIFORM, lo, hi, 0, 0);
+  d.lg[0] = log(lo);
+  d.lg[1] = log(hi);
+  d.lg_of[0] = lo;
+  d.lg_of[1] = hi;
+  return d;
+}
+
+/* log(p[i]) of a loguniform: the constructor's, while p[i] is still what
+** it was computed from, else computed (the same value either way). */
+static inline double lg(const pod_dist *d, int i) {
+  return d->lg_of[i] == d->p[i] ? d->lg[i] : log(d->p[i]);
 }
 pod_dist pod_dist_normal(double mean, double sd) {
   return mk(POD_DIST_NORMAL, mean, sd, 0, 0);
@@ -437,7 +448,7 @@ double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
     case POD_DIST_UNIFORM:
       return clamp(flat(r, p[0], p[1]), p[0], p[1]);
     case POD_DIST_LOGUNIFORM:
-      return clamp(exp(flat(r, log(p[0]), log(p[1]))), p[0], p[1]);
+      return clamp(exp(flat(r, lg(d, 0), lg(d, 1))), p[0], p[1]);
     case POD_DIST_TRIANGULAR:
       return clamp(triangular_q(p, uniform01(r)), p[0], p[2]);
     case POD_DIST_LOGNORMAL:
@@ -604,7 +615,7 @@ static double quantile_raw(const pod_dist *d, double u) {
     case POD_DIST_UNIFORM:
       return p[0] + u * (p[1] - p[0]);
     case POD_DIST_LOGUNIFORM:
-      return exp(log(p[0]) + u * (log(p[1]) - log(p[0])));
+      return exp(lg(d, 0) + u * (lg(d, 1) - lg(d, 0)));
     case POD_DIST_NORMAL:
       return p[0] + p[1] * gsl_cdf_ugaussian_Pinv(u);
     case POD_DIST_TRUNCNORMAL:

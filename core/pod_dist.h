@@ -58,6 +58,9 @@ typedef struct pod_dist {
   double *weights; /* discrete: n weights as given */
   double *svals;   /* discrete: the values sorted ascending */
   double *cum;     /* discrete: cumulative probability along svals (last = 1) */
+  /* loguniform: log(p[0]), log(p[1]) from pod_dist_loguniform, used while
+  ** lg_of still equals p[0], p[1] (so a changed p is never stale) */
+  double lg[2], lg_of[2];
 } pod_dist;
 
 /* Value constructors (no validation, nothing to free). */

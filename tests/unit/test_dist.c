@@ -131,6 +131,29 @@ static void test_sample_stream(void **st) {
       assert_memory_equal(&got, &want, sizeof got);
     }
   }
+  /* a loguniform whose bounds change after construction (or that was
+  ** built by hand) samples with its current bounds */
+  pod_dist lu = pod_dist_loguniform(1, 10), hand;
+  lu.p[1] = 1000;
+  memset(&hand, 0, sizeof hand);
+  hand.kind = POD_DIST_LOGUNIFORM;
+  hand.p[0] = 1;
+  hand.p[1] = 1000;
+  gsl_rng_set(a, 5);
+  gsl_rng_set(b, 5);
+  for (int i = 0; i < 1000; i++) {
+    double got = pod_dist_sample(&lu, a), got2 = pod_dist_sample(&hand, b);
+    assert_memory_equal(&got, &got2, sizeof got);
+  }
+  gsl_rng_set(b, 5);
+  gsl_rng_set(a, 5);
+  for (int i = 0; i < 1000; i++) {
+    double got = pod_dist_sample(&lu, a);
+    double want = clampd(exp(gsl_ran_flat(b, 0.0, log(1000.0))), 1, 1000);
+    assert_memory_equal(&got, &want, sizeof got);
+  }
+  assert_true(pod_dist_quantile(&lu, 0.5) == exp(0.5 * log(1000.0)));
+  assert_true(pod_dist_quantile(&hand, 0.5) == exp(0.5 * log(1000.0)));
   gsl_rng_free(a);
   gsl_rng_free(b);
 }
