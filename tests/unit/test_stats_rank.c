@@ -42,7 +42,7 @@ static void ref_ranks(const double *x, size_t n, double *r) {
   free(p);
 }
 
-enum { KINDS = 11 };
+enum { KINDS = 12 };
 
 static void fill(double *x, size_t n, int kind, gsl_rng *g) {
   for (size_t i = 0; i < n; i++) {
@@ -77,6 +77,12 @@ static void fill(double *x, size_t n, int kind, gsl_rng *g) {
         break;
       case 9: { /* keys 2048 apart: the lowest radix digit is shared */
         uint64_t k = 0x3ff0000000000000ULL + 2048 * (uint64_t)(u * 4096);
+        memcpy(&x[i], &k, sizeof k);
+        break;
+      }
+      case 10: { /* keys 1 ulp apart, thousands sharing the upper radix
+                  ** digits: the counting sort of the lowest digit */
+        uint64_t k = 0x3ff0000000000000ULL + (uint64_t)(u * 8192);
         memcpy(&x[i], &k, sizeof k);
         break;
       }
