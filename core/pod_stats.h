@@ -212,11 +212,12 @@ typedef struct pod_ranks {
 
 /* Ranks of n values (finite; -0 ties with +0), and when np > 0 the
 ** quantiles q[0..np-1] at probs (GSL's convention, the values of
-** pod_stats_quantiles, which sorts -0 below +0 too; NaN when n == 0).  An MSD
-*radix sort: the first
-** level splits by 11 bits of the key range, each bucket is then sorted in
-** cache; O(n) for spread values, equal values (ties) cost one pass.
-** POD_ENOMEM (r is then empty), also when n > POD_RANKS_MAX. */
+** pod_stats_quantiles, which sorts -0 below +0 too; NaN when n == 0).  An LSD
+** radix sort of (32-bit key prefix, index) words in up to three passes,
+** then one ranking pass (the rare runs of equal prefixes with different
+** values are sorted by their full keys); O(n), equal values (ties) cost
+** no extra pass.  POD_ENOMEM (r is then empty), also when
+** n > POD_RANKS_MAX. */
 int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
                    int np, double *q);
 /* The same, keeping r->order. */

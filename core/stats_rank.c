@@ -1,16 +1,18 @@
 /*
 ** stats_rank.c: ranks and rank correlation (see pod_stats.h).
 **
-** Ranks come from an MSD radix sort of (key, index) pairs, keys being the
-** order-preserving integer image of the doubles: each level buckets by
-** the top bits of (key - min) below the bucket's range, so a bucket of m
-** values splits into about m buckets of one or two values, which an
-** insertion sort finishes; a bucket whose keys are all equal (ties, a
-** discrete input) is done at once.  Every level after the first works in
-** cache.  Spearman then needs no floating-point sums: twice the ranks are
-** integers, their sum is n(n+1) whatever the ties, and the sums of squares
-** and of products are exact in 128-bit integers, so the coefficient is
-** rounded once, at the end.
+** Keys are the order-preserving integer image of the doubles.  Ranks come
+** from an LSD radix sort (three 11-bit digits, a digit every value shares
+** skipped) of 64-bit words (prefix << 32 | index), the prefix being the
+** top 32 bits of key - min (exact when the key range is below 2^32); the
+** ranking pass walks the sorted words, gives each value of its own its
+** rank at once, and sorts the rare runs of equal prefixes whose keys
+** differ by their full keys (an MSD radix sort of (key, index) pairs, in
+** cache) before ranking their ties.  The order, the quantiles and the sum
+** of squares come from the same pass.  Spearman then needs no
+** floating-point sums: twice the ranks are integers, their sum is n(n+1)
+** whatever the ties, and the sums of squares and of products are exact in
+** 128-bit integers, so the coefficient is rounded once, at the end.
 */
 #include "pod_stats.h"
 #include "stats_int.h"
