@@ -321,7 +321,11 @@ static int rank_run(const double *x, pod_ranks_work *a, size_t s, size_t e,
   size_t m = e - s;
   if (m == 1 || shift == 0) { /* one key */
     uint32_t v = (uint32_t)(s + 1 + e);
-    for (size_t t = s; t < e; t++) r2[(uint32_t)w[t]] = v;
+    for (size_t t = s; t < e; t++) {
+      if (t + POD_STATS_AHEAD < e)
+        POD_STATS_PREFETCH_W(&r2[(uint32_t)w[t + POD_STATS_AHEAD]]);
+      r2[(uint32_t)w[t]] = v;
+    }
     if (order)
       for (size_t t = s; t < e; t++) order[t] = (uint32_t)w[t];
     *ss = add_squares(*ss, v, m);
@@ -469,6 +473,8 @@ static int ranks_build(const double *x, size_t n, const double *bounds,
   size_t s = 0;
   while (s < n) {
     uint64_t pre = w[s] >> 32;
+    if (s + POD_STATS_AHEAD < n)
+      POD_STATS_PREFETCH_W(&r2[(uint32_t)w[s + POD_STATS_AHEAD]]);
     if (s + 1 == n || w[s + 1] >> 32 != pre) { /* a value of its own */
       uint64_t v = 2 * (uint64_t)s + 2;
       r2[(uint32_t)w[s]] = (uint32_t)v;
@@ -588,6 +594,10 @@ int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
   int ok = !(prev == 0 && signbit(prev)); /* a -0: refused */
   size_t i = 0;
   for (size_t t = 1; t < n && ok; t++) {
+    if (t + POD_STATS_AHEAD < n) {
+      POD_STATS_PREFETCH(&y[o[(ptrdiff_t)(t + POD_STATS_AHEAD) * st]]);
+      POD_STATS_PREFETCH_W(&r2[o[(ptrdiff_t)(t + POD_STATS_AHEAD) * st]]);
+    }
     double b = y[o[(ptrdiff_t)t * st]];
     if (b == 0 && signbit(b)) ok = 0; /* a -0: refused */
     if (!ok || b == prev) continue;
