@@ -31,7 +31,18 @@ pod_dist pod_dist_uniform(double lo, double hi) {
   return mk(POD_DIST_UNIFORM, lo, hi, 0, 0);
 }
 pod_dist pod_dist_loguniform(double lo, double hi) {
-  return mk(POD_DIST_LOGUNIFORM, lo, hi, 0, 0);
+  pod_dist d = mk(POD_DIST_LOGUNIFORM, lo, hi, 0, 0);
+  d.lg[0] = log(lo);
+  d.lg[1] = log(hi);
+  d.lg_of[0] = lo;
+  d.lg_of[1] = hi;
+  return d;
+}
+
+/* log(p[i]) of a loguniform: the constructor's, while p[i] is still what
+** it was computed from, else computed (the same value either way). */
+static inline double lg(const pod_dist *d, int i) {
+  return d->lg_of[i] == d->p[i] ? d->lg[i] : log(d->p[i]);
 }
 pod_dist pod_dist_normal(double mean, double sd) {
   return mk(POD_DIST_NORMAL, mean, sd, 0, 0);
@@ -414,8 +425,37 @@ static double triangular_q(const double *p, double u) {
 static double sample_raw(const pod_dist *d, gsl_rng *r);
 static double clamp_support(const pod_dist *d, double x);
 
+/* gsl_rng_uniform(r) without the library call: the generator's own
+** get_double, as gsl_rng.h's inline version (GSL 2.7, rng/gsl_rng.h). */
+static inline double uniform01(gsl_rng *r) {
+  return r->type->get_double(r->state);
+}
+
+/* gsl_ran_flat(r, a, b), inline: GSL's formula a (1 - u) + b u on one
+** gsl_rng_uniform draw (GSL 2.7, randist/flat.c), so the same values. */
+static inline double flat(gsl_rng *r, double a, double b) {
+  double u = uniform01(r);
+  return a * (1 - u) + b * u;
+}
+
+static inline double clamp(double x, double lo, double hi) {
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
 double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
-  return clamp_support(d, sample_raw(d, r));
+  const double *p = d->p;
+  switch (d->kind) { /* the common kinds inline, clamped as clamp_support */
+    case POD_DIST_UNIFORM:
+      return clamp(flat(r, p[0], p[1]), p[0], p[1]);
+    case POD_DIST_LOGUNIFORM:
+      return clamp(exp(flat(r, lg(d, 0), lg(d, 1))), p[0], p[1]);
+    case POD_DIST_TRIANGULAR:
+      return clamp(triangular_q(p, uniform01(r)), p[0], p[2]);
+    case POD_DIST_LOGNORMAL:
+      return exp(p[0] + gsl_ran_gaussian_ziggurat(r, p[1]));
+    default:
+      return clamp_support(d, sample_raw(d, r));
+  }
 }
 
 static double sample_raw(const pod_dist *d, gsl_rng *r) {
@@ -527,6 +567,41 @@ static double clamp_support(const pod_dist *d, double x) {
   return x;
 }
 
+int pod_dist_support(const pod_dist *d, double *lo, double *hi) {
+  const double *p = d->p;
+  switch (d->kind) {
+    case POD_DIST_FIXED:
+      *lo = *hi = p[0];
+      return 1;
+    case POD_DIST_UNIFORM:
+    case POD_DIST_LOGUNIFORM:
+      *lo = p[0];
+      *hi = p[1];
+      return 1;
+    case POD_DIST_TRIANGULAR:
+      *lo = p[0];
+      *hi = p[2];
+      return 1;
+    case POD_DIST_TRUNCNORMAL:
+    case POD_DIST_BETA:
+      *lo = p[2];
+      *hi = p[3];
+      return isfinite(p[2]) && isfinite(p[3]);
+    case POD_DIST_DISCRETE:
+      if (d->n < 1 || !d->svals) return 0;
+      *lo = d->svals[0];
+      *hi = d->svals[d->n - 1];
+      return 1;
+    case POD_DIST_EMPIRICAL:
+      if (d->n < 1 || !d->values) return 0;
+      *lo = d->values[0];
+      *hi = d->values[d->n - 1];
+      return 1;
+    default:
+      return 0;
+  }
+}
+
 double pod_dist_quantile(const pod_dist *d, double u) {
   return clamp_support(d, quantile_raw(d, u));
 }
@@ -540,7 +615,7 @@ static double quantile_raw(const pod_dist *d, double u) {
     case POD_DIST_UNIFORM:
       return p[0] + u * (p[1] - p[0]);
     case POD_DIST_LOGUNIFORM:
-      return exp(log(p[0]) + u * (log(p[1]) - log(p[0])));
+      return exp(lg(d, 0) + u * (lg(d, 1) - lg(d, 0)));
     case POD_DIST_NORMAL:
       return p[0] + p[1] * gsl_cdf_ugaussian_Pinv(u);
     case POD_DIST_TRUNCNORMAL:

@@ -12,6 +12,8 @@
 
 #include "pod_mc.h"
 
+#include <stdatomic.h>
+
 #include <gsl/gsl_qrng.h>
 #include <gsl/gsl_rng.h>
 
@@ -20,6 +22,7 @@
   (64e6)                 /* saved Sobol states, else pseudo-random \
                           */
 #define SOBOL_MAX_DIM 40 /* gsl_qrng_sobol's limit */
+#define MC_RWORK 2       /* idle ranking scratch kept while finishing */
 
 struct pod_mc_plan {
   /* configuration: read-only after pod_mc_plan_new (shared by workers) */
@@ -46,10 +49,13 @@ struct pod_mc_plan {
   /* merge state: one thread (the runner's loop thread) */
   int64_t merged, samples_merged;
   int stopped, finished, finishing;
-  pod_ranks *xrank;      /* G*P: parameter ranks while finishing (Spearman) */
-  pod_moments *mom;      /* G*M */
-  pod_sketch *sk;        /* G*M, sketch mode only */
-  int64_t *rows;         /* G stored rows */
+  pod_ranks *xrank; /* G*P: parameter ranks while finishing (Spearman) */
+  _Atomic(pod_ranks_work *) rwork[MC_RWORK]; /* idle ranking scratch, taken
+                                                and handed back by the
+                                                finishing parts */
+  pod_moments *mom;                          /* G*M */
+  pod_sketch *sk;                            /* G*M, sketch mode only */
+  int64_t *rows;                             /* G stored rows */
   double **xcol, **ycol; /* G*P, G*M columns of rows_cap[g] rows, allocated at
                             plan time; chunk (g, c) writes rows c*cs.. of g
                             directly (disjoint per chunk), so merging copies
@@ -96,7 +102,8 @@ struct pod_mc_results {
 char **pod_mc__dup_names(const char *const *names, int n, const char *what,
                          pod_err *err);
 void pod_mc__free_names(char **names, int n);
-/* Frees the ranks kept while finishing (Spearman). */
+/* Frees the ranks kept while finishing (Spearman) and the idle ranking
+** scratch. */
 void pod_mc__free_xrank(pod_mc_plan *pl);
 
 #endif

@@ -19,18 +19,34 @@ typedef struct kernel_ev {
   int *sel, nsel; /* NULL: every metric in order; else these indices */
 } kernel_ev;
 
-/* Worker scratch: the config, then (with a selection) every metric. */
-static size_t kev_cfg_bytes(const kernel_ev *ke) {
+/* Worker scratch: the grid point whose config it holds, the config, then
+** (with a selection) every metric.  The kernel only reads its config and
+** every bound field is written per sample, so the config is copied from
+** the grid point's base only when the grid point changes (a chunk keeps
+** one), not per sample. */
+typedef struct kev_worker {
+  int grid; /* -1: no config yet */
+} kev_worker;
+
+static size_t kev_align(size_t n) {
   size_t a = sizeof(double);
-  return (ke->k->cfg_size + a - 1) / a * a;
+  return (n + a - 1) / a * a;
+}
+
+static unsigned char *kev_cfg(kev_worker *w) {
+  return (unsigned char *)w + kev_align(sizeof *w);
 }
 
 static void *kev_worker_new(void *ud, pod_err *err) {
   kernel_ev *ke = ud;
-  size_t n = kev_cfg_bytes(ke) +
+  size_t n = kev_align(sizeof(kev_worker)) + kev_align(ke->k->cfg_size) +
              (ke->sel ? sizeof(double) * (size_t)ke->k->nmetrics : 0);
-  void *w = malloc(n ? n : 1);
-  if (!w) pod_err_set(err, POD_ENOMEM, "eval", NULL);
+  kev_worker *w = malloc(n);
+  if (!w) {
+    pod_err_set(err, POD_ENOMEM, "eval", NULL);
+    return NULL;
+  }
+  w->grid = -1;
   return w;
 }
 
@@ -43,8 +59,12 @@ static int kev_eval(void *ud, void *worker, int grid, const double *x,
                     double *y, pod_err *err) {
   const kernel_ev *ke = ud;
   size_t sz = ke->k->cfg_size;
-  unsigned char *cfg = worker;
-  memcpy(cfg, ke->cfgs + (size_t)grid * sz, sz);
+  kev_worker *w = worker;
+  unsigned char *cfg = kev_cfg(w);
+  if (w->grid != grid) {
+    memcpy(cfg, ke->cfgs + (size_t)grid * sz, sz);
+    w->grid = grid;
+  }
   for (int i = 0; i < ke->P; i++) {
     const pod_bind *b = &ke->binds[i];
     if (b->type == POD_BIND_DOUBLE) {
@@ -62,7 +82,7 @@ static int kev_eval(void *ud, void *worker, int grid, const double *x,
     }
   }
   if (!ke->sel) return ke->k->fn(cfg, y, err);
-  double *all = (double *)(void *)(cfg + kev_cfg_bytes(ke));
+  double *all = (double *)(void *)(cfg + kev_align(sz));
   int rc = ke->k->fn(cfg, all, err);
   if (rc) return rc;
   for (int m = 0; m < ke->nsel; m++) y[m] = all[ke->sel[m]];

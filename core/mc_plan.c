@@ -319,10 +319,10 @@ static int plan_merge_state(pod_mc_plan *pl) {
     if (pl->rows_cap[g] == 0) continue;
     size_t bytes = sizeof(double) * (size_t)pl->rows_cap[g];
     for (int m = 0; m < M; m++)
-      if (!(pl->ycol[g * M + m] = malloc(bytes))) return -1;
+      if (!(pl->ycol[g * M + m] = pod_stats_column_alloc(bytes))) return -1;
     if (pl->store_x)
       for (int p = 0; p < P; p++)
-        if (!(pl->xcol[g * P + p] = malloc(bytes))) return -1;
+        if (!(pl->xcol[g * P + p] = pod_stats_column_alloc(bytes))) return -1;
   }
   if (!pl->exact) {
     pl->sk = calloc((size_t)G * M, sizeof(pod_sketch));
@@ -351,6 +351,7 @@ int pod_mc_plan_new(const pod_mc_spec *s, pod_mc_plan **out, pod_err *err) {
 
   pod_mc_plan *pl = calloc(1, sizeof *pl);
   if (!pl) return pod_err_set(err, POD_ENOMEM, "plan", NULL);
+  for (int i = 0; i < MC_RWORK; i++) atomic_init(&pl->rwork[i], NULL);
   pl->P = s->nparams;
   pl->M = s->nmetrics;
   pl->G = s->grid;

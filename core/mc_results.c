@@ -57,7 +57,7 @@ static int part_summary(pod_mc_plan *pl, pod_mc_results *r, int g, int m) {
       pod_stats_quantiles(buf, n, pod_stats_qprobs, POD_STATS_NQ, s->q);
       free(buf);
     }
-    for (size_t i = 0; i < n; i++) pod_hist_add(h, col[i], 1);
+    pod_hist_add_n(h, col, n);
   } else {
     const pod_sketch *sk = &pl->sk[g * pl->M + m];
     for (int q = 0; q < POD_STATS_NQ; q++)
@@ -68,19 +68,45 @@ static int part_summary(pod_mc_plan *pl, pod_mc_results *r, int g, int m) {
   return POD_OK;
 }
 
+/* Ranking scratch for one finishing part: an idle one of the plan's, else
+** new (NULL when out of memory); parts on several threads each take their
+** own.  Handing it back keeps it for the next part (or frees it). */
+static pod_ranks_work *rwork_take(pod_mc_plan *pl) {
+  for (int i = 0; i < MC_RWORK; i++) {
+    pod_ranks_work *w = atomic_exchange(&pl->rwork[i], NULL);
+    if (w) return w;
+  }
+  return pod_ranks_work_new();
+}
+
+static void rwork_give(pod_mc_plan *pl, pod_ranks_work *w) {
+  for (int i = 0; i < MC_RWORK && w; i++) {
+    pod_ranks_work *none = NULL;
+    if (atomic_compare_exchange_strong(&pl->rwork[i], &none, w)) return;
+  }
+  pod_ranks_work_free(w);
+}
+
 /* Ranks of parameter p's stored column at grid point g. */
 static int part_xrank(pod_mc_plan *pl, int g, int p) {
   if (!spearman_at(pl, g)) return POD_OK;
-  return pod_ranks_init(&pl->xrank[g * pl->P + p], pl->xcol[g * pl->P + p],
-                        (size_t)pl->rows[g], NULL, 0, NULL);
+  pod_ranks_work *w = rwork_take(pl);
+  if (!w) return POD_ENOMEM;
+  double b[2]; /* the parameter's support bounds its column */
+  int have = pod_dist_support(&pl->dists[p], &b[0], &b[1]);
+  int rc = pod_ranks_init_with(&pl->xrank[g * pl->P + p],
+                               pl->xcol[g * pl->P + p], (size_t)pl->rows[g],
+                               have ? b : NULL, NULL, 0, NULL, 0, w);
+  rwork_give(pl, w);
+  return rc;
 }
 
 /* Ranks of metric m at grid point g into *rk (with the exact quantiles
 ** when the plan keeps every row): from the order of an earlier metric
 ** when m is monotone along it (a throughput of a time), else sorted,
-** keeping the order for the metrics after it. */
+** keeping the order for the metrics after it (the last keeps none). */
 static int metric_ranks(pod_mc_plan *pl, pod_mc_results *r, int g, int m,
-                        pod_ranks *done, pod_ranks *rk) {
+                        pod_ranks *done, pod_ranks *rk, pod_ranks_work *w) {
   const double *col = pl->ycol[g * pl->M + m];
   size_t n = (size_t)pl->rows[g];
   int nq = pl->exact && pl->mom[g * pl->M + m].n > 0 ? POD_STATS_NQ : 0;
@@ -88,9 +114,15 @@ static int metric_ranks(pod_mc_plan *pl, pod_mc_results *r, int g, int m,
   int rc = POD_ERANGE;
   for (int e = 0; e < m && rc == POD_ERANGE; e++)
     if (done[e].order)
-      rc = pod_ranks_reuse(rk, col, n, &done[e], pod_stats_qprobs, nq, q);
+      rc = pod_ranks_reuse_with(rk, col, n, &done[e], pod_stats_qprobs, nq, q,
+                                w);
+  /* the moments saw every stored row (and maybe more): their min and max
+  ** bound the column */
+  const pod_moments *mo = &pl->mom[g * pl->M + m];
+  double b[2] = {mo->min, mo->max};
   if (rc == POD_ERANGE)
-    rc = pod_ranks_init_ordered(rk, col, n, pod_stats_qprobs, nq, q);
+    rc = pod_ranks_init_with(rk, col, n, mo->n > 0 ? b : NULL, pod_stats_qprobs,
+                             nq, q, m < pl->M - 1, w);
   if (rc) return rc;
   for (int t = 0; t < nq; t++) r->sum[g * pl->M + m].q[t] = q[t];
   return POD_OK;
@@ -102,17 +134,28 @@ static int part_spearman(pod_mc_plan *pl, pod_mc_results *r, int g) {
   if (!spearman_at(pl, g)) return POD_OK;
   int M = pl->M, P = pl->P, rc = POD_OK;
   pod_ranks *rk = calloc((size_t)M, sizeof *rk);
-  if (!rk) return POD_ENOMEM;
-  for (int m = 0; m < M && !rc; m++) {
-    if ((rc = metric_ranks(pl, r, g, m, rk, &rk[m]))) break;
-    for (int p = 0; p < P; p++)
-      r->sens[(g * P + p) * M + m].spearman =
-          pod_ranks_spearman(&pl->xrank[g * P + p], &rk[m]);
-    free(rk[m].r2); /* only the order is still needed */
-    rk[m].r2 = NULL;
+  double *rho = malloc(sizeof(double) * (size_t)P);
+  pod_ranks_work *w = rk && rho ? rwork_take(pl) : NULL;
+  if (!w) {
+    free(rk);
+    free(rho);
+    return POD_ENOMEM;
   }
-  for (int m = 0; m < M; m++) pod_ranks_free(&rk[m]);
+  for (int m = 0; m < M && !rc; m++) {
+    if ((rc = metric_ranks(pl, r, g, m, rk, &rk[m], w))) break;
+    pod_ranks_spearman_n(&pl->xrank[g * P], P, &rk[m], rho);
+    for (int p = 0; p < P; p++) r->sens[(g * P + p) * M + m].spearman = rho[p];
+    /* only the order is still needed: the ranks go back to the scratch */
+    pod_ranks keep = rk[m];
+    rk[m].order = NULL;
+    pod_ranks_recycle(&rk[m], w);
+    rk[m].order = keep.order;
+    rk[m].n = keep.n;
+  }
+  for (int m = 0; m < M; m++) pod_ranks_recycle(&rk[m], w);
+  rwork_give(pl, w);
   free(rk);
+  free(rho);
   return rc;
 }
 
@@ -121,6 +164,8 @@ void pod_mc__free_xrank(pod_mc_plan *pl) {
     for (int i = 0; i < pl->G * pl->P; i++) pod_ranks_free(&pl->xrank[i]);
   free(pl->xrank);
   pl->xrank = NULL;
+  for (int i = 0; i < MC_RWORK; i++)
+    pod_ranks_work_free(atomic_exchange(&pl->rwork[i], NULL));
 }
 
 int pod_mc_finish_begin(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {

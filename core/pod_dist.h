@@ -58,6 +58,9 @@ typedef struct pod_dist {
   double *weights; /* discrete: n weights as given */
   double *svals;   /* discrete: the values sorted ascending */
   double *cum;     /* discrete: cumulative probability along svals (last = 1) */
+  /* loguniform: log(p[0]), log(p[1]) from pod_dist_loguniform, used while
+  ** lg_of still equals p[0], p[1] (so a changed p is never stale) */
+  double lg[2], lg_of[2];
 } pod_dist;
 
 /* Value constructors (no validation, nothing to free). */
@@ -116,6 +119,12 @@ double pod_dist_sample(const pod_dist *d, gsl_rng *r);
 ** empirical use the left-continuous inverse of their step CDF), so
 ** quasi-random designs can map Sobol points through it. */
 double pod_dist_quantile(const pod_dist *d, double u);
+
+/* The bounded support of a checked dist: 1 with [*lo, *hi] holding every
+** value pod_dist_sample and pod_dist_quantile return (uniform,
+** loguniform, triangular, beta, truncnormal with finite bounds, fixed,
+** discrete, empirical), else 0 (unbounded kinds). */
+int pod_dist_support(const pod_dist *d, double *lo, double *hi);
 
 /* Exact mean and variance (NaN where undefined). */
 double pod_dist_mean(const pod_dist *d);

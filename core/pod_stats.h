@@ -32,6 +32,15 @@
 
 #include "pod_err.h"
 
+/* ---- memory ----------------------------------------------------------- */
+
+/* Memory for a large column of samples, ranks or sort words, released
+** with free(); NULL when out of memory.  From 4 MB on it is 2 MB-aligned,
+** rounded up to 2 MB and advised for transparent huge pages where the
+** system has them (Linux madvise), so its first touch faults once per
+** 2 MB instead of once per 4 KB page (1 M doubles: 4 faults, not 1954). */
+void *pod_stats_column_alloc(size_t bytes);
+
 /* ---- moments ---------------------------------------------------------- */
 
 /* Sums are kept in units of `scale`, a power of two that stays 1 until a
@@ -168,6 +177,8 @@ typedef struct pod_hist {
 int pod_hist_init(pod_hist *h, int nbins, double lo, double hi, int logbins,
                   pod_err *err);
 void pod_hist_add(pod_hist *h, double x, int64_t count);
+/* pod_hist_add(h, x[j], 1) for j < n, the same counts, faster. */
+void pod_hist_add_n(pod_hist *h, const double *x, size_t n);
 /* Edge i in 0..nbins (edge 0 = lo, edge nbins = hi). */
 double pod_hist_edge(const pod_hist *h, int i);
 void pod_hist_free(pod_hist *h);
@@ -201,11 +212,12 @@ typedef struct pod_ranks {
 
 /* Ranks of n values (finite; -0 ties with +0), and when np > 0 the
 ** quantiles q[0..np-1] at probs (GSL's convention, the values of
-** pod_stats_quantiles, which sorts -0 below +0 too; NaN when n == 0).  An MSD
-*radix sort: the first
-** level splits by 11 bits of the key range, each bucket is then sorted in
-** cache; O(n) for spread values, equal values (ties) cost one pass.
-** POD_ENOMEM (r is then empty), also when n > POD_RANKS_MAX. */
+** pod_stats_quantiles, which sorts -0 below +0 too; NaN when n == 0).  An LSD
+** radix sort of (32-bit key prefix, index) words in up to three passes,
+** then one ranking pass (the rare runs of equal prefixes with different
+** values are sorted by their full keys); O(n), equal values (ties) cost
+** no extra pass.  POD_ENOMEM (r is then empty), also when
+** n > POD_RANKS_MAX. */
 int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
                    int np, double *q);
 /* The same, keeping r->order. */
@@ -226,12 +238,43 @@ int pod_ranks_reuse(pod_ranks *r, const double *y, size_t n,
 /* Frees r2 and order; r may be NULL. */
 void pod_ranks_free(pod_ranks *r);
 
+/* Scratch memory for rankings done in turn (not shared between threads):
+** a 1 M-value ranking needs 16 MB of sort buffers, and fresh buffers
+** cost a page fault per 4 KB touched; a work keeps them, and the rank and
+** order buffers that pod_ranks_recycle hands back, for the next call.
+** NULL from pod_ranks_work_new when out of memory. */
+typedef struct pod_ranks_work pod_ranks_work;
+pod_ranks_work *pod_ranks_work_new(void);
+void pod_ranks_work_free(pod_ranks_work *w); /* NULL is fine */
+
+/* pod_ranks_init (keep_order 0) or pod_ranks_init_ordered (1) with the
+** buffers of `work` (NULL: fresh ones); the same results.  bounds (or
+** NULL): finite {lo, hi} with lo <= every x <= hi known beforehand (a
+** metric's min and max, a parameter's support), which spares a pass over
+** x; wrong bounds are detected and cost that pass again, never a wrong
+** rank. */
+int pod_ranks_init_with(pod_ranks *r, const double *x, size_t n,
+                        const double *bounds, const double *probs, int np,
+                        double *q, int keep_order, pod_ranks_work *work);
+/* pod_ranks_reuse with the buffers of `work` (NULL: a fresh one). */
+int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
+                         const pod_ranks *like, const double *probs, int np,
+                         double *q, pod_ranks_work *work);
+/* Like pod_ranks_free, handing r's buffers to `work` for reuse (frees
+** them when work is NULL). */
+void pod_ranks_recycle(pod_ranks *r, pod_ranks_work *work);
+
 /* Spearman coefficient of two rank sets of the same n: the sums of the
 ** centred products and squares are exact integers (twice the ranks sum
 ** to n(n+1)), so the result is rounded once (within a few ulps of the
 ** exact Pearson coefficient of the ranks, below gsl_stats_spearman's own
 ** rounding).  NaN when n < 2, the sizes differ or either is constant. */
 double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b);
+
+/* rho[k] = pod_ranks_spearman(&a[k], b) for k < na, the same values, in
+** one pass over b's ranks (blocks of b read once per group of a's). */
+void pod_ranks_spearman_n(const pod_ranks *a, int na, const pod_ranks *b,
+                          double *rho);
 
 /* ---- Sobol indices
  * ------------------------------------------------------------- */

@@ -3,18 +3,35 @@
 ** (see pod_stats.h).  The sketch lives in stats_sketch.c, ranks and
 ** correlation in stats_rank.c.
 */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (Linux) */
+#endif
 #include "pod_stats.h"
 #include "stats_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 
 const double pod_stats_qprobs[POD_STATS_NQ] = {0.01, 0.05, 0.25, 0.50,
                                                0.75, 0.95, 0.99};
+
+#define HUGE_PAGE ((size_t)2 << 20) /* x86-64 and arm64 transparent pages */
+
+void *pod_stats_column_alloc(size_t bytes) {
+  if (bytes < 2 * HUGE_PAGE) return malloc(bytes ? bytes : 1);
+  size_t n = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+  void *p = NULL;
+  if (n < bytes || posix_memalign(&p, HUGE_PAGE, n)) return NULL;
+#ifdef MADV_HUGEPAGE
+  (void)madvise(p, n, MADV_HUGEPAGE); /* advice: ignored where unsupported */
+#endif
+  return p;
+}
 
 void pod_moments_init(pod_moments *m) {
   memset(m, 0, sizeof *m);
@@ -398,6 +415,31 @@ void pod_hist_add(pod_hist *h, double x, int64_t count) {
     if (i < 0) i = 0;
   }
   h->counts[i] += count;
+}
+
+void pod_hist_add_n(pod_hist *h, const double *x, size_t n) {
+  if (!(h->hi > h->lo) || h->logbins) { /* one bin, or logs: one by one */
+    for (size_t j = 0; j < n; j++) pod_hist_add(h, x[j], 1);
+    return;
+  }
+  /* pod_hist_add's arithmetic on each value, its loads and tests hoisted */
+  const double lo = h->lo, hi = h->hi, w = hi - lo;
+  const int nb = h->nbins;
+  int64_t *c = h->counts, under = 0, over = 0;
+  for (size_t j = 0; j < n; j++) {
+    double v = x[j];
+    if (!(v >= lo)) {
+      under++;
+    } else if (v > hi) {
+      over++;
+    } else {
+      int i = (int)((v - lo) / w * nb);
+      c[i >= nb ? nb - 1 : i < 0 ? 0 : i]++;
+    }
+  }
+  h->under += under;
+  h->over += over;
+  h->total += (int64_t)n;
 }
 
 double pod_hist_edge(const pod_hist *h, int i) {

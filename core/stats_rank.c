@@ -1,16 +1,18 @@
 /*
 ** stats_rank.c: ranks and rank correlation (see pod_stats.h).
 **
-** Ranks come from an MSD radix sort of (key, index) pairs, keys being the
-** order-preserving integer image of the doubles: each level buckets by
-** the top bits of (key - min) below the bucket's range, so a bucket of m
-** values splits into about m buckets of one or two values, which an
-** insertion sort finishes; a bucket whose keys are all equal (ties, a
-** discrete input) is done at once.  Every level after the first works in
-** cache.  Spearman then needs no floating-point sums: twice the ranks are
-** integers, their sum is n(n+1) whatever the ties, and the sums of squares
-** and of products are exact in 128-bit integers, so the coefficient is
-** rounded once, at the end.
+** Keys are the order-preserving integer image of the doubles.  Ranks come
+** from an LSD radix sort (three 11-bit digits, a digit every value shares
+** skipped) of 64-bit words (prefix << 32 | index), the prefix being the
+** top 32 bits of key - min (exact when the key range is below 2^32); the
+** ranking pass walks the sorted words, gives each value of its own its
+** rank at once, and sorts the rare runs of equal prefixes whose keys
+** differ by their full keys (an MSD radix sort of (key, index) pairs, in
+** cache) before ranking their ties.  The order, the quantiles and the sum
+** of squares come from the same pass.  Spearman then needs no
+** floating-point sums: twice the ranks are integers, their sum is n(n+1)
+** whatever the ties, and the sums of squares and of products are exact in
+** 128-bit integers, so the coefficient is rounded once, at the end.
 */
 #include "pod_stats.h"
 #include "stats_int.h"
@@ -20,7 +22,6 @@
 #include <string.h>
 
 #define INS_MAX 24   /* buckets up to this size: insertion sort */
-#define TOP_BITS 11  /* digit bits of the first level (2048 buckets) */
 #define SUB_BITS 11  /* of the later levels, at most */
 #define MAX_DEPTH 24 /* a level drops >= 3 bits of range (m > INS_MAX) */
 #define CNT_SUB ((1u << SUB_BITS) + 1)
@@ -190,104 +191,316 @@ static u128 sum_products(const uint32_t *a, const uint32_t *b, size_t n) {
   return sab;
 }
 
-/* Twice the ranks of the sorted pairs k[s..e) at their places s.. of the
-** whole order (equal keys never straddle two first-level buckets). */
-static void assign(const uint64_t *k, const uint32_t *ix, size_t s, size_t e,
-                   uint32_t *r2) {
-  size_t i = s;
-  while (i < e) {
-    size_t j = i + 1;
-    while (j < e && k[j] == k[i]) j++;
-    uint32_t v = (uint32_t)(i + 1 + j); /* ranks i+1..j */
-    for (size_t t = i; t < j; t++) r2[ix[t]] = v;
-    i = j;
-  }
-}
-
 /* x + 0.0 turns -0 into +0 (ties), nothing else */
 static uint64_t rkey(double x) {
   return pod_stats__dkey(x + 0.0);
 }
 
-/* Sort x's keys (zeros as +0) with their indices into (k, ix) and write
-** twice the ranks to r2 (n >= 1); *neg0: the number of -0 in x.  The
-** first level reads x directly (three passes: range, counts, scatter);
-** each bucket is then sorted and ranked while in cache, with a scratch of
-** the largest bucket's size. */
-static int ranks_build(const double *x, size_t n, uint64_t *k, uint32_t *ix,
-                       uint32_t *r2, size_t *neg0) {
+/* ---- ranks: LSD radix sort on a 32-bit prefix of the keys ---- */
+
+#define DIG_BITS 11 /* three digits of a 32-bit prefix */
+#define DIG_N (1u << DIG_BITS)
+#define NDIG 3
+
+/* Scratch of rankings (pod_stats.h): the packed words (prefix << 32 |
+** index) and their copy (wcap words each); for a run of equal prefixes
+** with different keys (rare: values that the prefix does not resolve) the
+** run's keys and indices with the MSD sort's scratch, grown on demand;
+** and up to two released rank or order buffers (spare_n entries each). */
+struct pod_ranks_work {
+  uint64_t *w, *t;
+  size_t wcap;
+  uint64_t *rk, *sk;
+  uint32_t *ri, *si, *cnt;
+  size_t cap;
+  uint32_t *spare[2];
+  size_t spare_n[2];
+};
+
+pod_ranks_work *pod_ranks_work_new(void) {
+  return calloc(1, sizeof(pod_ranks_work));
+}
+
+void pod_ranks_work_free(pod_ranks_work *a) {
+  if (!a) return;
+  free(a->w);
+  free(a->t);
+  free(a->rk);
+  free(a->sk);
+  free(a->ri);
+  free(a->si);
+  free(a->cnt);
+  free(a->spare[0]);
+  free(a->spare[1]);
+  free(a);
+}
+
+/* Room for m packed words in w and t. */
+static int work_words(pod_ranks_work *a, size_t m) {
+  if (m <= a->wcap) return POD_OK;
+  free(a->w);
+  free(a->t);
+  a->w = pod_stats_column_alloc(m * sizeof *a->w);
+  a->t = pod_stats_column_alloc(m * sizeof *a->t);
+  a->wcap = a->w && a->t ? m : 0;
+  return a->wcap ? POD_OK : POD_ENOMEM;
+}
+
+static int work_run(pod_ranks_work *a, size_t m) {
+  if (m <= a->cap) return POD_OK;
+  free(a->rk);
+  free(a->sk);
+  free(a->ri);
+  free(a->si);
+  a->rk = malloc(m * sizeof *a->rk);
+  a->sk = malloc(m * sizeof *a->sk);
+  a->ri = malloc(m * sizeof *a->ri);
+  a->si = malloc(m * sizeof *a->si);
+  if (!a->cnt) a->cnt = malloc((size_t)MAX_DEPTH * CNT_SUB * sizeof *a->cnt);
+  a->cap = m;
+  if (a->rk && a->sk && a->ri && a->si && a->cnt) return POD_OK;
+  a->cap = 0;
+  return POD_ENOMEM;
+}
+
+/* A buffer of m uint32: a released one that is large enough, else new. */
+static uint32_t *work_take(pod_ranks_work *a, size_t m) {
+  for (int i = 0; a && i < 2; i++)
+    if (a->spare[i] && a->spare_n[i] >= m) {
+      uint32_t *b = a->spare[i];
+      a->spare[i] = NULL;
+      a->spare_n[i] = 0;
+      return b;
+    }
+  return pod_stats_column_alloc(m * sizeof(uint32_t));
+}
+
+/* Keep buffer b of n entries for later (the two largest are kept). */
+static void work_give(pod_ranks_work *a, uint32_t *b, size_t n) {
+  if (!b) return;
+  int i = a->spare_n[0] <= a->spare_n[1] ? 0 : 1; /* the smaller slot */
+  if (a->spare[i] && a->spare_n[i] >= n) {
+    free(b);
+    return;
+  }
+  free(a->spare[i]);
+  a->spare[i] = b;
+  a->spare_n[i] = n;
+}
+
+void pod_ranks_recycle(pod_ranks *r, pod_ranks_work *a) {
+  if (!r) return;
+  if (!a) {
+    pod_ranks_free(r);
+    return;
+  }
+  size_t m = r->n ? r->n : 1;
+  work_give(a, r->r2, m);
+  work_give(a, r->order, m);
+  r->r2 = NULL;
+  r->order = NULL;
+  r->n = 0;
+}
+
+/* The running sum of the squares of twice the ranks: v^2 < 2^64 added
+** `count` times. */
+static u128 add_squares(u128 ss, uint64_t v, size_t count) {
+  u128 p = u128_mul(v * v, count);
+  ss.hi += p.hi;
+  ss = u128_add(ss, p.lo);
+  return ss;
+}
+
+/* Ranks of the sorted run [s, e) of equal prefixes: twice their average
+** rank per group of equal keys into r2, the run's indices put in key
+** order in w.  Keys differ within a run only when the prefix dropped
+** bits (shift > 0): then they are read back and sorted. */
+static int rank_run(const double *x, pod_ranks_work *a, size_t s, size_t e,
+                    int shift, uint32_t *r2, uint32_t *order, u128 *ss) {
+  uint64_t *w = a->w;
+  size_t m = e - s;
+  if (m == 1 || shift == 0) { /* one key */
+    uint32_t v = (uint32_t)(s + 1 + e);
+    for (size_t t = s; t < e; t++) {
+      if (t + POD_STATS_AHEAD < e)
+        POD_STATS_PREFETCH_W(&r2[(uint32_t)w[t + POD_STATS_AHEAD]]);
+      r2[(uint32_t)w[t]] = v;
+    }
+    if (order)
+      for (size_t t = s; t < e; t++) order[t] = (uint32_t)w[t];
+    *ss = add_squares(*ss, v, m);
+    return POD_OK;
+  }
+  if (work_run(a, m)) return POD_ENOMEM;
+  uint64_t *k = a->rk;
+  uint32_t *ix = a->ri;
+  int sorted = 1;
   uint64_t lo = UINT64_MAX, hi = 0;
-  size_t nz = 0;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t v = rkey(x[i]);
-    nz += pod_stats__dkey(x[i]) == NEG0_KEY;
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
+  for (size_t j = 0; j < m; j++) {
+    ix[j] = (uint32_t)w[s + j];
+    k[j] = rkey(x[ix[j]]);
+    sorted &= j == 0 || k[j - 1] <= k[j];
+    if (k[j] < lo) lo = k[j];
+    if (k[j] > hi) hi = k[j];
   }
-  *neg0 = nz;
-  /* about one bucket per value for small n, at most 2^TOP_BITS */
-  int bmax = floor_log2(n) + 1 < TOP_BITS ? floor_log2(n) + 1 : TOP_BITS;
-  int b = lo == hi ? 0 : floor_log2(hi - lo) + 1, shift = 0;
-  if (b > bmax) {
-    shift = b - bmax;
-    b = bmax;
+  if (!sorted) {
+    msd_sort(k, ix, a->sk, a->si, m, lo, hi, 0, a->cnt);
+    uint64_t pre = w[s] & 0xffffffff00000000ULL;
+    for (size_t j = 0; j < m; j++) w[s + j] = pre | ix[j];
   }
-  size_t nb = (size_t)1 << b;
-  uint32_t *c = calloc(nb + 1, sizeof *c);
-  if (!c) return POD_ENOMEM;
-  for (size_t i = 0; i < n; i++) c[((rkey(x[i]) - lo) >> shift) + 1]++;
-  size_t big = 0;
-  for (size_t d = 1; d <= nb; d++) {
-    if (c[d] > big) big = c[d];
-    c[d] += c[d - 1]; /* c[d]: start of bucket d */
+  size_t i = 0;
+  while (i < m) {
+    size_t j = i + 1;
+    while (j < m && k[j] == k[i]) j++;
+    uint32_t v = (uint32_t)(s + i + 1 + s + j); /* ranks s+i+1..s+j */
+    for (size_t t = i; t < j; t++) r2[ix[t]] = v;
+    *ss = add_squares(*ss, v, j - i);
+    i = j;
   }
-  for (size_t i = 0; i < n; i++) {
-    uint64_t v = rkey(x[i]);
-    uint32_t at = c[(v - lo) >> shift]++;
-    k[at] = v;
-    ix[at] = (uint32_t)i;
-  }
-  /* c[d] is now the end of bucket d; with shift 0 a bucket is one key */
-  uint64_t *sk = NULL;
-  uint32_t *si = NULL, *sub = NULL; /* sub: counters of the later levels */
-  if (shift > 0 && big > INS_MAX) {
-    sk = malloc(big * sizeof *sk);
-    si = malloc(big * sizeof *si);
-    sub = malloc((size_t)MAX_DEPTH * CNT_SUB * sizeof *sub);
-    if (!sk || !si || !sub) {
-      free(sk);
-      free(si);
-      free(sub);
-      free(c);
-      return POD_ENOMEM;
-    }
-  }
-  size_t s = 0;
-  for (size_t d = 0; d < nb; d++) {
-    size_t e = c[d], m = e - s;
-    if (m > 1 && shift > 0) {
-      uint64_t blo, bhi;
-      bucket_range(lo, hi, d, shift, &blo, &bhi);
-      msd_sort(k + s, ix + s, sk, si, m, blo, bhi, 0, sub);
-    }
-    assign(k, ix, s, e, r2);
-    s = e;
-  }
-  free(sk);
-  free(si);
-  free(sub);
-  free(c);
+  if (order) memcpy(order + s, ix, m * sizeof *ix);
   return POD_OK;
 }
 
-/* The value at place t of the sorted order, -0 below +0 (the -0 were
+/* The packed word of x[i]: its prefix (key - lo) >> shift, its index. */
+static inline uint64_t word_of(const double *x, size_t i, uint64_t lo,
+                               int shift) {
+  return (uint64_t)(uint32_t)((rkey(x[i]) - lo) >> shift) << 32 | i;
+}
+
+/* The packed words of x into a->w sorted by their prefix (bits 32..63),
+** stable, by up to three LSD passes of DIG_BITS (a digit that every word
+** shares is skipped); h: the digits' counts.  The first pass reads x
+** itself, so the words are never written in index order first. */
+static void lsd_sort(pod_ranks_work *a, const double *x, size_t n, uint64_t lo,
+                     int shift, uint32_t (*h)[DIG_N]) {
+  int done = 0;
+  for (int d = 0; d < NDIG; d++) {
+    uint32_t *c = h[d];
+    int sh = 32 + d * DIG_BITS, one = 0;
+    uint32_t sum = 0;
+    for (size_t b = 0; b < DIG_N; b++) {
+      one |= c[b] == n;
+      uint32_t v = c[b];
+      c[b] = sum;
+      sum += v;
+    }
+    if (one) continue;
+    if (!done) { /* from x into w */
+      uint64_t *w = a->w;
+      for (size_t i = 0; i < n; i++) {
+        uint64_t v = word_of(x, i, lo, shift);
+        w[c[(v >> sh) & (DIG_N - 1)]++] = v;
+      }
+      done = 1;
+      continue;
+    }
+    const uint64_t *w = a->w;
+    uint64_t *t = a->t;
+    for (size_t i = 0; i < n; i++) t[c[(w[i] >> sh) & (DIG_N - 1)]++] = w[i];
+    a->t = a->w;
+    a->w = t;
+  }
+  if (!done) /* every digit shared: the index order is sorted */
+    for (size_t i = 0; i < n; i++) a->w[i] = word_of(x, i, lo, shift);
+}
+
+/* The digit counts h of x's packed words by the prefix (key - lo) >>
+** shift; the range of the keys into *kmin, *kmax and the number of -0
+** into *neg0. */
+static void count(const double *x, size_t n, uint64_t lo, int shift,
+                  uint32_t (*h)[DIG_N], uint64_t *kmin, uint64_t *kmax,
+                  size_t *neg0) {
+  uint64_t mn = UINT64_MAX, mx = 0;
+  size_t nz = 0;
+  memset(h, 0, NDIG * sizeof *h);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t k = rkey(x[i]);
+    uint32_t p = (uint32_t)((k - lo) >> shift);
+    nz += pod_stats__dkey(x[i]) == NEG0_KEY;
+    mn = k < mn ? k : mn;
+    mx = k > mx ? k : mx;
+    h[0][p & (DIG_N - 1)]++;
+    h[1][(p >> DIG_BITS) & (DIG_N - 1)]++;
+    h[2][p >> (2 * DIG_BITS)]++;
+  }
+  *kmin = mn;
+  *kmax = mx;
+  *neg0 = nz;
+}
+
+static int prefix_shift(uint64_t lo, uint64_t hi) {
+  int bits = lo == hi ? 0 : floor_log2(hi - lo) + 1;
+  return bits > 32 ? bits - 32 : 0;
+}
+
+/* Sort x (zeros as +0, -0 counted in *neg0) into a->w, write twice the
+** ranks to r2, the order to `order` (unless NULL) and the sum of squares
+** of r2 to *ss (n >= 1).  Keys map to the 32-bit prefix (key - lo) >>
+** shift, which keeps their order, lo and shift from the keys' range: from
+** bounds (lo <= every x <= hi, which spares a pass) or a pass over x.
+** Then up to three scatters and one pass over the runs of equal prefixes
+** that ranks them. */
+static int ranks_build(const double *x, size_t n, const double *bounds,
+                       pod_ranks_work *a, uint32_t *r2, uint32_t *order,
+                       u128 *ss, size_t *neg0) {
+  uint64_t lo = UINT64_MAX, hi = 0, kmin, kmax;
+  int have = bounds && isfinite(bounds[0]) && isfinite(bounds[1]) &&
+             bounds[0] <= bounds[1];
+  if (have) {
+    lo = rkey(bounds[0]);
+    hi = rkey(bounds[1]);
+  } else {
+    for (size_t i = 0; i < n; i++) {
+      uint64_t v = rkey(x[i]);
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    }
+  }
+  uint32_t(*h)[DIG_N] = malloc(NDIG * sizeof *h);
+  if (!h) return POD_ENOMEM;
+  int shift = prefix_shift(lo, hi);
+  count(x, n, lo, shift, h, &kmin, &kmax, neg0);
+  if (kmin < lo || kmax > hi) { /* the bounds were wrong: the real range */
+    lo = kmin;
+    hi = kmax;
+    shift = prefix_shift(lo, hi);
+    count(x, n, lo, shift, h, &kmin, &kmax, neg0);
+  }
+  lsd_sort(a, x, n, lo, shift, h);
+  free(h);
+  *ss = (u128){0, 0};
+  uint64_t *w = a->w;
+  size_t s = 0;
+  while (s < n) {
+    uint64_t pre = w[s] >> 32;
+    if (s + POD_STATS_AHEAD < n)
+      POD_STATS_PREFETCH_W(&r2[(uint32_t)w[s + POD_STATS_AHEAD]]);
+    if (s + 1 == n || w[s + 1] >> 32 != pre) { /* a value of its own */
+      uint64_t v = 2 * (uint64_t)s + 2;
+      r2[(uint32_t)w[s]] = (uint32_t)v;
+      if (order) order[s] = (uint32_t)w[s];
+      *ss = u128_add(*ss, v * v);
+      s++;
+      continue;
+    }
+    size_t e = s + 2;
+    while (e < n && w[e] >> 32 == pre) e++;
+    if (rank_run(x, a, s, e, shift, r2, order, ss)) return POD_ENOMEM;
+    s = e;
+  }
+  return POD_OK;
+}
+
+/* The value at place t of the sorted words w, -0 below +0 (the -0 were
 ** sorted as +0: the first neg0 zeros are -0). */
-static double key_value(const uint64_t *k, size_t n, size_t t, size_t neg0) {
-  if (k[t] != POS0_KEY || neg0 == 0) return pod_stats__dval(k[t]);
+static double key_value(const double *x, const uint64_t *w, size_t n, size_t t,
+                        size_t neg0) {
+  uint64_t k = rkey(x[(uint32_t)w[t]]);
+  if (k != POS0_KEY || neg0 == 0) return pod_stats__dval(k);
   size_t a = 0, z = n; /* first place of a zero */
   while (a < z) {
     size_t mid = a + (z - a) / 2;
-    if (k[mid] < POS0_KEY)
+    if (rkey(x[(uint32_t)w[mid]]) < POS0_KEY)
       a = mid + 1;
     else
       z = mid;
@@ -295,54 +508,53 @@ static double key_value(const uint64_t *k, size_t n, size_t t, size_t neg0) {
   return t - a < neg0 ? -0.0 : 0.0;
 }
 
-/* GSL's gsl_stats_quantile_from_sorted_data on the sorted keys k. */
-static double key_quantile(const uint64_t *k, size_t n, size_t neg0, double p) {
+/* GSL's gsl_stats_quantile_from_sorted_data on the sorted words w. */
+static double key_quantile(const double *x, const uint64_t *w, size_t n,
+                           size_t neg0, double p) {
   const double index = p * (double)(n - 1);
   const size_t lhs = (size_t)(int)index;
   const double delta = index - (double)lhs;
-  if (lhs >= n - 1) return key_value(k, n, n - 1, neg0);
-  return (1 - delta) * key_value(k, n, lhs, neg0) +
-         delta * key_value(k, n, lhs + 1, neg0);
+  if (lhs >= n - 1) return key_value(x, w, n, n - 1, neg0);
+  return (1 - delta) * key_value(x, w, n, lhs, neg0) +
+         delta * key_value(x, w, n, lhs + 1, neg0);
 }
 
-static int ranks_init(pod_ranks *r, const double *x, size_t n,
-                      const double *probs, int np, double *q, int keep) {
+int pod_ranks_init_with(pod_ranks *r, const double *x, size_t n,
+                        const double *bounds, const double *probs, int np,
+                        double *q, int keep_order, pod_ranks_work *work) {
   memset(r, 0, sizeof *r);
   for (int t = 0; t < np; t++) q[t] = NAN;
   if (n > POD_RANKS_MAX) return POD_ENOMEM;
   size_t m = n ? n : 1, neg0 = 0;
-  uint64_t *k = malloc(m * sizeof *k);
-  uint32_t *ix = malloc(m * sizeof *ix);
-  r->r2 = malloc(m * sizeof *r->r2);
+  pod_ranks_work *a = work ? work : pod_ranks_work_new();
   int rc = POD_ENOMEM;
-  if (!k || !ix || !r->r2) goto out;
+  if (!a || work_words(a, m)) goto out;
+  r->r2 = work_take(a, m);
+  if (keep_order) r->order = work_take(a, m);
+  if (!r->r2 || (keep_order && !r->order)) goto out;
   r->n = n;
   rc = POD_OK;
   if (n == 0) goto out;
-  if ((rc = ranks_build(x, n, k, ix, r->r2, &neg0))) goto out;
-  u128 ss = sum_products(r->r2, r->r2, n);
+  u128 ss;
+  if ((rc = ranks_build(x, n, bounds, a, r->r2, r->order, &ss, &neg0)))
+    goto out;
   r->ss_hi = ss.hi;
   r->ss_lo = ss.lo;
-  for (int t = 0; t < np; t++) q[t] = key_quantile(k, n, neg0, probs[t]);
-  if (keep) {
-    r->order = ix; /* the indices in ascending order of their values */
-    ix = NULL;
-  }
+  for (int t = 0; t < np; t++) q[t] = key_quantile(x, a->w, n, neg0, probs[t]);
 out:
-  free(k);
-  free(ix);
+  if (a != work) pod_ranks_work_free(a);
   if (rc) pod_ranks_free(r);
   return rc;
 }
 
 int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
                    int np, double *q) {
-  return ranks_init(r, x, n, probs, np, q, 0);
+  return pod_ranks_init_with(r, x, n, NULL, probs, np, q, 0, NULL);
 }
 
 int pod_ranks_init_ordered(pod_ranks *r, const double *x, size_t n,
                            const double *probs, int np, double *q) {
-  return ranks_init(r, x, n, probs, np, q, 1);
+  return pod_ranks_init_with(r, x, n, NULL, probs, np, q, 1, NULL);
 }
 
 /* The direction y takes along the order o: +1 up, -1 down (from the
@@ -359,41 +571,61 @@ static int direction(const double *y, const uint32_t *o, size_t n) {
 int pod_ranks_reuse(pod_ranks *r, const double *y, size_t n,
                     const pod_ranks *like, const double *probs, int np,
                     double *q) {
+  return pod_ranks_reuse_with(r, y, n, like, probs, np, q, NULL);
+}
+
+int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
+                         const pod_ranks *like, const double *probs, int np,
+                         double *q, pod_ranks_work *work) {
   memset(r, 0, sizeof *r);
   for (int t = 0; t < np; t++) q[t] = NAN;
   if (!like->order || like->n != n || n == 0) return POD_EINVAL;
-  const uint32_t *o = like->order;
-  int dir = direction(y, o, n);
-  if (!(r->r2 = malloc(n * sizeof *r->r2))) return POD_ENOMEM;
+  int dir = direction(y, like->order, n);
+  if (!(r->r2 = work_take(work, n))) return POD_ENOMEM;
   r->n = n;
-  /* ascending place t holds y[AT(t)]; one pass checks the order, groups
-  ** the ties and writes twice their average rank */
-#define AT(t) (dir >= 0 ? o[(t)] : o[n - 1 - (t)])
-  double prev = y[AT(0)];
+  /* ascending place t holds y[o[t * st]] (the order read backwards when
+  ** y falls along it); one pass checks the order, groups the ties, writes
+  ** twice their average rank and sums its squares */
+  const uint32_t *o = dir >= 0 ? like->order : like->order + (n - 1);
+  const ptrdiff_t st = dir >= 0 ? 1 : -1;
+  uint32_t *r2 = r->r2;
+  double prev = y[o[0]];
+  u128 ss = {0, 0};
+  int ok = !(prev == 0 && signbit(prev)); /* a -0: refused */
   size_t i = 0;
-  for (size_t t = 1; t <= n; t++) {
-    double b = t < n ? y[AT(t)] : 0;
-    if (t < n && (b == 0 && signbit(b))) break; /* a -0: refused */
-    if (t < n && b == prev) continue;
-    if (t < n && b < prev) break;       /* not monotone */
-    uint32_t v = (uint32_t)(i + 1 + t); /* ranks i+1..t */
-    for (size_t u = i; u < t; u++) r->r2[AT(u)] = v;
+  for (size_t t = 1; t < n && ok; t++) {
+    if (t + POD_STATS_AHEAD < n) {
+      POD_STATS_PREFETCH(&y[o[(ptrdiff_t)(t + POD_STATS_AHEAD) * st]]);
+      POD_STATS_PREFETCH_W(&r2[o[(ptrdiff_t)(t + POD_STATS_AHEAD) * st]]);
+    }
+    double b = y[o[(ptrdiff_t)t * st]];
+    if (b == 0 && signbit(b)) ok = 0; /* a -0: refused */
+    if (!ok || b == prev) continue;
+    if (b < prev) { /* not monotone */
+      ok = 0;
+      break;
+    }
+    uint64_t v = (uint64_t)(i + 1 + t); /* ranks i+1..t */
+    for (size_t u = i; u < t; u++) r2[o[(ptrdiff_t)u * st]] = (uint32_t)v;
+    ss = add_squares(ss, v, t - i);
     i = t;
     prev = b;
   }
-  if (i < n || (y[AT(0)] == 0 && signbit(y[AT(0)]))) {
-    pod_ranks_free(r);
+  if (!ok) {
+    pod_ranks_recycle(r, work);
     return POD_ERANGE;
   }
+  uint64_t v = (uint64_t)(i + 1 + n);
+  for (size_t u = i; u < n; u++) r2[o[(ptrdiff_t)u * st]] = (uint32_t)v;
+  ss = add_squares(ss, v, n - i);
   for (int t = 0; t < np; t++) {
     const double index = probs[t] * (double)(n - 1);
     const size_t lhs = (size_t)(int)index;
     const double delta = index - (double)lhs;
-    q[t] = lhs >= n - 1 ? y[AT(n - 1)]
-                        : (1 - delta) * y[AT(lhs)] + delta * y[AT(lhs + 1)];
+    q[t] = lhs >= n - 1 ? y[o[(ptrdiff_t)(n - 1) * st]]
+                        : (1 - delta) * y[o[(ptrdiff_t)lhs * st]] +
+                              delta * y[o[(ptrdiff_t)(lhs + 1) * st]];
   }
-#undef AT
-  u128 ss = sum_products(r->r2, r->r2, n);
   r->ss_hi = ss.hi;
   r->ss_lo = ss.lo;
   return POD_OK;
@@ -408,10 +640,10 @@ void pod_ranks_free(pod_ranks *r) {
   r->n = 0;
 }
 
-double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b) {
-  size_t n = a->n;
-  if (n < 2 || b->n != n) return NAN;
-  u128 sab = sum_products(a->r2, b->r2, n);
+/* The coefficient from the exact sum of products sab of a's and b's
+** twice-ranks (n >= 2). */
+static double spearman_of(u128 sab, const pod_ranks *a, const pod_ranks *b,
+                          size_t n) {
   /* sum (a - n - 1)(b - n - 1) = sab - n (n+1)^2, as sum a = sum b = n(n+1) */
   u128 c = u128_mul((uint64_t)n * (n + 1), n + 1);
   u128 saa = {a->ss_hi, a->ss_lo}, sbb = {b->ss_hi, b->ss_lo};
@@ -419,6 +651,44 @@ double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b) {
   if (!(va > 0) || !(vb > 0)) return NAN;
   double rho = u128_diff(sab, c) / sqrt(va * vb);
   return rho > 1 ? 1 : rho < -1 ? -1 : rho;
+}
+
+double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b) {
+  size_t n = a->n;
+  if (n < 2 || b->n != n) return NAN;
+  return spearman_of(sum_products(a->r2, b->r2, n), a, b, n);
+}
+
+#define SP_GROUP 8    /* rank sets summed together */
+#define SP_BLOCK 2048 /* rows of b per block (in L1 while the group reads) */
+
+void pod_ranks_spearman_n(const pod_ranks *a, int na, const pod_ranks *b,
+                          double *rho) {
+  size_t n = b->n;
+  for (int k = 0; k < na; k++) rho[k] = NAN;
+  if (n < 2) return;
+  /* uint64 partial sums over blocks short enough not to overflow (each
+  ** product is below (2n)^2 <= 2^64, n <= POD_RANKS_MAX) */
+  size_t blk = (size_t)(UINT64_MAX / (4 * (uint64_t)n * (uint64_t)n));
+  if (blk > SP_BLOCK) blk = SP_BLOCK;
+  for (int k0 = 0; k0 < na; k0 += SP_GROUP) {
+    int k1 = na - k0 < SP_GROUP ? na : k0 + SP_GROUP;
+    u128 sab[SP_GROUP];
+    memset(sab, 0, sizeof sab);
+    for (size_t i0 = 0; i0 < n; i0 += blk) {
+      size_t i1 = n - i0 < blk ? n : i0 + blk;
+      const uint32_t *y = b->r2;
+      for (int k = k0; k < k1; k++) {
+        if (a[k].n != n) continue;
+        const uint32_t *x = a[k].r2;
+        uint64_t acc = 0;
+        for (size_t i = i0; i < i1; i++) acc += (uint64_t)x[i] * y[i];
+        sab[k - k0] = u128_add(sab[k - k0], acc);
+      }
+    }
+    for (int k = k0; k < k1; k++)
+      if (a[k].n == n) rho[k] = spearman_of(sab[k - k0], &a[k], b, n);
+  }
 }
 
 /* ---- the double-valued API ---- */

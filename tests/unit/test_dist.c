@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
 #include "pod_err.h"
@@ -90,6 +91,114 @@ static void test_sample_moments(void **st) {
 
 /* The quantile function integrates to the mean (midpoint rule in u) and
 ** is monotone; spot values against GSL / closed forms. */
+/* The inline samplers of the common kinds draw what GSL's own calls draw
+** from the same stream, bit for bit (studies keep their numbers). */
+static double clampd(double x, double lo, double hi) {
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
+static void test_sample_stream(void **st) {
+  (void)st;
+  pod_dist d[5];
+  d[0] = pod_dist_uniform(0.70, 0.90);
+  d[1] = pod_dist_loguniform(1 << 20, 4294967296.0);
+  d[2] = pod_dist_triangular(0.80, 0.92, 0.96);
+  d[3] = pod_dist_lognormal(log(3.0), 0.54);
+  d[4] = pod_dist_uniform(-1e-300, 1e-300);
+  gsl_rng *a = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng *b = gsl_rng_alloc(gsl_rng_mt19937);
+  for (int k = 0; k < 5; k++) {
+    assert_int_equal(pod_dist_check(&d[k], NULL), POD_OK);
+    gsl_rng_set(a, 11 + (unsigned long)k);
+    gsl_rng_set(b, 11 + (unsigned long)k);
+    const double *p = d[k].p;
+    for (int i = 0; i < 200000; i++) {
+      double got = pod_dist_sample(&d[k], a), want;
+      switch (d[k].kind) {
+        case POD_DIST_UNIFORM:
+          want = clampd(gsl_ran_flat(b, p[0], p[1]), p[0], p[1]);
+          break;
+        case POD_DIST_LOGUNIFORM:
+          want = clampd(exp(gsl_ran_flat(b, log(p[0]), log(p[1]))), p[0], p[1]);
+          break;
+        case POD_DIST_TRIANGULAR:
+          want = pod_dist_quantile(&d[k], gsl_rng_uniform(b));
+          break;
+        default:
+          want = exp(p[0] + gsl_ran_gaussian_ziggurat(b, p[1]));
+          break;
+      }
+      assert_memory_equal(&got, &want, sizeof got);
+    }
+  }
+  /* a loguniform whose bounds change after construction (or that was
+  ** built by hand) samples with its current bounds */
+  pod_dist lu = pod_dist_loguniform(1, 10), hand;
+  lu.p[1] = 1000;
+  memset(&hand, 0, sizeof hand);
+  hand.kind = POD_DIST_LOGUNIFORM;
+  hand.p[0] = 1;
+  hand.p[1] = 1000;
+  gsl_rng_set(a, 5);
+  gsl_rng_set(b, 5);
+  for (int i = 0; i < 1000; i++) {
+    double got = pod_dist_sample(&lu, a), got2 = pod_dist_sample(&hand, b);
+    assert_memory_equal(&got, &got2, sizeof got);
+  }
+  gsl_rng_set(b, 5);
+  gsl_rng_set(a, 5);
+  for (int i = 0; i < 1000; i++) {
+    double got = pod_dist_sample(&lu, a);
+    double want = clampd(exp(gsl_ran_flat(b, 0.0, log(1000.0))), 1, 1000);
+    assert_memory_equal(&got, &want, sizeof got);
+  }
+  assert_true(pod_dist_quantile(&lu, 0.5) == exp(0.5 * log(1000.0)));
+  assert_true(pod_dist_quantile(&hand, 0.5) == exp(0.5 * log(1000.0)));
+  gsl_rng_free(a);
+  gsl_rng_free(b);
+}
+
+/* pod_dist_support: the bounded kinds' support holds every sample and
+** the extreme quantiles; unbounded kinds have none. */
+static void test_support(void **st) {
+  (void)st;
+  const double vals[] = {3, -2, 7.5};
+  pod_dist d[9];
+  int n = 0;
+  d[n++] = pod_dist_fixed(1.5);
+  d[n++] = pod_dist_uniform(0.7, 0.9);
+  d[n++] = pod_dist_loguniform(1e-3, 1e3);
+  d[n++] = pod_dist_triangular(0.8, 0.92, 0.96);
+  d[n++] = pod_dist_beta(2, 5, 10, 20);
+  d[n++] = pod_dist_truncnormal(0, 1, -0.5, 2);
+  assert_int_equal(pod_dist_discrete(vals, NULL, 3, &d[n++], NULL), POD_OK);
+  assert_int_equal(pod_dist_empirical(vals, 3, &d[n++], NULL), POD_OK);
+  d[n++] = pod_dist_truncnormal(0, 1, -INFINITY, 2);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  for (int k = 0; k < n; k++) {
+    double lo, hi;
+    assert_int_equal(pod_dist_check(&d[k], NULL), POD_OK);
+    int have = pod_dist_support(&d[k], &lo, &hi);
+    assert_int_equal(have, k < n - 1); /* the last: infinite lo */
+    if (!have) continue;
+    assert_true(lo <= hi);
+    if (d[k].kind == POD_DIST_DISCRETE || d[k].kind == POD_DIST_EMPIRICAL)
+      assert_true(lo == -2 && hi == 7.5);
+    for (int i = 0; i < 20000; i++) {
+      double x = pod_dist_sample(&d[k], r);
+      assert_true(x >= lo && x <= hi);
+    }
+    assert_true(pod_dist_quantile(&d[k], 0) >= lo);
+    assert_true(pod_dist_quantile(&d[k], 1) <= hi);
+  }
+  double lo, hi;
+  pod_dist u = pod_dist_lognormal(0, 1), e = pod_dist_exponential(2);
+  assert_int_equal(pod_dist_support(&u, &lo, &hi), 0);
+  assert_int_equal(pod_dist_support(&e, &lo, &hi), 0);
+  for (int k = 0; k < n; k++) pod_dist_free(&d[k]);
+  gsl_rng_free(r);
+}
+
 static void test_quantiles(void **st) {
   (void)st;
   pod_dist d[32];
@@ -284,6 +393,8 @@ int main(void) {
   pod_init();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sample_moments),
+      cmocka_unit_test(test_sample_stream),
+      cmocka_unit_test(test_support),
       cmocka_unit_test(test_quantiles),
       cmocka_unit_test(test_lognormal_conversions),
       cmocka_unit_test(test_invalid),

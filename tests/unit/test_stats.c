@@ -365,6 +365,24 @@ static void test_sketch_wide_range(void **st) {
   pod_sketch_free(&s);
 }
 
+/* Column memory: small blocks as malloc's, large ones 2 MB-aligned with
+** their whole size usable, all released by free(). */
+static void test_column_alloc(void **st) {
+  (void)st;
+  const size_t sizes[] = {0, 8, 4u << 20, 8000000, (4u << 20) + 1};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    unsigned char *p = pod_stats_column_alloc(sizes[i]);
+    assert_non_null(p);
+    if (sizes[i] >= (4u << 20)) assert_int_equal((uintptr_t)p % (2u << 20), 0);
+    if (sizes[i]) {
+      memset(p, 0xab, sizes[i]);
+      assert_int_equal(p[sizes[i] - 1], 0xab);
+    }
+    free(p);
+  }
+  assert_null(pod_stats_column_alloc(SIZE_MAX - 16)); /* no room: NULL */
+}
+
 static void test_hist(void **st) {
   (void)st;
   pod_hist h;
@@ -410,6 +428,34 @@ static void test_hist(void **st) {
   assert_int_equal(h.over, 1);
   pod_hist_free(&h);
   pod_hist_free(NULL);
+
+  /* pod_hist_add_n: the counts of pod_hist_add, value by value (linear,
+  ** log and one-point bins; edges, outside values, NaN) */
+  enum { NV = 5000 };
+  double *v = malloc(NV * sizeof *v);
+  for (int i = 0; i < NV; i++)
+    v[i] = i % 97 == 0   ? NAN
+           : i % 89 == 0 ? 2.0
+           : i % 83 == 0 ? 1000.0
+                         : 0.5 + 1200.0 * ((i * 7919) % NV) / NV;
+  const double cfg[3][3] = {{2, 1000, 0}, {2, 1000, 1}, {2, 2, 0}};
+  for (int c = 0; c < 3; c++) {
+    pod_hist a, b;
+    assert_int_equal(
+        pod_hist_init(&a, 37, cfg[c][0], cfg[c][1], (int)cfg[c][2], NULL),
+        POD_OK);
+    assert_int_equal(
+        pod_hist_init(&b, 37, cfg[c][0], cfg[c][1], (int)cfg[c][2], NULL),
+        POD_OK);
+    for (int i = 0; i < NV; i++) pod_hist_add(&a, v[i], 1);
+    pod_hist_add_n(&b, v, NV);
+    assert_memory_equal(a.counts, b.counts, 37 * sizeof *a.counts);
+    assert_true(a.under == b.under && a.over == b.over && a.total == b.total);
+    assert_true(a.under > 0 && a.over > 0);
+    pod_hist_free(&a);
+    pod_hist_free(&b);
+  }
+  free(v);
 }
 
 static void test_spearman(void **st) {
@@ -469,6 +515,7 @@ int main(void) {
       cmocka_unit_test(test_exact_quantiles),
       cmocka_unit_test(test_sketch_bound_and_merge),
       cmocka_unit_test(test_sketch_wide_range),
+      cmocka_unit_test(test_column_alloc),
       cmocka_unit_test(test_hist),
       cmocka_unit_test(test_spearman),
       cmocka_unit_test(test_sobol_formula),

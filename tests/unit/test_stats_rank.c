@@ -42,7 +42,7 @@ static void ref_ranks(const double *x, size_t n, double *r) {
   free(p);
 }
 
-enum { KINDS = 10 };
+enum { KINDS = 12 };
 
 static void fill(double *x, size_t n, int kind, gsl_rng *g) {
   for (size_t i = 0; i < n; i++) {
@@ -75,6 +75,17 @@ static void fill(double *x, size_t n, int kind, gsl_rng *g) {
       case 8:
         x[i] = -(double)i * 0.25;
         break;
+      case 9: { /* keys 2048 apart: the lowest radix digit is shared */
+        uint64_t k = 0x3ff0000000000000ULL + 2048 * (uint64_t)(u * 4096);
+        memcpy(&x[i], &k, sizeof k);
+        break;
+      }
+      case 10: { /* keys 1 ulp apart, thousands sharing the upper radix
+                  ** digits: the counting sort of the lowest digit */
+        uint64_t k = 0x3ff0000000000000ULL + (uint64_t)(u * 8192);
+        memcpy(&x[i], &k, sizeof k);
+        break;
+      }
       default:
         x[i] = u * u;
         break;
@@ -121,6 +132,37 @@ static void test_ranks_vs_reference(void **st) {
                                 s, 1, n, pod_stats_qprobs[t]));
       free(s);
       pod_ranks_free(&r);
+      /* with bounds: exact ones, loose ones and wrong ones (detected)
+      ** give the same ranks and quantiles */
+      double lo = x[0], hi = x[0];
+      for (size_t i = 1; i < n; i++) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+      }
+      const double bset[4][2] = {
+          {lo, hi}, {-1e308, 1e308}, {lo + 0.5 * (hi - lo), hi}, {0, 0}};
+      pod_ranks_work *wk = pod_ranks_work_new();
+      assert_non_null(wk);
+      for (int bi = 0; bi < 4; bi++) {
+        double qb[POD_STATS_NQ];
+        assert_int_equal(
+            pod_ranks_init_with(&r, x, n, bset[bi], pod_stats_qprobs,
+                                POD_STATS_NQ, qb, bi % 2, wk),
+            POD_OK);
+        for (size_t i = 0; i < n; i++) assert_true(r.r2[i] == 2 * want[i]);
+        assert_memory_equal(qb, q, sizeof q);
+        pod_ranks_recycle(&r, wk);
+        assert_null(r.r2);
+      }
+      pod_ranks_work_free(wk);
+      /* the kept order sorts x (runs of equal 32-bit prefixes with
+      ** different keys, case 4, are sorted by their full keys) */
+      assert_int_equal(pod_ranks_init_ordered(&r, x, n, NULL, 0, NULL), POD_OK);
+      for (size_t t = 0; t < n; t++) {
+        assert_true(r.r2[r.order[t]] == 2 * want[r.order[t]]);
+        if (t > 0) assert_true(x[r.order[t - 1]] <= x[r.order[t]]);
+      }
+      pod_ranks_free(&r);
     }
     free(x);
     free(want);
@@ -148,6 +190,30 @@ static void test_spearman_vs_gsl(void **st) {
       else
         assert_near(rho, want, 1e-12);
     }
+  }
+  /* many rank sets against one in a pass: the pairwise values, bit for
+  ** bit (more sets than one group, one of another size, constant sets) */
+  {
+    enum { NS = 11 };
+    pod_ranks set[NS], y;
+    double rho[NS];
+    fill(b, n, 0, g);
+    assert_int_equal(pod_ranks_init(&y, b, n, NULL, 0, NULL), POD_OK);
+    for (int k = 0; k < NS; k++) {
+      fill(a, n, k % KINDS, g);
+      for (size_t i = 0; i < n && k != 3; i++) a[i] += k * 0.1 * b[i];
+      assert_int_equal(
+          pod_ranks_init(&set[k], a, k == 4 ? n - 1 : n, NULL, 0, NULL),
+          POD_OK);
+    }
+    pod_ranks_spearman_n(set, NS, &y, rho);
+    for (int k = 0; k < NS; k++) {
+      double want = pod_ranks_spearman(&set[k], &y);
+      assert_memory_equal(&rho[k], &want, sizeof want);
+      pod_ranks_free(&set[k]);
+    }
+    assert_true(isnan(rho[4]) && isnan(rho[3])); /* size; constant */
+    pod_ranks_free(&y);
   }
   /* identical and reversed orders give exactly 1 and -1 */
   fill(a, n, 0, g);
