@@ -373,6 +373,39 @@ static void test_net_tuner_choice(void **state) {
     }
 }
 
+/* Two DGX A100 nodes as NCCL 2.28.9 (dbc86fd0) rates them (worked by
+** hand in tests/validation/c9): the ring graph takes one channel per NIC
+** at the first speed a NIC holds (24 GB/s on HDR, 12 on 100G) and the
+** balanced tree the ring's channel count (init.cc), with no duplicated
+** channels below 25 GB/s (ncclTopoDupChannels) and its bwIntra raised to
+** below twice bwInter within the 240 GB/s NVLink credit (search.cc pass
+** 2).  100G NICs: tree 0.5 x min(0.92 x 8 x 24, 8 x 23.6) = 88.3 algbw
+** against the ring's 8 x 12 x 16/30 = 51.2: the tree (NVIDIA/nccl issue
+** 812).  HDR: tree bwIntra 30, 0.5 x min(0.92 x 240, 8 x 23.6) = 94.4
+** against the ring's 8 x 24 x 16/30 = 102.4: the ring. */
+static void test_a100_two_node_choice(void **state) {
+  (void)state;
+  pod_system a = preset("dgx_a100");
+  pod_coll__tune tu;
+  double alg = 16 / 30.0;
+  pod_coll__net_tune(&a, 16, 8, &tu);
+  assert_close(tu.ring_GBps, 8 * 24 * alg, 1e-12);
+  assert_close(tu.tree_GBps, 0.5 * 8 * 23.6, 1e-12);
+  assert_true(tu.nvlstree_GBps == 0.0); /* no NVLS on Ampere */
+  pod_coll_result au =
+      eval_ok(&a, POD_COLL_ALL_REDUCE, 16, 8, GIB, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_RING);
+  a.nic_gbps = 100;
+  pod_coll__net_tune(&a, 16, 8, &tu);
+  assert_close(tu.ring_GBps, 8 * 12 * alg, 1e-12);
+  assert_close(tu.tree_GBps, 0.5 * 0.92 * 8 * 24, 1e-12);
+  au = eval_ok(&a, POD_COLL_ALL_REDUCE, 16, 8, GIB, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_TREE);
+  /* at four nodes the tree reads bwInter (12) and the N4 cap: the ring */
+  au = eval_ok(&a, POD_COLL_ALL_REDUCE, 32, 8, GIB, POD_ALGO_AUTO);
+  assert_int_equal(au.algo, POD_ALGO_RING);
+}
+
 /* Channels, not domain size, set how many NICs a collective drives: a
 ** multi-rack NVL72 ring runs its graph's 16 channels (coll_tune.c), each
 ** through one NIC at the NIC's rate, not 72 NICs; its NVLS-tree runs
@@ -619,6 +652,7 @@ int main(void) {
       cmocka_unit_test(test_collnet_with_sharp),
       cmocka_unit_test(test_channels_set_nics),
       cmocka_unit_test(test_net_tuner_choice),
+      cmocka_unit_test(test_a100_two_node_choice),
       cmocka_unit_test(test_nvlstree_chunk_and_heads),
       cmocka_unit_test(test_leaf_oversub),
       cmocka_unit_test(test_fill_grows_with_ranks),

@@ -7,8 +7,11 @@
 --     bottleneck" (NCCL maintainer, NVIDIA/nccl-tests issue 196, on 8 H100
 --     without NVSwitch and one 100 Gb/s NIC per node: here the H100 preset
 --     with NVLS off and one 100 Gb/s NIC per 8 GPUs); two H100 nodes with
---     NVLS: NVLSTree; two A100 nodes (8 HDR NICs, 240 GB/s NVLink): the
---     tree (NVIDIA/nccl issue 837: the tree puts more traffic on NVLink).
+--     NVLS: NVLSTree; two DGX A100 nodes with 8 x 100 Gb/s NICs: the tree
+--     (NVIDIA/nccl issue 812: standard DGX A100 nodes with 8 x 100 Gb/s
+--     NICs, the tree measured above the ring; the maintainers there and in
+--     NVIDIA/nccl issue 946: NCCL should use the tree on 2 nodes on many
+--     platforms).
 --     (Two H100 nodes with NVLS off and 8 NDR NICs have no documented
 --     choice: NVLink and network are balanced there, and the tree's chain
 --     is NVLink-bound.)
@@ -26,19 +29,28 @@
 -- tree's 0.5 x min(0.92 x 360, 8 x 41.4) = 166; with one 100G NIC per
 -- node the tree's bwIntra rises to twice the 12 GB/s channel (11 algbw
 -- against the ring's 6.4).
--- Known miss: two A100 nodes.  podsim's model of the search gives the
--- ring 8 channels x 24 GB/s (the PCIe Gen4 path, one HDR NIC each: 192
--- busbw, 102 algbw) and the tree the same 8 channels, bwIntra raised to
--- 30 within the 240 GB/s NVLink credit: 0.5 x min(0.92 x 240, 8 x
--- perChMaxTreeBw 23.6) = 94 algbw, 8% below the ring.  The same table
--- held in NCCL 2.17 (5d3ab08b), when the maintainers said NCCL uses the
--- tree on two A100 nodes (NVIDIA/nccl issue 946, 2023), so NCCL's tree
--- graph there must carry more than podsim's 8 channels (9 or more at
--- 23.6 would rate it above the ring); the A100 tree search (the
--- balanced-tree pattern, its NIC pairing) is not modelled.
+-- Two DGX A100 nodes.  The search gives the ring 8 channels x 24 GB/s
+-- (the PCIe Gen4 path to each NIC; an HDR NIC takes one channel at 24,
+-- a 100G NIC one at 12) and the balanced tree the ring's channel count
+-- (init.cc: treeGraph->minChannels = maxChannels = ringGraph->nChannels;
+-- ncclTopoDupChannels needs bwIntra >= 25), its bwIntra raised within
+-- the 240 GB/s NVLink credit to below twice bwInter.  With 100G NICs:
+-- ring 8 x 12 = 96 busbw (51 algbw), tree bwIntra 24: 0.5 x min(0.92 x
+-- 192, 8 x perChMaxTreeBw 23.6) = 88 algbw: the tree, as issue 812
+-- measured.  With 8 HDR NICs the same rules give the ring 8 x 24 = 192
+-- busbw (102 algbw) against the tree's 0.5 x min(0.92 x 240, 8 x 23.6)
+-- = 94 (bwIntra 30): NCCL runs the ring there, at 2.28.9 (dbc86fd0) as at
+-- 2.17 (5d3ab08b, same table and rules).  That row is a rule of NCCL's
+-- tuner, not a published run: the one published DGX A100 HDR figure
+-- (a maintainer in NVIDIA/nccl issue 812: 192 GB/s all-reduce busbw on
+-- DGX A100 with 8 HDR NICs) is the ring's network bound, where a two-node
+-- tree reports busbw above the NICs' rate.  (Earlier this case
+-- expected the tree on HDR nodes from issues 837 and 946, whose systems'
+-- NICs are not stated.)
 -- Not fits: these check the rules of core/coll.c against NCCL's.
 local GiB = 2 ^ 30
 local h100, a100 = podsim.systems.hgx_h100, podsim.systems.dgx_a100
+local a100_100g = podsim.system{base = "dgx_a100", nic_gbps = 100}
 local slownet = podsim.system{base = "hgx_h100", nvls = false, nvls_eff = 0,
   nics_per_gpu = 1 / 8, nic_gbps = 100}
 local sharp = podsim.system{base = "hgx_h100", fabric = "ib_ndr_sharp"}
@@ -54,9 +66,10 @@ local rows = {
    "NVIDIA/nccl-tests issue 196"},
   {"2 H100 nodes, no NVLS, one 100G NIC each, all_reduce 1 GiB", slownet, "all_reduce", 16, GiB, "tree",
    "NVIDIA/nccl-tests issue 196"},
-  {"2 A100 nodes all_reduce 1 GiB", a100, "all_reduce", 16, GiB, "tree",
-   "NVIDIA/nccl issue 837",
-   "podsim's model of NCCL 2.28.9's graph search gives the tree 8 channels (one per HDR NIC): rated below the ring; see c9_algorithm_choice.lua"},
+  {"2 DGX A100 nodes, 8 x 100G NICs, all_reduce 1 GiB", a100_100g, "all_reduce", 16, GiB, "tree",
+   "NVIDIA/nccl issue 812"},
+  {"2 DGX A100 nodes, 8 HDR NICs, all_reduce 1 GiB", a100, "all_reduce", 16, GiB, "ring",
+   "NVIDIA/nccl src/graph/search.cc, tuning.cc (dbc86fd0; 5d3ab08b)"},
   {"8 H100 nodes all_gather 1 GiB", h100, "all_gather", 64, GiB, "ring",
    "NVIDIA/nccl src/graph/tuning.cc (5067397c)"},
   {"8 H100 nodes reduce_scatter 1 GiB, SHARP on", sharp, "reduce_scatter", 64, GiB, "ring",
