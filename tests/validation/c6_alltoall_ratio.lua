@@ -9,6 +9,12 @@
 -- scale-out fabric (core/coll.c: k = 7 peer nodes per NIC under static
 -- routing keep 1 - (6/7)^7 = 66% of the NIC busy); the NVL72 side by NVLink5
 -- at NCCL's achievable rate.
+-- The figure may be a line-rate ratio: NVLink5's 900 GB/s per GPU over a
+-- 400G NIC's 50 GB/s is 18, the ratio SemiAnalysis gives as 18x for EP
+-- all-to-all in a later post (inferencex.semianalysis.com, GB200 NVL72
+-- against B200 disaggregated DeepSeek-R1).  If so this row checks line
+-- rates, not the fabric's routing: without the collision term podsim
+-- gives 12.4x (see docs/validation.md, C6).
 local source = "seed 000 (SemiAnalysis, 2025-08-20; unconfirmed)"
 local bytes = 2 ^ 30
 
