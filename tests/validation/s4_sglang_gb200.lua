@@ -103,7 +103,36 @@ podsim.check{id = "S4", name = "DeepSeek-V3 prefill GB200 EP2 fp8-KV/fp4, tok/s/
 -- its 1408 point 1% slower.  The host's time per step (serve_host.c,
 -- host_us 3.8 ms from vLLM's profile) is hidden by SGLang's overlap
 -- scheduler (the scripts do not disable it) under a 60-110 ms GPU step.
--- The missing fixed part has no public source.
+-- The missing fixed part has no public source.  At the range's edge
+-- (0.95) the published points give 70 us per sequence and 6.7 ms fixed:
+-- podsim misses by 1.2 ms of fixed time per step (or 2% of
+-- sub-linearity).  Searched in issue 14's third session (serve5), each
+-- candidate checked with arithmetic before coding; none is a mechanism
+-- from a public source that moves the ratio into range:
+--  (a) decode attention efficiency rising with the batch (TRT-LLM MLA
+--      kernel in FlashInfer): 21 / 39 ms of the 61 / 108 ms steps and
+--      linear in podsim; 768 and 1,408 sequences x 128 heads are many
+--      waves on 148 SMs; the published kernel tables (vllm-project/vllm
+--      PR #19825, sgl-project/sglang PR #8638) stop at 256 sequences.
+--      No figure at these batches;
+--  (b) DeepEP low-latency time vs tokens: measured on this very setup
+--      (DeepEP PR #385: 48 ranks of GB200, nvfp4, 128 and 768 tokens,
+--      S1's GB200 rows) it is affine, about 21 + 20 us fixed per layer
+--      for dispatch and combine, podsim's 19 + 19 (2.2 ms per step):
+--      DeepEP adds no missing fixed time.  Its dispatch grows 0.126 us
+--      per token (podsim 0.047, S1 known miss); with it the step would
+--      be 3.6 / 6.5 ms longer and the ratio about 0.96, further out;
+--  (c) the masked grouped GEMM: 1,024 / 1,877 rows per local expert
+--      (tokens x 8 x 48 / 288); podsim's roll-off already makes the
+--      experts' weight read (8.6 GB per GPU, 1.3 ms) a fixed part;
+--      FlashInfer's CuTe DSL figures for the 48-rank 768-token case
+--      (flashinfer-ai/flashinfer #1520) are published only as an image;
+--  (d) MTP / speculative decoding: not used (Part II lists "MTP with
+--      Overlap Scheduler" as future work);
+--  (e) CUDA-graph padding: the scripts capture the batch they run (768
+--      and 1,408); padding 768 to a 1,408 capture would run the
+--      non-attention kernels at 1,408 rows, a ratio of 0.65-0.8, not
+--      "roughly one tenth".
 local function run_b(per_rank)
   return podsim.serve{system = "gb200_nvl72", model = "deepseek_v3", gpus = 48,
     parallel = {tp = 1, ep = 48}, batch = per_rank * 48, input_tokens = 2000,
