@@ -92,7 +92,8 @@ for _, r in ipairs(rows385) do
     name = string.format("DeepEP LL nvfp4 dispatch EP%d %d tok on GB200 (us)", r.ranks, r.tokens),
     published = r.disp, value = d * 1e6, unit = "us", tol_rel = 0.15, fit = false,
     source = src385,
-    known_miss = "the NVFP4 send is bound by per-token work (0.126 us/token), podsim by NVLink bytes (0.047)"}
+    known_miss = "the NVFP4 send is bound by per-token work (0.126 us/token), " ..
+      "podsim by NVLink bytes (0.047)"}
   podsim.check{id = "S1",
     name = string.format("DeepEP LL combine EP%d %d tok on GB200 (us)", r.ranks, r.tokens),
     published = r.comb, value = c * 1e6, unit = "us", tol_rel = 0.15, fit = false,

@@ -142,7 +142,8 @@ end
 podsim.check{id = "S4", name = "DeepSeek-V3 decode GB200 fp8-KV/fp4, 768 over 1408 per rank",
   published = 0.9, value = run_b(768).decode_tokens_per_s_per_gpu / b.decode_tokens_per_s_per_gpu,
   unit = "x", range = {0.85, 0.95}, fit = false, source = src,
-  known_miss = "published ~14 ms fixed per step, podsim 6 ms (weight reads, DeepEP latency); see s4_sglang_gb200.lua"}
+  known_miss = "published ~14 ms fixed per step, podsim 6 ms (weight reads, DeepEP latency, " ..
+    "which S1 measures on GB200 as affine with the same fixed part); search in s4_sglang_gb200.lua"}
 -- The NVL72-over-HGX question at the same software (S2 against this
 -- case): GB200 decode per GPU over H100's, 9,087 / 2,787.
 local h = podsim.serve{system = "hgx_h100", model = "deepseek_v3", gpus = 72,
