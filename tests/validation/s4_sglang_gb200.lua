@@ -132,7 +132,17 @@ podsim.check{id = "S4", name = "DeepSeek-V3 prefill GB200 EP2 fp8-KV/fp4, tok/s/
 --  (e) CUDA-graph padding: the scripts capture the batch they run (768
 --      and 1,408); padding 768 to a 1,408 capture would run the
 --      non-attention kernels at 1,408 rows, a ratio of 0.65-0.8, not
---      "roughly one tenth".
+--      "roughly one tenth";
+--  (f) the lead left: wave quantisation of the grouped expert GEMMs.
+--      With 128 x 256 output tiles on 148 SMs the six local experts' fc1
+--      (N 4,096) at 1,024 rows is 768 tiles, 5.2 waves run as 6 (0.87),
+--      at 1,877 rows 1,440 tiles, 9.7 of 10 waves with the last row
+--      tile part-full (0.95); fc2 (N 7,168) 0.91 / 0.92.  That is +1.4 /
+--      +1.2 ms on the experts' compute and a ratio of ~0.946, at the
+--      range's edge.  It hangs on the kernel's tile shape and scheduler
+--      (FlashInfer's CuTe DSL masked GEMM, 2-CTA MMA, persistent tiles),
+--      on each expert's rows under the imbalance, and would move every
+--      serving row: not modelled without a kernel table at these M.
 local function run_b(per_rank)
   return podsim.serve{system = "gb200_nvl72", model = "deepseek_v3", gpus = 48,
     parallel = {tp = 1, ep = 48}, batch = per_rank * 48, input_tokens = 2000,
