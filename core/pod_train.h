@@ -166,6 +166,12 @@ typedef struct pod_train_sw {
   int fp8_params;        /* 1: fp8_param_gather, fp8 primary weights (no
                             bf16 copy) and the parameter all-gather in
                             fp8 (fp8/fp4 dtypes only) */
+  int tp_comm_overlap;   /* 1: tp_comm_overlap, Transformer Engine's
+                            userbuffers overlap of the sequence-parallel
+                            TP collectives with the GEMMs (overlap_tp
+                            hidden); 0: NCCL collectives, of which only
+                            the column-parallel dgrad reduce-scatter runs
+                            under a GEMM (the wgrad) */
 } pod_train_sw;
 
 typedef struct pod_train_cfg {

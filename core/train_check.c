@@ -86,29 +86,37 @@ const char *pod_train_dispatcher_name(int d) {
 ** DGX-B300, ...), as its recipe did.  Fields: cuda_graphs, a2a_overlap,
 ** fused_grouped_mlp, fp8_attention, dispatcher, max_domains, fp8_params
 ** (every fp8 recipe of both releases sets fp8_param_gather = True:
-** src/megatron/bridge/training/mixed_precision.py). */
+** src/megatron/bridge/training/mixed_precision.py), tp_comm_overlap (on
+** in every preset, "none" included: overlap_tp is podsim's prior for
+** TE's userbuffers overlap, which every published Llama recipe runs; the
+** NVFP4 Llama 3.1 405B recipes turn it off, scripts/performance/configs/
+** llama/llama31_llm_pretrain.py at v0.5.0). */
 static const struct {
   pod_train_sw_preset_t p;
   const char *source;
 } SW[] = {
     {{"none",
-      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_ALLTOALL, 0, POD_SCHED_1F1B, 0}},
+      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_ALLTOALL, 0, POD_SCHED_1F1B, 0,
+       1}},
      "no CUDA graphs, no A2A overlap, unfused experts, bf16 attention, NCCL "
      "all-to-all dispatcher (Megatron-Core defaults)"},
     {{"megatron_bridge_26_02",
-      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0, POD_SCHED_1F1B, 1}},
+      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0, POD_SCHED_1F1B, 1,
+       1}},
      "Megatron-Bridge v0.3.0 (NeMo 26.02): DEEPSEEK_V3_PRETRAIN_CONFIG_"
      "GB300_V1: moe_flex_dispatcher_backend hybridep, moe_a2a_overlap False, "
      "cuda_graph_scope [] (the GB200 recipe adds transformer_engine graphs "
      "of attn, moe_router, moe_preprocess)"},
     {{"megatron_bridge_26_04",
-      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0, POD_SCHED_1F1B, 1}},
+      {POD_GRAPHS_NONE, 0, 0, 0, POD_DISPATCH_HYBRIDEP, 0, POD_SCHED_1F1B, 1,
+       1}},
      "Megatron-Bridge v0.4.0 (NeMo 26.04): DEEPSEEK_V3_PRETRAIN_CONFIG_"
      "GB300_V1: moe_flex_dispatcher_backend hybridep, moe_a2a_overlap False, "
      "cuda_graph_scope [] (the GB200 recipe adds transformer_engine graphs "
      "of attn, moe_router, moe_preprocess)"},
     {{"megatron_bridge_26_06",
-      {POD_GRAPHS_FULL, 1, 1, 0, POD_DISPATCH_HYBRIDEP, 0, POD_SCHED_1F1B, 1}},
+      {POD_GRAPHS_FULL, 1, 1, 0, POD_DISPATCH_HYBRIDEP, 0, POD_SCHED_1F1B, 1,
+       1}},
      "Megatron-Bridge v0.5.0 (NeMo 26.06): DEEPSEEK_V3_PRETRAIN_CONFIG_"
      "GB200_FP8_MX_V1: cuda_graph_impl full_iteration, moe_a2a_overlap True, "
      "cutedsl_fused_grouped_mlp True, hybridep (the GB300 recipe adds "
@@ -193,6 +201,7 @@ void pod_train_cfg_init(pod_train_cfg *c) {
   l->zero = 1;
   l->recompute = POD_RECOMPUTE_NONE;
   l->uneven = 0;
+  c->software.tp_comm_overlap = 1; /* as every preset (above) */
 }
 
 /* ---- Checks ----------------------------------------------------------- */
@@ -307,7 +316,8 @@ static int offload_fields_ok(const pod_offload_set *x) {
   X(BOOL, fused_grouped_mlp, 0, 1, 0, "cutedsl_fused_grouped_mlp")      \
   X(BOOL, fp8_attention, 0, 1, 0, "fp8_dot_product_attention")          \
   X(INT, max_domains, 0, 1 << 20, 0, "domains per token (0: no limit)") \
-  X(BOOL, fp8_params, 0, 1, 0, "fp8_param_gather")
+  X(BOOL, fp8_params, 0, 1, 0, "fp8_param_gather")                      \
+  X(BOOL, tp_comm_overlap, 0, 1, 0, "tp_comm_overlap")
 #define SW_FIELDS_E(k, m, lo, hi, open, unit) \
   POD_FIELD_X_ENTRY(pod_train_sw, k, m, lo, hi, open, unit)
 const pod_field pod_train_sw_fields[] = {SW_FIELDS(SW_FIELDS_E) POD_FIELD_END};

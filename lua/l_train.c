@@ -163,6 +163,7 @@ static const lpod_field sw_fields[] = {
     {"schedule", LPOD_ENUM, offsetof(pod_train_sw, schedule), 0, "",
      pod_train_schedule_names, NULL},
     SF(fp8_params, LPOD_BOOL),
+    SF(tp_comm_overlap, LPOD_BOOL),
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const lpod_type sw_type = {"podsim.software",

@@ -570,6 +570,7 @@ function podsim.model_flops(model, seq, causal) end
 ---@field max_domains number node-limited routing: most domains per token (0: no limit)
 ---@field schedule "1f1b"|"dualpipe" pipeline schedule
 ---@field fp8_params boolean fp8 primary weights (Megatron's fp8_param_gather)
+---@field tp_comm_overlap boolean TP collectives overlapped with the GEMMs (TE userbuffers, Megatron's tp_comm_overlap; default true)
 
 ---Software release presets (`podsim presets software`; sources in `podsim.sources.software`).
 ---@class podsim.software

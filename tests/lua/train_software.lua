@@ -107,3 +107,26 @@ local st2 = podsim.study{name = "train_moe_fixed", samples = 8, seed = 3,
 local res2 = st2:run()
 assert(res2.stats.compute_s[1].max > res2.stats.compute_s[1].min)
 print("ok")
+
+-- tp_comm_overlap: on in every preset and by default; off (the NVFP4 Llama
+-- recipes) a quarter of the TP time hides where overlap_tp hid before.
+assert(podsim.software.none.tp_comm_overlap == true)
+assert(podsim.software.megatron_bridge_26_06.tp_comm_overlap == true)
+do
+  local t = {system = "gb300_nvl72", model = "llama3_405b", gpus = 256, seq = 8192,
+    global_batch = 1536, dtype = "fp8", fp8_recipe = "current",
+    parallel = {tp = 4, pp = 8, vp = 4, uneven = true}}
+  local on = podsim.train(t)
+  assert(on.config.software.tp_comm_overlap == true, "the default keeps TP overlap")
+  t.overlap_tp = 0
+  local raw = podsim.train(t).breakdown.tp
+  t.software = {tp_comm_overlap = false}
+  local off = podsim.train(t)
+  assert(off.config.software.tp_comm_overlap == false)
+  near(off.breakdown.tp, 0.75 * raw, 1e-9, "TP time without userbuffers")
+  near(on.breakdown.tp, 0.3 * raw, 1e-9, "TP time with userbuffers")
+  assert(off.step_s > on.step_s)
+  local bad_ok, bad = pcall(podsim.train, {system = "gb300_nvl72", model = "llama3_405b",
+    gpus = 8, seq = 8192, global_batch = 8, software = {tp_comm_overlap = 3}})
+  assert(not bad_ok and tostring(bad):find("tp_comm_overlap", 1, true), tostring(bad))
+end

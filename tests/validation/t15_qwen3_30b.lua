@@ -48,6 +48,11 @@
 -- 15% more than MBS 8.  No mechanism found yet that lowers both for this
 -- model without raising the DeepSeek-V3 rows they were fitted on
 -- (docs/design.md 6.2, the forms tried).
+-- Tried for it: a clock that follows the step's tensor-core activity
+-- (dynamic power x the clock-scaled share of the step, against T6 Llama's
+-- 0.877 on GB300): this row -18.6% -> -6.8%, but DeepSeek-V3's DGX-B200
+-- and GB200 rows share the activity (0.42-0.50) and go +21% to +27%
+-- (docs/design.md 6.2, Sustained clock).
 -- Solved row by row before these changes, the fixed MoE-layer time each row needed was
 -- 0.7-1.9 ms on GB300 and GB200 and below zero on DGX-B300 and DGX-B200
 -- at 26.04 (docs/design.md 6.2).
