@@ -175,6 +175,33 @@ static void set_absent(lua_State *L, int t, const char *key, int vidx) {
   lua_pop(L, 1);
 }
 
+/* parallel[key] of the train table at t as a number, def when absent or
+** not a number.  [-0, +0, -] */
+static double par_num(lua_State *L, int t, const char *key, double def) {
+  double v = def;
+  if (lua_getfield(L, t, "parallel") == LUA_TTABLE) {
+    if (lua_getfield(L, -1, key) == LUA_TNUMBER && lua_tonumber(L, -1) > 0)
+      v = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* The nested check's placeholder global batch for a training table
+** without one: dp x microbatch x pp, the smallest batch that every layout
+** rule accepts (divisible by dp x microbatch; at least pp micro-batches
+** per pipeline for interleaved stages), or gpus when the layout does not
+** divide them (the check then names the layout field).  [-0, +0, -] */
+static lua_Integer placeholder_batch(lua_State *L, int t, double gpus) {
+  double tp = par_num(L, t, "tp", 1), pp = par_num(L, t, "pp", 1);
+  double cp = par_num(L, t, "cp", 1), mb = par_num(L, t, "microbatch", 1);
+  double dp = par_num(L, t, "dp", gpus / (tp * pp * cp));
+  double b = dp * mb * pp;
+  if (!(b >= 1 && b <= 1 << 30 && b == floor(b))) b = gpus;
+  return (lua_Integer)(b >= 1 && b <= 1 << 30 ? b : 1);
+}
+
 /* A plain sub-table `key` of t replaced by its defaulted copy (with
 ** system/model filled in); a spec is left alone.  Returns the index of the
 ** copy or 0.  [-0, +0, m] */
@@ -200,8 +227,10 @@ static int prepare_sub(lua_State *L, int t, const char *key, int sys, int model,
     }
     lua_pop(L, 1);
     if (lua_getfield(L, sub, "global_batch") == LUA_TNIL &&
-        lua_getfield(L, sub, "gpus") != LUA_TNIL)
+        lua_getfield(L, sub, "gpus") != LUA_TNIL) {
+      lua_pushinteger(L, placeholder_batch(L, sub, lua_tonumber(L, -1)));
       lua_setfield(L, sub, "global_batch");
+    }
     lua_settop(L, sub);
   }
   if (!serve && lua_getfield(L, sub, "parallel") == LUA_TTABLE &&

@@ -69,6 +69,18 @@ fails("podsim%.rl: response: a discrete distribution", podsim.rl,
   {system = "hgx_b200", model = "llama3_70b", rollout = {gpus = 8, parallel = {tp = 8}},
    train = {gpus = 64, parallel = {tp = 8}}, response = D.choice{1000, 2000}})
 fails("podsim%.rl_split: gpus: required", podsim.rl_split, {system = "hgx_b200", model = "llama3_70b"})
+-- a training layout with interleaved stages and micro-batches above tp x cp:
+-- the nested check's placeholder batch (dp x microbatch x pp) satisfies
+-- Megatron's rule of at least pp micro-batches per pipeline; the step's
+-- own batch (prompts x samples) is checked when it is timed
+local il = podsim.rl{system = "hgx_h100", model = "llama3_70b",
+  rollout = {gpus = 8, parallel = {tp = 8}}, prompts = 64, samples = 8,
+  train = {gpus = 64, parallel = {tp = 1, pp = 8, vp = 2, microbatch = 2, recompute = "full"}}}
+assert(il.step_s > 0 and il.train_s > 0)
+fails("podsim%.rl: train%.parallel%.vp: interleaved stages %(vp 2%) need at least pp %(8%) micro%-batches",
+  podsim.rl, {system = "hgx_h100", model = "llama3_70b",
+  rollout = {gpus = 8, parallel = {tp = 8}}, prompts = 2, samples = 4,
+  train = {gpus = 64, parallel = {tp = 1, pp = 8, vp = 2, microbatch = 2, recompute = "full"}}})
 -- podsim.expected_max's arguments take core's bounds (pod_rl_expected_max_args)
 local ln = D.lognormal{median = 1000, p90 = 3000}
 assert(podsim.expected_max(ln, 8, 4000) < podsim.expected_max(ln, 8))
