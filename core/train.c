@@ -144,7 +144,8 @@ typedef struct ctx {
   const pod_train_cfg *c;
   pod_err *err;
   int rc;
-  int no_comm; /* memory-only pass: skip collective timing */
+  int no_comm;            /* memory-only pass: skip collective timing */
+  pod_coll_graphs graphs; /* ring graphs of this step's system */
 } ctx;
 
 static double mlp_matrix_count(const pod_model *m) {
@@ -153,15 +154,16 @@ static double mlp_matrix_count(const pod_model *m) {
 
 static double coll(ctx *x, pod_coll_op op, int n, int rpd, double bytes) {
   if (n <= 1 || bytes <= 0.0 || x->rc != POD_OK || x->no_comm) return 0.0;
-  pod_coll_args a = {n, rpd, bytes, POD_ALGO_AUTO};
-  pod_coll_result r;
-  /* the system passed pod_train__check_common before any timing */
-  int rc = pod_coll_eval_checked(&x->c->system, op, &a, &r, x->err);
+  double t;
+  /* the system passed pod_train__check_common before any timing and
+  ** stays the same for the step: its ring graphs are kept in x->graphs */
+  int rc = pod_coll_time_checked(&x->c->system, op, n, rpd, bytes, &x->graphs,
+                                 &t, x->err);
   if (rc != POD_OK) {
     x->rc = rc;
     return 0.0;
   }
-  return r.time_s;
+  return t;
 }
 
 /* Exposed time of a transfer of time t, of which a fraction ov can hide
@@ -679,7 +681,7 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   if (rc != POD_OK) return rc;
   plan p;
   plan_layout(c, dp, &p);
-  ctx x = {c, err, POD_OK, !want_time};
+  ctx x = {c, err, POD_OK, !want_time, {0}};
   const pod_model_params *mp = &p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
   layer_cost dl, ml;
