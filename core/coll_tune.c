@@ -243,9 +243,10 @@ double pod_coll__ring_net_GBps(const pod_system *s, int r) {
 ** NVLink credit; pass 2 raises bwInter while below 2 bwIntra and within
 ** the head's NIC.  Rated (tuning.cc) h x min(bwIntra e 2 (h-1)/h, bwInter
 ** x (2 at <= 2 nodes), perChMaxNVLSTreeBw) busbw. */
-static double nvlstree_busbw(const pod_system *s, const speeds *t, double L,
-                             double nic, int r, int d) {
-  int g = gen_of(s), ns = t->n;
+static double nvlstree_busbw(const pod_system *s, int g, double L, double nic,
+                             int r, int d) {
+  const speeds *t = &INTER[g];
+  int ns = t->n;
   const double *sp = t->sp;
   double h = r < NVLS_MAX_HEADS ? (double)r : (double)NVLS_MAX_HEADS;
   if (!s->nvls || h < 2.0 || g == 0) return 0.0;
@@ -286,7 +287,7 @@ void pod_coll__graph_tune(const pod_system *s, int n, const pod_coll_graph *gr,
   }
   double tree = 0.92 * ch * bt, tcap = ch * TREE_MAX[g][d <= 2 ? 0 : 1];
   t->tree_GBps = 0.5 * (tree < tcap ? tree : tcap);
-  t->nvlstree_GBps = nvlstree_busbw(s, sp, L, nic, r, d) * alg;
+  t->nvlstree_GBps = nvlstree_busbw(s, g, L, nic, r, d) * alg;
 }
 
 void pod_coll__net_tune(const pod_system *s, int n, int r, pod_coll__tune *t) {

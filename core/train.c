@@ -280,6 +280,10 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   }
 }
 
+/* All fields 0; copied rather than memset: a small memset of known size
+** compiles to `rep stos`, whose start-up costs more than the copy. */
+static const layer_cost LAYER_ZERO;
+
 static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
                         layer_cost *o) {
   const pod_model *m = &c->model;
@@ -292,7 +296,7 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
                   (m->attn == POD_ATTN_MLA ? m->q_lora + m->kv_lora : 0);
   double qk = pod_model_qk_dim(m), v = pod_model_v_dim(m);
   double H = m->heads;
-  memset(o, 0, sizeof *o);
+  *o = LAYER_ZERO;
   /* Attention part (every layer). */
   o->gemm_flops = 6.0 * T * attn_w / tp;
   /* Weight traffic per micro-batch: forward, dgrad and wgrad read the
@@ -675,20 +679,30 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   const pod_system *s = &c->system;
-  memset(r, 0, sizeof *r);
+  static const pod_train_result RESULT_ZERO; /* see LAYER_ZERO */
+  *r = RESULT_ZERO;
   double eg, egx, ea;
   int rc = resolve_eff(c, &eg, &egx, &ea, err);
   if (rc != POD_OK) return rc;
   plan p;
   plan_layout(c, dp, &p);
-  ctx x = {c, err, POD_OK, !want_time, {0}};
+  ctx x; /* the graphs' slots are filled on use: only their count is set */
+  x.c = c;
+  x.err = err;
+  x.rc = POD_OK;
+  x.no_comm = !want_time;
+  x.graphs.n = 0;
   const pod_model_params *mp = &p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
-  layer_cost dl, ml;
-  memset(&dl, 0, sizeof dl);
-  memset(&ml, 0, sizeof ml);
-  if (n_dense > 0) layer_costs(c, &p, 0, &x, &dl);
-  if (n_moe > 0) layer_costs(c, &p, 1, &x, &ml);
+  layer_cost dl, ml; /* layer_costs sets every field; else all 0 */
+  if (n_dense > 0)
+    layer_costs(c, &p, 0, &x, &dl);
+  else
+    dl = LAYER_ZERO;
+  if (n_moe > 0)
+    layer_costs(c, &p, 1, &x, &ml);
+  else
+    ml = LAYER_ZERO;
   if (x.rc != POD_OK) return x.rc;
   double fd = (double)n_dense / L, fm = (double)n_moe / L;
   double h = m->hidden;
