@@ -70,9 +70,9 @@ static int args_ok(const pod_coll_args *a) {
 /* The checks of one evaluation past its pointers: op, algo, bounds,
 ** send_recv's 2 ranks, the system (unless checked) and *r, the ranks per
 ** domain (0 resolved: packed). */
-static int check_eval(const pod_system *sys, pod_coll_op op,
-                      const pod_coll_args *args, int sys_checked, int *r,
-                      pod_err *err) {
+static inline int check_eval(const pod_system *sys, pod_coll_op op,
+                             const pod_coll_args *args, int sys_checked, int *r,
+                             pod_err *err) {
   if ((int)op < 0 || op >= POD_COLL_NOPS)
     return pod_err_set(err, POD_EINVAL, "op", "unknown operation %d", (int)op);
   if ((int)args->algo < 0 || args->algo >= POD_ALGO_N)
