@@ -646,8 +646,9 @@ static double amax_sync(const pod_train_cfg *c, const plan *p, ctx *x, int dp,
 
 /* The step time: the breakdown plus the straggler wait (sync_wait from
 ** amax_sync); then the throughput figures of r. */
-static int step_throughput(const pod_train_cfg *c, double sync_wait,
-                           pod_train_result *r, pod_err *err) {
+static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
+                           double sync_wait, pod_train_result *r,
+                           pod_err *err) {
   pod_train_breakdown *b = &r->breakdown;
   double pre = b->compute + b->tp + b->cp + b->ep + b->host + b->bubble +
                b->pp + b->dp + b->optimizer;
@@ -662,7 +663,7 @@ static int step_throughput(const pod_train_cfg *c, double sync_wait,
   r->step_s = pre + b->straggler;
   double tokens = (double)c->global_batch * c->seq;
   pod_model_flops f;
-  pod_model_flops_per_token(&c->model, c->seq, !c->mfu_full_attn, &f);
+  pod_model_flops_with_params(&c->model, mp, c->seq, !c->mfu_full_attn, &f);
   r->flops_per_token = f.total;
   r->tokens_per_s = tokens / r->step_s;
   r->tokens_per_s_per_gpu = r->tokens_per_s / c->gpus;
@@ -772,7 +773,7 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   dp_time(c, &p, &x, &sp, stage_mb, rt.hbm, b);
   double sync_wait = amax_sync(c, &p, &x, dp, lr_eff, stage_mb, b);
   if (x.rc != POD_OK) return x.rc;
-  return step_throughput(c, sync_wait, r, err);
+  return step_throughput(c, &p.mp, sync_wait, r, err);
 }
 
 int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,
