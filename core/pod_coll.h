@@ -117,9 +117,10 @@ typedef struct pod_coll_graph {
 } pod_coll_graph;
 
 /* The graphs one caller keeps across its collectives on one unchanged
-** system (a training step's ~12): up to POD_COLL_GRAPHS ranks-per-domain
-** values, filled on first use.  Zero it (n = 0) for each system. */
-#define POD_COLL_GRAPHS 4
+** system (a training step's ~12, a layout search's): up to
+** POD_COLL_GRAPHS ranks-per-domain values, filled on first use.  Set n
+** to 0 for each system. */
+#define POD_COLL_GRAPHS 8
 typedef struct pod_coll_graphs {
   int n;
   pod_coll_graph g[POD_COLL_GRAPHS];

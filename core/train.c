@@ -144,8 +144,8 @@ typedef struct ctx {
   const pod_train_cfg *c;
   pod_err *err;
   int rc;
-  int no_comm;            /* memory-only pass: skip collective timing */
-  pod_coll_graphs graphs; /* ring graphs of this step's system */
+  int no_comm;             /* memory-only pass: skip collective timing */
+  pod_coll_graphs *graphs; /* ring graphs of the step's system */
 } ctx;
 
 static double mlp_matrix_count(const pod_model *m) {
@@ -157,7 +157,7 @@ static double coll(ctx *x, pod_coll_op op, int n, int rpd, double bytes) {
   double t;
   /* the system passed pod_train__check_common before any timing and
   ** stays the same for the step: its ring graphs are kept in x->graphs */
-  int rc = pod_coll_time_checked(&x->c->system, op, n, rpd, bytes, &x->graphs,
+  int rc = pod_coll_time_checked(&x->c->system, op, n, rpd, bytes, x->graphs,
                                  &t, x->err);
   if (rc != POD_OK) {
     x->rc = rc;
@@ -676,7 +676,7 @@ static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
 
 /* The core evaluation (train_int.h). */
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
-                         int want_time, pod_err *err) {
+                         int want_time, pod_coll_graphs *graphs, pod_err *err) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   const pod_system *s = &c->system;
@@ -687,12 +687,17 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   if (rc != POD_OK) return rc;
   plan p;
   plan_layout(c, dp, &p);
-  ctx x; /* the graphs' slots are filled on use: only their count is set */
+  ctx x;
+  pod_coll_graphs own; /* slots filled on use: only the count is set */
   x.c = c;
   x.err = err;
   x.rc = POD_OK;
   x.no_comm = !want_time;
-  x.graphs.n = 0;
+  x.graphs = graphs;
+  if (graphs == NULL) {
+    own.n = 0;
+    x.graphs = &own;
+  }
   const pod_model_params *mp = &p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
   layer_cost dl, ml; /* layer_costs sets every field; else all 0 */
@@ -785,7 +790,7 @@ int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,
   int rc = pod_train__check_cfg(&c, &dp, err);
   if (rc != POD_OK) return rc;
   pod_train_result tmp;
-  rc = pod_train__eval_core(&c, dp, out ? out : &tmp, 1, err);
+  rc = pod_train__eval_core(&c, dp, out ? out : &tmp, 1, NULL, err);
   if (rc == POD_OK) pod_err_clear(err);
   return rc;
 }
