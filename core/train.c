@@ -687,17 +687,9 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   if (rc != POD_OK) return rc;
   plan p;
   plan_layout(c, dp, &p);
-  ctx x;
   pod_coll_graphs own; /* slots filled on use: only the count is set */
-  x.c = c;
-  x.err = err;
-  x.rc = POD_OK;
-  x.no_comm = !want_time;
-  x.graphs = graphs;
-  if (graphs == NULL) {
-    own.n = 0;
-    x.graphs = &own;
-  }
+  own.n = 0;
+  ctx x = {c, err, POD_OK, !want_time, graphs ? graphs : &own};
   const pod_model_params *mp = &p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
   layer_cost dl, ml; /* layer_costs sets every field; else all 0 */
