@@ -685,114 +685,63 @@ static inline void setup(const pod_system *sys, int n, int r, place *pl,
   q->msg_s = sys->msg_overhead_us * 1e-6;
 }
 
-/* The bounds of the numeric arguments (pod_field.h), the one home of each
-** range: coll_eval walks the args table and the Lua bindings read the
-** kernel config's, both made from this list.  The caps are sanity
-** limits. */
-#define COLL_ARGS(X)                                              \
-  X(ranks, POD_F_INT, 1, 1 << 24, "ranks")                        \
-  X(ranks_per_domain, POD_F_INT, 0, 1 << 24, "ranks (0: packed)") \
-  X(bytes, POD_F_DOUBLE, 0, 1e18, "bytes (nccl-tests S)")
-#define ARGS_ENTRY(m, type, lo, hi, unit) \
-  {#m, offsetof(pod_coll_args, m), type, lo, hi, 0, unit},
-#define CFG_ENTRY(m, type, lo, hi, unit) \
-  {#m, offsetof(pod_coll_cfg, args.m), type, lo, hi, 0, unit},
-const pod_field pod_coll_args_fields[] = {COLL_ARGS(ARGS_ENTRY) POD_FIELD_END};
-const pod_field pod_coll_cfg_fields[] = {COLL_ARGS(CFG_ENTRY) POD_FIELD_END};
-#undef ARGS_ENTRY
-#undef CFG_ENTRY
-/* the inline screen with the bounds as constants (every evaluation) */
-#define ARGS_SCREEN(m, type, lo, hi, unit) &pod_field_in(a->m, lo, hi, 0)
-static int args_ok(const pod_coll_args *a) {
-  return 1 COLL_ARGS(ARGS_SCREEN);
-}
-#undef ARGS_SCREEN
-
-static int coll_eval(const pod_system *sys, pod_coll_op op,
-                     const pod_coll_args *args, pod_coll_result *out,
-                     pod_err *err, int sys_checked) {
-  if (sys == NULL) return pod_err_set(err, POD_EINVAL, "system", "is NULL");
-  if (args == NULL) return pod_err_set(err, POD_EINVAL, "args", "is NULL");
-  if (out == NULL) return pod_err_set(err, POD_EINVAL, "out", "is NULL");
-  if ((int)op < 0 || op >= POD_COLL_NOPS)
-    return pod_err_set(err, POD_EINVAL, "op", "unknown operation %d", (int)op);
-  if ((int)args->algo < 0 || args->algo >= POD_ALGO_N)
-    return pod_err_set(err, POD_EINVAL, "algo", "unknown algorithm %d",
-                       (int)args->algo);
-  int rc = args_ok(args)
-               ? POD_OK
-               : pod_field_check_all(pod_coll_args_fields, args, "", err);
-  if (rc != POD_OK) return rc;
-  int n = args->ranks;
-  if (op == POD_COLL_SEND_RECV && n != 2)
-    return pod_err_set(err, POD_EINVAL, "ranks",
-                       "send_recv needs 2 ranks, got %d", n);
-  if (!sys_checked) {
-    rc = pod_hw_system_check(sys, err);
-    if (rc != POD_OK) return rc;
+/* The ring graph of nodes of r GPUs: kept in gs when given, else in tmp. */
+static const pod_coll_graph *graph_of(const pod_system *sys, int r,
+                                      pod_coll_graphs *gs,
+                                      pod_coll_graph *tmp) {
+  if (gs != NULL) {
+    for (int i = 0; i < gs->n; i++)
+      if (gs->g[i].r == r) return &gs->g[i];
+    if (gs->n < POD_COLL_GRAPHS) tmp = &gs->g[gs->n++];
   }
-  int r = args->ranks_per_domain;
-  if (r == 0) r = n < sys->domain_gpus ? n : sys->domain_gpus;
-  if (r > sys->domain_gpus)
-    return pod_err_set(err, POD_EINVAL, "ranks_per_domain",
-                       "%d exceeds the domain's %d GPUs", r, sys->domain_gpus);
-  if (r > n || n % r != 0)
-    return pod_err_set(err, POD_EINVAL, "ranks_per_domain",
-                       "%d per domain does not divide %d ranks", r, n);
+  pod_coll__net_graph(sys, r, tmp);
+  return tmp;
+}
 
-  double S = args->bytes;
+/* coll_int.h; graph_of keeps the ring graph in gs */
+int pod_coll__time(const pod_system *sys, pod_coll_op op, pod_coll_algo algo,
+                   int n, int r, double S, pod_coll_graphs *gs, double *t_out,
+                   pod_coll_algo *best_out, double *factor, pod_err *err) {
   place pl;
   rates q;
   setup(sys, n, r, &pl, &q);
   /* across domains: the ring's rate, and for auto all-reduce the ratings
   ** by which NCCL 2.28.9 picks ring, tree or NVLS-tree (coll_tune.c) */
   pod_coll__tune tu = {0};
-  int net_ar =
-      op == POD_COLL_ALL_REDUCE && pl.d > 1 && args->algo == POD_ALGO_AUTO;
-  if (net_ar)
-    pod_coll__net_tune(sys, n, r, &tu);
-  else if (pl.d > 1 && op <= POD_COLL_REDUCE_SCATTER)
-    tu.ring_net_GBps = pod_coll__ring_net_GBps(sys, r);
+  int net_ar = op == POD_COLL_ALL_REDUCE && pl.d > 1 && algo == POD_ALGO_AUTO;
+  if (net_ar || (pl.d > 1 && op <= POD_COLL_REDUCE_SCATTER)) {
+    pod_coll_graph tmp;
+    const pod_coll_graph *g = graph_of(sys, r, gs, &tmp);
+    if (net_ar)
+      pod_coll__graph_tune(sys, n, g, &tu);
+    else
+      tu.ring_net_GBps = pod_coll__graph_net_GBps(sys, g);
+  }
   pl.ring_net = tu.ring_net_GBps * 1e9;
-  pod_coll_algo best = args->algo;
+  pod_coll_algo best = algo;
   double t;
-  if (args->algo == POD_ALGO_AUTO) {
+  if (algo == POD_ALGO_AUTO) {
     t = auto_time(sys, op, &pl, &q, S, net_ar ? &tu : NULL, &best);
     if (best == POD_ALGO_AUTO) /* every op has at least one algorithm */
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name(op));
   } else {
     plan p;
-    if (make_plan(sys, op, args->algo, &pl, &p) != POD_OK)
+    if (make_plan(sys, op, algo, &pl, &p) != POD_OK)
       return pod_err_set(err, POD_ENOTSUP, "algo",
                          "%s cannot run %s on %s with %d ranks, %d per domain",
-                         pod_coll_algo_name(args->algo), pod_coll_op_name(op),
+                         pod_coll_algo_name(algo), pod_coll_op_name(op),
                          sys->name, n, r);
     t = plan_time(&q, &p, S);
   }
   if (n == 1) t = 0.0; /* nothing moves between ranks */
   if (!isfinite(t))
     return pod_err_set(err, POD_ERANGE, "bytes", "time is not finite");
-  out->time_s = t;
-  out->algbw_GBps = t > 0.0 ? S / t * 1e-9 : 0.0;
+  *t_out = t;
+  *best_out = best;
   /* nccl-tests bus factor (pod_coll_busbw_factor), without a division */
-  double factor = (op == POD_COLL_BROADCAST || op == POD_COLL_SEND_RECV)
-                      ? 1.0
-                      : BUSBW_FACTOR_NUM[op] * (pl.nn - 1.0) * pl.in;
-  out->busbw_GBps =
-      n == 1 ? 0.0 : out->algbw_GBps * factor; /* no plan for 1 rank */
-  out->algo = best;
+  *factor = (op == POD_COLL_BROADCAST || op == POD_COLL_SEND_RECV)
+                ? 1.0
+                : BUSBW_FACTOR_NUM[op] * (pl.nn - 1.0) * pl.in;
   return POD_OK;
-}
-
-int pod_coll_eval(const pod_system *sys, pod_coll_op op,
-                  const pod_coll_args *args, pod_coll_result *out,
-                  pod_err *err) {
-  return coll_eval(sys, op, args, out, err, 0);
-}
-
-int pod_coll_eval_checked(const pod_system *sys, pod_coll_op op,
-                          const pod_coll_args *args, pod_coll_result *out,
-                          pod_err *err) {
-  return coll_eval(sys, op, args, out, err, 1);
 }

@@ -9,6 +9,15 @@
 
 #include "pod_coll.h"
 
+/* The bounds of the collective's numeric arguments (pod_field.h), the one
+** home of each range: coll.c screens every evaluation with them and
+** coll_kernel.c makes the args and kernel config tables that the Lua
+** bindings read.  The caps are sanity limits. */
+#define POD_COLL__ARGS(X)                                         \
+  X(ranks, POD_F_INT, 1, 1 << 24, "ranks")                        \
+  X(ranks_per_domain, POD_F_INT, 0, 1 << 24, "ranks (0: packed)") \
+  X(bytes, POD_F_DOUBLE, 0, 1e18, "bytes (nccl-tests S)")
+
 /* NCCL_MAX_NVLS_ARITY (src/include/device.h): an NVLS graph has at most
 ** 32 heads, one GPU each. */
 #define POD_COLL__NVLS_MAX_HEADS 32
@@ -36,5 +45,22 @@ void pod_coll__net_tune(const pod_system *s, int n, int r, pod_coll__tune *t);
 ** (nic_gbps / 8 x out_eff), several sharing a NIC when c exceeds the
 ** NICs, so min(c, r x nics_per_gpu) NICs.  Pure, O(1). */
 double pod_coll__ring_net_GBps(const pod_system *s, int r);
+
+/* Fill *g for nodes of r GPUs of system s.  Pure, O(1). */
+void pod_coll__net_graph(const pod_system *s, int r, pod_coll_graph *g);
+
+/* pod_coll__net_tune and pod_coll__ring_net_GBps from a graph that
+** pod_coll__net_graph filled for the same system: identical results. */
+void pod_coll__graph_tune(const pod_system *s, int n, const pod_coll_graph *g,
+                          pod_coll__tune *t);
+double pod_coll__graph_net_GBps(const pod_system *s, const pod_coll_graph *g);
+
+/* The time of a checked evaluation (coll.c) of algo over n ranks, r per
+** domain (r resolved, dividing n, within the domain), the algorithm that
+** ran and the nccl-tests bus factor of n; gs kept as pod_coll_time_checked
+** keeps it (pod_coll.h; may be NULL). */
+int pod_coll__time(const pod_system *sys, pod_coll_op op, pod_coll_algo algo,
+                   int n, int r, double S, pod_coll_graphs *gs, double *t_out,
+                   pod_coll_algo *best_out, double *factor, pod_err *err);
 
 #endif

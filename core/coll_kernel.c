@@ -5,7 +5,9 @@
 */
 #include <string.h>
 
-#include "pod_coll.h"
+#include <stddef.h>
+
+#include "coll_int.h"
 
 const char *const pod_coll_op_names[POD_COLL_NOPS + 1] = {
     "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
@@ -42,6 +44,108 @@ int pod_coll_algo_parse(const char *name, pod_coll_algo *out) {
       return POD_OK;
     }
   return POD_ENOENT;
+}
+
+/* ---- argument bounds (POD_COLL__ARGS, coll_int.h) ------------------- */
+#define ARGS_ENTRY(m, type, lo, hi, unit) \
+  {#m, offsetof(pod_coll_args, m), type, lo, hi, 0, unit},
+#define CFG_ENTRY(m, type, lo, hi, unit) \
+  {#m, offsetof(pod_coll_cfg, args.m), type, lo, hi, 0, unit},
+const pod_field pod_coll_args_fields[] = {POD_COLL__ARGS(ARGS_ENTRY)
+                                              POD_FIELD_END};
+const pod_field pod_coll_cfg_fields[] = {POD_COLL__ARGS(CFG_ENTRY)
+                                             POD_FIELD_END};
+#undef ARGS_ENTRY
+#undef CFG_ENTRY
+
+/* ---- entry points: checks, then pod_coll__time (coll.c) ------------- */
+
+/* the inline screen of the arguments' bounds (COLL_ARGS, coll_int.h) */
+#define ARGS_SCREEN(m, type, lo, hi, unit) &pod_field_in(a->m, lo, hi, 0)
+static int args_ok(const pod_coll_args *a) {
+  return 1 POD_COLL__ARGS(ARGS_SCREEN);
+}
+#undef ARGS_SCREEN
+
+/* The checks of one evaluation past its pointers: op, algo, bounds,
+** send_recv's 2 ranks, the system (unless checked) and *r, the ranks per
+** domain (0 resolved: packed). */
+static inline int check_eval(const pod_system *sys, pod_coll_op op,
+                             const pod_coll_args *args, int sys_checked, int *r,
+                             pod_err *err) {
+  if ((int)op < 0 || op >= POD_COLL_NOPS)
+    return pod_err_set(err, POD_EINVAL, "op", "unknown operation %d", (int)op);
+  if ((int)args->algo < 0 || args->algo >= POD_ALGO_N)
+    return pod_err_set(err, POD_EINVAL, "algo", "unknown algorithm %d",
+                       (int)args->algo);
+  int rc = args_ok(args)
+               ? POD_OK
+               : pod_field_check_all(pod_coll_args_fields, args, "", err);
+  if (rc != POD_OK) return rc;
+  int n = args->ranks;
+  if (op == POD_COLL_SEND_RECV && n != 2)
+    return pod_err_set(err, POD_EINVAL, "ranks",
+                       "send_recv needs 2 ranks, got %d", n);
+  if (!sys_checked) {
+    rc = pod_hw_system_check(sys, err);
+    if (rc != POD_OK) return rc;
+  }
+  *r = args->ranks_per_domain;
+  if (*r == 0) *r = n < sys->domain_gpus ? n : sys->domain_gpus;
+  if (*r > sys->domain_gpus)
+    return pod_err_set(err, POD_EINVAL, "ranks_per_domain",
+                       "%d exceeds the domain's %d GPUs", *r, sys->domain_gpus);
+  if (*r > n || n % *r != 0)
+    return pod_err_set(err, POD_EINVAL, "ranks_per_domain",
+                       "%d per domain does not divide %d ranks", *r, n);
+  return POD_OK;
+}
+
+static int coll_eval(const pod_system *sys, pod_coll_op op,
+                     const pod_coll_args *args, pod_coll_result *out,
+                     pod_err *err, int sys_checked) {
+  if (sys == NULL) return pod_err_set(err, POD_EINVAL, "system", "is NULL");
+  if (args == NULL) return pod_err_set(err, POD_EINVAL, "args", "is NULL");
+  if (out == NULL) return pod_err_set(err, POD_EINVAL, "out", "is NULL");
+  int r = 0, n = args->ranks;
+  int rc = check_eval(sys, op, args, sys_checked, &r, err);
+  if (rc != POD_OK) return rc;
+  double S = args->bytes, t, factor;
+  pod_coll_algo best;
+  rc = pod_coll__time(sys, op, args->algo, n, r, S, NULL, &t, &best, &factor,
+                      err);
+  if (rc != POD_OK) return rc;
+  out->time_s = t;
+  out->algbw_GBps = t > 0.0 ? S / t * 1e-9 : 0.0;
+  out->busbw_GBps =
+      n == 1 ? 0.0 : out->algbw_GBps * factor; /* no plan for 1 rank */
+  out->algo = best;
+  return POD_OK;
+}
+
+int pod_coll_eval(const pod_system *sys, pod_coll_op op,
+                  const pod_coll_args *args, pod_coll_result *out,
+                  pod_err *err) {
+  return coll_eval(sys, op, args, out, err, 0);
+}
+
+int pod_coll_eval_checked(const pod_system *sys, pod_coll_op op,
+                          const pod_coll_args *args, pod_coll_result *out,
+                          pod_err *err) {
+  return coll_eval(sys, op, args, out, err, 1);
+}
+
+int pod_coll_time_checked(const pod_system *sys, pod_coll_op op, int n, int r,
+                          double bytes, pod_coll_graphs *graphs, double *time_s,
+                          pod_err *err) {
+  pod_coll_args a = {n, r, bytes, POD_ALGO_AUTO};
+  int rr = 0;
+  int rc = check_eval(sys, op, &a, 1, &rr, err);
+  if (rc != POD_OK) return rc;
+  pod_coll_algo best;
+  double factor;
+  return pod_coll__time(sys, op, POD_ALGO_AUTO, n, rr, bytes, graphs, time_s,
+                        &best, &factor, err);
 }
 
 /* ---- built-in evaluator ------------------------------------------------ */

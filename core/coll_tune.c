@@ -208,15 +208,19 @@ static int gen_of(const pod_system *s) {
   return s->gpu.fp4_tflops > 0.0 ? 2 : s->gpu.fp8_tflops > 0.0 ? 1 : 0;
 }
 
-/* The ring graph of nodes of r GPUs: its speeds table, NVLink credit L,
-** NIC rate (GB/s, line), channels and per-channel speed. */
-static const speeds *net_graph(const pod_system *s, int r, double *L,
-                               double *nic, double *ch, double *bw) {
-  int g = gen_of(s);
-  *L = s->up_GBps * NVLINK_CREDIT[g];
-  *nic = s->nic_gbps / 8.0;
-  ring_graph(&INTER[g], g, *L, *nic, (double)r * s->nics_per_gpu, ch, bw);
-  return &INTER[g];
+/* The ring graph of nodes of r GPUs (pod_coll.h, pod_coll_graph): its
+** NVLink credit L, NIC rate (GB/s, line), channels and per-channel speed.
+** It depends on the system's generation, up_GBps, nic_gbps and
+** nics_per_gpu and on r only, so a caller that evaluates many collectives
+** on one system keeps it (pod_coll_time_checked). */
+void pod_coll__net_graph(const pod_system *s, int r, pod_coll_graph *g) {
+  int gen = gen_of(s);
+  g->r = r;
+  g->gen = gen;
+  g->L = s->up_GBps * NVLINK_CREDIT[gen];
+  g->nic = s->nic_gbps / 8.0;
+  ring_graph(&INTER[gen], gen, g->L, g->nic, (double)r * s->nics_per_gpu,
+             &g->ch, &g->bw);
 }
 
 static double ring_rate(const pod_system *s, int r, double ch) {
@@ -224,10 +228,14 @@ static double ring_rate(const pod_system *s, int r, double ch) {
   return (ch < nics ? ch : nics) * s->nic_gbps / 8.0 * s->out_eff;
 }
 
+double pod_coll__graph_net_GBps(const pod_system *s, const pod_coll_graph *g) {
+  return ring_rate(s, g->r, g->ch);
+}
+
 double pod_coll__ring_net_GBps(const pod_system *s, int r) {
-  double L, nic, ch, bw;
-  net_graph(s, r, &L, &nic, &ch, &bw);
-  return ring_rate(s, r, ch);
+  pod_coll_graph g;
+  pod_coll__net_graph(s, r, &g);
+  return pod_coll__graph_net_GBps(s, &g);
 }
 
 /* The NVLS-tree graph across nodes: h = min(r, 32) heads, one NIC each;
@@ -235,9 +243,10 @@ double pod_coll__ring_net_GBps(const pod_system *s, int r) {
 ** NVLink credit; pass 2 raises bwInter while below 2 bwIntra and within
 ** the head's NIC.  Rated (tuning.cc) h x min(bwIntra e 2 (h-1)/h, bwInter
 ** x (2 at <= 2 nodes), perChMaxNVLSTreeBw) busbw. */
-static double nvlstree_busbw(const pod_system *s, const speeds *t, double L,
-                             double nic, int r, int d) {
-  int g = gen_of(s), ns = t->n;
+static double nvlstree_busbw(const pod_system *s, int g, double L, double nic,
+                             int r, int d) {
+  const speeds *t = &INTER[g];
+  int ns = t->n;
   const double *sp = t->sp;
   double h = r < NVLS_MAX_HEADS ? (double)r : (double)NVLS_MAX_HEADS;
   if (!s->nvls || h < 2.0 || g == 0) return 0.0;
@@ -261,10 +270,11 @@ static double nvlstree_busbw(const pod_system *s, const speeds *t, double L,
 ** at one channel count) and, at 2 nodes, raises bwIntra up to twice
 ** bwInter within the NVLink credit (search.cc pass 2: "2 nodes can beat
 ** the network"). */
-void pod_coll__net_tune(const pod_system *s, int n, int r, pod_coll__tune *t) {
-  int g = gen_of(s), d = n / r;
-  double L, nic, ch, bw;
-  const speeds *sp = net_graph(s, r, &L, &nic, &ch, &bw);
+void pod_coll__graph_tune(const pod_system *s, int n, const pod_coll_graph *gr,
+                          pod_coll__tune *t) {
+  int g = gr->gen, r = gr->r, d = n / r;
+  double L = gr->L, nic = gr->nic, ch = gr->ch, bw = gr->bw;
+  const speeds *sp = &INTER[g];
   double alg = (double)n / (2.0 * (double)(n - 1));
   t->ring_net_GBps = ring_rate(s, r, ch);
   t->ring_GBps = ch * bw * alg;
@@ -277,5 +287,11 @@ void pod_coll__net_tune(const pod_system *s, int n, int r, pod_coll__tune *t) {
   }
   double tree = 0.92 * ch * bt, tcap = ch * TREE_MAX[g][d <= 2 ? 0 : 1];
   t->tree_GBps = 0.5 * (tree < tcap ? tree : tcap);
-  t->nvlstree_GBps = nvlstree_busbw(s, sp, L, nic, r, d) * alg;
+  t->nvlstree_GBps = nvlstree_busbw(s, g, L, nic, r, d) * alg;
+}
+
+void pod_coll__net_tune(const pod_system *s, int n, int r, pod_coll__tune *t) {
+  pod_coll_graph g;
+  pod_coll__net_graph(s, r, &g);
+  pod_coll__graph_tune(s, n, &g, t);
 }

@@ -105,6 +105,37 @@ int pod_coll_eval_checked(const pod_system *sys, pod_coll_op op,
                           const pod_coll_args *args, pod_coll_result *out,
                           pod_err *err);
 
+/* ---- many collectives on one system ------------------------------------ */
+/* NCCL's multi-node ring graph on nodes of r GPUs as the model derives it
+** (coll_tune.c), a function of the system's generation, up_GBps,
+** nic_gbps and nics_per_gpu and of r only: gen 0 Ampere, 1 Hopper, 2
+** Blackwell; L the NVLink credit and nic the NIC rate, GB/s; ch channels
+** at bw GB/s each.  Filled by the model; callers do not read it. */
+typedef struct pod_coll_graph {
+  int r, gen;
+  double L, nic, ch, bw;
+} pod_coll_graph;
+
+/* The graphs one caller keeps across its collectives on one unchanged
+** system (a training step's ~12, a layout search's): up to
+** POD_COLL_GRAPHS ranks-per-domain values, filled on first use.  Set n
+** to 0 for each system. */
+#define POD_COLL_GRAPHS 8
+typedef struct pod_coll_graphs {
+  int n;
+  pod_coll_graph g[POD_COLL_GRAPHS];
+} pod_coll_graphs;
+
+/* The time, seconds, of an `auto` collective of `bytes` over n ranks, r
+** per domain (0: packed), on a system that passed pod_hw_system_check and
+** has not changed since `graphs` was zeroed (graphs may be NULL): the
+** time_s of pod_coll_eval_checked with algo auto, bit for bit, without
+** the result's other fields, and with its checks of op, bounds and r and
+** its errors.  Pure apart from filling *graphs; sys, time_s not NULL. */
+int pod_coll_time_checked(const pod_system *sys, pod_coll_op op, int n, int r,
+                          double bytes, pod_coll_graphs *graphs, double *time_s,
+                          pod_err *err);
+
 /* nccl-tests bus-bandwidth factor for `op` on n ranks. */
 double pod_coll_busbw_factor(pod_coll_op op, int n);
 

@@ -112,6 +112,10 @@ void pod_model_params_count(const pod_model *m, pod_model_params *out);
 ** attention term.  Assumes a checked model. */
 void pod_model_flops_per_token(const pod_model *m, int seq, int causal,
                                pod_model_flops *out);
+/* The same from counts that pod_model_params_count made for m (a caller
+** that has them saves counting again): identical results. */
+void pod_model_flops_with_params(const pod_model *m, const pod_model_params *p,
+                                 int seq, int causal, pod_model_flops *out);
 
 /* Per-layer helpers used by the training model. */
 int pod_model_is_moe_layer(const pod_model *m, int layer);

@@ -144,7 +144,8 @@ typedef struct ctx {
   const pod_train_cfg *c;
   pod_err *err;
   int rc;
-  int no_comm; /* memory-only pass: skip collective timing */
+  int no_comm;             /* memory-only pass: skip collective timing */
+  pod_coll_graphs *graphs; /* ring graphs of the step's system */
 } ctx;
 
 static double mlp_matrix_count(const pod_model *m) {
@@ -153,15 +154,16 @@ static double mlp_matrix_count(const pod_model *m) {
 
 static double coll(ctx *x, pod_coll_op op, int n, int rpd, double bytes) {
   if (n <= 1 || bytes <= 0.0 || x->rc != POD_OK || x->no_comm) return 0.0;
-  pod_coll_args a = {n, rpd, bytes, POD_ALGO_AUTO};
-  pod_coll_result r;
-  /* the system passed pod_train__check_common before any timing */
-  int rc = pod_coll_eval_checked(&x->c->system, op, &a, &r, x->err);
+  double t;
+  /* the system passed pod_train__check_common before any timing and
+  ** stays the same for the step: its ring graphs are kept in x->graphs */
+  int rc = pod_coll_time_checked(&x->c->system, op, n, rpd, bytes, x->graphs,
+                                 &t, x->err);
   if (rc != POD_OK) {
     x->rc = rc;
     return 0.0;
   }
-  return r.time_s;
+  return t;
 }
 
 /* Exposed time of a transfer of time t, of which a fraction ov can hide
@@ -297,6 +299,10 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   }
 }
 
+/* All fields 0; copied rather than memset: a small memset of known size
+** compiles to `rep stos`, whose start-up costs more than the copy. */
+static const layer_cost LAYER_ZERO;
+
 static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
                         layer_cost *o) {
   const pod_model *m = &c->model;
@@ -309,7 +315,7 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
                   (m->attn == POD_ATTN_MLA ? m->q_lora + m->kv_lora : 0);
   double qk = pod_model_qk_dim(m), v = pod_model_v_dim(m);
   double H = m->heads;
-  memset(o, 0, sizeof *o);
+  *o = LAYER_ZERO;
   /* Attention part (every layer). */
   o->gemm_flops = 6.0 * T * attn_w / tp;
   /* Weight traffic per micro-batch: forward, dgrad and wgrad read the
@@ -659,8 +665,9 @@ static double amax_sync(const pod_train_cfg *c, const plan *p, ctx *x, int dp,
 
 /* The step time: the breakdown plus the straggler wait (sync_wait from
 ** amax_sync); then the throughput figures of r. */
-static int step_throughput(const pod_train_cfg *c, double sync_wait,
-                           pod_train_result *r, pod_err *err) {
+static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
+                           double sync_wait, pod_train_result *r,
+                           pod_err *err) {
   pod_train_breakdown *b = &r->breakdown;
   double pre = b->compute + b->tp + b->cp + b->ep + b->host + b->bubble +
                b->pp + b->dp + b->optimizer;
@@ -675,7 +682,7 @@ static int step_throughput(const pod_train_cfg *c, double sync_wait,
   r->step_s = pre + b->straggler;
   double tokens = (double)c->global_batch * c->seq;
   pod_model_flops f;
-  pod_model_flops_per_token(&c->model, c->seq, !c->mfu_full_attn, &f);
+  pod_model_flops_with_params(&c->model, mp, c->seq, !c->mfu_full_attn, &f);
   r->flops_per_token = f.total;
   r->tokens_per_s = tokens / r->step_s;
   r->tokens_per_s_per_gpu = r->tokens_per_s / c->gpus;
@@ -688,24 +695,31 @@ static int step_throughput(const pod_train_cfg *c, double sync_wait,
 
 /* The core evaluation (train_int.h). */
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
-                         int want_time, pod_err *err) {
+                         int want_time, pod_coll_graphs *graphs, pod_err *err) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   const pod_system *s = &c->system;
-  memset(r, 0, sizeof *r);
+  static const pod_train_result RESULT_ZERO; /* see LAYER_ZERO */
+  *r = RESULT_ZERO;
   double eg, egx, ea;
   int rc = resolve_eff(c, &eg, &egx, &ea, err);
   if (rc != POD_OK) return rc;
   plan p;
   plan_layout(c, dp, &p);
-  ctx x = {c, err, POD_OK, !want_time};
+  pod_coll_graphs own; /* slots filled on use: only the count is set */
+  own.n = 0;
+  ctx x = {c, err, POD_OK, !want_time, graphs ? graphs : &own};
   const pod_model_params *mp = &p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
-  layer_cost dl, ml;
-  memset(&dl, 0, sizeof dl);
-  memset(&ml, 0, sizeof ml);
-  if (n_dense > 0) layer_costs(c, &p, 0, &x, &dl);
-  if (n_moe > 0) layer_costs(c, &p, 1, &x, &ml);
+  layer_cost dl, ml; /* layer_costs sets every field; else all 0 */
+  if (n_dense > 0)
+    layer_costs(c, &p, 0, &x, &dl);
+  else
+    dl = LAYER_ZERO;
+  if (n_moe > 0)
+    layer_costs(c, &p, 1, &x, &ml);
+  else
+    ml = LAYER_ZERO;
   if (x.rc != POD_OK) return x.rc;
   double fd = (double)n_dense / L, fm = (double)n_moe / L;
   double h = m->hidden;
@@ -775,7 +789,7 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   dp_time(c, &p, &x, &sp, stage_mb, rt.hbm, b);
   double sync_wait = amax_sync(c, &p, &x, dp, lr_eff, stage_mb, b);
   if (x.rc != POD_OK) return x.rc;
-  return step_throughput(c, sync_wait, r, err);
+  return step_throughput(c, &p.mp, sync_wait, r, err);
 }
 
 int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,
@@ -787,7 +801,7 @@ int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,
   int rc = pod_train__check_cfg(&c, &dp, err);
   if (rc != POD_OK) return rc;
   pod_train_result tmp;
-  rc = pod_train__eval_core(&c, dp, out ? out : &tmp, 1, err);
+  rc = pod_train__eval_core(&c, dp, out ? out : &tmp, 1, NULL, err);
   if (rc == POD_OK) pod_err_clear(err);
   return rc;
 }

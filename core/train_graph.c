@@ -13,7 +13,7 @@ static int eval_normalized(const pod_train_cfg *c, pod_train_result *out,
   int rc = pod_train__check_cfg_fields(c, &dp, err);
   if (rc != POD_OK) return rc;
   pod_train_result tmp;
-  rc = pod_train__eval_core(c, dp, out ? out : &tmp, 1, err);
+  rc = pod_train__eval_core(c, dp, out ? out : &tmp, 1, NULL, err);
   if (rc == POD_OK) pod_err_clear(err);
   return rc;
 }

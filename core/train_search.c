@@ -91,7 +91,8 @@ static int search_check_opts(const pod_train_search_opts *o, pod_err *err) {
 ** by needing less recompute than the stage below. */
 static int try_zero_recompute(pod_train_cfg *c, int dp, int zlo, int zhi,
                               int rlo, int rhi, topn *t,
-                              pod_train_search_stats *st, pod_err *err) {
+                              pod_train_search_stats *st, pod_coll_graphs *gs,
+                              pod_err *err) {
   pod_layout *l = &c->parallel;
   pod_train_result r;
   int rc;
@@ -100,12 +101,12 @@ static int try_zero_recompute(pod_train_cfg *c, int dp, int zlo, int zhi,
     l->zero = z;
     for (int rcp = rlo; rcp <= rtop; rcp++) {
       l->recompute = rcp;
-      rc = pod_train__eval_core(c, dp, &r, 0, err);
+      rc = pod_train__eval_core(c, dp, &r, 0, gs, err);
       if (rc != POD_OK) return rc;
       st->checked++;
       if (!r.fits) continue;
       st->fitting++;
-      rc = pod_train__eval_core(c, dp, &r, 1, err);
+      rc = pod_train__eval_core(c, dp, &r, 1, gs, err);
       if (rc != POD_OK) return rc;
       st->evaluated++;
       pod_train_search_item it = {*l, r.tokens_per_s_per_gpu, r.step_s, r.mfu,
@@ -151,6 +152,8 @@ int pod_train_search(const pod_train_cfg *base,
   topn t = {out, 0, cap < opts->top_n ? cap : opts->top_n};
   pod_train_cfg c = *base;
   pod_layout *l = &c.parallel;
+  pod_coll_graphs gs; /* c.system stays the same over the search */
+  gs.n = 0;
   int zlo = f->zero >= 0 ? f->zero : 1, zhi = f->zero >= 0 ? f->zero : 3;
   int rlo = f->recompute >= 0 ? f->recompute : 0;
   int rhi = f->recompute >= 0 ? f->recompute : 2;
@@ -202,7 +205,7 @@ int pod_train_search(const pod_train_cfg *base,
                                   base->parallel.offload_modules};
                 st.candidates++;
                 rc = try_zero_recompute(&c, dp, zlo, zhi, rlo, rhi, &t, &st,
-                                        err);
+                                        &gs, err);
                 if (rc != POD_OK) return rc;
               }
             }

@@ -22,6 +22,59 @@ static double now_s(void) {
 
 #define NCASES 64
 
+/* A training step's collectives on one checked system: 12 calls, all-
+** reduces and reduce-scatters / all-gathers across domains and
+** all-to-alls inside, through pod_coll_eval_checked (way 0) or
+** pod_coll_time_checked with the step's ring graphs kept (way 1, the
+** graphs zeroed every step as the training step does).  Rounds
+** alternate the two ways; prints calls per second of each, returns the
+** failed calls. */
+static int step_mix(const pod_system *sys, const char *name, int n_dp, int r,
+                    double *sink) {
+  static const pod_coll_op OPS[12] = {
+      POD_COLL_ALL_TO_ALL,     POD_COLL_ALL_TO_ALL,     POD_COLL_ALL_GATHER,
+      POD_COLL_REDUCE_SCATTER, POD_COLL_ALL_REDUCE,     POD_COLL_ALL_REDUCE,
+      POD_COLL_REDUCE_SCATTER, POD_COLL_REDUCE_SCATTER, POD_COLL_ALL_GATHER,
+      POD_COLL_ALL_GATHER,     POD_COLL_ALL_REDUCE,     POD_COLL_SEND_RECV};
+  int failures = 0;
+  double secs[2] = {0, 0}, calls[2] = {0, 0};
+  for (int round = 0; round < 8; round++)
+    for (int way = 0; way < 2; way++) {
+      double t0 = now_s();
+      for (int step = 0; step < 20000; step++) {
+        pod_coll_graphs gs;
+        gs.n = 0;
+        for (int i = 0; i < 12; i++) {
+          /* inside the domain for the all-to-alls, else data parallel */
+          int n = i < 4 ? r : i == 11 ? 2 : n_dp >> (i & 1);
+          int rpd = i == 11 ? 1 : r;
+          double S = 1048576.0 * (double)(1 + ((step + i) & 255));
+          double t = 0.0;
+          int rc;
+          if (way == 0) {
+            pod_coll_args a = {n, rpd, S, POD_ALGO_AUTO};
+            pod_coll_result res;
+            rc = pod_coll_eval_checked(sys, OPS[i], &a, &res, NULL);
+            t = res.time_s;
+          } else {
+            rc = pod_coll_time_checked(sys, OPS[i], n, rpd, S, &gs, &t, NULL);
+          }
+          if (rc != POD_OK) failures++;
+          *sink += t;
+        }
+      }
+      secs[way] += now_s() - t0;
+      calls[way] += 20000.0 * 12.0;
+    }
+  double rt[2] = {calls[0] / secs[0], calls[1] / secs[1]};
+  printf(
+      "coll_step_mix_%s: %.1f M calls/s pod_coll_eval_checked, %.1f M "
+      "calls/s pod_coll_time_checked with the step's graphs kept "
+      "(%.2fx; 1 core, 12 calls per step, alternating rounds)\n",
+      name, rt[0] / 1e6, rt[1] / 1e6, rt[1] / rt[0]);
+  return failures;
+}
+
 int main(void) {
   /* A mix of configurations, built once. */
   pod_coll_cfg cases[NCASES];
@@ -108,6 +161,10 @@ int main(void) {
       "coll_a2a_eval_checked: %.1f M evals/s (1 core; pod_coll_eval_checked, "
       "the system already validated: %.2fx)\n",
       rate[1] / 1e6, rate[1] / rate[0]);
+  /* a training step's mix: DP over 2,048 ranks on HGX H100 (8 per node)
+  ** and GB200 NVL72 (64 per rack) */
+  failures += step_mix(&sys[1], "hgx_h100", 2048, 8, &sink);
+  failures += step_mix(&sys[0], "gb200_nvl72", 2048, 64, &sink);
   if (failures != 0 || !(sink > 0.0)) {
     fprintf(stderr, "bench_coll: %d failed evaluations\n", failures);
     return 1;

@@ -93,6 +93,30 @@ static void test_tiny_params_by_hand(void **state) {
   assert_true(p.head == 0 && p.total == 2 * (12352 + 24640) + 6400 + 64);
 }
 
+/* pod_model_flops_with_params from the counts of pod_model_params_count
+** gives pod_model_flops_per_token's figures bit for bit, every preset,
+** causal or not, with and without MTP. */
+static void test_flops_with_params(void **state) {
+  (void)state;
+  int n = 0;
+  for (const pod_model *pm; (pm = pod_model_at(n, NULL)) != NULL; n++) {
+    for (int variant = 0; variant < 4; variant++) {
+      pod_model m = *pm;
+      if (variant & 2) m.mtp_layers = m.mtp_layers > 0 ? 0 : 1;
+      int causal = variant & 1;
+      pod_model_params p;
+      pod_model_params_count(&m, &p);
+      pod_model_flops a, b;
+      memset(&a, 0xff, sizeof a);
+      pod_model_flops_per_token(&m, 4096, causal, &a);
+      pod_model_flops_with_params(&m, &p, 4096, causal, &b);
+      assert_memory_equal(&a, &b, sizeof a);
+      assert_true(a.total > 0.0);
+    }
+  }
+  assert_true(n > 0);
+}
+
 static void test_tiny_flops_by_hand(void **state) {
   (void)state;
   pod_model m = tiny_model();
@@ -286,6 +310,7 @@ int main(void) {
       cmocka_unit_test(test_preset_params_published),
       cmocka_unit_test(test_tiny_params_by_hand),
       cmocka_unit_test(test_tiny_flops_by_hand),
+      cmocka_unit_test(test_flops_with_params),
       cmocka_unit_test(test_moe_by_hand),
       cmocka_unit_test(test_mla_and_names),
       cmocka_unit_test(test_check_errors),
