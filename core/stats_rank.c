@@ -631,6 +631,58 @@ int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
   return POD_OK;
 }
 
+/* Ranks of a column of a few known values (a discrete parameter): each
+** value's level by binary search over the distinct level keys, the count
+** per level, then twice the average rank of a level's ties, 2 below + c +
+** 1 (below: the values under it, c: its count): the ranks of the sort,
+** in two passes and without one. */
+int pod_ranks_init_levels(pod_ranks *r, const double *x, size_t n,
+                          const double *levels, int nlev,
+                          pod_ranks_work *work) {
+  memset(r, 0, sizeof *r);
+  if (nlev < 1 || nlev > POD_RANKS_LEVELS_MAX || n > POD_RANKS_MAX)
+    return POD_EINVAL;
+  uint64_t key[POD_RANKS_LEVELS_MAX];
+  uint64_t cnt[POD_RANKS_LEVELS_MAX] = {0};
+  int k = 0;
+  for (int j = 0; j < nlev; j++) { /* distinct keys, ascending */
+    uint64_t v = rkey(levels[j]);
+    if (k > 0 && v < key[k - 1]) return POD_EINVAL; /* not sorted */
+    if (k == 0 || v != key[k - 1]) key[k++] = v;
+  }
+  if (!(r->r2 = work_take(work, n ? n : 1))) return POD_ENOMEM;
+  r->n = n;
+  uint32_t *r2 = r->r2;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = rkey(x[i]);
+    int a = 0, len = k; /* branch-free lower bound: levels come at random */
+    while (len > 1) {
+      int half = len / 2;
+      a += key[a + half - 1] < v ? half : 0;
+      len -= half;
+    }
+    if (key[a] != v) { /* not a level: the caller sorts instead */
+      pod_ranks_recycle(r, work);
+      return POD_ERANGE;
+    }
+    r2[i] = (uint32_t)a;
+    cnt[a]++;
+  }
+  uint32_t v2[POD_RANKS_LEVELS_MAX];
+  u128 ss = {0, 0};
+  uint64_t below = 0;
+  for (int j = 0; j < k; j++) {
+    uint64_t v = 2 * below + cnt[j] + 1; /* ranks below+1..below+cnt[j] */
+    v2[j] = (uint32_t)v;
+    if (cnt[j]) ss = add_squares(ss, v, cnt[j]);
+    below += cnt[j];
+  }
+  for (size_t i = 0; i < n; i++) r2[i] = v2[r2[i]];
+  r->ss_hi = ss.hi;
+  r->ss_lo = ss.lo;
+  return POD_OK;
+}
+
 void pod_ranks_free(pod_ranks *r) {
   if (!r) return;
   free(r->r2);

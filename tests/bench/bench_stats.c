@@ -11,6 +11,8 @@
 **   with a comparison sort;
 **   and the same as a study ranks (pod_ranks_init_with: a kept scratch,
 **   the column's bounds known, the order kept);
+** - pod_ranks_init_levels: a three-level discrete parameter ranked by
+**   counting; reference: the sort as a study ranks it;
 ** - pod_ranks_spearman: one (parameter, metric) coefficient from two rank
 **   sets; reference: pod_stats_pearson on the same ranks as doubles;
 **   pod_ranks_spearman_n: four parameters against one metric in one pass;
@@ -130,6 +132,46 @@ static void bench_ranks(gsl_rng *g, double *x, double *r, vi *t) {
   pod_ranks_work_free(wk);
 }
 
+/* A discrete parameter's column (three levels) as a study ranks it:
+** pod_ranks_init_levels (counting) against pod_ranks_init_with (the sort,
+** kept scratch, known bounds), the same ranks, alternating rounds. */
+static void bench_levels(gsl_rng *g, double *x) {
+  static const double lv[] = {0.0, 1.0, 2.0};
+  for (size_t i = 0; i < N; i++) x[i] = lv[gsl_rng_uniform_int(g, 3)];
+  const double b[2] = {0.0, 2.0};
+  pod_ranks_work *wk = pod_ranks_work_new();
+  double bestl = 1e9, bests = 1e9;
+  for (int round = 0; round <= ROUNDS; round++) {
+    pod_ranks a, c;
+    double t0 = cpu_s();
+    int rc = pod_ranks_init_levels(&a, x, N, lv, 3, wk);
+    double t1 = cpu_s();
+    rc = rc ? rc : pod_ranks_init_with(&c, x, N, b, NULL, 0, NULL, 0, wk);
+    double t2 = cpu_s();
+    if (!wk || rc) {
+      fprintf(stderr, "bench_stats: out of memory\n");
+      exit(1);
+    }
+    for (size_t i = 0; i < N; i++) /* the same ranks */
+      if (a.r2[i] != c.r2[i] || a.ss_lo != c.ss_lo) {
+        fprintf(stderr, "bench_stats: level ranks differ at %zu\n", i);
+        exit(1);
+      }
+    pod_ranks_recycle(&a, wk);
+    pod_ranks_recycle(&c, wk);
+    if (round == 0) continue; /* warm scratch */
+    if (t1 - t0 < bestl) bestl = t1 - t0;
+    if (t2 - t1 < bests) bests = t2 - t1;
+  }
+  printf(
+      "stats_ranks_levels: %.1f ms per 1 M values of a three-level "
+      "discrete parameter (pod_ranks_init_levels, counting; CPU time, "
+      "best of %d); the sort as a study ranks (pod_ranks_init_with) "
+      "%.1f ms: %.1fx\n",
+      bestl * 1e3, ROUNDS, bests * 1e3, bests / bestl);
+  pod_ranks_work_free(wk);
+}
+
 static void bench_spearman(gsl_rng *g, double *x, double *y, double *r,
                            double *s) {
   fill(x, 0, g);
@@ -221,6 +263,7 @@ int main(void) {
     return 1;
   }
   bench_ranks(g, x, r, t);
+  bench_levels(g, x);
   bench_spearman(g, x, y, r, s);
   bench_quantiles(g, x, y);
   free(x);
