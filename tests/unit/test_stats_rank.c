@@ -267,6 +267,19 @@ static void test_spearman_past_2_64(void **st) {
   assert_true(pa.ss_hi > 0);
   ref_ranks(a, n, ra);
   ref_ranks(b, n, rb);
+  /* the sums of squares past 2^64, exact (a has ties: 32-bit uniforms) */
+  const pod_ranks *pr[2] = {&pa, &pb};
+  const double *rr[2] = {ra, rb};
+  for (int k = 0; k < 2; k++) {
+    uint64_t hi = 0, lo = 0;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t v = (uint64_t)(2 * rr[k][i]);
+      assert_true(pr[k]->r2[i] == v);
+      lo += v * v;
+      hi += lo < v * v;
+    }
+    assert_true(pr[k]->ss_hi == hi && pr[k]->ss_lo == lo);
+  }
   double want = pod_stats_pearson(ra, rb, n);
   assert_near(pod_ranks_spearman(&pa, &pb), want, 1e-12);
   assert_true(want > 0.5);
