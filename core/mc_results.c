@@ -92,11 +92,19 @@ static int part_xrank(pod_mc_plan *pl, int g, int p) {
   if (!spearman_at(pl, g)) return POD_OK;
   pod_ranks_work *w = rwork_take(pl);
   if (!w) return POD_ENOMEM;
+  const pod_dist *d = &pl->dists[p];
+  pod_ranks *rk = &pl->xrank[g * pl->P + p];
+  const double *x = pl->xcol[g * pl->P + p];
+  size_t n = (size_t)pl->rows[g];
+  int rc = POD_ERANGE;
+  /* a discrete parameter takes only its values: ranked by counting */
+  if (d->kind == POD_DIST_DISCRETE && d->svals && d->n >= 1 &&
+      d->n <= POD_RANKS_LEVELS_MAX)
+    rc = pod_ranks_init_levels(rk, x, n, d->svals, d->n, w);
   double b[2]; /* the parameter's support bounds its column */
-  int have = pod_dist_support(&pl->dists[p], &b[0], &b[1]);
-  int rc = pod_ranks_init_with(&pl->xrank[g * pl->P + p],
-                               pl->xcol[g * pl->P + p], (size_t)pl->rows[g],
-                               have ? b : NULL, NULL, 0, NULL, 0, w);
+  int have = pod_dist_support(d, &b[0], &b[1]);
+  if (rc == POD_ERANGE || rc == POD_EINVAL) /* not its values: sorted */
+    rc = pod_ranks_init_with(rk, x, n, have ? b : NULL, NULL, 0, NULL, 0, w);
   rwork_give(pl, w);
   return rc;
 }

@@ -37,4 +37,73 @@ static inline double pod_stats__dval(uint64_t k) {
 #endif
 #define POD_STATS_AHEAD 16 /* places ahead */
 
+/* 128-bit unsigned arithmetic, portable C11 (the rank sums) */
+typedef struct {
+  uint64_t hi, lo;
+} u128;
+
+static inline u128 u128_add(u128 a, uint64_t b) {
+  a.lo += b;
+  a.hi += a.lo < b;
+  return a;
+}
+
+static inline u128 u128_mul(uint64_t a, uint64_t b) {
+  uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu,
+           b1 = b >> 32;
+  uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+  u128 r;
+  r.lo = (mid << 32) | (p00 & 0xffffffffu);
+  r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+  return r;
+}
+
+static inline int u128_lt(u128 a, u128 b) {
+  return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
+
+static inline u128 u128_sub(u128 a, u128 b) { /* a >= b */
+  u128 r;
+  r.lo = a.lo - b.lo;
+  r.hi = a.hi - b.hi - (a.lo < b.lo);
+  return r;
+}
+
+static inline double u128_double(u128 a) {
+  return (double)a.hi * 0x1p64 + (double)a.lo;
+}
+
+/* a - b as a double, either sign */
+static inline double u128_diff(u128 a, u128 b) {
+  return u128_lt(a, b) ? -u128_double(u128_sub(b, a))
+                       : u128_double(u128_sub(a, b));
+}
+
+static inline u128 u128_add2(u128 a, u128 b) {
+  a = u128_add(a, b.lo);
+  a.hi += b.hi;
+  return a;
+}
+
+/* sum of (2k)^2 for k = 1..n = 2 n (n+1) (2n+1) / 3, exact (n < 2^31):
+** the squares of twice the ranks when no two values tie */
+static inline u128 u128_sum_r2sq(uint64_t n) {
+  uint64_t a = n, b = n + 1, c = 2 * n + 1;
+  if (a % 2 == 0)
+    a /= 2;
+  else
+    b /= 2;
+  if (a % 3 == 0)
+    a /= 3;
+  else if (b % 3 == 0)
+    b /= 3;
+  else
+    c /= 3;
+  u128 p = u128_mul(a * b, c); /* n (n+1) (2n+1) / 6 */
+  p.hi = p.hi << 2 | p.lo >> 62;
+  p.lo <<= 2;
+  return p;
+}
+
 #endif

@@ -8,8 +8,11 @@
 ** ranking pass walks the sorted words, gives each value of its own its
 ** rank at once, and sorts the rare runs of equal prefixes whose keys
 ** differ by their full keys (an MSD radix sort of (key, index) pairs, in
-** cache) before ranking their ties.  The order, the quantiles and the sum
-** of squares come from the same pass.  Spearman then needs no
+** cache) before ranking their ties.  The order and the quantiles come
+** from the same pass; the sum of squares is that of n untied ranks in
+** closed form (2 n (n+1) (2n+1) / 3), corrected by the runs only.  A
+** discrete column may be ranked by counting its levels instead
+** (pod_ranks_init_levels).  Spearman then needs no
 ** floating-point sums: twice the ranks are integers, their sum is n(n+1)
 ** whatever the ties, and the sums of squares and of products are exact in
 ** 128-bit integers, so the coefficient is rounded once, at the end.
@@ -25,50 +28,6 @@
 #define SUB_BITS 11  /* of the later levels, at most */
 #define MAX_DEPTH 24 /* a level drops >= 3 bits of range (m > INS_MAX) */
 #define CNT_SUB ((1u << SUB_BITS) + 1)
-
-/* ---- 128-bit unsigned arithmetic, portable C11 ---- */
-
-typedef struct {
-  uint64_t hi, lo;
-} u128;
-
-static u128 u128_add(u128 a, uint64_t b) {
-  a.lo += b;
-  a.hi += a.lo < b;
-  return a;
-}
-
-static u128 u128_mul(uint64_t a, uint64_t b) {
-  uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu,
-           b1 = b >> 32;
-  uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-  uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
-  u128 r;
-  r.lo = (mid << 32) | (p00 & 0xffffffffu);
-  r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-  return r;
-}
-
-static int u128_lt(u128 a, u128 b) {
-  return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
-}
-
-static u128 u128_sub(u128 a, u128 b) { /* a >= b */
-  u128 r;
-  r.lo = a.lo - b.lo;
-  r.hi = a.hi - b.hi - (a.lo < b.lo);
-  return r;
-}
-
-static double u128_double(u128 a) {
-  return (double)a.hi * 0x1p64 + (double)a.lo;
-}
-
-/* a - b as a double, either sign */
-static double u128_diff(u128 a, u128 b) {
-  return u128_lt(a, b) ? -u128_double(u128_sub(b, a))
-                       : u128_double(u128_sub(a, b));
-}
 
 /* ---- MSD radix sort of (key, index) pairs ---- */
 
@@ -468,7 +427,10 @@ static int ranks_build(const double *x, size_t n, const double *bounds,
   }
   lsd_sort(a, x, n, lo, shift, h);
   free(h);
-  *ss = (u128){0, 0};
+  /* the sum of squares: that of n values of their own, less the squares
+  ** the runs' places would have had, plus what the runs have (the runs
+  ** are rare: no sum in the pass over the values of their own) */
+  u128 runs = {0, 0}, untied = {0, 0};
   uint64_t *w = a->w;
   size_t s = 0;
   while (s < n) {
@@ -476,18 +438,21 @@ static int ranks_build(const double *x, size_t n, const double *bounds,
     if (s + POD_STATS_AHEAD < n)
       POD_STATS_PREFETCH_W(&r2[(uint32_t)w[s + POD_STATS_AHEAD]]);
     if (s + 1 == n || w[s + 1] >> 32 != pre) { /* a value of its own */
-      uint64_t v = 2 * (uint64_t)s + 2;
-      r2[(uint32_t)w[s]] = (uint32_t)v;
+      r2[(uint32_t)w[s]] = (uint32_t)(2 * s + 2);
       if (order) order[s] = (uint32_t)w[s];
-      *ss = u128_add(*ss, v * v);
       s++;
       continue;
     }
     size_t e = s + 2;
     while (e < n && w[e] >> 32 == pre) e++;
-    if (rank_run(x, a, s, e, shift, r2, order, ss)) return POD_ENOMEM;
+    for (size_t t = s; t < e; t++) {
+      uint64_t v = 2 * (uint64_t)t + 2;
+      untied = u128_add(untied, v * v);
+    }
+    if (rank_run(x, a, s, e, shift, r2, order, &runs)) return POD_ENOMEM;
     s = e;
   }
+  *ss = u128_sub(u128_add2(u128_sum_r2sq(n), runs), untied);
   return POD_OK;
 }
 
@@ -557,6 +522,16 @@ int pod_ranks_init_ordered(pod_ranks *r, const double *x, size_t n,
   return pod_ranks_init_with(r, x, n, NULL, probs, np, q, 1, NULL);
 }
 
+/* A group of ties at places [i, t) with twice-rank v: its squares into
+** *ss, those of the untied ranks of its places into *untied. */
+static void ties_sq(u128 *ss, u128 *untied, size_t i, size_t t, uint64_t v) {
+  *ss = add_squares(*ss, v, t - i);
+  for (size_t u = i; u < t; u++) {
+    uint64_t w = 2 * (uint64_t)u + 2;
+    *untied = u128_add(*untied, w * w);
+  }
+}
+
 /* The direction y takes along the order o: +1 up, -1 down (from the
 ** first unequal pair), 0 constant. */
 static int direction(const double *y, const uint32_t *o, size_t n) {
@@ -590,7 +565,8 @@ int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
   const ptrdiff_t st = dir >= 0 ? 1 : -1;
   uint32_t *r2 = r->r2;
   double prev = y[o[0]];
-  u128 ss = {0, 0};
+  u128 ss = {0, 0}, untied = {0, 0};      /* the ties' squares, as they are and
+                                           ** as untied ranks */
   int ok = !(prev == 0 && signbit(prev)); /* a -0: refused */
   size_t i = 0;
   for (size_t t = 1; t < n && ok; t++) {
@@ -607,7 +583,7 @@ int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
     }
     uint64_t v = (uint64_t)(i + 1 + t); /* ranks i+1..t */
     for (size_t u = i; u < t; u++) r2[o[(ptrdiff_t)u * st]] = (uint32_t)v;
-    ss = add_squares(ss, v, t - i);
+    if (t - i > 1) ties_sq(&ss, &untied, i, t, v);
     i = t;
     prev = b;
   }
@@ -617,7 +593,9 @@ int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
   }
   uint64_t v = (uint64_t)(i + 1 + n);
   for (size_t u = i; u < n; u++) r2[o[(ptrdiff_t)u * st]] = (uint32_t)v;
-  ss = add_squares(ss, v, n - i);
+  if (n - i > 1) ties_sq(&ss, &untied, i, n, v);
+  /* as in ranks_build: n untied ranks' squares, corrected by the ties */
+  ss = u128_sub(u128_add2(u128_sum_r2sq(n), ss), untied);
   for (int t = 0; t < np; t++) {
     const double index = probs[t] * (double)(n - 1);
     const size_t lhs = (size_t)(int)index;
@@ -626,6 +604,58 @@ int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
                         : (1 - delta) * y[o[(ptrdiff_t)lhs * st]] +
                               delta * y[o[(ptrdiff_t)(lhs + 1) * st]];
   }
+  r->ss_hi = ss.hi;
+  r->ss_lo = ss.lo;
+  return POD_OK;
+}
+
+/* Ranks of a column of a few known values (a discrete parameter): each
+** value's level by binary search over the distinct level keys, the count
+** per level, then twice the average rank of a level's ties, 2 below + c +
+** 1 (below: the values under it, c: its count): the ranks of the sort,
+** in two passes and without one. */
+int pod_ranks_init_levels(pod_ranks *r, const double *x, size_t n,
+                          const double *levels, int nlev,
+                          pod_ranks_work *work) {
+  memset(r, 0, sizeof *r);
+  if (nlev < 1 || nlev > POD_RANKS_LEVELS_MAX || n > POD_RANKS_MAX)
+    return POD_EINVAL;
+  uint64_t key[POD_RANKS_LEVELS_MAX];
+  uint64_t cnt[POD_RANKS_LEVELS_MAX] = {0};
+  int k = 0;
+  for (int j = 0; j < nlev; j++) { /* distinct keys, ascending */
+    uint64_t v = rkey(levels[j]);
+    if (k > 0 && v < key[k - 1]) return POD_EINVAL; /* not sorted */
+    if (k == 0 || v != key[k - 1]) key[k++] = v;
+  }
+  if (!(r->r2 = work_take(work, n ? n : 1))) return POD_ENOMEM;
+  r->n = n;
+  uint32_t *r2 = r->r2;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = rkey(x[i]);
+    int a = 0, len = k; /* branch-free lower bound: levels come at random */
+    while (len > 1) {
+      int half = len / 2;
+      a += key[a + half - 1] < v ? half : 0;
+      len -= half;
+    }
+    if (key[a] != v) { /* not a level: the caller sorts instead */
+      pod_ranks_recycle(r, work);
+      return POD_ERANGE;
+    }
+    r2[i] = (uint32_t)a;
+    cnt[a]++;
+  }
+  uint32_t v2[POD_RANKS_LEVELS_MAX];
+  u128 ss = {0, 0};
+  uint64_t below = 0;
+  for (int j = 0; j < k; j++) {
+    uint64_t v = 2 * below + cnt[j] + 1; /* ranks below+1..below+cnt[j] */
+    v2[j] = (uint32_t)v;
+    if (cnt[j]) ss = add_squares(ss, v, cnt[j]);
+    below += cnt[j];
+  }
+  for (size_t i = 0; i < n; i++) r2[i] = v2[r2[i]];
   r->ss_hi = ss.hi;
   r->ss_lo = ss.lo;
   return POD_OK;

@@ -11,6 +11,10 @@
 **   with a comparison sort;
 **   and the same as a study ranks (pod_ranks_init_with: a kept scratch,
 **   the column's bounds known, the order kept);
+** - pod_hist_add_n: a skewed metric's histogram; reference: pod_hist_add
+**   value by value;
+** - pod_ranks_init_levels: a three-level discrete parameter ranked by
+**   counting; reference: the sort as a study ranks it;
 ** - pod_ranks_spearman: one (parameter, metric) coefficient from two rank
 **   sets; reference: pod_stats_pearson on the same ranks as doubles;
 **   pod_ranks_spearman_n: four parameters against one metric in one pass;
@@ -130,6 +134,46 @@ static void bench_ranks(gsl_rng *g, double *x, double *r, vi *t) {
   pod_ranks_work_free(wk);
 }
 
+/* A discrete parameter's column (three levels) as a study ranks it:
+** pod_ranks_init_levels (counting) against pod_ranks_init_with (the sort,
+** kept scratch, known bounds), the same ranks, alternating rounds. */
+static void bench_levels(gsl_rng *g, double *x) {
+  static const double lv[] = {0.0, 1.0, 2.0};
+  for (size_t i = 0; i < N; i++) x[i] = lv[gsl_rng_uniform_int(g, 3)];
+  const double b[2] = {0.0, 2.0};
+  pod_ranks_work *wk = pod_ranks_work_new();
+  double bestl = 1e9, bests = 1e9;
+  for (int round = 0; round <= ROUNDS; round++) {
+    pod_ranks a, c;
+    double t0 = cpu_s();
+    int rc = pod_ranks_init_levels(&a, x, N, lv, 3, wk);
+    double t1 = cpu_s();
+    rc = rc ? rc : pod_ranks_init_with(&c, x, N, b, NULL, 0, NULL, 0, wk);
+    double t2 = cpu_s();
+    if (!wk || rc) {
+      fprintf(stderr, "bench_stats: out of memory\n");
+      exit(1);
+    }
+    for (size_t i = 0; i < N; i++) /* the same ranks */
+      if (a.r2[i] != c.r2[i] || a.ss_lo != c.ss_lo) {
+        fprintf(stderr, "bench_stats: level ranks differ at %zu\n", i);
+        exit(1);
+      }
+    pod_ranks_recycle(&a, wk);
+    pod_ranks_recycle(&c, wk);
+    if (round == 0) continue; /* warm scratch */
+    if (t1 - t0 < bestl) bestl = t1 - t0;
+    if (t2 - t1 < bests) bests = t2 - t1;
+  }
+  printf(
+      "stats_ranks_levels: %.1f ms per 1 M values of a three-level "
+      "discrete parameter (pod_ranks_init_levels, counting; CPU time, "
+      "best of %d); the sort as a study ranks (pod_ranks_init_with) "
+      "%.1f ms: %.1fx\n",
+      bestl * 1e3, ROUNDS, bests * 1e3, bests / bestl);
+  pod_ranks_work_free(wk);
+}
+
 static void bench_spearman(gsl_rng *g, double *x, double *y, double *r,
                            double *s) {
   fill(x, 0, g);
@@ -210,6 +254,46 @@ static void bench_quantiles(gsl_rng *g, double *x, double *y) {
       best * 1e3, ROUNDS, ref * 1e3, ref / best);
 }
 
+/* The histogram of a finished metric: pod_hist_add_n on 1 M skewed
+** values (a time: exponential, most of them in the first bins) into 100
+** linear bins over [min, max], the way the exact summaries count;
+** reference: pod_hist_add value by value; the same counts. */
+static void bench_hist(gsl_rng *g, double *x) {
+  double lo = 1e300, hi = -1e300;
+  for (size_t i = 0; i < N; i++) {
+    x[i] = gsl_ran_exponential(g, 1e-4);
+    lo = x[i] < lo ? x[i] : lo;
+    hi = x[i] > hi ? x[i] : hi;
+  }
+  double best = 1e9, ref = 1e9;
+  for (int round = 0; round < ROUNDS; round++) {
+    pod_hist a, b;
+    if (pod_hist_init(&a, 100, lo, hi, 0, NULL) ||
+        pod_hist_init(&b, 100, lo, hi, 0, NULL)) {
+      fprintf(stderr, "bench_stats: out of memory\n");
+      exit(1);
+    }
+    double t0 = cpu_s();
+    pod_hist_add_n(&a, x, N);
+    double t1 = cpu_s();
+    for (size_t i = 0; i < N; i++) pod_hist_add(&b, x[i], 1);
+    double t2 = cpu_s();
+    if (memcmp(a.counts, b.counts, 100 * sizeof *a.counts)) {
+      fprintf(stderr, "bench_stats: histogram counts differ\n");
+      exit(1);
+    }
+    pod_hist_free(&a);
+    pod_hist_free(&b);
+    if (t1 - t0 < best) best = t1 - t0;
+    if (t2 - t1 < ref) ref = t2 - t1;
+  }
+  printf(
+      "stats_hist_add_n: %.2f ms per 1 M exponential values into 100 "
+      "bins (CPU time, best of %d); pod_hist_add value by value %.2f "
+      "ms: %.1fx\n",
+      best * 1e3, ROUNDS, ref * 1e3, ref / best);
+}
+
 int main(void) {
   pod_init();
   gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
@@ -221,6 +305,8 @@ int main(void) {
     return 1;
   }
   bench_ranks(g, x, r, t);
+  bench_levels(g, x);
+  bench_hist(g, x);
   bench_spearman(g, x, y, r, s);
   bench_quantiles(g, x, y);
   free(x);

@@ -311,6 +311,32 @@ static void test_sobol_pseudo_random(void **st) {
 
 /* ---- sketch mode, Spearman, partial flags ---- */
 
+/* A discrete parameter is ranked by counting its levels (pod_ranks_init_
+** levels): its Spearman against each metric is the sorting one's. */
+static void test_spearman_discrete(void **st) {
+  (void)st;
+  static const double dv[] = {2.5, -1.0, 0.0, 2.5}, dw[] = {1, 2, 3, 1};
+  pod_mc_spec s;
+  pod_dist d[2];
+  spec2(&s, d);
+  assert_int_equal(pod_dist_discrete(dv, dw, 4, &d[0], NULL), POD_OK);
+  s.keep_samples = 1;
+  s.sensitivity = POD_MC_SENS_SPEARMAN;
+  pod_mc_results *r = run(&s);
+  for (int g = 0; g < 2; g++)
+    for (int m = 0; m < 2; m++) {
+      const double *x = pod_mc_results_param_column(r, g, 0);
+      const double *y = pod_mc_results_metric_column(r, g, m);
+      double rho;
+      assert_int_equal(pod_stats_spearman(x, y, 5000, &rho), POD_OK);
+      pod_mc_sens_value v;
+      pod_mc_results_sensitivity(r, g, 0, m, &v);
+      assert_true(rho == v.spearman && fabs(rho) > 0.1);
+    }
+  pod_mc_results_free(r);
+  pod_dist_free(&d[0]);
+}
+
 static void test_sketch_mode_and_spearman(void **st) {
   (void)st;
   pod_mc_spec s;
@@ -942,6 +968,7 @@ int main(void) {
       cmocka_unit_test(test_sobol_ishigami),
       cmocka_unit_test(test_sobol_pseudo_random),
       cmocka_unit_test(test_sketch_mode_and_spearman),
+      cmocka_unit_test(test_spearman_discrete),
       cmocka_unit_test(test_stopping),
       cmocka_unit_test(test_eval_errors),
       cmocka_unit_test(test_nonfinite_unfit),

@@ -267,6 +267,19 @@ static void test_spearman_past_2_64(void **st) {
   assert_true(pa.ss_hi > 0);
   ref_ranks(a, n, ra);
   ref_ranks(b, n, rb);
+  /* the sums of squares past 2^64, exact (a has ties: 32-bit uniforms) */
+  const pod_ranks *pr[2] = {&pa, &pb};
+  const double *rr[2] = {ra, rb};
+  for (int k = 0; k < 2; k++) {
+    uint64_t hi = 0, lo = 0;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t v = (uint64_t)(2 * rr[k][i]);
+      assert_true(pr[k]->r2[i] == v);
+      lo += v * v;
+      hi += lo < v * v;
+    }
+    assert_true(pr[k]->ss_hi == hi && pr[k]->ss_lo == lo);
+  }
   double want = pod_stats_pearson(ra, rb, n);
   assert_near(pod_ranks_spearman(&pa, &pb), want, 1e-12);
   assert_true(want > 0.5);
@@ -370,6 +383,65 @@ static void test_reuse_order(void **st) {
   gsl_rng_free(g);
 }
 
+/* Ranks by counting the levels of a discrete column: the same r2 and sums
+** as the sort, for levels with a repeated value, -0 beside +0, negatives,
+** one level, and sizes 0, 1, 2 and larger; the refusals. */
+static void assert_same_ranks(const pod_ranks *a, const pod_ranks *b) {
+  assert_int_equal(a->n, b->n);
+  assert_true(a->ss_hi == b->ss_hi && a->ss_lo == b->ss_lo);
+  for (size_t i = 0; i < a->n; i++) assert_int_equal(a->r2[i], b->r2[i]);
+}
+
+static void test_ranks_levels(void **st) {
+  (void)st;
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  static const double lv[] = {-2.5, -0.0, 0.0, 1.0, 1.0, 3.0, 1e300};
+  const int nlv = (int)(sizeof lv / sizeof lv[0]);
+  static const size_t sizes[] = {0, 1, 2, 17, 40009};
+  double *x = malloc(40009 * sizeof *x);
+  pod_ranks_work *wk = pod_ranks_work_new();
+  assert_non_null(wk);
+  for (int use = 1; use <= nlv; use++) /* the first `use` levels */
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+      size_t n = sizes[s];
+      for (size_t i = 0; i < n; i++)
+        x[i] = lv[gsl_rng_uniform_int(g, (unsigned long)use)];
+      pod_ranks a, b;
+      assert_int_equal(pod_ranks_init(&a, x, n, NULL, 0, NULL), POD_OK);
+      assert_int_equal(pod_ranks_init_levels(&b, x, n, lv, use, wk), POD_OK);
+      assert_null(b.order);
+      assert_same_ranks(&a, &b);
+      if (n >= 2) /* Spearman against a column ranked by sorting */
+        assert_true(pod_ranks_spearman(&a, &a) == pod_ranks_spearman(&a, &b) ||
+                    isnan(pod_ranks_spearman(&a, &a)));
+      pod_ranks_free(&a);
+      pod_ranks_recycle(&b, wk);
+    }
+  /* a value that is not a level: POD_ERANGE, r empty */
+  for (size_t i = 0; i < 100; i++) x[i] = lv[i % 3];
+  x[57] = 2.0;
+  pod_ranks b;
+  assert_int_equal(pod_ranks_init_levels(&b, x, 100, lv, nlv, wk), POD_ERANGE);
+  assert_null(b.r2);
+  assert_int_equal(b.n, 0);
+  x[57] = NAN;
+  assert_int_equal(pod_ranks_init_levels(&b, x, 100, lv, nlv, NULL),
+                   POD_ERANGE);
+  /* bad levels: none, too many, descending */
+  static const double down[] = {2.0, 1.0};
+  double many[POD_RANKS_LEVELS_MAX + 1];
+  for (int j = 0; j <= POD_RANKS_LEVELS_MAX; j++) many[j] = j;
+  assert_int_equal(pod_ranks_init_levels(&b, x, 10, lv, 0, wk), POD_EINVAL);
+  assert_int_equal(
+      pod_ranks_init_levels(&b, x, 10, many, POD_RANKS_LEVELS_MAX + 1, wk),
+      POD_EINVAL);
+  assert_int_equal(pod_ranks_init_levels(&b, x, 10, down, 2, wk), POD_EINVAL);
+  assert_null(b.r2);
+  pod_ranks_work_free(wk);
+  free(x);
+  gsl_rng_free(g);
+}
+
 int main(void) {
   pod_init();
   const struct CMUnitTest tests[] = {
@@ -377,6 +449,7 @@ int main(void) {
       cmocka_unit_test(test_spearman_vs_gsl),
       cmocka_unit_test(test_spearman_past_2_64),
       cmocka_unit_test(test_reuse_order),
+      cmocka_unit_test(test_ranks_levels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
