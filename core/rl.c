@@ -39,9 +39,8 @@
 #include <string.h>
 
 #include "pod_coll.h"
+#include "rl_int.h"
 #include "serve_int.h"
-
-#define FAIL(field, ...) pod_err_set(err, POD_EINVAL, field, __VA_ARGS__)
 
 const char *const pod_rl_placement_names[] = {"colocated", "disaggregated",
                                               NULL};
@@ -188,7 +187,7 @@ const pod_field pod_rl_pair_fields[] = {
 #undef PD
 
 /* Prefix a nested error's field ("rollout." + "parallel.tp"). */
-static int nested(int rc, const char *pre, pod_err *err) {
+int pod_rl__nested(int rc, const char *pre, pod_err *err) {
   if (rc != POD_OK && err) {
     size_t lp = strlen(pre), lf = strlen(err->field);
     if (lp + lf < POD_ERR_FIELD_MAX) {
@@ -365,21 +364,22 @@ static int rollout_time(const pod_rl_cfg *c, const step_ctx *k,
   s.output_tokens = 1.0;
   double per_inst = k->n_seq / k->inst;
   int want = s.batch, maxb = 0;
-  int rc = nested(pod_serve_max_batch(&s, &maxb, err), "rollout.", err);
+  int rc = pod_rl__nested(pod_serve_max_batch(&s, &maxb, err), "rollout.", err);
   if (rc) return rc;
   double cap = want > 0 && want < maxb ? want : maxb;
   double b0 = per_inst < cap ? ceil(per_inst) : cap;
   if (b0 < 1) b0 = 1;
   s.batch = (int)b0;
-  if ((rc =
-           nested(pod_serve_eval_checked(&s, &o->serve, err), "rollout.", err)))
+  if ((rc = pod_rl__nested(pod_serve_eval_checked(&s, &o->serve, err),
+                           "rollout.", err)))
     return rc;
   double t1 = o->serve.tpot_s * o->serve.tokens_per_step; /* one step */
   double s0 = t1, s1 = 0.0;
   if (b0 >= 2) {
     pod_serve_result half;
     s.batch = (int)(b0 / 2);
-    if ((rc = nested(pod_serve_eval_checked(&s, &half, err), "rollout.", err)))
+    if ((rc = pod_rl__nested(pod_serve_eval_checked(&s, &half, err), "rollout.",
+                             err)))
       return rc;
     double t2 = half.tpot_s * half.tokens_per_step;
     s1 = (t1 - t2) / (b0 - s.batch);
@@ -408,7 +408,8 @@ static int rollout_time(const pod_rl_cfg *c, const step_ctx *k,
   s.input_tokens = c->input_tokens;
   s.output_tokens = 1.0;
   s.batch = 1;
-  if ((rc = nested(pod_serve_eval_checked(&s, &pr, err), "rollout.", err)))
+  if ((rc = pod_rl__nested(pod_serve_eval_checked(&s, &pr, err), "rollout.",
+                           err)))
     return rc;
   double pre = prompts * c->input_tokens /
                (pr.prefill_tokens_per_s_per_gpu * c->rollout.gpus);
@@ -437,7 +438,7 @@ static int train_time(const pod_rl_cfg *c, const step_ctx *k, pod_rl_result *o,
     return FAIL("train.global_batch", "step too large (%g x %g)", gbs, seq);
   t.seq = (int)seq;
   t.global_batch = (int)gbs;
-  int rc = nested(pod_train_eval(&t, &o->train, err), "train.", err);
+  int rc = pod_rl__nested(pod_train_eval(&t, &o->train, err), "train.", err);
   if (rc) return rc;
   if (!o->train.fits)
     return FAIL("train.gpus",
@@ -515,7 +516,7 @@ static int cost(const pod_rl_cfg *c, const step_ctx *k, pod_rl_result *o,
   r.tokens = 0.0;
   r.tokens_per_s = 0.0;
   pod_rel_result rr;
-  int rc = nested(pod_rel_eval(&r, &rr, err), "reliability.", err);
+  int rc = pod_rl__nested(pod_rel_eval(&r, &rr, err), "reliability.", err);
   if (rc) return rc;
   o->goodput = rr.goodput;
   o->spare_gpus = rr.spare_gpus;
@@ -593,7 +594,8 @@ int pod_rl_sync_eval(const pod_rl_cfg *c, double *sync_s, double *bytes,
   s.input_tokens = c->input_tokens;
   s.output_tokens = k.mean;
   s.disaggregated = 0;
-  if ((rc = nested(pod_serve_eval(&s, &o->serve, err), "rollout.", err)))
+  if ((rc =
+           pod_rl__nested(pod_serve_eval(&s, &o->serve, err), "rollout.", err)))
     return rc;
   if (colo && c->offload && (rc = train_time(c, &k, o, err))) return rc;
   if ((rc = sync_time(c, &k, o, err))) return rc;
@@ -676,129 +678,3 @@ const pod_kernel pod_rl_kernel = {
     "rl", sizeof(pod_rl_cfg),
     (int)(sizeof metric_names / sizeof metric_names[0]), metric_names,
     kernel_fn};
-
-/* ---- pairs ----------------------------------------------------------------
- */
-
-void pod_rl_pair_cfg_init(pod_rl_pair_cfg *c) {
-  memset(c, 0, sizeof *c);
-  pod_rl_cfg_init(&c->a);
-  pod_rl_cfg_init(&c->b);
-}
-
-static void set_system(pod_system *y, double up, double out, double price) {
-  if (up > 0.0) y->up_eff = up;
-  if (out > 0.0) y->out_eff = out;
-  if (price > 0.0) y->usd_per_gpu_hour = price;
-}
-
-static void apply(const pod_rl_pair_cfg *p, pod_rl_cfg *x, double up,
-                  double out, double price) {
-  set_system(&x->rollout.system, up, out, price);
-  set_system(&x->train.system, up, out, price);
-  if (p->eff_scale > 0.0) x->train.eff_scale *= p->eff_scale;
-  if (p->overlap > 0.0) x->rollout.overlap = p->overlap;
-  /* trainers only: the rollouts' serving model has its own expert
-  ** imbalance (expert_cv), which a shared factor would count twice */
-  if (p->imbalance > 0.0) x->train.model.imbalance = p->imbalance;
-  if (p->resp_scale > 0.0) {
-    if (x->response.kind == POD_DIST_LOGNORMAL)
-      x->response.p[0] += log(p->resp_scale);
-    else
-      for (int i = 0; i < 4; i++) x->response.p[i] *= p->resp_scale;
-  }
-}
-
-/* Pre-training cost per million tokens, spares charged. */
-static int pretrain_side(const pod_rl_cfg *x, double *cost, double *step,
-                         double *goodput, double *tps, pod_err *err) {
-  pod_train_result t;
-  int rc = nested(pod_train_eval(&x->train, &t, err), "train.", err);
-  if (rc) return rc;
-  if (!t.fits)
-    return FAIL("train.parallel", "needs %.1f GB per GPU, more than %.0f",
-                t.memory.total_gb, x->train.system.gpu.hbm_gb);
-  pod_rel_cfg r = x->rel;
-  r.active_gpus = x->train.gpus;
-  r.work_h = x->hours;
-  r.tokens = 0.0;
-  r.tokens_per_s = 0.0;
-  pod_rel_result rr;
-  if ((rc = nested(pod_rel_eval(&r, &rr, err), "reliability.", err))) return rc;
-  double gpus = x->train.gpus + rr.spare_gpus;
-  *cost = x->train.system.usd_per_gpu_hour * gpus / 3600.0 /
-          (t.tokens_per_s * rr.goodput) * 1e6;
-  *step = t.step_s;
-  *goodput = rr.goodput;
-  *tps = t.tokens_per_s_per_gpu;
-  return POD_OK;
-}
-
-static int side(const pod_rl_pair_cfg *p, const pod_rl_cfg *x0, double up,
-                double out, double price, const char *pre, double *cost,
-                double *step, double *goodput, double *tps, pod_err *err) {
-  pod_rl_cfg x = *x0;
-  apply(p, &x, up, out, price);
-  int rc;
-  if (p->pretrain) {
-    rc = pretrain_side(&x, cost, step, goodput, tps, err);
-  } else {
-    pod_rl_result r;
-    rc = pod_rl_eval(&x, &r, err);
-    if (rc == POD_OK) {
-      *cost = r.usd_per_m_tokens_charged;
-      *step = r.step_s;
-      *goodput = r.goodput;
-      *tps = r.rollout_tokens_per_s_per_gpu;
-    }
-  }
-  return nested(rc, pre, err);
-}
-
-int pod_rl_pair_eval(const pod_rl_pair_cfg *p, pod_rl_pair_result *o,
-                     pod_err *err) {
-  memset(o, 0, sizeof *o);
-  int rc = pod_field_check_all(pod_rl_pair_fields, p, "", err);
-  if (rc) return rc;
-  rc = side(p, &p->a, p->up_eff_a, p->out_eff_a, p->price_a, "a.", &o->cost_a,
-            &o->step_a, &o->goodput_a, &o->tokens_per_s_per_gpu_a, err);
-  if (rc) return rc;
-  rc = side(p, &p->b, p->up_eff_b, p->out_eff_b, p->price_b, "b.", &o->cost_b,
-            &o->step_b, &o->goodput_b, &o->tokens_per_s_per_gpu_b, err);
-  if (rc) return rc;
-  o->ratio = o->cost_a / o->cost_b;
-  return POD_OK;
-}
-
-static const char *const pair_metric_names[] = {"cost_a",
-                                                "cost_b",
-                                                "ratio",
-                                                "a_cheaper",
-                                                "step_a",
-                                                "step_b",
-                                                "goodput_a",
-                                                "goodput_b",
-                                                "tokens_per_s_per_gpu_a",
-                                                "tokens_per_s_per_gpu_b"};
-
-static int pair_fn(const void *cfg, double *x, pod_err *err) {
-  pod_rl_pair_result r;
-  int rc = pod_rl_pair_eval(cfg, &r, err);
-  if (rc) return rc;
-  x[0] = r.cost_a;
-  x[1] = r.cost_b;
-  x[2] = r.ratio;
-  x[3] = r.cost_a < r.cost_b ? 1.0 : 0.0;
-  x[4] = r.step_a;
-  x[5] = r.step_b;
-  x[6] = r.goodput_a;
-  x[7] = r.goodput_b;
-  x[8] = r.tokens_per_s_per_gpu_a;
-  x[9] = r.tokens_per_s_per_gpu_b;
-  return POD_OK;
-}
-
-const pod_kernel pod_rl_pair_kernel = {
-    "rl_pair", sizeof(pod_rl_pair_cfg),
-    (int)(sizeof pair_metric_names / sizeof pair_metric_names[0]),
-    pair_metric_names, pair_fn};

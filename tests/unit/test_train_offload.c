@@ -24,18 +24,6 @@ static void near(double got, double want) {
   }
 }
 
-static pod_train_result eval_ok(const pod_train_cfg *c) {
-  pod_train_result r;
-  pod_err e;
-  pod_err_clear(&e);
-  int rc = pod_train_eval(c, &r, &e);
-  if (rc != POD_OK) {
-    print_error("%s: %s\n", e.field, e.msg);
-    fail();
-  }
-  return r;
-}
-
 static void expect_field(const pod_train_cfg *c, const char *field) {
   pod_train_result r;
   pod_err e;
@@ -96,7 +84,7 @@ static void test_system_checks(void **state) {
 static void test_memory_by_hand(void **state) {
   (void)state;
   pod_train_cfg c = tiny_h100_cfg();
-  pod_train_result none = eval_ok(&c);
+  pod_train_result none = train_eval_ok(&c);
   near(none.memory.host_gb, 0.0);
   struct {
     pod_offload_set set;
@@ -110,7 +98,7 @@ static void test_memory_by_hand(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     pod_train_cfg m = c;
     m.parallel.offload_modules = cases[i].set;
-    pod_train_result r = eval_ok(&m);
+    pod_train_result r = train_eval_ok(&m);
     double B = 2.0 * Tt * cases[i].elems;
     near(r.memory.host_gb, L * B / 1e9);
     near(none.memory.activations_gb - r.memory.activations_gb,
@@ -131,10 +119,10 @@ static void test_moe_modules(void **state) {
   c.parallel.ep = 2;
   pod_train_cfg m = c;
   m.parallel.offload_modules.expert_fc1 = 1;
-  near(eval_ok(&m).memory.host_gb, 2.0 * 2.0 * 32 * 128 / 1e9);
+  near(train_eval_ok(&m).memory.host_gb, 2.0 * 2.0 * 32 * 128 / 1e9);
   m = c;
   m.parallel.offload_modules.moe_act = 1;
-  near(eval_ok(&m).memory.host_gb, 2.0 * 2.0 * 32 * 128 / 1e9);
+  near(train_eval_ok(&m).memory.host_gb, 2.0 * 2.0 * 32 * 128 / 1e9);
 }
 
 /* Time by hand with nothing hidden (overlap_offload 0): each layer of
@@ -144,10 +132,10 @@ static void test_time_by_hand(void **state) {
   (void)state;
   pod_train_cfg c = tiny_h100_cfg();
   c.overlap_offload = 0.0;
-  pod_train_result none = eval_ok(&c);
+  pod_train_result none = train_eval_ok(&c);
   pod_train_cfg m = c;
   m.parallel.offload_modules.mlp_norm = 1;
-  pod_train_result r = eval_ok(&m);
+  pod_train_result r = train_eval_ok(&m);
   double B = 2.0 * 32 * 64;
   double R = c.system.host_link_GBps * c.system.host_link_eff * 1e9;
   double mb = 2.0, L = 2.0;
@@ -159,10 +147,10 @@ static void test_time_by_hand(void **state) {
   /* hiding under compute never costs more; with everything hidden and a
   ** link so fast the copy fits in the forward, nothing is exposed */
   m.overlap_offload = 1.0;
-  pod_train_result hid = eval_ok(&m);
+  pod_train_result hid = train_eval_ok(&m);
   assert_true(hid.breakdown.host <= r.breakdown.host);
   m.system.host_link_GBps = 1e5;
-  near(eval_ok(&m).breakdown.host, none.breakdown.host);
+  near(train_eval_ok(&m).breakdown.host, none.breakdown.host);
 }
 
 /* A large model: the same offload is exposed over PCIe on an 8-GPU B200
@@ -180,10 +168,10 @@ static void test_pcie_against_c2c(void **state) {
   h.system.gpu.power_w = 1290.0;
   pod_train_cfg g =
       preset_cfg("gb200_nvl72", "llama3_70b", 64, 8192, 128, POD_DTYPE_FP8, l);
-  pod_train_result rh = eval_ok(&h), rg = eval_ok(&g);
+  pod_train_result rh = train_eval_ok(&h), rg = train_eval_ok(&g);
   h.parallel.offload_modules = (pod_offload_set){0, 0, 0, 0, 0, 0};
   g.parallel.offload_modules = h.parallel.offload_modules;
-  pod_train_result nh = eval_ok(&h), ng = eval_ok(&g);
+  pod_train_result nh = train_eval_ok(&h), ng = train_eval_ok(&g);
   assert_true(rh.breakdown.host > nh.breakdown.host);
   near(rg.breakdown.host, ng.breakdown.host);
   assert_true(rh.memory.total_gb < nh.memory.total_gb);
@@ -198,13 +186,13 @@ static void test_with_recompute(void **state) {
   pod_train_cfg c = tiny_h100_cfg();
   c.parallel.recompute = POD_RECOMPUTE_FULL;
   c.parallel.offload_modules.core_attn = 1;
-  near(eval_ok(&c).memory.host_gb, 0.0);
+  near(train_eval_ok(&c).memory.host_gb, 0.0);
   c.parallel.offload_modules.attn_norm = 1;
-  near(eval_ok(&c).memory.host_gb, 2.0 * 2.0 * 32 * 64 / 1e9);
+  near(train_eval_ok(&c).memory.host_gb, 2.0 * 2.0 * 32 * 64 / 1e9);
   c = tiny_h100_cfg();
   c.parallel.recompute_modules.core_attn = 1;
   c.parallel.offload_modules.attn_proj = 1;
-  near(eval_ok(&c).memory.host_gb, 0.0);
+  near(train_eval_ok(&c).memory.host_gb, 0.0);
 }
 
 /* The search keeps the base's offload modules; without them (the
@@ -249,7 +237,7 @@ static void test_errors(void **state) {
   /* without offload, an unknown host link is fine */
   c = tiny_h100_cfg();
   c.system.host_link_GBps = c.system.host_mem_gb = 0.0;
-  eval_ok(&c);
+  train_eval_ok(&c);
   c = tiny_h100_cfg();
   c.overlap_offload = 1.5;
   expect_field(&c, "overlap_offload");
@@ -257,7 +245,7 @@ static void test_errors(void **state) {
   c = tiny_h100_cfg();
   c.parallel.offload_modules.core_attn = 1;
   c.system.host_mem_gb = 1e-6; /* 16 KB offloaded */
-  pod_train_result r = eval_ok(&c);
+  pod_train_result r = train_eval_ok(&c);
   assert_false(r.fits);
   assert_true(r.memory.total_gb <= c.system.gpu.hbm_gb);
 }

@@ -23,18 +23,6 @@ static void near(double got, double want) {
   }
 }
 
-static pod_train_result eval_ok(const pod_train_cfg *c) {
-  pod_train_result r;
-  pod_err e;
-  pod_err_clear(&e);
-  int rc = pod_train_eval(c, &r, &e);
-  if (rc != POD_OK) {
-    print_error("%s: %s\n", e.field, e.msg);
-    fail();
-  }
-  return r;
-}
-
 /* The tiny dense model on 2 GPUs of a system, fp8 with a recipe. */
 static pod_train_cfg tiny_fp8(const char *sys, int recipe) {
   pod_train_cfg c = tiny_h100_cfg();
@@ -104,8 +92,8 @@ static void test_nvfp4(void **state) {
   pod_train_cfg c8 = tiny_fp8("gb300_nvl72", POD_FP8_CURRENT);
   pod_train_cfg c4 = c8;
   c4.dtype = POD_DTYPE_FP4;
-  near(eval_ok(&c4).eff_gemm, eval_ok(&c8).eff_gemm * speed / 3.0);
-  assert_true(eval_ok(&c4).step_s < eval_ok(&c8).step_s);
+  near(train_eval_ok(&c4).eff_gemm, train_eval_ok(&c8).eff_gemm * speed / 3.0);
+  assert_true(train_eval_ok(&c4).step_s < train_eval_ok(&c8).step_s);
 }
 
 /* Current against delayed scaling on Blackwell: the same GEMM rates, so
@@ -117,7 +105,7 @@ static void test_cast_traffic_by_hand(void **state) {
   (void)state;
   pod_train_cfg d = tiny_fp8("gb300_nvl72", POD_FP8_DELAYED);
   pod_train_cfg cs = tiny_fp8("gb300_nvl72", POD_FP8_CURRENT);
-  pod_train_result rd = eval_ok(&d), rc = eval_ok(&cs);
+  pod_train_result rd = train_eval_ok(&d), rc = train_eval_ok(&cs);
   near(rc.eff_gemm, rd.eff_gemm);
   double Tt = 32.0, h = 64.0;
   double bytes = Tt * 2.0 * (4.125 / 6.125) / 4.0 * 27.0 * h;
@@ -135,19 +123,21 @@ static void test_mxfp8_gemm_rel(void **state) {
   pod_train_cfg cs = tiny_fp8("gb300_nvl72", POD_FP8_CURRENT);
   near(pod_train__recipe_gemm_rel(&mx), 6.812 / 7.161);
   near(pod_train__recipe_gemm_rel(&cs), 1.0);
-  near(eval_ok(&mx).eff_gemm, eval_ok(&cs).eff_gemm * 6.812 / 7.161);
+  near(train_eval_ok(&mx).eff_gemm,
+       train_eval_ok(&cs).eff_gemm * 6.812 / 7.161);
   mx.eff_gemm = cs.eff_gemm = 0.5;
-  near(eval_ok(&mx).eff_gemm, eval_ok(&cs).eff_gemm * 6.812 / 7.161);
+  near(train_eval_ok(&mx).eff_gemm,
+       train_eval_ok(&cs).eff_gemm * 6.812 / 7.161);
   double hopper_rel = 16.785 / (22.882 - 3.5 * 4.0625 / 6.0);
   pod_train_cfg hb = tiny_fp8("hgx_h100", POD_FP8_BLOCK);
   pod_train_cfg hc = tiny_fp8("hgx_h100", POD_FP8_CURRENT);
   near(pod_train__recipe_gemm_rel(&hb), hopper_rel);
-  near(eval_ok(&hb).eff_gemm, eval_ok(&hc).eff_gemm * hopper_rel);
+  near(train_eval_ok(&hb).eff_gemm, train_eval_ok(&hc).eff_gemm * hopper_rel);
   near(pod_train__recipe_gemm_rel(&hc), 1.0);
   hb.fp8_recipe = POD_FP8_DELAYED;
   near(pod_train__recipe_gemm_rel(&hb), 1.0);
   /* slower GEMMs, slower step */
-  assert_true(eval_ok(&mx).step_s > eval_ok(&cs).step_s);
+  assert_true(train_eval_ok(&mx).step_s > train_eval_ok(&cs).step_s);
 }
 
 /* The step's weight cast: none for per-tensor recipes with fp8 primary
@@ -163,13 +153,13 @@ static void test_weight_cast(void **state) {
   pod_train_cfg mx = tiny_fp8("gb300_nvl72", POD_FP8_BLOCK);
   near(pod_train__weight_cast_bytes(&cs), 5.0);
   near(pod_train__weight_cast_bytes(&mx), 4.1875);
-  double opt_cs = eval_ok(&cs).breakdown.optimizer;
+  double opt_cs = train_eval_ok(&cs).breakdown.optimizer;
   cs.software.fp8_params = 1;
   mx.software.fp8_params = 1;
   near(pod_train__weight_cast_bytes(&cs), 0.0);
   near(pod_train__weight_cast_bytes(&mx), 4.1875);
-  double opt_cs8 = eval_ok(&cs).breakdown.optimizer;
-  double opt_mx8 = eval_ok(&mx).breakdown.optimizer;
+  double opt_cs8 = train_eval_ok(&cs).breakdown.optimizer;
+  double opt_mx8 = train_eval_ok(&mx).breakdown.optimizer;
   assert_true(opt_cs > opt_cs8);
   near((opt_mx8 - opt_cs8) / (opt_cs - opt_cs8), 4.1875 / 5.0);
   /* by hand: 2 layers of the tiny model plus embedding and head, all on

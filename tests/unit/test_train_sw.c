@@ -36,18 +36,6 @@ static pod_train_cfg tiny_moe_cfg(int gpus, int ep) {
   return c;
 }
 
-static pod_train_result eval_ok(const pod_train_cfg *c) {
-  pod_train_result r;
-  pod_err e;
-  pod_err_clear(&e);
-  int rc = pod_train_eval(c, &r, &e);
-  if (rc != POD_OK) {
-    print_error("%s: %s\n", e.field, e.msg);
-    fail();
-  }
-  return r;
-}
-
 static void test_presets(void **state) {
   (void)state;
   pod_train_sw sw;
@@ -92,30 +80,30 @@ static void test_host_by_hand(void **state) {
   pod_train_cfg c = tiny_moe_cfg(2, 2); /* dp 2, m = 2, 4 local experts */
   c.host_expert_us = 10.0;
   double mb_layers = 2 * 2, t = 10e-6 / 5.0;
-  pod_train_result r = eval_ok(&c);
+  pod_train_result r = train_eval_ok(&c);
   near(r.breakdown.host, mb_layers * (2 * 4 * 10e-6 + (13 + 8) * t));
   c.parallel.recompute = POD_RECOMPUTE_FULL;
-  r = eval_ok(&c);
+  r = train_eval_ok(&c);
   near(r.breakdown.host, mb_layers * (3 * 4 * 10e-6 + (2 * 13 + 8) * t));
   c.parallel.recompute = POD_RECOMPUTE_NONE;
   /* partial graphs capture the router and preprocess; experts stay eager */
   c.software.cuda_graphs = POD_GRAPHS_PARTIAL;
-  near(eval_ok(&c).breakdown.host, mb_layers * 2 * 4 * 10e-6);
+  near(train_eval_ok(&c).breakdown.host, mb_layers * 2 * 4 * 10e-6);
   c.software.cuda_graphs = POD_GRAPHS_FULL;
-  assert_true(eval_ok(&c).breakdown.host == 0.0);
+  assert_true(train_eval_ok(&c).breakdown.host == 0.0);
   c.software.cuda_graphs = POD_GRAPHS_NONE;
   c.software.fused_grouped_mlp = 1; /* one expert kernel; router eager */
-  near(eval_ok(&c).breakdown.host, mb_layers * (13 + 8) * t);
+  near(train_eval_ok(&c).breakdown.host, mb_layers * (13 + 8) * t);
   c.software.cuda_graphs = POD_GRAPHS_PARTIAL;
-  assert_true(eval_ok(&c).breakdown.host == 0.0);
+  assert_true(train_eval_ok(&c).breakdown.host == 0.0);
   /* dense models have no token-count sync */
   pod_train_cfg d = tiny_h100_cfg();
-  assert_true(eval_ok(&d).breakdown.host == 0.0);
+  assert_true(train_eval_ok(&d).breakdown.host == 0.0);
   /* the default is the table's, positive */
   c = tiny_moe_cfg(2, 2);
-  assert_true(eval_ok(&c).breakdown.host > 0.0);
+  assert_true(train_eval_ok(&c).breakdown.host > 0.0);
   /* the parts still add up to the step */
-  r = eval_ok(&c);
+  r = train_eval_ok(&c);
   const pod_train_breakdown *b = &r.breakdown;
   near(r.step_s, b->compute + b->tp + b->cp + b->ep + b->host + b->pp + b->dp +
                      b->bubble + b->optimizer + b->straggler);
@@ -141,9 +129,9 @@ static void test_moe_staging_by_hand(void **state) {
   near(pod_train__router_bytes(), 44.0);
   c = tiny_moe_cfg(8, 8);
   c.software.dispatcher = POD_DISPATCH_ALLTOALL;
-  pod_train_result a = eval_ok(&c);
+  pod_train_result a = train_eval_ok(&c);
   c.software.dispatcher = POD_DISPATCH_HYBRIDEP;
-  pod_train_result hy = eval_ok(&c);
+  pod_train_result hy = train_eval_ok(&c);
   /* m = 16 / 8 = 2 micro-batches, 2 layers, 32 tokens, top-2, h 64 */
   double hbm = c.system.gpu.hbm_TBps * 1e12 * c.eff_hbm;
   near(hy.breakdown.compute - a.breakdown.compute,
@@ -160,30 +148,30 @@ static void test_feature_directions(void **state) {
   c.parallel.vp = 4;
   c.parallel.ep = 64;
   c.parallel.uneven = 1;
-  pod_train_result base = eval_ok(&c);
+  pod_train_result base = train_eval_ok(&c);
   assert_true(base.breakdown.ep > 0.0);
   pod_train_cfg f = c;
   f.software.a2a_overlap = 1;
-  pod_train_result r = eval_ok(&f);
+  pod_train_result r = train_eval_ok(&f);
   assert_true(r.breakdown.ep < base.breakdown.ep);
   assert_true(r.breakdown.ep == 0.0); /* hidden under the other compute */
   f = c;
   f.software.fused_grouped_mlp = 1;
-  assert_true(eval_ok(&f).breakdown.compute < base.breakdown.compute);
+  assert_true(train_eval_ok(&f).breakdown.compute < base.breakdown.compute);
   f = c;
   f.software.fp8_attention = 1;
-  assert_true(eval_ok(&f).breakdown.compute < base.breakdown.compute);
+  assert_true(train_eval_ok(&f).breakdown.compute < base.breakdown.compute);
   f.dtype = POD_DTYPE_BF16; /* fp8 attention needs an fp8 dtype */
   pod_train_cfg g = f;
   g.software.fp8_attention = 0;
-  near(eval_ok(&f).step_s, eval_ok(&g).step_s);
+  near(train_eval_ok(&f).step_s, train_eval_ok(&g).step_s);
   /* narrow expert GEMMs: the table has no roll-off; a study's w_half
   ** slows the experts */
   f = c;
   f.gemm_w_half = 0.0;
-  near(eval_ok(&f).step_s, base.step_s);
+  near(train_eval_ok(&f).step_s, base.step_s);
   f.gemm_w_half = 1590.0;
-  assert_true(eval_ok(&f).breakdown.compute > base.breakdown.compute);
+  assert_true(train_eval_ok(&f).breakdown.compute > base.breakdown.compute);
 }
 
 /* The fixed time per MoE layer per micro-batch: compute grows by exactly
@@ -198,27 +186,27 @@ static void test_moe_layer_fixed(void **state) {
   c.parallel.microbatch = 2;
   c.software.cuda_graphs = POD_GRAPHS_FULL;
   c.moe_layer_us = 0.0;
-  pod_train_result r0 = eval_ok(&c);
+  pod_train_result r0 = train_eval_ok(&c);
   c.moe_layer_us = 1000.0;
-  pod_train_result r1 = eval_ok(&c);
+  pod_train_result r1 = train_eval_ok(&c);
   /* 64 sequences / (8 ranks x 2) = 4 micro-batches, 48 MoE layers */
   assert_int_equal(r1.microbatches, 4);
   near(r1.breakdown.compute - r0.breakdown.compute, 4 * 48 * 1e-3);
   c.parallel.recompute = POD_RECOMPUTE_FULL;
-  pod_train_result f1 = eval_ok(&c);
+  pod_train_result f1 = train_eval_ok(&c);
   c.moe_layer_us = 0.0;
-  pod_train_result f0 = eval_ok(&c);
+  pod_train_result f0 = train_eval_ok(&c);
   near(f1.breakdown.compute - f0.breakdown.compute, 4 * 48 * 1e-3 * 4.0 / 3.0);
   /* the default (< 0) is the table's, not zero */
   c.moe_layer_us = -1.0;
-  assert_true(eval_ok(&c).breakdown.compute > f0.breakdown.compute);
+  assert_true(train_eval_ok(&c).breakdown.compute > f0.breakdown.compute);
   pod_train_cfg d =
       train_cfg("gb300_nvl72", "llama3_70b", 8, 4096, 64, POD_DTYPE_FP8);
   d.parallel.tp = 8;
   d.moe_layer_us = 0.0;
-  double t0 = eval_ok(&d).step_s;
+  double t0 = train_eval_ok(&d).step_s;
   d.moe_layer_us = 1000.0;
-  near(eval_ok(&d).step_s, t0);
+  near(train_eval_ok(&d).step_s, t0);
 }
 
 /* The routed experts' grouped GEMMs roll off with their own half size
@@ -235,30 +223,30 @@ static void test_expert_k_half(void **state) {
   c.software.cuda_graphs = POD_GRAPHS_FULL;
   c.moe_layer_us = 0.0;                    /* the GEMMs alone */
   assert_true(c.gemm_k_half_expert < 0.0); /* default: the table */
-  pod_train_result r = eval_ok(&c);
+  pod_train_result r = train_eval_ok(&c);
   pod_train_cfg d = c;
   d.gemm_k_half_expert = 330.0;
-  near(eval_ok(&d).step_s, r.step_s);
+  near(train_eval_ok(&d).step_s, r.step_s);
   d.gemm_k_half_expert = 4096.0; /* the dense GEMMs' roll-off */
-  pod_train_result s4 = eval_ok(&d);
+  pod_train_result s4 = train_eval_ok(&d);
   assert_true(s4.breakdown.compute > 1.2 * r.breakdown.compute);
   near(s4.eff_gemm, r.eff_gemm); /* the dense efficiency is untouched */
   d = c;
   d.gemm_k_half = 0.0; /* the dense roll-off alone leaves the experts */
   pod_train_cfg e = d;
   e.gemm_k_half_expert = 330.0;
-  near(eval_ok(&d).step_s, eval_ok(&e).step_s);
+  near(train_eval_ok(&d).step_s, train_eval_ok(&e).step_s);
   c.dtype = POD_DTYPE_BF16;
-  r = eval_ok(&c);
+  r = train_eval_ok(&c);
   d = c;
   d.gemm_k_half_expert = 0.0;
-  near(eval_ok(&d).step_s, r.step_s);
+  near(train_eval_ok(&d).step_s, r.step_s);
   pod_train_cfg m =
       train_cfg("gb300_nvl72", "llama3_70b", 8, 4096, 64, POD_DTYPE_FP8);
   m.parallel.tp = 8;
-  double t0 = eval_ok(&m).step_s;
+  double t0 = train_eval_ok(&m).step_s;
   m.gemm_k_half_expert = 4096.0;
-  near(eval_ok(&m).step_s, t0);
+  near(train_eval_ok(&m).step_s, t0);
 }
 
 /* A hierarchical dispatcher sends each token once per destination domain:
@@ -271,20 +259,20 @@ static void test_dispatcher(void **state) {
   c.parallel.ep = 16; /* two 8-GPU nodes */
   c.parallel.uneven = 1;
   c.parallel.recompute = POD_RECOMPUTE_FULL;
-  double a2a = eval_ok(&c).breakdown.ep;
+  double a2a = train_eval_ok(&c).breakdown.ep;
   c.software.dispatcher = POD_DISPATCH_DEEPEP;
-  double deep = eval_ok(&c).breakdown.ep;
+  double deep = train_eval_ok(&c).breakdown.ep;
   /* top-8 over 2 domains: 2 (1 - 1/2^8) distinct domains of 8 copies */
   near(deep / a2a, 2.0 * (1.0 - pow(0.5, 8)) / 8.0);
   c.software.dispatcher = POD_DISPATCH_HYBRIDEP;
-  near(eval_ok(&c).breakdown.ep, deep);
+  near(train_eval_ok(&c).breakdown.ep, deep);
   c.software.max_domains = 1; /* node-limited to one domain */
-  near(eval_ok(&c).breakdown.ep / a2a, 1.0 / 8.0);
+  near(train_eval_ok(&c).breakdown.ep / a2a, 1.0 / 8.0);
   c.parallel.ep = 8; /* inside one node: no change */
   c.software.dispatcher = POD_DISPATCH_ALLTOALL;
-  double in_node = eval_ok(&c).breakdown.ep;
+  double in_node = train_eval_ok(&c).breakdown.ep;
   c.software.dispatcher = POD_DISPATCH_DEEPEP;
-  near(eval_ok(&c).breakdown.ep, in_node);
+  near(train_eval_ok(&c).breakdown.ep, in_node);
 }
 
 /* Recompute modules by hand on the tiny model (Tt = 32 tokens, 2 layers,
@@ -295,7 +283,7 @@ static void test_dispatcher(void **state) {
 static void test_recompute_modules(void **state) {
   (void)state;
   pod_train_cfg c = tiny_h100_cfg();
-  pod_train_result none = eval_ok(&c);
+  pod_train_result none = train_eval_ok(&c);
   struct {
     pod_recompute_set set;
     double drop; /* bytes of activations */
@@ -308,7 +296,7 @@ static void test_recompute_modules(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     pod_train_cfg m = c;
     m.parallel.recompute_modules = cases[i].set;
-    pod_train_result r = eval_ok(&m);
+    pod_train_result r = train_eval_ok(&m);
     near(none.memory.activations_gb - r.memory.activations_gb,
          cases[i].drop / 1e9);
     /* the rerun adds time (the tiny model's MLP GEMMs are bound by their
@@ -328,18 +316,19 @@ static void test_recompute_modules(void **state) {
   d.parallel.vp = 4;
   d.parallel.ep = 64;
   d.parallel.uneven = 1;
-  pod_train_result dn = eval_ok(&d);
+  pod_train_result dn = train_eval_ok(&d);
   d.parallel.recompute_modules.mla_up_proj = 1;
-  pod_train_result du = eval_ok(&d);
+  pod_train_result du = train_eval_ok(&d);
   assert_true(du.memory.activations_gb < dn.memory.activations_gb);
   assert_true(du.breakdown.compute > dn.breakdown.compute);
   d.parallel.recompute_modules.moe_act = 1;
-  assert_true(eval_ok(&d).memory.activations_gb < du.memory.activations_gb);
+  assert_true(train_eval_ok(&d).memory.activations_gb <
+              du.memory.activations_gb);
   /* modules add nothing to selective or full recompute */
   d.parallel.recompute = POD_RECOMPUTE_SELECTIVE;
-  pod_train_result ds = eval_ok(&d);
+  pod_train_result ds = train_eval_ok(&d);
   d.parallel.recompute_modules = (pod_recompute_set){0, 0, 0, 0, 0};
-  near(eval_ok(&d).step_s, ds.step_s);
+  near(train_eval_ok(&d).step_s, ds.step_s);
 }
 
 /* fp8 primary weights: 1 B per weight instead of bf16 + fp8 (3 B); 2 B
@@ -349,13 +338,13 @@ static void test_fp8_params(void **state) {
   const double P = 86784.0; /* local parameters of the tiny model */
   pod_train_cfg c = tiny_h100_cfg();
   c.dtype = POD_DTYPE_FP8;
-  near(eval_ok(&c).memory.weights_gb, 3 * P / 1e9);
+  near(train_eval_ok(&c).memory.weights_gb, 3 * P / 1e9);
   c.software.fp8_params = 1;
-  near(eval_ok(&c).memory.weights_gb, 1 * P / 1e9);
+  near(train_eval_ok(&c).memory.weights_gb, 1 * P / 1e9);
   c.fp8_recipe = POD_FP8_BLOCK;
-  near(eval_ok(&c).memory.weights_gb, 2 * P / 1e9);
+  near(train_eval_ok(&c).memory.weights_gb, 2 * P / 1e9);
   c.dtype = POD_DTYPE_BF16; /* ignored for bf16 */
-  near(eval_ok(&c).memory.weights_gb, 2 * P / 1e9);
+  near(train_eval_ok(&c).memory.weights_gb, 2 * P / 1e9);
 }
 
 static void expect_field(const pod_train_cfg *c, const char *field);
@@ -380,31 +369,31 @@ static void test_tp_comm_overlap(void **state) {
   pod_train_cfg c = preset_cfg("gb300_nvl72", "llama3_405b", 256, 8192, 1536,
                                POD_DTYPE_FP8, l);
   c.fp8_recipe = POD_FP8_CURRENT;
-  double on = eval_ok(&c).breakdown.tp;
+  double on = train_eval_ok(&c).breakdown.tp;
   c.overlap_tp = 0.0;
-  double raw = eval_ok(&c).breakdown.tp;
+  double raw = train_eval_ok(&c).breakdown.tp;
   assert_true(raw > 0.0);
   near(on, 0.3 * raw);
   c.software.tp_comm_overlap = 0; /* overlap_tp no longer applies */
-  near(eval_ok(&c).breakdown.tp, 0.75 * raw);
+  near(train_eval_ok(&c).breakdown.tp, 0.75 * raw);
   c.overlap_tp = 0.7;
-  pod_train_result off = eval_ok(&c);
+  pod_train_result off = train_eval_ok(&c);
   near(off.breakdown.tp, 0.75 * raw);
   c.software.tp_comm_overlap = 1;
-  assert_true(eval_ok(&c).step_s < off.step_s);
+  assert_true(train_eval_ok(&c).step_s < off.step_s);
   /* tp 1: nothing to overlap, the flag moves nothing */
   pod_train_cfg t = tiny_h100_cfg();
-  double s1 = eval_ok(&t).step_s;
+  double s1 = train_eval_ok(&t).step_s;
   t.software.tp_comm_overlap = 0;
-  near(eval_ok(&t).step_s, s1);
+  near(train_eval_ok(&t).step_s, s1);
   /* the tiny model's GEMMs are short: the wgrad window (a third of the
   ** GEMM time) bounds what hides, so between a quarter and none */
   t.parallel.tp = 2;
   t.software.tp_comm_overlap = 1;
   t.overlap_tp = 0.0;
-  double traw = eval_ok(&t).breakdown.tp;
+  double traw = train_eval_ok(&t).breakdown.tp;
   t.software.tp_comm_overlap = 0;
-  double toff = eval_ok(&t).breakdown.tp;
+  double toff = train_eval_ok(&t).breakdown.tp;
   assert_true(toff >= 0.75 * traw - 1e-15 && toff <= traw);
 }
 
@@ -428,20 +417,20 @@ static void test_sustained_clock(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     pod_train_cfg c =
         train_cfg(cases[i].sys, "llama3_8b", 8, 4096, 8, POD_DTYPE_BF16);
-    near(eval_ok(&c).clock, cases[i].clock);
+    near(train_eval_ok(&c).clock, cases[i].clock);
   }
   /* the clock scales the tensor-core rates: a GPU with twice the power
   ** limit of its need runs at 1 */
   pod_train_cfg c =
       train_cfg("hgx_b200", "llama3_8b", 8, 4096, 8, POD_DTYPE_BF16);
   c.system.gpu.power_w = 4000.0;
-  near(eval_ok(&c).clock, 1.0);
+  near(train_eval_ok(&c).clock, 1.0);
   /* a power limit at or below the static power sustains no clock: an
   ** error naming the field, not a zero rate */
   c.system.gpu.power_w = 300.0;
   expect_field(&c, "system.gpu.power_w");
   c.system.gpu.power_w = 301.0;
-  near(eval_ok(&c).clock, 1.0 / 990.0);
+  near(train_eval_ok(&c).clock, 1.0 / 990.0);
 }
 
 /* A published layout that ran fits: Llama 3 405B, seq 8192, bf16, TP8
@@ -455,7 +444,7 @@ static void test_llama3_layout_fits(void **state) {
   c.parallel.tp = 8;
   c.parallel.pp = 16;
   c.parallel.uneven = 1;
-  pod_train_result r = eval_ok(&c);
+  pod_train_result r = train_eval_ok(&c);
   assert_true(r.fits);
   /* the first stage holds 7 of the 126 layers; a stage of 9 layers (PP14,
   ** even) holds more than 80 GB: the memory model is not loose */
@@ -464,7 +453,7 @@ static void test_llama3_layout_fits(void **state) {
   e.parallel.pp = 14; /* 9 layers per stage, evenly */
   e.parallel.dp = 0;
   e.gpus = 8 * 14 * 128;
-  assert_false(eval_ok(&e).fits);
+  assert_false(train_eval_ok(&e).fits);
 }
 
 #define expect_field_fn expect_field
@@ -481,10 +470,10 @@ static void test_dualpipe(void **state) {
   c.gpus = 4;
   c.global_batch = 8;
   c.parallel.pp = 4;
-  pod_train_result a = eval_ok(&c);
+  pod_train_result a = train_eval_ok(&c);
   pod_train_cfg d = c;
   d.software.schedule = POD_SCHED_DUALPIPE;
-  pod_train_result r = eval_ok(&d);
+  pod_train_result r = train_eval_ok(&d);
   near(r.breakdown.compute, a.breakdown.compute);
   near(a.breakdown.bubble / a.breakdown.compute * a.microbatches, 3.0);
   near(r.breakdown.bubble / r.breakdown.compute * r.microbatches, 2.0 / 3.0);

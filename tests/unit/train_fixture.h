@@ -6,7 +6,9 @@
 **                 memory counts the tests work out by hand;
 **   train_cfg()   a training config from a system and a model preset,
 **                 with the default layout;
-**   preset_cfg()  the same with a given layout.
+**   preset_cfg()  the same with a given layout;
+**   train_eval_ok() pod_train_eval that fails the test, naming the
+**                 field, when the config is refused.
 */
 #ifndef POD_TEST_TRAIN_FIXTURE_H
 #define POD_TEST_TRAIN_FIXTURE_H
@@ -67,6 +69,19 @@ static inline pod_train_cfg preset_cfg(const char *sys, const char *model,
   c.parallel = l;
   return c;
 }
+
+static inline pod_train_result train_eval_ok(const pod_train_cfg *c) {
+  pod_train_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  int rc = pod_train_eval(c, &r, &e);
+  if (rc != POD_OK) {
+    print_error("%s: %s\n", e.field, e.msg);
+    fail();
+  }
+  return r;
+}
+
 #endif
 
 #endif
