@@ -15,21 +15,8 @@
 
 #include <cmocka.h>
 
+#include "graph_fixture.h"
 #include "pod_graph.h"
-
-static pod_gval fl(double d) {
-  pod_gval v;
-  v.u.d = d;
-  v.isint = 0;
-  return v;
-}
-
-static pod_gval in(int64_t i) {
-  pod_gval v;
-  v.u.i = i;
-  v.isint = 1;
-  return v;
-}
 
 static void test_integer_rules(void **state) {
   (void)state;

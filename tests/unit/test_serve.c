@@ -14,6 +14,7 @@
 #include "near.h"
 #include "pod_dist.h"
 #include "pod_serve.h"
+#include "serve_fixture.h"
 #include "serve_int.h"
 
 static pod_serve_cfg mk(const char *sys, const char *model, int gpus) {
@@ -25,24 +26,6 @@ static pod_serve_cfg mk(const char *sys, const char *model, int gpus) {
   /* 256 + 32 redundant = 288 experts: EP 32, 48, 72, 144 divide it */
   if (c.model.experts == 256 && gpus % 9 == 0) c.redundant_experts = 32;
   return c;
-}
-
-static pod_serve_result ok(const pod_serve_cfg *c) {
-  pod_serve_result r;
-  pod_err e;
-  pod_err_clear(&e);
-  if (pod_serve_eval(c, &r, &e) != POD_OK)
-    fail_msg("eval failed: %s: %s", e.field, e.msg);
-  return r;
-}
-
-static void expect_err(const pod_serve_cfg *c, const char *field) {
-  pod_serve_result r;
-  pod_err e;
-  pod_err_clear(&e);
-  assert_int_equal(pod_serve_eval(c, &r, &e), POD_EINVAL);
-  assert_string_equal(e.field, field);
-  assert_true(strlen(e.msg) > 0);
 }
 
 static void test_experts_touched(void **state) {
@@ -63,15 +46,15 @@ static void test_kv_bytes(void **state) {
   (void)state;
   pod_serve_cfg c = mk("hgx_h100", "deepseek_v3", 72);
   c.batch = 72;
-  pod_serve_result r = ok(&c);
+  pod_serve_result r = serve_ok(&c);
   /* MLA caches kv_lora + qk_rope = 576 bf16 elements per layer */
   assert_near(r.kv_bytes_per_token, 576.0 * 61 * 2, 1e-6);
   c.kv_dtype = POD_DTYPE_FP8;
-  assert_near(ok(&c).kv_bytes_per_token, 576.0 * 61, 1e-6);
+  assert_near(serve_ok(&c).kv_bytes_per_token, 576.0 * 61, 1e-6);
   pod_serve_cfg d = mk("hgx_h100", "llama3_70b", 8);
   d.parallel.tp = 8;
   d.batch = 8;
-  r = ok(&d);
+  r = serve_ok(&d);
   assert_near(r.kv_bytes_per_token, 2.0 * 8 * 128 * 80 * 2, 1e-6);
   assert_near(r.kv_gb_per_seq, r.kv_bytes_per_token * 2000 / 1e9, 1e-12);
 }
@@ -83,7 +66,7 @@ static void test_decode_memory_bound(void **state) {
   c.parallel.tp = 8;
   c.batch = 1;
   c.gemm_w_overlap = 1.0; /* the roofline (test_serve_gemm.c: below 1) */
-  pod_serve_result r = ok(&c);
+  pod_serve_result r = serve_ok(&c);
   pod_model_params p;
   pod_model_params_count(&c.model, &p);
   double bytes = (p.layers_dense + p.embedding + p.head) * 1.0 / 8;
@@ -107,12 +90,12 @@ static void test_pipeline(void **state) {
   c.parallel.tp = 8;
   c.parallel.pp = 2;
   c.batch = 64;
-  pod_serve_result r = ok(&c);
+  pod_serve_result r = serve_ok(&c);
   assert_true(r.step.pp > 0.0);
   assert_near(r.tpot_s, 2.0 * r.step.total, 1e-15);
   assert_near(r.decode_tokens_per_s, 64.0 / r.tpot_s, 1e-9);
   c.batch = 1; /* fewer sequences than stages */
-  expect_err(&c, "batch");
+  serve_expect_err(&c, "batch");
 }
 
 static void test_batch_monotone(void **state) {
@@ -122,7 +105,7 @@ static void test_batch_monotone(void **state) {
   double tput = 0.0, tpot = 0.0, touched = 0.0;
   for (int b = 72; b <= 72 * 256; b *= 2) {
     c.batch = b;
-    pod_serve_result r = ok(&c);
+    pod_serve_result r = serve_ok(&c);
     assert_true(r.decode_tokens_per_s > tput);
     assert_true(r.tpot_s > tpot);
     assert_true(r.experts_touched >= touched);
@@ -132,11 +115,11 @@ static void test_batch_monotone(void **state) {
   }
   /* batch 0 takes the largest that fits, which fits */
   c.batch = 0;
-  pod_serve_result r = ok(&c);
+  pod_serve_result r = serve_ok(&c);
   assert_int_equal(r.batch, r.max_batch);
   assert_true(r.memory.total_gb <= c.system.gpu.hbm_gb);
   c.batch = r.max_batch + 1;
-  expect_err(&c, "batch");
+  serve_expect_err(&c, "batch");
 }
 
 /* Expert dispatch on one NVLink domain costs less than over the NICs. */
@@ -145,7 +128,7 @@ static void test_nvl72_ep(void **state) {
   pod_serve_cfg a = mk("gb200_nvl72", "deepseek_v3", 64);
   pod_serve_cfg b = mk("hgx_b200", "deepseek_v3", 64);
   a.batch = b.batch = 64 * 128;
-  pod_serve_result ra = ok(&a), rb = ok(&b);
+  pod_serve_result ra = serve_ok(&a), rb = serve_ok(&b);
   assert_true(ra.step.ep < 0.5 * rb.step.ep);
   assert_near(ra.step.overhead, rb.step.overhead, 1e-15);
   assert_true(ra.decode_tokens_per_s_per_gpu > rb.decode_tokens_per_s_per_gpu);
@@ -155,19 +138,19 @@ static void test_spec_and_prefix(void **state) {
   (void)state;
   pod_serve_cfg c = mk("hgx_h800", "deepseek_v3", 144);
   c.batch = 144 * 32;
-  pod_serve_result base = ok(&c);
+  pod_serve_result base = serve_ok(&c);
   c.spec_tokens = 1;
   c.spec_accept = 0.85;
-  pod_serve_result r = ok(&c);
+  pod_serve_result r = serve_ok(&c);
   assert_near(r.tokens_per_step, 1.85, 1e-12);
   assert_true(r.step.draft > 0.0);
   assert_true(r.tpot_s < base.tpot_s);
   c.spec_accept = 1.0;
   c.spec_tokens = 2;
-  assert_near(ok(&c).tokens_per_step, 3.0, 1e-12);
+  assert_near(serve_ok(&c).tokens_per_step, 3.0, 1e-12);
   c.spec_tokens = 0;
   c.prefix_hit = 0.5;
-  r = ok(&c);
+  r = serve_ok(&c);
   assert_true(r.prefill_tokens_per_s_per_gpu >
               base.prefill_tokens_per_s_per_gpu);
 }
@@ -176,11 +159,11 @@ static void test_disaggregated(void **state) {
   (void)state;
   pod_serve_cfg c = mk("hgx_h100", "deepseek_v3", 72);
   c.batch = 72 * 64;
-  pod_serve_result colo = ok(&c);
+  pod_serve_result colo = serve_ok(&c);
   assert_near(colo.kv_transfer_s, 0.0, 0.0);
   c.disaggregated = 1;
   c.prefill.gpus = 32;
-  pod_serve_result r = ok(&c);
+  pod_serve_result r = serve_ok(&c);
   assert_true(r.kv_transfer_s > 0.0);
   assert_near(r.ttft_s, r.prefill_pass_s + r.kv_transfer_s, 1e-12);
   assert_near(r.prefill_tokens_per_s, r.prefill_tokens_per_s_per_gpu * 32,
@@ -190,10 +173,10 @@ static void test_disaggregated(void **state) {
                   c.output_tokens / r.decode_tokens_per_s_per_gpu);
   assert_near(r.prefill_gpu_share, share, 1e-12);
   c.prefill.gpus = 0;
-  expect_err(&c, "prefill.gpus");
+  serve_expect_err(&c, "prefill.gpus");
   c.prefill.gpus = 32;
   c.prefill.parallel.ep = 7;
-  expect_err(&c, "prefill.parallel.ep");
+  serve_expect_err(&c, "prefill.parallel.ep");
 }
 
 static void test_ep_time(void **state) {
@@ -227,43 +210,43 @@ static void test_errors(void **state) {
   (void)state;
   pod_serve_cfg c = mk("hgx_h100", "llama3_70b", 16);
   c.parallel.tp = 16; /* 8 KV heads */
-  expect_err(&c, "parallel.tp");
+  serve_expect_err(&c, "parallel.tp");
   c = mk("hgx_h100", "llama3_70b", 8);
   c.parallel.tp = 8;
   c.parallel.ep = 2;
-  expect_err(&c, "parallel.ep");
+  serve_expect_err(&c, "parallel.ep");
   c.parallel.ep = 0;
   c.parallel.dp_attn = 2;
-  expect_err(&c, "parallel.dp_attn");
+  serve_expect_err(&c, "parallel.dp_attn");
   c.parallel.dp_attn = 0;
   c.parallel.pp = 3;
-  expect_err(&c, "parallel.pp");
+  serve_expect_err(&c, "parallel.pp");
   c.parallel.pp = 0;
   c.prefix_hit = 1.0;
-  expect_err(&c, "prefix_hit");
+  serve_expect_err(&c, "prefix_hit");
   c.prefix_hit = 0.0;
   c.kv_dtype = POD_DTYPE_FP4;
-  expect_err(&c, "kv_dtype");
+  serve_expect_err(&c, "kv_dtype");
   c.kv_dtype = POD_DTYPE_BF16;
   c.spec_tokens = 17;
-  expect_err(&c, "spec_tokens");
+  serve_expect_err(&c, "spec_tokens");
   c.spec_tokens = 0;
   c.input_tokens = NAN;
-  expect_err(&c, "input_tokens");
+  serve_expect_err(&c, "input_tokens");
   c.input_tokens = 1000;
   c.redundant_experts = 8;
-  expect_err(&c, "redundant_experts");
+  serve_expect_err(&c, "redundant_experts");
   c.redundant_experts = 0;
   c.input_tokens = 1e6; /* one sequence's KV does not fit */
   c.output_tokens = 1e6;
-  expect_err(&c, "batch");
+  serve_expect_err(&c, "batch");
   c = mk("hgx_h100", "deepseek_v3", 8); /* 671B fp8 on 8 x 80 GB */
-  expect_err(&c, "gpus");
+  serve_expect_err(&c, "gpus");
   c = mk("hgx_h100", "deepseek_v3", 72);
   c.parallel.ep = 48; /* does not divide 72 */
-  expect_err(&c, "parallel.ep");
+  serve_expect_err(&c, "parallel.ep");
   c = mk("dgx_a100", "llama3_8b", 1); /* A100 has no fp8 */
-  expect_err(&c, "dtype");
+  serve_expect_err(&c, "dtype");
 }
 
 /* Blackwell runs GEMMs at its sustained clock, the training model's rule
@@ -276,23 +259,23 @@ static void test_clock(void **state) {
   pod_serve_cfg a = mk("gb200_nvl72", "deepseek_v3", 48);
   a.redundant_experts = 32; /* 288 experts over EP48 */
   a.batch = 48 * 512;
-  pod_serve_result r = ok(&a);
+  pod_serve_result r = serve_ok(&a);
   assert_near(r.clock, 900.0 / 1100.0, 1e-12);
   pod_serve_cfg h = mk("hgx_h100", "deepseek_v3", 72);
   h.batch = 72 * 64;
-  assert_near(ok(&h).clock, 1.0, 0.0);
+  assert_near(serve_ok(&h).clock, 1.0, 0.0);
   /* with eff_gemm set, the compute-bound dense part is FLOPs / (peak x
   ** eff x clock) under the roofline (its weight read hidden) */
   a.eff_gemm = 0.5;
   a.gemm_w_overlap = 1.0;
-  pod_serve_result q = ok(&a);
+  pod_serve_result q = serve_ok(&a);
   pod_model_params p;
   pod_model_params_count(&a.model, &p);
   double flops =
       2.0 * 512 * (p.layers_dense + (double)a.model.vocab * a.model.hidden);
   assert_near(q.step.dense, flops / (5000e12 * 0.5 * q.clock), 1e-9);
   a.system.gpu.power_w = 300.0;
-  expect_err(&a, "system.gpu.power_w");
+  serve_expect_err(&a, "system.gpu.power_w");
 }
 
 /* NVFP4 experts with fp8 dense GEMMs: the dense part is slower and its
@@ -305,7 +288,7 @@ static void test_dense_dtype(void **state) {
   a.dtype = POD_DTYPE_FP4;
   pod_serve_cfg b = a;
   b.dense_dtype = POD_DTYPE_FP8;
-  pod_serve_result ra = ok(&a), rb = ok(&b);
+  pod_serve_result ra = serve_ok(&a), rb = serve_ok(&b);
   assert_near(rb.step.expert, ra.step.expert, 1e-15);
   assert_true(rb.step.dense > 1.5 * ra.step.dense);
   assert_true(rb.memory.weights_gb > ra.memory.weights_gb);
@@ -313,17 +296,17 @@ static void test_dense_dtype(void **state) {
   pod_serve_cfg c = a;
   c.dtype = POD_DTYPE_FP8;
   c.dense_dtype = POD_DTYPE_FP8;
-  assert_true(ok(&c).step.ep > ok(&b).step.ep);
+  assert_true(serve_ok(&c).step.ep > serve_ok(&b).step.ep);
   /* an fp8 KV cache runs attention on fp8 tensor cores: twice the rate
   ** in a compute-bound MLA decode (half the bytes too) */
   pod_serve_cfg k = b;
   k.kv_dtype = POD_DTYPE_FP8;
-  assert_near(ok(&b).step.attn / ok(&k).step.attn, 2.0, 1e-9);
+  assert_near(serve_ok(&b).step.attn / serve_ok(&k).step.attn, 2.0, 1e-9);
   pod_serve_cfg bad = mk("hgx_h100", "deepseek_v3", 72);
   bad.dense_dtype = POD_DTYPE_FP4;
-  expect_err(&bad, "dense_dtype");
+  serve_expect_err(&bad, "dense_dtype");
   bad.dense_dtype = 7;
-  expect_err(&bad, "dense_dtype");
+  serve_expect_err(&bad, "dense_dtype");
 }
 
 /* Prefill weights beyond HBM stream from host memory: an error without
@@ -336,21 +319,21 @@ static void test_offload(void **state) {
   c.disaggregated = 1;
   c.prefill.gpus = 2;
   c.prefill.parallel.ep = 2;
-  expect_err(&c, "prefill.gpus");
+  serve_expect_err(&c, "prefill.gpus");
   c.host_GBps = 225.0;
-  pod_serve_result r = ok(&c);
+  pod_serve_result r = serve_ok(&c);
   double over =
       r.memory.prefill_weights_gb + c.mem_reserve_gb - c.system.gpu.hbm_gb;
   assert_near(r.offload_gb, over, 1e-9);
   double pass = c.prefill_tokens / r.prefill_tokens_per_s_per_gpu;
   assert_true(pass >= over / c.host_GBps - 1e-12);
   c.host_GBps = 5.0; /* a slow link bounds the pass */
-  r = ok(&c);
+  r = serve_ok(&c);
   assert_near(c.prefill_tokens / r.prefill_tokens_per_s_per_gpu, over / 5.0,
               1e-9);
   assert_true(r.pass.offload > 0.0);
   c.host_GBps = -1.0;
-  expect_err(&c, "host_GBps");
+  serve_expect_err(&c, "host_GBps");
 }
 
 /* Expert imbalance: the busiest of `ep` GPUs sets the MoE time.  With
@@ -366,9 +349,9 @@ static void test_expert_imbalance(void **state) {
   c.input_tokens = 4096;
   c.output_tokens = 1;
   c.expert_cv = 0.0;
-  pod_serve_result p0 = ok(&c);
+  pod_serve_result p0 = serve_ok(&c);
   c.expert_cv = 0.55;
-  pod_serve_result p1 = ok(&c);
+  pod_serve_result p1 = serve_ok(&c);
   /* local = 288 / 32 = 9 experts per GPU; z_32 by Blom */
   double z = pod_serve__normal_max(32.0);
   assert_true(z > 2.0 && z < 2.1);
@@ -385,9 +368,9 @@ static void test_expert_imbalance(void **state) {
   d.input_tokens = 200;
   d.output_tokens = 100;
   d.expert_cv = 0.0;
-  pod_serve_result d0 = ok(&d);
+  pod_serve_result d0 = serve_ok(&d);
   d.expert_cv = 0.55;
-  pod_serve_result d1 = ok(&d);
+  pod_serve_result d1 = serve_ok(&d);
   assert_true(d1.step.expert > d0.step.expert * 1.1);
   assert_true(d1.step.ep > d0.step.ep);
   assert_near(pod_serve__ep_imbalance(1, 256, 100.0, 0.55), 1.0, 0.0);
@@ -402,9 +385,9 @@ static void test_expert_imbalance(void **state) {
     assert_near(pod_serve__normal_max(n), want, 1e-8 * want);
   }
   c.expert_cv = -0.1;
-  expect_err(&c, "expert_cv");
+  serve_expect_err(&c, "expert_cv");
   c.expert_cv = 11.0;
-  expect_err(&c, "expert_cv");
+  serve_expect_err(&c, "expert_cv");
 }
 
 /* Host time per decode step: all of it without host_overlap, only what
@@ -415,20 +398,20 @@ static void test_host_step(void **state) {
   c.batch = 32 * 64;
   assert_int_equal(c.host_overlap, 1);
   assert_near(c.host_us, 0.29 * 13000.0, 1e-9);
-  pod_serve_result a = ok(&c);
+  pod_serve_result a = serve_ok(&c);
   assert_near(a.step.host, 0.0, 0.0); /* a ~20 ms GPU step hides 3.8 ms */
   c.host_overlap = 0;
-  pod_serve_result b = ok(&c);
+  pod_serve_result b = serve_ok(&c);
   assert_near(b.step.host, c.host_us * 1e-6, 1e-15);
   assert_near(b.step.total, a.step.total + c.host_us * 1e-6, 1e-12);
   assert_true(b.tpot_s > a.tpot_s);
   c.host_overlap = 1;
   c.host_us = 1e6 * (a.step.total + 0.01); /* outlasts the GPU by 10 ms */
-  pod_serve_result d = ok(&c);
+  pod_serve_result d = serve_ok(&c);
   assert_near(d.step.host, 0.01, 1e-9);
   assert_near(d.step.total, a.step.total + 0.01, 1e-9);
   c.host_us = -1.0;
-  expect_err(&c, "host_us");
+  serve_expect_err(&c, "host_us");
 }
 
 /* pod_serve_eval_checked: the same result, the rest still checked. */
@@ -436,7 +419,7 @@ static void test_eval_checked(void **state) {
   (void)state;
   pod_serve_cfg c = mk("hgx_h100", "deepseek_v3", 72);
   c.batch = 72 * 64;
-  pod_serve_result a = ok(&c), b;
+  pod_serve_result a = serve_ok(&c), b;
   pod_err e;
   pod_err_clear(&e);
   assert_int_equal(pod_serve_eval_checked(&c, &b, &e), POD_OK);
@@ -450,7 +433,7 @@ static void test_kernel(void **state) {
   (void)state;
   pod_serve_cfg c = mk("gb200_nvl72", "deepseek_v3", 72);
   c.batch = 72 * 100;
-  pod_serve_result r = ok(&c);
+  pod_serve_result r = serve_ok(&c);
   double x[32];
   assert_int_equal(pod_serve_kernel.cfg_size, sizeof c);
   assert_int_equal(pod_serve_kernel.fn(&c, x, NULL), POD_OK);
