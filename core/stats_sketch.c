@@ -127,7 +127,9 @@ int pod_sketch_merge(pod_sketch *a, const pod_sketch *b, pod_err *err) {
 }
 
 static double rep(const pod_sketch *s, int32_t k) {
-  return 2.0 * pow(s->gamma, k) / (s->gamma + 1.0);
+  /* the factor 2 / (gamma + 1) < 1 first: 2 gamma^k overflows for values
+  ** within a factor 2 of DBL_MAX */
+  return pow(s->gamma, k) * (2.0 / (s->gamma + 1.0));
 }
 
 static double clampv(const pod_sketch *s, double v) {

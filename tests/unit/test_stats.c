@@ -363,6 +363,15 @@ static void test_sketch_wide_range(void **st) {
   assert_rel(pod_sketch_quantile(&s, 0.8), 3.0, POD_SKETCH_ALPHA);
   assert_true(pod_sketch_quantile(&s, 1.0) == 1e250);
   pod_sketch_free(&s);
+  /* within a factor 2 of DBL_MAX the representative stays finite and
+  ** within alpha (fuzz_stats found 2 gamma^k overflowing to DBL_MAX) */
+  pod_sketch t;
+  pod_sketch_init(&t, 1e-3, NULL);
+  double big[] = {1.4516094930382844e+308, 1.7e308, 1e308};
+  for (int i = 0; i < 3; i++) assert_int_equal(pod_sketch_add(&t, big[i]), 0);
+  assert_rel(pod_sketch_quantile(&t, 0.5), big[0], 1e-3);
+  assert_rel(pod_sketch_quantile(&t, 0.0), 1e308, 1e-15);
+  pod_sketch_free(&t);
 }
 
 /* Column memory: small blocks as malloc's, large ones 2 MB-aligned with
