@@ -107,6 +107,9 @@ typedef struct pod_serve_cfg {
                             domain (no network signalling) */
   double ep_ll_us;       /* fixed cost of one DeepEP low-latency
                             dispatch or combine (launch, signalling) */
+  double ep_cast_us;     /* us per token on its sending SM of the NVFP4
+                            cast inside DeepEP's low-latency dispatch
+                            (dtype fp4 only) */
   double layer_us;       /* fixed cost per layer per decode step (kernel
                             launches under CUDA graphs, synchronisation) */
   double mem_reserve_gb; /* CUDA context, activations, allocator slack */
@@ -261,10 +264,12 @@ double pod_serve_experts_touched(int experts, int top_k, int local,
 ** pod_coll_eval all_to_all (ll_up_us: the fixed cost when all peers are
 ** in one domain); ep_normal = 1 selects DeepEP's normal
 ** kernels instead (a token crosses the network once per remote domain,
-** then fans out on NVLink).  POD_EINVAL on bad input: the arguments'
-** bounds are pod_serve_ep_args (name, type, range; offsets unused) and,
-** for ll_us and ll_up_us, those of pod_serve_cfg_fields' ep_ll_us and
-** ep_ll_up_us. */
+** then fans out on NVLink).  cast_us > 0 (the NVFP4 low-latency
+** dispatch) adds cast_us per token on its sending SM, ceil(tokens / SMs)
+** tokens per SM, SMs from `experts` by DeepEP's launch rule.  POD_EINVAL
+** on bad input: the arguments' bounds are pod_serve_ep_args (name, type,
+** range; offsets unused) and, for ll_us, ll_up_us and cast_us, those of
+** pod_serve_cfg_fields' ep_ll_us, ep_ll_up_us and ep_cast_us. */
 extern const pod_field pod_serve_ep_args[];
 /* The two factors of row_bytes as podsim.ep_time takes them (offsets
 ** unused): hidden, elements per token row, in [1, 1e9], and
@@ -272,7 +277,8 @@ extern const pod_field pod_serve_ep_args[];
 extern const pod_field pod_serve_ep_row_args[];
 int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
                       double row_bytes, int kernel, int ep_normal, double ll_us,
-                      double ll_up_us, double *time_s, pod_err *err);
+                      double ll_up_us, int experts, double cast_us,
+                      double *time_s, pod_err *err);
 
 /* Names ("deepep_ll", "nccl") and parser (POD_ENOENT). */
 /* EP kernel names, indexed by pod_serve_ep_kernel, NULL-terminated. */

@@ -128,6 +128,7 @@
 #define OVERLAP 0.95
 #define EP_LL_US 34.0
 #define EP_LL_UP_US 19.0
+#define EP_CAST_US 10.4
 /* SMs DeepEP's normal kernels hold in prefill (see the header). */
 #define EP_SMS 20.0
 /* Per-batch expert-load drift about the EPLB placement (see the header). */
@@ -147,6 +148,7 @@ void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->overlap = OVERLAP;
   c->ep_ll_us = EP_LL_US;
   c->ep_ll_up_us = EP_LL_UP_US;
+  c->ep_cast_us = EP_CAST_US;
   c->layer_us = 8.0;
   c->mem_reserve_gb = 8.0;
   c->kv_frac = 0.9;
@@ -215,14 +217,6 @@ typedef struct shape {
 /* Blackwell: the GPUs with fp4 tensor cores. */
 static int blackwell(const pod_gpu *g) {
   return g->fp4_tflops > 0.0;
-}
-
-/* Streaming multiprocessors per GPU by generation: B200 148 (NVIDIA
-** Blackwell architecture technical brief), H100/H800 SXM5 132 (NVIDIA
-** H100 whitepaper), A100 108; the presets' GPUs. */
-static double sm_count(const pod_gpu *g) {
-  if (blackwell(g)) return 148.0;
-  return g->fp8_tflops > 0.0 ? 132.0 : 108.0;
 }
 
 /* Sustained fraction of the boost clock under the board power limit
@@ -375,7 +369,7 @@ static int decode_moe(const pod_serve_cfg *c, const shape *s, const lay *l,
   double per_gpu = T / ((double)l->ep * l->etp);
   double disp = per_gpu * m->top_k * m->hidden * s->disp_b * g;
   double comb = per_gpu * m->top_k * m->hidden * 2.0 * g, t, tc;
-  int rc = pod_serve__decode_ep(c, l->ep, disp, comb, &t, &tc, err);
+  int rc = pod_serve__decode_ep(c, l->ep, per_gpu, disp, comb, &t, &tc, err);
   if (rc != POD_OK) return rc;
   st->ep = moe_layers * t;
   *comb_s = moe_layers * tc;
@@ -524,7 +518,7 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
     ** runs under the other's compute, and DeepEP's normal kernels hold
     ** ep_sms of the GPU's SMs meanwhile: compute stretches by SMs /
     ** (SMs - ep_sms), communication shows only beyond it. */
-    double sms = sm_count(&c->system.gpu);
+    double sms = pod_serve__sm_count(&c->system.gpu);
     double f = c->ep_sms < sms ? sms / (sms - c->ep_sms) : sms;
     ps->ep_sm = t * (f - 1.0);
     t += ps->ep_sm;

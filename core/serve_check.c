@@ -108,6 +108,7 @@ const pod_field pod_serve_pool_fields[] = {
   X(DOUBLE, overlap, 0, 1, 0, "share hidden by two-batch overlap")           \
   X(DOUBLE, ep_ll_us, 0, 1e6, 0, "us per low-latency dispatch")              \
   X(DOUBLE, ep_ll_up_us, 0, 1e6, 0, "us, all peers on NVLink")               \
+  X(DOUBLE, ep_cast_us, 0, 1e6, 0, "us per token per SM, NVFP4 cast")        \
   X(DOUBLE, layer_us, 0, 1e6, 0, "us per layer per step")                    \
   X(DOUBLE, mem_reserve_gb, 0, 1e6, 0, "GB")                                 \
   X(DOUBLE, kv_frac, 0, 1, POD_F_MIN_OPEN, "share of free HBM for KV")       \
@@ -139,6 +140,7 @@ const pod_field pod_serve_ep_args[] = {
     {"top_k", 0, POD_F_INT, 1, 1024, 0, "experts per token"},
     {"tokens", 0, POD_F_DOUBLE, 0, 1e12, 0, "tokens per GPU"},
     {"row_bytes", 0, POD_F_DOUBLE, 0, 1e12, 0, "bytes per token row"},
+    {"experts", 0, POD_F_INT, 1, 1 << 20, 0, "experts (sets the LL SMs)"},
     POD_FIELD_END};
 
 const pod_field pod_serve_ep_row_args[] = {

@@ -20,6 +20,27 @@
 **    19 us); its EP8 combine and EP16-EP64 rows are predictions
 **    (tests/validation/s1_deepep_ll.lua).  This is the decode path of
 **    GB200 NVL72's 72-GPU domain;
+**  - ep_cast_us 10.4: DeepEP's NVFP4 low-latency dispatch casts each bf16
+**    token inside the send (LMSYS 2025-09-25, "Fusing NVFP4 in DeepEP";
+**    deepseek-ai/DeepEP internode_ll.cu dispatch, NVFP4 path of PR #341 at
+**    ef73fd9): the kernel runs on SMs = ceil(E / ceil(E / SMs_gpu)) blocks
+**    for E experts (its host launch rule: one warp group per expert, 32
+**    warps per SM), each block takes tokens sm_id, sm_id + SMs, ... one at
+**    a time, and for each casts the token with all but one of its warps
+**    (bf16 read, amax per 16, e4m3 scale, e2m1 pack), waits on a block
+**    barrier, then issues the top_k copies with one warp each before the
+**    next token's cast: a token's cast and the link time of its copies add
+**    on its SM.  pod_serve__ep_ll adds ceil(tokens / SMs) x ep_cast_us to
+**    the bytes-bound send.  FITTED on one row of deepseek-ai/DeepEP PR #385
+**    (GB200 NVL72, nvfp4, 48 ranks, 768 tokens: 117.5 us; 6 tokens per SM
+**    of 144 for 288 experts, 55.3 us of fixed part and link time leave
+**    6 x 10.4 us); its 128-token rows (1 token per SM) are predictions
+**    (tests/validation/s1_deepep_ll.lua).  10 us is far above the cast's
+**    arithmetic (7 elements per thread): it is the whole per-token chain of
+**    that kernel version on one SM (reads, barrier, slot atomics, copy
+**    issue, release), measured, not counted.  The fp8 dispatch casts too,
+**    but its rows (H800, H20: 1-2 tokens per SM) leave no room for more
+**    than ~1 us per token, so ep_cast_us applies to NVFP4 only;
 **  - expert_cv 0.55: with EP the busiest GPU sets a MoE layer
 **    (pod_serve__ep_imbalance below): its routed copies are a
 **    multinomial count (what random routing leaves: SGLang's "simulated
@@ -95,11 +116,30 @@ static int ep_per_domain(const pod_system *sys, int ep) {
   return ep < sys->domain_gpus ? ep : sys->domain_gpus;
 }
 
+double pod_serve__sm_count(const pod_gpu *g) {
+  /* B200 148 (NVIDIA Blackwell architecture technical brief), H100/H800
+  ** SXM5 132 (NVIDIA H100 whitepaper), A100 108; the presets' GPUs;
+  ** Blackwell: the GPUs with fp4 tensor cores */
+  if (g->fp4_tflops > 0.0) return 148.0;
+  return g->fp8_tflops > 0.0 ? 132.0 : 108.0;
+}
+
+int pod_serve__ep_ll_sms(const pod_gpu *g, int experts) {
+  /* DeepEP internode_ll.cu, the dispatch launch: warp groups per SM
+  ** ceil(E / SMs), blocks ceil(E / groups) */
+  int sms = (int)pod_serve__sm_count(g);
+  if (experts < 1) experts = 1;
+  int groups = (experts + sms - 1) / sms;
+  return (experts + groups - 1) / groups;
+}
+
 /* One DeepEP low-latency dispatch or combine of `bytes` per GPU to `ep`
 ** ranks: one-sided writes to all peers at once, NVLink to the peers in the
-** domain, the NICs to the others (in parallel), plus the fixed cost. */
+** domain, the NICs to the others (in parallel), plus the fixed cost, plus
+** the NVFP4 cast of each token on its sending SM (see the header). */
 double pod_serve__ep_ll(const pod_system *y, int ep, double bytes, double ll_us,
-                        double ll_up_us) {
+                        double ll_up_us, double tokens, int experts,
+                        double cast_us) {
   int r = ep_per_domain(y, ep);
   double remote = bytes * (double)(ep - r) / ep;
   double local = bytes * (double)(r - 1) / ep;
@@ -108,7 +148,10 @@ double pod_serve__ep_ll(const pod_system *y, int ep, double bytes, double ll_us,
   double up = y->up_GBps * 1e9 * y->up_eff;
   double t_out = remote / nic, t_up = local / up;
   double fixed = ep > r ? ll_us : ll_up_us; /* network signalling or not */
-  return fixed * 1e-6 + (t_out > t_up ? t_out : t_up);
+  double cast = 0.0;
+  if (cast_us > 0.0 && tokens > 0.0)
+    cast = ceil(tokens / pod_serve__ep_ll_sms(&y->gpu, experts)) * cast_us;
+  return (fixed + cast) * 1e-6 + (t_out > t_up ? t_out : t_up);
 }
 
 /* One DeepEP normal (high-throughput) dispatch or combine of `tokens`
@@ -132,19 +175,22 @@ double pod_serve__ep_normal(const pod_system *y, int ep, int top_k,
 
 int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
                       double row_bytes, int kernel, int normal, double ll_us,
-                      double ll_up_us, double *time_s, pod_err *err) {
+                      double ll_up_us, int experts, double cast_us,
+                      double *time_s, pod_err *err) {
   int rc = pod_hw_system_check(sys, err);
   if (rc != POD_OK) return rc;
-  const double arg[] = {ep, top_k, tokens, row_bytes};
+  const double arg[] = {ep, top_k, tokens, row_bytes, experts};
   for (int i = 0; pod_serve_ep_args[i].name; i++)
     if (!pod_field_ok(&pod_serve_ep_args[i], arg[i]))
       return pod_field_error(&pod_serve_ep_args[i], arg[i], NULL, err);
-  /* the fixed costs take the bounds of the config's ep_ll_us, ep_ll_up_us */
-  const double fixed[2] = {ll_us, ll_up_us};
-  static const char *const fixed_name[2] = {"ll_us", "ll_up_us"};
-  for (int i = 0; i < 2; i++) {
-    const pod_field *f =
-        pod_field_find(pod_serve_cfg_fields, i ? "ep_ll_up_us" : "ep_ll_us");
+  /* the fixed costs and the cast take the bounds of the config's
+  ** ep_ll_us, ep_ll_up_us and ep_cast_us */
+  const double fixed[3] = {ll_us, ll_up_us, cast_us};
+  static const char *const fixed_name[3] = {"ll_us", "ll_up_us", "cast_us"};
+  static const char *const cfg_name[3] = {"ep_ll_us", "ep_ll_up_us",
+                                          "ep_cast_us"};
+  for (int i = 0; i < 3; i++) {
+    const pod_field *f = pod_field_find(pod_serve_cfg_fields, cfg_name[i]);
     if (!pod_field_ok(f, fixed[i])) {
       pod_field_error(f, fixed[i], NULL, err);
       if (err) snprintf(err->field, sizeof err->field, "%s", fixed_name[i]);
@@ -161,21 +207,27 @@ int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
   }
   double bytes = tokens * top_k * row_bytes;
   if (kernel == POD_SERVE_EP_DEEPEP_LL) {
-    *time_s = pod_serve__ep_ll(sys, ep, bytes, ll_us, ll_up_us);
+    *time_s = pod_serve__ep_ll(sys, ep, bytes, ll_us, ll_up_us, tokens, experts,
+                               cast_us);
     return POD_OK;
   }
   return pod_serve__coll(sys, POD_COLL_ALL_TO_ALL, ep, 0, bytes, time_s, err);
 }
 
-int pod_serve__decode_ep(const pod_serve_cfg *c, int ep, double disp,
-                         double comb, double *t, double *t_comb, pod_err *err) {
+int pod_serve__decode_ep(const pod_serve_cfg *c, int ep, double tokens,
+                         double disp, double comb, double *t, double *t_comb,
+                         pod_err *err) {
   double td, tc;
   if (c->ep_kernel == POD_SERVE_EP_DEEPEP_LL) {
     int halves = c->two_batch_overlap ? 2 : 1;
+    /* the NVFP4 dispatch casts in the kernel (see the header) */
+    double cast = c->dtype == POD_DTYPE_FP4 ? c->ep_cast_us : 0.0;
+    int experts = c->model.experts + c->redundant_experts;
     td = halves * pod_serve__ep_ll(&c->system, ep, disp / halves, c->ep_ll_us,
-                                   c->ep_ll_up_us);
+                                   c->ep_ll_up_us, tokens / halves, experts,
+                                   cast);
     tc = halves * pod_serve__ep_ll(&c->system, ep, comb / halves, c->ep_ll_us,
-                                   c->ep_ll_up_us);
+                                   c->ep_ll_up_us, 0.0, experts, 0.0);
   } else {
     int rc =
         pod_serve__coll(&c->system, POD_COLL_ALL_TO_ALL, ep, 0, disp, &td, err);

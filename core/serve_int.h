@@ -40,22 +40,34 @@ static inline int pod_serve__check_num(double x, double lo, double hi, int open,
 int pod_serve__coll(const pod_system *sys, pod_coll_op op, int ranks, int rpd,
                     double bytes, double *t, pod_err *err);
 
+/* Streaming multiprocessors per GPU by generation (serve_ep.c). */
+double pod_serve__sm_count(const pod_gpu *g);
+
 /* One DeepEP low-latency dispatch or combine of `bytes` per GPU over `ep`
-** ranks, fixed cost ll_us (network peers) or ll_up_us (all on NVLink). */
+** ranks, fixed cost ll_us (network peers) or ll_up_us (all on NVLink);
+** with cast_us > 0 (the NVFP4 dispatch) plus cast_us per token on its
+** sending SM: ceil(tokens / SMs) tokens per SM, the kernel's SMs set by
+** `experts` (DeepEP's launch rule, pod_serve__ep_ll_sms). */
 double pod_serve__ep_ll(const pod_system *y, int ep, double bytes, double ll_us,
-                        double ll_up_us);
+                        double ll_up_us, double tokens, int experts,
+                        double cast_us);
+
+/* SMs DeepEP's low-latency kernels launch on for `experts` experts. */
+int pod_serve__ep_ll_sms(const pod_gpu *g, int experts);
 
 /* One DeepEP normal dispatch or combine of `tokens` per GPU of `row`
 ** bytes over `ep` ranks to top_k experts each. */
 double pod_serve__ep_normal(const pod_system *y, int ep, int top_k,
                             double tokens, double row);
 
-/* One decode dispatch (disp bytes per GPU) and combine (comb) over `ep`
-** ranks with c's kernel: DeepEP low-latency (the fixed cost paid per
-** micro-batch with two-batch overlap) or NCCL all-to-all; *t both,
-** *t_comb the combine's part. */
-int pod_serve__decode_ep(const pod_serve_cfg *c, int ep, double disp,
-                         double comb, double *t, double *t_comb, pod_err *err);
+/* One decode dispatch (disp bytes per GPU, `tokens` sent per GPU) and
+** combine (comb) over `ep` ranks with c's kernel: DeepEP low-latency (the
+** fixed cost paid per micro-batch with two-batch overlap; the NVFP4
+** dispatch adds c->ep_cast_us per token on its sending SM) or NCCL
+** all-to-all; *t both, *t_comb the combine's part. */
+int pod_serve__decode_ep(const pod_serve_cfg *c, int ep, double tokens,
+                         double disp, double comb, double *t, double *t_comb,
+                         pod_err *err);
 
 /* E[max of n standard normals], Blom's approximation Phi^-1((n - 0.375) /
 ** (n + 0.25)) (0 for n <= 1); rl.c's slowest-instance split shares it. */

@@ -102,6 +102,7 @@ static const lpod_field cfg_fields[] = {
     CF(overlap, LPOD_DOUBLE),
     CF(ep_ll_us, LPOD_DOUBLE),
     CF(ep_ll_up_us, LPOD_DOUBLE),
+    CF(ep_cast_us, LPOD_DOUBLE),
     CF(layer_us, LPOD_DOUBLE),
     CF(mem_reserve_gb, LPOD_DOUBLE),
     CF(kv_frac, LPOD_DOUBLE),
@@ -263,13 +264,13 @@ static int l_serve(lua_State *L) {
 }
 
 /* podsim.ep_time{system=, ranks=, tokens=, hidden=, top_k=,
-** bytes_per_elem=, kernel=, ll_us=, ll_up_us=}: one dispatch or combine,
-** seconds. */
+** bytes_per_elem=, kernel=, ll_us=, ll_up_us=, experts=, cast_us=}: one
+** dispatch or combine, seconds. */
 static int l_ep_time(lua_State *L) {
   static const char ctx[] = "podsim.ep_time";
   static const char *const keys[] = {
-      "system",         "ranks",  "tokens", "hidden",   "top_k",
-      "bytes_per_elem", "kernel", "ll_us",  "ll_up_us", NULL};
+      "system", "ranks", "tokens",   "hidden",  "top_k",   "bytes_per_elem",
+      "kernel", "ll_us", "ll_up_us", "experts", "cast_us", NULL};
   if (!lua_istable(L, 1))
     return lpod_error(L, ctx, NULL, "expected a table {system=, ranks=, ...}");
   lpod_check_keys(L, 1, ctx, NULL, keys);
@@ -300,6 +301,14 @@ static int l_ep_time(lua_State *L) {
   double llu = lpod_opt_field(
       L, 1, "ll_up_us", d.ep_ll_up_us,
       pod_field_find(pod_serve_cfg_fields, "ep_ll_up_us"), 0, ctx, NULL);
+  /* experts: DeepEP's tests' default, 288 (tests/test_low_latency.py);
+  ** cast_us: no in-kernel cast unless given (the config's ep_cast_us is
+  ** the NVFP4 dispatch's) */
+  int experts =
+      (int)lpod_opt_field(L, 1, "experts", 288, ARG("experts"), 0, ctx, NULL);
+  double cast = lpod_opt_field(
+      L, 1, "cast_us", 0.0, pod_field_find(pod_serve_cfg_fields, "ep_cast_us"),
+      0, ctx, NULL);
 #undef ARG
 #undef ROW
   double t = 0.0;
@@ -308,7 +317,8 @@ static int l_ep_time(lua_State *L) {
   if (pod_serve_ep_time(
           &sys, ranks, top_k, tokens, hidden * bpe,
           k == POD_SERVE_EP_TIME_NORMAL ? POD_SERVE_EP_DEEPEP_LL : k,
-          k == POD_SERVE_EP_TIME_NORMAL, ll, llu, &t, &e) != POD_OK)
+          k == POD_SERVE_EP_TIME_NORMAL, ll, llu, experts, cast, &t,
+          &e) != POD_OK)
     return lpod_error_core(L, ctx, NULL, &e);
   lua_pushnumber(L, t);
   return 1;

@@ -792,6 +792,7 @@ function podsim.search(args) end
 ---@field overlap? number with two_batch_overlap: share of min(compute, comm) hidden in decode (0.95, fitted on S2)
 ---@field ep_ll_us? number us fixed cost of one DeepEP low-latency dispatch or combine with network peers (34, fitted on S1)
 ---@field ep_ll_up_us? number us, the same when all peers share the NVLink domain (19)
+---@field ep_cast_us? number us per token on its sending SM for the NVFP4 cast inside DeepEP's low-latency dispatch, dtype fp4 only (10.4, fitted on S1)
 ---@field layer_us? number us fixed cost per layer per decode step (8)
 ---@field mem_reserve_gb? number GB per GPU for context, activations, slack (8)
 ---@field kv_frac? number share of free HBM the KV cache may use (0.9)
@@ -844,6 +845,7 @@ function podsim.search(args) end
 ---@field overlap number
 ---@field ep_ll_us number
 ---@field ep_ll_up_us number
+---@field ep_cast_us number
 ---@field layer_us number
 ---@field mem_reserve_gb number
 ---@field kv_frac number
@@ -933,6 +935,8 @@ function podsim.serve(args) end
 ---@field kernel? "deepep_ll"|"nccl"|"deepep_normal" (deepep_ll)
 ---@field ll_us? number us fixed cost with network peers (34)
 ---@field ll_up_us? number us fixed cost, all peers on NVLink (19)
+---@field experts? integer experts of the layer: DeepEP's low-latency kernels run on ceil(E / ceil(E / SMs)) SMs (288)
+---@field cast_us? number us per token on its sending SM for an in-kernel cast, deepep_ll only (0; the config's ep_cast_us is NVFP4's)
 
 ---One expert dispatch or combine, seconds.
 ---@param args podsim.EpTimeArgs

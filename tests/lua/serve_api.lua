@@ -56,6 +56,29 @@ local e8 = {system = "hgx_h800", ranks = 8, tokens = 128, hidden = 7168, top_k =
 local base8 = podsim.ep_time(e8)
 e8.ll_up_us = 19 + 10
 assert(math.abs(podsim.ep_time(e8) - base8 - 10e-6) < 1e-9)
+-- cast_us: per token on its sending block; 288 experts on 132 Hopper SMs
+-- are 3 warp groups per block, 96 blocks: 128 tokens are 2 per block
+e8.ll_up_us = nil
+e8.cast_us = 5
+assert(math.abs(podsim.ep_time(e8) - base8 - 2 * 5e-6) < 1e-9)
+e8.experts = 128 -- one group per block, 128 blocks: one token each
+assert(math.abs(podsim.ep_time(e8) - base8 - 5e-6) < 1e-9)
+e8.experts, e8.cast_us = nil, nil
+fails("podsim%.ep_time: cast_us: must be in %[0, 1000000%] %(got %-1%)", podsim.ep_time,
+  {system = "hgx_h800", ranks = 8, tokens = 128, hidden = 7168, top_k = 8, cast_us = -1})
+fails("podsim%.ep_time: experts: ", podsim.ep_time,
+  {system = "hgx_h800", ranks = 8, tokens = 128, hidden = 7168, top_k = 8, experts = 0})
+-- the serving default: NVFP4 dispatch only
+do
+  local cfg = {system = "gb200_nvl72", model = "deepseek_v3", gpus = 48,
+    parallel = {tp = 1, ep = 48}, batch = 48 * 256, redundant_experts = 32, dtype = "fp4"}
+  local with = podsim.serve(cfg)
+  assert(with.config.ep_cast_us > 0)
+  cfg.ep_cast_us = 0
+  assert(podsim.serve(cfg).step.ep < with.step.ep)
+  fails("ep_cast_us", podsim.serve, {system = "gb200_nvl72", model = "deepseek_v3", gpus = 48,
+    parallel = {tp = 1, ep = 48}, batch = 48, ep_cast_us = -1})
+end
 -- kernel in a study: no Lua per sample
 local st = podsim.study{name = "serve_kernel", samples = 200, seed = 1,
   params = {eff_hbm = podsim.dist.uniform{0.7, 0.9}},

@@ -405,26 +405,26 @@ static void test_serve_ep_args(void **state) {
   (void)state;
   pod_system sys;
   assert_int_equal(pod_hw_system_preset("hgx_h100", &sys), POD_OK);
-  const double ok[4] = {8, 2, 128, 14336};
+  const double ok[5] = {8, 2, 128, 14336, 288};
   int n = 0;
   for (const pod_field *f = pod_serve_ep_args; f->name; f++, n++) {
     double bad[2] = {
         f->type == POD_F_INT ? f->min - 1 : nextafter(f->min, -INFINITY),
         f->type == POD_F_INT ? f->max + 1 : nextafter(f->max, INFINITY)};
     for (int j = 0; j < 2; j++) {
-      double a[4] = {ok[0], ok[1], ok[2], ok[3]};
+      double a[5] = {ok[0], ok[1], ok[2], ok[3], ok[4]};
       a[n] = bad[j];
       pod_err e;
       pod_err_clear(&e);
       double t;
-      assert_int_equal(
-          pod_serve_ep_time(&sys, (int)a[0], (int)a[1], a[2], a[3],
-                            POD_SERVE_EP_DEEPEP_LL, 0, 34, 19, &t, &e),
-          POD_EINVAL);
+      assert_int_equal(pod_serve_ep_time(&sys, (int)a[0], (int)a[1], a[2], a[3],
+                                         POD_SERVE_EP_DEEPEP_LL, 0, 34, 19,
+                                         (int)a[4], 0, &t, &e),
+                       POD_EINVAL);
       assert_string_equal(e.field, f->name);
     }
   }
-  assert_int_equal(n, 4);
+  assert_int_equal(n, 5);
 }
 
 static int mc_eval(void *ud, void *w, int g, const double *x, double *y,

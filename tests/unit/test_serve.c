@@ -185,25 +185,71 @@ static void test_ep_time(void **state) {
   assert_int_equal(pod_hw_system_preset("hgx_h800", &s), POD_OK);
   double t = -1.0;
   assert_int_equal(
-      pod_serve_ep_time(&s, 1, 8, 128, 7168, 0, 0, 34, 19, &t, NULL), POD_OK);
+      pod_serve_ep_time(&s, 1, 8, 128, 7168, 0, 0, 34, 19, 288, 0, &t, NULL),
+      POD_OK);
   assert_near(t, 0.0, 0.0);
   /* EP16 on 8-GPU nodes: half the copies leave the node on the NIC */
   assert_int_equal(
-      pod_serve_ep_time(&s, 16, 8, 128, 7168.0, 0, 0, 34, 19, &t, NULL),
+      pod_serve_ep_time(&s, 16, 8, 128, 7168.0, 0, 0, 34, 19, 288, 0, &t, NULL),
       POD_OK);
   double bytes = 128.0 * 8 * 7168;
   double nic = 400.0 / 8 * 1e9 * s.out_eff;
   assert_near(t, 34e-6 + bytes * 0.5 / nic, 1e-12);
   pod_err e;
-  assert_int_equal(pod_serve_ep_time(&s, 0, 8, 1, 1, 0, 0, 34, 19, &t, &e),
-                   POD_EINVAL);
+  assert_int_equal(
+      pod_serve_ep_time(&s, 0, 8, 1, 1, 0, 0, 34, 19, 288, 0, &t, &e),
+      POD_EINVAL);
   assert_string_equal(e.field, "ranks");
-  assert_int_equal(pod_serve_ep_time(&s, 8, 8, -1, 1, 0, 0, 34, 19, &t, &e),
-                   POD_EINVAL);
+  assert_int_equal(
+      pod_serve_ep_time(&s, 8, 8, -1, 1, 0, 0, 34, 19, 288, 0, &t, &e),
+      POD_EINVAL);
   assert_string_equal(e.field, "tokens");
-  assert_int_equal(pod_serve_ep_time(&s, 8, 8, 1, 1, 7, 0, 34, 19, &t, &e),
-                   POD_EINVAL);
+  assert_int_equal(
+      pod_serve_ep_time(&s, 8, 8, 1, 1, 7, 0, 34, 19, 288, 0, &t, &e),
+      POD_EINVAL);
   assert_string_equal(e.field, "kernel");
+  assert_int_equal(
+      pod_serve_ep_time(&s, 8, 8, 1, 1, 0, 0, 34, 19, 288, -1, &t, &e),
+      POD_EINVAL);
+  assert_string_equal(e.field, "cast_us");
+  assert_int_equal(
+      pod_serve_ep_time(&s, 8, 8, 1, 1, 0, 0, 34, 19, 0, 0, &t, &e),
+      POD_EINVAL);
+  assert_string_equal(e.field, "experts");
+}
+
+/* The NVFP4 dispatch: DeepEP's low-latency kernel launches
+** ceil(E / ceil(E / SMs)) blocks, each casting its tokens one after
+** another, so cast_us per token on an SM adds ceil(tokens / blocks)
+** times (GB200: 148 SMs, 288 experts -> 2 warp groups, 144 blocks). */
+static void test_ep_time_cast(void **state) {
+  (void)state;
+  pod_system s;
+  assert_int_equal(pod_hw_system_preset("gb200_nvl72", &s), POD_OK);
+  assert_int_equal(pod_serve__ep_ll_sms(&s.gpu, 288), 144);
+  assert_int_equal(pod_serve__ep_ll_sms(&s.gpu, 256), 128);
+  assert_int_equal(pod_serve__ep_ll_sms(&s.gpu, 100), 100);
+  assert_int_equal(pod_serve__ep_ll_sms(&s.gpu, 600), 120);
+  double row = 7168 * (0.5 + 1.0 / 16), t0, t1, t6;
+  for (int tok = 128; tok <= 768; tok += 640) {
+    assert_int_equal(
+        pod_serve_ep_time(&s, 48, 8, tok, row, 0, 0, 34, 19, 288, 0, &t0, NULL),
+        POD_OK);
+    double *t = tok == 128 ? &t1 : &t6;
+    assert_int_equal(
+        pod_serve_ep_time(&s, 48, 8, tok, row, 0, 0, 34, 19, 288, 10, t, NULL),
+        POD_OK);
+    /* 128 tokens: one per block; 768: ceil(768 / 144) = 6 */
+    assert_near(*t - t0, (tok == 128 ? 1 : 6) * 10e-6, 1e-12);
+  }
+  /* 145 tokens: two on the first block */
+  assert_int_equal(
+      pod_serve_ep_time(&s, 48, 8, 145, row, 0, 0, 34, 19, 288, 0, &t0, NULL),
+      POD_OK);
+  assert_int_equal(
+      pod_serve_ep_time(&s, 48, 8, 145, row, 0, 0, 34, 19, 288, 10, &t1, NULL),
+      POD_OK);
+  assert_near(t1 - t0, 20e-6, 1e-12);
 }
 
 static void test_errors(void **state) {
@@ -292,11 +338,21 @@ static void test_dense_dtype(void **state) {
   assert_near(rb.step.expert, ra.step.expert, 1e-15);
   assert_true(rb.step.dense > 1.5 * ra.step.dense);
   assert_true(rb.memory.weights_gb > ra.memory.weights_gb);
-  /* NVFP4 dispatch moves half of fp8's bytes */
-  pod_serve_cfg c = a;
+  /* NVFP4 dispatch moves half of fp8's bytes, but casts each token on
+  ** its sending SM: 768 tokens per GPU on 144 blocks (288 experts) are 6
+  ** casts per block per MoE layer, fp8 none */
+  pod_serve_cfg c = a, b0 = b;
   c.dtype = POD_DTYPE_FP8;
   c.dense_dtype = POD_DTYPE_FP8;
-  assert_true(serve_ok(&c).step.ep > serve_ok(&b).step.ep);
+  b0.ep_cast_us = 0.0;
+  double ep_b0 = serve_ok(&b0).step.ep, ep_b = serve_ok(&b).step.ep;
+  assert_true(serve_ok(&c).step.ep > ep_b0);
+  pod_model_params p;
+  pod_model_params_count(&b.model, &p);
+  assert_near(ep_b - ep_b0, p.moe_layers * 6 * b.ep_cast_us * 1e-6, 1e-12);
+  pod_serve_cfg c0 = c;
+  c0.ep_cast_us = 0.0;
+  assert_near(serve_ok(&c0).step.ep, serve_ok(&c).step.ep, 0.0);
   /* an fp8 KV cache runs attention on fp8 tensor cores: twice the rate
   ** in a compute-bound MLA decode (half the bytes too) */
   pod_serve_cfg k = b;
@@ -457,6 +513,7 @@ int main(void) {
       cmocka_unit_test(test_spec_and_prefix),
       cmocka_unit_test(test_disaggregated),
       cmocka_unit_test(test_ep_time),
+      cmocka_unit_test(test_ep_time_cast),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_clock),
       cmocka_unit_test(test_dense_dtype),
