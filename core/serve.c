@@ -106,6 +106,20 @@
 **    K 16,384: 336 TFLOP/s) is 326 here.  In decode it is a fixed time per
 **    step (the dense weights and the touched experts read once per
 **    micro-batch) beside the FLOPs that grow with the batch;
+**  - wave quantisation of the NVFP4 expert GEMMs in decode: SGLang runs
+**    them on GB200 as FlashInfer's CuTe DSL masked grouped GEMM
+**    (sgl-project/sglang python/sglang/srt/layers/moe/
+**    flashinfer_cutedsl_moe.py calls flashinfer grouped_gemm_nt_masked
+**    without a tile, so its default mma_tiler_mn (128, 128), cluster
+**    (1, 1): one 128 x 128 output tile per SM at a time, persistent over
+**    the SMs).  Each local expert's rows fill ceil(M / 128) row tiles, a
+**    GEMM of N columns has rows x ceil(N / 128) tiles and takes
+**    ceil(tiles / SMs) waves of a full tile's time on every SM: the
+**    experts' FLOPs grow by the waves' work over the useful work
+**    (pod_serve__masked_waves; 148 SMs, M the busiest GPU's mean rows per local
+**    expert).  Counted, not fitted.  Other GEMMs (DeepGEMM's, cuBLAS's)
+**    choose their block sizes per shape to fill the last wave, and
+**    prefill's M leaves the last wave a small share: not quantised;
 **  - host_GBps (0: off): prefill weights beyond what HBM holds after the
 **    reserve stay in host memory and are prefetched layer by layer each
 **    pass (SGLang on GB200, same blog: 4-GPU fp8 and 2-GPU fp4 prefill
@@ -129,6 +143,9 @@
 #define EP_LL_US 34.0
 #define EP_LL_UP_US 19.0
 #define EP_CAST_US 10.4
+/* Output tile of the NVFP4 masked grouped GEMM (see the header). */
+#define MASKED_TILE_M 128.0
+#define MASKED_TILE_N 128.0
 /* SMs DeepEP's normal kernels hold in prefill (see the header). */
 #define EP_SMS 20.0
 /* Per-batch expert-load drift about the EPLB placement (see the header). */
@@ -339,6 +356,19 @@ static double kv_per_gpu_token(const pod_serve_cfg *c, const shape *s,
 
 /* ---- decode ------------------------------------------------------------ */
 
+double pod_serve__masked_waves(const pod_gpu *g, int dtype, double h, double f,
+                               int local, double me) {
+  if (dtype != POD_DTYPE_FP4 || !blackwell(g) || me <= 0.0 || local <= 0)
+    return 1.0;
+  double sms = pod_serve__sm_count(g);
+  double rows = ceil(me / MASKED_TILE_M) * local; /* row tiles */
+  /* fc1 (gate and up: N 2f, K h), fc2 (N h, K f) */
+  double w1 = ceil(rows * ceil(2.0 * f / MASKED_TILE_N) / sms);
+  double w2 = ceil(rows * ceil(h / MASKED_TILE_N) / sms);
+  double done = sms * MASKED_TILE_M * MASKED_TILE_N * (w1 * h + w2 * f);
+  return done / (me * local * 3.0 * f * h);
+}
+
 /* Routed experts of one decode step over T tokens of the stage (which
 ** share the EP group): the touched experts' weights or the routed
 ** tokens' FLOPs, dispatch (in the experts' dtype: fp8 with one fp32
@@ -364,8 +394,11 @@ static int decode_moe(const pod_serve_cfg *c, const shape *s, const lay *l,
   double eflops = 2.0 * to_gpu * s->p.expert / l->etp;
   double ebytes = *touched * s->p.expert * s->wb / l->etp;
   double mb = c->two_batch_overlap ? 2.0 : 1.0; /* micro-batches */
-  st->expert =
-      moe_layers * mb * gemm_time(c, eflops / s->rate_e / mb, ebytes / s->hbm);
+  double qf = pod_serve__masked_waves(&c->system.gpu, c->dtype, m->hidden,
+                                      (double)m->expert_ffn / l->etp, l->local,
+                                      to_gpu / l->local / mb);
+  st->expert = moe_layers * mb *
+               gemm_time(c, qf * eflops / s->rate_e / mb, ebytes / s->hbm);
   double per_gpu = T / ((double)l->ep * l->etp);
   double disp = per_gpu * m->top_k * m->hidden * s->disp_b * g;
   double comb = per_gpu * m->top_k * m->hidden * 2.0 * g, t, tc;

@@ -52,6 +52,13 @@ double pod_serve__ep_ll(const pod_system *y, int ep, double bytes, double ll_us,
                         double ll_up_us, double tokens, int experts,
                         double cast_us);
 
+/* Wave quantisation of the NVFP4 masked grouped expert GEMMs in decode
+** (serve.c): the work ceil(tiles / SMs) waves of 128 x 128 tiles do over
+** the useful work of fc1 (N 2f, K h) and fc2 (N h, K f) for `local`
+** experts of `me` rows each; 1 unless dtype is fp4 on Blackwell. */
+double pod_serve__masked_waves(const pod_gpu *g, int dtype, double h, double f,
+                               int local, double me);
+
 /* SMs DeepEP's low-latency kernels launch on for `experts` experts. */
 int pod_serve__ep_ll_sms(const pod_gpu *g, int experts);
 

@@ -218,6 +218,39 @@ static void test_ep_time(void **state) {
   assert_string_equal(e.field, "experts");
 }
 
+/* Wave quantisation of the NVFP4 masked grouped GEMMs: DeepSeek-V3's
+** experts (h 7168, f 2048), 6 local experts of 1537 rows: 13 row tiles
+** each, fc1 78 x 32 = 2496 tiles in 17 waves of 148, fc2 78 x 56 = 4368
+** in 30; fp8 and Hopper unquantised; whole waves of full tiles exact. */
+static void test_masked_waves(void **state) {
+  (void)state;
+  pod_system b, h;
+  assert_int_equal(pod_hw_system_preset("gb200_nvl72", &b), POD_OK);
+  assert_int_equal(pod_hw_system_preset("hgx_h100", &h), POD_OK);
+  double q =
+      pod_serve__masked_waves(&b.gpu, POD_DTYPE_FP4, 7168, 2048, 6, 1537);
+  double want = 148.0 * 128 * 128 * (17.0 * 7168 + 30.0 * 2048) /
+                (1537.0 * 6 * 3 * 2048 * 7168);
+  assert_near(q, want, 1e-12);
+  assert_true(q > 1.09 && q < 1.10);
+  assert_near(
+      pod_serve__masked_waves(&b.gpu, POD_DTYPE_FP8, 7168, 2048, 6, 1537), 1.0,
+      0.0);
+  assert_near(
+      pod_serve__masked_waves(&h.gpu, POD_DTYPE_FP4, 7168, 2048, 6, 1537), 1.0,
+      0.0);
+  assert_near(
+      pod_serve__masked_waves(&b.gpu, POD_DTYPE_FP4, 7168, 2048, 6, 0.0), 1.0,
+      0.0);
+  /* 37 experts of 128 rows x 4 column tiles (N 512) = 148 tiles: one full
+  ** wave for fc1 (2f = 512, f 256) and fc2 (h 512, 4 column tiles) */
+  assert_near(pod_serve__masked_waves(&b.gpu, POD_DTYPE_FP4, 512, 256, 37, 128),
+              1.0, 1e-12);
+  /* one row more per expert: a second row tile, two waves each */
+  assert_near(pod_serve__masked_waves(&b.gpu, POD_DTYPE_FP4, 512, 256, 37, 129),
+              2.0 * 128 / 129, 1e-12);
+}
+
 /* The NVFP4 dispatch: DeepEP's low-latency kernel launches
 ** ceil(E / ceil(E / SMs)) blocks, each casting its tokens one after
 ** another, so cast_us per token on an SM adds ceil(tokens / blocks)
@@ -514,6 +547,7 @@ int main(void) {
       cmocka_unit_test(test_disaggregated),
       cmocka_unit_test(test_ep_time),
       cmocka_unit_test(test_ep_time_cast),
+      cmocka_unit_test(test_masked_waves),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_clock),
       cmocka_unit_test(test_dense_dtype),

@@ -94,7 +94,8 @@ podsim.check{id = "S4", name = "DeepSeek-V3 prefill GB200 EP2 fp8-KV/fp4, tok/s/
 -- Batch sensitivity, same blog: "changing batch size from 1408 to 768 for
 -- 2k ISL reduces performances by roughly one tenth" (fp8-KV/fp4 run):
 -- checked as 0.85-0.95.  Known miss: podsim's step is still close to
--- linear in the batch (0.955; 0.957 before the NVFP4 cast, 0.980 before the weight streaming).
+-- linear in the batch (0.951; 0.955 before the expert GEMMs' waves (f), 0.957 before
+-- the NVFP4 cast (b), 0.980 before the weight streaming).
 -- Solving b / (F + v b) for the two published points gives v = 65 us per
 -- sequence and a fixed F of ~14 ms per step: podsim has v = 72 us and
 -- F = 6 ms (the dense weights and the touched experts read once per
@@ -138,18 +139,21 @@ podsim.check{id = "S4", name = "DeepSeek-V3 prefill GB200 EP2 fp8-KV/fp4, tok/s/
 --      non-attention kernels at 1,408 rows, a ratio of 0.65-0.8, not
 --      "roughly one tenth";
 --  (f) the lead left: wave quantisation of the grouped expert GEMMs.
---      With 128 x 256 output tiles on 148 SMs the six local experts' fc1
---      (N 4,096) at 1,024 rows is 768 tiles, 5.2 waves run as 6 (0.87),
---      at 1,877 rows 1,440 tiles, 9.7 of 10 waves with the last row
---      tile part-full (0.95); fc2 (N 7,168) 0.91 / 0.92.  That is +1.4 /
---      +1.2 ms on the experts' compute and a ratio of ~0.946, at the
---      range's edge.  It hangs on the kernel's tile shape and scheduler
---      (FlashInfer's CuTe DSL masked GEMM, 2-CTA MMA, persistent tiles),
---      on each expert's rows under the imbalance, and would move every
---      serving row: not modelled without a kernel table at these M.
---      With (b)'s cast (now modelled) the two together are ~0.943 by the
---      same hand count, inside the range by 0.7%: not yet coded (issue
---      14's fourth session ran out of time before the tile model).
+--      Modelled since issue 14's fourth session (serve.c,
+--      pod_serve__masked_waves): SGLang's NVFP4 experts on GB200 run
+--      FlashInfer's CuTe DSL masked grouped GEMM at its default 128 x 128
+--      tile (flashinfer_cutedsl_moe.py passes none), one tile per SM per
+--      wave on 148 SMs.  With the busiest GPU's 1,537 / 2,817 rows per
+--      local expert (imbalance included) fc1 takes 17 / 30 waves and fc2
+--      30 / 53: +9.4% / +5.4% on the experts' FLOPs, ratio 0.955 ->
+--      0.951 (fp4 decode row -7.6% -> -8.2%); no other row moves.  The
+--      128 x 256 tile the lead assumed would give 0.947; SGLang's
+--      single-batch overlap runs the down GEMM on 148 - 32 SMs (32 for
+--      the combine on Blackwell, sglang single_batch_overlap.py
+--      compute_overlap_args), which leaves the ratio at 0.951 (not
+--      modelled: podsim's SBO hides the combine without taking SMs).
+--      Still 0.1% above the range: the remaining gap is the ~1 ms of
+--      fixed time per step above, with no public source.
 local function run_b(per_rank)
   return podsim.serve{system = "gb200_nvl72", model = "deepseek_v3", gpus = 48,
     parallel = {tp = 1, ep = 48}, batch = per_rank * 48, input_tokens = 2000,
