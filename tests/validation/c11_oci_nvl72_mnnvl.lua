@@ -84,8 +84,8 @@
 --   (-15.5%) but takes C6 to 12.4x (range 13.5-22.5) and T16 DGX-H100 to
 --   +38.6%, its NVL72-over-H100 ratios to -31% and -35%: the term is what
 --   holds the H100 MoE rows, whose fabrics (DGX SuperPOD: rail-optimized,
---   PXN keeps an EP all-to-all inside its rail leaves) have no collision
---   mechanism either (see docs/validation.md, C6 and C11).
+--   PXN keeps an EP all-to-all in its rail leaves, 32 nodes a unit) have
+--   no collision mechanism either (see docs/validation.md, C6 and C11).
 --   GB300 2 racks all_to_all: 47.7 GB/s, 24 GB/s per GPU on the network:
 --   a quarter of its two 400G NICs and half of the GB200 cluster's
 --   one-NIC figure (45 GB/s), while the same cluster's 2-rack all-reduce
