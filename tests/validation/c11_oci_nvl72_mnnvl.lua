@@ -112,7 +112,9 @@
 --   reverseBits(group delta) (src/include/channel.h, groups of 8 ranks),
 --   even for every delta below p2pnChannels / 2, and one port would carry
 --   all of a GPU's network traffic: half the rate (93 GB/s), still not a
---   quarter.  Searched
+--   quarter.  NCCL's default NIC fusion (NCCL_NET_MERGE_LEVEL = PORT,
+--   src/graph/topo.cc) may instead show a ConnectX-8's two ports as one
+--   800G device whose connections stripe over both: both ports either way.  Searched
 --   before: OCI's Acceleron multiplanar network (OCI blogs, 2025-26) fans
 --   each NIC out into several
 --   independent planes, the NIC choosing the plane per flow and an
