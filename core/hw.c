@@ -152,9 +152,13 @@
 ** 290 and 160: one 400 Gb/s CX-7 reaches 46-48 GB/s (47 of 50: 0.94), one
 ** 200 Gb/s HDR NIC about 24 (of 25: 0.96).  XDR (ConnectX-8, 800 Gb/s)
 ** runs the same InfiniBand transport and has no public nccl-tests figure
-** here: it takes NDR's efficiency.  Routing: InfiniBand's default subnet
-** manager routing is static (one hashed path per flow); adaptive routing
-** is a fabric option (routing = "adaptive").  Per-message overhead:
+** here: it takes NDR's efficiency.  Routing: InfiniBand's subnet manager
+** (ftree, updn, minhop) routes each destination LID on one fixed port per
+** switch, not by a flow hash; the presets are charged static ECMP's
+** collision term all the same, which holds the H100 all-to-all rows (C6,
+** T16; see docs/design.md 4 and tests/validation/c11_oci_nvl72_mnnvl.lua).
+** Adaptive routing is a fabric option (routing = "adaptive").
+** Per-message overhead:
 ** NCCL's network post overhead, 1 us (getNetOverhead, tuning.cc).
 ** SHARP off: NCCL runs CollNet only when NCCL_COLLNET_ENABLE is set and
 ** the SHARP plugin is present (src/graph/tuning.cc disables it

@@ -39,7 +39,7 @@ typedef enum pod_transport {
 ** collide on a shared uplink; adaptive routing, per-packet spraying and
 ** SRD's multipath spread them (coll.c). */
 typedef enum pod_routing {
-  POD_ROUTING_STATIC_ECMP, /* one hashed path per flow (IB default SM) */
+  POD_ROUTING_STATIC_ECMP, /* one hashed path per flow (IB presets too) */
   POD_ROUTING_ADAPTIVE,    /* per-packet adaptive routing (IB AR) */
   POD_ROUTING_SPRAY,       /* packet spraying (Spectrum-X RoCE) */
   POD_ROUTING_SRD,         /* EFA SRD: many paths per flow */

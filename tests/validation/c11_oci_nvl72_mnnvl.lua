@@ -60,14 +60,32 @@
 --   the 2-rack figure (45.2).  Static-ECMP collisions between two peer
 --   racks cost podsim 25%, no collisions would give +12%.  The rows ran on
 --   OCI's InfiniBand shape (the 2.27.3 commands name 4 HCAs per 4 GPUs,
---   BM.GPU.GB200.4: 4 x 400G InfiniBand; the RoCE shape is GB200-v3), whose
---   subnet-manager routing sends each destination on a path it assigns,
---   not on a hash; the routing engine and the fabric (rail-optimized or
---   not) are not published.  Dropping the collision term for InfiniBand
---   would pass this row but take C6 (H100 over 8 nodes, 18.7x) to 12.4x,
---   out of its range, and move every multi-node H100 MoE all-to-all: not
---   done on one row.  The README's general command (NCCL 2.28.7,
---   NCCL_IB_QPS_PER_CONNECTION=4) may not be what the 2.27.3 rows ran with.
+--   BM.GPU.GB200.4: 4 x 400G InfiniBand; the RoCE shape is GB200-v3).
+--   What the README gives of its fabric: ib_write_lat 1.8-1.9 us inside a
+--   rack and 3.15-3.25 us across racks, so a rack's NICs share switches
+--   and traffic between racks climbs a tier above them: at two and at
+--   three racks every network byte of the all-to-all crosses that tier,
+--   the same load per NIC, so a tier alone cannot tell 2 from 3 racks.
+--   The one all-to-all command it prints (2 hosts, the 2.27.3-era stack)
+--   sets NCCL_P2P_NET_CHUNKSIZE=512 KiB and no NCCL_IB_QPS_PER_CONNECTION
+--   (NCCL's default, one QP per connection); the rack rows print none.
+--   InfiniBand has no flow hashing: its subnet manager (ftree, updn,
+--   minhop) writes one output port per destination LID in every switch,
+--   and d-mod-k routing on a full fat tree carries NCCL's shift-ordered
+--   p2p rounds without collisions at any rack count, which is the +12%.
+--   NCCL 2.27.3's p2p channels (72d24320, src/graph/paths.cc and
+--   src/include/channel.h): one channel per network peer at 128 and 192
+--   ranks (2 x n > 4 x p2pnChannels halves NCCL's 2), round i on channel
+--   8 x (i / 64) + (i mod 64) / 8, so the peers one domain away use 8
+--   channels and those two away 8 more: the network gets 8 channels at
+--   two racks and 16 at three, and NCCL's channels do not slow the 3-rack
+--   row either.  What remains is not found: dropping the
+--   collision term for InfiniBand passes this row (+12.0%) and C10
+--   (-15.5%) but takes C6 to 12.4x (range 13.5-22.5) and T16 DGX-H100 to
+--   +38.6%, its NVL72-over-H100 ratios to -31% and -35%: the term is what
+--   holds the H100 MoE rows, whose fabrics (DGX SuperPOD: rail-optimized,
+--   PXN keeps an EP all-to-all in its rail leaves, 32 nodes a unit) have
+--   no collision mechanism either (see docs/validation.md, C6 and C11).
 --   GB300 2 racks all_to_all: 47.7 GB/s, 24 GB/s per GPU on the network:
 --   a quarter of its two 400G NICs and half of the GB200 cluster's
 --   one-NIC figure (45 GB/s), while the same cluster's 2-rack all-reduce
@@ -78,9 +96,27 @@
 --   (16 channels x 24 GB/s = 384 GB/s per rack, core/coll.c leaf_use).
 --   The OCI fabric between racks is not published (the README gives the
 --   NICs, NCCL_IB_HCA with 8 HCAs per 4 GPUs, NCCL_IB_QPS_PER_CONNECTION=4,
---   and no topology), so podsim's default (non-blocking) stays the
---   prediction and the miss stays.  Searched: OCI's Acceleron multiplanar
---   network (OCI blogs, 2025-26) fans each NIC out into several
+--   NCCL_IB_SPLIT_DATA_ON_QPS=0, NCCL_BUFFSIZE=16 MiB, RoCE (GID index 3,
+--   traffic class 41), and no topology), so podsim's default
+--   (non-blocking) stays the prediction and the miss stays.  NCCL's own
+--   NIC choice is ruled out (2.28.7 ae7aed19, the same code in 2.28.9,
+--   which runs the B300 2-node row at both NICs' rate, 96.5 GB/s per
+--   GPU): a network peer gets max(netCountByBw, 2 halved while
+--   2 x n > 4 x p2pnChannels) channels (src/graph/paths.cc
+--   ncclTopoGetNchannels), netCountByBw = 2 when one 50 GB/s port is
+--   below the GPU's bandwidth; a message above one step takes both
+--   (src/enqueue.cc addP2pToPlan); channel c sends on the GPU's NIC
+--   c mod 2 (src/graph/topo.cc ncclTopoGetLocalNet), PXN on the GPU of
+--   the peer's index (src/graph/search.cc ncclTopoGetNetDev): both ports,
+--   rail-aligned.  Were netCountByBw 1, a peer's one channel would be
+--   reverseBits(group delta) (src/include/channel.h, groups of 8 ranks),
+--   even for every delta below p2pnChannels / 2, and one port would carry
+--   all of a GPU's network traffic: half the rate (93 GB/s), still not a
+--   quarter.  NCCL's default NIC fusion (NCCL_NET_MERGE_LEVEL = PORT,
+--   src/graph/topo.cc) may instead show a ConnectX-8's two ports as one
+--   800G device whose connections stripe over both: both ports either way.  Searched
+--   before: OCI's Acceleron multiplanar network (OCI blogs, 2025-26) fans
+--   each NIC out into several
 --   independent planes, the NIC choosing the plane per flow and an
 --   in-order RDMA flow staying on one; a flow pinned to one of four planes
 --   of an 800G NIC would run at a quarter of it, but which clusters use
@@ -119,9 +155,9 @@ local rows = {
   {"GB200", "all_to_all", 128, 64, 8, 89.70},
   {"B300", "all_to_all", 16, 8, 8, 180.98},
   {"GB200", "all_to_all", 192, 64, 8, 62.49,
-    "static-ECMP collisions between 2 peer racks; routing not published; see c11_oci_nvl72_mnnvl.lua"},
+    "static-ECMP collisions on InfiniBand (no hashing there; the term holds C6 and T16 H100); see c11_oci_nvl72_mnnvl.lua"},
   {"GB300", "all_to_all", 128, 64, 16, 47.67,
-    "a quarter of the two-NIC rate: fits a 4:1 cross-rack tier (C12), fabric not published; see c11_oci_nvl72_mnnvl.lua"},
+    "a quarter of the two-NIC rate, NCCL p2p uses both NICs: fits a 4:1 cross-rack tier (C12), fabric not published; see c11_oci_nvl72_mnnvl.lua"},
 }
 
 for _, c in ipairs(rows) do
