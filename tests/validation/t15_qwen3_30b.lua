@@ -53,6 +53,20 @@
 -- 0.877 on GB300): this row -18.6% -> -6.8%, but DeepSeek-V3's DGX-B200
 -- and GB200 rows share the activity (0.42-0.50) and go +21% to +27%
 -- (docs/design.md 6.2, Sustained clock).
+-- Searched again (issue 11; nothing kept, docs/design.md 6.2, "Searched for
+-- T15 DGX-B200"): (a) a slower Grace host for the eager launches (TE issue
+-- #2053: one Linear's CPU time 2.5-2.75x a Xeon's) takes GB200 over DGX-B200
+-- to +6% at 1.5x but leaves DGX-B200 at -18.6%, and at the measured 2.5-2.75x
+-- fails every Qwen3 NVL72 row at 26.04 (GB200 -26.5%); (b) the activity clock
+-- or a clock per GEMM set from its efficiency, with host_expert_us and the
+-- static power refitted, passes every T15 row (DGX-B200 -12% .. -13.5%) but
+-- puts Maverick and DeepSeek-V3 GB200 rows 16-26% high; (c) the preset's
+-- 1,000 W and 4.5 PF match NVIDIA's HGX B200 figures (the row passes at
+-- 1,100 W).  Solved exactly with podsim's clocks, the four 26.04 rows ask
+-- for 2.0 s of clock-bound work per step at GB300's rate (podsim 2.9), 5.0 s
+-- clock-free (podsim about 3.5), 2.0 ms per MoE layer per micro-batch on x86
+-- (podsim 4.2: moe_layer_us 2.1 and host 2.1) and 1.3 ms more on Grace; with
+-- every SKU at boost no solution has a non-negative clock-free part.
 -- Solved row by row before these changes, the fixed MoE-layer time each row needed was
 -- 0.7-1.9 ms on GB300 and GB200 and below zero on DGX-B300 and DGX-B200
 -- at 26.04 (docs/design.md 6.2).
