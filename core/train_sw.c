@@ -283,8 +283,8 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   per micro-batch pass (forward or backward) with eager launches;
 **   FITTED once (software feature "no CUDA graphs") on Megatron-Bridge
 **   26.04 DeepSeek-V3 on 256 DGX-B300 (3,131 tokens/s/GPU, PP16 EP8:
-**   32 local experts, no graphs): 64.7 us, five launches (EXPERT_LAUNCHES_
-**   PER_PASS above) of 13 us, about the host time of one eager PyTorch
+**   32 local experts, no graphs): 62.4 us, five launches (EXPERT_LAUNCHES_
+**   PER_PASS above) of 12.5 us, about the host time of one eager PyTorch
 **   operator (a check, not a source: no public per-launch figure for
 **   Megatron's MoE layer was found).  Refitted on the same row after
 **   MOE_LAYER_US each time: 66 us before MOE_LAYER_US took its part of
@@ -293,7 +293,9 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   15 us per MoE layer per micro-batch on this row) were counted, 75
 **   before MXFP8's GEMM speed and the recipes' cast bytes, 74.6 before
 **   the static power of the sustained-clock rule (BLACKWELL_STATIC_W:
-**   B300 0.873 -> 0.808).  The
+**   B300 0.873 -> 0.808), 64.7 before Megatron's EP dispatch was sent
+**   in bf16 as its dispatchers send it (train.c: it was charged in
+**   fp8).  The
 **   GB300 NVL72 row of the same table (EP32, 8 local experts, MBS 2) is a
 **   prediction of it.
 ** Transformer Engine's partial graphs (scopes attn, moe_router,
@@ -301,7 +303,7 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 ** capture the router's launches.  Full-iteration graphs replay the whole
 ** step: none; a fused grouped MLP is one kernel for all local experts:
 ** no expert launches. */
-#define HOST_EXPERT_US 64.7
+#define HOST_EXPERT_US 62.4
 
 /* ---- fp8 recipes: scale granularity and its kernels ----------------- */
 

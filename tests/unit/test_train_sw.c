@@ -275,6 +275,37 @@ static void test_dispatcher(void **state) {
   near(train_eval_ok(&c).breakdown.ep, in_node);
 }
 
+/* The EP wire dtype: Megatron-Core's dispatchers send bf16 whatever the
+** recipe, so an fp8 step pays the same EP time as a bf16 one; DeepSeek's
+** framework (dualpipe) casts the forward dispatch, one of the four
+** all-to-alls, to fp8: less EP time, but more than 3/4 of bf16's (the
+** three bf16 passes). */
+static void test_ep_wire_dtype(void **state) {
+  (void)state;
+  pod_train_cfg c =
+      train_cfg("hgx_h100", "qwen3_235b_a22b", 256, 4096, 1024, POD_DTYPE_BF16);
+  c.parallel.pp = 2;
+  c.parallel.ep = 16; /* two 8-GPU nodes */
+  c.overlap_ep = 0.0; /* all of it exposed */
+  for (int d = POD_DISPATCH_ALLTOALL; d <= POD_DISPATCH_HYBRIDEP; d++) {
+    c.software.dispatcher = d;
+    c.dtype = POD_DTYPE_BF16;
+    double bf = train_eval_ok(&c).breakdown.ep;
+    c.dtype = POD_DTYPE_FP8;
+    pod_train_result r = train_eval_ok(&c);
+    assert_true(bf > 0.0);
+    near(r.breakdown.ep / r.microbatches, bf / r.microbatches);
+  }
+  c.software.dispatcher = POD_DISPATCH_ALLTOALL;
+  c.software.schedule = POD_SCHED_DUALPIPE; /* hides EP under compute: */
+  c.system.nic_gbps = 10.0; /* a slow network leaves most of it exposed */
+  c.dtype = POD_DTYPE_BF16;
+  double bf = train_eval_ok(&c).breakdown.ep;
+  c.dtype = POD_DTYPE_FP8;
+  double f8 = train_eval_ok(&c).breakdown.ep;
+  assert_true(f8 < bf && f8 > 0.75 * bf);
+}
+
 /* Recompute modules by hand on the tiny model (Tt = 32 tokens, 2 layers,
 ** bf16): layernorm drops the two norm outputs (64 + 64 elements per
 ** token), core_attn the attention output (4 heads x 16), mlp the dense
@@ -572,6 +603,7 @@ int main(void) {
       cmocka_unit_test(test_sustained_clock),
       cmocka_unit_test(test_llama3_layout_fits),
       cmocka_unit_test(test_dualpipe),
+      cmocka_unit_test(test_ep_wire_dtype),
       cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
