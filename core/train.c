@@ -155,7 +155,6 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   const pod_layout *l = &c->parallel;
   double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
   int D = c->system.domain_gpus;
-  int fp8 = c->dtype != POD_DTYPE_BF16;
   double ef = m->expert_ffn, ew = mlp_matrix_count(m) * h * ef;
   double k = m->top_k, sh = m->shared_experts;
   o->gemm_flops += 6.0 * T * (h * m->experts + sh * ew) / tp +
@@ -204,9 +203,9 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
     double bytes = Tt * k * h;
     int rpd = group_rpd(l->ep, l->etp, D);
     double t16 = coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, 2.0 * bytes);
-    double td = fp8 && c->software.schedule == POD_SCHED_DUALPIPE
-                    ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, bytes)
-                    : t16;
+    double wb = pod_train__dispatch_bytes(c);
+    double td =
+        wb < 2.0 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, wb * bytes) : t16;
     o->ep_s = p->imb * (td + 3.0 * t16);
     if (c->software.dispatcher != POD_DISPATCH_ALLTOALL)
       o->ep_s *= pod_train__hier_share(k, l->ep / rpd, c->software.max_domains);

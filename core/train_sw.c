@@ -119,7 +119,10 @@ static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
 ** transformer_config.py at that commit; taken as the recipes' setting),
 ** the NCCL all-to-all dispatcher permute / all-to-all / sort_chunks_by_idxs
 ** (the last only with more than one local expert).  With b the dispatch
-** payload (1 B in fp8 recipes, else 2 B) and every other pass bf16:
+** payload (pod_train__dispatch_bytes: 2 B, bf16, under these dispatchers
+** whatever the recipe, which quantise the tokens after the all-to-all,
+** inside the experts; 1 B only for an fp8 step under dualpipe) and every
+** other pass bf16:
 **   source side (STAGE_SRC): the forward permute into the send buffer
 **     (read b, write b), the combine's reduce of the k returned copies
 **     (read 2, write ~0 per copy), and their backward twins (the output
@@ -133,8 +136,8 @@ static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
 **     dispatch (read b, write b), the unpermute before the combine (2 + 2)
 **     and their backward (4 + 4): 2b + 12; none for the NCCL dispatcher
 **     with one local expert.
-** fp8: 38 B, bf16: 44 B (the count this replaces held 24 B: four permute
-** copies and the receive buffers).  DeepEP is counted as HybridEP (its
+** 44 B (38 B with an fp8 payload; the count this replaces held 24 B: four
+** permute copies and the receive buffers).  DeepEP is counted as HybridEP (its
 ** normal kernels read the tokens in place: an upper bound by 2b).
 **
 ** Router (pod_train__router_bytes), fp32 (moe_router_dtype "fp32" in the
@@ -171,16 +174,18 @@ static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
 ** put DGX-B200 above GB200 NVL72 at one micro-batch size.
 **   MOE_LAYER_US: FITTED once on T6 (DeepSeek-V3 on 256 GB300, 6,338
 **   tokens/s/GPU, Megatron-Bridge 26.06, MBS 1, full graphs: no launch
-**   term): 2,110 us.  Refitted each time a counted term changed: 2,444
+**   term): 1,890 us.  Refitted each time a counted term changed: 2,444
 **   us first, 2,908 when the experts' grouped GEMMs took their own
 **   roll-off, 2,387 when the staging and router traffic above were
 **   counted, 2,110 when MXFP8's GEMM kernels took their measured speed
 **   against per-tensor fp8 (MXFP8_GEMM_REL) and each recipe its own cast
-**   bytes (pod_train__quant_scale) on top of that.
+**   bytes (pod_train__quant_scale) on top of that, 1,890 when the
+**   dispatch payload and its staging copies went to bf16 as Megatron's
+**   dispatchers send them (pod_train__dispatch_bytes).
 **   Predictions of it: Qwen3-30B-A3B (T15) at MBS 8, 4 and 1 on five
 **   systems, Qwen3-235B (T16, T17), Maverick (T1, T2), the DeepSeek-V3
 **   rows of T9, T10, T14. */
-#define MOE_LAYER_US 2110.0
+#define MOE_LAYER_US 1890.0
 #define STAGE_SRC_B 8.0
 #define STAGE_WIRE_B 12.0
 #define STAGE_EXP_B 12.0
@@ -547,9 +552,16 @@ double pod_train__moe_layer_s(const pod_train_cfg *c) {
   return us * 1e-6;
 }
 
+double pod_train__dispatch_bytes(const pod_train_cfg *c) {
+  return c->dtype != POD_DTYPE_BF16 &&
+                 c->software.schedule == POD_SCHED_DUALPIPE
+             ? 1.0
+             : 2.0;
+}
+
 double pod_train__moe_stage_bytes(const pod_train_cfg *c) {
   const pod_layout *l = &c->parallel;
-  double b = c->dtype != POD_DTYPE_BF16 ? 1.0 : 2.0;
+  double b = pod_train__dispatch_bytes(c);
   double s = 2.0 * b + STAGE_SRC_B;
   if (l->ep > 1) s += 2.0 * b + STAGE_WIRE_B;
   if (c->software.dispatcher != POD_DISPATCH_ALLTOALL ||

@@ -112,7 +112,8 @@ static void test_host_by_hand(void **state) {
 /* The dispatcher's staging copies by hand (bytes per routed hidden
 ** element, train_sw.c): source side 2b + 8, the all-to-all buffers 2b + 12
 ** with EP > 1, the expert-order permutes 2b + 12 unless NCCL's dispatcher
-** has one local expert; b = 1 in fp8, 2 in bf16.  The router's 44 B per
+** has one local expert; b = 2 (bf16) under Megatron's dispatchers
+** whatever the dtype, 1 for an fp8 step under dualpipe.  The router's 44 B per
 ** token per expert.  In a step, the NCCL dispatcher with one local expert
 ** skips the expert-side copies: compute falls by exactly their HBM time. */
 static void test_moe_staging_by_hand(void **state) {
@@ -120,12 +121,18 @@ static void test_moe_staging_by_hand(void **state) {
   pod_train_cfg c = tiny_moe_cfg(8, 8); /* 8 experts on 8 ranks: 1 local */
   c.software.dispatcher = POD_DISPATCH_HYBRIDEP;
   near(pod_train__moe_stage_bytes(&c), 12 + 16 + 16);
-  c.dtype = POD_DTYPE_FP8;
+  c.dtype = POD_DTYPE_FP8; /* the payload stays bf16 */
+  near(pod_train__dispatch_bytes(&c), 2.0);
+  near(pod_train__moe_stage_bytes(&c), 12 + 16 + 16);
+  c.software.schedule = POD_SCHED_DUALPIPE; /* DeepSeek's fp8 dispatch */
+  near(pod_train__dispatch_bytes(&c), 1.0);
   near(pod_train__moe_stage_bytes(&c), 10 + 14 + 14);
   c.software.dispatcher = POD_DISPATCH_ALLTOALL;
   near(pod_train__moe_stage_bytes(&c), 10 + 14);
   c.parallel.ep = 1; /* no all-to-all; all 8 experts local: sorted */
   near(pod_train__moe_stage_bytes(&c), 10 + 14);
+  c.dtype = POD_DTYPE_BF16;
+  near(pod_train__dispatch_bytes(&c), 2.0);
   near(pod_train__router_bytes(), 44.0);
   c = tiny_moe_cfg(8, 8);
   c.software.dispatcher = POD_DISPATCH_ALLTOALL;

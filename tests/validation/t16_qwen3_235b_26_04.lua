@@ -33,17 +33,18 @@
 -- EP wire dtype and fabric (ibroute).  Megatron-Core's dispatchers send
 -- the all-to-all in bf16 whatever the recipe (token_dispatcher.py at
 -- d98e8a6; podsim charged the forward dispatch in fp8): DGX-H100 +1.4% ->
--- -10.1%, GB300 over H100 -5.8% -> +4.6%, GB200 over H100 -11.2% -> -1.0%.
--- The H100 row ran on a DGX SuperPOD (Quantum-2 NDR InfiniBand, rail-
--- optimized fat tree; the archive names the systems, not the fabric):
--- its EP32 all-to-all spans 4 nodes, 24 of 31 peers on the network,
+-- -9.9%, GB300 over H100 -5.8% -> +4.3%, GB200 over H100 -11.2% -> +0.2%.
+-- Fabric: the archive names the systems (DGX-H100, one 400G ConnectX-7
+-- NDR port per GPU), not their fabric; NVIDIA's DGX SuperPOD reference
+-- design is a rail-optimized NDR InfiniBand fat tree (assumed).  The H100
+-- row's EP32 all-to-all spans 4 nodes, 24 of 31 peers on the network,
 -- 4.2 MB per peer (2,048 tokens x 8 x 4,096 x 2 B / 32), and is the
 -- step's bottleneck (EP time above the MoE layers' compute, A2A overlap
 -- on).  The row bounds that all-to-all's rate per GPU NIC: within 15%
 -- needs 31-43 GB/s (1,686 at about 37 GB/s, 0.74 of the 50 GB/s line),
 -- below the 47 GB/s of C3's two-node rows; the IB presets' static-ECMP
--- term (3 peer nodes: 1 - (2/3)^3 = 0.70) gives 33 GB/s (-10.1%), no
--- collisions 47 GB/s (+23.7%, the ratios -23.9% and -27.9%).  Ruled out
+-- term (3 peer nodes: 1 - (2/3)^3 = 0.70) gives 33 GB/s (-9.9%), no
+-- collisions 47 GB/s (+23.7%, the ratios -24.0% and -27.0%).  Ruled out
 -- as the missing mechanism: Megatron's combined-1F1B A2A overlap
 -- (model_chunk_schedule_plan.py: combine_bwd | dispatch_fwd, dispatch_bwd
 -- | combine_fwd on the comm stream under attn_fwd | mlp_bwd, dw, mlp_fwd
