@@ -48,11 +48,13 @@
 -- as the missing mechanism: Megatron's combined-1F1B A2A overlap
 -- (model_chunk_schedule_plan.py: combine_bwd | dispatch_fwd, dispatch_bwd
 -- | combine_fwd on the comm stream under attn_fwd | mlp_bwd, dw, mlp_fwd
--- | attn_bwd; per phase with 4 x 2.2 ms of all-to-all against 7.4 ms of
--- compute per layer it exposes within 0.1 ms of max(EP, compute)), NCCL's
+-- | attn_bwd; simulated per phase with 4 x 2.2 ms of all-to-all against
+-- 7.4 ms of compute per layer, backward twice the forward, it adds 0.0-0.8
+-- ms over podsim's max(EP, compute) for attention shares of 30-60% of the
+-- compute, against the 2.4 ms per layer the row needs), NCCL's
 -- p2p message overhead (4.2 MB per peer, 32 of NCCL's 128 KiB chunks),
 -- PCIe (Gen5 x16, 63 GB/s per direction, above the NIC) and DP/PP
--- traffic on the same NICs (about 1% of the EP bytes).  A measured
+-- traffic on the same NICs (PP 3% of the EP bytes, DP under 0.1%).  A measured
 -- large-message NCCL all-to-all on DGX-H100 at 4-8 nodes on a named fabric
 -- would settle it; none was found (docs/validation.md, C6 and T16).
 local src = "NVIDIA-NeMo/Megatron-Bridge performance summary archive (26.04), recipes at v0.4.0"
