@@ -155,7 +155,6 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   const pod_layout *l = &c->parallel;
   double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
   int D = c->system.domain_gpus;
-  int fp8 = c->dtype != POD_DTYPE_BF16;
   double ef = m->expert_ffn, ew = mlp_matrix_count(m) * h * ef;
   double k = m->top_k, sh = m->shared_experts;
   o->gemm_flops += 6.0 * T * (h * m->experts + sh * ew) / tp +
@@ -189,12 +188,24 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   /* EP: dispatch + combine, forward + backward, of this rank's routed
   ** tokens; the busiest rank receives imb x the mean. */
   if (l->ep > 1) {
-    /* fp8 recipes dispatch in fp8 (DeepEP / Megatron fp8 dispatch; 1 B
-    ** plus scales); combine and both backward passes stay bf16. */
+    /* Wire dtype.  Megatron-Core's training dispatchers (alltoall,
+    ** DeepEP, HybridEP) send the hidden states in bf16 whatever the
+    ** recipe: MoEAlltoAllTokenDispatcher.token_dispatch passes the
+    ** permuted activations to all_to_all as they are, the DeepEP and
+    ** HybridEP managers quantise nothing, and the one fp8 wire dtype,
+    ** moe_dispatch_fwd_dtype = 'mxfp8', is refused by every backend but
+    ** the later 'ncclep' and defaults to bf16 (NVIDIA/Megatron-LM
+    ** megatron/core/transformer/moe/token_dispatcher.py and
+    ** transformer_config.py at d98e8a6).  DeepSeek's own framework (the
+    ** dualpipe schedule) casts the dispatch to fp8 and keeps the combine
+    ** and both backward passes in bf16 (DeepSeek-V3 technical report,
+    ** sec. 3.3.4, "Low-Precision Communication"). */
     double bytes = Tt * k * h;
     int rpd = group_rpd(l->ep, l->etp, D);
     double t16 = coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, 2.0 * bytes);
-    double td = fp8 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, bytes) : t16;
+    double wb = pod_train__dispatch_bytes(c);
+    double td =
+        wb < 2.0 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, wb * bytes) : t16;
     o->ep_s = p->imb * (td + 3.0 * t16);
     if (c->software.dispatcher != POD_DISPATCH_ALLTOALL)
       o->ep_s *= pod_train__hier_share(k, l->ep / rpd, c->software.max_domains);

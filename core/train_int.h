@@ -114,6 +114,10 @@ double pod_train__moe_layer_s(const pod_train_cfg *c);
 ** eager expert launches after the dropless sync and, without CUDA graphs,
 ** the router and preprocess launches. */
 double pod_train__host_layer_s(const pod_train_cfg *c);
+/* Bytes per hidden element of the forward EP dispatch on the wire: 2
+** (bf16) under Megatron-Core's dispatchers whatever the dtype, 1 for an
+** fp8 step under DeepSeek's dualpipe framework (train.c). */
+double pod_train__dispatch_bytes(const pod_train_cfg *c);
 /* Staging traffic of the MoE dispatcher, bytes per routed hidden element
 ** (forward and backward). */
 double pod_train__moe_stage_bytes(const pod_train_cfg *c);

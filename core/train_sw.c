@@ -119,7 +119,10 @@ static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
 ** transformer_config.py at that commit; taken as the recipes' setting),
 ** the NCCL all-to-all dispatcher permute / all-to-all / sort_chunks_by_idxs
 ** (the last only with more than one local expert).  With b the dispatch
-** payload (1 B in fp8 recipes, else 2 B) and every other pass bf16:
+** payload (pod_train__dispatch_bytes: 2 B, bf16, under these dispatchers
+** whatever the recipe, which quantise the tokens after the all-to-all,
+** inside the experts; 1 B only for an fp8 step under dualpipe) and every
+** other pass bf16:
 **   source side (STAGE_SRC): the forward permute into the send buffer
 **     (read b, write b), the combine's reduce of the k returned copies
 **     (read 2, write ~0 per copy), and their backward twins (the output
@@ -133,8 +136,8 @@ static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
 **     dispatch (read b, write b), the unpermute before the combine (2 + 2)
 **     and their backward (4 + 4): 2b + 12; none for the NCCL dispatcher
 **     with one local expert.
-** fp8: 38 B, bf16: 44 B (the count this replaces held 24 B: four permute
-** copies and the receive buffers).  DeepEP is counted as HybridEP (its
+** 44 B (38 B with an fp8 payload; the count this replaces held 24 B: four
+** permute copies and the receive buffers).  DeepEP is counted as HybridEP (its
 ** normal kernels read the tokens in place: an upper bound by 2b).
 **
 ** Router (pod_train__router_bytes), fp32 (moe_router_dtype "fp32" in the
@@ -171,16 +174,18 @@ static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
 ** put DGX-B200 above GB200 NVL72 at one micro-batch size.
 **   MOE_LAYER_US: FITTED once on T6 (DeepSeek-V3 on 256 GB300, 6,338
 **   tokens/s/GPU, Megatron-Bridge 26.06, MBS 1, full graphs: no launch
-**   term): 2,110 us.  Refitted each time a counted term changed: 2,444
+**   term): 1,890 us.  Refitted each time a counted term changed: 2,444
 **   us first, 2,908 when the experts' grouped GEMMs took their own
 **   roll-off, 2,387 when the staging and router traffic above were
 **   counted, 2,110 when MXFP8's GEMM kernels took their measured speed
 **   against per-tensor fp8 (MXFP8_GEMM_REL) and each recipe its own cast
-**   bytes (pod_train__quant_scale) on top of that.
+**   bytes (pod_train__quant_scale) on top of that, 1,890 when the
+**   dispatch payload and its staging copies went to bf16 as Megatron's
+**   dispatchers send them (pod_train__dispatch_bytes).
 **   Predictions of it: Qwen3-30B-A3B (T15) at MBS 8, 4 and 1 on five
 **   systems, Qwen3-235B (T16, T17), Maverick (T1, T2), the DeepSeek-V3
 **   rows of T9, T10, T14. */
-#define MOE_LAYER_US 2110.0
+#define MOE_LAYER_US 1890.0
 #define STAGE_SRC_B 8.0
 #define STAGE_WIRE_B 12.0
 #define STAGE_EXP_B 12.0
@@ -283,8 +288,8 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   per micro-batch pass (forward or backward) with eager launches;
 **   FITTED once (software feature "no CUDA graphs") on Megatron-Bridge
 **   26.04 DeepSeek-V3 on 256 DGX-B300 (3,131 tokens/s/GPU, PP16 EP8:
-**   32 local experts, no graphs): 64.7 us, five launches (EXPERT_LAUNCHES_
-**   PER_PASS above) of 13 us, about the host time of one eager PyTorch
+**   32 local experts, no graphs): 62.4 us, five launches (EXPERT_LAUNCHES_
+**   PER_PASS above) of 12.5 us, about the host time of one eager PyTorch
 **   operator (a check, not a source: no public per-launch figure for
 **   Megatron's MoE layer was found).  Refitted on the same row after
 **   MOE_LAYER_US each time: 66 us before MOE_LAYER_US took its part of
@@ -293,7 +298,9 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   15 us per MoE layer per micro-batch on this row) were counted, 75
 **   before MXFP8's GEMM speed and the recipes' cast bytes, 74.6 before
 **   the static power of the sustained-clock rule (BLACKWELL_STATIC_W:
-**   B300 0.873 -> 0.808).  The
+**   B300 0.873 -> 0.808), 64.7 before Megatron's EP dispatch was sent
+**   in bf16 as its dispatchers send it (train.c: it was charged in
+**   fp8).  The
 **   GB300 NVL72 row of the same table (EP32, 8 local experts, MBS 2) is a
 **   prediction of it.
 ** Transformer Engine's partial graphs (scopes attn, moe_router,
@@ -301,7 +308,7 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 ** capture the router's launches.  Full-iteration graphs replay the whole
 ** step: none; a fused grouped MLP is one kernel for all local experts:
 ** no expert launches. */
-#define HOST_EXPERT_US 64.7
+#define HOST_EXPERT_US 62.4
 
 /* ---- fp8 recipes: scale granularity and its kernels ----------------- */
 
@@ -545,9 +552,16 @@ double pod_train__moe_layer_s(const pod_train_cfg *c) {
   return us * 1e-6;
 }
 
+double pod_train__dispatch_bytes(const pod_train_cfg *c) {
+  return c->dtype != POD_DTYPE_BF16 &&
+                 c->software.schedule == POD_SCHED_DUALPIPE
+             ? 1.0
+             : 2.0;
+}
+
 double pod_train__moe_stage_bytes(const pod_train_cfg *c) {
   const pod_layout *l = &c->parallel;
-  double b = c->dtype != POD_DTYPE_BF16 ? 1.0 : 2.0;
+  double b = pod_train__dispatch_bytes(c);
   double s = 2.0 * b + STAGE_SRC_B;
   if (l->ep > 1) s += 2.0 * b + STAGE_WIRE_B;
   if (c->software.dispatcher != POD_DISPATCH_ALLTOALL ||

@@ -112,7 +112,8 @@ static void test_host_by_hand(void **state) {
 /* The dispatcher's staging copies by hand (bytes per routed hidden
 ** element, train_sw.c): source side 2b + 8, the all-to-all buffers 2b + 12
 ** with EP > 1, the expert-order permutes 2b + 12 unless NCCL's dispatcher
-** has one local expert; b = 1 in fp8, 2 in bf16.  The router's 44 B per
+** has one local expert; b = 2 (bf16) under Megatron's dispatchers
+** whatever the dtype, 1 for an fp8 step under dualpipe.  The router's 44 B per
 ** token per expert.  In a step, the NCCL dispatcher with one local expert
 ** skips the expert-side copies: compute falls by exactly their HBM time. */
 static void test_moe_staging_by_hand(void **state) {
@@ -120,12 +121,18 @@ static void test_moe_staging_by_hand(void **state) {
   pod_train_cfg c = tiny_moe_cfg(8, 8); /* 8 experts on 8 ranks: 1 local */
   c.software.dispatcher = POD_DISPATCH_HYBRIDEP;
   near(pod_train__moe_stage_bytes(&c), 12 + 16 + 16);
-  c.dtype = POD_DTYPE_FP8;
+  c.dtype = POD_DTYPE_FP8; /* the payload stays bf16 */
+  near(pod_train__dispatch_bytes(&c), 2.0);
+  near(pod_train__moe_stage_bytes(&c), 12 + 16 + 16);
+  c.software.schedule = POD_SCHED_DUALPIPE; /* DeepSeek's fp8 dispatch */
+  near(pod_train__dispatch_bytes(&c), 1.0);
   near(pod_train__moe_stage_bytes(&c), 10 + 14 + 14);
   c.software.dispatcher = POD_DISPATCH_ALLTOALL;
   near(pod_train__moe_stage_bytes(&c), 10 + 14);
   c.parallel.ep = 1; /* no all-to-all; all 8 experts local: sorted */
   near(pod_train__moe_stage_bytes(&c), 10 + 14);
+  c.dtype = POD_DTYPE_BF16;
+  near(pod_train__dispatch_bytes(&c), 2.0);
   near(pod_train__router_bytes(), 44.0);
   c = tiny_moe_cfg(8, 8);
   c.software.dispatcher = POD_DISPATCH_ALLTOALL;
@@ -273,6 +280,37 @@ static void test_dispatcher(void **state) {
   double in_node = train_eval_ok(&c).breakdown.ep;
   c.software.dispatcher = POD_DISPATCH_DEEPEP;
   near(train_eval_ok(&c).breakdown.ep, in_node);
+}
+
+/* The EP wire dtype: Megatron-Core's dispatchers send bf16 whatever the
+** recipe, so an fp8 step pays the same EP time as a bf16 one; DeepSeek's
+** framework (dualpipe) casts the forward dispatch, one of the four
+** all-to-alls, to fp8: less EP time, but more than 3/4 of bf16's (the
+** three bf16 passes). */
+static void test_ep_wire_dtype(void **state) {
+  (void)state;
+  pod_train_cfg c =
+      train_cfg("hgx_h100", "qwen3_235b_a22b", 256, 4096, 1024, POD_DTYPE_BF16);
+  c.parallel.pp = 2;
+  c.parallel.ep = 16; /* two 8-GPU nodes */
+  c.overlap_ep = 0.0; /* all of it exposed */
+  for (int d = POD_DISPATCH_ALLTOALL; d <= POD_DISPATCH_HYBRIDEP; d++) {
+    c.software.dispatcher = d;
+    c.dtype = POD_DTYPE_BF16;
+    double bf = train_eval_ok(&c).breakdown.ep;
+    c.dtype = POD_DTYPE_FP8;
+    pod_train_result r = train_eval_ok(&c);
+    assert_true(bf > 0.0);
+    near(r.breakdown.ep / r.microbatches, bf / r.microbatches);
+  }
+  c.software.dispatcher = POD_DISPATCH_ALLTOALL;
+  c.software.schedule = POD_SCHED_DUALPIPE; /* hides EP under compute: */
+  c.system.nic_gbps = 10.0; /* a slow network leaves most of it exposed */
+  c.dtype = POD_DTYPE_BF16;
+  double bf = train_eval_ok(&c).breakdown.ep;
+  c.dtype = POD_DTYPE_FP8;
+  double f8 = train_eval_ok(&c).breakdown.ep;
+  assert_true(f8 < bf && f8 > 0.75 * bf);
 }
 
 /* Recompute modules by hand on the tiny model (Tt = 32 tokens, 2 layers,
@@ -572,6 +610,7 @@ int main(void) {
       cmocka_unit_test(test_sustained_clock),
       cmocka_unit_test(test_llama3_layout_fits),
       cmocka_unit_test(test_dualpipe),
+      cmocka_unit_test(test_ep_wire_dtype),
       cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

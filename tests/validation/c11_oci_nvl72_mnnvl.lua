@@ -82,7 +82,9 @@
 --   row either.  What remains is not found: dropping the
 --   collision term for InfiniBand passes this row (+12.0%) and C10
 --   (-15.5%) but takes C6 to 12.4x (range 13.5-22.5) and T16 DGX-H100 to
---   +38.6%, its NVL72-over-H100 ratios to -31% and -35%: the term is what
+--   +23.7%, its NVL72-over-H100 ratios to -24.0% and -27.0% (+38.6%, -31%
+--   and -35% while the EP dispatch was charged in fp8; Megatron sends it
+--   in bf16, see t16_qwen3_235b_26_04.lua): the term is what
 --   holds the H100 MoE rows, whose fabrics (DGX SuperPOD: rail-optimized,
 --   PXN keeps an EP all-to-all in its rail leaves, 32 nodes a unit) have
 --   no collision mechanism either (see docs/validation.md, C6 and C11).

@@ -30,6 +30,33 @@
 -- recipe's cast bytes; train_sw.c) and the fixed part refitted on T6
 -- again (2,110 us), the GB200 row is -9.3% and the ratio -9.6%.  T17
 -- (26.06, full graphs) shows the same GB200 row at -7.4% (it was -13.1%).
+-- EP wire dtype and fabric (ibroute).  Megatron-Core's dispatchers send
+-- the all-to-all in bf16 whatever the recipe (token_dispatcher.py at
+-- d98e8a6; podsim charged the forward dispatch in fp8): DGX-H100 +1.4% ->
+-- -9.9%, GB300 over H100 -5.8% -> +4.3%, GB200 over H100 -11.2% -> +0.2%.
+-- Fabric: the archive names the systems (DGX-H100, one 400G ConnectX-7
+-- NDR port per GPU), not their fabric; NVIDIA's DGX SuperPOD reference
+-- design is a rail-optimized NDR InfiniBand fat tree (assumed).  The H100
+-- row's EP32 all-to-all spans 4 nodes, 24 of 31 peers on the network,
+-- 4.2 MB per peer (2,048 tokens x 8 x 4,096 x 2 B / 32), and is the
+-- step's bottleneck (EP time above the MoE layers' compute, A2A overlap
+-- on).  The row bounds that all-to-all's rate per GPU NIC: within 15%
+-- needs 31-43 GB/s (1,686 at about 37 GB/s, 0.74 of the 50 GB/s line),
+-- below the 47 GB/s of C3's two-node rows; the IB presets' static-ECMP
+-- term (3 peer nodes: 1 - (2/3)^3 = 0.70) gives 33 GB/s (-9.9%), no
+-- collisions 47 GB/s (+23.7%, the ratios -24.0% and -27.0%).  Ruled out
+-- as the missing mechanism: Megatron's combined-1F1B A2A overlap
+-- (model_chunk_schedule_plan.py: combine_bwd | dispatch_fwd, dispatch_bwd
+-- | combine_fwd on the comm stream under attn_fwd | mlp_bwd, dw, mlp_fwd
+-- | attn_bwd; simulated per phase with 4 x 2.2 ms of all-to-all against
+-- 7.4 ms of compute per layer, backward twice the forward, it adds 0.0-0.8
+-- ms over podsim's max(EP, compute) for attention shares of 30-60% of the
+-- compute, against the 2.4 ms per layer the row needs), NCCL's
+-- p2p message overhead (4.2 MB per peer, 32 of NCCL's 128 KiB chunks),
+-- PCIe (Gen5 x16, 63 GB/s per direction, above the NIC) and DP/PP
+-- traffic on the same NICs (PP 3% of the EP bytes, DP under 0.1%).  A measured
+-- large-message NCCL all-to-all on DGX-H100 at 4-8 nodes on a named fabric
+-- would settle it; none was found (docs/validation.md, C6 and T16).
 local src = "NVIDIA-NeMo/Megatron-Bridge performance summary archive (26.04), recipes at v0.4.0"
 local function run(sys, par, sw, recipe)
   local r = podsim.train{system = sys, model = "qwen3_235b_a22b", gpus = 256, seq = 4096,
