@@ -49,7 +49,7 @@ struct pod_mc_plan {
   /* merge state: one thread (the runner's loop thread) */
   int64_t merged, samples_merged;
   int stopped, finished, finishing;
-  pod_ranks *xrank; /* G*P: parameter ranks while finishing (Spearman) */
+  pod_ranks *yrank; /* G*M: metric ranks while finishing (Spearman) */
   _Atomic(pod_ranks_work *) rwork[MC_RWORK]; /* idle ranking scratch, taken
                                                 and handed back by the
                                                 finishing parts */
@@ -104,6 +104,6 @@ char **pod_mc__dup_names(const char *const *names, int n, const char *what,
 void pod_mc__free_names(char **names, int n);
 /* Frees the ranks kept while finishing (Spearman) and the idle ranking
 ** scratch. */
-void pod_mc__free_xrank(pod_mc_plan *pl);
+void pod_mc__free_yrank(pod_mc_plan *pl);
 
 #endif

@@ -434,7 +434,7 @@ void pod_mc_plan_free(pod_mc_plan *pl) {
   free(pl->rows);
   free(pl->svar);
   free(pl->sob);
-  pod_mc__free_xrank(pl);
+  pod_mc__free_yrank(pl);
   free(pl);
 }
 

@@ -25,9 +25,15 @@ static int spearman_at(const pod_mc_plan *pl, int g) {
          pl->rows[g] >= 2 && pl->xcol[g * pl->P] != NULL;
 }
 
+/* Metrics a grid point ranks for Spearman take their exact quantiles from
+** that ranking (part_yrank), not from part_summary. */
+static int ranked_quantiles(const pod_mc_plan *pl, int g) {
+  return pl->exact && spearman_at(pl, g);
+}
+
 /* Summary, quantiles and histogram of metric m at grid point g (the exact
 ** quantiles of a metric that Spearman ranks come with its ranks, in
-** part_spearman). */
+** part_yrank, run alongside). */
 static int part_summary(pod_mc_plan *pl, pod_mc_results *r, int g, int m) {
   const pod_moments *mo = &pl->mom[g * pl->M + m];
   pod_mc_summary *s = &r->sum[g * pl->M + m];
@@ -41,7 +47,8 @@ static int part_summary(pod_mc_plan *pl, pod_mc_results *r, int g, int m) {
   s->skew = mo->n >= 2 ? pod_moments_skew(mo) : NAN;
   s->kurtosis = mo->n >= 2 ? pod_moments_kurtosis(mo) : NAN;
   s->quantiles_exact = pl->exact;
-  for (int q = 0; q < POD_STATS_NQ; q++) s->q[q] = NAN;
+  if (!ranked_quantiles(pl, g)) /* else part_yrank writes them */
+    for (int q = 0; q < POD_STATS_NQ; q++) s->q[q] = NAN;
   if (mo->n == 0) return POD_OK;
   pod_hist *h = &r->hist[g * pl->M + m];
   int rc = pod_hist_init(h, pl->hist_bins, mo->min, mo->max,
@@ -87,28 +94,6 @@ static void rwork_give(pod_mc_plan *pl, pod_ranks_work *w) {
   pod_ranks_work_free(w);
 }
 
-/* Ranks of parameter p's stored column at grid point g. */
-static int part_xrank(pod_mc_plan *pl, int g, int p) {
-  if (!spearman_at(pl, g)) return POD_OK;
-  pod_ranks_work *w = rwork_take(pl);
-  if (!w) return POD_ENOMEM;
-  const pod_dist *d = &pl->dists[p];
-  pod_ranks *rk = &pl->xrank[g * pl->P + p];
-  const double *x = pl->xcol[g * pl->P + p];
-  size_t n = (size_t)pl->rows[g];
-  int rc = POD_ERANGE;
-  /* a discrete parameter takes only its values: ranked by counting */
-  if (d->kind == POD_DIST_DISCRETE && d->svals && d->n >= 1 &&
-      d->n <= POD_RANKS_LEVELS_MAX)
-    rc = pod_ranks_init_levels(rk, x, n, d->svals, d->n, w);
-  double b[2]; /* the parameter's support bounds its column */
-  int have = pod_dist_support(d, &b[0], &b[1]);
-  if (rc == POD_ERANGE || rc == POD_EINVAL) /* not its values: sorted */
-    rc = pod_ranks_init_with(rk, x, n, have ? b : NULL, NULL, 0, NULL, 0, w);
-  rwork_give(pl, w);
-  return rc;
-}
-
 /* Ranks of metric m at grid point g into *rk (with the exact quantiles
 ** when the plan keeps every row): from the order of an earlier metric
 ** when m is monotone along it (a throughput of a time), else sorted,
@@ -132,46 +117,71 @@ static int metric_ranks(pod_mc_plan *pl, pod_mc_results *r, int g, int m,
     rc = pod_ranks_init_with(rk, col, n, mo->n > 0 ? b : NULL, pod_stats_qprobs,
                              nq, q, m < pl->M - 1, w);
   if (rc) return rc;
-  for (int t = 0; t < nq; t++) r->sum[g * pl->M + m].q[t] = q[t];
+  if (pl->exact)
+    for (int t = 0; t < POD_STATS_NQ; t++)
+      r->sum[g * pl->M + m].q[t] = t < nq ? q[t] : NAN;
   return POD_OK;
 }
 
-/* Spearman of every metric against every parameter at grid point g; the
-** metrics in turn, so that one may take its ranks from another's order. */
-static int part_spearman(pod_mc_plan *pl, pod_mc_results *r, int g) {
+/* Phase 0: the ranks of every metric at grid point g, kept for phase 1
+** (pl->yrank); the metrics in turn, so that one may take its ranks from
+** another's order (the orders go back to the scratch at the end). */
+static int part_yrank(pod_mc_plan *pl, pod_mc_results *r, int g) {
   if (!spearman_at(pl, g)) return POD_OK;
-  int M = pl->M, P = pl->P, rc = POD_OK;
-  pod_ranks *rk = calloc((size_t)M, sizeof *rk);
-  double *rho = malloc(sizeof(double) * (size_t)P);
-  pod_ranks_work *w = rk && rho ? rwork_take(pl) : NULL;
+  int M = pl->M, rc = POD_OK;
+  pod_ranks *rk = &pl->yrank[g * M];
+  pod_ranks_work *w = rwork_take(pl);
+  if (!w) return POD_ENOMEM;
+  for (int m = 0; m < M && !rc; m++)
+    rc = metric_ranks(pl, r, g, m, rk, &rk[m], w);
+  for (int m = 0; m < M; m++) { /* the orders back: only the ranks stay */
+    pod_ranks keep = rk[m];
+    rk[m].r2 = NULL;
+    pod_ranks_recycle(&rk[m], w);
+    rk[m].r2 = keep.r2;
+    rk[m].n = keep.n;
+    rk[m].order = NULL;
+  }
+  rwork_give(pl, w);
+  return rc;
+}
+
+/* Phase 1: Spearman of parameter p against every metric at grid point g,
+** ranking p's stored column without keeping its ranks. */
+static int part_xspear(pod_mc_plan *pl, pod_mc_results *r, int g, int p) {
+  if (!spearman_at(pl, g)) return POD_OK;
+  int M = pl->M, P = pl->P;
+  double *rho = malloc(sizeof(double) * (size_t)M);
+  pod_ranks_work *w = rho ? rwork_take(pl) : NULL;
   if (!w) {
-    free(rk);
     free(rho);
     return POD_ENOMEM;
   }
-  for (int m = 0; m < M && !rc; m++) {
-    if ((rc = metric_ranks(pl, r, g, m, rk, &rk[m], w))) break;
-    pod_ranks_spearman_n(&pl->xrank[g * P], P, &rk[m], rho);
-    for (int p = 0; p < P; p++) r->sens[(g * P + p) * M + m].spearman = rho[p];
-    /* only the order is still needed: the ranks go back to the scratch */
-    pod_ranks keep = rk[m];
-    rk[m].order = NULL;
-    pod_ranks_recycle(&rk[m], w);
-    rk[m].order = keep.order;
-    rk[m].n = keep.n;
-  }
-  for (int m = 0; m < M; m++) pod_ranks_recycle(&rk[m], w);
+  const pod_dist *d = &pl->dists[p];
+  const double *x = pl->xcol[g * P + p];
+  const pod_ranks *y = &pl->yrank[g * M];
+  size_t n = (size_t)pl->rows[g];
+  int rc = POD_ERANGE;
+  /* a discrete parameter takes only its values: ranked by counting */
+  if (d->kind == POD_DIST_DISCRETE && d->svals && d->n >= 1 &&
+      d->n <= POD_RANKS_LEVELS_MAX)
+    rc = pod_ranks_spearman_levels(x, n, d->svals, d->n, y, M, rho, w);
+  double b[2]; /* the parameter's support bounds its column */
+  int have = pod_dist_support(d, &b[0], &b[1]);
+  if (rc == POD_ERANGE || rc == POD_EINVAL) /* not its values: sorted */
+    rc = pod_ranks_spearman_col(x, n, have ? b : NULL, y, M, rho, w);
+  if (!rc)
+    for (int m = 0; m < M; m++) r->sens[(g * P + p) * M + m].spearman = rho[m];
   rwork_give(pl, w);
-  free(rk);
   free(rho);
   return rc;
 }
 
-void pod_mc__free_xrank(pod_mc_plan *pl) {
-  if (pl->xrank)
-    for (int i = 0; i < pl->G * pl->P; i++) pod_ranks_free(&pl->xrank[i]);
-  free(pl->xrank);
-  pl->xrank = NULL;
+void pod_mc__free_yrank(pod_mc_plan *pl) {
+  if (pl->yrank)
+    for (int i = 0; i < pl->G * pl->M; i++) pod_ranks_free(&pl->yrank[i]);
+  free(pl->yrank);
+  pl->yrank = NULL;
   for (int i = 0; i < MC_RWORK; i++)
     pod_ranks_work_free(atomic_exchange(&pl->rwork[i], NULL));
 }
@@ -199,8 +209,8 @@ int pod_mc_finish_begin(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
   if (!r->nonfinite || !r->unfit_n) goto nomem;
   memcpy(r->nonfinite, pl->nonfinite, sizeof(int64_t) * (size_t)G * M);
   memcpy(r->unfit_n, pl->unfit_n, sizeof(int64_t) * (size_t)G);
-  pl->xrank = calloc((size_t)G * (P ? P : 1), sizeof(pod_ranks));
-  if (!r->sum || !r->hist || !r->sens || !pl->xrank) goto nomem;
+  pl->yrank = calloc((size_t)G * M, sizeof(pod_ranks));
+  if (!r->sum || !r->hist || !r->sens || !pl->yrank) goto nomem;
   if (!(r->pnames = pod_mc__dup_names((const char *const *)pl->pnames, P,
                                       "params", err)) ||
       !(r->mnames = pod_mc__dup_names((const char *const *)pl->mnames, M,
@@ -212,14 +222,14 @@ int pod_mc_finish_begin(pod_mc_plan *pl, pod_mc_results **out, pod_err *err) {
   *out = r;
   return POD_OK;
 nomem:
-  pod_mc__free_xrank(pl);
+  pod_mc__free_yrank(pl);
   pod_mc_results_free(r);
   return pod_err_set(err, POD_ENOMEM, "results", NULL);
 }
 
 int pod_mc_finish_parts(const pod_mc_plan *pl, int phase) {
-  if (phase == 0) return pl->G * pl->M + pl->G * pl->P;
-  if (phase == 1) return pl->G;
+  if (phase == 0) return pl->G * pl->M + pl->G;
+  if (phase == 1) return pl->G * pl->P;
   return 0;
 }
 
@@ -230,10 +240,9 @@ int pod_mc_finish_part(pod_mc_plan *pl, pod_mc_results *r, int phase,
     return POD_EINVAL;
   if (phase == 0) {
     if (part < G * M) return part_summary(pl, r, part / M, part % M);
-    part -= G * M;
-    return part_xrank(pl, part / P, part % P);
+    return part_yrank(pl, r, part - G * M);
   }
-  return part_spearman(pl, r, part);
+  return part_xspear(pl, r, part / P, part % P);
 }
 
 int pod_mc_finish_end(pod_mc_plan *pl, pod_mc_results *r, int status,
@@ -245,7 +254,7 @@ int pod_mc_finish_end(pod_mc_plan *pl, pod_mc_results *r, int status,
     return pod_err_set(err, POD_EINVAL, "plan", "finish_begin was not called");
   }
   pl->finishing = 0;
-  pod_mc__free_xrank(pl);
+  pod_mc__free_yrank(pl);
   if (status != POD_OK) {
     pod_mc_results_free(r);
     return pod_err_set(err, status, "results", "cannot compute the statistics");

@@ -287,6 +287,22 @@ double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b);
 void pod_ranks_spearman_n(const pod_ranks *a, int na, const pod_ranks *b,
                           double *rho);
 
+/* rho[k] = pod_ranks_spearman(&ranks of x, &b[k]) for k < nb, the same
+** values bit for bit, without keeping x's ranks: x is ranked as by
+** pod_ranks_init_with (bounds and work as there) into a rank buffer that
+** goes back to `work` for the next call, so a study's parameters reuse one
+** buffer instead of touching fresh memory each (b[k] of another n gives
+** NaN, as does n < 2).  POD_EINVAL when nb < 0; POD_ENOMEM (also when
+** n > POD_RANKS_MAX). */
+int pod_ranks_spearman_col(const double *x, size_t n, const double *bounds,
+                           const pod_ranks *b, int nb, double *rho,
+                           pod_ranks_work *work);
+/* The same for a column of levels, ranked by pod_ranks_init_levels (with
+** its POD_ERANGE and POD_EINVAL) into a buffer handed back to `work`. */
+int pod_ranks_spearman_levels(const double *x, size_t n, const double *levels,
+                              int nlev, const pod_ranks *b, int nb, double *rho,
+                              pod_ranks_work *work);
+
 /* ---- Sobol indices
  * ------------------------------------------------------------- */
 

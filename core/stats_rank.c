@@ -133,27 +133,7 @@ static void msd_sort(uint64_t *k, uint32_t *ix, uint64_t *tk, uint32_t *ti,
 #define POS0_KEY 0x8000000000000000ULL /* pod_stats__dkey(+0.0) */
 #define NEG0_KEY 0x7fffffffffffffffULL /* pod_stats__dkey(-0.0) */
 
-/* sum of a[i] b[i], exact: uint64 sums over blocks short enough not to
-** overflow (each product is below (2n)^2 < 2^64, n <= POD_RANKS_MAX) */
-static u128 sum_products(const uint32_t *a, const uint32_t *b, size_t n) {
-  u128 sab = {0, 0};
-  if (n == 0) return sab;
-  uint64_t pmax = 4 * (uint64_t)n * (uint64_t)n;
-  size_t blk = (size_t)(UINT64_MAX / pmax);
-  if (blk > n) blk = n;
-  for (size_t i0 = 0; i0 < n; i0 += blk) {
-    size_t i1 = n - i0 < blk ? n : i0 + blk;
-    uint64_t s = 0;
-    for (size_t i = i0; i < i1; i++) s += (uint64_t)a[i] * b[i];
-    sab = u128_add(sab, s);
-  }
-  return sab;
-}
-
-/* x + 0.0 turns -0 into +0 (ties), nothing else */
-static uint64_t rkey(double x) {
-  return pod_stats__dkey(x + 0.0);
-}
+#define rkey pod_stats__rkey
 
 /* ---- ranks: LSD radix sort on a 32-bit prefix of the keys ---- */
 
@@ -223,7 +203,7 @@ static int work_run(pod_ranks_work *a, size_t m) {
 }
 
 /* A buffer of m uint32: a released one that is large enough, else new. */
-static uint32_t *work_take(pod_ranks_work *a, size_t m) {
+uint32_t *pod_ranks__take(pod_ranks_work *a, size_t m) {
   for (int i = 0; a && i < 2; i++)
     if (a->spare[i] && a->spare_n[i] >= m) {
       uint32_t *b = a->spare[i];
@@ -261,15 +241,6 @@ void pod_ranks_recycle(pod_ranks *r, pod_ranks_work *a) {
   r->n = 0;
 }
 
-/* The running sum of the squares of twice the ranks: v^2 < 2^64 added
-** `count` times. */
-static u128 add_squares(u128 ss, uint64_t v, size_t count) {
-  u128 p = u128_mul(v * v, count);
-  ss.hi += p.hi;
-  ss = u128_add(ss, p.lo);
-  return ss;
-}
-
 /* Ranks of the sorted run [s, e) of equal prefixes: twice their average
 ** rank per group of equal keys into r2, the run's indices put in key
 ** order in w.  Keys differ within a run only when the prefix dropped
@@ -287,7 +258,7 @@ static int rank_run(const double *x, pod_ranks_work *a, size_t s, size_t e,
     }
     if (order)
       for (size_t t = s; t < e; t++) order[t] = (uint32_t)w[t];
-    *ss = add_squares(*ss, v, m);
+    *ss = u128_add_squares(*ss, v, m);
     return POD_OK;
   }
   if (work_run(a, m)) return POD_ENOMEM;
@@ -313,7 +284,7 @@ static int rank_run(const double *x, pod_ranks_work *a, size_t s, size_t e,
     while (j < m && k[j] == k[i]) j++;
     uint32_t v = (uint32_t)(s + i + 1 + s + j); /* ranks s+i+1..s+j */
     for (size_t t = i; t < j; t++) r2[ix[t]] = v;
-    *ss = add_squares(*ss, v, j - i);
+    *ss = u128_add_squares(*ss, v, j - i);
     i = j;
   }
   if (order) memcpy(order + s, ix, m * sizeof *ix);
@@ -494,8 +465,8 @@ int pod_ranks_init_with(pod_ranks *r, const double *x, size_t n,
   pod_ranks_work *a = work ? work : pod_ranks_work_new();
   int rc = POD_ENOMEM;
   if (!a || work_words(a, m)) goto out;
-  r->r2 = work_take(a, m);
-  if (keep_order) r->order = work_take(a, m);
+  r->r2 = pod_ranks__take(a, m);
+  if (keep_order) r->order = pod_ranks__take(a, m);
   if (!r->r2 || (keep_order && !r->order)) goto out;
   r->n = n;
   rc = POD_OK;
@@ -525,7 +496,7 @@ int pod_ranks_init_ordered(pod_ranks *r, const double *x, size_t n,
 /* A group of ties at places [i, t) with twice-rank v: its squares into
 ** *ss, those of the untied ranks of its places into *untied. */
 static void ties_sq(u128 *ss, u128 *untied, size_t i, size_t t, uint64_t v) {
-  *ss = add_squares(*ss, v, t - i);
+  *ss = u128_add_squares(*ss, v, t - i);
   for (size_t u = i; u < t; u++) {
     uint64_t w = 2 * (uint64_t)u + 2;
     *untied = u128_add(*untied, w * w);
@@ -556,7 +527,7 @@ int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
   for (int t = 0; t < np; t++) q[t] = NAN;
   if (!like->order || like->n != n || n == 0) return POD_EINVAL;
   int dir = direction(y, like->order, n);
-  if (!(r->r2 = work_take(work, n))) return POD_ENOMEM;
+  if (!(r->r2 = pod_ranks__take(work, n))) return POD_ENOMEM;
   r->n = n;
   /* ascending place t holds y[o[t * st]] (the order read backwards when
   ** y falls along it); one pass checks the order, groups the ties, writes
@@ -609,58 +580,6 @@ int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
   return POD_OK;
 }
 
-/* Ranks of a column of a few known values (a discrete parameter): each
-** value's level by binary search over the distinct level keys, the count
-** per level, then twice the average rank of a level's ties, 2 below + c +
-** 1 (below: the values under it, c: its count): the ranks of the sort,
-** in two passes and without one. */
-int pod_ranks_init_levels(pod_ranks *r, const double *x, size_t n,
-                          const double *levels, int nlev,
-                          pod_ranks_work *work) {
-  memset(r, 0, sizeof *r);
-  if (nlev < 1 || nlev > POD_RANKS_LEVELS_MAX || n > POD_RANKS_MAX)
-    return POD_EINVAL;
-  uint64_t key[POD_RANKS_LEVELS_MAX];
-  uint64_t cnt[POD_RANKS_LEVELS_MAX] = {0};
-  int k = 0;
-  for (int j = 0; j < nlev; j++) { /* distinct keys, ascending */
-    uint64_t v = rkey(levels[j]);
-    if (k > 0 && v < key[k - 1]) return POD_EINVAL; /* not sorted */
-    if (k == 0 || v != key[k - 1]) key[k++] = v;
-  }
-  if (!(r->r2 = work_take(work, n ? n : 1))) return POD_ENOMEM;
-  r->n = n;
-  uint32_t *r2 = r->r2;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t v = rkey(x[i]);
-    int a = 0, len = k; /* branch-free lower bound: levels come at random */
-    while (len > 1) {
-      int half = len / 2;
-      a += key[a + half - 1] < v ? half : 0;
-      len -= half;
-    }
-    if (key[a] != v) { /* not a level: the caller sorts instead */
-      pod_ranks_recycle(r, work);
-      return POD_ERANGE;
-    }
-    r2[i] = (uint32_t)a;
-    cnt[a]++;
-  }
-  uint32_t v2[POD_RANKS_LEVELS_MAX];
-  u128 ss = {0, 0};
-  uint64_t below = 0;
-  for (int j = 0; j < k; j++) {
-    uint64_t v = 2 * below + cnt[j] + 1; /* ranks below+1..below+cnt[j] */
-    v2[j] = (uint32_t)v;
-    if (cnt[j]) ss = add_squares(ss, v, cnt[j]);
-    below += cnt[j];
-  }
-  for (size_t i = 0; i < n; i++) r2[i] = v2[r2[i]];
-  r->ss_hi = ss.hi;
-  r->ss_lo = ss.lo;
-  return POD_OK;
-}
-
 void pod_ranks_free(pod_ranks *r) {
   if (!r) return;
   free(r->r2);
@@ -668,101 +587,4 @@ void pod_ranks_free(pod_ranks *r) {
   r->r2 = NULL;
   r->order = NULL;
   r->n = 0;
-}
-
-/* The coefficient from the exact sum of products sab of a's and b's
-** twice-ranks (n >= 2). */
-static double spearman_of(u128 sab, const pod_ranks *a, const pod_ranks *b,
-                          size_t n) {
-  /* sum (a - n - 1)(b - n - 1) = sab - n (n+1)^2, as sum a = sum b = n(n+1) */
-  u128 c = u128_mul((uint64_t)n * (n + 1), n + 1);
-  u128 saa = {a->ss_hi, a->ss_lo}, sbb = {b->ss_hi, b->ss_lo};
-  double va = u128_diff(saa, c), vb = u128_diff(sbb, c);
-  if (!(va > 0) || !(vb > 0)) return NAN;
-  double rho = u128_diff(sab, c) / sqrt(va * vb);
-  return rho > 1 ? 1 : rho < -1 ? -1 : rho;
-}
-
-double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b) {
-  size_t n = a->n;
-  if (n < 2 || b->n != n) return NAN;
-  return spearman_of(sum_products(a->r2, b->r2, n), a, b, n);
-}
-
-#define SP_GROUP 8    /* rank sets summed together */
-#define SP_BLOCK 2048 /* rows of b per block (in L1 while the group reads) */
-
-void pod_ranks_spearman_n(const pod_ranks *a, int na, const pod_ranks *b,
-                          double *rho) {
-  size_t n = b->n;
-  for (int k = 0; k < na; k++) rho[k] = NAN;
-  if (n < 2) return;
-  /* uint64 partial sums over blocks short enough not to overflow (each
-  ** product is below (2n)^2 <= 2^64, n <= POD_RANKS_MAX) */
-  size_t blk = (size_t)(UINT64_MAX / (4 * (uint64_t)n * (uint64_t)n));
-  if (blk > SP_BLOCK) blk = SP_BLOCK;
-  for (int k0 = 0; k0 < na; k0 += SP_GROUP) {
-    int k1 = na - k0 < SP_GROUP ? na : k0 + SP_GROUP;
-    u128 sab[SP_GROUP];
-    memset(sab, 0, sizeof sab);
-    for (size_t i0 = 0; i0 < n; i0 += blk) {
-      size_t i1 = n - i0 < blk ? n : i0 + blk;
-      const uint32_t *y = b->r2;
-      for (int k = k0; k < k1; k++) {
-        if (a[k].n != n) continue;
-        const uint32_t *x = a[k].r2;
-        uint64_t acc = 0;
-        for (size_t i = i0; i < i1; i++) acc += (uint64_t)x[i] * y[i];
-        sab[k - k0] = u128_add(sab[k - k0], acc);
-      }
-    }
-    for (int k = k0; k < k1; k++)
-      if (a[k].n == n) rho[k] = spearman_of(sab[k - k0], &a[k], b, n);
-  }
-}
-
-/* ---- the double-valued API ---- */
-
-int pod_stats_ranks(const double *x, size_t n, double *ranks) {
-  pod_ranks r;
-  int rc = pod_ranks_init(&r, x, n, NULL, 0, NULL);
-  if (rc) return rc;
-  for (size_t i = 0; i < n; i++) ranks[i] = 0.5 * r.r2[i];
-  pod_ranks_free(&r);
-  return POD_OK;
-}
-
-int pod_stats_spearman(const double *x, const double *y, size_t n,
-                       double *rho) {
-  pod_ranks a, b;
-  int rc = pod_ranks_init(&a, x, n, NULL, 0, NULL);
-  if (rc) return rc;
-  if ((rc = pod_ranks_init(&b, y, n, NULL, 0, NULL))) {
-    pod_ranks_free(&a);
-    return rc;
-  }
-  *rho = pod_ranks_spearman(&a, &b);
-  pod_ranks_free(&a);
-  pod_ranks_free(&b);
-  return POD_OK;
-}
-
-double pod_stats_pearson(const double *a, const double *b, size_t n) {
-  if (n < 2) return NAN;
-  double ma = 0, mb = 0;
-  for (size_t i = 0; i < n; i++) {
-    ma += a[i];
-    mb += b[i];
-  }
-  ma /= (double)n;
-  mb /= (double)n;
-  double sab = 0, saa = 0, sbb = 0;
-  for (size_t i = 0; i < n; i++) {
-    double da = a[i] - ma, db = b[i] - mb;
-    sab += da * db;
-    saa += da * da;
-    sbb += db * db;
-  }
-  if (saa <= 0 || sbb <= 0) return NAN;
-  return sab / sqrt(saa * sbb);
 }

@@ -2,9 +2,11 @@
 ** fuzz_stats.c: the mergeable statistics on arbitrary data: moments
 ** (add, merge in any split, against one pass), the quantile sketch (add,
 ** merge, quantiles: bounds, order, relative error against the exact
-** quantile, merge equal to one pass), quantiles of sorted data, and
-** histograms (nothing dropped).  Non-finite values must be refused by the
-** sketch and counted by the histogram.
+** quantile, merge equal to one pass), quantiles of sorted data,
+** histograms (nothing dropped), and ranks, their reuse and Spearman
+** without kept ranks (pod_ranks_spearman_col) against the kept ones.
+** Non-finite values must be refused by the sketch and counted by the
+** histogram.
 */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_statistics_double.h>
@@ -168,6 +170,19 @@ static void check_ranks(const double *x, int n, const double *sorted) {
     if (memcmp(u.r2, w.r2, (size_t)n * sizeof *u.r2) ||
         memcmp(q, qw, sizeof q) || u.ss_hi != w.ss_hi || u.ss_lo != w.ss_lo)
       FZ_FAIL("reused ranks differ from sorted ones");
+    /* a column's coefficients without its ranks kept: those of the kept
+    ** ranks, bit for bit, without and with its bounds */
+    pod_ranks b2[2] = {w, r};
+    double rho[2],
+        want[2] = {pod_ranks_spearman(&r, &w), pod_ranks_spearman(&r, &r)};
+    double bd[2] = {sorted[0], sorted[n - 1]};
+    for (int t = 0; t < 2; t++) {
+      if (pod_ranks_spearman_col(x, (size_t)n, t ? bd : NULL, b2, 2, rho, NULL))
+        FZ_FAIL("pod_ranks_spearman_col failed");
+      if (memcmp(rho, want, sizeof rho))
+        FZ_FAIL("spearman_col %.17g %.17g, want %.17g %.17g", rho[0], rho[1],
+                want[0], want[1]);
+    }
     pod_ranks_free(&u);
     pod_ranks_free(&w);
   }

@@ -578,8 +578,11 @@ static void test_eval_errors(void **st) {
                    POD_EINVAL); /* no begin */
   assert_int_equal(pod_mc_finish_begin(pl, &rr, &e), POD_OK);
   assert_int_equal(pod_mc_finish_begin(pl, &r, &e), POD_EINVAL);
-  assert_int_equal(pod_mc_finish_parts(pl, 0), 2 * 2 + 2 * 2);
-  assert_int_equal(pod_mc_finish_parts(pl, 1), 2); /* per grid point */
+  /* phase 0: a summary per (grid point, metric), the metric ranks per grid
+  ** point; phase 1: a parameter's Spearman per (grid point, parameter) */
+  assert_int_equal(pod_mc_finish_parts(pl, 0), 2 * 2 + 2);
+  assert_int_equal(pod_mc_finish_parts(pl, 1), 2 * 2);
+  assert_int_equal(pod_mc_finish_part(pl, rr, 1, 4), POD_EINVAL);
   assert_int_equal(pod_mc_finish_parts(pl, 2), 0);
   assert_int_equal(pod_mc_finish_part(pl, rr, 0, 8), POD_EINVAL);
   assert_int_equal(pod_mc_finish_part(pl, rr, 1, -1), POD_EINVAL);

@@ -442,6 +442,82 @@ static void test_ranks_levels(void **st) {
   gsl_rng_free(g);
 }
 
+/* pod_ranks_spearman_col and pod_ranks_spearman_levels: the coefficients
+** of pod_ranks_spearman on ranks kept by pod_ranks_init_with /
+** pod_ranks_init_levels, bit for bit, against several rank sets (one of
+** another size: NaN), with a recycled rank buffer; their errors. */
+static void test_spearman_col(void **st) {
+  (void)st;
+  enum { N = 3000 };
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+  double *z = malloc(N * sizeof *z), *c = malloc(N * sizeof *c);
+  for (size_t i = 0; i < N; i++) {
+    x[i] = gsl_ran_lognormal(g, 1.0, 0.7);
+    c[i] = (double)(gsl_rng_uniform_int(g, 3));
+    y[i] = x[i] * gsl_ran_flat(g, 0.5, 1.5) + c[i];
+    z[i] = i % 7 == 0 ? 1.0 : -x[i]; /* ties */
+  }
+  pod_ranks b[3];
+  assert_int_equal(pod_ranks_init(&b[0], y, N, NULL, 0, NULL), POD_OK);
+  assert_int_equal(pod_ranks_init(&b[1], z, N, NULL, 0, NULL), POD_OK);
+  assert_int_equal(pod_ranks_init(&b[2], z, N - 1, NULL, 0, NULL), POD_OK);
+  pod_ranks_work *w = pod_ranks_work_new();
+  assert_non_null(w);
+  double bounds[2] = {0, INFINITY}, wrong[2] = {2.0, 3.0}, rho[3], ref[3],
+         xref = NAN;
+  const double *bnd[3] = {NULL, bounds, wrong};
+  for (int t = 0; t < 3; t++) { /* no bounds, open bounds, wrong bounds */
+    for (int rep = 0; rep < 2; rep++) { /* fresh, then recycled buffers */
+      assert_int_equal(pod_ranks_spearman_col(x, N, bnd[t], b, 3, rho, w),
+                       POD_OK);
+      pod_ranks a;
+      assert_int_equal(pod_ranks_init(&a, x, N, NULL, 0, NULL), POD_OK);
+      for (int k = 0; k < 3; k++) ref[k] = pod_ranks_spearman(&a, &b[k]);
+      pod_ranks_free(&a);
+      assert_memory_equal(rho, ref, 2 * sizeof *rho);
+      assert_true(isnan(rho[2]) && isnan(ref[2]));
+      assert_true(rho[0] > 0.3 && rho[1] < -0.5);
+      xref = ref[0];
+    }
+  }
+  static const double lv[] = {0.0, 1.0, 2.0};
+  assert_int_equal(pod_ranks_spearman_levels(c, N, lv, 3, b, 3, rho, w),
+                   POD_OK);
+  pod_ranks a;
+  assert_int_equal(pod_ranks_init(&a, c, N, NULL, 0, NULL), POD_OK);
+  for (int k = 0; k < 3; k++) ref[k] = pod_ranks_spearman(&a, &b[k]);
+  pod_ranks_free(&a);
+  assert_memory_equal(rho, ref, 2 * sizeof *rho);
+  assert_true(isnan(rho[2]));
+  /* errors: a value that is no level, levels out of order, nb < 0; the
+  ** coefficients are NaN after each; NULL work and n < 2 are fine */
+  assert_int_equal(pod_ranks_spearman_levels(x, N, lv, 3, b, 1, rho, w),
+                   POD_ERANGE);
+  assert_true(isnan(rho[0]));
+  static const double bad[] = {1.0, 0.0};
+  assert_int_equal(pod_ranks_spearman_levels(c, N, bad, 2, b, 1, rho, w),
+                   POD_EINVAL);
+  assert_int_equal(pod_ranks_spearman_levels(c, N, lv, 3, b, -1, rho, w),
+                   POD_EINVAL);
+  assert_int_equal(pod_ranks_spearman_col(x, N, NULL, b, -1, rho, w),
+                   POD_EINVAL);
+  assert_int_equal(pod_ranks_spearman_col(x, N, NULL, b, 1, rho, NULL), POD_OK);
+  assert_memory_equal(rho, &xref, sizeof *rho);
+  assert_int_equal(pod_ranks_spearman_col(x, 1, NULL, b, 1, rho, w), POD_OK);
+  assert_true(isnan(rho[0]));
+  assert_int_equal(
+      pod_ranks_spearman_col(x, POD_RANKS_MAX + (size_t)1, NULL, b, 1, rho, w),
+      POD_ENOMEM);
+  for (int k = 0; k < 3; k++) pod_ranks_free(&b[k]);
+  pod_ranks_work_free(w);
+  free(x);
+  free(y);
+  free(z);
+  free(c);
+  gsl_rng_free(g);
+}
+
 int main(void) {
   pod_init();
   const struct CMUnitTest tests[] = {
@@ -450,6 +526,7 @@ int main(void) {
       cmocka_unit_test(test_spearman_past_2_64),
       cmocka_unit_test(test_reuse_order),
       cmocka_unit_test(test_ranks_levels),
+      cmocka_unit_test(test_spearman_col),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

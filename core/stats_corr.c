@@ -1,0 +1,257 @@
+/*
+** stats_corr.c: ranks of discrete columns, rank correlation from ranks,
+** and the double-valued rank API (see pod_stats.h; the sort that ranks a
+** column is in stats_rank.c).
+*/
+#include "pod_stats.h"
+#include "stats_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SP_GROUP 8    /* rank sets summed together */
+#define SP_BLOCK 2048 /* rows per block (in L1 while the group reads) */
+
+static void spearman_1n(const pod_ranks *a, const pod_ranks *b, int nb,
+                        double *rho);
+
+/* ---- discrete columns: ranks by counting levels ---- */
+
+/* The distinct keys of nlev ascending levels into key; their number, or
+** -1 when the levels are not ascending. */
+static int level_keys(const double *levels, int nlev, uint64_t *key) {
+  int k = 0;
+  for (int j = 0; j < nlev; j++) {
+    uint64_t v = pod_stats__rkey(levels[j]);
+    if (k > 0 && v < key[k - 1]) return -1; /* not sorted */
+    if (k == 0 || v != key[k - 1]) key[k++] = v;
+  }
+  return k;
+}
+
+/* The level of x among the k keys, or -1 when x is none: a branch-free
+** lower bound (levels come at random). */
+static inline int level_of(const uint64_t *key, int k, double x) {
+  uint64_t v = pod_stats__rkey(x);
+  int a = 0, len = k;
+  while (len > 1) {
+    int half = len / 2;
+    a += key[a + half - 1] < v ? half : 0;
+    len -= half;
+  }
+  return key[a] == v ? a : -1;
+}
+
+/* Twice the average rank of each level's ties, 2 below + c + 1 (below:
+** the values under it, c: its count), into v2; their squares' sum. */
+static u128 level_ranks(const uint64_t *cnt, int k, uint32_t *v2) {
+  u128 ss = {0, 0};
+  uint64_t below = 0;
+  for (int j = 0; j < k; j++) {
+    uint64_t v = 2 * below + cnt[j] + 1; /* ranks below+1..below+cnt[j] */
+    v2[j] = (uint32_t)v;
+    if (cnt[j]) ss = u128_add_squares(ss, v, cnt[j]);
+    below += cnt[j];
+  }
+  return ss;
+}
+
+/* Ranks of a column of a few known values (a discrete parameter): each
+** value's level, the count per level, then each level's twice-rank: the
+** ranks of the sort, in two passes and without one. */
+int pod_ranks_init_levels(pod_ranks *r, const double *x, size_t n,
+                          const double *levels, int nlev,
+                          pod_ranks_work *work) {
+  memset(r, 0, sizeof *r);
+  if (nlev < 1 || nlev > POD_RANKS_LEVELS_MAX || n > POD_RANKS_MAX)
+    return POD_EINVAL;
+  uint64_t key[POD_RANKS_LEVELS_MAX];
+  uint64_t cnt[POD_RANKS_LEVELS_MAX] = {0};
+  int k = level_keys(levels, nlev, key);
+  if (k < 0) return POD_EINVAL;
+  if (!(r->r2 = pod_ranks__take(work, n ? n : 1))) return POD_ENOMEM;
+  r->n = n;
+  uint32_t *r2 = r->r2;
+  for (size_t i = 0; i < n; i++) {
+    int a = level_of(key, k, x[i]);
+    if (a < 0) { /* not a level: the caller sorts instead */
+      pod_ranks_recycle(r, work);
+      return POD_ERANGE;
+    }
+    r2[i] = (uint32_t)a;
+    cnt[a]++;
+  }
+  uint32_t v2[POD_RANKS_LEVELS_MAX];
+  u128 ss = level_ranks(cnt, k, v2);
+  for (size_t i = 0; i < n; i++) r2[i] = v2[r2[i]];
+  r->ss_hi = ss.hi;
+  r->ss_lo = ss.lo;
+  return POD_OK;
+}
+
+int pod_ranks_spearman_levels(const double *x, size_t n, const double *levels,
+                              int nlev, const pod_ranks *b, int nb, double *rho,
+                              pod_ranks_work *work) {
+  for (int j = 0; j < nb; j++) rho[j] = NAN;
+  if (nb < 0) return POD_EINVAL;
+  pod_ranks a;
+  int rc = pod_ranks_init_levels(&a, x, n, levels, nlev, work);
+  if (rc) return rc;
+  spearman_1n(&a, b, nb, rho);
+  pod_ranks_recycle(&a, work);
+  return POD_OK;
+}
+
+/* ---- correlation of rank sets ---- */
+
+int pod_ranks_spearman_col(const double *x, size_t n, const double *bounds,
+                           const pod_ranks *b, int nb, double *rho,
+                           pod_ranks_work *work) {
+  for (int j = 0; j < nb; j++) rho[j] = NAN;
+  if (nb < 0) return POD_EINVAL;
+  pod_ranks a;
+  int rc = pod_ranks_init_with(&a, x, n, bounds, NULL, 0, NULL, 0, work);
+  if (rc) return rc;
+  spearman_1n(&a, b, nb, rho);
+  pod_ranks_recycle(&a, work);
+  return POD_OK;
+}
+
+/* sum of a[i] b[i], exact: uint64 sums over blocks short enough not to
+** overflow (each product is below (2n)^2 < 2^64, n <= POD_RANKS_MAX) */
+static u128 sum_products(const uint32_t *a, const uint32_t *b, size_t n) {
+  u128 sab = {0, 0};
+  if (n == 0) return sab;
+  uint64_t pmax = 4 * (uint64_t)n * (uint64_t)n;
+  size_t blk = (size_t)(UINT64_MAX / pmax);
+  if (blk > n) blk = n;
+  for (size_t i0 = 0; i0 < n; i0 += blk) {
+    size_t i1 = n - i0 < blk ? n : i0 + blk;
+    uint64_t s = 0;
+    for (size_t i = i0; i < i1; i++) s += (uint64_t)a[i] * b[i];
+    sab = u128_add(sab, s);
+  }
+  return sab;
+}
+
+double pod_ranks__rho(u128 sab, const pod_ranks *a, const pod_ranks *b,
+                      size_t n) {
+  /* sum (a - n - 1)(b - n - 1) = sab - n (n+1)^2, as sum a = sum b = n(n+1) */
+  u128 c = u128_mul((uint64_t)n * (n + 1), n + 1);
+  u128 saa = {a->ss_hi, a->ss_lo}, sbb = {b->ss_hi, b->ss_lo};
+  double va = u128_diff(saa, c), vb = u128_diff(sbb, c);
+  if (!(va > 0) || !(vb > 0)) return NAN;
+  double rho = u128_diff(sab, c) / sqrt(va * vb);
+  return rho > 1 ? 1 : rho < -1 ? -1 : rho;
+}
+
+double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b) {
+  size_t n = a->n;
+  if (n < 2 || b->n != n) return NAN;
+  return pod_ranks__rho(sum_products(a->r2, b->r2, n), a, b, n);
+}
+
+void pod_ranks_spearman_n(const pod_ranks *a, int na, const pod_ranks *b,
+                          double *rho) {
+  size_t n = b->n;
+  for (int k = 0; k < na; k++) rho[k] = NAN;
+  if (n < 2) return;
+  /* uint64 partial sums over blocks short enough not to overflow (each
+  ** product is below (2n)^2 <= 2^64, n <= POD_RANKS_MAX) */
+  size_t blk = (size_t)(UINT64_MAX / (4 * (uint64_t)n * (uint64_t)n));
+  if (blk > SP_BLOCK) blk = SP_BLOCK;
+  for (int k0 = 0; k0 < na; k0 += SP_GROUP) {
+    int k1 = na - k0 < SP_GROUP ? na : k0 + SP_GROUP;
+    u128 sab[SP_GROUP];
+    memset(sab, 0, sizeof sab);
+    for (size_t i0 = 0; i0 < n; i0 += blk) {
+      size_t i1 = n - i0 < blk ? n : i0 + blk;
+      const uint32_t *y = b->r2;
+      for (int k = k0; k < k1; k++) {
+        if (a[k].n != n) continue;
+        const uint32_t *x = a[k].r2;
+        uint64_t acc = 0;
+        for (size_t i = i0; i < i1; i++) acc += (uint64_t)x[i] * y[i];
+        sab[k - k0] = u128_add(sab[k - k0], acc);
+      }
+    }
+    for (int k = k0; k < k1; k++)
+      if (a[k].n == n) rho[k] = pod_ranks__rho(sab[k - k0], &a[k], b, n);
+  }
+}
+
+/* rho[j] = pod_ranks_spearman(a, &b[j]) for j < nb, the same values, in
+** one pass over a's ranks (a block of a read once per group of b's). */
+static void spearman_1n(const pod_ranks *a, const pod_ranks *b, int nb,
+                        double *rho) {
+  size_t n = a->n;
+  for (int j = 0; j < nb; j++) rho[j] = NAN;
+  if (n < 2) return;
+  size_t blk = (size_t)(UINT64_MAX / (4 * (uint64_t)n * (uint64_t)n));
+  if (blk > SP_BLOCK) blk = SP_BLOCK;
+  for (int j0 = 0; j0 < nb; j0 += SP_GROUP) {
+    int j1 = nb - j0 < SP_GROUP ? nb : j0 + SP_GROUP;
+    u128 sab[SP_GROUP];
+    memset(sab, 0, sizeof sab);
+    for (size_t i0 = 0; i0 < n; i0 += blk) {
+      size_t i1 = n - i0 < blk ? n : i0 + blk;
+      const uint32_t *x = a->r2;
+      for (int j = j0; j < j1; j++) {
+        if (b[j].n != n) continue;
+        const uint32_t *y = b[j].r2;
+        uint64_t acc = 0;
+        for (size_t i = i0; i < i1; i++) acc += (uint64_t)x[i] * y[i];
+        sab[j - j0] = u128_add(sab[j - j0], acc);
+      }
+    }
+    for (int j = j0; j < j1; j++)
+      if (b[j].n == n) rho[j] = pod_ranks__rho(sab[j - j0], a, &b[j], n);
+  }
+}
+
+/* ---- the double-valued API ---- */
+
+int pod_stats_ranks(const double *x, size_t n, double *ranks) {
+  pod_ranks r;
+  int rc = pod_ranks_init(&r, x, n, NULL, 0, NULL);
+  if (rc) return rc;
+  for (size_t i = 0; i < n; i++) ranks[i] = 0.5 * r.r2[i];
+  pod_ranks_free(&r);
+  return POD_OK;
+}
+
+int pod_stats_spearman(const double *x, const double *y, size_t n,
+                       double *rho) {
+  pod_ranks a, b;
+  int rc = pod_ranks_init(&a, x, n, NULL, 0, NULL);
+  if (rc) return rc;
+  if ((rc = pod_ranks_init(&b, y, n, NULL, 0, NULL))) {
+    pod_ranks_free(&a);
+    return rc;
+  }
+  *rho = pod_ranks_spearman(&a, &b);
+  pod_ranks_free(&a);
+  pod_ranks_free(&b);
+  return POD_OK;
+}
+
+double pod_stats_pearson(const double *a, const double *b, size_t n) {
+  if (n < 2) return NAN;
+  double ma = 0, mb = 0;
+  for (size_t i = 0; i < n; i++) {
+    ma += a[i];
+    mb += b[i];
+  }
+  ma /= (double)n;
+  mb /= (double)n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < n; i++) {
+    double da = a[i] - ma, db = b[i] - mb;
+    sab += da * db;
+    saa += da * da;
+    sbb += db * db;
+  }
+  if (saa <= 0 || sbb <= 0) return NAN;
+  return sab / sqrt(saa * sbb);
+}
