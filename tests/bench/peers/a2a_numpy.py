@@ -11,7 +11,8 @@ Spearman of every metric against every parameter).
                and sizes, for 16, 64 and 256 ranks (200,000 samples each)
   kernel       tests/bench/peers/kernel_a2a.lua: one 64-rank all-to-all on
                GB200 NVL72 with four sampled parameters (built-in
-               evaluator podsim.kernel.collective)
+               evaluator podsim.kernel.collective) and its three metrics
+               (time, algbw, busbw)
 
 The all-to-all model is podsim's (core/coll.c, docs/design.md section 4):
 grouped send/recv with 8 peers in flight (message posting, p2p chunk
@@ -176,7 +177,10 @@ def kernel():
     }
     t = all_to_all(nvl, 64, 0, p["bytes"], p["system.up_eff"], p["system.out_eff"],
                    p["system.up_latency_us"])
-    return [stats({"time_s": t}, p)]
+    # the built-in evaluator's three metrics: time, algbw and busbw
+    # (nccl-tests' all-to-all bus factor (n - 1) / n)
+    algbw = p["bytes"] / t * 1e-9
+    return [stats({"time_s": t, "algbw_GBps": algbw, "busbw_GBps": algbw * (63 / 64)}, p)]
 
 
 t0 = time.perf_counter()
