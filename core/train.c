@@ -119,7 +119,8 @@ typedef struct plan {
                         hidden, FFN and routed element */
 } plan;
 
-static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
+static void plan_layout(const pod_train_cfg *c, int dp,
+                        const pod_train_prep *pre, plan *p) {
   const pod_layout *l = &c->parallel;
   const pod_model *m = &c->model;
   p->dp = dp;
@@ -134,10 +135,17 @@ static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
     imb = m->capacity_factor; /* tokens beyond capacity are dropped */
   p->imb = imb;
   p->tp_pair_s = -1.0;
-  p->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
-  p->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
-  p->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
-  pod_model_params_count(m, &p->mp);
+  if (pre) { /* the same figures, made once (train_prep.c) */
+    p->qh = pre->qh;
+    p->qf = pre->qf;
+    p->qr = pre->qr;
+    p->mp = pre->mp;
+  } else {
+    p->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
+    p->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
+    p->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
+    pod_model_params_count(m, &p->mp);
+  }
   int slots = l->pp * l->vp;
   if (l->uneven)
     p->lr = (double)l->vp * ((m->layers + slots - 1) / slots);
@@ -574,8 +582,8 @@ static double amax_sync(const pod_train_cfg *c, const plan *p, ctx *x, int dp,
 /* The step time: the breakdown plus the straggler wait (sync_wait from
 ** amax_sync); then the throughput figures of r. */
 static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
-                           double sync_wait, pod_train_result *r,
-                           pod_err *err) {
+                           const pod_train_prep *prep, double sync_wait,
+                           pod_train_result *r, pod_err *err) {
   pod_train_breakdown *b = &r->breakdown;
   double pre = b->compute + b->tp + b->cp + b->ep + b->host + b->bubble +
                b->pp + b->dp + b->optimizer;
@@ -590,7 +598,10 @@ static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
   r->step_s = pre + b->straggler;
   double tokens = (double)c->global_batch * c->seq;
   pod_model_flops f;
-  pod_model_flops_with_params(&c->model, mp, c->seq, !c->mfu_full_attn, &f);
+  if (prep)
+    f = prep->flops;
+  else
+    pod_model_flops_with_params(&c->model, mp, c->seq, !c->mfu_full_attn, &f);
   r->flops_per_token = f.total;
   r->tokens_per_s = tokens / r->step_s;
   r->tokens_per_s_per_gpu = r->tokens_per_s / c->gpus;
@@ -601,9 +612,11 @@ static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
   return POD_OK;
 }
 
-/* The core evaluation (train_int.h). */
-int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
-                         int want_time, pod_coll_graphs *graphs, pod_err *err) {
+/* The core evaluation (train_int.h); pre: the figures of a prepared
+** config (pod_train__eval_prep), or NULL. */
+static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
+                     pod_train_result *r, int want_time,
+                     pod_coll_graphs *graphs, pod_err *err) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   const pod_system *s = &c->system;
@@ -613,7 +626,7 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   int rc = resolve_eff(c, &eg, &egx, &ea, err);
   if (rc != POD_OK) return rc;
   plan p;
-  plan_layout(c, dp, &p);
+  plan_layout(c, dp, pre, &p);
   pod_coll_graphs own; /* slots filled on use: only the count is set */
   own.n = 0;
   ctx x = {c, err, POD_OK, !want_time, graphs ? graphs : &own};
@@ -697,7 +710,17 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   dp_time(c, &p, &x, &sp, stage_mb, rt.hbm, b);
   double sync_wait = amax_sync(c, &p, &x, dp, lr_eff, stage_mb, b);
   if (x.rc != POD_OK) return x.rc;
-  return step_throughput(c, &p.mp, sync_wait, r, err);
+  return step_throughput(c, &p.mp, pre, sync_wait, r, err);
+}
+
+int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
+                         int want_time, pod_coll_graphs *graphs, pod_err *err) {
+  return eval_step(c, dp, NULL, r, want_time, graphs, err);
+}
+
+int pod_train__eval_prep(const pod_train_cfg *c, pod_train_prep *pre,
+                         pod_train_result *r, pod_err *err) {
+  return eval_step(c, pre->dp, pre, r, 1, &pre->graphs, err);
 }
 
 int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,
