@@ -346,7 +346,7 @@ int pod_train_eval_specs_checked(const pod_train_cfg *cfg,
 ** a prep keeps ring graphs as it is used, so one per thread. */
 typedef struct pod_train_prep {
   int ok, dp;
-  int normalized; /* the prepared layout had no 0 (default) dimension */
+  int normalized;      /* the prepared layout had no 0 (default) dimension */
   pod_layout parallel; /* the normalized layout */
   pod_model_params mp;
   pod_model_flops flops;
