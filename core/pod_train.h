@@ -335,8 +335,9 @@ int pod_train_eval_specs_checked(const pod_train_cfg *cfg,
 /* A training configuration prepared once for many evaluations that
 ** differ only in its sampled fields (a study's graph node, train_prep.c):
 ** the layout's checks and data-parallel size, the model's parameter and
-** FLOP counts, the recipe's cast traffic, and the system's ring graphs,
-** all made once; per evaluation only the arithmetic that the sampled
+** FLOP counts, the recipe's cast traffic, the MoE dispatcher's domain
+** share, the straggler's spread and the system's ring graphs, all made
+** once; per evaluation only the arithmetic that the sampled
 ** fields change.  The sampled fields are the ones
 ** pod_train_prep_sampled accepts: eff_gemm, eff_attn, eff_scale,
 ** eff_hbm, overlap_tp, _cp, _ep, _pp, _dp, _offload, jitter,
@@ -350,7 +351,7 @@ typedef struct pod_train_prep {
   pod_layout parallel; /* the normalized layout */
   pod_model_params mp;
   pod_model_flops flops;
-  double qh, qf, qr;
+  double qh, qf, qr, hier, spread;
   pod_coll_graphs graphs;
 } pod_train_prep;
 

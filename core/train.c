@@ -115,6 +115,8 @@ typedef struct plan {
   double lr;    /* layer slots on the busiest pipeline rank */
   pod_model_params mp;
   double tp_pair_s;  /* one TP all-gather + reduce-scatter; < 0 unset */
+  double cp_hop_s;   /* one CP KV hop; < 0 unset */
+  double hier;       /* the dispatcher's domain share (prepared); < 0 unset */
   double qh, qf, qr; /* fp8 cast traffic of the recipe (train_sw.c) per
                         hidden, FFN and routed element */
 } plan;
@@ -135,11 +137,14 @@ static void plan_layout(const pod_train_cfg *c, int dp,
     imb = m->capacity_factor; /* tokens beyond capacity are dropped */
   p->imb = imb;
   p->tp_pair_s = -1.0;
-  if (pre) { /* the same figures, made once (train_prep.c) */
+  p->cp_hop_s = -1.0;
+  p->hier = -1.0;
+  if (pre) { /* the same figures, made once (pod_train__prep_figures) */
     p->qh = pre->qh;
     p->qf = pre->qf;
     p->qr = pre->qr;
     p->mp = pre->mp;
+    p->hier = pre->hier;
   } else {
     p->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
     p->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
@@ -205,7 +210,9 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
     double td = fp8 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, bytes) : t16;
     o->ep_s = p->imb * (td + 3.0 * t16);
     if (c->software.dispatcher != POD_DISPATCH_ALLTOALL)
-      o->ep_s *= pod_train__hier_share(k, l->ep / rpd, c->software.max_domains);
+      o->ep_s *= p->hier >= 0.0 ? p->hier
+                                : pod_train__hier_share(
+                                      k, l->ep / rpd, c->software.max_domains);
   }
   if (l->etp > 1) {
     double bytes = Tt * k * h * 2.0 * l->etp * p->imb;
@@ -298,7 +305,9 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
     /* Ring attention: cp-1 KV hops forward; KV and dKV hops backward. */
     double bytes = T * pod_model_kv_elems(m) * 2.0 / tp;
     int rpd = group_rpd(l->cp, l->tp, D) >= 2 ? 2 : 1;
-    o->cp_s = 3.0 * (l->cp - 1) * coll(x, POD_COLL_SEND_RECV, 2, rpd, bytes);
+    if (p->cp_hop_s < 0.0) /* same for dense and MoE layers: once */
+      p->cp_hop_s = coll(x, POD_COLL_SEND_RECV, 2, rpd, bytes);
+    o->cp_s = 3.0 * (l->cp - 1) * p->cp_hop_s;
   }
   double keep = a_attn_keep + mlp_keep, recomp = a_attn_drop + mlp_recomp;
   pod_train__apply_recompute(l->recompute, Tt, h, keep, recomp, o);
@@ -593,7 +602,8 @@ static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
   ** Gumbel limit of the Gaussian maximum; slightly above the exact value
   ** for moderate N). */
   double N = c->gpus;
-  b->straggler = N > 1 ? c->jitter * pre * sqrt(2.0 * log(N)) : 0.0;
+  double spread = prep ? prep->spread : sqrt(2.0 * log(N));
+  b->straggler = N > 1 ? c->jitter * pre * spread : 0.0;
   b->straggler += sync_wait;
   r->step_s = pre + b->straggler;
   double tokens = (double)c->global_batch * c->seq;
@@ -716,6 +726,22 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                          int want_time, pod_coll_graphs *graphs, pod_err *err) {
   return eval_step(c, dp, NULL, r, want_time, graphs, err);
+}
+
+void pod_train__prep_figures(const pod_train_cfg *c, pod_train_prep *pre) {
+  const pod_model *m = &c->model;
+  const pod_layout *l = &c->parallel;
+  pre->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
+  pre->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
+  pre->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
+  pod_model_params_count(m, &pre->mp);
+  pod_model_flops_with_params(m, &pre->mp, c->seq, !c->mfu_full_attn,
+                              &pre->flops);
+  int rpd = group_rpd(l->ep, l->etp, c->system.domain_gpus);
+  pre->hier =
+      pod_train__hier_share(m->top_k, l->ep / rpd, c->software.max_domains);
+  double N = c->gpus;
+  pre->spread = sqrt(2.0 * log(N));
 }
 
 int pod_train__eval_prep(const pod_train_cfg *c, pod_train_prep *pre,

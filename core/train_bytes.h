@@ -3,7 +3,7 @@
 ** (train.c): element-wise HBM traffic per token and layer, fp8 cast
 ** shares, bytes per weight and optimizer state, and the amax
 ** synchronisation, each with the kernels or sources it was counted from.
-** Internal to core/train.c and core/train_prep.c.
+** Internal to core/train.c.
 */
 #ifndef POD_TRAIN_BYTES_H
 #define POD_TRAIN_BYTES_H

@@ -12,7 +12,6 @@
 ** here once; the evaluation runs the same code on them, so its results are
 ** those of pod_train_eval bit for bit.
 */
-#include "train_bytes.h"
 #include "train_int.h"
 
 #include <stddef.h>
@@ -61,12 +60,7 @@ int pod_train_prepare(const pod_train_cfg *cfg, pod_train_prep *prep,
   prep->parallel = c.parallel;
   prep->normalized =
       memcmp(&c.parallel, &cfg->parallel, sizeof c.parallel) == 0;
-  prep->qh = pod_train__quant_scale(&c, EW_FP8_HIDDEN_UNFUSED);
-  prep->qf = pod_train__quant_scale(&c, EW_FP8_FFN_UNFUSED);
-  prep->qr = pod_train__quant_scale(&c, EW_FP8_ROUTED_UNFUSED);
-  pod_model_params_count(&c.model, &prep->mp);
-  pod_model_flops_with_params(&c.model, &prep->mp, c.seq, !c.mfu_full_attn,
-                              &prep->flops);
+  pod_train__prep_figures(&c, prep);
   prep->graphs.n = 0;
   /* one evaluation: its errors are pod_train_eval's, and it finds the
   ** ring graphs the step's collectives use */
