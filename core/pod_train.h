@@ -332,6 +332,46 @@ int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,
 int pod_train_eval_specs_checked(const pod_train_cfg *cfg,
                                  pod_train_result *out, pod_err *err);
 
+/* A training configuration prepared once for many evaluations that
+** differ only in its sampled fields (a study's graph node, train_prep.c):
+** the layout's checks and data-parallel size, the model's parameter and
+** FLOP counts, the recipe's cast traffic, the MoE dispatcher's domain
+** share, the straggler's spread and the system's ring graphs, all made
+** once; per evaluation only the arithmetic that the sampled
+** fields change.  The sampled fields are the ones
+** pod_train_prep_sampled accepts: eff_gemm, eff_attn, eff_scale,
+** eff_hbm, overlap_tp, _cp, _ep, _pp, _dp, _offload, jitter,
+** jitter_sync, model.imbalance, system.up_eff and system.out_eff (none
+** of them feeds a prepared figure: the ring graphs follow the system's
+** line rates and generation, not its efficiencies).  Fields are private;
+** a prep keeps ring graphs as it is used, so one per thread. */
+typedef struct pod_train_prep {
+  int ok, dp;
+  int normalized;      /* the prepared layout had no 0 (default) dimension */
+  pod_layout parallel; /* the normalized layout */
+  pod_model_params mp;
+  pod_model_flops flops;
+  double qh, qf, qr, hier, spread;
+  pod_coll_graphs graphs;
+} pod_train_prep;
+
+/* Check cfg as pod_train_check does and evaluate it once (errors as
+** pod_train_eval's), then fill *prep.  On an error prep->ok is 0. */
+int pod_train_prepare(const pod_train_cfg *cfg, pod_train_prep *prep,
+                      pod_err *err);
+
+/* Non-zero when bytes [offset, offset + size) of a pod_train_cfg lie in
+** one sampled field (above). */
+int pod_train_prep_sampled(size_t offset, size_t size);
+
+/* pod_train_eval_specs_checked for a config equal to the prepared one in
+** every byte outside the sampled fields, its system and model checked
+** (pod_hw_system_check, pod_model_check): the config's own fields are
+** checked, nothing else again.  Same results, bit for bit.  POD_EINVAL
+** when prep was not prepared. */
+int pod_train_eval_prepared(const pod_train_cfg *cfg, pod_train_prep *prep,
+                            pod_train_result *out, pod_err *err);
+
 /* Default efficiencies of the shared table for a GPU and dtype (any
 ** output pointer may be NULL).  POD_ENOTSUP when the table has none. */
 int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,

@@ -115,11 +115,14 @@ typedef struct plan {
   double lr;    /* layer slots on the busiest pipeline rank */
   pod_model_params mp;
   double tp_pair_s;  /* one TP all-gather + reduce-scatter; < 0 unset */
+  double cp_hop_s;   /* one CP KV hop; < 0 unset */
+  double hier;       /* the dispatcher's domain share (prepared); < 0 unset */
   double qh, qf, qr; /* fp8 cast traffic of the recipe (train_sw.c) per
                         hidden, FFN and routed element */
 } plan;
 
-static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
+static void plan_layout(const pod_train_cfg *c, int dp,
+                        const pod_train_prep *pre, plan *p) {
   const pod_layout *l = &c->parallel;
   const pod_model *m = &c->model;
   p->dp = dp;
@@ -134,10 +137,20 @@ static void plan_layout(const pod_train_cfg *c, int dp, plan *p) {
     imb = m->capacity_factor; /* tokens beyond capacity are dropped */
   p->imb = imb;
   p->tp_pair_s = -1.0;
-  p->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
-  p->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
-  p->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
-  pod_model_params_count(m, &p->mp);
+  p->cp_hop_s = -1.0;
+  p->hier = -1.0;
+  if (pre) { /* the same figures, made once (pod_train__prep_figures) */
+    p->qh = pre->qh;
+    p->qf = pre->qf;
+    p->qr = pre->qr;
+    p->mp = pre->mp;
+    p->hier = pre->hier;
+  } else {
+    p->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
+    p->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
+    p->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
+    pod_model_params_count(m, &p->mp);
+  }
   int slots = l->pp * l->vp;
   if (l->uneven)
     p->lr = (double)l->vp * ((m->layers + slots - 1) / slots);
@@ -208,7 +221,9 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
         wb < 2.0 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, wb * bytes) : t16;
     o->ep_s = p->imb * (td + 3.0 * t16);
     if (c->software.dispatcher != POD_DISPATCH_ALLTOALL)
-      o->ep_s *= pod_train__hier_share(k, l->ep / rpd, c->software.max_domains);
+      o->ep_s *= p->hier >= 0.0 ? p->hier
+                                : pod_train__hier_share(
+                                      k, l->ep / rpd, c->software.max_domains);
   }
   if (l->etp > 1) {
     double bytes = Tt * k * h * 2.0 * l->etp * p->imb;
@@ -301,7 +316,9 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
     /* Ring attention: cp-1 KV hops forward; KV and dKV hops backward. */
     double bytes = T * pod_model_kv_elems(m) * 2.0 / tp;
     int rpd = group_rpd(l->cp, l->tp, D) >= 2 ? 2 : 1;
-    o->cp_s = 3.0 * (l->cp - 1) * coll(x, POD_COLL_SEND_RECV, 2, rpd, bytes);
+    if (p->cp_hop_s < 0.0) /* same for dense and MoE layers: once */
+      p->cp_hop_s = coll(x, POD_COLL_SEND_RECV, 2, rpd, bytes);
+    o->cp_s = 3.0 * (l->cp - 1) * p->cp_hop_s;
   }
   double keep = a_attn_keep + mlp_keep, recomp = a_attn_drop + mlp_recomp;
   pod_train__apply_recompute(l->recompute, Tt, h, keep, recomp, o);
@@ -585,8 +602,8 @@ static double amax_sync(const pod_train_cfg *c, const plan *p, ctx *x, int dp,
 /* The step time: the breakdown plus the straggler wait (sync_wait from
 ** amax_sync); then the throughput figures of r. */
 static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
-                           double sync_wait, pod_train_result *r,
-                           pod_err *err) {
+                           const pod_train_prep *prep, double sync_wait,
+                           pod_train_result *r, pod_err *err) {
   pod_train_breakdown *b = &r->breakdown;
   double pre = b->compute + b->tp + b->cp + b->ep + b->host + b->bubble +
                b->pp + b->dp + b->optimizer;
@@ -596,12 +613,16 @@ static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
   ** Gumbel limit of the Gaussian maximum; slightly above the exact value
   ** for moderate N). */
   double N = c->gpus;
-  b->straggler = N > 1 ? c->jitter * pre * sqrt(2.0 * log(N)) : 0.0;
+  double spread = prep ? prep->spread : sqrt(2.0 * log(N));
+  b->straggler = N > 1 ? c->jitter * pre * spread : 0.0;
   b->straggler += sync_wait;
   r->step_s = pre + b->straggler;
   double tokens = (double)c->global_batch * c->seq;
   pod_model_flops f;
-  pod_model_flops_with_params(&c->model, mp, c->seq, !c->mfu_full_attn, &f);
+  if (prep)
+    f = prep->flops;
+  else
+    pod_model_flops_with_params(&c->model, mp, c->seq, !c->mfu_full_attn, &f);
   r->flops_per_token = f.total;
   r->tokens_per_s = tokens / r->step_s;
   r->tokens_per_s_per_gpu = r->tokens_per_s / c->gpus;
@@ -612,9 +633,11 @@ static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
   return POD_OK;
 }
 
-/* The core evaluation (train_int.h). */
-int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
-                         int want_time, pod_coll_graphs *graphs, pod_err *err) {
+/* The core evaluation (train_int.h); pre: the figures of a prepared
+** config (pod_train__eval_prep), or NULL. */
+static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
+                     pod_train_result *r, int want_time,
+                     pod_coll_graphs *graphs, pod_err *err) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   const pod_system *s = &c->system;
@@ -624,7 +647,7 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   int rc = resolve_eff(c, &eg, &egx, &ea, err);
   if (rc != POD_OK) return rc;
   plan p;
-  plan_layout(c, dp, &p);
+  plan_layout(c, dp, pre, &p);
   pod_coll_graphs own; /* slots filled on use: only the count is set */
   own.n = 0;
   ctx x = {c, err, POD_OK, !want_time, graphs ? graphs : &own};
@@ -708,7 +731,33 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
   dp_time(c, &p, &x, &sp, stage_mb, rt.hbm, b);
   double sync_wait = amax_sync(c, &p, &x, dp, lr_eff, stage_mb, b);
   if (x.rc != POD_OK) return x.rc;
-  return step_throughput(c, &p.mp, sync_wait, r, err);
+  return step_throughput(c, &p.mp, pre, sync_wait, r, err);
+}
+
+int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
+                         int want_time, pod_coll_graphs *graphs, pod_err *err) {
+  return eval_step(c, dp, NULL, r, want_time, graphs, err);
+}
+
+void pod_train__prep_figures(const pod_train_cfg *c, pod_train_prep *pre) {
+  const pod_model *m = &c->model;
+  const pod_layout *l = &c->parallel;
+  pre->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
+  pre->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
+  pre->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
+  pod_model_params_count(m, &pre->mp);
+  pod_model_flops_with_params(m, &pre->mp, c->seq, !c->mfu_full_attn,
+                              &pre->flops);
+  int rpd = group_rpd(l->ep, l->etp, c->system.domain_gpus);
+  pre->hier =
+      pod_train__hier_share(m->top_k, l->ep / rpd, c->software.max_domains);
+  double N = c->gpus;
+  pre->spread = sqrt(2.0 * log(N));
+}
+
+int pod_train__eval_prep(const pod_train_cfg *c, pod_train_prep *pre,
+                         pod_train_result *r, pod_err *err) {
+  return eval_step(c, pre->dp, pre, r, 1, &pre->graphs, err);
 }
 
 int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,

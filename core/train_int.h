@@ -42,6 +42,14 @@ int pod_train__check_cfg_fields(const pod_train_cfg *c, int *dp, pod_err *err);
 ** once), or NULL: kept for this call only. */
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                          int want_time, pod_coll_graphs *graphs, pod_err *err);
+/* The figures of checked, normalized config c that pod_train__eval_prep
+** reuses (train.c): cast shares, model counts, the dispatcher's domain
+** share, the straggler's spread sqrt(2 ln gpus). */
+void pod_train__prep_figures(const pod_train_cfg *c, pod_train_prep *pre);
+/* pod_train__eval_core with the figures of prepared config pre (its dp,
+** its ring graphs; train_prep.c). */
+int pod_train__eval_prep(const pod_train_cfg *c, pod_train_prep *pre,
+                         pod_train_result *r, pod_err *err);
 
 /* ---- train_act.c: stored activations (recompute, offload) ---- */
 

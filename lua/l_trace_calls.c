@@ -66,6 +66,32 @@ static int fn_train(void *b, pod_err *e) {
 static int fn_train_checked(void *b, pod_err *e) {
   return pod_train_eval_specs_checked(b, OUT(b, pod_train_cfg), e);
 }
+/* The same when every patch writes a sampled field (see train_prepared):
+** the config is prepared once when traced, its figures after the result. */
+typedef struct train_out {
+  pod_train_result r;
+  pod_train_prep prep;
+} train_out;
+#define TRAIN_OUT(b) ((train_out *)OUT(b, pod_train_cfg))
+static int fn_train_prepared(void *b, pod_err *e) {
+  return pod_train_eval_prepared(b, &TRAIN_OUT(b)->prep, &TRAIN_OUT(b)->r, e);
+}
+/* Does every patch of the train config t0 write one of the fields a
+** prepared config samples (pod_train_prep_sampled), and does t0 prepare?
+** Then the prepared figures go into the blob. */
+static int train_prepared(unsigned char *t0, const pod_gpatch *patches,
+                          int np) {
+  for (int i = 0; i < np; i++) {
+    const pod_gpatch *p = &patches[i];
+    size_t w = p->kind == POD_GP_INT     ? sizeof(int)
+               : p->kind == POD_GP_BYTES ? p->size
+                                         : sizeof(double);
+    if (!pod_train_prep_sampled(p->offset, w)) return 0;
+  }
+  pod_train_cfg c;
+  memcpy(&c, t0, sizeof c);
+  return pod_train_prepare(&c, &TRAIN_OUT(t0)->prep, NULL) == POD_OK;
+}
 #define TD(n, f) \
   { n, TR_DOUBLE, 1, offsetof(pod_train_result, f), NULL }
 #define TI(n, f) \
@@ -235,8 +261,8 @@ static void rd_model(lua_State *L, void *c) {
 const tcall lpod_trace__calls[] = {
     KCALL("podsim.collective", "collective", coll_cfg, pod_coll_result, rd_coll,
           fn_coll, res_coll),
-    KCALL("podsim.train", "train", train_cfg, pod_train_result, rd_train,
-          fn_train, res_train),
+    KCALL("podsim.train", "train", train_cfg, train_out, rd_train, fn_train,
+          res_train),
     KCALL("podsim.reliability", "reliability", rel_cfg, rel_out, rd_rel, fn_rel,
           res_rel),
     KCALL("podsim.cost", "cost", cost_cfg, pod_cost_result, rd_cost, fn_cost,
@@ -695,6 +721,8 @@ int lpod_trace__call(lua_State *L) {
   if (tc->fn == fn_train &&
       lpod_trace__train_specs_checked(c.tr->g, t0, patches, np))
     bs.fn = fn_train_checked;
+  if (bs.fn == fn_train_checked && train_prepared(t0, patches, np))
+    bs.fn = fn_train_prepared;
   if (tc->fn == fn_rel && rel_constant(t0, patches, np))
     bs.fn = fn_rel_prepared;
   if (tc->fn == lpod_trace__fn_system &&

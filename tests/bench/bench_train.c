@@ -1,8 +1,12 @@
 /*
 ** bench_train.c: training-step evaluations per second on one core through
 ** the C API (pod_train_eval on the published configurations T1-T6), the
-** layout search's rate, and the wall time of a full DeepSeek-V3 layout
-** search on 16,384 GB300 GPUs.  Prints one line per figure.
+** layout search's rate, the wall time of a full DeepSeek-V3 layout
+** search on 16,384 GB300 GPUs, and the flagship study's four training
+** steps (scenarios/moe_nvl72_vs_hgx.lua's layouts, its sampled fields
+** moved on every call) through pod_train_eval_specs_checked and through
+** pod_train_eval_prepared, alternating rounds.  Prints one line per
+** figure.
 */
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +34,86 @@ static int mk(pod_train_cfg *c, const char *sys, const char *model, int gpus,
 }
 
 #define NCASES 6
+#define NFLAG 4
+#define NSAMP 64
+
+/* The flagship's steps per second through the checked entry (prepared
+** 0) or the prepared one (1): one call per (case, sample), the sampled
+** fields (efficiency, DP overlap, imbalance, link efficiencies) moved. */
+static double flag_rate(pod_train_cfg *fc, pod_train_prep *fp, int prepared,
+                        int *failures) {
+  pod_train_result r;
+  long evals = 0;
+  double t0 = now_s(), t1 = t0, sink = 0.0;
+  while (t1 - t0 < 0.25) {
+    for (int s = 0; s < NSAMP; s++)
+      for (int k = 0; k < NFLAG; k++) {
+        pod_train_cfg *c = &fc[k];
+        c->eff_scale = 0.85 + 0.2 * s / NSAMP;
+        c->overlap_dp = 0.6 + 0.35 * s / NSAMP;
+        c->model.imbalance = 1.0 + 0.4 * s / NSAMP;
+        c->system.out_eff = 0.8 + 0.16 * s / NSAMP;
+        if (k % 2 == 0) c->system.up_eff = 0.7 + 0.2 * s / NSAMP;
+        int rc = prepared ? pod_train_eval_prepared(c, &fp[k], &r, NULL)
+                          : pod_train_eval_specs_checked(c, &r, NULL);
+        if (rc != POD_OK) (*failures)++;
+        sink += r.step_s;
+      }
+    evals += NSAMP * NFLAG;
+    t1 = now_s();
+  }
+  if (sink < 0) (*failures)++;
+  return evals / (t1 - t0);
+}
+
+/* The flagship study's layouts (its search at imbalance 1.4, printed by
+** `podsim run scenarios/moe_nvl72_vs_hgx.lua`), on 16,384 GPUs, the
+** Megatron-Bridge 26.06 release; MXFP8 on GB200, current scaling on H100. */
+static int flagship(int *failures) {
+  pod_train_cfg fc[NFLAG];
+  pod_train_prep fp[NFLAG];
+  int bad = 0;
+  bad |= mk(&fc[0], "gb200_nvl72", "deepseek_v3", 16384, 4096, 15360,
+            POD_DTYPE_FP8,
+            (pod_layout){8, 1, 1, 0, 64, 2, 2, 15, 1, 0, 0, {0}, {0}});
+  bad |=
+      mk(&fc[1], "hgx_h100", "deepseek_v3", 16384, 4096, 15360, POD_DTYPE_FP8,
+         (pod_layout){2, 8, 4, 0, 32, 1, 1, 1, 1, 0, 1, {0}, {0}});
+  bad |= mk(&fc[2], "gb200_nvl72", "llama4_maverick", 16384, 8192, 2048,
+            POD_DTYPE_FP8,
+            (pod_layout){4, 1, 1, 0, 64, 8, 2, 1, 1, 0, 0, {0}, {0}});
+  bad |= mk(&fc[3], "hgx_h100", "llama4_maverick", 16384, 8192, 2048,
+            POD_DTYPE_FP8,
+            (pod_layout){4, 1, 1, 0, 128, 8, 2, 1, 1, 0, 0, {0}, {0}});
+  for (int k = 0; k < NFLAG && !bad; k++) {
+    fc[k].fp8_recipe = k % 2 == 0 ? POD_FP8_BLOCK : POD_FP8_CURRENT;
+    bad |=
+        pod_train_sw_preset("megatron_bridge_26_06", &fc[k].software) != POD_OK;
+    pod_err e;
+    if (!bad && pod_train_prepare(&fc[k], &fp[k], &e) != POD_OK) {
+      fprintf(stderr, "bench_train: flagship case %d: %s: %s\n", k, e.field,
+              e.msg);
+      bad = 1;
+    }
+  }
+  if (bad) return 1;
+  double best[2] = {0.0, 0.0};
+  for (int round = 0; round < 5; round++)
+    for (int p = 0; p < 2; p++) {
+      double v = flag_rate(fc, fp, p, failures);
+      if (v > best[p]) best[p] = v;
+    }
+  printf(
+      "train_flagship_checked: %.2f M steps/s (1 core; the flagship's 4 "
+      "steps through pod_train_eval_specs_checked, sampled fields moved, "
+      "best of 5 alternating rounds)\n",
+      best[0] / 1e6);
+  printf(
+      "train_flagship_prepared: %.2f M steps/s (1 core; the same through "
+      "pod_train_eval_prepared): %.2fx\n",
+      best[1] / 1e6, best[1] / best[0]);
+  return 0;
+}
 
 int main(void) {
   pod_train_cfg cases[NCASES];
@@ -72,6 +156,7 @@ int main(void) {
     t1 = now_s();
   }
   printf("train_eval_c: %.2f M evals/s (1 core)\n", evals / (t1 - t0) / 1e6);
+  if (flagship(&failures)) return 1;
 
   /* Full search, DeepSeek-V3 on 16,384 GB300 (GBS 16,384 x 4,096). */
   pod_train_cfg base;

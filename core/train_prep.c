@@ -1,0 +1,99 @@
+/*
+** train_prep.c: a training configuration prepared once for many
+** evaluations that differ only in their sampled fields (pod_train_prepare,
+** pod_train_eval_prepared, pod_train.h).
+**
+** What a study samples (efficiencies, overlaps, the routing imbalance, the
+** links' achieved fractions of line rate) changes the step's arithmetic
+** but none of: the layout's rules and data-parallel size, the model's
+** parameter and FLOP counts, the recipe's fp8 cast shares, or the ring
+** graphs NCCL would search on the system (they follow its line rates and
+** GPU generation, core/coll_tune.c pod_coll__net_graph).  Those are made
+** here once; the evaluation runs the same code on them, so its results are
+** those of pod_train_eval bit for bit.
+*/
+#include "train_int.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* The sampled fields: doubles of pod_train_cfg that no prepared figure
+** and no skipped check reads (train.c reads them per evaluation; the
+** layout's checks, train_check.c, never). */
+static const size_t SAMPLED[] = {offsetof(pod_train_cfg, eff_gemm),
+                                 offsetof(pod_train_cfg, eff_attn),
+                                 offsetof(pod_train_cfg, eff_scale),
+                                 offsetof(pod_train_cfg, eff_hbm),
+                                 offsetof(pod_train_cfg, overlap_tp),
+                                 offsetof(pod_train_cfg, overlap_cp),
+                                 offsetof(pod_train_cfg, overlap_ep),
+                                 offsetof(pod_train_cfg, overlap_pp),
+                                 offsetof(pod_train_cfg, overlap_dp),
+                                 offsetof(pod_train_cfg, overlap_offload),
+                                 offsetof(pod_train_cfg, jitter),
+                                 offsetof(pod_train_cfg, jitter_sync),
+                                 offsetof(pod_train_cfg, model.imbalance),
+                                 offsetof(pod_train_cfg, system.up_eff),
+                                 offsetof(pod_train_cfg, system.out_eff)};
+
+int pod_train_prep_sampled(size_t offset, size_t size) {
+  if (size == 0 || size > sizeof(double)) return 0;
+  for (size_t i = 0; i < sizeof SAMPLED / sizeof SAMPLED[0]; i++)
+    if (offset >= SAMPLED[i] && offset - SAMPLED[i] + size <= sizeof(double))
+      return 1;
+  return 0;
+}
+
+static const pod_train_prep PREP_ZERO;
+
+int pod_train_prepare(const pod_train_cfg *cfg, pod_train_prep *prep,
+                      pod_err *err) {
+  if (prep == NULL) return pod_err_set(err, POD_EINVAL, "prep", "is NULL");
+  *prep = PREP_ZERO;
+  if (cfg == NULL) return pod_err_set(err, POD_EINVAL, "cfg", "is NULL");
+  pod_train_cfg c = *cfg;
+  pod_train__normalize(&c.parallel);
+  int dp = 0;
+  int rc = pod_train__check_cfg(&c, &dp, err);
+  if (rc != POD_OK) return rc;
+  prep->dp = dp;
+  prep->parallel = c.parallel;
+  prep->normalized =
+      memcmp(&c.parallel, &cfg->parallel, sizeof c.parallel) == 0;
+  pod_train__prep_figures(&c, prep);
+  prep->graphs.n = 0;
+  /* one evaluation: its errors are pod_train_eval's, and it finds the
+  ** ring graphs the step's collectives use */
+  pod_train_result r;
+  rc = pod_train__eval_core(&c, dp, &r, 1, &prep->graphs, err);
+  if (rc != POD_OK) {
+    *prep = PREP_ZERO;
+    return rc;
+  }
+  prep->ok = 1;
+  pod_err_clear(err);
+  return POD_OK;
+}
+
+int pod_train_eval_prepared(const pod_train_cfg *cfg, pod_train_prep *prep,
+                            pod_train_result *out, pod_err *err) {
+  if (cfg == NULL) return pod_err_set(err, POD_EINVAL, "cfg", "is NULL");
+  if (prep == NULL || !prep->ok)
+    return pod_err_set(err, POD_EINVAL, "prep",
+                       "is not prepared (pod_train_prepare)");
+  /* the config's own fields (the sampled ones among them); the layout's
+  ** rules and the system's and model's checks hold as prepared */
+  int rc = pod_train__check_fields(cfg, err);
+  if (rc != POD_OK) return rc;
+  pod_train_result tmp;
+  pod_train_result *r = out ? out : &tmp;
+  if (prep->normalized) {
+    rc = pod_train__eval_prep(cfg, prep, r, err);
+  } else {
+    pod_train_cfg c = *cfg;
+    c.parallel = prep->parallel;
+    rc = pod_train__eval_prep(&c, prep, r, err);
+  }
+  if (rc == POD_OK) pod_err_clear(err);
+  return rc;
+}
