@@ -180,7 +180,7 @@ static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
 **   Predictions of it: Qwen3-30B-A3B (T15) at MBS 8, 4 and 1 on five
 **   systems, Qwen3-235B (T16, T17), Maverick (T1, T2), the DeepSeek-V3
 **   rows of T9, T10, T14. */
-#define MOE_LAYER_US 2110.0
+#define MOE_LAYER_US 1720.0
 #define STAGE_SRC_B 8.0
 #define STAGE_WIRE_B 12.0
 #define STAGE_EXP_B 12.0
@@ -558,4 +558,50 @@ double pod_train__moe_stage_bytes(const pod_train_cfg *c) {
 
 double pod_train__router_bytes(void) {
   return ROUTER_B;
+}
+
+/* Multi-head latent attention beyond the per-hidden count (EW_HIDDEN,
+** EW_FP8_HIDDEN, counted on a Llama block whose q is h wide and k, v
+** h / 8 each), bytes per token per layer, forward and backward.  Counted
+** from Megatron-Core's MLA with RoPE fusion (NVIDIA/Megatron-LM
+** megatron/core/transformer/multi_latent_attention.py and
+** megatron/core/fusions/fused_mla_yarn_rope_apply.py at d98e8a6): per
+** head (H heads of nope + rope query/key dims and v value dims, bf16):
+**   the query's rotary in place on its trailing rope dims (read 2, write
+**     2), and its backward on the query gradient: 8 rope B;
+**   the key/value split: read the up-projection output (nope + v), write
+**     the key (nope + rope, the shared k_pe broadcast to every head) and
+**     the value (v), 2 B each; the backward reads both gradients and
+**     writes the up-projection's gradient: 2 x 2 (2 nope + 2 v + rope) B;
+** less the Llama count's rotary on q and k (8 B over 1.125 h: MLA_ROPE_
+** COUNTED_B per hidden element); the latent RMSNorms (q_lora, kv_lora:
+** read, write; backward read x and dy, write dx: 10 B per element); fp8
+** casts of the GEMM operands the Llama count does not hold, at the
+** recipe's bytes per operand element (pod_train__quant_scale): the output
+** projection's input is H v wide (h counted), the up-projections' output
+** gradients H (nope + rope) + H (nope + v) and the down-projections'
+** q_lora + kv_lora + rope (1.125 h counted), all with unfused amax; the
+** up-projections' inputs q_lora + kv_lora come from the norms (fused).
+** DeepSeek-V3 (H 128, nope 128, rope 64, v 128, q_lora 1,536, kv_lora
+** 512, h 7,168): 360,448 B of rotary and split against 64,512 counted,
+** 20,480 B of norms, and 60,608 + 2,048 cast elements (MXFP8: 4.19 B
+** each): about 579 KB per token per layer, 9 x the 37.5 B x h the
+** attention half held. */
+#define MLA_ROPE_COUNTED_B (8.0 * 1.125)
+#define NORM_B 10.0
+double pod_train__mla_ew_bytes(const pod_train_cfg *c) {
+  const pod_model *m = &c->model;
+  if (m->attn != POD_ATTN_MLA) return 0.0;
+  double H = m->heads, nope = m->qk_nope, rope = m->qk_rope, v = m->v_head;
+  double h = m->hidden, lat = (double)m->q_lora + m->kv_lora;
+  double split = 8.0 * H * rope + 4.0 * H * (2.0 * nope + 2.0 * v + rope);
+  double ew = split - MLA_ROPE_COUNTED_B * h;
+  if (ew < 0.0) ew = 0.0;
+  ew += NORM_B * lat;
+  double unf = (H * v - h) +
+               (H * (nope + rope) + H * (nope + v) + lat + rope - 1.125 * h);
+  if (unf < 0.0) unf = 0.0;
+  ew += QUANT_BYTES_REF * (pod_train__quant_scale(c, 1.0) * unf +
+                           pod_train__quant_scale(c, 0.0) * lat);
+  return ew;
 }
