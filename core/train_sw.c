@@ -171,12 +171,20 @@ static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
 ** put DGX-B200 above GB200 NVL72 at one micro-batch size.
 **   MOE_LAYER_US: FITTED once on T6 (DeepSeek-V3 on 256 GB300, 6,338
 **   tokens/s/GPU, Megatron-Bridge 26.06, MBS 1, full graphs: no launch
-**   term): 2,110 us.  Refitted each time a counted term changed: 2,444
+**   term): 1,720 us.  Refitted each time a counted term changed: 2,444
 **   us first, 2,908 when the experts' grouped GEMMs took their own
 **   roll-off, 2,387 when the staging and router traffic above were
 **   counted, 2,110 when MXFP8's GEMM kernels took their measured speed
 **   against per-tensor fp8 (MXFP8_GEMM_REL) and each recipe its own cast
-**   bytes (pod_train__quant_scale) on top of that.
+**   bytes (pod_train__quant_scale) on top of that, 1,720 when MLA's
+**   per-head element-wise traffic was counted (pod_train__mla_ew_bytes:
+**   about 579 KB per token per layer on DeepSeek-V3, 0.37 ms of its 2.11
+**   ms per MoE layer per micro-batch at T6's 4,096 tokens; being in every
+**   layer, it takes 61 of the 58 MoE layers' share).  The fixed part had
+**   absorbed attention work that scales with DeepSeek-V3's heads (128 x
+**   (192 + 192 + 128) q/k/v elements per token, 9 x its hidden size),
+**   which Qwen3 and Maverick (GQA) do not have; HOST_EXPERT_US refitted
+**   after it on its row gives 64.72 us (kept at 64.7).
 **   Predictions of it: Qwen3-30B-A3B (T15) at MBS 8, 4 and 1 on five
 **   systems, Qwen3-235B (T16, T17), Maverick (T1, T2), the DeepSeek-V3
 **   rows of T9, T10, T14. */
