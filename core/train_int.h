@@ -126,6 +126,9 @@ double pod_train__router_bytes(void);
 ** kernels over the heads' widths, the latent norms and the fp8 casts of
 ** the up- and output-projection operands. */
 double pod_train__mla_ew_bytes(const pod_train_cfg *c);
+/* The share of it `mla_up_proj` recompute runs again in the backward:
+** the forward rotary and split and the up-projections' input casts. */
+double pod_train__mla_rerun_bytes(const pod_train_cfg *c);
 /* Share of the EP all-to-all bytes a hierarchical dispatcher puts on the
 ** network: k routed copies over d domains, max_domains (0: no limit). */
 double pod_train__hier_share(double k, int d, int max_domains);

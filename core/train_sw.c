@@ -309,7 +309,7 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 ** capture the router's launches.  Full-iteration graphs replay the whole
 ** step: none; a fused grouped MLP is one kernel for all local experts:
 ** no expert launches. */
-#define HOST_EXPERT_US 64.7
+#define HOST_EXPERT_US 62.9
 
 /* ---- fp8 recipes: scale granularity and its kernels ----------------- */
 
@@ -612,4 +612,20 @@ double pod_train__mla_ew_bytes(const pod_train_cfg *c) {
   ew += QUANT_BYTES_REF * (pod_train__quant_scale(c, 1.0) * unf +
                            pod_train__quant_scale(c, 0.0) * lat);
   return ew;
+}
+
+/* `mla_up_proj` recompute (Megatron-Core's CheckpointWithoutOutput around
+** qkv_up_proj_and_rope_apply, multi_latent_attention.py at d98e8a6) runs
+** the up-projections and the fused rotary and split again before the
+** backward: their forward bytes once more, 4 H rope + 2 H (2 nope + 2 v +
+** rope), and the casts of the up-projections' inputs (q_lora + kv_lora,
+** fused amax); the GEMMs themselves are in the recompute's FLOPs
+** (train_act.c). */
+double pod_train__mla_rerun_bytes(const pod_train_cfg *c) {
+  const pod_model *m = &c->model;
+  if (m->attn != POD_ATTN_MLA) return 0.0;
+  double H = m->heads, nope = m->qk_nope, rope = m->qk_rope, v = m->v_head;
+  double lat = (double)m->q_lora + m->kv_lora;
+  return 4.0 * H * rope + 2.0 * H * (2.0 * nope + 2.0 * v + rope) +
+         QUANT_BYTES_REF * pod_train__quant_scale(c, 0.0) * lat;
 }

@@ -71,6 +71,12 @@ static void test_mla_ew_by_hand(void **state) {
   near(pod_train__mla_ew_bytes(&c), bf16 + 4.0 * (unf + 2048));
   c.fp8_recipe = POD_FP8_CURRENT; /* + the amax pass (2 B) where unfused */
   near(pod_train__mla_ew_bytes(&c), bf16 + 6.0 * unf + 4.0 * 2048);
+  /* mla_up_proj reruns the forward half of the rotary and split */
+  near(pod_train__mla_rerun_bytes(&c), split / 2.0 + 4.0 * 2048);
+  c.dtype = POD_DTYPE_BF16;
+  near(pod_train__mla_rerun_bytes(&c), split / 2.0);
+  c.model.attn = POD_ATTN_GQA;
+  near(pod_train__mla_rerun_bytes(&c), 0.0);
 }
 
 static void test_presets(void **state) {
