@@ -184,7 +184,7 @@ static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
 **   absorbed attention work that scales with DeepSeek-V3's heads (128 x
 **   (192 + 192 + 128) q/k/v elements per token, 9 x its hidden size),
 **   which Qwen3 and Maverick (GQA) do not have; HOST_EXPERT_US refitted
-**   after it on its row gives 64.72 us (kept at 64.7).
+**   after it on its row: 62.9 us (with the mla_up_proj rerun below).
 **   Predictions of it: Qwen3-30B-A3B (T15) at MBS 8, 4 and 1 on five
 **   systems, Qwen3-235B (T16, T17), Maverick (T1, T2), the DeepSeek-V3
 **   rows of T9, T10, T14. */
@@ -291,7 +291,7 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   per micro-batch pass (forward or backward) with eager launches;
 **   FITTED once (software feature "no CUDA graphs") on Megatron-Bridge
 **   26.04 DeepSeek-V3 on 256 DGX-B300 (3,131 tokens/s/GPU, PP16 EP8:
-**   32 local experts, no graphs): 64.7 us, five launches (EXPERT_LAUNCHES_
+**   32 local experts, no graphs): 62.9 us, five launches (EXPERT_LAUNCHES_
 **   PER_PASS above) of 13 us, about the host time of one eager PyTorch
 **   operator (a check, not a source: no public per-launch figure for
 **   Megatron's MoE layer was found).  Refitted on the same row after
@@ -301,7 +301,9 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   15 us per MoE layer per micro-batch on this row) were counted, 75
 **   before MXFP8's GEMM speed and the recipes' cast bytes, 74.6 before
 **   the static power of the sustained-clock rule (BLACKWELL_STATIC_W:
-**   B300 0.873 -> 0.808).  The
+**   B300 0.873 -> 0.808), 64.7 before MLA's per-head traffic and its
+**   rerun under mla_up_proj recompute (this row's recipe) were counted
+**   (pod_train__mla_ew_bytes, pod_train__mla_rerun_bytes).  The
 **   GB300 NVL72 row of the same table (EP32, 8 local experts, MBS 2) is a
 **   prediction of it.
 ** Transformer Engine's partial graphs (scopes attn, moe_router,

@@ -36,7 +36,7 @@
 -- refitted on T6 (2,908 -> 2,387 us; 2,110 after the fp8 recipes' kernels), the MBS-8 rows fall 2-5 points
 -- (they carry more tokens per micro-batch) and the MBS-4 rows move less
 -- than a point.
--- Known miss left: DGX-B200 26.04 (-16.4%; -18.6% before multi-head latent
+-- Known miss left: DGX-B200 26.04 (-16.1%; -18.6% before multi-head latent
 -- attention's per-head element-wise traffic was counted, train_sw.c
 -- pod_train__mla_ew_bytes, and the fixed MoE-layer time refitted on T6 from
 -- 2,110 to 1,720 us: it had held 0.37 ms of DeepSeek-V3 attention work per
