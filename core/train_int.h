@@ -124,7 +124,8 @@ double pod_train__router_bytes(void);
 ** Llama-derived per-hidden count, bytes per token per layer (forward and
 ** backward; 0 for other attention kinds): the q/k/v rotary and split
 ** kernels over the heads' widths, the latent norms and the fp8 casts of
-** the up- and output-projection operands. */
+** the up- and output-projection operands, and with `mla_up_proj`
+** recompute (recompute none) the rerun below. */
 double pod_train__mla_ew_bytes(const pod_train_cfg *c);
 /* The share of it `mla_up_proj` recompute runs again in the backward:
 ** the forward rotary and split and the up-projections' input casts. */

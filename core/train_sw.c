@@ -613,6 +613,9 @@ double pod_train__mla_ew_bytes(const pod_train_cfg *c) {
   if (unf < 0.0) unf = 0.0;
   ew += QUANT_BYTES_REF * (pod_train__quant_scale(c, 1.0) * unf +
                            pod_train__quant_scale(c, 0.0) * lat);
+  const pod_layout *l = &c->parallel;
+  if (l->recompute == POD_RECOMPUTE_NONE && l->recompute_modules.mla_up_proj)
+    ew += pod_train__mla_rerun_bytes(c);
   return ew;
 }
 

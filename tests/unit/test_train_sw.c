@@ -73,6 +73,11 @@ static void test_mla_ew_by_hand(void **state) {
   near(pod_train__mla_ew_bytes(&c), bf16 + 6.0 * unf + 4.0 * 2048);
   /* mla_up_proj reruns the forward half of the rotary and split */
   near(pod_train__mla_rerun_bytes(&c), split / 2.0 + 4.0 * 2048);
+  double fp8 = pod_train__mla_ew_bytes(&c);
+  c.parallel.recompute_modules.mla_up_proj = 1; /* counted in the layer */
+  near(pod_train__mla_ew_bytes(&c), fp8 + split / 2.0 + 4.0 * 2048);
+  c.parallel.recompute = POD_RECOMPUTE_SELECTIVE; /* x 4/3 there instead */
+  near(pod_train__mla_ew_bytes(&c), fp8);
   c.dtype = POD_DTYPE_BF16;
   near(pod_train__mla_rerun_bytes(&c), split / 2.0);
   c.model.attn = POD_ATTN_GQA;
