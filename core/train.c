@@ -261,6 +261,7 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
   o->w_bytes = attn_w / tp * wpass;
   o->attn_flops = 0.5 * 6.0 * T * c->seq * H * (qk + v) / tp;
   o->ew_bytes = Tt * (EW_HIDDEN * 0.5 + p->qh * EW_FP8_HIDDEN * 0.5) * h;
+  o->ew_bytes += Tt * pod_train__mla_ew_bytes(c); /* MLA only */
   /* Stored activations, elements per token (Korthikanti et al. 2022,
   ** with flash attention: no s^2 term).  `keep` tensors are kept under
   ** selective recompute; `drop` ones (norm outputs, activation-function

@@ -132,6 +132,16 @@ double pod_train__moe_stage_bytes(const pod_train_cfg *c);
 /* The router's fp32 traffic, bytes per token per expert (forward and
 ** backward). */
 double pod_train__router_bytes(void);
+/* Element-wise HBM traffic of multi-head latent attention beyond the
+** Llama-derived per-hidden count, bytes per token per layer (forward and
+** backward; 0 for other attention kinds): the q/k/v rotary and split
+** kernels over the heads' widths, the latent norms and the fp8 casts of
+** the up- and output-projection operands, and with `mla_up_proj`
+** recompute (recompute none) the rerun below. */
+double pod_train__mla_ew_bytes(const pod_train_cfg *c);
+/* The share of it `mla_up_proj` recompute runs again in the backward:
+** the forward rotary and split and the up-projections' input casts. */
+double pod_train__mla_rerun_bytes(const pod_train_cfg *c);
 /* Share of the EP all-to-all bytes a hierarchical dispatcher puts on the
 ** network: k routed copies over d domains, max_domains (0: no limit). */
 double pod_train__hier_share(double k, int d, int max_domains);

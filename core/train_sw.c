@@ -174,18 +174,26 @@ static const double k_half_expert_table[3] = {0.0, K_HALF_EXPERT_FP8,
 ** put DGX-B200 above GB200 NVL72 at one micro-batch size.
 **   MOE_LAYER_US: FITTED once on T6 (DeepSeek-V3 on 256 GB300, 6,338
 **   tokens/s/GPU, Megatron-Bridge 26.06, MBS 1, full graphs: no launch
-**   term): 1,890 us.  Refitted each time a counted term changed: 2,444
+**   term): 1,500 us.  Refitted each time a counted term changed: 2,444
 **   us first, 2,908 when the experts' grouped GEMMs took their own
 **   roll-off, 2,387 when the staging and router traffic above were
 **   counted, 2,110 when MXFP8's GEMM kernels took their measured speed
 **   against per-tensor fp8 (MXFP8_GEMM_REL) and each recipe its own cast
 **   bytes (pod_train__quant_scale) on top of that, 1,890 when the
 **   dispatch payload and its staging copies went to bf16 as Megatron's
-**   dispatchers send them (pod_train__dispatch_bytes).
+**   dispatchers send them (pod_train__dispatch_bytes), 1,500 when MLA's
+**   per-head element-wise traffic was counted (pod_train__mla_ew_bytes:
+**   about 579 KB per token per layer on DeepSeek-V3, 0.37 ms of its
+**   per-MoE-layer share at T6's 4,096 tokens; being in every layer, it
+**   takes 61 of the 58 MoE layers' share).  The fixed part had absorbed
+**   attention work that scales with DeepSeek-V3's heads (128 x (192 +
+**   192 + 128) q/k/v elements per token, 9 x its hidden size), which
+**   Qwen3 and Maverick (GQA) do not have; HOST_EXPERT_US refitted after
+**   it on its row (with the mla_up_proj rerun below).
 **   Predictions of it: Qwen3-30B-A3B (T15) at MBS 8, 4 and 1 on five
 **   systems, Qwen3-235B (T16, T17), Maverick (T1, T2), the DeepSeek-V3
 **   rows of T9, T10, T14. */
-#define MOE_LAYER_US 1890.0
+#define MOE_LAYER_US 1500.0
 #define STAGE_SRC_B 8.0
 #define STAGE_WIRE_B 12.0
 #define STAGE_EXP_B 12.0
@@ -288,8 +296,8 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   per micro-batch pass (forward or backward) with eager launches;
 **   FITTED once (software feature "no CUDA graphs") on Megatron-Bridge
 **   26.04 DeepSeek-V3 on 256 DGX-B300 (3,131 tokens/s/GPU, PP16 EP8:
-**   32 local experts, no graphs): 62.4 us, five launches (EXPERT_LAUNCHES_
-**   PER_PASS above) of 12.5 us, about the host time of one eager PyTorch
+**   32 local experts, no graphs): 60.6 us, five launches (EXPERT_LAUNCHES_
+**   PER_PASS above) of about 12.5 us, about the host time of one eager PyTorch
 **   operator (a check, not a source: no public per-launch figure for
 **   Megatron's MoE layer was found).  Refitted on the same row after
 **   MOE_LAYER_US each time: 66 us before MOE_LAYER_US took its part of
@@ -300,7 +308,9 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   the static power of the sustained-clock rule (BLACKWELL_STATIC_W:
 **   B300 0.873 -> 0.808), 64.7 before Megatron's EP dispatch was sent
 **   in bf16 as its dispatchers send it (train.c: it was charged in
-**   fp8).  The
+**   fp8), 62.4 before MLA's per-head traffic and its rerun under
+**   mla_up_proj recompute (this row's recipe) were counted
+**   (pod_train__mla_ew_bytes, pod_train__mla_rerun_bytes).  The
 **   GB300 NVL72 row of the same table (EP32, 8 local experts, MBS 2) is a
 **   prediction of it.
 ** Transformer Engine's partial graphs (scopes attn, moe_router,
@@ -308,7 +318,7 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 ** capture the router's launches.  Full-iteration graphs replay the whole
 ** step: none; a fused grouped MLP is one kernel for all local experts:
 ** no expert launches. */
-#define HOST_EXPERT_US 62.4
+#define HOST_EXPERT_US 60.6
 
 /* ---- fp8 recipes: scale granularity and its kernels ----------------- */
 
@@ -572,4 +582,69 @@ double pod_train__moe_stage_bytes(const pod_train_cfg *c) {
 
 double pod_train__router_bytes(void) {
   return ROUTER_B;
+}
+
+/* Multi-head latent attention beyond the per-hidden count (EW_HIDDEN,
+** EW_FP8_HIDDEN, counted on a Llama block whose q is h wide and k, v
+** h / 8 each), bytes per token per layer, forward and backward.  Counted
+** from Megatron-Core's MLA with RoPE fusion (NVIDIA/Megatron-LM
+** megatron/core/transformer/multi_latent_attention.py and
+** megatron/core/fusions/fused_mla_yarn_rope_apply.py at d98e8a6): per
+** head (H heads of nope + rope query/key dims and v value dims, bf16):
+**   the query's rotary in place on its trailing rope dims (read 2, write
+**     2), and its backward on the query gradient: 8 rope B;
+**   the key/value split: read the up-projection output (nope + v), write
+**     the key (nope + rope, the shared k_pe broadcast to every head) and
+**     the value (v), 2 B each; the backward reads both gradients and
+**     writes the up-projection's gradient: 2 x 2 (2 nope + 2 v + rope) B;
+** less the Llama count's rotary on q and k (8 B over 1.125 h: MLA_ROPE_
+** COUNTED_B per hidden element); the latent RMSNorms (q_lora, kv_lora:
+** read, write; backward read x and dy, write dx: 10 B per element); fp8
+** casts of the GEMM operands the Llama count does not hold, at the
+** recipe's bytes per operand element (pod_train__quant_scale): the output
+** projection's input is H v wide (h counted), the up-projections' output
+** gradients H (nope + rope) + H (nope + v) and the down-projections'
+** q_lora + kv_lora + rope (1.125 h counted), all with unfused amax; the
+** up-projections' inputs q_lora + kv_lora come from the norms (fused).
+** DeepSeek-V3 (H 128, nope 128, rope 64, v 128, q_lora 1,536, kv_lora
+** 512, h 7,168): 360,448 B of rotary and split against 64,512 counted,
+** 20,480 B of norms, and 60,608 + 2,048 cast elements (MXFP8: 4.19 B
+** each): about 579 KB per token per layer, 9 x the 37.5 B x h the
+** attention half held. */
+#define MLA_ROPE_COUNTED_B (8.0 * 1.125)
+#define NORM_B 10.0
+double pod_train__mla_ew_bytes(const pod_train_cfg *c) {
+  const pod_model *m = &c->model;
+  if (m->attn != POD_ATTN_MLA) return 0.0;
+  double H = m->heads, nope = m->qk_nope, rope = m->qk_rope, v = m->v_head;
+  double h = m->hidden, lat = (double)m->q_lora + m->kv_lora;
+  double split = 8.0 * H * rope + 4.0 * H * (2.0 * nope + 2.0 * v + rope);
+  double ew = split - MLA_ROPE_COUNTED_B * h;
+  if (ew < 0.0) ew = 0.0;
+  ew += NORM_B * lat;
+  double unf = (H * v - h) +
+               (H * (nope + rope) + H * (nope + v) + lat + rope - 1.125 * h);
+  if (unf < 0.0) unf = 0.0;
+  ew += QUANT_BYTES_REF * (pod_train__quant_scale(c, 1.0) * unf +
+                           pod_train__quant_scale(c, 0.0) * lat);
+  const pod_layout *l = &c->parallel;
+  if (l->recompute == POD_RECOMPUTE_NONE && l->recompute_modules.mla_up_proj)
+    ew += pod_train__mla_rerun_bytes(c);
+  return ew;
+}
+
+/* `mla_up_proj` recompute (Megatron-Core's CheckpointWithoutOutput around
+** qkv_up_proj_and_rope_apply, multi_latent_attention.py at d98e8a6) runs
+** the up-projections and the fused rotary and split again before the
+** backward: their forward bytes once more, 4 H rope + 2 H (2 nope + 2 v +
+** rope), and the casts of the up-projections' inputs (q_lora + kv_lora,
+** fused amax); the GEMMs themselves are in the recompute's FLOPs
+** (train_act.c). */
+double pod_train__mla_rerun_bytes(const pod_train_cfg *c) {
+  const pod_model *m = &c->model;
+  if (m->attn != POD_ATTN_MLA) return 0.0;
+  double H = m->heads, nope = m->qk_nope, rope = m->qk_rope, v = m->v_head;
+  double lat = (double)m->q_lora + m->kv_lora;
+  return 4.0 * H * rope + 2.0 * H * (2.0 * nope + 2.0 * v + rope) +
+         QUANT_BYTES_REF * pod_train__quant_scale(c, 0.0) * lat;
 }

@@ -36,6 +36,54 @@ static pod_train_cfg tiny_moe_cfg(int gpus, int ep) {
   return c;
 }
 
+/* MLA's element-wise traffic beyond the per-hidden count by hand
+** (train_sw.c, pod_train__mla_ew_bytes) at DeepSeek-V3's attention
+** dimensions: rotary in place on the query's 64 rope dims (8 B per rope
+** element, forward and backward), the key/value split (4 B x (2 nope + 2 v
+** + rope) per head), less the Llama count's rotary (9 B per hidden
+** element), the latent norms (10 B per element), and the fp8 casts: 60,608
+** operand elements with unfused amax and 2,048 fused ones at the recipe's
+** bytes.  Other attention kinds: none. */
+static void test_mla_ew_by_hand(void **state) {
+  (void)state;
+  pod_train_cfg c = tiny_moe_cfg(8, 8);
+  near(pod_train__mla_ew_bytes(&c), 0.0); /* GQA */
+  c.model.attn = POD_ATTN_MLA;
+  c.model.hidden = 7168;
+  c.model.heads = 128;
+  c.model.qk_nope = 128;
+  c.model.qk_rope = 64;
+  c.model.v_head = 128;
+  c.model.q_lora = 1536;
+  c.model.kv_lora = 512;
+  double split = 8.0 * 128 * 64 + 4.0 * 128 * (2 * 128 + 2 * 128 + 64);
+  near(split, 360448.0);
+  double bf16 = split - 9.0 * 7168 + 10.0 * (1536 + 512);
+  c.dtype = POD_DTYPE_BF16;
+  near(pod_train__mla_ew_bytes(&c), bf16);
+  /* unfused: proj input 128 x 128 - h; up-projection output gradients
+  ** 128 x 192 + 128 x 256, down-projection 1536 + 512 + 64, less 1.125 h */
+  double unf =
+      (128.0 * 128 - 7168) + (128.0 * 192 + 128.0 * 256 + 2112 - 1.125 * 7168);
+  near(unf, 60608.0);
+  c.dtype = POD_DTYPE_FP8;
+  c.fp8_recipe = POD_FP8_DELAYED; /* Hopper per-tensor: 4 B per element */
+  near(pod_train__mla_ew_bytes(&c), bf16 + 4.0 * (unf + 2048));
+  c.fp8_recipe = POD_FP8_CURRENT; /* + the amax pass (2 B) where unfused */
+  near(pod_train__mla_ew_bytes(&c), bf16 + 6.0 * unf + 4.0 * 2048);
+  /* mla_up_proj reruns the forward half of the rotary and split */
+  near(pod_train__mla_rerun_bytes(&c), split / 2.0 + 4.0 * 2048);
+  double fp8 = pod_train__mla_ew_bytes(&c);
+  c.parallel.recompute_modules.mla_up_proj = 1; /* counted in the layer */
+  near(pod_train__mla_ew_bytes(&c), fp8 + split / 2.0 + 4.0 * 2048);
+  c.parallel.recompute = POD_RECOMPUTE_SELECTIVE; /* x 4/3 there instead */
+  near(pod_train__mla_ew_bytes(&c), fp8);
+  c.dtype = POD_DTYPE_BF16;
+  near(pod_train__mla_rerun_bytes(&c), split / 2.0);
+  c.model.attn = POD_ATTN_GQA;
+  near(pod_train__mla_rerun_bytes(&c), 0.0);
+}
+
 static void test_presets(void **state) {
   (void)state;
   pod_train_sw sw;
@@ -611,6 +659,7 @@ int main(void) {
       cmocka_unit_test(test_llama3_layout_fits),
       cmocka_unit_test(test_dualpipe),
       cmocka_unit_test(test_ep_wire_dtype),
+      cmocka_unit_test(test_mla_ew_by_hand),
       cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
