@@ -95,13 +95,15 @@ double pod_serve__kernel_us_default(void);
 ** in dense_dtype (pod_dtype), as counted in serve_launch.c. */
 double pod_serve__layer_kernels(const pod_model *m, int dense_dtype, int moe);
 
-/* Kernels of one forward pass over `layers` layers of which `moe_layers`
-** route experts, plus the per-step embedding, head and sampling. */
+/* Kernels of one forward pass of mb micro-batches over `layers` layers of
+** which `moe_layers` route experts, plus the per-step embedding, head and
+** sampling (once). */
 double pod_serve__pass_kernels(const pod_model *m, int dense_dtype,
-                               double layers, double moe_layers);
+                               double layers, double moe_layers, double mb);
 
 /* Fixed GPU time of a pass's kernel boundaries, s: layers x c->layer_us
-** when c->layer_us >= 0, else the counted kernels x c->kernel_us. */
+** when c->layer_us >= 0, else the counted kernels (of both micro-batches
+** with two_batch_overlap) x c->kernel_us. */
 double pod_serve__fixed_launch(const pod_serve_cfg *c, int dense_dtype,
                                double layers, double moe_layers);
 

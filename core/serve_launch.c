@@ -25,6 +25,8 @@
 **    quantisation kernel before it (per-token-group or per-tensor quant;
 **    the routed experts get theirs from the dispatch);
 **  - per step: embedding, final norm, LM head, softmax and sampling: 5.
+** With two-batch overlap each micro-batch runs every layer's kernels (the
+** per-step five once), as DeepEP's fixed cost is paid per micro-batch.
 ** DeepSeek-V3 with fp8 dense GEMMs: 27 kernels per MoE layer, 20 per dense
 ** one, 1,631 per step; a bf16 Llama block has 9 (the "about ten" the
 ** earlier per-layer constant assumed).
@@ -79,15 +81,18 @@ double pod_serve__layer_kernels(const pod_model *m, int dense_dtype, int moe) {
 }
 
 double pod_serve__pass_kernels(const pod_model *m, int dense_dtype,
-                               double layers, double moe_layers) {
-  return (layers - moe_layers) * pod_serve__layer_kernels(m, dense_dtype, 0) +
-         moe_layers * pod_serve__layer_kernels(m, dense_dtype, 1) +
-         STEP_KERNELS;
+                               double layers, double moe_layers, double mb) {
+  double per =
+      (layers - moe_layers) * pod_serve__layer_kernels(m, dense_dtype, 0) +
+      moe_layers * pod_serve__layer_kernels(m, dense_dtype, 1);
+  return mb * per + STEP_KERNELS;
 }
 
 double pod_serve__fixed_launch(const pod_serve_cfg *c, int dense_dtype,
                                double layers, double moe_layers) {
   if (c->layer_us >= 0.0) return layers * c->layer_us * 1e-6;
-  return pod_serve__pass_kernels(&c->model, dense_dtype, layers, moe_layers) *
+  double mb = c->two_batch_overlap ? 2.0 : 1.0; /* micro-batches */
+  return pod_serve__pass_kernels(&c->model, dense_dtype, layers, moe_layers,
+                                 mb) *
          c->kernel_us * 1e-6;
 }

@@ -37,7 +37,11 @@ static void test_counts(void **state) {
   n.shared_experts = 0;
   assert_near(pod_serve__layer_kernels(&n, POD_DTYPE_FP8, 1), 22.0, 0.0);
   /* 58 MoE + 3 dense layers + 5 per step */
-  assert_near(pod_serve__pass_kernels(&d, POD_DTYPE_FP8, 61, 58), 1631.0, 0.0);
+  assert_near(pod_serve__pass_kernels(&d, POD_DTYPE_FP8, 61, 58, 1), 1631.0,
+              0.0);
+  /* two micro-batches: every layer's kernels twice, the step's five once */
+  assert_near(pod_serve__pass_kernels(&d, POD_DTYPE_FP8, 61, 58, 2), 3257.0,
+              0.0);
 }
 
 /* S4's fp4 decode (dense GEMMs fp8): the step's overhead is 1,631
@@ -76,6 +80,13 @@ static void test_decode_overhead(void **state) {
   assert_near(o.pass.overhead, 61 * 8e-6, 1e-12);
   c.layer_us = 0.0;
   assert_near(serve_ok(&c).step.overhead, 0.0, 0.0);
+  /* two-batch overlap: both micro-batches' kernels, 2 x 1,626 + 5 */
+  c.layer_us = -1.0;
+  c.kernel_us = 0.8;
+  c.two_batch_overlap = 1;
+  assert_near(serve_ok(&c).step.overhead, 3257 * 0.8e-6, 1e-12);
+  assert_near(serve_ok(&c).pass.overhead, 3257 * 0.8e-6, 1e-12);
+  c.two_batch_overlap = 0;
   /* the fixed part makes the small batch slower per sequence: the
   ** 768-over-1,408 throughput ratio falls as kernel_us grows */
   c.layer_us = -1.0;

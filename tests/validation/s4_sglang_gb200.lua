@@ -110,7 +110,7 @@ podsim.check{id = "S4", name = "DeepSeek-V3 prefill GB200 EP2 fp8-KV/fp4, tok/s/
 -- layer").  Podsim's fixed part is now 7.5 ms (weights and touched
 -- experts read once, 3.8 ms; DeepEP's fixed latency, 2.2 ms; kernel
 -- boundaries, 1.3 ms); the fp4 decode row -8.2% -> -8.8%, the bf16 one
--- -9.8% -> -10.6%, the GB200-over-H100 ratio -9.7% -> -10.5%.  Still short of the ~14 ms the published midpoint
+-- -9.8% -> -10.6%, the GB200-over-H100 ratio -9.7% -> -10.4%.  Still short of the ~14 ms the published midpoint
 -- implies (0.946 against ~0.90): kernel_us 0.8 is the empty-kernel floor
 -- plus ramp (0.58 us per node measured on Blackwell, serve_launch.c);
 -- each further 1 us per boundary moves the ratio by ~0.01 (1.6 ms per
