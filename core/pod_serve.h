@@ -110,8 +110,11 @@ typedef struct pod_serve_cfg {
   double ep_cast_us;     /* us per token on its sending SM of the NVFP4
                             cast inside DeepEP's low-latency dispatch
                             (dtype fp4 only) */
-  double layer_us;       /* fixed cost per layer per decode step (kernel
-                            launches under CUDA graphs, synchronisation) */
+  double layer_us;       /* fixed cost per layer per pass, us; < 0 (the
+                            default): the layer's kernels counted
+                            (serve_launch.c) x kernel_us */
+  double kernel_us;      /* GPU cost of one kernel boundary inside a CUDA
+                            graph (drain, launch, fill), us */
   double mem_reserve_gb; /* CUDA context, activations, allocator slack */
   double kv_frac;        /* share of free HBM the KV cache may use */
   double ep_sms;         /* SMs DeepEP's normal kernels hold while they

@@ -31,9 +31,10 @@
 **    (without it, at its bound 0); refitted from 0.93 when the GEMMs'
 **    weight streaming (gemm_w_overlap) came in.  A study should sample it
 **    (0.5 to 1);
-**  - layer_us 8: per-layer fixed cost of a decode step under CUDA graphs
-**    (about ten kernels per layer at ~0.8 us launch-to-launch on Hopper,
-**    NVIDIA CUDA graphs best-practice notes); not fitted;
+**  - layer_us -1, kernel_us 0.8: the fixed GPU time of a pass's kernel
+**    boundaries, the kernels counted from the layer's structure (SGLang's
+**    DeepSeek-V3 decode path) x kernel_us (serve_launch.c); a layer_us
+**    >= 0 sets a per-layer figure instead; not fitted;
 **  - mem_reserve_gb 8 (CUDA context, activations and buffers of the
 **    serving engines; vLLM/SGLang leave ~10% of HBM unused by default:
 **    gpu_memory_utilization 0.9 / mem_fraction_static 0.8-0.9) and
@@ -166,7 +167,8 @@ void pod_serve_cfg_defaults(pod_serve_cfg *c) {
   c->ep_ll_us = EP_LL_US;
   c->ep_ll_up_us = EP_LL_UP_US;
   c->ep_cast_us = EP_CAST_US;
-  c->layer_us = 8.0;
+  c->layer_us = -1.0;
+  c->kernel_us = pod_serve__kernel_us_default();
   c->mem_reserve_gb = 8.0;
   c->kv_frac = 0.9;
   c->host_GBps = 0.0;
@@ -229,6 +231,7 @@ typedef struct shape {
   double disp_b;             /* bytes per hidden element dispatched */
   double hbm;                /* B/s achieved */
   double clock;              /* sustained fraction of the boost clock */
+  int dd;                    /* dense GEMMs' dtype (pod_dtype) */
 } shape;
 
 /* Blackwell: the GPUs with fp4 tensor cores. */
@@ -263,6 +266,7 @@ static int mk_shape(const pod_serve_cfg *c, shape *s, pod_err *err) {
                      ? c->dtype
                      : (pod_dtype)c->dense_dtype;
   pod_model_params_count(m, &s->p);
+  s->dd = (int)dd;
   s->wb = dtype_bytes(c->dtype);
   s->wb_d = dtype_bytes(dd);
   s->kvb = dtype_bytes(c->kv_dtype);
@@ -456,7 +460,7 @@ static int decode_step(const pod_serve_cfg *c, const shape *s, const lay *l,
       return rc;
     st->pp = t;
   }
-  st->overhead = Ls * c->layer_us * 1e-6;
+  st->overhead = pod_serve__fixed_launch(c, s->dd, Ls, moe_layers);
   /* memory-bound kernels between the GEMMs */
   double dl = Ls - moe_layers; /* dense-MLP layers of the stage */
   double abytes_t =
@@ -520,7 +524,7 @@ static int prefill_pass(const pod_serve_cfg *c, const shape *s, const lay *l,
   double aflops =
       2.0 * m->heads * m->layers * pos * (s->dqk_pre + s->dv_pre) * tok;
   ps->attn = aflops / s->attn_pre;
-  ps->overhead = m->layers * c->layer_us * 1e-6;
+  ps->overhead = pod_serve__fixed_launch(c, s->dd, m->layers, s->p.moe_layers);
   /* memory-bound kernels between the GEMMs, per computed token */
   double per_tok = m->layers * 2.0 * act_block(m, s) +
                    (m->layers - s->p.moe_layers) * act_mlp(m->ffn, s->wb_d);

@@ -109,7 +109,8 @@ const pod_field pod_serve_pool_fields[] = {
   X(DOUBLE, ep_ll_us, 0, 1e6, 0, "us per low-latency dispatch")              \
   X(DOUBLE, ep_ll_up_us, 0, 1e6, 0, "us, all peers on NVLink")               \
   X(DOUBLE, ep_cast_us, 0, 1e6, 0, "us per token per SM, NVFP4 cast")        \
-  X(DOUBLE, layer_us, 0, 1e6, 0, "us per layer per step")                    \
+  X(DOUBLE, layer_us, -1, 1e6, 0, "us per layer per pass (< 0: counted)")    \
+  X(DOUBLE, kernel_us, 0, 1e3, 0, "us per kernel boundary in a graph")       \
   X(DOUBLE, mem_reserve_gb, 0, 1e6, 0, "GB")                                 \
   X(DOUBLE, kv_frac, 0, 1, POD_F_MIN_OPEN, "share of free HBM for KV")       \
   X(DOUBLE, host_GBps, 0, 1e6, 0, "GB/s host link for offload (0: none)")    \

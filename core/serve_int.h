@@ -88,6 +88,25 @@ double pod_serve__normal_max(double n);
 ** (independent over the local experts); 1 for ep <= 1. */
 double pod_serve__ep_imbalance(int ep, int local, double copies, double cv);
 
+/* The default cost of one kernel boundary in a graph, us (serve_launch.c). */
+double pod_serve__kernel_us_default(void);
+
+/* Kernels of one layer of m (moe: a routed-expert layer) with dense GEMMs
+** in dense_dtype (pod_dtype), as counted in serve_launch.c. */
+double pod_serve__layer_kernels(const pod_model *m, int dense_dtype, int moe);
+
+/* Kernels of one forward pass of mb micro-batches over `layers` layers of
+** which `moe_layers` route experts, plus the per-step embedding, head and
+** sampling (once). */
+double pod_serve__pass_kernels(const pod_model *m, int dense_dtype,
+                               double layers, double moe_layers, double mb);
+
+/* Fixed GPU time of a pass's kernel boundaries, s: layers x c->layer_us
+** when c->layer_us >= 0, else the counted kernels (of both micro-batches
+** with two_batch_overlap) x c->kernel_us. */
+double pod_serve__fixed_launch(const pod_serve_cfg *c, int dense_dtype,
+                               double layers, double moe_layers);
+
 /* The default host time per decode step, us (serve_host.c). */
 double pod_serve__host_us_default(void);
 

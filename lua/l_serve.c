@@ -104,6 +104,7 @@ static const lpod_field cfg_fields[] = {
     CF(ep_ll_up_us, LPOD_DOUBLE),
     CF(ep_cast_us, LPOD_DOUBLE),
     CF(layer_us, LPOD_DOUBLE),
+    CF(kernel_us, LPOD_DOUBLE),
     CF(mem_reserve_gb, LPOD_DOUBLE),
     CF(kv_frac, LPOD_DOUBLE),
     CF(host_GBps, LPOD_DOUBLE),

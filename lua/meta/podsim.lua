@@ -793,7 +793,8 @@ function podsim.search(args) end
 ---@field ep_ll_us? number us fixed cost of one DeepEP low-latency dispatch or combine with network peers (34, fitted on S1)
 ---@field ep_ll_up_us? number us, the same when all peers share the NVLink domain (19)
 ---@field ep_cast_us? number us per token on its sending SM for the NVFP4 cast inside DeepEP's low-latency dispatch, dtype fp4 only (10.4, fitted on S1)
----@field layer_us? number us fixed cost per layer per decode step (8)
+---@field layer_us? number us fixed cost per layer per pass (-1: < 0 counts the layer's kernels x kernel_us)
+---@field kernel_us? number us GPU cost of one kernel boundary inside a CUDA graph (0.8)
 ---@field mem_reserve_gb? number GB per GPU for context, activations, slack (8)
 ---@field kv_frac? number share of free HBM the KV cache may use (0.9)
 ---@field ep_sms? number SMs DeepEP's normal kernels hold while overlapping prefill compute (20)
@@ -847,6 +848,7 @@ function podsim.search(args) end
 ---@field ep_ll_up_us number
 ---@field ep_cast_us number
 ---@field layer_us number
+---@field kernel_us number
 ---@field mem_reserve_gb number
 ---@field kv_frac number
 ---@field host_GBps number

@@ -79,6 +79,24 @@ do
   fails("ep_cast_us", podsim.serve, {system = "gb200_nvl72", model = "deepseek_v3", gpus = 48,
     parallel = {tp = 1, ep = 48}, batch = 48, ep_cast_us = -1})
 end
+-- the kernel boundaries: counted (layer_us < 0) x kernel_us, whatever the batch
+do
+  local cfg = {system = "gb200_nvl72", model = "deepseek_v3", gpus = 48,
+    parallel = {tp = 1, ep = 48}, batch = 48 * 256, redundant_experts = 32, dtype = "fp4",
+    dense_dtype = "fp8"}
+  local d = podsim.serve(cfg)
+  assert(d.config.layer_us < 0 and d.config.kernel_us == 0.8)
+  assert(math.abs(d.step.overhead - 1631 * 0.8e-6) < 1e-12, d.step.overhead)
+  cfg.kernel_us = 2
+  local k2 = podsim.serve(cfg)
+  assert(math.abs(k2.step.overhead - 1631 * 2e-6) < 1e-12)
+  cfg.layer_us = 8
+  assert(math.abs(podsim.serve(cfg).step.overhead - 61 * 8e-6) < 1e-12)
+  fails("kernel_us", podsim.serve, {system = "gb200_nvl72", model = "deepseek_v3", gpus = 48,
+    parallel = {tp = 1, ep = 48}, batch = 48, kernel_us = -1})
+  fails("layer_us", podsim.serve, {system = "gb200_nvl72", model = "deepseek_v3", gpus = 48,
+    parallel = {tp = 1, ep = 48}, batch = 48, layer_us = -2})
+end
 -- kernel in a study: no Lua per sample
 local st = podsim.study{name = "serve_kernel", samples = 200, seed = 1,
   params = {eff_hbm = podsim.dist.uniform{0.7, 0.9}},

@@ -93,23 +93,32 @@ podsim.check{id = "S4", name = "DeepSeek-V3 prefill GB200 EP2 fp8-KV/fp4, tok/s/
   fit = false, source = src}
 -- Batch sensitivity, same blog: "changing batch size from 1408 to 768 for
 -- 2k ISL reduces performances by roughly one tenth" (fp8-KV/fp4 run):
--- checked as 0.85-0.95.  Known miss: podsim's step is still close to
--- linear in the batch (0.951; 0.955 before the expert GEMMs' waves (f), 0.957 before
--- the NVFP4 cast (b), 0.980 before the weight streaming).
--- Solving b / (F + v b) for the two published points gives v = 65 us per
--- sequence and a fixed F of ~14 ms per step: podsim has v = 72 us and
--- F = 6 ms (the dense weights and the touched experts read once per
--- step, 3.8 ms; DeepEP's fixed latency, 2.2 ms; the per-layer launches,
--- 0.5 ms).  Podsim's 768 point is 5% faster than the published one,
--- its 1408 point 1% slower.  The host's time per step (serve_host.c,
--- host_us 3.8 ms from vLLM's profile) is hidden by SGLang's overlap
--- scheduler (the scripts do not disable it) under a 60-110 ms GPU step.
--- The missing fixed part has no public source.  At the range's edge
--- (0.95) the published points give 70 us per sequence and 6.7 ms fixed:
--- podsim misses by 1.2 ms of fixed time per step (or 2% of
--- sub-linearity).  Searched in issue 14's third session (serve5), each
--- candidate checked with arithmetic before coding; none is a mechanism
--- from a public source that moves the ratio into range:
+-- checked as 0.85-0.95.  Solving b / (F + v b) for the two published
+-- points gives v = 65 us per sequence and a fixed F of ~14 ms per step;
+-- at the range's edge (0.95), 70 us and 6.7 ms.
+-- Since issue 14's fifth session (serve7) podsim is inside the range at
+-- 0.946 (0.951 before), a known miss no more: the fixed GPU time of the
+-- step's kernel boundaries is counted from the layers' structure
+-- (serve_launch.c): SGLang's DeepSeek-V3 decode path (models/
+-- deepseek_v2.py, forward_absorb_prepare / _core, DeepEP low-latency MoE)
+-- runs 27 kernels per MoE layer and 20 per dense one with fp8 dense GEMMs
+-- (five MLA GEMMs and four dense-MLP ones, each behind an activation
+-- quantisation; norms, rotary with the KV write, attention, router, top-k,
+-- dispatch, fc1, activation, fc2, combine), 1,631 per step with the head
+-- and sampling, at kernel_us 0.8 each inside the graph: 1.30 ms per step
+-- where podsim had 61 layers x 8 us = 0.49 ms ("about ten kernels per
+-- layer").  Podsim's fixed part is now 7.5 ms (weights and touched
+-- experts read once, 3.8 ms; DeepEP's fixed latency, 2.2 ms; kernel
+-- boundaries, 1.3 ms); the fp4 decode row -8.2% -> -8.8%, the bf16 one
+-- -9.8% -> -10.6%, the GB200-over-H100 ratio -9.7% -> -10.4%.  Still short of the ~14 ms the published midpoint
+-- implies (0.946 against ~0.90): kernel_us 0.8 is the empty-kernel floor
+-- plus ramp (0.58 us per node measured on Blackwell, serve_launch.c);
+-- each further 1 us per boundary moves the ratio by ~0.01 (1.6 ms per
+-- step) and the fp4 decode row by ~1.3%: 1.8 us gives 0.937, 4.5 us
+-- (~0.90) would put that row at -13%.  No public figure of the in-graph
+-- gap on GB200 at these kernels was found.
+-- Searched before (issue 14's third and fourth sessions, serve5 and
+-- serve6), each candidate checked with arithmetic:
 --  (a) decode attention efficiency rising with the batch (TRT-LLM MLA
 --      kernel in FlashInfer): 21 / 39 ms of the 61 / 108 ms steps and
 --      linear in podsim; 768 and 1,408 sequences x 128 heads are many
@@ -152,8 +161,19 @@ podsim.check{id = "S4", name = "DeepSeek-V3 prefill GB200 EP2 fp8-KV/fp4, tok/s/
 --      the combine on Blackwell, sglang single_batch_overlap.py
 --      compute_overlap_args), which leaves the ratio at 0.951 (not
 --      modelled: podsim's SBO hides the combine without taking SMs).
---      Still 0.1% above the range: the remaining gap is the ~1 ms of
---      fixed time per step above, with no public source.
+--      Still 0.1% above the range then: 1.2 ms of fixed time per step
+--      short, which the counted kernel boundaries (serve7, above) supply;
+--  (g) the LM head and sampling (serve7): the logits GEMM (129,280 x
+--      7,168) and the softmax / top-p over 129,280 columns grow with the
+--      batch (linear terms move the ratio towards 1, not into range);
+--      their fixed parts are five kernels and the head's weight read,
+--      already in the weights read once per step;
+--  (h) the dense first three layers and the attention's page-table work
+--      (serve7): the three dense MLPs' weights are in the once-per-step
+--      read; SGLang builds the decode attention's page table and metadata
+--      on the host in replay_prepare, under the overlap scheduler with
+--      the host's time (serve_host.c), and the KV write is one of the
+--      counted kernels.
 local function run_b(per_rank)
   return podsim.serve{system = "gb200_nvl72", model = "deepseek_v3", gpus = 48,
     parallel = {tp = 1, ep = 48}, batch = per_rank * 48, input_tokens = 2000,
@@ -162,9 +182,7 @@ local function run_b(per_rank)
 end
 podsim.check{id = "S4", name = "DeepSeek-V3 decode GB200 fp8-KV/fp4, 768 over 1408 per rank",
   published = 0.9, value = run_b(768).decode_tokens_per_s_per_gpu / b.decode_tokens_per_s_per_gpu,
-  unit = "x", range = {0.85, 0.95}, fit = false, source = src,
-  known_miss = "published ~14 ms fixed per step, podsim ~6 ms (weight reads, DeepEP latency " ..
-    "and NVFP4 cast, S1); search in s4_sglang_gb200.lua"}
+  unit = "x", range = {0.85, 0.95}, fit = false, source = src}
 -- The NVL72-over-HGX question at the same software (S2 against this
 -- case): GB200 decode per GPU over H100's, 9,087 / 2,787.
 local h = podsim.serve{system = "hgx_h100", model = "deepseek_v3", gpus = 72,
