@@ -136,6 +136,45 @@ int pod_coll_time_checked(const pod_system *sys, pod_coll_op op, int n, int r,
                           double bytes, pod_coll_graphs *graphs, double *time_s,
                           pod_err *err);
 
+/* ---- one collective prepared for many samples ---------------------------
+** A study that samples a system's link efficiencies (up_eff, out_eff)
+** times the same collectives on every sample: the same op, ranks, ranks
+** per domain and bytes.  What does not depend on the two efficiencies
+** (the checks, the ring graph and NCCL's tuner ratings across domains,
+** the algorithms that can run, and the choice itself when NCCL's ratings
+** make it) is prepared once; each sample evaluates the rest, the same
+** operations in the same order as pod_coll_time_checked.  Callers do not
+** read the fields. */
+#define POD_COLL_AUTO_MAX 6 /* algorithms auto tries at most (all-reduce) */
+typedef struct pod_coll_prep {
+  int ok;
+  pod_coll_op op;
+  int n, r;   /* ranks; ranks per domain, resolved */
+  double S;   /* bytes */
+  int net_ar; /* auto all-reduce across domains: NCCL's ratings choose */
+  int ring;   /* the plan reads the ring's network rate */
+  int fixed;  /* candidate timed every sample when the choice is made
+              ** here (-1: chosen per sample) */
+  int ncand;  /* the algorithms auto tries that can run, in its order */
+  pod_coll_algo cand[POD_COLL_AUTO_MAX];
+  int rated[POD_COLL_AUTO_MAX];  /* chosen by an eff-free rating, sel[] */
+  double sel[POD_COLL_AUTO_MAX]; /* that rating's time, s */
+  double ring_line; /* the ring's NICs x NIC line rate, GB/s (x out_eff) */
+} pod_coll_prep;
+
+/* Prepare an `auto` collective of `bytes` over n ranks, r per domain (0:
+** packed) on a system that passed pod_hw_system_check.  Errors are those
+** of pod_coll_time_checked on the same arguments (prep->ok 0 then). */
+int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
+                     double bytes, pod_coll_prep *prep, pod_err *err);
+
+/* The time_s of pod_coll_time_checked on `sys`, bit for bit, errors
+** included, where sys equals the prepared system in every field but
+** up_eff and out_eff (any values).  POD_EINVAL when prep is not prepared.
+** Pure, allocation-free and thread-safe (prep is read only). */
+int pod_coll_time_prepared(const pod_coll_prep *prep, const pod_system *sys,
+                           double *time_s, pod_err *err);
+
 /* nccl-tests bus-bandwidth factor for `op` on n ranks. */
 double pod_coll_busbw_factor(pod_coll_op op, int n);
 
