@@ -37,7 +37,7 @@ int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
   int rc = pod_coll_time_checked(sys, op, n, r, bytes, NULL, &t, err);
   if (rc != POD_OK) return rc;
   if (r == 0) r = n < sys->domain_gpus ? n : sys->domain_gpus;
-  prep->op = op;
+  prep->op = (signed char)op;
   prep->n = n;
   prep->r = r;
   prep->S = bytes;
@@ -61,14 +61,14 @@ int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
     plan p;
     if (make_plan(sys, op, a, &pl, &p) != POD_OK) continue;
     int k = prep->ncand++;
-    prep->cand[k] = a;
+    prep->cand[k] = (unsigned char)a;
     double rate = !prep->net_ar             ? 0.0
                   : a == POD_ALGO_RING      ? tu.ring_GBps
                   : a == POD_ALGO_TREE      ? tu.tree_GBps
                   : a == POD_ALGO_NVLS_TREE ? tu.nvlstree_GBps
                                             : 0.0;
     /* as auto_time: a rated time reads latencies and S only */
-    prep->rated[k] = rate > 0.0;
+    prep->rated[k] = rate > 0.0 ? 1 : 0;
     if (prep->rated[k])
       prep->sel[k] = rated_time(&q, &p, bytes, rate * 1e9);
     else
@@ -78,7 +78,8 @@ int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
   if (prep->net_ar && all_rated) {
     double t_sel = INFINITY;
     for (int k = 0; k < prep->ncand; k++)
-      if (prep->sel[k] < t_sel) t_sel = prep->sel[k], prep->fixed = k;
+      if (prep->sel[k] < t_sel)
+        t_sel = prep->sel[k], prep->fixed = (signed char)k;
   }
   prep->ok = 1;
   return POD_OK;
@@ -92,12 +93,13 @@ static double replay_auto(const pod_coll_prep *P, const pod_system *sys,
   plan p = {0}, chosen = {0};
   *best = -1;
   for (int k = 0; k < P->ncand; k++) {
-    pod_coll_algo a = P->cand[k];
+    pod_coll_algo a = (pod_coll_algo)P->cand[k];
+    pod_coll_op op = (pod_coll_op)P->op;
     double sel;
     if (P->rated[k]) {
       sel = P->sel[k];
     } else {
-      make_plan(sys, P->op, a, pl, &p);
+      make_plan(sys, op, a, pl, &p);
       if (a == POD_ALGO_NVLS)
         p.tune_up_div = pod_coll__nvls_tuner_div(sys, pl->n);
       double up_div = p.up_div;
@@ -113,7 +115,8 @@ static double replay_auto(const pod_coll_prep *P, const pod_system *sys,
   }
   if (*best < 0) return INFINITY;
   if (P->rated[*best]) /* auto_time keeps the plan it built */
-    make_plan(sys, P->op, P->cand[*best], pl, &chosen);
+    make_plan(sys, (pod_coll_op)P->op, (pod_coll_algo)P->cand[*best], pl,
+              &chosen);
   return chosen.tune_up_div > 0.0 || P->net_ar ? plan_time(q, &chosen, P->S)
                                                : t_sel;
 }
@@ -131,14 +134,15 @@ int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
   double t;
   if (P->fixed >= 0) {
     plan p = {0};
-    make_plan(sys, P->op, P->cand[P->fixed], &pl, &p);
+    make_plan(sys, (pod_coll_op)P->op, (pod_coll_algo)P->cand[P->fixed], &pl,
+              &p);
     t = plan_time(&q, &p, P->S);
   } else {
     int best;
     t = replay_auto(P, sys, &pl, &q, &best);
     if (best < 0)
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
-                         pod_coll_op_name(P->op));
+                         pod_coll_op_name((pod_coll_op)P->op));
   }
   if (P->n == 1) t = 0.0; /* nothing moves between ranks */
   if (!isfinite(t))

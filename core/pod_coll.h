@@ -147,19 +147,17 @@ int pod_coll_time_checked(const pod_system *sys, pod_coll_op op, int n, int r,
 ** read the fields. */
 #define POD_COLL_AUTO_MAX 6 /* algorithms auto tries at most (all-reduce) */
 typedef struct pod_coll_prep {
-  int ok;
-  pod_coll_op op;
-  int n, r;   /* ranks; ranks per domain, resolved */
-  double S;   /* bytes */
-  int net_ar; /* auto all-reduce across domains: NCCL's ratings choose */
-  int ring;   /* the plan reads the ring's network rate */
-  int fixed;  /* candidate timed every sample when the choice is made
-              ** here (-1: chosen per sample) */
-  int ncand;  /* the algorithms auto tries that can run, in its order */
-  pod_coll_algo cand[POD_COLL_AUTO_MAX];
-  int rated[POD_COLL_AUTO_MAX];  /* chosen by an eff-free rating, sel[] */
-  double sel[POD_COLL_AUTO_MAX]; /* that rating's time, s */
-  double ring_line; /* the ring's NICs x NIC line rate, GB/s (x out_eff) */
+  double S;                      /* bytes */
+  double ring_line;              /* the ring's NICs x line rate, GB/s */
+  double sel[POD_COLL_AUTO_MAX]; /* a rated candidate's time, s */
+  int n, r;                      /* ranks; ranks per domain, resolved */
+  signed char ok, op;            /* op: pod_coll_op */
+  signed char net_ar; /* auto all-reduce across domains: rated choice */
+  signed char ring;   /* the plans read the ring's network rate */
+  signed char fixed;  /* the candidate chosen here, or -1: per sample */
+  signed char ncand;  /* the algorithms auto tries that can run */
+  unsigned char cand[POD_COLL_AUTO_MAX];  /* pod_coll_algo, auto's order */
+  unsigned char rated[POD_COLL_AUTO_MAX]; /* chosen by sel[], eff-free */
 } pod_coll_prep;
 
 /* Prepare an `auto` collective of `bytes` over n ranks, r per domain (0:

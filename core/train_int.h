@@ -50,6 +50,11 @@ void pod_train__prep_figures(const pod_train_cfg *c, pod_train_prep *pre);
 ** its ring graphs; train_prep.c). */
 int pod_train__eval_prep(const pod_train_cfg *c, pod_train_prep *pre,
                          pod_train_result *r, pod_err *err);
+/* pod_train__eval_core (want_time 1, pre's ring graphs) that also
+** prepares each collective of the step into pre->coll, in order
+** (train_prep.c). */
+int pod_train__eval_record(const pod_train_cfg *c, int dp, pod_train_result *r,
+                           pod_train_prep *pre, pod_err *err);
 
 /* ---- train_act.c: stored activations (recompute, offload) ---- */
 

@@ -63,9 +63,9 @@ int pod_train_prepare(const pod_train_cfg *cfg, pod_train_prep *prep,
   pod_train__prep_figures(&c, prep);
   prep->graphs.n = 0;
   /* one evaluation: its errors are pod_train_eval's, and it finds the
-  ** ring graphs the step's collectives use */
+  ** ring graphs the step's collectives use and prepares them */
   pod_train_result r;
-  rc = pod_train__eval_core(&c, dp, &r, 1, &prep->graphs, err);
+  rc = pod_train__eval_record(&c, dp, &r, prep, err);
   if (rc != POD_OK) {
     *prep = PREP_ZERO;
     return rc;
