@@ -26,6 +26,9 @@
 
 static const pod_coll_prep PREP_ZERO;
 
+/* the inline screen of the arguments' bounds (POD_COLL__ARGS) */
+#define ARGS_SCREEN(m, type, lo, hi, unit) &&pod_field_in(a.m, lo, hi, 0)
+
 int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
                      double bytes, pod_coll_prep *prep, pod_err *err) {
   if (prep == NULL) return pod_err_set(err, POD_EINVAL, "prep", "is NULL");
@@ -74,6 +77,9 @@ int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
     else
       all_rated = 0;
   }
+  prep->any_bytes = 1;
+  for (int k = 0; k < prep->ncand; k++)
+    if (prep->rated[k]) prep->any_bytes = 0;
   prep->fixed = -1;
   if (prep->net_ar && all_rated) {
     double t_sel = INFINITY;
@@ -88,7 +94,8 @@ int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
 /* auto_time (coll.c) on the prepared candidates: the rated ones' times
 ** from prep; *best -1 when none runs. */
 static double replay_auto(const pod_coll_prep *P, const pod_system *sys,
-                          const place *pl, const rates *q, int *best) {
+                          const place *pl, const rates *q, double S,
+                          int *best) {
   double t_sel = INFINITY;
   plan p = {0}, chosen = {0};
   *best = -1;
@@ -104,7 +111,7 @@ static double replay_auto(const pod_coll_prep *P, const pod_system *sys,
         p.tune_up_div = pod_coll__nvls_tuner_div(sys, pl->n);
       double up_div = p.up_div;
       if (p.tune_up_div > 0.0) p.up_div = p.tune_up_div;
-      sel = plan_time(q, &p, P->S);
+      sel = plan_time(q, &p, S);
       p.up_div = up_div;
     }
     if (sel < t_sel) {
@@ -117,15 +124,28 @@ static double replay_auto(const pod_coll_prep *P, const pod_system *sys,
   if (P->rated[*best]) /* auto_time keeps the plan it built */
     make_plan(sys, (pod_coll_op)P->op, (pod_coll_algo)P->cand[*best], pl,
               &chosen);
-  return chosen.tune_up_div > 0.0 || P->net_ar ? plan_time(q, &chosen, P->S)
+  return chosen.tune_up_div > 0.0 || P->net_ar ? plan_time(q, &chosen, S)
                                                : t_sel;
 }
 
 int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
-                           double *time_s, pod_err *err) {
+                           double S, double *time_s, pod_err *err) {
   if (P == NULL || !P->ok)
     return pod_err_set(err, POD_EINVAL, "prep",
                        "is not prepared (pod_coll_prepare)");
+  if (S != P->S) {
+    if (!P->any_bytes)
+      return pod_err_set(err, POD_EINVAL, "bytes",
+                         "%g differs from the prepared %g, which NCCL's "
+                         "ratings chose by",
+                         S, P->S);
+    /* other bytes: screened as pod_coll_time_checked screens them (the
+    ** ranks passed at prepare), and out of bounds its error */
+    pod_coll_args a = {P->n, P->r, S, POD_ALGO_AUTO};
+    if (!(1 POD_COLL__ARGS(ARGS_SCREEN)))
+      return pod_coll_time_checked(sys, (pod_coll_op)P->op, P->n, P->r, S, NULL,
+                                   time_s, err);
+  }
   place pl;
   rates q;
   setup(sys, P->n, P->r, &pl, &q);
@@ -136,10 +156,10 @@ int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
     plan p = {0};
     make_plan(sys, (pod_coll_op)P->op, (pod_coll_algo)P->cand[P->fixed], &pl,
               &p);
-    t = plan_time(&q, &p, P->S);
+    t = plan_time(&q, &p, S);
   } else {
     int best;
-    t = replay_auto(P, sys, &pl, &q, &best);
+    t = replay_auto(P, sys, &pl, &q, S, &best);
     if (best < 0)
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name((pod_coll_op)P->op));
@@ -149,4 +169,8 @@ int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
     return pod_err_set(err, POD_ERANGE, "bytes", "time is not finite");
   *time_s = t;
   return POD_OK;
+}
+
+int pod_coll_prep_any_bytes(const pod_coll_prep *P) {
+  return P != NULL && P->ok && P->any_bytes;
 }

@@ -152,10 +152,11 @@ typedef struct pod_coll_prep {
   double sel[POD_COLL_AUTO_MAX]; /* a rated candidate's time, s */
   int n, r;                      /* ranks; ranks per domain, resolved */
   signed char ok, op;            /* op: pod_coll_op */
-  signed char net_ar; /* auto all-reduce across domains: rated choice */
-  signed char ring;   /* the plans read the ring's network rate */
-  signed char fixed;  /* the candidate chosen here, or -1: per sample */
-  signed char ncand;  /* the algorithms auto tries that can run */
+  signed char net_ar;    /* auto all-reduce across domains: rated choice */
+  signed char ring;      /* the plans read the ring's network rate */
+  signed char fixed;     /* the candidate chosen here, or -1: per sample */
+  signed char ncand;     /* the algorithms auto tries that can run */
+  signed char any_bytes; /* no rated candidate: times any bytes */
   unsigned char cand[POD_COLL_AUTO_MAX];  /* pod_coll_algo, auto's order */
   unsigned char rated[POD_COLL_AUTO_MAX]; /* chosen by sel[], eff-free */
 } pod_coll_prep;
@@ -166,12 +167,21 @@ typedef struct pod_coll_prep {
 int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
                      double bytes, pod_coll_prep *prep, pod_err *err);
 
-/* The time_s of pod_coll_time_checked on `sys`, bit for bit, errors
-** included, where sys equals the prepared system in every field but
-** up_eff and out_eff (any values).  POD_EINVAL when prep is not prepared.
-** Pure, allocation-free and thread-safe (prep is read only). */
+/* The time_s of pod_coll_time_checked on `sys` for `bytes`, bit for bit,
+** errors included, where sys equals the prepared system in every field
+** but up_eff and out_eff (any values), and bytes are the prepared bytes
+** or, when pod_coll_prep_any_bytes(prep), any bytes (they are checked as
+** pod_coll_time_checked checks them).  POD_EINVAL ("prep") when prep is
+** not prepared, ("bytes") for other bytes of a prep whose choice NCCL's
+** ratings made by its bytes.  Pure, allocation-free and thread-safe (prep
+** is read only). */
 int pod_coll_time_prepared(const pod_coll_prep *prep, const pod_system *sys,
-                           double *time_s, pod_err *err);
+                           double bytes, double *time_s, pod_err *err);
+
+/* 1 when nothing prepared depends on the bytes (no algorithm is chosen by
+** NCCL's ratings, which read them: every collective but an all-reduce
+** across domains), so the prep times any bytes; 0 otherwise or for NULL. */
+int pod_coll_prep_any_bytes(const pod_coll_prep *prep);
 
 /* nccl-tests bus-bandwidth factor for `op` on n ranks. */
 double pod_coll_busbw_factor(pod_coll_op op, int n);

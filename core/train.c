@@ -69,10 +69,10 @@ static double coll(ctx *x, pod_coll_op op, int n, int rpd, double bytes) {
   int rc, k = x->cur++;
   const pod_coll_prep *p = x->pc && k < x->pc->ncoll ? &x->pc->coll[k] : NULL;
   if (p && p->op == (signed char)op && p->n == n && p->r == rpd &&
-      p->S == bytes) {
+      (p->S == bytes || pod_coll_prep_any_bytes(p))) {
     /* the system differs from the prepared one in its sampled fields
     ** only (pod_train_prep) */
-    rc = pod_coll_time_prepared(p, &x->c->system, &t, x->err);
+    rc = pod_coll_time_prepared(p, &x->c->system, bytes, &t, x->err);
   } else {
     /* the system passed pod_train__check_common before any timing and
     ** stays the same for the step: its ring graphs are kept in x->graphs */

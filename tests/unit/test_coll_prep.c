@@ -5,7 +5,8 @@
 ** (up_eff, out_eff), the same time_s byte for byte and the same errors,
 ** over every system preset and variants (SHARP, no NVLS, an
 ** oversubscribed leaf tier, static ECMP), every op, group sizes and
-** placements inside and across domains, and sizes from 0 to 16 GiB.
+** placements inside and across domains, and sizes from 0 to 16 GiB; a
+** prep that times any bytes at other bytes, in and out of bounds.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -60,7 +61,7 @@ static int compare(const pod_coll_prep *p, const pod_system *base,
   pod_err_clear(&e2);
   double t1 = -1.0, t2 = -2.0;
   int rc1 = pod_coll_time_checked(&s, op, n, r, S, NULL, &t1, &e1);
-  int rc2 = pod_coll_time_prepared(p, &s, &t2, &e2);
+  int rc2 = pod_coll_time_prepared(p, &s, S, &t2, &e2);
   assert_int_equal(rc2, rc1);
   if (rc1 != POD_OK) {
     assert_string_equal(e2.field, e1.field);
@@ -80,7 +81,7 @@ static void test_prepared_matches_checked(void **state) {
   const int rs[] = {0, 1, 2, 4, 8, 16, 36, 72};
   const double sizes[] = {0.0, 8.0, 4096.0, 1048576.0, 1.5e8, 17179869184.0};
   uint64_t seed = 0x9e3779b97f4a7c15ull;
-  long compared = 0, prepared = 0;
+  long compared = 0, prepared = 0, any = 0, fixed_bytes = 0;
   int algos_seen[POD_ALGO_N] = {0};
   for (int i = 0; i < nsys; i++)
     for (int op = 0; op < POD_COLL_NOPS; op++)
@@ -117,6 +118,26 @@ static void test_prepared_matches_checked(void **state) {
                     1e-9);
             compare(&p, &sys[i], (pod_coll_op)op, ns[a], rs[b], sizes[c], 1e-9,
                     1.0);
+            /* other bytes: timed when nothing prepared reads them, else
+            ** refused */
+            size_t nsz = sizeof sizes / sizeof sizes[0];
+            double S2 = sizes[(c + 1) % nsz] * (1.0 + next_unit(&seed));
+            if (pod_coll_prep_any_bytes(&p)) {
+              any++;
+              compared += compare(&p, &sys[i], (pod_coll_op)op, ns[a], rs[b],
+                                  S2, 0.02 + 0.98 * next_unit(&seed),
+                                  0.02 + 0.98 * next_unit(&seed));
+              compare(&p, &sys[i], (pod_coll_op)op, ns[a], rs[b], -1.0, 0.5,
+                      0.5);
+              compare(&p, &sys[i], (pod_coll_op)op, ns[a], rs[b], 2e18, 0.5,
+                      0.5);
+            } else {
+              fixed_bytes++;
+              double t2;
+              assert_int_equal(pod_coll_time_prepared(&p, &sys[i], S2, &t2, &e),
+                               POD_EINVAL);
+              assert_string_equal(e.field, "bytes");
+            }
             pod_coll_args args = {ns[a], rs[b], sizes[c], POD_ALGO_AUTO};
             pod_coll_result res;
             if (pod_coll_eval_checked(&sys[i], (pod_coll_op)op, &args, &res,
@@ -125,6 +146,7 @@ static void test_prepared_matches_checked(void **state) {
           }
   assert_true(prepared > 10000);
   assert_true(compared > 50000);
+  assert_true(any > 1000 && fixed_bytes > 1000);
   /* the sweep reaches every algorithm auto can pick */
   const pod_coll_algo picked[] = {POD_ALGO_RING,      POD_ALGO_TREE,
                                   POD_ALGO_NVLS,      POD_ALGO_DIRECT,
@@ -150,9 +172,9 @@ static void test_prepared_errors(void **state) {
       POD_EINVAL);
   assert_string_equal(e.field, "system");
   assert_false(p.ok);
-  assert_int_equal(pod_coll_time_prepared(&p, &s, &t, &e), POD_EINVAL);
+  assert_int_equal(pod_coll_time_prepared(&p, &s, 1e6, &t, &e), POD_EINVAL);
   assert_string_equal(e.field, "prep");
-  assert_int_equal(pod_coll_time_prepared(NULL, &s, &t, &e), POD_EINVAL);
+  assert_int_equal(pod_coll_time_prepared(NULL, &s, 1e6, &t, &e), POD_EINVAL);
   assert_string_equal(e.field, "prep");
   struct {
     pod_coll_op op;
@@ -173,7 +195,7 @@ static void test_prepared_errors(void **state) {
     assert_int_not_equal(rc, POD_OK);
     assert_string_equal(e.field, bad[i].field);
     assert_false(p.ok);
-    assert_int_equal(pod_coll_time_prepared(&p, &s, &t, &e), POD_EINVAL);
+    assert_int_equal(pod_coll_time_prepared(&p, &s, 1e6, &t, &e), POD_EINVAL);
   }
   /* a sample whose time is not finite: the checked path's error */
   assert_int_equal(
@@ -185,7 +207,7 @@ static void test_prepared_errors(void **state) {
   double t1;
   int rc1 = pod_coll_time_checked(&z, POD_COLL_ALL_GATHER, 16, 8, 1e18, NULL,
                                   &t1, &e1);
-  int rc2 = pod_coll_time_prepared(&p, &z, &t, &e);
+  int rc2 = pod_coll_time_prepared(&p, &z, 1e18, &t, &e);
   assert_int_not_equal(rc1, POD_OK);
   assert_int_equal(rc2, rc1);
   assert_string_equal(e.field, e1.field);
