@@ -479,8 +479,8 @@ static const struct {
                          {AUTO_DIRECT, 1}, {AUTO_RING, 1}, {AUTO_DIRECT, 1}};
 
 /* Fill the placement and the rates of one evaluation. */
-static inline void setup(const pod_system *sys, int n, int r, place *pl,
-                         rates *q) {
+HOT_INLINE void setup(const pod_system *sys, int n, int r, place *pl,
+                      rates *q) {
   /* Achievable rates, bytes/s: U on the scale-up link, G on one GPU's
   ** NICs, D on one domain's network channels: a ring/tree collective
   ** runs net_channels channels per domain, each through the NICs of one
