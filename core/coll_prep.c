@@ -174,3 +174,18 @@ int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
 int pod_coll_prep_any_bytes(const pod_coll_prep *P) {
   return P != NULL && P->ok && P->any_bytes;
 }
+
+/* All-gather and reduce-scatter share their plans (make_plan) and their
+** auto set (a ring): the same time for the same arguments. */
+static int op_class(int op) {
+  return op == POD_COLL_REDUCE_SCATTER ? POD_COLL_ALL_GATHER : op;
+}
+
+int pod_coll_prep_same(const pod_coll_prep *a, const pod_coll_prep *b) {
+  if (a == NULL || b == NULL || !a->ok || !b->ok) return 0;
+  if (op_class(a->op) != op_class(b->op) || a->n != b->n || a->r != b->r)
+    return 0;
+  /* the rest of a prep follows from the system, the op's class, n, r and,
+  ** when NCCL's ratings choose, the bytes */
+  return a->any_bytes && b->any_bytes ? 1 : a->S == b->S;
+}

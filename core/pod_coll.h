@@ -183,6 +183,12 @@ int pod_coll_time_prepared(const pod_coll_prep *prep, const pod_system *sys,
 ** across domains), so the prep times any bytes; 0 otherwise or for NULL. */
 int pod_coll_prep_any_bytes(const pod_coll_prep *prep);
 
+/* 1 when preps a and b, made on the same system, time the same bytes
+** alike on any system that differs from it in up_eff and out_eff only
+** (the same collective up to all-gather and reduce-scatter, which share
+** their plans): the same successful time, bit for bit.  0 otherwise. */
+int pod_coll_prep_same(const pod_coll_prep *a, const pod_coll_prep *b);
+
 /* nccl-tests bus-bandwidth factor for `op` on n ranks. */
 double pod_coll_busbw_factor(pod_coll_op op, int n);
 

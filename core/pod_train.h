@@ -363,6 +363,8 @@ typedef struct pod_train_prep {
   ** scales); both give the same time bit for bit */
   int ncoll;
   pod_coll_prep coll[POD_TRAIN_PREP_COLLS];
+  signed char same[POD_TRAIN_PREP_COLLS]; /* an earlier slot that times the
+                                          ** same collective, or -1 */
 } pod_train_prep;
 
 /* Check cfg as pod_train_check does and evaluate it once (errors as

@@ -52,11 +52,12 @@ typedef struct ctx {
   const pod_train_cfg *c;
   pod_err *err;
   int rc;
-  int no_comm;              /* memory-only pass: skip collective timing */
-  pod_coll_graphs *graphs;  /* ring graphs of the step's system */
-  int cur;                  /* collectives timed so far */
-  const pod_train_prep *pc; /* the step's collectives prepared, or NULL */
-  pod_train_prep *rec;      /* prepare each collective into rec, or NULL */
+  int no_comm;               /* memory-only pass: skip collective timing */
+  pod_coll_graphs *graphs;   /* ring graphs of the step's system */
+  int cur;                   /* collectives timed so far */
+  const pod_train_prep *pc;  /* the step's collectives prepared, or NULL */
+  pod_train_prep *rec;       /* prepare each collective into rec, or NULL */
+  pod_train__coll_memo memo; /* this step's prepared times */
 } ctx;
 
 static double mlp_matrix_count(const pod_model *m) {
@@ -66,22 +67,18 @@ static double mlp_matrix_count(const pod_model *m) {
 static double coll(ctx *x, pod_coll_op op, int n, int rpd, double bytes) {
   if (n <= 1 || bytes <= 0.0 || x->rc != POD_OK || x->no_comm) return 0.0;
   double t;
-  int rc, k = x->cur++;
-  const pod_coll_prep *p = x->pc && k < x->pc->ncoll ? &x->pc->coll[k] : NULL;
-  if (p && p->op == (signed char)op && p->n == n && p->r == rpd &&
-      (p->S == bytes || pod_coll_prep_any_bytes(p))) {
-    /* the system differs from the prepared one in its sampled fields
-    ** only (pod_train_prep) */
-    rc = pod_coll_time_prepared(p, &x->c->system, bytes, &t, x->err);
-  } else {
+  int k = x->cur++;
+  const pod_coll_call call = {op, n, rpd, bytes};
+  /* the system differs from the prepared one in its sampled fields only */
+  int rc = pod_train__coll_prepared(x->pc, k, &call, &x->c->system, &x->memo,
+                                    &t, x->err);
+  if (rc < 0) {
     /* the system passed pod_train__check_common before any timing and
     ** stays the same for the step: its ring graphs are kept in x->graphs */
     rc = pod_coll_time_checked(&x->c->system, op, n, rpd, bytes, x->graphs, &t,
                                x->err);
-    if (rc == POD_OK && x->rec && k < POD_TRAIN_PREP_COLLS &&
-        pod_coll_prepare(&x->c->system, op, n, rpd, bytes, &x->rec->coll[k],
-                         NULL) == POD_OK)
-      x->rec->ncoll = k + 1;
+    if (rc == POD_OK && x->rec)
+      pod_train__coll_record(x->rec, k, &call, &x->c->system);
   }
   if (rc != POD_OK) {
     x->rc = rc;
@@ -667,7 +664,8 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   plan_layout(c, dp, pre, &p);
   pod_coll_graphs own; /* slots filled on use: only the count is set */
   own.n = 0;
-  ctx x = {c, err, POD_OK, !want_time, graphs ? graphs : &own, 0, pre, rec};
+  ctx x = {c, err, POD_OK, !want_time, graphs ? graphs : &own,
+           0, pre, rec,    {0}};
   const pod_model_params *mp = &p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
   layer_cost dl, ml; /* layer_costs sets every field; else all 0 */

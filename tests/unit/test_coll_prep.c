@@ -155,6 +155,67 @@ static void test_prepared_matches_checked(void **state) {
     assert_true(algos_seen[picked[k]]);
 }
 
+/* pod_coll_prep_same: all-gather and reduce-scatter of the same arguments
+** time alike (checked against pod_coll_time_checked of each, at random
+** effs and other bytes); other ops, ranks, placements or rated bytes do
+** not count as the same. */
+static void test_prep_same(void **state) {
+  (void)state;
+  static pod_system sys[256];
+  int nsys = systems(sys, 256);
+  const int ns[] = {2, 8, 16, 72, 144, 1024};
+  uint64_t seed = 12345;
+  long same = 0;
+  for (int i = 0; i < nsys; i++)
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++) {
+      pod_coll_prep ag, rs, ar, ar2, other;
+      double S = 1048576.0 * (1.0 + 64.0 * next_unit(&seed));
+      if (pod_coll_prepare(&sys[i], POD_COLL_ALL_GATHER, ns[a], 0, S, &ag,
+                           NULL) != POD_OK)
+        continue;
+      assert_int_equal(pod_coll_prepare(&sys[i], POD_COLL_REDUCE_SCATTER, ns[a],
+                                        0, 2.0 * S, &rs, NULL),
+                       POD_OK);
+      assert_true(pod_coll_prep_same(&ag, &rs));
+      assert_true(pod_coll_prep_same(&rs, &ag));
+      for (int k = 0; k < 4; k++) {
+        pod_system s = sys[i];
+        s.up_eff = 0.05 + 0.95 * next_unit(&seed);
+        s.out_eff = 0.05 + 0.95 * next_unit(&seed);
+        double S2 = S * (0.5 + next_unit(&seed)), t1, t2, t3;
+        if (pod_coll_time_prepared(&ag, &s, S2, &t1, NULL) != POD_OK) continue;
+        assert_int_equal(pod_coll_time_prepared(&rs, &s, S2, &t2, NULL),
+                         POD_OK);
+        assert_int_equal(pod_coll_time_checked(&s, POD_COLL_REDUCE_SCATTER,
+                                               ns[a], 0, S2, NULL, &t3, NULL),
+                         POD_OK);
+        assert_memory_equal(&t1, &t2, sizeof t1);
+        assert_memory_equal(&t2, &t3, sizeof t2);
+        same++;
+      }
+      if (pod_coll_prepare(&sys[i], POD_COLL_ALL_TO_ALL, ns[a], 0, S, &other,
+                           NULL) == POD_OK)
+        assert_false(pod_coll_prep_same(&ag, &other));
+      if (pod_coll_prepare(&sys[i], POD_COLL_ALL_GATHER, 2 * ns[a], 0, S,
+                           &other, NULL) == POD_OK)
+        assert_false(pod_coll_prep_same(&ag, &other));
+      /* an all-reduce across domains is chosen by its bytes */
+      if (pod_coll_prepare(&sys[i], POD_COLL_ALL_REDUCE, ns[a], 0, S, &ar,
+                           NULL) == POD_OK &&
+          pod_coll_prepare(&sys[i], POD_COLL_ALL_REDUCE, ns[a], 0, 2.0 * S,
+                           &ar2, NULL) == POD_OK) {
+        assert_true(pod_coll_prep_same(&ar, &ar));
+        assert_int_equal(pod_coll_prep_same(&ar, &ar2),
+                         pod_coll_prep_any_bytes(&ar));
+      }
+    }
+  assert_true(same > 100);
+  pod_coll_prep z;
+  memset(&z, 0, sizeof z);
+  assert_false(pod_coll_prep_same(&z, &z));
+  assert_false(pod_coll_prep_same(NULL, &z));
+}
+
 /* Errors: a NULL or unprepared prep, NULL system, the checks'. */
 static void test_prepared_errors(void **state) {
   (void)state;
@@ -216,6 +277,7 @@ static void test_prepared_errors(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_prepared_matches_checked),
+      cmocka_unit_test(test_prep_same),
       cmocka_unit_test(test_prepared_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
