@@ -87,6 +87,10 @@ int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
       if (prep->sel[k] < t_sel)
         t_sel = prep->sel[k], prep->fixed = (signed char)k;
   }
+  /* one candidate timed at its real rate (every op but all-reduce):
+  ** auto_time's choice is that one unless its time is not below infinity */
+  prep->single = prep->ncand == 1 && !prep->rated[0] && !prep->net_ar;
+  if (prep->single) prep->fixed = 0;
   prep->ok = 1;
   return POD_OK;
 }
@@ -157,6 +161,9 @@ int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
     make_plan(sys, (pod_coll_op)P->op, (pod_coll_algo)P->cand[P->fixed], &pl,
               &p);
     t = plan_time(&q, &p, S);
+    if (P->single && !(t < INFINITY)) /* auto_time found none */
+      return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
+                         pod_coll_op_name((pod_coll_op)P->op));
   } else {
     int best;
     t = replay_auto(P, sys, &pl, &q, S, &best);

@@ -157,6 +157,7 @@ typedef struct pod_coll_prep {
   signed char fixed;     /* the candidate chosen here, or -1: per sample */
   signed char ncand;     /* the algorithms auto tries that can run */
   signed char any_bytes; /* no rated candidate: times any bytes */
+  signed char single;    /* one candidate, timed at its real rate */
   unsigned char cand[POD_COLL_AUTO_MAX];  /* pod_coll_algo, auto's order */
   unsigned char rated[POD_COLL_AUTO_MAX]; /* chosen by sel[], eff-free */
 } pod_coll_prep;
