@@ -54,6 +54,9 @@ void pod_coll__net_graph(const pod_system *s, int r, pod_coll_graph *g);
 void pod_coll__graph_tune(const pod_system *s, int n, const pod_coll_graph *g,
                           pod_coll__tune *t);
 double pod_coll__graph_net_GBps(const pod_system *s, const pod_coll_graph *g);
+/* The same at line rate: pod_coll__graph_net_GBps is this x out_eff, the
+** one operation that reads the efficiency (pod_coll_prepare). */
+double pod_coll__graph_line_GBps(const pod_system *s, const pod_coll_graph *g);
 
 /* The time of a checked evaluation (coll.c) of algo over n ranks, r per
 ** domain (r resolved, dividing n, within the domain), the algorithm that

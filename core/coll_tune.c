@@ -223,9 +223,17 @@ void pod_coll__net_graph(const pod_system *s, int r, pod_coll_graph *g) {
              &g->ch, &g->bw);
 }
 
-static double ring_rate(const pod_system *s, int r, double ch) {
+static double ring_line(const pod_system *s, int r, double ch) {
   double nics = (double)r * s->nics_per_gpu;
-  return (ch < nics ? ch : nics) * s->nic_gbps / 8.0 * s->out_eff;
+  return (ch < nics ? ch : nics) * s->nic_gbps / 8.0;
+}
+
+static double ring_rate(const pod_system *s, int r, double ch) {
+  return ring_line(s, r, ch) * s->out_eff;
+}
+
+double pod_coll__graph_line_GBps(const pod_system *s, const pod_coll_graph *g) {
+  return ring_line(s, g->r, g->ch);
 }
 
 double pod_coll__graph_net_GBps(const pod_system *s, const pod_coll_graph *g) {

@@ -136,6 +136,60 @@ int pod_coll_time_checked(const pod_system *sys, pod_coll_op op, int n, int r,
                           double bytes, pod_coll_graphs *graphs, double *time_s,
                           pod_err *err);
 
+/* ---- one collective prepared for many samples ---------------------------
+** A study that samples a system's link efficiencies (up_eff, out_eff)
+** times the same collectives on every sample: the same op, ranks, ranks
+** per domain and bytes.  What does not depend on the two efficiencies
+** (the checks, the ring graph and NCCL's tuner ratings across domains,
+** the algorithms that can run, and the choice itself when NCCL's ratings
+** make it) is prepared once; each sample evaluates the rest, the same
+** operations in the same order as pod_coll_time_checked.  Callers do not
+** read the fields. */
+#define POD_COLL_AUTO_MAX 6 /* algorithms auto tries at most (all-reduce) */
+typedef struct pod_coll_prep {
+  double S;                      /* bytes */
+  double ring_line;              /* the ring's NICs x line rate, GB/s */
+  double sel[POD_COLL_AUTO_MAX]; /* a rated candidate's time, s */
+  int n, r;                      /* ranks; ranks per domain, resolved */
+  signed char ok, op;            /* op: pod_coll_op */
+  signed char net_ar;    /* auto all-reduce across domains: rated choice */
+  signed char ring;      /* the plans read the ring's network rate */
+  signed char fixed;     /* the candidate chosen here, or -1: per sample */
+  signed char ncand;     /* the algorithms auto tries that can run */
+  signed char any_bytes; /* no rated candidate: times any bytes */
+  signed char single;    /* one candidate, timed at its real rate */
+  unsigned char cand[POD_COLL_AUTO_MAX];  /* pod_coll_algo, auto's order */
+  unsigned char rated[POD_COLL_AUTO_MAX]; /* chosen by sel[], eff-free */
+} pod_coll_prep;
+
+/* Prepare an `auto` collective of `bytes` over n ranks, r per domain (0:
+** packed) on a system that passed pod_hw_system_check.  Errors are those
+** of pod_coll_time_checked on the same arguments (prep->ok 0 then). */
+int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
+                     double bytes, pod_coll_prep *prep, pod_err *err);
+
+/* The time_s of pod_coll_time_checked on `sys` for `bytes`, bit for bit,
+** errors included, where sys equals the prepared system in every field
+** but up_eff and out_eff (any values), and bytes are the prepared bytes
+** or, when pod_coll_prep_any_bytes(prep), any bytes (they are checked as
+** pod_coll_time_checked checks them).  POD_EINVAL ("prep") when prep is
+** not prepared, ("bytes") for other bytes of a prep whose choice NCCL's
+** ratings made by its bytes.  Pure, allocation-free and thread-safe (prep
+** is read only). */
+int pod_coll_time_prepared(const pod_coll_prep *prep, const pod_system *sys,
+                           double bytes, double *time_s, pod_err *err);
+
+/* 1 when nothing prepared depends on the bytes (no algorithm is chosen by
+** NCCL's ratings, which read them: every collective but an all-reduce
+** across domains), so the prep times any bytes; 0 otherwise or for NULL. */
+int pod_coll_prep_any_bytes(const pod_coll_prep *prep);
+
+/* 1 when preps a and b, made on the same system, time the same bytes
+** alike on any system that differs from it in up_eff and out_eff only
+** (the same collective up to all-gather and reduce-scatter, which share
+** their plans): the same successful time, bit for bit.  0 otherwise. */
+int pod_coll_prep_same(const pod_coll_prep *a, const pod_coll_prep *b);
+
 /* nccl-tests bus-bandwidth factor for `op` on n ranks. */
 double pod_coll_busbw_factor(pod_coll_op op, int n);
 

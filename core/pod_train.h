@@ -345,6 +345,9 @@ int pod_train_eval_specs_checked(const pod_train_cfg *cfg,
 ** of them feeds a prepared figure: the ring graphs follow the system's
 ** line rates and generation, not its efficiencies).  Fields are private;
 ** a prep keeps ring graphs as it is used, so one per thread. */
+/* a step's collectives prepared at most (a prep is copied with its node's
+** result per traced sample: keep it small) */
+#define POD_TRAIN_PREP_COLLS 16
 typedef struct pod_train_prep {
   int ok, dp;
   int normalized;      /* the prepared layout had no 0 (default) dimension */
@@ -353,6 +356,15 @@ typedef struct pod_train_prep {
   pod_model_flops flops;
   double qh, qf, qr, hier, spread;
   pod_coll_graphs graphs;
+  /* the step's collectives in the order it times them, prepared
+  ** (pod_coll_prepare): an evaluation times a collective whose op,
+  ** ranks, placement and bytes match its slot with pod_coll_time_prepared,
+  ** any other with pod_coll_time_checked (bytes that a sampled field
+  ** scales); both give the same time bit for bit */
+  int ncoll;
+  pod_coll_prep coll[POD_TRAIN_PREP_COLLS];
+  signed char same[POD_TRAIN_PREP_COLLS]; /* an earlier slot that times the
+                                          ** same collective, or -1 */
 } pod_train_prep;
 
 /* Check cfg as pod_train_check does and evaluate it once (errors as

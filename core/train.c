@@ -52,8 +52,12 @@ typedef struct ctx {
   const pod_train_cfg *c;
   pod_err *err;
   int rc;
-  int no_comm;             /* memory-only pass: skip collective timing */
-  pod_coll_graphs *graphs; /* ring graphs of the step's system */
+  int no_comm;               /* memory-only pass: skip collective timing */
+  pod_coll_graphs *graphs;   /* ring graphs of the step's system */
+  int cur;                   /* collectives timed so far */
+  const pod_train_prep *pc;  /* the step's collectives prepared, or NULL */
+  pod_train_prep *rec;       /* prepare each collective into rec, or NULL */
+  pod_train__coll_memo memo; /* this step's prepared times */
 } ctx;
 
 static double mlp_matrix_count(const pod_model *m) {
@@ -63,10 +67,19 @@ static double mlp_matrix_count(const pod_model *m) {
 static double coll(ctx *x, pod_coll_op op, int n, int rpd, double bytes) {
   if (n <= 1 || bytes <= 0.0 || x->rc != POD_OK || x->no_comm) return 0.0;
   double t;
-  /* the system passed pod_train__check_common before any timing and
-  ** stays the same for the step: its ring graphs are kept in x->graphs */
-  int rc = pod_coll_time_checked(&x->c->system, op, n, rpd, bytes, x->graphs,
-                                 &t, x->err);
+  int k = x->cur++;
+  const pod_coll_call call = {op, n, rpd, bytes};
+  /* the system differs from the prepared one in its sampled fields only */
+  int rc = pod_train__coll_prepared(x->pc, k, &call, &x->c->system, &x->memo,
+                                    &t, x->err);
+  if (rc < 0) {
+    /* the system passed pod_train__check_common before any timing and
+    ** stays the same for the step: its ring graphs are kept in x->graphs */
+    rc = pod_coll_time_checked(&x->c->system, op, n, rpd, bytes, x->graphs, &t,
+                               x->err);
+    if (rc == POD_OK && x->rec)
+      pod_train__coll_record(x->rec, k, &call, &x->c->system);
+  }
   if (rc != POD_OK) {
     x->rc = rc;
     return 0.0;
@@ -638,7 +651,8 @@ static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
 ** config (pod_train__eval_prep), or NULL. */
 static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
                      pod_train_result *r, int want_time,
-                     pod_coll_graphs *graphs, pod_err *err) {
+                     pod_coll_graphs *graphs, pod_train_prep *rec,
+                     pod_err *err) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   const pod_system *s = &c->system;
@@ -651,7 +665,8 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   plan_layout(c, dp, pre, &p);
   pod_coll_graphs own; /* slots filled on use: only the count is set */
   own.n = 0;
-  ctx x = {c, err, POD_OK, !want_time, graphs ? graphs : &own};
+  ctx x = {c, err, POD_OK, !want_time, graphs ? graphs : &own,
+           0, pre, rec,    {0}};
   const pod_model_params *mp = &p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
   layer_cost dl, ml; /* layer_costs sets every field; else all 0 */
@@ -737,7 +752,13 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
 
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                          int want_time, pod_coll_graphs *graphs, pod_err *err) {
-  return eval_step(c, dp, NULL, r, want_time, graphs, err);
+  return eval_step(c, dp, NULL, r, want_time, graphs, NULL, err);
+}
+
+int pod_train__eval_record(const pod_train_cfg *c, int dp, pod_train_result *r,
+                           pod_train_prep *pre, pod_err *err) {
+  pre->ncoll = 0;
+  return eval_step(c, dp, NULL, r, 1, &pre->graphs, pre, err);
 }
 
 void pod_train__prep_figures(const pod_train_cfg *c, pod_train_prep *pre) {
@@ -758,7 +779,7 @@ void pod_train__prep_figures(const pod_train_cfg *c, pod_train_prep *pre) {
 
 int pod_train__eval_prep(const pod_train_cfg *c, pod_train_prep *pre,
                          pod_train_result *r, pod_err *err) {
-  return eval_step(c, pre->dp, pre, r, 1, &pre->graphs, err);
+  return eval_step(c, pre->dp, pre, r, 1, &pre->graphs, NULL, err);
 }
 
 int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,

@@ -50,6 +50,34 @@ void pod_train__prep_figures(const pod_train_cfg *c, pod_train_prep *pre);
 ** its ring graphs; train_prep.c). */
 int pod_train__eval_prep(const pod_train_cfg *c, pod_train_prep *pre,
                          pod_train_result *r, pod_err *err);
+/* One collective of the step (train.c coll) and the prepared times of
+** one evaluation so far: bit k set when slot k was timed prepared, with
+** its bytes and time. */
+typedef struct pod_coll_call {
+  pod_coll_op op;
+  int n, r;
+  double bytes;
+} pod_coll_call;
+typedef struct pod_train__coll_memo {
+  unsigned mask;
+  double bytes[POD_TRAIN_PREP_COLLS], t[POD_TRAIN_PREP_COLLS];
+} pod_train__coll_memo;
+/* The k-th collective of a step of prepared config pre (NULL: none) on
+** system s: POD_OK or an error of pod_coll_time_prepared with its time in
+** *t, the same as pod_coll_time_checked's; -1 when pre's slot k does not
+** hold this call (time it unprepared).  An earlier slot of the same
+** evaluation that times the same collective (pre->same) gives its time. */
+int pod_train__coll_prepared(const pod_train_prep *pre, int k,
+                             const pod_coll_call *c, const pod_system *s,
+                             pod_train__coll_memo *m, double *t, pod_err *err);
+/* Prepare call c, timed at slot k of the step, into pre's slot k. */
+void pod_train__coll_record(pod_train_prep *pre, int k, const pod_coll_call *c,
+                            const pod_system *s);
+/* pod_train__eval_core (want_time 1, pre's ring graphs) that also
+** prepares each collective of the step into pre->coll, in order
+** (train_prep.c). */
+int pod_train__eval_record(const pod_train_cfg *c, int dp, pod_train_result *r,
+                           pod_train_prep *pre, pod_err *err);
 
 /* ---- train_act.c: stored activations (recompute, offload) ---- */
 

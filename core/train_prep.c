@@ -63,9 +63,9 @@ int pod_train_prepare(const pod_train_cfg *cfg, pod_train_prep *prep,
   pod_train__prep_figures(&c, prep);
   prep->graphs.n = 0;
   /* one evaluation: its errors are pod_train_eval's, and it finds the
-  ** ring graphs the step's collectives use */
+  ** ring graphs the step's collectives use and prepares them */
   pod_train_result r;
-  rc = pod_train__eval_core(&c, dp, &r, 1, &prep->graphs, err);
+  rc = pod_train__eval_record(&c, dp, &r, prep, err);
   if (rc != POD_OK) {
     *prep = PREP_ZERO;
     return rc;
@@ -95,5 +95,41 @@ int pod_train_eval_prepared(const pod_train_cfg *cfg, pod_train_prep *prep,
     rc = pod_train__eval_prep(&c, prep, r, err);
   }
   if (rc == POD_OK) pod_err_clear(err);
+  return rc;
+}
+
+/* ---- the step's collectives (train.c coll) ----------------------------- */
+
+void pod_train__coll_record(pod_train_prep *pre, int k, const pod_coll_call *c,
+                            const pod_system *s) {
+  if (k < 0 || k >= POD_TRAIN_PREP_COLLS) return;
+  pod_coll_prep *p = &pre->coll[k];
+  if (pod_coll_prepare(s, c->op, c->n, c->r, c->bytes, p, NULL) != POD_OK)
+    return;
+  pre->same[k] = -1;
+  for (int j = 0; j < k && pre->same[k] < 0; j++)
+    if (pod_coll_prep_same(&pre->coll[j], p)) pre->same[k] = (signed char)j;
+  if (pre->ncoll < k + 1) pre->ncoll = k + 1;
+}
+
+int pod_train__coll_prepared(const pod_train_prep *pre, int k,
+                             const pod_coll_call *c, const pod_system *s,
+                             pod_train__coll_memo *m, double *t, pod_err *err) {
+  if (pre == NULL || k >= pre->ncoll) return -1;
+  const pod_coll_prep *p = &pre->coll[k];
+  if (p->op != (signed char)c->op || p->n != c->n || p->r != c->r ||
+      (p->S != c->bytes && !pod_coll_prep_any_bytes(p)))
+    return -1;
+  int j = pre->same[k];
+  if (j >= 0 && (m->mask >> j & 1u) && m->bytes[j] == c->bytes) {
+    *t = m->t[j]; /* the same operations on the same values */
+    return POD_OK;
+  }
+  int rc = pod_coll_time_prepared(p, s, c->bytes, t, err);
+  if (rc == POD_OK) {
+    m->mask |= 1u << k;
+    m->bytes[k] = c->bytes;
+    m->t[k] = *t;
+  }
   return rc;
 }

@@ -58,23 +58,26 @@ static const tres res_coll[] = {CR(time_s),
 static void rd_train(lua_State *L, void *c) {
   lpod_train_read(L, c);
 }
+/* A train blob: the config, the prepared figures (fn_train_prepared), the
+** result.  The prep lies before the result region, so a sample neither
+** patches nor restores it: it is made once at trace time and read. */
+typedef struct train_in {
+  pod_train_cfg c;
+  pod_train_prep prep;
+} train_in;
 static int fn_train(void *b, pod_err *e) {
-  return pod_train_eval(b, OUT(b, pod_train_cfg), e);
+  return pod_train_eval(b, OUT(b, train_in), e);
 }
 /* The same when the config's system and model are checked specs' bytes
 ** (see lpod_trace__spec_is_checked): those two are not validated again. */
 static int fn_train_checked(void *b, pod_err *e) {
-  return pod_train_eval_specs_checked(b, OUT(b, pod_train_cfg), e);
+  return pod_train_eval_specs_checked(b, OUT(b, train_in), e);
 }
 /* The same when every patch writes a sampled field (see train_prepared):
-** the config is prepared once when traced, its figures after the result. */
-typedef struct train_out {
-  pod_train_result r;
-  pod_train_prep prep;
-} train_out;
-#define TRAIN_OUT(b) ((train_out *)OUT(b, pod_train_cfg))
+** the config is prepared once when traced. */
 static int fn_train_prepared(void *b, pod_err *e) {
-  return pod_train_eval_prepared(b, &TRAIN_OUT(b)->prep, &TRAIN_OUT(b)->r, e);
+  return pod_train_eval_prepared(b, &((train_in *)b)->prep, OUT(b, train_in),
+                                 e);
 }
 /* Does every patch of the train config t0 write one of the fields a
 ** prepared config samples (pod_train_prep_sampled), and does t0 prepare?
@@ -90,7 +93,7 @@ static int train_prepared(unsigned char *t0, const pod_gpatch *patches,
   }
   pod_train_cfg c;
   memcpy(&c, t0, sizeof c);
-  return pod_train_prepare(&c, &TRAIN_OUT(t0)->prep, NULL) == POD_OK;
+  return pod_train_prepare(&c, &((train_in *)t0)->prep, NULL) == POD_OK;
 }
 #define TD(n, f) \
   { n, TR_DOUBLE, 1, offsetof(pod_train_result, f), NULL }
@@ -261,8 +264,9 @@ static void rd_model(lua_State *L, void *c) {
 const tcall lpod_trace__calls[] = {
     KCALL("podsim.collective", "collective", coll_cfg, pod_coll_result, rd_coll,
           fn_coll, res_coll),
-    KCALL("podsim.train", "train", train_cfg, train_out, rd_train, fn_train,
-          res_train),
+    {"podsim.train", "train", &lpod_train_cfg_type, sizeof(pod_train_cfg),
+     RES_OFF(train_in), RES_OFF(train_in) + sizeof(pod_train_result), rd_train,
+     fn_train, res_train, NULL},
     KCALL("podsim.reliability", "reliability", rel_cfg, rel_out, rd_rel, fn_rel,
           res_rel),
     KCALL("podsim.cost", "cost", cost_cfg, pod_cost_result, rd_cost, fn_cost,

@@ -75,6 +75,71 @@ static int step_mix(const pod_system *sys, const char *name, int n_dp, int r,
   return failures;
 }
 
+/* The same 12 calls as a prepared training step times them: op, ranks
+** and bytes fixed per call, up_eff and out_eff sampled per step.  Way 0:
+** pod_coll_time_checked with the graphs kept (the step before); way 1:
+** pod_coll_time_prepared on the calls prepared once.  Rounds alternate;
+** every time of way 1 is compared byte for byte with way 0's on the same
+** sample (a mismatch counts as a failure). */
+static int step_prepared(const pod_system *base, const char *name, int n_dp,
+                         int r, double *sink) {
+  static const pod_coll_op OPS[12] = {
+      POD_COLL_ALL_TO_ALL,     POD_COLL_ALL_TO_ALL,     POD_COLL_ALL_GATHER,
+      POD_COLL_REDUCE_SCATTER, POD_COLL_ALL_REDUCE,     POD_COLL_ALL_REDUCE,
+      POD_COLL_REDUCE_SCATTER, POD_COLL_REDUCE_SCATTER, POD_COLL_ALL_GATHER,
+      POD_COLL_ALL_GATHER,     POD_COLL_ALL_REDUCE,     POD_COLL_SEND_RECV};
+  int ns[12], rs[12];
+  double Ss[12];
+  pod_coll_prep prep[12];
+  int failures = 0;
+  for (int i = 0; i < 12; i++) {
+    ns[i] = i < 4 ? r : i == 11 ? 2 : n_dp >> (i & 1);
+    rs[i] = i == 11 ? 1 : r;
+    Ss[i] = 1048576.0 * (double)(1 + 37 * i);
+    if (pod_coll_prepare(base, OPS[i], ns[i], rs[i], Ss[i], &prep[i], NULL) !=
+        POD_OK)
+      failures++;
+  }
+  enum { STEPS = 20000 };
+  double secs[2] = {0, 0}, calls[2] = {0, 0};
+  static double keep[STEPS][12];
+  for (int round = 0; round < 8; round++)
+    for (int way = 0; way < 2; way++) {
+      pod_system sys = *base;
+      double t0 = now_s();
+      for (int step = 0; step < STEPS; step++) {
+        /* the sampled efficiencies, a different pair every step */
+        sys.up_eff = base->up_eff * (0.7 + 0.3 * (double)(step & 127) / 127.0);
+        sys.out_eff = base->out_eff * (0.6 + 0.4 * (double)(step % 97) / 97.0);
+        pod_coll_graphs gs;
+        gs.n = 0;
+        for (int i = 0; i < 12; i++) {
+          double t = 0.0;
+          int rc = way == 0 ? pod_coll_time_checked(&sys, OPS[i], ns[i], rs[i],
+                                                    Ss[i], &gs, &t, NULL)
+                            : pod_coll_time_prepared(&prep[i], &sys, Ss[i], &t,
+                                                     NULL);
+          if (rc != POD_OK) failures++;
+          if (way == 0)
+            keep[step][i] = t;
+          else if (memcmp(&keep[step][i], &t, sizeof t) != 0)
+            failures++;
+          *sink += t;
+        }
+      }
+      secs[way] += now_s() - t0;
+      calls[way] += (double)STEPS * 12.0;
+    }
+  double rt[2] = {calls[0] / secs[0], calls[1] / secs[1]};
+  printf(
+      "coll_step_prepared_%s: %.1f M calls/s pod_coll_time_checked with the "
+      "step's graphs kept, %.1f M calls/s pod_coll_time_prepared (%.2fx; 1 "
+      "core, 12 calls per step, up_eff and out_eff sampled per step, times "
+      "identical, alternating rounds)\n",
+      name, rt[0] / 1e6, rt[1] / 1e6, rt[1] / rt[0]);
+  return failures;
+}
+
 int main(void) {
   /* A mix of configurations, built once. */
   pod_coll_cfg cases[NCASES];
@@ -165,6 +230,8 @@ int main(void) {
   ** and GB200 NVL72 (64 per rack) */
   failures += step_mix(&sys[1], "hgx_h100", 2048, 8, &sink);
   failures += step_mix(&sys[0], "gb200_nvl72", 2048, 64, &sink);
+  failures += step_prepared(&sys[1], "hgx_h100", 2048, 8, &sink);
+  failures += step_prepared(&sys[0], "gb200_nvl72", 2048, 64, &sink);
   if (failures != 0 || !(sink > 0.0)) {
     fprintf(stderr, "bench_coll: %d failed evaluations\n", failures);
     return 1;

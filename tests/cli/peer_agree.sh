@@ -1,6 +1,6 @@
 # CLI test of the NumPy bench peer (tests/bench/peers/, timed by
 # tests/bench/bench_peers.sh): at a small sample count the peer still runs
-# against this podsim (it reads the system presets and core/coll.c's
+# against this podsim (it reads the system presets and core/coll.c and core/coll_plan.h's
 # constants, so a change there can break it unseen), its output has the
 # grid points and statistics the comparison reads, and it agrees with
 # podsim within Monte Carlo error on both studies (compare.py); the check

@@ -4,7 +4,9 @@
 ** edges, non-finite or arbitrary bits).  Properties: no crash or UB; a
 ** non-finite input is never accepted; POD_OK means a finite, non-negative
 ** time and finite bandwidths; an error fills pod_err with a message; the
-** kernel agrees with pod_coll_eval.
+** kernel agrees with pod_coll_eval; a prepared collective
+** (pod_coll_prepare) timed with other link efficiencies is
+** pod_coll_time_checked bit for bit.
 */
 #include <gsl/gsl_errno.h>
 
@@ -84,5 +86,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < pod_coll_kernel.nmetrics; i++)
       if (!isfinite(m[i]))
         FZ_FAIL("kernel metric %s = %g", pod_coll_kernel.metric_names[i], m[i]);
+  /* the prepared collective: on a checked system, auto, prepared on it
+  ** and timed with other link efficiencies, it is pod_coll_time_checked
+  ** byte for byte (status and time) */
+  double ue = (1.0 + fz_u8(&f)) / 256.0, oe = (1.0 + fz_u8(&f)) / 256.0;
+  if (c.args.algo == POD_ALGO_AUTO &&
+      pod_hw_system_check(&c.system, NULL) == POD_OK) {
+    pod_coll_prep p;
+    int rp = pod_coll_prepare(&c.system, c.op, c.args.ranks,
+                              c.args.ranks_per_domain, c.args.bytes, &p, NULL);
+    double t0 = 0.0;
+    int r0 = pod_coll_time_checked(&c.system, c.op, c.args.ranks,
+                                   c.args.ranks_per_domain, c.args.bytes, NULL,
+                                   &t0, NULL);
+    if (rp != r0) FZ_FAIL("pod_coll_prepare status %d, checked %d", rp, r0);
+    if (rp == POD_OK) {
+      pod_coll_cfg s2 = c;
+      s2.system.up_eff = ue;
+      s2.system.out_eff = oe;
+      double t1 = 0.0, t2 = 0.0;
+      int r1 = pod_coll_time_checked(&s2.system, c.op, c.args.ranks,
+                                     c.args.ranks_per_domain, c.args.bytes,
+                                     NULL, &t1, NULL);
+      int r2 = pod_coll_time_prepared(&p, &s2.system, c.args.bytes, &t2, NULL);
+      if (r1 != r2 || (r1 == POD_OK && memcmp(&t1, &t2, sizeof t1) != 0))
+        FZ_FAIL("prepared status %d time %a, checked status %d time %a", r2, t2,
+                r1, t1);
+    }
+  }
   return 0;
 }

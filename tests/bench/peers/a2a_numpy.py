@@ -18,7 +18,7 @@ The all-to-all model is podsim's (core/coll.c, docs/design.md section 4):
 grouped send/recv with 8 peers in flight (message posting, p2p chunk
 fills), Simple and LL protocols, the faster taken, path collisions under
 static ECMP across more than two domains, leaf oversubscription.  Its constants are
-read from core/coll.c and the systems from `podsim presets systems`, so
+read from core/coll.c and core/coll_plan.h and the systems from `podsim presets systems`, so
 the peer follows the model it is compared with.
 
 Usage: a2a_numpy.py MODE PODSIM SRCDIR SAMPLES
@@ -38,7 +38,8 @@ MODE, PODSIM, SRC, SAMPLES = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv
 
 
 def coll_constants():
-    text = open(f"{SRC}/core/coll.c").read()
+    # the model's constants live with its plan code (core/coll_plan.h)
+    text = "".join(open(f"{SRC}/core/{f}").read() for f in ("coll.c", "coll_plan.h"))
     out = {}
     for name in ("MIB", "BASE_SIMPLE_US", "BASE_LL_US", "LL_STEP_RATIO",
                  "LL_BW_SHARE", "P2P_PEERS_IN_FLIGHT", "P2P_NVL_CHUNK",

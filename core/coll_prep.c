@@ -1,0 +1,198 @@
+/*
+** coll_prep.c: an `auto` collective prepared once and timed per sample
+** (pod_coll_prepare, pod_coll_time_prepared; pod_coll.h).
+**
+** What of pod_coll__time (coll.c) reads the link efficiencies up_eff and
+** out_eff: the achievable rates and the inverses of setup (and with them
+** the placement's 1/n, 1/r, 1/d, which setup takes from one division of
+** the rates), the ring's network rate (its line rate x out_eff), every
+** plan's bytes and bandwidth multipliers, NCCL's NVLS rating
+** (pod_coll__nvls_tuner_div: the NVLink rate x up_eff) and the plans'
+** times.  What does not: the checks, the ring graph and NCCL 2.28.9's
+** ratings of ring, tree and NVLS-tree across domains (line rates and
+** generation only, coll_tune.c), which algorithms can run (placement and
+** the system's nvls and sharp), and a rated candidate's time (latency
+** steps and S over the rating).  So across domains without SHARP the
+** choice is made here and a sample builds and times one plan; elsewhere
+** a sample times the candidates as auto_time does, the rated ones from
+** their prepared times.  Both run the same inline code as coll.c
+** (coll_plan.h) in the same order: the times are pod_coll_time_checked's
+** bit for bit (tests/unit/test_coll_prep.c).
+*/
+#include "coll_plan.h"
+#include "pod_coll.h"
+
+#include <math.h>
+
+static const pod_coll_prep PREP_ZERO;
+
+/* the inline screen of the arguments' bounds (POD_COLL__ARGS) */
+#define ARGS_SCREEN(m, type, lo, hi, unit) &&pod_field_in(a.m, lo, hi, 0)
+
+int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
+                     double bytes, pod_coll_prep *prep, pod_err *err) {
+  if (prep == NULL) return pod_err_set(err, POD_EINVAL, "prep", "is NULL");
+  *prep = PREP_ZERO;
+  if (sys == NULL) return pod_err_set(err, POD_EINVAL, "system", "is NULL");
+  double t;
+  /* its checks and errors, and the time's (a sample's errors can differ:
+  ** pod_coll_time_prepared returns each sample's own) */
+  int rc = pod_coll_time_checked(sys, op, n, r, bytes, NULL, &t, err);
+  if (rc != POD_OK) return rc;
+  if (r == 0) r = n < sys->domain_gpus ? n : sys->domain_gpus;
+  prep->op = (signed char)op;
+  prep->n = n;
+  prep->r = r;
+  prep->S = bytes;
+  int d = n / r;
+  prep->net_ar = op == POD_COLL_ALL_REDUCE && d > 1;
+  prep->ring = prep->net_ar || (d > 1 && op <= POD_COLL_REDUCE_SCATTER);
+  pod_coll__tune tu = {0};
+  if (prep->ring) {
+    pod_coll_graph g;
+    pod_coll__net_graph(sys, r, &g);
+    if (prep->net_ar) pod_coll__graph_tune(sys, n, &g, &tu);
+    prep->ring_line = pod_coll__graph_line_GBps(sys, &g);
+  }
+  place pl;
+  rates q;
+  setup(sys, n, r, &pl, &q);
+  pl.ring_net = prep->ring_line * sys->out_eff * 1e9;
+  int all_rated = 1;
+  for (int i = 0; i < AUTO[op].n; i++) {
+    pod_coll_algo a = AUTO[op].algos[i];
+    plan p;
+    if (make_plan(sys, op, a, &pl, &p) != POD_OK) continue;
+    int k = prep->ncand++;
+    prep->cand[k] = (unsigned char)a;
+    double rate = !prep->net_ar             ? 0.0
+                  : a == POD_ALGO_RING      ? tu.ring_GBps
+                  : a == POD_ALGO_TREE      ? tu.tree_GBps
+                  : a == POD_ALGO_NVLS_TREE ? tu.nvlstree_GBps
+                                            : 0.0;
+    /* as auto_time: a rated time reads latencies and S only */
+    prep->rated[k] = rate > 0.0 ? 1 : 0;
+    if (prep->rated[k])
+      prep->sel[k] = rated_time(&q, &p, bytes, rate * 1e9);
+    else
+      all_rated = 0;
+  }
+  prep->any_bytes = 1;
+  for (int k = 0; k < prep->ncand; k++)
+    if (prep->rated[k]) prep->any_bytes = 0;
+  prep->fixed = -1;
+  if (prep->net_ar && all_rated) {
+    double t_sel = INFINITY;
+    for (int k = 0; k < prep->ncand; k++)
+      if (prep->sel[k] < t_sel)
+        t_sel = prep->sel[k], prep->fixed = (signed char)k;
+  }
+  /* one candidate timed at its real rate (every op but all-reduce):
+  ** auto_time's choice is that one unless its time is not below infinity */
+  prep->single = prep->ncand == 1 && !prep->rated[0] && !prep->net_ar;
+  if (prep->single) prep->fixed = 0;
+  prep->ok = 1;
+  return POD_OK;
+}
+
+/* auto_time (coll.c) on the prepared candidates: the rated ones' times
+** from prep; *best -1 when none runs. */
+static double replay_auto(const pod_coll_prep *P, const pod_system *sys,
+                          const place *pl, const rates *q, double S,
+                          int *best) {
+  double t_sel = INFINITY;
+  plan p = {0}, chosen = {0};
+  *best = -1;
+  for (int k = 0; k < P->ncand; k++) {
+    pod_coll_algo a = (pod_coll_algo)P->cand[k];
+    pod_coll_op op = (pod_coll_op)P->op;
+    double sel;
+    if (P->rated[k]) {
+      sel = P->sel[k];
+    } else {
+      make_plan(sys, op, a, pl, &p);
+      if (a == POD_ALGO_NVLS)
+        p.tune_up_div = pod_coll__nvls_tuner_div(sys, pl->n);
+      double up_div = p.up_div;
+      if (p.tune_up_div > 0.0) p.up_div = p.tune_up_div;
+      sel = plan_time(q, &p, S);
+      p.up_div = up_div;
+    }
+    if (sel < t_sel) {
+      t_sel = sel;
+      *best = k;
+      if (!P->rated[k]) chosen = p;
+    }
+  }
+  if (*best < 0) return INFINITY;
+  if (P->rated[*best]) /* auto_time keeps the plan it built */
+    make_plan(sys, (pod_coll_op)P->op, (pod_coll_algo)P->cand[*best], pl,
+              &chosen);
+  return chosen.tune_up_div > 0.0 || P->net_ar ? plan_time(q, &chosen, S)
+                                               : t_sel;
+}
+
+int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
+                           double S, double *time_s, pod_err *err) {
+  if (P == NULL || !P->ok)
+    return pod_err_set(err, POD_EINVAL, "prep",
+                       "is not prepared (pod_coll_prepare)");
+  if (S != P->S) {
+    if (!P->any_bytes)
+      return pod_err_set(err, POD_EINVAL, "bytes",
+                         "%g differs from the prepared %g, which NCCL's "
+                         "ratings chose by",
+                         S, P->S);
+    /* other bytes: screened as pod_coll_time_checked screens them (the
+    ** ranks passed at prepare), and out of bounds its error */
+    pod_coll_args a = {P->n, P->r, S, POD_ALGO_AUTO};
+    if (!(1 POD_COLL__ARGS(ARGS_SCREEN)))
+      return pod_coll_time_checked(sys, (pod_coll_op)P->op, P->n, P->r, S, NULL,
+                                   time_s, err);
+  }
+  place pl;
+  rates q;
+  setup(sys, P->n, P->r, &pl, &q);
+  /* pod_coll__time: ring_net_GBps x 1e9, the GB/s as ring_rate makes it */
+  pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
+  double t;
+  if (P->fixed >= 0) {
+    plan p = {0};
+    make_plan(sys, (pod_coll_op)P->op, (pod_coll_algo)P->cand[P->fixed], &pl,
+              &p);
+    t = plan_time(&q, &p, S);
+    if (P->single && !(t < INFINITY)) /* auto_time found none */
+      return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
+                         pod_coll_op_name((pod_coll_op)P->op));
+  } else {
+    int best;
+    t = replay_auto(P, sys, &pl, &q, S, &best);
+    if (best < 0)
+      return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
+                         pod_coll_op_name((pod_coll_op)P->op));
+  }
+  if (P->n == 1) t = 0.0; /* nothing moves between ranks */
+  if (!isfinite(t))
+    return pod_err_set(err, POD_ERANGE, "bytes", "time is not finite");
+  *time_s = t;
+  return POD_OK;
+}
+
+int pod_coll_prep_any_bytes(const pod_coll_prep *P) {
+  return P != NULL && P->ok && P->any_bytes;
+}
+
+/* All-gather and reduce-scatter share their plans (make_plan) and their
+** auto set (a ring): the same time for the same arguments. */
+static int op_class(int op) {
+  return op == POD_COLL_REDUCE_SCATTER ? POD_COLL_ALL_GATHER : op;
+}
+
+int pod_coll_prep_same(const pod_coll_prep *a, const pod_coll_prep *b) {
+  if (a == NULL || b == NULL || !a->ok || !b->ok) return 0;
+  if (op_class(a->op) != op_class(b->op) || a->n != b->n || a->r != b->r)
+    return 0;
+  /* the rest of a prep follows from the system, the op's class, n, r and,
+  ** when NCCL's ratings choose, the bytes */
+  return a->any_bytes && b->any_bytes ? 1 : a->S == b->S;
+}
