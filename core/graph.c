@@ -146,8 +146,8 @@ static int eval_blob(const gnode *nodes, const gnode *nd, pod_gval *v,
                      unsigned char *arena, int fresh, pod_err *err) {
   const gblob *b = nd->blob;
   unsigned char *dst = arena + nd->arena;
-  size_t from = fresh ? 0 : b->out_off;
-  memcpy(dst + from, b->tmpl + from, b->size - from);
+  size_t from = fresh ? 0 : b->out_off, to = fresh ? b->size : b->out_end;
+  memcpy(dst + from, b->tmpl + from, to - from);
   log_memo lm = {-1, 0.0};
   for (int i = 0; i < b->npatches; i++) {
     int rc = apply_patch(b, &b->patches[i], dst, v, arena, nodes, &lm, err);
@@ -380,6 +380,10 @@ int pod_graph_blob(pod_graph *g, const pod_gblob_spec *s, pod_err *err) {
   b->size = s->size;
   b->fn = s->fn;
   b->out_off = s->out_off <= s->size ? s->out_off : 0;
+  b->out_end =
+      b->out_off > 0 && s->out_end >= b->out_off && s->out_end <= s->size
+          ? s->out_end
+          : s->size;
   b->tmpl = malloc(s->size);
   b->patches = calloc((size_t)s->npatches + 1, sizeof *b->patches);
   if (!b->name || !b->where || !b->tmpl || !b->patches) {

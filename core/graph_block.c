@@ -354,10 +354,10 @@ static int run_patch(const pod_graph *g, pod_graph_bws *ws, unsigned char *dst,
 static int run_blob(const pod_graph *g, pod_graph_bws *ws, int i, int n) {
   const gblob *b = g->nodes[i].blob;
   unsigned char *dst = ws->base[i];
-  size_t st = ws->stride[i], from = b->out_off;
-  if (from < b->size)
+  size_t st = ws->stride[i], from = b->out_off, to = b->out_end;
+  if (from < to)
     for (int j = 0; j < n; j++)
-      memcpy(dst + st * (size_t)j + from, b->tmpl + from, b->size - from);
+      memcpy(dst + st * (size_t)j + from, b->tmpl + from, to - from);
   int memo_src = -1;
   for (int k = 0; k < b->npatches && n > 0; k++)
     n = run_patch(g, ws, dst, st, &b->patches[k], b->checked[k], &memo_src, n);

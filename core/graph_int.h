@@ -16,7 +16,8 @@ typedef struct gblob {
   pod_graph_blob_fn fn;
   pod_gpatch *patches;
   int npatches;
-  size_t out_off;         /* fn writes only [out_off, size); 0: anywhere */
+  size_t out_off;         /* fn writes only [out_off, out_end); 0: anywhere */
+  size_t out_end;         /* [out_end, size): constant, never restored */
   unsigned char *checked; /* per patch, set by pod_graph_finish: its value
                              always passed the same test already (a field
                              of a blob patched there with the same bounds) */

@@ -116,6 +116,11 @@ typedef struct pod_gblob_spec {
                      the patches, so per sample only [out_off, size) is
                      restored from the template; 0 (the default): fn may
                      write anywhere, the whole template is copied */
+  size_t out_end; /* with out_off > 0: fn writes only [out_off, out_end),
+                     and the bytes [out_end, size) are constants it reads
+                     (figures prepared once), copied into a workspace when
+                     it is made, never restored per sample; 0 (the
+                     default) or any value outside [out_off, size]: size */
 } pod_gblob_spec;
 
 typedef enum pod_gfield_type {

@@ -192,7 +192,7 @@ static pod_graph *blob_graph(int *M) {
   int fk = pod_graph_node_op(g, POD_G_FLOOR, k, -1, "", &e);
   src2 s0 = {{0, 0}};
   pod_gpatch sp = {0, POD_GP_DOUBLE, y, 0, 0, 0, HUGE_VAL, 1, "c"};
-  pod_gblob_spec ss = {"src", "s.lua:2:", sizeof s0, &s0, src_fn, &sp, 1, 0};
+  pod_gblob_spec ss = {"src", "s.lua:2:", sizeof s0, &s0, src_fn, &sp, 1, 0, 0};
   int sb = pod_graph_blob(g, &ss, &e);
   assert_true(sb >= 0);
   kb t;
@@ -203,8 +203,8 @@ static pod_graph *blob_graph(int *M) {
       {offsetof(kb, l), POD_GP_LOG10, y, 0, 0, 0, HUGE_VAL, 1, "l"},
       {offsetof(kb, l2), POD_GP_LOG10, y, 0, 0, 0, HUGE_VAL, 1, "l2"},
       {offsetof(kb, c), POD_GP_BYTES, sb, 0, sizeof s0.c, 0, 0, 0, "c"}};
-  pod_gblob_spec bs = {"kern", "k.lua:3:", sizeof t, &t,
-                       kb_fn,  p,          5,        offsetof(kb, out)};
+  pod_gblob_spec bs = {"kern", "k.lua:3:", sizeof t,          &t, kb_fn,
+                       p,      5,          offsetof(kb, out), 0};
   int b = pod_graph_blob(g, &bs, &e);
   assert_true(b >= 0);
   int out = pod_graph_field(g, b, offsetof(kb, out), POD_GF_DOUBLE, &e);
@@ -228,6 +228,115 @@ static void good_rows(double *x, int n, uint64_t *s) {
     x[4 * j + 2] = uni(s, 0.5, 9);
     x[4 * j + 3] = uni(s, 1, 5);
   }
+}
+
+/* A kernel whose figures follow its result (as a prepared kernel's):
+** out = a x fig[0] + fig[1]; `calls` (after the figures) counts its
+** calls, which shows what a workspace restores per sample. */
+typedef struct tb {
+  double a;
+  double out;
+  double fig[2];
+  double calls;
+} tb;
+static int tb_fn(void *b, pod_err *e) {
+  (void)e;
+  tb *t = b;
+  t->calls += 1.0;
+  t->out = t->a * t->fig[0] + t->fig[1];
+  return POD_OK;
+}
+
+/* A graph of one tb blob on parameter 0, outputs out and calls;
+** out_off and out_end as given. */
+static pod_graph *tail_graph(size_t out_off, size_t out_end) {
+  double x0[1] = {1.5};
+  pod_graph *g;
+  pod_err e;
+  assert_int_equal(pod_graph_new(1, x0, &g, &e), POD_OK);
+  int a = pod_graph_param(g, 0, &e);
+  tb t = {0, 0, {3.25, -0.5}, 10.0};
+  pod_gpatch p = {offsetof(tb, a), POD_GP_DOUBLE, a, 0, 0, -5, 5, 0, "a"};
+  pod_gblob_spec bs = {"tail", "t.lua:1:", sizeof t, &t,     tb_fn,
+                       &p,     1,          out_off,  out_end};
+  int b = pod_graph_blob(g, &bs, &e);
+  assert_true(b >= 0);
+  int outs[2] = {pod_graph_field(g, b, offsetof(tb, out), POD_GF_DOUBLE, &e),
+                 pod_graph_field(g, b, offsetof(tb, calls), POD_GF_DOUBLE, &e)};
+  assert_true(outs[0] >= 0 && outs[1] >= 0);
+  assert_int_equal(pod_graph_finish(g, outs, 2, &e), POD_OK);
+  return g;
+}
+
+/* A blob's constant tail (out_end): the same results, per sample and by
+** blocks, as restoring the whole result region; its bytes are not
+** restored per sample (the call counter there keeps counting); an
+** out_end outside [out_off, size], or with out_off = 0, restores
+** everything (the counter stays at the template's 10 + 1). */
+static void test_blob_tail(void **state) {
+  (void)state;
+  enum { N = 300 };
+  double x[N];
+  uint64_t s = 11;
+  for (int j = 0; j < N; j++) x[j] = uni(&s, -4, 4);
+  const size_t off = offsetof(tb, out), end = offsetof(tb, calls);
+  pod_graph *full = tail_graph(off, 0), *tail = tail_graph(off, end);
+  pod_graph *bad[3] = {tail_graph(off, sizeof(tb) + 8),
+                       tail_graph(off, off - 8), tail_graph(0, end)};
+  const int lanes[] = {1, 7, 64};
+  for (int k = 0; k < 3; k++) {
+    pod_graph_bws *bf, *bt;
+    pod_err e;
+    assert_int_equal(pod_graph_bws_new(full, lanes[k], &bf, &e), POD_OK);
+    assert_int_equal(pod_graph_bws_new(tail, lanes[k], &bt, &e), POD_OK);
+    double yf[2 * N], yt[2 * N];
+    int nok;
+    assert_int_equal(pod_graph_eval_block(full, bf, N, x, yf, &nok, &e),
+                     POD_OK);
+    assert_int_equal(pod_graph_eval_block(tail, bt, N, x, yt, &nok, &e),
+                     POD_OK);
+    assert_int_equal(nok, N);
+    for (int j = 0; j < N; j++) {
+      assert_memory_equal(&yf[2 * j], &yt[2 * j], sizeof(double));
+      assert_true(yf[2 * j + 1] == 11.0);
+      /* lane j % lanes was called once per sample it served */
+      assert_true(yt[2 * j + 1] == 11.0 + (double)(j / lanes[k]));
+    }
+    pod_graph_bws_free(bf);
+    pod_graph_bws_free(bt);
+    for (int b = 0; b < 3; b++) {
+      int f;
+      both_ways(bad[b], 1, 2, N, x, lanes[k], &f);
+      assert_int_equal(f, N);
+      pod_graph_bws *bb;
+      assert_int_equal(pod_graph_bws_new(bad[b], lanes[k], &bb, &e), POD_OK);
+      double yb[2 * N];
+      assert_int_equal(pod_graph_eval_block(bad[b], bb, N, x, yb, &nok, &e),
+                       POD_OK);
+      for (int j = 0; j < N; j++) {
+        assert_memory_equal(&yf[2 * j], &yb[2 * j], sizeof(double));
+        assert_true(yb[2 * j + 1] == 11.0);
+      }
+      pod_graph_bws_free(bb);
+    }
+  }
+  /* per sample too: the same out, the counter kept in the workspace */
+  pod_graph_ws *wf, *wt;
+  pod_err e;
+  assert_int_equal(pod_graph_ws_new(full, &wf, &e), POD_OK);
+  assert_int_equal(pod_graph_ws_new(tail, &wt, &e), POD_OK);
+  for (int j = 0; j < N; j++) {
+    double yf[2], yt[2];
+    assert_int_equal(pod_graph_eval(full, wf, &x[j], yf, &e), POD_OK);
+    assert_int_equal(pod_graph_eval(tail, wt, &x[j], yt, &e), POD_OK);
+    assert_memory_equal(&yf[0], &yt[0], sizeof(double));
+    assert_true(yf[1] == 11.0 && yt[1] == 11.0 + j);
+  }
+  pod_graph_ws_free(wf);
+  pod_graph_ws_free(wt);
+  pod_graph_free(full);
+  pod_graph_free(tail);
+  for (int b = 0; b < 3; b++) pod_graph_free(bad[b]);
 }
 
 static void test_blobs(void **state) {
@@ -348,16 +457,16 @@ static void test_copied_fields(void **state) {
   int x = pod_graph_param(g, 0, &e);
   double a0 = 0;
   pod_gpatch pa = {0, POD_GP_DOUBLE, x, 0, 0, -10, 10, 0, "v"};
-  pod_gblob_spec sa = {"spec", "", sizeof a0, &a0, NULL, &pa, 1, sizeof a0};
+  pod_gblob_spec sa = {"spec", "", sizeof a0, &a0, NULL, &pa, 1, sizeof a0, 0};
   int a = pod_graph_blob(g, &sa, &e);
   int fa = pod_graph_field(g, a, 0, POD_GF_DOUBLE, &e);
   two t0 = {0, 0};
   pod_gpatch same = {0, POD_GP_DOUBLE, fa, 0, 0, -10, 10, 0, "w"};
   pod_gpatch narrow = {0, POD_GP_DOUBLE, fa, 0, 0, -1, 1, 0, "w"};
-  pod_gblob_spec sb = {"same", "",    sizeof t0, &t0,
-                       two_fn, &same, 1,         offsetof(two, out)};
-  pod_gblob_spec sc = {"narrow", "n.lua:1:", sizeof t0, &t0,
-                       two_fn,   &narrow,    1,         offsetof(two, out)};
+  pod_gblob_spec sb = {"same", "", sizeof t0,          &t0, two_fn,
+                       &same,  1,  offsetof(two, out), 0};
+  pod_gblob_spec sc = {"narrow", "n.lua:1:", sizeof t0,          &t0, two_fn,
+                       &narrow,  1,          offsetof(two, out), 0};
   int b = pod_graph_blob(g, &sb, &e), c = pod_graph_blob(g, &sc, &e);
   assert_true(a >= 0 && fa >= 0 && b >= 0 && c >= 0);
   int outs[2] = {pod_graph_field(g, b, offsetof(two, out), POD_GF_DOUBLE, &e),
@@ -445,6 +554,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_op),
       cmocka_unit_test(test_blobs),
+      cmocka_unit_test(test_blob_tail),
       cmocka_unit_test(test_first_failing_sample),
       cmocka_unit_test(test_copied_fields),
       cmocka_unit_test(test_rows),
