@@ -725,12 +725,12 @@ int lpod_trace__call(lua_State *L) {
   if (tc->fn == fn_train &&
       lpod_trace__train_specs_checked(c.tr->g, t0, patches, np))
     bs.fn = fn_train_checked;
-  /* a prepared kernel reads its figures after its result and never
-  ** writes them: they stay in the workspace, not restored per sample */
-  if (bs.fn == fn_train_checked && train_prepared(t0, patches, np)) {
+  /* a prepared train kernel's figures lie before its result (train_in),
+  ** outside the restored region; a prepared reliability kernel reads its
+  ** figures after its result and never writes them: they stay in the
+  ** workspace, not restored per sample */
+  if (bs.fn == fn_train_checked && train_prepared(t0, patches, np))
     bs.fn = fn_train_prepared;
-    bs.out_end = tc->res_off + offsetof(train_out, prep);
-  }
   if (tc->fn == fn_rel && rel_constant(t0, patches, np)) {
     bs.fn = fn_rel_prepared;
     bs.out_end = tc->res_off + offsetof(rel_out, prep);
