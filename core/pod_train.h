@@ -348,6 +348,44 @@ int pod_train_eval_specs_checked(const pod_train_cfg *cfg,
 /* a step's collectives prepared at most (a prep is copied with its node's
 ** result per traced sample: keep it small) */
 #define POD_TRAIN_PREP_COLLS 16
+#define POD_TRAIN_PREP_CHECKS 16 /* sampled fields of pod_train_cfg_fields */
+/* The work and stored activations of one layer per micro-batch per GPU
+** (train.c fills it). */
+typedef struct pod_train__layer_cost {
+  double gemm_flops, attn_flops, ew_bytes; /* per micro-batch per GPU */
+  double gemm_expert_flops;                /* routed-expert part of gemm */
+  double w_bytes, w_expert_bytes;          /* weight traffic of the GEMMs */
+  double tp_s, cp_s, ep_s;                 /* raw communication times */
+  double act_bytes;                        /* stored activations */
+  double full_act_bytes;                   /* without recompute */
+  /* Elements per token of the recomputable tensors (recompute modules):
+  ** norm outputs, activation-function outputs, MLA up-projection
+  ** outputs, flash-attention output; MLP block (dense layers). */
+  double act_norm, act_fn, act_up, act_core, act_mlp;
+  double up_flops, mlp_fwd_flops; /* forward FLOPs to rerun them */
+  double fixed_s;   /* fixed GPU time per micro-batch (MoE layers) */
+  double off_bytes; /* stored activations offloaded to host memory */
+} pod_train__layer_cost;
+/* The attention part of a layer's cost, the same for every layer of a
+** config and changed by no sampled field (train.c attn_costs): the cost
+** so far and the figures the layer's MLP part reads. */
+typedef struct pod_train__attn_part {
+  pod_train__layer_cost o;
+  double gin, wpass, v, qkv_out, keep, drop;
+} pod_train__attn_part;
+/* Figures of a prepared config that no sampled field changes, each the
+** value of the function named (train.c reads them per evaluation). */
+typedef struct pod_train_figs {
+  double moe_layer_s;  /* pod_train__moe_layer_s */
+  double stage_b;      /* pod_train__moe_stage_bytes */
+  double disp_b;       /* pod_train__dispatch_bytes */
+  double host_s;       /* pod_train__host_layer_s */
+  double peak;         /* pod_train_peak_tflops */
+  double khx, rel;     /* pod_train__k_half_expert, __recipe_gemm_rel */
+  double fp8pb, wcast; /* pod_train__fp8_param_bytes, __weight_cast_bytes */
+  double dg, da, dk;   /* pod_train_default_eff, when dflt_rc is POD_OK */
+  int dflt_rc;
+} pod_train_figs;
 typedef struct pod_train_prep {
   int ok, dp;
   int normalized;      /* the prepared layout had no 0 (default) dimension */
@@ -355,6 +393,8 @@ typedef struct pod_train_prep {
   pod_model_params mp;
   pod_model_flops flops;
   double qh, qf, qr, hier, spread;
+  pod_train_figs figs;
+  pod_train__attn_part attn; /* the layers' attention part */
   pod_coll_graphs graphs;
   /* the step's collectives in the order it times them, prepared
   ** (pod_coll_prepare): an evaluation times a collective whose op,
@@ -365,6 +405,10 @@ typedef struct pod_train_prep {
   pod_coll_prep coll[POD_TRAIN_PREP_COLLS];
   signed char same[POD_TRAIN_PREP_COLLS]; /* an earlier slot that times the
                                           ** same collective, or -1 */
+  /* the entries of pod_train_cfg_fields that are sampled fields, the one
+  ** bound check an evaluation repeats (in table order) */
+  int nchk; /* -1: not listed (check every field) */
+  unsigned char chk[POD_TRAIN_PREP_CHECKS];
 } pod_train_prep;
 
 /* Check cfg as pod_train_check does and evaluate it once (errors as

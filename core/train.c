@@ -132,7 +132,11 @@ typedef struct plan {
   double hier;       /* the dispatcher's domain share (prepared); < 0 unset */
   double qh, qf, qr; /* fp8 cast traffic of the recipe (train_sw.c) per
                         hidden, FFN and routed element */
+  const pod_train_figs *fg; /* the prepared config's figures, or NULL */
 } plan;
+
+/* The figures of pod_train_figs: the prepared value, else the call. */
+#define FIG(p, name, call) ((p)->fg ? (p)->fg->name : (call))
 
 static void plan_layout(const pod_train_cfg *c, int dp,
                         const pod_train_prep *pre, plan *p) {
@@ -152,6 +156,7 @@ static void plan_layout(const pod_train_cfg *c, int dp,
   p->tp_pair_s = -1.0;
   p->cp_hop_s = -1.0;
   p->hier = -1.0;
+  p->fg = pre ? &pre->figs : NULL;
   if (pre) { /* the same figures, made once (pod_train__prep_figures) */
     p->qh = pre->qh;
     p->qf = pre->qf;
@@ -189,12 +194,13 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   /* Local routed experts: experts/ep of them, each sliced by etp. */
   o->w_expert_bytes = (double)m->experts / l->ep * ew / l->etp * wpass;
   o->w_bytes += (h * m->experts + sh * ew) / tp * wpass;
-  o->fixed_s = pod_train__moe_layer_s(c);
+  o->fixed_s = FIG(p, moe_layer_s, pod_train__moe_layer_s(c));
   double routed = k * p->imb, width = (routed + sh) * ef;
   /* A fused grouped MLP does the routed experts' activation and its
   ** quantisation in the GEMM epilogue: no separate pass over them. */
   double ew_width = c->software.fused_grouped_mlp ? sh * ef : width;
-  double ew_routed = pod_train__moe_stage_bytes(c) + p->qr * EW_FP8_ROUTED;
+  double ew_routed =
+      FIG(p, stage_b, pod_train__moe_stage_bytes(c)) + p->qr * EW_FP8_ROUTED;
   o->ew_bytes +=
       Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * ew_width + ew_routed * routed * h +
             pod_train__router_bytes() * m->experts +
@@ -229,7 +235,7 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
     double bytes = Tt * k * h;
     int rpd = group_rpd(l->ep, l->etp, D);
     double t16 = coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, 2.0 * bytes);
-    double wb = pod_train__dispatch_bytes(c);
+    double wb = FIG(p, disp_b, pod_train__dispatch_bytes(c));
     double td =
         wb < 2.0 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, wb * bytes) : t16;
     o->ep_s = p->imb * (td + 3.0 * t16);
@@ -250,14 +256,15 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
 ** compiles to `rep stos`, whose start-up costs more than the copy. */
 static const layer_cost LAYER_ZERO;
 
-static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
-                        layer_cost *o) {
+typedef pod_train__attn_part attn_part; /* pod_train.h */
+
+/* The attention part of every layer's cost (layer_costs), into *a. */
+static void attn_costs(const pod_train_cfg *c, const plan *p, attn_part *a) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
-  const pod_system *s = &c->system;
   double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
-  int D = s->domain_gpus;
   int fp8 = c->dtype != POD_DTYPE_BF16;
+  layer_cost *o = &a->o;
   double attn_w = p->mp.attn_per_layer - h -
                   (m->attn == POD_ATTN_MLA ? m->q_lora + m->kv_lora : 0);
   double qk = pod_model_qk_dim(m), v = pod_model_v_dim(m);
@@ -291,7 +298,6 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
     a_attn_drop += qkv_out; /* recompute the up-projections */
   else
     a_attn_keep += qkv_out; /* core attention needs q, k, v */
-  int tp_ops = 4;           /* AG+RS forward, AG+RS backward */
   o->act_norm = gin * h;
   o->act_core = gin * H * v;
   if (m->attn == POD_ATTN_MLA) {
@@ -299,6 +305,28 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
     o->up_flops = 2.0 * T * H *
                   (m->q_lora * qk + m->kv_lora * (double)(m->qk_nope + v)) / tp;
   }
+  a->gin = gin;
+  a->wpass = wpass;
+  a->v = v;
+  a->qkv_out = qkv_out;
+  a->keep = a_attn_keep;
+  a->drop = a_attn_drop;
+}
+
+/* One layer's cost (a dense one, or moe): the attention part a, then the
+** MLP's, communication and stored activations. */
+static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
+                        const attn_part *a, layer_cost *o) {
+  const pod_model *m = &c->model;
+  const pod_layout *l = &c->parallel;
+  const pod_system *s = &c->system;
+  double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
+  int D = s->domain_gpus;
+  double gin = a->gin, wpass = a->wpass, v = a->v, qkv_out = a->qkv_out;
+  double a_attn_keep = a->keep, a_attn_drop = a->drop;
+  double H = m->heads;
+  int tp_ops = 4; /* AG+RS forward, AG+RS backward */
+  *o = a->o;
   double mlp_keep, mlp_recomp;
   if (!moe) {
     double f = m->ffn, w = mlp_matrix_count(m) * h * f;
@@ -369,22 +397,27 @@ static double t_compute(const layer_cost *o, const rates *r) {
 /* Achieved GEMM and attention efficiencies: the cfg's, else the GPU
 ** generation's defaults; the GEMM ones roll off with hidden size, the
 ** routed experts' grouped GEMMs with their own half size (*egx_out). */
-static int resolve_eff(const pod_train_cfg *c, double *eg_out, double *egx_out,
-                       double *ea_out, pod_err *err) {
+static int resolve_eff(const pod_train_cfg *c, const pod_train_figs *fg,
+                       double *eg_out, double *egx_out, double *ea_out,
+                       pod_err *err) {
   const pod_model *m = &c->model;
   const pod_system *s = &c->system;
   double eg = c->eff_gemm, ea = c->eff_attn, kh = c->gemm_k_half;
   if (eg <= 0.0 || ea <= 0.0 || kh < 0.0) {
     double dg, da, dk;
-    int rc = pod_train_default_eff(&s->gpu, c->dtype, &dg, &da, &dk, err);
-    if (rc != POD_OK) return rc;
+    if (fg && fg->dflt_rc == POD_OK) {
+      dg = fg->dg, da = fg->da, dk = fg->dk;
+    } else {
+      int rc = pod_train_default_eff(&s->gpu, c->dtype, &dg, &da, &dk, err);
+      if (rc != POD_OK) return rc;
+    }
     if (eg <= 0.0) eg = dg;
     if (ea <= 0.0) ea = da;
     if (kh < 0.0) kh = dk;
   }
-  double khx = pod_train__k_half_expert(c);
+  double khx = fg ? fg->khx : pod_train__k_half_expert(c);
   /* the recipe's GEMM kernels against per-tensor fp8 (MXFP8, train_sw.c) */
-  double rel = pod_train__recipe_gemm_rel(c);
+  double rel = fg ? fg->rel : pod_train__recipe_gemm_rel(c);
   double egx = eg * rel * c->eff_scale * m->hidden / (m->hidden + khx);
   eg *= rel * c->eff_scale * m->hidden / (m->hidden + kh);
   ea *= c->eff_scale;
@@ -474,7 +507,7 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
   sp->shard_e = shard_e;
   double bw = B_WEIGHT + (c->dtype != POD_DTYPE_BF16 ? B_WEIGHT_FP8 : 0.0);
   if (c->dtype != POD_DTYPE_BF16 && c->software.fp8_params)
-    bw = pod_train__fp8_param_bytes(c);
+    bw = FIG(p, fp8pb, pod_train__fp8_param_bytes(c));
   double act_layer = fd * dl->act_bytes + fm * ml->act_bytes;
   double act_work = act_working_set(l, dl, ml);
   double off_layer = fd * dl->off_bytes + fm * ml->off_bytes;
@@ -566,7 +599,7 @@ static void dp_time(const pod_train_cfg *c, const plan *p, ctx *x,
   /* bytes per parameter of the parameter all-gather: bf16, or the fp8
   ** weights themselves with fp8_param_gather */
   double wg = c->dtype != POD_DTYPE_BF16 && c->software.fp8_params
-                  ? pod_train__fp8_param_bytes(c)
+                  ? FIG(p, fp8pb, pod_train__fp8_param_bytes(c))
                   : B_WEIGHT;
   if (l->zero == 0) {
     t = coll(x, POD_COLL_ALL_REDUCE, nd, rd, Pd * gb) +
@@ -585,7 +618,8 @@ static void dp_time(const pod_train_cfg *c, const plan *p, ctx *x,
   b->optimizer = local * B_ADAM / hbm;
   /* the step's fp8 cast of the local weights (train_sw.c): MXFP8 casts
   ** the bf16-gathered weights into its two copies every step */
-  b->optimizer += (Pd + Pe) * pod_train__weight_cast_bytes(c) / hbm;
+  b->optimizer +=
+      (Pd + Pe) * FIG(p, wcast, pod_train__weight_cast_bytes(c)) / hbm;
 }
 
 /* fp8 delayed scaling: amax all-reduces (see JITTER_SYNC above), added
@@ -659,7 +693,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   static const pod_train_result RESULT_ZERO; /* see LAYER_ZERO */
   *r = RESULT_ZERO;
   double eg, egx, ea;
-  int rc = resolve_eff(c, &eg, &egx, &ea, err);
+  int rc = resolve_eff(c, pre ? &pre->figs : NULL, &eg, &egx, &ea, err);
   if (rc != POD_OK) return rc;
   plan p;
   plan_layout(c, dp, pre, &p);
@@ -669,13 +703,21 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
            0, pre, rec,    {0}};
   const pod_model_params *mp = &p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
+  attn_part own_attn;
+  const attn_part *at = &own_attn;
+  if (pre) {
+    at = &pre->attn; /* made when prepared (rec below) */
+  } else {
+    attn_costs(c, &p, &own_attn);
+    if (rec) rec->attn = own_attn;
+  }
   layer_cost dl, ml; /* layer_costs sets every field; else all 0 */
   if (n_dense > 0)
-    layer_costs(c, &p, 0, &x, &dl);
+    layer_costs(c, &p, 0, &x, at, &dl);
   else
     dl = LAYER_ZERO;
   if (n_moe > 0)
-    layer_costs(c, &p, 1, &x, &ml);
+    layer_costs(c, &p, 1, &x, at, &ml);
   else
     ml = LAYER_ZERO;
   if (x.rc != POD_OK) return x.rc;
@@ -690,7 +732,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   r->microbatches = p.m;
   r->eff_gemm = eg;
   r->eff_attn = ea;
-  r->peak_tflops = pod_train_peak_tflops(&s->gpu, c->dtype);
+  r->peak_tflops = FIG(&p, peak, pod_train_peak_tflops(&s->gpu, c->dtype));
   if (!want_time) return POD_OK;
 
   /* ---- Time ---- */
@@ -711,7 +753,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   int dual = sw->schedule == POD_SCHED_DUALPIPE;
   double ov_ep = sw->a2a_overlap || dual ? 1.0 : c->overlap_ep;
   double tep = fm * exposed(ml.ep_s, ov_ep, tcm);
-  double thost = fm * pod_train__host_layer_s(c) +
+  double thost = fm * FIG(&p, host_s, pod_train__host_layer_s(c)) +
                  fd * pod_train__offload_s(c, dl.off_bytes, tcd) +
                  fm * pod_train__offload_s(c, ml.off_bytes, tcm);
   double head_s = head_time(c, &p, &dl, &ml, &rt);
@@ -775,6 +817,18 @@ void pod_train__prep_figures(const pod_train_cfg *c, pod_train_prep *pre) {
       pod_train__hier_share(m->top_k, l->ep / rpd, c->software.max_domains);
   double N = c->gpus;
   pre->spread = sqrt(2.0 * log(N));
+  pod_train_figs *f = &pre->figs;
+  f->moe_layer_s = pod_train__moe_layer_s(c);
+  f->stage_b = pod_train__moe_stage_bytes(c);
+  f->disp_b = pod_train__dispatch_bytes(c);
+  f->host_s = pod_train__host_layer_s(c);
+  f->peak = pod_train_peak_tflops(&c->system.gpu, c->dtype);
+  f->khx = pod_train__k_half_expert(c);
+  f->rel = pod_train__recipe_gemm_rel(c);
+  f->fp8pb = pod_train__fp8_param_bytes(c);
+  f->wcast = pod_train__weight_cast_bytes(c);
+  f->dflt_rc = pod_train_default_eff(&c->system.gpu, c->dtype, &f->dg, &f->da,
+                                     &f->dk, NULL);
 }
 
 int pod_train__eval_prep(const pod_train_cfg *c, pod_train_prep *pre,

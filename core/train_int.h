@@ -81,23 +81,7 @@ int pod_train__eval_record(const pod_train_cfg *c, int dp, pod_train_result *r,
 
 /* ---- train_act.c: stored activations (recompute, offload) ---- */
 
-/* The work and stored activations of one layer per micro-batch per GPU
-** (train.c fills it). */
-typedef struct pod_train__layer_cost {
-  double gemm_flops, attn_flops, ew_bytes; /* per micro-batch per GPU */
-  double gemm_expert_flops;                /* routed-expert part of gemm */
-  double w_bytes, w_expert_bytes;          /* weight traffic of the GEMMs */
-  double tp_s, cp_s, ep_s;                 /* raw communication times */
-  double act_bytes;                        /* stored activations */
-  double full_act_bytes;                   /* without recompute */
-  /* Elements per token of the recomputable tensors (recompute modules):
-  ** norm outputs, activation-function outputs, MLA up-projection
-  ** outputs, flash-attention output; MLP block (dense layers). */
-  double act_norm, act_fn, act_up, act_core, act_mlp;
-  double up_flops, mlp_fwd_flops; /* forward FLOPs to rerun them */
-  double fixed_s;   /* fixed GPU time per micro-batch (MoE layers) */
-  double off_bytes; /* stored activations offloaded to host memory */
-} pod_train__layer_cost;
+/* pod_train__layer_cost: pod_train.h (a prepared config keeps one). */
 
 /* Elements per token of the tensors offload_modules can move, as stored
 ** (0 when a recompute drops them), in offload-flag order. */

@@ -46,6 +46,43 @@ int pod_train_prep_sampled(size_t offset, size_t size) {
 
 static const pod_train_prep PREP_ZERO;
 
+/* The sampled fields among pod_train_cfg_fields, in table order, into
+** prep->chk (a double field lies in one sampled field or in none). */
+static void prep_checks(pod_train_prep *prep) {
+  prep->nchk = 0;
+  for (int i = 0; pod_train_cfg_fields[i].name; i++) {
+    const pod_field *f = &pod_train_cfg_fields[i];
+    if (f->type != POD_F_DOUBLE ||
+        !pod_train_prep_sampled(f->offset, sizeof(double)))
+      continue;
+    if (prep->nchk == POD_TRAIN_PREP_CHECKS || i > 255) {
+      prep->nchk = -1; /* cannot list them: check every field */
+      return;
+    }
+    prep->chk[prep->nchk++] = (unsigned char)i;
+  }
+}
+
+/* The bounds of the sampled fields of cfg, the one part of
+** pod_train__check_fields a config equal to the prepared one outside its
+** sampled fields can fail: on a failure, or when the fields could not be
+** listed, that whole check (the same error as unprepared). */
+static int check_sampled(const pod_train_cfg *cfg, const pod_train_prep *prep,
+                         pod_err *err) {
+  if (prep->nchk < 0) return pod_train__check_fields(cfg, err);
+  const unsigned char *b = (const unsigned char *)cfg;
+  int ok = 1;
+  for (int i = 0; i < prep->nchk; i++) {
+    const pod_field *f = &pod_train_cfg_fields[prep->chk[i]];
+    double v;
+    memcpy(&v, b + f->offset, sizeof v);
+    int lo = (f->open & POD_F_MIN_OPEN) ? v > f->min : v >= f->min;
+    int hi = (f->open & POD_F_MAX_OPEN) ? v < f->max : v <= f->max;
+    ok &= lo & hi & (v - v == 0.0);
+  }
+  return ok ? POD_OK : pod_train__check_fields(cfg, err);
+}
+
 int pod_train_prepare(const pod_train_cfg *cfg, pod_train_prep *prep,
                       pod_err *err) {
   if (prep == NULL) return pod_err_set(err, POD_EINVAL, "prep", "is NULL");
@@ -70,6 +107,7 @@ int pod_train_prepare(const pod_train_cfg *cfg, pod_train_prep *prep,
     *prep = PREP_ZERO;
     return rc;
   }
+  prep_checks(prep);
   prep->ok = 1;
   pod_err_clear(err);
   return POD_OK;
@@ -81,9 +119,10 @@ int pod_train_eval_prepared(const pod_train_cfg *cfg, pod_train_prep *prep,
   if (prep == NULL || !prep->ok)
     return pod_err_set(err, POD_EINVAL, "prep",
                        "is not prepared (pod_train_prepare)");
-  /* the config's own fields (the sampled ones among them); the layout's
-  ** rules and the system's and model's checks hold as prepared */
-  int rc = pod_train__check_fields(cfg, err);
+  /* the sampled fields' bounds; every other check (the config's other
+  ** fields, the layout's rules, the system's and model's) holds as
+  ** prepared: those bytes are the prepared config's */
+  int rc = check_sampled(cfg, prep, err);
   if (rc != POD_OK) return rc;
   pod_train_result tmp;
   pod_train_result *r = out ? out : &tmp;

@@ -4,6 +4,7 @@
 ** bit for bit, over many valid configurations with their sampled fields
 ** moved, and its error paths.
 */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -188,6 +189,28 @@ static void test_errors(void **state) {
   assert_int_equal(pod_train_eval_prepared(&c, &prep, &r, &e), POD_EINVAL);
   assert_string_equal(e.field, "overlap_dp");
   c.overlap_dp = 0.5;
+  /* every sampled field of the config's table, out of its bounds, NaN
+  ** and infinite: the error pod_train_eval gives (the prepared check
+  ** lists those fields itself) */
+  int listed = 0;
+  for (const pod_field *f = pod_train_cfg_fields; f->name; f++) {
+    if (!pod_train_prep_sampled(f->offset, sizeof(double))) continue;
+    assert_int_equal(f->type, POD_F_DOUBLE);
+    listed++;
+    double *v = (double *)((char *)&c + f->offset), keep = *v;
+    const double bad[] = {f->max + 1.0, f->min - 1.0, NAN, INFINITY};
+    for (int i = 0; i < 4; i++) {
+      *v = bad[i];
+      pod_err ea, eb;
+      assert_int_equal(pod_train_eval(&c, &r, &ea), POD_EINVAL);
+      assert_int_equal(pod_train_eval_prepared(&c, &prep, &r, &eb), POD_EINVAL);
+      assert_string_equal(ea.field, f->name);
+      assert_string_equal(eb.field, f->name);
+      assert_string_equal(ea.msg, eb.msg);
+    }
+    *v = keep;
+  }
+  assert_int_equal(listed, 12);
   /* a default efficiency the GPU's table lacks (no fp4 on H100 either:
   ** the dtype check) */
   assert_int_equal(pod_train_eval_prepared(&c, &prep, NULL, &e), POD_OK);
