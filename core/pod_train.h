@@ -373,6 +373,17 @@ typedef struct pod_train__attn_part {
   pod_train__layer_cost o;
   double gin, wpass, v, qkv_out, keep, drop;
 } pod_train__attn_part;
+/* The memory figures of a config that no sampled field changes (train.c
+** mem_part): the busiest stages' parameters per GPU (first and last;
+** dense and expert) and their ZeRO shard counts, their layer counts and
+** micro-batches in flight, the logits' bytes, and the weights', the
+** gradients' and the optimizer's bytes of each. */
+typedef struct pod_train__mem_part {
+  double first_d, last_d, last_e;
+  double shard_d, shard_e;
+  double lr_first, lr_last, inflight, logits;
+  double weights[2], grads[2], opt[2];
+} pod_train__mem_part;
 /* Figures of a prepared config that no sampled field changes, each the
 ** value of the function named (train.c reads them per evaluation). */
 typedef struct pod_train_figs {
@@ -395,6 +406,7 @@ typedef struct pod_train_prep {
   double qh, qf, qr, hier, spread;
   pod_train_figs figs;
   pod_train__attn_part attn; /* the layers' attention part */
+  pod_train__mem_part mem;   /* the memory figures */
   pod_coll_graphs graphs;
   /* the step's collectives in the order it times them, prepared
   ** (pod_coll_prepare): an evaluation times a collective whose op,

@@ -431,11 +431,9 @@ static int resolve_eff(const pod_train_cfg *c, const pod_train_figs *fg,
 }
 
 /* Parameters per GPU of the busiest pipeline ranks (first and last
-** stage; dense and expert) and their ZeRO shard counts. */
-typedef struct stage_params {
-  double first_d, last_d, last_e;
-  double shard_d, shard_e;
-} stage_params;
+** stage; dense and expert), their ZeRO shard counts and the rest of the
+** memory figures no sampled field changes (pod_train.h). */
+typedef pod_train__mem_part stage_params;
 
 /* Activations in HBM beyond the stored ones: one layer's full set while
 ** full recompute reruns it, and the offloaded bytes of the layer being
@@ -449,17 +447,14 @@ static double act_working_set(const pod_layout *l, const layer_cost *dl,
   return w + (dl->off_bytes > ml->off_bytes ? dl->off_bytes : ml->off_bytes);
 }
 
-/* Memory of the busiest pipeline ranks (first and last) into r->memory
-** and r->fits; *sp gets the stage parameters the time model reuses. */
-static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
-                        const layer_cost *dl, const layer_cost *ml,
-                        stage_params *sp, pod_train_result *r) {
+/* The memory figures of the busiest pipeline ranks (first and last) that
+** do not depend on the layers' costs, into *sp. */
+static void mem_part(const pod_train_cfg *c, const plan *p, int dp,
+                     stage_params *sp) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
-  const pod_system *s = &c->system;
   const pod_model_params *mp = &p->mp;
-  int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
-  double fd = (double)n_dense / L, fm = (double)n_moe / L;
+  int L = m->layers;
   double V = m->vocab, tp = l->tp;
   double lr_layers = p->lr < L ? p->lr : L;
   /* Megatron's account_for_embedding/loss_in_pipeline_split: with an
@@ -505,12 +500,11 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
   sp->last_e = last_e;
   sp->shard_d = shard_d;
   sp->shard_e = shard_e;
+  sp->lr_first = lr_first;
+  sp->lr_last = lr_last;
   double bw = B_WEIGHT + (c->dtype != POD_DTYPE_BF16 ? B_WEIGHT_FP8 : 0.0);
   if (c->dtype != POD_DTYPE_BF16 && c->software.fp8_params)
     bw = FIG(p, fp8pb, pod_train__fp8_param_bytes(c));
-  double act_layer = fd * dl->act_bytes + fm * ml->act_bytes;
-  double act_work = act_working_set(l, dl, ml);
-  double off_layer = fd * dl->off_bytes + fm * ml->off_bytes;
   double inflight = 1.0;
   if (dual) {
     inflight = (l->pp + 1.0) / 2.0; /* of the two stages' layers */
@@ -519,24 +513,45 @@ static void eval_memory(const pod_train_cfg *c, const plan *p, int dp,
     inflight =
         mm * (l->vp > 1 ? 1.0 + (l->pp - 1.0) / ((double)l->pp * l->vp) : 1.0);
   }
-  double logits = p->T * V / tp * 4.0 * 2.0; /* fp32 logits and gradient */
-  memq st[2] = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
-  double host[2];
+  sp->inflight = inflight;
+  sp->logits = p->T * V / tp * 4.0 * 2.0; /* fp32 logits and gradient */
   for (int i = 0; i < 2; i++) {
     double d = i == 0 ? first_d : last_d, e = i == 0 ? pe : last_e;
     double wd = d, we = e;
     if (l->zero >= 3) wd /= shard_d, we /= shard_e;
-    st[i].weights = (wd + we) * bw;
+    sp->weights[i] = (wd + we) * bw;
     double gd = d, ge = e;
     if (l->zero >= 2) gd /= shard_d, ge /= shard_e;
-    st[i].grads = (gd + ge) * c->grad_reduce_bytes;
+    sp->grads[i] = (gd + ge) * c->grad_reduce_bytes;
     double od = d, oe = e;
     if (l->zero >= 1) od /= shard_d, oe /= shard_e;
-    st[i].opt = (od + oe) * B_OPT;
-    double infl = i == 0 || dual ? inflight : 1.0;
-    st[i].act = act_layer * (i == 0 ? lr_first : lr_last) * infl + act_work;
-    host[i] = off_layer * (i == 0 ? lr_first : lr_last) * infl;
-    st[i].logits = (i == 1 || l->pp == 1 || dual) ? logits : 0.0;
+    sp->opt[i] = (od + oe) * B_OPT;
+  }
+}
+
+/* Memory of the busiest pipeline ranks (first and last) into r->memory
+** and r->fits, from the figures sp (mem_part); fd and fm are the dense
+** and MoE shares of the layers. */
+static void eval_memory(const pod_train_cfg *c, const stage_params *sp,
+                        double fd, double fm, const layer_cost *dl,
+                        const layer_cost *ml, pod_train_result *r) {
+  const pod_layout *l = &c->parallel;
+  const pod_system *s = &c->system;
+  int dual = c->software.schedule == POD_SCHED_DUALPIPE;
+  double act_layer = fd * dl->act_bytes + fm * ml->act_bytes;
+  double act_work = act_working_set(l, dl, ml);
+  double off_layer = fd * dl->off_bytes + fm * ml->off_bytes;
+  memq st[2] = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
+  double host[2];
+  for (int i = 0; i < 2; i++) {
+    st[i].weights = sp->weights[i];
+    st[i].grads = sp->grads[i];
+    st[i].opt = sp->opt[i];
+    double infl = i == 0 || dual ? sp->inflight : 1.0;
+    double lr = i == 0 ? sp->lr_first : sp->lr_last;
+    st[i].act = act_layer * lr * infl + act_work;
+    host[i] = off_layer * lr * infl;
+    st[i].logits = (i == 1 || l->pp == 1 || dual) ? sp->logits : 0.0;
   }
   int worst = 0;
   double tot[2];
@@ -725,8 +740,15 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   double h = m->hidden;
   int D = s->domain_gpus;
 
-  stage_params sp;
-  eval_memory(c, &p, dp, &dl, &ml, &sp, r);
+  stage_params own_sp;
+  const stage_params *sp = &own_sp;
+  if (pre) {
+    sp = &pre->mem; /* made when prepared (rec below) */
+  } else {
+    mem_part(c, &p, dp, &own_sp);
+    if (rec) rec->mem = own_sp;
+  }
+  eval_memory(c, sp, fd, fm, &dl, &ml, r);
   r->dp = dp;
   r->edp = p.edp;
   r->microbatches = p.m;
@@ -786,7 +808,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
     double t = p.m * 2.0 * l->vp * coll(&x, POD_COLL_SEND_RECV, 2, rpd, bytes);
     b->pp = exposed(t, c->overlap_pp, p.m * stage_mb);
   }
-  dp_time(c, &p, &x, &sp, stage_mb, rt.hbm, b);
+  dp_time(c, &p, &x, sp, stage_mb, rt.hbm, b);
   double sync_wait = amax_sync(c, &p, &x, dp, lr_eff, stage_mb, b);
   if (x.rc != POD_OK) return x.rc;
   return step_throughput(c, &p.mp, pre, sync_wait, r, err);
