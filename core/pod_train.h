@@ -405,8 +405,10 @@ typedef struct pod_train_prep {
   pod_model_flops flops;
   double qh, qf, qr, hier, spread;
   pod_train_figs figs;
-  pod_train__attn_part attn; /* the layers' attention part */
-  pod_train__mem_part mem;   /* the memory figures */
+  pod_train__attn_part attn;   /* the layers' attention part */
+  pod_train__mem_part mem;     /* the memory figures */
+  pod_train__layer_cost dense; /* a dense layer's cost but its TP, CP times */
+  int dense_tp_ops;            /* its TP collectives */
   pod_coll_graphs graphs;
   /* the step's collectives in the order it times them, prepared
   ** (pod_coll_prepare): an evaluation times a collective whose op,

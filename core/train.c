@@ -313,15 +313,41 @@ static void attn_costs(const pod_train_cfg *c, const plan *p, attn_part *a) {
   a->drop = a_attn_drop;
 }
 
-/* One layer's cost (a dense one, or moe): the attention part a, then the
-** MLP's, communication and stored activations. */
-static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
-                        const attn_part *a, layer_cost *o) {
+/* A layer's TP and CP times (tp_ops TP collectives) into o->tp_s and
+** o->cp_s. */
+static void layer_comm(const pod_train_cfg *c, plan *p, ctx *x, int tp_ops,
+                       layer_cost *o) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
-  const pod_system *s = &c->system;
+  double h = m->hidden, T = p->T, tp = l->tp;
+  int D = c->system.domain_gpus;
+  if (l->tp > 1) {
+    if (p->tp_pair_s < 0.0) { /* same for dense and MoE layers: once */
+      double bytes = T * h * 2.0;
+      int rpd = group_rpd(l->tp, 1, D);
+      p->tp_pair_s = coll(x, POD_COLL_ALL_GATHER, l->tp, rpd, bytes) +
+                     coll(x, POD_COLL_REDUCE_SCATTER, l->tp, rpd, bytes);
+    }
+    o->tp_s = (tp_ops / 2) * p->tp_pair_s;
+  }
+  if (l->cp > 1) {
+    /* Ring attention: cp-1 KV hops forward; KV and dKV hops backward. */
+    double bytes = T * pod_model_kv_elems(m) * 2.0 / tp;
+    int rpd = group_rpd(l->cp, l->tp, D) >= 2 ? 2 : 1;
+    if (p->cp_hop_s < 0.0) /* same for dense and MoE layers: once */
+      p->cp_hop_s = coll(x, POD_COLL_SEND_RECV, 2, rpd, bytes);
+    o->cp_s = 3.0 * (l->cp - 1) * p->cp_hop_s;
+  }
+}
+
+/* One layer's cost (a dense one, or moe): the attention part a, then the
+** MLP's, communication and stored activations; returns the layer's TP
+** collective count. */
+static int layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
+                       const attn_part *a, layer_cost *o) {
+  const pod_model *m = &c->model;
+  const pod_layout *l = &c->parallel;
   double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
-  int D = s->domain_gpus;
   double gin = a->gin, wpass = a->wpass, v = a->v, qkv_out = a->qkv_out;
   double a_attn_keep = a->keep, a_attn_drop = a->drop;
   double H = m->heads;
@@ -345,23 +371,7 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
   } else {
     moe_mlp_costs(c, p, x, wpass, gin, o, &mlp_keep, &mlp_recomp, &tp_ops);
   }
-  if (l->tp > 1) {
-    if (p->tp_pair_s < 0.0) { /* same for dense and MoE layers: once */
-      double bytes = T * h * 2.0;
-      int rpd = group_rpd(l->tp, 1, D);
-      p->tp_pair_s = coll(x, POD_COLL_ALL_GATHER, l->tp, rpd, bytes) +
-                     coll(x, POD_COLL_REDUCE_SCATTER, l->tp, rpd, bytes);
-    }
-    o->tp_s = (tp_ops / 2) * p->tp_pair_s;
-  }
-  if (l->cp > 1) {
-    /* Ring attention: cp-1 KV hops forward; KV and dKV hops backward. */
-    double bytes = T * pod_model_kv_elems(m) * 2.0 / tp;
-    int rpd = group_rpd(l->cp, l->tp, D) >= 2 ? 2 : 1;
-    if (p->cp_hop_s < 0.0) /* same for dense and MoE layers: once */
-      p->cp_hop_s = coll(x, POD_COLL_SEND_RECV, 2, rpd, bytes);
-    o->cp_s = 3.0 * (l->cp - 1) * p->cp_hop_s;
-  }
+  layer_comm(c, p, x, tp_ops, o);
   double keep = a_attn_keep + mlp_keep, recomp = a_attn_drop + mlp_recomp;
   pod_train__apply_recompute(l->recompute, Tt, h, keep, recomp, o);
   if (l->recompute == POD_RECOMPUTE_NONE) pod_train__apply_modules(l, Tt, h, o);
@@ -381,6 +391,28 @@ static void layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
       moe ? m->top_k * p->imb * (m->gated_mlp ? 2.0 : 1.0) * m->expert_ffn
           : 0.0};
   pod_train__apply_offload(l, Tt, &ap, o);
+  return tp_ops;
+}
+
+/* The dense layer's cost: with prepared config pre its prepared cost,
+** but for the TP and CP times (the one part a sampled field changes),
+** timed and scaled by the recompute as layer_costs does; else
+** layer_costs, kept in rec when preparing. */
+static void dense_costs(const pod_train_cfg *c, plan *p, ctx *x,
+                        const attn_part *a, const pod_train_prep *pre,
+                        pod_train_prep *rec, layer_cost *o) {
+  if (pre == NULL) {
+    int tp_ops = layer_costs(c, p, 0, x, a, o);
+    if (rec) rec->dense = *o, rec->dense_tp_ops = tp_ops;
+    return;
+  }
+  *o = pre->dense;
+  layer_cost cm = LAYER_ZERO;
+  layer_comm(c, p, x, pre->dense_tp_ops, &cm);
+  pod_train__apply_recompute(c->parallel.recompute, p->Tt, c->model.hidden, 0.0,
+                             0.0, &cm);
+  o->tp_s = cm.tp_s;
+  o->cp_s = cm.cp_s;
 }
 
 /* Seconds of compute for a layer cost. */
@@ -728,7 +760,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   }
   layer_cost dl, ml; /* layer_costs sets every field; else all 0 */
   if (n_dense > 0)
-    layer_costs(c, &p, 0, &x, at, &dl);
+    dense_costs(c, &p, &x, at, pre, rec, &dl);
   else
     dl = LAYER_ZERO;
   if (n_moe > 0)
