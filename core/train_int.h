@@ -79,6 +79,24 @@ void pod_train__coll_record(pod_train_prep *pre, int k, const pod_coll_call *c,
 int pod_train__eval_record(const pod_train_cfg *c, int dp, pod_train_result *r,
                            pod_train_prep *pre, pod_err *err);
 
+/* ---- train_mem.c: memory of the busiest pipeline ranks ---- */
+
+/* The memory figures of the first and last pipeline stages that do not
+** depend on the layers' costs (mp the model's counts, micro the
+** micro-batches per step, T tokens per CP rank, lr layer slots on the
+** busiest rank), into *sp. */
+void pod_train__mem_figures(const pod_train_cfg *c, const pod_model_params *mp,
+                            int dp, int edp, int micro, double T, double lr,
+                            pod_train__mem_part *sp);
+/* Memory of the busiest pipeline ranks into r->memory and r->fits, from
+** the figures sp and the dense and MoE layers' costs dl and ml (fd, fm
+** their shares of the layers). */
+void pod_train__eval_memory(const pod_train_cfg *c,
+                            const pod_train__mem_part *sp, double fd, double fm,
+                            const pod_train__layer_cost *dl,
+                            const pod_train__layer_cost *ml,
+                            pod_train_result *r);
+
 /* ---- train_act.c: stored activations (recompute, offload) ---- */
 
 /* pod_train__layer_cost: pod_train.h (a prepared config keeps one). */
