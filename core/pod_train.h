@@ -348,7 +348,6 @@ int pod_train_eval_specs_checked(const pod_train_cfg *cfg,
 /* a step's collectives prepared at most (a prep is copied with its node's
 ** result per traced sample: keep it small) */
 #define POD_TRAIN_PREP_COLLS 16
-#define POD_TRAIN_PREP_CHECKS 16 /* sampled fields of pod_train_cfg_fields */
 /* The work and stored activations of one layer per micro-batch per GPU
 ** (train.c fills it). */
 typedef struct pod_train__layer_cost {
@@ -419,10 +418,6 @@ typedef struct pod_train_prep {
   pod_coll_prep coll[POD_TRAIN_PREP_COLLS];
   signed char same[POD_TRAIN_PREP_COLLS]; /* an earlier slot that times the
                                           ** same collective, or -1 */
-  /* the entries of pod_train_cfg_fields that are sampled fields, the one
-  ** bound check an evaluation repeats (in table order) */
-  int nchk; /* -1: not listed (check every field) */
-  unsigned char chk[POD_TRAIN_PREP_CHECKS];
 } pod_train_prep;
 
 /* Check cfg as pod_train_check does and evaluate it once (errors as

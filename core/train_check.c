@@ -246,6 +246,20 @@ const pod_field pod_train_cfg_fields[] = {TRAIN_CFG_FIELDS(TRAIN_CFG_FIELDS_E)
 static int cfg_fields_ok(const pod_train_cfg *x) {
   return 1 TRAIN_CFG_FIELDS(TRAIN_CFG_FIELDS_S);
 }
+/* The same screen of the sampled fields only: the term of any other
+** member folds to 1 (is_sampled of a constant offset is a constant). */
+#define SAMPLED_AT(m) | (off == offsetof(pod_train_cfg, m))
+static inline int is_sampled(size_t off) {
+  return 0 POD_TRAIN__SAMPLED_CFG(SAMPLED_AT);
+}
+#define TRAIN_SAMPLED_S(k, m, lo, hi, open, unit) \
+  &((!is_sampled(offsetof(pod_train_cfg, m))) |   \
+    POD_FIELD_SCREEN_##k(x->m, (lo), (hi), (open)))
+int pod_train__sampled_ok(const pod_train_cfg *x) {
+  return 1 TRAIN_CFG_FIELDS(TRAIN_SAMPLED_S);
+}
+#undef TRAIN_SAMPLED_S
+#undef SAMPLED_AT
 #undef TRAIN_CFG_FIELDS_E
 #undef TRAIN_CFG_FIELDS_S
 

@@ -20,19 +20,9 @@
 /* The sampled fields: doubles of pod_train_cfg that no prepared figure
 ** and no skipped check reads (train.c reads them per evaluation; the
 ** layout's checks, train_check.c, never). */
-static const size_t SAMPLED[] = {offsetof(pod_train_cfg, eff_gemm),
-                                 offsetof(pod_train_cfg, eff_attn),
-                                 offsetof(pod_train_cfg, eff_scale),
-                                 offsetof(pod_train_cfg, eff_hbm),
-                                 offsetof(pod_train_cfg, overlap_tp),
-                                 offsetof(pod_train_cfg, overlap_cp),
-                                 offsetof(pod_train_cfg, overlap_ep),
-                                 offsetof(pod_train_cfg, overlap_pp),
-                                 offsetof(pod_train_cfg, overlap_dp),
-                                 offsetof(pod_train_cfg, overlap_offload),
-                                 offsetof(pod_train_cfg, jitter),
-                                 offsetof(pod_train_cfg, jitter_sync),
-                                 offsetof(pod_train_cfg, model.imbalance),
+#define SAMPLED_OFF(m) offsetof(pod_train_cfg, m),
+static const size_t SAMPLED[] = {POD_TRAIN__SAMPLED_CFG(SAMPLED_OFF)
+                                     offsetof(pod_train_cfg, model.imbalance),
                                  offsetof(pod_train_cfg, system.up_eff),
                                  offsetof(pod_train_cfg, system.out_eff)};
 
@@ -46,41 +36,13 @@ int pod_train_prep_sampled(size_t offset, size_t size) {
 
 static const pod_train_prep PREP_ZERO;
 
-/* The sampled fields among pod_train_cfg_fields, in table order, into
-** prep->chk (a double field lies in one sampled field or in none). */
-static void prep_checks(pod_train_prep *prep) {
-  prep->nchk = 0;
-  for (int i = 0; pod_train_cfg_fields[i].name; i++) {
-    const pod_field *f = &pod_train_cfg_fields[i];
-    if (f->type != POD_F_DOUBLE ||
-        !pod_train_prep_sampled(f->offset, sizeof(double)))
-      continue;
-    if (prep->nchk == POD_TRAIN_PREP_CHECKS || i > 255) {
-      prep->nchk = -1; /* cannot list them: check every field */
-      return;
-    }
-    prep->chk[prep->nchk++] = (unsigned char)i;
-  }
-}
-
 /* The bounds of the sampled fields of cfg, the one part of
 ** pod_train__check_fields a config equal to the prepared one outside its
-** sampled fields can fail: on a failure, or when the fields could not be
-** listed, that whole check (the same error as unprepared). */
-static int check_sampled(const pod_train_cfg *cfg, const pod_train_prep *prep,
-                         pod_err *err) {
-  if (prep->nchk < 0) return pod_train__check_fields(cfg, err);
-  const unsigned char *b = (const unsigned char *)cfg;
-  int ok = 1;
-  for (int i = 0; i < prep->nchk; i++) {
-    const pod_field *f = &pod_train_cfg_fields[prep->chk[i]];
-    double v;
-    memcpy(&v, b + f->offset, sizeof v);
-    int lo = (f->open & POD_F_MIN_OPEN) ? v > f->min : v >= f->min;
-    int hi = (f->open & POD_F_MAX_OPEN) ? v < f->max : v <= f->max;
-    ok &= lo & hi & (v - v == 0.0);
-  }
-  return ok ? POD_OK : pod_train__check_fields(cfg, err);
+** sampled fields can fail; on a failure that whole check (the same error
+** as unprepared). */
+static int check_sampled(const pod_train_cfg *cfg, pod_err *err) {
+  return pod_train__sampled_ok(cfg) ? POD_OK
+                                    : pod_train__check_fields(cfg, err);
 }
 
 int pod_train_prepare(const pod_train_cfg *cfg, pod_train_prep *prep,
@@ -107,7 +69,6 @@ int pod_train_prepare(const pod_train_cfg *cfg, pod_train_prep *prep,
     *prep = PREP_ZERO;
     return rc;
   }
-  prep_checks(prep);
   prep->ok = 1;
   pod_err_clear(err);
   return POD_OK;
@@ -122,7 +83,7 @@ int pod_train_eval_prepared(const pod_train_cfg *cfg, pod_train_prep *prep,
   /* the sampled fields' bounds; every other check (the config's other
   ** fields, the layout's rules, the system's and model's) holds as
   ** prepared: those bytes are the prepared config's */
-  int rc = check_sampled(cfg, prep, err);
+  int rc = check_sampled(cfg, err);
   if (rc != POD_OK) return rc;
   pod_train_result tmp;
   pod_train_result *r = out ? out : &tmp;
