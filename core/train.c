@@ -590,6 +590,25 @@ static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
   return POD_OK;
 }
 
+/* The layers' attention part and the memory figures: pre's (a prepared
+** config), else made into *own (and kept in rec when preparing). */
+static const attn_part *attn_of(const pod_train_cfg *c, const plan *p,
+                                const pod_train_prep *pre, pod_train_prep *rec,
+                                attn_part *own) {
+  if (pre) return &pre->attn;
+  attn_costs(c, p, own);
+  if (rec) rec->attn = *own;
+  return own;
+}
+static const stage_params *mem_of(const pod_train_cfg *c, const plan *p, int dp,
+                                  const pod_train_prep *pre,
+                                  pod_train_prep *rec, stage_params *own) {
+  if (pre) return &pre->mem;
+  pod_train__mem_figures(c, &p->mp, dp, p->edp, p->m, p->T, p->lr, own);
+  if (rec) rec->mem = *own;
+  return own;
+}
+
 /* The core evaluation (train_int.h); pre: the figures of a prepared
 ** config (pod_train__eval_prep), or NULL. */
 static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
@@ -613,13 +632,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   const pod_model_params *mp = &p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
   attn_part own_attn;
-  const attn_part *at = &own_attn;
-  if (pre) {
-    at = &pre->attn; /* made when prepared (rec below) */
-  } else {
-    attn_costs(c, &p, &own_attn);
-    if (rec) rec->attn = own_attn;
-  }
+  const attn_part *at = attn_of(c, &p, pre, rec, &own_attn);
   layer_cost dl, ml; /* layer_costs sets every field; else all 0 */
   if (n_dense > 0)
     dense_costs(c, &p, &x, at, pre, rec, &dl);
@@ -635,13 +648,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   int D = s->domain_gpus;
 
   stage_params own_sp;
-  const stage_params *sp = &own_sp;
-  if (pre) {
-    sp = &pre->mem; /* made when prepared (rec below) */
-  } else {
-    pod_train__mem_figures(c, &p.mp, dp, p.edp, p.m, p.T, p.lr, &own_sp);
-    if (rec) rec->mem = own_sp;
-  }
+  const stage_params *sp = mem_of(c, &p, dp, pre, rec, &own_sp);
   pod_train__eval_memory(c, sp, fd, fm, &dl, &ml, r);
   r->dp = dp;
   r->edp = p.edp;
