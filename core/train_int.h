@@ -27,11 +27,19 @@
 
 /* The sampled fields of pod_train_cfg's own (pod_train_prep_sampled
 ** accepts these and model.imbalance, system.up_eff, system.out_eff). */
-#define POD_TRAIN__SAMPLED_CFG(X)                                            \
-  X(eff_gemm)                                                                \
-  X(eff_attn) X(eff_scale) X(eff_hbm) X(overlap_tp) X(overlap_cp)            \
-      X(overlap_ep) X(overlap_pp) X(overlap_dp) X(overlap_offload) X(jitter) \
-          X(jitter_sync)
+#define POD_TRAIN__SAMPLED_CFG(X) \
+  X(eff_gemm)                     \
+  X(eff_attn)                     \
+  X(eff_scale)                    \
+  X(eff_hbm)                      \
+  X(overlap_tp)                   \
+  X(overlap_cp)                   \
+  X(overlap_ep)                   \
+  X(overlap_pp)                   \
+  X(overlap_dp)                   \
+  X(overlap_offload)              \
+  X(jitter)                       \
+  X(jitter_sync)
 /* 1 when the sampled fields of pod_train_cfg_fields hold their bounds
 ** (the inline screen of those entries; train_check.c). */
 int pod_train__sampled_ok(const pod_train_cfg *c);
