@@ -353,6 +353,32 @@ static void test_expected_max_checked(void **state) {
   assert_string_equal(e.field, "response");
 }
 
+/* fuzz_rl's finding: a denormal bf16 peak on the trainer's GPU, within
+** system.gpu.bf16_tflops' bound (0, 1e6], makes a training step of ~1e300
+** s, finite, whose cost (price x GPUs x step) overflowed: POD_OK with
+** usd_per_step = inf.  Now POD_ERANGE naming the figure. */
+static void test_result_overflow(void **state) {
+  (void)state;
+  pod_rl_cfg c = mk("hgx_h100", "llama3_8b", 8, 1);
+  c.train.dtype = POD_DTYPE_BF16;
+  c.train.parallel.tp = 1;
+  c.train.system.gpu.bf16_tflops = 7.2911201725710919e-304;
+  pod_rl_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  int rc = pod_rl_eval(&c, &r, &e);
+  if (rc != POD_ERANGE) print_error("%d %s: %s\n", rc, e.field, e.msg);
+  assert_int_equal(rc, POD_ERANGE);
+  assert_string_equal(e.field, "usd_per_step");
+  assert_non_null(strstr(e.msg, "inf"));
+  pod_err_clear(&e);
+  assert_int_equal(pod_rl_kernel.fn(&c, (double[64]){0}, &e), POD_ERANGE);
+  /* at the preset peak every figure is finite */
+  c.train.system.gpu.bf16_tflops = c.rollout.system.gpu.bf16_tflops;
+  r = ok(&c);
+  assert_true(isfinite(r.usd_per_step) && r.usd_per_step > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_expected_max),
@@ -364,6 +390,7 @@ int main(void) {
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_split_and_context),
       cmocka_unit_test(test_expected_max_checked),
+      cmocka_unit_test(test_result_overflow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
