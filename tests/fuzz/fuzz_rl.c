@@ -10,7 +10,8 @@
 ** means every number of the result (the nested training and serving
 ** results included) is finite and not negative, the step, its rollout and
 ** training parts and the generated tokens positive, goodput in (0, 1];
-** the kernel agrees with pod_rl_eval; an error has a message.
+** the kernel agrees with pod_rl_eval; an error has a message.  The rest of
+** the input, if any, drives a paired comparison (pod_rl_pair_eval).
 */
 #include <gsl/gsl_errno.h>
 #include <stddef.h>
@@ -118,6 +119,55 @@ static void check_result(const pod_rl_result *r) {
             r->instances, r->total_gpus, r->rollout_batch);
 }
 
+/* The paired comparison (rl_pair.c): side a the config, side b the same
+** workload on another preset system, the shared overrides mutated; RL or
+** pre-training.  POD_OK: both costs, steps and rates finite and positive,
+** goodputs in (0, 1], the ratio cost_a / cost_b; the kernel agrees. */
+static void pair(fz *f, const pod_rl_cfg *c, int nsys) {
+  static fz_fields fp;
+  if (fp.n == 0) collect_table(&fp, pod_rl_pair_fields, 0, "");
+  pod_rl_pair_cfg p;
+  pod_rl_pair_cfg_init(&p);
+  p.a = *c;
+  p.b = *c;
+  p.b.train.system = *pod_hw_system_at(fz_u8(f) % nsys, NULL);
+  p.b.rollout.system = p.b.train.system;
+  p.pretrain = fz_u8(f) & 1;
+  int nmut = fz_u8(f) % 4;
+  for (int i = 0; i < nmut && f->n > 0; i++) fz_mutate(f, &fp, &p);
+  pod_rl_pair_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  int rc = pod_rl_pair_eval(&p, &r, &e);
+  if (rc != POD_OK) {
+    if (e.msg[0] == '\0')
+      FZ_FAIL("pod_rl_pair_eval: status %d without a message", rc);
+  } else {
+    const char *bad = fz_nonfinite(&fp, &p);
+    if (bad) FZ_FAIL("pod_rl_pair_eval accepted a non-finite %s", bad);
+    const double v[] = {r.cost_a,
+                        r.cost_b,
+                        r.ratio,
+                        r.step_a,
+                        r.step_b,
+                        r.tokens_per_s_per_gpu_a,
+                        r.tokens_per_s_per_gpu_b};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+      if (!isfinite(v[i]) || !(v[i] > 0))
+        FZ_FAIL("pod_rl_pair_eval: POD_OK with value %zu = %g", i, v[i]);
+    if (!(r.goodput_a > 0 && r.goodput_a <= 1 && r.goodput_b > 0 &&
+          r.goodput_b <= 1))
+      FZ_FAIL("pod_rl_pair_eval: goodputs %g, %g", r.goodput_a, r.goodput_b);
+    if (r.ratio != r.cost_a / r.cost_b)
+      FZ_FAIL("pod_rl_pair_eval: ratio %g, costs %g / %g", r.ratio, r.cost_a,
+              r.cost_b);
+  }
+  double m[64];
+  pod_err_clear(&e);
+  int rk = pod_rl_pair_kernel.fn(&p, m, &e);
+  if (rk != rc) FZ_FAIL("pair kernel status %d, eval status %d", rk, rc);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* groups: rollout, train, reliability, the RL config's own */
   static fz_fields fs[4];
@@ -186,5 +236,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < pod_rl_kernel.nmetrics; i++)
       if (!isfinite(m[i]))
         FZ_FAIL("kernel metric %s = %g", pod_rl_kernel.metric_names[i], m[i]);
+  if (f.n > 0) pair(&f, &c, nsys);
   return 0;
 }
