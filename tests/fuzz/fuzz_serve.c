@@ -7,13 +7,15 @@
 ** Properties: no crash or UB; a non-finite input is never accepted; POD_OK
 ** means every number of the result is finite, none negative, the step,
 ** the pass and the rates positive, the batch in [1, max_batch] and
-** pod_serve_max_batch agreeing; an error has a message.
+** pod_serve_max_batch agreeing; an error has a message.  The rest of the
+** input, if any, times an expert dispatch (pod_serve_ep_time).
 */
 #include <gsl/gsl_errno.h>
 #include <string.h>
 
 #include "fuzz_fields.h"
 #include "pod_err.h"
+#include "pod_field.h"
 #include "pod_serve.h"
 
 extern const lpod_type lpod_serve_cfg_type;
@@ -88,6 +90,38 @@ static void check_result(const pod_serve_result *r) {
             r->prefill_gpu_share);
 }
 
+/* pod_serve_ep_time on the config's system (within or beyond its checks)
+** with arguments in their bounds (pod_serve_ep_args), at the edges,
+** non-finite or arbitrary: POD_OK means finite, non-negative arguments
+** were given and the time is finite and not negative. */
+static void ep_time(fz *f, const pod_system *sys) {
+  const pod_field *a = pod_serve_ep_args;
+  int ep = fz_int(f, a[0].min, a[0].max);
+  int top_k = fz_int(f, a[1].min, a[1].max);
+  double tokens = fz_double(f, a[2].min, a[2].max);
+  double row = fz_double(f, a[3].min, a[3].max);
+  int experts = fz_int(f, a[4].min, a[4].max);
+  uint8_t k = fz_u8(f);
+  double ll = fz_double(f, 0, 1e3), llup = fz_double(f, 0, 1e3);
+  double cast = (k & 4) ? fz_double(f, 0, 1) : 0.0;
+  double t = -1.0;
+  pod_err e;
+  pod_err_clear(&e);
+  int rc = pod_serve_ep_time(sys, ep, top_k, tokens, row, k % 2, (k >> 1) & 1,
+                             ll, llup, experts, cast, &t, &e);
+  if (rc != POD_OK) {
+    if (e.msg[0] == '\0')
+      FZ_FAIL("pod_serve_ep_time: status %d without a message", rc);
+    return;
+  }
+  const double in[] = {tokens, row, ll, llup, cast};
+  for (size_t i = 0; i < sizeof in / sizeof in[0]; i++)
+    if (!isfinite(in[i]))
+      FZ_FAIL("pod_serve_ep_time accepted a non-finite argument %zu", i);
+  if (!isfinite(t) || t < 0)
+    FZ_FAIL("pod_serve_ep_time: POD_OK with time %g", t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static fz_fields fs;
   static int nsys, nmod;
@@ -150,5 +184,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (!isfinite(m[i]))
         FZ_FAIL("kernel metric %s = %g", pod_serve_kernel.metric_names[i],
                 m[i]);
+  if (f.n > 0) ep_time(&f, &c.system);
   return 0;
 }

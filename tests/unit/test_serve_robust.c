@@ -1,8 +1,8 @@
 /*
 ** test_serve_robust.c: findings of the serving fuzz target (tests/fuzz/
 ** fuzz_serve.c), each a config that crashed or was accepted with a result
-** that is not finite: layout products that wrapped an int, a peak at the
-** edge of its bound overflowing a time.
+** that is not finite: layout products that wrapped an int, a peak or an
+** efficiency at the edge of its bound overflowing a time.
 */
 #include <math.h>
 #include <setjmp.h>
@@ -76,10 +76,36 @@ static void test_layout_products(void **state) {
   assert_string_equal(e.field, "prefill.parallel.pp");
 }
 
+/* A denormal scale-up efficiency passes the system's check (up_eff in
+** (0, 1]) but the dispatch time of 1e9 tokens of 1e9 bytes (within their
+** bounds) was inf with POD_OK; now POD_ERANGE on
+** time_s, for DeepEP's low-latency and normal kernels. */
+static void test_ep_time_overflow(void **state) {
+  (void)state;
+  pod_system s;
+  assert_int_equal(pod_hw_system_preset("gb200_nvl72", &s), POD_OK);
+  double t = -1.0;
+  assert_int_equal(
+      pod_serve_ep_time(&s, 16, 8, 128, 7168, 0, 0, 10, 5, 256, 0, &t, NULL),
+      POD_OK);
+  assert_true(isfinite(t) && t > 0);
+  s.up_eff = 1.6296664341314234e-310;
+  for (int normal = 0; normal <= 1; normal++) {
+    pod_err e;
+    pod_err_clear(&e);
+    assert_int_equal(pod_serve_ep_time(&s, 16, 8, 1e9, 1e9, 0, normal, 10, 5,
+                                       256, 0, &t, &e),
+                     POD_ERANGE);
+    assert_string_equal(e.field, "time_s");
+    assert_true(t == 0.0);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_denormal_peak),
       cmocka_unit_test(test_layout_products),
+      cmocka_unit_test(test_ep_time_overflow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
