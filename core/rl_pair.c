@@ -98,6 +98,25 @@ int pod_rl_pair_eval(const pod_rl_pair_cfg *p, pod_rl_pair_result *o,
             &o->step_b, &o->goodput_b, &o->tokens_per_s_per_gpu_b, err);
   if (rc) return rc;
   o->ratio = o->cost_a / o->cost_b;
+  /* each side's figures passed its screens, but a pre-training cost and
+  ** the ratio of two costs at the edges of their bounds (a denormal peak
+  ** on one side, a denormal price on the other) can still overflow */
+  const struct {
+    const char *name;
+    double v;
+  } fig[] = {{"cost_a", o->cost_a},
+             {"cost_b", o->cost_b},
+             {"ratio", o->ratio},
+             {"step_a", o->step_a},
+             {"step_b", o->step_b}};
+  for (size_t i = 0; i < sizeof fig / sizeof fig[0]; i++)
+    if (!isfinite(fig[i].v) || !(fig[i].v > 0.0))
+      return pod_err_set(err, POD_ERANGE, fig[i].name,
+                         "is %g, not finite and positive: the comparison "
+                         "needs both costs finite and positive (a zero "
+                         "price, or a peak or price at the edge of its "
+                         "bound, on one side)",
+                         fig[i].v);
   return POD_OK;
 }
 

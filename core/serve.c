@@ -641,14 +641,16 @@ static int eval_core(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err);
 int pod_serve_eval(const pod_serve_cfg *c, pod_serve_result *o, pod_err *err) {
   memset(o, 0, sizeof *o);
   int rc = pod_serve_check(c, err);
-  return rc != POD_OK ? rc : eval_core(c, o, err);
+  if (rc == POD_OK) rc = eval_core(c, o, err);
+  return rc != POD_OK ? rc : pod_serve__check_result(o, err);
 }
 
 int pod_serve_eval_checked(const pod_serve_cfg *c, pod_serve_result *o,
                            pod_err *err) {
   memset(o, 0, sizeof *o);
   int rc = pod_serve__check_rest(c, err);
-  return rc != POD_OK ? rc : eval_core(c, o, err);
+  if (rc == POD_OK) rc = eval_core(c, o, err);
+  return rc != POD_OK ? rc : pod_serve__check_result(o, err);
 }
 
 /* The evaluation of a checked config. */

@@ -173,6 +173,18 @@ double pod_serve__ep_normal(const pod_system *y, int ep, int top_k,
   return (t_out > t_up ? t_out : t_up) + y->up_latency_us * 1e-6;
 }
 
+/* The time of a dispatch: finite (a denormal up_eff or NIC rate, within
+** its bound, made it inf); else POD_ERANGE and *t reset to 0. */
+static int time_ok(double *t, pod_err *err) {
+  if (isfinite(*t) && *t >= 0.0) return POD_OK;
+  double v = *t;
+  *t = 0.0;
+  return pod_err_set(err, POD_ERANGE, "time_s",
+                     "is %g: the system's rates (a bandwidth or an efficiency "
+                     "at the edge of its bound) overflow the dispatch time",
+                     v);
+}
+
 int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
                       double row_bytes, int kernel, int normal, double ll_us,
                       double ll_up_us, int experts, double cast_us,
@@ -203,13 +215,13 @@ int pod_serve_ep_time(const pod_system *sys, int ep, int top_k, double tokens,
   if (ep == 1) return POD_OK;
   if (normal) {
     *time_s = pod_serve__ep_normal(sys, ep, top_k, tokens, row_bytes);
-    return POD_OK;
+    return time_ok(time_s, err);
   }
   double bytes = tokens * top_k * row_bytes;
   if (kernel == POD_SERVE_EP_DEEPEP_LL) {
     *time_s = pod_serve__ep_ll(sys, ep, bytes, ll_us, ll_up_us, tokens, experts,
                                cast_us);
-    return POD_OK;
+    return time_ok(time_s, err);
   }
   return pod_serve__coll(sys, POD_COLL_ALL_TO_ALL, ep, 0, bytes, time_s, err);
 }

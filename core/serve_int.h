@@ -24,6 +24,12 @@ int pod_serve__resolve(const pod_model *m, int n, const pod_serve_par *p,
 ** entry point of a config whose system and model are checked). */
 int pod_serve__check_rest(const pod_serve_cfg *c, pod_err *err);
 
+/* The result of an evaluation: every figure finite and not negative, the
+** step, the pass and the rates positive; else POD_ERANGE naming the
+** result field (extreme inputs within their bounds, a denormal peak, can
+** overflow a figure). */
+int pod_serve__check_result(const pod_serve_result *o, pod_err *err);
+
 /* POD_EINVAL naming `field`: x is not in [lo, hi] ((lo, hi] with open). */
 int pod_serve__range_error(double x, double lo, double hi, int open,
                            const char *field, pod_err *err);

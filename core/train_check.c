@@ -438,6 +438,15 @@ static int check_layout(const pod_train_cfg *c, int *dp_out, pod_err *err) {
        "seq (%d) must be divisible by 2*cp (%d) for the load-balanced "
        "causal split",
        c->seq, 2 * l->cp);
+  /* tp, pp and cp are each within their bounds and tp, cp within gpus, but
+  ** their product may not be (2^16 * 2^16 * 2^16 = 2^48; times dp up to
+  ** 2^24 it wraps a 64-bit integer): the product in double (exact below
+  ** 2^53) is bounded by gpus before any integer product of the layout, so
+  ** tp*pp*cp*dp and every product below stays under 2^48. */
+  double tpc_d = (double)l->tp * l->pp * l->cp;
+  NEED(tpc_d <= c->gpus, "parallel",
+       "tp*pp*cp = %.0f (tp %d, pp %d, cp %d) exceeds gpus (%d)", tpc_d, l->tp,
+       l->pp, l->cp, c->gpus);
   long tpc = (long)l->tp * l->pp * l->cp;
   int dp = l->dp;
   if (dp == 0) {

@@ -160,7 +160,9 @@ int pod_train_search(const pod_train_cfg *base,
   for (int tp = 1; tp <= opts->max_tp && tp <= m->heads; tp++) {
     if (!dim_ok(f->tp, tp) || G % tp || m->heads % tp) continue;
     if (m->attn != POD_ATTN_MLA && m->kv_heads % tp) continue;
-    for (int cp = 1; cp <= opts->max_cp; cp *= 2) {
+    /* tp <= G and cp <= max_cp (2^16): tp*cp in long, and cp stops
+    ** growing once tp*cp exceeds G (in int it wrapped to 0, SIGFPE) */
+    for (int cp = 1; cp <= opts->max_cp && (long)tp * cp <= G; cp *= 2) {
       if (!dim_ok(f->cp, cp) || G % (tp * cp)) continue;
       if (cp > 1 && base->seq % (2 * cp)) continue;
       int rest = G / (tp * cp);

@@ -148,6 +148,17 @@ static void fz_mutate(fz *f, const fz_fields *fs, void *cfg) {
     default:
       break;
   }
+#ifdef FZ_TRACE /* replaying a finding: which field got which value */
+  if (z->type == LPOD_DOUBLE) {
+    double d;
+    memcpy(&d, p, sizeof d);
+    fprintf(stderr, "fz: %s = %.17g\n", z->name, d);
+  } else {
+    int v;
+    memcpy(&v, p, sizeof v);
+    fprintf(stderr, "fz: %s = %d\n", z->name, v);
+  }
+#endif
 }
 
 /* Name of the first double field of cfg that is not finite, or NULL;

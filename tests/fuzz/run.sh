@@ -11,7 +11,7 @@ ROOT=$PWD
 secs=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario coll train stats dist kernels gpenc recipe codec)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario coll train serve rl stats dist kernels gpenc recipe codec)
 B=$ROOT/build-fuzz
 CC=${CC:-clang}
 command -v "$CC" >/dev/null || { echo "run.sh: $CC not found (./build.sh deps clang libclang-rt-14-dev)" >&2; exit 2; }

@@ -269,6 +269,39 @@ static void test_pair(void **state) {
   assert_string_equal(e.field, "a.train.global_batch");
 }
 
+/* fuzz_rl's finding on the pair: each side's figures finite, but a price
+** of 6e-275 on side b (within usd_per_gpu_hour's bound [0, 1e6]) against a
+** slow side a made cost_a / cost_b = inf with POD_OK; now POD_ERANGE on
+** the ratio.  A zero price (cost 0, ratio inf) is refused alike. */
+static void test_pair_overflow(void **state) {
+  (void)state;
+  pod_rl_pair_cfg p;
+  pod_rl_pair_cfg_init(&p);
+  p.a = mk("hgx_b200", "llama3_70b", 64, 8);
+  p.b = p.a;
+  p.a.train.system.gpu.fp8_tflops = 1e-6; /* a slow trainer on side a */
+  p.price_a = 1e6;
+  p.price_b = 1e-300;
+  pod_rl_pair_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(pod_rl_pair_eval(&p, &r, &e), POD_ERANGE);
+  assert_string_equal(e.field, "ratio");
+  assert_non_null(strstr(e.msg, "inf"));
+  double x[16];
+  assert_int_equal(pod_rl_pair_kernel.fn(&p, x, NULL), POD_ERANGE);
+  p.price_b = 0;
+  p.b.train.system.usd_per_gpu_hour = p.b.rollout.system.usd_per_gpu_hour = 0;
+  pod_err_clear(&e);
+  assert_int_equal(pod_rl_pair_eval(&p, &r, &e), POD_ERANGE);
+  assert_string_equal(e.field, "cost_b");
+  /* ordinary prices and peaks: the ratio of the two costs */
+  p.a = p.b = mk("hgx_b200", "llama3_70b", 64, 8);
+  p.price_a = p.price_b = 2.0;
+  assert_int_equal(pod_rl_pair_eval(&p, &r, &e), POD_OK);
+  near_rel(r.ratio, 1.0, 1e-12);
+}
+
 static void test_errors(void **state) {
   (void)state;
   pod_rl_cfg c = mk("hgx_b200", "llama3_70b", 64, 8);
@@ -353,6 +386,32 @@ static void test_expected_max_checked(void **state) {
   assert_string_equal(e.field, "response");
 }
 
+/* fuzz_rl's finding: a denormal bf16 peak on the trainer's GPU, within
+** system.gpu.bf16_tflops' bound (0, 1e6], makes a training step of ~1e300
+** s, finite, whose cost (price x GPUs x step) overflowed: POD_OK with
+** usd_per_step = inf.  Now POD_ERANGE naming the figure. */
+static void test_result_overflow(void **state) {
+  (void)state;
+  pod_rl_cfg c = mk("hgx_h100", "llama3_8b", 8, 1);
+  c.train.dtype = POD_DTYPE_BF16;
+  c.train.parallel.tp = 1;
+  c.train.system.gpu.bf16_tflops = 7.2911201725710919e-304;
+  pod_rl_result r;
+  pod_err e;
+  pod_err_clear(&e);
+  int rc = pod_rl_eval(&c, &r, &e);
+  if (rc != POD_ERANGE) print_error("%d %s: %s\n", rc, e.field, e.msg);
+  assert_int_equal(rc, POD_ERANGE);
+  assert_string_equal(e.field, "usd_per_step");
+  assert_non_null(strstr(e.msg, "inf"));
+  pod_err_clear(&e);
+  assert_int_equal(pod_rl_kernel.fn(&c, (double[64]){0}, &e), POD_ERANGE);
+  /* at the preset peak every figure is finite */
+  c.train.system.gpu.bf16_tflops = c.rollout.system.gpu.bf16_tflops;
+  r = ok(&c);
+  assert_true(isfinite(r.usd_per_step) && r.usd_per_step > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_expected_max),
@@ -364,6 +423,8 @@ int main(void) {
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_split_and_context),
       cmocka_unit_test(test_expected_max_checked),
+      cmocka_unit_test(test_result_overflow),
+      cmocka_unit_test(test_pair_overflow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

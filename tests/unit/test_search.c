@@ -37,6 +37,39 @@ static void check_results(const pod_train_cfg *base,
   }
 }
 
+/* tp*cp of the search in int wrapped: tp 2^16 (a model of 2^16 heads)
+** and cp up to max_cp = 2^16 made 2^32, a zero divisor (SIGFPE).  The
+** search stops growing cp once tp*cp exceeds gpus and still finds the
+** layout with tp*cp = gpus. */
+static void test_search_layout_product(void **state) {
+  (void)state;
+  pod_train_cfg base;
+  pod_train_cfg_init(&base);
+  assert_int_equal(pod_hw_system_preset("gb200_nvl72", &base.system), POD_OK);
+  base.model = tiny_model();
+  base.model.heads = base.model.kv_heads = 1 << 16;
+  base.model.hidden = 1 << 22;
+  base.model.head_dim = 64;
+  base.gpus = 1 << 24;
+  base.seq = 1 << 17;
+  base.global_batch = 1;
+  pod_train_search_opts o;
+  pod_train_search_opts_init(&o);
+  o.fix.tp = 1 << 16;
+  o.fix.pp = 1;
+  o.max_tp = o.max_cp = 1 << 16;
+  pod_train_search_item it[4];
+  int n = -1;
+  pod_train_search_stats st;
+  pod_err e;
+  pod_err_clear(&e);
+  int rc = pod_train_search(&base, &o, it, 4, &n, &st, &e);
+  if (rc != POD_OK) print_error("%s: %s\n", e.field, e.msg);
+  assert_int_equal(rc, POD_OK);
+  /* the one layout: tp 2^16, cp 2^8, dp 1 */
+  assert_int_equal(st.candidates, 1);
+}
+
 static void test_dense_search(void **state) {
   (void)state;
   pod_train_cfg base =
@@ -189,6 +222,7 @@ int main(void) {
       cmocka_unit_test(test_moe_search),
       cmocka_unit_test(test_embedding_loss_search),
       cmocka_unit_test(test_nothing_fits_and_errors),
+      cmocka_unit_test(test_search_layout_product),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

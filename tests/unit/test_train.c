@@ -250,6 +250,41 @@ static void test_embedding_loss_stages(void **state) {
   assert_string_equal(e.field, "parallel.vp");
 }
 
+/* Products of layout dimensions (train_check.c): tp, pp and cp each in
+** their bounds multiply to 2^48, and with dp = 2^24 to 2^72, which wrapped
+** a 64-bit product (to 0 here: the old error claimed tp*pp*cp*dp = 0).
+** The product is bounded by gpus before any integer product; a layout one
+** dimension short of the bound still gets the dp rule. */
+static void test_layout_product_bound(void **state) {
+  (void)state;
+  pod_train_cfg c = tiny_cfg(1 << 24);
+  c.model.heads = c.model.kv_heads = 1 << 16;
+  c.model.hidden = 1 << 22;
+  c.model.head_dim = 64;
+  c.model.layers = 1 << 16;
+  c.seq = 1 << 17;
+  c.global_batch = 1 << 24;
+  c.parallel.tp = c.parallel.pp = c.parallel.cp = 1 << 16;
+  c.parallel.dp = 1 << 24;
+  pod_err e;
+  pod_err_clear(&e);
+  assert_int_equal(pod_train_check(&c, &e), POD_EINVAL);
+  assert_string_equal(e.field, "parallel");
+  assert_non_null(strstr(e.msg, "tp*pp*cp = 281474976710656"));
+  assert_non_null(strstr(e.msg, "exceeds gpus (16777216)"));
+  pod_train_result r;
+  assert_int_equal(pod_train_eval(&c, &r, &e), POD_EINVAL);
+  assert_string_equal(e.field, "parallel");
+  /* tp*pp*cp = 2^24 = gpus: the product passes; dp 2^24 is then wrong */
+  c.parallel.cp = 1 << 8;
+  c.parallel.pp = 1;
+  c.parallel.tp = 1 << 16;
+  pod_err_clear(&e);
+  assert_int_equal(pod_train_check(&c, &e), POD_EINVAL);
+  assert_string_equal(e.field, "parallel.dp");
+  assert_non_null(strstr(e.msg, "tp*pp*cp*dp = 281474976710656 must equal"));
+}
+
 typedef void (*mutate)(pod_train_cfg *);
 #define MUT(name, body)                \
   static void name(pod_train_cfg *c) { \
@@ -607,6 +642,7 @@ int main(void) {
       cmocka_unit_test(test_monotone_bandwidth),
       cmocka_unit_test(test_constraint_errors),
       cmocka_unit_test(test_embedding_loss_stages),
+      cmocka_unit_test(test_layout_product_bound),
       cmocka_unit_test(test_interleave_microbatches),
       cmocka_unit_test(test_fp8_amax_sync),
       cmocka_unit_test(test_names_and_defaults),
