@@ -158,3 +158,20 @@ int pod_field_enum_parse(const char *const *names, const char *name, int *out) {
   }
   return POD_ENOENT;
 }
+
+int pod_field_check_result(const pod_result_field *tab, size_t n,
+                           const void *base, pod_err *err) {
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < n; i++) {
+      double v;
+      memcpy(&v, (const char *)base + tab[i].offset, sizeof v);
+      if (pass == 0 ? isfinite(v) : (tab[i].positive ? v > 0.0 : v >= 0.0))
+        continue;
+      return pod_err_set(err, POD_ERANGE, tab[i].name,
+                         "is %g: the config's figures (a peak, a bandwidth "
+                         "or a length at the edge of its bound) overflow the "
+                         "model",
+                         v);
+    }
+  return POD_OK;
+}

@@ -114,6 +114,23 @@ void pod_field_range(const pod_field *f, char *buf, size_t n);
 int pod_field_check_all(const pod_field *table, const void *base,
                         const char *prefix, pod_err *err);
 
+/* A result figure (a double member at `offset`) screened by
+** pod_field_check_result: finite, and > 0 when `positive`, else >= 0. */
+typedef struct pod_result_field {
+  const char *name;
+  size_t offset;
+  int positive;
+} pod_result_field;
+#define POD_RESULT_FIELD(type, m, pos) \
+  { #m, offsetof(type, m), pos }
+
+/* Screen the n result figures of the struct at base: the first
+** non-finite one, then the first out of sign, fills *err with POD_ERANGE
+** naming it (an infinite time makes a rate 0: the cause is named first).
+** POD_OK when all pass. */
+int pod_field_check_result(const pod_result_field *tab, size_t n,
+                           const void *base, pod_err *err);
+
 /* The entry named `name` (or at `offset`); NULL when none. */
 const pod_field *pod_field_find(const pod_field *table, const char *name);
 const pod_field *pod_field_at(const pod_field *table, size_t offset);

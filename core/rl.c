@@ -530,50 +530,33 @@ static int cost(const pod_rl_cfg *c, const step_ctx *k, pod_rl_result *o,
 ** training times positive; else POD_ERANGE naming the figure (a peak at
 ** the edge of its bound, a denormal, makes a finite step whose cost
 ** overflows).  The nested results passed their own screens. */
-#define RES(m, pos) \
-  { #m, offsetof(pod_rl_result, m), pos }
-static const struct {
-  const char *name;
-  size_t off;
-  int positive;
-} RESULT[] = {RES(step_s, 1),
-              RES(rollout_s, 1),
-              RES(tail_s, 0),
-              RES(split_s, 0),
-              RES(score_s, 0),
-              RES(train_s, 1),
-              RES(sync_s, 0),
-              RES(idle_s, 0),
-              RES(sequences, 1),
-              RES(mean_response, 1),
-              RES(max_response, 1),
-              RES(generated_tokens, 1),
-              RES(sync_bytes, 0),
-              RES(gpu_hours_per_step, 1),
-              RES(usd_per_step, 0),
-              RES(usd_per_m_tokens, 0),
-              RES(usd_per_m_tokens_charged, 0),
-              RES(rollout_util, 0),
-              RES(train_util, 0),
-              RES(goodput, 1),
-              RES(rollout_tokens_per_s_per_gpu, 1)};
+#define RES(m, pos) POD_RESULT_FIELD(pod_rl_result, m, pos)
+static const pod_result_field RESULT[] = {RES(step_s, 1),
+                                          RES(rollout_s, 1),
+                                          RES(tail_s, 0),
+                                          RES(split_s, 0),
+                                          RES(score_s, 0),
+                                          RES(train_s, 1),
+                                          RES(sync_s, 0),
+                                          RES(idle_s, 0),
+                                          RES(sequences, 1),
+                                          RES(mean_response, 1),
+                                          RES(max_response, 1),
+                                          RES(generated_tokens, 1),
+                                          RES(sync_bytes, 0),
+                                          RES(gpu_hours_per_step, 1),
+                                          RES(usd_per_step, 0),
+                                          RES(usd_per_m_tokens, 0),
+                                          RES(usd_per_m_tokens_charged, 0),
+                                          RES(rollout_util, 0),
+                                          RES(train_util, 0),
+                                          RES(goodput, 1),
+                                          RES(rollout_tokens_per_s_per_gpu, 1)};
 #undef RES
 
 static int check_result(const pod_rl_result *o, pod_err *err) {
-  /* the non-finite figure first (an infinite time makes a rate 0) */
-  for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < sizeof RESULT / sizeof RESULT[0]; i++) {
-      double v;
-      memcpy(&v, (const char *)o + RESULT[i].off, sizeof v);
-      if (pass == 0 ? isfinite(v) : (RESULT[i].positive ? v > 0.0 : v >= 0.0))
-        continue;
-      return pod_err_set(err, POD_ERANGE, RESULT[i].name,
-                         "is %g: the config's figures (a peak, a bandwidth "
-                         "or a length at the edge of its bound) overflow the "
-                         "model",
-                         v);
-    }
-  return POD_OK;
+  return pod_field_check_result(RESULT, sizeof RESULT / sizeof RESULT[0], o,
+                                err);
 }
 
 int pod_rl_eval(const pod_rl_cfg *c, pod_rl_result *o, pod_err *err) {

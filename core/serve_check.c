@@ -213,70 +213,53 @@ int pod_serve_check(const pod_serve_cfg *c, pod_err *err) {
 }
 
 /* The result's figures: name, offset, and whether it must be positive. */
-#define RES(m, pos) \
-  { #m, offsetof(pod_serve_result, m), pos }
-static const struct {
-  const char *name;
-  size_t off;
-  int positive;
-} RESULT[] = {RES(prefill_tokens_per_s, 1),
-              RES(prefill_tokens_per_s_per_gpu, 1),
-              RES(prefill_pass_s, 1),
-              RES(ttft_s, 1),
-              RES(kv_transfer_s, 0),
-              RES(decode_tokens_per_s, 1),
-              RES(decode_tokens_per_s_per_gpu, 1),
-              RES(tpot_s, 1),
-              RES(tokens_per_step, 1),
-              RES(kv_bytes_per_token, 0),
-              RES(kv_gb_per_seq, 0),
-              RES(experts_touched, 0),
-              RES(clock, 1),
-              RES(offload_gb, 0),
-              RES(output_tokens_per_s_per_gpu, 1),
-              RES(requests_per_s_per_gpu, 1),
-              RES(prefill_gpu_share, 0),
-              RES(usd_per_m_output, 0),
-              RES(memory.weights_gb, 0),
-              RES(memory.kv_gb, 0),
-              RES(memory.reserve_gb, 0),
-              RES(memory.total_gb, 0),
-              RES(memory.prefill_weights_gb, 0),
-              RES(step.attn, 0),
-              RES(step.dense, 0),
-              RES(step.expert, 0),
-              RES(step.tp, 0),
-              RES(step.ep, 0),
-              RES(step.pp, 0),
-              RES(step.overhead, 0),
-              RES(step.act, 0),
-              RES(step.draft, 0),
-              RES(step.host, 0),
-              RES(step.total, 1),
-              RES(pass.gemm, 0),
-              RES(pass.attn, 0),
-              RES(pass.comm, 0),
-              RES(pass.overhead, 0),
-              RES(pass.act, 0),
-              RES(pass.ep_sm, 0),
-              RES(pass.kv_out, 0),
-              RES(pass.offload, 0),
-              RES(pass.total, 1)};
+#define RES(m, pos) POD_RESULT_FIELD(pod_serve_result, m, pos)
+static const pod_result_field RESULT[] = {RES(prefill_tokens_per_s, 1),
+                                          RES(prefill_tokens_per_s_per_gpu, 1),
+                                          RES(prefill_pass_s, 1),
+                                          RES(ttft_s, 1),
+                                          RES(kv_transfer_s, 0),
+                                          RES(decode_tokens_per_s, 1),
+                                          RES(decode_tokens_per_s_per_gpu, 1),
+                                          RES(tpot_s, 1),
+                                          RES(tokens_per_step, 1),
+                                          RES(kv_bytes_per_token, 0),
+                                          RES(kv_gb_per_seq, 0),
+                                          RES(experts_touched, 0),
+                                          RES(clock, 1),
+                                          RES(offload_gb, 0),
+                                          RES(output_tokens_per_s_per_gpu, 1),
+                                          RES(requests_per_s_per_gpu, 1),
+                                          RES(prefill_gpu_share, 0),
+                                          RES(usd_per_m_output, 0),
+                                          RES(memory.weights_gb, 0),
+                                          RES(memory.kv_gb, 0),
+                                          RES(memory.reserve_gb, 0),
+                                          RES(memory.total_gb, 0),
+                                          RES(memory.prefill_weights_gb, 0),
+                                          RES(step.attn, 0),
+                                          RES(step.dense, 0),
+                                          RES(step.expert, 0),
+                                          RES(step.tp, 0),
+                                          RES(step.ep, 0),
+                                          RES(step.pp, 0),
+                                          RES(step.overhead, 0),
+                                          RES(step.act, 0),
+                                          RES(step.draft, 0),
+                                          RES(step.host, 0),
+                                          RES(step.total, 1),
+                                          RES(pass.gemm, 0),
+                                          RES(pass.attn, 0),
+                                          RES(pass.comm, 0),
+                                          RES(pass.overhead, 0),
+                                          RES(pass.act, 0),
+                                          RES(pass.ep_sm, 0),
+                                          RES(pass.kv_out, 0),
+                                          RES(pass.offload, 0),
+                                          RES(pass.total, 1)};
 #undef RES
 
 int pod_serve__check_result(const pod_serve_result *o, pod_err *err) {
-  /* the non-finite figure first (an infinite time makes a rate 0) */
-  for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < sizeof RESULT / sizeof RESULT[0]; i++) {
-      double v;
-      memcpy(&v, (const char *)o + RESULT[i].off, sizeof v);
-      if (pass == 0 ? isfinite(v) : (RESULT[i].positive ? v > 0.0 : v >= 0.0))
-        continue;
-      return pod_err_set(err, POD_ERANGE, RESULT[i].name,
-                         "is %g: the config's figures (a peak, a bandwidth "
-                         "or a length at the edge of its bound) overflow the "
-                         "model",
-                         v);
-    }
-  return POD_OK;
+  return pod_field_check_result(RESULT, sizeof RESULT / sizeof RESULT[0], o,
+                                err);
 }

@@ -34,32 +34,6 @@ static inline double pod_stats__dval(uint64_t k) {
 #else
 #define POD_STATS_PREFETCH(p) ((void)(p))
 #define POD_STATS_PREFETCH_W(p) ((void)(p))
-/* The running sum of the squares of twice the ranks: v^2 < 2^64 added
-** `count` times. */
-static inline u128 u128_add_squares(u128 ss, uint64_t v, size_t count) {
-  u128 p = u128_mul(v * v, count);
-  ss.hi += p.hi;
-  ss = u128_add(ss, p.lo);
-  return ss;
-}
-
-/* ---- shared by stats_rank.c and stats_corr.c ---- */
-
-#include "pod_stats.h"
-
-/* The ranking key: x + 0.0 turns -0 into +0 (ties), nothing else. */
-static inline uint64_t pod_stats__rkey(double x) {
-  return pod_stats__dkey(x + 0.0);
-}
-
-/* A buffer of m uint32 from work's released ones when one is large
-** enough, else new (work may be NULL); NULL when out of memory. */
-uint32_t *pod_ranks__take(pod_ranks_work *work, size_t m);
-
-/* The Spearman coefficient from the exact sum of products sab of a's
-** and b's twice-ranks (n >= 2), as pod_ranks_spearman. */
-double pod_ranks__rho(u128 sab, const pod_ranks *a, const pod_ranks *b,
-                      size_t n);
 #endif
 #define POD_STATS_AHEAD 16 /* places ahead */
 
