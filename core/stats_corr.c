@@ -16,9 +16,6 @@
 #define SP_GROUP 8    /* rank sets summed together */
 #define SP_BLOCK 2048 /* rows per block (in L1 while the group reads) */
 
-static void spearman_1n(const pod_ranks *a, const pod_ranks *b, int nb,
-                        double *rho);
-
 /* sum of x[i] y[i] for i < n, where the caller's blocking keeps the sum
 ** below 2^64: integer sums, so any order gives the same value.  With SSE2
 ** (every x86-64) four products a step in two 64-bit lanes (pmuludq on the
@@ -126,7 +123,9 @@ int pod_ranks_spearman_levels(const double *x, size_t n, const double *levels,
   pod_ranks a;
   int rc = pod_ranks_init_levels(&a, x, n, levels, nlev, work);
   if (rc) return rc;
-  spearman_1n(&a, b, nb, rho);
+  /* the sums of products and rho are symmetric in the two rank sets,
+  ** so this is rho(a, b[j]) bit for bit, one block of a per group of b */
+  pod_ranks_spearman_n(b, nb, &a, rho);
   pod_ranks_recycle(&a, work);
   return POD_OK;
 }
@@ -141,7 +140,9 @@ int pod_ranks_spearman_col(const double *x, size_t n, const double *bounds,
   pod_ranks a;
   int rc = pod_ranks_init_with(&a, x, n, bounds, NULL, 0, NULL, 0, work);
   if (rc) return rc;
-  spearman_1n(&a, b, nb, rho);
+  /* the sums of products and rho are symmetric in the two rank sets,
+  ** so this is rho(a, b[j]) bit for bit, one block of a per group of b */
+  pod_ranks_spearman_n(b, nb, &a, rho);
   pod_ranks_recycle(&a, work);
   return POD_OK;
 }
@@ -204,34 +205,6 @@ void pod_ranks_spearman_n(const pod_ranks *a, int na, const pod_ranks *b,
     }
     for (int k = k0; k < k1; k++)
       if (a[k].n == n) rho[k] = pod_ranks__rho(sab[k - k0], &a[k], b, n);
-  }
-}
-
-/* rho[j] = pod_ranks_spearman(a, &b[j]) for j < nb, the same values, in
-** one pass over a's ranks (a block of a read once per group of b's). */
-static void spearman_1n(const pod_ranks *a, const pod_ranks *b, int nb,
-                        double *rho) {
-  size_t n = a->n;
-  for (int j = 0; j < nb; j++) rho[j] = NAN;
-  if (n < 2) return;
-  size_t blk = (size_t)(UINT64_MAX / (4 * (uint64_t)n * (uint64_t)n));
-  if (blk > SP_BLOCK) blk = SP_BLOCK;
-  for (int j0 = 0; j0 < nb; j0 += SP_GROUP) {
-    int j1 = nb - j0 < SP_GROUP ? nb : j0 + SP_GROUP;
-    u128 sab[SP_GROUP];
-    memset(sab, 0, sizeof sab);
-    for (size_t i0 = 0; i0 < n; i0 += blk) {
-      size_t i1 = n - i0 < blk ? n : i0 + blk;
-      const uint32_t *x = a->r2;
-      for (int j = j0; j < j1; j++) {
-        if (b[j].n != n) continue;
-        const uint32_t *y = b[j].r2;
-        uint64_t acc = dot_u32(x + i0, y + i0, i1 - i0);
-        sab[j - j0] = u128_add(sab[j - j0], acc);
-      }
-    }
-    for (int j = j0; j < j1; j++)
-      if (b[j].n == n) rho[j] = pod_ranks__rho(sab[j - j0], a, &b[j], n);
   }
 }
 
