@@ -131,8 +131,10 @@ typedef enum pod_dispatcher {
 /* CUDA graph capture (Megatron-Core cuda_graph_impl / cuda_graph_scope). */
 typedef enum pod_cuda_graphs {
   POD_GRAPHS_NONE,    /* eager launches */
-  POD_GRAPHS_PARTIAL, /* Transformer Engine graphs of the attention, MoE
-                         router and MoE preprocess scopes */
+  POD_GRAPHS_PARTIAL, /* Transformer Engine graphs of the MoE router and
+                         MoE preprocess scopes, with or without attn (no
+                         eager attention launches are charged, so the
+                         attn scope changes nothing) */
   POD_GRAPHS_FULL     /* cuda_graph_impl = "full_iteration": the whole
                          forward-backward of a step is one graph */
 } pod_cuda_graphs;

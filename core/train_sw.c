@@ -313,9 +313,10 @@ int pod_train_default_eff(const pod_gpu *gpu, pod_dtype dtype, double *eff_gemm,
 **   (pod_train__mla_ew_bytes, pod_train__mla_rerun_bytes).  The
 **   GB300 NVL72 row of the same table (EP32, 8 local experts, MBS 2) is a
 **   prediction of it.
-** Transformer Engine's partial graphs (scopes attn, moe_router,
-** moe_preprocess) leave the experts eager: the same exposed time, but
-** capture the router's launches.  Full-iteration graphs replay the whole
+** Transformer Engine's partial graphs (scopes moe_router, moe_preprocess,
+** some recipes attn as well: no eager attention launches are charged, so
+** attn changes nothing) leave the experts eager: the same exposed time,
+** but capture the router's launches.  Full-iteration graphs replay the whole
 ** step: none; a fused grouped MLP is one kernel for all local experts:
 ** no expert launches. */
 #define HOST_EXPERT_US 60.6
