@@ -95,7 +95,9 @@
 -- +22% to +27%.  (d) The DGX-minus-NVL72 error is low only on this model
 -- (T14 -3.2/+1.6, T10 +1.0, T16 +7.1 points; here -10.1/-12.1); a B200
 -- clock of 0.75 instead of 0.707 would pass every row, with no public
--- figure behind it.  (e) 25.11 runs GB300 and GB200 both at MBS 4: with
+-- figure behind it; a convex power curve (P_dyn (f/f_boost)^1.5) passes
+-- this row at 300 W but fails GB200 Llama and Maverick rows (+17%), and
+-- with the static power refitted on T11 (631 W) takes it to -19.6%.  (e) 25.11 runs GB300 and GB200 both at MBS 4: with
 -- GB200's release gain (+9.5%) taken for GB300's too, MBS 8 is worth
 -- about nothing on GB300, against podsim's +16%.
 -- Solved row by row before these changes, the fixed MoE-layer time each row needed was
