@@ -88,7 +88,7 @@
 --   holds the H100 MoE rows, whose fabrics (DGX SuperPOD: rail-optimized,
 --   PXN keeps an EP all-to-all in its rail leaves, 32 nodes a unit) have
 --   no collision mechanism either (see docs/validation.md, C6 and C11).
---   Searched (a2anet): what InfiniBand static routing costs an all-to-all.
+--   Searched (issue 11): what InfiniBand static routing costs an all-to-all.
 --   Random placement (Hoefler, Schneider, Lumsdaine, "Multistage switches
 --   are not crossbars", IEEE Cluster 2008: effective bisection bandwidth
 --   55-60% on full-bisection static-routed fat trees; 38% on a 512-node
@@ -97,13 +97,13 @@
 --   about 0.55-0.6 (busbw about 53, -40%): the row runs at 0.96 of the
 --   NIC, so OCI's LIDs are in order, where ftree routing carries shift
 --   all-to-all rounds contention-free (Zahavi, Johnson, Kerbyson, Lang,
---   Concurrency Computat. 22, 2010), at three racks as at two: +12.0%
+--   Concurrency Computat., 2010), at three racks as at two: +12.0%
 --   here, C10 -15.5% (in its 30%).  A DGX H100 SuperPOD (rail-optimized,
 --   PXN) keeps C6's 8 nodes and T16's 4-node EP32 inside one rail leaf
 --   of a 32-node unit: a static route has no choice to make there, loss
 --   0, and C6 goes to 12.38x, T16 DGX-H100 to +23.9%, its GB300 and GB200
---   over-H100 ratios to -21.6% and -23.3% (IB presets with routing
---   "adaptive", this tree).  No routing mechanism gives the H100 rows the
+--   over-H100 ratios to -21.6% and -23.3% (podsim with the IB presets at
+--   routing "adaptive").  No routing mechanism gives the H100 rows the
 --   0.66-0.74 they need, so the term stays and this row misses.
 --   GB300 2 racks all_to_all: 47.7 GB/s, 24 GB/s per GPU on the network:
 --   a quarter of its two 400G NICs and half of the GB200 cluster's
@@ -140,7 +140,7 @@
 --   in-order RDMA flow staying on one; a flow pinned to one of four planes
 --   of an 800G NIC would run at a quarter of it, but which clusters use
 --   it, with how many planes, is not published.
---   Searched (a2anet): per-QP static ECMP on RoCE.  The GB300 and B300
+--   Searched (issue 11): per-QP static ECMP on RoCE.  The GB300 and B300
 --   shapes are RoCE (README shape table "RDMA (ROCe) NICs", GID index 3,
 --   traffic class 41; the systems below say so, transport = "roce", a
 --   label), and RoCE ECMP hashes every QP (its UDP source port) onto an
@@ -161,10 +161,10 @@
 --   port: 8 peers in flight (NCCL_MAX_DEV_WORK_P2P_PER_BATCH, device.h),
 --   2 channels per peer, one on each port, 4 QPs per connection, and with
 --   NCCL_IB_SPLIT_DATA_ON_QPS=0 each request on one QP, the QPs in turn
---   (src/transport/net_ib/common.h, ncclIbCommBaseGetNqpsPerRequest;
+--   (5067397c src/transport/net_ib/common.h, ncclIbCommBaseGetNqpsPerRequest;
 --   NCCL_STEPS requests in flight keep all four busy): F = 32, 1.43-1.58,
---   busbw 118-130 (+148..+173%).  One channel per peer gives F = 16
---   (+101..+128%), one request per connection F = 8 (+76..+95%); newer
+--   busbw 118-130 (+147..+173%).  One channel per peer gives F = 16
+--   (+112..+140%), one request per connection F = 8 (+75..+105%); newer
 --   NCCL runs more peers at once (5067397c src/enqueue.cc: p2pnChannels /
 --   channels per peer x 8 tasks), F larger still.  Per-QP hashing cannot
 --   bring a 4x loss with NCCL's flow count, so no model change: a ring or
