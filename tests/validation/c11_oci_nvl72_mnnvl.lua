@@ -105,6 +105,12 @@
 --   over-H100 ratios to -21.6% and -23.3% (podsim with the IB presets at
 --   routing "adaptive").  No routing mechanism gives the H100 rows the
 --   0.66-0.74 they need, so the term stays and this row misses.
+--   Receiver contention (any routing) gives the term's numbers: rounds out
+--   of step send a port's 8 flows in flight to random peer racks, a GPU's
+--   round waits for its slowest flow, share 0.74 / 0.71 / 0.67 at 3 / 4 /
+--   8 domains (0.75 / 0.70 / 0.66 now), so it cannot pass this row (-17%)
+--   while holding C6 and T16; the measured 0.93 says these nccl-tests
+--   rounds stay nearly in step (docs/design.md 4).
 --   GB300 2 racks all_to_all: 47.7 GB/s, 24 GB/s per GPU on the network:
 --   a quarter of its two 400G NICs and half of the GB200 cluster's
 --   one-NIC figure (45 GB/s), while the same cluster's 2-rack all-reduce
