@@ -88,6 +88,29 @@
 --   holds the H100 MoE rows, whose fabrics (DGX SuperPOD: rail-optimized,
 --   PXN keeps an EP all-to-all in its rail leaves, 32 nodes a unit) have
 --   no collision mechanism either (see docs/validation.md, C6 and C11).
+--   Searched (issue 11): what InfiniBand static routing costs an all-to-all.
+--   Random placement (Hoefler, Schneider, Lumsdaine, "Multistage switches
+--   are not crossbars", IEEE Cluster 2008: effective bisection bandwidth
+--   55-60% on full-bisection static-routed fat trees; 38% on a 512-node
+--   statically routed Clos, Geoffray and Hoefler, Hot Interconnects 2008)
+--   would cost the two-rack row, whose every network byte crosses the tier,
+--   about 0.55-0.6 (busbw about 53, -40%): the row runs at 0.96 of the
+--   NIC, so OCI's LIDs are in order, where ftree routing carries shift
+--   all-to-all rounds contention-free (Zahavi, Johnson, Kerbyson, Lang,
+--   Concurrency Computat., 2010), at three racks as at two: +12.0%
+--   here, C10 -15.5% (in its 30%).  A DGX H100 SuperPOD (rail-optimized,
+--   PXN) keeps C6's 8 nodes and T16's 4-node EP32 inside one rail leaf
+--   of a 32-node unit: a static route has no choice to make there, loss
+--   0, and C6 goes to 12.38x, T16 DGX-H100 to +23.9%, its GB300 and GB200
+--   over-H100 ratios to -21.6% and -23.3% (podsim with the IB presets at
+--   routing "adaptive").  No routing mechanism gives the H100 rows the
+--   0.66-0.74 they need, so the term stays and this row misses.
+--   Receiver contention (any routing) gives the term's numbers: rounds out
+--   of step send a port's 8 flows in flight to random peer racks, a GPU's
+--   round waits for its slowest flow, share 0.74 / 0.71 / 0.67 at 3 / 4 /
+--   8 domains (0.75 / 0.70 / 0.66 now), so it cannot pass this row (-17%)
+--   while holding C6 and T16; the measured 0.93 says these nccl-tests
+--   rounds stay nearly in step (docs/design.md 4).
 --   GB300 2 racks all_to_all: 47.7 GB/s, 24 GB/s per GPU on the network:
 --   a quarter of its two 400G NICs and half of the GB200 cluster's
 --   one-NIC figure (45 GB/s), while the same cluster's 2-rack all-reduce
@@ -122,7 +145,39 @@
 --   independent planes, the NIC choosing the plane per flow and an
 --   in-order RDMA flow staying on one; a flow pinned to one of four planes
 --   of an 800G NIC would run at a quarter of it, but which clusters use
---   it, with how many planes, is not published.  The rows below fit `oversub = 4` with
+--   it, with how many planes, is not published.
+--   Searched (issue 11): per-QP static ECMP on RoCE.  The GB300 and B300
+--   shapes are RoCE (README shape table "RDMA (ROCe) NICs", GID index 3,
+--   traffic class 41; the systems below say so, transport = "roce", a
+--   label), and RoCE ECMP hashes every QP (its UDP source port) onto an
+--   uplink independently.  Model: F flows per 400G port, each asking c/F;
+--   L uplinks per leaf (non-blocking); the round's flows hashed uniformly;
+--   the synchronised p2p round runs at the pace of the most loaded of the
+--   B hashed links it crosses, slowdown E[max_j X_j] / F with X_j ~
+--   Bin(F L, 1/L) (balls into bins: Raab and Steger, RANDOM 1998, m/n +
+--   sqrt(2 (m/n) ln n) for m >> n, ln n / ln ln n at m = n; computed as
+--   sum_k 1 - P(X <= k)^B, bins treated as independent: 4.35 at F = 1,
+--   L = B = 128 against the exact multinomial 4.38).  Slowdowns for L, B =
+--   64, 64 / 64, 256 / 64, 512 / 128, 128 / 128, 512:
+--     F = 1: 3.91 4.70 5.08 4.35 5.12     F = 8:  1.91 2.12 2.22 2.02 2.23
+--     F = 2: 2.96 3.46 3.70 3.23 3.72     F = 16: 1.63 1.77 1.83 1.70 1.84
+--     F = 4: 2.33 2.65 2.80 2.50 2.82     F = 32: 1.43 1.53 1.57 1.49 1.58
+--   The row needs 3.40-4.60 (podsim's busbw is 186.2 / slowdown: 1.485
+--   gives 125.5), so F = 1, or F = 2 with 256+ links.  NCCL's flows per
+--   port: 8 peers in flight (NCCL_MAX_DEV_WORK_P2P_PER_BATCH, device.h),
+--   2 channels per peer, one on each port, 4 QPs per connection, and with
+--   NCCL_IB_SPLIT_DATA_ON_QPS=0 each request on one QP, the QPs in turn
+--   (5067397c src/transport/net_ib/common.h, ncclIbCommBaseGetNqpsPerRequest;
+--   NCCL_STEPS requests in flight keep all four busy): F = 32, 1.43-1.58,
+--   busbw 118-130 (+147..+173%).  One channel per peer gives F = 16
+--   (+112..+140%), one request per connection F = 8 (+75..+105%); newer
+--   NCCL runs more peers at once (5067397c src/enqueue.cc: p2pnChannels /
+--   channels per peer x 8 tasks), F larger still.  Per-QP hashing cannot
+--   bring a 4x loss with NCCL's flow count, so no model change: a ring or
+--   tree collective would lose nothing either (16 channels at 24 GB/s on
+--   a 50 GB/s port: a link is oversubscribed only with 3 of them), and
+--   the B300 two-node rows stay under one leaf (no hashed uplink).
+--   The rows below fit `oversub = 4` with
 --   one rack per leaf on the all-to-all (C12) and check that the same
 --   fabric leaves the all-reduce where it was (C11).
 -- Tolerance: busbw within 15%.
@@ -131,9 +186,9 @@ local GiB = 2 ^ 30
 local oci = {
   GB200 = podsim.systems.gb200_nvl72,
   GB300 = podsim.system{base = "gb300_nvl72", nics_per_gpu = 2, nic_gbps = 400,
-    net_channel_GBps = 24},
+    net_channel_GBps = 24, transport = "roce"},
   B300 = podsim.system{base = "hgx_b300", nics_per_gpu = 2, nic_gbps = 400,
-    net_channel_GBps = 24},
+    net_channel_GBps = 24, transport = "roce"},
 }
 -- sys, op, ranks, ranks per domain, GiB, published busbw, fit or known miss, forced algo
 local rows = {
@@ -218,7 +273,7 @@ end
 -- GB300 2 racks under a cross-rack capacity of a quarter of the NICs
 -- (see above): the fit (C12) and what it predicts for the all-reduce.
 local tiered = podsim.system{base = "gb300_nvl72", nics_per_gpu = 2, nic_gbps = 400,
-  net_channel_GBps = 24, leaf_gpus = 64, oversub = 4}
+  net_channel_GBps = 24, transport = "roce", leaf_gpus = 64, oversub = 4}
 for _, c in ipairs{{"all_to_all", 47.67, true}, {"all_reduce", 738.39, false}} do
   local op, pub, fit = table.unpack(c)
   local res = podsim.collective(tiered, op, {ranks = 128, ranks_per_domain = 64, bytes = 16 * GiB})
