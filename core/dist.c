@@ -425,9 +425,33 @@ static double triangular_q(const double *p, double u) {
 static double sample_raw(const pod_dist *d, gsl_rng *r);
 static double clamp_support(const pod_dist *d, double x);
 
-/* gsl_rng_uniform(r) without the library call: the generator's own
-** get_double, as gsl_rng.h's inline version (GSL 2.7, rng/gsl_rng.h). */
+/* The state of GSL's MT19937 (gsl_rng_mt19937, GSL 2.7 rng/mt.c): the
+** 624 words of the generator and the index of the next one to temper. */
+#define MT_N 624
+typedef struct mt_words {
+  unsigned long mt[MT_N];
+  int mti;
+} mt_words;
+
+/* gsl_rng_uniform(r) without the library call.  For MT19937 (a study's
+** generator) the next word tempered here (Matsumoto and Nishimura, ACM
+** TOMACS 8(1), 1998: y ^= y >> 11; y ^= (y << 7) & 0x9d2c5680; y ^= (y <<
+** 15) & 0xefc60000; y ^= y >> 18) over 2^32, as GSL's get_double does;
+** when the words are used up GSL's own get_double regenerates them.  Any
+** other generator, or a state of another size: its get_double.  The same
+** values (tests/unit/test_dist_rng.c checks the stream). */
 static inline double uniform01(gsl_rng *r) {
+  if (r->type == gsl_rng_mt19937 && r->type->size == sizeof(mt_words)) {
+    mt_words *s = r->state;
+    if (s->mti >= 0 && s->mti < MT_N) {
+      unsigned long y = s->mt[s->mti++];
+      y ^= y >> 11;
+      y ^= (y << 7) & 0x9d2c5680UL;
+      y ^= (y << 15) & 0xefc60000UL;
+      y ^= y >> 18;
+      return (double)y / 4294967296.0;
+    }
+  }
   return r->type->get_double(r->state);
 }
 
