@@ -466,7 +466,7 @@ static inline double clamp(double x, double lo, double hi) {
   return x < lo ? lo : x > hi ? hi : x;
 }
 
-double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
+static inline double sample1(const pod_dist *d, gsl_rng *r) {
   const double *p = d->p;
   switch (d->kind) { /* the common kinds inline, clamped as clamp_support */
     case POD_DIST_UNIFORM:
@@ -480,6 +480,16 @@ double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
     default:
       return clamp_support(d, sample_raw(d, r));
   }
+}
+
+double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
+  return sample1(d, r);
+}
+
+void pod_dist_sample_rows(const pod_dist *d, int P, gsl_rng *r, int n,
+                          double *x) {
+  for (int j = 0; j < n; j++, x += P)
+    for (int i = 0; i < P; i++) x[i] = sample1(&d[i], r);
 }
 
 static double sample_raw(const pod_dist *d, gsl_rng *r) {

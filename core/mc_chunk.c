@@ -196,10 +196,7 @@ static int run_blocks(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
   }
   for (int64_t i0 = 0; i0 < c->n && !c->status; i0 += POD_MC_BLOCK) {
     int nb = c->n - i0 < POD_MC_BLOCK ? (int)(c->n - i0) : POD_MC_BLOCK;
-    for (int j = 0; j < nb; j++)
-      for (int p = 0; p < P; p++)
-        xb[(size_t)j * (size_t)P + (size_t)p] =
-            pod_dist_sample(&pl->dists[p], r);
+    pod_dist_sample_rows(pl->dists, P, r, nb, xb);
     pod_err e;
     pod_err_clear(&e);
     int nok = nb;

@@ -3,7 +3,8 @@
 ** uniform01) against GSL's own generator: the same uniforms, bit for bit,
 ** over many regenerations of the generator's words, for several seeds,
 ** interleaved with the library's own draws (the ziggurat of a lognormal),
-** and the generic path for another generator.
+** and the generic path for another generator; pod_dist_sample_rows
+** against pod_dist_sample draw by draw over every kind.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -57,10 +58,51 @@ static void test_other_generator(void **state) {
   compare_stream(gsl_rng_taus2, 7, 1000);
 }
 
+static void test_sample_rows(void **state) {
+  (void)state;
+  enum { P = 13, N = 300 };
+  pod_dist d[P];
+  d[0] = pod_dist_fixed(2.5);
+  d[1] = pod_dist_uniform(0.7, 0.9);
+  d[2] = pod_dist_loguniform(1.0, 4294967296.0);
+  d[3] = pod_dist_normal(1.0, 0.2);
+  d[4] = pod_dist_truncnormal(0.0, 1.0, -0.5, 2.0);
+  d[5] = pod_dist_lognormal(1.0, 0.5);
+  d[6] = pod_dist_triangular(0.8, 0.92, 0.96);
+  d[7] = pod_dist_beta(2.0, 5.0, 0.0, 10.0);
+  d[8] = pod_dist_gamma(2.0, 3.0);
+  d[9] = pod_dist_weibull(1.5, 2.0);
+  d[10] = pod_dist_exponential(4.0);
+  const double vals[] = {1.0, 2.0, 8.0};
+  assert_int_equal(pod_dist_discrete(vals, NULL, 3, &d[11], NULL), POD_OK);
+  assert_int_equal(pod_dist_empirical(vals, 3, &d[12], NULL), POD_OK);
+  for (int i = 0; i < P; i++) assert_int_equal(pod_dist_check(&d[i], NULL), 0);
+  static double rows[N * P];
+  gsl_rng *a = gsl_rng_alloc(gsl_rng_mt19937),
+          *b = gsl_rng_alloc(gsl_rng_mt19937);
+  assert_non_null(a);
+  assert_non_null(b);
+  gsl_rng_set(a, 42);
+  gsl_rng_set(b, 42);
+  pod_dist_sample_rows(d, P, a, N, rows);
+  for (int j = 0; j < N; j++)
+    for (int i = 0; i < P; i++) {
+      double v = pod_dist_sample(&d[i], b);
+      assert_memory_equal(&rows[j * P + i], &v, sizeof v);
+    }
+  /* the generators stand at the same place */
+  assert_true(gsl_rng_get(a) == gsl_rng_get(b));
+  gsl_rng_free(a);
+  gsl_rng_free(b);
+  pod_dist_free(&d[11]);
+  pod_dist_free(&d[12]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mt19937_stream),
       cmocka_unit_test(test_other_generator),
+      cmocka_unit_test(test_sample_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
