@@ -455,6 +455,15 @@ static inline double uniform01(gsl_rng *r) {
   return r->type->get_double(r->state);
 }
 
+/* gsl_rng_uniform_pos(r) inline: draws until one is not 0 (GSL 2.7,
+** rng/gsl_rng.h), so the same values. */
+static inline double uniform_pos01(gsl_rng *r) {
+  double u;
+  do u = uniform01(r);
+  while (u == 0);
+  return u;
+}
+
 /* gsl_ran_flat(r, a, b), inline: GSL's formula a (1 - u) + b u on one
 ** gsl_rng_uniform draw (GSL 2.7, randist/flat.c), so the same values. */
 static inline double flat(gsl_rng *r, double a, double b) {
@@ -511,12 +520,12 @@ static double sample_raw(const pod_dist *d, gsl_rng *r) {
         double x = p[0] + gsl_ran_gaussian_ziggurat(r, p[1]);
         if (x >= p[2] && x <= p[3]) return x;
       }
-      return truncnormal_q(p, gsl_rng_uniform_pos(r));
+      return truncnormal_q(p, uniform_pos01(r));
     case POD_DIST_LOGNORMAL: /* = gsl_ran_lognormal, with the faster normal
                                 sampler */
       return exp(p[0] + gsl_ran_gaussian_ziggurat(r, p[1]));
     case POD_DIST_TRIANGULAR:
-      return triangular_q(p, gsl_rng_uniform(r));
+      return triangular_q(p, uniform01(r));
     case POD_DIST_BETA:
       return p[2] + (p[3] - p[2]) * gsl_ran_beta(r, p[0], p[1]);
     case POD_DIST_GAMMA:
@@ -526,7 +535,7 @@ static double sample_raw(const pod_dist *d, gsl_rng *r) {
     case POD_DIST_EXPONENTIAL:
       return gsl_ran_exponential(r, p[0]);
     case POD_DIST_DISCRETE:
-      return pod_dist_quantile(d, gsl_rng_uniform_pos(r));
+      return pod_dist_quantile(d, uniform_pos01(r));
     case POD_DIST_EMPIRICAL:
       return d->values[gsl_rng_uniform_int(r, (unsigned long)d->n)];
     default:

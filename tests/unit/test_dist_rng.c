@@ -92,6 +92,22 @@ static void test_sample_rows(void **state) {
     }
   /* the generators stand at the same place */
   assert_true(gsl_rng_get(a) == gsl_rng_get(b));
+  /* draw by draw against GSL's own calls on a third generator: a
+  ** discrete draw is its quantile at gsl_rng_uniform_pos */
+  gsl_rng *c = gsl_rng_alloc(gsl_rng_mt19937);
+  assert_non_null(c);
+  gsl_rng_set(c, 42);
+  gsl_rng_set(a, 42);
+  for (int j = 0; j < N; j++) {
+    double v = pod_dist_quantile(&d[11], gsl_rng_uniform_pos(c));
+    double w = pod_dist_sample(&d[11], a);
+    assert_memory_equal(&w, &v, sizeof v);
+    v = gsl_rng_uniform(c);
+    w = pod_dist_sample(&d[1], a); /* uniform(0.7, 0.9): gsl_ran_flat */
+    double f = 0.7 * (1 - v) + 0.9 * v;
+    assert_memory_equal(&w, &f, sizeof f);
+  }
+  gsl_rng_free(c);
   gsl_rng_free(a);
   gsl_rng_free(b);
   pod_dist_free(&d[11]);
