@@ -1,11 +1,14 @@
 /*
 ** coll_kernel.c: the collective's names (ops and algorithms, with their
 ** parse functions) and the collective model as a built-in evaluator
-** (pod_coll_kernel, pod_coll.h).
+** (pod_coll_kernel, pod_coll.h), with its prepared block form
+** (pod_coll_kernel_block: pod_coll_prepare's collective per grid point,
+** each sample screening only its sampled fields).
 */
-#include <string.h>
-
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "coll_int.h"
 
@@ -166,3 +169,101 @@ static int coll_kernel_fn(const void *cfg, double *metrics, pod_err *err) {
 
 const pod_kernel pod_coll_kernel = {"collective", sizeof(pod_coll_cfg), 3,
                                     COLL_METRICS, coll_kernel_fn};
+
+/* ---- prepared block form (pod_kernel_block) ---------------------------- */
+
+#define BLOCK_BINDS 10 /* at most the fields a prep lets vary, and bytes */
+
+/* A grid point's collective prepared for samples of its binds: where each
+** sampled value goes in the config and the bounds pod_coll_eval's checks
+** hold it to (the system's field table, the arguments' bytes) as closed
+** finite bounds: v passes pod_field_in(v, min, max, open) exactly when
+** lo <= v <= hi (NaN never). */
+typedef struct coll_block_prep {
+  pod_coll_prep prep;
+  int nb;
+  size_t off[BLOCK_BINDS];
+  double lo[BLOCK_BINDS], hi[BLOCK_BINDS];
+} coll_block_prep;
+
+/* pod_field_in's bounds closed: an open end moves to the next double
+** inward, an infinite one to the largest finite (values must be
+** finite). */
+static void closed_bounds(const pod_field *f, double *lo, double *hi) {
+  *lo = f->min < -DBL_MAX ? -DBL_MAX : f->min;
+  *hi = f->max > DBL_MAX ? DBL_MAX : f->max;
+  if ((f->open & POD_F_MIN_OPEN) && f->min >= -DBL_MAX)
+    *lo = nextafter(f->min, INFINITY);
+  if ((f->open & POD_F_MAX_OPEN) && f->max <= DBL_MAX)
+    *hi = nextafter(f->max, -INFINITY);
+}
+
+/* The double field of table t at byte `offset`, or NULL. */
+static const pod_field *field_at(const pod_field *t, size_t offset) {
+  for (; t->name != NULL; t++)
+    if (t->offset == offset && t->type == POD_F_DOUBLE) return t;
+  return NULL;
+}
+
+/* Only what pod_coll_eval of an auto collective would accept (a valid
+** system and arguments, pod_coll_prepare's checks), and only binds that
+** the prep lets vary: the efficiencies, and with no candidate chosen by
+** NCCL's ratings the latencies, fills, oversubscription and bytes. */
+static int coll_block_prepare(const void *cfg, const pod_bind *binds, int nb,
+                              void *out) {
+  const pod_coll_cfg *c = cfg;
+  coll_block_prep *bp = out;
+  memset(bp, 0, sizeof *bp);
+  if (nb < 0 || nb > BLOCK_BINDS || c->args.algo != POD_ALGO_AUTO)
+    return POD_ENOTSUP;
+  if (pod_hw_system_check(&c->system, NULL) != POD_OK ||
+      pod_coll_prepare(&c->system, c->op, c->args.ranks,
+                       c->args.ranks_per_domain, c->args.bytes, &bp->prep,
+                       NULL) != POD_OK)
+    return POD_ENOTSUP;
+  const size_t sys0 = offsetof(pod_coll_cfg, system);
+  const size_t bytes = offsetof(pod_coll_cfg, args.bytes);
+  for (int i = 0; i < nb; i++) {
+    size_t off = binds[i].offset;
+    const pod_field *f = NULL;
+    if (binds[i].type != POD_BIND_DOUBLE) return POD_ENOTSUP;
+    if (off == bytes && pod_coll_prep_any_bytes(&bp->prep))
+      f = field_at(pod_coll_cfg_fields, off);
+    else if (off >= sys0 && off - sys0 < sizeof(pod_system) &&
+             pod_coll_prep_varies(&bp->prep, off - sys0))
+      f = field_at(pod_hw_system_fields, off - sys0);
+    if (f == NULL) return POD_ENOTSUP;
+    bp->off[i] = off;
+    closed_bounds(f, &bp->lo[i], &bp->hi[i]);
+  }
+  bp->nb = nb;
+  return POD_OK;
+}
+
+static int coll_block_eval(const void *prep, void *cfg, int n, const double *x,
+                           double *y) {
+  const coll_block_prep *bp = prep;
+  pod_coll_cfg *c = cfg;
+  unsigned char *base = cfg;
+  const int nb = bp->nb;
+  for (int j = 0; j < n; j++) {
+    const double *xj = x + (size_t)j * (size_t)nb;
+    int ok = 1;
+    for (int i = 0; i < nb; i++) {
+      ok &= (xj[i] >= bp->lo[i]) & (xj[i] <= bp->hi[i]);
+      memcpy(base + bp->off[i], &xj[i], sizeof(double));
+    }
+    pod_coll_result res;
+    if (!ok || pod_coll_eval_prepared(&bp->prep, &c->system, c->args.bytes,
+                                      &res, NULL) != POD_OK)
+      return j; /* the kernel's fn gives this sample's error */
+    y[3 * j] = res.time_s;
+    y[3 * j + 1] = res.algbw_GBps;
+    y[3 * j + 2] = res.busbw_GBps;
+  }
+  return n;
+}
+
+const pod_kernel_block pod_coll_kernel_block = {
+    &pod_coll_kernel, sizeof(coll_block_prep), coll_block_prepare,
+    coll_block_eval};

@@ -23,6 +23,7 @@
 #include "pod_coll.h"
 
 #include <math.h>
+#include <stddef.h>
 
 static const pod_coll_prep PREP_ZERO;
 
@@ -132,8 +133,12 @@ static double replay_auto(const pod_coll_prep *P, const pod_system *sys,
                                                : t_sel;
 }
 
-int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
-                           double S, double *time_s, pod_err *err) {
+/* pod_coll_time_prepared's time with the placement's 1/n (*in, as
+** pod_coll__time's bus factor reads it) and the candidate that ran
+** (*best). */
+static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
+                         double S, double *time_s, double *in, int *best,
+                         pod_err *err) {
   if (P == NULL || !P->ok)
     return pod_err_set(err, POD_EINVAL, "prep",
                        "is not prepared (pod_coll_prepare)");
@@ -146,9 +151,11 @@ int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
     /* other bytes: screened as pod_coll_time_checked screens them (the
     ** ranks passed at prepare), and out of bounds its error */
     pod_coll_args a = {P->n, P->r, S, POD_ALGO_AUTO};
-    if (!(1 POD_COLL__ARGS(ARGS_SCREEN)))
-      return pod_coll_time_checked(sys, (pod_coll_op)P->op, P->n, P->r, S, NULL,
-                                   time_s, err);
+    if (!(1 POD_COLL__ARGS(ARGS_SCREEN))) { /* the same screen fails there */
+      int rc = pod_coll_time_checked(sys, (pod_coll_op)P->op, P->n, P->r, S,
+                                     NULL, time_s, err);
+      return rc != POD_OK ? rc : pod_err_set(err, POD_EINVAL, "bytes", NULL);
+    }
   }
   place pl;
   rates q;
@@ -161,13 +168,13 @@ int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
     make_plan(sys, (pod_coll_op)P->op, (pod_coll_algo)P->cand[P->fixed], &pl,
               &p);
     t = plan_time(&q, &p, S);
+    *best = P->fixed;
     if (P->single && !(t < INFINITY)) /* auto_time found none */
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name((pod_coll_op)P->op));
   } else {
-    int best;
-    t = replay_auto(P, sys, &pl, &q, S, &best);
-    if (best < 0)
+    t = replay_auto(P, sys, &pl, &q, S, best);
+    if (*best < 0)
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name((pod_coll_op)P->op));
   }
@@ -175,7 +182,57 @@ int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
   if (!isfinite(t))
     return pod_err_set(err, POD_ERANGE, "bytes", "time is not finite");
   *time_s = t;
+  *in = pl.in;
   return POD_OK;
+}
+
+int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
+                           double S, double *time_s, pod_err *err) {
+  double in;
+  int best;
+  return prepared_time(P, sys, S, time_s, &in, &best, err);
+}
+
+int pod_coll_eval_prepared(const pod_coll_prep *P, const pod_system *sys,
+                           double S, pod_coll_result *out, pod_err *err) {
+  double t = 0.0, in = 0.0;
+  int best = -1;
+  if (out == NULL) return pod_err_set(err, POD_EINVAL, "out", "is NULL");
+  int rc = prepared_time(P, sys, S, &t, &in, &best, err);
+  if (rc != POD_OK) return rc;
+  pod_coll_op op = (pod_coll_op)P->op;
+  /* as coll_eval from pod_coll__time's t and factor */
+  double factor = (op == POD_COLL_BROADCAST || op == POD_COLL_SEND_RECV)
+                      ? 1.0
+                      : BUSBW_FACTOR_NUM[op] * ((double)P->n - 1.0) * in;
+  out->time_s = t;
+  out->algbw_GBps = t > 0.0 ? S / t * 1e-9 : 0.0;
+  out->busbw_GBps = P->n == 1 ? 0.0 : out->algbw_GBps * factor;
+  out->algo = (pod_coll_algo)P->cand[best];
+  return POD_OK;
+}
+
+/* The system fields a sample may change (see pod_coll_prep_varies). */
+static const size_t EFF_FIELDS[] = {offsetof(pod_system, up_eff),
+                                    offsetof(pod_system, out_eff)};
+static const size_t FREE_FIELDS[] = {offsetof(pod_system, up_latency_us),
+                                     offsetof(pod_system, out_latency_us),
+                                     offsetof(pod_system, msg_overhead_us),
+                                     offsetof(pod_system, nvls_latency_us),
+                                     offsetof(pod_system, up_fill_KiB),
+                                     offsetof(pod_system, out_half_MB),
+                                     offsetof(pod_system, oversub)};
+
+int pod_coll_prep_varies(const pod_coll_prep *P, size_t offset) {
+  if (P == NULL || !P->ok) return 0;
+  for (size_t i = 0; i < sizeof EFF_FIELDS / sizeof EFF_FIELDS[0]; i++)
+    if (offset == EFF_FIELDS[i]) return 1;
+  /* without a rated candidate nothing prepared read them: setup, the plans
+  ** and their times read them per sample */
+  if (!P->any_bytes) return 0;
+  for (size_t i = 0; i < sizeof FREE_FIELDS / sizeof FREE_FIELDS[0]; i++)
+    if (offset == FREE_FIELDS[i]) return 1;
+  return 0;
 }
 
 int pod_coll_prep_any_bytes(const pod_coll_prep *P) {

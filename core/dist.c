@@ -1,7 +1,8 @@
 /*
-** dist.c: distributions of uncertain inputs (see pod_dist.h).
+** dist.c: distributions of uncertain inputs (see pod_dist.h): checks,
+** sampling, quantiles and supports (mean and variance: dist_moments.c).
 */
-#include "pod_dist.h"
+#include "dist_int.h"
 
 #include <float.h>
 #include <math.h>
@@ -214,9 +215,8 @@ void pod_dist_free(pod_dist *d) {
   *d = pod_dist_fixed(0);
 }
 
-/* Normal CDF mass between standardized bounds a < b, computed in the tail
-** that keeps precision (upper tail through Q when a > 0). */
-static double tn_mass(double a, double b) {
+/* dist_int.h */
+double pod_dist__tn_mass(double a, double b) {
   if (a > 0) return gsl_cdf_ugaussian_Q(a) - gsl_cdf_ugaussian_Q(b);
   return gsl_cdf_ugaussian_P(b) - gsl_cdf_ugaussian_P(a);
 }
@@ -262,8 +262,8 @@ static int check_params(const pod_dist *d, pod_err *err) {
            "must be a number above -inf", p[3]);
       NEED(p[3] > p[2], "hi", "must be greater than lo", p[3]);
       double a = (p[2] - p[0]) / p[1], b = (p[3] - p[0]) / p[1];
-      NEED(tn_mass(a, b) > 1e-300, "lo", "leaves no probability mass below hi",
-           p[2]);
+      NEED(pod_dist__tn_mass(a, b) > 1e-300, "lo",
+           "leaves no probability mass below hi", p[2]);
       return POD_OK;
     }
     case POD_DIST_LOGNORMAL:
@@ -425,10 +425,43 @@ static double triangular_q(const double *p, double u) {
 static double sample_raw(const pod_dist *d, gsl_rng *r);
 static double clamp_support(const pod_dist *d, double x);
 
-/* gsl_rng_uniform(r) without the library call: the generator's own
-** get_double, as gsl_rng.h's inline version (GSL 2.7, rng/gsl_rng.h). */
+/* The state of GSL's MT19937 (gsl_rng_mt19937, GSL 2.7 rng/mt.c): the
+** 624 words of the generator and the index of the next one to temper. */
+#define MT_N 624
+typedef struct mt_words {
+  unsigned long mt[MT_N];
+  int mti;
+} mt_words;
+
+/* gsl_rng_uniform(r) without the library call.  For MT19937 (a study's
+** generator) the next word tempered here (Matsumoto and Nishimura, ACM
+** TOMACS 8(1), 1998: y ^= y >> 11; y ^= (y << 7) & 0x9d2c5680; y ^= (y <<
+** 15) & 0xefc60000; y ^= y >> 18) over 2^32, as GSL's get_double does;
+** when the words are used up GSL's own get_double regenerates them.  Any
+** other generator, or a state of another size: its get_double.  The same
+** values (tests/unit/test_dist_rng.c checks the stream). */
 static inline double uniform01(gsl_rng *r) {
+  if (r->type == gsl_rng_mt19937 && r->type->size == sizeof(mt_words)) {
+    mt_words *s = r->state;
+    if (s->mti >= 0 && s->mti < MT_N) {
+      unsigned long y = s->mt[s->mti++];
+      y ^= y >> 11;
+      y ^= (y << 7) & 0x9d2c5680UL;
+      y ^= (y << 15) & 0xefc60000UL;
+      y ^= y >> 18;
+      return (double)y / 4294967296.0;
+    }
+  }
   return r->type->get_double(r->state);
+}
+
+/* gsl_rng_uniform_pos(r) inline: draws until one is not 0 (GSL 2.7,
+** rng/gsl_rng.h), so the same values. */
+static inline double uniform_pos01(gsl_rng *r) {
+  double u;
+  do u = uniform01(r);
+  while (u == 0);
+  return u;
 }
 
 /* gsl_ran_flat(r, a, b), inline: GSL's formula a (1 - u) + b u on one
@@ -442,7 +475,7 @@ static inline double clamp(double x, double lo, double hi) {
   return x < lo ? lo : x > hi ? hi : x;
 }
 
-double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
+static inline double sample1(const pod_dist *d, gsl_rng *r) {
   const double *p = d->p;
   switch (d->kind) { /* the common kinds inline, clamped as clamp_support */
     case POD_DIST_UNIFORM:
@@ -456,6 +489,16 @@ double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
     default:
       return clamp_support(d, sample_raw(d, r));
   }
+}
+
+double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
+  return sample1(d, r);
+}
+
+void pod_dist_sample_rows(const pod_dist *d, int P, gsl_rng *r, int n,
+                          double *x) {
+  for (int j = 0; j < n; j++, x += P)
+    for (int i = 0; i < P; i++) x[i] = sample1(&d[i], r);
 }
 
 static double sample_raw(const pod_dist *d, gsl_rng *r) {
@@ -477,12 +520,12 @@ static double sample_raw(const pod_dist *d, gsl_rng *r) {
         double x = p[0] + gsl_ran_gaussian_ziggurat(r, p[1]);
         if (x >= p[2] && x <= p[3]) return x;
       }
-      return truncnormal_q(p, gsl_rng_uniform_pos(r));
+      return truncnormal_q(p, uniform_pos01(r));
     case POD_DIST_LOGNORMAL: /* = gsl_ran_lognormal, with the faster normal
                                 sampler */
       return exp(p[0] + gsl_ran_gaussian_ziggurat(r, p[1]));
     case POD_DIST_TRIANGULAR:
-      return triangular_q(p, gsl_rng_uniform(r));
+      return triangular_q(p, uniform01(r));
     case POD_DIST_BETA:
       return p[2] + (p[3] - p[2]) * gsl_ran_beta(r, p[0], p[1]);
     case POD_DIST_GAMMA:
@@ -492,7 +535,7 @@ static double sample_raw(const pod_dist *d, gsl_rng *r) {
     case POD_DIST_EXPONENTIAL:
       return gsl_ran_exponential(r, p[0]);
     case POD_DIST_DISCRETE:
-      return pod_dist_quantile(d, gsl_rng_uniform_pos(r));
+      return pod_dist_quantile(d, uniform_pos01(r));
     case POD_DIST_EMPIRICAL:
       return d->values[gsl_rng_uniform_int(r, (unsigned long)d->n)];
     default:
@@ -647,135 +690,6 @@ static double quantile_raw(const pod_dist *d, double u) {
       int i = (int)floor(u * d->n);
       if (i >= d->n) i = d->n - 1;
       return d->values[i];
-    }
-    default:
-      return NAN;
-  }
-}
-
-/* Truncated-normal mean and variance from the standard formulas
-** (Johnson, Kotz & Balakrishnan, Continuous Univariate Distributions 1, 13.10).
-*/
-static void tn_moments(const double *p, double *mean, double *var) {
-  double a = (p[2] - p[0]) / p[1], b = (p[3] - p[0]) / p[1];
-  double z = tn_mass(a, b);
-  double pa = isinf(a) ? 0 : gsl_ran_ugaussian_pdf(a);
-  double pb = isinf(b) ? 0 : gsl_ran_ugaussian_pdf(b);
-  double apa = isinf(a) ? 0 : a * pa, bpb = isinf(b) ? 0 : b * pb;
-  double r = (pa - pb) / z;
-  *mean = p[0] + p[1] * r;
-  *var = p[1] * p[1] * (1 + (apa - bpb) / z - r * r);
-}
-
-double pod_dist_mean(const pod_dist *d) {
-  const double *p = d->p;
-  double m, v;
-  switch (d->kind) {
-    case POD_DIST_FIXED:
-      return p[0];
-    case POD_DIST_UNIFORM:
-      return 0.5 * (p[0] + p[1]);
-    case POD_DIST_LOGUNIFORM:
-      return (p[1] - p[0]) / log(p[1] / p[0]);
-    case POD_DIST_NORMAL:
-      return p[0];
-    case POD_DIST_TRUNCNORMAL:
-      tn_moments(p, &m, &v);
-      return m;
-    case POD_DIST_LOGNORMAL:
-      return exp(p[0] + 0.5 * p[1] * p[1]);
-    case POD_DIST_TRIANGULAR:
-      return (p[0] + p[1] + p[2]) / 3.0;
-    case POD_DIST_BETA:
-      return p[2] + (p[3] - p[2]) * p[0] / (p[0] + p[1]);
-    case POD_DIST_GAMMA:
-      return p[0] * p[1];
-    case POD_DIST_WEIBULL:
-      return p[1] * tgamma(1 + 1 / p[0]);
-    case POD_DIST_EXPONENTIAL:
-      return p[0];
-    case POD_DIST_DISCRETE: {
-      double s = 0, w = 0;
-      for (int i = 0; i < d->n; i++) {
-        s += d->weights[i] * d->values[i];
-        w += d->weights[i];
-      }
-      return s / w;
-    }
-    case POD_DIST_EMPIRICAL: {
-      double s = 0;
-      for (int i = 0; i < d->n; i++) s += d->values[i];
-      return s / d->n;
-    }
-    default:
-      return NAN;
-  }
-}
-
-static double variance_raw(const pod_dist *d);
-
-/* Rounding can leave a tiny negative variance (loguniform over a range of
-** a few ulps); a variance is never below 0. */
-double pod_dist_variance(const pod_dist *d) {
-  double v = variance_raw(d);
-  return v < 0 ? 0 : v;
-}
-
-static double variance_raw(const pod_dist *d) {
-  const double *p = d->p;
-  double m, v;
-  switch (d->kind) {
-    case POD_DIST_FIXED:
-      return 0;
-    case POD_DIST_UNIFORM:
-      return (p[1] - p[0]) * (p[1] - p[0]) / 12.0;
-    case POD_DIST_LOGUNIFORM: {
-      double l = log(p[1] / p[0]);
-      double mean = (p[1] - p[0]) / l;
-      return (p[1] * p[1] - p[0] * p[0]) / (2 * l) - mean * mean;
-    }
-    case POD_DIST_NORMAL:
-      return p[1] * p[1];
-    case POD_DIST_TRUNCNORMAL:
-      tn_moments(p, &m, &v);
-      return v;
-    case POD_DIST_LOGNORMAL: {
-      double s2 = p[1] * p[1];
-      return expm1(s2) * exp(2 * p[0] + s2);
-    }
-    case POD_DIST_TRIANGULAR: {
-      double a = p[0], c = p[1], b = p[2];
-      return (a * a + b * b + c * c - a * b - a * c - b * c) / 18.0;
-    }
-    case POD_DIST_BETA: {
-      double s = p[0] + p[1], w = p[3] - p[2];
-      return w * w * p[0] * p[1] / (s * s * (s + 1));
-    }
-    case POD_DIST_GAMMA:
-      return p[0] * p[1] * p[1];
-    case POD_DIST_WEIBULL: {
-      double g1 = tgamma(1 + 1 / p[0]), g2 = tgamma(1 + 2 / p[0]);
-      return p[1] * p[1] * (g2 - g1 * g1);
-    }
-    case POD_DIST_EXPONENTIAL:
-      return p[0] * p[0];
-    case POD_DIST_DISCRETE: {
-      double mean = pod_dist_mean(d), s = 0, w = 0;
-      for (int i = 0; i < d->n; i++) {
-        if (d->weights[i] == 0) continue; /* 0 * inf would be NaN */
-        double e = d->values[i] - mean;
-        s += d->weights[i] * e * e;
-        w += d->weights[i];
-      }
-      return s / w;
-    }
-    case POD_DIST_EMPIRICAL: {
-      double mean = pod_dist_mean(d), s = 0;
-      for (int i = 0; i < d->n; i++) {
-        double e = d->values[i] - mean;
-        s += e * e;
-      }
-      return s / d->n;
     }
     default:
       return NAN;

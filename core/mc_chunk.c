@@ -131,10 +131,58 @@ static int record(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
   return POD_OK;
 }
 
+/* 1 when no sample of a block of nb rows y (M metrics each) is dropped
+** or fails the checks: every metric finite, and the fits metric (if any)
+** positive. */
+static int block_clean(const pod_mc_plan *pl, int nb, const double *y) {
+  int M = pl->M, fm = pl->fits_metric, ok = 1;
+  size_t n = (size_t)nb * (size_t)M;
+  for (size_t i = 0; i < n; i++) ok &= y[i] - y[i] == 0.0; /* finite */
+  if (fm >= 0)
+    for (int j = 0; j < nb; j++) ok &= y[(size_t)j * (size_t)M + fm] > 0.0;
+  return ok;
+}
+
+/* record() of the nb samples of a clean block in order: the moments (per
+** metric in sample order, as record adds them), the sketches, then each
+** stored column written once from the block. */
+static int record_block(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i0,
+                        int nb, const double *xb, const double *yb) {
+  const int M = pl->M, P = pl->P;
+  for (int j = 0; j < nb; j++) {
+    const double *y = yb + (size_t)j * (size_t)M;
+    for (int m = 0; m < M; m++) pod_moments_add(&c->mom[m], y[m]);
+  }
+  if (c->sk) {
+    for (int j = 0; j < nb; j++)
+      for (int m = 0; m < M; m++)
+        if (pod_sketch_add(&c->sk[m], yb[(size_t)j * (size_t)M + m])) {
+          pod_err e;
+          pod_err_set(&e, POD_ENOMEM, "sketch", "out of memory");
+          return chunk_fail(pl, c, i0 + j, xb + (size_t)j * (size_t)P, &e,
+                            POD_ENOMEM);
+        }
+  }
+  int64_t k = c->kept;
+  if (c->yd)
+    for (int m = 0; m < M; m++) {
+      double *col = c->yd[m] + k;
+      for (int j = 0; j < nb; j++) col[j] = yb[(size_t)j * (size_t)M + m];
+    }
+  if (c->xd)
+    for (int p = 0; p < P; p++) {
+      double *col = c->xd[p] + k;
+      for (int j = 0; j < nb; j++) col[j] = xb[(size_t)j * (size_t)P + p];
+    }
+  c->kept += nb;
+  return POD_OK;
+}
+
 /* run_plain with the evaluator's eval_block: the samples of a block are
 ** drawn in the same order, then evaluated together, then checked and
 ** recorded in order (a failing sample fails the chunk after the samples
-** before it, as per sample). */
+** before it, as per sample); a block with no dropped sample is recorded
+** as one. */
 static int run_blocks(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
                       gsl_rng *r) {
   int P = pl->P, M = pl->M;
@@ -148,15 +196,16 @@ static int run_blocks(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
   }
   for (int64_t i0 = 0; i0 < c->n && !c->status; i0 += POD_MC_BLOCK) {
     int nb = c->n - i0 < POD_MC_BLOCK ? (int)(c->n - i0) : POD_MC_BLOCK;
-    for (int j = 0; j < nb; j++)
-      for (int p = 0; p < P; p++)
-        xb[(size_t)j * (size_t)P + (size_t)p] =
-            pod_dist_sample(&pl->dists[p], r);
+    pod_dist_sample_rows(pl->dists, P, r, nb, xb);
     pod_err e;
     pod_err_clear(&e);
     int nok = nb;
     int rc = pl->ev.eval_block(pl->ev.ud, worker, c->g, nb, xb, yb, &nok, &e);
     if (rc == POD_OK) nok = nb;
+    if (rc == POD_OK && block_clean(pl, nb, yb)) {
+      record_block(pl, c, i0, nb, xb, yb);
+      continue;
+    }
     for (int j = 0; j < nok && !c->status; j++) {
       const double *x = xb + (size_t)j * (size_t)P;
       const double *y = yb + (size_t)j * (size_t)M;

@@ -170,7 +170,8 @@ int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
 
 /* The time_s of pod_coll_time_checked on `sys` for `bytes`, bit for bit,
 ** errors included, where sys equals the prepared system in every field
-** but up_eff and out_eff (any values), and bytes are the prepared bytes
+** but those pod_coll_prep_varies names (up_eff and out_eff always; any
+** valid values), and bytes are the prepared bytes
 ** or, when pod_coll_prep_any_bytes(prep), any bytes (they are checked as
 ** pod_coll_time_checked checks them).  POD_EINVAL ("prep") when prep is
 ** not prepared, ("bytes") for other bytes of a prep whose choice NCCL's
@@ -178,6 +179,25 @@ int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
 ** is read only). */
 int pod_coll_time_prepared(const pod_coll_prep *prep, const pod_system *sys,
                            double bytes, double *time_s, pod_err *err);
+
+/* pod_coll_time_prepared's time with the rest of pod_coll_eval_checked's
+** result (algo auto) on the same terms, bit for bit, errors included:
+** algbw and busbw as coll_eval makes them, the algorithm that ran.  For
+** the built-in evaluator's prepared samples (coll_kernel.c).  Pure and
+** thread-safe. */
+int pod_coll_eval_prepared(const pod_coll_prep *prep, const pod_system *sys,
+                           double bytes, pod_coll_result *out, pod_err *err);
+
+/* 1 when a system field at byte `offset` of a pod_system may take any
+** (valid) value per sample for prep's time to stay pod_coll_time_checked's:
+** up_eff and out_eff always; when pod_coll_prep_any_bytes(prep) (no
+** candidate chosen by NCCL's ratings, which read latencies and fills
+** when prepared) also up_latency_us, out_latency_us, msg_overhead_us,
+** nvls_latency_us, up_fill_KiB, out_half_MB and oversub, which only the
+** per-sample placement, plans and times read.  0 otherwise or for an
+** unprepared prep.  Checked field by field against pod_coll_eval in
+** tests/unit/test_coll_prep.c. */
+int pod_coll_prep_varies(const pod_coll_prep *prep, size_t offset);
 
 /* 1 when nothing prepared depends on the bytes (no algorithm is chosen by
 ** NCCL's ratings, which read them: every collective but an all-reduce
@@ -205,6 +225,12 @@ typedef struct pod_coll_cfg {
 } pod_coll_cfg;
 
 extern const pod_kernel pod_coll_kernel;
+/* Its prepared block form (pod_kernel.h): an auto collective prepared per
+** grid point (pod_coll_prepare) when the samples bind only fields that
+** pod_coll_prep_varies lets vary and, with pod_coll_prep_any_bytes, the
+** bytes; each sample screens only its sampled fields and goes through
+** pod_coll_eval_prepared.  The kernel's metrics bit for bit. */
+extern const pod_kernel_block pod_coll_kernel_block;
 
 /* Bounds of the numeric arguments (pod_field.h), the one home of each
 ** range: ranks, ranks_per_domain and bytes of a pod_coll_args (checked by

@@ -114,6 +114,12 @@ int pod_dist_check(const pod_dist *d, pod_err *err);
 /* One draw using `r`.  The dist must have passed pod_dist_check. */
 double pod_dist_sample(const pod_dist *d, gsl_rng *r);
 
+/* n rows of P draws, row j of d[0..P-1] at x + j * P: the values of
+** pod_dist_sample in that order (row by row, parameter by parameter), the
+** same uniforms, without a call per draw. */
+void pod_dist_sample_rows(const pod_dist *d, int P, gsl_rng *r, int n,
+                          double *x);
+
 /* Inverse CDF: the value x with P(X <= x) = u, for u in (0,1) (u is
 ** clamped to [1e-300, 1-2^-53]).  Available for every kind (discrete and
 ** empirical use the left-continuous inverse of their step CDF), so

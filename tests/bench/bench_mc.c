@@ -8,7 +8,10 @@
 ** - speed-up from 1 to 2 threads through pod_run on a real uv loop;
 ** - the same with the real collective kernel (pod_coll_kernel: 64-rank
 **   all-to-all on GB200 NVL72 and on HGX H100, sampling efficiencies,
-**   latency and size);
+**   latency and size), through its prepared block form
+**   (pod_coll_kernel_block, as studies run it) and, in alternating rounds,
+**   through its fn per sample (a copy of the kernel, which has no block
+**   form), with the ratio;
 ** - peak RSS of 1 M samples x 10 metrics (pod_cost_kernel) with exact quantiles
 *(in a child
 **   process, so each figure is that run's own peak).
@@ -196,8 +199,9 @@ static double capacity(void) {
   return 2 * (t1 - t0) / (now_s() - t1);
 }
 
-/* pod_coll_kernel, serial, one core: samples per CPU second. */
-static double coll_rate(double *wall_rate) {
+/* Kernel k (pod_coll_kernel or a copy without its block form), serial,
+** one core: samples per CPU second. */
+static double coll_rate(const pod_kernel *k, double *wall_rate) {
   pod_coll_cfg base[2];
   const char *sys[2] = {"gb200_nvl72", "hgx_h100"};
   for (int g = 0; g < 2; g++) {
@@ -218,8 +222,7 @@ static double coll_rate(double *wall_rate) {
                    pod_dist_lognormal(log(1.0), 0.3),
                    pod_dist_loguniform(1 << 10, 1u << 31)};
   pod_mc_evaluator ev;
-  if (pod_mc_kernel_evaluator(&pod_coll_kernel, base, 2, cb, 4, &ev) != POD_OK)
-    abort();
+  if (pod_mc_kernel_evaluator(k, base, 2, cb, 4, &ev) != POD_OK) abort();
   pod_mc_spec s;
   pod_mc_spec_init(&s);
   s.nparams = 4;
@@ -369,12 +372,26 @@ int main(void) {
       "pod_coll_kernel 64-rank all-to-all, 4 sampled params, 3 metrics, "
       "DDSketch)\n",
       sketch / 1e6, ws / 1e6);
-  double wc, coll = coll_rate(&wc);
+  /* the kernel through its block form and, alternating, its fn per sample
+  ** (a copy of the kernel is not in mc_kernel.c's list of block forms) */
+  const pod_kernel plain = pod_coll_kernel;
+  double coll = 0, wc = 0, per = 0, wp = 0;
+  for (int i = 0; i < 3; i++) {
+    double w1, w2, a = coll_rate(&pod_coll_kernel, &w1),
+                   b = coll_rate(&plain, &w2);
+    if (a > coll) coll = a, wc = w1;
+    if (b > per) per = b, wp = w2;
+  }
   printf(
       "mc_coll_kernel: %.2f M samples/s per core (CPU time; %.2f wall; "
-      "pod_coll_kernel all-to-all, "
-      "4 sampled params, exact quantiles)\n",
+      "pod_coll_kernel all-to-all through its prepared block form, "
+      "4 sampled params, exact quantiles; best of 3 rounds)\n",
       coll / 1e6, wc / 1e6);
+  printf(
+      "mc_coll_kernel_per_sample: %.2f M samples/s per core (CPU time; %.2f "
+      "wall; the same study through the kernel's fn per sample, rounds "
+      "alternating with the above); block form / per sample %.2fx\n",
+      per / 1e6, wp / 1e6, coll / per);
   speedup(0, "sketch");
   speedup(256, "exact");
   return 0;

@@ -6,7 +6,9 @@
 ** time and finite bandwidths; an error fills pod_err with a message; the
 ** kernel agrees with pod_coll_eval; a prepared collective
 ** (pod_coll_prepare) timed with other link efficiencies is
-** pod_coll_time_checked bit for bit.
+** pod_coll_time_checked bit for bit; the kernel's prepared block form
+** (pod_coll_kernel_block) on arbitrary values of the fields it lets vary
+** gives the kernel's metrics bit for bit, or leaves the sample to it.
 */
 #include <gsl/gsl_errno.h>
 
@@ -113,6 +115,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FZ_FAIL("prepared status %d time %a, checked status %d time %a", r2, t2,
                 r1, t1);
     }
+  }
+  /* the block form: up to four of the fields it may let vary, bound and
+  ** given arbitrary values */
+  static const size_t vary[] = {offsetof(pod_coll_cfg, system.up_eff),
+                                offsetof(pod_coll_cfg, system.out_eff),
+                                offsetof(pod_coll_cfg, system.up_latency_us),
+                                offsetof(pod_coll_cfg, system.out_latency_us),
+                                offsetof(pod_coll_cfg, system.msg_overhead_us),
+                                offsetof(pod_coll_cfg, system.oversub),
+                                offsetof(pod_coll_cfg, system.up_fill_KiB),
+                                offsetof(pod_coll_cfg, args.bytes)};
+  const pod_kernel_block *kb = &pod_coll_kernel_block;
+  static unsigned char prep[4096];
+  if (kb->prep_size > sizeof prep) FZ_FAIL("prep_size %zu", kb->prep_size);
+  pod_bind b[4];
+  double x[4];
+  int nb = fz_u8(&f) % 5;
+  for (int i = 0; i < nb; i++) {
+    b[i] = (pod_bind){vary[fz_u8(&f) % 8], POD_BIND_DOUBLE};
+    x[i] = fz_double(&f, 0.0, 2.0);
+  }
+  if (kb->prepare(&c, b, nb, prep) == POD_OK) {
+    pod_coll_cfg w = c, ref = c;
+    double yb[3], yf[3];
+    for (int i = 0; i < nb; i++)
+      memcpy((char *)&ref + b[i].offset, &x[i], sizeof x[i]);
+    int rf = pod_coll_kernel.fn(&ref, yf, NULL);
+    if (kb->eval(prep, &w, 1, x, yb) == 1 &&
+        (rf != POD_OK || memcmp(yb, yf, sizeof yb) != 0))
+      FZ_FAIL("block form %a %a %a, kernel status %d %a %a %a", yb[0], yb[1],
+              yb[2], rf, yf[0], yf[1], yf[2]);
   }
   return 0;
 }
