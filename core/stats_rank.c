@@ -23,6 +23,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define INS_MAX 24   /* buckets up to this size: insertion sort */
 #define SUB_BITS 11  /* of the later levels, at most */
@@ -322,24 +325,60 @@ static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N]) {
   a->w = t;
 }
 
+#define HIST3(p)                             \
+  do {                                       \
+    h[0][(p) & (DIG_N - 1)]++;               \
+    h[1][((p) >> DIG_BITS) & (DIG_N - 1)]++; \
+    h[2][(p) >> (2 * DIG_BITS)]++;           \
+  } while (0)
+
 /* The packed words of x (prefix (key - lo) >> shift, index) into t, in
-** index order, and the digit counts h of their prefixes; 1 when a key
-** falls outside [lo, lo + range] (the bounds were wrong), else 0. */
-static int count(const double *x, size_t n, uint64_t lo, uint64_t range,
-                 int shift, uint32_t (*h)[DIG_N], uint64_t *t) {
-  uint64_t mx = 0; /* the largest key - lo: wraps when key < lo */
+** index order, and the digit counts h of their prefixes.  With `check`,
+** 1 when a value falls outside [blo, bhi] or is NaN (the bounds were
+** wrong: the keys' order is that of the values, -0 as +0), else 0.  With
+** SSE2 the keys and words two at a time (the same integers). */
+static int count(const double *x, size_t n, uint64_t lo, int shift,
+                 uint32_t (*h)[DIG_N], uint64_t *t, int check, double blo,
+                 double bhi) {
+  int bad = 0;
+  size_t i = 0;
   memset(h, 0, NDIG * sizeof *h);
-  for (size_t i = 0; i < n; i++) {
-    uint64_t d = rkey(x[i]) - lo;
-    uint32_t p = (uint32_t)(d >> shift);
-    mx = d > mx ? d : mx;
-    t[i] = (uint64_t)p << 32 | i;
-    h[0][p & (DIG_N - 1)]++;
-    h[1][(p >> DIG_BITS) & (DIG_N - 1)]++;
-    h[2][p >> (2 * DIG_BITS)]++;
+#ifdef __SSE2__
+  const __m128i sign = _mm_set1_epi64x((long long)0x8000000000000000ULL);
+  const __m128i lo2 = _mm_set1_epi64x((long long)lo), two = _mm_set1_epi64x(2);
+  const __m128i sh = _mm_cvtsi32_si128(shift);
+  const __m128d lod = _mm_set1_pd(blo), hid = _mm_set1_pd(bhi);
+  __m128i idx = _mm_set_epi64x(1, 0);
+  __m128d out = _mm_setzero_pd();
+  for (; i + 2 <= n; i += 2) {
+    __m128d v = _mm_add_pd(_mm_loadu_pd(x + i), _mm_setzero_pd());
+    out =
+        _mm_or_pd(out, _mm_or_pd(_mm_cmpnge_pd(v, lod), _mm_cmpnle_pd(v, hid)));
+    __m128i u = _mm_castpd_si128(v); /* the key: negatives flipped */
+    __m128i neg =
+        _mm_shuffle_epi32(_mm_srai_epi32(u, 31), _MM_SHUFFLE(3, 3, 1, 1));
+    __m128i p = _mm_srl_epi64(
+        _mm_sub_epi64(_mm_xor_si128(u, _mm_or_si128(neg, sign)), lo2), sh);
+    _mm_storeu_si128((__m128i *)(void *)(t + i),
+                     _mm_or_si128(_mm_slli_epi64(p, 32), idx));
+    idx = _mm_add_epi64(idx, two);
+    uint32_t p0 = (uint32_t)_mm_cvtsi128_si32(p);
+    uint32_t p1 = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(p, 8));
+    HIST3(p0);
+    HIST3(p1);
   }
-  return mx > range;
+  bad = _mm_movemask_pd(out) != 0;
+#endif
+  for (; i < n; i++) {
+    double v = x[i] + 0.0;
+    bad |= !(v >= blo) || !(v <= bhi);
+    uint32_t p = (uint32_t)((rkey(v) - lo) >> shift);
+    t[i] = (uint64_t)p << 32 | i;
+    HIST3(p);
+  }
+  return check && bad;
 }
+#undef HIST3
 
 static int prefix_shift(uint64_t lo, uint64_t hi) {
   int bits = lo == hi ? 0 : floor_log2(hi - lo) + 1;
@@ -401,9 +440,10 @@ static int ranks_build(const double *x, size_t n, const double *bounds,
   }
   uint32_t(*h)[DIG_N] = malloc(NDIG * sizeof *h);
   if (!h) return POD_ENOMEM;
-  if (count(x, n, lo, hi - lo, prefix_shift(lo, hi), h, a->t)) {
+  if (count(x, n, lo, prefix_shift(lo, hi), h, a->t, have, have ? bounds[0] : 0,
+            have ? bounds[1] : 0)) {
     key_bounds(x, n, &lo, &hi); /* the bounds were wrong: the real range */
-    count(x, n, lo, hi - lo, prefix_shift(lo, hi), h, a->t);
+    count(x, n, lo, prefix_shift(lo, hi), h, a->t, 0, 0, 0);
   }
   int shift = prefix_shift(lo, hi);
   lsd_sort(a, n, h);
