@@ -140,18 +140,9 @@ static void msd_sort(uint64_t *k, uint32_t *ix, uint64_t *tk, uint32_t *ti,
 
 /* ---- ranks: LSD radix sort on a 32-bit prefix of the keys ---- */
 
-/* The prefix: three digits of 11 bits (32 bits), or for a column of at
-** most SMALL_N values two of 12 (24 bits: at 2^18 values about one in a
-** hundred shares its prefix with another, a run sorted by its keys;
-** one pass fewer) */
-#define DIG_N (1u << 12) /* the counters of a digit, at most */
+#define DIG_BITS 11 /* three digits of a 32-bit prefix */
+#define DIG_N (1u << DIG_BITS)
 #define NDIG 3
-#define SMALL_N ((size_t)1 << 18)
-#if defined(__GNUC__) || defined(__clang__)
-#define RANK_INLINE static inline __attribute__((always_inline))
-#else
-#define RANK_INLINE static inline
-#endif
 
 /* Scratch of rankings (pod_stats.h): the packed words (prefix << 32 |
 ** index) and their copy (wcap words each); for a run of equal prefixes
@@ -310,16 +301,14 @@ static int rank_run(const double *x, pod_ranks_work *a, size_t s, size_t e,
 }
 
 /* The packed words in a->t (index order) into a->w sorted by their
-** prefix (bits 32..63), stable, by up to nd LSD passes of db bits (a
-** digit that every word shares is skipped); h: the digits' counts. */
-static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N], int nd,
-                     int db) {
-  const uint32_t mask = ((uint32_t)1 << db) - 1;
-  for (int d = 0; d < nd; d++) {
+** prefix (bits 32..63), stable, by up to three LSD passes of DIG_BITS
+** (a digit that every word shares is skipped); h: the digits' counts. */
+static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N]) {
+  for (int d = 0; d < NDIG; d++) {
     uint32_t *c = h[d];
-    int sh = 32 + d * db, one = 0;
+    int sh = 32 + d * DIG_BITS, one = 0;
     uint32_t sum = 0;
-    for (size_t b = 0; b <= mask; b++) {
+    for (size_t b = 0; b < DIG_N; b++) {
       one |= c[b] == n;
       uint32_t v = c[b];
       c[b] = sum;
@@ -327,7 +316,7 @@ static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N], int nd,
     }
     if (one) continue;
     uint64_t *w = a->t, *t = a->w; /* the current words in a->t */
-    for (size_t i = 0; i < n; i++) t[c[(w[i] >> sh) & mask]++] = w[i];
+    for (size_t i = 0; i < n; i++) t[c[(w[i] >> sh) & (DIG_N - 1)]++] = w[i];
     a->t = t;
     a->w = w;
   }
@@ -336,31 +325,24 @@ static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N], int nd,
   a->w = t;
 }
 
-/* the digits of prefix p into the counts h: nd of db bits */
-#define HIST(p)                         \
-  do {                                  \
-    h[0][(p)&mask]++;                   \
-    if (nd == 3) {                      \
-      h[1][((p) >> db) & mask]++;       \
-      h[2][((p) >> (2 * db)) & mask]++; \
-    } else {                            \
-      h[1][((p) >> db) & mask]++;       \
-    }                                   \
+#define HIST3(p)                             \
+  do {                                       \
+    h[0][(p) & (DIG_N - 1)]++;               \
+    h[1][((p) >> DIG_BITS) & (DIG_N - 1)]++; \
+    h[2][(p) >> (2 * DIG_BITS)]++;           \
   } while (0)
 
 /* The packed words of x (prefix (key - lo) >> shift, index) into t, in
-** index order, and the counts h of the prefixes' nd digits of db bits
-** (constants where it is called).  With `check`, 1 when a value falls
-** outside [blo, bhi] or is NaN (the bounds were wrong: the keys' order is
-** that of the values, -0 as +0), else 0.  With SSE2 the keys and words
-** two at a time (the same integers). */
-RANK_INLINE int count_g(const double *x, size_t n, uint64_t lo, int shift,
-                        uint32_t (*h)[DIG_N], uint64_t *t, int check,
-                        double blo, double bhi, const int nd, const int db) {
-  const uint32_t mask = ((uint32_t)1 << db) - 1;
+** index order, and the digit counts h of their prefixes.  With `check`,
+** 1 when a value falls outside [blo, bhi] or is NaN (the bounds were
+** wrong: the keys' order is that of the values, -0 as +0), else 0.  With
+** SSE2 the keys and words two at a time (the same integers). */
+static int count(const double *x, size_t n, uint64_t lo, int shift,
+                 uint32_t (*h)[DIG_N], uint64_t *t, int check, double blo,
+                 double bhi) {
   int bad = 0;
   size_t i = 0;
-  for (int d = 0; d < nd; d++) memset(h[d], 0, ((size_t)mask + 1) * sizeof **h);
+  memset(h, 0, NDIG * sizeof *h);
 #ifdef __SSE2__
   const __m128i sign = _mm_set1_epi64x((long long)0x8000000000000000ULL);
   const __m128i lo2 = _mm_set1_epi64x((long long)lo), two = _mm_set1_epi64x(2);
@@ -382,8 +364,8 @@ RANK_INLINE int count_g(const double *x, size_t n, uint64_t lo, int shift,
     idx = _mm_add_epi64(idx, two);
     uint32_t p0 = (uint32_t)_mm_cvtsi128_si32(p);
     uint32_t p1 = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(p, 8));
-    HIST(p0);
-    HIST(p1);
+    HIST3(p0);
+    HIST3(p1);
   }
   bad = _mm_movemask_pd(out) != 0;
 #endif
@@ -392,27 +374,15 @@ RANK_INLINE int count_g(const double *x, size_t n, uint64_t lo, int shift,
     bad |= !(v >= blo) || !(v <= bhi);
     uint32_t p = (uint32_t)((rkey(v) - lo) >> shift);
     t[i] = (uint64_t)p << 32 | i;
-    HIST(p);
+    HIST3(p);
   }
   return check && bad;
 }
-#undef HIST
+#undef HIST3
 
-/* count_g for the prefix of n values: two digits of 12 bits up to
-** SMALL_N, else three of 11. */
-static int count(const double *x, size_t n, uint64_t lo, int shift,
-                 uint32_t (*h)[DIG_N], uint64_t *t, int check, double blo,
-                 double bhi) {
-  if (n <= SMALL_N)
-    return count_g(x, n, lo, shift, h, t, check, blo, bhi, 2, 12);
-  return count_g(x, n, lo, shift, h, t, check, blo, bhi, 3, 11);
-}
-
-/* The shift of key - lo to the prefix of n values (24 or 32 bits). */
-static int prefix_shift(uint64_t lo, uint64_t hi, size_t n) {
-  int bits = lo == hi ? 0 : floor_log2(hi - lo) + 1,
-      pb = n <= SMALL_N ? 24 : 32;
-  return bits > pb ? bits - pb : 0;
+static int prefix_shift(uint64_t lo, uint64_t hi) {
+  int bits = lo == hi ? 0 : floor_log2(hi - lo) + 1;
+  return bits > 32 ? bits - 32 : 0;
 }
 
 /* The range of x's keys into *lo, *hi. */
@@ -470,13 +440,13 @@ static int ranks_build(const double *x, size_t n, const double *bounds,
   }
   uint32_t(*h)[DIG_N] = malloc(NDIG * sizeof *h);
   if (!h) return POD_ENOMEM;
-  if (count(x, n, lo, prefix_shift(lo, hi, n), h, a->t, have,
-            have ? bounds[0] : 0, have ? bounds[1] : 0)) {
+  if (count(x, n, lo, prefix_shift(lo, hi), h, a->t, have, have ? bounds[0] : 0,
+            have ? bounds[1] : 0)) {
     key_bounds(x, n, &lo, &hi); /* the bounds were wrong: the real range */
-    count(x, n, lo, prefix_shift(lo, hi, n), h, a->t, 0, 0, 0);
+    count(x, n, lo, prefix_shift(lo, hi), h, a->t, 0, 0, 0);
   }
-  int shift = prefix_shift(lo, hi, n);
-  lsd_sort(a, n, h, n <= SMALL_N ? 2 : 3, n <= SMALL_N ? 12 : 11);
+  int shift = prefix_shift(lo, hi);
+  lsd_sort(a, n, h);
   free(h);
   /* the sum of squares: that of n values of their own, less the squares
   ** the runs' places would have had, plus what the runs have (the runs
