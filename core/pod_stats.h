@@ -151,8 +151,16 @@ int pod_sketch_add(pod_sketch *s, double x);
 /* a := a + b (same alpha required, else POD_EINVAL). */
 int pod_sketch_merge(pod_sketch *a, const pod_sketch *b, pod_err *err);
 
-/* Estimate of quantile p in [0,1] (see the bound above); NaN when empty. */
+/* Estimate of quantile p in [0,1] (see the bound above); NaN when empty.
+** Empty ranges of buckets are skipped a block at a time. */
 double pod_sketch_quantile(const pod_sketch *s, double p);
+
+/* out[k] = pod_sketch_quantile(s, probs[k]) for k < np, the same values,
+** from one walk over the buckets (in the order of the ranks; the first
+** POD_SKETCH_QMAX probabilities in (0, 1), the rest one by one). */
+#define POD_SKETCH_QMAX 64
+void pod_sketch_quantiles(const pod_sketch *s, const double *probs, int np,
+                          double *out);
 
 /* Visit the non-empty buckets in ascending value order: fn(value, count)
 ** with the bucket's representative value clamped to [min, max]. */

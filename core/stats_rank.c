@@ -23,6 +23,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define INS_MAX 24   /* buckets up to this size: insertion sort */
 #define SUB_BITS 11  /* of the later levels, at most */
@@ -267,6 +270,8 @@ static int rank_run(const double *x, pod_ranks_work *a, size_t s, size_t e,
   int sorted = 1;
   uint64_t lo = UINT64_MAX, hi = 0;
   for (size_t j = 0; j < m; j++) {
+    if (j + POD_STATS_AHEAD < m)
+      POD_STATS_PREFETCH(&x[(uint32_t)w[s + j + POD_STATS_AHEAD]]);
     ix[j] = (uint32_t)w[s + j];
     k[j] = rkey(x[ix[j]]);
     sorted &= j == 0 || k[j - 1] <= k[j];
@@ -283,7 +288,11 @@ static int rank_run(const double *x, pod_ranks_work *a, size_t s, size_t e,
     size_t j = i + 1;
     while (j < m && k[j] == k[i]) j++;
     uint32_t v = (uint32_t)(s + i + 1 + s + j); /* ranks s+i+1..s+j */
-    for (size_t t = i; t < j; t++) r2[ix[t]] = v;
+    for (size_t t = i; t < j; t++) {
+      if (t + POD_STATS_AHEAD < m)
+        POD_STATS_PREFETCH_W(&r2[ix[t + POD_STATS_AHEAD]]);
+      r2[ix[t]] = v;
+    }
     *ss = u128_add_squares(*ss, v, j - i);
     i = j;
   }
@@ -291,19 +300,10 @@ static int rank_run(const double *x, pod_ranks_work *a, size_t s, size_t e,
   return POD_OK;
 }
 
-/* The packed word of x[i]: its prefix (key - lo) >> shift, its index. */
-static inline uint64_t word_of(const double *x, size_t i, uint64_t lo,
-                               int shift) {
-  return (uint64_t)(uint32_t)((rkey(x[i]) - lo) >> shift) << 32 | i;
-}
-
-/* The packed words of x into a->w sorted by their prefix (bits 32..63),
-** stable, by up to three LSD passes of DIG_BITS (a digit that every word
-** shares is skipped); h: the digits' counts.  The first pass reads x
-** itself, so the words are never written in index order first. */
-static void lsd_sort(pod_ranks_work *a, const double *x, size_t n, uint64_t lo,
-                     int shift, uint32_t (*h)[DIG_N]) {
-  int done = 0;
+/* The packed words in a->t (index order) into a->w sorted by their
+** prefix (bits 32..63), stable, by up to three LSD passes of DIG_BITS
+** (a digit that every word shares is skipped); h: the digits' counts. */
+static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N]) {
   for (int d = 0; d < NDIG; d++) {
     uint32_t *c = h[d];
     int sh = 32 + d * DIG_BITS, one = 0;
@@ -315,88 +315,138 @@ static void lsd_sort(pod_ranks_work *a, const double *x, size_t n, uint64_t lo,
       sum += v;
     }
     if (one) continue;
-    if (!done) { /* from x into w */
-      uint64_t *w = a->w;
-      for (size_t i = 0; i < n; i++) {
-        uint64_t v = word_of(x, i, lo, shift);
-        w[c[(v >> sh) & (DIG_N - 1)]++] = v;
-      }
-      done = 1;
-      continue;
-    }
-    const uint64_t *w = a->w;
-    uint64_t *t = a->t;
+    uint64_t *w = a->t, *t = a->w; /* the current words in a->t */
     for (size_t i = 0; i < n; i++) t[c[(w[i] >> sh) & (DIG_N - 1)]++] = w[i];
-    a->t = a->w;
-    a->w = t;
+    a->t = t;
+    a->w = w;
   }
-  if (!done) /* every digit shared: the index order is sorted */
-    for (size_t i = 0; i < n; i++) a->w[i] = word_of(x, i, lo, shift);
+  uint64_t *t = a->t; /* the sorted words into a->w */
+  a->t = a->w;
+  a->w = t;
 }
 
-/* The digit counts h of x's packed words by the prefix (key - lo) >>
-** shift; the range of the keys into *kmin, *kmax and the number of -0
-** into *neg0. */
-static void count(const double *x, size_t n, uint64_t lo, int shift,
-                  uint32_t (*h)[DIG_N], uint64_t *kmin, uint64_t *kmax,
-                  size_t *neg0) {
-  uint64_t mn = UINT64_MAX, mx = 0;
-  size_t nz = 0;
+#define HIST3(p)                             \
+  do {                                       \
+    h[0][(p) & (DIG_N - 1)]++;               \
+    h[1][((p) >> DIG_BITS) & (DIG_N - 1)]++; \
+    h[2][(p) >> (2 * DIG_BITS)]++;           \
+  } while (0)
+
+/* The packed words of x (prefix (key - lo) >> shift, index) into t, in
+** index order, and the digit counts h of their prefixes.  With `check`,
+** 1 when a value falls outside [blo, bhi] or is NaN (the bounds were
+** wrong: the keys' order is that of the values, -0 as +0), else 0.  With
+** SSE2 the keys and words two at a time (the same integers). */
+static int count(const double *x, size_t n, uint64_t lo, int shift,
+                 uint32_t (*h)[DIG_N], uint64_t *t, int check, double blo,
+                 double bhi) {
+  int bad = 0;
+  size_t i = 0;
   memset(h, 0, NDIG * sizeof *h);
-  for (size_t i = 0; i < n; i++) {
-    uint64_t k = rkey(x[i]);
-    uint32_t p = (uint32_t)((k - lo) >> shift);
-    nz += pod_stats__dkey(x[i]) == NEG0_KEY;
-    mn = k < mn ? k : mn;
-    mx = k > mx ? k : mx;
-    h[0][p & (DIG_N - 1)]++;
-    h[1][(p >> DIG_BITS) & (DIG_N - 1)]++;
-    h[2][p >> (2 * DIG_BITS)]++;
+#ifdef __SSE2__
+  const __m128i sign = _mm_set1_epi64x((long long)0x8000000000000000ULL);
+  const __m128i lo2 = _mm_set1_epi64x((long long)lo), two = _mm_set1_epi64x(2);
+  const __m128i sh = _mm_cvtsi32_si128(shift);
+  const __m128d lod = _mm_set1_pd(blo), hid = _mm_set1_pd(bhi);
+  __m128i idx = _mm_set_epi64x(1, 0);
+  __m128d out = _mm_setzero_pd();
+  for (; i + 2 <= n; i += 2) {
+    __m128d v = _mm_add_pd(_mm_loadu_pd(x + i), _mm_setzero_pd());
+    out =
+        _mm_or_pd(out, _mm_or_pd(_mm_cmpnge_pd(v, lod), _mm_cmpnle_pd(v, hid)));
+    __m128i u = _mm_castpd_si128(v); /* the key: negatives flipped */
+    __m128i neg =
+        _mm_shuffle_epi32(_mm_srai_epi32(u, 31), _MM_SHUFFLE(3, 3, 1, 1));
+    __m128i p = _mm_srl_epi64(
+        _mm_sub_epi64(_mm_xor_si128(u, _mm_or_si128(neg, sign)), lo2), sh);
+    _mm_storeu_si128((__m128i *)(void *)(t + i),
+                     _mm_or_si128(_mm_slli_epi64(p, 32), idx));
+    idx = _mm_add_epi64(idx, two);
+    uint32_t p0 = (uint32_t)_mm_cvtsi128_si32(p);
+    uint32_t p1 = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(p, 8));
+    HIST3(p0);
+    HIST3(p1);
   }
-  *kmin = mn;
-  *kmax = mx;
-  *neg0 = nz;
+  bad = _mm_movemask_pd(out) != 0;
+#endif
+  for (; i < n; i++) {
+    double v = x[i] + 0.0;
+    bad |= !(v >= blo) || !(v <= bhi);
+    uint32_t p = (uint32_t)((rkey(v) - lo) >> shift);
+    t[i] = (uint64_t)p << 32 | i;
+    HIST3(p);
+  }
+  return check && bad;
 }
+#undef HIST3
 
 static int prefix_shift(uint64_t lo, uint64_t hi) {
   int bits = lo == hi ? 0 : floor_log2(hi - lo) + 1;
   return bits > 32 ? bits - 32 : 0;
 }
 
-/* Sort x (zeros as +0, -0 counted in *neg0) into a->w, write twice the
-** ranks to r2, the order to `order` (unless NULL) and the sum of squares
-** of r2 to *ss (n >= 1).  Keys map to the 32-bit prefix (key - lo) >>
-** shift, which keeps their order, lo and shift from the keys' range: from
-** bounds (lo <= every x <= hi, which spares a pass) or a pass over x.
-** Then up to three scatters and one pass over the runs of equal prefixes
-** that ranks them. */
+/* The range of x's keys into *lo, *hi. */
+static void key_bounds(const double *x, size_t n, uint64_t *lo, uint64_t *hi) {
+  uint64_t a = UINT64_MAX, b = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = rkey(x[i]);
+    a = v < a ? v : a;
+    b = v > b ? v : b;
+  }
+  *lo = a;
+  *hi = b;
+}
+
+/* Twice the ranks of the sorted words w[s..) up to the first run of
+** equal prefixes (or the end) into r2 and the order (unless NULL); the
+** place reached.  The values of their own: one test per value. */
+static size_t rank_own(const uint64_t *w, size_t s, size_t n, uint32_t *r2,
+                       uint32_t *order) {
+  size_t lim = n > POD_STATS_AHEAD + 1 ? n - POD_STATS_AHEAD - 1 : 0;
+  for (; s < lim; s++) {
+    uint64_t c = w[s];
+    if (((c ^ w[s + 1]) >> 32) == 0) return s; /* a run */
+    POD_STATS_PREFETCH_W(&r2[(uint32_t)w[s + POD_STATS_AHEAD]]);
+    r2[(uint32_t)c] = (uint32_t)(2 * s + 2);
+    if (order) order[s] = (uint32_t)c;
+  }
+  for (; s < n; s++) {
+    uint64_t c = w[s];
+    if (s + 1 < n && ((c ^ w[s + 1]) >> 32) == 0) return s; /* a run */
+    r2[(uint32_t)c] = (uint32_t)(2 * s + 2);
+    if (order) order[s] = (uint32_t)c;
+  }
+  return n;
+}
+
+/* Sort x (zeros as +0) into a->w, write twice the ranks to r2, the order
+** to `order` (unless NULL) and the sum of squares of r2 to *ss (n >= 1).
+** Keys map to the 32-bit prefix (key - lo) >> shift, which keeps their
+** order, lo and shift from the keys' range: from bounds (lo <= every x <=
+** hi, which spares a pass) or a pass over x.  Then one pass that packs
+** the words and counts their digits, up to three scatters, and one pass
+** over the runs of equal prefixes that ranks them. */
 static int ranks_build(const double *x, size_t n, const double *bounds,
                        pod_ranks_work *a, uint32_t *r2, uint32_t *order,
-                       u128 *ss, size_t *neg0) {
-  uint64_t lo = UINT64_MAX, hi = 0, kmin, kmax;
+                       u128 *ss) {
+  uint64_t lo, hi;
   int have = bounds && isfinite(bounds[0]) && isfinite(bounds[1]) &&
              bounds[0] <= bounds[1];
   if (have) {
     lo = rkey(bounds[0]);
     hi = rkey(bounds[1]);
   } else {
-    for (size_t i = 0; i < n; i++) {
-      uint64_t v = rkey(x[i]);
-      lo = v < lo ? v : lo;
-      hi = v > hi ? v : hi;
-    }
+    key_bounds(x, n, &lo, &hi);
   }
   uint32_t(*h)[DIG_N] = malloc(NDIG * sizeof *h);
   if (!h) return POD_ENOMEM;
-  int shift = prefix_shift(lo, hi);
-  count(x, n, lo, shift, h, &kmin, &kmax, neg0);
-  if (kmin < lo || kmax > hi) { /* the bounds were wrong: the real range */
-    lo = kmin;
-    hi = kmax;
-    shift = prefix_shift(lo, hi);
-    count(x, n, lo, shift, h, &kmin, &kmax, neg0);
+  if (count(x, n, lo, prefix_shift(lo, hi), h, a->t, have, have ? bounds[0] : 0,
+            have ? bounds[1] : 0)) {
+    key_bounds(x, n, &lo, &hi); /* the bounds were wrong: the real range */
+    count(x, n, lo, prefix_shift(lo, hi), h, a->t, 0, 0, 0);
   }
-  lsd_sort(a, x, n, lo, shift, h);
+  int shift = prefix_shift(lo, hi);
+  lsd_sort(a, n, h);
   free(h);
   /* the sum of squares: that of n values of their own, less the squares
   ** the runs' places would have had, plus what the runs have (the runs
@@ -404,16 +454,8 @@ static int ranks_build(const double *x, size_t n, const double *bounds,
   u128 runs = {0, 0}, untied = {0, 0};
   uint64_t *w = a->w;
   size_t s = 0;
-  while (s < n) {
+  while ((s = rank_own(w, s, n, r2, order)) < n) {
     uint64_t pre = w[s] >> 32;
-    if (s + POD_STATS_AHEAD < n)
-      POD_STATS_PREFETCH_W(&r2[(uint32_t)w[s + POD_STATS_AHEAD]]);
-    if (s + 1 == n || w[s + 1] >> 32 != pre) { /* a value of its own */
-      r2[(uint32_t)w[s]] = (uint32_t)(2 * s + 2);
-      if (order) order[s] = (uint32_t)w[s];
-      s++;
-      continue;
-    }
     size_t e = s + 2;
     while (e < n && w[e] >> 32 == pre) e++;
     for (size_t t = s; t < e; t++) {
@@ -427,12 +469,23 @@ static int ranks_build(const double *x, size_t n, const double *bounds,
   return POD_OK;
 }
 
+/* The number of -0 in x. */
+static size_t count_neg0(const double *x, size_t n) {
+  size_t nz = 0;
+  for (size_t i = 0; i < n; i++) nz += pod_stats__dkey(x[i]) == NEG0_KEY;
+  return nz;
+}
+
 /* The value at place t of the sorted words w, -0 below +0 (the -0 were
-** sorted as +0: the first neg0 zeros are -0). */
+** sorted as +0: the first *neg0 zeros are -0; counted when first needed,
+** SIZE_MAX before). */
 static double key_value(const double *x, const uint64_t *w, size_t n, size_t t,
-                        size_t neg0) {
+                        size_t *neg0p) {
   uint64_t k = rkey(x[(uint32_t)w[t]]);
-  if (k != POS0_KEY || neg0 == 0) return pod_stats__dval(k);
+  if (k != POS0_KEY) return pod_stats__dval(k);
+  if (*neg0p == SIZE_MAX) *neg0p = count_neg0(x, n);
+  size_t neg0 = *neg0p;
+  if (neg0 == 0) return 0.0;
   size_t a = 0, z = n; /* first place of a zero */
   while (a < z) {
     size_t mid = a + (z - a) / 2;
@@ -446,7 +499,7 @@ static double key_value(const double *x, const uint64_t *w, size_t n, size_t t,
 
 /* GSL's gsl_stats_quantile_from_sorted_data on the sorted words w. */
 static double key_quantile(const double *x, const uint64_t *w, size_t n,
-                           size_t neg0, double p) {
+                           size_t *neg0, double p) {
   const double index = p * (double)(n - 1);
   const size_t lhs = (size_t)(int)index;
   const double delta = index - (double)lhs;
@@ -461,7 +514,7 @@ int pod_ranks_init_with(pod_ranks *r, const double *x, size_t n,
   memset(r, 0, sizeof *r);
   for (int t = 0; t < np; t++) q[t] = NAN;
   if (n > POD_RANKS_MAX) return POD_ENOMEM;
-  size_t m = n ? n : 1, neg0 = 0;
+  size_t m = n ? n : 1, neg0 = SIZE_MAX;
   pod_ranks_work *a = work ? work : pod_ranks_work_new();
   int rc = POD_ENOMEM;
   if (!a || work_words(a, m)) goto out;
@@ -472,11 +525,10 @@ int pod_ranks_init_with(pod_ranks *r, const double *x, size_t n,
   rc = POD_OK;
   if (n == 0) goto out;
   u128 ss;
-  if ((rc = ranks_build(x, n, bounds, a, r->r2, r->order, &ss, &neg0)))
-    goto out;
+  if ((rc = ranks_build(x, n, bounds, a, r->r2, r->order, &ss))) goto out;
   r->ss_hi = ss.hi;
   r->ss_lo = ss.lo;
-  for (int t = 0; t < np; t++) q[t] = key_quantile(x, a->w, n, neg0, probs[t]);
+  for (int t = 0; t < np; t++) q[t] = key_quantile(x, a->w, n, &neg0, probs[t]);
 out:
   if (a != work) pod_ranks_work_free(a);
   if (rc) pod_ranks_free(r);

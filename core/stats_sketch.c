@@ -97,14 +97,10 @@ int pod_sketch_add(pod_sketch *s, double x) {
 
 static int store_merge(pod_sketch_store *a, const pod_sketch_store *b) {
   if (!b->c) return POD_OK;
-  int32_t first = -1, last = -1;
-  for (int32_t i = 0; i < b->len; i++) {
-    if (b->c[i]) {
-      if (first < 0) first = i;
-      last = i;
-    }
-  }
-  if (first < 0) return POD_OK;
+  int32_t first = 0, last = b->len - 1; /* of the non-empty buckets */
+  while (first <= last && !b->c[first]) first++;
+  if (first > last) return POD_OK;
+  while (!b->c[last]) last--;
   int rc = store_reserve(a, b->off + first);
   if (!rc) rc = store_reserve(a, b->off + last);
   if (rc) return rc;
@@ -148,21 +144,109 @@ void pod_sketch_foreach(const pod_sketch *s,
     if (s->pos.c[i]) fn(clampv(s, rep(s, s->pos.off + i)), s->pos.c[i], ud);
 }
 
+/* A walk up the buckets in value order: the negative store downwards,
+** the zero bucket, the positive store upwards.  seg: 0 negative, 1 zero,
+** 2 positive, 3 past the end; at: the place within the segment in walk
+** order; cum: the values in the buckets before it. */
+typedef struct {
+  int seg;
+  int32_t at;
+  int64_t cum;
+} walk;
+
+#define WALK_BLOCK 64 /* buckets summed at a time to skip empty ranges */
+
+static int32_t seg_len(const pod_sketch *s, int seg) {
+  return seg == 0 ? s->neg.len : seg == 1 ? 1 : seg == 2 ? s->pos.len : 0;
+}
+
+static int64_t seg_count(const pod_sketch *s, int seg, int32_t at) {
+  if (seg == 0) return s->neg.c[s->neg.len - 1 - at];
+  if (seg == 1) return s->zero;
+  return s->pos.c[at];
+}
+
+/* The sum of the next WALK_BLOCK buckets of the segment from `at` (all
+** there: at + WALK_BLOCK <= its length). */
+static int64_t block_sum(const pod_sketch *s, int seg, int32_t at) {
+  const int64_t *c =
+      seg == 0 ? s->neg.c + (s->neg.len - at - WALK_BLOCK) : s->pos.c + at;
+  int64_t t = 0;
+  for (int k = 0; k < WALK_BLOCK; k++) t += c[k];
+  return t;
+}
+
+/* Move w to the first bucket whose values reach past rank r (cum + count
+** > r), skipping whole blocks that stay at or below it; 0 when there is
+** none (w past the end). */
+static int walk_to(const pod_sketch *s, walk *w, int64_t r) {
+  for (; w->seg < 3; w->seg++, w->at = 0) {
+    int32_t len = seg_len(s, w->seg);
+    while (w->at < len) {
+      int32_t end = w->at + 1; /* one bucket, or a block from its start */
+      if (w->seg != 1 && w->at % WALK_BLOCK == 0 && len - w->at >= WALK_BLOCK) {
+        int64_t t = block_sum(s, w->seg, w->at);
+        if (w->cum + t <= r) {
+          w->cum += t;
+          w->at += WALK_BLOCK;
+          continue;
+        }
+        end = w->at + WALK_BLOCK; /* the bucket is in this block */
+      }
+      for (; w->at < end; w->at++) {
+        int64_t c = seg_count(s, w->seg, w->at);
+        if (w->cum + c > r) return 1;
+        w->cum += c;
+      }
+    }
+  }
+  return 0;
+}
+
+/* The value of w's bucket, clamped to [min, max]. */
+static double walk_value(const pod_sketch *s, const walk *w) {
+  if (w->seg == 0)
+    return clampv(s, -rep(s, s->neg.off + s->neg.len - 1 - w->at));
+  if (w->seg == 1) return clampv(s, 0.0);
+  return clampv(s, rep(s, s->pos.off + w->at));
+}
+
+void pod_sketch_quantiles(const pod_sketch *s, const double *probs, int np,
+                          double *out) {
+  int64_t rk[POD_SKETCH_QMAX];
+  int ord[POD_SKETCH_QMAX], m = 0;
+  for (int k = 0; k < np; k++) {
+    double p = probs[k];
+    if (s->n == 0) {
+      out[k] = NAN;
+    } else if (p <= 0) {
+      out[k] = s->min;
+    } else if (p >= 1) {
+      out[k] = s->max;
+    } else if (!(p == p) || m == POD_SKETCH_QMAX) {
+      out[k] = pod_sketch_quantile(s, p); /* NaN p; or past the batch */
+    } else { /* 0-based rank, into the batch in ascending order */
+      int64_t r = (int64_t)floor(p * (double)(s->n - 1));
+      int j = m++;
+      while (j > 0 && rk[j - 1] > r) {
+        rk[j] = rk[j - 1];
+        ord[j] = ord[j - 1];
+        j--;
+      }
+      rk[j] = r;
+      ord[j] = k;
+    }
+  }
+  walk w = {0, 0, 0};
+  for (int j = 0; j < m; j++)
+    out[ord[j]] = walk_to(s, &w, rk[j]) ? walk_value(s, &w) : s->max;
+}
+
 double pod_sketch_quantile(const pod_sketch *s, double p) {
   if (s->n == 0) return NAN;
   if (p <= 0) return s->min;
   if (p >= 1) return s->max;
   int64_t r = (int64_t)floor(p * (double)(s->n - 1)); /* 0-based rank */
-  int64_t cum = 0;
-  for (int32_t i = s->neg.len - 1; i >= 0; i--) {
-    cum += s->neg.c[i];
-    if (cum > r) return clampv(s, -rep(s, s->neg.off + i));
-  }
-  cum += s->zero;
-  if (cum > r) return clampv(s, 0.0);
-  for (int32_t i = 0; i < s->pos.len; i++) {
-    cum += s->pos.c[i];
-    if (cum > r) return clampv(s, rep(s, s->pos.off + i));
-  }
-  return s->max;
+  walk w = {0, 0, 0};
+  return walk_to(s, &w, r) ? walk_value(s, &w) : s->max;
 }

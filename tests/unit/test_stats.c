@@ -374,6 +374,69 @@ static void test_sketch_wide_range(void **st) {
   pod_sketch_free(&t);
 }
 
+/* The quantile by the bucket-by-bucket scan (the definition: the first
+** bucket in value order whose cumulative count passes the rank). */
+static double sketch_scan(const pod_sketch *s, double p) {
+  if (s->n == 0) return NAN;
+  if (p <= 0) return s->min;
+  if (p >= 1) return s->max;
+  int64_t r = (int64_t)floor(p * (double)(s->n - 1)), cum = 0;
+  double g = s->gamma, f = 2.0 / (g + 1.0), v = s->max;
+  for (int32_t i = s->neg.len - 1; i >= 0 && cum <= r; i--)
+    if ((cum += s->neg.c[i]) > r) v = -pow(g, s->neg.off + i) * f;
+  if (cum <= r && (cum += s->zero) > r) v = 0.0;
+  for (int32_t i = 0; i < s->pos.len && cum <= r; i++)
+    if ((cum += s->pos.c[i]) > r) v = pow(g, s->pos.off + i) * f;
+  return v < s->min ? s->min : v > s->max ? s->max : v;
+}
+
+/* pod_sketch_quantile (empty ranges skipped by blocks) and
+** pod_sketch_quantiles (one walk for many probabilities, in any order,
+** repeated, 0 and 1, more than a batch) against the scan, bit for bit, on
+** stores with long empty ranges, dense ones and one-sided ones. */
+static void test_sketch_quantiles_walk(void **st) {
+  (void)st;
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  enum { NP = 150 };
+  double probs[NP], got[NP];
+  for (int shape = 0; shape < 4; shape++) {
+    pod_sketch s;
+    pod_sketch_init(&s, shape == 3 ? 0.3 : 1e-3, NULL);
+    double q0[3];
+    pod_sketch_quantiles(&s, pod_stats_qprobs, 3, q0); /* empty: NaN */
+    assert_true(isnan(q0[0]) && isnan(q0[2]));
+    for (int i = 0; i < 5000; i++) {
+      double u = gsl_rng_uniform(g), x;
+      if (shape == 0) /* far apart clusters of both signs and zeros */
+        x = i % 7 == 0
+                ? 0.0
+                : (i % 3 ? 1 : -1) * pow(10, -200 + 40 * (i % 11)) * (1 + u);
+      else if (shape == 1) /* dense, positive */
+        x = 1 + u;
+      else /* negative only (shape 2), or coarse buckets (shape 3) */
+        x = shape == 2 ? -exp(20 * u) : exp(40 * u - 20);
+      assert_int_equal(pod_sketch_add(&s, x), POD_OK);
+    }
+    for (int k = 0; k < NP; k++)
+      probs[k] = k % 10 == 0 ? (k % 20 ? 0.0 : 1.0) : gsl_rng_uniform(g);
+    probs[5] = probs[6]; /* a repeat */
+    pod_sketch_quantiles(&s, probs, NP, got);
+    for (int k = 0; k < NP; k++) {
+      double want = sketch_scan(&s, probs[k]),
+             one = pod_sketch_quantile(&s, probs[k]);
+      assert_memory_equal(&got[k], &want, sizeof want);
+      assert_memory_equal(&one, &want, sizeof want);
+    }
+    for (int j = 0; j <= 1000; j++) { /* every rank region, in order */
+      double p = j / 1000.0, want = sketch_scan(&s, p);
+      double one = pod_sketch_quantile(&s, p);
+      assert_memory_equal(&one, &want, sizeof want);
+    }
+    pod_sketch_free(&s);
+  }
+  gsl_rng_free(g);
+}
+
 /* Column memory: small blocks as malloc's, large ones 2 MB-aligned with
 ** their whole size usable, all released by free(). */
 static void test_column_alloc(void **st) {
@@ -524,6 +587,7 @@ int main(void) {
       cmocka_unit_test(test_exact_quantiles),
       cmocka_unit_test(test_sketch_bound_and_merge),
       cmocka_unit_test(test_sketch_wide_range),
+      cmocka_unit_test(test_sketch_quantiles_walk),
       cmocka_unit_test(test_column_alloc),
       cmocka_unit_test(test_hist),
       cmocka_unit_test(test_spearman),

@@ -9,6 +9,7 @@
 ** reversed input, and sizes whose exact sums pass 2^64.  Ranks taken
 ** from another column's order (pod_ranks_reuse) against a sort.
 */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,7 +44,7 @@ static void ref_ranks(const double *x, size_t n, double *r) {
   free(p);
 }
 
-enum { KINDS = 12 };
+enum { KINDS = 14 };
 
 static void fill(double *x, size_t n, int kind, gsl_rng *g) {
   for (size_t i = 0; i < n; i++) {
@@ -87,6 +88,16 @@ static void fill(double *x, size_t n, int kind, gsl_rng *g) {
         memcpy(&x[i], &k, sizeof k);
         break;
       }
+      case 12: { /* the extremes of the doubles, finite, and both zeros */
+        static const double ext[] = {-DBL_MAX,     DBL_MAX, -DBL_TRUE_MIN,
+                                     DBL_TRUE_MIN, DBL_MIN, -DBL_MIN,
+                                     -0.0,         0.0,     1.0};
+        x[i] = ext[(size_t)(u * 9)];
+        break;
+      }
+      case 13: /* a thousand integer levels: runs whose prefixes drop bits */
+        x[i] = floor(u * 1000);
+        break;
       default:
         x[i] = u * u;
         break;
@@ -97,7 +108,7 @@ static void fill(double *x, size_t n, int kind, gsl_rng *g) {
 static void test_ranks_vs_reference(void **st) {
   (void)st;
   gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
-  const size_t sizes[] = {1, 2, 3, 24, 25, 100, 1000, 5000, 100003};
+  const size_t sizes[] = {1, 2, 3, 24, 25, 33, 100, 1000, 2049, 5000, 100003};
   for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
     size_t n = sizes[si];
     double *x = malloc(n * sizeof *x), *want = malloc(n * sizeof *want);
