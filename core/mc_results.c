@@ -67,8 +67,7 @@ static int part_summary(pod_mc_plan *pl, pod_mc_results *r, int g, int m) {
     pod_hist_add_n(h, col, n);
   } else {
     const pod_sketch *sk = &pl->sk[g * pl->M + m];
-    for (int q = 0; q < POD_STATS_NQ; q++)
-      s->q[q] = pod_sketch_quantile(sk, pod_stats_qprobs[q]);
+    pod_sketch_quantiles(sk, pod_stats_qprobs, POD_STATS_NQ, s->q);
     hist_visit hv = {h};
     pod_sketch_foreach(sk, hist_from_sketch, &hv);
   }
