@@ -738,6 +738,9 @@ int lpod_trace__call(lua_State *L) {
   if (tc->fn == lpod_trace__fn_system &&
       lpod_trace__system_screened(t0, patches, np))
     bs.fn = lpod_trace__fn_system_screened;
+  if (tc->fn == lpod_trace__fn_model &&
+      lpod_trace__model_screened(t0, patches, np))
+    bs.fn = lpod_trace__fn_model_screened;
   bs.patches = patches;
   bs.npatches = np;
   pod_err e;
