@@ -132,8 +132,20 @@ static double replay_auto(const pod_coll_prep *P, const pod_system *sys,
                                                : t_sel;
 }
 
+void pod_coll_sys_rates_of(const pod_system *sys, pod_coll_sys_rates *sr) {
+  setup_sys(sys, sr);
+}
+
 int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
                            double S, double *time_s, pod_err *err) {
+  pod_coll_sys_rates sr;
+  setup_sys(sys, &sr);
+  return pod_coll_time_prepared_sr(P, sys, &sr, S, time_s, err);
+}
+
+int pod_coll_time_prepared_sr(const pod_coll_prep *P, const pod_system *sys,
+                              const pod_coll_sys_rates *sr, double S,
+                              double *time_s, pod_err *err) {
   if (P == NULL || !P->ok)
     return pod_err_set(err, POD_EINVAL, "prep",
                        "is not prepared (pod_coll_prepare)");
@@ -152,7 +164,7 @@ int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
   }
   place pl;
   rates q;
-  setup(sys, P->n, P->r, &pl, &q);
+  setup_place(sys, sr, P->n, P->r, &pl, &q);
   /* pod_coll__time: ring_net_GBps x 1e9, the GB/s as ring_rate makes it */
   pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
   double t;

@@ -627,8 +627,17 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   plan_layout(c, dp, pre, &p);
   pod_coll_graphs own; /* slots filled on use: only the count is set */
   own.n = 0;
-  ctx x = {c, err, POD_OK, !want_time, graphs ? graphs : &own,
-           0, pre, rec,    {0}};
+  ctx x; /* the memo's times are read only where its mask says: not zeroed */
+  x.c = c;
+  x.err = err;
+  x.rc = POD_OK;
+  x.no_comm = !want_time;
+  x.graphs = graphs ? graphs : &own;
+  x.cur = 0;
+  x.pc = pre;
+  x.rec = rec;
+  x.memo.mask = 0;
+  x.memo.have_sr = 0;
   const pod_model_params *mp = &p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
   attn_part own_attn;

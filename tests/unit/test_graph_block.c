@@ -381,8 +381,17 @@ static void break_row(double *r, int how) {
     case 5:
       r[3] = 0.5;
       break;
-    default:
+    case 6:
       r[1] = 1e10; /* out of the int patch's range */
+      break;
+    case 7:
+      r[0] = -INFINITY;
+      break;
+    case 8:
+      r[0] = -5.000000000000001; /* just below a closed minimum */
+      break;
+    default:
+      r[2] = 0.0; /* at an open minimum */
       break;
   }
 }
@@ -394,16 +403,17 @@ static void test_first_failing_sample(void **state) {
   enum { N = 300 };
   double *x = malloc(sizeof(double) * 4 * N);
   uint64_t s = 11;
-  const int lanes[] = {1, 4, 64};
+  const int lanes[] = {1, 4, 64, 7};
   /* two failing rows, each failing in any way, the later one failing
-  ** earlier in the graph or later: the first row reports */
-  for (int h1 = 0; h1 < 7; h1++)
-    for (int h2 = 0; h2 < 7; h2++) {
+  ** earlier in the graph or later: the first row reports (rows at even
+  ** and odd lanes: the range scan takes two lanes a step) */
+  for (int h1 = 0; h1 < 10; h1++)
+    for (int h2 = 0; h2 < 10; h2++) {
       good_rows(x, N, &s);
       int r1 = 10 + h1 * 17 + h2 * 3, r2 = r1 + 1 + (h2 * 29) % 90;
       break_row(x + 4 * r1, h1);
       break_row(x + 4 * r2, h2);
-      for (int k = 0; k < 3; k++) {
+      for (int k = 0; k < 4; k++) {
         int f;
         both_ways(g, 4, M, N, x, lanes[k], &f);
         assert_int_equal(f, r1);
