@@ -231,6 +231,10 @@ static void flt_loop(pod_graph_op op, const double *restrict x,
     case POD_G_FMOD:
       for (int j = 0; j < n; j++) r[j] = fmod(x[j], y[j]);
       break;
+    case POD_G_POW: /* graph_arith.c's luai_numpow on floats */
+      for (int j = 0; j < n; j++)
+        r[j] = y[j] == 2 ? x[j] * x[j] : pow(x[j], y[j]);
+      break;
     default: /* the rest call libm per lane, as graph_arith.c does */
       for (int j = 0; j < n; j++) {
         pod_gval v;

@@ -525,6 +525,12 @@ void pod_rel_prepare(const pod_rel_failures *f, pod_rel_prep *p) {
     const pod_rel_cause *q = &f->cause[i];
     p->rate[q->unit][q->blast] += q->rate_per_h;
   }
+  for (int bl = 0; bl < POD_REL_NSCOPES; bl++)
+    for (int u = 0; u < POD_REL_NSCOPES; u++)
+      if (p->rate[u][bl] > 0.0) {
+        p->term_u[p->nterms] = (unsigned char)u;
+        p->term_b[p->nterms++] = (unsigned char)bl;
+      }
 }
 
 static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
@@ -546,10 +552,15 @@ static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
   memset(k, 0, sizeof *k);
   k->n = POD_REL_NSCOPES;
   k->domains = domains;
+  /* lam[bl] = sum over u of rate[u][bl] mult[u], in u order; the terms of
+  ** a zero rate add +0 to a sum >= +0 (mult is finite): skipped, the same
+  ** bits */
+  for (int t = 0; t < pr->nterms; t++) {
+    int u = pr->term_u[t], bl = pr->term_b[t];
+    k->lam[bl] += pr->rate[u][bl] * mult[u];
+  }
   for (int bl = 0; bl < POD_REL_NSCOPES; bl++) {
-    double lam = 0.0;
-    for (int u = 0; u < POD_REL_NSCOPES; u++) lam += pr->rate[u][bl] * mult[u];
-    k->lam[bl] = lam;
+    double lam = k->lam[bl];
     k->b[bl] = rel_blast_gpus(c, bl);
     k->hw[bl] = bl != POD_REL_JOB;
     k->in_dom[bl] =
