@@ -37,10 +37,19 @@
 ** the members that share one domain, rounded down to a divisor of n so
 ** the group splits evenly (an EP group of 64 at stride 1 on NVL72 stays in
 ** one domain; on 8-GPU nodes it spans 8 nodes, 8 per node). */
-static int group_rpd(int n, long stride, int D) {
+static inline int group_rpd(int n, long stride, int D) {
   if (n <= 1) return 1;
   long fit = stride >= D ? 1 : D / stride;
   if (fit >= n) return n;
+  if ((n & (n - 1)) == 0) { /* a power of two: the largest one <= fit */
+#if defined(__GNUC__)
+    return (int)(1ULL << (63 - __builtin_clzll((unsigned long long)fit)));
+#else
+    long r = 1;
+    while (2 * r <= fit) r *= 2;
+    return (int)r;
+#endif
+  }
   for (long r = fit; r > 1; r--)
     if (n % r == 0) return (int)r;
   return 1;
