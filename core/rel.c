@@ -333,6 +333,8 @@ typedef struct rel_causes {
   double r_eff;     /* repair_past(c, R + swap) */
   double a_dom_num; /* L_abs / domains x r_eff: the domain load x T_dom */
   int domains;
+  double inv_dom2; /* 1 / domains when domains is a power of two (x / 2^j
+                   ** and x * 2^-j are the same double), else 0 */
   /* Over the classes that drain hardware at a rate > 0, by which spares
   ** serve them (in_dom + 2 in_pool): the sums of rate x wait, and the
   ** pool's arrival rate by in_dom, so a step of the fixed point is a few
@@ -392,7 +394,9 @@ static inline void spare_waits(const rel_causes *k, double B_dom, double B_pool,
                pb = k->wl[3] * (B_dom * B_pool);
   s->wait = ((k->wl[0] + pd) + pp) + pb;
   s->wait_pool = pp + pb;
-  s->wait_dom = (pd + pb) / k->domains;
+  /* on the fixed point's dependency chain: a product where exact */
+  s->wait_dom =
+      k->inv_dom2 > 0.0 ? (pd + pb) * k->inv_dom2 : (pd + pb) / k->domains;
 }
 
 /* The rest of the spare model at the loads in s (spare_loads): every
@@ -552,6 +556,10 @@ static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
   memset(k, 0, sizeof *k);
   k->n = POD_REL_NSCOPES;
   k->domains = domains;
+  k->inv_dom2 =
+      domains > 0 && (domains & (domains - 1)) == 0 && domains < 1 << 30
+          ? 1.0 / domains
+          : 0.0;
   /* lam[bl] = sum over u of rate[u][bl] mult[u], in u order; the terms of
   ** a zero rate add +0 to a sum >= +0 (mult is finite): skipped, the same
   ** bits */
