@@ -393,7 +393,10 @@ static int run_blob(const pod_graph *g, pod_graph_bws *ws, int i, int n) {
   const gblob *b = g->nodes[i].blob;
   unsigned char *dst = ws->base[i];
   size_t st = ws->stride[i], from = b->out_off, to = b->out_end;
-  if (from < to)
+  /* a result stored whole on success needs no restore: a lane's stale
+  ** bytes are overwritten before any field is read, and a lane that
+  ** fails ends the block */
+  if (from < to && !b->out_full)
     for (int j = 0; j < n; j++)
       memcpy(dst + st * (size_t)j + from, b->tmpl + from, to - from);
   int memo_src = -1;
