@@ -478,18 +478,33 @@ static const struct {
 } AUTO[POD_COLL_NOPS] = {{AUTO_AR, 6},     {AUTO_RING, 1}, {AUTO_RING, 1},
                          {AUTO_DIRECT, 1}, {AUTO_RING, 1}, {AUTO_DIRECT, 1}};
 
-/* Fill the placement and the rates of one evaluation. */
-HOT_INLINE void setup(const pod_system *sys, int n, int r, place *pl,
-                      rates *q) {
-  /* Achievable rates, bytes/s: U on the scale-up link, G on one GPU's
-  ** NICs, D on one domain's network channels: a ring/tree collective
-  ** runs net_channels channels per domain, each through the NICs of one
-  ** GPU, each at most net_channel_GBps (hw.c: NCCL's search). */
-  double U = sys->up_GBps * 1e9 * sys->up_eff;
-  double G = sys->nics_per_gpu * sys->nic_gbps * 1e9 / 8.0 * sys->out_eff;
-  double ch = (double)sys->net_channels;
+/* The part of setup that reads the system only (pod_coll_sys_rates,
+** pod_coll.h): achievable rates, bytes/s: U on the scale-up link, G on
+** one GPU's NICs; the network channels per domain and their cap (a
+** ring/tree collective runs net_channels channels per domain, each
+** through the NICs of one GPU, each at most net_channel_GBps: hw.c,
+** NCCL's search); the fill sizes and the latencies. */
+HOT_INLINE void setup_sys(const pod_system *sys, pod_coll_sys_rates *sr) {
+  sr->U = sys->up_GBps * 1e9 * sys->up_eff;
+  sr->G = sys->nics_per_gpu * sys->nic_gbps * 1e9 / 8.0 * sys->out_eff;
+  sr->ch = (double)sys->net_channels;
+  sr->cap = sr->ch * sys->net_channel_GBps * 1e9;
+  sr->row_up = (double)sys->up_channels * sys->up_fill_KiB * 1024.0;
+  sr->half_out = sys->out_half_MB * MIB;
+  sr->buf_dom = (double)sys->net_channels * NCCL_BUFFSIZE;
+  sr->a_up = sys->up_latency_us * 1e-6;
+  sr->a_out = sys->out_latency_us * 1e-6;
+  sr->msg_s = sys->msg_overhead_us * 1e-6;
+}
+
+/* Fill the placement of n ranks, r per domain, and the rates of one
+** evaluation from the system's part sr (setup_sys). */
+HOT_INLINE void setup_place(const pod_system *sys, const pod_coll_sys_rates *sr,
+                            int n, int r, place *pl, rates *q) {
+  /* D on one domain's network channels */
+  const double U = sr->U, G = sr->G, ch = sr->ch;
   double used = r < sys->net_channels ? (double)r : ch;
-  double D = used * G, cap = ch * sys->net_channel_GBps * 1e9;
+  double D = used * G, cap = sr->cap;
   if (cap < D) D = cap;
   pl->dom_nic = used * G;
   pl->gpu_nic = G;
@@ -530,12 +545,20 @@ HOT_INLINE void setup(const pod_system *sys, int n, int r, place *pl,
   }
   pl->ir = pl->dd * pl->in; /* 1/r = d/n and 1/d = r/n */
   pl->id = pl->rr * pl->in;
-  q->row_up = (double)sys->up_channels * sys->up_fill_KiB * 1024.0;
-  q->half_out = sys->out_half_MB * MIB;
-  q->buf_dom = (double)sys->net_channels * NCCL_BUFFSIZE;
-  q->a_up = sys->up_latency_us * 1e-6;
-  q->a_out = sys->out_latency_us * 1e-6;
-  q->msg_s = sys->msg_overhead_us * 1e-6;
+  q->row_up = sr->row_up;
+  q->half_out = sr->half_out;
+  q->buf_dom = sr->buf_dom;
+  q->a_up = sr->a_up;
+  q->a_out = sr->a_out;
+  q->msg_s = sr->msg_s;
+}
+
+/* Fill the placement and the rates of one evaluation. */
+HOT_INLINE void setup(const pod_system *sys, int n, int r, place *pl,
+                      rates *q) {
+  pod_coll_sys_rates sr;
+  setup_sys(sys, &sr);
+  setup_place(sys, &sr, n, r, pl, q);
 }
 
 #endif

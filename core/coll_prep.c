@@ -133,12 +133,12 @@ static double replay_auto(const pod_coll_prep *P, const pod_system *sys,
                                                : t_sel;
 }
 
-/* pod_coll_time_prepared's time with the placement's 1/n (*in, as
-** pod_coll__time's bus factor reads it) and the candidate that ran
-** (*best). */
+/* pod_coll_time_prepared's time on the system's figures sr, with the
+** placement's 1/n (*in, as pod_coll__time's bus factor reads it) and the
+** candidate that ran (*best). */
 static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
-                         double S, double *time_s, double *in, int *best,
-                         pod_err *err) {
+                         const pod_coll_sys_rates *sr, double S, double *time_s,
+                         double *in, int *best, pod_err *err) {
   if (P == NULL || !P->ok)
     return pod_err_set(err, POD_EINVAL, "prep",
                        "is not prepared (pod_coll_prepare)");
@@ -159,7 +159,7 @@ static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
   }
   place pl;
   rates q;
-  setup(sys, P->n, P->r, &pl, &q);
+  setup_place(sys, sr, P->n, P->r, &pl, &q);
   /* pod_coll__time: ring_net_GBps x 1e9, the GB/s as ring_rate makes it */
   pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
   double t;
@@ -186,11 +186,25 @@ static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
   return POD_OK;
 }
 
+void pod_coll_sys_rates_of(const pod_system *sys, pod_coll_sys_rates *sr) {
+  setup_sys(sys, sr);
+}
+
 int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
                            double S, double *time_s, pod_err *err) {
+  pod_coll_sys_rates sr;
   double in;
   int best;
-  return prepared_time(P, sys, S, time_s, &in, &best, err);
+  setup_sys(sys, &sr);
+  return prepared_time(P, sys, &sr, S, time_s, &in, &best, err);
+}
+
+int pod_coll_time_prepared_sr(const pod_coll_prep *P, const pod_system *sys,
+                              const pod_coll_sys_rates *sr, double S,
+                              double *time_s, pod_err *err) {
+  double in;
+  int best;
+  return prepared_time(P, sys, sr, S, time_s, &in, &best, err);
 }
 
 int pod_coll_eval_prepared(const pod_coll_prep *P, const pod_system *sys,
@@ -198,7 +212,9 @@ int pod_coll_eval_prepared(const pod_coll_prep *P, const pod_system *sys,
   double t = 0.0, in = 0.0;
   int best = -1;
   if (out == NULL) return pod_err_set(err, POD_EINVAL, "out", "is NULL");
-  int rc = prepared_time(P, sys, S, &t, &in, &best, err);
+  pod_coll_sys_rates sr;
+  setup_sys(sys, &sr);
+  int rc = prepared_time(P, sys, &sr, S, &t, &in, &best, err);
   if (rc != POD_OK) return rc;
   pod_coll_op op = (pod_coll_op)P->op;
   /* as coll_eval from pod_coll__time's t and factor */

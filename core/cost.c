@@ -23,19 +23,26 @@ double pod_cost_crf(double r, double n) {
 /* The bounds of every numeric field (pod_field.h), the one home of each
 ** range: the checks below walk these tables and the Lua bindings read
 ** them.  The caps are sanity limits. */
-#define TD(m, lo, hi, open, unit) POD_FIELD_D(pod_tco, m, lo, hi, open, unit)
-const pod_field pod_cost_tco_fields[] = {
-    TD(capex_usd_per_gpu, 0, 1e9, 0,
-       "USD per GPU (server, network share, installation)"),
-    TD(amort_years, 0, 100, POD_F_MIN_OPEN, "years"),
-    TD(capital_rate, 0, 1, 0, "annual cost of capital (0.08 = 8%)"),
-    TD(power_kw_per_gpu, 0, 100, 0, "kW of IT power per GPU, all-in"),
-    TD(pue, 1, 10, 0, "facility power / IT power"),
-    TD(usd_per_kwh, 0, 100, 0, "USD per kWh"),
-    TD(hosting_usd_per_kw_month, 0, 1e6, 0, "USD per kW of IT power per month"),
-    TD(ops_usd_per_gpu_year, 0, 1e8, 0, "USD per GPU per year"),
-    POD_FIELD_END};
+#define TCO_FIELDS(X)                                                        \
+  X(capex_usd_per_gpu, 0, 1e9, 0,                                            \
+    "USD per GPU (server, network share, installation)")                     \
+  X(amort_years, 0, 100, POD_F_MIN_OPEN, "years")                            \
+  X(capital_rate, 0, 1, 0, "annual cost of capital (0.08 = 8%)")             \
+  X(power_kw_per_gpu, 0, 100, 0, "kW of IT power per GPU, all-in")           \
+  X(pue, 1, 10, 0, "facility power / IT power")                              \
+  X(usd_per_kwh, 0, 100, 0, "USD per kWh")                                   \
+  X(hosting_usd_per_kw_month, 0, 1e6, 0, "USD per kW of IT power per month") \
+  X(ops_usd_per_gpu_year, 0, 1e8, 0, "USD per GPU per year")
+#define TD(m, lo, hi, open, unit) POD_FIELD_D(pod_tco, m, lo, hi, open, unit),
+const pod_field pod_cost_tco_fields[] = {TCO_FIELDS(TD) POD_FIELD_END};
 #undef TD
+/* 1 when every TCO part is finite (the test of a rental price's unused
+** parts, inline over the same list) */
+#define TF(m, lo, hi, open, unit) &isfinite(t->m)
+static int tco_finite(const pod_tco *t) {
+  return 1 TCO_FIELDS(TF);
+}
+#undef TF
 
 #define COST_CFG_FIELDS(X)                                                 \
   X(DOUBLE, usd_per_gpu_hour, 0, 1e6, 0, "USD per GPU-hour (0: from tco)") \
@@ -90,10 +97,9 @@ int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
   if (c->usd_per_gpu_hour > 0.0) {
     /* the TCO parts go unused with a rental price, but a non-finite one is
     ** still a bad input (every kernel refuses non-finite inputs) */
-    for (const pod_field *f = pod_cost_tco_fields; f->name; f++)
-      if (!isfinite(pod_field_get(f, &c->tco)))
-        return pod_err_set(err, POD_EINVAL, "tco",
-                           "every TCO part must be finite");
+    if (!tco_finite(&c->tco))
+      return pod_err_set(err, POD_EINVAL, "tco",
+                         "every TCO part must be finite");
     r.price.usd_per_gpu_hour = c->usd_per_gpu_hour;
   } else if ((rc = pod_cost_tco_eval(&c->tco, &r.price, err))) {
     return rc;

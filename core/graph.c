@@ -384,6 +384,7 @@ int pod_graph_blob(pod_graph *g, const pod_gblob_spec *s, pod_err *err) {
       b->out_off > 0 && s->out_end >= b->out_off && s->out_end <= s->size
           ? s->out_end
           : s->size;
+  b->out_full = b->out_off > 0 && s->out_full;
   b->tmpl = malloc(s->size);
   b->patches = calloc((size_t)s->npatches + 1, sizeof *b->patches);
   if (!b->name || !b->where || !b->tmpl || !b->patches) {

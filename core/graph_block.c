@@ -27,6 +27,10 @@
 
 #include "graph_int.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 struct pod_graph_bws {
   int lanes;
   void **col;           /* per node: lanes values (GV_FLT: double, GV_INT:
@@ -227,6 +231,10 @@ static void flt_loop(pod_graph_op op, const double *restrict x,
     case POD_G_FMOD:
       for (int j = 0; j < n; j++) r[j] = fmod(x[j], y[j]);
       break;
+    case POD_G_POW: /* graph_arith.c's luai_numpow on floats */
+      for (int j = 0; j < n; j++)
+        r[j] = y[j] == 2 ? x[j] * x[j] : pow(x[j], y[j]);
+      break;
     default: /* the rest call libm per lane, as graph_arith.c does */
       for (int j = 0; j < n; j++) {
         pod_gval v;
@@ -289,18 +297,48 @@ static int run_arith(const pod_graph *g, pod_graph_bws *ws, int i, int n) {
   return n;
 }
 
-/* The first of x[0..n) that is not finite or not in range (apply_patch's
-** test), or n: a branch-free scan first (it vectorises), then the lane. */
-static int first_out(const double *restrict x, int n, double lo, double hi,
-                     int open) {
-  int bad = 0;
+/* Any of x[0..n) not finite or not in range (apply_patch's test):
+** branch-free, two lanes a step in SSE2 (an ordered compare is false on
+** NaN, and |x| <= DBL_MAX false on infinities), the scalar test else. */
+static int any_out(const double *restrict x, int n, double lo, double hi,
+                   int open) {
+  int bad = 0, j = 0;
+#ifdef __SSE2__
+  const __m128d sign = _mm_set1_pd(-0.0), big = _mm_set1_pd(DBL_MAX);
+  const __m128d vlo = _mm_set1_pd(lo), vhi = _mm_set1_pd(hi);
+  __m128d ok = _mm_castsi128_pd(_mm_set1_epi32(-1));
   if (open)
-    for (int j = 0; j < n; j++)
+    for (; j + 2 <= n; j += 2) {
+      __m128d v = _mm_loadu_pd(x + j);
+      __m128d in =
+          _mm_and_pd(_mm_cmple_pd(_mm_andnot_pd(sign, v), big),
+                     _mm_and_pd(_mm_cmpgt_pd(v, vlo), _mm_cmple_pd(v, vhi)));
+      ok = _mm_and_pd(ok, in);
+    }
+  else
+    for (; j + 2 <= n; j += 2) {
+      __m128d v = _mm_loadu_pd(x + j);
+      __m128d in =
+          _mm_and_pd(_mm_cmple_pd(_mm_andnot_pd(sign, v), big),
+                     _mm_and_pd(_mm_cmpge_pd(v, vlo), _mm_cmple_pd(v, vhi)));
+      ok = _mm_and_pd(ok, in);
+    }
+  bad = _mm_movemask_pd(ok) != 3;
+#endif
+  if (open)
+    for (; j < n; j++)
       bad |= !((fabs(x[j]) <= DBL_MAX) & (x[j] > lo) & (x[j] <= hi));
   else
-    for (int j = 0; j < n; j++)
+    for (; j < n; j++)
       bad |= !((fabs(x[j]) <= DBL_MAX) & (x[j] >= lo) & (x[j] <= hi));
-  if (!bad) return n;
+  return bad;
+}
+
+/* The first of x[0..n) that is not finite or not in range (apply_patch's
+** test), or n: a branch-free scan first, then the lane. */
+static int first_out(const double *restrict x, int n, double lo, double hi,
+                     int open) {
+  if (!any_out(x, n, lo, hi, open)) return n;
   for (int j = 0; j < n; j++) {
     double v = x[j];
     if (!isfinite(v) || (open ? !(v > lo) : !(v >= lo)) || v > hi) return j;
@@ -355,7 +393,10 @@ static int run_blob(const pod_graph *g, pod_graph_bws *ws, int i, int n) {
   const gblob *b = g->nodes[i].blob;
   unsigned char *dst = ws->base[i];
   size_t st = ws->stride[i], from = b->out_off, to = b->out_end;
-  if (from < to)
+  /* a result stored whole on success needs no restore: a lane's stale
+  ** bytes are overwritten before any field is read, and a lane that
+  ** fails ends the block */
+  if (from < to && !b->out_full)
     for (int j = 0; j < n; j++)
       memcpy(dst + st * (size_t)j + from, b->tmpl + from, to - from);
   int memo_src = -1;

@@ -18,6 +18,7 @@ typedef struct gblob {
   int npatches;
   size_t out_off;         /* fn writes only [out_off, out_end); 0: anywhere */
   size_t out_end;         /* [out_end, size): constant, never restored */
+  int out_full;           /* fn writes all of [out_off, out_end) on success */
   unsigned char *checked; /* per patch, set by pod_graph_finish: its value
                              always passed the same test already (a field
                              of a blob patched there with the same bounds) */

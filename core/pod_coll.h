@@ -199,6 +199,25 @@ int pod_coll_eval_prepared(const pod_coll_prep *prep, const pod_system *sys,
 ** tests/unit/test_coll_prep.c. */
 int pod_coll_prep_varies(const pod_coll_prep *prep, size_t offset);
 
+/* The figures of a system that every collective timed on it reads
+** (rates, fill sizes, latencies; core/coll_plan.h setup_sys): made once by
+** pod_coll_sys_rates_of for many pod_coll_time_prepared_sr calls on the
+** same system values. */
+typedef struct pod_coll_sys_rates {
+  double U, G;     /* achievable scale-up, one GPU's NICs, bytes/s */
+  double ch, cap;  /* network channels per domain; their cap, bytes/s */
+  double row_up;   /* scale-up fill row, bytes */
+  double half_out; /* network half-rate size, bytes */
+  double buf_dom;  /* a domain's network channels' NCCL buffers, bytes */
+  double a_up, a_out, msg_s; /* latencies, s */
+} pod_coll_sys_rates;
+void pod_coll_sys_rates_of(const pod_system *sys, pod_coll_sys_rates *sr);
+/* pod_coll_time_prepared with sys's figures sr (pod_coll_sys_rates_of on
+** these sys values): the same time and errors, bit for bit. */
+int pod_coll_time_prepared_sr(const pod_coll_prep *prep, const pod_system *sys,
+                              const pod_coll_sys_rates *sr, double bytes,
+                              double *time_s, pod_err *err);
+
 /* 1 when nothing prepared depends on the bytes (no algorithm is chosen by
 ** NCCL's ratings, which read them: every collective but an all-reduce
 ** across domains), so the prep times any bytes; 0 otherwise or for NULL. */

@@ -121,6 +121,10 @@ typedef struct pod_gblob_spec {
                      (figures prepared once), copied into a workspace when
                      it is made, never restored per sample; 0 (the
                      default) or any value outside [out_off, size]: size */
+  int out_full;   /* with out_off > 0: 1 when fn, on success, writes every
+                     field of [out_off, out_end) (a result stored whole),
+                     so evaluating blocks (pod_graph_eval_block) restores
+                     none of it per sample; 0 (the default): restored */
 } pod_gblob_spec;
 
 typedef enum pod_gfield_type {

@@ -300,6 +300,11 @@ int pod_rel_eval_failures_checked(const pod_rel_cfg *c, pod_rel_result *out,
 ** that passed pod_rel_check. */
 typedef struct pod_rel_prep {
   double rate[POD_REL_NSCOPES][POD_REL_NSCOPES]; /* [unit][blast], per h */
+  /* the (unit, blast) pairs of a rate > 0, by blast then unit: the terms
+  ** of the per-blast sums, in the model's order */
+  int nterms;
+  unsigned char term_u[POD_REL_NSCOPES * POD_REL_NSCOPES];
+  unsigned char term_b[POD_REL_NSCOPES * POD_REL_NSCOPES];
 } pod_rel_prep;
 void pod_rel_prepare(const pod_rel_failures *f, pod_rel_prep *p);
 

@@ -333,6 +333,8 @@ typedef struct rel_causes {
   double r_eff;     /* repair_past(c, R + swap) */
   double a_dom_num; /* L_abs / domains x r_eff: the domain load x T_dom */
   int domains;
+  double inv_dom2; /* 1 / domains when domains is a power of two (x / 2^j
+                   ** and x * 2^-j are the same double), else 0 */
   /* Over the classes that drain hardware at a rate > 0, by which spares
   ** serve them (in_dom + 2 in_pool): the sums of rate x wait, and the
   ** pool's arrival rate by in_dom, so a step of the fixed point is a few
@@ -392,7 +394,9 @@ static inline void spare_waits(const rel_causes *k, double B_dom, double B_pool,
                pb = k->wl[3] * (B_dom * B_pool);
   s->wait = ((k->wl[0] + pd) + pp) + pb;
   s->wait_pool = pp + pb;
-  s->wait_dom = (pd + pb) / k->domains;
+  /* on the fixed point's dependency chain: a product where exact */
+  s->wait_dom =
+      k->inv_dom2 > 0.0 ? (pd + pb) * k->inv_dom2 : (pd + pb) / k->domains;
 }
 
 /* The rest of the spare model at the loads in s (spare_loads): every
@@ -525,6 +529,12 @@ void pod_rel_prepare(const pod_rel_failures *f, pod_rel_prep *p) {
     const pod_rel_cause *q = &f->cause[i];
     p->rate[q->unit][q->blast] += q->rate_per_h;
   }
+  for (int bl = 0; bl < POD_REL_NSCOPES; bl++)
+    for (int u = 0; u < POD_REL_NSCOPES; u++)
+      if (p->rate[u][bl] > 0.0) {
+        p->term_u[p->nterms] = (unsigned char)u;
+        p->term_b[p->nterms++] = (unsigned char)bl;
+      }
 }
 
 static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
@@ -546,10 +556,19 @@ static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
   memset(k, 0, sizeof *k);
   k->n = POD_REL_NSCOPES;
   k->domains = domains;
+  k->inv_dom2 =
+      domains > 0 && (domains & (domains - 1)) == 0 && domains < 1 << 30
+          ? 1.0 / domains
+          : 0.0;
+  /* lam[bl] = sum over u of rate[u][bl] mult[u], in u order; the terms of
+  ** a zero rate add +0 to a sum >= +0 (mult is finite): skipped, the same
+  ** bits */
+  for (int t = 0; t < pr->nterms; t++) {
+    int u = pr->term_u[t], bl = pr->term_b[t];
+    k->lam[bl] += pr->rate[u][bl] * mult[u];
+  }
   for (int bl = 0; bl < POD_REL_NSCOPES; bl++) {
-    double lam = 0.0;
-    for (int u = 0; u < POD_REL_NSCOPES; u++) lam += pr->rate[u][bl] * mult[u];
-    k->lam[bl] = lam;
+    double lam = k->lam[bl];
     k->b[bl] = rel_blast_gpus(c, bl);
     k->hw[bl] = bl != POD_REL_JOB;
     k->in_dom[bl] =

@@ -37,10 +37,19 @@
 ** the members that share one domain, rounded down to a divisor of n so
 ** the group splits evenly (an EP group of 64 at stride 1 on NVL72 stays in
 ** one domain; on 8-GPU nodes it spans 8 nodes, 8 per node). */
-static int group_rpd(int n, long stride, int D) {
+static inline int group_rpd(int n, long stride, int D) {
   if (n <= 1) return 1;
   long fit = stride >= D ? 1 : D / stride;
   if (fit >= n) return n;
+  if ((n & (n - 1)) == 0) { /* a power of two: the largest one <= fit */
+#if defined(__GNUC__)
+    return (int)(1ULL << (63 - __builtin_clzll((unsigned long long)fit)));
+#else
+    long r = 1;
+    while (2 * r <= fit) r *= 2;
+    return (int)r;
+#endif
+  }
   for (long r = fit; r > 1; r--)
     if (n % r == 0) return (int)r;
   return 1;
@@ -627,8 +636,17 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   plan_layout(c, dp, pre, &p);
   pod_coll_graphs own; /* slots filled on use: only the count is set */
   own.n = 0;
-  ctx x = {c, err, POD_OK, !want_time, graphs ? graphs : &own,
-           0, pre, rec,    {0}};
+  ctx x; /* the memo's times are read only where its mask says: not zeroed */
+  x.c = c;
+  x.err = err;
+  x.rc = POD_OK;
+  x.no_comm = !want_time;
+  x.graphs = graphs ? graphs : &own;
+  x.cur = 0;
+  x.pc = pre;
+  x.rec = rec;
+  x.memo.mask = 0;
+  x.memo.have_sr = 0;
   const pod_model_params *mp = &p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
   attn_part own_attn;

@@ -125,7 +125,11 @@ int pod_train__coll_prepared(const pod_train_prep *pre, int k,
     *t = m->t[j]; /* the same operations on the same values */
     return POD_OK;
   }
-  int rc = pod_coll_time_prepared(p, s, c->bytes, t, err);
+  if (!m->have_sr) { /* the step's system: its figures once per step */
+    pod_coll_sys_rates_of(s, &m->sr);
+    m->have_sr = 1;
+  }
+  int rc = pod_coll_time_prepared_sr(p, s, &m->sr, c->bytes, t, err);
   if (rc == POD_OK) {
     m->mask |= 1u << k;
     m->bytes[k] = c->bytes;

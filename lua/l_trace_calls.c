@@ -717,6 +717,10 @@ int lpod_trace__call(lua_State *L) {
   bs.tmpl = t0;
   bs.fn = tc->fn;
   bs.out_off = tc->res_off; /* kernels write their result after the config */
+  /* the train, reliability and cost kernels store their result whole on
+  ** success (eval_step's *r = RESULT_ZERO, rel_eval's and pod_cost_eval's
+  ** *out = r) */
+  bs.out_full = tc->fn == fn_train || tc->fn == fn_rel || tc->fn == fn_cost;
   if (tc->fn == fn_coll &&
       lpod_trace__spec_is_checked(c.tr->g, patches, np,
                                   offsetof(pod_coll_cfg, system),
@@ -738,6 +742,9 @@ int lpod_trace__call(lua_State *L) {
   if (tc->fn == lpod_trace__fn_system &&
       lpod_trace__system_screened(t0, patches, np))
     bs.fn = lpod_trace__fn_system_screened;
+  if (tc->fn == lpod_trace__fn_model &&
+      lpod_trace__model_screened(t0, patches, np))
+    bs.fn = lpod_trace__fn_model_screened;
   bs.patches = patches;
   bs.npatches = np;
   pod_err e;

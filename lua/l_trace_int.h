@@ -118,6 +118,13 @@ int lpod_trace__fn_system_screened(void *b, pod_err *e);
 ** needs no check per sample beyond its patches' own. */
 int lpod_trace__system_screened(const unsigned char *t0,
                                 const pod_gpatch *patches, int np);
+/* A model spec that lpod_trace__model_screened accepted: per sample only
+** the rule across fields its patched fields enter (imbalance >= 1). */
+int lpod_trace__fn_model_screened(void *b, pod_err *e);
+/* Non-zero when a model spec of template t0 (valid) with these patches
+** needs per sample no check beyond its patches' own and that rule. */
+int lpod_trace__model_screened(const unsigned char *t0,
+                               const pod_gpatch *patches, int np);
 /* Is the spec at [base, base + size) of a new blob with `patches` always
 ** the bytes of one spec node checked per sample by fn (or screened)? */
 int lpod_trace__spec_is_checked(const pod_graph *g, const pod_gpatch *patches,

@@ -2,9 +2,10 @@
 ** l_trace_specs.c: the per-sample checks of traced spec constructors
 ** (podsim.system, podsim.gpu, podsim.model) and when a traced call may
 ** skip them (l_trace_int.h): a kernel call whose config holds the bytes of
-** a spec checked per sample does not check it again, and a system spec
-** whose patches test exactly what pod_hw_system_check would is not
-** checked again either.
+** a spec checked per sample does not check it again, and a system or
+** model spec whose patches test what its check's field bounds would is
+** checked per sample only for the rules across fields that its patched
+** fields enter (none for a system, the routing imbalance for a model).
 */
 #include <string.h>
 
@@ -34,6 +35,17 @@ static const pod_field *system_field_at(size_t off) {
   return NULL;
 }
 
+/* Does patch p write a plain field f (NULL: none) with a test at least as
+** strict as f's bound (finite, the same minimum, the same inclusive
+** maximum)? */
+static int patch_as_strict(const pod_gpatch *p, const pod_field *f) {
+  if (p->kind != POD_GP_DOUBLE && p->kind != POD_GP_INT) return 0;
+  pod_ftype want = p->kind == POD_GP_INT ? POD_F_INT : POD_F_DOUBLE;
+  return f != NULL && f->type == want && p->min == f->min && p->max == f->max &&
+         p->min_open == ((f->open & POD_F_MIN_OPEN) != 0) &&
+         !(f->open & POD_F_MAX_OPEN);
+}
+
 /* Can a system spec built from template t0 with `patches` skip
 ** pod_hw_system_check per sample?  That check (core/hw.c) is the
 ** conjunction of each field's bound (pod_hw_system_fields,
@@ -50,24 +62,53 @@ int lpod_trace__system_screened(const unsigned char *t0,
   if (pod_hw_system_check(&s, &e) != POD_OK) return 0;
   for (int i = 0; i < np; i++) {
     const pod_gpatch *p = &patches[i];
-    if (p->kind != POD_GP_DOUBLE && p->kind != POD_GP_INT) return 0;
     if (p->offset == offsetof(pod_system, nvls) ||
         p->offset == offsetof(pod_system, nvls_eff))
       return 0;
-    const pod_field *f = system_field_at(p->offset);
-    pod_ftype want = p->kind == POD_GP_INT ? POD_F_INT : POD_F_DOUBLE;
-    if (f == NULL || f->type != want || p->min != f->min || p->max != f->max ||
-        p->min_open != ((f->open & POD_F_MIN_OPEN) != 0) ||
-        (f->open & POD_F_MAX_OPEN))
-      return 0;
+    if (!patch_as_strict(p, system_field_at(p->offset))) return 0;
+  }
+  return 1;
+}
+
+/* A model spec that lpod_trace__model_screened accepted.  pod_model_check
+** (core/model.c) is its field bounds, which the patches test, and rules
+** across fields, of which one reads a double field: an MoE model's
+** imbalance >= 1 (the bound alone allows [0, 1e6]).  Every other rule
+** reads integer fields, the template's.  On a failure the whole check
+** runs, so the error is pod_model_check's. */
+int lpod_trace__fn_model_screened(void *b, pod_err *e) {
+  const pod_model *m = b;
+  if (m->experts <= 0 || m->imbalance >= 1.0) return POD_OK;
+  return pod_model_check(m, e);
+}
+
+/* Can a model spec built from template t0 with `patches` be checked per
+** sample by lpod_trace__fn_model_screened?  When t0 passes
+** pod_model_check and each patch writes a double field with a test at
+** least as strict as its bound (an integer field may enter any rule
+** across fields: none may be patched). */
+int lpod_trace__model_screened(const unsigned char *t0,
+                               const pod_gpatch *patches, int np) {
+  pod_model m;
+  pod_err e;
+  memcpy(&m, t0, sizeof m);
+  if (pod_model_check(&m, &e) != POD_OK) return 0;
+  for (int i = 0; i < np; i++) {
+    const pod_gpatch *p = &patches[i];
+    const pod_field *f = NULL;
+    for (const pod_field *q = pod_model_fields; q->name && !f; q++)
+      if (q->offset == p->offset && q->type == POD_F_DOUBLE) f = q;
+    if (p->kind != POD_GP_DOUBLE || !patch_as_strict(p, f)) return 0;
   }
   return 1;
 }
 
 /* Does a spec node of function `have` check what function fn checks? */
 static int checks_as(pod_graph_blob_fn have, pod_graph_blob_fn fn) {
-  return have == fn || (fn == lpod_trace__fn_system &&
-                        have == lpod_trace__fn_system_screened);
+  return have == fn ||
+         (fn == lpod_trace__fn_system &&
+          have == lpod_trace__fn_system_screened) ||
+         (fn == lpod_trace__fn_model && have == lpod_trace__fn_model_screened);
 }
 
 /* Is the spec at [base, base + size) of a new blob with `patches` always

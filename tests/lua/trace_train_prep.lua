@@ -81,4 +81,29 @@ local function msg(x) return (tostring(x):gsub("^.-(study ')", "%1")) end
 T.eq(msg(e1), msg(e2), "out of range: the same error")
 T.truthy(tostring(e1):find("eff_scale"), "names the field: " .. tostring(e1))
 
+
+-- a sampled model spec (imbalance, capacity factor) is checked per sample
+-- only for the imbalance rule (lpod_trace__fn_model_screened): below 1 on
+-- some samples, the same failure traced and in Lua; in range, the same bits
+local mspec = {name = "model_fail", samples = 1000, seed = 5, params = params, metrics = {"v"},
+  eval = function(p)
+    local m = podsim.model{base = "deepseek_v3", imbalance = 0.6 + p.x, capacity_factor = 2 * p.ov}
+    return {v = podsim.train{system = podsim.system{base = "hgx_h100", out_eff = p.nic}, model = m,
+      gpus = 2048, seq = 4096, global_batch = 1024, dtype = "fp8", fp8_recipe = "current",
+      software = "megatron_bridge_26_06", parallel = layouts.hgx_h100, eff_scale = p.eff}.step_s}
+  end}
+local ok3, e3 = pcall(function() return podsim.study(mspec):run() end)
+mspec.trace = false
+local ok4, e4 = pcall(function() return podsim.study(mspec):run() end)
+T.truthy(not ok3 and not ok4, "imbalance below 1: fails both ways")
+T.eq(msg(e3), msg(e4), "imbalance below 1: the same error")
+T.truthy(tostring(e3):find("imbalance"), "names the field: " .. tostring(e3))
+W.both({name = "model_ok", samples = 600, seed = 6, params = params,
+  eval = function(p)
+    local m = podsim.model{base = "deepseek_v3", imbalance = 1 + p.x, capacity_factor = 2 * p.ov}
+    return {v = podsim.train{system = podsim.system{base = "hgx_h100", out_eff = p.nic}, model = m,
+      gpus = 2048, seq = 4096, global_batch = 1024, dtype = "fp8", fp8_recipe = "current",
+      software = "megatron_bridge_26_06", parallel = layouts.hgx_h100, eff_scale = p.eff}.step_s}
+  end}, "sampled model spec")
+
 T.done("trace_train_prep")

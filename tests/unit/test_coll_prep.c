@@ -69,6 +69,12 @@ static int compare(const pod_coll_prep *p, const pod_system *base,
     return 0;
   }
   assert_memory_equal(&t2, &t1, sizeof t1); /* bit for bit */
+  /* and with the system's figures made once (pod_coll_sys_rates_of) */
+  pod_coll_sys_rates sr;
+  pod_coll_sys_rates_of(&s, &sr);
+  double t3 = -3.0;
+  assert_int_equal(pod_coll_time_prepared_sr(p, &s, &sr, S, &t3, &e2), POD_OK);
+  assert_memory_equal(&t3, &t1, sizeof t1);
   return 1;
 }
 

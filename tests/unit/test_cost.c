@@ -164,6 +164,8 @@ static void test_bad_inputs(void **state) {
   /* with a rental price the TCO parts are unused but must still be finite */
   BAD(c.tco.pue = NAN, "tco");
   BAD(c.tco.capex_usd_per_gpu = INFINITY, "tco");
+  BAD(c.tco.ops_usd_per_gpu_year = -INFINITY, "tco"); /* the list's last */
+  BAD(c.tco.amort_years = NAN, "tco");
   BAD(c.tokens_per_s_per_gpu = 0.0, "tokens_per_s_per_gpu");
   BAD(c.tokens_per_s_per_gpu = INFINITY, "tokens_per_s_per_gpu");
   BAD(c.active_gpus = 0, "active_gpus");

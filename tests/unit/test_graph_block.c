@@ -192,7 +192,8 @@ static pod_graph *blob_graph(int *M) {
   int fk = pod_graph_node_op(g, POD_G_FLOOR, k, -1, "", &e);
   src2 s0 = {{0, 0}};
   pod_gpatch sp = {0, POD_GP_DOUBLE, y, 0, 0, 0, HUGE_VAL, 1, "c"};
-  pod_gblob_spec ss = {"src", "s.lua:2:", sizeof s0, &s0, src_fn, &sp, 1, 0, 0};
+  pod_gblob_spec ss = {"src", "s.lua:2:", sizeof s0, &s0, src_fn,
+                       &sp,   1,          0,         0,   0};
   int sb = pod_graph_blob(g, &ss, &e);
   assert_true(sb >= 0);
   kb t;
@@ -204,7 +205,7 @@ static pod_graph *blob_graph(int *M) {
       {offsetof(kb, l2), POD_GP_LOG10, y, 0, 0, 0, HUGE_VAL, 1, "l2"},
       {offsetof(kb, c), POD_GP_BYTES, sb, 0, sizeof s0.c, 0, 0, 0, "c"}};
   pod_gblob_spec bs = {"kern", "k.lua:3:", sizeof t,          &t, kb_fn,
-                       p,      5,          offsetof(kb, out), 0};
+                       p,      5,          offsetof(kb, out), 0,  0};
   int b = pod_graph_blob(g, &bs, &e);
   assert_true(b >= 0);
   int out = pod_graph_field(g, b, offsetof(kb, out), POD_GF_DOUBLE, &e);
@@ -248,8 +249,9 @@ static int tb_fn(void *b, pod_err *e) {
 }
 
 /* A graph of one tb blob on parameter 0, outputs out and calls;
-** out_off and out_end as given. */
-static pod_graph *tail_graph(size_t out_off, size_t out_end) {
+** out_off, out_end and out_full as given. */
+static pod_graph *tail_graph_full(size_t out_off, size_t out_end,
+                                  int out_full) {
   double x0[1] = {1.5};
   pod_graph *g;
   pod_err e;
@@ -257,8 +259,8 @@ static pod_graph *tail_graph(size_t out_off, size_t out_end) {
   int a = pod_graph_param(g, 0, &e);
   tb t = {0, 0, {3.25, -0.5}, 10.0};
   pod_gpatch p = {offsetof(tb, a), POD_GP_DOUBLE, a, 0, 0, -5, 5, 0, "a"};
-  pod_gblob_spec bs = {"tail", "t.lua:1:", sizeof t, &t,     tb_fn,
-                       &p,     1,          out_off,  out_end};
+  pod_gblob_spec bs = {"tail", "t.lua:1:", sizeof t, &t,      tb_fn,
+                       &p,     1,          out_off,  out_end, out_full};
   int b = pod_graph_blob(g, &bs, &e);
   assert_true(b >= 0);
   int outs[2] = {pod_graph_field(g, b, offsetof(tb, out), POD_GF_DOUBLE, &e),
@@ -266,6 +268,47 @@ static pod_graph *tail_graph(size_t out_off, size_t out_end) {
   assert_true(outs[0] >= 0 && outs[1] >= 0);
   assert_int_equal(pod_graph_finish(g, outs, 2, &e), POD_OK);
   return g;
+}
+
+static pod_graph *tail_graph(size_t out_off, size_t out_end) {
+  return tail_graph_full(out_off, out_end, 0);
+}
+
+/* A result stored whole (out_full): by blocks, the result region is not
+** restored per sample.  tb_fn stores out whole: the same outputs as
+** restored; a region that holds the call counter (which tb_fn reads, so
+** not a result stored whole) shows it: the counter keeps counting by
+** blocks (one call per sample a lane served), stays 11 when restored. */
+static void test_blob_out_full(void **state) {
+  (void)state;
+  enum { N = 200 };
+  double x[N];
+  uint64_t s = 5;
+  for (int j = 0; j < N; j++) x[j] = uni(&s, -4, 4);
+  const size_t off = offsetof(tb, out), fig = offsetof(tb, fig);
+  pod_graph *g[4] = {tail_graph_full(off, fig, 0), tail_graph_full(off, fig, 1),
+                     tail_graph_full(off, 0, 0), tail_graph_full(off, 0, 1)};
+  const int lanes[] = {1, 7, 64};
+  for (int k = 0; k < 3; k++) {
+    double y[4][2 * N];
+    for (int v = 0; v < 4; v++) {
+      pod_graph_bws *b;
+      pod_err e;
+      int nok;
+      assert_int_equal(pod_graph_bws_new(g[v], lanes[k], &b, &e), POD_OK);
+      assert_int_equal(pod_graph_eval_block(g[v], b, N, x, y[v], &nok, &e),
+                       POD_OK);
+      assert_int_equal(nok, N);
+      pod_graph_bws_free(b);
+    }
+    for (int j = 0; j < N; j++) {
+      for (int v = 1; v < 4; v++)
+        assert_memory_equal(&y[0][2 * j], &y[v][2 * j], sizeof(double));
+      assert_true(y[2][2 * j + 1] == 11.0);
+      assert_true(y[3][2 * j + 1] == 11.0 + (double)(j / lanes[k]));
+    }
+  }
+  for (int v = 0; v < 4; v++) pod_graph_free(g[v]);
 }
 
 /* A blob's constant tail (out_end): the same results, per sample and by
@@ -381,8 +424,17 @@ static void break_row(double *r, int how) {
     case 5:
       r[3] = 0.5;
       break;
-    default:
+    case 6:
       r[1] = 1e10; /* out of the int patch's range */
+      break;
+    case 7:
+      r[0] = -INFINITY;
+      break;
+    case 8:
+      r[0] = -5.000000000000001; /* just below a closed minimum */
+      break;
+    default:
+      r[2] = 0.0; /* at an open minimum */
       break;
   }
 }
@@ -394,16 +446,17 @@ static void test_first_failing_sample(void **state) {
   enum { N = 300 };
   double *x = malloc(sizeof(double) * 4 * N);
   uint64_t s = 11;
-  const int lanes[] = {1, 4, 64};
+  const int lanes[] = {1, 4, 64, 7};
   /* two failing rows, each failing in any way, the later one failing
-  ** earlier in the graph or later: the first row reports */
-  for (int h1 = 0; h1 < 7; h1++)
-    for (int h2 = 0; h2 < 7; h2++) {
+  ** earlier in the graph or later: the first row reports (rows at even
+  ** and odd lanes: the range scan takes two lanes a step) */
+  for (int h1 = 0; h1 < 10; h1++)
+    for (int h2 = 0; h2 < 10; h2++) {
       good_rows(x, N, &s);
       int r1 = 10 + h1 * 17 + h2 * 3, r2 = r1 + 1 + (h2 * 29) % 90;
       break_row(x + 4 * r1, h1);
       break_row(x + 4 * r2, h2);
-      for (int k = 0; k < 3; k++) {
+      for (int k = 0; k < 4; k++) {
         int f;
         both_ways(g, 4, M, N, x, lanes[k], &f);
         assert_int_equal(f, r1);
@@ -457,16 +510,17 @@ static void test_copied_fields(void **state) {
   int x = pod_graph_param(g, 0, &e);
   double a0 = 0;
   pod_gpatch pa = {0, POD_GP_DOUBLE, x, 0, 0, -10, 10, 0, "v"};
-  pod_gblob_spec sa = {"spec", "", sizeof a0, &a0, NULL, &pa, 1, sizeof a0, 0};
+  pod_gblob_spec sa = {"spec", "", sizeof a0, &a0, NULL,
+                       &pa,    1,  sizeof a0, 0,   0};
   int a = pod_graph_blob(g, &sa, &e);
   int fa = pod_graph_field(g, a, 0, POD_GF_DOUBLE, &e);
   two t0 = {0, 0};
   pod_gpatch same = {0, POD_GP_DOUBLE, fa, 0, 0, -10, 10, 0, "w"};
   pod_gpatch narrow = {0, POD_GP_DOUBLE, fa, 0, 0, -1, 1, 0, "w"};
   pod_gblob_spec sb = {"same", "", sizeof t0,          &t0, two_fn,
-                       &same,  1,  offsetof(two, out), 0};
+                       &same,  1,  offsetof(two, out), 0,   0};
   pod_gblob_spec sc = {"narrow", "n.lua:1:", sizeof t0,          &t0, two_fn,
-                       &narrow,  1,          offsetof(two, out), 0};
+                       &narrow,  1,          offsetof(two, out), 0,   0};
   int b = pod_graph_blob(g, &sb, &e), c = pod_graph_blob(g, &sc, &e);
   assert_true(a >= 0 && fa >= 0 && b >= 0 && c >= 0);
   int outs[2] = {pod_graph_field(g, b, offsetof(two, out), POD_GF_DOUBLE, &e),
@@ -555,6 +609,7 @@ int main(void) {
       cmocka_unit_test(test_every_op),
       cmocka_unit_test(test_blobs),
       cmocka_unit_test(test_blob_tail),
+      cmocka_unit_test(test_blob_out_full),
       cmocka_unit_test(test_first_failing_sample),
       cmocka_unit_test(test_copied_fields),
       cmocka_unit_test(test_rows),
