@@ -35,10 +35,11 @@
 /* ---- memory ----------------------------------------------------------- */
 
 /* Memory for a large column of samples, ranks or sort words, released
-** with free(); NULL when out of memory.  From 4 MB on it is 2 MB-aligned,
-** rounded up to 2 MB and advised for transparent huge pages where the
-** system has them (Linux madvise), so its first touch faults once per
-** 2 MB instead of once per 4 KB page (1 M doubles: 4 faults, not 1954). */
+** with free(); NULL when out of memory.  From 4 MB on it is 2 MB-aligned
+** and rounded up to 2 MB, so where transparent huge pages are on for
+** every mapping its first touch faults once per 2 MB.  It is not advised
+** (MADV_HUGEPAGE): under the default defrag policy that compacts memory
+** on first touch, intermittently several times slower (core/stats.c). */
 void *pod_stats_column_alloc(size_t bytes);
 
 /* ---- moments ---------------------------------------------------------- */

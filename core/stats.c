@@ -4,7 +4,6 @@
 ** correlation in stats_rank.c.
 */
 #ifndef _DEFAULT_SOURCE
-#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (Linux) */
 #endif
 #include "pod_stats.h"
 #include "stats_int.h"
@@ -12,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
@@ -27,9 +25,11 @@ void *pod_stats_column_alloc(size_t bytes) {
   size_t n = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
   void *p = NULL;
   if (n < bytes || posix_memalign(&p, HUGE_PAGE, n)) return NULL;
-#ifdef MADV_HUGEPAGE
-  (void)madvise(p, n, MADV_HUGEPAGE); /* advice: ignored where unsupported */
-#endif
+  /* No MADV_HUGEPAGE advice: under THP's default defrag policy
+  ** ("madvise") an advised region compacts memory on its first touch,
+  ** which measured here (1 M-sample kernel study, 12 alternating runs)
+  ** made the study 0.22-0.74 s against a steady 0.24-0.25 s without it;
+  ** aligned, the column still gets huge pages where THP is "always". */
   return p;
 }
 
