@@ -39,6 +39,7 @@
 
 #include "pod_err.h"
 #include "pod_stats.h"
+#include "../unit/sketch_ref.h"
 
 #define N 1000000
 #define ROUNDS 5
@@ -343,22 +344,6 @@ static void bench_hist(gsl_rng *g, double *x) {
       "bins (CPU time, best of %d); pod_hist_add value by value %.2f "
       "ms: %.1fx\n",
       best * 1e3, ROUNDS, ref * 1e3, ref / best);
-}
-
-/* The quantile by the bucket-by-bucket scan (pod_sketch_quantile before
-** it skipped empty blocks): the reference of bench_sketch. */
-static double sketch_scan(const pod_sketch *s, double p) {
-  if (s->n == 0) return NAN;
-  if (p <= 0) return s->min;
-  if (p >= 1) return s->max;
-  int64_t r = (int64_t)floor(p * (double)(s->n - 1)), cum = 0;
-  double g = s->gamma, f = 2.0 / (g + 1.0), v = s->max;
-  for (int32_t i = s->neg.len - 1; i >= 0 && cum <= r; i--)
-    if ((cum += s->neg.c[i]) > r) v = -pow(g, s->neg.off + i) * f;
-  if (cum <= r && (cum += s->zero) > r) v = 0.0;
-  for (int32_t i = 0; i < s->pos.len && cum <= r; i++)
-    if ((cum += s->pos.c[i]) > r) v = pow(g, s->pos.off + i) * f;
-  return v < s->min ? s->min : v > s->max ? s->max : v;
 }
 
 /* The seven summary quantiles of a streamed metric's sketch whose values

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "pod_coll.h"
+#include "coll_fixture.h"
 
 /* xorshift64: the effs of a sweep, the same every run */
 static double next_unit(uint64_t *x) {
@@ -24,28 +25,6 @@ static double next_unit(uint64_t *x) {
   *x ^= *x >> 7;
   *x ^= *x << 17;
   return (double)(*x >> 11) * (1.0 / 9007199254740992.0);
-}
-
-/* The systems of the sweep: every preset, and each with SHARP on, NVLS
-** off, a 4:1 tier above small leaves under static ECMP. */
-static int systems(pod_system *out, int cap) {
-  int k = 0;
-  for (int i = 0; pod_hw_system_at(i, NULL) != NULL && k + 4 <= cap; i++) {
-    pod_system s = *pod_hw_system_at(i, NULL);
-    out[k++] = s;
-    pod_system v = s;
-    v.sharp = 1;
-    out[k++] = v;
-    v = s;
-    v.nvls = 0;
-    out[k++] = v;
-    v = s;
-    v.oversub = 4.0;
-    v.leaf_gpus = 2 * s.domain_gpus;
-    v.routing = POD_ROUTING_STATIC_ECMP;
-    out[k++] = v;
-  }
-  return k;
 }
 
 /* One comparison: the prepared time on sys with effs (ue, oe) against the
@@ -81,7 +60,7 @@ static int compare(const pod_coll_prep *p, const pod_system *base,
 static void test_prepared_matches_checked(void **state) {
   (void)state;
   static pod_system sys[256];
-  int nsys = systems(sys, 256);
+  int nsys = coll_fixture_systems(sys, 256);
   assert_true(nsys >= 20);
   const int ns[] = {1, 2, 3, 4, 8, 16, 24, 64, 72, 128, 144, 1024, 16384};
   const int rs[] = {0, 1, 2, 4, 8, 16, 36, 72};
@@ -168,7 +147,7 @@ static void test_prepared_matches_checked(void **state) {
 static void test_prep_same(void **state) {
   (void)state;
   static pod_system sys[256];
-  int nsys = systems(sys, 256);
+  int nsys = coll_fixture_systems(sys, 256);
   const int ns[] = {2, 8, 16, 72, 144, 1024};
   uint64_t seed = 12345;
   long same = 0;

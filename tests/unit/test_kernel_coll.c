@@ -22,6 +22,7 @@
 
 #include "pod_coll.h"
 #include "pod_mc.h"
+#include "coll_fixture.h"
 
 #define MIB 1048576.0
 
@@ -60,27 +61,6 @@ static void set_field(pod_system *s, size_t off, double v) {
   memcpy((char *)s + off, &v, sizeof v);
 }
 
-/* The systems: every preset, each with SHARP, without NVLS, and under an
-** oversubscribed leaf tier with static ECMP. */
-static int systems(pod_system *out, int cap) {
-  int k = 0;
-  for (int i = 0; pod_hw_system_at(i, NULL) != NULL && k + 4 <= cap; i++) {
-    pod_system s = *pod_hw_system_at(i, NULL), v = s;
-    out[k++] = s;
-    v.sharp = 1;
-    out[k++] = v;
-    v = s;
-    v.nvls = 0;
-    out[k++] = v;
-    v = s;
-    v.oversub = 4.0;
-    v.leaf_gpus = 2 * s.domain_gpus;
-    v.routing = POD_ROUTING_STATIC_ECMP;
-    out[k++] = v;
-  }
-  return k;
-}
-
 /* The prepared result on sys against pod_coll_eval's (the unchecked
 ** entry: the varied fields are checked there); 1 when both succeed. */
 static int compare(const pod_coll_prep *p, const pod_system *s, pod_coll_op op,
@@ -113,7 +93,7 @@ static int compare(const pod_coll_prep *p, const pod_system *s, pod_coll_op op,
 static void test_varies_matches_eval(void **state) {
   (void)state;
   static pod_system sys[256];
-  int nsys = systems(sys, 256);
+  int nsys = coll_fixture_systems(sys, 256);
   const int ns[] = {1, 2, 8, 16, 64, 72, 144, 1024};
   const int rs[] = {0, 1, 4, 8, 36};
   const double sizes[] = {0.0, 4096.0, MIB, 1.5e8, 17179869184.0};

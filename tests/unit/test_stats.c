@@ -23,6 +23,7 @@
 #include "pod_err.h"
 #include "pod_stats.h"
 #include "near.h"
+#include "sketch_ref.h"
 
 #define assert_rel(a, b, rel) assert_near(a, b, (rel)*fabs(b))
 
@@ -372,22 +373,6 @@ static void test_sketch_wide_range(void **st) {
   assert_rel(pod_sketch_quantile(&t, 0.5), big[0], 1e-3);
   assert_rel(pod_sketch_quantile(&t, 0.0), 1e308, 1e-15);
   pod_sketch_free(&t);
-}
-
-/* The quantile by the bucket-by-bucket scan (the definition: the first
-** bucket in value order whose cumulative count passes the rank). */
-static double sketch_scan(const pod_sketch *s, double p) {
-  if (s->n == 0) return NAN;
-  if (p <= 0) return s->min;
-  if (p >= 1) return s->max;
-  int64_t r = (int64_t)floor(p * (double)(s->n - 1)), cum = 0;
-  double g = s->gamma, f = 2.0 / (g + 1.0), v = s->max;
-  for (int32_t i = s->neg.len - 1; i >= 0 && cum <= r; i--)
-    if ((cum += s->neg.c[i]) > r) v = -pow(g, s->neg.off + i) * f;
-  if (cum <= r && (cum += s->zero) > r) v = 0.0;
-  for (int32_t i = 0; i < s->pos.len && cum <= r; i++)
-    if ((cum += s->pos.c[i]) > r) v = pow(g, s->pos.off + i) * f;
-  return v < s->min ? s->min : v > s->max ? s->max : v;
 }
 
 /* pod_sketch_quantile (empty ranges skipped by blocks) and

@@ -1,0 +1,32 @@
+/*
+** coll_fixture.h: the systems the collective tests sweep (include after
+** pod_hw.h or pod_coll.h).
+**   coll_fixture_systems(out, cap)  every preset, and each with SHARP on,
+**                                   with NVLS off, and under a 4:1 tier
+**                                   above leaves of two domains with
+**                                   static ECMP; returns the count
+**                                   (at most cap, whole presets only).
+*/
+#ifndef POD_TEST_COLL_FIXTURE_H
+#define POD_TEST_COLL_FIXTURE_H
+
+static inline int coll_fixture_systems(pod_system *out, int cap) {
+  int k = 0;
+  for (int i = 0; pod_hw_system_at(i, NULL) != NULL && k + 4 <= cap; i++) {
+    pod_system s = *pod_hw_system_at(i, NULL), v = s;
+    out[k++] = s;
+    v.sharp = 1;
+    out[k++] = v;
+    v = s;
+    v.nvls = 0;
+    out[k++] = v;
+    v = s;
+    v.oversub = 4.0;
+    v.leaf_gpus = 2 * s.domain_gpus;
+    v.routing = POD_ROUTING_STATIC_ECMP;
+    out[k++] = v;
+  }
+  return k;
+}
+
+#endif
