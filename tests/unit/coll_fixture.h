@@ -6,6 +6,8 @@
 **                                   above leaves of two domains with
 **                                   static ECMP; returns the count
 **                                   (at most cap, whole presets only).
+**   coll_fixture_unit(&x)           xorshift64: the next value in [0, 1)
+**                                   of a sweep, the same every run.
 */
 #ifndef POD_TEST_COLL_FIXTURE_H
 #define POD_TEST_COLL_FIXTURE_H
@@ -27,6 +29,13 @@ static inline int coll_fixture_systems(pod_system *out, int cap) {
     out[k++] = v;
   }
   return k;
+}
+
+static inline double coll_fixture_unit(uint64_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  return (double)(*x >> 11) * (1.0 / 9007199254740992.0);
 }
 
 #endif

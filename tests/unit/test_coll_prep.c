@@ -19,14 +19,6 @@
 #include "pod_coll.h"
 #include "coll_fixture.h"
 
-/* xorshift64: the effs of a sweep, the same every run */
-static double next_unit(uint64_t *x) {
-  *x ^= *x << 13;
-  *x ^= *x >> 7;
-  *x ^= *x << 17;
-  return (double)(*x >> 11) * (1.0 / 9007199254740992.0);
-}
-
 /* One comparison: the prepared time on sys with effs (ue, oe) against the
 ** checked one; returns 1 when both succeeded. */
 static int compare(const pod_coll_prep *p, const pod_system *base,
@@ -94,8 +86,8 @@ static void test_prepared_matches_checked(void **state) {
             compare(&p, &sys[i], (pod_coll_op)op, ns[a], rs[b], sizes[c],
                     sys[i].up_eff, sys[i].out_eff);
             for (int k = 0; k < 6; k++) {
-              double ue = 0.02 + 0.98 * next_unit(&seed);
-              double oe = 0.02 + 0.98 * next_unit(&seed);
+              double ue = 0.02 + 0.98 * coll_fixture_unit(&seed);
+              double oe = 0.02 + 0.98 * coll_fixture_unit(&seed);
               compared += compare(&p, &sys[i], (pod_coll_op)op, ns[a], rs[b],
                                   sizes[c], ue, oe);
             }
@@ -106,12 +98,12 @@ static void test_prepared_matches_checked(void **state) {
             /* other bytes: timed when nothing prepared reads them, else
             ** refused */
             size_t nsz = sizeof sizes / sizeof sizes[0];
-            double S2 = sizes[(c + 1) % nsz] * (1.0 + next_unit(&seed));
+            double S2 = sizes[(c + 1) % nsz] * (1.0 + coll_fixture_unit(&seed));
             if (pod_coll_prep_any_bytes(&p)) {
               any++;
               compared += compare(&p, &sys[i], (pod_coll_op)op, ns[a], rs[b],
-                                  S2, 0.02 + 0.98 * next_unit(&seed),
-                                  0.02 + 0.98 * next_unit(&seed));
+                                  S2, 0.02 + 0.98 * coll_fixture_unit(&seed),
+                                  0.02 + 0.98 * coll_fixture_unit(&seed));
               compare(&p, &sys[i], (pod_coll_op)op, ns[a], rs[b], -1.0, 0.5,
                       0.5);
               compare(&p, &sys[i], (pod_coll_op)op, ns[a], rs[b], 2e18, 0.5,
@@ -154,7 +146,7 @@ static void test_prep_same(void **state) {
   for (int i = 0; i < nsys; i++)
     for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++) {
       pod_coll_prep ag, rs, ar, ar2, other;
-      double S = 1048576.0 * (1.0 + 64.0 * next_unit(&seed));
+      double S = 1048576.0 * (1.0 + 64.0 * coll_fixture_unit(&seed));
       if (pod_coll_prepare(&sys[i], POD_COLL_ALL_GATHER, ns[a], 0, S, &ag,
                            NULL) != POD_OK)
         continue;
@@ -165,9 +157,9 @@ static void test_prep_same(void **state) {
       assert_true(pod_coll_prep_same(&rs, &ag));
       for (int k = 0; k < 4; k++) {
         pod_system s = sys[i];
-        s.up_eff = 0.05 + 0.95 * next_unit(&seed);
-        s.out_eff = 0.05 + 0.95 * next_unit(&seed);
-        double S2 = S * (0.5 + next_unit(&seed)), t1, t2, t3;
+        s.up_eff = 0.05 + 0.95 * coll_fixture_unit(&seed);
+        s.out_eff = 0.05 + 0.95 * coll_fixture_unit(&seed);
+        double S2 = S * (0.5 + coll_fixture_unit(&seed)), t1, t2, t3;
         if (pod_coll_time_prepared(&ag, &s, S2, &t1, NULL) != POD_OK) continue;
         assert_int_equal(pod_coll_time_prepared(&rs, &s, S2, &t2, NULL),
                          POD_OK);

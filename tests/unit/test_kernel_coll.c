@@ -26,14 +26,6 @@
 
 #define MIB 1048576.0
 
-/* xorshift64: the same values every run */
-static double next_unit(uint64_t *x) {
-  *x ^= *x << 13;
-  *x ^= *x >> 7;
-  *x ^= *x << 17;
-  return (double)(*x >> 11) * (1.0 / 9007199254740992.0);
-}
-
 static const size_t VARY[] = {offsetof(pod_system, up_eff),
                               offsetof(pod_system, out_eff),
                               offsetof(pod_system, up_latency_us),
@@ -48,8 +40,8 @@ static const size_t VARY[] = {offsetof(pod_system, up_eff),
 /* A random value of the field at `off`: mostly in its bounds, sometimes
 ** at or past an end. */
 static double draw(size_t off, uint64_t *seed) {
-  double u = next_unit(seed);
-  if (next_unit(seed) < 0.03) return u < 0.5 ? -0.5 : 3e6; /* out */
+  double u = coll_fixture_unit(seed);
+  if (coll_fixture_unit(seed) < 0.03) return u < 0.5 ? -0.5 : 3e6; /* out */
   if (off == offsetof(pod_system, up_eff) ||
       off == offsetof(pod_system, out_eff))
     return u < 0.02 ? 1.0 : 0.02 + 0.98 * u;
@@ -114,6 +106,12 @@ static void test_varies_matches_eval(void **state) {
             assert_false(
                 pod_coll_prep_varies(&p, offsetof(pod_system, up_GBps)));
             assert_false(pod_coll_prep_varies(&p, offsetof(pod_system, nvls)));
+            for (const pod_field *fl = pod_hw_system_fields; fl->name; fl++) {
+              int listed = 0; /* VARY is the contract: no other field */
+              for (size_t f = 0; f < NVARY; f++)
+                listed |= fl->offset == VARY[f];
+              if (!listed) assert_false(pod_coll_prep_varies(&p, fl->offset));
+            }
             int any = pod_coll_prep_any_bytes(&p);
             lat += any;
             eff_only += !any;
@@ -163,10 +161,10 @@ static const pod_bind A2A_BINDS[] = {
 static void a2a_rows(double *x, int n, uint64_t *seed, int bad) {
   for (int j = 0; j < n; j++) {
     double *r = x + 4 * j;
-    r[0] = 0.7 + 0.2 * next_unit(seed);
-    r[1] = 0.8 + 0.16 * next_unit(seed);
-    r[2] = 1.0 + 10.0 * next_unit(seed);
-    r[3] = MIB * (1.0 + 4096.0 * next_unit(seed));
+    r[0] = 0.7 + 0.2 * coll_fixture_unit(seed);
+    r[1] = 0.8 + 0.16 * coll_fixture_unit(seed);
+    r[2] = 1.0 + 10.0 * coll_fixture_unit(seed);
+    r[3] = MIB * (1.0 + 4096.0 * coll_fixture_unit(seed));
     if (bad && j % 16 == 5) r[(j / 16) % 4] = (j / 16) % 4 ? -1.0 : 1.5;
   }
 }
