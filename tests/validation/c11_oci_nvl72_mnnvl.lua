@@ -134,8 +134,8 @@
 --   c mod 2 (src/graph/topo.cc ncclTopoGetLocalNet), PXN on the GPU of
 --   the peer's index (src/graph/search.cc ncclTopoGetNetDev): both ports,
 --   rail-aligned.  Were netCountByBw 1, a peer's one channel would be
---   reverseBits(group delta) (src/include/channel.h, groups of 8 ranks),
---   even for every delta below p2pnChannels / 2, and one port would carry
+--   reverseBits(round / 8, the round's epoch) (src/include/channel.h),
+--   even for every epoch below p2pnChannels / 2, and one port would carry
 --   all of a GPU's network traffic: half the rate (93 GB/s), still not a
 --   quarter.  NCCL's default NIC fusion (NCCL_NET_MERGE_LEVEL = PORT,
 --   src/graph/topo.cc) may instead show a ConnectX-8's two ports as one
@@ -177,6 +177,54 @@
 --   tree collective would lose nothing either (16 channels at 24 GB/s on
 --   a 50 GB/s port: a link is oversubscribed only with 3 of them), and
 --   the B300 two-node rows stay under one leaf (no hashed uplink).
+--   Searched (issue 11, sixth): NCCL's p2p schedule per channel at each
+--   row's release.  The hypothesis: 24 GB/s per GPU is one p2p channel's
+--   rate (net_channel_GBps), all network peers in flight on one channel.
+--   Worked from NVIDIA/nccl 2.28.7 ae7aed19 (file:line there unless said),
+--   2.28.9 dbc86fd0, 2.27.3 72d24320.  An MNNVL clique is one node (nodes
+--   by the ring graph's first rank, src/init.cc:1101): 64 local ranks.
+--   Rounds: 2.28 cuts each node into groups of 8 (P2P_SCHEDULE_GROUP_SIZE,
+--   init.cc:766-776), takes group deltas in quadratic order (16 groups: 0
+--   1 3 6 10 15 5 12 4 13 7 2 14 11 9 8), 8 rounds per delta, sending to
+--   group g + delta and receiving from g - delta (init.cc:806-828); 2.27.3
+--   takes node deltas, the 64 rounds inside the clique first (72d24320
+--   init.cc:1119-1138).  Channels: round i's base is reverseBits(i / 8,
+--   log2 p2pnChannels) in 2.28 (src/include/channel.h:19-31), 8 (i / 64) +
+--   (i mod 64) / 8 in 2.27.3 (72d24320 channel.h:19-29); part p runs on
+--   base + p (src/include/device.h:270).  A channel's batch holds at most
+--   8 ops of one 8-round epoch (src/enqueue.cc:130-139); each channel is
+--   one CTA of one kernel and all 128 rounds fit one plan (budget
+--   enqueue.cc:1094, 1461-1463), so the epochs run at once, one per
+--   channel: NCCL's own count is p2pnChannels / channels per peer x 8
+--   peers in flight (enqueue.cc:961-965).  p2pnChannels = pow2Up of the
+--   ring's channels doubled by ncclTopoPostset, 32 or 64 (paths.cc:863-883,
+--   src/graph/connect.cc:452); per peer max(netCountByBw, 2 halved while
+--   2n > 4 p2pnChannels) (paths.cc:846-849), a large message on all of
+--   them (enqueue.cc:894-901).  GB300 2 racks (2.28.7, 2 per peer): a
+--   rank's network sends fall in 8 of the 16 epochs (group 0: 4 5 7 9 12
+--   13 14 15), its network receives in 8, each epoch on its own pair of
+--   channels: 16 channel-parts on the network at once, 8 peers each, 1.5
+--   GB/s each as measured.  GB200 (2.27.3, 1 per peer): 2 racks, rounds
+--   64-127 on channels 8-15 (8 at once, 5.6 GB/s each); 3 racks, rounds
+--   64-191 on 8-23 (16, 2.6 GB/s each).  B300 2 nodes (2.28.9, 2 per peer):
+--   the 8 network rounds are epoch 1, channels 16 and 17 (p2pnChannels
+--   32): 2 channel-parts carry 96.5 GB/s, 48 GB/s each, a 400G port's line
+--   rate.  A p2p CTA gives each of its 8 ops one send and one receive warp
+--   of 20 (src/device/sendrecv.h:104-106) and, with PXN (pxnUsed,
+--   enqueue.cc:856: no buffer registration), copies into NCCL's shared
+--   staging, 16 chunks of 128 KiB per channel, min(8, 16 / ops) per peer
+--   (src/transport/net.cc:628, 1237): B300 shows one such channel at 48
+--   GB/s, so no 24 GB/s channel cap binds p2p, and the GB300 GPU has 16
+--   channel-parts on the network, not one (16 x 24 = 384 GB/s, above its
+--   two ports' 93).  The hypothesis would also put B300 at 2 x 24 = 48
+--   GB/s per GPU (busbw about 90, -50%).  2.28.9 changes only a single
+--   node's group size (dbc86fd0 init.cc:771).  No model change: podsim's
+--   all-to-all at the NICs' rate is what NCCL's schedule gives, and the
+--   24 GB/s stays unexplained by NCCL.  The same schedule puts all of a
+--   GPU's network peers in flight at once, not 8: the flow counts of the
+--   per-QP ECMP search above (F = 32) and of the receiver-contention
+--   reading above (8 per port) are lower bounds, and more flows lose less,
+--   so neither reading comes closer to its row.
 --   The rows below fit `oversub = 4` with
 --   one rack per leaf on the all-to-all (C12) and check that the same
 --   fabric leaves the all-reduce where it was (C11).
