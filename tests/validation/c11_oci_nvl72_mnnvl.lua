@@ -224,7 +224,14 @@
 --   GPU's network peers in flight at once, not 8: the flow counts of the
 --   per-QP ECMP search above (F = 32) and of the receiver-contention
 --   reading above (8 per port) are lower bounds, and more flows lose less,
---   so neither reading comes closer to its row.
+--   so neither reading comes closer to its row.  Epochs would share
+--   channels and run in turn only with p2pnChannels / channels per peer
+--   below 16 (a ring graph of at most 4 channels), and this row would then
+--   also need one port per GPU (a rack's first and last groups have 15
+--   epochs with a network direction, 1 GiB each at one port's 46.5 GB/s:
+--   348 ms against 357.6 measured): NCCL's
+--   code gives neither here; the run's NCCL_DEBUG=INFO line "p2p channels,
+--   p2p channels per peer" (init.cc:1358) would settle it.
 --   The rows below fit `oversub = 4` with
 --   one rack per leaf on the all-to-all (C12) and check that the same
 --   fabric leaves the all-reduce where it was (C11).
