@@ -226,12 +226,15 @@
 --   reading above (8 per port) are lower bounds, and more flows lose less,
 --   so neither reading comes closer to its row.  Epochs would share
 --   channels and run in turn only with p2pnChannels / channels per peer
---   below 16 (a ring graph of at most 4 channels), and this row would then
---   also need one port per GPU (a rack's first and last groups have 15
---   epochs with a network direction, 1 GiB each at one port's 46.5 GB/s:
---   348 ms against 357.6 measured): NCCL's
---   code gives neither here; the run's NCCL_DEBUG=INFO line "p2p channels,
---   p2p channels per peer" (init.cc:1358) would settle it.
+--   below 16 (here a ring graph of at most 8 channels), and this row
+--   would then also need one port per GPU (a rack's first and last groups
+--   have 15 epochs with a network direction, 1 GiB each at one port's
+--   46.5 GB/s: 348 ms against 357.6 measured).  NCCL's code gives neither
+--   here; the run's NCCL_DEBUG=INFO line "p2p channels, p2p channels per
+--   peer" (init.cc:1358) would settle it.  NCCL 2.29.2 (ebd1e929,
+--   src/graph/paths.cc:823, 852) sizes a network peer's channels at 14 GB/s
+--   each (NCCL_P2P_PER_CHANNEL_NET_BW), a per-peer rate; this row runs
+--   0.19 GB/s per peer and channel-part.
 --   The rows below fit `oversub = 4` with
 --   one rack per leaf on the all-to-all (C12) and check that the same
 --   fabric leaves the all-reduce where it was (C11).
