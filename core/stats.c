@@ -481,6 +481,48 @@ void pod_hist_add_n(pod_hist *h, const double *x, size_t n) {
   h->total += (int64_t)n;
 }
 
+/* A value's class under pod_hist_add's rules: -1 below lo (or NaN), its
+** bin, nbins above hi; with linear bins it does not decrease as v grows. */
+static inline int hist_class(const pod_hist *h, double v) {
+  if (!(v >= h->lo)) return -1;
+  if (v > h->hi) return h->nbins;
+  if (!(h->hi > h->lo)) return 0;
+  int i = (int)((v - h->lo) / (h->hi - h->lo) * h->nbins);
+  return i >= h->nbins ? h->nbins - 1 : i < 0 ? 0 : i;
+}
+
+/* The first place in [a, z) of pod_hist_add_sorted's order whose value's
+** class is >= k (z if none). */
+static size_t sorted_first(const pod_hist *h, const double *x,
+                           const uint32_t *o, int desc, size_t n, size_t a,
+                           size_t z, int k) {
+  while (a < z) {
+    size_t mid = a + (z - a) / 2;
+    if (hist_class(h, x[o[desc ? n - 1 - mid : mid]]) < k)
+      a = mid + 1;
+    else
+      z = mid;
+  }
+  return a;
+}
+
+void pod_hist_add_sorted(pod_hist *h, const double *x, const uint32_t *order,
+                         int desc, size_t n) {
+  if (h->logbins) { /* log(): not relied on to be monotone */
+    for (size_t t = 0; t < n; t++) pod_hist_add(h, x[order[t]], 1);
+    return;
+  }
+  size_t s = sorted_first(h, x, order, desc, n, 0, n, 0); /* past under */
+  h->under += (int64_t)s;
+  for (int b = 0; b < h->nbins && s < n; b++) {
+    size_t e = sorted_first(h, x, order, desc, n, s, n, b + 1);
+    h->counts[b] += (int64_t)(e - s);
+    s = e;
+  }
+  h->over += (int64_t)(n - s);
+  h->total += (int64_t)n;
+}
+
 double pod_hist_edge(const pod_hist *h, int i) {
   if (i <= 0) return h->lo;
   if (i >= h->nbins) return h->hi;

@@ -610,6 +610,82 @@ static void test_hist(void **st) {
   free(v);
 }
 
+/* qsort of indices by value (the order pod_hist_add_sorted takes) */
+static const double *sort_x;
+static int by_value(const void *a, const void *b) {
+  double u = sort_x[*(const uint32_t *)a], v = sort_x[*(const uint32_t *)b];
+  return (u > v) - (u < v);
+}
+
+static void test_hist_sorted(void **st) {
+  (void)st;
+  /* pod_hist_add_sorted against pod_hist_add_n: linear, log and one-point
+  ** bins; ties, -0 and +0 mixed, values on the edges and outside [lo, hi],
+  ** a bin boundary hit exactly, empty bins, 1 to 300 bins; the order
+  ** ascending and read backwards (a descending column) */
+  enum { NV = 3001 };
+  double *x = malloc(NV * sizeof *x), *y = malloc(NV * sizeof *y);
+  uint32_t *o = malloc(NV * sizeof *o);
+  assert_true(x && y && o);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  const double cfg[][3] = {{0, 10, 0},   {0, 10, 1e-300}, {-3, 7, 0},
+                           {2, 2, 0},    {0.5, 10, 1},    {1e-9, 1e9, 1},
+                           {-0.0, 0, 0}, {0, 1e-300, 0}};
+  const int bins[] = {1, 2, 7, 40, 300};
+  for (size_t c = 0; c < sizeof cfg / sizeof *cfg; c++)
+    for (size_t b = 0; b < sizeof bins / sizeof *bins; b++)
+      for (int kind = 0; kind < 3; kind++) {
+        double lo = cfg[c][0], hi = cfg[c][1];
+        for (int i = 0; i < NV; i++) {
+          double u = gsl_rng_uniform(r);
+          x[i] = kind == 0   ? lo - 1 + (hi - lo + 2) * u /* spread */
+                 : kind == 1 ? lo + (hi - lo) * (double)(int)(u * 9) / 8
+                             : (u < 0.3   ? -0.0
+                                : u < 0.6 ? 0.0
+                                          : lo);
+          if (i % 101 == 0) x[i] = hi;
+          if (i % 103 == 0) x[i] = lo;
+          if (i % 107 == 0) x[i] = lo + (hi - lo) / bins[b]; /* an edge */
+          y[i] = -x[i];
+        }
+        for (int dir = 0; dir < 2; dir++) {
+          const double *v = dir ? y : x;
+          for (uint32_t i = 0; i < NV; i++) o[i] = i;
+          sort_x = x; /* ascending in x: descending in y = -x */
+          qsort(o, NV, sizeof *o, by_value);
+          double l = dir ? -hi : lo, h = dir ? -lo : hi;
+          int logb = cfg[c][2] != 0 && l > 0;
+          pod_hist a, s2;
+          assert_int_equal(pod_hist_init(&a, bins[b], l, h, logb, NULL),
+                           POD_OK);
+          assert_int_equal(pod_hist_init(&s2, bins[b], l, h, logb, NULL),
+                           POD_OK);
+          pod_hist_add_n(&a, v, NV);
+          pod_hist_add_sorted(&s2, v, o, dir, NV);
+          assert_memory_equal(a.counts, s2.counts,
+                              (size_t)bins[b] * sizeof *a.counts);
+          assert_true(a.under == s2.under && a.over == s2.over &&
+                      a.total == s2.total);
+          pod_hist_free(&a);
+          pod_hist_free(&s2);
+        }
+      }
+  /* n = 0 and one value */
+  pod_hist h;
+  assert_int_equal(pod_hist_init(&h, 4, 0, 1, 0, NULL), POD_OK);
+  pod_hist_add_sorted(&h, x, o, 0, 0);
+  assert_true(h.total == 0 && h.under == 0 && h.over == 0);
+  double one = 0.6;
+  uint32_t z = 0;
+  pod_hist_add_sorted(&h, &one, &z, 1, 1);
+  assert_true(h.counts[2] == 1 && h.total == 1);
+  pod_hist_free(&h);
+  gsl_rng_free(r);
+  free(x);
+  free(y);
+  free(o);
+}
+
 static void test_spearman(void **st) {
   (void)st;
   /* hand-computed: ranks y = 1 2 3.5 5 3.5; rho = 8 / sqrt(10 * 9.5) */
@@ -670,6 +746,7 @@ int main(void) {
       cmocka_unit_test(test_sketch_quantiles_walk),
       cmocka_unit_test(test_column_alloc),
       cmocka_unit_test(test_hist),
+      cmocka_unit_test(test_hist_sorted),
       cmocka_unit_test(test_spearman),
       cmocka_unit_test(test_sobol_formula),
   };
