@@ -183,8 +183,10 @@ static int part_xspear(pod_mc_plan *pl, pod_mc_results *r, int g, int p) {
   if (d->kind == POD_DIST_DISCRETE && d->svals && d->n >= 1 &&
       d->n <= POD_RANKS_LEVELS_MAX)
     rc = pod_ranks_spearman_levels(x, n, d->svals, d->n, y, M, rho, w);
-  double b[2]; /* the parameter's support bounds its column */
-  int have = pod_dist_support(d, &b[0], &b[1]);
+  /* the column's own range bounds it (the merged rows' least and greatest
+  ** value), else the parameter's support */
+  double b[2] = {pl->xlo[g * P + p], pl->xhi[g * P + p]};
+  int have = b[0] <= b[1] || pod_dist_support(d, &b[0], &b[1]);
   if (rc == POD_ERANGE || rc == POD_EINVAL) /* not its values: sorted */
     rc = pod_ranks_spearman_col(x, n, have ? b : NULL, y, M, rho, w);
   if (!rc)
