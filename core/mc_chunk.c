@@ -426,24 +426,31 @@ static int stop_rule_met(const pod_mc_plan *pl) {
   return 1;
 }
 
-/* The range of chunk c's parameter values (its kept rows, now at dst) into
-** the plan's: from the chunk's own, or (a decoded chunk) from its rows. */
-static void merge_xrange(pod_mc_plan *pl, const pod_mc_chunk *c, int64_t dst) {
+void pod_mc__xrange_rows(pod_mc_plan *pl, int g, int64_t from, int64_t n) {
   for (int p = 0; p < pl->P; p++) {
-    int i = c->g * pl->P + p;
+    int i = g * pl->P + p;
     double lo = pl->xlo[i], hi = pl->xhi[i];
-    if (c->xlo) {
-      lo = c->xlo[p] < lo ? c->xlo[p] : lo;
-      hi = c->xhi[p] > hi ? c->xhi[p] : hi;
-    } else {
-      const double *col = pl->xcol[i] + dst;
-      for (int64_t j = 0; j < c->kept; j++) {
-        lo = col[j] < lo ? col[j] : lo;
-        hi = col[j] > hi ? col[j] : hi;
-      }
+    const double *col = pl->xcol[i] + from;
+    for (int64_t j = 0; j < n; j++) {
+      lo = col[j] < lo ? col[j] : lo;
+      hi = col[j] > hi ? col[j] : hi;
     }
     pl->xlo[i] = lo;
     pl->xhi[i] = hi;
+  }
+}
+
+/* The range of chunk c's parameter values (its kept rows, now at dst) into
+** the plan's: from the chunk's own, or (a decoded chunk) from its rows. */
+static void merge_xrange(pod_mc_plan *pl, const pod_mc_chunk *c, int64_t dst) {
+  if (!c->xlo) {
+    pod_mc__xrange_rows(pl, c->g, dst, c->kept);
+    return;
+  }
+  for (int p = 0; p < pl->P; p++) {
+    int i = c->g * pl->P + p;
+    if (c->xlo[p] < pl->xlo[i]) pl->xlo[i] = c->xlo[p];
+    if (c->xhi[p] > pl->xhi[i]) pl->xhi[i] = c->xhi[p];
   }
 }
 

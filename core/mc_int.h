@@ -109,6 +109,9 @@ struct pod_mc_results {
 char **pod_mc__dup_names(const char *const *names, int n, const char *what,
                          pod_err *err);
 void pod_mc__free_names(char **names, int n);
+/* Rows [from, from + n) of grid point g's stored parameter columns into
+** the plan's parameter ranges (xlo, xhi). */
+void pod_mc__xrange_rows(pod_mc_plan *pl, int g, int64_t from, int64_t n);
 /* Frees the ranks kept while finishing (Spearman) and the idle ranking
 ** scratch. */
 void pod_mc__free_yrank(pod_mc_plan *pl);

@@ -313,6 +313,8 @@ static void test_state(void **st) {
     assert_int_equal(pod_mc_state_decode(b, buf, len, &e), POD_EINVAL);
     free(buf);
     assert_int_equal(pod_mc_chunks_merged(b), stop);
+    check_xrange(a); /* the parameter ranges: of the decoded rows too */
+    check_xrange(b);
     pod_mc_results *ra, *rb;
     assert_int_equal(pod_mc_finish(a, &ra, NULL), POD_OK);
     assert_int_equal(pod_mc_finish(b, &rb, NULL), POD_OK);
