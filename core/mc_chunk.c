@@ -20,6 +20,8 @@ void pod_mc_chunk_free(pod_mc_chunk *c) {
   free(c->mom);
   free(c->xd);
   free(c->yd);
+  free(c->xlo);
+  free(c->xhi);
   free(c->svar);
   free(c->sob);
   free(c->nonfinite);
@@ -127,7 +129,11 @@ static int record(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
   if (c->yd)
     for (int m = 0; m < M; m++) c->yd[m][j] = y[m];
   if (c->xd)
-    for (int p = 0; p < P; p++) c->xd[p][j] = x[p];
+    for (int p = 0; p < P; p++) {
+      c->xd[p][j] = x[p];
+      if (x[p] < c->xlo[p]) c->xlo[p] = x[p];
+      if (x[p] > c->xhi[p]) c->xhi[p] = x[p];
+    }
   return POD_OK;
 }
 
@@ -171,8 +177,15 @@ static int record_block(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i0,
     }
   if (c->xd)
     for (int p = 0; p < P; p++) {
-      double *col = c->xd[p] + k;
-      for (int j = 0; j < nb; j++) col[j] = xb[(size_t)j * (size_t)P + p];
+      double *col = c->xd[p] + k, lo = c->xlo[p], hi = c->xhi[p];
+      for (int j = 0; j < nb; j++) {
+        double v = xb[(size_t)j * (size_t)P + p];
+        col[j] = v;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+      }
+      c->xlo[p] = lo;
+      c->xhi[p] = hi;
     }
   c->kept += nb;
   return POD_OK;
@@ -301,6 +314,19 @@ static int run_sobol(const pod_mc_plan *pl, pod_mc_chunk *c, void *worker,
   return POD_OK;
 }
 
+/* The stored rows of chunk c are about to be written: the 2 MB blocks of
+** the columns that they start are populated in one call each instead of a
+** page fault per 4 kB (rows beyond a stop are never populated). */
+static void touch_rows(const pod_mc_plan *pl, const pod_mc_chunk *c) {
+  size_t cap = sizeof(double) * (size_t)pl->rows_cap[c->g];
+  size_t from = sizeof(double) * (size_t)c->i0;
+  size_t to = from + sizeof(double) * (size_t)c->n;
+  for (int m = 0; m < pl->M && c->yd; m++)
+    pod_stats_column_touch(pl->ycol[c->g * pl->M + m], cap, from, to);
+  for (int p = 0; p < pl->P && c->xd; p++)
+    pod_stats_column_touch(pl->xcol[c->g * pl->P + p], cap, from, to);
+}
+
 int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
                      pod_mc_chunk **out) {
   *out = NULL;
@@ -339,9 +365,16 @@ int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
       for (int m = 0; m < M; m++) c->yd[m] = pl->ycol[c->g * M + m] + c->i0;
     if (pl->store_x && P > 0) {
       c->xd = malloc(sizeof(double *) * (size_t)P);
-      if (c->xd)
-        for (int p = 0; p < P; p++) c->xd[p] = pl->xcol[c->g * P + p] + c->i0;
+      c->xlo = malloc(sizeof(double) * (size_t)P);
+      c->xhi = malloc(sizeof(double) * (size_t)P);
+      if (c->xd && c->xlo && c->xhi)
+        for (int p = 0; p < P; p++) {
+          c->xd[p] = pl->xcol[c->g * P + p] + c->i0;
+          c->xlo[p] = INFINITY;
+          c->xhi[p] = -INFINITY;
+        }
     }
+    touch_rows(pl, c);
   }
   if (sobol) {
     c->svar = malloc(sizeof(pod_moments) * (size_t)M);
@@ -349,7 +382,8 @@ int pod_mc_chunk_run(const pod_mc_plan *pl, int64_t k, void *worker,
     if (pl->qrng) q = gsl_qrng_clone(pl->qstates[cc]);
   }
   if (!scratch || !r || !c->mom || !c->nonfinite || (!pl->exact && !c->sk) ||
-      (c->stored && (!c->yd || (pl->store_x && P > 0 && !c->xd))) ||
+      (c->stored &&
+       (!c->yd || (pl->store_x && P > 0 && (!c->xd || !c->xlo || !c->xhi)))) ||
       (sobol && (!c->svar || !c->sob || (pl->qrng && !q)))) {
     c->status = pod_err_set(&c->err, POD_ENOMEM, "chunk", "out of memory");
     goto done;
@@ -392,6 +426,34 @@ static int stop_rule_met(const pod_mc_plan *pl) {
   return 1;
 }
 
+void pod_mc__xrange_rows(pod_mc_plan *pl, int g, int64_t from, int64_t n) {
+  for (int p = 0; p < pl->P; p++) {
+    int i = g * pl->P + p;
+    double lo = pl->xlo[i], hi = pl->xhi[i];
+    const double *col = pl->xcol[i] + from;
+    for (int64_t j = 0; j < n; j++) {
+      lo = col[j] < lo ? col[j] : lo;
+      hi = col[j] > hi ? col[j] : hi;
+    }
+    pl->xlo[i] = lo;
+    pl->xhi[i] = hi;
+  }
+}
+
+/* The range of chunk c's parameter values (its kept rows, now at dst) into
+** the plan's: from the chunk's own, or (a decoded chunk) from its rows. */
+static void merge_xrange(pod_mc_plan *pl, const pod_mc_chunk *c, int64_t dst) {
+  if (!c->xlo) {
+    pod_mc__xrange_rows(pl, c->g, dst, c->kept);
+    return;
+  }
+  for (int p = 0; p < pl->P; p++) {
+    int i = c->g * pl->P + p;
+    if (c->xlo[p] < pl->xlo[i]) pl->xlo[i] = c->xlo[p];
+    if (c->xhi[p] > pl->xhi[i]) pl->xhi[i] = c->xhi[p];
+  }
+}
+
 int pod_mc_merge(pod_mc_plan *pl, pod_mc_chunk *c, pod_err *err) {
   int rc = POD_OK;
   if (!c) return pod_err_set(err, POD_EINVAL, "chunk", "no chunk");
@@ -431,6 +493,7 @@ int pod_mc_merge(pod_mc_plan *pl, pod_mc_chunk *c, pod_err *err) {
           memmove(pl->xcol[g * P + p] + dst, pl->xcol[g * P + p] + c->i0,
                   bytes);
     }
+    if (pl->store_x && c->kept > 0) merge_xrange(pl, c, dst);
     pl->rows[g] += c->kept;
   }
   for (int m = 0; m < M; m++) pl->nonfinite[g * M + m] += c->nonfinite[m];

@@ -761,6 +761,7 @@ static int decode_state_body(pod_mc_plan *pl, rbuf *r, pod_err *err) {
       if (!r->bad && !finite_all(pl->xcol[g * P + p], rows))
         return bad(err, "stored rows are not finite");
     }
+    if (pl->store_x && rows > 0) pod_mc__xrange_rows(pl, g, 0, rows);
   }
   if (f & FLAG_SOBOL) {
     for (int i = 0; i < G * M; i++) {

@@ -60,6 +60,10 @@ struct pod_mc_plan {
                             plan time; chunk (g, c) writes rows c*cs.. of g
                             directly (disjoint per chunk), so merging copies
                             nothing */
+  double *xlo, *xhi;     /* G*P: the least and greatest of the merged stored
+                            rows of each parameter column (+inf, -inf while
+                            there are none; NaN never counts): bounds for its
+                            ranking */
   pod_moments *svar;     /* G*M, Sobol: f(A) and f(B) */
   pod_sobol_acc *sob;    /* G*P*M */
   int nonfinite_error, fits_metric; /* fits_metric: metric index, -1 none */
@@ -77,6 +81,9 @@ struct pod_mc_chunk {
   pod_sketch *sk;      /* M or NULL */
   double **xd, **yd;   /* stored chunks: P / M row pointers into the plan's
                           columns at this chunk's first row, else NULL */
+  double *xlo, *xhi;   /* with xd: P, the least and greatest value of each
+                          parameter in the rows recorded (NULL in a decoded
+                          chunk: merging then reads its rows) */
   pod_moments *svar;   /* M (Sobol) */
   pod_sobol_acc *sob;  /* P*M (Sobol) */
   int64_t *nonfinite;  /* M */
@@ -102,6 +109,9 @@ struct pod_mc_results {
 char **pod_mc__dup_names(const char *const *names, int n, const char *what,
                          pod_err *err);
 void pod_mc__free_names(char **names, int n);
+/* Rows [from, from + n) of grid point g's stored parameter columns into
+** the plan's parameter ranges (xlo, xhi). */
+void pod_mc__xrange_rows(pod_mc_plan *pl, int g, int64_t from, int64_t n);
 /* Frees the ranks kept while finishing (Spearman) and the idle ranking
 ** scratch. */
 void pod_mc__free_yrank(pod_mc_plan *pl);

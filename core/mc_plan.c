@@ -313,7 +313,14 @@ static int plan_merge_state(pod_mc_plan *pl) {
   pl->rows = calloc((size_t)G, sizeof(int64_t));
   pl->xcol = calloc((size_t)G * (P ? P : 1), sizeof(double *));
   pl->ycol = calloc((size_t)G * M, sizeof(double *));
-  if (!pl->mom || !pl->rows || !pl->xcol || !pl->ycol) return -1;
+  pl->xlo = malloc(sizeof(double) * (size_t)G * (size_t)(P ? P : 1));
+  pl->xhi = malloc(sizeof(double) * (size_t)G * (size_t)(P ? P : 1));
+  if (!pl->mom || !pl->rows || !pl->xcol || !pl->ycol || !pl->xlo || !pl->xhi)
+    return -1;
+  for (int i = 0; i < G * P; i++) {
+    pl->xlo[i] = INFINITY;
+    pl->xhi[i] = -INFINITY;
+  }
   for (int i = 0; i < G * M; i++) pod_moments_init(&pl->mom[i]);
   for (int g = 0; g < G; g++) {
     if (pl->rows_cap[g] == 0) continue;
@@ -431,6 +438,8 @@ void pod_mc_plan_free(pod_mc_plan *pl) {
     for (int i = 0; i < pl->G * pl->M; i++) free(pl->ycol[i]);
   free(pl->xcol);
   free(pl->ycol);
+  free(pl->xlo);
+  free(pl->xhi);
   free(pl->rows);
   free(pl->svar);
   free(pl->sob);

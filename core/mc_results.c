@@ -47,8 +47,10 @@ static int part_summary(pod_mc_plan *pl, pod_mc_results *r, int g, int m) {
   s->skew = mo->n >= 2 ? pod_moments_skew(mo) : NAN;
   s->kurtosis = mo->n >= 2 ? pod_moments_kurtosis(mo) : NAN;
   s->quantiles_exact = pl->exact;
-  if (!ranked_quantiles(pl, g)) /* else part_yrank writes them */
-    for (int q = 0; q < POD_STATS_NQ; q++) s->q[q] = NAN;
+  if (ranked_quantiles(pl, g))
+    return POD_OK; /* part_yrank: the quantiles
+                      and histogram */
+  for (int q = 0; q < POD_STATS_NQ; q++) s->q[q] = NAN;
   if (mo->n == 0) return POD_OK;
   pod_hist *h = &r->hist[g * pl->M + m];
   int rc = pod_hist_init(h, pl->hist_bins, mo->min, mo->max,
@@ -57,13 +59,11 @@ static int part_summary(pod_mc_plan *pl, pod_mc_results *r, int g, int m) {
   if (pl->exact) {
     const double *col = pl->ycol[g * pl->M + m];
     size_t n = (size_t)pl->rows[g];
-    if (!spearman_at(pl, g)) {
-      double *buf = malloc(sizeof(double) * (n ? n : 1));
-      if (!buf) return POD_ENOMEM;
-      memcpy(buf, col, sizeof(double) * n);
-      pod_stats_quantiles(buf, n, pod_stats_qprobs, POD_STATS_NQ, s->q);
-      free(buf);
-    }
+    double *buf = malloc(sizeof(double) * (n ? n : 1));
+    if (!buf) return POD_ENOMEM;
+    memcpy(buf, col, sizeof(double) * n);
+    pod_stats_quantiles(buf, n, pod_stats_qprobs, POD_STATS_NQ, s->q);
+    free(buf);
     pod_hist_add_n(h, col, n);
   } else {
     const pod_sketch *sk = &pl->sk[g * pl->M + m];
@@ -94,9 +94,10 @@ static void rwork_give(pod_mc_plan *pl, pod_ranks_work *w) {
 }
 
 /* Ranks of metric m at grid point g into *rk (with the exact quantiles
-** when the plan keeps every row): from the order of an earlier metric
-** when m is monotone along it (a throughput of a time), else sorted,
-** keeping the order for the metrics after it (the last keeps none). */
+** and the histogram when the plan keeps every row): from the order of an
+** earlier metric when m is monotone along it (a throughput of a time),
+** else sorted, keeping the order for the metrics after it (and, for the
+** histogram, the last one too). */
 static int metric_ranks(pod_mc_plan *pl, pod_mc_results *r, int g, int m,
                         pod_ranks *done, pod_ranks *rk, pod_ranks_work *w) {
   const double *col = pl->ycol[g * pl->M + m];
@@ -104,21 +105,38 @@ static int metric_ranks(pod_mc_plan *pl, pod_mc_results *r, int g, int m,
   int nq = pl->exact && pl->mom[g * pl->M + m].n > 0 ? POD_STATS_NQ : 0;
   double q[POD_STATS_NQ];
   int rc = POD_ERANGE;
+  const uint32_t *order = NULL; /* col in order along it (desc: backwards) */
+  int desc = 0;
   for (int e = 0; e < m && rc == POD_ERANGE; e++)
-    if (done[e].order)
+    if (done[e].order) {
       rc = pod_ranks_reuse_with(rk, col, n, &done[e], pod_stats_qprobs, nq, q,
                                 w);
+      order = done[e].order;
+    }
+  /* monotone along the order one way or the other: backwards when it
+  ** ends lower than it starts (reuse refuses -0, so no zero of two signs) */
+  if (rc == POD_OK && n > 0) desc = col[order[n - 1]] < col[order[0]];
   /* the moments saw every stored row (and maybe more): their min and max
   ** bound the column */
   const pod_moments *mo = &pl->mom[g * pl->M + m];
   double b[2] = {mo->min, mo->max};
-  if (rc == POD_ERANGE)
+  if (rc == POD_ERANGE) {
     rc = pod_ranks_init_with(rk, col, n, mo->n > 0 ? b : NULL, pod_stats_qprobs,
-                             nq, q, m < pl->M - 1, w);
+                             nq, q, m < pl->M - 1 || pl->exact, w);
+    order = rk->order;
+    desc = 0;
+  }
   if (rc) return rc;
-  if (pl->exact)
-    for (int t = 0; t < POD_STATS_NQ; t++)
-      r->sum[g * pl->M + m].q[t] = t < nq ? q[t] : NAN;
+  if (!pl->exact) return POD_OK;
+  for (int t = 0; t < POD_STATS_NQ; t++)
+    r->sum[g * pl->M + m].q[t] = t < nq ? q[t] : NAN;
+  if (mo->n == 0) return POD_OK;
+  /* the histogram (part_summary's, left to this part) from the order */
+  pod_hist *h = &r->hist[g * pl->M + m];
+  rc = pod_hist_init(h, pl->hist_bins, mo->min, mo->max,
+                     pl->hist_log && mo->min > 0, NULL);
+  if (rc) return rc;
+  if (n > 0) pod_hist_add_sorted(h, col, order, desc, n);
   return POD_OK;
 }
 
@@ -165,8 +183,10 @@ static int part_xspear(pod_mc_plan *pl, pod_mc_results *r, int g, int p) {
   if (d->kind == POD_DIST_DISCRETE && d->svals && d->n >= 1 &&
       d->n <= POD_RANKS_LEVELS_MAX)
     rc = pod_ranks_spearman_levels(x, n, d->svals, d->n, y, M, rho, w);
-  double b[2]; /* the parameter's support bounds its column */
-  int have = pod_dist_support(d, &b[0], &b[1]);
+  /* the column's own range bounds it (the merged rows' least and greatest
+  ** value), else the parameter's support */
+  double b[2] = {pl->xlo[g * P + p], pl->xhi[g * P + p]};
+  int have = b[0] <= b[1] || pod_dist_support(d, &b[0], &b[1]);
   if (rc == POD_ERANGE || rc == POD_EINVAL) /* not its values: sorted */
     rc = pod_ranks_spearman_col(x, n, have ? b : NULL, y, M, rho, w);
   if (!rc)

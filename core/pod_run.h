@@ -98,8 +98,8 @@ typedef int (*pod_run_sink_fn)(void *ud, const pod_mc_plan *plan,
                                pod_mc_chunk *c, pod_err *err);
 
 typedef struct pod_run_opts {
-  int threads;                     /* workers / chunks at once, >= 1 */
-  int window;                      /* 0: 2 * threads; >= threads */
+  int threads; /* workers / chunks at once, >= 1 */
+  int window;  /* 0: 2 * (threads + remote slots), at least 16; >= threads */
   pod_run_progress_fn progress_cb; /* may be NULL */
   unsigned interval_ms;            /* progress period; 0: 200 ms */
   pod_run_done_fn done_cb;         /* required */

@@ -41,6 +41,20 @@
 ** (MADV_HUGEPAGE): under the default defrag policy that compacts memory
 ** on first touch, intermittently several times slower (core/stats.c). */
 void *pod_stats_column_alloc(size_t bytes);
+/* pod_stats_column_alloc with every page populated at once (Linux >= 5.14:
+** MADV_POPULATE_WRITE; elsewhere, or when refused, the pages fault on
+** first touch as usual): for a buffer that is written whole right away,
+** one call instead of a page fault per 4 kB. */
+void *pod_stats_column_alloc_full(size_t bytes);
+/* Bytes [from, to) of column `col` (col_bytes long, page-aligned, as from
+** pod_stats_column_alloc) are about to be written: the 2 MB blocks (of
+** offsets from col) that this range starts, a block whose first byte lies
+** in it, are populated in one call each as above, the whole pages of the
+** block within col_bytes; nothing for a column under 4 MB.  Pages already
+** present are left as they are, so writers of neighbouring ranges may
+** call it in any order, on any thread. */
+void pod_stats_column_touch(void *col, size_t col_bytes, size_t from,
+                            size_t to);
 
 /* ---- moments ---------------------------------------------------------- */
 
@@ -188,6 +202,15 @@ int pod_hist_init(pod_hist *h, int nbins, double lo, double hi, int logbins,
 void pod_hist_add(pod_hist *h, double x, int64_t count);
 /* pod_hist_add(h, x[j], 1) for j < n, the same counts, faster. */
 void pod_hist_add_n(pod_hist *h, const double *x, size_t n);
+/* pod_hist_add_n(h, x, n), the same counts, when x is in order: with
+** desc 0, x[order[t]] is non-decreasing in t (-0 and +0 in any order
+** among themselves), with desc 1 non-increasing; no NaN (a ranking's
+** order, pod_ranks.order).  Linear bins are cut at their boundaries by
+** bisection (a value's bin, (x - lo) / (hi - lo) * nbins truncated, does
+** not decrease as x grows: each operation is monotone), O(nbins log n)
+** reads instead of n; log bins value by value. */
+void pod_hist_add_sorted(pod_hist *h, const double *x, const uint32_t *order,
+                         int desc, size_t n);
 /* Edge i in 0..nbins (edge 0 = lo, edge nbins = hi). */
 double pod_hist_edge(const pod_hist *h, int i);
 void pod_hist_free(pod_hist *h);

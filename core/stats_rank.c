@@ -182,8 +182,8 @@ static int work_words(pod_ranks_work *a, size_t m) {
   if (m <= a->wcap) return POD_OK;
   free(a->w);
   free(a->t);
-  a->w = pod_stats_column_alloc(m * sizeof *a->w);
-  a->t = pod_stats_column_alloc(m * sizeof *a->t);
+  a->w = pod_stats_column_alloc_full(m * sizeof *a->w); /* written whole */
+  a->t = pod_stats_column_alloc_full(m * sizeof *a->t);
   a->wcap = a->w && a->t ? m : 0;
   return a->wcap ? POD_OK : POD_ENOMEM;
 }
@@ -214,7 +214,7 @@ uint32_t *pod_ranks__take(pod_ranks_work *a, size_t m) {
       a->spare_n[i] = 0;
       return b;
     }
-  return pod_stats_column_alloc(m * sizeof(uint32_t));
+  return pod_stats_column_alloc_full(m * sizeof(uint32_t)); /* written whole */
 }
 
 /* Keep buffer b of n entries for later (the two largest are kept). */

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "mc_int.h" /* the plan's parameter ranges (check_xrange) */
 #include "pod_mc.h"
 
 /* y0 = x0 + x1 + 10 g, y1 = x0 * x1, y2 = exp(x0) - 1.5 (both signs). */
@@ -34,6 +35,14 @@ static int eval_fail(void *ud, void *w, int g, const double *x, double *y,
                      pod_err *err) {
   if (x[0] > 0.999) return pod_err_set(err, POD_EINVAL, "x", "too big");
   return eval3(ud, w, g, x, y, err);
+}
+
+/* eval3 over a block: the plan's block path (record_block) */
+static int eval3_block(void *ud, void *w, int g, int n, const double *x,
+                       double *y, int *nok, pod_err *err) {
+  for (int j = 0; j < n; j++) eval3(ud, w, g, x + 2 * j, y + 3 * j, err);
+  *nok = n;
+  return POD_OK;
 }
 
 static const char *const pn[] = {"a", "b"};
@@ -117,6 +126,23 @@ static void assert_same(const pod_mc_results *a, const pod_mc_results *b) {
   }
 }
 
+/* The plan's parameter ranges (mc_int.h: xlo, xhi, the bounds its
+** Spearman ranking takes) are the least and greatest of the merged stored
+** rows of each column (+inf, -inf with none). */
+static void check_xrange(const pod_mc_plan *pl) {
+  for (int g = 0; g < pl->G && pl->store_x; g++)
+    for (int p = 0; p < pl->P; p++) {
+      double lo = INFINITY, hi = -INFINITY;
+      const double *x = pl->xcol[g * pl->P + p];
+      for (int64_t j = 0; x && j < pl->rows[g]; j++) {
+        lo = x[j] < lo ? x[j] : lo;
+        hi = x[j] > hi ? x[j] : hi;
+      }
+      assert_memory_equal(&pl->xlo[g * pl->P + p], &lo, sizeof lo);
+      assert_memory_equal(&pl->xhi[g * pl->P + p], &hi, sizeof hi);
+    }
+}
+
 /* Every chunk runs on a separate "remote" plan (as another process
 ** would), goes through bytes, and merges into `local`; returns its results
 ** (NULL when a merge failed, with err). */
@@ -150,6 +176,7 @@ static pod_mc_results *run_via_bytes(const pod_mc_spec *s, size_t *bytes,
     free(buf);
     if ((rc = pod_mc_merge(local, d, err))) break;
   }
+  if (!rc) check_xrange(local); /* decoded chunks: from their rows */
   if (!rc) assert_int_equal(pod_mc_finish(local, &r, err), POD_OK);
   pod_mc_plan_free(remote);
   pod_mc_plan_free(local);
@@ -160,6 +187,23 @@ static void check_round_trip(const pod_mc_spec *s) {
   pod_mc_plan *pl = plan(s);
   pod_mc_results *a, *b;
   pod_err e;
+  /* chunks merged as they ran: the ranges the chunks kept, per sample and
+  ** (when eval3 is the evaluator) through the block path */
+  for (int blk = 0; blk < 2; blk++) {
+    pod_mc_spec sb = *s;
+    if (blk && s->eval.eval != eval3) break;
+    if (blk) sb.eval.eval_block = eval3_block;
+    pod_mc_plan *direct = plan(&sb);
+    for (int64_t k = 0;
+         k < pod_mc_plan_chunks(direct) && !pod_mc_should_stop(direct); k++) {
+      pod_mc_chunk *c;
+      pod_mc_chunk_run(direct, k, NULL, &c);
+      assert_non_null(c);
+      if (pod_mc_merge(direct, c, &e)) break;
+    }
+    check_xrange(direct);
+    pod_mc_plan_free(direct);
+  }
   assert_int_equal(pod_mc_run_serial(pl, &a, &e), POD_OK);
   pod_mc_plan_free(pl);
   size_t bytes;
@@ -269,6 +313,8 @@ static void test_state(void **st) {
     assert_int_equal(pod_mc_state_decode(b, buf, len, &e), POD_EINVAL);
     free(buf);
     assert_int_equal(pod_mc_chunks_merged(b), stop);
+    check_xrange(a); /* the parameter ranges: of the decoded rows too */
+    check_xrange(b);
     pod_mc_results *ra, *rb;
     assert_int_equal(pod_mc_finish(a, &ra, NULL), POD_OK);
     assert_int_equal(pod_mc_finish(b, &rb, NULL), POD_OK);

@@ -3,6 +3,9 @@
 ** the same data; merge in any split; sketch error bound and merge-order
 ** independence; histogram; Student-t CI; Spearman; Sobol index formula.
 */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* mincore */
+#endif
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include <cmocka.h>
 #include <gsl/gsl_cdf.h>
@@ -424,6 +430,30 @@ static void test_sketch_quantiles_walk(void **st) {
 
 /* Column memory: small blocks as malloc's, large ones 2 MB-aligned with
 ** their whole size usable, all released by free(). */
+/* Resident 4 kB pages of [p, p + n) (p 4 kB-aligned), -1 when that cannot
+** be told (not Linux); the populated ones under MADV_POPULATE_WRITE (a
+** kernel before 5.14 refuses it: then nothing is resident, and the
+** counts below say so by failing, as they should on this project's
+** kernels). */
+static long resident_pages(const void *p, size_t n) {
+#if defined(__linux__)
+  size_t np = (n + 4095) / 4096;
+  unsigned char *v = malloc(np);
+  if (!v || mincore((void *)p, n, v)) {
+    free(v);
+    return -2;
+  }
+  long k = 0;
+  for (size_t i = 0; i < np; i++) k += v[i] & 1;
+  free(v);
+  return k;
+#else
+  (void)p;
+  (void)n;
+  return -1;
+#endif
+}
+
 static void test_column_alloc(void **st) {
   (void)st;
   const size_t sizes[] = {0, 8, 4u << 20, 8000000, (4u << 20) + 1};
@@ -438,6 +468,47 @@ static void test_column_alloc(void **st) {
     free(p);
   }
   assert_null(pod_stats_column_alloc(SIZE_MAX - 16)); /* no room: NULL */
+  assert_null(pod_stats_column_alloc_full(SIZE_MAX - 16));
+  /* populated buffers: usable at every size, and (Linux) their whole pages
+  ** resident at once (malloc may have touched one more for its own use) */
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    unsigned char *p = pod_stats_column_alloc_full(sizes[i]);
+    assert_non_null(p);
+    if (sizes[i] >= (4u << 20)) {
+      assert_int_equal((uintptr_t)p % (2u << 20), 0);
+      long k = resident_pages(p, sizes[i]);
+      assert_true(k == -1 || k >= (long)(sizes[i] / 4096));
+    }
+    if (sizes[i]) {
+      memset(p, 0xcd, sizes[i]);
+      assert_int_equal(p[sizes[i] - 1], 0xcd);
+    }
+    free(p);
+  }
+#if defined(__linux__)
+  /* pod_stats_column_touch: the 2 MB blocks a range starts, only those
+  ** (a fresh mapping of four blocks and a half, nothing resident) */
+  size_t cap = 9u << 20;
+  unsigned char *c = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(c != MAP_FAILED);
+  pod_stats_column_touch(c, cap, 100, 100); /* empty: nothing */
+  pod_stats_column_touch(c, cap, 1, 4096);  /* starts no block */
+  assert_int_equal(resident_pages(c, cap), 0);
+  pod_stats_column_touch(c, cap, 0, 8);                           /* block 0 */
+  pod_stats_column_touch(c, cap, (4u << 20) - 8, (4u << 20) + 8); /* block 2 */
+  pod_stats_column_touch(c, cap, (8u << 20) + 1, cap); /* in block 4: none */
+  assert_int_equal(resident_pages(c, cap), 2 * 512);
+  assert_int_equal(resident_pages(c, 2u << 20), 512);
+  assert_int_equal(resident_pages(c + (4u << 20), 2u << 20), 512);
+  pod_stats_column_touch(c, cap, (8u << 20) - 8, cap); /* block 4: to the end */
+  assert_int_equal(resident_pages(c, cap), 2 * 512 + 256);
+  memset(c, 0x5a, cap);
+  assert_int_equal(c[cap - 1], 0x5a);
+  munmap(c, cap);
+#endif
+  unsigned char small[64];
+  pod_stats_column_touch(small, sizeof small, 0, sizeof small); /* < 4 MB */
 }
 
 static void test_hist(void **st) {
@@ -487,15 +558,39 @@ static void test_hist(void **st) {
   pod_hist_free(NULL);
 
   /* pod_hist_add_n: the counts of pod_hist_add, value by value (linear,
-  ** log and one-point bins; edges, outside values, NaN) */
+  ** log and one-point bins; edges, outside values, NaN, infinities, -0,
+  ** long runs in one bin; sizes that leave a tail after the lanes of
+  ** four and sizes below the lanes' threshold) */
   enum { NV = 5000 };
   double *v = malloc(NV * sizeof *v);
   for (int i = 0; i < NV; i++)
-    v[i] = i % 97 == 0   ? NAN
-           : i % 89 == 0 ? 2.0
-           : i % 83 == 0 ? 1000.0
-                         : 0.5 + 1200.0 * ((i * 7919) % NV) / NV;
-  const double cfg[3][3] = {{2, 1000, 0}, {2, 1000, 1}, {2, 2, 0}};
+    v[i] = i % 97 == 0    ? NAN
+           : i % 89 == 0  ? 2.0
+           : i % 83 == 0  ? 1000.0
+           : i % 211 == 0 ? (i % 2 ? INFINITY : -INFINITY)
+           : i % 223 == 0 ? -0.0
+           : i > 4000     ? 3.0 + (i % 3) * 1e-9 /* a run in one bin */
+                          : 0.5 + 1200.0 * ((i * 7919) % NV) / NV;
+  const double cfg[4][3] = {
+      {2, 1000, 0}, {2, 1000, 1}, {2, 2, 0}, {-1, 1000, 0}};
+  const int sizes[] = {NV, NV - 1, NV - 2, NV - 3, 65, 63, 3};
+  for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+    for (int c = 0; c < 4; c++) {
+      int nv = sizes[z];
+      pod_hist a, b;
+      assert_int_equal(
+          pod_hist_init(&a, 37, cfg[c][0], cfg[c][1], (int)cfg[c][2], NULL),
+          POD_OK);
+      assert_int_equal(
+          pod_hist_init(&b, 37, cfg[c][0], cfg[c][1], (int)cfg[c][2], NULL),
+          POD_OK);
+      for (int i = 0; i < nv; i++) pod_hist_add(&a, v[i], 1);
+      pod_hist_add_n(&b, v, (size_t)nv);
+      assert_memory_equal(a.counts, b.counts, 37 * sizeof *a.counts);
+      assert_true(a.under == b.under && a.over == b.over && a.total == b.total);
+      pod_hist_free(&a);
+      pod_hist_free(&b);
+    }
   for (int c = 0; c < 3; c++) {
     pod_hist a, b;
     assert_int_equal(
@@ -513,6 +608,82 @@ static void test_hist(void **st) {
     pod_hist_free(&b);
   }
   free(v);
+}
+
+/* qsort of indices by value (the order pod_hist_add_sorted takes) */
+static const double *sort_x;
+static int by_value(const void *a, const void *b) {
+  double u = sort_x[*(const uint32_t *)a], v = sort_x[*(const uint32_t *)b];
+  return (u > v) - (u < v);
+}
+
+static void test_hist_sorted(void **st) {
+  (void)st;
+  /* pod_hist_add_sorted against pod_hist_add_n: linear, log and one-point
+  ** bins; ties, -0 and +0 mixed, values on the edges and outside [lo, hi],
+  ** a bin boundary hit exactly, empty bins, 1 to 300 bins; the order
+  ** ascending and read backwards (a descending column) */
+  enum { NV = 3001 };
+  double *x = malloc(NV * sizeof *x), *y = malloc(NV * sizeof *y);
+  uint32_t *o = malloc(NV * sizeof *o);
+  assert_true(x && y && o);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  const double cfg[][3] = {{0, 10, 0},   {0, 10, 1e-300}, {-3, 7, 0},
+                           {2, 2, 0},    {0.5, 10, 1},    {1e-9, 1e9, 1},
+                           {-0.0, 0, 0}, {0, 1e-300, 0}};
+  const int bins[] = {1, 2, 7, 40, 300};
+  for (size_t c = 0; c < sizeof cfg / sizeof *cfg; c++)
+    for (size_t b = 0; b < sizeof bins / sizeof *bins; b++)
+      for (int kind = 0; kind < 3; kind++) {
+        double lo = cfg[c][0], hi = cfg[c][1];
+        for (int i = 0; i < NV; i++) {
+          double u = gsl_rng_uniform(r);
+          x[i] = kind == 0   ? lo - 1 + (hi - lo + 2) * u /* spread */
+                 : kind == 1 ? lo + (hi - lo) * (double)(int)(u * 9) / 8
+                             : (u < 0.3   ? -0.0
+                                : u < 0.6 ? 0.0
+                                          : lo);
+          if (i % 101 == 0) x[i] = hi;
+          if (i % 103 == 0) x[i] = lo;
+          if (i % 107 == 0) x[i] = lo + (hi - lo) / bins[b]; /* an edge */
+          y[i] = -x[i];
+        }
+        for (int dir = 0; dir < 2; dir++) {
+          const double *v = dir ? y : x;
+          for (uint32_t i = 0; i < NV; i++) o[i] = i;
+          sort_x = x; /* ascending in x: descending in y = -x */
+          qsort(o, NV, sizeof *o, by_value);
+          double l = dir ? -hi : lo, h = dir ? -lo : hi;
+          int logb = cfg[c][2] != 0 && l > 0;
+          pod_hist a, s2;
+          assert_int_equal(pod_hist_init(&a, bins[b], l, h, logb, NULL),
+                           POD_OK);
+          assert_int_equal(pod_hist_init(&s2, bins[b], l, h, logb, NULL),
+                           POD_OK);
+          pod_hist_add_n(&a, v, NV);
+          pod_hist_add_sorted(&s2, v, o, dir, NV);
+          assert_memory_equal(a.counts, s2.counts,
+                              (size_t)bins[b] * sizeof *a.counts);
+          assert_true(a.under == s2.under && a.over == s2.over &&
+                      a.total == s2.total);
+          pod_hist_free(&a);
+          pod_hist_free(&s2);
+        }
+      }
+  /* n = 0 and one value */
+  pod_hist h;
+  assert_int_equal(pod_hist_init(&h, 4, 0, 1, 0, NULL), POD_OK);
+  pod_hist_add_sorted(&h, x, o, 0, 0);
+  assert_true(h.total == 0 && h.under == 0 && h.over == 0);
+  double one = 0.6;
+  uint32_t z = 0;
+  pod_hist_add_sorted(&h, &one, &z, 1, 1);
+  assert_true(h.counts[2] == 1 && h.total == 1);
+  pod_hist_free(&h);
+  gsl_rng_free(r);
+  free(x);
+  free(y);
+  free(o);
 }
 
 static void test_spearman(void **st) {
@@ -575,6 +746,7 @@ int main(void) {
       cmocka_unit_test(test_sketch_quantiles_walk),
       cmocka_unit_test(test_column_alloc),
       cmocka_unit_test(test_hist),
+      cmocka_unit_test(test_hist_sorted),
       cmocka_unit_test(test_spearman),
       cmocka_unit_test(test_sobol_formula),
   };
