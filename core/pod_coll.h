@@ -27,7 +27,9 @@
 **                    gathers, and inside one node NVLS moves the same
 **                    bytes per link as the ring
 **   all_to_all       direct (a latency step and one p2p chunk of fill per
-**                    round of 8 peers; across 3+ domains under static
+**                    group of peers NCCL holds in flight, usually all of
+**                    them; the network posts of every peer; across 3+
+**                    domains under static
 **                    ECMP routing the NIC rate falls with the number of
 **                    peer domains)
 **   broadcast        ring
