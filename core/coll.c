@@ -208,6 +208,10 @@ int pod_coll__time(const pod_system *sys, pod_coll_op op, pod_coll_algo algo,
       tu.ring_net_GBps = pod_coll__graph_net_GBps(sys, g);
   }
   pl.ring_net = tu.ring_net_GBps * 1e9;
+  if (op == POD_COLL_ALL_TO_ALL && n > 1 + (int)P2P_OPS_PER_BATCH) {
+    pod_coll_graph tmp; /* NCCL's p2p channels read the ring graph */
+    place_p2p(sys, op, pl.d > 1 ? graph_of(sys, r, gs, &tmp) : NULL, &pl, &q);
+  }
   pod_coll_algo best = algo;
   double t;
   if (algo == POD_ALGO_AUTO) {

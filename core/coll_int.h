@@ -58,21 +58,13 @@ double pod_coll__graph_net_GBps(const pod_system *s, const pod_coll_graph *g);
 ** one operation that reads the efficiency (pod_coll_prepare). */
 double pod_coll__graph_line_GBps(const pod_system *s, const pod_coll_graph *g);
 
-/* NCCL's point-to-point channels on a communicator of n ranks, r per
-** domain (coll_tune.c, from NVIDIA/nccl 2.28.7 ae7aed19): p2pnChannels,
-** p2pnChannelsPerPeer, the scheduler's nChannelsMin, and the part sizes
-** (bytes) between which a peer's message is split over its channels. */
-typedef struct pod_coll__p2p {
-  double nch;      /* p2pnChannels */
-  double per_peer; /* p2pnChannelsPerPeer (nChannelsMax of a message) */
-  double cmin;     /* nChannelsMin */
-  double min_part, max_part; /* bytes */
-} pod_coll__p2p;
-
-/* Fill *p for n ranks, r per domain (r divides n).  Reads the system's
-** generation, up_GBps, nic_gbps and nics_per_gpu only.  Pure, O(1). */
+/* Fill *p, NCCL's point-to-point channels (pod_coll_p2p, pod_coll.h),
+** for n ranks, r per domain (r divides n); g the ring graph of nodes of r
+** GPUs (pod_coll__net_graph) when the caller keeps it, else NULL.  Reads
+** the system's generation, up_GBps, nic_gbps and nics_per_gpu only.
+** Pure, O(1). */
 void pod_coll__p2p_channels(const pod_system *s, int n, int r,
-                            pod_coll__p2p *p);
+                            const pod_coll_graph *g, pod_coll_p2p *p);
 
 /* The time of a checked evaluation (coll.c) of algo over n ranks, r per
 ** domain (r resolved, dividing n, within the domain), the algorithm that

@@ -76,7 +76,6 @@ typedef struct plan {
   ** peer gets, and NCCL's p2p channels (p2p.nch 0 when at most 8 peers:
   ** they are always in flight at once) */
   double p2p_up, p2p_out, p2p_in;
-  pod_coll__p2p p2p;
 } plan;
 
 static const double BUSBW_FACTOR_NUM[POD_COLL_NOPS] = {2, 1, 1, 1, 0, 0};
@@ -360,8 +359,6 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
       p->p2p_up = rr - 1.0;
       p->p2p_out = nn - rr;
       p->p2p_in = in;
-      if (n > 1 + (int)P2P_OPS_PER_BATCH)
-        pod_coll__p2p_channels(s, n, pl->r, &p->p2p);
       p->k_up = (rr - 1.0) * in;
       p->k_out = (nn - rr) * in;
       p->out_dom = 0;
@@ -413,6 +410,8 @@ typedef struct rates {
                            ** network channels' NCCL buffers */
   double a_up, a_out;      /* per-step latency, s */
   double msg_s;            /* per-message overhead, s */
+  pod_coll_p2p p2p;        /* NCCL's p2p channels of an all-to-all
+                           ** (place_p2p; nch 0: all peers at once) */
 } rates;
 
 /* NCCL's peers in flight for b bytes per peer (src/enqueue.cc, 2.28.7
@@ -420,7 +419,7 @@ typedef struct rates {
 ** doubled while a part exceeds max_part, up to the per-peer channels
 ** (:894-901); p2pnChannels / those channels epochs of 8 ops run at once
 ** (:965). */
-HOT_INLINE double p2p_in_flight(const pod_coll__p2p *c, double b) {
+HOT_INLINE double p2p_in_flight(const pod_coll_p2p *c, double b) {
   double ch = 1.0;
   if (b > 0.0) {
     double k = ceil(b / c->min_part);
@@ -432,11 +431,12 @@ HOT_INLINE double p2p_in_flight(const pod_coll__p2p *c, double b) {
 
 /* Groups of concurrent peers of a point-to-point plan on each fabric
 ** (0 where it has none): one when NCCL holds them all in flight. */
-HOT_INLINE void p2p_groups(const plan *p, double S, double *gu, double *go) {
+HOT_INLINE void p2p_groups(const rates *q, const plan *p, double S, double *gu,
+                           double *go) {
   *gu = p->p2p_up > 0.0 ? 1.0 : 0.0;
   *go = p->p2p_out > 0.0 ? 1.0 : 0.0;
-  if (p->p2p.nch > 0.0) {
-    double F = p2p_in_flight(&p->p2p, S * p->p2p_in);
+  if (q->p2p.nch > 0.0) {
+    double F = p2p_in_flight(&q->p2p, S * p->p2p_in);
     if (p->p2p_up > F) *gu = ceil(p->p2p_up / F);
     if (p->p2p_out > F) *go = ceil(p->p2p_out / F);
   }
@@ -449,7 +449,7 @@ HOT_INLINE double plan_time(const rates *q, const plan *p, double S) {
   double up_lat = p->up_steps * q->a_up, out_lat = p->out_steps * q->a_out;
   double gu = 0.0, go = 0.0;
   if (!p->out_dom) { /* point to point: steps per group of peers */
-    p2p_groups(p, S, &gu, &go);
+    p2p_groups(q, p, S, &gu, &go);
     up_lat = gu * q->a_up;
     out_lat = go * q->a_out;
   }
@@ -589,6 +589,17 @@ HOT_INLINE void setup_place(const pod_system *sys, const pod_coll_sys_rates *sr,
   q->a_up = sr->a_up;
   q->a_out = sr->a_out;
   q->msg_s = sr->msg_s;
+  q->p2p.nch = 0.0; /* place_p2p sets them for an all-to-all */
+}
+
+/* An all-to-all of more than 8 + 1 ranks: NCCL's p2p channels into the
+** evaluation's rates (coll_tune.c; g the kept ring graph of nodes of r
+** GPUs, or NULL); fewer peers are always in flight at once. */
+static inline void place_p2p(const pod_system *sys, pod_coll_op op,
+                             const pod_coll_graph *g, const place *pl,
+                             rates *q) {
+  if (op == POD_COLL_ALL_TO_ALL && pl->n > 1 + (int)P2P_OPS_PER_BATCH)
+    pod_coll__p2p_channels(sys, pl->n, pl->r, g, &q->p2p);
 }
 
 /* Fill the placement and the rates of one evaluation. */

@@ -347,8 +347,10 @@ static double pow2_up(double x) {
 }
 
 /* The communicator's channels before the doubling: the ring graph's. */
-static double p2p_graph_channels(const pod_system *s, int gen, int d, int r) {
+static double p2p_graph_channels(const pod_system *s, int gen, int d, int r,
+                                 const pod_coll_graph *kept) {
   if (d > 1) {
+    if (kept != NULL) return kept->ch;
     pod_coll_graph g;
     pod_coll__net_graph(s, r, &g);
     return g.ch;
@@ -364,9 +366,9 @@ static double p2p_graph_channels(const pod_system *s, int gen, int d, int r) {
 }
 
 void pod_coll__p2p_channels(const pod_system *s, int n, int r,
-                            pod_coll__p2p *p) {
+                            const pod_coll_graph *g, pod_coll_p2p *p) {
   int gen = gen_of(s), d = r > 0 ? n / r : 1;
-  double ch = p2p_graph_channels(s, gen, d, r);
+  double ch = p2p_graph_channels(s, gen, d, r, g);
   double nch = 2.0 * ch < P2P_MAX_CHANNELS ? 2.0 * ch : P2P_MAX_CHANNELS;
   if (nch < 1.0) nch = 1.0;
   double P = pow2_up(nch), nn = (double)n;

@@ -41,11 +41,11 @@ static double a2a_time(const pod_system *s, pod_coll_op op, int n, int r,
 ** published runs, and what the rules give beyond them. */
 static void test_channels_as_nccl_logs(void **state) {
   (void)state;
-  pod_coll__p2p p;
+  pod_coll_p2p p;
   /* 8x H800, one node: "16 coll channels, 0 nvls channels, 16 p2p
   ** channels, 16 p2p channels per peer" (NVIDIA/nccl issue 892) */
   pod_system h800 = preset("hgx_h800");
-  pod_coll__p2p_channels(&h800, 8, 8, &p);
+  pod_coll__p2p_channels(&h800, 8, 8, NULL, &p);
   assert_near(p.nch, 16.0, 0.0);
   assert_near(p.per_peer, 16.0, 0.0);
   /* 8x H100, one node: "24 coll channels, 16 nvls channels, 32 p2p
@@ -54,24 +54,24 @@ static void test_channels_as_nccl_logs(void **state) {
   ** (aws-samples/aws-do-eks 701c554a,
   ** Container-Root/eks/deployment/nccl-test/README.md, p5.48xlarge) */
   pod_system h100 = preset("hgx_h100");
-  pod_coll__p2p_channels(&h100, 8, 8, &p);
+  pod_coll__p2p_channels(&h100, 8, 8, NULL, &p);
   assert_near(p.nch, 32.0, 0.0);
   assert_near(p.per_peer, 32.0, 0.0);
   assert_near(p.cmin, 4.0, 0.0); /* 32 halved while x 8 > 32 */
-  pod_coll__p2p_channels(&h100, 16, 8, &p);
+  pod_coll__p2p_channels(&h100, 16, 8, NULL, &p);
   assert_near(p.nch, 16.0, 0.0);
   assert_near(p.per_peer, 2.0, 0.0);
   assert_near(p.min_part, 64.0 * 1024, 0.0);
   assert_near(p.max_part, 128.0 * 1024, 0.0);
   /* past 2 n > 4 x 16 a network peer gets one channel (paths.cc:846) */
-  pod_coll__p2p_channels(&h100, 32, 8, &p);
+  pod_coll__p2p_channels(&h100, 32, 8, NULL, &p);
   assert_near(p.per_peer, 2.0, 0.0);
-  pod_coll__p2p_channels(&h100, 64, 8, &p);
+  pod_coll__p2p_channels(&h100, 64, 8, NULL, &p);
   assert_near(p.per_peer, 1.0, 0.0);
   /* two NICs per GPU keep two channels per network peer (netCountByBw) */
   pod_system two = h100;
   two.nics_per_gpu = 2;
-  pod_coll__p2p_channels(&two, 256, 8, &p);
+  pod_coll__p2p_channels(&two, 256, 8, NULL, &p);
   assert_near(p.per_peer, 2.0, 0.0);
 }
 
