@@ -422,7 +422,8 @@ typedef struct rates {
 HOT_INLINE double p2p_in_flight(const pod_coll_p2p *c, double b) {
   double ch = 1.0;
   if (b > 0.0) {
-    double k = ceil(b / c->min_part);
+    double k = ceil(b / c->min_part); /* divUp: at least 1 part; b/min */
+    if (k < 1.0) k = 1.0;             /* underflows for subnormal b */
     ch = k < c->cmin ? k : c->cmin;
     while (b / ch > c->max_part && ch <= 0.5 * c->per_peer) ch *= 2.0;
   }
