@@ -40,12 +40,28 @@
 ** 0.35 ms at 2 racks to 4 ms at 20 (linear in d, not in the tree depth).
 ** A ring starts every link at once and pays no such fill.
 ** Point-to-point (all-to-all, send/recv) moves each peer's S/n in NCCL's
-** p2p chunks (P2P_NVL_CHUNKSIZE 512 KiB, P2P_NET_CHUNKSIZE 128 KiB), 8
-** peers in flight: each round of 8 fills its pipeline once by one chunk,
-** so a small per-peer message costs latency steps, not bandwidth (64x
-** H800 all-to-all of 8 MiB, 128 KiB per peer: NVIDIA/nccl issue 1531
-** measured 338 us; podsim 376).  NVLink and network flows run side
-** by side (max, not sum).
+** p2p chunks (P2P_NVL_CHUNKSIZE 512 KiB, P2P_NET_CHUNKSIZE 128 KiB) with
+** the peers in flight that NCCL's schedule gives (NVIDIA/nccl 2.28.7
+** ae7aed19): a channel batches the 8 ops of one 8-round epoch
+** (src/enqueue.cc:130-139), every epoch runs on its own channels, one CTA
+** each, all in one kernel, so p2pnChannels / c epochs run at once, c the
+** channels of one peer's message: NCCL's own count of peers in flight,
+** F = 8 p2pnChannels / c (enqueue.cc:965).  Past F the epochs share
+** channels and run in turn.  p2pnChannels is pow2Up of twice the ring
+** graph's channels (paths.cc:860-886, connect.cc:452: 16 on H800 and on
+** H100 across nodes, 32 on one H100 or NVL72 node); c = min(nChannelsMin,
+** b / min_part), doubled while a part exceeds max_part, up to the
+** per-peer channels (enqueue.cc:894-901, 1053-1056; paths.cc:817-852:
+** across nodes 2 per network peer, 1 once 2n > 4 p2pnChannels, at least
+** the GPU's NICs); coll_tune.c, pod_coll__p2p_channels.  Each group of F
+** concurrent peers on a fabric pays one latency step and fills its
+** pipeline once by one chunk, so a small per-peer message costs latency,
+** not bandwidth: 64x H800 all-to-all of 8 MiB, 128 KiB per peer, 63
+** peers in one group (NVIDIA/nccl issue 1531 measured 338 us; podsim
+** 309, 376 while it ran rounds of 8 one after another).  One proxy
+** thread posts every network peer's message (msg_overhead_us each): the
+** network latency is at least (n - r) posts.  NVLink and network flows
+** run side by side (max, not sum).
 **
 ** Protocols.  Each plan is timed with NCCL's two extreme protocols and
 ** the faster wins, as NCCL's tuner does:
@@ -106,7 +122,7 @@
 ** leaf_gpus GPUs (a ring's 1/m over m domains per leaf, a tree's levels
 ** above the leaf, all-to-all peers beyond it): time x max(1, share x oversub).
 **
-** All-to-all.  Grouped send/recv, 8 peers in flight, NVLink and NICs side
+** All-to-all.  Grouped send/recv, NCCL's peers in flight, NVLink and NICs side
 ** by side, static-ECMP path collisions 1 - (1 - 1/k)^k over k = d - 1 rail
 ** peers (Hedera, NSDI 2010); adaptive routing, spraying and SRD none (see
 ** the all-to-all plan in make_plan and docs/design.md 4).
@@ -192,6 +208,10 @@ int pod_coll__time(const pod_system *sys, pod_coll_op op, pod_coll_algo algo,
       tu.ring_net_GBps = pod_coll__graph_net_GBps(sys, g);
   }
   pl.ring_net = tu.ring_net_GBps * 1e9;
+  if (op == POD_COLL_ALL_TO_ALL && n > 1 + (int)P2P_OPS_PER_BATCH) {
+    pod_coll_graph tmp; /* NCCL's p2p channels read the ring graph */
+    place_p2p(sys, op, pl.d > 1 ? graph_of(sys, r, gs, &tmp) : NULL, &pl, &q);
+  }
   pod_coll_algo best = algo;
   double t;
   if (algo == POD_ALGO_AUTO) {

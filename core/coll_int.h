@@ -58,6 +58,14 @@ double pod_coll__graph_net_GBps(const pod_system *s, const pod_coll_graph *g);
 ** one operation that reads the efficiency (pod_coll_prepare). */
 double pod_coll__graph_line_GBps(const pod_system *s, const pod_coll_graph *g);
 
+/* Fill *p, NCCL's point-to-point channels (pod_coll_p2p, pod_coll.h),
+** for n ranks, r per domain (r divides n); g the ring graph of nodes of r
+** GPUs (pod_coll__net_graph) when the caller keeps it, else NULL.  Reads
+** the system's generation, up_GBps, nic_gbps and nics_per_gpu only.
+** Pure, O(1). */
+void pod_coll__p2p_channels(const pod_system *s, int n, int r,
+                            const pod_coll_graph *g, pod_coll_p2p *p);
+
 /* The time of a checked evaluation (coll.c) of algo over n ranks, r per
 ** domain (r resolved, dividing n, within the domain), the algorithm that
 ** ran and the nccl-tests bus factor of n; gs kept as pod_coll_time_checked

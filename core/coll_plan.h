@@ -29,10 +29,13 @@
 ** step 5.0/14 = 0.357. */
 #define LL_STEP_RATIO 0.18
 #define LL_TREE_NET_RATIO (5.0 / 14.0)
-/* NCCL groups point-to-point work by rounds of 8 peers in flight
-** (p2pGroupSize = NCCL_MAX_WORK_ELEMENTS_P2P / 2 = 16 / 2, channel.h), so
-** an all-to-all pays one latency step per round of 8 peers. */
-#define P2P_PEERS_IN_FLIGHT 8.0
+/* NCCL batches a channel's point-to-point ops 8 at a time, the 8 rounds
+** of one epoch (NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8, src/include/device.h:364;
+** src/enqueue.cc:130-139, NVIDIA/nccl 2.28.7 ae7aed19); every epoch runs
+** on its own channels, all at once, up to p2pnChannels / channels per
+** peer epochs: NCCL's own count of peers in flight is that x 8
+** (enqueue.cc:965).  Beyond it epochs share channels and run in turn. */
+#define P2P_OPS_PER_BATCH 8.0
 /* LL protocol: each 8-byte store carries 4 bytes of data and a 4-byte
 ** flag, so at most half the link's achievable rate; NCCL caps it lower
 ** still (src/graph/tuning.cc, llMaxBws for one node: Hopper 141 GB/s,
@@ -69,6 +72,10 @@ typedef struct plan {
   double ll_out_ratio;        /* LL over Simple latency of a network step */
   int simple_only;            /* 1 for NVLS, NVLS-tree, CollNet */
   int out_dom;                /* k_out is per domain, at the domain's rate */
+  /* point to point (out_dom 0): peers on each fabric, the share of S one
+  ** peer gets, and NCCL's p2p channels (p2p.nch 0 when at most 8 peers:
+  ** they are always in flight at once) */
+  double p2p_up, p2p_out, p2p_in;
 } plan;
 
 static const double BUSBW_FACTOR_NUM[POD_COLL_NOPS] = {2, 1, 1, 1, 0, 0};
@@ -345,18 +352,15 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
     case POD_COLL_ALL_TO_ALL: {
       if (algo != POD_ALGO_DIRECT) return POD_ENOTSUP;
       /* NCCL runs all-to-all as grouped send/recv, one operation per
-      ** peer, 8 peers in flight: one latency step per round of 8 peers,
-      ** network steps for peers in other domains; a round posts its 8
-      ** messages one after another on the proxy thread, so its network
-      ** step lasts at least 8 message overheads.  Each peer gets S/n in
-      ** NCCL's p2p chunks; the 8 peers of a round share the link, so each
-      ** round fills its pipeline once, by one chunk (rows = rounds). */
-      p->up_steps = ceil((rr - 1.0) / P2P_PEERS_IN_FLIGHT);
-      p->out_steps = ceil((nn - rr) / P2P_PEERS_IN_FLIGHT);
+      ** peer, its peers in flight at once as far as its p2p channels
+      ** hold them (p2p_groups): one latency step and one chunk of fill per
+      ** group of concurrent peers on each fabric, and the proxy thread
+      ** posts every network peer's message.  Each peer gets S/n. */
+      p->p2p_up = rr - 1.0;
+      p->p2p_out = nn - rr;
+      p->p2p_in = in;
       p->k_up = (rr - 1.0) * in;
       p->k_out = (nn - rr) * in;
-      p->up_rows = p->up_steps;
-      p->out_rows = p->out_steps;
       p->out_dom = 0;
       double div = 1.0;
       if (d > 2 && s->routing == POD_ROUTING_STATIC_ECMP)
@@ -380,11 +384,12 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
     case POD_COLL_SEND_RECV:
       if (algo != POD_ALGO_DIRECT) return POD_ENOTSUP;
       p->out_dom = 0; /* one message: one chunk of fill (rows 1) */
+      p->p2p_in = 1.0;
       if (d == 1) {
-        p->up_steps = 1.0;
+        p->p2p_up = 1.0;
         p->k_up = 1.0;
       } else {
-        p->out_steps = 1.0;
+        p->p2p_out = 1.0;
         p->k_out = 1.0;
         p->out_div = leaf_mult(s, (double)pl->spans);
       }
@@ -405,18 +410,55 @@ typedef struct rates {
                            ** network channels' NCCL buffers */
   double a_up, a_out;      /* per-step latency, s */
   double msg_s;            /* per-message overhead, s */
+  pod_coll_p2p p2p;        /* NCCL's p2p channels of an all-to-all
+                           ** (place_p2p; nch 0: all peers at once) */
 } rates;
+
+/* NCCL's peers in flight for b bytes per peer (src/enqueue.cc, 2.28.7
+** ae7aed19): the message takes min(nChannelsMin, b / min_part) channels,
+** doubled while a part exceeds max_part, up to the per-peer channels
+** (:894-901); p2pnChannels / those channels epochs of 8 ops run at once
+** (:965). */
+HOT_INLINE double p2p_in_flight(const pod_coll_p2p *c, double b) {
+  double ch = 1.0;
+  if (b > 0.0) {
+    double k = ceil(b / c->min_part); /* divUp: at least 1 part; b/min */
+    if (k < 1.0) k = 1.0;             /* underflows for subnormal b */
+    ch = k < c->cmin ? k : c->cmin;
+    while (b / ch > c->max_part && ch <= 0.5 * c->per_peer) ch *= 2.0;
+  }
+  return P2P_OPS_PER_BATCH * c->nch / ch;
+}
+
+/* Groups of concurrent peers of a point-to-point plan on each fabric
+** (0 where it has none): one when NCCL holds them all in flight. */
+HOT_INLINE void p2p_groups(const rates *q, const plan *p, double S, double *gu,
+                           double *go) {
+  *gu = p->p2p_up > 0.0 ? 1.0 : 0.0;
+  *go = p->p2p_out > 0.0 ? 1.0 : 0.0;
+  if (q->p2p.nch > 0.0) {
+    double F = p2p_in_flight(&q->p2p, S * p->p2p_in);
+    if (p->p2p_up > F) *gu = ceil(p->p2p_up / F);
+    if (p->p2p_out > F) *go = ceil(p->p2p_out / F);
+  }
+}
 
 /* Time of a plan with the faster of the two protocols. */
 HOT_INLINE double plan_time(const rates *q, const plan *p, double S) {
   double iu = q->inv_up * p->up_div;
   double io = (p->out_dom ? q->inv_dom : q->inv_gpu) * p->out_div;
   double up_lat = p->up_steps * q->a_up, out_lat = p->out_steps * q->a_out;
+  double gu = 0.0, go = 0.0;
+  if (!p->out_dom) { /* point to point: steps per group of peers */
+    p2p_groups(q, p, S, &gu, &go);
+    up_lat = gu * q->a_up;
+    out_lat = go * q->a_out;
+  }
   double ll_out_lat = p->ll_out_ratio * out_lat;
   if (!p->out_dom) {
-    /* a round of p2p sends posts 8 messages one after another, whatever
-    ** the protocol */
-    double post = p->out_steps * P2P_PEERS_IN_FLIGHT * q->msg_s;
+    /* one proxy thread posts every network peer's message, one after
+    ** another, whatever the protocol */
+    double post = p->p2p_out * q->msg_s;
     if (post > out_lat) out_lat = post;
     if (post > ll_out_lat) ll_out_lat = post;
   }
@@ -435,12 +477,9 @@ HOT_INLINE double plan_time(const rates *q, const plan *p, double S) {
                          : 0.0);
   } else if (S > 0.0) {
     /* Point-to-point: NVLink and network flows run side by side, each
-    ** filling by one p2p chunk per round of peers. */
-    double tu =
-        p->k_up > 0.0 ? (p->k_up * S + p->up_rows * P2P_NVL_CHUNK) * iu : 0.0;
-    double to = p->k_out > 0.0
-                    ? (p->k_out * S + p->out_rows * P2P_NET_CHUNK) * io
-                    : 0.0;
+    ** filling by one p2p chunk per group of concurrent peers. */
+    double tu = p->k_up > 0.0 ? (p->k_up * S + gu * P2P_NVL_CHUNK) * iu : 0.0;
+    double to = p->k_out > 0.0 ? (p->k_out * S + go * P2P_NET_CHUNK) * io : 0.0;
     bw = tu > to ? tu : to;
   }
   if (p->simple_only) return p->fixed_us * 1e-6 + steps + bw;
@@ -551,6 +590,17 @@ HOT_INLINE void setup_place(const pod_system *sys, const pod_coll_sys_rates *sr,
   q->a_up = sr->a_up;
   q->a_out = sr->a_out;
   q->msg_s = sr->msg_s;
+  q->p2p.nch = 0.0; /* place_p2p sets them for an all-to-all */
+}
+
+/* An all-to-all of more than 8 + 1 ranks: NCCL's p2p channels into the
+** evaluation's rates (coll_tune.c; g the kept ring graph of nodes of r
+** GPUs, or NULL); fewer peers are always in flight at once. */
+static inline void place_p2p(const pod_system *sys, pod_coll_op op,
+                             const pod_coll_graph *g, const place *pl,
+                             rates *q) {
+  if (op == POD_COLL_ALL_TO_ALL && pl->n > 1 + (int)P2P_OPS_PER_BATCH)
+    pod_coll__p2p_channels(sys, pl->n, pl->r, g, &q->p2p);
 }
 
 /* Fill the placement and the rates of one evaluation. */

@@ -59,6 +59,8 @@ int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
   rates q;
   setup(sys, n, r, &pl, &q);
   pl.ring_net = prep->ring_line * sys->out_eff * 1e9;
+  place_p2p(sys, op, NULL, &pl, &q); /* line rates only: kept per sample */
+  prep->p2p = q.p2p;
   int all_rated = 1;
   for (int i = 0; i < AUTO[op].n; i++) {
     pod_coll_algo a = AUTO[op].algos[i];
@@ -162,6 +164,7 @@ static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
   setup_place(sys, sr, P->n, P->r, &pl, &q);
   /* pod_coll__time: ring_net_GBps x 1e9, the GB/s as ring_rate makes it */
   pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
+  q.p2p = P->p2p;
   double t;
   if (P->fixed >= 0) {
     plan p = {0};

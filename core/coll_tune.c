@@ -34,8 +34,10 @@ static const double INV_SM90[] = {1.0 / 60, 1.0 / 50, 1.0 / 40, 1.0 / 30,
 ** half of it (the .49 rule of ncclTopoCompute), at most 32 channels
 ** (MAXCHANNELS / 2). */
 static double ring_graph_GBps(const double *sp, const double *inv, int ns,
-                              double L) {
+                              double L, double *ch, double *speed) {
   double best = 0.0, first = 0.0;
+  *ch = 0.0;
+  *speed = 0.0;
   for (int i = 0; i < ns; i++) {
     if (sp[i] > L) continue;
     if (first > 0.0 && sp[i] <= 0.49 * first) break;
@@ -47,7 +49,7 @@ static double ring_graph_GBps(const double *sp, const double *inv, int ns,
     if (c * sp[i] > L) c -= 1.0;
     if (c > 32.0) c = 32.0;
     if (first == 0.0) first = sp[i];
-    if (c * sp[i] > best) best = c * sp[i];
+    if (c * sp[i] > best) best = c * sp[i], *ch = c, *speed = sp[i];
   }
   return best;
 }
@@ -95,7 +97,8 @@ double pod_coll__nvls_tuner_div(const pod_system *s, int n) {
   int ns = bw ? NSPEED_SM100 : NSPEED_SM90;
   double L = s->up_GBps * s->up_eff;
   double nv = nvls_tuner_GBps(sp, ns, bw ? 0.74 : 0.85, n, L);
-  double ring = ring_graph_GBps(sp, inv, ns, L);
+  double ch, speed;
+  double ring = ring_graph_GBps(sp, inv, ns, L, &ch, &speed);
   if (!(nv > 0.0) || !(ring > 0.0)) return 1e30; /* NCCL: no NVLS graph */
   return ring / nv;
 }
@@ -302,4 +305,89 @@ void pod_coll__net_tune(const pod_system *s, int n, int r, pod_coll__tune *t) {
   pod_coll_graph g;
   pod_coll__net_graph(s, r, &g);
   pod_coll__graph_tune(s, n, &g, t);
+}
+
+/* ---- point-to-point channels (all-to-all, send/recv) ------------------- */
+/* NVIDIA/nccl 2.28.7 (ae7aed19), facts only.  p2pnChannels is pow2Up of
+** the communicator's channels (src/graph/paths.cc:860-886,
+** ncclTopoComputeP2pChannels), which are the ring graph's (the tree takes
+** the same count: init.cc:1090) doubled by ncclTopoPostset, at most
+** MAXCHANNELS 64 (src/graph/connect.cc:452, src/include/device.h:86).
+** The ring graph across nodes is pod_coll__net_graph's; inside one node
+** (an MNNVL clique is one node) the NVSwitch search below with
+** ncclTopoDupChannels (search.cc:961-974: doubled at half the speed when
+** the speed is >= 25 GB/s, except on Hopper and later below 50 GB/s with
+** more than 4 channels), at NCCL's NVLink credit.  A peer's channels
+** (paths.cc:817-852, ncclTopoGetNchannels): an NVLink peer 2 x its
+** NVLinks; a network peer 2, halved while 2 n > 4 p2pnChannels, at least
+** the NICs that match the GPU's bandwidth (getLocalNetCountByBw,
+** topo.cc:1576: podsim takes the GPU's nics_per_gpu); the minimum over
+** peers, pow2Up, at most p2pnChannels.  The scheduler's nChannelsMin is
+** that halved while nChannelsMin x n > p2pnChannels (enqueue.cc:1053-1056).
+** A message's parts (enqueue.cc:894-895): across nodes between half a
+** step and one step of P2P_NET_CHUNKSIZE 128 KiB, inside one node between
+** an eighth and 32 steps of P2P_NVL_CHUNKSIZE 512 KiB (init.cc:716-717). */
+static const double SPEED_SM80[] = {40, 30, 20, 18, 15, 12, 10,
+                                    9,  7,  6,  5,  4,  3};
+static const double INV_SM80[] = {
+    1.0 / 40, 1.0 / 30, 1.0 / 20, 1.0 / 18, 1.0 / 15, 1.0 / 12, 1.0 / 10,
+    1.0 / 9,  1.0 / 7,  1.0 / 6,  1.0 / 5,  1.0 / 4,  1.0 / 3};
+#define NSPEED_SM80 ((int)(sizeof SPEED_SM80 / sizeof SPEED_SM80[0]))
+#define P2P_MAX_CHANNELS 64.0       /* MAXCHANNELS */
+#define P2P_NET_STEP (128.0 * 1024) /* P2P_NET_CHUNKSIZE */
+#define P2P_NVL_STEP (512.0 * 1024) /* P2P_NVL_CHUNKSIZE */
+/* NVLink line rate per link and direction: 25 GB/s (NVLink3/4), 50
+** (NVLink5), as NCCL counts links (path bw over ncclTopoNVLinkBw) */
+static const double NVLINK_LINK_GBPS[3] = {25.0, 25.0, 50.0};
+
+static double pow2_up(double x) {
+  double p = 1.0;
+  while (p < x) p *= 2.0;
+  return p;
+}
+
+/* The communicator's channels before the doubling: the ring graph's. */
+static double p2p_graph_channels(const pod_system *s, int gen, int d, int r,
+                                 const pod_coll_graph *kept) {
+  if (d > 1) {
+    if (kept != NULL) return kept->ch;
+    pod_coll_graph g;
+    pod_coll__net_graph(s, r, &g);
+    return g.ch;
+  }
+  static const double *const SP[3] = {SPEED_SM80, SPEED_SM90, SPEED_SM100};
+  static const double *const INV[3] = {INV_SM80, INV_SM90, INV_SM100};
+  static const int NS[3] = {NSPEED_SM80, NSPEED_SM90, NSPEED_SM100};
+  double ch, bw, L = s->up_GBps * NVLINK_CREDIT[gen];
+  ring_graph_GBps(SP[gen], INV[gen], NS[gen], L, &ch, &bw);
+  if (bw >= 25.0 && !(gen > 0 && bw < 50.0 && ch > 4.0))
+    ch = 2.0 * ch < RING_MAX_CHANNELS ? 2.0 * ch : RING_MAX_CHANNELS;
+  return ch;
+}
+
+void pod_coll__p2p_channels(const pod_system *s, int n, int r,
+                            const pod_coll_graph *g, pod_coll_p2p *p) {
+  int gen = gen_of(s), d = r > 0 ? n / r : 1;
+  double ch = p2p_graph_channels(s, gen, d, r, g);
+  double nch = 2.0 * ch < P2P_MAX_CHANNELS ? 2.0 * ch : P2P_MAX_CHANNELS;
+  if (nch < 1.0) nch = 1.0;
+  double P = pow2_up(nch), nn = (double)n;
+  double links = (double)(long long)(s->up_GBps / NVLINK_LINK_GBPS[gen]);
+  double per = 2.0 * (links > 1.0 ? links : 1.0); /* NVLink peers */
+  if (d > 1) {
+    double net = 2.0;
+    while (net * nn > 4.0 * nch && net > 1.0) net *= 0.5;
+    double by_bw = (double)s->nics_per_gpu;
+    if (by_bw > net) net = by_bw;
+    if (net < per) per = net;
+  }
+  per = pow2_up(per);
+  if (per > P) per = P;
+  double cmin = per;
+  while (cmin * nn > P && cmin > 1.0) cmin *= 0.5;
+  p->nch = P;
+  p->per_peer = per;
+  p->cmin = cmin;
+  p->min_part = d > 1 ? P2P_NET_STEP / 2.0 : P2P_NVL_STEP / 8.0;
+  p->max_part = d > 1 ? P2P_NET_STEP : P2P_NVL_STEP * 32.0;
 }

@@ -27,7 +27,9 @@
 **                    gathers, and inside one node NVLS moves the same
 **                    bytes per link as the ring
 **   all_to_all       direct (a latency step and one p2p chunk of fill per
-**                    round of 8 peers; across 3+ domains under static
+**                    group of peers NCCL holds in flight, usually all of
+**                    them; the network posts of every peer; across 3+
+**                    domains under static
 **                    ECMP routing the NIC rate falls with the number of
 **                    peer domains)
 **   broadcast        ring
@@ -116,6 +118,17 @@ typedef struct pod_coll_graph {
   double L, nic, ch, bw;
 } pod_coll_graph;
 
+/* NCCL's point-to-point channels on a communicator of n ranks, r per
+** domain, as the model derives them (coll_tune.c, NVIDIA/nccl 2.28.7
+** ae7aed19): p2pnChannels, p2pnChannelsPerPeer, the scheduler's
+** nChannelsMin and the part sizes (bytes) between which a peer's message
+** is split over its channels; nch 0 when not derived (at most 8 peers,
+** always in flight at once).  Filled by the model; callers do not read
+** it. */
+typedef struct pod_coll_p2p {
+  double nch, per_peer, cmin, min_part, max_part;
+} pod_coll_p2p;
+
 /* The graphs one caller keeps across its collectives on one unchanged
 ** system (a training step's ~12, a layout search's): up to
 ** POD_COLL_GRAPHS ranks-per-domain values, filled on first use.  Set n
@@ -149,6 +162,7 @@ int pod_coll_time_checked(const pod_system *sys, pod_coll_op op, int n, int r,
 typedef struct pod_coll_prep {
   double S;                      /* bytes */
   double ring_line;              /* the ring's NICs x line rate, GB/s */
+  pod_coll_p2p p2p;              /* an all-to-all's p2p channels */
   double sel[POD_COLL_AUTO_MAX]; /* a rated candidate's time, s */
   int n, r;                      /* ranks; ranks per domain, resolved */
   signed char ok, op;            /* op: pod_coll_op */

@@ -80,12 +80,14 @@
 --   channels and those two away 8 more: the network gets 8 channels at
 --   two racks and 16 at three, and NCCL's channels do not slow the 3-rack
 --   row either.  What remains is not found: dropping the
---   collision term for InfiniBand passes this row (+12.0%) and C10
---   (-15.5%) but takes C6 to 12.4x (range 13.5-22.5) and T16 DGX-H100 to
---   +23.7%, its NVL72-over-H100 ratios to -24.0% and -27.0% (+38.6%, -31%
---   and -35% while the EP dispatch was charged in fp8; Megatron sends it
---   in bf16, see t16_qwen3_235b_26_04.lua): the term is what
---   holds the H100 MoE rows, whose fabrics (DGX SuperPOD: rail-optimized,
+--   collision term for InfiniBand passes this row (+12.1%) but takes C10
+--   to -32.9% (out of its 30% since podsim holds NCCL's peers in flight
+--   at once; -15.5% with rounds of 8 one after another), C6 to 12.6x
+--   (range 13.5-22.5) and T16 DGX-H100 to +25.2%, its NVL72-over-H100
+--   ratios to -22.2% and -23.8% (+38.6%, -31% and -35% while the EP
+--   dispatch was charged in fp8; Megatron sends it in bf16, see
+--   t16_qwen3_235b_26_04.lua): the term is what holds the Hopper
+--   all-to-all rows, whose fabrics (DGX SuperPOD: rail-optimized,
 --   PXN keeps an EP all-to-all in its rail leaves, 32 nodes a unit) have
 --   no collision mechanism either (see docs/validation.md, C6 and C11).
 --   Searched (issue 11): what InfiniBand static routing costs an all-to-all.
@@ -97,12 +99,12 @@
 --   about 0.55-0.6 (busbw about 53, -40%): the row runs at 0.96 of the
 --   NIC, so OCI's LIDs are in order, where ftree routing carries shift
 --   all-to-all rounds contention-free (Zahavi, Johnson, Kerbyson, Lang,
---   Concurrency Computat., 2010), at three racks as at two: +12.0%
---   here, C10 -15.5% (in its 30%).  A DGX H100 SuperPOD (rail-optimized,
+--   Concurrency Computat., 2010), at three racks as at two: +12.1%
+--   here, C10 -32.9% (out of its 30%).  A DGX H100 SuperPOD (rail-optimized,
 --   PXN) keeps C6's 8 nodes and T16's 4-node EP32 inside one rail leaf
 --   of a 32-node unit: a static route has no choice to make there, loss
---   0, and C6 goes to 12.38x, T16 DGX-H100 to +23.9%, its GB300 and GB200
---   over-H100 ratios to -21.6% and -23.3% (podsim with the IB presets at
+--   0, and C6 goes to 12.57x, T16 DGX-H100 to +25.2%, its GB300 and GB200
+--   over-H100 ratios to -22.2% and -23.8% (podsim with the IB presets at
 --   routing "adaptive").  No routing mechanism gives the H100 rows the
 --   0.66-0.74 they need, so the term stays and this row misses.
 --   Receiver contention (any routing) gives the term's numbers: rounds out

@@ -14,7 +14,7 @@
 -- all-to-all in a later post (inferencex.semianalysis.com, GB200 NVL72
 -- against B200 disaggregated DeepSeek-R1).  If so this row checks line
 -- rates, not the fabric's routing: without the collision term podsim
--- gives 12.4x (see docs/validation.md, C6).  The row bounds the H100
+-- gives 12.6x (see docs/validation.md, C6).  The row bounds the H100
 -- side's all-to-all rate per GPU NIC: 13.5x needs at most 43 GB/s, 18x
 -- 32 GB/s, against 47 GB/s point to point (C3); the source names no
 -- fabric.  T16's DGX-H100 MoE row bounds the same rate at 31-43 GB/s

@@ -15,8 +15,10 @@ Spearman of every metric against every parameter).
                (time, algbw, busbw)
 
 The all-to-all model is podsim's (core/coll.c, docs/design.md section 4):
-grouped send/recv with 8 peers in flight (message posting, p2p chunk
-fills), Simple and LL protocols, the faster taken, path collisions under
+grouped send/recv with NCCL's peers in flight (8 x p2p channels /
+channels per message, from NCCL's channel rules as core/coll_tune.c
+derives them; message posting, p2p chunk fills per group of concurrent
+peers), Simple and LL protocols, the faster taken, path collisions under
 static ECMP across more than two domains, leaf oversubscription.  Its constants are
 read from core/coll.c and core/coll_plan.h and the systems from `podsim presets systems`, so
 the peer follows the model it is compared with.
@@ -42,7 +44,7 @@ def coll_constants():
     text = "".join(open(f"{SRC}/core/{f}").read() for f in ("coll.c", "coll_plan.h"))
     out = {}
     for name in ("MIB", "BASE_SIMPLE_US", "BASE_LL_US", "LL_STEP_RATIO",
-                 "LL_BW_SHARE", "P2P_PEERS_IN_FLIGHT", "P2P_NVL_CHUNK",
+                 "LL_BW_SHARE", "P2P_OPS_PER_BATCH", "P2P_NVL_CHUNK",
                  "P2P_NET_CHUNK"):
         m = re.search(r"#define %s \(?([0-9.eE+-]+)( \* ([0-9.eE+-]+))?" % name, text)
         v = float(m.group(1))
@@ -64,8 +66,109 @@ def systems():
     return out
 
 
+def gpu_gens():
+    """Generation per GPU preset as core/coll_tune.c reads it: 2 with fp4
+    (Blackwell), 1 with fp8 (Hopper), else 0."""
+    text = subprocess.run([PODSIM, "presets", "gpus", "--format", "json"],
+                          capture_output=True, text=True, check=True).stdout
+    return {name: 2 if g["fp4_tflops"] > 0 else 1 if g["fp8_tflops"] > 0 else 0
+            for name, g in json.loads(text)["gpus"].items()}
+
+
 K = coll_constants()
 SYS = systems()
+GEN = gpu_gens()
+
+# NCCL's ring-graph search speeds (src/graph/search.cc, NVIDIA/nccl 2.28.7),
+# its NVLink credit per link and the NVLink line rate per link
+INTRA = {0: [40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3],
+         1: [60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3],
+         2: [90, 80, 70, 60, 50, 40, 30, 24, 20, 19, 18]}
+INTER = {0: [48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12],
+         1: [48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12],
+         2: [96, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24,
+             0.12]}
+CREDIT = {0: 20.0 / 25.0, 1: 20.6 / 25.0, 2: 40.1 / 50.0}
+LINK = {0: 25.0, 1: 25.0, 2: 50.0}
+
+
+def floor_div(x, s):
+    c = math.floor(x / s)
+    if (c + 1) * s <= x:
+        c += 1
+    if c * s > x:
+        c -= 1
+    return min(c, 64)
+
+
+def ring_channels(sys_, gen, d, r):
+    """Channels of NCCL's ring graph: across nodes its network ring, in
+    one node its NVSwitch ring, each duplicated as ncclTopoDupChannels
+    does (the same rules as core/coll_tune.c)."""
+    L = sys_["up_GBps"] * CREDIT[gen]
+    if d > 1:
+        nic, nics = sys_["nic_gbps"] / 8.0, r * sys_["nics_per_gpu"]
+        bc = bs = 0.0
+        for s in INTER[gen]:
+            if s > nic:
+                continue
+            if bs > 0 and s <= 0.49 * bs:
+                break
+            c = min(floor_div(L, s), nics * floor_div(nic, s), 32)
+            if c >= 1 and c * s > bc * bs:
+                bc, bs = c, s
+            if bc * bs >= L:
+                break
+    else:
+        best = first = bc = bs = 0.0
+        for s in INTRA[gen]:
+            if s > L:
+                continue
+            if first > 0 and s <= 0.49 * first:
+                break
+            c = min(floor_div(L, s), 32)
+            if first == 0:
+                first = s
+            if c * s > best:
+                best, bc, bs = c * s, c, s
+    if bs >= 25 and not (gen > 0 and bs < 50 and bc > 4):
+        bc = min(2 * bc, 32)
+    return bc
+
+
+def pow2_up(x):
+    p = 1.0
+    while p < x:
+        p *= 2.0
+    return p
+
+
+def p2p_groups(sys_, n, r, b):
+    """Groups of concurrent peers on NVLink and on the network for b bytes
+    per peer (an array): NCCL's p2p channels (paths.cc, enqueue.cc)."""
+    gen, d = GEN[sys_["gpu"]], n // r
+    nch = max(min(2.0 * ring_channels(sys_, gen, d, r), 64.0), 1.0)
+    P = pow2_up(nch)
+    per = 2.0 * max(float(int(sys_["up_GBps"] / LINK[gen])), 1.0)
+    if d > 1:
+        net = 2.0
+        while net * n > 4.0 * nch and net > 1.0:
+            net *= 0.5
+        per = min(per, max(net, float(sys_["nics_per_gpu"])))
+    per = min(pow2_up(per), P)
+    cmin = per
+    while cmin * n > P and cmin > 1.0:
+        cmin *= 0.5
+    step = K["P2P_NET_CHUNK"] if d > 1 else K["P2P_NVL_CHUNK"]
+    lo, hi = (step / 2.0, step) if d > 1 else (step / 8.0, step * 32.0)
+    b = np.asarray(b, dtype=float)
+    ch = np.where(b > 0, np.minimum(np.ceil(b / lo), cmin), 1.0)
+    for _ in range(8):  # channels double up to per (a power of two <= 64)
+        ch = np.where((b / ch > hi) & (ch <= 0.5 * per), ch * 2.0, ch)
+    F = K["P2P_OPS_PER_BATCH"] * P / ch
+    def groups(peers):
+        return np.where(peers > F, np.ceil(peers / F), 1.0) if peers > 0 else 0.0 * F
+    return groups(r - 1.0), groups(float(n - r))
 
 
 def all_to_all(sys_, n, r, S, up_eff=None, out_eff=None, up_lat=None,
@@ -83,8 +186,7 @@ def all_to_all(sys_, n, r, S, up_eff=None, out_eff=None, up_lat=None,
     U = sys_["up_GBps"] * 1e9 * up_eff
     G = sys_["nics_per_gpu"] * sys_["nic_gbps"] * 1e9 / 8.0 * out_eff
     iu, io = 1.0 / U, 1.0 / G
-    peers = K["P2P_PEERS_IN_FLIGHT"]
-    up_steps, out_steps = math.ceil((r - 1.0) / peers), math.ceil((n - r) / peers)
+    up_steps, out_steps = p2p_groups(sys_, n, r, S / n)
     k_up, k_out = (r - 1.0) / n, (n - r) / n
     div = 1.0
     if d > 2:
@@ -98,7 +200,7 @@ def all_to_all(sys_, n, r, S, up_eff=None, out_eff=None, up_lat=None,
     up_l = up_steps * up_lat * 1e-6
     out_l = out_steps * out_lat * 1e-6
     ll_out = K["LL_STEP_RATIO"] * out_l
-    post = out_steps * peers * sys_["msg_overhead_us"] * 1e-6
+    post = (n - r) * sys_["msg_overhead_us"] * 1e-6
     out_l, ll_out = np.maximum(out_l, post), np.maximum(ll_out, post)
     tu = (k_up * S + up_steps * K["P2P_NVL_CHUNK"]) * iu if k_up > 0 else 0.0 * S
     to = (k_out * S + out_steps * K["P2P_NET_CHUNK"]) * io if k_out > 0 else 0.0 * S
