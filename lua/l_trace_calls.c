@@ -46,6 +46,52 @@ static int fn_coll_checked(void *b, pod_err *e) {
     pod_err_set(e, rc, "", "%s", pod_strerror(rc));
   return rc;
 }
+/* The same when every patch writes a field the prepared collective lets
+** vary per sample (see coll_prepared): prepared once when traced, its
+** prep follows the result and is read, never restored. */
+typedef struct coll_out {
+  pod_coll_result r;
+  pod_coll_prep prep;
+} coll_out;
+#define COLL_OUT(b) ((coll_out *)OUT(b, pod_coll_cfg))
+static int fn_coll_prepared(void *b, pod_err *e) {
+  pod_coll_cfg *c = b;
+  coll_out *o = COLL_OUT(b);
+  int rc =
+      pod_coll_eval_prepared(&o->prep, &c->system, c->args.bytes, &o->r, e);
+  if (rc != POD_OK && e->field[0] == '\0')
+    pod_err_set(e, rc, "", "%s", pod_strerror(rc));
+  return rc;
+}
+/* Is the checked-system collective t0 an `auto` one that prepares, with
+** every patch a double of a system field pod_coll_prep_varies lets vary,
+** or the bytes when the prep times any bytes?  Then its prep goes into
+** the blob.  The system's values per sample are a checked spec's
+** (fn_coll_checked's condition), which pod_coll_eval_prepared needs. */
+static int coll_prepared(unsigned char *t0, const pod_gpatch *patches, int np) {
+  pod_coll_cfg c;
+  memcpy(&c, t0, sizeof c);
+  pod_coll_prep *prep = &COLL_OUT(t0)->prep;
+  if (c.args.algo != POD_ALGO_AUTO ||
+      pod_coll_prepare(&c.system, c.op, c.args.ranks, c.args.ranks_per_domain,
+                       c.args.bytes, prep, NULL) != POD_OK)
+    return 0;
+  const size_t sys0 = offsetof(pod_coll_cfg, system);
+  const size_t bytes = offsetof(pod_coll_cfg, args.bytes);
+  int ok = 1;
+  for (int i = 0; i < np && ok; i++) {
+    const pod_gpatch *p = &patches[i];
+    if (p->kind != POD_GP_DOUBLE && p->kind != POD_GP_LOG10)
+      ok = 0;
+    else if (p->offset == bytes)
+      ok = pod_coll_prep_any_bytes(prep);
+    else
+      ok = p->offset >= sys0 && p->offset - sys0 < sizeof(pod_system) &&
+           pod_coll_prep_varies(prep, p->offset - sys0);
+  }
+  if (!ok) memset(prep, 0, sizeof *prep);
+  return ok;
+}
 #define CR(f) \
   { #f, TR_DOUBLE, 1, offsetof(pod_coll_result, f), NULL }
 static const tres res_coll[] = {CR(time_s),
@@ -262,7 +308,7 @@ static void rd_model(lua_State *L, void *c) {
 #define SCALL(nm, key, T, st, rd, fn) \
   { nm, key, &st, sizeof(T), sizeof(T), sizeof(T), rd, fn, NULL, &st }
 const tcall lpod_trace__calls[] = {
-    KCALL("podsim.collective", "collective", coll_cfg, pod_coll_result, rd_coll,
+    KCALL("podsim.collective", "collective", coll_cfg, coll_out, rd_coll,
           fn_coll, res_coll),
     {"podsim.train", "train", &lpod_train_cfg_type, sizeof(pod_train_cfg),
      RES_OFF(train_in), RES_OFF(train_in) + sizeof(pod_train_result), rd_train,
@@ -726,6 +772,11 @@ int lpod_trace__call(lua_State *L) {
                                   offsetof(pod_coll_cfg, system),
                                   sizeof(pod_system), lpod_trace__fn_system))
     bs.fn = fn_coll_checked;
+  /* a collective's prep follows its result (coll_out): a constant read,
+  ** not restored per sample, and zero (unread) unless prepared */
+  if (tc->fn == fn_coll) bs.out_end = tc->res_off + offsetof(coll_out, prep);
+  if (bs.fn == fn_coll_checked && coll_prepared(t0, patches, np))
+    bs.fn = fn_coll_prepared;
   if (tc->fn == fn_train &&
       lpod_trace__train_specs_checked(c.tr->g, t0, patches, np))
     bs.fn = fn_train_checked;

@@ -94,6 +94,58 @@ W.both({name = "ops_kernels", samples = 2000, seed = 5, grid = {ranks = {8, 64}}
     }
   end}, "kernels")
 
+-- collectives prepared when traced (l_trace_calls.c coll_prepared: every
+-- patch a field pod_coll_prep_varies lets vary, the bytes when the prep
+-- times any bytes) beside ones that are not: a sampled field it does not
+-- let vary (nic_gbps), the bytes of an all-reduce across domains (NCCL's
+-- ratings read them), a forced algorithm; identical bits either way
+W.both({name = "ops_coll_prep", samples = 3000, seed = 8, grid = {ranks = {16, 128}},
+  params = {ue = D.uniform{0.6, 0.95}, oe = D.uniform{0.7, 0.97},
+    ul = D.lognormal{median = 1, p90 = 3}, ol = D.lognormal{median = 4, p90 = 9},
+    ov = D.uniform{1, 4}, bytes = D.loguniform{1 << 10, 1 << 33}, nic = D.uniform{200, 800}},
+  eval = function(p)
+    local s = podsim.system{base = "gb200_nvl72", up_eff = p.ue, out_eff = p.oe,
+      up_latency_us = p.ul, out_latency_us = p.ol, oversub = p.ov}
+    local rpd = math.min(p.ranks, 64)
+    local a2a = podsim.collective(s, "all_to_all", {ranks = p.ranks, bytes = p.bytes,
+      ranks_per_domain = rpd})
+    local ag = podsim.collective(s, "all_gather", {ranks = p.ranks, bytes = p.bytes,
+      ranks_per_domain = rpd})
+    local ar = podsim.collective(s, "all_reduce", {ranks = p.ranks, bytes = p.bytes,
+      ranks_per_domain = rpd})
+    local ar2 = podsim.collective(s, "all_reduce", {ranks = p.ranks, bytes = 1 << 26,
+      ranks_per_domain = rpd})
+    local ring = podsim.collective(s, "all_reduce", {ranks = p.ranks, bytes = p.bytes,
+      ranks_per_domain = rpd, algo = "ring"})
+    local h = podsim.system{base = "hgx_h100", nic_gbps = p.nic, out_eff = p.oe}
+    local a2h = podsim.collective(h, "all_to_all", {ranks = p.ranks, bytes = p.bytes})
+    local agh = podsim.collective(h, "all_gather", {ranks = p.ranks, bytes = 1 << 26})
+    local arh = podsim.collective(h, "all_reduce", {ranks = p.ranks, bytes = 1 << 26})
+    return {agh = agh.time_s, arh = arh.busbw_GBps,a2a = a2a.time_s, a2a_bus = a2a.busbw_GBps, a2a_alg = a2a.algbw_GBps,
+      ag = ag.busbw_GBps, ar = ar.time_s, ar2 = ar2.algbw_GBps, ring = ring.time_s,
+      a2h = a2h.time_s}
+  end}, "prepared collectives")
+
+-- a prepared collective's bad bytes fail per sample as in Lua
+local function bad_bytes(trace)
+  return pcall(function()
+    return podsim.study{name = "bad_bytes", samples = 500, seed = 2, trace = trace,
+      params = {e = D.uniform{0.6, 0.9}, b = D.uniform{-1e9, 1e9}},
+      eval = function(p)
+        local s = podsim.system{base = "gb200_nvl72", up_eff = p.e}
+        return {t = podsim.collective(s, "all_to_all", {ranks = 64, bytes = p.b}).time_s}
+      end}:run()
+  end)
+end
+local ok1, e1 = bad_bytes(nil)
+local ok2, e2 = bad_bytes(false)
+T.truthy(not ok1 and not ok2, "negative bytes fail both ways")
+local function bytes_err(e) return tostring(e):match("bytes[^\n]*") end
+T.truthy(bytes_err(e1) and bytes_err(e1) == bytes_err(e2),
+  "same bytes error both ways: " .. tostring(e1) .. " / " .. tostring(e2))
+T.truthy(tostring(e1):match("sample (%d+)") and tostring(e1):match("sample (%d+)") ==
+  tostring(e2):match("sample (%d+)"), "same failing sample: " .. tostring(e1) .. " / " .. tostring(e2))
+
 -- choices over labels: a graph per combination, the labels constants in
 -- it (a table lookup, a comparison, an enum field by a label: all fine)
 local sizes = {small = 1 << 20, large = 1 << 28}
