@@ -166,7 +166,7 @@ static int rel_constant(unsigned char *t0, const pod_gpatch *patches, int np) {
   pod_rel_cfg c;
   memcpy(&c, t0, sizeof c);
   if (pod_rel_check(&c, NULL) != POD_OK) return 0;
-  pod_rel_prepare(&c.failures, &REL_OUT(t0)->prep);
+  pod_rel_prepare_cfg(&c, &REL_OUT(t0)->prep);
   return 1;
 }
 #define RD(f) \
