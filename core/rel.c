@@ -350,8 +350,6 @@ static void shape_fill(const pod_rel_cfg *c, const pod_rel_prep *pr,
   sh->c_dom = sh->b_abs_max > 0 ? c->spare_per_domain / sh->b_abs_max : 0;
 }
 
-static const rel_causes CAUSES_ZERO; /* copied: see train.c LAYER_ZERO */
-
 /* The classes of the causes (rel_causes) of c on its footprint's shape. */
 static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
                             const pod_rel_shape *sh, rel_causes *k) {
@@ -368,7 +366,11 @@ static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
     scale[u] = same >= 0 ? scale[same] : rel_unit_scale(c, u);
     mult[u] = sh->count[u] * scale[u];
   }
-  *k = CAUSES_ZERO;
+  /* every field is set below; the sums start from +0 (no copy of the
+  ** whole struct: a block copy's start-up costs more than these stores) */
+  for (int i = 0; i < POD_REL_NSCOPES; i++) k->lam[i] = k->wl[i] = 0.0;
+  k->lp[0] = k->lp[1] = 0.0;
+  k->L = k->L_hw = k->L_abs = 0.0;
   k->n = POD_REL_NSCOPES;
   k->domains = sh->domains;
   k->inv_dom2 = sh->inv_dom2;
@@ -492,9 +494,9 @@ int pod_rel_eval_prepared(const pod_rel_cfg *c, const pod_rel_prep *pr,
 static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
                     const pod_rel_shape *sh, pod_rel_result *out,
                     pod_err *err) {
-  static const pod_rel_result RESULT_ZERO; /* see CAUSES_ZERO */
   int rc;
-  pod_rel_result r = RESULT_ZERO;
+  pod_rel_result r;
+  memset(&r, 0, sizeof r);
   const double A = c->active_gpus;
   const double R = c->restart_s / 3600.0, C = c->ckpt_s / 3600.0;
   const double W = rel_work_h(c);
