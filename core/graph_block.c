@@ -405,7 +405,15 @@ static int run_blob(const pod_graph *g, pod_graph_bws *ws, int i, int n) {
   if (b->fn) {
     pod_err e;
     pod_err_clear(&e);
-    for (int j = 0; j < n; j++)
+    int j = 0;
+    if (b->fn2 && st > 0) /* lanes in pairs */
+      for (; j + 2 <= n; j += 2) {
+        int failed = 0;
+        if (b->fn2(dst + st * (size_t)j, dst + st * (size_t)(j + 1), &failed,
+                   &e) != POD_OK)
+          return j + (failed == 1);
+      }
+    for (; j < n; j++)
       if (b->fn(dst + st * (size_t)j, &e) != POD_OK) return j;
   }
   return n;

@@ -340,6 +340,16 @@ void pod_rel_prepare_cfg(const pod_rel_cfg *c, pod_rel_prep *p);
 int pod_rel_eval_prepared(const pod_rel_cfg *c, const pod_rel_prep *p,
                           pod_rel_result *out, pod_err *err);
 
+/* pod_rel_eval_prepared of two configs that share pr, evaluated side by
+** side (their fixed points interleaved, so the CPU overlaps their
+** dependency chains): each result is pod_rel_eval_prepared's bit for bit.
+** POD_OK when both succeed; else the error of the first that fails (a
+** before b), its index (0: a, 1: b) in *failed and its message in err;
+** a's result is stored when only b fails. */
+int pod_rel_eval_prepared2(const pod_rel_cfg *ca, const pod_rel_cfg *cb,
+                           const pod_rel_prep *pr, pod_rel_result *oa,
+                           pod_rel_result *ob, int *failed, pod_err *err);
+
 /* Simulator workspace: grows to the largest run it served and is reused,
 ** so runs after the first allocate nothing.  Not thread-safe: one per
 ** thread.  new returns NULL when out of memory. */

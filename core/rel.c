@@ -286,6 +286,70 @@ static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
   if (!shrink) spare_finish(c, k, s);
 }
 
+/* One lane of spare_solve's iteration without shrinking, for two fixed
+** points side by side (spare_solve2): each lane runs spare_solve's
+** operations in its order, and a converged lane stops. */
+typedef struct fp_lane {
+  double T, Tp, Td, d_prev, h, CR;
+  int it, done;
+} fp_lane;
+
+static void fp_start(const pod_rel_cfg *c, const rel_causes *k,
+                     rel_spare_state *s, fp_lane *f) {
+  const double T0 = 1.0 + k->down_nw + k->wl[0];
+  f->CR = (c->ckpt_s + c->restart_s) / 3600.0;
+  f->T = f->Tp = f->Td = T0;
+  f->d_prev = INFINITY;
+  f->h = 1.0;
+  f->it = 0;
+  f->done = 0;
+  spare_step(c, k, T0, T0, s);
+}
+
+/* spare_solve's loop body, once (nothing when the lane is done). */
+static inline void fp_step(const pod_rel_cfg *c, const rel_causes *k,
+                           rel_spare_state *s, fp_lane *f) {
+  if (f->done) return;
+  double T1 = 1.0 + s->down_nw + s->wait + s->grow * f->CR;
+  double Tp1 = T1 - s->wait_pool, Td1 = T1 - s->wait_dom;
+  double d = fabs(T1 - f->T) + fabs(Tp1 - f->Tp) + fabs(Td1 - f->Td);
+  if (d <= 1e-12 * T1) {
+    f->done = 1;
+    return;
+  }
+  if (d >= f->d_prev && f->h > 1.0 / 64) f->h *= 0.5;
+  f->d_prev = d;
+  f->T += f->h * (T1 - f->T);
+  f->Tp += f->h * (Tp1 - f->Tp);
+  f->Td += f->h * (Td1 - f->Td);
+  spare_step(c, k, f->Tp, f->Td, s);
+  if (++f->it >= 500) f->done = 1;
+}
+
+/* spare_solve of two configs side by side: the fixed points' dependency
+** chains (a few divisions per step) overlap; each lane's results are
+** spare_solve's bit for bit. */
+static void spare_solve2(const pod_rel_cfg *ca, const rel_causes *ka,
+                         rel_spare_state *sa, const pod_rel_cfg *cb,
+                         const rel_causes *kb, rel_spare_state *sb) {
+  /* the iteration without shrinking and with hot spares in both, else
+  ** one after the other */
+  if (ca->shrink || cb->shrink || !(ka->L_abs > 0.0) || !(kb->L_abs > 0.0)) {
+    spare_solve(ca, ka, sa);
+    spare_solve(cb, kb, sb);
+    return;
+  }
+  fp_lane fa, fb;
+  fp_start(ca, ka, sa, &fa);
+  fp_start(cb, kb, sb, &fb);
+  while (!(fa.done & fb.done)) {
+    fp_step(ca, ka, sa, &fa);
+    fp_step(cb, kb, sb, &fb);
+  }
+  spare_finish(ca, ka, sa);
+  spare_finish(cb, kb, sb);
+}
+
 void pod_rel_prepare(const pod_rel_failures *f, pod_rel_prep *p) {
   memset(p, 0, sizeof *p);
   for (int i = 0; i < f->ncauses; i++) {
@@ -489,48 +553,58 @@ int pod_rel_eval_prepared(const pod_rel_cfg *c, const pod_rel_prep *pr,
   return rc ? rc : rel_eval_own(c, pr, out, err);
 }
 
-/* pod_rel_eval on a checked config, pr its failure list's sums, sh its
-** footprint's shape. */
-static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
-                    const pod_rel_shape *sh, pod_rel_result *out,
-                    pod_err *err) {
-  int rc;
+/* One evaluation between the fixed point and what comes before and after
+** it (rel_begin, spare_solve, rel_end): rel_eval, or two side by side. */
+typedef struct rel_run {
   pod_rel_result r;
-  memset(&r, 0, sizeof r);
+  rel_causes k;
+  rel_spare_state s;
+} rel_run;
+
+/* The footprint's figures and the causes' classes of checked config c. */
+static void rel_begin(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                      const pod_rel_shape *sh, rel_run *u) {
+  pod_rel_result *r = &u->r;
+  memset(r, 0, sizeof *r);
+  const double A = c->active_gpus;
+  r->nodes = sh->nodes;
+  r->domains = sh->domains;
+  r->spare_gpus = sh->spare_gpus;
+  r->spare_fraction = sh->spare_fraction;
+  rel_causes_init(c, pr, sh, &u->k);
+  const double L = u->k.L, L_hw = u->k.L_hw;
+  r->rate_per_h = L;
+  r->job_mtbf_h = L > 0.0 ? 1.0 / L : INFINITY;
+  r->interruptions_per_day = 24.0 * L;
+  r->per_gpu_hour = L / A;
+  r->hw_fraction = L > 0.0 ? L_hw / L : 0.0;
+}
+
+/* The rest of the evaluation after the fixed point (u->s), into *out. */
+static int rel_end(const pod_rel_cfg *c, rel_run *u, pod_rel_result *out,
+                   pod_err *err) {
+  int rc;
+  pod_rel_result *r = &u->r;
+  const rel_causes *k = &u->k;
+  const rel_spare_state *s = &u->s;
   const double A = c->active_gpus;
   const double R = c->restart_s / 3600.0, C = c->ckpt_s / 3600.0;
   const double W = rel_work_h(c);
-
-  r.nodes = sh->nodes;
-  r.domains = sh->domains;
-  r.spare_gpus = sh->spare_gpus;
-  r.spare_fraction = sh->spare_fraction;
-
-  rel_causes k;
-  rel_causes_init(c, pr, sh, &k);
-  const double L = k.L, L_hw = k.L_hw;
-  r.rate_per_h = L;
-  r.job_mtbf_h = L > 0.0 ? 1.0 / L : INFINITY;
-  r.interruptions_per_day = 24.0 * L;
-  r.per_gpu_hour = L / A;
-  r.hw_fraction = L > 0.0 ? L_hw / L : 0.0;
-
-  rel_spare_state s;
-  spare_solve(c, &k, &s);
+  const double L = k->L;
   double blk_sum = 0.0;
-  for (int i = 0; i < k.n; i++) blk_sum += k.lam[i] * s.p_blk[i];
-  const double Dh = L > 0.0 ? (s.down_nw + s.wait) / L : R; /* hours */
-  r.down_s = Dh * 3600.0;
-  r.p_no_spare = L > 0.0 ? blk_sum / L : 0.0;
+  for (int i = 0; i < k->n; i++) blk_sum += k->lam[i] * s->p_blk[i];
+  const double Dh = L > 0.0 ? (s->down_nw + s->wait) / L : R; /* hours */
+  r->down_s = Dh * 3600.0;
+  r->p_no_spare = L > 0.0 ? blk_sum / L : 0.0;
 
   /* Checkpoint interval (one segment when nothing fails). */
   double tau = L > 0.0 || c->interval_rule == POD_REL_TAU_FIXED
-                   ? pod_rel_interval_h(c, r.job_mtbf_h)
+                   ? pod_rel_interval_h(c, r->job_mtbf_h)
                    : W;
   if (!(tau > 0.0) || !isfinite(tau))
     return pod_err_set(err, POD_ERANGE, "interval_s",
                        "checkpoint interval is not a positive number");
-  r.checkpoint_interval_s = tau * 3600.0;
+  r->checkpoint_interval_s = tau * 3600.0;
 
   double wall = 0.0;
   if ((rc = wall_time(c, W, L, tau, Dh, &wall, err))) return rc;
@@ -540,11 +614,11 @@ static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
   ** the capacity up).  With running time = wall / den,
   ** den = 1 + L D + L_pl (C + R), and L_pl the planned-restart rate,
   ** wall = base / (1 - q), q = (sum(lambda_b r b / A) + L_pl (C + R)) / den. */
-  double den = 1.0 + L * Dh + s.grow * (C + R);
-  const double L_pl = s.grow / den; /* share of repairs ending while up */
+  double den = 1.0 + L * Dh + s->grow * (C + R);
+  const double L_pl = s->grow / den; /* share of repairs ending while up */
   den = 1.0 + L * Dh + L_pl * (C + R);
-  if (s.grow > 0.0) {
-    double q = (s.cap_loss + L_pl * (C + R)) / den;
+  if (s->grow > 0.0) {
+    double q = (s->cap_loss + L_pl * (C + R)) / den;
     if (q >= 1.0)
       return pod_err_set(err, POD_ERANGE, "shrink",
                          "the job would shrink faster than it is repaired");
@@ -554,30 +628,89 @@ static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
   double saved = 0.0;
   if (L > 0.0 && isfinite(wall)) {
     double run_h = wall / den;
-    saved = rel_erlang_deficit(c->pool_units, s.a_pool, s.B_pool,
-                               s.L_pool * run_h) *
-                s.wbar_pool +
-            r.domains *
-                rel_erlang_deficit(k.c_dom, s.a_dom, s.B_dom,
-                                   k.L_abs / r.domains * run_h) *
-                s.wbar_dom;
-    if (saved > s.wait * run_h) saved = s.wait * run_h;
+    saved = rel_erlang_deficit(c->pool_units, s->a_pool, s->B_pool,
+                               s->L_pool * run_h) *
+                s->wbar_pool +
+            r->domains *
+                rel_erlang_deficit(k->c_dom, s->a_dom, s->B_dom,
+                                   k->L_abs / r->domains * run_h) *
+                s->wbar_dom;
+    if (saved > s->wait * run_h) saved = s->wait * run_h;
     wall -= saved;
   }
   if (!isfinite(wall))
     return pod_err_set(err, POD_ERANGE, "work_h", "wall time overflows");
-  r.work_h = W;
-  r.wall_h = wall;
-  r.goodput = W / wall;
-  r.waste = 1.0 - r.goodput;
+  r->work_h = W;
+  r->wall_h = wall;
+  r->goodput = W / wall;
+  r->waste = 1.0 - r->goodput;
   /* Alternating renewal: each interruption cycle is M running + D down
   ** (+ planned grow-back restarts). */
-  r.interruptions = L * wall / den;
-  r.wait_h = r.interruptions * (L > 0.0 ? s.wait / L : 0.0) - saved;
-  if (r.wait_h < 0.0) r.wait_h = 0.0;
-  r.gpu_hours = A * wall;
-  r.gpu_hours_charged = (A + r.spare_gpus) * wall;
-  *out = r;
+  r->interruptions = L * wall / den;
+  r->wait_h = r->interruptions * (L > 0.0 ? s->wait / L : 0.0) - saved;
+  if (r->wait_h < 0.0) r->wait_h = 0.0;
+  r->gpu_hours = A * wall;
+  r->gpu_hours_charged = (A + r->spare_gpus) * wall;
+  *out = *r;
+  return POD_OK;
+}
+
+/* pod_rel_eval on a checked config, pr its failure list's sums, sh its
+** footprint's shape. */
+static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                    const pod_rel_shape *sh, pod_rel_result *out,
+                    pod_err *err) {
+  rel_run u;
+  rel_begin(c, pr, sh, &u);
+  spare_solve(c, &u.k, &u.s);
+  return rel_end(c, &u, out, err);
+}
+
+/* The shape a prepared evaluation of c runs on: pr's, or *own made. */
+static const pod_rel_shape *shape_for(const pod_rel_cfg *c,
+                                      const pod_rel_prep *pr,
+                                      pod_rel_shape *own, int *shaped) {
+  *shaped = pr->shape && shape_matches(c, &pr->sh);
+  if (*shaped) return &pr->sh;
+  shape_fill(c, pr, own);
+  return own;
+}
+
+int pod_rel_eval_prepared2(const pod_rel_cfg *ca, const pod_rel_cfg *cb,
+                           const pod_rel_prep *pr, pod_rel_result *oa,
+                           pod_rel_result *ob, int *failed, pod_err *err) {
+  *failed = -1;
+  pod_rel_shape own_a, own_b;
+  int sa, sb;
+  const pod_rel_shape *sha = shape_for(ca, pr, &own_a, &sa);
+  const pod_rel_shape *shb = shape_for(cb, pr, &own_b, &sb);
+  int rc = sa ? pod_rel__check_shaped(ca, err) : pod_rel__check_rest(ca, err);
+  if (rc) {
+    *failed = 0;
+    return rc;
+  }
+  pod_err eb;
+  pod_err_clear(&eb);
+  rc = sb ? pod_rel__check_shaped(cb, &eb) : pod_rel__check_rest(cb, &eb);
+  if (rc) { /* a alone, then b's error */
+    int ra = rel_eval(ca, pr, sha, oa, err);
+    *failed = ra ? 0 : 1;
+    if (ra) return ra;
+    if (err) *err = eb;
+    return rc;
+  }
+  rel_run ua, ub;
+  rel_begin(ca, pr, sha, &ua);
+  rel_begin(cb, pr, shb, &ub);
+  spare_solve2(ca, &ua.k, &ua.s, cb, &ub.k, &ub.s);
+  if ((rc = rel_end(ca, &ua, oa, err))) {
+    *failed = 0;
+    return rc;
+  }
+  if ((rc = rel_end(cb, &ub, ob, err))) {
+    *failed = 1;
+    return rc;
+  }
   return POD_OK;
 }
 
