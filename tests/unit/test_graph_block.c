@@ -168,6 +168,18 @@ static int kb_fn(void *blob, pod_err *e) {
   return POD_OK;
 }
 
+/* kb_fn on two lanes (pod_graph_blob_fn2), counted: blob_graph gives
+** the kernel it when kb_pairs is set. */
+static int kb_pairs, kb_pair_calls;
+static int kb_fn2(void *a, void *b, int *failed, pod_err *e) {
+  kb_pair_calls++;
+  int rc = kb_fn(a, e);
+  *failed = 0;
+  if (rc != POD_OK) return rc;
+  *failed = 1;
+  return kb_fn(b, e);
+}
+
 typedef struct src2 {
   double c[2];
 } src2;
@@ -206,6 +218,7 @@ static pod_graph *blob_graph(int *M) {
       {offsetof(kb, c), POD_GP_BYTES, sb, 0, sizeof s0.c, 0, 0, 0, "c"}};
   pod_gblob_spec bs = {"kern", "k.lua:3:",        sizeof t, &t, kb_fn, p,
                        5,      offsetof(kb, out), 0,        0,  NULL};
+  if (kb_pairs) bs.fn2 = kb_fn2;
   int b = pod_graph_blob(g, &bs, &e);
   assert_true(b >= 0);
   int out = pod_graph_field(g, b, offsetof(kb, out), POD_GF_DOUBLE, &e);
@@ -439,10 +452,14 @@ static void break_row(double *r, int how) {
   }
 }
 
-static void test_first_failing_sample(void **state) {
-  (void)state;
+/* test_first_failing_sample with the kernel's lanes in pairs or one by
+** one. */
+static void first_failing_sample(int pairs) {
   int M;
+  kb_pairs = pairs;
+  kb_pair_calls = 0;
   pod_graph *g = blob_graph(&M);
+  kb_pairs = 0;
   enum { N = 300 };
   double *x = malloc(sizeof(double) * 4 * N);
   uint64_t s = 11;
@@ -484,6 +501,16 @@ static void test_first_failing_sample(void **state) {
   pod_graph_bws_free(bws);
   free(x);
   pod_graph_free(g);
+  if (pairs)
+    assert_true(kb_pair_calls > 1000);
+  else
+    assert_int_equal(kb_pair_calls, 0);
+}
+
+static void test_first_failing_sample(void **state) {
+  (void)state;
+  first_failing_sample(0);
+  first_failing_sample(1); /* failures at either lane of a pair */
 }
 
 /* A spec's field copied into a kernel's config: the copy with the same

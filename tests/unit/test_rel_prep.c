@@ -6,7 +6,8 @@
 ** varied at random in and out of its bounds (NaN and infinities
 ** included), integer and enum fields changed (the shape's key no longer
 ** matches), rates that underflow, and a prepared config that fails its
-** checks (no shape).
+** checks (no shape); and two configs evaluated side by side
+** (pod_rel_eval_prepared2) against each alone.
 */
 #include <math.h>
 #include <setjmp.h>
@@ -259,12 +260,82 @@ static void test_unchecked_no_shape(void **state) {
   assert_int_equal(n_ok, 1);
 }
 
+/* A random config near c0: a few doubles varied (in and out of bounds),
+** now and then an integer field too. */
+static pod_rel_cfg vary(const pod_rel_cfg *c0, int nf) {
+  pod_rel_cfg c = *c0;
+  for (int k = (int)(next_u64() % 3); k > 0; k--) {
+    const pod_field *f = &pod_rel_cfg_fields[next_u64() % nf];
+    if (f->type != POD_F_DOUBLE) continue;
+    double *x = (double *)((char *)&c + f->offset);
+    *x = draw(f, *x);
+  }
+  if (next_u64() % 16 == 0) c.pool_units = (int)(next_u64() % 6);
+  if (next_u64() % 16 == 0) c.shrink = !c.shrink;
+  return c;
+}
+
+/* Two configs side by side (pod_rel_eval_prepared2) against each alone:
+** the same results bit for bit, the first failure's code, index and
+** message, and a's result when only b fails. */
+static void test_pairs(void **state) {
+  (void)state;
+  int nf = 0, both = 0, fail_a = 0, fail_b = 0;
+  while (pod_rel_cfg_fields[nf].name) nf++;
+  for (int v = 0; v < 512; v++) {
+    pod_rel_cfg c0 = base_cfg(v);
+    if (pod_rel_check(&c0, NULL) != POD_OK) continue;
+    pod_rel_prep prep;
+    pod_rel_prepare_cfg(&c0, &prep);
+    for (int s = 0; s < 12; s++) {
+      pod_rel_cfg ca = vary(&c0, nf), cb = vary(&c0, nf);
+      pod_rel_result a1, b1, a2, b2;
+      memset(&a1, 1, sizeof a1);
+      memset(&b1, 2, sizeof b1);
+      memset(&a2, 3, sizeof a2);
+      memset(&b2, 4, sizeof b2);
+      pod_err ea, eb, e2;
+      pod_err_clear(&ea);
+      pod_err_clear(&eb);
+      pod_err_clear(&e2);
+      int ra = pod_rel_eval_prepared(&ca, &prep, &a1, &ea);
+      int rb = pod_rel_eval_prepared(&cb, &prep, &b1, &eb);
+      int failed = 7;
+      int r2 = pod_rel_eval_prepared2(&ca, &cb, &prep, &a2, &b2, &failed, &e2);
+      if (ra != POD_OK) {
+        fail_a++;
+        assert_int_equal(r2, ra);
+        assert_int_equal(failed, 0);
+        assert_string_equal(e2.field, ea.field);
+        assert_string_equal(e2.msg, ea.msg);
+        continue;
+      }
+      assert_memory_equal(&a1, &a2, sizeof a1);
+      if (rb != POD_OK) {
+        fail_b++;
+        assert_int_equal(r2, rb);
+        assert_int_equal(failed, 1);
+        assert_string_equal(e2.field, eb.field);
+        assert_string_equal(e2.msg, eb.msg);
+        continue;
+      }
+      both++;
+      assert_int_equal(r2, POD_OK);
+      assert_memory_equal(&b1, &b2, sizeof b1);
+    }
+  }
+  /* every outcome occurs, and both lanes iterate together most of the
+  ** time (the flagship's systems, without shrinking) */
+  assert_true(both > 1000 && fail_a > 50 && fail_b > 50);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_doubles_varied),
       cmocka_unit_test(test_ints_changed),
       cmocka_unit_test(test_rate_underflow),
       cmocka_unit_test(test_unchecked_no_shape),
+      cmocka_unit_test(test_pairs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
