@@ -148,8 +148,7 @@ static int fn_rel(void *b, pod_err *e) {
   return pod_rel_eval(b, OUT(b, pod_rel_cfg), e);
 }
 /* The same when no patch writes the failure list (see rel_constant): its
-** sums and the footprint's shape (pod_rel_prepare_cfg) follow the result,
-** prepared once when traced. */
+** sums and shape (pod_rel_prepare_cfg) follow the result, made once. */
 typedef struct rel_out {
   pod_rel_result r;
   pod_rel_prep prep;
@@ -158,8 +157,7 @@ typedef struct rel_out {
 static int fn_rel_prepared(void *b, pod_err *e) {
   return pod_rel_eval_prepared(b, &REL_OUT(b)->prep, &REL_OUT(b)->r, e);
 }
-/* Two lanes of fn_rel_prepared side by side (both blobs hold the same
-** prepared sums and shape: the node's, copied into every lane). */
+/* Two lanes of fn_rel_prepared at once (every lane holds the node's prep) */
 static int fn_rel_prepared2(void *a, void *b, int *failed, pod_err *e) {
   return pod_rel_eval_prepared2(a, b, &REL_OUT(a)->prep, &REL_OUT(a)->r,
                                 &REL_OUT(b)->r, failed, e);
