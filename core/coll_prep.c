@@ -24,7 +24,6 @@
 
 #include <math.h>
 #include <stddef.h>
-#include <string.h>
 
 static const pod_coll_prep PREP_ZERO;
 
@@ -134,42 +133,12 @@ static double replay_auto(const pod_coll_prep *P, const pod_system *sys,
                                                : t_sel;
 }
 
-/* A placement's figures in a memo slot: place, then rates. */
-_Static_assert(sizeof(place) + sizeof(rates) <=
-                   sizeof(double) * POD_COLL_PLACE_FIGS,
-               "POD_COLL_PLACE_FIGS too small");
-
-/* setup_place of n ranks, r per domain on sr, from pm when it holds them
-** (copied out: the same bytes setup_place made), else made (and kept when
-** a slot is free). */
-static void placed(const pod_system *sys, const pod_coll_sys_rates *sr,
-                   pod_coll_place_memo *pm, int n, int r, place *pl, rates *q) {
-  if (pm == NULL) {
-    setup_place(sys, sr, n, r, pl, q);
-    return;
-  }
-  for (int i = 0; i < pm->used; i++)
-    if (pm->n[i] == n && pm->r[i] == r) {
-      memcpy(pl, pm->fig[i], sizeof *pl);
-      memcpy(q, (const char *)pm->fig[i] + sizeof *pl, sizeof *q);
-      return;
-    }
-  setup_place(sys, sr, n, r, pl, q);
-  if (pm->used < 0 || pm->used >= POD_COLL_PLACE_MEMO) return;
-  int i = pm->used++;
-  pm->n[i] = n;
-  pm->r[i] = r;
-  memcpy(pm->fig[i], pl, sizeof *pl);
-  memcpy((char *)pm->fig[i] + sizeof *pl, q, sizeof *q);
-}
-
-/* pod_coll_time_prepared's time on the system's figures sr (placements
-** from pm, or NULL), with the placement's 1/n (*in, as pod_coll__time's
-** bus factor reads it) and the candidate that ran (*best). */
+/* pod_coll_time_prepared's time on the system's figures sr, with the
+** placement's 1/n (*in, as pod_coll__time's bus factor reads it) and the
+** candidate that ran (*best). */
 static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
-                         const pod_coll_sys_rates *sr, pod_coll_place_memo *pm,
-                         double S, double *time_s, double *in, int *best,
-                         pod_err *err) {
+                         const pod_coll_sys_rates *sr, double S, double *time_s,
+                         double *in, int *best, pod_err *err) {
   if (P == NULL || !P->ok)
     return pod_err_set(err, POD_EINVAL, "prep",
                        "is not prepared (pod_coll_prepare)");
@@ -190,7 +159,7 @@ static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
   }
   place pl;
   rates q;
-  placed(sys, sr, pm, P->n, P->r, &pl, &q);
+  setup_place(sys, sr, P->n, P->r, &pl, &q);
   /* pod_coll__time: ring_net_GBps x 1e9, the GB/s as ring_rate makes it */
   pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
   double t;
@@ -227,7 +196,7 @@ int pod_coll_time_prepared(const pod_coll_prep *P, const pod_system *sys,
   double in;
   int best;
   setup_sys(sys, &sr);
-  return prepared_time(P, sys, &sr, NULL, S, time_s, &in, &best, err);
+  return prepared_time(P, sys, &sr, S, time_s, &in, &best, err);
 }
 
 int pod_coll_time_prepared_sr(const pod_coll_prep *P, const pod_system *sys,
@@ -235,16 +204,7 @@ int pod_coll_time_prepared_sr(const pod_coll_prep *P, const pod_system *sys,
                               double *time_s, pod_err *err) {
   double in;
   int best;
-  return prepared_time(P, sys, sr, NULL, S, time_s, &in, &best, err);
-}
-
-int pod_coll_time_prepared_pm(const pod_coll_prep *P, const pod_system *sys,
-                              const pod_coll_sys_rates *sr,
-                              pod_coll_place_memo *pm, double S, double *time_s,
-                              pod_err *err) {
-  double in;
-  int best;
-  return prepared_time(P, sys, sr, pm, S, time_s, &in, &best, err);
+  return prepared_time(P, sys, sr, S, time_s, &in, &best, err);
 }
 
 int pod_coll_eval_prepared(const pod_coll_prep *P, const pod_system *sys,
@@ -254,7 +214,7 @@ int pod_coll_eval_prepared(const pod_coll_prep *P, const pod_system *sys,
   if (out == NULL) return pod_err_set(err, POD_EINVAL, "out", "is NULL");
   pod_coll_sys_rates sr;
   setup_sys(sys, &sr);
-  int rc = prepared_time(P, sys, &sr, NULL, S, &t, &in, &best, err);
+  int rc = prepared_time(P, sys, &sr, S, &t, &in, &best, err);
   if (rc != POD_OK) return rc;
   pod_coll_op op = (pod_coll_op)P->op;
   /* as coll_eval from pod_coll__time's t and factor */

@@ -218,26 +218,6 @@ int pod_coll_time_prepared_sr(const pod_coll_prep *prep, const pod_system *sys,
                               const pod_coll_sys_rates *sr, double bytes,
                               double *time_s, pod_err *err);
 
-/* The placements of one step's collectives on one system's figures:
-** pod_coll_time_prepared_pm makes each (ranks, ranks per domain)'s part
-** of the setup (its inverses of the rates, its leaf figures) once and
-** keeps it here for the step's later collectives on the same placement.
-** Set `used` to 0 whenever the figures sr (or the system) change. */
-#define POD_COLL_PLACE_MEMO 4
-#define POD_COLL_PLACE_FIGS 26 /* doubles: coll_prep.c checks the size */
-typedef struct pod_coll_place_memo {
-  int used;
-  int n[POD_COLL_PLACE_MEMO], r[POD_COLL_PLACE_MEMO];
-  double fig[POD_COLL_PLACE_MEMO][POD_COLL_PLACE_FIGS];
-} pod_coll_place_memo;
-/* pod_coll_time_prepared_sr with the placement's figures from pm (made
-** into it when not there; pm NULL: made each call): the same time and
-** errors, bit for bit. */
-int pod_coll_time_prepared_pm(const pod_coll_prep *prep, const pod_system *sys,
-                              const pod_coll_sys_rates *sr,
-                              pod_coll_place_memo *pm, double bytes,
-                              double *time_s, pod_err *err);
-
 /* 1 when nothing prepared depends on the bytes (no algorithm is chosen by
 ** NCCL's ratings, which read them: every collective but an all-reduce
 ** across domains), so the prep times any bytes; 0 otherwise or for NULL. */

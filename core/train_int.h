@@ -78,9 +78,8 @@ typedef struct pod_coll_call {
 } pod_coll_call;
 typedef struct pod_train__coll_memo {
   unsigned mask;
-  int have_sr;            /* sr is made (on the first prepared time) */
-  pod_coll_sys_rates sr;  /* the system's figures, the same for the step */
-  pod_coll_place_memo pm; /* the step's placements on sr (pm.used: made) */
+  int have_sr;           /* sr is made (on the first prepared time) */
+  pod_coll_sys_rates sr; /* the system's figures, the same for the step */
   double bytes[POD_TRAIN_PREP_COLLS], t[POD_TRAIN_PREP_COLLS];
 } pod_train__coll_memo;
 /* The k-th collective of a step of prepared config pre (NULL: none) on

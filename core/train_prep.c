@@ -128,9 +128,8 @@ int pod_train__coll_prepared(const pod_train_prep *pre, int k,
   if (!m->have_sr) { /* the step's system: its figures once per step */
     pod_coll_sys_rates_of(s, &m->sr);
     m->have_sr = 1;
-    m->pm.used = 0;
   }
-  int rc = pod_coll_time_prepared_pm(p, s, &m->sr, &m->pm, c->bytes, t, err);
+  int rc = pod_coll_time_prepared_sr(p, s, &m->sr, c->bytes, t, err);
   if (rc == POD_OK) {
     m->mask |= 1u << k;
     m->bytes[k] = c->bytes;

@@ -46,25 +46,6 @@ static int compare(const pod_coll_prep *p, const pod_system *base,
   double t3 = -3.0;
   assert_int_equal(pod_coll_time_prepared_sr(p, &s, &sr, S, &t3, &e2), POD_OK);
   assert_memory_equal(&t3, &t1, sizeof t1);
-  /* and with the placement kept in a memo: made, then read back (behind
-  ** another placement's slot) */
-  pod_coll_place_memo pm;
-  pm.used = 0;
-  for (int k = 0; k < 3; k++) {
-    double t4 = -4.0;
-    assert_int_equal(pod_coll_time_prepared_pm(p, &s, &sr, &pm, S, &t4, &e2),
-                     POD_OK);
-    assert_memory_equal(&t4, &t1, sizeof t1);
-    assert_int_equal(pm.used, k == 0 ? 1 : 2);
-    if (k == 0) { /* a slot of another placement before this one's */
-      memcpy(pm.fig[1], pm.fig[0], sizeof pm.fig[0]);
-      pm.n[1] = pm.n[0];
-      pm.r[1] = pm.r[0];
-      pm.n[0] = -7;
-      memset(pm.fig[0], 0xff, sizeof pm.fig[0]);
-      pm.used = 2;
-    }
-  }
   return 1;
 }
 
