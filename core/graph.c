@@ -379,6 +379,7 @@ int pod_graph_blob(pod_graph *g, const pod_gblob_spec *s, pod_err *err) {
   b->where = dupstr(s->where);
   b->size = s->size;
   b->fn = s->fn;
+  b->fn2 = s->fn ? s->fn2 : NULL;
   b->out_off = s->out_off <= s->size ? s->out_off : 0;
   b->out_end =
       b->out_off > 0 && s->out_end >= b->out_off && s->out_end <= s->size

@@ -39,7 +39,8 @@ struct pod_graph_bws {
   size_t *stride;       /* per blob node: bytes between lanes (0: one
                            copy, a blob that depends on no parameter) */
   unsigned char *mem;   /* columns and per-lane blobs */
-  double *t0, *t1, *tl; /* scratch columns */
+  double *t0, *t1;      /* scratch columns */
+  double *tl[2];        /* log10 of a patch source, memo_src's (run_blob) */
   pod_graph_ws *one;    /* for the error of a failing sample */
 };
 
@@ -114,11 +115,12 @@ void pod_graph_bws_free(pod_graph_bws *ws) {
 ** NULL); returns the bytes needed. */
 static size_t bws_layout(const pod_graph *g, pod_graph_bws *ws) {
   size_t colb = align16(sizeof(pod_gval) * (size_t)ws->lanes), at = 0;
-  at += 3 * colb; /* t0, t1, tl */
+  at += 4 * colb; /* t0, t1, tl[0], tl[1] */
   if (ws->mem) {
     ws->t0 = (double *)ws->mem;
     ws->t1 = (double *)(ws->mem + colb);
-    ws->tl = (double *)(ws->mem + 2 * colb);
+    ws->tl[0] = (double *)(ws->mem + 2 * colb);
+    ws->tl[1] = (double *)(ws->mem + 3 * colb);
   }
   for (int k = 0; k < g->nlive; k++) {
     int i = g->live[k];
@@ -374,15 +376,21 @@ static int run_patch(const pod_graph *g, pod_graph_bws *ws, unsigned char *dst,
         memcpy(d + st * (size_t)j, &iv, sizeof iv);
       }
       break;
-    case POD_GP_LOG10:
-      /* one log10 per source for consecutive fields (apply_patch's memo) */
-      if (*memo_src != p->src) {
-        *memo_src = p->src;
-        for (int j = 0; j < n; j++) ws->tl[j] = log10(x[j]);
+    case POD_GP_LOG10: {
+      /* one log10 per source for up to two sources of a blob's fields
+      ** (log10 of the same lanes' values: the same doubles); memo_src[2]
+      ** is the slot the next new source takes */
+      int m = memo_src[0] == p->src ? 0 : memo_src[1] == p->src ? 1 : -1;
+      if (m < 0) {
+        m = memo_src[2];
+        memo_src[2] = !m;
+        memo_src[m] = p->src;
+        for (int j = 0; j < n; j++) ws->tl[m][j] = log10(x[j]);
       }
       for (int j = 0; j < n; j++)
-        memcpy(d + st * (size_t)j, &ws->tl[j], sizeof(double));
+        memcpy(d + st * (size_t)j, &ws->tl[m][j], sizeof(double));
       break;
+    }
     default:
       break;
   }
@@ -399,13 +407,21 @@ static int run_blob(const pod_graph *g, pod_graph_bws *ws, int i, int n) {
   if (from < to && !b->out_full)
     for (int j = 0; j < n; j++)
       memcpy(dst + st * (size_t)j + from, b->tmpl + from, to - from);
-  int memo_src = -1;
+  int memo_src[3] = {-1, -1, 0};
   for (int k = 0; k < b->npatches && n > 0; k++)
-    n = run_patch(g, ws, dst, st, &b->patches[k], b->checked[k], &memo_src, n);
+    n = run_patch(g, ws, dst, st, &b->patches[k], b->checked[k], memo_src, n);
   if (b->fn) {
     pod_err e;
     pod_err_clear(&e);
-    for (int j = 0; j < n; j++)
+    int j = 0;
+    if (b->fn2 && st > 0) /* lanes in pairs */
+      for (; j + 2 <= n; j += 2) {
+        int failed = 0;
+        if (b->fn2(dst + st * (size_t)j, dst + st * (size_t)(j + 1), &failed,
+                   &e) != POD_OK)
+          return j + (failed == 1);
+      }
+    for (; j < n; j++)
       if (b->fn(dst + st * (size_t)j, &e) != POD_OK) return j;
   }
   return n;

@@ -14,6 +14,7 @@ typedef struct gblob {
   size_t size;
   unsigned char *tmpl;
   pod_graph_blob_fn fn;
+  pod_graph_blob_fn2 fn2; /* fn on two lanes at once, or NULL */
   pod_gpatch *patches;
   int npatches;
   size_t out_off;         /* fn writes only [out_off, out_end); 0: anywhere */

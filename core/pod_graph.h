@@ -102,6 +102,11 @@ typedef struct pod_gpatch {
 
 /* Checks a blob and (for kernels) writes its result inside it. */
 typedef int (*pod_graph_blob_fn)(void *blob, pod_err *err);
+/* fn on two blobs at once (a, then b; their work may interleave): POD_OK
+** when both succeed, else the first failure's code with its index (0: a,
+** 1: b) in *failed; each blob ends as fn leaves it (a's result stored when
+** only b fails). */
+typedef int (*pod_graph_blob_fn2)(void *a, void *b, int *failed, pod_err *err);
 
 typedef struct pod_gblob_spec {
   const char *name;     /* API named in errors ("podsim.train"); copied */
@@ -125,6 +130,9 @@ typedef struct pod_gblob_spec {
                      field of [out_off, out_end) (a result stored whole),
                      so evaluating blocks (pod_graph_eval_block) restores
                      none of it per sample; 0 (the default): restored */
+  pod_graph_blob_fn2 fn2; /* may be NULL; with fn, the same results: blocks
+                             (pod_graph_eval_block) evaluate lanes in
+                             pairs through it */
 } pod_gblob_spec;
 
 typedef enum pod_gfield_type {

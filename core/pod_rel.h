@@ -294,6 +294,22 @@ int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err);
 int pod_rel_eval_failures_checked(const pod_rel_cfg *c, pod_rel_result *out,
                                   pod_err *err);
 
+/* What the analytic model reads of the config's integer and enum fields
+** alone (rel.c; made per evaluation, or once in a pod_rel_prep). */
+typedef struct pod_rel_shape {
+  int key[10]; /* node_gpus, domain_gpus, active_gpus, spare_per_domain,
+               ** pool_units, pool_scope, repair_dist, shrink,
+               ** interval_rule, waste_model */
+  int nodes, domains, spare_gpus;
+  int b_abs_max, c_dom; /* the largest blast hot spares serve (of the
+                        ** failure list's classes), their slots per domain */
+  double spare_fraction, inv_dom2;
+  double count[POD_REL_NSCOPES]; /* units in the footprint, by unit */
+  double b[POD_REL_NSCOPES];     /* GPUs one failure drains, by blast */
+  unsigned char hw[POD_REL_NSCOPES], in_dom[POD_REL_NSCOPES],
+      in_pool[POD_REL_NSCOPES];
+} pod_rel_shape;
+
 /* What the analytic model reads of a failure list: the rates summed by
 ** (unit, blast) scope, in list order (the model depends on a cause only
 ** through those two and its rate).  pod_rel_prepare fills it from a list
@@ -305,14 +321,34 @@ typedef struct pod_rel_prep {
   int nterms;
   unsigned char term_u[POD_REL_NSCOPES * POD_REL_NSCOPES];
   unsigned char term_b[POD_REL_NSCOPES * POD_REL_NSCOPES];
+  /* The footprint's shape (pod_rel_prepare_cfg; shape 0: none), for
+  ** evaluations whose integer and enum fields are sh.key's (compared each
+  ** time): those take it from here and check only their doubles (the
+  ** rest passed pod_rel_check with key's values); any other makes its own
+  ** as without a shape.  Same bits either way. */
+  int shape;
+  pod_rel_shape sh;
 } pod_rel_prep;
 void pod_rel_prepare(const pod_rel_failures *f, pod_rel_prep *p);
+/* pod_rel_prepare(&c->failures, p) and the shape of c's footprint (see
+** pod_rel_prep.shape), for a config c that passed pod_rel_check. */
+void pod_rel_prepare_cfg(const pod_rel_cfg *c, pod_rel_prep *p);
 
 /* pod_rel_eval_failures_checked with the list's sums computed before
 ** (pod_rel_prepare(&c->failures, p), the list unchanged since): a study's
 ** graph prepares a constant list once.  Same results, bit for bit. */
 int pod_rel_eval_prepared(const pod_rel_cfg *c, const pod_rel_prep *p,
                           pod_rel_result *out, pod_err *err);
+
+/* pod_rel_eval_prepared of two configs that share pr, evaluated side by
+** side (their fixed points interleaved, so the CPU overlaps their
+** dependency chains): each result is pod_rel_eval_prepared's bit for bit.
+** POD_OK when both succeed; else the error of the first that fails (a
+** before b), its index (0: a, 1: b) in *failed and its message in err;
+** a's result is stored when only b fails. */
+int pod_rel_eval_prepared2(const pod_rel_cfg *ca, const pod_rel_cfg *cb,
+                           const pod_rel_prep *pr, pod_rel_result *oa,
+                           pod_rel_result *ob, int *failed, pod_err *err);
 
 /* Simulator workspace: grows to the largest run it served and is reused,
 ** so runs after the first allocate nothing.  Not thread-safe: one per

@@ -1,252 +1,15 @@
 /*
-** rel.c: config checks and the analytic reliability model (see pod_rel.h
-** for the time model; the presets are in rel_presets.c).
+** rel.c: the analytic reliability model (see pod_rel.h for the time
+** model; the checks are in rel_check.c, the presets in rel_presets.c).
 */
 #include "pod_rel.h"
-#include "pod_field.h"
+#include "rel_int.h"
 #include "rel_erlang.h"
 #include "rel_geom.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-const char *const pod_rel_scope_names[POD_REL_NSCOPES + 1] = {
-    "gpu", "node", "domain", "job", NULL};
-const char *const pod_rel_pool_scope_names[POD_REL_JOB + 1] = {"gpu", "node",
-                                                               "domain", NULL};
-const char *const pod_rel_interval_rule_names[POD_REL_TAU_DALY + 2] = {
-    "fixed", "young", "daly", NULL};
-const char *const pod_rel_waste_model_names[POD_REL_WASTE_RENEWAL + 2] = {
-    "first", "daly", "renewal", NULL};
-const char *const pod_rel_repair_dist_names[POD_REL_REPAIR_LOGNORMAL + 2] = {
-    "exponential", "lognormal", NULL};
-
-const char *pod_rel_scope_name(int scope) {
-  return pod_field_enum_name(pod_rel_scope_names, POD_REL_NSCOPES, scope);
-}
-int pod_rel_scope_parse(const char *name, int *out) {
-  return pod_field_enum_parse(pod_rel_scope_names, name, out);
-}
-const char *pod_rel_pool_scope_name(int scope) {
-  return pod_field_enum_name(pod_rel_pool_scope_names, POD_REL_JOB, scope);
-}
-int pod_rel_pool_scope_parse(const char *name, int *out) {
-  return pod_field_enum_parse(pod_rel_pool_scope_names, name, out);
-}
-const char *pod_rel_interval_rule_name(int rule) {
-  return pod_field_enum_name(pod_rel_interval_rule_names, POD_REL_TAU_DALY + 1,
-                             rule);
-}
-int pod_rel_interval_rule_parse(const char *name, int *out) {
-  return pod_field_enum_parse(pod_rel_interval_rule_names, name, out);
-}
-const char *pod_rel_waste_model_name(int model) {
-  return pod_field_enum_name(pod_rel_waste_model_names,
-                             POD_REL_WASTE_RENEWAL + 1, model);
-}
-int pod_rel_waste_model_parse(const char *name, int *out) {
-  return pod_field_enum_parse(pod_rel_waste_model_names, name, out);
-}
-const char *pod_rel_repair_dist_name(int dist) {
-  return pod_field_enum_name(pod_rel_repair_dist_names,
-                             POD_REL_REPAIR_LOGNORMAL + 1, dist);
-}
-int pod_rel_repair_dist_parse(const char *name, int *out) {
-  return pod_field_enum_parse(pod_rel_repair_dist_names, name, out);
-}
-
-/* The bounds of every numeric field (pod_field.h), the one home of each
-** range: pod_rel_check walks them and the Lua bindings read them.  The
-** caps are sanity limits; POD_REL_MAX_GPUS bounds GPU and unit counts. */
-const pod_field pod_rel_cause_fields[] = {
-    POD_FIELD_D(pod_rel_cause, rate_per_h, 0, 1e6, 0,
-                "failures per unit per hour"),
-    POD_FIELD_END};
-
-#define REL_CFG_FIELDS(X)                                                    \
-  X(INT, node_gpus, 1, POD_REL_MAX_GPUS, 0, "GPUs per node or compute tray") \
-  X(INT, domain_gpus, 1, POD_REL_MAX_GPUS, 0, "GPUs per scale-up domain")    \
-  X(INT, active_gpus, 1, POD_REL_MAX_GPUS, 0, "GPUs")                        \
-  X(INT, spare_per_domain, 0, POD_REL_MAX_GPUS, 0,                           \
-    "hot spare GPUs per domain")                                             \
-  X(INT, pool_units, 0, POD_REL_MAX_GPUS, 0, "spare nodes or domains")       \
-  X(DOUBLE, swap_s, 0, 1e9, 0, "s")                                          \
-  X(DOUBLE, repair_h, 0, 1e9, POD_F_MIN_OPEN, "h (mean)")                    \
-  X(DOUBLE, repair_sigma, 0, 5, 0, "log-sd")                                 \
-  X(BOOL, shrink, 0, 1, 0, "shrink instead of waiting")                      \
-  X(DOUBLE, ckpt_s, 0, 1e9, 0, "s per checkpoint")                           \
-  X(DOUBLE, interval_s, 0, 1e12, 0, "s (fixed rule: > 0)")                   \
-  X(DOUBLE, restart_s, 0, 1e9, 0, "s")                                       \
-  X(DOUBLE, work_h, 0, 1e9, 0, "h of failure-free compute")                  \
-  X(DOUBLE, tokens, 0, 1e18, 0, "tokens")                                    \
-  X(DOUBLE, tokens_per_s, 0, 1e15, 0, "tokens/s")                            \
-  X(DOUBLE, u_seed, 0, 1, POD_F_MAX_OPEN,                                    \
-    "uniform [0,1) hashed to the run's seed")                                \
-  X(DOUBLE, gpu_rate_log10, -6, 6, 0, "log10 rate multiplier")               \
-  X(DOUBLE, node_rate_log10, -6, 6, 0, "log10 rate multiplier")              \
-  X(DOUBLE, domain_rate_log10, -6, 6, 0, "log10 rate multiplier")            \
-  X(DOUBLE, job_rate_log10, -6, 6, 0, "log10 rate multiplier")
-#define REL_CFG_E(k, m, lo, hi, open, unit) \
-  POD_FIELD_X_ENTRY(pod_rel_cfg, k, m, lo, hi, open, unit)
-const pod_field pod_rel_cfg_fields[] = {REL_CFG_FIELDS(REL_CFG_E)
-                                            POD_FIELD_END};
-#define REL_CFG_S(k, m, lo, hi, open, unit) \
-  POD_FIELD_X_SCREEN(x, k, m, lo, hi, open)
-/* the inline screen of the list, bounds as constants (every evaluation) */
-static int cfg_fields_ok(const pod_rel_cfg *x) {
-  return 1 REL_CFG_FIELDS(REL_CFG_S);
-}
-#undef REL_CFG_E
-#undef REL_CFG_S
-
-/* Check one cause; `idx` 1-based for the field path. */
-static int check_cause(const pod_rel_cause *k, int idx, pod_err *err) {
-  char f[POD_ERR_FIELD_MAX];
-  if (memchr(k->name, '\0', sizeof k->name) == NULL || k->name[0] == '\0') {
-    snprintf(f, sizeof f, "failures[%d].cause", idx);
-    return pod_err_set(err, POD_EINVAL, f, "must be a name of 1-%d characters",
-                       POD_REL_NAME_MAX - 1);
-  }
-  /* the field path is formatted only for the error (every evaluation
-  ** checks the list) */
-  if (pod_field_check_all(pod_rel_cause_fields, k, "", NULL) != POD_OK) {
-    snprintf(f, sizeof f, "failures[%d].", idx);
-    pod_field_check_all(pod_rel_cause_fields, k, f, err);
-    if (err) {
-      size_t n = strlen(err->msg);
-      snprintf(err->msg + n, sizeof err->msg - n, " (cause %s)", k->name);
-    }
-    return POD_EINVAL;
-  }
-  if (k->unit < 0 || k->unit >= POD_REL_NSCOPES) {
-    snprintf(f, sizeof f, "failures[%d].unit", idx);
-    return pod_err_set(err, POD_EINVAL, f,
-                       "must be gpu, node, domain or job (cause %s)", k->name);
-  }
-  if (k->blast < 0 || k->blast >= POD_REL_NSCOPES) {
-    snprintf(f, sizeof f, "failures[%d].blast", idx);
-    return pod_err_set(err, POD_EINVAL, f,
-                       "must be gpu, node, domain or job (cause %s)", k->name);
-  }
-  if (k->basis < 0 || k->basis >= POD_REL_NBASES) {
-    snprintf(f, sizeof f, "failures[%d].basis", idx);
-    return pod_err_set(err, POD_EINVAL, f,
-                       "must be given, sourced or assumed (cause %s)", k->name);
-  }
-  return POD_OK;
-}
-
-int pod_rel_failures_add(pod_rel_failures *f, const char *cause,
-                         double rate_per_h, int unit, int blast, pod_err *err) {
-  if (f->ncauses < 0 || f->ncauses >= POD_REL_MAX_CAUSES)
-    return pod_err_set(err, POD_ERANGE, "failures", "at most %d causes",
-                       POD_REL_MAX_CAUSES);
-  pod_rel_cause k;
-  memset(&k, 0, sizeof k);
-  if (cause == NULL || cause[0] == '\0' || strlen(cause) >= sizeof k.name) {
-    char fld[POD_ERR_FIELD_MAX];
-    snprintf(fld, sizeof fld, "failures[%d].cause", f->ncauses + 1);
-    return pod_err_set(err, POD_EINVAL, fld,
-                       "must be a name of 1-%d characters",
-                       POD_REL_NAME_MAX - 1);
-  }
-  memcpy(k.name, cause, strlen(cause) + 1);
-  k.rate_per_h = rate_per_h;
-  k.unit = unit;
-  k.blast = blast;
-  int rc = check_cause(&k, f->ncauses + 1, err);
-  if (rc) return rc;
-  f->cause[f->ncauses++] = k;
-  return POD_OK;
-}
-
-void pod_rel_cfg_init(pod_rel_cfg *c) {
-  memset(c, 0, sizeof *c);
-  snprintf(c->failures.name, sizeof c->failures.name, "none");
-  c->node_gpus = 8;
-  c->domain_gpus = 8;
-  c->active_gpus = 1;
-  c->pool_scope = POD_REL_NODE;
-  c->repair_h = 24.0;
-  c->repair_dist = POD_REL_REPAIR_EXP;
-  c->ckpt_s = 60.0;
-  c->interval_rule = POD_REL_TAU_YOUNG;
-  c->restart_s = 600.0;
-  c->waste_model = POD_REL_WASTE_RENEWAL;
-  c->work_h = 1.0;
-}
-
-static int check_failures(const pod_rel_failures *f, pod_err *err) {
-  int rc;
-  if (f->ncauses < 0 || f->ncauses > POD_REL_MAX_CAUSES)
-    return pod_err_set(err, POD_EINVAL, "failures", "must list 0-%d causes",
-                       POD_REL_MAX_CAUSES);
-  for (int i = 0; i < f->ncauses; i++)
-    if ((rc = check_cause(&f->cause[i], i + 1, err))) return rc;
-  return POD_OK;
-}
-
-/* Every check but the failure list's. */
-static int check_rest(const pod_rel_cfg *c, pod_err *err) {
-  int rc;
-  if (!cfg_fields_ok(c) &&
-      (rc = pod_field_check_all(pod_rel_cfg_fields, c, "", err)))
-    return rc;
-  /* rules across fields and the enums */
-  if (c->domain_gpus < c->node_gpus || c->domain_gpus % c->node_gpus != 0)
-    return pod_err_set(err, POD_EINVAL, "domain_gpus",
-                       "must be a multiple of node_gpus (%d), got %d",
-                       c->node_gpus, c->domain_gpus);
-  if (c->spare_per_domain >= c->domain_gpus)
-    return pod_err_set(err, POD_EINVAL, "spare_per_domain",
-                       "must be in [0, domain_gpus) = [0, %d)", c->domain_gpus);
-  if (c->pool_scope < 0 || c->pool_scope >= POD_REL_NSCOPES ||
-      (c->pool_units > 0 && c->pool_scope != POD_REL_NODE &&
-       c->pool_scope != POD_REL_DOMAIN))
-    return pod_err_set(err, POD_EINVAL, "pool_scope",
-                       "must be node or domain (spare nodes or racks)");
-  if (c->repair_dist != POD_REL_REPAIR_EXP &&
-      c->repair_dist != POD_REL_REPAIR_LOGNORMAL)
-    return pod_err_set(err, POD_EINVAL, "repair_dist",
-                       "must be exponential or lognormal");
-  if (c->interval_rule < POD_REL_TAU_FIXED ||
-      c->interval_rule > POD_REL_TAU_DALY)
-    return pod_err_set(err, POD_EINVAL, "interval_rule",
-                       "must be fixed, young or daly");
-  if (c->interval_rule == POD_REL_TAU_FIXED) {
-    if (!(c->interval_s > 0.0))
-      return pod_err_set(err, POD_EINVAL, "interval_s",
-                         "must be a finite number > 0 for a fixed interval");
-  } else if (c->ckpt_s <= 0.0) {
-    return pod_err_set(err, POD_EINVAL, "ckpt_s",
-                       "must be > 0 for an optimal (young/daly) interval");
-  }
-  if (c->waste_model < POD_REL_WASTE_FIRST ||
-      c->waste_model > POD_REL_WASTE_RENEWAL)
-    return pod_err_set(err, POD_EINVAL, "waste_model",
-                       "must be first, daly or renewal");
-  if (c->work_h > 0.0) {
-    if (c->tokens > 0.0)
-      return pod_err_set(err, POD_EINVAL, "tokens",
-                         "give work_h or tokens, not both");
-  } else {
-    if (!(c->tokens > 0.0))
-      return pod_err_set(err, POD_EINVAL, "work_h",
-                         "give work_h > 0, or tokens > 0 and tokens_per_s");
-    if (!(c->tokens_per_s > 0.0))
-      return pod_err_set(err, POD_EINVAL, "tokens_per_s",
-                         "must be > 0 when tokens are given");
-    if (!isfinite(c->tokens / c->tokens_per_s))
-      return pod_err_set(err, POD_EINVAL, "tokens", "job length overflows");
-  }
-  return POD_OK;
-}
-
-int pod_rel_check(const pod_rel_cfg *c, pod_err *err) {
-  int rc = check_failures(&c->failures, err);
-  return rc ? rc : check_rest(c, err);
-}
 
 double pod_rel_job_rate(const pod_rel_cfg *c) {
   double L = 0.0;
@@ -523,6 +286,70 @@ static void spare_solve(const pod_rel_cfg *c, const rel_causes *k,
   if (!shrink) spare_finish(c, k, s);
 }
 
+/* One lane of spare_solve's iteration without shrinking, for two fixed
+** points side by side (spare_solve2): each lane runs spare_solve's
+** operations in its order, and a converged lane stops. */
+typedef struct fp_lane {
+  double T, Tp, Td, d_prev, h, CR;
+  int it, done;
+} fp_lane;
+
+static void fp_start(const pod_rel_cfg *c, const rel_causes *k,
+                     rel_spare_state *s, fp_lane *f) {
+  const double T0 = 1.0 + k->down_nw + k->wl[0];
+  f->CR = (c->ckpt_s + c->restart_s) / 3600.0;
+  f->T = f->Tp = f->Td = T0;
+  f->d_prev = INFINITY;
+  f->h = 1.0;
+  f->it = 0;
+  f->done = 0;
+  spare_step(c, k, T0, T0, s);
+}
+
+/* spare_solve's loop body, once (nothing when the lane is done). */
+static inline void fp_step(const pod_rel_cfg *c, const rel_causes *k,
+                           rel_spare_state *s, fp_lane *f) {
+  if (f->done) return;
+  double T1 = 1.0 + s->down_nw + s->wait + s->grow * f->CR;
+  double Tp1 = T1 - s->wait_pool, Td1 = T1 - s->wait_dom;
+  double d = fabs(T1 - f->T) + fabs(Tp1 - f->Tp) + fabs(Td1 - f->Td);
+  if (d <= 1e-12 * T1) {
+    f->done = 1;
+    return;
+  }
+  if (d >= f->d_prev && f->h > 1.0 / 64) f->h *= 0.5;
+  f->d_prev = d;
+  f->T += f->h * (T1 - f->T);
+  f->Tp += f->h * (Tp1 - f->Tp);
+  f->Td += f->h * (Td1 - f->Td);
+  spare_step(c, k, f->Tp, f->Td, s);
+  if (++f->it >= 500) f->done = 1;
+}
+
+/* spare_solve of two configs side by side: the fixed points' dependency
+** chains (a few divisions per step) overlap; each lane's results are
+** spare_solve's bit for bit. */
+static void spare_solve2(const pod_rel_cfg *ca, const rel_causes *ka,
+                         rel_spare_state *sa, const pod_rel_cfg *cb,
+                         const rel_causes *kb, rel_spare_state *sb) {
+  /* the iteration without shrinking and with hot spares in both, else
+  ** one after the other */
+  if (ca->shrink || cb->shrink || !(ka->L_abs > 0.0) || !(kb->L_abs > 0.0)) {
+    spare_solve(ca, ka, sa);
+    spare_solve(cb, kb, sb);
+    return;
+  }
+  fp_lane fa, fb;
+  fp_start(ca, ka, sa, &fa);
+  fp_start(cb, kb, sb, &fb);
+  while (!(fa.done & fb.done)) {
+    fp_step(ca, ka, sa, &fa);
+    fp_step(cb, kb, sb, &fb);
+  }
+  spare_finish(ca, ka, sa);
+  spare_finish(cb, kb, sb);
+}
+
 void pod_rel_prepare(const pod_rel_failures *f, pod_rel_prep *p) {
   memset(p, 0, sizeof *p);
   for (int i = 0; i < f->ncauses; i++) {
@@ -537,9 +364,59 @@ void pod_rel_prepare(const pod_rel_failures *f, pod_rel_prep *p) {
       }
 }
 
-static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
-                            int domains, rel_causes *k) {
+/* The integer and enum fields of c in pod_rel_shape.key's order. */
+#define SHAPE_KEY(c)                                                           \
+  {                                                                            \
+    (c)->node_gpus, (c)->domain_gpus, (c)->active_gpus, (c)->spare_per_domain, \
+        (c)->pool_units, (c)->pool_scope, (c)->repair_dist, (c)->shrink,       \
+        (c)->interval_rule, (c)->waste_model                                   \
+  }
+
+static int shape_matches(const pod_rel_cfg *c, const pod_rel_shape *sh) {
+  const int k[10] = SHAPE_KEY(c);
+  int d = 0;
+  for (int i = 0; i < 10; i++) d |= k[i] ^ sh->key[i];
+  return d == 0;
+}
+
+/* The shape of c's footprint (checked), with the failure list's terms pr. */
+static void shape_fill(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                       pod_rel_shape *sh) {
+  const int key[10] = SHAPE_KEY(c);
+  memcpy(sh->key, key, sizeof key);
+  const int domains = rel_unit_count(c, POD_REL_DOMAIN);
+  sh->nodes = rel_unit_count(c, POD_REL_NODE);
+  sh->domains = domains;
+  sh->spare_gpus =
+      c->spare_per_domain * domains + c->pool_units * rel_pool_gpus(c);
+  const double A = c->active_gpus;
+  sh->spare_fraction = sh->spare_gpus / (A + sh->spare_gpus);
+  sh->inv_dom2 =
+      domains > 0 && (domains & (domains - 1)) == 0 && domains < 1 << 30
+          ? 1.0 / domains
+          : 0.0;
   const int pool_gpus = rel_pool_gpus(c);
+  unsigned char has[POD_REL_NSCOPES] = {0}; /* a term of the list */
+  for (int t = 0; t < pr->nterms; t++) has[pr->term_b[t]] = 1;
+  sh->b_abs_max = 0;
+  for (int u = 0; u < POD_REL_NSCOPES; u++) sh->count[u] = rel_unit_count(c, u);
+  for (int bl = 0; bl < POD_REL_NSCOPES; bl++) {
+    double b = rel_blast_gpus(c, bl);
+    int hw = bl != POD_REL_JOB;
+    sh->b[bl] = b;
+    sh->hw[bl] = (unsigned char)hw;
+    sh->in_dom[bl] =
+        (unsigned char)(hw && bl != POD_REL_DOMAIN && c->spare_per_domain >= b);
+    sh->in_pool[bl] =
+        (unsigned char)(hw && c->pool_units > 0 && b <= pool_gpus);
+    if (sh->in_dom[bl] && has[bl] && b > sh->b_abs_max) sh->b_abs_max = (int)b;
+  }
+  sh->c_dom = sh->b_abs_max > 0 ? c->spare_per_domain / sh->b_abs_max : 0;
+}
+
+/* The classes of the causes (rel_causes) of c on its footprint's shape. */
+static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                            const pod_rel_shape *sh, rel_causes *k) {
   const double R = c->restart_s / 3600.0, swap = c->swap_s / 3600.0;
   int b_abs_max = 0;
   /* per unit scope: the rate scale, and units in the footprint x scale */
@@ -551,15 +428,16 @@ static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
     for (int v = 0; v < u && same < 0; v++)
       if (lg[v] == lg[u]) same = v;
     scale[u] = same >= 0 ? scale[same] : rel_unit_scale(c, u);
-    mult[u] = rel_unit_count(c, u) * scale[u];
+    mult[u] = sh->count[u] * scale[u];
   }
-  memset(k, 0, sizeof *k);
+  /* every field is set below; the sums start from +0 (no copy of the
+  ** whole struct: a block copy's start-up costs more than these stores) */
+  for (int i = 0; i < POD_REL_NSCOPES; i++) k->lam[i] = k->wl[i] = 0.0;
+  k->lp[0] = k->lp[1] = 0.0;
+  k->L = k->L_hw = k->L_abs = 0.0;
   k->n = POD_REL_NSCOPES;
-  k->domains = domains;
-  k->inv_dom2 =
-      domains > 0 && (domains & (domains - 1)) == 0 && domains < 1 << 30
-          ? 1.0 / domains
-          : 0.0;
+  k->domains = sh->domains;
+  k->inv_dom2 = sh->inv_dom2;
   /* lam[bl] = sum over u of rate[u][bl] mult[u], in u order; the terms of
   ** a zero rate add +0 to a sum >= +0 (mult is finite): skipped, the same
   ** bits */
@@ -569,11 +447,10 @@ static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
   }
   for (int bl = 0; bl < POD_REL_NSCOPES; bl++) {
     double lam = k->lam[bl];
-    k->b[bl] = rel_blast_gpus(c, bl);
-    k->hw[bl] = bl != POD_REL_JOB;
-    k->in_dom[bl] =
-        k->hw[bl] && bl != POD_REL_DOMAIN && c->spare_per_domain >= k->b[bl];
-    k->in_pool[bl] = k->hw[bl] && c->pool_units > 0 && k->b[bl] <= pool_gpus;
+    k->b[bl] = sh->b[bl];
+    k->hw[bl] = sh->hw[bl];
+    k->in_dom[bl] = sh->in_dom[bl];
+    k->in_pool[bl] = sh->in_pool[bl];
     k->L += lam;
     if (k->hw[bl]) k->L_hw += lam;
     if (k->in_dom[bl] && lam > 0.0) {
@@ -582,8 +459,11 @@ static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
     }
   }
   k->down_nw = k->L * R + k->L_hw * swap;
-  /* each domain's hot spares: spare_per_domain / largest blast slots */
-  k->c_dom = b_abs_max > 0 ? c->spare_per_domain / b_abs_max : 0;
+  /* each domain's hot spares: spare_per_domain / largest blast slots (the
+  ** shape's unless a rate underflowed to 0) */
+  k->c_dom = b_abs_max == sh->b_abs_max ? sh->c_dom
+             : b_abs_max > 0            ? c->spare_per_domain / b_abs_max
+                                        : 0;
   k->r_eff = repair_past(c, (c->restart_s + c->swap_s) / 3600.0);
   k->a_dom_num = k->L_abs / k->domains * k->r_eff;
   for (int bl = 0; bl < POD_REL_NSCOPES; bl++) {
@@ -628,72 +508,103 @@ static int wall_time(const pod_rel_cfg *c, double W, double L, double tau,
 }
 
 static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
-                    pod_rel_result *out, pod_err *err);
+                    const pod_rel_shape *sh, pod_rel_result *out, pod_err *err);
+
+/* rel_eval of a checked config with its own shape. */
+static int rel_eval_own(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                        pod_rel_result *out, pod_err *err) {
+  pod_rel_shape sh;
+  shape_fill(c, pr, &sh);
+  return rel_eval(c, pr, &sh, out, err);
+}
 
 int pod_rel_eval(const pod_rel_cfg *c, pod_rel_result *out, pod_err *err) {
   int rc = pod_rel_check(c, err);
   if (rc) return rc;
   pod_rel_prep pr;
   pod_rel_prepare(&c->failures, &pr);
-  return rel_eval(c, &pr, out, err);
+  return rel_eval_own(c, &pr, out, err);
 }
 
 int pod_rel_eval_failures_checked(const pod_rel_cfg *c, pod_rel_result *out,
                                   pod_err *err) {
-  int rc = check_rest(c, err);
+  int rc = pod_rel__check_rest(c, err);
   if (rc) return rc;
   pod_rel_prep pr;
   pod_rel_prepare(&c->failures, &pr);
-  return rel_eval(c, &pr, out, err);
+  return rel_eval_own(c, &pr, out, err);
+}
+
+void pod_rel_prepare_cfg(const pod_rel_cfg *c, pod_rel_prep *p) {
+  pod_rel_prepare(&c->failures, p);
+  /* a shape skips the integer fields' checks: only a checked config's */
+  if (pod_rel_check(c, NULL) != POD_OK) return;
+  shape_fill(c, p, &p->sh);
+  p->shape = 1;
 }
 
 int pod_rel_eval_prepared(const pod_rel_cfg *c, const pod_rel_prep *pr,
                           pod_rel_result *out, pod_err *err) {
-  int rc = check_rest(c, err);
-  return rc ? rc : rel_eval(c, pr, out, err);
+  if (pr->shape && shape_matches(c, &pr->sh)) {
+    int rc = pod_rel__check_shaped(c, err);
+    return rc ? rc : rel_eval(c, pr, &pr->sh, out, err);
+  }
+  int rc = pod_rel__check_rest(c, err);
+  return rc ? rc : rel_eval_own(c, pr, out, err);
 }
 
-/* pod_rel_eval on a checked config, pr its failure list's sums. */
-static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
-                    pod_rel_result *out, pod_err *err) {
-  int rc;
+/* One evaluation between the fixed point and what comes before and after
+** it (rel_begin, spare_solve, rel_end): rel_eval, or two side by side. */
+typedef struct rel_run {
   pod_rel_result r;
-  memset(&r, 0, sizeof r);
+  rel_causes k;
+  rel_spare_state s;
+} rel_run;
+
+/* The footprint's figures and the causes' classes of checked config c. */
+static void rel_begin(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                      const pod_rel_shape *sh, rel_run *u) {
+  pod_rel_result *r = &u->r;
+  memset(r, 0, sizeof *r);
+  const double A = c->active_gpus;
+  r->nodes = sh->nodes;
+  r->domains = sh->domains;
+  r->spare_gpus = sh->spare_gpus;
+  r->spare_fraction = sh->spare_fraction;
+  rel_causes_init(c, pr, sh, &u->k);
+  const double L = u->k.L, L_hw = u->k.L_hw;
+  r->rate_per_h = L;
+  r->job_mtbf_h = L > 0.0 ? 1.0 / L : INFINITY;
+  r->interruptions_per_day = 24.0 * L;
+  r->per_gpu_hour = L / A;
+  r->hw_fraction = L > 0.0 ? L_hw / L : 0.0;
+}
+
+/* The rest of the evaluation after the fixed point (u->s), into *out. */
+static int rel_end(const pod_rel_cfg *c, rel_run *u, pod_rel_result *out,
+                   pod_err *err) {
+  int rc;
+  pod_rel_result *r = &u->r;
+  const rel_causes *k = &u->k;
+  const rel_spare_state *s = &u->s;
   const double A = c->active_gpus;
   const double R = c->restart_s / 3600.0, C = c->ckpt_s / 3600.0;
   const double W = rel_work_h(c);
-
-  r.nodes = rel_unit_count(c, POD_REL_NODE);
-  r.domains = rel_unit_count(c, POD_REL_DOMAIN);
-  r.spare_gpus =
-      c->spare_per_domain * r.domains + c->pool_units * rel_pool_gpus(c);
-  r.spare_fraction = r.spare_gpus / (A + r.spare_gpus);
-
-  rel_causes k;
-  rel_causes_init(c, pr, r.domains, &k);
-  const double L = k.L, L_hw = k.L_hw;
-  r.rate_per_h = L;
-  r.job_mtbf_h = L > 0.0 ? 1.0 / L : INFINITY;
-  r.interruptions_per_day = 24.0 * L;
-  r.per_gpu_hour = L / A;
-  r.hw_fraction = L > 0.0 ? L_hw / L : 0.0;
-
-  rel_spare_state s;
-  spare_solve(c, &k, &s);
+  const double L = k->L;
   double blk_sum = 0.0;
-  for (int i = 0; i < k.n; i++) blk_sum += k.lam[i] * s.p_blk[i];
-  const double Dh = L > 0.0 ? (s.down_nw + s.wait) / L : R; /* hours */
-  r.down_s = Dh * 3600.0;
-  r.p_no_spare = L > 0.0 ? blk_sum / L : 0.0;
+  for (int i = 0; i < k->n; i++) blk_sum += k->lam[i] * s->p_blk[i];
+  const double Dh = L > 0.0 ? (s->down_nw + s->wait) / L : R; /* hours */
+  r->down_s = Dh * 3600.0;
+  r->p_no_spare = L > 0.0 ? blk_sum / L : 0.0;
 
   /* Checkpoint interval (one segment when nothing fails). */
   double tau = L > 0.0 || c->interval_rule == POD_REL_TAU_FIXED
-                   ? pod_rel_interval_h(c, r.job_mtbf_h)
+                   ? pod_rel_interval_h(c, r->job_mtbf_h)
                    : W;
   if (!(tau > 0.0) || !isfinite(tau))
     return pod_err_set(err, POD_ERANGE, "interval_s",
                        "checkpoint interval is not a positive number");
-  r.checkpoint_interval_s = tau * 3600.0;
+  r->checkpoint_interval_s = tau * 3600.0;
 
   double wall = 0.0;
   if ((rc = wall_time(c, W, L, tau, Dh, &wall, err))) return rc;
@@ -703,11 +614,11 @@ static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
   ** the capacity up).  With running time = wall / den,
   ** den = 1 + L D + L_pl (C + R), and L_pl the planned-restart rate,
   ** wall = base / (1 - q), q = (sum(lambda_b r b / A) + L_pl (C + R)) / den. */
-  double den = 1.0 + L * Dh + s.grow * (C + R);
-  const double L_pl = s.grow / den; /* share of repairs ending while up */
+  double den = 1.0 + L * Dh + s->grow * (C + R);
+  const double L_pl = s->grow / den; /* share of repairs ending while up */
   den = 1.0 + L * Dh + L_pl * (C + R);
-  if (s.grow > 0.0) {
-    double q = (s.cap_loss + L_pl * (C + R)) / den;
+  if (s->grow > 0.0) {
+    double q = (s->cap_loss + L_pl * (C + R)) / den;
     if (q >= 1.0)
       return pod_err_set(err, POD_ERANGE, "shrink",
                          "the job would shrink faster than it is repaired");
@@ -717,30 +628,89 @@ static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
   double saved = 0.0;
   if (L > 0.0 && isfinite(wall)) {
     double run_h = wall / den;
-    saved = rel_erlang_deficit(c->pool_units, s.a_pool, s.B_pool,
-                               s.L_pool * run_h) *
-                s.wbar_pool +
-            r.domains *
-                rel_erlang_deficit(k.c_dom, s.a_dom, s.B_dom,
-                                   k.L_abs / r.domains * run_h) *
-                s.wbar_dom;
-    if (saved > s.wait * run_h) saved = s.wait * run_h;
+    saved = rel_erlang_deficit(c->pool_units, s->a_pool, s->B_pool,
+                               s->L_pool * run_h) *
+                s->wbar_pool +
+            r->domains *
+                rel_erlang_deficit(k->c_dom, s->a_dom, s->B_dom,
+                                   k->L_abs / r->domains * run_h) *
+                s->wbar_dom;
+    if (saved > s->wait * run_h) saved = s->wait * run_h;
     wall -= saved;
   }
   if (!isfinite(wall))
     return pod_err_set(err, POD_ERANGE, "work_h", "wall time overflows");
-  r.work_h = W;
-  r.wall_h = wall;
-  r.goodput = W / wall;
-  r.waste = 1.0 - r.goodput;
+  r->work_h = W;
+  r->wall_h = wall;
+  r->goodput = W / wall;
+  r->waste = 1.0 - r->goodput;
   /* Alternating renewal: each interruption cycle is M running + D down
   ** (+ planned grow-back restarts). */
-  r.interruptions = L * wall / den;
-  r.wait_h = r.interruptions * (L > 0.0 ? s.wait / L : 0.0) - saved;
-  if (r.wait_h < 0.0) r.wait_h = 0.0;
-  r.gpu_hours = A * wall;
-  r.gpu_hours_charged = (A + r.spare_gpus) * wall;
-  *out = r;
+  r->interruptions = L * wall / den;
+  r->wait_h = r->interruptions * (L > 0.0 ? s->wait / L : 0.0) - saved;
+  if (r->wait_h < 0.0) r->wait_h = 0.0;
+  r->gpu_hours = A * wall;
+  r->gpu_hours_charged = (A + r->spare_gpus) * wall;
+  *out = *r;
+  return POD_OK;
+}
+
+/* pod_rel_eval on a checked config, pr its failure list's sums, sh its
+** footprint's shape. */
+static int rel_eval(const pod_rel_cfg *c, const pod_rel_prep *pr,
+                    const pod_rel_shape *sh, pod_rel_result *out,
+                    pod_err *err) {
+  rel_run u;
+  rel_begin(c, pr, sh, &u);
+  spare_solve(c, &u.k, &u.s);
+  return rel_end(c, &u, out, err);
+}
+
+/* The shape a prepared evaluation of c runs on: pr's, or *own made. */
+static const pod_rel_shape *shape_for(const pod_rel_cfg *c,
+                                      const pod_rel_prep *pr,
+                                      pod_rel_shape *own, int *shaped) {
+  *shaped = pr->shape && shape_matches(c, &pr->sh);
+  if (*shaped) return &pr->sh;
+  shape_fill(c, pr, own);
+  return own;
+}
+
+int pod_rel_eval_prepared2(const pod_rel_cfg *ca, const pod_rel_cfg *cb,
+                           const pod_rel_prep *pr, pod_rel_result *oa,
+                           pod_rel_result *ob, int *failed, pod_err *err) {
+  *failed = -1;
+  pod_rel_shape own_a, own_b;
+  int sa, sb;
+  const pod_rel_shape *sha = shape_for(ca, pr, &own_a, &sa);
+  const pod_rel_shape *shb = shape_for(cb, pr, &own_b, &sb);
+  int rc = sa ? pod_rel__check_shaped(ca, err) : pod_rel__check_rest(ca, err);
+  if (rc) {
+    *failed = 0;
+    return rc;
+  }
+  pod_err eb;
+  pod_err_clear(&eb);
+  rc = sb ? pod_rel__check_shaped(cb, &eb) : pod_rel__check_rest(cb, &eb);
+  if (rc) { /* a alone, then b's error */
+    int ra = rel_eval(ca, pr, sha, oa, err);
+    *failed = ra ? 0 : 1;
+    if (ra) return ra;
+    if (err) *err = eb;
+    return rc;
+  }
+  rel_run ua, ub;
+  rel_begin(ca, pr, sha, &ua);
+  rel_begin(cb, pr, shb, &ub);
+  spare_solve2(ca, &ua.k, &ua.s, cb, &ub.k, &ub.s);
+  if ((rc = rel_end(ca, &ua, oa, err))) {
+    *failed = 0;
+    return rc;
+  }
+  if ((rc = rel_end(cb, &ub, ob, err))) {
+    *failed = 1;
+    return rc;
+  }
   return POD_OK;
 }
 

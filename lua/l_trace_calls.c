@@ -194,7 +194,7 @@ static int fn_rel(void *b, pod_err *e) {
   return pod_rel_eval(b, OUT(b, pod_rel_cfg), e);
 }
 /* The same when no patch writes the failure list (see rel_constant): its
-** sums (pod_rel_prepare) follow the result, prepared once when traced. */
+** sums and shape (pod_rel_prepare_cfg) follow the result, made once. */
 typedef struct rel_out {
   pod_rel_result r;
   pod_rel_prep prep;
@@ -202,6 +202,11 @@ typedef struct rel_out {
 #define REL_OUT(b) ((rel_out *)OUT(b, pod_rel_cfg))
 static int fn_rel_prepared(void *b, pod_err *e) {
   return pod_rel_eval_prepared(b, &REL_OUT(b)->prep, &REL_OUT(b)->r, e);
+}
+/* Two lanes of fn_rel_prepared at once (every lane holds the node's prep) */
+static int fn_rel_prepared2(void *a, void *b, int *failed, pod_err *e) {
+  return pod_rel_eval_prepared2(a, b, &REL_OUT(a)->prep, &REL_OUT(a)->r,
+                                &REL_OUT(b)->r, failed, e);
 }
 /* Is the failure list of the rel config t0 constant (no patch writes a
 ** byte of it) and valid at the probe?  Then its sums go into the blob. */
@@ -212,7 +217,7 @@ static int rel_constant(unsigned char *t0, const pod_gpatch *patches, int np) {
   pod_rel_cfg c;
   memcpy(&c, t0, sizeof c);
   if (pod_rel_check(&c, NULL) != POD_OK) return 0;
-  pod_rel_prepare(&c.failures, &REL_OUT(t0)->prep);
+  pod_rel_prepare_cfg(&c, &REL_OUT(t0)->prep);
   return 1;
 }
 #define RD(f) \
@@ -788,6 +793,7 @@ int lpod_trace__call(lua_State *L) {
     bs.fn = fn_train_prepared;
   if (tc->fn == fn_rel && rel_constant(t0, patches, np)) {
     bs.fn = fn_rel_prepared;
+    bs.fn2 = fn_rel_prepared2;
     bs.out_end = tc->res_off + offsetof(rel_out, prep);
   }
   if (tc->fn == lpod_trace__fn_system &&

@@ -88,8 +88,8 @@ static int side(pod_graph *g, const char *name, const size_t *offs,
   if (pod_hw_system_preset(name, &s) != POD_OK) return -1;
   pod_gpatch sp[4];
   for (int i = 0; i < n; i++) sp[i] = patch(offs[i], src[i]);
-  pod_gblob_spec ss = {"podsim.system", "", sizeof s, &s, sys_fn, sp, n,
-                       sizeof s,        0,  0};
+  pod_gblob_spec ss = {"podsim.system", "", sizeof s, &s,  sys_fn, sp, n,
+                       sizeof s,        0,  0,        NULL};
   int sb = pod_graph_blob(g, &ss, e);
   if (sb < 0) return sb;
   cblob c;
@@ -112,8 +112,17 @@ static int side(pod_graph *g, const char *name, const size_t *offs,
                        HUGE_VAL,
                        0,
                        "bytes"};
-  pod_gblob_spec cs = {
-      "podsim.collective", "", sizeof c, &c, fn_coll, cp, n + 1, RES_OFF, 0, 0};
+  pod_gblob_spec cs = {"podsim.collective",
+                       "",
+                       sizeof c,
+                       &c,
+                       fn_coll,
+                       cp,
+                       n + 1,
+                       RES_OFF,
+                       0,
+                       0,
+                       NULL};
   int cb = pod_graph_blob(g, &cs, e);
   if (cb < 0) return cb;
   return pod_graph_field(g, cb, RES_OFF + offsetof(pod_coll_result, time_s),

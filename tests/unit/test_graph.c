@@ -114,8 +114,8 @@ static void test_blob_graph(void **state) {
   pt[1].min = 0;
   pt[1].max = 1000;
   pt[1].field = "b";
-  pod_gblob_spec bs = {"toy", "s.lua:3:", sizeof tmpl, &tmpl, toy_fn,
-                       pt,    2,          0,           0,     0};
+  pod_gblob_spec bs = {"toy", "s.lua:3:", sizeof tmpl, &tmpl, toy_fn, pt,
+                       2,     0,          0,           0,     NULL};
   int b = pod_graph_blob(g, &bs, &e);
   assert_true(b >= 0);
   assert_true(pod_graph_is_blob(g, b));
@@ -186,7 +186,7 @@ static void test_adder_errors(void **state) {
   pt.kind = POD_GP_DOUBLE;
   pt.src = p;
   pt.field = "x";
-  pod_gblob_spec bs = {"toy", "", sizeof t, &t, NULL, &pt, 1, 0, 0, 0};
+  pod_gblob_spec bs = {"toy", "", sizeof t, &t, NULL, &pt, 1, 0, 0, 0, NULL};
   assert_true(pod_graph_blob(g, &bs, &e) < 0);
   pt.offset = 0;
   pt.kind = POD_GP_BYTES; /* a scalar source cannot be copied as bytes */
@@ -261,7 +261,8 @@ static int toy_call(pod_graph *g, int src, pod_err *e) {
   pt.max = HUGE_VAL;
   pt.field = "a";
   pod_gblob_spec bs = {"toy", "h.lua:1:", sizeof tmpl,      &tmpl, toy_count_fn,
-                       &pt,   1,          offsetof(toy, y), 0,     0};
+                       &pt,   1,          offsetof(toy, y), 0,     0,
+                       NULL};
   int b = pod_graph_blob(g, &bs, e);
   assert_true(b >= 0);
   int y = pod_graph_field(g, b, offsetof(toy, y), POD_GF_DOUBLE, e);
@@ -328,7 +329,8 @@ static void test_log10_patches(void **state) {
     pt[i].max = HUGE_VAL;
     pt[i].field = "scale";
   }
-  pod_gblob_spec bs = {"lg", "", sizeof t, &t, NULL, pt, 3, sizeof t, 0, 0};
+  pod_gblob_spec bs = {"lg", "",       sizeof t, &t, NULL, pt,
+                       3,    sizeof t, 0,        0,  NULL};
   int b = pod_graph_blob(g, &bs, &e);
   assert_true(b >= 0);
   int f[3];

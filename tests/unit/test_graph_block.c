@@ -168,6 +168,18 @@ static int kb_fn(void *blob, pod_err *e) {
   return POD_OK;
 }
 
+/* kb_fn on two lanes (pod_graph_blob_fn2), counted: blob_graph gives
+** the kernel it when kb_pairs is set. */
+static int kb_pairs, kb_pair_calls;
+static int kb_fn2(void *a, void *b, int *failed, pod_err *e) {
+  kb_pair_calls++;
+  int rc = kb_fn(a, e);
+  *failed = 0;
+  if (rc != POD_OK) return rc;
+  *failed = 1;
+  return kb_fn(b, e);
+}
+
 typedef struct src2 {
   double c[2];
 } src2;
@@ -192,8 +204,8 @@ static pod_graph *blob_graph(int *M) {
   int fk = pod_graph_node_op(g, POD_G_FLOOR, k, -1, "", &e);
   src2 s0 = {{0, 0}};
   pod_gpatch sp = {0, POD_GP_DOUBLE, y, 0, 0, 0, HUGE_VAL, 1, "c"};
-  pod_gblob_spec ss = {"src", "s.lua:2:", sizeof s0, &s0, src_fn,
-                       &sp,   1,          0,         0,   0};
+  pod_gblob_spec ss = {"src", "s.lua:2:", sizeof s0, &s0, src_fn, &sp,
+                       1,     0,          0,         0,   NULL};
   int sb = pod_graph_blob(g, &ss, &e);
   assert_true(sb >= 0);
   kb t;
@@ -204,8 +216,9 @@ static pod_graph *blob_graph(int *M) {
       {offsetof(kb, l), POD_GP_LOG10, y, 0, 0, 0, HUGE_VAL, 1, "l"},
       {offsetof(kb, l2), POD_GP_LOG10, y, 0, 0, 0, HUGE_VAL, 1, "l2"},
       {offsetof(kb, c), POD_GP_BYTES, sb, 0, sizeof s0.c, 0, 0, 0, "c"}};
-  pod_gblob_spec bs = {"kern", "k.lua:3:", sizeof t,          &t, kb_fn,
-                       p,      5,          offsetof(kb, out), 0,  0};
+  pod_gblob_spec bs = {"kern", "k.lua:3:",        sizeof t, &t, kb_fn, p,
+                       5,      offsetof(kb, out), 0,        0,  NULL};
+  if (kb_pairs) bs.fn2 = kb_fn2;
   int b = pod_graph_blob(g, &bs, &e);
   assert_true(b >= 0);
   int out = pod_graph_field(g, b, offsetof(kb, out), POD_GF_DOUBLE, &e);
@@ -259,8 +272,8 @@ static pod_graph *tail_graph_full(size_t out_off, size_t out_end,
   int a = pod_graph_param(g, 0, &e);
   tb t = {0, 0, {3.25, -0.5}, 10.0};
   pod_gpatch p = {offsetof(tb, a), POD_GP_DOUBLE, a, 0, 0, -5, 5, 0, "a"};
-  pod_gblob_spec bs = {"tail", "t.lua:1:", sizeof t, &t,      tb_fn,
-                       &p,     1,          out_off,  out_end, out_full};
+  pod_gblob_spec bs = {"tail", "t.lua:1:", sizeof t, &t,       tb_fn, &p,
+                       1,      out_off,    out_end,  out_full, NULL};
   int b = pod_graph_blob(g, &bs, &e);
   assert_true(b >= 0);
   int outs[2] = {pod_graph_field(g, b, offsetof(tb, out), POD_GF_DOUBLE, &e),
@@ -439,10 +452,14 @@ static void break_row(double *r, int how) {
   }
 }
 
-static void test_first_failing_sample(void **state) {
-  (void)state;
+/* test_first_failing_sample with the kernel's lanes in pairs or one by
+** one. */
+static void first_failing_sample(int pairs) {
   int M;
+  kb_pairs = pairs;
+  kb_pair_calls = 0;
   pod_graph *g = blob_graph(&M);
+  kb_pairs = 0;
   enum { N = 300 };
   double *x = malloc(sizeof(double) * 4 * N);
   uint64_t s = 11;
@@ -484,6 +501,16 @@ static void test_first_failing_sample(void **state) {
   pod_graph_bws_free(bws);
   free(x);
   pod_graph_free(g);
+  if (pairs)
+    assert_true(kb_pair_calls > 1000);
+  else
+    assert_int_equal(kb_pair_calls, 0);
+}
+
+static void test_first_failing_sample(void **state) {
+  (void)state;
+  first_failing_sample(0);
+  first_failing_sample(1); /* failures at either lane of a pair */
 }
 
 /* A spec's field copied into a kernel's config: the copy with the same
@@ -510,17 +537,19 @@ static void test_copied_fields(void **state) {
   int x = pod_graph_param(g, 0, &e);
   double a0 = 0;
   pod_gpatch pa = {0, POD_GP_DOUBLE, x, 0, 0, -10, 10, 0, "v"};
-  pod_gblob_spec sa = {"spec", "", sizeof a0, &a0, NULL,
-                       &pa,    1,  sizeof a0, 0,   0};
+  pod_gblob_spec sa = {"spec", "",        sizeof a0, &a0, NULL, &pa,
+                       1,      sizeof a0, 0,         0,   NULL};
   int a = pod_graph_blob(g, &sa, &e);
   int fa = pod_graph_field(g, a, 0, POD_GF_DOUBLE, &e);
   two t0 = {0, 0};
   pod_gpatch same = {0, POD_GP_DOUBLE, fa, 0, 0, -10, 10, 0, "w"};
   pod_gpatch narrow = {0, POD_GP_DOUBLE, fa, 0, 0, -1, 1, 0, "w"};
-  pod_gblob_spec sb = {"same", "", sizeof t0,          &t0, two_fn,
-                       &same,  1,  offsetof(two, out), 0,   0};
-  pod_gblob_spec sc = {"narrow", "n.lua:1:", sizeof t0,          &t0, two_fn,
-                       &narrow,  1,          offsetof(two, out), 0,   0};
+  pod_gblob_spec sb = {"same", "",    sizeof t0, &t0,
+                       two_fn, &same, 1,         offsetof(two, out),
+                       0,      0,     NULL};
+  pod_gblob_spec sc = {"narrow", "n.lua:1:", sizeof t0, &t0,
+                       two_fn,   &narrow,    1,         offsetof(two, out),
+                       0,        0,          NULL};
   int b = pod_graph_blob(g, &sb, &e), c = pod_graph_blob(g, &sc, &e);
   assert_true(a >= 0 && fa >= 0 && b >= 0 && c >= 0);
   int outs[2] = {pod_graph_field(g, b, offsetof(two, out), POD_GF_DOUBLE, &e),
