@@ -49,6 +49,16 @@ typedef struct tcall {
 extern const tcall lpod_trace__calls[];
 extern const char *const lpod_trace__untraced[];
 
+/* Set bs's kernel functions and result layout (fn, fn2, out_end,
+** out_full; out_off already set) for a blob of call tc with template t0
+** and its np patches in graph g: the faster forms where they apply (a
+** checked system, a prepared collective, training step or reliability
+** call, a screened spec; l_trace_kernels.c).  May write prepared figures
+** into t0's result region.  No Lua. */
+void lpod_trace__kernel_fn(const tcall *tc, const pod_graph *g,
+                           unsigned char *t0, const pod_gpatch *patches, int np,
+                           pod_gblob_spec *bs);
+
 enum { TV_NUM, TV_SPEC, TV_RESULT };
 
 typedef struct tvary {
