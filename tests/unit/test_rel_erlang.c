@@ -15,6 +15,7 @@
 
 #include "pod_rel.h"
 #include "rel_erlang.h"
+#include "rel_fixture.h"
 #include "rel_geom.h"
 
 /* Textbook Erlang B: B(i) = a B(i-1) / (i + a B(i-1)), B(0) = 1. */
@@ -118,35 +119,10 @@ static void test_deficit(void **state) {
   assert_true(fabsl(d - t) / t < 1e-9);
 }
 
-static pod_rel_cfg flagship_like(int nvl72) {
-  pod_rel_cfg c;
-  pod_rel_cfg_init(&c);
-  assert_int_equal(pod_rel_failures_preset(
-                       nvl72 ? "gb200_nvl72" : "llama3_h100", &c.failures),
-                   POD_OK);
-  c.active_gpus = 16384;
-  c.swap_s = 300.0;
-  c.restart_s = 420.0;
-  c.ckpt_s = 60.0;
-  c.work_h = 0.0;
-  c.tokens = 14.8e12;
-  c.tokens_per_s = 3e7;
-  if (nvl72) {
-    c.node_gpus = 4;
-    c.domain_gpus = 72;
-    c.spare_per_domain = 8;
-    c.pool_units = 2;
-    c.pool_scope = POD_REL_DOMAIN;
-  } else {
-    c.pool_units = 32;
-  }
-  return c;
-}
-
 static void test_failures_checked(void **state) {
   (void)state;
   for (int v = 0; v < 8; v++) {
-    pod_rel_cfg c = flagship_like(v & 1);
+    pod_rel_cfg c = rel_fixture_flagship(v & 1);
     c.shrink = (v >> 1) & 1;
     if (v & 4) {
       c.repair_dist = POD_REL_REPAIR_LOGNORMAL;
@@ -163,13 +139,13 @@ static void test_failures_checked(void **state) {
     assert_true(a.goodput > 0.0 && a.goodput < 1.0);
   }
   /* every field but the list is still checked */
-  pod_rel_cfg c = flagship_like(1);
+  pod_rel_cfg c = rel_fixture_flagship(1);
   c.repair_h = 0.0;
   pod_rel_result r;
   pod_err e;
   assert_int_equal(pod_rel_eval_failures_checked(&c, &r, &e), POD_EINVAL);
   assert_string_equal(e.field, "repair_h");
-  c = flagship_like(0);
+  c = rel_fixture_flagship(0);
   c.domain_rate_log10 = 7.0;
   assert_int_equal(pod_rel_eval_failures_checked(&c, &r, &e), POD_EINVAL);
   assert_string_equal(e.field, "domain_rate_log10");
@@ -182,7 +158,7 @@ static void test_failures_checked(void **state) {
 static void test_prepared(void **state) {
   (void)state;
   for (int v = 0; v < 16; v++) {
-    pod_rel_cfg c = flagship_like(v & 1);
+    pod_rel_cfg c = rel_fixture_flagship(v & 1);
     c.shrink = (v >> 1) & 1;
     if (v & 4) {
       c.repair_dist = POD_REL_REPAIR_LOGNORMAL;
@@ -246,7 +222,7 @@ static void test_pool_closed_form(void **state) {
   (void)state;
   if (LDBL_MANT_DIG < 64) skip();
   for (int v = 0; v < 6; v++) {
-    pod_rel_cfg c = flagship_like(0); /* HGX H100, a pool of 32 nodes */
+    pod_rel_cfg c = rel_fixture_flagship(0); /* HGX H100, a pool of 32 nodes */
     c.pool_units = (int[]){32, 8, 2, 1, 64, 16}[v];
     c.repair_h = (double[]){24.0, 72.0, 6.0, 48.0, 200.0, 1.0}[v];
     c.gpu_rate_log10 = 0.3 * (v % 3) - 0.2;

@@ -20,6 +20,7 @@
 
 #include "pod_field.h"
 #include "pod_rel.h"
+#include "rel_fixture.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static uint64_t next_u64(void) {
@@ -36,28 +37,7 @@ static double unit(void) {
 /* The flagship's two systems (scenarios/moe_nvl72_vs_hgx.lua) and
 ** variants of their rules; v selects one. */
 static pod_rel_cfg base_cfg(int v) {
-  pod_rel_cfg c;
-  pod_rel_cfg_init(&c);
-  int nvl72 = v & 1;
-  assert_int_equal(pod_rel_failures_preset(
-                       nvl72 ? "gb200_nvl72" : "llama3_h100", &c.failures),
-                   POD_OK);
-  c.active_gpus = 16384;
-  c.swap_s = 300.0;
-  c.restart_s = 420.0;
-  c.ckpt_s = 60.0;
-  c.work_h = 0.0;
-  c.tokens = 14.8e12;
-  c.tokens_per_s = 3e7;
-  if (nvl72) {
-    c.node_gpus = 4;
-    c.domain_gpus = 72;
-    c.spare_per_domain = 8;
-    c.pool_units = 2;
-    c.pool_scope = POD_REL_DOMAIN;
-  } else {
-    c.pool_units = 32;
-  }
+  pod_rel_cfg c = rel_fixture_flagship(v & 1);
   c.shrink = (v >> 1) & 1;
   if (v & 4) {
     c.repair_dist = POD_REL_REPAIR_LOGNORMAL;
