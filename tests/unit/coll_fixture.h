@@ -1,6 +1,9 @@
 /*
 ** coll_fixture.h: the systems the collective tests sweep (include after
-** pod_hw.h or pod_coll.h).
+** cmocka.h and pod_hw.h or pod_coll.h).
+**   MIB, GIB                        bytes
+**   coll_fixture_preset(name)       the system preset `name` (a failed
+**                                   lookup fails the test)
 **   coll_fixture_systems(out, cap)  every preset, and each with SHARP on,
 **                                   with NVLS off, and under a 4:1 tier
 **                                   above leaves of two domains with
@@ -11,6 +14,17 @@
 */
 #ifndef POD_TEST_COLL_FIXTURE_H
 #define POD_TEST_COLL_FIXTURE_H
+
+#include <stdint.h>
+
+#define MIB 1048576.0
+#define GIB (1024.0 * MIB)
+
+static inline pod_system coll_fixture_preset(const char *name) {
+  pod_system s;
+  assert_int_equal(pod_hw_system_preset(name, &s), POD_OK);
+  return s;
+}
 
 static inline int coll_fixture_systems(pod_system *out, int cap) {
   int k = 0;

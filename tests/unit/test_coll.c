@@ -13,15 +13,7 @@
 
 #include "coll_int.h"
 #include "pod_coll.h"
-
-#define MIB 1048576.0
-#define GIB (1024.0 * MIB)
-
-static pod_system preset(const char *name) {
-  pod_system s;
-  assert_int_equal(pod_hw_system_preset(name, &s), POD_OK);
-  return s;
-}
+#include "coll_fixture.h"
 
 static pod_coll_result eval_ok(const pod_system *s, pod_coll_op op, int n,
                                int r, double S, pod_coll_algo algo) {
@@ -107,7 +99,7 @@ static void test_closed_forms_one_domain(void **state) {
   const char *systems[] = {"dgx_a100", "hgx_h100", "hgx_b200", "gb200_nvl72"};
   const double sizes[] = {0.0, 8.0, 4096.0, MIB, 64 * MIB, 8 * GIB};
   for (size_t i = 0; i < 4; i++) {
-    pod_system s = preset(systems[i]);
+    pod_system s = coll_fixture_preset(systems[i]);
     int ns[] = {2, 4, 8, 72};
     for (size_t j = 0; j < 4; j++) {
       if (ns[j] > s.domain_gpus) continue;
@@ -151,7 +143,7 @@ static void test_closed_forms_one_domain(void **state) {
 
 static void test_nvls_closed_form(void **state) {
   (void)state;
-  pod_system s = preset("hgx_h100");
+  pod_system s = coll_fixture_preset("hgx_h100");
   for (double S = MIB; S <= 8 * GIB; S *= 8) {
     pod_coll_result r =
         eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, S, POD_ALGO_NVLS);
@@ -255,7 +247,7 @@ static void test_busbw_bounds_one_domain(void **state) {
         }
       }
   /* NVLS lifts all-reduce busbw above the ring's at large sizes. */
-  pod_system h = preset("hgx_h100");
+  pod_system h = coll_fixture_preset("hgx_h100");
   pod_coll_result nv =
       eval_ok(&h, POD_COLL_ALL_REDUCE, 8, 0, 8 * GIB, POD_ALGO_NVLS);
   pod_coll_result ring =
@@ -280,7 +272,7 @@ static void test_busbw_bounds_multi_domain(void **state) {
   const char *names[] = {"hgx_h100", "hgx_b200", "gb200_nvl72", "gb300_nvl72",
                          "dgx_a100"};
   for (size_t i = 0; i < 5; i++) {
-    pod_system s = preset(names[i]);
+    pod_system s = coll_fixture_preset(names[i]);
     int r = s.domain_gpus;
     double nic_GBps = s.nics_per_gpu * s.nic_gbps / 8.0;
     for (int d = 2; d <= 16; d *= 2)
@@ -348,7 +340,7 @@ static void test_alltoall_nic_bound(void **state) {
   (void)state;
   const char *names[] = {"hgx_h100", "hgx_b200", "gb200_nvl72", "gb300_nvl72"};
   for (size_t i = 0; i < 4; i++) {
-    pod_system s = preset(names[i]);
+    pod_system s = coll_fixture_preset(names[i]);
     int r = s.domain_gpus;
     double nic_Bps = s.nics_per_gpu * s.nic_gbps / 8.0 * 1e9;
     double prev_busbw = INFINITY;
@@ -380,7 +372,8 @@ static void test_alltoall_nic_bound(void **state) {
   }
   /* Inside one NVL72 domain 64 GPUs beat 8 H100 nodes by an order of
   ** magnitude at 1 GiB (public.md C6 checks the value in Lua). */
-  pod_system nvl = preset("gb200_nvl72"), h100 = preset("hgx_h100");
+  pod_system nvl = coll_fixture_preset("gb200_nvl72"),
+             h100 = coll_fixture_preset("hgx_h100");
   pod_coll_result x =
       eval_ok(&nvl, POD_COLL_ALL_TO_ALL, 64, 0, GIB, POD_ALGO_AUTO);
   pod_coll_result y =
@@ -420,7 +413,7 @@ static void test_auto_is_fastest(void **state) {
 
 static void test_degenerate_sizes(void **state) {
   (void)state;
-  pod_system s = preset("hgx_h100");
+  pod_system s = coll_fixture_preset("hgx_h100");
   pod_coll_result r =
       eval_ok(&s, POD_COLL_ALL_REDUCE, 1, 0, GIB, POD_ALGO_AUTO);
   assert_true(r.time_s == 0.0 && r.algbw_GBps == 0.0 && r.busbw_GBps == 0.0);
@@ -453,7 +446,7 @@ static void expect_err(const pod_system *s, pod_coll_op op, int n, int r,
 
 static void test_errors_args(void **state) {
   (void)state;
-  pod_system s = preset("hgx_h100");
+  pod_system s = coll_fixture_preset("hgx_h100");
   const pod_coll_op AR = POD_COLL_ALL_REDUCE;
   expect_err(&s, AR, 0, 0, MIB, POD_ALGO_AUTO, POD_EINVAL, "ranks");
   expect_err(&s, AR, -8, 0, MIB, POD_ALGO_AUTO, POD_EINVAL, "ranks");
@@ -491,7 +484,8 @@ static void test_errors_args(void **state) {
 
 static void test_errors_unsupported(void **state) {
   (void)state;
-  pod_system a100 = preset("dgx_a100"), h100 = preset("hgx_h100");
+  pod_system a100 = coll_fixture_preset("dgx_a100"),
+             h100 = coll_fixture_preset("hgx_h100");
   /* NVLS on a system without it */
   expect_err(&a100, POD_COLL_ALL_REDUCE, 8, 0, MIB, POD_ALGO_NVLS, POD_ENOTSUP,
              "algo");
@@ -537,7 +531,7 @@ static void test_errors_unsupported(void **state) {
 /* A bad system field is reported with its name before anything runs. */
 static void test_errors_system_fields(void **state) {
   (void)state;
-  pod_system base = preset("gb200_nvl72");
+  pod_system base = coll_fixture_preset("gb200_nvl72");
   struct {
     size_t off;
     const char *field;
@@ -583,7 +577,7 @@ static void test_kernel(void **state) {
   assert_string_equal(pod_coll_kernel.metric_names[2], "busbw_GBps");
   pod_coll_cfg cfg;
   memset(&cfg, 0, sizeof cfg);
-  cfg.system = preset("hgx_h100");
+  cfg.system = coll_fixture_preset("hgx_h100");
   cfg.op = POD_COLL_ALL_TO_ALL;
   cfg.args = (pod_coll_args){64, 0, GIB, POD_ALGO_AUTO};
   double m[3];

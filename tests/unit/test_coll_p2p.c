@@ -16,15 +16,7 @@
 #include "coll_int.h"
 #include "near.h"
 #include "pod_coll.h"
-
-#define MIB 1048576.0
-#define GIB (1024.0 * MIB)
-
-static pod_system preset(const char *name) {
-  pod_system s;
-  assert_int_equal(pod_hw_system_preset(name, &s), POD_OK);
-  return s;
-}
+#include "coll_fixture.h"
 
 static double a2a_time(const pod_system *s, pod_coll_op op, int n, int r,
                        double S) {
@@ -44,7 +36,7 @@ static void test_channels_as_nccl_logs(void **state) {
   pod_coll_p2p p;
   /* 8x H800, one node: "16 coll channels, 0 nvls channels, 16 p2p
   ** channels, 16 p2p channels per peer" (NVIDIA/nccl issue 892) */
-  pod_system h800 = preset("hgx_h800");
+  pod_system h800 = coll_fixture_preset("hgx_h800");
   pod_coll__p2p_channels(&h800, 8, 8, NULL, &p);
   assert_near(p.nch, 16.0, 0.0);
   assert_near(p.per_peer, 16.0, 0.0);
@@ -53,7 +45,7 @@ static void test_channels_as_nccl_logs(void **state) {
   ** 16 nvls channels, 16 p2p channels, 2 p2p channels per peer"
   ** (aws-samples/aws-do-eks 701c554a,
   ** Container-Root/eks/deployment/nccl-test/README.md, p5.48xlarge) */
-  pod_system h100 = preset("hgx_h100");
+  pod_system h100 = coll_fixture_preset("hgx_h100");
   pod_coll__p2p_channels(&h100, 8, 8, NULL, &p);
   assert_near(p.nch, 32.0, 0.0);
   assert_near(p.per_peer, 32.0, 0.0);
@@ -79,7 +71,7 @@ static void test_channels_as_nccl_logs(void **state) {
 ** grow with the ranks (it grew by one step per round of 8 peers). */
 static void test_latency_not_per_round(void **state) {
   (void)state;
-  pod_system s = preset("hgx_h100");
+  pod_system s = coll_fixture_preset("hgx_h100");
   s.msg_overhead_us = 0.0; /* the posts are test_posts_every_peer's */
   double t16 = a2a_time(&s, POD_COLL_ALL_TO_ALL, 16, 8, 0.0);
   const int ns[] = {32, 64, 128};
@@ -87,7 +79,7 @@ static void test_latency_not_per_round(void **state) {
     near_rel(a2a_time(&s, POD_COLL_ALL_TO_ALL, ns[i], 8, 0.0), t16, 1e-12);
   /* and the fill: 64 ranks at 8 KiB per peer pay one chunk of fill per
   ** fabric, not one per round */
-  pod_system g = preset("gb200_nvl72");
+  pod_system g = coll_fixture_preset("gb200_nvl72");
   double t9 = a2a_time(&g, POD_COLL_ALL_TO_ALL, 9, 9, 0.0);
   near_rel(a2a_time(&g, POD_COLL_ALL_TO_ALL, 72, 72, 0.0), t9, 1e-12);
 }
@@ -99,7 +91,7 @@ static void test_epochs_share_channels(void **state) {
   /* GB200 NVL72, 64 ranks in the rack: 32 p2p channels, a 64 MiB peer
   ** message on 4 (16 MiB parts), 32 / 4 x 8 = 64 peers in flight: one
   ** group; 256 MiB per peer on 16, 16 in flight: 63 peers in 4 groups */
-  pod_system g = preset("gb200_nvl72"), slow = g;
+  pod_system g = coll_fixture_preset("gb200_nvl72"), slow = g;
   slow.up_latency_us += 10.0;
   double S1 = 64.0 * 64.0 * MIB, S4 = 64.0 * 256.0 * MIB;
   double d1 = a2a_time(&slow, POD_COLL_ALL_TO_ALL, 64, 64, S1) -
@@ -110,7 +102,7 @@ static void test_epochs_share_channels(void **state) {
   assert_near(d4, 40e-6, 1e-9);
   /* 256 H100 on 32 nodes: 16 p2p channels, one per network peer, 128
   ** peers in flight: 248 network peers in 2 groups at any size */
-  pod_system h = preset("hgx_h100");
+  pod_system h = coll_fixture_preset("hgx_h100");
   h.msg_overhead_us = 0.0;
   pod_system hs = h;
   hs.out_latency_us += 100.0;
@@ -136,7 +128,7 @@ static void test_epochs_share_channels(void **state) {
 ** an all-to-all, one for a send/recv pair. */
 static void test_posts_every_peer(void **state) {
   (void)state;
-  pod_system s = preset("hgx_h100");
+  pod_system s = coll_fixture_preset("hgx_h100");
   s.msg_overhead_us = 10.0;
   /* LL wins at 0 bytes: 6.6 us + 0.18 x 3.4 us + max(0.18 x 14, posts) */
   double ll = 6.6e-6 + 0.18 * 3.4e-6;

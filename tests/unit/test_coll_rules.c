@@ -17,15 +17,7 @@
 #include "coll_int.h"
 #include "near.h"
 #include "pod_coll.h"
-
-#define MIB 1048576.0
-#define GIB (1024.0 * MIB)
-
-static pod_system preset(const char *name) {
-  pod_system s;
-  assert_int_equal(pod_hw_system_preset(name, &s), POD_OK);
-  return s;
-}
+#include "coll_fixture.h"
 
 static pod_coll_result eval_ok(const pod_system *s, pod_coll_op op, int n,
                                int r, double S, pod_coll_algo algo) {
@@ -50,7 +42,7 @@ static double up_half(const pod_system *s, double rows) {
 /* An H100 system whose network binds every multi-domain all-reduce: 100
 ** Gb/s NICs under NVLink4. */
 static pod_system slow_net(void) {
-  pod_system s = preset("hgx_h100");
+  pod_system s = coll_fixture_preset("hgx_h100");
   s.nic_gbps = 100.0;
   return s;
 }
@@ -229,7 +221,7 @@ static void test_nvls_tuner_ranks(void **state) {
   const double nccl_eff[] = {40.1 / 50.0, 20.6 / 25.0};
   for (int k = 0; k < 2; k++)
     for (int v = 0; v < 2; v++) {
-      pod_system s = preset(names[k]);
+      pod_system s = coll_fixture_preset(names[k]);
       if (v) s.up_eff = nccl_eff[k];
       for (int n = 2; n <= s.domain_gpus; n *= 2) {
         pod_coll_result au =
@@ -251,7 +243,7 @@ static void test_nvls_tuner_ranks(void **state) {
       assert_true(nv.time_s < ring.time_s);
     }
   /* 72 ranks: the NVLS graph stops at 32 heads and still wins */
-  pod_system g = preset("gb200_nvl72");
+  pod_system g = coll_fixture_preset("gb200_nvl72");
   assert_int_equal(
       eval_ok(&g, POD_COLL_ALL_REDUCE, 72, 72, 8 * GIB, POD_ALGO_AUTO).algo,
       POD_ALGO_NVLS);
@@ -264,7 +256,8 @@ static void test_nvls_tuner_ranks(void **state) {
 ** min(40 x 0.85 x 1.75, 60) = 476; one rank builds no graph. */
 static void test_nvls_tuner_figures(void **state) {
   (void)state;
-  pod_system g = preset("gb200_nvl72"), h = preset("hgx_h100");
+  pod_system g = coll_fixture_preset("gb200_nvl72"),
+             h = coll_fixture_preset("hgx_h100");
   assert_close(g.up_GBps * g.up_eff, 667.8, 1e-9);
   assert_close(pod_coll__nvls_tuner_div(&g, 4), 660.0 / 360.0, 1e-12);
   assert_close(pod_coll__nvls_tuner_div(&g, 8), 660.0 / 720.0, 1e-12);
@@ -295,7 +288,7 @@ static void test_collnet_with_sharp(void **state) {
   /* CollNetChain: the same network bytes, a chain inside the domain
   ** (2 S per link each way, as the tree's chain, against CollNetDirect's
   ** 2(r-1)/r S): NVLink-bound on a fast network */
-  pod_system fast = preset("hgx_h100");
+  pod_system fast = coll_fixture_preset("hgx_h100");
   fast.sharp = 1;
   fast.nvls = 0;
   fast.nvls_eff = 0.0;
@@ -330,7 +323,7 @@ static void test_collnet_with_sharp(void **state) {
 ** 917.6 busbw, ahead of the ring's 721.6 at 2 and at 20 racks. */
 static void test_net_tuner_choice(void **state) {
   (void)state;
-  pod_system b = preset("hgx_b300");
+  pod_system b = coll_fixture_preset("hgx_b300");
   b.nics_per_gpu = 2;
   b.nic_gbps = 400;
   b.net_channel_GBps = 24;
@@ -345,7 +338,7 @@ static void test_net_tuner_choice(void **state) {
   assert_int_equal(au.algo, POD_ALGO_RING);
   double nics = 16 * 400 / 8.0 * b.out_eff;
   assert_true(au.busbw_GBps <= nics && au.busbw_GBps > 0.9 * nics);
-  pod_system g = preset("gb200_nvl72");
+  pod_system g = coll_fixture_preset("gb200_nvl72");
   const int racks[] = {2, 3, 20};
   for (int i = 0; i < 3; i++) {
     int n = 64 * racks[i];
@@ -385,7 +378,7 @@ static void test_net_tuner_choice(void **state) {
 ** against the ring's 8 x 24 x 16/30 = 102.4: the ring. */
 static void test_a100_two_node_choice(void **state) {
   (void)state;
-  pod_system a = preset("dgx_a100");
+  pod_system a = coll_fixture_preset("dgx_a100");
   pod_coll__tune tu;
   double alg = 16 / 30.0;
   pod_coll__net_tune(&a, 16, 8, &tu);
@@ -413,7 +406,7 @@ static void test_a100_two_node_choice(void **state) {
 ** per NIC. */
 static void test_channels_set_nics(void **state) {
   (void)state;
-  pod_system nvl = preset("gb200_nvl72");
+  pod_system nvl = coll_fixture_preset("gb200_nvl72");
   const double S = 64 * GIB;
   pod_coll_result r =
       eval_ok(&nvl, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
@@ -435,7 +428,7 @@ static void test_channels_set_nics(void **state) {
   w = eval_ok(&wide, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_RING);
   assert_close(w.busbw_GBps, r.busbw_GBps, 1e-12);
   /* 8 GPUs, 8 NICs, 8 channels: NIC-bound */
-  pod_system h = preset("hgx_h100");
+  pod_system h = coll_fixture_preset("hgx_h100");
   pod_coll_result hr =
       eval_ok(&h, POD_COLL_ALL_REDUCE, 64, 8, S, POD_ALGO_RING);
   double nics = 8 * h.nic_gbps / 8.0 * h.out_eff;
@@ -463,7 +456,7 @@ static void test_channels_set_nics(void **state) {
 static void test_nvlstree_chunk_and_heads(void **state) {
   (void)state;
   const double S = 1e14; /* fills and latency vanish against this */
-  pod_system g = preset("gb200_nvl72");
+  pod_system g = coll_fixture_preset("gb200_nvl72");
   g.up_GBps = 9000.0; /* NVLink never binds: the network side alone */
   double alg[5];
   for (int d = 2; d <= 4; d++)
@@ -481,7 +474,7 @@ static void test_nvlstree_chunk_and_heads(void **state) {
                   .algbw_GBps;
   assert_close(a3, 32.0 * 5.0 / 1.5, 1e-3);
   /* 8 GPUs, 8 heads, 8 NICs: NIC-bound at every domain count */
-  pod_system b = preset("hgx_b200");
+  pod_system b = coll_fixture_preset("hgx_b200");
   b.up_GBps = 9000.0;
   double nics = 8 * b.nic_gbps / 8.0 * b.out_eff * b.nics_per_gpu;
   assert_true(nics < b.net_channels * b.net_channel_GBps);
@@ -496,7 +489,7 @@ static void test_nvlstree_chunk_and_heads(void **state) {
 /* Oversubscription applies only to traffic that leaves the leaf group. */
 static void test_leaf_oversub(void **state) {
   (void)state;
-  pod_system h = preset("hgx_h100"), o = h;
+  pod_system h = coll_fixture_preset("hgx_h100"), o = h;
   o.oversub = 2.0;
   const double S = 4 * GIB;
   for (int op = 0; op < POD_COLL_NOPS; op++) {
@@ -525,7 +518,7 @@ static void test_leaf_oversub(void **state) {
   ** drives 16 channels at 24 GB/s = 384 GB/s of the rack's 72 NICs, below
   ** the uplinks' 72 x 47 / 4 = 846 GB/s, so it loses nothing; the
   ** all-to-all drives every NIC and takes 4x the network time. */
-  pod_system g = preset("gb200_nvl72"), go = g;
+  pod_system g = coll_fixture_preset("gb200_nvl72"), go = g;
   go.leaf_gpus = 72;
   go.oversub = 4.0;
   a = eval_ok(&g, POD_COLL_ALL_REDUCE, 144, 72, S, POD_ALGO_AUTO);
@@ -549,7 +542,7 @@ static void test_leaf_oversub(void **state) {
 ** bandwidth at a larger message than an 8-rank one. */
 static void test_fill_grows_with_ranks(void **state) {
   (void)state;
-  pod_system s = preset("gb200_nvl72");
+  pod_system s = coll_fixture_preset("gb200_nvl72");
   pod_coll_result r8 =
       eval_ok(&s, POD_COLL_ALL_REDUCE, 8, 0, 64 * MIB, POD_ALGO_RING);
   pod_coll_result r72 =
@@ -600,7 +593,7 @@ static void test_tree_fill_grows_with_domains(void **state) {
 ** and only with 3+ domains. */
 static void test_routing_collisions(void **state) {
   (void)state;
-  pod_system st = preset("hgx_h100");
+  pod_system st = coll_fixture_preset("hgx_h100");
   const int routes[] = {POD_ROUTING_ADAPTIVE, POD_ROUTING_SPRAY,
                         POD_ROUTING_SRD};
   pod_coll_result a =
@@ -629,7 +622,7 @@ static void test_routing_collisions(void **state) {
 ** message, so the posts bound the network latency from below. */
 static void test_msg_overhead(void **state) {
   (void)state;
-  pod_system s = preset("hgx_h100"), slow = s;
+  pod_system s = coll_fixture_preset("hgx_h100"), slow = s;
   slow.msg_overhead_us = 10.0; /* 8 x 10 us > the 14 us network step */
   pod_coll_result a = eval_ok(&s, POD_COLL_ALL_TO_ALL, 64, 8, 0, POD_ALGO_AUTO);
   pod_coll_result b =

@@ -24,8 +24,6 @@
 #include "pod_mc.h"
 #include "coll_fixture.h"
 
-#define MIB 1048576.0
-
 static const size_t VARY[] = {offsetof(pod_system, up_eff),
                               offsetof(pod_system, out_eff),
                               offsetof(pod_system, up_latency_us),

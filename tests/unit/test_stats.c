@@ -588,25 +588,11 @@ static void test_hist(void **st) {
       pod_hist_add_n(&b, v, (size_t)nv);
       assert_memory_equal(a.counts, b.counts, 37 * sizeof *a.counts);
       assert_true(a.under == b.under && a.over == b.over && a.total == b.total);
+      /* the whole column reaches both sides of every range but the last */
+      if (nv == NV && c < 3) assert_true(a.under > 0 && a.over > 0);
       pod_hist_free(&a);
       pod_hist_free(&b);
     }
-  for (int c = 0; c < 3; c++) {
-    pod_hist a, b;
-    assert_int_equal(
-        pod_hist_init(&a, 37, cfg[c][0], cfg[c][1], (int)cfg[c][2], NULL),
-        POD_OK);
-    assert_int_equal(
-        pod_hist_init(&b, 37, cfg[c][0], cfg[c][1], (int)cfg[c][2], NULL),
-        POD_OK);
-    for (int i = 0; i < NV; i++) pod_hist_add(&a, v[i], 1);
-    pod_hist_add_n(&b, v, NV);
-    assert_memory_equal(a.counts, b.counts, 37 * sizeof *a.counts);
-    assert_true(a.under == b.under && a.over == b.over && a.total == b.total);
-    assert_true(a.under > 0 && a.over > 0);
-    pod_hist_free(&a);
-    pod_hist_free(&b);
-  }
   free(v);
 }
 
