@@ -18,11 +18,22 @@
 ** coefficients are independent of it) instead of a division per server;
 ** the two agree to a few ulps (test_rel_erlang.c).  Once past the load
 ** the terms only grow, so a large k with a tiny B stops early.  The
-** recurrence itself (rel_erlang_b_inv) takes 1 / a. */
+** recurrence itself (rel_erlang_b_inv) takes 1 / a.  Its first step
+** multiplies by y(0) = 1, exact: taken without the product (one multiply
+** less on the fixed point's chain, the same bits). */
 static inline double rel_erlang_b_inv(int k, double ia) {
   double y = 1.0;
   int i = 1;
-  for (; i <= k % 4; i++) y = 1.0 + y * (i * ia);
+  if (k % 4 > 0) {
+    y = 1.0 + ia; /* 1 + y(0) (1 ia) */
+    for (i = 2; i <= k % 4; i++) y = 1.0 + y * (i * ia);
+  } else if (k >= 4) {
+    double r1 = ia, r2 = 2 * ia, r3 = 3 * ia, r4 = 4 * ia;
+    double p43 = r4 * r3, p432 = p43 * r2;
+    y = ((1.0 + r4) + (p43 + p432)) + p432 * r1; /* ... + (p432 r1) y(0) */
+    if (y > 1e300 && r1 > 1.0) return 0.0;
+    i = 5;
+  }
   for (; i <= k; i += 4) {
     double r1 = i * ia, r2 = (i + 1) * ia, r3 = (i + 2) * ia, r4 = (i + 3) * ia;
     double p43 = r4 * r3, p432 = p43 * r2;
@@ -51,24 +62,37 @@ static inline double rel_erlang_b_ratio(int k, double x, double t) {
 ** (rel.c derives it).  pi_j = pi_{j-1} a / j from pi_0 = B k! / a^k, the
 ** product of the k factors j / a in four independent chains (in
 ** logarithms when it leaves the double range), and rho_j = 1 + rho_{j-1}
-** (j / a); only the a / j of pi_j divides, off the dependency chain. */
-static inline double rel_erlang_deficit(int k, double a, double B,
-                                        double n_arr) {
-  if (k < 1 || !(B > 1e-15) || !(n_arr > 0.0)) return 0.0;
+** (j / a); only the a / j of pi_j divides, off the dependency chain.
+** In three parts (start, sum, end) so that two systems' sums can run in
+** one loop (rel_erlang_deficit2): each lane's operations are the one
+** lane's, in its order. */
+typedef struct rel_deficit_lane {
+  int k, logs;
+  double a, ia, B, n_arr;
+  double lp, pi; /* log pi_0 (logs) or pi_0 */
+} rel_deficit_lane;
+
+/* pi_0 of q's system; 0 when the deficit is 0 without a sum. */
+static inline int rel_deficit_start(int k, double a, double B, double n_arr,
+                                    rel_deficit_lane *q) {
+  if (k < 1 || !(B > 1e-15) || !(n_arr > 0.0)) {
+    *q = (rel_deficit_lane){0}; /* not summed */
+    return 0;
+  }
   const double ia = 1.0 / a;
   double lp = 0.0, pi = 0.0;
   int logs = 1;
   if (k <= 256) {
-    double q[4] = {B, 1.0, 1.0, 1.0};
+    double q0 = B, q1 = 1.0, q2 = 1.0, q3 = 1.0;
     int j = 1;
     for (; j + 3 <= k; j += 4) {
-      q[0] *= j * ia;
-      q[1] *= (j + 1) * ia;
-      q[2] *= (j + 2) * ia;
-      q[3] *= (j + 3) * ia;
+      q0 *= j * ia;
+      q1 *= (j + 1) * ia;
+      q2 *= (j + 2) * ia;
+      q3 *= (j + 3) * ia;
     }
-    for (; j <= k; j++) q[0] *= j * ia;
-    pi = (q[0] * q[1]) * (q[2] * q[3]);
+    for (; j <= k; j++) q0 *= j * ia;
+    pi = (q0 * q1) * (q2 * q3);
     logs = !(pi > 1e-290 && pi < 1e290);
   }
   if (logs) {
@@ -76,7 +100,22 @@ static inline double rel_erlang_deficit(int k, double a, double B,
     logs = lp < -700.0;
     pi = logs ? 0.0 : exp(lp);
   }
-  double rho = 1.0, d = 0.0;
+  q->k = k;
+  q->logs = logs;
+  q->a = a;
+  q->ia = ia;
+  q->B = B;
+  q->n_arr = n_arr;
+  q->lp = lp;
+  q->pi = pi;
+  return 1;
+}
+
+/* sum_{j<k} rho_j S(>j) of a started lane. */
+static inline double rel_deficit_sum(const rel_deficit_lane *q) {
+  const int k = q->k, logs = q->logs;
+  const double a = q->a, ia = q->ia;
+  double lp = q->lp, pi = q->pi, rho = 1.0, d = 0.0;
   for (int j = 0; j < k; j++) {
     if (j > 0) {
       if (logs)
@@ -89,8 +128,76 @@ static inline double rel_erlang_deficit(int k, double a, double B,
     if (le <= 0.0 || rho > 1e300) break;
     d += rho * le;
   }
+  return d;
+}
+
+/* The sums of two started lanes of the same k, in products (no logs), in
+** one loop: each lane's terms as rel_deficit_sum's, a lane that stops
+** adds no more (its pi and rho run on unread). */
+static inline void rel_deficit_sum2(const rel_deficit_lane *p,
+                                    const rel_deficit_lane *q, double *dp,
+                                    double *dq) {
+  const int k = p->k;
+  const double a0 = p->a, ia0 = p->ia, a1 = q->a, ia1 = q->ia;
+  double pi0 = p->pi, pi1 = q->pi, rho0 = 1.0, rho1 = 1.0, d0 = 0.0, d1 = 0.0;
+  int on0 = 1, on1 = 1;
+  for (int j = 0; j < k && (on0 | on1); j++) {
+    if (j > 0) {
+      pi0 *= a0 / j;
+      pi1 *= a1 / j;
+      rho0 = 1.0 + rho0 * (j * ia0);
+      rho1 = 1.0 + rho1 * (j * ia1);
+    }
+    double le0 = 1.0 - pi0 * rho0, le1 = 1.0 - pi1 * rho1; /* S(>j) */
+    if (on0) {
+      if (le0 <= 0.0 || rho0 > 1e300)
+        on0 = 0;
+      else
+        d0 += rho0 * le0;
+    }
+    if (on1) {
+      if (le1 <= 0.0 || rho1 > 1e300)
+        on1 = 0;
+      else
+        d1 += rho1 * le1;
+    }
+  }
+  *dp = d0;
+  *dq = d1;
+}
+
+/* Delta (1 - exp(-n_arr B / Delta)) from a lane's sum d. */
+static inline double rel_deficit_end(const rel_deficit_lane *q, double d) {
+  const double B = q->B, n_arr = q->n_arr;
   d *= B;
   return d > 0.0 ? d * -expm1(-n_arr * B / d) : 0.0;
+}
+
+static inline double rel_erlang_deficit(int k, double a, double B,
+                                        double n_arr) {
+  rel_deficit_lane q;
+  if (!rel_deficit_start(k, a, B, n_arr, &q)) return 0.0;
+  return rel_deficit_end(&q, rel_deficit_sum(&q));
+}
+
+/* rel_erlang_deficit of two systems (k, a, B, n_arr)[0] and [1] into
+** out[0], out[1], bit for bit; their sums in one loop when both have the
+** same k in products. */
+static inline void rel_erlang_deficit2(const int k[2], const double a[2],
+                                       const double B[2], const double n_arr[2],
+                                       double out[2]) {
+  rel_deficit_lane q[2];
+  int on0 = rel_deficit_start(k[0], a[0], B[0], n_arr[0], &q[0]);
+  int on1 = rel_deficit_start(k[1], a[1], B[1], n_arr[1], &q[1]);
+  double d0 = 0.0, d1 = 0.0;
+  if (on0 && on1 && k[0] == k[1] && !q[0].logs && !q[1].logs) {
+    rel_deficit_sum2(&q[0], &q[1], &d0, &d1);
+  } else {
+    if (on0) d0 = rel_deficit_sum(&q[0]);
+    if (on1) d1 = rel_deficit_sum(&q[1]);
+  }
+  out[0] = on0 ? rel_deficit_end(&q[0], d0) : 0.0;
+  out[1] = on1 ? rel_deficit_end(&q[1], d1) : 0.0;
 }
 
 #endif
