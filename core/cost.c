@@ -88,8 +88,8 @@ int pod_cost_tco_eval(const pod_tco *t, pod_tco_parts *out, pod_err *err) {
 
 int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
   int rc;
-  pod_cost_result r;
-  memset(&r, 0, sizeof r);
+  pod_cost_result r; /* every field set below (no block clear: its start-up
+                     ** costs more than the stores) */
 
   if (!cfg_fields_ok(c) &&
       (rc = pod_field_check_all(pod_cost_cfg_fields, c, "", err)))
@@ -101,6 +101,8 @@ int pod_cost_eval(const pod_cost_cfg *c, pod_cost_result *out, pod_err *err) {
       return pod_err_set(err, POD_EINVAL, "tco",
                          "every TCO part must be finite");
     r.price.usd_per_gpu_hour = c->usd_per_gpu_hour;
+    r.price.capital_usd = r.price.energy_usd = 0.0;
+    r.price.hosting_usd = r.price.ops_usd = 0.0;
   } else if ((rc = pod_cost_tco_eval(&c->tco, &r.price, err))) {
     return rc;
   }

@@ -167,8 +167,11 @@ static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
   for (int bl = 0; bl < POD_REL_NSCOPES; bl++) {
     int slots =
         (k->in_dom[bl] ? k->c_dom : 0) + (k->in_pool[bl] ? c->pool_units : 0);
-    k->w[bl] = c->repair_h / (1.0 + slots);
+    /* the wait is read only of classes that drain hardware at a rate > 0
+    ** (spare_finish, the sums here) */
+    k->w[bl] = 0.0;
     if (!k->hw[bl] || !(k->lam[bl] > 0.0)) continue;
+    k->w[bl] = c->repair_h / (1.0 + slots);
     k->wl[k->in_dom[bl] + 2 * k->in_pool[bl]] += k->lam[bl] * k->w[bl];
     if (k->in_pool[bl]) k->lp[k->in_dom[bl]] += k->lam[bl];
   }

@@ -111,12 +111,14 @@ static inline int rel_deficit_start(int k, double a, double B, double n_arr,
   return 1;
 }
 
-/* sum_{j<k} rho_j S(>j) of a started lane. */
-static inline double rel_deficit_sum(const rel_deficit_lane *q) {
+/* rel_deficit_sum's loop from term j0 on: lp, pi and rho of term j0 - 1
+** (j0 > 0) or term 0's (j0 = 0), d the sum of the terms before j0. */
+static inline double rel_deficit_tail(const rel_deficit_lane *q, int j0,
+                                      double lp, double pi, double rho,
+                                      double d) {
   const int k = q->k, logs = q->logs;
   const double a = q->a, ia = q->ia;
-  double lp = q->lp, pi = q->pi, rho = 1.0, d = 0.0;
-  for (int j = 0; j < k; j++) {
+  for (int j = j0; j < k; j++) {
     if (j > 0) {
       if (logs)
         lp += log(a / j);
@@ -131,36 +133,40 @@ static inline double rel_deficit_sum(const rel_deficit_lane *q) {
   return d;
 }
 
+/* sum_{j<k} rho_j S(>j) of a started lane. */
+static inline double rel_deficit_sum(const rel_deficit_lane *q) {
+  return rel_deficit_tail(q, 0, q->lp, q->pi, 1.0, 0.0);
+}
+
 /* The sums of two started lanes of the same k, in products (no logs), in
-** one loop: each lane's terms as rel_deficit_sum's, a lane that stops
-** adds no more (its pi and rho run on unread). */
+** one loop while both go on, then the one that goes on alone: each
+** lane's terms as rel_deficit_sum's. */
 static inline void rel_deficit_sum2(const rel_deficit_lane *p,
                                     const rel_deficit_lane *q, double *dp,
                                     double *dq) {
   const int k = p->k;
   const double a0 = p->a, ia0 = p->ia, a1 = q->a, ia1 = q->ia;
   double pi0 = p->pi, pi1 = q->pi, rho0 = 1.0, rho1 = 1.0, d0 = 0.0, d1 = 0.0;
-  int on0 = 1, on1 = 1;
-  for (int j = 0; j < k && (on0 | on1); j++) {
+  for (int j = 0; j < k; j++) {
     if (j > 0) {
-      pi0 *= a0 / j;
-      pi1 *= a1 / j;
-      rho0 = 1.0 + rho0 * (j * ia0);
-      rho1 = 1.0 + rho1 * (j * ia1);
+      const double x = j;
+      pi0 *= a0 / x;
+      pi1 *= a1 / x;
+      rho0 = 1.0 + rho0 * (x * ia0);
+      rho1 = 1.0 + rho1 * (x * ia1);
     }
-    double le0 = 1.0 - pi0 * rho0, le1 = 1.0 - pi1 * rho1; /* S(>j) */
-    if (on0) {
-      if (le0 <= 0.0 || rho0 > 1e300)
-        on0 = 0;
-      else
-        d0 += rho0 * le0;
+    const double le0 = 1.0 - pi0 * rho0, le1 = 1.0 - pi1 * rho1; /* S(>j) */
+    const int stop0 = le0 <= 0.0 || rho0 > 1e300,
+              stop1 = le1 <= 0.0 || rho1 > 1e300;
+    if (stop0 | stop1) { /* a lane that goes on adds its term j, then on */
+      *dp = stop0 ? d0
+                  : rel_deficit_tail(p, j + 1, 0.0, pi0, rho0, d0 + rho0 * le0);
+      *dq = stop1 ? d1
+                  : rel_deficit_tail(q, j + 1, 0.0, pi1, rho1, d1 + rho1 * le1);
+      return;
     }
-    if (on1) {
-      if (le1 <= 0.0 || rho1 > 1e300)
-        on1 = 0;
-      else
-        d1 += rho1 * le1;
-    }
+    d0 += rho0 * le0;
+    d1 += rho1 * le1;
   }
   *dp = d0;
   *dq = d1;

@@ -1,7 +1,9 @@
 /*
 ** test_rel_erlang.c: the Erlang loss terms of the analytic spare model
-** (core/rel_erlang.h) against the textbook forms they replace, and the
-** graph's entry point pod_rel_eval_failures_checked against pod_rel_eval.
+** (core/rel_erlang.h) against the textbook forms they replace, their
+** fast forms (the first Erlang step without its product, two deficits
+** in one loop) against the plain ones bit for bit, and the graph's entry
+** point pod_rel_eval_failures_checked against pod_rel_eval.
 */
 #include <float.h>
 #include <math.h>
@@ -23,6 +25,108 @@ static double ref_erlang_b(int k, double a) {
   double b = 1.0;
   for (int i = 1; i <= k; i++) b = a * b / (i + a * b);
   return b;
+}
+
+/* rel_erlang_b_inv as it was before its first step lost its product by
+** y(0) = 1: the plain recurrence, four servers at a time. */
+static double plain_b_inv(int k, double ia) {
+  double y = 1.0;
+  int i = 1;
+  for (; i <= k % 4; i++) y = 1.0 + y * (i * ia);
+  for (; i <= k; i += 4) {
+    double r1 = i * ia, r2 = (i + 1) * ia, r3 = (i + 2) * ia, r4 = (i + 3) * ia;
+    double p43 = r4 * r3, p432 = p43 * r2;
+    y = ((1.0 + r4) + (p43 + p432)) + (p432 * r1) * y;
+    if (y > 1e300 && r1 > 1.0) return 0.0;
+  }
+  return 1.0 / y;
+}
+
+/* The same bits (NaN for NaN). */
+static int same_bits(double x, double y) {
+  return memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y));
+}
+
+static void test_erlang_b_first_step(void **state) {
+  (void)state;
+  const double odd[] = {0.0, -0.0, 1e-300, 5e-324, 1e300, INFINITY, NAN, 1.0};
+  int n = 0;
+  for (int k = 0; k <= 70; k++) {
+    for (double ia = 1e-4; ia < 1e4; ia *= 1.093, n++)
+      assert_true(same_bits(rel_erlang_b_inv(k, ia), plain_b_inv(k, ia)));
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++, n++)
+      assert_true(
+          same_bits(rel_erlang_b_inv(k, odd[i]), plain_b_inv(k, odd[i])));
+  }
+  assert_true(n > 10000);
+}
+
+/* Two deficits side by side (rel_erlang_deficit2) against each alone, bit
+** for bit: the same k and different k, no deficit (B tiny, no arrivals,
+** no servers) and the logarithmic path. */
+static void test_deficit2(void **state) {
+  (void)state;
+  const double loads[] = {0.05, 0.7, 3.0, 9.5, 31.0, 120.0};
+  const double arrs[] = {0.0, 3.0, 4e3, 2e7};
+  const int ks[] = {0, 1, 2, 3, 5, 8, 32, 33, 64};
+  const int nl = 6, na = 4, nk = 9;
+  int n = 0, both = 0;
+  for (int k0 = 0; k0 < nk; k0++)
+    for (int k1 = 0; k1 < nk; k1++)
+      for (int i = 0; i < nl * na; i++)
+        for (int j = 0; j < nl * na; j += 4) {
+          const int k[2] = {ks[k0], ks[k1]};
+          const double a[2] = {loads[i % nl], loads[j % nl]};
+          const double arr[2] = {arrs[i / nl], arrs[j / nl]};
+          const double B[2] = {rel_erlang_b(k[0], a[0]),
+                               rel_erlang_b(k[1], a[1])};
+          double two[2];
+          rel_erlang_deficit2(k, a, B, arr, two);
+          for (int l = 0; l < 2; l++)
+            assert_true(same_bits(
+                two[l], rel_erlang_deficit(k[l], a[l], B[l], arr[l])));
+          n++;
+          both += k[0] == k[1] && two[0] > 0.0 && two[1] > 0.0;
+        }
+  assert_true(n > 10000 && both > 100);
+  /* the logarithmic path beside a product lane of the same k */
+  const int k[2] = {1000, 1000};
+  const double a[2] = {950.0, 400.0}, arr[2] = {5e4, 5e4};
+  const double B[2] = {rel_erlang_b(1000, 950.0), rel_erlang_b(1000, 400.0)};
+  double two[2];
+  rel_erlang_deficit2(k, a, B, arr, two);
+  assert_true(two[0] > 0.0);
+  for (int l = 0; l < 2; l++)
+    assert_true(
+        same_bits(two[l], rel_erlang_deficit(k[l], a[l], B[l], arr[l])));
+}
+
+/* The two-lane sum's loop against one lane's where the lanes stop at
+** different terms: pi_0 scaled up so that S(>j) = 1 - pi_j rho_j reaches
+** 0 (the stop that rounding can reach at valid inputs) at some j. */
+static void test_deficit_sum2_stops(void **state) {
+  (void)state;
+  int apart = 0;
+  for (int k = 1; k <= 40; k += 3)
+    for (double a = 0.5; a < 60.0; a *= 1.7)
+      for (double f = 1.0; f < 1e12; f *= 7.3) {
+        rel_deficit_lane p, q;
+        const double B = rel_erlang_b(k, a);
+        if (!rel_deficit_start(k, a, B, 10.0, &p) ||
+            !rel_deficit_start(k, a * 1.3, rel_erlang_b(k, a * 1.3), 10.0,
+                               &q) ||
+            p.logs || q.logs)
+          continue;
+        p.pi *= f; /* p stops early, q goes on */
+        double d0, d1, e0, e1;
+        rel_deficit_sum2(&p, &q, &d0, &d1);
+        assert_true(same_bits(d0, rel_deficit_sum(&p)));
+        assert_true(same_bits(d1, rel_deficit_sum(&q)));
+        rel_deficit_sum2(&q, &p, &e1, &e0); /* and the other way round */
+        assert_true(same_bits(e0, d0) && same_bits(e1, d1));
+        apart += f > 1.0 && d0 < d1 && d1 > 0.0;
+      }
+  assert_true(apart > 100);
 }
 
 /* The start-up deficit in long double from the equilibrium probabilities
@@ -250,8 +354,13 @@ static void test_pool_closed_form(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_erlang_b),         cmocka_unit_test(test_deficit),
-      cmocka_unit_test(test_failures_checked), cmocka_unit_test(test_prepared),
+      cmocka_unit_test(test_erlang_b),
+      cmocka_unit_test(test_erlang_b_first_step),
+      cmocka_unit_test(test_deficit),
+      cmocka_unit_test(test_deficit2),
+      cmocka_unit_test(test_deficit_sum2_stops),
+      cmocka_unit_test(test_failures_checked),
+      cmocka_unit_test(test_prepared),
       cmocka_unit_test(test_pool_closed_form),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,7 +7,8 @@
 ** included), integer and enum fields changed (the shape's key no longer
 ** matches), rates that underflow, and a prepared config that fails its
 ** checks (no shape); and two configs evaluated side by side
-** (pod_rel_eval_prepared2) against each alone.
+** (pod_rel_eval_prepared2) against each alone, with failures at either
+** lane in the checks and in each step after the fixed point.
 */
 #include <math.h>
 #include <setjmp.h>
@@ -313,6 +314,79 @@ static void test_pairs(void **state) {
   assert_true(both > 1000 && fail_a > 50 && fail_b > 50);
 }
 
+/* A pair against each alone, every outcome: the pair's return, failed
+** lane and message are the first failing lane's, a's result is stored
+** when only b fails, both when neither does. */
+static void pair_as_singles(const pod_rel_cfg *ca, const pod_rel_cfg *cb,
+                            const pod_rel_prep *prep) {
+  pod_rel_result a1, b1, a2, b2;
+  memset(&a1, 1, sizeof a1);
+  memset(&b1, 2, sizeof b1);
+  memset(&a2, 3, sizeof a2);
+  memset(&b2, 4, sizeof b2);
+  pod_err ea, eb, e2;
+  pod_err_clear(&ea);
+  pod_err_clear(&eb);
+  pod_err_clear(&e2);
+  int ra = pod_rel_eval_prepared(ca, prep, &a1, &ea);
+  int rb = pod_rel_eval_prepared(cb, prep, &b1, &eb);
+  int failed = 7;
+  int r2 = pod_rel_eval_prepared2(ca, cb, prep, &a2, &b2, &failed, &e2);
+  if (ra != POD_OK) {
+    expect_lane_failed(r2, failed, &e2, ra, 0, &ea);
+    return;
+  }
+  assert_memory_equal(&a1, &a2, sizeof a1);
+  if (rb != POD_OK) {
+    expect_lane_failed(r2, failed, &e2, rb, 1, &eb);
+    return;
+  }
+  assert_int_equal(r2, POD_OK);
+  assert_memory_equal(&b1, &b2, sizeof b1);
+}
+
+/* Lanes that fail at each step of the evaluation, against each alone:
+** integer fields that fail the checks (a domain of spares only: a shape
+** made of it would divide by zero active GPUs per domain; the pair makes
+** a shape only of a checked config), a first-order waste >= 1 (the wall
+** time), shrinking faster than repairs (its correction) and a wall time
+** that overflows (the results), beside a lane that succeeds or fails
+** elsewhere. */
+static void test_pairs_failing_steps(void **state) {
+  (void)state;
+  for (int nvl = 0; nvl < 2; nvl++) {
+    const pod_rel_cfg c0 = rel_fixture_flagship(nvl);
+    pod_rel_prep prep;
+    pod_rel_prepare_cfg(&c0, &prep);
+    pod_rel_cfg v[6];
+    for (int i = 0; i < 6; i++) v[i] = c0;
+    v[1].spare_per_domain = v[1].domain_gpus;
+    v[2].waste_model = POD_REL_WASTE_FIRST;
+    v[2].job_rate_log10 = 3.0;
+    v[3].shrink = 1;
+    v[3].repair_h = 1e6;
+    v[3].gpu_rate_log10 = 2.0;
+    v[4].interval_rule = POD_REL_TAU_FIXED;
+    v[4].interval_s = 1e12;
+    v[5].repair_h = 7.0; /* succeeds */
+    const char *field[6] = {NULL,     "spare_per_domain", "interval_s",
+                            "shrink", "work_h",           NULL};
+    for (int i = 0; i < 6; i++) {
+      pod_rel_result r;
+      pod_err e;
+      int rc = pod_rel_eval_prepared(&v[i], &prep, &r, &e);
+      if (!field[i]) {
+        assert_int_equal(rc, POD_OK);
+        continue;
+      }
+      assert_int_not_equal(rc, POD_OK);
+      assert_string_equal(e.field, field[i]);
+    }
+    for (int i = 0; i < 6; i++)
+      for (int j = 0; j < 6; j++) pair_as_singles(&v[i], &v[j], &prep);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_doubles_varied),
@@ -320,6 +394,7 @@ int main(void) {
       cmocka_unit_test(test_rate_underflow),
       cmocka_unit_test(test_unchecked_no_shape),
       cmocka_unit_test(test_pairs),
+      cmocka_unit_test(test_pairs_failing_steps),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
