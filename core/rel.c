@@ -18,8 +18,9 @@ double pod_rel_job_rate(const pod_rel_cfg *c) {
   return L;
 }
 
-double pod_rel_interval_h(const pod_rel_cfg *c, double m_h) {
-  double C = c->ckpt_s / 3600.0;
+/* pod_rel_interval_h with C = c->ckpt_s / 3600 given (an evaluation has
+** it). */
+static inline double interval_h(const pod_rel_cfg *c, double C, double m_h) {
   switch (c->interval_rule) {
     case POD_REL_TAU_FIXED:
       return c->interval_s / 3600.0;
@@ -33,6 +34,10 @@ double pod_rel_interval_h(const pod_rel_cfg *c, double m_h) {
       return sqrt(2.0 * C * m_h) * (1.0 + sqrt(x) / 3.0 + x / 9.0) - C;
     }
   }
+}
+
+double pod_rel_interval_h(const pod_rel_cfg *c, double m_h) {
+  return interval_h(c, c->ckpt_s / 3600.0, m_h);
 }
 
 /* E[(X - d)+] for the repair time X: the part of a repair left after the
@@ -178,10 +183,11 @@ static void rel_causes_init(const pod_rel_cfg *c, const pod_rel_prep *pr,
 }
 
 /* Wall time for W hours of work at job rate L, MTBF M = 1 / L, mean down
-** time Dh. */
+** time Dh, checkpoint write C hours. */
 static int wall_time(const pod_rel_cfg *c, double W, double L, double M,
-                     double tau, double Dh, double *wall, pod_err *err) {
-  const double C = c->ckpt_s / 3600.0; /* M = 1 / L (inf when L = 0) */
+                     double tau, double Dh, double C, double *wall,
+                     pod_err *err) {
+  /* M = 1 / L (inf when L = 0), C = c->ckpt_s / 3600 */
   switch (c->waste_model) {
     case POD_REL_WASTE_FIRST: {
       double w = C / tau + (L > 0.0 ? (tau / 2.0 + Dh) * L : 0.0);
@@ -266,6 +272,7 @@ typedef struct rel_run {
   ** checkpoint interval, the wall time so far and its running-time
   ** divisor, the running hours and the waiting the transient saves */
   double W, Dh, tau, wall, den, run_h, saved;
+  double R, C;   /* restart and checkpoint write, hours */
   int transient; /* the start-up transient applies (end_transient) */
 } rel_run;
 
@@ -316,7 +323,7 @@ static int end_tau(const pod_rel_cfg *c, rel_run *u, pod_err *err) {
   pod_rel_result *r = &u->r;
   const rel_causes *k = &u->k;
   const rel_spare_state *s = &u->s;
-  const double R = c->restart_s / 3600.0;
+  const double R = c->restart_s / 3600.0, C = c->ckpt_s / 3600.0;
   const double W = rel_work_h(c);
   const double L = k->L;
   double blk_sum = 0.0;
@@ -326,9 +333,11 @@ static int end_tau(const pod_rel_cfg *c, rel_run *u, pod_err *err) {
   r->p_no_spare = L > 0.0 ? blk_sum / L : 0.0;
   u->W = W;
   u->Dh = Dh;
+  u->R = R;
+  u->C = C;
   /* Checkpoint interval (one segment when nothing fails). */
   double tau = L > 0.0 || c->interval_rule == POD_REL_TAU_FIXED
-                   ? pod_rel_interval_h(c, r->job_mtbf_h)
+                   ? interval_h(c, C, r->job_mtbf_h)
                    : W;
   if (!(tau > 0.0) || !isfinite(tau))
     return pod_err_set(err, POD_ERANGE, "interval_s",
@@ -342,10 +351,10 @@ static int end_tau(const pod_rel_cfg *c, rel_run *u, pod_err *err) {
 static int end_wall(const pod_rel_cfg *c, rel_run *u, pod_err *err) {
   int rc;
   const rel_spare_state *s = &u->s;
-  const double R = c->restart_s / 3600.0, C = c->ckpt_s / 3600.0;
+  const double R = u->R, C = u->C;
   const double L = u->k.L, Dh = u->Dh;
   double wall = 0.0;
-  if ((rc = wall_time(c, u->W, L, u->r.job_mtbf_h, u->tau, Dh, &wall, err)))
+  if ((rc = wall_time(c, u->W, L, u->r.job_mtbf_h, u->tau, Dh, C, &wall, err)))
     return rc;
   /* Shrinking trades waiting for lost capacity and planned restarts: a
   ** shrink loses r b / A of work, and its grow-back costs C + R unless the
