@@ -1,6 +1,7 @@
 /*
-** rel_int.h: internals shared by rel.c (the analytic model) and
-** rel_check.c (its checks); callers use pod_rel.h only.  Convention as
+** rel_int.h: internals shared by rel.c (the analytic model),
+** rel_spare.c (its spare model) and rel_check.c (its checks); callers use
+** pod_rel.h only.  Convention as
 ** train_int.h: pod_rel__name is not part of the API.
 */
 #ifndef POD_REL_INT_H
@@ -18,8 +19,8 @@ int pod_rel__check_rest(const pod_rel_cfg *c, pod_err *err);
 ** itself, so the error is the same. */
 int pod_rel__check_shaped(const pod_rel_cfg *c, pod_err *err);
 
-/* The spare model (rel_spare.c), on the causes' classes of rel.c. */
-/* The causes by blast scope (what one failure drains): the spare model
+/* The spare model (rel_spare.c), on the causes' classes of rel.c.
+** The causes by blast scope (what one failure drains): the spare model
 ** depends on a cause only through its blast (GPUs drained, which spares
 ** serve it, its wait) and its rate, so it runs on at most four classes
 ** whatever the length of the failure list, their rates summed in list
