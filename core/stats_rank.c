@@ -300,6 +300,24 @@ static int rank_run(const double *x, pod_ranks_work *a, size_t s, size_t e,
   return POD_OK;
 }
 
+/* A scatter writes each of its 2048 buckets in sequence, so far apart
+** that no hardware prefetcher follows them: a word that starts a cache
+** line waits for that line (from L3, in order of the stores).  A
+** prefetch for writing SCATTER_AHEAD words past each store fetches the
+** bucket's next line while its current one fills (measured on 1 M random
+** words, 11-bit digits: a pass 6-7 ms before, 3.1-4.2 ms with it; 8 to
+** 24 words ahead alike).  The address is formed as an integer: it may lie
+** past the buffer, which a prefetch never faults on.  Below
+** SCATTER_PF_MIN words the two buffers stay in L2 and the prefetch only
+** costs (a pass on 100 k words 0.24 -> 0.31 ms; even at 150 k, ahead from
+** 250 k). */
+#define SCATTER_AHEAD 16
+#define SCATTER_PF_MIN ((size_t)150000)
+
+static inline const void *prefetch_at(const uint64_t *t, size_t i) {
+  return (const void *)((uintptr_t)t + i * sizeof *t);
+}
+
 /* The packed words in a->t (index order) into a->w sorted by their
 ** prefix (bits 32..63), stable, by up to three LSD passes of DIG_BITS
 ** (a digit that every word shares is skipped); h: the digits' counts. */
@@ -316,7 +334,14 @@ static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N]) {
     }
     if (one) continue;
     uint64_t *w = a->t, *t = a->w; /* the current words in a->t */
-    for (size_t i = 0; i < n; i++) t[c[(w[i] >> sh) & (DIG_N - 1)]++] = w[i];
+    if (n < SCATTER_PF_MIN)        /* in L2: the prefetches only cost */
+      for (size_t i = 0; i < n; i++) t[c[(w[i] >> sh) & (DIG_N - 1)]++] = w[i];
+    else
+      for (size_t i = 0; i < n; i++) {
+        uint32_t at = c[(w[i] >> sh) & (DIG_N - 1)]++;
+        POD_STATS_PREFETCH_W(prefetch_at(t, at + SCATTER_AHEAD));
+        t[at] = w[i];
+      }
     a->t = t;
     a->w = w;
   }
