@@ -164,7 +164,8 @@ typedef struct pod_coll_prep {
   double ring_line;              /* the ring's NICs x line rate, GB/s */
   pod_coll_p2p p2p;              /* an all-to-all's p2p channels */
   double sel[POD_COLL_AUTO_MAX]; /* a rated candidate's time, s */
-  int n, r;                      /* ranks; ranks per domain, resolved */
+  int n, r, d;                   /* ranks; ranks per domain, resolved;
+                                 ** domains, n / r */
   signed char ok, op;            /* op: pod_coll_op */
   signed char net_ar;    /* auto all-reduce across domains: rated choice */
   signed char ring;      /* the plans read the ring's network rate */
