@@ -117,6 +117,8 @@ typedef struct place {
   double gpu_nic;          /* one GPU's NICs, bytes/s */
   double ring_net;         /* a ring's network rate across domains, bytes/s
                            ** (0: not needed) */
+  double ecmp_div;         /* an all-to-all's 1 / collision_mult(d - 1) made
+                           ** once (a prepared one), or 0: make_plan makes it */
 } place;
 
 /* Oversubscription multiplier of the time on the network when a share
@@ -369,7 +371,7 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
       p->out_dom = 0;
       double div = 1.0;
       if (d > 2 && s->routing == POD_ROUTING_STATIC_ECMP)
-        div = 1.0 / collision_mult(d - 1);
+        div = pl->ecmp_div > 0.0 ? pl->ecmp_div : 1.0 / collision_mult(d - 1);
       if (pl->spans) /* peers beyond the leaf group */
         div *= LEAF_MULT(s, (nn - (double)pl->m * rr) / (nn - rr));
       p->out_div = div;
@@ -565,6 +567,7 @@ HOT_INLINE void setup_place_d(const pod_system *sys,
   ** so only when the group spans leaves and oversub > 1 */
   pl->m = 1;
   pl->leaf_use = 1.0;
+  pl->ecmp_div = 0.0;
   if (pl->spans && sys->oversub > 1.0) {
     if (sys->leaf_gpus > r) pl->m = sys->leaf_gpus / r;
     /* A ring or tree collective drives its domains' channels (D each),

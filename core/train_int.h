@@ -158,11 +158,11 @@ typedef struct pod_train__rates {
 ** GPU's power limit does not exceed the static power of its dies
 ** (train_sw.c, BLACKWELL_STATIC_W): no clock sustains it. */
 int pod_train__clock_check(const pod_gpu *g, pod_err *err);
-/* The rates at the GPU's sustained clock (*clock gets it) from the dtype
-** peak (TFLOP/s) and the dense GEMM, routed-expert GEMM and attention
-** efficiencies. */
-void pod_train__rates_of(const pod_train_cfg *c, double peak, double eg,
-                         double egx, double ea, pod_train__rates *rt,
+/* The rates at the GPU's sustained clock clk (pod_train_sustained_clock,
+** > 0 by pod_train_check; *clock gets it) from the dtype peak (TFLOP/s)
+** and the dense GEMM, routed-expert GEMM and attention efficiencies. */
+void pod_train__rates_of(const pod_train_cfg *c, double peak, double clk,
+                         double eg, double egx, double ea, pod_train__rates *rt,
                          double *clock);
 /* The routed experts' grouped-GEMM half size (cfg, else the table). */
 double pod_train__k_half_expert(const pod_train_cfg *c);
