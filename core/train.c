@@ -137,7 +137,7 @@ typedef struct plan {
   double hier;       /* the dispatcher's domain share (prepared); < 0 unset */
   double qh, qf, qr; /* fp8 cast traffic of the recipe (train_sw.c) per
                         hidden, FFN and routed element */
-  const pod_train_figs *fg; /* the prepared config's figures, or NULL */
+  const pod_train_figs *fg;  /* the prepared config's figures, or NULL */
   const pod_train_prep *pre; /* the prepared config, or NULL */
   pod_train_prep *rec;       /* the config being prepared, or NULL */
 } plan;
@@ -589,8 +589,8 @@ static double amax_sync(const pod_train_cfg *c, const plan *p, ctx *x, int dp,
     if (m->experts > 0 && (long)l->ep * l->etp > g) g = (long)l->ep * l->etp;
     double K = 2.0 * p->m * l->vp;
     double bytes = AMAX_BYTES_PER_LAYER * lr_eff / l->vp;
-    b->dp += K * coll(x, POD_COLL_ALL_REDUCE, (int)G, rpd_of(p, G_AMAX, (int)G, 1, D),
-                      bytes);
+    b->dp += K * coll(x, POD_COLL_ALL_REDUCE, (int)G,
+                      rpd_of(p, G_AMAX, (int)G, 1, D), bytes);
     if (G > g)
       sync_wait = c->jitter_sync * p->m * stage_mb *
                   (sqrt(2.0 * log((double)G)) - sqrt(2.0 * log((double)g)));
@@ -713,8 +713,8 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   const pod_train_sw *sw = &c->software;
   rates rt;
   pod_train__rates_of(c, r->peak_tflops,
-                      FIG(&p, clk, pod_train_sustained_clock(&s->gpu)), eg,
-                      egx, ea, &rt, &r->clock);
+                      FIG(&p, clk, pod_train_sustained_clock(&s->gpu)), eg, egx,
+                      ea, &rt, &r->clock);
   double tcd = t_compute(&dl, &rt), tcm = t_compute(&ml, &rt);
   double gd_s = dl.gemm_flops / rt.gemm, gm_s = ml.gemm_flops / rt.gemm;
   double ad_s = dl.attn_flops / rt.attn, am_s = ml.attn_flops / rt.attn;
