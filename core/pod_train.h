@@ -415,6 +415,8 @@ typedef struct pod_train_prep {
   ** the busiest rank; and each group's ranks per domain */
   int edp, micro;
   double T, Tt, lr;
+  double head_g, head_e, mtp_g; /* the LM head's FLOPs and logits bytes, an
+                                ** MTP block's extra FLOPs (head_time) */
   int rpd[POD_TRAIN_PREP_GROUPS];
   pod_train__attn_part attn;   /* the layers' attention part */
   pod_train__mem_part mem;     /* the memory figures */

@@ -507,20 +507,28 @@ typedef pod_train__mem_part stage_params;
 
 /* LM head, cross-entropy and MTP blocks (last stage), seconds per
 ** micro-batch. */
-static double head_time(const pod_train_cfg *c, const plan *p,
-                        const layer_cost *dl, const layer_cost *ml,
-                        const rates *rt) {
+static double head_time(const pod_train_cfg *c, const plan *p, double tcd,
+                        double tcm, const rates *rt) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   double h = m->hidden, V = m->vocab, tp = l->tp;
   double rec = l->recompute == POD_RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0;
-  double head_s = rec * 6.0 * p->T * V * h / tp / rt->gemm +
-                  p->Tt * V * EW_LOGITS / rt->hbm;
+  /* the FLOPs and bytes no sampled field changes, in the order they
+  ** were always computed: prepared, else made (and kept when preparing) */
+  double hg, he, mg;
+  if (p->pre) {
+    hg = p->pre->head_g, he = p->pre->head_e, mg = p->pre->mtp_g;
+  } else {
+    hg = rec * 6.0 * p->T * V * h / tp;
+    he = p->Tt * V * EW_LOGITS;
+    mg = rec * 6.0 * p->T * 2.0 * h * h / tp;
+    if (p->rec) p->rec->head_g = hg, p->rec->head_e = he, p->rec->mtp_g = mg;
+  }
+  double head_s = hg / rt->gemm + he / rt->hbm;
   if (m->mtp_layers > 0) {
-    const layer_cost *blk = m->experts > 0 ? ml : dl;
-    head_s += m->mtp_layers *
-              (t_compute(blk, rt) +
-               rec * 6.0 * p->T * 2.0 * h * h / tp / rt->gemm + head_s);
+    /* an MTP block's compute: t_compute of the MoE (else dense) layer */
+    head_s +=
+        m->mtp_layers * ((m->experts > 0 ? tcm : tcd) + mg / rt->gemm + head_s);
   }
   return head_s;
 }
@@ -732,7 +740,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   double thost = fm * FIG(&p, host_s, pod_train__host_layer_s(c)) +
                  fd * pod_train__offload_s(c, dl.off_bytes, tcd) +
                  fm * pod_train__offload_s(c, ml.off_bytes, tcm);
-  double head_s = head_time(c, &p, &dl, &ml, &rt);
+  double head_s = head_time(c, &p, tcd, tcm, &rt);
   double lr_eff = p.lr, extra = head_s;
   double layer_all = tc + ttp + tcp + tep + thost;
   if (l->uneven) {
