@@ -400,7 +400,7 @@ typedef struct pod_train_figs {
   double clk; /* pod_train_sustained_clock */
 } pod_train_figs;
 /* The groups whose ranks per scale-up domain a step reads (train.c
-** group_rpd), one slot each in pod_train_prep.rpd. */
+** pod_train__group_rpd), one slot each in pod_train_prep.rpd. */
 #define POD_TRAIN_PREP_GROUPS 8
 typedef struct pod_train_prep {
   int ok, dp;

@@ -32,29 +32,6 @@
 
 /* ---- Placement -------------------------------------------------------- */
 
-/* Ranks per scale-up domain of a group of n ranks whose members are
-** `stride` apart in the rank order, in a job packed over domains of D GPUs:
-** the members that share one domain, rounded down to a divisor of n so
-** the group splits evenly (an EP group of 64 at stride 1 on NVL72 stays in
-** one domain; on 8-GPU nodes it spans 8 nodes, 8 per node). */
-static inline int group_rpd(int n, long stride, int D) {
-  if (n <= 1) return 1;
-  long fit = stride >= D ? 1 : D / stride;
-  if (fit >= n) return n;
-  if ((n & (n - 1)) == 0) { /* a power of two: the largest one <= fit */
-#if defined(__GNUC__)
-    return (int)(1ULL << (63 - __builtin_clzll((unsigned long long)fit)));
-#else
-    long r = 1;
-    while (2 * r <= fit) r *= 2;
-    return (int)r;
-#endif
-  }
-  for (long r = fit; r > 1; r--)
-    if (n % r == 0) return (int)r;
-  return 1;
-}
-
 /* ---- The model -------------------------------------------------------- */
 
 typedef struct ctx {
@@ -145,12 +122,13 @@ typedef struct plan {
 /* The groups of pod_train_prep.rpd. */
 enum { G_EP, G_ETP, G_TP, G_CP, G_PP, G_DPD, G_DPE, G_AMAX };
 
-/* group_rpd of group g: the prepared value (the same layout and domain:
+/* pod_train__group_rpd of group g: the prepared value (the same layout and
+*domain:
 ** the same result), else computed and kept in rec when preparing.  The
 ** step reads the same groups whatever its sampled fields. */
 static int rpd_of(const plan *p, int g, int n, long stride, int D) {
   if (p->pre) return p->pre->rpd[g];
-  int r = group_rpd(n, stride, D);
+  int r = pod_train__group_rpd(n, stride, D);
   if (p->rec) p->rec->rpd[g] = r;
   return r;
 }
@@ -785,35 +763,6 @@ int pod_train__eval_record(const pod_train_cfg *c, int dp, pod_train_result *r,
                            pod_train_prep *pre, pod_err *err) {
   pre->ncoll = 0;
   return eval_step(c, dp, NULL, r, 1, &pre->graphs, pre, err);
-}
-
-void pod_train__prep_figures(const pod_train_cfg *c, pod_train_prep *pre) {
-  const pod_model *m = &c->model;
-  const pod_layout *l = &c->parallel;
-  pre->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
-  pre->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
-  pre->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
-  pod_model_params_count(m, &pre->mp);
-  pod_model_flops_with_params(m, &pre->mp, c->seq, !c->mfu_full_attn,
-                              &pre->flops);
-  int rpd = group_rpd(l->ep, l->etp, c->system.domain_gpus);
-  pre->hier =
-      pod_train__hier_share(m->top_k, l->ep / rpd, c->software.max_domains);
-  double N = c->gpus;
-  pre->spread = sqrt(2.0 * log(N));
-  pod_train_figs *f = &pre->figs;
-  f->moe_layer_s = pod_train__moe_layer_s(c);
-  f->stage_b = pod_train__moe_stage_bytes(c);
-  f->disp_b = pod_train__dispatch_bytes(c);
-  f->host_s = pod_train__host_layer_s(c);
-  f->peak = pod_train_peak_tflops(&c->system.gpu, c->dtype);
-  f->khx = pod_train__k_half_expert(c);
-  f->rel = pod_train__recipe_gemm_rel(c);
-  f->fp8pb = pod_train__fp8_param_bytes(c);
-  f->wcast = pod_train__weight_cast_bytes(c);
-  f->clk = pod_train_sustained_clock(&c->system.gpu);
-  f->dflt_rc = pod_train_default_eff(&c->system.gpu, c->dtype, &f->dg, &f->da,
-                                     &f->dk, NULL);
 }
 
 int pod_train__eval_prep(const pod_train_cfg *c, pod_train_prep *pre,

@@ -60,6 +60,29 @@ int pod_train__check_cfg_fields(const pod_train_cfg *c, int *dp, pod_err *err);
 ** once), or NULL: kept for this call only. */
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                          int want_time, pod_coll_graphs *graphs, pod_err *err);
+/* Ranks per scale-up domain of a group of n ranks whose members are
+** `stride` apart in the rank order, in a job packed over domains of D GPUs:
+** the members that share one domain, rounded down to a divisor of n so
+** the group splits evenly (an EP group of 64 at stride 1 on NVL72 stays in
+** one domain; on 8-GPU nodes it spans 8 nodes, 8 per node). */
+static inline int pod_train__group_rpd(int n, long stride, int D) {
+  if (n <= 1) return 1;
+  long fit = stride >= D ? 1 : D / stride;
+  if (fit >= n) return n;
+  if ((n & (n - 1)) == 0) { /* a power of two: the largest one <= fit */
+#if defined(__GNUC__)
+    return (int)(1ULL << (63 - __builtin_clzll((unsigned long long)fit)));
+#else
+    long r = 1;
+    while (2 * r <= fit) r *= 2;
+    return (int)r;
+#endif
+  }
+  for (long r = fit; r > 1; r--)
+    if (n % r == 0) return (int)r;
+  return 1;
+}
+
 /* The figures of checked, normalized config c that pod_train__eval_prep
 ** reuses (train.c): cast shares, model counts, the dispatcher's domain
 ** share, the straggler's spread sqrt(2 ln gpus). */
