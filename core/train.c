@@ -122,10 +122,10 @@ typedef struct plan {
 /* The groups of pod_train_prep.rpd. */
 enum { G_EP, G_ETP, G_TP, G_CP, G_PP, G_DPD, G_DPE, G_AMAX };
 
-/* pod_train__group_rpd of group g: the prepared value (the same layout and
-*domain:
-** the same result), else computed and kept in rec when preparing.  The
-** step reads the same groups whatever its sampled fields. */
+/* pod_train__group_rpd of group g: the prepared value (the same layout
+** and domain: the same result), else computed and kept in rec when
+** preparing.  The step reads the same groups whatever its sampled
+** fields. */
 static int rpd_of(const plan *p, int g, int n, long stride, int D) {
   if (p->pre) return p->pre->rpd[g];
   int r = pod_train__group_rpd(n, stride, D);
