@@ -117,6 +117,8 @@ typedef struct place {
   double gpu_nic;          /* one GPU's NICs, bytes/s */
   double ring_net;         /* a ring's network rate across domains, bytes/s
                            ** (0: not needed) */
+  double ecmp_div;         /* an all-to-all's 1 / collision_mult(d - 1) made
+                           ** once (a prepared one), or 0: make_plan makes it */
 } place;
 
 /* Oversubscription multiplier of the time on the network when a share
@@ -127,6 +129,11 @@ static inline double leaf_mult(const pod_system *s, double frac) {
   double x = frac * s->oversub;
   return x > 1.0 ? x : 1.0;
 }
+/* leaf_mult for a share frac <= 1 (every share below is one: at most the
+** leaf's use over its domains, or a count of peers over a larger one):
+** 1 without computing frac when oversub <= 1, where frac x oversub
+** cannot exceed 1; leaf_mult's value either way. */
+#define LEAF_MULT(s, frac) ((s)->oversub > 1.0 ? leaf_mult(s, frac) : 1.0)
 
 /* Share of a ring's (or chain's) network traffic that leaves the leaf:
 ** consecutive domains share a leaf, so one of every m domain hops crosses
@@ -202,7 +209,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_up = d == 1 ? f : f * (rr - 1.0) * ir;
       p->k_out = d > 1 ? f : 0.0; /* per domain: each channel leaves once */
       p->up_rows = nn;
-      p->out_div = leaf_mult(s, ring_leaf_frac(pl)) * ring_net_div(pl);
+      p->out_div = LEAF_MULT(s, ring_leaf_frac(pl)) * ring_net_div(pl);
       return POD_OK;
     }
     case POD_ALGO_TREE:
@@ -216,7 +223,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_up = r > 1 ? 2.0 : 0.0;
       p->k_out = d > 1 ? tree_k : 0.0;
       p->up_rows = rr;
-      p->out_div = leaf_mult(s, tree_leaf_frac(pl));
+      p->out_div = LEAF_MULT(s, tree_leaf_frac(pl));
       p->fill_doms = dd;
       return POD_OK;
     case POD_ALGO_NVLS:
@@ -245,7 +252,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_out = tree_k;
       p->up_rows = rr;
       p->out_div =
-          nvlstree_out_div(pl, tree_k, leaf_mult(s, tree_leaf_frac(pl)));
+          nvlstree_out_div(pl, tree_k, LEAF_MULT(s, tree_leaf_frac(pl)));
       p->fill_doms = dd;
       return POD_OK;
     case POD_ALGO_COLLNET:
@@ -263,7 +270,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->out_steps = 2.0;
       p->k_out = 1.0;
       p->up_rows = rr;
-      p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      p->out_div = LEAF_MULT(s, ring_leaf_frac(pl));
       p->out_rows = 1.0; /* domains fill side by side towards the switch */
       return POD_OK;
     case POD_ALGO_COLLNET_CHAIN:
@@ -281,7 +288,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->out_steps = 2.0;
       p->k_out = 1.0;
       p->up_rows = rr;
-      p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      p->out_div = LEAF_MULT(s, ring_leaf_frac(pl));
       p->out_rows = 1.0;
       return POD_OK;
     case POD_ALGO_HIERARCHICAL:
@@ -294,7 +301,7 @@ HOT_INLINE int allreduce_plan(const pod_system *s, pod_coll_algo algo,
       p->k_up = 2.0 * (rr - 1.0) * ir;
       p->k_out = 2.0 * (dd - 1.0) * id;
       p->up_rows = rr;
-      p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      p->out_div = LEAF_MULT(s, ring_leaf_frac(pl));
       return POD_OK;
     default:
       return POD_ENOTSUP;
@@ -335,7 +342,7 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
         p->k_up = d == 1 ? f : f * (rr - 1.0) * ir;
         p->k_out = d > 1 ? f : 0.0;
         p->up_rows = nn;
-        p->out_div = leaf_mult(s, ring_leaf_frac(pl)) * ring_net_div(pl);
+        p->out_div = LEAF_MULT(s, ring_leaf_frac(pl)) * ring_net_div(pl);
         return POD_OK;
       }
       if (algo == POD_ALGO_HIERARCHICAL) {
@@ -345,7 +352,7 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
         p->k_up = (rr - 1.0) * ir;
         p->k_out = (dd - 1.0) * id;
         p->up_rows = rr;
-        p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+        p->out_div = LEAF_MULT(s, ring_leaf_frac(pl));
         return POD_OK;
       }
       return POD_ENOTSUP;
@@ -364,9 +371,9 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
       p->out_dom = 0;
       double div = 1.0;
       if (d > 2 && s->routing == POD_ROUTING_STATIC_ECMP)
-        div = 1.0 / collision_mult(d - 1);
+        div = pl->ecmp_div > 0.0 ? pl->ecmp_div : 1.0 / collision_mult(d - 1);
       if (pl->spans) /* peers beyond the leaf group */
-        div *= leaf_mult(s, (nn - (double)pl->m * rr) / (nn - rr));
+        div *= LEAF_MULT(s, (nn - (double)pl->m * rr) / (nn - rr));
       p->out_div = div;
       return POD_OK;
     }
@@ -378,7 +385,7 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
       p->k_up = n == 1 ? 0.0 : (d == 1 ? 1.0 : (rr - 1.0) * ir);
       p->k_out = d > 1 ? 1.0 : 0.0;
       p->up_rows = nn;
-      p->out_div = leaf_mult(s, ring_leaf_frac(pl));
+      p->out_div = LEAF_MULT(s, ring_leaf_frac(pl));
       p->fill_doms = dd; /* a chain: the first chunk crosses every domain */
       return POD_OK;
     case POD_COLL_SEND_RECV:
@@ -391,7 +398,7 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
       } else {
         p->p2p_out = 1.0;
         p->k_out = 1.0;
-        p->out_div = leaf_mult(s, (double)pl->spans);
+        p->out_div = LEAF_MULT(s, (double)pl->spans);
       }
       return POD_OK;
     default:
@@ -536,10 +543,11 @@ HOT_INLINE void setup_sys(const pod_system *sys, pod_coll_sys_rates *sr) {
   sr->msg_s = sys->msg_overhead_us * 1e-6;
 }
 
-/* Fill the placement of n ranks, r per domain, and the rates of one
-** evaluation from the system's part sr (setup_sys). */
-HOT_INLINE void setup_place(const pod_system *sys, const pod_coll_sys_rates *sr,
-                            int n, int r, place *pl, rates *q) {
+/* Fill the placement of n ranks, r per domain (d = n / r domains), and
+** the rates of one evaluation from the system's part sr (setup_sys). */
+HOT_INLINE void setup_place_d(const pod_system *sys,
+                              const pod_coll_sys_rates *sr, int n, int r, int d,
+                              place *pl, rates *q) {
   /* D on one domain's network channels */
   const double U = sr->U, G = sr->G, ch = sr->ch;
   double used = r < sys->net_channels ? (double)r : ch;
@@ -550,20 +558,23 @@ HOT_INLINE void setup_place(const pod_system *sys, const pod_coll_sys_rates *sr,
   pl->dom_cap = cap;
   pl->n = n;
   pl->r = r;
-  pl->d = n / r;
+  pl->d = d;
   pl->nn = n;
   pl->rr = r;
-  pl->dd = pl->d;
+  pl->dd = d;
   pl->spans = n > sys->leaf_gpus;
-  pl->m = 1; /* domains per leaf: only needed when the group spans leaves */
-  if (pl->spans && sys->leaf_gpus > r) pl->m = sys->leaf_gpus / r;
-  /* A ring or tree collective drives its domains' channels (D each), not
-  ** every NIC: the m domains of a leaf load its uplinks, sized for
-  ** leaf_gpus x G / oversub, with m D of the leaf's leaf_gpus x G.  An
-  ** 8-GPU node's 8 channels use all 8 NICs (share 1); a GB200 NVL72 rack's
-  ** 16 channels at 24 GB/s use 384 of its 72 x 47 GB/s. */
+  /* domains per leaf and the leaf's use (below): read by LEAF_MULT only,
+  ** so only when the group spans leaves and oversub > 1 */
+  pl->m = 1;
   pl->leaf_use = 1.0;
-  if (pl->spans) {
+  pl->ecmp_div = 0.0;
+  if (pl->spans && sys->oversub > 1.0) {
+    if (sys->leaf_gpus > r) pl->m = sys->leaf_gpus / r;
+    /* A ring or tree collective drives its domains' channels (D each),
+    ** not every NIC: the m domains of a leaf load its uplinks, sized for
+    ** leaf_gpus x G / oversub, with m D of the leaf's leaf_gpus x G.  An
+    ** 8-GPU node's 8 channels use all 8 NICs (share 1); a GB200 NVL72
+    ** rack's 16 channels at 24 GB/s use 384 of its 72 x 47 GB/s. */
     double use = (double)pl->m * D / ((double)sys->leaf_gpus * G);
     if (use < 1.0) pl->leaf_use = use;
   }
@@ -591,6 +602,12 @@ HOT_INLINE void setup_place(const pod_system *sys, const pod_coll_sys_rates *sr,
   q->a_out = sr->a_out;
   q->msg_s = sr->msg_s;
   q->p2p.nch = 0.0; /* place_p2p sets them for an all-to-all */
+}
+
+/* setup_place_d of n ranks over n / r domains. */
+HOT_INLINE void setup_place(const pod_system *sys, const pod_coll_sys_rates *sr,
+                            int n, int r, place *pl, rates *q) {
+  setup_place_d(sys, sr, n, r, n / r, pl, q);
 }
 
 /* An all-to-all of more than 8 + 1 ranks: NCCL's p2p channels into the

@@ -46,6 +46,11 @@ int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
   prep->r = r;
   prep->S = bytes;
   int d = n / r;
+  prep->d = d;
+  /* make_plan's all-to-all collision divisor: it reads d and the routing */
+  if (op == POD_COLL_ALL_TO_ALL && d > 2 &&
+      sys->routing == POD_ROUTING_STATIC_ECMP)
+    prep->ecmp_div = 1.0 / collision_mult(d - 1);
   prep->net_ar = op == POD_COLL_ALL_REDUCE && d > 1;
   prep->ring = prep->net_ar || (d > 1 && op <= POD_COLL_REDUCE_SCATTER);
   pod_coll__tune tu = {0};
@@ -161,10 +166,11 @@ static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
   }
   place pl;
   rates q;
-  setup_place(sys, sr, P->n, P->r, &pl, &q);
+  setup_place_d(sys, sr, P->n, P->r, P->d, &pl, &q); /* d: n / r, prepared */
   /* pod_coll__time: ring_net_GBps x 1e9, the GB/s as ring_rate makes it */
   pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
   q.p2p = P->p2p;
+  pl.ecmp_div = P->ecmp_div;
   double t;
   if (P->fixed >= 0) {
     plan p = {0};

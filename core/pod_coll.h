@@ -162,9 +162,12 @@ int pod_coll_time_checked(const pod_system *sys, pod_coll_op op, int n, int r,
 typedef struct pod_coll_prep {
   double S;                      /* bytes */
   double ring_line;              /* the ring's NICs x line rate, GB/s */
+  double ecmp_div;               /* an all-to-all's static-ECMP collision
+                                 ** divisor, or 0 */
   pod_coll_p2p p2p;              /* an all-to-all's p2p channels */
   double sel[POD_COLL_AUTO_MAX]; /* a rated candidate's time, s */
-  int n, r;                      /* ranks; ranks per domain, resolved */
+  int n, r, d;                   /* ranks; ranks per domain, resolved;
+                                 ** domains, n / r */
   signed char ok, op;            /* op: pod_coll_op */
   signed char net_ar;    /* auto all-reduce across domains: rated choice */
   signed char ring;      /* the plans read the ring's network rate */

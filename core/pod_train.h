@@ -397,7 +397,11 @@ typedef struct pod_train_figs {
   double fp8pb, wcast; /* pod_train__fp8_param_bytes, __weight_cast_bytes */
   double dg, da, dk;   /* pod_train_default_eff, when dflt_rc is POD_OK */
   int dflt_rc;
+  double clk; /* pod_train_sustained_clock */
 } pod_train_figs;
+/* The groups whose ranks per scale-up domain a step reads (train.c
+** pod_train__group_rpd), one slot each in pod_train_prep.rpd. */
+#define POD_TRAIN_PREP_GROUPS 8
 typedef struct pod_train_prep {
   int ok, dp;
   int normalized;      /* the prepared layout had no 0 (default) dimension */
@@ -406,6 +410,14 @@ typedef struct pod_train_prep {
   pod_model_flops flops;
   double qh, qf, qr, hier, spread;
   pod_train_figs figs;
+  /* the layout's figures (train.c plan_layout): expert data-parallel
+  ** size, micro-batches, tokens per CP rank and per GPU, layer slots on
+  ** the busiest rank; and each group's ranks per domain */
+  int edp, micro;
+  double T, Tt, lr;
+  double head_g, head_e, mtp_g; /* the LM head's FLOPs and logits bytes, an
+                                ** MTP block's extra FLOPs (head_time) */
+  int rpd[POD_TRAIN_PREP_GROUPS];
   pod_train__attn_part attn;   /* the layers' attention part */
   pod_train__mem_part mem;     /* the memory figures */
   pod_train__layer_cost dense; /* a dense layer's cost but its TP, CP times */

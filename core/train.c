@@ -32,29 +32,6 @@
 
 /* ---- Placement -------------------------------------------------------- */
 
-/* Ranks per scale-up domain of a group of n ranks whose members are
-** `stride` apart in the rank order, in a job packed over domains of D GPUs:
-** the members that share one domain, rounded down to a divisor of n so
-** the group splits evenly (an EP group of 64 at stride 1 on NVL72 stays in
-** one domain; on 8-GPU nodes it spans 8 nodes, 8 per node). */
-static inline int group_rpd(int n, long stride, int D) {
-  if (n <= 1) return 1;
-  long fit = stride >= D ? 1 : D / stride;
-  if (fit >= n) return n;
-  if ((n & (n - 1)) == 0) { /* a power of two: the largest one <= fit */
-#if defined(__GNUC__)
-    return (int)(1ULL << (63 - __builtin_clzll((unsigned long long)fit)));
-#else
-    long r = 1;
-    while (2 * r <= fit) r *= 2;
-    return (int)r;
-#endif
-  }
-  for (long r = fit; r > 1; r--)
-    if (n % r == 0) return (int)r;
-  return 1;
-}
-
 /* ---- The model -------------------------------------------------------- */
 
 typedef struct ctx {
@@ -137,23 +114,62 @@ typedef struct plan {
   double hier;       /* the dispatcher's domain share (prepared); < 0 unset */
   double qh, qf, qr; /* fp8 cast traffic of the recipe (train_sw.c) per
                         hidden, FFN and routed element */
-  const pod_train_figs *fg; /* the prepared config's figures, or NULL */
+  const pod_train_figs *fg;  /* the prepared config's figures, or NULL */
+  const pod_train_prep *pre; /* the prepared config, or NULL */
+  pod_train_prep *rec;       /* the config being prepared, or NULL */
 } plan;
+
+/* The groups of pod_train_prep.rpd. */
+enum { G_EP, G_ETP, G_TP, G_CP, G_PP, G_DPD, G_DPE, G_AMAX };
+
+/* pod_train__group_rpd of group g: the prepared value (the same layout
+** and domain: the same result), else computed and kept in rec when
+** preparing.  The step reads the same groups whatever its sampled
+** fields. */
+static int rpd_of(const plan *p, int g, int n, long stride, int D) {
+  if (p->pre) return p->pre->rpd[g];
+  int r = pod_train__group_rpd(n, stride, D);
+  if (p->rec) p->rec->rpd[g] = r;
+  return r;
+}
 
 /* The figures of pod_train_figs: the prepared value, else the call. */
 #define FIG(p, name, call) ((p)->fg ? (p)->fg->name : (call))
 
 static void plan_layout(const pod_train_cfg *c, int dp,
-                        const pod_train_prep *pre, plan *p) {
+                        const pod_train_prep *pre, pod_train_prep *rec,
+                        plan *p) {
   const pod_layout *l = &c->parallel;
   const pod_model *m = &c->model;
   p->dp = dp;
-  p->edp = m->experts > 0
-               ? (int)((long)l->tp * l->cp * dp / ((long)l->ep * l->etp))
-               : 1;
-  p->m = (int)(c->global_batch / ((long)dp * l->microbatch));
-  p->T = (double)l->microbatch * c->seq / l->cp;
-  p->Tt = p->T / l->tp;
+  p->pre = pre;
+  p->rec = rec;
+  if (pre) { /* the layout's figures, as made below when prepared */
+    p->edp = pre->edp;
+    p->m = pre->micro;
+    p->T = pre->T;
+    p->Tt = pre->Tt;
+    p->lr = pre->lr;
+  } else {
+    p->edp = m->experts > 0
+                 ? (int)((long)l->tp * l->cp * dp / ((long)l->ep * l->etp))
+                 : 1;
+    p->m = (int)(c->global_batch / ((long)dp * l->microbatch));
+    p->T = (double)l->microbatch * c->seq / l->cp;
+    p->Tt = p->T / l->tp;
+    int slots = l->pp * l->vp;
+    if (l->uneven)
+      p->lr = (double)l->vp * ((m->layers + slots - 1) / slots);
+    else
+      p->lr = (double)m->layers / l->pp;
+    if (rec) {
+      rec->edp = p->edp;
+      rec->micro = p->m;
+      rec->T = p->T;
+      rec->Tt = p->Tt;
+      rec->lr = p->lr;
+    }
+  }
   double imb = m->imbalance;
   if (m->capacity_factor > 0.0 && imb > m->capacity_factor)
     imb = m->capacity_factor; /* tokens beyond capacity are dropped */
@@ -174,11 +190,6 @@ static void plan_layout(const pod_train_cfg *c, int dp,
     p->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
     pod_model_params_count(m, &p->mp);
   }
-  int slots = l->pp * l->vp;
-  if (l->uneven)
-    p->lr = (double)l->vp * ((m->layers + slots - 1) / slots);
-  else
-    p->lr = (double)m->layers / l->pp;
 }
 
 /* The MoE layer's MLP part of layer_costs: router, shared and routed
@@ -238,7 +249,7 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
     ** and both backward passes in bf16 (DeepSeek-V3 technical report,
     ** sec. 3.3.4, "Low-Precision Communication"). */
     double bytes = Tt * k * h;
-    int rpd = group_rpd(l->ep, l->etp, D);
+    int rpd = rpd_of(p, G_EP, l->ep, l->etp, D);
     double t16 = coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, 2.0 * bytes);
     double wb = FIG(p, disp_b, pod_train__dispatch_bytes(c));
     double td =
@@ -251,7 +262,7 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   }
   if (l->etp > 1) {
     double bytes = Tt * k * h * 2.0 * l->etp * p->imb;
-    int rpd = group_rpd(l->etp, 1, D);
+    int rpd = rpd_of(p, G_ETP, l->etp, 1, D);
     o->ep_s += 2.0 * coll(x, POD_COLL_ALL_GATHER, l->etp, rpd, bytes) +
                2.0 * coll(x, POD_COLL_REDUCE_SCATTER, l->etp, rpd, bytes);
   }
@@ -329,7 +340,7 @@ static void layer_comm(const pod_train_cfg *c, plan *p, ctx *x, int tp_ops,
   if (l->tp > 1) {
     if (p->tp_pair_s < 0.0) { /* same for dense and MoE layers: once */
       double bytes = T * h * 2.0;
-      int rpd = group_rpd(l->tp, 1, D);
+      int rpd = rpd_of(p, G_TP, l->tp, 1, D);
       p->tp_pair_s = coll(x, POD_COLL_ALL_GATHER, l->tp, rpd, bytes) +
                      coll(x, POD_COLL_REDUCE_SCATTER, l->tp, rpd, bytes);
     }
@@ -338,7 +349,7 @@ static void layer_comm(const pod_train_cfg *c, plan *p, ctx *x, int tp_ops,
   if (l->cp > 1) {
     /* Ring attention: cp-1 KV hops forward; KV and dKV hops backward. */
     double bytes = T * pod_model_kv_elems(m) * 2.0 / tp;
-    int rpd = group_rpd(l->cp, l->tp, D) >= 2 ? 2 : 1;
+    int rpd = rpd_of(p, G_CP, l->cp, l->tp, D) >= 2 ? 2 : 1;
     if (p->cp_hop_s < 0.0) /* same for dense and MoE layers: once */
       p->cp_hop_s = coll(x, POD_COLL_SEND_RECV, 2, rpd, bytes);
     o->cp_s = 3.0 * (l->cp - 1) * p->cp_hop_s;
@@ -474,20 +485,28 @@ typedef pod_train__mem_part stage_params;
 
 /* LM head, cross-entropy and MTP blocks (last stage), seconds per
 ** micro-batch. */
-static double head_time(const pod_train_cfg *c, const plan *p,
-                        const layer_cost *dl, const layer_cost *ml,
-                        const rates *rt) {
+static double head_time(const pod_train_cfg *c, const plan *p, double tcd,
+                        double tcm, const rates *rt) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   double h = m->hidden, V = m->vocab, tp = l->tp;
   double rec = l->recompute == POD_RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0;
-  double head_s = rec * 6.0 * p->T * V * h / tp / rt->gemm +
-                  p->Tt * V * EW_LOGITS / rt->hbm;
+  /* the FLOPs and bytes no sampled field changes, in the order they
+  ** were always computed: prepared, else made (and kept when preparing) */
+  double hg, he, mg;
+  if (p->pre) {
+    hg = p->pre->head_g, he = p->pre->head_e, mg = p->pre->mtp_g;
+  } else {
+    hg = rec * 6.0 * p->T * V * h / tp;
+    he = p->Tt * V * EW_LOGITS;
+    mg = rec * 6.0 * p->T * 2.0 * h * h / tp;
+    if (p->rec) p->rec->head_g = hg, p->rec->head_e = he, p->rec->mtp_g = mg;
+  }
+  double head_s = hg / rt->gemm + he / rt->hbm;
   if (m->mtp_layers > 0) {
-    const layer_cost *blk = m->experts > 0 ? ml : dl;
-    head_s += m->mtp_layers *
-              (t_compute(blk, rt) +
-               rec * 6.0 * p->T * 2.0 * h * h / tp / rt->gemm + head_s);
+    /* an MTP block's compute: t_compute of the MoE (else dense) layer */
+    head_s +=
+        m->mtp_layers * ((m->experts > 0 ? tcm : tcd) + mg / rt->gemm + head_s);
   }
   return head_s;
 }
@@ -501,8 +520,8 @@ static void dp_time(const pod_train_cfg *c, const plan *p, ctx *x,
   int D = c->system.domain_gpus;
   double gb = c->grad_reduce_bytes;
   int nd = (int)sp->shard_d, ne = p->edp;
-  int rd = group_rpd(nd, l->tp, D);
-  int re = group_rpd(ne, (long)l->ep * l->etp, D);
+  int rd = rpd_of(p, G_DPD, nd, l->tp, D);
+  int re = rpd_of(p, G_DPE, ne, (long)l->ep * l->etp, D);
   double Pd = sp->last_d > sp->first_d ? sp->last_d : sp->first_d;
   double Pe = sp->last_e;
   /* Overlap window: the gradient reduce-scatter runs under the last
@@ -556,8 +575,8 @@ static double amax_sync(const pod_train_cfg *c, const plan *p, ctx *x, int dp,
     if (m->experts > 0 && (long)l->ep * l->etp > g) g = (long)l->ep * l->etp;
     double K = 2.0 * p->m * l->vp;
     double bytes = AMAX_BYTES_PER_LAYER * lr_eff / l->vp;
-    b->dp += K * coll(x, POD_COLL_ALL_REDUCE, (int)G, group_rpd((int)G, 1, D),
-                      bytes);
+    b->dp += K * coll(x, POD_COLL_ALL_REDUCE, (int)G,
+                      rpd_of(p, G_AMAX, (int)G, 1, D), bytes);
     if (G > g)
       sync_wait = c->jitter_sync * p->m * stage_mb *
                   (sqrt(2.0 * log((double)G)) - sqrt(2.0 * log((double)g)));
@@ -633,7 +652,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   int rc = resolve_eff(c, pre ? &pre->figs : NULL, &eg, &egx, &ea, err);
   if (rc != POD_OK) return rc;
   plan p;
-  plan_layout(c, dp, pre, &p);
+  plan_layout(c, dp, pre, rec, &p);
   pod_coll_graphs own; /* slots filled on use: only the count is set */
   own.n = 0;
   ctx x; /* the memo's times are read only where its mask says: not zeroed */
@@ -679,7 +698,9 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   /* ---- Time ---- */
   const pod_train_sw *sw = &c->software;
   rates rt;
-  pod_train__rates_of(c, r->peak_tflops, eg, egx, ea, &rt, &r->clock);
+  pod_train__rates_of(c, r->peak_tflops,
+                      FIG(&p, clk, pod_train_sustained_clock(&s->gpu)), eg, egx,
+                      ea, &rt, &r->clock);
   double tcd = t_compute(&dl, &rt), tcm = t_compute(&ml, &rt);
   double gd_s = dl.gemm_flops / rt.gemm, gm_s = ml.gemm_flops / rt.gemm;
   double ad_s = dl.attn_flops / rt.attn, am_s = ml.attn_flops / rt.attn;
@@ -697,7 +718,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   double thost = fm * FIG(&p, host_s, pod_train__host_layer_s(c)) +
                  fd * pod_train__offload_s(c, dl.off_bytes, tcd) +
                  fm * pod_train__offload_s(c, ml.off_bytes, tcm);
-  double head_s = head_time(c, &p, &dl, &ml, &rt);
+  double head_s = head_time(c, &p, tcd, tcm, &rt);
   double lr_eff = p.lr, extra = head_s;
   double layer_all = tc + ttp + tcp + tep + thost;
   if (l->uneven) {
@@ -723,7 +744,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   if (l->pp > 1) {
     double bytes = p.Tt * h * 2.0;
     long stride = (long)l->tp * l->cp * dp;
-    int rpd = group_rpd(l->pp, stride, D) >= 2 ? 2 : 1;
+    int rpd = rpd_of(&p, G_PP, l->pp, stride, D) >= 2 ? 2 : 1;
     double t = p.m * 2.0 * l->vp * coll(&x, POD_COLL_SEND_RECV, 2, rpd, bytes);
     b->pp = exposed(t, c->overlap_pp, p.m * stage_mb);
   }
@@ -742,34 +763,6 @@ int pod_train__eval_record(const pod_train_cfg *c, int dp, pod_train_result *r,
                            pod_train_prep *pre, pod_err *err) {
   pre->ncoll = 0;
   return eval_step(c, dp, NULL, r, 1, &pre->graphs, pre, err);
-}
-
-void pod_train__prep_figures(const pod_train_cfg *c, pod_train_prep *pre) {
-  const pod_model *m = &c->model;
-  const pod_layout *l = &c->parallel;
-  pre->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
-  pre->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
-  pre->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
-  pod_model_params_count(m, &pre->mp);
-  pod_model_flops_with_params(m, &pre->mp, c->seq, !c->mfu_full_attn,
-                              &pre->flops);
-  int rpd = group_rpd(l->ep, l->etp, c->system.domain_gpus);
-  pre->hier =
-      pod_train__hier_share(m->top_k, l->ep / rpd, c->software.max_domains);
-  double N = c->gpus;
-  pre->spread = sqrt(2.0 * log(N));
-  pod_train_figs *f = &pre->figs;
-  f->moe_layer_s = pod_train__moe_layer_s(c);
-  f->stage_b = pod_train__moe_stage_bytes(c);
-  f->disp_b = pod_train__dispatch_bytes(c);
-  f->host_s = pod_train__host_layer_s(c);
-  f->peak = pod_train_peak_tflops(&c->system.gpu, c->dtype);
-  f->khx = pod_train__k_half_expert(c);
-  f->rel = pod_train__recipe_gemm_rel(c);
-  f->fp8pb = pod_train__fp8_param_bytes(c);
-  f->wcast = pod_train__weight_cast_bytes(c);
-  f->dflt_rc = pod_train_default_eff(&c->system.gpu, c->dtype, &f->dg, &f->da,
-                                     &f->dk, NULL);
 }
 
 int pod_train__eval_prep(const pod_train_cfg *c, pod_train_prep *pre,

@@ -60,6 +60,29 @@ int pod_train__check_cfg_fields(const pod_train_cfg *c, int *dp, pod_err *err);
 ** once), or NULL: kept for this call only. */
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                          int want_time, pod_coll_graphs *graphs, pod_err *err);
+/* Ranks per scale-up domain of a group of n ranks whose members are
+** `stride` apart in the rank order, in a job packed over domains of D GPUs:
+** the members that share one domain, rounded down to a divisor of n so
+** the group splits evenly (an EP group of 64 at stride 1 on NVL72 stays in
+** one domain; on 8-GPU nodes it spans 8 nodes, 8 per node). */
+static inline int pod_train__group_rpd(int n, long stride, int D) {
+  if (n <= 1) return 1;
+  long fit = stride >= D ? 1 : D / stride;
+  if (fit >= n) return n;
+  if ((n & (n - 1)) == 0) { /* a power of two: the largest one <= fit */
+#if defined(__GNUC__)
+    return (int)(1ULL << (63 - __builtin_clzll((unsigned long long)fit)));
+#else
+    long r = 1;
+    while (2 * r <= fit) r *= 2;
+    return (int)r;
+#endif
+  }
+  for (long r = fit; r > 1; r--)
+    if (n % r == 0) return (int)r;
+  return 1;
+}
+
 /* The figures of checked, normalized config c that pod_train__eval_prep
 ** reuses (train.c): cast shares, model counts, the dispatcher's domain
 ** share, the straggler's spread sqrt(2 ln gpus). */
@@ -158,11 +181,11 @@ typedef struct pod_train__rates {
 ** GPU's power limit does not exceed the static power of its dies
 ** (train_sw.c, BLACKWELL_STATIC_W): no clock sustains it. */
 int pod_train__clock_check(const pod_gpu *g, pod_err *err);
-/* The rates at the GPU's sustained clock (*clock gets it) from the dtype
-** peak (TFLOP/s) and the dense GEMM, routed-expert GEMM and attention
-** efficiencies. */
-void pod_train__rates_of(const pod_train_cfg *c, double peak, double eg,
-                         double egx, double ea, pod_train__rates *rt,
+/* The rates at the GPU's sustained clock clk (pod_train_sustained_clock,
+** > 0 by pod_train_check; *clock gets it) from the dtype peak (TFLOP/s)
+** and the dense GEMM, routed-expert GEMM and attention efficiencies. */
+void pod_train__rates_of(const pod_train_cfg *c, double peak, double clk,
+                         double eg, double egx, double ea, pod_train__rates *rt,
                          double *clock);
 /* The routed experts' grouped-GEMM half size (cfg, else the table). */
 double pod_train__k_half_expert(const pod_train_cfg *c);

@@ -13,7 +13,9 @@
 ** those of pod_train_eval bit for bit.
 */
 #include "train_int.h"
+#include "train_bytes.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -96,6 +98,36 @@ int pod_train_eval_prepared(const pod_train_cfg *cfg, pod_train_prep *prep,
   }
   if (rc == POD_OK) pod_err_clear(err);
   return rc;
+}
+
+/* train_int.h; the figures train.c reads as FIG and from pre */
+void pod_train__prep_figures(const pod_train_cfg *c, pod_train_prep *pre) {
+  const pod_model *m = &c->model;
+  const pod_layout *l = &c->parallel;
+  pre->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
+  pre->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
+  pre->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
+  pod_model_params_count(m, &pre->mp);
+  pod_model_flops_with_params(m, &pre->mp, c->seq, !c->mfu_full_attn,
+                              &pre->flops);
+  int rpd = pod_train__group_rpd(l->ep, l->etp, c->system.domain_gpus);
+  pre->hier =
+      pod_train__hier_share(m->top_k, l->ep / rpd, c->software.max_domains);
+  double N = c->gpus;
+  pre->spread = sqrt(2.0 * log(N));
+  pod_train_figs *f = &pre->figs;
+  f->moe_layer_s = pod_train__moe_layer_s(c);
+  f->stage_b = pod_train__moe_stage_bytes(c);
+  f->disp_b = pod_train__dispatch_bytes(c);
+  f->host_s = pod_train__host_layer_s(c);
+  f->peak = pod_train_peak_tflops(&c->system.gpu, c->dtype);
+  f->khx = pod_train__k_half_expert(c);
+  f->rel = pod_train__recipe_gemm_rel(c);
+  f->fp8pb = pod_train__fp8_param_bytes(c);
+  f->wcast = pod_train__weight_cast_bytes(c);
+  f->clk = pod_train_sustained_clock(&c->system.gpu);
+  f->dflt_rc = pod_train_default_eff(&c->system.gpu, c->dtype, &f->dg, &f->da,
+                                     &f->dk, NULL);
 }
 
 /* ---- the step's collectives (train.c coll) ----------------------------- */

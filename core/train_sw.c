@@ -509,12 +509,11 @@ double pod_train__k_half_expert(const pod_train_cfg *c) {
   return d >= 0 && d <= POD_DTYPE_FP4 ? k_half_expert_table[d] : 0.0;
 }
 
-void pod_train__rates_of(const pod_train_cfg *c, double peak, double eg,
-                         double egx, double ea, pod_train__rates *rt,
+void pod_train__rates_of(const pod_train_cfg *c, double peak, double clk,
+                         double eg, double egx, double ea, pod_train__rates *rt,
                          double *clock) {
   const pod_gpu *g = &c->system.gpu;
   const pod_model *m = &c->model;
-  double clk = pod_train_sustained_clock(g); /* > 0: pod_train_check */
   /* Attention on fp8 tensor cores with fp8_attention (cuDNN fp8
   ** attention, the same achieved fraction: FlashAttention-3 fp8 reaches
   ** ~1.2 of 1.98 PF forward on H100, Shah et al. 2024 fig. 7, as bf16

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "coll_int.h"
+#include "coll_plan.h"
 #include "near.h"
 #include "pod_coll.h"
 #include "coll_fixture.h"
@@ -637,8 +637,53 @@ static void test_msg_overhead(void **state) {
   assert_close(a.time_s, b.time_s, 1e-12);
 }
 
+/* The plans' leaf shares never exceed 1, so at oversub 1 leaf_mult is 1
+** whatever they are: what lets LEAF_MULT skip them, and setup_place skip
+** the leaf's use and domains per leaf (coll_plan.h).  Every preset, leaf
+** groups from one GPU to beyond a domain, groups that span them. */
+static void test_leaf_shares_at_most_one(void **state) {
+  (void)state;
+  static const int leaves[] = {1, 2, 8, 16, 32, 72, 144};
+  static const int doms[] = {2, 3, 4, 5, 8, 9, 16, 64, 255};
+  int spans = 0;
+  for (int i = 0; pod_hw_system_at(i, NULL) != NULL; i++) {
+    pod_system s = *pod_hw_system_at(i, NULL), one;
+    for (int li = 0; li < 7; li++)
+      for (int r = 1; r <= s.domain_gpus; r *= 2)
+        for (int di = 0; di < 9; di++) {
+          s.leaf_gpus = leaves[li];
+          s.oversub = 2.0; /* the shares are made */
+          int n = r * doms[di];
+          place pl;
+          rates q;
+          setup(&s, n, r, &pl, &q);
+          if (!pl.spans) continue;
+          spans++;
+          double nn = pl.nn, rr = pl.rr;
+          double f[4] = {ring_leaf_frac(&pl), tree_leaf_frac(&pl),
+                         (nn - (double)pl.m * rr) / (nn - rr),
+                         (double)pl.spans};
+          one = s;
+          one.oversub = 1.0;
+          for (int k = 0; k < 4; k++) {
+            assert_true(f[k] >= 0.0 && f[k] <= 1.0);
+            assert_true(leaf_mult(&one, f[k]) == 1.0);
+            assert_true(LEAF_MULT(&one, f[k]) == 1.0);
+            assert_true(LEAF_MULT(&s, f[k]) == leaf_mult(&s, f[k]));
+          }
+          /* at oversub 1 the placement does not make them */
+          place p1;
+          setup(&one, n, r, &p1, &q);
+          assert_int_equal(p1.m, 1);
+          assert_true(p1.leaf_use == 1.0);
+        }
+  }
+  assert_true(spans > 1000);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_leaf_shares_at_most_one),
       cmocka_unit_test(test_two_node_rule),
       cmocka_unit_test(test_tree_three_domains),
       cmocka_unit_test(test_auto_is_ncclish),

@@ -91,6 +91,9 @@ static void sample(pod_train_cfg *c) {
 static void test_same_results(void **state) {
   (void)state;
   int valid = 0, samples = 0, moe = 0;
+  /* configs that read each prepared group's ranks per domain (train.c
+  ** rpd_of): pipeline, context, expert tensor parallel, amax groups */
+  int pp = 0, cp = 0, etp = 0, amax = 0;
   for (int tries = 0; tries < 20000 && valid < 150; tries++) {
     pod_train_cfg c = random_cfg();
     pod_err e;
@@ -106,6 +109,11 @@ static void test_same_results(void **state) {
     }
     valid++;
     moe += c.model.experts > 0;
+    pp += c.parallel.pp > 1;
+    cp += c.parallel.cp > 1;
+    etp += c.parallel.etp > 1;
+    amax += c.dtype != POD_DTYPE_BF16 && (c.fp8_recipe == POD_FP8_DELAYED ||
+                                          c.fp8_recipe == POD_FP8_DELAYED_TP);
     for (int s = 0; s < 12; s++) {
       sample(&c);
       memset(&a, 0, sizeof a);
@@ -118,6 +126,7 @@ static void test_same_results(void **state) {
   }
   assert_true(valid >= 100);
   assert_true(moe >= 30);
+  assert_true(pp >= 20 && cp >= 20 && etp >= 5 && amax >= 20);
   assert_true(samples >= 1000);
 }
 
