@@ -16,6 +16,8 @@
 #ifndef POD_TRAIN_H
 #define POD_TRAIN_H
 
+#include <stdatomic.h>
+
 #include "pod_coll.h"
 #include "pod_err.h"
 #include "pod_hw.h"
@@ -559,5 +561,38 @@ int pod_train_search(const pod_train_cfg *base,
                      const pod_train_search_opts *opts,
                      pod_train_search_item *out, int cap, int *n,
                      pod_train_search_stats *stats, pod_err *err);
+
+/* A search in parts, for several threads.  Part `part` of `nparts` takes
+** the candidates (layouts that pass the divisibility rules, in
+** pod_train_search's order) whose place k has k % nparts == part, and
+** keeps its best min(top_n, cap) in items (best first) with each item's
+** place in the whole search in seq.  pod_train_search_merge then gives
+** exactly pod_train_search's result (the same items in the same order, the
+** same stats, the first error in the search's order), whatever nparts.
+** The caller sets items, seq and cap; part_run fills the rest and returns
+** rc.  stop (may be NULL): once it reads nonzero the part ends with
+** POD_ECANCELED.  Thread-safe: base and opts are only read, each part
+** writes only its own p. */
+typedef struct pod_train_search_part {
+  pod_train_search_item *items; /* cap items (caller's) */
+  long *seq;                    /* cap places (caller's) */
+  int cap;
+  int n;                        /* items kept */
+  pod_train_search_stats stats; /* of this part's candidates */
+  int rc;                       /* POD_OK, or why the part stopped */
+  long fail_k; /* the candidate it stopped at; -1: before any */
+  pod_err err;
+} pod_train_search_part;
+
+int pod_train_search_part_run(const pod_train_cfg *base,
+                              const pod_train_search_opts *opts, int part,
+                              int nparts, const atomic_int *stop,
+                              pod_train_search_part *p);
+
+/* The parts' result as pod_train_search's (out, cap, n, stats as there);
+** a failed part's rc and error when any failed.  POD_ENOMEM. */
+int pod_train_search_merge(const pod_train_search_part *parts, int nparts,
+                           pod_train_search_item *out, int cap, int *n,
+                           pod_train_search_stats *stats, pod_err *err);
 
 #endif

@@ -326,6 +326,11 @@ static void stop_hook(lua_State *L, lua_Debug *ar) {
   lpod_error(L, NULL, NULL, "interrupted%s", h ? signal_suffix(h->signo) : "");
 }
 
+void lpod_host_stop_if_interrupted(lua_State *L) {
+  pod_host *h = lpod_host(L);
+  if (h && (h->interrupted || h->timed_out)) stop_hook(L, NULL);
+}
+
 /* SIGINT, SIGTERM and SIGHUP alike: the first stops the run (partial
 ** results written, marked incomplete; exit 128 + the signal's number),
 ** a second exits at once.  Under MPI, mpirun turns ^C into SIGTERM. */
@@ -474,17 +479,20 @@ static void install_signals(struct sigaction old[NSIGS]) {
   }
 }
 
-/* The exit status of a finished run: 128 + the signal when interrupted,
-** 1 on a failure, a timeout or lost stdout, else 0. */
+/* The exit status of a finished run: 128 + the signal when interrupted
+** (also when the signal stopped running Lua with its "interrupted"
+** error), 1 on a failure, a timeout or lost stdout, else 0. */
 static int exit_status(const pod_host *h) {
   int rc = 0;
-  if (h->interrupted) rc = 128 + (h->signo ? h->signo : SIGINT);
-  /* mpirun forwards ^C to the ranks as SIGTERM: rank 0 reports it as
-  ** the interrupt it was (a scheduler's SIGTERM under --mpi reads the same) */
-  if (h->interrupted && h->o.mpi && h->signo == SIGTERM)
-    rc = 130;
-  else if (h->failed || h->timed_out)
+  if (h->interrupted) {
+    rc = 128 + (h->signo ? h->signo : SIGINT);
+    /* mpirun forwards ^C to the ranks as SIGTERM: rank 0 reports it as
+    ** the interrupt it was (a scheduler's SIGTERM under --mpi reads the
+    ** same) */
+    if (h->o.mpi && h->signo == SIGTERM) rc = 130;
+  } else if (h->failed || h->timed_out) {
     rc = 1;
+  }
   if (pod_host__stdout_lost() && rc == 0) rc = 1;
   return rc;
 }

@@ -90,6 +90,12 @@ void lpod_host_help_done(pod_host *h);
 /* Non-zero once SIGINT (or the timeout) asked the run to stop. */
 int lpod_host_interrupted(pod_host *h);
 
+/* After a wait in a podsim call that has no partial result to return
+** (podsim.search): when SIGINT or the timeout came meanwhile, raise the
+** error the signal raises in running Lua (the run stops as it would
+** have); else nothing.  L: the resumed scenario coroutine.  [-0, +0, v] */
+void lpod_host_stop_if_interrupted(lua_State *L);
+
 /* Print msg (located by the caller) on stderr now and make the run exit 1 when
  *the
  ** scenario ends, without stopping it (a budget stopped one study; the

@@ -202,6 +202,14 @@ static void check_pattern_args(lua_State *L, int gsub) {
   }
 }
 
+/* The original's results, also after it yielded (podsim.search waits for
+** its parts on the pool: the call must stay yieldable). */
+static int guard_string_k(lua_State *L, int status, lua_KContext ctx) {
+  (void)status;
+  (void)ctx;
+  return lua_gettop(L);
+}
+
 /* string.find/match/gsub and podsim.search through the original (upvalue
 ** 1), after the argument checks (upvalue 2: 0 none, 1 find/match, 2 gsub)
 ** and the budget check. */
@@ -211,7 +219,7 @@ static int guard_string_fn(lua_State *L) {
   check_budget(L);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, guard_string_k);
   return lua_gettop(L);
 }
 

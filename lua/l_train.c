@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "host.h"
+#include "l_search_pool.h"
 #include "l_hw.h"
 #include "l_read.h"
 #include "lpod.h"
@@ -572,6 +573,62 @@ static void read_search_opts(lua_State *L, const char *ctx,
   lua_pop(L, 1);
 }
 
+/* podsim.search's result table from the search's outcome (stack 1: the
+** options).  [-0, +1, e] */
+static int search_done(lua_State *L, const lpod_search_out *out) {
+  static const char ctx[] = "podsim.search";
+  if (out->rc != POD_OK) return lpod_error_core(L, ctx, NULL, &out->err);
+  const pod_train_search_item *items = out->items;
+  const pod_train_search_stats st = out->stats;
+  const pod_train_cfg *c = &out->c;
+  const pod_train_search_opts *o = &out->o;
+  int n = out->n;
+  lua_createtable(L, n, 5); /* stack: ..., list */
+  for (int i = 0; i < n; i++) {
+    lua_createtable(L, 0, 16);
+    push_layout(L, &items[i].layout);
+    lua_createtable(L, 0, 11); /* item.parallel: ready for podsim.train */
+    push_layout(L, &items[i].layout);
+    lua_setfield(L, -2, "parallel");
+    setnum(L, "tokens_per_s_per_gpu", items[i].tokens_per_s_per_gpu);
+    setnum(L, "step_s", items[i].step_s);
+    setnum(L, "mfu", items[i].mfu);
+    setnum(L, "memory_gb", items[i].memory_gb);
+    lua_rawseti(L, -2, i + 1);
+  }
+  setint(L, "candidates", st.candidates);
+  setint(L, "checked", st.checked);
+  setint(L, "fitting", st.fitting);
+  setint(L, "evaluated", st.evaluated);
+  if (n == 0) {
+    char why[320];
+    if (st.candidates == 0)
+      snprintf(
+          why, sizeof why,
+          "no layout of %d GPUs passes the divisibility rules (tp and cp "
+          "divide the heads, pp the layers, ep the experts; max_tp=%d "
+          "max_pp=%d max_cp=%d%s)",
+          c->gpus, o->max_tp, o->max_pp, o->max_cp,
+          lua_getfield(L, 1, "fix") != LUA_TNIL ? " and the fix= values" : "");
+    else
+      snprintf(why, sizeof why,
+               "%ld layouts pass the divisibility rules, but none of their %ld "
+               "ZeRO/recompute variants fits in %.0f GB HBM per GPU (try more "
+               "GPUs, a shorter sequence or fewer fix= constraints)",
+               st.candidates, st.checked, c->system.gpu.hbm_gb);
+    if (st.candidates == 0) lua_pop(L, 1);
+    lua_pushstring(L, why);
+    lua_setfield(L, -2, "why");
+    if (lpod_host(L) != NULL) {
+      lpod_where(L);
+      fprintf(stderr, "%s warning: podsim.search: no layout: %s\n",
+              lua_tostring(L, -1), why);
+      lua_pop(L, 1);
+    }
+  }
+  return 1;
+}
+
 static int l_search(lua_State *L) {
   static const char ctx[] = "podsim.search";
   if (!lua_istable(L, 1))
@@ -601,58 +658,8 @@ static int l_search(lua_State *L) {
   lua_pop(L, 1);
   pod_train_search_opts o;
   read_search_opts(L, ctx, &o);
-  pod_train_search_item *items =
-      lua_newuserdatauv(L, sizeof *items * o.top_n, 0);
-  int n = 0;
-  pod_train_search_stats st;
-  pod_err e;
-  pod_err_clear(&e);
-  int rc = pod_train_search(&c, &o, items, o.top_n, &n, &st, &e);
-  if (rc != POD_OK) return lpod_error_core(L, ctx, NULL, &e);
-  lua_createtable(L, n, 5); /* stack: ..., items, list */
-  for (int i = 0; i < n; i++) {
-    lua_createtable(L, 0, 16);
-    push_layout(L, &items[i].layout);
-    lua_createtable(L, 0, 11); /* item.parallel: ready for podsim.train */
-    push_layout(L, &items[i].layout);
-    lua_setfield(L, -2, "parallel");
-    setnum(L, "tokens_per_s_per_gpu", items[i].tokens_per_s_per_gpu);
-    setnum(L, "step_s", items[i].step_s);
-    setnum(L, "mfu", items[i].mfu);
-    setnum(L, "memory_gb", items[i].memory_gb);
-    lua_rawseti(L, -2, i + 1);
-  }
-  setint(L, "candidates", st.candidates);
-  setint(L, "checked", st.checked);
-  setint(L, "fitting", st.fitting);
-  setint(L, "evaluated", st.evaluated);
-  if (n == 0) {
-    char why[320];
-    if (st.candidates == 0)
-      snprintf(
-          why, sizeof why,
-          "no layout of %d GPUs passes the divisibility rules (tp and cp "
-          "divide the heads, pp the layers, ep the experts; max_tp=%d "
-          "max_pp=%d max_cp=%d%s)",
-          c.gpus, o.max_tp, o.max_pp, o.max_cp,
-          lua_getfield(L, 1, "fix") != LUA_TNIL ? " and the fix= values" : "");
-    else
-      snprintf(why, sizeof why,
-               "%ld layouts pass the divisibility rules, but none of their %ld "
-               "ZeRO/recompute variants fits in %.0f GB HBM per GPU (try more "
-               "GPUs, a shorter sequence or fewer fix= constraints)",
-               st.candidates, st.checked, c.system.gpu.hbm_gb);
-    if (st.candidates == 0) lua_pop(L, 1);
-    lua_pushstring(L, why);
-    lua_setfield(L, -2, "why");
-    if (lpod_host(L) != NULL) {
-      lpod_where(L);
-      fprintf(stderr, "%s warning: podsim.search: no layout: %s\n",
-              lua_tostring(L, -1), why);
-      lua_pop(L, 1);
-    }
-  }
-  return 1;
+  /* stack: opts, copy; the search may wait on the pool's threads */
+  return lpod_search_run(L, &c, &o, search_done);
 }
 
 void lpod_open_train(lua_State *L) {

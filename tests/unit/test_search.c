@@ -216,6 +216,146 @@ static void test_nothing_fits_and_errors(void **state) {
                    POD_ENOTSUP);
 }
 
+/* The search in nparts parts, merged. */
+static int search_in_parts(const pod_train_cfg *base,
+                           const pod_train_search_opts *o, int nparts,
+                           pod_train_search_item *out, int cap, int *n,
+                           pod_train_search_stats *st, pod_err *e) {
+  enum { MAXP = 8, MAXC = 32 };
+  static pod_train_search_item items[MAXP][MAXC];
+  static long seq[MAXP][MAXC];
+  pod_train_search_part parts[MAXP];
+  assert_true(nparts <= MAXP && cap <= MAXC);
+  for (int i = 0; i < nparts; i++) {
+    parts[i] =
+        (pod_train_search_part){.items = items[i], .seq = seq[i], .cap = cap};
+    int rc = pod_train_search_part_run(base, o, i, nparts, NULL, &parts[i]);
+    assert_int_equal(rc, parts[i].rc);
+  }
+  return pod_train_search_merge(parts, nparts, out, cap, n, st, e);
+}
+
+static void same_items(const pod_train_search_item *a,
+                       const pod_train_search_item *b, int n) {
+  for (int i = 0; i < n; i++) {
+    assert_memory_equal(&a[i].layout, &b[i].layout, sizeof a[i].layout);
+    assert_memory_equal(&a[i].tokens_per_s_per_gpu, &b[i].tokens_per_s_per_gpu,
+                        sizeof(double));
+    assert_memory_equal(&a[i].memory_gb, &b[i].memory_gb, sizeof(double));
+    assert_memory_equal(&a[i].step_s, &b[i].step_s, sizeof(double));
+  }
+}
+
+/* Any number of parts gives the one search's items, order and stats. */
+static void test_search_parts_same(void **state) {
+  (void)state;
+  pod_train_cfg cfgs[2] = {
+      train_cfg("hgx_h100", "llama3_70b", 64, 8192, 128, POD_DTYPE_BF16),
+      train_cfg("gb200_nvl72", "llama4_maverick", 128, 8192, 1024,
+                POD_DTYPE_FP8)};
+  int caps[2] = {20, 7};
+  for (int k = 0; k < 2; k++) {
+    pod_train_search_opts o;
+    pod_train_search_opts_init(&o);
+    o.top_n = 20;
+    o.max_mb = 2;
+    pod_train_search_item one[20], many[20];
+    pod_train_search_stats s1, sn;
+    int n1 = -1, nn = -1;
+    pod_err e;
+    assert_int_equal(pod_train_search(&cfgs[k], &o, one, caps[k], &n1, &s1, &e),
+                     POD_OK);
+    assert_int_equal(n1, caps[k]);
+    for (int np = 1; np <= 7; np += 2) {
+      assert_int_equal(
+          search_in_parts(&cfgs[k], &o, np, many, caps[k], &nn, &sn, &e),
+          POD_OK);
+      assert_int_equal(nn, n1);
+      same_items(one, many, n1);
+      assert_int_equal(sn.candidates, s1.candidates);
+      assert_int_equal(sn.checked, s1.checked);
+      assert_int_equal(sn.fitting, s1.fitting);
+      assert_int_equal(sn.evaluated, s1.evaluated);
+    }
+  }
+}
+
+/* Ties (same tokens/s and memory) keep the search's order across parts:
+** the item of the lower place first, and the cap cuts the later ones. */
+static void test_search_merge_ties(void **state) {
+  (void)state;
+  pod_train_search_item a[2], b[2], out[3];
+  long sa[2] = {5, 9}, sb[2] = {2, 7};
+  memset(a, 0, sizeof a);
+  memset(b, 0, sizeof b);
+  for (int i = 0; i < 2; i++) {
+    a[i].tokens_per_s_per_gpu = b[i].tokens_per_s_per_gpu = 100.0;
+    a[i].memory_gb = b[i].memory_gb = 40.0;
+    a[i].layout.tp = (int)sa[i];
+    b[i].layout.tp = (int)sb[i];
+  }
+  a[1].memory_gb = 30.0; /* beats every other: less memory */
+  pod_train_search_part parts[2] = {
+      {.items = a, .seq = sa, .cap = 2, .n = 2, .rc = POD_OK},
+      {.items = b, .seq = sb, .cap = 2, .n = 2, .rc = POD_OK}};
+  int n = 0;
+  pod_err e;
+  assert_int_equal(pod_train_search_merge(parts, 2, out, 3, &n, NULL, &e),
+                   POD_OK);
+  assert_int_equal(n, 3);
+  assert_int_equal(out[0].layout.tp, 9);
+  assert_int_equal(out[1].layout.tp, 2);
+  assert_int_equal(out[2].layout.tp, 5);
+}
+
+/* Errors: the checks before any candidate fail every part alike; the
+** first failure in the search's order wins the merge; a stop flag ends a
+** part with POD_ECANCELED; bad part numbers and buffers. */
+static void test_search_parts_errors(void **state) {
+  (void)state;
+  pod_train_cfg base =
+      train_cfg("hgx_h100", "llama3_70b", 64, 8192, 128, POD_DTYPE_BF16);
+  pod_train_search_opts o;
+  pod_train_search_opts_init(&o);
+  pod_train_search_item it[10];
+  int n = -1;
+  pod_err e;
+  o.max_pp = 0;
+  assert_int_equal(search_in_parts(&base, &o, 3, it, 10, &n, NULL, &e),
+                   POD_EINVAL);
+  assert_string_equal(e.field, "max_pp");
+  pod_train_search_opts_init(&o);
+  long seq[10];
+  pod_train_search_part p = {.items = it, .seq = seq, .cap = 10};
+  atomic_int stop;
+  atomic_init(&stop, 1);
+  assert_int_equal(pod_train_search_part_run(&base, &o, 1, 2, &stop, &p),
+                   POD_ECANCELED);
+  assert_int_equal(p.n, 0);
+  assert_int_equal(pod_train_search_part_run(&base, &o, 2, 2, NULL, &p),
+                   POD_EINVAL);
+  assert_string_equal(p.err.field, "part");
+  p.seq = NULL;
+  assert_int_equal(pod_train_search_part_run(&base, &o, 0, 1, NULL, &p),
+                   POD_EINVAL);
+  assert_string_equal(p.err.field, "out");
+  pod_train_search_part parts[3];
+  memset(parts, 0, sizeof parts);
+  parts[0].rc = POD_ECANCELED;
+  parts[0].fail_k = 40;
+  pod_err_set(&parts[0].err, POD_ECANCELED, NULL, "search stopped");
+  parts[2].rc = POD_ENOMEM;
+  parts[2].fail_k = 12;
+  pod_err_set(&parts[2].err, POD_ENOMEM, "step", "at 12");
+  assert_int_equal(pod_train_search_merge(parts, 3, it, 10, &n, NULL, &e),
+                   POD_ENOMEM);
+  assert_string_equal(e.msg, "at 12");
+  assert_int_equal(pod_train_search_merge(parts, 0, it, 10, &n, NULL, &e),
+                   POD_EINVAL);
+  assert_int_equal(pod_train_search_merge(parts, 3, NULL, 10, &n, NULL, &e),
+                   POD_EINVAL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dense_search),
@@ -223,6 +363,9 @@ int main(void) {
       cmocka_unit_test(test_embedding_loss_search),
       cmocka_unit_test(test_nothing_fits_and_errors),
       cmocka_unit_test(test_search_layout_product),
+      cmocka_unit_test(test_search_parts_same),
+      cmocka_unit_test(test_search_merge_ties),
+      cmocka_unit_test(test_search_parts_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
