@@ -433,26 +433,57 @@ typedef struct mt_words {
   int mti;
 } mt_words;
 
+/* MT19937's next words (Matsumoto and Nishimura, ACM TOMACS 8(1), 1998):
+** mt[k] = mt[k + 397] ^ (y >> 1) ^ (y odd ? 0x9908b0df : 0) with y the
+** top bit of mt[k] and the low 31 of mt[k + 1], indices mod 624, then the
+** next word is mt[0].  The same words as GSL's own regeneration (the
+** recurrence is the generator; tests/unit/test_dist_rng.c checks the
+** stream), without its branch on y's low bit. */
+#define MT_M 397
+static inline unsigned long mt_twist(unsigned long a, unsigned long b,
+                                     unsigned long m) {
+  unsigned long y = (a & 0x80000000UL) | (b & 0x7fffffffUL);
+  return m ^ (y >> 1) ^ ((0UL - (y & 1UL)) & 0x9908b0dfUL);
+}
+
+static void mt_regen(mt_words *s) {
+  unsigned long *mt = s->mt;
+  int k = 0;
+  for (; k < MT_N - MT_M; k++) mt[k] = mt_twist(mt[k], mt[k + 1], mt[k + MT_M]);
+  for (; k < MT_N - 1; k++)
+    mt[k] = mt_twist(mt[k], mt[k + 1], mt[k + MT_M - MT_N]);
+  mt[MT_N - 1] = mt_twist(mt[MT_N - 1], mt[0], mt[MT_M - 1]);
+  s->mti = 0;
+}
+
+/* The state of r when it is GSL's MT19937 in the layout above, else NULL. */
+static inline mt_words *mt_of(gsl_rng *r) {
+  if (r->type == gsl_rng_mt19937 && r->type->size == sizeof(mt_words))
+    return r->state;
+  return NULL;
+}
+
 /* gsl_rng_uniform(r) without the library call.  For MT19937 (a study's
-** generator) the next word tempered here (Matsumoto and Nishimura, ACM
-** TOMACS 8(1), 1998: y ^= y >> 11; y ^= (y << 7) & 0x9d2c5680; y ^= (y <<
-** 15) & 0xefc60000; y ^= y >> 18) over 2^32, as GSL's get_double does;
-** when the words are used up GSL's own get_double regenerates them.  Any
-** other generator, or a state of another size: its get_double.  The same
-** values (tests/unit/test_dist_rng.c checks the stream). */
-static inline double uniform01(gsl_rng *r) {
-  if (r->type == gsl_rng_mt19937 && r->type->size == sizeof(mt_words)) {
-    mt_words *s = r->state;
-    if (s->mti >= 0 && s->mti < MT_N) {
-      unsigned long y = s->mt[s->mti++];
-      y ^= y >> 11;
-      y ^= (y << 7) & 0x9d2c5680UL;
-      y ^= (y << 15) & 0xefc60000UL;
-      y ^= y >> 18;
-      return (double)y / 4294967296.0;
-    }
+** generator, s = mt_of(r)) the next word tempered here (the paper's y ^= y
+** >> 11; y ^= (y << 7) & 0x9d2c5680; y ^= (y << 15) & 0xefc60000; y ^= y
+** >> 18) over 2^32, as GSL's get_double does, regenerating the words when
+** they are used up as GSL does (mti = 624).  Any other generator (s NULL),
+** or an index out of range: its get_double.  The same values. */
+static inline double uniform_mt(mt_words *s, gsl_rng *r) {
+  if (s && s->mti >= 0 && s->mti <= MT_N) {
+    if (s->mti == MT_N) mt_regen(s);
+    unsigned long y = s->mt[s->mti++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680UL;
+    y ^= (y << 15) & 0xefc60000UL;
+    y ^= y >> 18;
+    return (double)y / 4294967296.0;
   }
   return r->type->get_double(r->state);
+}
+
+static inline double uniform01(gsl_rng *r) {
+  return uniform_mt(mt_of(r), r);
 }
 
 /* gsl_rng_uniform_pos(r) inline: draws until one is not 0 (GSL 2.7,
@@ -495,10 +526,63 @@ double pod_dist_sample(const pod_dist *d, gsl_rng *r) {
   return sample1(d, r);
 }
 
+/* The kinds whose draw is one transform of one uniform01 (sample1). */
+static inline int one_uniform(pod_dist_kind k) {
+  return k == POD_DIST_UNIFORM || k == POD_DIST_LOGUNIFORM ||
+         k == POD_DIST_TRIANGULAR;
+}
+
+/* Column i of n rows (stride P) holding uniform01 draws u, in place into
+** sample1's values of d: the same operations on each value, one kind per
+** loop (triangular's two ratios computed once, the same doubles). */
+static void transform_column(const pod_dist *d, int P, int n, double *x) {
+  const double *p = d->p;
+  size_t st = (size_t)P;
+  if (d->kind == POD_DIST_UNIFORM) {
+    double a = p[0], b = p[1];
+    for (int j = 0; j < n; j++) {
+      double u = x[j * st];
+      x[j * st] = clamp(a * (1 - u) + b * u, a, b);
+    }
+  } else if (d->kind == POD_DIST_LOGUNIFORM) {
+    double a = lg(d, 0), b = lg(d, 1);
+    for (int j = 0; j < n; j++) {
+      double u = x[j * st];
+      x[j * st] = clamp(exp(a * (1 - u) + b * u), p[0], p[1]);
+    }
+  } else { /* triangular */
+    double a = p[0], c = p[1], b = p[2], w = b - a;
+    double lo = (c - a) / w, hi = (b - c) / w;
+    for (int j = 0; j < n; j++) {
+      double u = x[j * st];
+      double v = u < lo ? a + w * sqrt(u * lo) : b - w * sqrt((1 - u) * hi);
+      x[j * st] = clamp(v, a, b);
+    }
+  }
+}
+
+/* Rows of P draws in row order (the stream of pod_dist_sample per value):
+** the one-uniform kinds keep their uniform here and are transformed a
+** column at a time after; the other kinds draw in place.  More than 64
+** columns: per value. */
 void pod_dist_sample_rows(const pod_dist *d, int P, gsl_rng *r, int n,
                           double *x) {
-  for (int j = 0; j < n; j++, x += P)
-    for (int i = 0; i < P; i++) x[i] = sample1(&d[i], r);
+  if (P > 64 || P < 1) {
+    for (int j = 0; j < n; j++, x += P)
+      for (int i = 0; i < P; i++) x[i] = sample1(&d[i], r);
+    return;
+  }
+  unsigned char cls[64];
+  int nu = 0;
+  for (int i = 0; i < P; i++)
+    nu += cls[i] = (unsigned char)one_uniform(d[i].kind);
+  mt_words *s = mt_of(r);
+  double *row = x;
+  for (int j = 0; j < n; j++, row += P)
+    for (int i = 0; i < P; i++)
+      row[i] = cls[i] ? uniform_mt(s, r) : sample1(&d[i], r);
+  for (int i = 0; i < P && nu > 0; i++)
+    if (cls[i]) transform_column(&d[i], P, n, x + i);
 }
 
 static double sample_raw(const pod_dist *d, gsl_rng *r) {

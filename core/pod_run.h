@@ -7,7 +7,10 @@
 ** Chunks are queued with uv_queue_work in chunk order, at most `window`
 ** of them queued or buffered but not yet merged (so out-of-order
 ** completions buffered for the in-order merge stay bounded, and pool
-** threads find the next chunk without waiting for the loop thread).  At
+** threads find the next chunk without waiting for the loop thread); one
+** work item runs up to window / (2 * threads) consecutive chunks (at most
+** 8; 1 with remote slots) in order, so the loop thread wakes once per
+** such batch.  At
 ** most `threads` chunks run at once: workers (evaluator worker_new) are
 ** created lazily on pool threads, at most `threads` of them, and shared
 ** through a mutex-protected free list; a chunk that starts while all are

@@ -14,11 +14,14 @@
 **    order: run->mu is the only lock of a run and is a leaf: it is never
 **    held while calling the evaluator, the plan or libuv (other than
 **    uv_cond_*), and no other lock is taken under it.
-** 2. Slots (one per chunk in the window).  The loop thread fills a slot and
-**    queues it; the pool thread writes only slot->chunk / setup_rc /
-**    setup_err; after_work reads them on the loop thread.  libuv's queue
-**    mutex orders these accesses (uv_queue_work -> worker -> uv__work_done),
-**    so slots need no lock of their own.
+** 2. Slots (one per chunk in the window) and batches (one work item for up
+**    to `batch` consecutive chunks, run in order on one pool thread, so
+**    the loop thread wakes once per batch).  The loop thread fills the
+**    slots of a batch and queues it; the pool thread writes only
+**    slot->chunk / setup_rc / setup_err / skipped; after_work reads them
+**    on the loop thread.  libuv's queue mutex orders these accesses
+**    (uv_queue_work -> worker -> uv__work_done), so slots need no lock of
+**    their own.  Chunks merge in chunk order whatever the batches.
 ** 3. The plan.  Chunks read only its configuration, which is immutable
 **    after pod_mc_plan_new, and write their own rows of its sample
 **    columns; the merge state is touched by the loop thread only
@@ -37,10 +40,10 @@
 
 enum { SLOT_FREE, SLOT_QUEUED, SLOT_DONE };
 #define RUN_WINDOW_MIN 16 /* chunks queued at least, by default */
+#define RUN_BATCH_MAX 8   /* chunks per work item, at most */
 enum { HALT_NONE, HALT_CANCEL, HALT_STOP, HALT_FAIL };
 
 typedef struct slot {
-  uv_work_t req;
   pod_run *run;
   int64_t k;
   int state;
@@ -50,6 +53,16 @@ typedef struct slot {
   int absent;          /* not in this shard: nothing to merge */
   pod_err setup_err;
 } slot;
+
+/* One work item: the chunks k0 .. k0 + n - 1 (their slots), run in order
+** on one pool thread, so that the loop thread is woken once for them. */
+typedef struct batch {
+  uv_work_t req;
+  pod_run *run;
+  int64_t k0;
+  int n;
+  int queued; /* queued or running, not yet after_work'ed */
+} batch;
 
 typedef struct fin_item {
   uv_work_t req;
@@ -61,10 +74,11 @@ struct pod_run {
   uv_loop_t *loop;
   pod_mc_plan *plan;
   pod_run_opts o;
-  int threads, window;
+  int threads, window, batch; /* batch: chunks per work item, at most */
   slot *slots;
+  batch *batches; /* window of them, the one of chunk k0 at k0 % window */
   int64_t nchunks, next_q, next_merge;
-  int running; /* chunk work items queued and not yet after_work'ed */
+  int running; /* batches queued and not yet after_work'ed */
   int halt;
   int64_t fail_k;
   int64_t budget_k; /* chunk of run->err after a POD_ENOMEM stop */
@@ -109,8 +123,7 @@ int pod_run_set_threads(int n) {
 
 /* ---- pool side ---- */
 
-static void work_cb(uv_work_t *req) {
-  slot *s = req->data;
+static void run_slot(slot *s) {
   pod_run *run = s->run;
   void *w = NULL;
   int have = 0;
@@ -173,6 +186,25 @@ static void work_cb(uv_work_t *req) {
   uv_mutex_unlock(&run->mu);
 }
 
+/* The chunks of a batch in order.  After one that fails (setup or chunk
+** status) the rest are skipped: the loop thread keeps the first failure in
+** chunk order and drops every chunk after it anyway. */
+static void work_cb(uv_work_t *req) {
+  batch *b = req->data;
+  pod_run *run = b->run;
+  int stop = 0;
+  for (int i = 0; i < b->n; i++) {
+    slot *s = &run->slots[(b->k0 + i) % run->window];
+    if (stop) {
+      s->skipped = 1;
+      continue;
+    }
+    run_slot(s);
+    if (s->setup_rc || (s->chunk && pod_mc_chunk_status(s->chunk, NULL)))
+      stop = 1;
+  }
+}
+
 /* ---- loop side ---- */
 
 static void pump(pod_run *run);
@@ -188,8 +220,8 @@ static void cancel_pending_after(pod_run *run, int64_t limit) {
   uv_cond_broadcast(&run->cv);
   uv_mutex_unlock(&run->mu);
   for (int i = 0; i < run->window; i++) {
-    slot *s = &run->slots[i];
-    if (s->state == SLOT_QUEUED && s->k > limit) uv_cancel((uv_req_t *)&s->req);
+    batch *b = &run->batches[i];
+    if (b->queued && b->k0 > limit) uv_cancel((uv_req_t *)&b->req);
   }
 }
 
@@ -245,10 +277,8 @@ static void drain(pod_run *run) {
   }
 }
 
-static void after_work_cb(uv_work_t *req, int status) {
-  slot *s = req->data;
-  pod_run *run = s->run;
-  run->running--;
+/* One chunk of a batch back on the loop thread (status: the batch's). */
+static void slot_done(pod_run *run, slot *s, int status) {
   if (status == UV_ECANCELED || s->skipped) {
     s->state = SLOT_FREE;
   } else if (s->absent) {
@@ -286,6 +316,15 @@ static void after_work_cb(uv_work_t *req, int status) {
       s->state = SLOT_DONE;
     }
   }
+}
+
+static void after_work_cb(uv_work_t *req, int status) {
+  batch *b = req->data;
+  pod_run *run = b->run;
+  run->running--;
+  b->queued = 0;
+  for (int i = 0; i < b->n; i++)
+    slot_done(run, &run->slots[(b->k0 + i) % run->window], status);
   drain(run);
   pump(run);
   maybe_finish(run);
@@ -295,24 +334,36 @@ static void pump(pod_run *run) {
   if (run->halt != HALT_NONE) return;
   while (run->next_q < run->nchunks &&
          run->next_q - run->next_merge < run->window) {
-    slot *s = &run->slots[run->next_q % run->window];
-    s->k = run->next_q;
-    s->chunk = NULL;
-    s->setup_rc = 0;
-    s->skipped = 0;
-    s->absent = 0;
-    pod_err_clear(&s->setup_err);
-    s->req.data = s;
-    int rc = uv_queue_work(run->loop, &s->req, work_cb, after_work_cb);
+    int64_t n = run->batch,
+            room = run->window - (run->next_q - run->next_merge);
+    if (n > run->nchunks - run->next_q) n = run->nchunks - run->next_q;
+    if (n > room) n = room;
+    batch *b = &run->batches[run->next_q % run->window];
+    b->run = run;
+    b->k0 = run->next_q;
+    b->n = (int)n;
+    for (int64_t k = b->k0; k < b->k0 + n; k++) {
+      slot *s = &run->slots[k % run->window];
+      s->k = k;
+      s->chunk = NULL;
+      s->setup_rc = 0;
+      s->skipped = 0;
+      s->absent = 0;
+      pod_err_clear(&s->setup_err);
+    }
+    b->req.data = b;
+    int rc = uv_queue_work(run->loop, &b->req, work_cb, after_work_cb);
     if (rc) {
       pod_err e;
       pod_err_set(&e, POD_ENOMEM, "run", "uv_queue_work: %s", uv_strerror(rc));
-      fail_at(run, s->k, &e);
+      fail_at(run, b->k0, &e);
       return;
     }
-    s->state = SLOT_QUEUED;
+    for (int64_t k = b->k0; k < b->k0 + n; k++)
+      run->slots[k % run->window].state = SLOT_QUEUED;
+    b->queued = 1;
     atomic_store(&pool_used, 1);
-    run->next_q++;
+    run->next_q += n;
     run->running++;
   }
 }
@@ -498,9 +549,12 @@ int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
   pod_run *run = calloc(1, sizeof *run);
   if (!run) return pod_err_set(err, POD_ENOMEM, "run", NULL);
   run->slots = calloc((size_t)window, sizeof(slot));
+  run->batches = calloc((size_t)window, sizeof(batch));
   run->free_workers = calloc((size_t)opts->threads, sizeof(void *));
-  if (!run->slots || !run->free_workers || uv_mutex_init(&run->mu) != 0) {
+  if (!run->slots || !run->batches || !run->free_workers ||
+      uv_mutex_init(&run->mu) != 0) {
     free(run->slots);
+    free(run->batches);
     free(run->free_workers);
     free(run);
     return pod_err_set(err, POD_ENOMEM, "run", NULL);
@@ -508,6 +562,7 @@ int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
   if (uv_cond_init(&run->cv) != 0) {
     uv_mutex_destroy(&run->mu);
     free(run->slots);
+    free(run->batches);
     free(run->free_workers);
     free(run);
     return pod_err_set(err, POD_ENOMEM, "run", NULL);
@@ -517,6 +572,13 @@ int pod_run_start(uv_loop_t *loop, pod_mc_plan *plan, const pod_run_opts *opts,
   run->o = *opts;
   run->threads = opts->threads;
   run->window = window;
+  /* a work item runs up to `batch` chunks in order, so the loop thread
+  ** wakes once per batch (one thread, 16 queued: a wake per 8 chunks),
+  ** with 2 * threads batches queued so that no pool thread runs dry; a
+  ** remote run keeps one chunk per item */
+  run->batch = rslots ? 1 : window / (2 * opts->threads);
+  if (run->batch < 1) run->batch = 1;
+  if (run->batch > RUN_BATCH_MAX) run->batch = RUN_BATCH_MAX;
   run->nchunks = pod_mc_plan_chunks(plan);
   run->samples_total = pod_mc_plan_samples_total(plan);
   run->t0 = uv_hrtime();
@@ -567,6 +629,7 @@ void pod_run_free(pod_run *run) {
   uv_mutex_destroy(&run->mu);
   free(run->fin);
   free(run->slots);
+  free(run->batches);
   free(run->free_workers);
   free(run);
 }

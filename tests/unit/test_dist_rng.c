@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -114,11 +115,71 @@ static void test_sample_rows(void **state) {
   pod_dist_free(&d[12]);
 }
 
+/* pod_dist_sample_rows of n rows of the P dists d against pod_dist_sample
+** value by value on a generator of type t seeded alike: the same values
+** bit for bit, and both generators at the same place after. */
+static void compare_rows(const pod_dist *d, int P, int n, const gsl_rng_type *t,
+                         unsigned long seed) {
+  double *rows = malloc(sizeof(double) * (size_t)P * (size_t)n);
+  gsl_rng *a = gsl_rng_alloc(t), *b = gsl_rng_alloc(t);
+  assert_non_null(rows);
+  assert_non_null(a);
+  assert_non_null(b);
+  gsl_rng_set(a, seed);
+  gsl_rng_set(b, seed);
+  pod_dist_sample_rows(d, P, a, n, rows);
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < P; i++) {
+      double v = pod_dist_sample(&d[i], b);
+      assert_memory_equal(&rows[(size_t)j * (size_t)P + (size_t)i], &v,
+                          sizeof v);
+    }
+  assert_true(gsl_rng_get(a) == gsl_rng_get(b));
+  gsl_rng_free(a);
+  gsl_rng_free(b);
+  free(rows);
+}
+
+/* The block sampler's column transforms (uniform, loguniform,
+** triangular kept as uniforms, then transformed a column at a time):
+** blocks of those kinds only, with a fixed value between them, blocks
+** that regenerate MT19937's words part-way through a row (3 columns,
+** 624 words), the kernel study's mix with a lognormal's ziggurat, other
+** generators, and more than 64 columns (per value). */
+static void test_sample_rows_columns(void **state) {
+  (void)state;
+  pod_dist d[70];
+  d[0] = pod_dist_uniform(0.7, 0.9);
+  d[1] = pod_dist_triangular(0.8, 0.92, 0.96);
+  d[2] = pod_dist_loguniform(1048576.0, 4294967296.0);
+  d[3] = pod_dist_fixed(2.5);
+  d[4] = pod_dist_triangular(0.0, 0.0, 1.0); /* mode at the low end */
+  d[5] = pod_dist_triangular(0.0, 1.0, 1.0); /* mode at the high end */
+  d[6] = pod_dist_uniform(-1e300, 1e300);
+  for (int i = 0; i < 7; i++) assert_int_equal(pod_dist_check(&d[i], NULL), 0);
+  compare_rows(d, 3, 1000, gsl_rng_mt19937, 5);  /* 3000 words: 4 regens */
+  compare_rows(d, 7, 64, gsl_rng_mt19937, 1);    /* one block */
+  compare_rows(d, 7, 1000, gsl_rng_mt19937, 99); /* regens mid-row */
+  compare_rows(d, 7, 300, gsl_rng_ranlxd1, 7);   /* get_double */
+  compare_rows(d, 7, 300, gsl_rng_taus2, 7);
+  pod_dist ln;
+  assert_int_equal(pod_dist_lognormal_median_p90(3.0, 6.0, &ln, NULL), POD_OK);
+  pod_dist k[4] = {d[0], d[1], ln, d[2]}; /* kernel_a2a.lua's params */
+  compare_rows(k, 4, 2000, gsl_rng_mt19937, 1);
+  compare_rows(k, 4, 500, gsl_rng_taus2, 3);
+  for (int i = 0; i < 70; i++) d[i] = i % 3 ? k[i % 4] : d[i % 7];
+  compare_rows(d, 70, 50, gsl_rng_mt19937, 11); /* per value */
+  compare_rows(d, 64, 50, gsl_rng_mt19937, 12); /* columns, widest */
+  compare_rows(d, 1, 700, gsl_rng_mt19937, 13);
+  compare_rows(d, 5, 0, gsl_rng_mt19937, 14); /* no rows: no draw */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mt19937_stream),
       cmocka_unit_test(test_other_generator),
       cmocka_unit_test(test_sample_rows),
+      cmocka_unit_test(test_sample_rows_columns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

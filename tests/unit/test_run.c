@@ -121,15 +121,17 @@ static void on_progress(pod_run *run, const pod_run_progress *p, void *ud) {
   if (o->cancel_after_progress) pod_run_cancel(run);
 }
 
-/* Run spec on a fresh loop with `threads`; checks the loop closes. */
-static void run_on_loop(setup *t, int threads, outcome *o, int progress) {
+/* Run spec on a fresh loop with `threads` and `window` (0: the default,
+** which sets how many chunks one work item runs); checks the loop closes. */
+static void run_window(setup *t, int threads, int window, outcome *o,
+                       int progress) {
   uv_loop_t loop;
   assert_int_equal(uv_loop_init(&loop), 0);
   pod_mc_plan *pl;
   pod_err e;
   assert_int_equal(pod_mc_plan_new(&t->s, &pl, &e), POD_OK);
   pod_run_opts opts = {.threads = threads,
-                       .window = 0,
+                       .window = window,
                        .progress_cb = progress ? on_progress : NULL,
                        .interval_ms = 1,
                        .done_cb = on_done,
@@ -143,6 +145,10 @@ static void run_on_loop(setup *t, int threads, outcome *o, int progress) {
   assert_int_equal(t->u.workers_alive, 0);
   assert_true(t->u.workers_made <= threads);
   pod_mc_plan_free(pl);
+}
+
+static void run_on_loop(setup *t, int threads, outcome *o, int progress) {
+  run_window(t, threads, 0, o, progress);
 }
 
 static void assert_same_results(const pod_mc_results *a,
@@ -372,6 +378,55 @@ static void test_first_error(void **st) {
   }
 }
 
+/* Batches of chunks per work item (window / (2 threads), at most 8): with
+** windows that give batches of 1 to 8 chunks, partial last batches and
+** windows no multiple of them, the results are the serial run's, and the
+** first failing chunk (with the chunks after it in its batch skipped) is
+** the serial run's. */
+static void test_batches(void **st) {
+  (void)st;
+  setup t;
+  mk_setup(&t);
+  t.s.chunk_size = 300; /* 17 chunks per grid point: a partial batch */
+  pod_mc_plan *pl;
+  pod_mc_results *ref;
+  assert_int_equal(pod_mc_plan_new(&t.s, &pl, NULL), POD_OK);
+  assert_int_equal(pod_mc_run_serial(pl, &ref, NULL), POD_OK);
+  pod_mc_plan_free(pl);
+  free_setup(&t);
+  const int cases[][2] = {{1, 1}, {1, 3}, {1, 16}, {1, 17}, {1, 40},
+                          {2, 2}, {2, 7}, {2, 16}, {3, 13}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    mk_setup(&t);
+    t.s.chunk_size = 300;
+    outcome o = {0};
+    run_window(&t, cases[i][0], cases[i][1], &o, 0);
+    assert_int_equal(o.status, POD_RUN_COMPLETE);
+    assert_same_results(ref, o.r);
+    pod_mc_results_free(o.r);
+    free_setup(&t);
+    mk_setup(&t);
+    t.s.chunk_size = 300;
+    t.u.fail_above = 0.9995;
+    pod_err e;
+    assert_int_equal(pod_mc_plan_new(&t.s, &pl, NULL), POD_OK);
+    pod_mc_results *r;
+    assert_int_equal(pod_mc_run_serial(pl, &r, &e), POD_EINVAL);
+    pod_mc_plan_free(pl);
+    free_setup(&t);
+    mk_setup(&t); /* fresh worker counts */
+    t.s.chunk_size = 300;
+    t.u.fail_above = 0.9995;
+    outcome f = {0};
+    run_window(&t, cases[i][0], cases[i][1], &f, 0);
+    assert_int_equal(f.status, POD_RUN_FAILED);
+    assert_null(f.r);
+    assert_string_equal(f.err.msg, e.msg);
+    free_setup(&t);
+  }
+  pod_mc_results_free(ref);
+}
+
 static atomic_int failing_wnew_calls;
 static void *w_new_fail(void *ud, pod_err *err) {
   (void)ud;
@@ -560,6 +615,7 @@ int main(void) {
       cmocka_unit_test(test_stopping_rule),
       cmocka_unit_test(test_first_error),
       cmocka_unit_test(test_concurrent_runs),
+      cmocka_unit_test(test_batches),
       cmocka_unit_test(test_worker_failure_and_args),
 #ifdef POD_ALLOC_FAIL
       cmocka_unit_test(test_alloc_failures),
