@@ -270,6 +270,7 @@ void lpod_host_help_done(pod_host *h) {
 void lpod_host_resume(pod_host *h, int nargs) {
   int nres = 0;
   h->waiting = 0;
+  h->wait_raises = 0;
   int status = lua_resume(h->co, h->L, nargs, &nres);
   if (status == LUA_YIELD) {
     lua_pop(h->co, nres);
@@ -301,9 +302,10 @@ static void on_wake(uv_async_t *a) {
 static void on_timeout(uv_timer_t *t) {
   pod_host *h = t->data;
   h->timed_out = 1;
-  fprintf(stderr,
-          "podsim: time budget of %g s exceeded (--timeout); stopping\n",
-          h->o.timeout_s);
+  if (!h->wait_raises) /* else the waiting call's located error says it */
+    fprintf(stderr,
+            "podsim: time budget of %g s exceeded (--timeout); stopping\n",
+            h->o.timeout_s);
   run_cancel_hooks(h);
 }
 
@@ -324,6 +326,10 @@ static void stop_hook(lua_State *L, lua_Debug *ar) {
   }
   pod_host__doom(L, POD_DOOM_INTERRUPT);
   lpod_error(L, NULL, NULL, "interrupted%s", h ? signal_suffix(h->signo) : "");
+}
+
+void lpod_host_wait_raises(pod_host *h) {
+  h->wait_raises = 1;
 }
 
 void lpod_host_stop_if_interrupted(lua_State *L) {

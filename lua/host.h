@@ -96,6 +96,12 @@ int lpod_host_interrupted(pod_host *h);
 ** have); else nothing.  L: the resumed scenario coroutine.  [-0, +0, v] */
 void lpod_host_stop_if_interrupted(lua_State *L);
 
+/* The call now waiting (after lpod_host_check_yield) raises the stop error
+** itself when resumed after SIGINT or the timeout
+** (lpod_host_stop_if_interrupted), so the timeout prints no notice of its
+** own.  Cleared when the scenario resumes. */
+void lpod_host_wait_raises(pod_host *h);
+
 /* Print msg (located by the caller) on stderr now and make the run exit 1 when
  *the
  ** scenario ends, without stopping it (a budget stopped one study; the

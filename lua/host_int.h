@@ -45,7 +45,8 @@ struct pod_host {
   int finished;  /* scenario returned or failed */
   int help_done; /* run FILE --help printed the arguments */
   int failed;
-  int waiting; /* scenario yielded inside a podsim call */
+  int waiting;     /* scenario yielded inside a podsim call */
+  int wait_raises; /* that call raises the stop error itself (no notice) */
   volatile sig_atomic_t interrupted;
   int timed_out;
   int cancelled; /* cancel hooks already called */

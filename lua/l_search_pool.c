@@ -164,5 +164,6 @@ int lpod_search_run(lua_State *L, const pod_train_cfg *c,
   }
   r->cancel_id = lpod_host_on_cancel(h, part_cancel, r);
   lpod_host_check_yield(L, "podsim.search"); /* passes: checked above */
+  lpod_host_wait_raises(h);
   return lua_yieldk(L, 0, (lua_KContext)r, search_k);
 }
