@@ -293,11 +293,11 @@ int pod_mc_finish(pod_mc_plan *plan, pod_mc_results **out, pod_err *err);
 ** phase 1 only after every part of phase 0); finish_end (given the first
 ** failing part's status, or POD_OK) completes the results into *out, or
 ** frees them.  Phase 0: summary, quantiles and histogram per (grid point,
-** metric), then parameter ranks per (grid point, parameter); phase 1:
-** per grid point, the metric ranks (with the exact quantiles of ranked
-** metrics; a metric monotone along an earlier one's order takes its ranks
-** from that order, without a sort) and Spearman.  pod_mc_finish runs
-** these in order. */
+** metric), then per grid point the metric ranks, kept for phase 1 (with
+** the exact quantiles of ranked metrics; a metric monotone along an
+** earlier one's order takes its ranks from that order, without a sort);
+** phase 1: per (grid point, parameter) the parameter's ranks and its
+** Spearman against every metric.  pod_mc_finish runs these in order. */
 #define POD_MC_FINISH_PHASES 2
 int pod_mc_finish_begin(pod_mc_plan *plan, pod_mc_results **out, pod_err *err);
 int pod_mc_finish_parts(const pod_mc_plan *plan, int phase);
