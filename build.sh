@@ -86,8 +86,15 @@ ctest_in() {  # ctest_in DIR [ctest args]
   (cd "$dir" && ctest --output-on-failure -j "$JOBS" "$@")
 }
 
-cmd=${1:-help}
-shift || true
+# no command is a usage error (exit 2), not help: a script that meant to
+# build must not go on with a stale binary
+if [ $# -eq 0 ]; then
+  echo "build.sh: a command is needed (./build.sh build builds into build/)" >&2
+  usage >&2
+  exit 2
+fi
+cmd=$1
+shift
 case "$cmd" in
   deps) deps ;;
   build) deps; build build ;;
