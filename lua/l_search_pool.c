@@ -70,17 +70,24 @@ static void part_done(uv_work_t *w, int status) {
   if (--r->pending == 0) lpod_host_resume(r->h, 0);
 }
 
+/* An outcome for c and o, its top_n items in a userdata pushed on L.
+** [-0, +1, m] */
+static void out_init(lua_State *L, lpod_search_out *out, const pod_train_cfg *c,
+                     const pod_train_search_opts *o) {
+  memset(out, 0, sizeof *out);
+  out->c = *c;
+  out->o = *o;
+  out->items = lua_newuserdatauv(L, sizeof *out->items * (size_t)o->top_n, 0);
+  pod_err_clear(&out->err);
+}
+
 /* The scenario resumed: merge the parts and hand the result over.
 ** stack: the binding's, then the items' userdata (kept until return). */
 static int search_k(lua_State *L, int status, lua_KContext kc) {
   (void)status;
   search_req *r = (search_req *)kc;
   lpod_search_out out;
-  memset(&out, 0, sizeof out);
-  out.c = r->c;
-  out.o = r->o;
-  out.items = lua_newuserdatauv(L, sizeof *out.items * (size_t)r->cap, 0);
-  pod_err_clear(&out.err);
+  out_init(L, &out, &r->c, &r->o);
   out.rc = pod_train_search_merge(r->part, r->nparts, out.items, r->cap, &out.n,
                                   &out.stats, &out.err);
   if (r->cancel_id >= 0) lpod_host_off_cancel(r->h, r->cancel_id);
@@ -93,11 +100,7 @@ static int search_k(lua_State *L, int status, lua_KContext kc) {
 static int run_here(lua_State *L, const pod_train_cfg *c,
                     const pod_train_search_opts *o, lpod_search_done done) {
   lpod_search_out out;
-  memset(&out, 0, sizeof out);
-  out.c = *c;
-  out.o = *o;
-  out.items = lua_newuserdatauv(L, sizeof *out.items * (size_t)o->top_n, 0);
-  pod_err_clear(&out.err);
+  out_init(L, &out, c, o);
   out.rc =
       pod_train_search(c, o, out.items, o->top_n, &out.n, &out.stats, &out.err);
   return done(L, &out);

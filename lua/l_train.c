@@ -342,6 +342,18 @@ static int defaulted_copy(lua_State *L, int idx, const char *const *skip) {
   return copy;
 }
 
+/* The fields podsim.train and podsim.search cannot do without, in the
+** options copy at t; raises a located error naming the first missing. */
+static void require_fields(lua_State *L, int t, const char *ctx) {
+  static const char *const required[] = {"system", "model",        "gpus",
+                                         "seq",    "global_batch", NULL};
+  for (int i = 0; required[i]; i++) {
+    if (lua_getfield(L, t, required[i]) == LUA_TNIL)
+      lpod_error(L, ctx, required[i], "required field is missing");
+    lua_pop(L, 1);
+  }
+}
+
 static void push_layout(lua_State *L, const pod_layout *l) {
   setint(L, "tp", l->tp);
   setint(L, "pp", l->pp);
@@ -474,13 +486,7 @@ void lpod_train_read(lua_State *L, pod_train_cfg *c) {
                luaL_typename(L, 1));
   lua_settop(L, 1);
   int t = defaulted_copy(L, 1, NULL); /* stack: opts, copy */
-  static const char *const required[] = {"system", "model",        "gpus",
-                                         "seq",    "global_batch", NULL};
-  for (int i = 0; required[i]; i++) {
-    if (lua_getfield(L, t, required[i]) == LUA_TNIL)
-      lpod_error(L, ctx, required[i], "required field is missing");
-    lua_pop(L, 1);
-  }
+  require_fields(L, t, ctx);
   lpod_build(L, t, &lpod_train_cfg_type, c, NULL);
   lua_settop(L, 1);
 }
@@ -642,13 +648,7 @@ static int l_search(lua_State *L) {
         "the search chooses the layout; fix dimensions with fix={...}");
   lua_pop(L, 1);
   int t = defaulted_copy(L, 1, search_only); /* stack: opts, copy */
-  static const char *const required[] = {"system", "model",        "gpus",
-                                         "seq",    "global_batch", NULL};
-  for (int i = 0; required[i]; i++) {
-    if (lua_getfield(L, t, required[i]) == LUA_TNIL)
-      return lpod_error(L, ctx, required[i], "required field is missing");
-    lua_pop(L, 1);
-  }
+  require_fields(L, t, ctx);
   pod_train_cfg c;
   lpod_build(L, t, &search_cfg_type, &c, NULL);
   /* offload_modules: the search considers offload only when asked, and
