@@ -1,6 +1,22 @@
 /*
-** plot_jail.h: gnuplot for user templates (a scenario's own NAME.gp),
-** run under a Linux Landlock ruleset.
+** plot_jail.h: the gnuplot processes of plots: plain for the embedded
+** templates, under a Linux Landlock ruleset for user templates (a
+** scenario's own NAME.gp).  Either gets the same fixed environment
+** (PATH=/usr/bin:/bin, LC_ALL=C, HOME=/nonexistent, GNUTERM=svg), `-d` (no
+** init files), the script on stdin, stdout on /dev/null, stderr collected
+** and no other descriptor; a stop (SIGINT, the timeout) ends the gnuplot
+** running then with SIGTERM.
+**
+**   _gnuplot_run(script) -> true | nil, message   (yields)
+**   _gnuplot_run(scripts) -> {true | message, ...}   (yields)
+**
+** run the embedded templates' scripts in the output folder.  A list runs
+** in as few gnuplot processes as it can, one for all when every plot is
+** clean (each script followed by `reset session`); a script that prints
+** anything on stderr, or during which gnuplot ends, is run again alone, so
+** each gets the outcome and message of its own run.  Only the embedded
+** templates, which set no terminal, line type or other state that `reset
+** session` keeps, may be batched.
 **
 ** A user template passes the same text check as the embedded ones
 ** (pod_gp_template_check: no backquotes, system, load, `set output`, "<"
@@ -10,7 +26,8 @@
 ** the kernel: it may read and execute the system's programs and
 ** libraries (/usr, /bin, /lib, /lib64, /etc/ld.so.cache, /etc/fonts),
 ** read below the folders the sandbox lets the scenario read (`read_dirs`),
-** write below the output folder (`write_dir`), and nothing else: no other
+** write below the output folder (its working folder), and nothing else: no
+*other
 ** file of /etc, no home folder, no /proc.  Where the kernel has no
 ** Landlock, user templates are refused (fail closed).
 **
@@ -28,6 +45,9 @@
 
 /* The Landlock ABI version of the running kernel, or 0 without Landlock. */
 int lpod_plot_jail_abi(void);
+
+/* Lua: _gnuplot_run(script | scripts).  [-1, +(1|2), v] (yields) */
+int lpod_plot_run(lua_State *L);
 
 /* Lua: _gnuplot_run_jailed(script, mode).  [-2, +(1|2), v] (yields) */
 int lpod_plot_run_jailed(lua_State *L);
