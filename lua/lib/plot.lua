@@ -20,34 +20,54 @@ local function relative_to(path, dir)
   return path
 end
 
--- Run gnuplot on template `name` with `vars` into `svg` (checked by the
--- caller), through a temporary name.  The script is built in C
--- (lua/l_plot.c, lua/plot_gp.c): declared variables only, numbers and
+-- Template `name` with `vars` into `svg` (checked by the caller) as a
+-- render job: its script writes a temporary name.  The script is built in
+-- C (lua/l_plot.c, lua/plot_gp.c): declared variables only, numbers and
 -- encoded strings, file variables resolved through the sandbox for `mode`
--- ("read", or "out" for recipes), relative ones from `base`.  A user
--- template (`udir`/<name>.gp) runs gnuplot under Landlock
--- (lua/plot_jail.h).  Returns svg, or nil, field, reason.
-local function render(name, vars, svg, mode, base, udir)
+-- ("read", or "out" for recipes), relative ones from `base`.  Returns the
+-- job, or nil, field, reason.
+local function render_job(name, vars, svg, mode, base, udir)
   local tmp = tmp_name(svg)
-  local script, field, why = I._gnuplot_script(name, vars, tmp, mode, base, udir)
-  if not script then return nil, field, why end
-  local ok, gerr
-  if field then -- a user template
-    ok, gerr = I._gnuplot_run_jailed(script, mode)
-  else
-    ok, gerr = I._gnuplot_run(script)
-  end
+  local script, user, why = I._gnuplot_script(name, vars, tmp, mode, base, udir)
+  if not script then return nil, user, why end
+  return {svg = svg, tmp = tmp, script = script, user = user, mode = mode}
+end
+
+-- gnuplot's outcome (ok, or nil and its message) for a job: the SVG moved
+-- to its name, or the temporary one removed.  Returns svg, or nil, field,
+-- reason.
+local function render_finish(job, ok, gerr)
   if not ok then
-    raw_remove(tmp)
+    raw_remove(job.tmp)
     return nil, "gnuplot", gerr
   end
-  local rok, rerr = raw_rename(tmp, svg)
+  local rok, rerr = raw_rename(job.tmp, job.svg)
   if not rok then
-    raw_remove(tmp)
+    raw_remove(job.tmp)
     return nil, "output", rerr
   end
-  return svg
+  return job.svg
 end
+
+-- Run gnuplot on one job now.  A user template (`udir`/<name>.gp) runs
+-- gnuplot under Landlock (lua/plot_jail.h).  Returns svg, or nil, field,
+-- reason.
+local function render(name, vars, svg, mode, base, udir)
+  local job, field, why = render_job(name, vars, svg, mode, base, udir)
+  if not job then return nil, field, why end
+  local ok, gerr
+  if job.user then
+    ok, gerr = I._gnuplot_run_jailed(job.script, mode)
+  else
+    ok, gerr = I._gnuplot_run(job.script)
+  end
+  return render_finish(job, ok, gerr)
+end
+
+-- While podsim.plot runs: the render jobs of embedded templates it
+-- gathers, all rendered by one _gnuplot_run at its end (one gnuplot
+-- process instead of one per plot); nil otherwise.
+local batch
 
 -- The folder of user templates: the scenario's own folder.
 local function user_dir()
@@ -63,7 +83,9 @@ end
 -- declares ("# vars:" line): numbers, strings, and file names (relative
 -- ones from the output folder) inside the sandbox.  Yields while gnuplot
 -- runs.  Returns the SVG path, or nil and a reason when gnuplot is not
--- installed (plots are optional; the recipe is written anyway).
+-- installed (plots are optional; the recipe is written anyway).  Inside
+-- podsim.plot, an embedded template's render joins podsim.plot's batch
+-- instead: the job stands for the SVG until podsim.plot's end.
 function P.gnuplot(name, vars, output)
   local ctx = "podsim.gnuplot"
   if type(name) ~= "string" then fail(ctx, "name", "expected a template name, got " .. type(name)) end
@@ -111,6 +133,12 @@ function P.gnuplot(name, vars, output)
   P.write_text((svg:gsub("%.svg$", "") .. ".plot"), text)
   -- a user template travels with its recipe
   if utext then P.write_text(dirname(svg) .. "/" .. name .. ".gp", utext) end
+  if batch and not utext then -- podsim.plot renders it with the others
+    local job, f1, why1 = render_job(name, cvars, svg, "read", opts.out_dir, udir)
+    if not job then fail(ctx, f1, why1) end
+    batch[#batch + 1] = job
+    return job
+  end
   local out, f2, why2 = render(name, cvars, svg, "read", opts.out_dir, udir)
   if out then return out end
   if f2 == "gnuplot" then return nil, why2 end
@@ -390,7 +418,11 @@ end
 function P.plot(r, dir)
   if type(r) ~= "table" or not r.stats then fail("podsim.plot", nil, "expected the results of study:run()") end
   dir = dir or r.name
-  local svgs = {}
+  local svgs, jobs = {}, {}
+  -- podsim.gnuplot gathers its renders into jobs until this call returns
+  -- or an error leaves it
+  batch = jobs
+  local _ <close> = setmetatable({}, {__close = function() batch = nil end})
   for mi, metric in ipairs(r.metrics) do
     -- a declared metric: its label and unit on the axis, values x scale
     local d = r.metric_info and r.metric_info[metric] or {}
@@ -410,7 +442,25 @@ function P.plot(r, dir)
       svgs[#svgs + 1] = plot_win_map(r, dir, mi, metric, info)
     end
   end
-  return svgs
+  batch = nil
+  if #jobs > 0 then
+    local scripts = {}
+    for i, job in ipairs(jobs) do scripts[i] = job.script end
+    local res, qerr = I._gnuplot_run(scripts) -- nil, reason: not queued
+    for i, job in ipairs(jobs) do
+      local ok = res ~= nil and res[i] == true
+      job.out, job.field, job.why = render_finish(job, ok, not ok and (res and res[i] or qerr) or nil)
+    end
+  end
+  -- each job's SVG in its place; a plot gnuplot could not render is left
+  -- out (as podsim.gnuplot's nil, reason), any other failure is an error
+  local out = {}
+  for _, v in ipairs(svgs) do
+    if type(v) ~= "table" then out[#out + 1] = v
+    elseif v.out then out[#out + 1] = v.out
+    elseif v.field ~= "gnuplot" then fail("podsim.gnuplot", v.field, v.why) end
+  end
+  return out
 end
 
 -- Other figures ---------------------------------------------------------------
