@@ -470,8 +470,8 @@ static int run_block(const pod_graph *g, pod_graph_bws *ws, int n,
         const double *xp = x + nd->param;
         if (rows)
           for (int j = 0; j < n; j++) r[j] = xp[(size_t)rows[j] * P];
-        else
-          for (int j = 0; j < n; j++) r[j] = xp[(size_t)j * P];
+        else /* a pointer stepping over the rows: no index product */
+          for (int j = 0; j < n; j++, xp += P) r[j] = *xp;
         break;
       }
       case OP_BLOB:
@@ -488,7 +488,12 @@ static int run_block(const pod_graph *g, pod_graph_bws *ws, int n,
   size_t M = (size_t)g->noutputs;
   for (size_t m = 0; m < M; m++) {
     const double *v = as_dbl(g, ws, g->outputs[m], ws->t0, n);
-    for (int j = 0; j < n; j++) y[row_of(rows, j) * M + m] = v[j];
+    if (rows) {
+      for (int j = 0; j < n; j++) y[(size_t)rows[j] * M + m] = v[j];
+    } else {
+      double *yp = y + m;
+      for (int j = 0; j < n; j++, yp += M) *yp = v[j];
+    }
   }
   return n;
 }

@@ -105,10 +105,11 @@ typedef pod_train__layer_cost layer_cost; /* train_int.h */
 /* Everything eval needs, computed once per config. */
 typedef struct plan {
   int dp, edp, m;
-  double T, Tt; /* tokens per CP rank, per GPU on SP regions */
-  double imb;   /* expert load factor on the busiest rank */
-  double lr;    /* layer slots on the busiest pipeline rank */
-  pod_model_params mp;
+  double T, Tt;               /* tokens per CP rank, per GPU on SP regions */
+  double imb;                 /* expert load factor on the busiest rank */
+  double lr;                  /* layer slots on the busiest pipeline rank */
+  const pod_model_params *mp; /* the prepared config's, or own_mp */
+  pod_model_params own_mp;    /* counted when not prepared */
   double tp_pair_s;  /* one TP all-gather + reduce-scatter; < 0 unset */
   double cp_hop_s;   /* one CP KV hop; < 0 unset */
   double hier;       /* the dispatcher's domain share (prepared); < 0 unset */
@@ -182,13 +183,14 @@ static void plan_layout(const pod_train_cfg *c, int dp,
     p->qh = pre->qh;
     p->qf = pre->qf;
     p->qr = pre->qr;
-    p->mp = pre->mp;
+    p->mp = &pre->mp; /* read in place: no copy per evaluation */
     p->hier = pre->hier;
   } else {
     p->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
     p->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
     p->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
-    pod_model_params_count(m, &p->mp);
+    pod_model_params_count(m, &p->own_mp);
+    p->mp = &p->own_mp;
   }
 }
 
@@ -281,7 +283,7 @@ static void attn_costs(const pod_train_cfg *c, const plan *p, attn_part *a) {
   double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
   int fp8 = c->dtype != POD_DTYPE_BF16;
   layer_cost *o = &a->o;
-  double attn_w = p->mp.attn_per_layer - h -
+  double attn_w = p->mp->attn_per_layer - h -
                   (m->attn == POD_ATTN_MLA ? m->q_lora + m->kv_lora : 0);
   double qk = pod_model_qk_dim(m), v = pod_model_v_dim(m);
   double H = m->heads;
@@ -632,7 +634,7 @@ static const stage_params *mem_of(const pod_train_cfg *c, const plan *p, int dp,
                                   const pod_train_prep *pre,
                                   pod_train_prep *rec, stage_params *own) {
   if (pre) return &pre->mem;
-  pod_train__mem_figures(c, &p->mp, dp, p->edp, p->m, p->T, p->lr, own);
+  pod_train__mem_figures(c, p->mp, dp, p->edp, p->m, p->T, p->lr, own);
   if (rec) rec->mem = *own;
   return own;
 }
@@ -666,7 +668,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   x.rec = rec;
   x.memo.mask = 0;
   x.memo.have_sr = 0;
-  const pod_model_params *mp = &p.mp;
+  const pod_model_params *mp = p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
   attn_part own_attn;
   const attn_part *at = attn_of(c, &p, pre, rec, &own_attn);
@@ -751,7 +753,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   dp_time(c, &p, &x, sp, stage_mb, rt.hbm, b);
   double sync_wait = amax_sync(c, &p, &x, dp, lr_eff, stage_mb, b);
   if (x.rc != POD_OK) return x.rc;
-  return step_throughput(c, &p.mp, pre, sync_wait, r, err);
+  return step_throughput(c, p.mp, pre, sync_wait, r, err);
 }
 
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,

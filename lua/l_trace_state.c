@@ -62,7 +62,9 @@ static void trace_hook(lua_State *L, lua_Debug *ar) {
 struct lpod_traced {
   int G, M, P, K;
   pod_graph **graphs;
-  int *nlab; /* per parameter: number of labels, 0 when numeric */
+  int *nlab;    /* per parameter: number of labels, 0 when numeric */
+  int nlabeled; /* parameters with labels: with none, a grid point's rows
+                   all take its one graph (no lookup per row) */
 };
 
 void lpod_traced_free(lpod_traced *t) {
@@ -371,6 +373,7 @@ int lpod_trace_study(lua_State *L, int fn, int points, int labels,
       break;
     }
     t->K *= t->nlab[i];
+    t->nlabeled++;
   }
   if ((double)in->G * t->K > TRACE_MAX_GRID) {
     snprintf(why, whylen,
@@ -536,6 +539,37 @@ static int tw_groups(tworker *w, int lim) {
   return ng;
 }
 
+/* Graph gi's block workspace with lanes for c <= POD_MC_BLOCK rows: made
+** at its first block with the lanes that block needs (a study of a few
+** samples, as the swing tornado's one-point re-evaluations are, copies
+** its kernels' configs into no more lanes than it uses), made again with
+** POD_MC_BLOCK lanes when a later block has more rows.  Lanes are
+** independent: their number changes no result. */
+static int tw_bws(const lpod_traced *t, tworker *w, int gi, int c,
+                  pod_err *err) {
+  pod_graph_bws *b = w->bws[gi];
+  if (b != NULL && pod_graph_bws_lanes(b) >= c) return POD_OK;
+  pod_graph_bws_free(b);
+  w->bws[gi] = NULL;
+  return pod_graph_bws_new(t->graphs[gi], b ? POD_MC_BLOCK : c, &w->bws[gi],
+                           err);
+}
+
+/* eval_block without labels: every row takes the grid point's one graph,
+** as one block in row order. */
+static int tw_eval_block1(lpod_traced *t, tworker *w, int grid, int n,
+                          const double *x, double *y, int *nok, pod_err *err) {
+  pod_err ge;
+  pod_err_clear(&ge);
+  int k = 0, st = tw_bws(t, w, grid, n, &ge);
+  if (st == POD_OK)
+    st = pod_graph_eval_rows(t->graphs[grid], w->bws[grid], n, NULL, x, y, &k,
+                             &ge);
+  *nok = st == POD_OK ? n : k;
+  if (st != POD_OK && err) *err = ge;
+  return st;
+}
+
 /* eval_block: the rows of each graph (grid point and labels) as one
 ** block; the first failing row of all (an invalid label index or a
 ** failing sample of any graph) ends it. */
@@ -547,6 +581,8 @@ static int tw_eval_block(void *ud, void *worker, int grid, int n,
   int lim = n, rc = POD_OK;
   if (n > POD_MC_BLOCK)
     return pod_err_set(err, POD_EINVAL, "eval", "a block of %d samples", n);
+  if (t->nlabeled == 0 && n > 0)
+    return tw_eval_block1(t, w, grid, n, x, y, nok, err);
   for (int j = 0; j < n; j++) {
     w->gi[j] = graph_of(t, grid, x + (size_t)j * P, err);
     if (w->gi[j] < 0) {
@@ -563,17 +599,11 @@ static int tw_eval_block(void *ud, void *worker, int grid, int n,
     if (c == 0) continue;
     pod_err ge;
     pod_err_clear(&ge);
-    int st = POD_OK, k = c;
-    if (w->bws[gi] == NULL)
-      st = pod_graph_bws_new(t->graphs[gi], POD_MC_BLOCK, &w->bws[gi], &ge);
-    if (st == POD_OK) {
-      k = c;
+    int k = 0, st = tw_bws(t, w, gi, c, &ge);
+    if (st == POD_OK)
       st =
           pod_graph_eval_rows(t->graphs[gi], w->bws[gi], c,
                               ng == 1 && c == lim ? NULL : rows, x, y, &k, &ge);
-    } else {
-      k = 0;
-    }
     if (st != POD_OK && rows[k] < lim) {
       lim = rows[k];
       rc = st;

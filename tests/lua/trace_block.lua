@@ -48,6 +48,26 @@ T.eq(r1.evaluator, "traced", "threads: traced")
 W.same(r1, r2, "1 and 2 threads")
 W.same(run(1, 7), run(2, 7), "chunks of 7, 1 and 2 threads")
 
+-- without a label choice every row of a block takes its grid point's one
+-- graph (no lookup per row): the same as Lua at each grid point, over
+-- chunks of 100 (blocks of 64 and 36) and of 5 (blocks with fewer lanes
+-- than 64), for 1 and 2 threads
+local plain = {e = params.e, b = params.b, x = params.x}
+local function eval_plain(p)
+  local s = podsim.system{base = "hgx_h100", out_eff = p.e}
+  local a = podsim.collective(s, "all_to_all", {ranks = p.n, bytes = p.b})
+  return {us = a.time_s * 1e6, nan = math.sqrt(p.e - 0.6) + a.time_s,
+    fits = math.floor(p.x + 1)}
+end
+for _, cs in ipairs{100, 5} do
+  for _, threads in ipairs{1, 2} do
+    local r = W.both({name = "blk_plain", samples = 500, chunk_size = cs, seed = 6,
+      threads = threads, grid = {n = {16, 64}}, params = plain, eval = eval_plain},
+      "no labels, chunks of " .. cs .. ", " .. threads .. " thread(s)")
+    T.eq(#r.grid, 2, "no labels: two grid points")
+  end
+end
+
 -- Sobol plans keep the per-sample graph: still identical to Lua, first and
 -- total indices included
 do
@@ -114,6 +134,11 @@ same_failure("bytes patch", function(p)
     {ranks = 8, bytes = p.b * (p.x + 0.9)})
   return {v = a.time_s}
 end)
+-- the same without a label choice (each grid point's one graph), at the
+-- second grid point
+same_failure("no labels", function(p)
+  return {v = podsim.system{base = "gb200_nvl72", up_eff = p.e + p.n}.up_eff}
+end, {params = plain, grid = {n = {0, 0.1}}})
 -- failing in only one graph of a label choice (adaptive routing)
 same_failure("one label's graph", function(p)
   local s = podsim.system{base = "hgx_h100", routing = p.route}
