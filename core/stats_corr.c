@@ -262,24 +262,30 @@ void pod_ranks_spearman_n(const pod_ranks *a, int na, const pod_ranks *b,
     int k1 = na - k0 < SP_GROUP ? na : k0 + SP_GROUP;
     u128 sab[SP_GROUP];
     const uint32_t *x[SP_GROUP];
-    int flip[SP_GROUP];
+    int flip[SP_GROUP], dup[SP_GROUP];
     memset(sab, 0, sizeof sab);
-    for (int k = k0; k < k1; k++) { /* shared ranks: those they share */
-      flip[k - k0] = fb;
-      x[k - k0] = own_r2(&a[k], &flip[k - k0]);
+    for (int k = k0; k < k1; k++) { /* shared ranks: those they share, */
+      int j = k - k0;               /* summed once in the group */
+      flip[j] = fb;
+      x[j] = own_r2(&a[k], &flip[j]);
+      dup[j] = -1;
+      for (int i = 0; i < j && dup[j] < 0 && a[k].n == n; i++)
+        if (x[i] == x[j] && a[k0 + i].n == n) dup[j] = i;
     }
     for (size_t i0 = 0; i0 < n; i0 += blk) {
       size_t i1 = n - i0 < blk ? n : i0 + blk;
       for (int k = k0; k < k1; k++) {
-        if (a[k].n != n) continue;
+        if (a[k].n != n || dup[k - k0] >= 0) continue;
         uint64_t acc = dot_u32(x[k - k0] + i0, y + i0, i1 - i0);
         sab[k - k0] = u128_add(sab[k - k0], acc);
       }
     }
-    for (int k = k0; k < k1; k++)
+    for (int k = k0; k < k1; k++) {
+      int j = k - k0;
+      u128 raw = dup[j] >= 0 ? sab[dup[j]] : sab[j];
       if (a[k].n == n)
-        rho[k] =
-            pod_ranks__rho(flip_sab(sab[k - k0], n, flip[k - k0]), &a[k], b, n);
+        rho[k] = pod_ranks__rho(flip_sab(raw, n, flip[j]), &a[k], b, n);
+    }
   }
 }
 

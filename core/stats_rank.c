@@ -12,7 +12,9 @@
 ** from the same pass; the sum of squares is that of n untied ranks in
 ** closed form (2 n (n+1) (2n+1) / 3), corrected by the runs only.  A
 ** discrete column may be ranked by counting its levels instead
-** (pod_ranks_init_levels).  Spearman then needs no
+** (pod_ranks_init_levels), and a column strictly monotone along an untied
+** ranking's order may share its ranks (pod_ranks_reuse_shared: no rank
+** buffer, no rank written).  Spearman then needs no
 ** floating-point sums: twice the ranks are integers, their sum is n(n+1)
 ** whatever the ties, and the sums of squares and of products are exact in
 ** 128-bit integers, so the coefficient is rounded once, at the end.
@@ -321,13 +323,42 @@ static inline const void *prefetch_at(const uint64_t *t, size_t i) {
   return (const void *)((uintptr_t)t + i * sizeof *t);
 }
 
+/* The words w by their digit at shift sh into t (c: the digits' next
+** places); two a step, which halves the loop's own instructions. */
+static inline void scatter(const uint64_t *w, uint64_t *t, size_t n, int sh,
+                           uint32_t *c) {
+  size_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    uint64_t v0 = w[i], v1 = w[i + 1];
+    t[c[(v0 >> sh) & (DIG_N - 1)]++] = v0;
+    t[c[(v1 >> sh) & (DIG_N - 1)]++] = v1;
+  }
+  if (i < n) t[c[(w[i] >> sh) & (DIG_N - 1)]++] = w[i];
+}
+
+/* scatter with a prefetch for writing ahead of each store (see above). */
+static inline void scatter_pf(const uint64_t *w, uint64_t *t, size_t n, int sh,
+                              uint32_t *c) {
+  size_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    uint64_t v0 = w[i], v1 = w[i + 1];
+    uint32_t a0 = c[(v0 >> sh) & (DIG_N - 1)]++;
+    POD_STATS_PREFETCH_W(prefetch_at(t, a0 + SCATTER_AHEAD));
+    t[a0] = v0;
+    uint32_t a1 = c[(v1 >> sh) & (DIG_N - 1)]++;
+    POD_STATS_PREFETCH_W(prefetch_at(t, a1 + SCATTER_AHEAD));
+    t[a1] = v1;
+  }
+  if (i < n) t[c[(w[i] >> sh) & (DIG_N - 1)]++] = w[i];
+}
+
 /* The packed words in a->t (index order) into a->w sorted by their
 ** prefix (bits 32..63), stable, by up to three LSD passes of DIG_BITS
 ** (a digit that every word shares is skipped); h: the digits' counts. */
 static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N]) {
   for (int d = 0; d < NDIG; d++) {
     uint32_t *c = h[d];
-    int sh = 32 + d * DIG_BITS, one = 0;
+    int one = 0;
     uint32_t sum = 0;
     for (size_t b = 0; b < DIG_N; b++) {
       one |= c[b] == n;
@@ -337,13 +368,30 @@ static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N]) {
     }
     if (one) continue;
     uint64_t *w = a->t, *t = a->w; /* the current words in a->t */
-    if (n < SCATTER_PF_MIN)        /* in L2: the prefetches only cost */
-      for (size_t i = 0; i < n; i++) t[c[(w[i] >> sh) & (DIG_N - 1)]++] = w[i];
+    /* each digit's own copy: its shift a constant */
+    if (n < SCATTER_PF_MIN) /* in L2: the prefetches only cost */
+      switch (d) {
+        case 0:
+          scatter(w, t, n, 32, c);
+          break;
+        case 1:
+          scatter(w, t, n, 32 + DIG_BITS, c);
+          break;
+        default:
+          scatter(w, t, n, 32 + 2 * DIG_BITS, c);
+          break;
+      }
     else
-      for (size_t i = 0; i < n; i++) {
-        uint32_t at = c[(w[i] >> sh) & (DIG_N - 1)]++;
-        POD_STATS_PREFETCH_W(prefetch_at(t, at + SCATTER_AHEAD));
-        t[at] = w[i];
+      switch (d) {
+        case 0:
+          scatter_pf(w, t, n, 32, c);
+          break;
+        case 1:
+          scatter_pf(w, t, n, 32 + DIG_BITS, c);
+          break;
+        default:
+          scatter_pf(w, t, n, 32 + 2 * DIG_BITS, c);
+          break;
       }
     a->t = t;
     a->w = w;
@@ -430,7 +478,31 @@ static void key_bounds(const double *x, size_t n, uint64_t *lo, uint64_t *hi) {
 ** place reached.  The values of their own: one test per value. */
 static size_t rank_own(const uint64_t *w, size_t s, size_t n, uint32_t *r2,
                        uint32_t *order) {
-  size_t lim = n > POD_STATS_AHEAD + 1 ? n - POD_STATS_AHEAD - 1 : 0;
+  size_t lim = n > POD_STATS_AHEAD + 4 ? n - POD_STATS_AHEAD - 4 : 0;
+  /* four places a step while none starts a run: one test for the four */
+  for (; s < lim; s += 4) {
+    const uint64_t one = (uint64_t)1 << 32; /* (a ^ b) < one: same prefix */
+    uint64_t c0 = w[s], c1 = w[s + 1], c2 = w[s + 2], c3 = w[s + 3];
+    if (((c0 ^ c1) < one) | ((c1 ^ c2) < one) | ((c2 ^ c3) < one) |
+        ((c3 ^ w[s + 4]) < one))
+      break; /* a run among them: place by place */
+    const uint64_t *f = w + s + POD_STATS_AHEAD;
+    POD_STATS_PREFETCH_W(&r2[(uint32_t)f[0]]);
+    POD_STATS_PREFETCH_W(&r2[(uint32_t)f[1]]);
+    POD_STATS_PREFETCH_W(&r2[(uint32_t)f[2]]);
+    POD_STATS_PREFETCH_W(&r2[(uint32_t)f[3]]);
+    r2[(uint32_t)c0] = (uint32_t)(2 * s + 2);
+    r2[(uint32_t)c1] = (uint32_t)(2 * s + 4);
+    r2[(uint32_t)c2] = (uint32_t)(2 * s + 6);
+    r2[(uint32_t)c3] = (uint32_t)(2 * s + 8);
+    if (order) {
+      order[s] = (uint32_t)c0;
+      order[s + 1] = (uint32_t)c1;
+      order[s + 2] = (uint32_t)c2;
+      order[s + 3] = (uint32_t)c3;
+    }
+  }
+  lim = n > POD_STATS_AHEAD + 1 ? n - POD_STATS_AHEAD - 1 : 0;
   for (; s < lim; s++) {
     uint64_t c = w[s];
     if (((c ^ w[s + 1]) >> 32) == 0) return s; /* a run */
