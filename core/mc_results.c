@@ -110,9 +110,9 @@ static int order_kept(const pod_mc_plan *pl, int g, int m, const double *col,
 
 /* Ranks of metric m at grid point g into *rk (with the exact quantiles
 ** and the histogram when the plan keeps every row): from the order of an
-** earlier metric when m is monotone along it (a throughput of a time),
-** else sorted, keeping the order for the metrics after it (and, for the
-** histogram, the last one too). */
+** earlier metric when m is monotone along it (a throughput of a time;
+** shared when neither has ties), else sorted, keeping the order as
+** order_kept says. */
 static int metric_ranks(pod_mc_plan *pl, pod_mc_results *r, int g, int m,
                         pod_ranks *done, pod_ranks *rk, pod_ranks_work *w) {
   const double *col = pl->ycol[g * pl->M + m];
