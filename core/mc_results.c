@@ -93,11 +93,26 @@ static void rwork_give(pod_mc_plan *pl, pod_ranks_work *w) {
   pod_ranks_work_free(w);
 }
 
+/* How the sort of metric m at grid point g keeps its order: in a buffer
+** of its own (1) when a metric after it may take its ranks from it, else
+** only for the histogram (in the scratch, POD_RANKS_ORDER_WORK) when the
+** plan keeps every row, else not (0).  A kept order costs a fresh buffer
+** (page faults) for every metric sorted. */
+static int order_kept(const pod_mc_plan *pl, int g, int m, const double *col,
+                      size_t n) {
+  int M = pl->M;
+  if (m < M - 1 &&
+      pod_ranks_may_follow(
+          col, n, (const double *const *)&pl->ycol[g * M + m + 1], M - 1 - m))
+    return 1;
+  return pl->exact ? POD_RANKS_ORDER_WORK : 0;
+}
+
 /* Ranks of metric m at grid point g into *rk (with the exact quantiles
 ** and the histogram when the plan keeps every row): from the order of an
-** earlier metric when m is monotone along it (a throughput of a time),
-** else sorted, keeping the order for the metrics after it (and, for the
-** histogram, the last one too). */
+** earlier metric when m is monotone along it (a throughput of a time;
+** shared when neither has ties), else sorted, keeping the order as
+** order_kept says. */
 static int metric_ranks(pod_mc_plan *pl, pod_mc_results *r, int g, int m,
                         pod_ranks *done, pod_ranks *rk, pod_ranks_work *w) {
   const double *col = pl->ycol[g * pl->M + m];
@@ -109,8 +124,8 @@ static int metric_ranks(pod_mc_plan *pl, pod_mc_results *r, int g, int m,
   int desc = 0;
   for (int e = 0; e < m && rc == POD_ERANGE; e++)
     if (done[e].order) {
-      rc = pod_ranks_reuse_with(rk, col, n, &done[e], pod_stats_qprobs, nq, q,
-                                w);
+      rc = pod_ranks_reuse_shared(rk, col, n, &done[e], pod_stats_qprobs, nq, q,
+                                  w);
       order = done[e].order;
     }
   /* monotone along the order one way or the other: backwards when it
@@ -121,9 +136,10 @@ static int metric_ranks(pod_mc_plan *pl, pod_mc_results *r, int g, int m,
   const pod_moments *mo = &pl->mom[g * pl->M + m];
   double b[2] = {mo->min, mo->max};
   if (rc == POD_ERANGE) {
+    int keep = order_kept(pl, g, m, col, n);
     rc = pod_ranks_init_with(rk, col, n, mo->n > 0 ? b : NULL, pod_stats_qprobs,
-                             nq, q, m < pl->M - 1 || pl->exact, w);
-    order = rk->order;
+                             nq, q, keep, w);
+    order = keep == POD_RANKS_ORDER_WORK ? pod_ranks_work_order(w) : rk->order;
     desc = 0;
   }
   if (rc) return rc;

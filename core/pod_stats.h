@@ -231,13 +231,17 @@ int pod_stats_spearman(const double *x, const double *y, size_t n, double *rho);
 
 /* Ranks kept for correlating one column with several others: r2[i] is
 ** twice the 1-based rank of x[i] (ties: twice their average rank, so an
-** integer), ss the sum of r2^2 as a 128-bit integer (hi, lo). */
+** integer), ss the sum of r2^2 as a 128-bit integer (hi, lo).  Ranks
+** shared with another ranking (pod_ranks_reuse_shared) have no r2: they
+** are `same`'s, or with flip 2 (n + 1) - same's. */
 typedef struct pod_ranks {
   size_t n;
   uint32_t *r2;
   uint64_t ss_hi, ss_lo;
   uint32_t *order; /* pod_ranks_init_ordered: the indices of x in ascending
                       order of their values, else NULL */
+  const struct pod_ranks *same; /* shared ranks: whose (r2 NULL), else NULL */
+  int flip;
 } pod_ranks;
 
 #define POD_RANKS_MAX ((size_t)INT32_MAX) /* 2n fits in r2 */
@@ -280,7 +284,10 @@ pod_ranks_work *pod_ranks_work_new(void);
 void pod_ranks_work_free(pod_ranks_work *w); /* NULL is fine */
 
 /* pod_ranks_init (keep_order 0) or pod_ranks_init_ordered (1) with the
-** buffers of `work` (NULL: fresh ones); the same results.  bounds (or
+** buffers of `work` (NULL: fresh ones); the same results.  keep_order
+** POD_RANKS_ORDER_WORK leaves the order in work's sort scratch instead of
+** a buffer of its own (r->order stays NULL): pod_ranks_work_order reads
+** it until work's next ranking (POD_EINVAL without a work).  bounds (or
 ** NULL): finite {lo, hi} with lo <= every x <= hi known beforehand (a
 ** metric's min and max, a parameter's support), which spares a pass over
 ** x; wrong bounds are detected and cost that pass again, never a wrong
@@ -288,6 +295,21 @@ void pod_ranks_work_free(pod_ranks_work *w); /* NULL is fine */
 int pod_ranks_init_with(pod_ranks *r, const double *x, size_t n,
                         const double *bounds, const double *probs, int np,
                         double *q, int keep_order, pod_ranks_work *work);
+#define POD_RANKS_ORDER_WORK 2
+/* The order (n indices, ascending values) that the last
+** pod_ranks_init_with on work left there (POD_RANKS_ORDER_WORK), or NULL
+** (another keep_order, a failed call); valid until work's next ranking
+** (pod_ranks_init_with, pod_ranks_spearman_col). */
+const uint32_t *pod_ranks_work_order(const pod_ranks_work *work);
+
+/* 0 when none of the ny columns ys[k] (n values each) can be monotone
+** along the ascending order of x (pod_ranks_reuse would refuse each
+** against x's ranks), found on a sample of rows: 256 rows sorted as
+** x's order sorts them, on which every y goes both up and down or has a
+** -0; 1 when one may be (then only pod_ranks_reuse tells).  A study keeps
+** a metric's order only for the metrics after it that may follow it. */
+int pod_ranks_may_follow(const double *x, size_t n, const double *const *ys,
+                         int ny);
 
 /* Ranks of x when every value is one of nlev known levels (ascending,
 ** -0 and +0 one level, as in pod_ranks_init; a discrete parameter's
@@ -303,6 +325,16 @@ int pod_ranks_init_levels(pod_ranks *r, const double *x, size_t n,
 int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
                          const pod_ranks *like, const double *probs, int np,
                          double *q, pod_ranks_work *work);
+/* pod_ranks_reuse_with, sharing like's ranks when they have no ties and
+** y is strictly monotone along like's order (its ranks are like's, or
+** like's reversed: r->r2 NULL, r->same = like, r->flip 1 when y falls):
+** one pass that reads y and writes nothing, no rank buffer.  Shared ranks
+** live as long as like's and are read only by pod_ranks_spearman and
+** pod_ranks_spearman_n (the same coefficients bit for bit as from the
+** ranks written out); else as pod_ranks_reuse_with. */
+int pod_ranks_reuse_shared(pod_ranks *r, const double *y, size_t n,
+                           const pod_ranks *like, const double *probs, int np,
+                           double *q, pod_ranks_work *work);
 /* Like pod_ranks_free, handing r's buffers to `work` for reuse (frees
 ** them when work is NULL). */
 void pod_ranks_recycle(pod_ranks *r, pod_ranks_work *work);

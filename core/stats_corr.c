@@ -130,6 +130,55 @@ int pod_ranks_spearman_levels(const double *x, size_t n, const double *levels,
   return POD_OK;
 }
 
+/* ---- which columns may take their ranks from another's order ---- */
+
+#define FOLLOW_ROWS 256 /* rows sampled by pod_ranks_may_follow */
+
+typedef struct {
+  uint64_t key;
+  size_t i;
+} row_key;
+
+static int cmp_row(const void *pa, const void *pb) { /* as a ranking orders */
+  const row_key *a = pa, *b = pb;
+  if (a->key != b->key) return a->key < b->key ? -1 : 1;
+  return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* 1 when y along the sampled rows s (sorted) goes one way only (or not
+** at all) and holds no -0. */
+static int one_way(const double *y, const row_key *s, size_t m) {
+  int up = 0, down = 0;
+  for (size_t t = 0; t < m; t++) {
+    double b = y[s[t].i];
+    if (b == 0 && signbit(b)) return 0; /* reuse refuses a -0 */
+    if (t > 0) {
+      double a = y[s[t - 1].i];
+      up |= b > a;
+      down |= b < a;
+    }
+  }
+  return !(up && down);
+}
+
+/* The sampled rows are a subsequence of x's order (sorted by key, ties by
+** index as the ranking keeps them): a column monotone along the order is
+** monotone along them, so one that goes both ways on them is not. */
+int pod_ranks_may_follow(const double *x, size_t n, const double *const *ys,
+                         int ny) {
+  if (n == 0 || ny <= 0) return 0;
+  row_key s[FOLLOW_ROWS];
+  size_t m = n < FOLLOW_ROWS ? n : FOLLOW_ROWS;
+  for (size_t j = 0; j < m; j++) {
+    s[j].i = (size_t)((uint64_t)j * n / m);
+    s[j].key = pod_stats__rkey(x[s[j].i]);
+  }
+  qsort(s, m, sizeof *s, cmp_row);
+  for (int k = 0; k < ny; k++)
+    if (one_way(ys[k], s, m)) return 1;
+  return 0;
+}
+
 /* ---- correlation of rank sets ---- */
 
 int pod_ranks_spearman_col(const double *x, size_t n, const double *bounds,
@@ -174,10 +223,28 @@ double pod_ranks__rho(u128 sab, const pod_ranks *a, const pod_ranks *b,
   return rho > 1 ? 1 : rho < -1 ? -1 : rho;
 }
 
+/* The ranks that r2 holds for r: its own, or those it shares (*flip
+** toggled when they are read reversed). */
+static const uint32_t *own_r2(const pod_ranks *r, int *flip) {
+  if (r->r2 || !r->same) return r->r2;
+  *flip ^= r->flip;
+  return r->same->r2;
+}
+
+/* The sum of products with one side's ranks reversed, 2 (n + 1) - a,
+** from that of the ranks as read: sum (2 (n+1) - a) b = 2 n (n+1)^2 - sab
+** (sum b = n (n + 1)); reversing both gives sab back. */
+static u128 flip_sab(u128 sab, size_t n, int flip) {
+  if (!flip) return sab;
+  return u128_sub(u128_mul(2 * (uint64_t)n * (n + 1), n + 1), sab);
+}
+
 double pod_ranks_spearman(const pod_ranks *a, const pod_ranks *b) {
   size_t n = a->n;
   if (n < 2 || b->n != n) return NAN;
-  return pod_ranks__rho(sum_products(a->r2, b->r2, n), a, b, n);
+  int flip = 0;
+  const uint32_t *x = own_r2(a, &flip), *y = own_r2(b, &flip);
+  return pod_ranks__rho(flip_sab(sum_products(x, y, n), n, flip), a, b, n);
 }
 
 void pod_ranks_spearman_n(const pod_ranks *a, int na, const pod_ranks *b,
@@ -189,22 +256,36 @@ void pod_ranks_spearman_n(const pod_ranks *a, int na, const pod_ranks *b,
   ** product is below (2n)^2 <= 2^64, n <= POD_RANKS_MAX) */
   size_t blk = (size_t)(UINT64_MAX / (4 * (uint64_t)n * (uint64_t)n));
   if (blk > SP_BLOCK) blk = SP_BLOCK;
+  int fb = 0;
+  const uint32_t *y = own_r2(b, &fb);
   for (int k0 = 0; k0 < na; k0 += SP_GROUP) {
     int k1 = na - k0 < SP_GROUP ? na : k0 + SP_GROUP;
     u128 sab[SP_GROUP];
+    const uint32_t *x[SP_GROUP];
+    int flip[SP_GROUP], dup[SP_GROUP];
     memset(sab, 0, sizeof sab);
+    for (int k = k0; k < k1; k++) { /* shared ranks: those they share, */
+      int j = k - k0;               /* summed once in the group */
+      flip[j] = fb;
+      x[j] = own_r2(&a[k], &flip[j]);
+      dup[j] = -1;
+      for (int i = 0; i < j && dup[j] < 0 && a[k].n == n; i++)
+        if (x[i] == x[j] && a[k0 + i].n == n) dup[j] = i;
+    }
     for (size_t i0 = 0; i0 < n; i0 += blk) {
       size_t i1 = n - i0 < blk ? n : i0 + blk;
-      const uint32_t *y = b->r2;
       for (int k = k0; k < k1; k++) {
-        if (a[k].n != n) continue;
-        const uint32_t *x = a[k].r2;
-        uint64_t acc = dot_u32(x + i0, y + i0, i1 - i0);
+        if (a[k].n != n || dup[k - k0] >= 0) continue;
+        uint64_t acc = dot_u32(x[k - k0] + i0, y + i0, i1 - i0);
         sab[k - k0] = u128_add(sab[k - k0], acc);
       }
     }
-    for (int k = k0; k < k1; k++)
-      if (a[k].n == n) rho[k] = pod_ranks__rho(sab[k - k0], &a[k], b, n);
+    for (int k = k0; k < k1; k++) {
+      int j = k - k0;
+      u128 raw = dup[j] >= 0 ? sab[dup[j]] : sab[j];
+      if (a[k].n == n)
+        rho[k] = pod_ranks__rho(flip_sab(raw, n, flip[j]), &a[k], b, n);
+    }
   }
 }
 

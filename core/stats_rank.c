@@ -12,7 +12,9 @@
 ** from the same pass; the sum of squares is that of n untied ranks in
 ** closed form (2 n (n+1) (2n+1) / 3), corrected by the runs only.  A
 ** discrete column may be ranked by counting its levels instead
-** (pod_ranks_init_levels).  Spearman then needs no
+** (pod_ranks_init_levels), and a column strictly monotone along an untied
+** ranking's order may share its ranks (pod_ranks_reuse_shared: no rank
+** buffer, no rank written).  Spearman then needs no
 ** floating-point sums: twice the ranks are integers, their sum is n(n+1)
 ** whatever the ties, and the sums of squares and of products are exact in
 ** 128-bit integers, so the coefficient is rounded once, at the end.
@@ -148,7 +150,9 @@ static void msd_sort(uint64_t *k, uint32_t *ix, uint64_t *tk, uint32_t *ti,
 ** index) and their copy (wcap words each); for a run of equal prefixes
 ** with different keys (rare: values that the prefix does not resolve) the
 ** run's keys and indices with the MSD sort's scratch, grown on demand;
-** and up to two released rank or order buffers (spare_n entries each). */
+** up to two released rank or order buffers (spare_n entries each); and
+** the order of the last ranking asked to leave it here (in t, the sort's
+** spare words), or NULL. */
 struct pod_ranks_work {
   uint64_t *w, *t;
   size_t wcap;
@@ -157,6 +161,7 @@ struct pod_ranks_work {
   size_t cap;
   uint32_t *spare[2];
   size_t spare_n[2];
+  const uint32_t *worder;
 };
 
 pod_ranks_work *pod_ranks_work_new(void) {
@@ -318,13 +323,42 @@ static inline const void *prefetch_at(const uint64_t *t, size_t i) {
   return (const void *)((uintptr_t)t + i * sizeof *t);
 }
 
+/* The words w by their digit at shift sh into t (c: the digits' next
+** places); two a step, which halves the loop's own instructions. */
+static inline void scatter(const uint64_t *w, uint64_t *t, size_t n, int sh,
+                           uint32_t *c) {
+  size_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    uint64_t v0 = w[i], v1 = w[i + 1];
+    t[c[(v0 >> sh) & (DIG_N - 1)]++] = v0;
+    t[c[(v1 >> sh) & (DIG_N - 1)]++] = v1;
+  }
+  if (i < n) t[c[(w[i] >> sh) & (DIG_N - 1)]++] = w[i];
+}
+
+/* scatter with a prefetch for writing ahead of each store (see above). */
+static inline void scatter_pf(const uint64_t *w, uint64_t *t, size_t n, int sh,
+                              uint32_t *c) {
+  size_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    uint64_t v0 = w[i], v1 = w[i + 1];
+    uint32_t a0 = c[(v0 >> sh) & (DIG_N - 1)]++;
+    POD_STATS_PREFETCH_W(prefetch_at(t, a0 + SCATTER_AHEAD));
+    t[a0] = v0;
+    uint32_t a1 = c[(v1 >> sh) & (DIG_N - 1)]++;
+    POD_STATS_PREFETCH_W(prefetch_at(t, a1 + SCATTER_AHEAD));
+    t[a1] = v1;
+  }
+  if (i < n) t[c[(w[i] >> sh) & (DIG_N - 1)]++] = w[i];
+}
+
 /* The packed words in a->t (index order) into a->w sorted by their
 ** prefix (bits 32..63), stable, by up to three LSD passes of DIG_BITS
 ** (a digit that every word shares is skipped); h: the digits' counts. */
 static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N]) {
   for (int d = 0; d < NDIG; d++) {
     uint32_t *c = h[d];
-    int sh = 32 + d * DIG_BITS, one = 0;
+    int one = 0;
     uint32_t sum = 0;
     for (size_t b = 0; b < DIG_N; b++) {
       one |= c[b] == n;
@@ -334,13 +368,30 @@ static void lsd_sort(pod_ranks_work *a, size_t n, uint32_t (*h)[DIG_N]) {
     }
     if (one) continue;
     uint64_t *w = a->t, *t = a->w; /* the current words in a->t */
-    if (n < SCATTER_PF_MIN)        /* in L2: the prefetches only cost */
-      for (size_t i = 0; i < n; i++) t[c[(w[i] >> sh) & (DIG_N - 1)]++] = w[i];
+    /* each digit's own copy: its shift a constant */
+    if (n < SCATTER_PF_MIN) /* in L2: the prefetches only cost */
+      switch (d) {
+        case 0:
+          scatter(w, t, n, 32, c);
+          break;
+        case 1:
+          scatter(w, t, n, 32 + DIG_BITS, c);
+          break;
+        default:
+          scatter(w, t, n, 32 + 2 * DIG_BITS, c);
+          break;
+      }
     else
-      for (size_t i = 0; i < n; i++) {
-        uint32_t at = c[(w[i] >> sh) & (DIG_N - 1)]++;
-        POD_STATS_PREFETCH_W(prefetch_at(t, at + SCATTER_AHEAD));
-        t[at] = w[i];
+      switch (d) {
+        case 0:
+          scatter_pf(w, t, n, 32, c);
+          break;
+        case 1:
+          scatter_pf(w, t, n, 32 + DIG_BITS, c);
+          break;
+        default:
+          scatter_pf(w, t, n, 32 + 2 * DIG_BITS, c);
+          break;
       }
     a->t = t;
     a->w = w;
@@ -427,7 +478,31 @@ static void key_bounds(const double *x, size_t n, uint64_t *lo, uint64_t *hi) {
 ** place reached.  The values of their own: one test per value. */
 static size_t rank_own(const uint64_t *w, size_t s, size_t n, uint32_t *r2,
                        uint32_t *order) {
-  size_t lim = n > POD_STATS_AHEAD + 1 ? n - POD_STATS_AHEAD - 1 : 0;
+  size_t lim = n > POD_STATS_AHEAD + 4 ? n - POD_STATS_AHEAD - 4 : 0;
+  /* four places a step while none starts a run: one test for the four */
+  for (; s < lim; s += 4) {
+    const uint64_t one = (uint64_t)1 << 32; /* (a ^ b) < one: same prefix */
+    uint64_t c0 = w[s], c1 = w[s + 1], c2 = w[s + 2], c3 = w[s + 3];
+    if (((c0 ^ c1) < one) | ((c1 ^ c2) < one) | ((c2 ^ c3) < one) |
+        ((c3 ^ w[s + 4]) < one))
+      break; /* a run among them: place by place */
+    const uint64_t *f = w + s + POD_STATS_AHEAD;
+    POD_STATS_PREFETCH_W(&r2[(uint32_t)f[0]]);
+    POD_STATS_PREFETCH_W(&r2[(uint32_t)f[1]]);
+    POD_STATS_PREFETCH_W(&r2[(uint32_t)f[2]]);
+    POD_STATS_PREFETCH_W(&r2[(uint32_t)f[3]]);
+    r2[(uint32_t)c0] = (uint32_t)(2 * s + 2);
+    r2[(uint32_t)c1] = (uint32_t)(2 * s + 4);
+    r2[(uint32_t)c2] = (uint32_t)(2 * s + 6);
+    r2[(uint32_t)c3] = (uint32_t)(2 * s + 8);
+    if (order) {
+      order[s] = (uint32_t)c0;
+      order[s + 1] = (uint32_t)c1;
+      order[s + 2] = (uint32_t)c2;
+      order[s + 3] = (uint32_t)c3;
+    }
+  }
+  lim = n > POD_STATS_AHEAD + 1 ? n - POD_STATS_AHEAD - 1 : 0;
   for (; s < lim; s++) {
     uint64_t c = w[s];
     if (((c ^ w[s + 1]) >> 32) == 0) return s; /* a run */
@@ -453,7 +528,7 @@ static size_t rank_own(const uint64_t *w, size_t s, size_t n, uint32_t *r2,
 ** over the runs of equal prefixes that ranks them. */
 static int ranks_build(const double *x, size_t n, const double *bounds,
                        pod_ranks_work *a, uint32_t *r2, uint32_t *order,
-                       u128 *ss) {
+                       int order_in_work, u128 *ss) {
   uint64_t lo, hi;
   int have = bounds && isfinite(bounds[0]) && isfinite(bounds[1]) &&
              bounds[0] <= bounds[1];
@@ -473,6 +548,8 @@ static int ranks_build(const double *x, size_t n, const double *bounds,
   int shift = prefix_shift(lo, hi);
   lsd_sort(a, n, h);
   free(h);
+  if (order_in_work) /* the spare words hold 2 n indices: in it */
+    a->worder = order = (uint32_t *)(void *)a->t;
   /* the sum of squares: that of n values of their own, less the squares
   ** the runs' places would have had, plus what the runs have (the runs
   ** are rare: no sum in the pass over the values of their own) */
@@ -538,26 +615,37 @@ int pod_ranks_init_with(pod_ranks *r, const double *x, size_t n,
                         double *q, int keep_order, pod_ranks_work *work) {
   memset(r, 0, sizeof *r);
   for (int t = 0; t < np; t++) q[t] = NAN;
+  if (work) work->worder = NULL;
+  if (keep_order == POD_RANKS_ORDER_WORK && !work) return POD_EINVAL;
   if (n > POD_RANKS_MAX) return POD_ENOMEM;
   size_t m = n ? n : 1, neg0 = SIZE_MAX;
   pod_ranks_work *a = work ? work : pod_ranks_work_new();
-  int rc = POD_ENOMEM;
+  int rc = POD_ENOMEM, own = keep_order && keep_order != POD_RANKS_ORDER_WORK;
   if (!a || work_words(a, m)) goto out;
   r->r2 = pod_ranks__take(a, m);
-  if (keep_order) r->order = pod_ranks__take(a, m);
-  if (!r->r2 || (keep_order && !r->order)) goto out;
+  if (own) r->order = pod_ranks__take(a, m);
+  if (!r->r2 || (own && !r->order)) goto out;
   r->n = n;
   rc = POD_OK;
   if (n == 0) goto out;
   u128 ss;
-  if ((rc = ranks_build(x, n, bounds, a, r->r2, r->order, &ss))) goto out;
+  if ((rc = ranks_build(x, n, bounds, a, r->r2, r->order, !own && keep_order,
+                        &ss)))
+    goto out;
   r->ss_hi = ss.hi;
   r->ss_lo = ss.lo;
   for (int t = 0; t < np; t++) q[t] = key_quantile(x, a->w, n, &neg0, probs[t]);
 out:
   if (a != work) pod_ranks_work_free(a);
-  if (rc) pod_ranks_free(r);
+  if (rc) {
+    pod_ranks_free(r);
+    if (work) work->worder = NULL;
+  }
   return rc;
+}
+
+const uint32_t *pod_ranks_work_order(const pod_ranks_work *work) {
+  return work->worder;
 }
 
 int pod_ranks_init(pod_ranks *r, const double *x, size_t n, const double *probs,
@@ -589,6 +677,19 @@ static int direction(const double *y, const uint32_t *o, size_t n) {
     if (b != a) return b > a ? 1 : -1;
   }
   return 0;
+}
+
+/* GSL's quantiles of y from its ascending places o[t * st]. */
+static void reuse_quantiles(const double *y, const uint32_t *o, ptrdiff_t st,
+                            size_t n, const double *probs, int np, double *q) {
+  for (int t = 0; t < np; t++) {
+    const double index = probs[t] * (double)(n - 1);
+    const size_t lhs = (size_t)(int)index;
+    const double delta = index - (double)lhs;
+    q[t] = lhs >= n - 1 ? y[o[(ptrdiff_t)(n - 1) * st]]
+                        : (1 - delta) * y[o[(ptrdiff_t)lhs * st]] +
+                              delta * y[o[(ptrdiff_t)(lhs + 1) * st]];
+  }
 }
 
 int pod_ranks_reuse(pod_ranks *r, const double *y, size_t n,
@@ -644,16 +745,55 @@ int pod_ranks_reuse_with(pod_ranks *r, const double *y, size_t n,
   if (n - i > 1) ties_sq(&ss, &untied, i, n, v);
   /* as in ranks_build: n untied ranks' squares, corrected by the ties */
   ss = u128_sub(u128_add2(u128_sum_r2sq(n), ss), untied);
-  for (int t = 0; t < np; t++) {
-    const double index = probs[t] * (double)(n - 1);
-    const size_t lhs = (size_t)(int)index;
-    const double delta = index - (double)lhs;
-    q[t] = lhs >= n - 1 ? y[o[(ptrdiff_t)(n - 1) * st]]
-                        : (1 - delta) * y[o[(ptrdiff_t)lhs * st]] +
-                              delta * y[o[(ptrdiff_t)(lhs + 1) * st]];
-  }
+  reuse_quantiles(y, o, st, n, probs, np, q);
   r->ss_hi = ss.hi;
   r->ss_lo = ss.lo;
+  return POD_OK;
+}
+
+/* Along the order o read with step st (ascending places): 1 when y rises
+** strictly (no two equal, no -0), 0 when it has ties but never falls,
+** -1 when it falls or holds a -0 (not monotone this way: reuse refuses). */
+static int strictly_up(const double *y, const uint32_t *o, ptrdiff_t st,
+                       size_t n) {
+  double prev = y[o[0]];
+  if (prev == 0 && signbit(prev)) return -1;
+  int ties = 0;
+  for (size_t t = 1; t < n; t++) {
+    if (t + POD_STATS_AHEAD < n)
+      POD_STATS_PREFETCH(&y[o[(ptrdiff_t)(t + POD_STATS_AHEAD) * st]]);
+    double b = y[o[(ptrdiff_t)t * st]];
+    if (b < prev || (b == 0 && signbit(b))) return -1;
+    ties |= b == prev;
+    prev = b;
+  }
+  return !ties;
+}
+
+int pod_ranks_reuse_shared(pod_ranks *r, const double *y, size_t n,
+                           const pod_ranks *like, const double *probs, int np,
+                           double *q, pod_ranks_work *work) {
+  u128 un = u128_sum_r2sq(n);
+  if (!like->order || like->n != n || n == 0 || like->ss_hi != un.hi ||
+      like->ss_lo != un.lo) /* like has ties (or no order): write them */
+    return pod_ranks_reuse_with(r, y, n, like, probs, np, q, work);
+  memset(r, 0, sizeof *r);
+  for (int t = 0; t < np; t++) q[t] = NAN;
+  int dir = direction(y, like->order, n);
+  const uint32_t *o = dir >= 0 ? like->order : like->order + (n - 1);
+  const ptrdiff_t st = dir >= 0 ? 1 : -1;
+  int up = strictly_up(y, o, st, n);
+  if (up < 0) return POD_ERANGE;
+  if (up == 0) /* ties of y's own: its ranks differ from like's */
+    return pod_ranks_reuse_with(r, y, n, like, probs, np, q, work);
+  /* no ties either side: y's place along the order is like's rank (or
+  ** its mirror), and so are the sums of squares */
+  r->n = n;
+  r->ss_hi = like->ss_hi;
+  r->ss_lo = like->ss_lo;
+  r->same = like;
+  r->flip = dir < 0;
+  reuse_quantiles(y, o, st, n, probs, np, q);
   return POD_OK;
 }
 

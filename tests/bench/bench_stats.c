@@ -21,6 +21,9 @@
 **   reference: four pod_ranks_spearman calls;
 ** - pod_ranks_spearman_col: four parameters against a metric as a study's
 **   finish takes them; reference: the finish before (see the function);
+** - pod_ranks_reuse_shared: a throughput's ranks shared with its time's
+**   and the Spearman sums over both; reference: pod_ranks_reuse_with,
+**   the ranks written out;
 ** - pod_stats_quantiles: the seven quantiles of an unranked metric
 **   (selection); reference: pod_stats_sort then GSL's formula;
 ** - pod_sketch_quantiles: the seven quantiles of a wide sketch in one
@@ -176,6 +179,68 @@ static void bench_levels(gsl_rng *g, double *x) {
       "best of %d); the sort as a study ranks (pod_ranks_init_with) "
       "%.1f ms: %.1fx\n",
       bestl * 1e3, ROUNDS, bests * 1e3, bests / bestl);
+  pod_ranks_work_free(wk);
+}
+
+/* A metric that is a throughput of a sorted time (y = c / x) as a
+** study's finish ranks it: pod_ranks_reuse_shared (no ranks written: it
+** shares x's, reversed) against pod_ranks_reuse_with (the ranks written
+** out along x's order), then the four parameters' Spearman sums over the
+** two metrics (pod_ranks_spearman_n, the shared set summed once). */
+static void bench_reuse(gsl_rng *g, double *x, double *y) {
+  for (size_t i = 0; i < N; i++) {
+    x[i] = gsl_ran_lognormal(g, 1.0, 0.6);
+    y[i] = 3e9 / x[i];
+  }
+  pod_ranks_work *wk = pod_ranks_work_new();
+  pod_ranks t[3], p;
+  if (!wk || pod_ranks_init_ordered(&t[0], x, N, NULL, 0, NULL) ||
+      pod_ranks_init(&p, y, N, NULL, 0, NULL)) {
+    fprintf(stderr, "bench_stats: out of memory\n");
+    exit(1);
+  }
+  double bests = 1e9, bestw = 1e9, bestsn = 1e9, bestwn = 1e9;
+  for (int round = 0; round <= ROUNDS; round++) {
+    double q1[POD_STATS_NQ], q2[POD_STATS_NQ], rs[2], rw[2];
+    double t0 = cpu_s();
+    int rc = pod_ranks_reuse_shared(&t[1], y, N, &t[0], pod_stats_qprobs,
+                                    POD_STATS_NQ, q1, wk);
+    double t1 = cpu_s();
+    rc = rc ? rc
+            : pod_ranks_reuse_with(&t[2], y, N, &t[0], pod_stats_qprobs,
+                                   POD_STATS_NQ, q2, wk);
+    double t2 = cpu_s();
+    if (rc || t[1].r2 || memcmp(q1, q2, sizeof q1)) {
+      fprintf(stderr, "bench_stats: shared ranks failed\n");
+      exit(1);
+    }
+    pod_ranks_spearman_n(t, 2, &p, rs);
+    double t3 = cpu_s();
+    pod_ranks pair[2] = {t[0], t[2]};
+    pod_ranks_spearman_n(pair, 2, &p, rw);
+    double t4 = cpu_s();
+    if (memcmp(rs, rw, sizeof rs)) {
+      fprintf(stderr, "bench_stats: shared coefficients differ\n");
+      exit(1);
+    }
+    pod_ranks_recycle(&t[1], wk);
+    pod_ranks_recycle(&t[2], wk);
+    if (round == 0) continue; /* warm buffers */
+    if (t1 - t0 < bests) bests = t1 - t0;
+    if (t2 - t1 < bestw) bestw = t2 - t1;
+    if (t3 - t2 < bestsn) bestsn = t3 - t2;
+    if (t4 - t3 < bestwn) bestwn = t4 - t3;
+  }
+  printf(
+      "stats_reuse_shared: %.2f ms per 1 M values of a throughput of a "
+      "sorted time (pod_ranks_reuse_shared, no ranks written; CPU time, "
+      "best of %d); pod_ranks_reuse_with %.2f ms: %.1fx; a parameter's "
+      "Spearman sums over both %.2f ms, with the ranks written out "
+      "%.2f ms: %.1fx\n",
+      bests * 1e3, ROUNDS, bestw * 1e3, bestw / bests, bestsn * 1e3,
+      bestwn * 1e3, bestwn / bestsn);
+  pod_ranks_free(&t[0]);
+  pod_ranks_free(&p);
   pod_ranks_work_free(wk);
 }
 
@@ -402,6 +467,7 @@ int main(void) {
   bench_hist(g, x);
   bench_spearman(g, x, y, r, s);
   bench_spearman_col(g, x, y);
+  bench_reuse(g, x, y);
   bench_quantiles(g, x, y);
   bench_sketch(g);
   free(x);
