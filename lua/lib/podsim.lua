@@ -46,6 +46,17 @@ if machine then
   io.write = function(...) return stderr:write(...) end
   io.stdout = stderr
 end
+-- `run FILE --help` runs the scenario's top level only until its first
+-- study starts (its arguments are declared by then), and shows only the
+-- arguments: what the scenario prints before that (layout lines, input
+-- tables) is dropped; warnings and errors still reach stderr.
+local help_print = print
+if opts.help and not machine then
+  local function mute() end
+  _G.print = mute
+  print = mute -- this library's prints too (podsim.print_table, summaries)
+  io.write = function() return real_stdout end
+end
 local doc_studies, doc_seen = {}, {}
 local run_studies = {} -- every study waited for, for the run's meta.json
 
@@ -151,6 +162,7 @@ end
 
 -- The arguments declared so far, as `run FILE --help` prints them.
 local function print_arg_help()
+  local print = help_print
   print(fmt("usage: podsim run %s [--set NAME=VALUE ...] [OPTIONS]", tostring(opts.scenario)))
   if #arg_decls == 0 then
     print("\nThe scenario declares no arguments (podsim.arg) before its first study.")
@@ -168,7 +180,7 @@ local function print_arg_help()
     rows[#rows + 1] = {"  " .. d.name, d.type or "any",
       d.default == nil and "-" or tostring(d.default), cs or "", d.help or ""}
   end
-  P.print_table({"  name", "type", "default", "choices", "help"}, rows)
+  P.print_table({"  name", "type", "default", "choices", "help"}, rows, {out = print})
 end
 
 

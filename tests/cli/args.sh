@@ -56,6 +56,25 @@ expect_out '^  model +string +both +both\|h100\|gb200 +which systems to compare'
 expect_out '^  n +number +64 +samples per point' "n listed"
 [ ! -d out/a/a ] && ok || bad "--help ran no study"
 
+# what the top level prints before its first study is not part of the help
+scenario h.lua <<'LUA'
+print("layout: tp8 pp4")
+io.write("partial line\n")
+podsim.print_table({"input", "basis"}, {{"prices", "ASSUMED"}})
+io.stderr:write("a warning\n")
+local k = podsim.arg{"k", default = 2, help = "what k is"}
+podsim.study{name = "h", samples = 4, params = {x = podsim.dist.uniform{0, 1}},
+  eval = function(p) return {y = p.x * k} end}:run()
+print("after the study")
+LUA
+run "$PODSIM" run h.lua --help
+expect_rc 0 "--help with prints before the study"
+expect_out '^  k +number +2 +what k is' "k listed"
+expect_out '^usage: podsim run h\.lua' "usage first"
+[ "$(head -n 1 "$OUT/stdout")" = "usage: podsim run h.lua [--set NAME=VALUE ...] [OPTIONS]" ] && ok || bad "--help: stdout starts with the usage"
+grep -qE 'layout|partial line|prices|after the study' "$OUT/stdout" && bad "--help printed the scenario's own output" || ok
+expect_err '^a warning' "stderr still reaches the user"
+
 scenario b.lua <<'LUA'
 podsim.arg{"x", default = 1}
 podsim.arg{"x", default = 2}
