@@ -432,7 +432,13 @@ HOT_INLINE double p2p_in_flight(const pod_coll_p2p *c, double b) {
     double k = ceil(b / c->min_part); /* divUp: at least 1 part; b/min */
     if (k < 1.0) k = 1.0;             /* underflows for subnormal b */
     ch = k < c->cmin ? k : c->cmin;
-    while (b / ch > c->max_part && ch <= 0.5 * c->per_peer) ch *= 2.0;
+    /* b / ch as ch doubles: the part halved, exactly b / (2 ch) (a part
+    ** above max_part is far from the subnormals), without a division */
+    double part = b / ch;
+    while (part > c->max_part && ch <= 0.5 * c->per_peer) {
+      ch *= 2.0;
+      part *= 0.5;
+    }
   }
   return P2P_OPS_PER_BATCH * c->nch / ch;
 }

@@ -17,13 +17,18 @@
 ** a sample times the candidates as auto_time does, the rated ones from
 ** their prepared times.  Both run the same inline code as coll.c
 ** (coll_plan.h) in the same order: the times are pod_coll_time_checked's
-** bit for bit (tests/unit/test_coll_prep.c).
+** bit for bit (tests/unit/test_coll_prep.c).  A block of samples whose
+** candidate is fixed here (pod_coll__eval_prepared_rows, the kernel's
+** block form) runs that inline code with the op and the algorithm
+** constant, so that each sample builds and times its plan without the
+** branches on them (tests/unit/test_kernel_coll.c).
 */
 #include "coll_plan.h"
 #include "pod_coll.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 static const pod_coll_prep PREP_ZERO;
 
@@ -140,6 +145,36 @@ static double replay_auto(const pod_coll_prep *P, const pod_system *sys,
                                                : t_sel;
 }
 
+/* The time of P's candidate `algo` for `op` on the system's figures sr
+** and the placement's 1/n (*in, as pod_coll__time's bus factor reads it):
+** prepared_time's plan, inline so that a block of samples of one prepared
+** candidate (eval_rows) builds it with op and algo known. */
+HOT_INLINE double prepared_plan_time(const pod_coll_prep *P,
+                                     const pod_system *sys,
+                                     const pod_coll_sys_rates *sr, double S,
+                                     pod_coll_op op, pod_coll_algo algo,
+                                     double *in) {
+  place pl;
+  rates q;
+  setup_place_d(sys, sr, P->n, P->r, P->d, &pl, &q); /* d: n / r, prepared */
+  /* pod_coll__time: ring_net_GBps x 1e9, the GB/s as ring_rate makes it */
+  pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
+  q.p2p = P->p2p;
+  pl.ecmp_div = P->ecmp_div;
+  plan p = {0};
+  make_plan(sys, op, algo, &pl, &p);
+  *in = pl.in;
+  return plan_time(&q, &p, S);
+}
+
+/* The bytes screen of prepared_time: 0 when S differs from the prepared
+** bytes and the prep cannot time other bytes, or S is out of bounds. */
+static inline int bytes_ok(const pod_coll_prep *P, double S) {
+  if (S == P->S) return 1;
+  pod_coll_args a = {P->n, P->r, S, POD_ALGO_AUTO};
+  return P->any_bytes && (1 POD_COLL__ARGS(ARGS_SCREEN));
+}
+
 /* pod_coll_time_prepared's time on the system's figures sr, with the
 ** placement's 1/n (*in, as pod_coll__time's bus factor reads it) and the
 ** candidate that ran (*best). */
@@ -157,41 +192,37 @@ static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
                          S, P->S);
     /* other bytes: screened as pod_coll_time_checked screens them (the
     ** ranks passed at prepare), and out of bounds its error */
-    pod_coll_args a = {P->n, P->r, S, POD_ALGO_AUTO};
-    if (!(1 POD_COLL__ARGS(ARGS_SCREEN))) { /* the same screen fails there */
+    if (!bytes_ok(P, S)) { /* the same screen fails there */
       int rc = pod_coll_time_checked(sys, (pod_coll_op)P->op, P->n, P->r, S,
                                      NULL, time_s, err);
       return rc != POD_OK ? rc : pod_err_set(err, POD_EINVAL, "bytes", NULL);
     }
   }
-  place pl;
-  rates q;
-  setup_place_d(sys, sr, P->n, P->r, P->d, &pl, &q); /* d: n / r, prepared */
-  /* pod_coll__time: ring_net_GBps x 1e9, the GB/s as ring_rate makes it */
-  pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
-  q.p2p = P->p2p;
-  pl.ecmp_div = P->ecmp_div;
   double t;
   if (P->fixed >= 0) {
-    plan p = {0};
-    make_plan(sys, (pod_coll_op)P->op, (pod_coll_algo)P->cand[P->fixed], &pl,
-              &p);
-    t = plan_time(&q, &p, S);
+    t = prepared_plan_time(P, sys, sr, S, (pod_coll_op)P->op,
+                           (pod_coll_algo)P->cand[P->fixed], in);
     *best = P->fixed;
     if (P->single && !(t < INFINITY)) /* auto_time found none */
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name((pod_coll_op)P->op));
   } else {
+    place pl;
+    rates q;
+    setup_place_d(sys, sr, P->n, P->r, P->d, &pl, &q);
+    pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
+    q.p2p = P->p2p;
+    pl.ecmp_div = P->ecmp_div;
     t = replay_auto(P, sys, &pl, &q, S, best);
     if (*best < 0)
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name((pod_coll_op)P->op));
+    *in = pl.in;
   }
   if (P->n == 1) t = 0.0; /* nothing moves between ranks */
   if (!isfinite(t))
     return pod_err_set(err, POD_ERANGE, "bytes", "time is not finite");
   *time_s = t;
-  *in = pl.in;
   return POD_OK;
 }
 
@@ -216,6 +247,20 @@ int pod_coll_time_prepared_sr(const pod_coll_prep *P, const pod_system *sys,
   return prepared_time(P, sys, sr, S, time_s, &in, &best, err);
 }
 
+/* coll_eval's algbw and busbw (y[1], y[2]) from a time t (y[0]) of S
+** bytes and the placement's 1/n. */
+HOT_INLINE void eval_metrics(const pod_coll_prep *P, pod_coll_op op, double S,
+                             double t, double in, double *y) {
+  /* as coll_eval from pod_coll__time's t and factor */
+  double factor = (op == POD_COLL_BROADCAST || op == POD_COLL_SEND_RECV)
+                      ? 1.0
+                      : BUSBW_FACTOR_NUM[op] * ((double)P->n - 1.0) * in;
+  double algbw = t > 0.0 ? S / t * 1e-9 : 0.0;
+  y[0] = t;
+  y[1] = algbw;
+  y[2] = P->n == 1 ? 0.0 : algbw * factor;
+}
+
 int pod_coll_eval_prepared(const pod_coll_prep *P, const pod_system *sys,
                            double S, pod_coll_result *out, pod_err *err) {
   double t = 0.0, in = 0.0;
@@ -225,17 +270,87 @@ int pod_coll_eval_prepared(const pod_coll_prep *P, const pod_system *sys,
   setup_sys(sys, &sr);
   int rc = prepared_time(P, sys, &sr, S, &t, &in, &best, err);
   if (rc != POD_OK) return rc;
-  pod_coll_op op = (pod_coll_op)P->op;
-  /* as coll_eval from pod_coll__time's t and factor */
-  double factor = (op == POD_COLL_BROADCAST || op == POD_COLL_SEND_RECV)
-                      ? 1.0
-                      : BUSBW_FACTOR_NUM[op] * ((double)P->n - 1.0) * in;
-  out->time_s = t;
-  out->algbw_GBps = t > 0.0 ? S / t * 1e-9 : 0.0;
-  out->busbw_GBps = P->n == 1 ? 0.0 : out->algbw_GBps * factor;
+  double y[3];
+  eval_metrics(P, (pod_coll_op)P->op, S, t, in, y);
+  out->time_s = y[0];
+  out->algbw_GBps = y[1];
+  out->busbw_GBps = y[2];
   out->algo = (pod_coll_algo)P->cand[best];
   return POD_OK;
 }
+
+/* Row j's values into the config at cfg; 1 when each is in its bounds. */
+static inline int rows_put(const pod_coll__rows *R, unsigned char *cfg,
+                           const double *xj) {
+  int ok = 1;
+  for (int i = 0; i < R->nb; i++) {
+    ok &= (xj[i] >= R->lo[i]) & (xj[i] <= R->hi[i]);
+    memcpy(cfg + R->off[i], &xj[i], sizeof(double));
+  }
+  return ok;
+}
+
+/* pod_coll__eval_prepared_rows of a prep with its candidate fixed, `op`
+** and `algo` its op and candidate: prepared_time's fixed branch and
+** pod_coll_eval_prepared's metrics, a sample at a time, without the
+** errors (a failing sample ends the rows). */
+HOT_INLINE int rows_fixed(const pod_coll_prep *P, const pod_coll__rows *R,
+                          void *cfg, const pod_system *sys, const double *bytes,
+                          int n, const double *x, double *y, pod_coll_op op,
+                          pod_coll_algo algo) {
+  for (int j = 0; j < n; j++) {
+    if (!rows_put(R, cfg, x + (size_t)j * (size_t)R->nb)) return j;
+    double S = *bytes, in, *yj = y + 3 * (size_t)j;
+    if (!bytes_ok(P, S)) return j;
+    pod_coll_sys_rates sr;
+    setup_sys(sys, &sr);
+    double t = prepared_plan_time(P, sys, &sr, S, op, algo, &in);
+    if (P->single && !(t < INFINITY)) return j;
+    if (P->n == 1) t = 0.0;
+    if (!isfinite(t)) return j;
+    eval_metrics(P, op, S, t, in, yj);
+  }
+  return n;
+}
+
+/* A fixed candidate of every op (all-reduce: the ones NCCL's ratings can
+** fix across domains): rows_fixed with op and algo constants. */
+#define ROWS_FIXED(o, a)        \
+  if (op == (o) && algo == (a)) \
+    return rows_fixed(P, R, cfg, sys, bytes, n, x, y, o, a);
+
+int pod_coll__eval_prepared_rows(const pod_coll_prep *P,
+                                 const pod_coll__rows *R, void *cfg,
+                                 const pod_system *sys, const double *bytes,
+                                 int n, const double *x, double *y) {
+  if (P == NULL || !P->ok) return 0;
+  if (P->fixed >= 0) {
+    pod_coll_op op = (pod_coll_op)P->op;
+    pod_coll_algo algo = (pod_coll_algo)P->cand[P->fixed];
+    ROWS_FIXED(POD_COLL_ALL_TO_ALL, POD_ALGO_DIRECT)
+    ROWS_FIXED(POD_COLL_ALL_GATHER, POD_ALGO_RING)
+    ROWS_FIXED(POD_COLL_REDUCE_SCATTER, POD_ALGO_RING)
+    ROWS_FIXED(POD_COLL_BROADCAST, POD_ALGO_RING)
+    ROWS_FIXED(POD_COLL_SEND_RECV, POD_ALGO_DIRECT)
+    ROWS_FIXED(POD_COLL_ALL_REDUCE, POD_ALGO_RING)
+    ROWS_FIXED(POD_COLL_ALL_REDUCE, POD_ALGO_TREE)
+    ROWS_FIXED(POD_COLL_ALL_REDUCE, POD_ALGO_NVLS_TREE)
+    ROWS_FIXED(POD_COLL_ALL_REDUCE, POD_ALGO_COLLNET)
+    ROWS_FIXED(POD_COLL_ALL_REDUCE, POD_ALGO_COLLNET_CHAIN)
+  }
+  /* the rest a sample at a time through pod_coll_eval_prepared */
+  for (int j = 0; j < n; j++) {
+    pod_coll_result res;
+    if (!rows_put(R, cfg, x + (size_t)j * (size_t)R->nb) ||
+        pod_coll_eval_prepared(P, sys, *bytes, &res, NULL) != POD_OK)
+      return j;
+    y[3 * j] = res.time_s;
+    y[3 * j + 1] = res.algbw_GBps;
+    y[3 * j + 2] = res.busbw_GBps;
+  }
+  return n;
+}
+#undef ROWS_FIXED
 
 /* The system fields a sample may change (see pod_coll_prep_varies). */
 static const size_t EFF_FIELDS[] = {offsetof(pod_system, up_eff),

@@ -155,10 +155,7 @@ static int block_clean(const pod_mc_plan *pl, int nb, const double *y) {
 static int record_block(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i0,
                         int nb, const double *xb, const double *yb) {
   const int M = pl->M, P = pl->P;
-  for (int j = 0; j < nb; j++) {
-    const double *y = yb + (size_t)j * (size_t)M;
-    for (int m = 0; m < M; m++) pod_moments_add(&c->mom[m], y[m]);
-  }
+  pod_moments_add_rows(c->mom, M, nb, yb);
   if (c->sk) {
     for (int j = 0; j < nb; j++)
       for (int m = 0; m < M; m++)
