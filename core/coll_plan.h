@@ -11,6 +11,8 @@
 #include "coll_int.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #define MIB 1048576.0
 /* NCCL_BUFFSIZE default, 4 MiB per channel and connection (src/init.cc
@@ -421,38 +423,77 @@ typedef struct rates {
                            ** (place_p2p; nch 0: all peers at once) */
 } rates;
 
+/* 1 when x is a power of two with a normal inverse, *inv = 1 / x: then
+** v * *inv is v / x for every v (both the one rounding of v x 2^-e),
+** without a division.  Integer tests on x's bits. */
+static inline int pow2_inverse(double x, double *inv) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  uint64_t e = u >> 52; /* sign 0: the biased exponent */
+  if ((u & 0xfffffffffffffULL) != 0 || e < 1 || e > 2045) return 0;
+  *inv = 1.0 / x;
+  return 1;
+}
+
 /* NCCL's peers in flight for b bytes per peer (src/enqueue.cc, 2.28.7
 ** ae7aed19): the message takes min(nChannelsMin, b / min_part) channels,
 ** doubled while a part exceeds max_part, up to the per-peer channels
 ** (:894-901); p2pnChannels / those channels epochs of 8 ops run at once
-** (:965). */
-HOT_INLINE double p2p_in_flight(const pod_coll_p2p *c, double b) {
-  double ch = 1.0;
+** (:965).  *inv_F is 1 / F exactly when F is a power of two, else 0.
+** The divisions come off the evaluation's chain of dependent operations
+** where they are exact without: by min_part and by the channels when
+** they are powers of two (NCCL's are: the model's part sizes and
+** nChannelsMin, pod_coll__p2p_channels), and as the channels double the
+** part and F halve, exactly (b / 2ch is (b / ch) / 2: a part above
+** max_part, and F = 8 nch / ch with nch >= 1 and ch <= per_peer, stay
+** far from the subnormals). */
+HOT_INLINE double p2p_in_flight(const pod_coll_p2p *c, double b,
+                                double *inv_F) {
+  const double X = P2P_OPS_PER_BATCH * c->nch;
+  double inv_X = 0.0, inv_min, inv_cmin, ch = 1.0, F = X / 1.0;
+  int X2 = pow2_inverse(X, &inv_X), ch2 = 1;
   if (b > 0.0) {
-    double k = ceil(b / c->min_part); /* divUp: at least 1 part; b/min */
-    if (k < 1.0) k = 1.0;             /* underflows for subnormal b */
-    ch = k < c->cmin ? k : c->cmin;
-    /* b / ch as ch doubles: the part halved, exactly b / (2 ch) (a part
-    ** above max_part is far from the subnormals), without a division */
-    double part = b / ch;
+    /* divUp: at least 1 part; b/min */
+    double k = ceil(pow2_inverse(c->min_part, &inv_min) ? b * inv_min
+                                                        : b / c->min_part);
+    if (k < 1.0) k = 1.0; /* underflows for subnormal b */
+    double part;
+    if (k < c->cmin) { /* ch = k, an integer: a power of two or divided */
+      double inv_k;
+      ch = k;
+      ch2 = pow2_inverse(k, &inv_k);
+      part = ch2 ? b * inv_k : b / k;
+      F = X / k;
+    } else {
+      ch = c->cmin;
+      ch2 = pow2_inverse(ch, &inv_cmin);
+      part = ch2 ? b * inv_cmin : b / ch;
+      F = X / ch;
+    }
     while (part > c->max_part && ch <= 0.5 * c->per_peer) {
       ch *= 2.0;
       part *= 0.5;
+      F *= 0.5;
     }
   }
-  return P2P_OPS_PER_BATCH * c->nch / ch;
+  /* 1 / F = ch / X, both powers of two */
+  *inv_F = X2 && ch2 ? ch * inv_X : 0.0;
+  return F;
 }
 
 /* Groups of concurrent peers of a point-to-point plan on each fabric
-** (0 where it has none): one when NCCL holds them all in flight. */
+** (0 where it has none): one when NCCL holds them all in flight; peers
+** over F by F's exact inverse where it has one. */
 HOT_INLINE void p2p_groups(const rates *q, const plan *p, double S, double *gu,
                            double *go) {
   *gu = p->p2p_up > 0.0 ? 1.0 : 0.0;
   *go = p->p2p_out > 0.0 ? 1.0 : 0.0;
   if (q->p2p.nch > 0.0) {
-    double F = p2p_in_flight(&q->p2p, S * p->p2p_in);
-    if (p->p2p_up > F) *gu = ceil(p->p2p_up / F);
-    if (p->p2p_out > F) *go = ceil(p->p2p_out / F);
+    double inv_F, F = p2p_in_flight(&q->p2p, S * p->p2p_in, &inv_F);
+    if (p->p2p_up > F)
+      *gu = ceil(inv_F > 0.0 ? p->p2p_up * inv_F : p->p2p_up / F);
+    if (p->p2p_out > F)
+      *go = ceil(inv_F > 0.0 ? p->p2p_out * inv_F : p->p2p_out / F);
   }
 }
 
