@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* ---- chunks ---- */
 
@@ -139,14 +142,63 @@ static int record(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
 
 /* 1 when no sample of a block of nb rows y (M metrics each) is dropped
 ** or fails the checks: every metric finite, and the fits metric (if any)
-** positive. */
+** positive.  v - v is +0 for a finite v and NaN otherwise: any NaN among
+** them is nonzero (the unordered compare), two values a step in SSE2. */
 static int block_clean(const pod_mc_plan *pl, int nb, const double *y) {
   int M = pl->M, fm = pl->fits_metric, ok = 1;
-  size_t n = (size_t)nb * (size_t)M;
-  for (size_t i = 0; i < n; i++) ok &= y[i] - y[i] == 0.0; /* finite */
+  size_t n = (size_t)nb * (size_t)M, i = 0;
+#ifdef __SSE2__
+  __m128d bad = _mm_setzero_pd(), zero = _mm_setzero_pd();
+  for (; i + 2 <= n; i += 2) {
+    __m128d v = _mm_loadu_pd(y + i);
+    bad = _mm_or_pd(bad, _mm_cmpneq_pd(_mm_sub_pd(v, v), zero));
+  }
+  ok = _mm_movemask_pd(bad) == 0;
+#endif
+  for (; i < n; i++) ok &= y[i] - y[i] == 0.0; /* finite */
   if (fm >= 0)
     for (int j = 0; j < nb; j++) ok &= y[(size_t)j * (size_t)M + fm] > 0.0;
   return ok;
+}
+
+/* Column p of the nb rows xb (P values each) into col, and its range into
+** *lo, *hi as record() makes it: v < lo ? v : lo in row order (NaN never
+** counts).  Four ranges over rows j mod 4 break the chain of dependent
+** compares; combined they hold the same values, and the same bits but
+** where the extreme is a zero (ties of -0 and +0 keep the first in row
+** order): such a column is taken again in order. */
+static void column_range(const double *xb, int P, int nb, double *col,
+                         double *lo, double *hi) {
+  double l[4] = {*lo, *lo, *lo, *lo}, h[4] = {*hi, *hi, *hi, *hi};
+  int j = 0;
+  for (; j + 4 <= nb; j += 4)
+    for (int u = 0; u < 4; u++) {
+      double v = xb[(size_t)(j + u) * (size_t)P];
+      col[j + u] = v;
+      l[u] = v < l[u] ? v : l[u];
+      h[u] = v > h[u] ? v : h[u];
+    }
+  for (; j < nb; j++) {
+    double v = xb[(size_t)j * (size_t)P];
+    col[j] = v;
+    l[0] = v < l[0] ? v : l[0];
+    h[0] = v > h[0] ? v : h[0];
+  }
+  for (int u = 1; u < 4; u++) {
+    l[0] = l[u] < l[0] ? l[u] : l[0];
+    h[0] = h[u] > h[0] ? h[u] : h[0];
+  }
+  if (l[0] == 0.0 || h[0] == 0.0) { /* a signed zero: in row order */
+    l[0] = *lo;
+    h[0] = *hi;
+    for (j = 0; j < nb; j++) {
+      double v = col[j];
+      l[0] = v < l[0] ? v : l[0];
+      h[0] = v > h[0] ? v : h[0];
+    }
+  }
+  *lo = l[0];
+  *hi = h[0];
 }
 
 /* record() of the nb samples of a clean block in order: the moments (per
@@ -173,17 +225,8 @@ static int record_block(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i0,
       for (int j = 0; j < nb; j++) col[j] = yb[(size_t)j * (size_t)M + m];
     }
   if (c->xd)
-    for (int p = 0; p < P; p++) {
-      double *col = c->xd[p] + k, lo = c->xlo[p], hi = c->xhi[p];
-      for (int j = 0; j < nb; j++) {
-        double v = xb[(size_t)j * (size_t)P + p];
-        col[j] = v;
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-      }
-      c->xlo[p] = lo;
-      c->xhi[p] = hi;
-    }
+    for (int p = 0; p < P; p++)
+      column_range(xb + p, P, nb, c->xd[p] + k, &c->xlo[p], &c->xhi[p]);
   c->kept += nb;
   return POD_OK;
 }
