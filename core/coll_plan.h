@@ -408,6 +408,31 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
   }
 }
 
+/* 1 when x is a power of two with a normal inverse: then v * (1 / x)
+** is v / x for every v (both the one rounding of v x 2^-e), without a
+** division.  Integer tests on x's bits. */
+static inline int pow2_normal_inverse(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  uint64_t e = u >> 52; /* sign 0: the biased exponent */
+  return (u & 0xfffffffffffffULL) == 0 && e >= 1 && e <= 2045;
+}
+
+/* The constants p2p_in_flight reads of NCCL's p2p channels, made once
+** (an evaluation's, or a block of prepared samples'): X = 8 nch, and the
+** exact inverses of X, min_part and cmin, each 0 where the value is not
+** a power of two with a normal inverse. */
+typedef struct p2p_inv {
+  double X, inv_X, inv_min, inv_cmin;
+} p2p_inv;
+
+static inline void p2p_inverses(const pod_coll_p2p *c, p2p_inv *k) {
+  k->X = P2P_OPS_PER_BATCH * c->nch;
+  k->inv_X = pow2_normal_inverse(k->X) ? 1.0 / k->X : 0.0;
+  k->inv_min = pow2_normal_inverse(c->min_part) ? 1.0 / c->min_part : 0.0;
+  k->inv_cmin = pow2_normal_inverse(c->cmin) ? 1.0 / c->cmin : 0.0;
+}
+
 /* Per-call constants of the system: inverse achievable rates (s/byte)
 ** and the pipeline fill sizes in bytes. */
 typedef struct rates {
@@ -421,19 +446,8 @@ typedef struct rates {
   double msg_s;            /* per-message overhead, s */
   pod_coll_p2p p2p;        /* NCCL's p2p channels of an all-to-all
                            ** (place_p2p; nch 0: all peers at once) */
+  p2p_inv p2pk;            /* with nch > 0: p2p_inverses of them */
 } rates;
-
-/* 1 when x is a power of two with a normal inverse, *inv = 1 / x: then
-** v * *inv is v / x for every v (both the one rounding of v x 2^-e),
-** without a division.  Integer tests on x's bits. */
-static inline int pow2_inverse(double x, double *inv) {
-  uint64_t u;
-  memcpy(&u, &x, sizeof u);
-  uint64_t e = u >> 52; /* sign 0: the biased exponent */
-  if ((u & 0xfffffffffffffULL) != 0 || e < 1 || e > 2045) return 0;
-  *inv = 1.0 / x;
-  return 1;
-}
 
 /* NCCL's peers in flight for b bytes per peer (src/enqueue.cc, 2.28.7
 ** ae7aed19): the message takes min(nChannelsMin, b / min_part) channels,
@@ -441,33 +455,31 @@ static inline int pow2_inverse(double x, double *inv) {
 ** (:894-901); p2pnChannels / those channels epochs of 8 ops run at once
 ** (:965).  *inv_F is 1 / F exactly when F is a power of two, else 0.
 ** The divisions come off the evaluation's chain of dependent operations
-** where they are exact without: by min_part and by the channels when
-** they are powers of two (NCCL's are: the model's part sizes and
-** nChannelsMin, pod_coll__p2p_channels), and as the channels double the
-** part and F halve, exactly (b / 2ch is (b / ch) / 2: a part above
-** max_part, and F = 8 nch / ch with nch >= 1 and ch <= per_peer, stay
-** far from the subnormals). */
-HOT_INLINE double p2p_in_flight(const pod_coll_p2p *c, double b,
-                                double *inv_F) {
-  const double X = P2P_OPS_PER_BATCH * c->nch;
-  double inv_X = 0.0, inv_min, inv_cmin, ch = 1.0, F = X / 1.0;
-  int X2 = pow2_inverse(X, &inv_X), ch2 = 1;
+** where they are exact without (k: p2p_inverses of c): by min_part and
+** by the channels when they are powers of two (NCCL's are: the model's
+** part sizes and nChannelsMin, pod_coll__p2p_channels), and as the
+** channels double the part and F halve, exactly (b / 2ch is (b / ch) /
+** 2: a part above max_part, and F = 8 nch / ch with nch >= 1 and ch <=
+** per_peer, stay far from the subnormals). */
+HOT_INLINE double p2p_in_flight(const pod_coll_p2p *c, const p2p_inv *k,
+                                double b, double *inv_F) {
+  const double X = k->X;
+  double ch = 1.0, F = X / 1.0;
+  int ch2 = 1;
   if (b > 0.0) {
     /* divUp: at least 1 part; b/min */
-    double k = ceil(pow2_inverse(c->min_part, &inv_min) ? b * inv_min
-                                                        : b / c->min_part);
-    if (k < 1.0) k = 1.0; /* underflows for subnormal b */
+    double parts = ceil(k->inv_min > 0.0 ? b * k->inv_min : b / c->min_part);
+    if (parts < 1.0) parts = 1.0; /* underflows for subnormal b */
     double part;
-    if (k < c->cmin) { /* ch = k, an integer: a power of two or divided */
-      double inv_k;
-      ch = k;
-      ch2 = pow2_inverse(k, &inv_k);
-      part = ch2 ? b * inv_k : b / k;
-      F = X / k;
+    if (parts < c->cmin) { /* ch: an integer, perhaps a power of two */
+      ch = parts;
+      ch2 = pow2_normal_inverse(ch);
+      part = b / ch;
+      F = X / ch;
     } else {
       ch = c->cmin;
-      ch2 = pow2_inverse(ch, &inv_cmin);
-      part = ch2 ? b * inv_cmin : b / ch;
+      ch2 = k->inv_cmin > 0.0;
+      part = ch2 ? b * k->inv_cmin : b / ch;
       F = X / ch;
     }
     while (part > c->max_part && ch <= 0.5 * c->per_peer) {
@@ -477,7 +489,7 @@ HOT_INLINE double p2p_in_flight(const pod_coll_p2p *c, double b,
     }
   }
   /* 1 / F = ch / X, both powers of two */
-  *inv_F = X2 && ch2 ? ch * inv_X : 0.0;
+  *inv_F = k->inv_X > 0.0 && ch2 ? ch * k->inv_X : 0.0;
   return F;
 }
 
@@ -489,7 +501,7 @@ HOT_INLINE void p2p_groups(const rates *q, const plan *p, double S, double *gu,
   *gu = p->p2p_up > 0.0 ? 1.0 : 0.0;
   *go = p->p2p_out > 0.0 ? 1.0 : 0.0;
   if (q->p2p.nch > 0.0) {
-    double inv_F, F = p2p_in_flight(&q->p2p, S * p->p2p_in, &inv_F);
+    double inv_F, F = p2p_in_flight(&q->p2p, &q->p2pk, S * p->p2p_in, &inv_F);
     if (p->p2p_up > F)
       *gu = ceil(inv_F > 0.0 ? p->p2p_up * inv_F : p->p2p_up / F);
     if (p->p2p_out > F)
@@ -663,8 +675,10 @@ HOT_INLINE void setup_place(const pod_system *sys, const pod_coll_sys_rates *sr,
 static inline void place_p2p(const pod_system *sys, pod_coll_op op,
                              const pod_coll_graph *g, const place *pl,
                              rates *q) {
-  if (op == POD_COLL_ALL_TO_ALL && pl->n > 1 + (int)P2P_OPS_PER_BATCH)
+  if (op == POD_COLL_ALL_TO_ALL && pl->n > 1 + (int)P2P_OPS_PER_BATCH) {
     pod_coll__p2p_channels(sys, pl->n, pl->r, g, &q->p2p);
+    p2p_inverses(&q->p2p, &q->p2pk);
+  }
 }
 
 /* Fill the placement and the rates of one evaluation. */

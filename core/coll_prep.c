@@ -29,6 +29,9 @@
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static const pod_coll_prep PREP_ZERO;
 
@@ -153,13 +156,14 @@ HOT_INLINE double prepared_plan_time(const pod_coll_prep *P,
                                      const pod_system *sys,
                                      const pod_coll_sys_rates *sr, double S,
                                      pod_coll_op op, pod_coll_algo algo,
-                                     double *in) {
+                                     const p2p_inv *pk, double *in) {
   place pl;
   rates q;
   setup_place_d(sys, sr, P->n, P->r, P->d, &pl, &q); /* d: n / r, prepared */
   /* pod_coll__time: ring_net_GBps x 1e9, the GB/s as ring_rate makes it */
   pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
   q.p2p = P->p2p;
+  q.p2pk = *pk;
   pl.ecmp_div = P->ecmp_div;
   plan p = {0};
   make_plan(sys, op, algo, &pl, &p);
@@ -200,8 +204,10 @@ static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
   }
   double t;
   if (P->fixed >= 0) {
+    p2p_inv pk;
+    p2p_inverses(&P->p2p, &pk);
     t = prepared_plan_time(P, sys, sr, S, (pod_coll_op)P->op,
-                           (pod_coll_algo)P->cand[P->fixed], in);
+                           (pod_coll_algo)P->cand[P->fixed], &pk, in);
     *best = P->fixed;
     if (P->single && !(t < INFINITY)) /* auto_time found none */
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
@@ -212,6 +218,7 @@ static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
     setup_place_d(sys, sr, P->n, P->r, P->d, &pl, &q);
     pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
     q.p2p = P->p2p;
+    p2p_inverses(&P->p2p, &q.p2pk);
     pl.ecmp_div = P->ecmp_div;
     t = replay_auto(P, sys, &pl, &q, S, best);
     if (*best < 0)
@@ -290,21 +297,71 @@ static inline int rows_put(const pod_coll__rows *R, unsigned char *cfg,
   return ok;
 }
 
+/* 1 when every value of the n rows x is within its bounds (rows_put's
+** screen; with SSE2 two values of a row a step: not >= lo or not <= hi,
+** as NaN is, fails). */
+static int rows_in(const pod_coll__rows *R, int n, const double *x) {
+  const size_t nb = (size_t)R->nb;
+  int ok = 1;
+  size_t i0 = 0;
+#ifdef __SSE2__
+  __m128d bad = _mm_setzero_pd();
+  for (; i0 + 2 <= nb; i0 += 2) {
+    const __m128d lo = _mm_loadu_pd(R->lo + i0), hi = _mm_loadu_pd(R->hi + i0);
+    for (size_t j = 0; j < (size_t)n; j++) {
+      __m128d v = _mm_loadu_pd(x + j * nb + i0);
+      bad =
+          _mm_or_pd(bad, _mm_or_pd(_mm_cmpnge_pd(v, lo), _mm_cmpnle_pd(v, hi)));
+    }
+  }
+  ok = _mm_movemask_pd(bad) == 0;
+#endif
+  for (size_t i = i0; i < nb; i++) {
+    const double lo = R->lo[i], hi = R->hi[i];
+    for (size_t j = 0; j < (size_t)n; j++)
+      ok &= (x[j * nb + i] >= lo) & (x[j * nb + i] <= hi);
+  }
+  return ok;
+}
+
+/* the bytes' own bound among the arguments' (POD_COLL__ARGS) on S */
+#define BYTES_SCREEN(m, type, lo, hi, unit)                          \
+  &&(offsetof(pod_coll_args, m) != offsetof(pod_coll_args, bytes) || \
+     pod_field_in(S, lo, hi, 0))
+
 /* pod_coll__eval_prepared_rows of a prep with its candidate fixed, `op`
 ** and `algo` its op and candidate: prepared_time's fixed branch and
 ** pod_coll_eval_prepared's metrics, a sample at a time, without the
-** errors (a failing sample ends the rows). */
-HOT_INLINE int rows_fixed(const pod_coll_prep *P, const pod_coll__rows *R,
+** errors (a failing sample ends the rows).  The prep and the rows are
+** copied here, so that nothing written into the config can change them:
+** what they hold is loaded once for the block.  A block within bounds
+** (the common case) is screened once; bytes other than the prepared ones
+** pass bytes_ok's screen when the ranks do (the same for every sample)
+** and they are within their own bound. */
+HOT_INLINE int rows_fixed(const pod_coll_prep *P0, const pod_coll__rows *R0,
                           void *cfg, const pod_system *sys, const double *bytes,
                           int n, const double *x, double *y, pod_coll_op op,
                           pod_coll_algo algo) {
+  const pod_coll_prep Pc = *P0, *P = &Pc;
+  const pod_coll__rows Rc = *R0, *R = &Rc;
+  const int in_bounds = rows_in(R, n, x);
+  pod_coll_args a = {P->n, P->r, P->S, POD_ALGO_AUTO};
+  const int other_bytes = P->any_bytes && (1 POD_COLL__ARGS(ARGS_SCREEN));
+  p2p_inv pk;
+  p2p_inverses(&P->p2p, &pk);
   for (int j = 0; j < n; j++) {
-    if (!rows_put(R, cfg, x + (size_t)j * (size_t)R->nb)) return j;
+    const double *xj = x + (size_t)j * (size_t)R->nb;
+    if (in_bounds)
+      for (int i = 0; i < R->nb; i++)
+        memcpy((unsigned char *)cfg + R->off[i], &xj[i], sizeof(double));
+    else if (!rows_put(R, cfg, xj))
+      return j;
     double S = *bytes, in, *yj = y + 3 * (size_t)j;
-    if (!bytes_ok(P, S)) return j;
+    if (S != P->S && !(other_bytes && (1 POD_COLL__ARGS(BYTES_SCREEN))))
+      return j; /* as !bytes_ok(P, S) */
     pod_coll_sys_rates sr;
     setup_sys(sys, &sr);
-    double t = prepared_plan_time(P, sys, &sr, S, op, algo, &in);
+    double t = prepared_plan_time(P, sys, &sr, S, op, algo, &pk, &in);
     if (P->single && !(t < INFINITY)) return j;
     if (P->n == 1) t = 0.0;
     if (!isfinite(t)) return j;
@@ -312,6 +369,7 @@ HOT_INLINE int rows_fixed(const pod_coll_prep *P, const pod_coll__rows *R,
   }
   return n;
 }
+#undef BYTES_SCREEN
 
 /* A fixed candidate of every op (all-reduce: the ones NCCL's ratings can
 ** fix across domains): rows_fixed with op and algo constants. */

@@ -120,15 +120,22 @@ static int rows_fast(const pod_moments *m, int M, int n, const double *y) {
 
 #ifdef __SSE2__
 #define ROWS_GROUP 4 /* lane pairs a step: 8 moments */
+/* rows_group inline with its pair count constant (below), so that one or
+** two pairs' sums stay in registers across the rows */
+#if defined(__GNUC__)
+#define ROWS_INLINE static inline __attribute__((always_inline))
+#else
+#define ROWS_INLINE static inline
+#endif
 /* pod_moments_add of rows j < n, moments k < g (g <= 2 ROWS_GROUP) of
 ** m, values y[j M + k], two moments per SSE2 lane pair (the last one
 ** twice when g is odd): the same operations in the same order as
 ** pod_moments_add on each lane, its counts shared.  The moments count
 ** the same values (cnt > 0) and need no rescale. */
-static void rows_group(pod_moments *m, int g, int M, int n, const double *y) {
+ROWS_INLINE void rows_group(pod_moments *m, int g, int M, int n,
+                            const double *y, const int np) {
   __m128d mean[ROWS_GROUP], m2[ROWS_GROUP], m3[ROWS_GROUP], m4[ROWS_GROUP];
   __m128d lo[ROWS_GROUP], hi[ROWS_GROUP], inv[ROWS_GROUP];
-  int np = (g + 1) / 2;
   for (int p = 0; p < np; p++) {
     const pod_moments *a = &m[2 * p], *b = 2 * p + 1 < g ? a + 1 : a;
     mean[p] = _mm_set_pd(b->mean, a->mean);
@@ -202,7 +209,13 @@ void pod_moments_add_rows(pod_moments *m, int M, int n, const double *y) {
     }
     for (int k0 = 0; k0 < M && j0 < n; k0 += 2 * ROWS_GROUP) {
       int g = M - k0 < 2 * ROWS_GROUP ? M - k0 : 2 * ROWS_GROUP;
-      rows_group(m + k0, g, M, n - j0, y + (size_t)j0 * (size_t)M + k0);
+      const double *yk = y + (size_t)j0 * (size_t)M + k0;
+      if (g <= 2)
+        rows_group(m + k0, g, M, n - j0, yk, 1);
+      else if (g <= 4)
+        rows_group(m + k0, g, M, n - j0, yk, 2);
+      else
+        rows_group(m + k0, g, M, n - j0, yk, (g + 1) / 2);
     }
     return;
   }

@@ -56,7 +56,9 @@ static void test_in_flight_exact(void **state) {
                          : i == 1 ? 4.9e-324
                          : i == 2 ? MINP[m] * (double)(i + c)
                                   : exp(-20.0 + 50.0 * u);
-              double inv, F = p2p_in_flight(&ch, b, &inv);
+              p2p_inv k;
+              p2p_inverses(&ch, &k);
+              double inv, F = p2p_in_flight(&ch, &k, b, &inv);
               same_bits(F, in_flight_ref(&ch, b));
               n++;
               if (inv == 0.0) continue;
@@ -67,22 +69,31 @@ static void test_in_flight_exact(void **state) {
   assert_true(n > 100000 && exact_inv > 10000 && exact_inv < n);
 }
 
-/* pow2_inverse takes powers of two with a normal inverse only */
+/* pow2_normal_inverse takes powers of two with a normal inverse only,
+** and p2p_inverses inverts only those */
 static void test_pow2_inverse(void **state) {
   (void)state;
-  double inv = 7.0;
-  assert_true(pow2_inverse(65536.0, &inv) && inv == 1.0 / 65536.0);
-  assert_true(pow2_inverse(0x1p-1022, &inv) && inv == 0x1p1022);
-  assert_true(pow2_inverse(0x1p1022, &inv) && inv == 0x1p-1022);
-  inv = 7.0;
-  assert_false(pow2_inverse(0x1p1023, &inv)); /* inverse subnormal */
-  assert_false(pow2_inverse(0x1p-1074, &inv));
-  assert_false(pow2_inverse(3.0, &inv));
-  assert_false(pow2_inverse(-2.0, &inv));
-  assert_false(pow2_inverse(0.0, &inv));
-  assert_false(pow2_inverse(INFINITY, &inv));
-  assert_false(pow2_inverse(NAN, &inv));
-  assert_true(inv == 7.0);
+  assert_true(pow2_normal_inverse(65536.0));
+  assert_true(pow2_normal_inverse(1.0));
+  assert_true(pow2_normal_inverse(0x1p-1022));
+  assert_true(pow2_normal_inverse(0x1p1022));
+  assert_false(pow2_normal_inverse(0x1p1023)); /* inverse subnormal */
+  assert_false(pow2_normal_inverse(0x1p-1074));
+  assert_false(pow2_normal_inverse(3.0));
+  assert_false(pow2_normal_inverse(-2.0));
+  assert_false(pow2_normal_inverse(0.0));
+  assert_false(pow2_normal_inverse(INFINITY));
+  assert_false(pow2_normal_inverse(NAN));
+  pod_coll_p2p c = {4.0, 2.0, 3.0, 65536.0, 131072.0};
+  p2p_inv k;
+  p2p_inverses(&c, &k);
+  assert_true(k.X == 32.0 && k.inv_X == 1.0 / 32.0);
+  assert_true(k.inv_min == 1.0 / 65536.0 && k.inv_cmin == 0.0);
+  c.nch = 3.0;
+  c.min_part = 1000.0;
+  c.cmin = 0.5;
+  p2p_inverses(&c, &k);
+  assert_true(k.inv_X == 0.0 && k.inv_min == 0.0 && k.inv_cmin == 2.0);
 }
 
 int main(void) {
