@@ -6,6 +6,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,16 +470,23 @@ static inline mt_words *mt_of(gsl_rng *r) {
 ** >> 18) over 2^32, as GSL's get_double does, regenerating the words when
 ** they are used up as GSL does (mti = 624).  Any other generator (s NULL),
 ** or an index out of range: its get_double.  The same values. */
+static inline double uniform_word(mt_words *s) {
+  if (s->mti == MT_N) mt_regen(s);
+  unsigned long y = s->mt[s->mti++];
+  y ^= y >> 11;
+  y ^= (y << 7) & 0x9d2c5680UL;
+  y ^= (y << 15) & 0xefc60000UL;
+  y ^= y >> 18;
+  /* y < 2^32 (the words are): as a signed integer, the same double */
+  return (double)(int64_t)y / 4294967296.0;
+}
+
+static inline int mt_ok(const mt_words *s) {
+  return s && s->mti >= 0 && s->mti <= MT_N;
+}
+
 static inline double uniform_mt(mt_words *s, gsl_rng *r) {
-  if (s && s->mti >= 0 && s->mti <= MT_N) {
-    if (s->mti == MT_N) mt_regen(s);
-    unsigned long y = s->mt[s->mti++];
-    y ^= y >> 11;
-    y ^= (y << 7) & 0x9d2c5680UL;
-    y ^= (y << 15) & 0xefc60000UL;
-    y ^= y >> 18;
-    return (double)y / 4294967296.0;
-  }
+  if (mt_ok(s)) return uniform_word(s);
   return r->type->get_double(r->state);
 }
 
@@ -578,9 +586,15 @@ void pod_dist_sample_rows(const pod_dist *d, int P, gsl_rng *r, int n,
     nu += cls[i] = (unsigned char)one_uniform(d[i].kind);
   mt_words *s = mt_of(r);
   double *row = x;
-  for (int j = 0; j < n; j++, row += P)
-    for (int i = 0; i < P; i++)
-      row[i] = cls[i] ? uniform_mt(s, r) : sample1(&d[i], r);
+  if (mt_ok(s)) /* it stays so: GSL's MT19937 and mt_regen keep the index
+                ** in [0, 624] */
+    for (int j = 0; j < n; j++, row += P)
+      for (int i = 0; i < P; i++)
+        row[i] = cls[i] ? uniform_word(s) : sample1(&d[i], r);
+  else
+    for (int j = 0; j < n; j++, row += P)
+      for (int i = 0; i < P; i++)
+        row[i] = cls[i] ? uniform_mt(s, r) : sample1(&d[i], r);
   for (int i = 0; i < P && nu > 0; i++)
     if (cls[i]) transform_column(&d[i], P, n, x + i);
 }
