@@ -424,6 +424,7 @@ static inline int pow2_normal_inverse(double x) {
 ** a power of two with a normal inverse. */
 typedef struct p2p_inv {
   double X, inv_X, inv_min, inv_cmin;
+  int cmin_int; /* cmin an integer in [1, 2^52]: cmin - 1 exact */
 } p2p_inv;
 
 static inline void p2p_inverses(const pod_coll_p2p *c, p2p_inv *k) {
@@ -431,6 +432,8 @@ static inline void p2p_inverses(const pod_coll_p2p *c, p2p_inv *k) {
   k->inv_X = pow2_normal_inverse(k->X) ? 1.0 / k->X : 0.0;
   k->inv_min = pow2_normal_inverse(c->min_part) ? 1.0 / c->min_part : 0.0;
   k->inv_cmin = pow2_normal_inverse(c->cmin) ? 1.0 / c->cmin : 0.0;
+  k->cmin_int =
+      c->cmin >= 1.0 && c->cmin <= 0x1p52 && c->cmin == floor(c->cmin);
 }
 
 /* Per-call constants of the system: inverse achievable rates (s/byte)
@@ -468,10 +471,15 @@ HOT_INLINE double p2p_in_flight(const pod_coll_p2p *c, const p2p_inv *k,
   int ch2 = 1;
   if (b > 0.0) {
     /* divUp: at least 1 part; b/min */
-    double parts = ceil(k->inv_min > 0.0 ? b * k->inv_min : b / c->min_part);
-    if (parts < 1.0) parts = 1.0; /* underflows for subnormal b */
+    double q = k->inv_min > 0.0 ? b * k->inv_min : b / c->min_part;
+    /* max(ceil(q), 1) < cmin: for an integer cmin, q <= cmin - 1 (ceil(q)
+    ** is the least integer >= q) and 1 < cmin, without the ceil */
+    int few = k->cmin_int ? q <= c->cmin - 1.0 && 1.0 < c->cmin
+                          : (ceil(q) < 1.0 ? 1.0 : ceil(q)) < c->cmin;
     double part;
-    if (parts < c->cmin) { /* ch: an integer, perhaps a power of two */
+    if (few) { /* ch: an integer, perhaps a power of two */
+      double parts = ceil(q);
+      if (parts < 1.0) parts = 1.0; /* underflows for subnormal b */
       ch = parts;
       ch2 = pow2_normal_inverse(ch);
       part = b / ch;

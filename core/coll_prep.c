@@ -297,6 +297,20 @@ static inline int rows_put(const pod_coll__rows *R, unsigned char *cfg,
   return ok;
 }
 
+/* Row j's values into the config at cfg (screened), in order (a field
+** bound twice takes the later value): four a step. */
+static inline void rows_store(const pod_coll__rows *R, unsigned char *cfg,
+                              const double *xj) {
+  int i = 0;
+  for (; i + 4 <= R->nb; i += 4) {
+    memcpy(cfg + R->off[i], &xj[i], sizeof(double));
+    memcpy(cfg + R->off[i + 1], &xj[i + 1], sizeof(double));
+    memcpy(cfg + R->off[i + 2], &xj[i + 2], sizeof(double));
+    memcpy(cfg + R->off[i + 3], &xj[i + 3], sizeof(double));
+  }
+  for (; i < R->nb; i++) memcpy(cfg + R->off[i], &xj[i], sizeof(double));
+}
+
 /* 1 when every value of the n rows x is within its bounds (rows_put's
 ** screen; with SSE2 two values of a row a step: not >= lo or not <= hi,
 ** as NaN is, fails). */
@@ -352,8 +366,7 @@ HOT_INLINE int rows_fixed(const pod_coll_prep *P0, const pod_coll__rows *R0,
   for (int j = 0; j < n; j++) {
     const double *xj = x + (size_t)j * (size_t)R->nb;
     if (in_bounds)
-      for (int i = 0; i < R->nb; i++)
-        memcpy((unsigned char *)cfg + R->off[i], &xj[i], sizeof(double));
+      rows_store(R, cfg, xj);
     else if (!rows_put(R, cfg, xj))
       return j;
     double S = *bytes, in, *yj = y + 3 * (size_t)j;

@@ -36,7 +36,7 @@ static void test_in_flight_exact(void **state) {
   (void)state;
   static const double NCH[] = {1, 2, 3, 16, 32, 64};
   static const double PER[] = {1, 2, 3, 4, 6, 32};
-  static const double CMIN[] = {1, 2, 3, 4, 5, 32};
+  static const double CMIN[] = {1, 2, 3, 4, 5, 32, 2.5, 0.5};
   static const double MINP[] = {65536.0, 3000.5, 131072.0, 0.75};
   static const double MAXP[] = {131072.0, 16777216.0, 100000.0};
   uint64_t x = 88172645463325252ull;
@@ -52,9 +52,14 @@ static void test_in_flight_exact(void **state) {
               x ^= x >> 7;
               x ^= x << 17;
               double u = (double)(x >> 11) * 0x1p-53;
+              /* parts at cmin - 1, cmin and just past: the edges of
+              ** max(ceil(b / min_part), 1) < cmin */
+              double edge = MINP[m] * (CMIN[c] - 1.0 + (double)(i - 3));
               double b = i == 0   ? 0.0
                          : i == 1 ? 4.9e-324
                          : i == 2 ? MINP[m] * (double)(i + c)
+                         : i < 6  ? edge
+                         : i == 6 ? nextafter(MINP[m] * (CMIN[c] - 1.0), 1e300)
                                   : exp(-20.0 + 50.0 * u);
               p2p_inv k;
               p2p_inverses(&ch, &k);

@@ -285,6 +285,48 @@ static void test_block_every_op(void **state) {
   free(prep);
 }
 
+/* A field bound twice takes the later value, in the block form as in
+** fn (four binds and five: a step of four and the rest). */
+static void test_block_repeated_bind(void **state) {
+  (void)state;
+  const pod_kernel_block *kb = &pod_coll_kernel_block;
+  const size_t ue = offsetof(pod_coll_cfg, system.up_eff);
+  const size_t oe = offsetof(pod_coll_cfg, system.out_eff);
+  const size_t by = offsetof(pod_coll_cfg, args.bytes);
+  const pod_bind b4[] = {{ue, POD_BIND_DOUBLE},
+                         {oe, POD_BIND_DOUBLE},
+                         {ue, POD_BIND_DOUBLE},
+                         {by, POD_BIND_DOUBLE}};
+  const pod_bind b5[] = {{oe, POD_BIND_DOUBLE},
+                         {ue, POD_BIND_DOUBLE},
+                         {by, POD_BIND_DOUBLE},
+                         {oe, POD_BIND_DOUBLE},
+                         {oe, POD_BIND_DOUBLE}};
+  void *prep = malloc(kb->prep_size);
+  assert_non_null(prep);
+  for (int v = 0; v < 2; v++) {
+    const pod_bind *b = v ? b5 : b4;
+    int nb = v ? 5 : 4;
+    pod_coll_cfg base = a2a_cfg(), work = base, ref = base;
+    assert_int_equal(kb->prepare(&base, b, nb, prep), POD_OK);
+    enum { N = 8 };
+    double x[5 * N], y[3 * N], m[3];
+    uint64_t seed = 3 + (uint64_t)v;
+    for (int j = 0; j < N * nb; j++)
+      x[j] = b[j % nb].offset == by
+                 ? MIB * (1.0 + 64.0 * coll_fixture_unit(&seed))
+                 : 0.5 + 0.5 * coll_fixture_unit(&seed);
+    assert_int_equal(kb->eval(prep, &work, N, x, y), N);
+    for (int j = 0; j < N; j++) {
+      for (int i = 0; i < nb; i++)
+        memcpy((char *)&ref + b[i].offset, &x[j * nb + i], sizeof(double));
+      assert_int_equal(pod_coll_kernel.fn(&ref, m, NULL), POD_OK);
+      assert_memory_equal(&y[3 * j], m, sizeof m);
+    }
+  }
+  free(prep);
+}
+
 static void test_block_refuses(void **state) {
   (void)state;
   const pod_kernel_block *kb = &pod_coll_kernel_block;
@@ -379,6 +421,7 @@ int main(void) {
       cmocka_unit_test(test_varies_matches_eval),
       cmocka_unit_test(test_block_matches_fn),
       cmocka_unit_test(test_block_every_op),
+      cmocka_unit_test(test_block_repeated_bind),
       cmocka_unit_test(test_block_refuses),
       cmocka_unit_test(test_evaluator_blocks),
   };
