@@ -545,6 +545,11 @@ static inline double clamp(double x, double lo, double hi) {
   return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* sample1 of a lognormal (sample_raw's, unclamped) */
+static inline double lognormal1(const pod_dist *d, gsl_rng *r) {
+  return exp(d->p[0] + gsl_ran_gaussian_ziggurat(r, d->p[1]));
+}
+
 static inline double sample1(const pod_dist *d, gsl_rng *r) {
   const double *p = d->p;
   switch (d->kind) { /* the common kinds inline, clamped as clamp_support */
@@ -555,7 +560,7 @@ static inline double sample1(const pod_dist *d, gsl_rng *r) {
     case POD_DIST_TRIANGULAR:
       return clamp(triangular_q(p, uniform01(r)), p[0], p[2]);
     case POD_DIST_LOGNORMAL:
-      return exp(p[0] + gsl_ran_gaussian_ziggurat(r, p[1]));
+      return lognormal1(d, r);
     default:
       return clamp_support(d, sample_raw(d, r));
   }
@@ -621,7 +626,9 @@ void pod_dist_sample_rows(const pod_dist *d, int P, gsl_rng *r, int n,
                 ** in [0, 624] */
     for (int j = 0; j < n; j++, row += P)
       for (int i = 0; i < P; i++)
-        row[i] = cls[i] ? uniform_word(s) : sample1(&d[i], r);
+        row[i] = cls[i]                            ? uniform_word(s)
+                 : d[i].kind == POD_DIST_LOGNORMAL ? lognormal1(&d[i], r)
+                                                   : sample1(&d[i], r);
   else
     for (int j = 0; j < n; j++, row += P)
       for (int i = 0; i < P; i++)
