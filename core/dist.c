@@ -5,16 +5,11 @@
 #include "dist_int.h"
 
 #include <float.h>
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_math.h>
@@ -452,36 +447,10 @@ static inline unsigned long mt_twist(unsigned long a, unsigned long b,
   return m ^ (y >> 1) ^ ((0UL - (y & 1UL)) & 0x9908b0dfUL);
 }
 
-#if defined(__SSE2__) && ULONG_MAX == 0xffffffffffffffffUL
-/* mt_twist of words k, k + 1 at once (64-bit words, two a lane pair):
-** mt[k + 1] and mt[k + 2] are still the old words, mt[k + M] and mt[k +
-** M + 1] (or M - N: below k) already the new ones where the scalar loop
-** has them so. */
-static inline void mt_twist2(unsigned long *mt, int k, int m) {
-  const __m128i upper = _mm_set1_epi64x((long long)0x80000000UL);
-  const __m128i lower = _mm_set1_epi64x((long long)0x7fffffffUL);
-  const __m128i one = _mm_set1_epi64x(1), mag = _mm_set1_epi64x(0x9908b0df);
-  __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(mt + k));
-  __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(mt + k + 1));
-  __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(mt + m));
-  __m128i y = _mm_or_si128(_mm_and_si128(a, upper), _mm_and_si128(b, lower));
-  __m128i odd = _mm_sub_epi64(_mm_setzero_si128(), _mm_and_si128(y, one));
-  __m128i v = _mm_xor_si128(_mm_xor_si128(c, _mm_srli_epi64(y, 1)),
-                            _mm_and_si128(odd, mag));
-  _mm_storeu_si128((__m128i *)(void *)(mt + k), v);
-}
-#endif
-
 static void mt_regen(mt_words *s) {
   unsigned long *mt = s->mt;
   int k = 0;
-#if defined(__SSE2__) && ULONG_MAX == 0xffffffffffffffffUL
-  for (; k + 2 <= MT_N - MT_M; k += 2) mt_twist2(mt, k, k + MT_M);
-#endif
   for (; k < MT_N - MT_M; k++) mt[k] = mt_twist(mt[k], mt[k + 1], mt[k + MT_M]);
-#if defined(__SSE2__) && ULONG_MAX == 0xffffffffffffffffUL
-  for (; k + 2 <= MT_N - 1; k += 2) mt_twist2(mt, k, k + MT_M - MT_N);
-#endif
   for (; k < MT_N - 1; k++)
     mt[k] = mt_twist(mt[k], mt[k + 1], mt[k + MT_M - MT_N]);
   mt[MT_N - 1] = mt_twist(mt[MT_N - 1], mt[0], mt[MT_M - 1]);
