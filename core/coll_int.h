@@ -74,4 +74,24 @@ int pod_coll__time(const pod_system *sys, pod_coll_op op, pod_coll_algo algo,
                    int n, int r, double S, pod_coll_graphs *gs, double *t_out,
                    pod_coll_algo *best_out, double *factor, pod_err *err);
 
+/* Where a prepared block form's samples go (coll_kernel.c): nb doubles
+** per sample, value i written at byte off[i] of the config and held to
+** lo[i] <= v <= hi[i] (closed finite bounds: NaN never passes). */
+#define POD_COLL__ROWS_MAX 10
+typedef struct pod_coll__rows {
+  int nb;
+  size_t off[POD_COLL__ROWS_MAX];
+  double lo[POD_COLL__ROWS_MAX], hi[POD_COLL__ROWS_MAX];
+} pod_coll__rows;
+
+/* n samples of prepared P (coll_prep.c): sample j's values x[j nb ..]
+** written into the config at cfg as R says, then pod_coll_eval_prepared
+** on sys with *bytes (both inside cfg) into y[3j..3j+2] (time_s,
+** algbw_GBps, busbw_GBps), bit for bit.  Returns the samples done before
+** the first with a value out of bounds or an error (n when none). */
+int pod_coll__eval_prepared_rows(const pod_coll_prep *P,
+                                 const pod_coll__rows *R, void *cfg,
+                                 const pod_system *sys, const double *bytes,
+                                 int n, const double *x, double *y);
+
 #endif

@@ -172,18 +172,15 @@ const pod_kernel pod_coll_kernel = {"collective", sizeof(pod_coll_cfg), 3,
 
 /* ---- prepared block form (pod_kernel_block) ---------------------------- */
 
-#define BLOCK_BINDS 10 /* at most the fields a prep lets vary, and bytes */
-
 /* A grid point's collective prepared for samples of its binds: where each
 ** sampled value goes in the config and the bounds pod_coll_eval's checks
 ** hold it to (the system's field table, the arguments' bytes) as closed
 ** finite bounds: v passes pod_field_in(v, min, max, open) exactly when
-** lo <= v <= hi (NaN never). */
+** lo <= v <= hi (NaN never).  At most the fields a prep lets vary, and
+** bytes. */
 typedef struct coll_block_prep {
   pod_coll_prep prep;
-  int nb;
-  size_t off[BLOCK_BINDS];
-  double lo[BLOCK_BINDS], hi[BLOCK_BINDS];
+  pod_coll__rows rows;
 } coll_block_prep;
 
 /* pod_field_in's bounds closed: an open end moves to the next double
@@ -214,7 +211,7 @@ static int coll_block_prepare(const void *cfg, const pod_bind *binds, int nb,
   const pod_coll_cfg *c = cfg;
   coll_block_prep *bp = out;
   memset(bp, 0, sizeof *bp);
-  if (nb < 0 || nb > BLOCK_BINDS || c->args.algo != POD_ALGO_AUTO)
+  if (nb < 0 || nb > POD_COLL__ROWS_MAX || c->args.algo != POD_ALGO_AUTO)
     return POD_ENOTSUP;
   if (pod_hw_system_check(&c->system, NULL) != POD_OK ||
       pod_coll_prepare(&c->system, c->op, c->args.ranks,
@@ -233,35 +230,21 @@ static int coll_block_prepare(const void *cfg, const pod_bind *binds, int nb,
              pod_coll_prep_varies(&bp->prep, off - sys0))
       f = field_at(pod_hw_system_fields, off - sys0);
     if (f == NULL) return POD_ENOTSUP;
-    bp->off[i] = off;
-    closed_bounds(f, &bp->lo[i], &bp->hi[i]);
+    bp->rows.off[i] = off;
+    closed_bounds(f, &bp->rows.lo[i], &bp->rows.hi[i]);
   }
-  bp->nb = nb;
+  bp->rows.nb = nb;
   return POD_OK;
 }
 
+/* The samples pod_coll__eval_prepared_rows takes; the kernel's fn gives
+** the next one's error. */
 static int coll_block_eval(const void *prep, void *cfg, int n, const double *x,
                            double *y) {
   const coll_block_prep *bp = prep;
   pod_coll_cfg *c = cfg;
-  unsigned char *base = cfg;
-  const int nb = bp->nb;
-  for (int j = 0; j < n; j++) {
-    const double *xj = x + (size_t)j * (size_t)nb;
-    int ok = 1;
-    for (int i = 0; i < nb; i++) {
-      ok &= (xj[i] >= bp->lo[i]) & (xj[i] <= bp->hi[i]);
-      memcpy(base + bp->off[i], &xj[i], sizeof(double));
-    }
-    pod_coll_result res;
-    if (!ok || pod_coll_eval_prepared(&bp->prep, &c->system, c->args.bytes,
-                                      &res, NULL) != POD_OK)
-      return j; /* the kernel's fn gives this sample's error */
-    y[3 * j] = res.time_s;
-    y[3 * j + 1] = res.algbw_GBps;
-    y[3 * j + 2] = res.busbw_GBps;
-  }
-  return n;
+  return pod_coll__eval_prepared_rows(&bp->prep, &bp->rows, cfg, &c->system,
+                                      &c->args.bytes, n, x, y);
 }
 
 const pod_kernel_block pod_coll_kernel_block = {

@@ -11,6 +11,8 @@
 #include "coll_int.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #define MIB 1048576.0
 /* NCCL_BUFFSIZE default, 4 MiB per channel and connection (src/init.cc
@@ -406,6 +408,34 @@ HOT_INLINE int make_plan(const pod_system *s, pod_coll_op op,
   }
 }
 
+/* 1 when x is a power of two with a normal inverse: then v * (1 / x)
+** is v / x for every v (both the one rounding of v x 2^-e), without a
+** division.  Integer tests on x's bits. */
+static inline int pow2_normal_inverse(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  uint64_t e = u >> 52; /* sign 0: the biased exponent */
+  return (u & 0xfffffffffffffULL) == 0 && e >= 1 && e <= 2045;
+}
+
+/* The constants p2p_in_flight reads of NCCL's p2p channels, made once
+** (an evaluation's, or a block of prepared samples'): X = 8 nch, and the
+** exact inverses of X, min_part and cmin, each 0 where the value is not
+** a power of two with a normal inverse. */
+typedef struct p2p_inv {
+  double X, inv_X, inv_min, inv_cmin;
+  int cmin_int; /* cmin an integer in [1, 2^52]: cmin - 1 exact */
+} p2p_inv;
+
+static inline void p2p_inverses(const pod_coll_p2p *c, p2p_inv *k) {
+  k->X = P2P_OPS_PER_BATCH * c->nch;
+  k->inv_X = pow2_normal_inverse(k->X) ? 1.0 / k->X : 0.0;
+  k->inv_min = pow2_normal_inverse(c->min_part) ? 1.0 / c->min_part : 0.0;
+  k->inv_cmin = pow2_normal_inverse(c->cmin) ? 1.0 / c->cmin : 0.0;
+  k->cmin_int =
+      c->cmin >= 1.0 && c->cmin <= 0x1p52 && c->cmin == floor(c->cmin);
+}
+
 /* Per-call constants of the system: inverse achievable rates (s/byte)
 ** and the pipeline fill sizes in bytes. */
 typedef struct rates {
@@ -419,34 +449,71 @@ typedef struct rates {
   double msg_s;            /* per-message overhead, s */
   pod_coll_p2p p2p;        /* NCCL's p2p channels of an all-to-all
                            ** (place_p2p; nch 0: all peers at once) */
+  p2p_inv p2pk;            /* with nch > 0: p2p_inverses of them */
 } rates;
 
 /* NCCL's peers in flight for b bytes per peer (src/enqueue.cc, 2.28.7
 ** ae7aed19): the message takes min(nChannelsMin, b / min_part) channels,
 ** doubled while a part exceeds max_part, up to the per-peer channels
 ** (:894-901); p2pnChannels / those channels epochs of 8 ops run at once
-** (:965). */
-HOT_INLINE double p2p_in_flight(const pod_coll_p2p *c, double b) {
-  double ch = 1.0;
+** (:965).  *inv_F is 1 / F exactly when F is a power of two, else 0.
+** The divisions come off the evaluation's chain of dependent operations
+** where they are exact without (k: p2p_inverses of c): by min_part and
+** by the channels when they are powers of two (NCCL's are: the model's
+** part sizes and nChannelsMin, pod_coll__p2p_channels), and as the
+** channels double the part and F halve, exactly (b / 2ch is (b / ch) /
+** 2: a part above max_part, and F = 8 nch / ch with nch >= 1 and ch <=
+** per_peer, stay far from the subnormals). */
+HOT_INLINE double p2p_in_flight(const pod_coll_p2p *c, const p2p_inv *k,
+                                double b, double *inv_F) {
+  const double X = k->X;
+  double ch = 1.0, F = X / 1.0;
+  int ch2 = 1;
   if (b > 0.0) {
-    double k = ceil(b / c->min_part); /* divUp: at least 1 part; b/min */
-    if (k < 1.0) k = 1.0;             /* underflows for subnormal b */
-    ch = k < c->cmin ? k : c->cmin;
-    while (b / ch > c->max_part && ch <= 0.5 * c->per_peer) ch *= 2.0;
+    /* divUp: at least 1 part; b/min */
+    double q = k->inv_min > 0.0 ? b * k->inv_min : b / c->min_part;
+    /* max(ceil(q), 1) < cmin: for an integer cmin, q <= cmin - 1 (ceil(q)
+    ** is the least integer >= q) and 1 < cmin, without the ceil */
+    int few = k->cmin_int ? q <= c->cmin - 1.0 && 1.0 < c->cmin
+                          : (ceil(q) < 1.0 ? 1.0 : ceil(q)) < c->cmin;
+    double part;
+    if (few) { /* ch: an integer, perhaps a power of two */
+      double parts = ceil(q);
+      if (parts < 1.0) parts = 1.0; /* underflows for subnormal b */
+      ch = parts;
+      ch2 = pow2_normal_inverse(ch);
+      part = b / ch;
+      F = X / ch;
+    } else {
+      ch = c->cmin;
+      ch2 = k->inv_cmin > 0.0;
+      part = ch2 ? b * k->inv_cmin : b / ch;
+      F = X / ch;
+    }
+    while (part > c->max_part && ch <= 0.5 * c->per_peer) {
+      ch *= 2.0;
+      part *= 0.5;
+      F *= 0.5;
+    }
   }
-  return P2P_OPS_PER_BATCH * c->nch / ch;
+  /* 1 / F = ch / X, both powers of two */
+  *inv_F = k->inv_X > 0.0 && ch2 ? ch * k->inv_X : 0.0;
+  return F;
 }
 
 /* Groups of concurrent peers of a point-to-point plan on each fabric
-** (0 where it has none): one when NCCL holds them all in flight. */
+** (0 where it has none): one when NCCL holds them all in flight; peers
+** over F by F's exact inverse where it has one. */
 HOT_INLINE void p2p_groups(const rates *q, const plan *p, double S, double *gu,
                            double *go) {
   *gu = p->p2p_up > 0.0 ? 1.0 : 0.0;
   *go = p->p2p_out > 0.0 ? 1.0 : 0.0;
   if (q->p2p.nch > 0.0) {
-    double F = p2p_in_flight(&q->p2p, S * p->p2p_in);
-    if (p->p2p_up > F) *gu = ceil(p->p2p_up / F);
-    if (p->p2p_out > F) *go = ceil(p->p2p_out / F);
+    double inv_F, F = p2p_in_flight(&q->p2p, &q->p2pk, S * p->p2p_in, &inv_F);
+    if (p->p2p_up > F)
+      *gu = ceil(inv_F > 0.0 ? p->p2p_up * inv_F : p->p2p_up / F);
+    if (p->p2p_out > F)
+      *go = ceil(inv_F > 0.0 ? p->p2p_out * inv_F : p->p2p_out / F);
   }
 }
 
@@ -616,8 +683,10 @@ HOT_INLINE void setup_place(const pod_system *sys, const pod_coll_sys_rates *sr,
 static inline void place_p2p(const pod_system *sys, pod_coll_op op,
                              const pod_coll_graph *g, const place *pl,
                              rates *q) {
-  if (op == POD_COLL_ALL_TO_ALL && pl->n > 1 + (int)P2P_OPS_PER_BATCH)
+  if (op == POD_COLL_ALL_TO_ALL && pl->n > 1 + (int)P2P_OPS_PER_BATCH) {
     pod_coll__p2p_channels(sys, pl->n, pl->r, g, &q->p2p);
+    p2p_inverses(&q->p2p, &q->p2pk);
+  }
 }
 
 /* Fill the placement and the rates of one evaluation. */

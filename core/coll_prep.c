@@ -17,13 +17,21 @@
 ** a sample times the candidates as auto_time does, the rated ones from
 ** their prepared times.  Both run the same inline code as coll.c
 ** (coll_plan.h) in the same order: the times are pod_coll_time_checked's
-** bit for bit (tests/unit/test_coll_prep.c).
+** bit for bit (tests/unit/test_coll_prep.c).  A block of samples whose
+** candidate is fixed here (pod_coll__eval_prepared_rows, the kernel's
+** block form) runs that inline code with the op and the algorithm
+** constant, so that each sample builds and times its plan without the
+** branches on them (tests/unit/test_kernel_coll.c).
 */
 #include "coll_plan.h"
 #include "pod_coll.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static const pod_coll_prep PREP_ZERO;
 
@@ -140,6 +148,37 @@ static double replay_auto(const pod_coll_prep *P, const pod_system *sys,
                                                : t_sel;
 }
 
+/* The time of P's candidate `algo` for `op` on the system's figures sr
+** and the placement's 1/n (*in, as pod_coll__time's bus factor reads it):
+** prepared_time's plan, inline so that a block of samples of one prepared
+** candidate (eval_rows) builds it with op and algo known. */
+HOT_INLINE double prepared_plan_time(const pod_coll_prep *P,
+                                     const pod_system *sys,
+                                     const pod_coll_sys_rates *sr, double S,
+                                     pod_coll_op op, pod_coll_algo algo,
+                                     const p2p_inv *pk, double *in) {
+  place pl;
+  rates q;
+  setup_place_d(sys, sr, P->n, P->r, P->d, &pl, &q); /* d: n / r, prepared */
+  /* pod_coll__time: ring_net_GBps x 1e9, the GB/s as ring_rate makes it */
+  pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
+  q.p2p = P->p2p;
+  q.p2pk = *pk;
+  pl.ecmp_div = P->ecmp_div;
+  plan p = {0};
+  make_plan(sys, op, algo, &pl, &p);
+  *in = pl.in;
+  return plan_time(&q, &p, S);
+}
+
+/* The bytes screen of prepared_time: 0 when S differs from the prepared
+** bytes and the prep cannot time other bytes, or S is out of bounds. */
+static inline int bytes_ok(const pod_coll_prep *P, double S) {
+  if (S == P->S) return 1;
+  pod_coll_args a = {P->n, P->r, S, POD_ALGO_AUTO};
+  return P->any_bytes && (1 POD_COLL__ARGS(ARGS_SCREEN));
+}
+
 /* pod_coll_time_prepared's time on the system's figures sr, with the
 ** placement's 1/n (*in, as pod_coll__time's bus factor reads it) and the
 ** candidate that ran (*best). */
@@ -157,41 +196,40 @@ static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
                          S, P->S);
     /* other bytes: screened as pod_coll_time_checked screens them (the
     ** ranks passed at prepare), and out of bounds its error */
-    pod_coll_args a = {P->n, P->r, S, POD_ALGO_AUTO};
-    if (!(1 POD_COLL__ARGS(ARGS_SCREEN))) { /* the same screen fails there */
+    if (!bytes_ok(P, S)) { /* the same screen fails there */
       int rc = pod_coll_time_checked(sys, (pod_coll_op)P->op, P->n, P->r, S,
                                      NULL, time_s, err);
       return rc != POD_OK ? rc : pod_err_set(err, POD_EINVAL, "bytes", NULL);
     }
   }
-  place pl;
-  rates q;
-  setup_place_d(sys, sr, P->n, P->r, P->d, &pl, &q); /* d: n / r, prepared */
-  /* pod_coll__time: ring_net_GBps x 1e9, the GB/s as ring_rate makes it */
-  pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
-  q.p2p = P->p2p;
-  pl.ecmp_div = P->ecmp_div;
   double t;
   if (P->fixed >= 0) {
-    plan p = {0};
-    make_plan(sys, (pod_coll_op)P->op, (pod_coll_algo)P->cand[P->fixed], &pl,
-              &p);
-    t = plan_time(&q, &p, S);
+    p2p_inv pk;
+    p2p_inverses(&P->p2p, &pk);
+    t = prepared_plan_time(P, sys, sr, S, (pod_coll_op)P->op,
+                           (pod_coll_algo)P->cand[P->fixed], &pk, in);
     *best = P->fixed;
     if (P->single && !(t < INFINITY)) /* auto_time found none */
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name((pod_coll_op)P->op));
   } else {
+    place pl;
+    rates q;
+    setup_place_d(sys, sr, P->n, P->r, P->d, &pl, &q);
+    pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
+    q.p2p = P->p2p;
+    p2p_inverses(&P->p2p, &q.p2pk);
+    pl.ecmp_div = P->ecmp_div;
     t = replay_auto(P, sys, &pl, &q, S, best);
     if (*best < 0)
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
                          pod_coll_op_name((pod_coll_op)P->op));
+    *in = pl.in;
   }
   if (P->n == 1) t = 0.0; /* nothing moves between ranks */
   if (!isfinite(t))
     return pod_err_set(err, POD_ERANGE, "bytes", "time is not finite");
   *time_s = t;
-  *in = pl.in;
   return POD_OK;
 }
 
@@ -216,6 +254,20 @@ int pod_coll_time_prepared_sr(const pod_coll_prep *P, const pod_system *sys,
   return prepared_time(P, sys, sr, S, time_s, &in, &best, err);
 }
 
+/* coll_eval's algbw and busbw (y[1], y[2]) from a time t (y[0]) of S
+** bytes and the placement's 1/n. */
+HOT_INLINE void eval_metrics(const pod_coll_prep *P, pod_coll_op op, double S,
+                             double t, double in, double *y) {
+  /* as coll_eval from pod_coll__time's t and factor */
+  double factor = (op == POD_COLL_BROADCAST || op == POD_COLL_SEND_RECV)
+                      ? 1.0
+                      : BUSBW_FACTOR_NUM[op] * ((double)P->n - 1.0) * in;
+  double algbw = t > 0.0 ? S / t * 1e-9 : 0.0;
+  y[0] = t;
+  y[1] = algbw;
+  y[2] = P->n == 1 ? 0.0 : algbw * factor;
+}
+
 int pod_coll_eval_prepared(const pod_coll_prep *P, const pod_system *sys,
                            double S, pod_coll_result *out, pod_err *err) {
   double t = 0.0, in = 0.0;
@@ -225,17 +277,151 @@ int pod_coll_eval_prepared(const pod_coll_prep *P, const pod_system *sys,
   setup_sys(sys, &sr);
   int rc = prepared_time(P, sys, &sr, S, &t, &in, &best, err);
   if (rc != POD_OK) return rc;
-  pod_coll_op op = (pod_coll_op)P->op;
-  /* as coll_eval from pod_coll__time's t and factor */
-  double factor = (op == POD_COLL_BROADCAST || op == POD_COLL_SEND_RECV)
-                      ? 1.0
-                      : BUSBW_FACTOR_NUM[op] * ((double)P->n - 1.0) * in;
-  out->time_s = t;
-  out->algbw_GBps = t > 0.0 ? S / t * 1e-9 : 0.0;
-  out->busbw_GBps = P->n == 1 ? 0.0 : out->algbw_GBps * factor;
+  double y[3];
+  eval_metrics(P, (pod_coll_op)P->op, S, t, in, y);
+  out->time_s = y[0];
+  out->algbw_GBps = y[1];
+  out->busbw_GBps = y[2];
   out->algo = (pod_coll_algo)P->cand[best];
   return POD_OK;
 }
+
+/* Row j's values into the config at cfg; 1 when each is in its bounds. */
+static inline int rows_put(const pod_coll__rows *R, unsigned char *cfg,
+                           const double *xj) {
+  int ok = 1;
+  for (int i = 0; i < R->nb; i++) {
+    ok &= (xj[i] >= R->lo[i]) & (xj[i] <= R->hi[i]);
+    memcpy(cfg + R->off[i], &xj[i], sizeof(double));
+  }
+  return ok;
+}
+
+/* Row j's values into the config at cfg (screened), in order (a field
+** bound twice takes the later value): four a step. */
+static inline void rows_store(const pod_coll__rows *R, unsigned char *cfg,
+                              const double *xj) {
+  int i = 0;
+  for (; i + 4 <= R->nb; i += 4) {
+    memcpy(cfg + R->off[i], &xj[i], sizeof(double));
+    memcpy(cfg + R->off[i + 1], &xj[i + 1], sizeof(double));
+    memcpy(cfg + R->off[i + 2], &xj[i + 2], sizeof(double));
+    memcpy(cfg + R->off[i + 3], &xj[i + 3], sizeof(double));
+  }
+  for (; i < R->nb; i++) memcpy(cfg + R->off[i], &xj[i], sizeof(double));
+}
+
+/* 1 when every value of the n rows x is within its bounds (rows_put's
+** screen; with SSE2 two values of a row a step: not >= lo or not <= hi,
+** as NaN is, fails). */
+static int rows_in(const pod_coll__rows *R, int n, const double *x) {
+  const size_t nb = (size_t)R->nb;
+  int ok = 1;
+  size_t i0 = 0;
+#ifdef __SSE2__
+  __m128d bad = _mm_setzero_pd();
+  for (; i0 + 2 <= nb; i0 += 2) {
+    const __m128d lo = _mm_loadu_pd(R->lo + i0), hi = _mm_loadu_pd(R->hi + i0);
+    for (size_t j = 0; j < (size_t)n; j++) {
+      __m128d v = _mm_loadu_pd(x + j * nb + i0);
+      bad =
+          _mm_or_pd(bad, _mm_or_pd(_mm_cmpnge_pd(v, lo), _mm_cmpnle_pd(v, hi)));
+    }
+  }
+  ok = _mm_movemask_pd(bad) == 0;
+#endif
+  for (size_t i = i0; i < nb; i++) {
+    const double lo = R->lo[i], hi = R->hi[i];
+    for (size_t j = 0; j < (size_t)n; j++)
+      ok &= (x[j * nb + i] >= lo) & (x[j * nb + i] <= hi);
+  }
+  return ok;
+}
+
+/* the bytes' own bound among the arguments' (POD_COLL__ARGS) on S */
+#define BYTES_SCREEN(m, type, lo, hi, unit)                          \
+  &&(offsetof(pod_coll_args, m) != offsetof(pod_coll_args, bytes) || \
+     pod_field_in(S, lo, hi, 0))
+
+/* pod_coll__eval_prepared_rows of a prep with its candidate fixed, `op`
+** and `algo` its op and candidate: prepared_time's fixed branch and
+** pod_coll_eval_prepared's metrics, a sample at a time, without the
+** errors (a failing sample ends the rows).  The prep and the rows are
+** copied here, so that nothing written into the config can change them:
+** what they hold is loaded once for the block.  A block within bounds
+** (the common case) is screened once; bytes other than the prepared ones
+** pass bytes_ok's screen when the ranks do (the same for every sample)
+** and they are within their own bound. */
+HOT_INLINE int rows_fixed(const pod_coll_prep *P0, const pod_coll__rows *R0,
+                          void *cfg, const pod_system *sys, const double *bytes,
+                          int n, const double *x, double *y, pod_coll_op op,
+                          pod_coll_algo algo) {
+  const pod_coll_prep Pc = *P0, *P = &Pc;
+  const pod_coll__rows Rc = *R0, *R = &Rc;
+  const int in_bounds = rows_in(R, n, x);
+  pod_coll_args a = {P->n, P->r, P->S, POD_ALGO_AUTO};
+  const int other_bytes = P->any_bytes && (1 POD_COLL__ARGS(ARGS_SCREEN));
+  p2p_inv pk;
+  p2p_inverses(&P->p2p, &pk);
+  for (int j = 0; j < n; j++) {
+    const double *xj = x + (size_t)j * (size_t)R->nb;
+    if (in_bounds)
+      rows_store(R, cfg, xj);
+    else if (!rows_put(R, cfg, xj))
+      return j;
+    double S = *bytes, in, *yj = y + 3 * (size_t)j;
+    if (S != P->S && !(other_bytes && (1 POD_COLL__ARGS(BYTES_SCREEN))))
+      return j; /* as !bytes_ok(P, S) */
+    pod_coll_sys_rates sr;
+    setup_sys(sys, &sr);
+    double t = prepared_plan_time(P, sys, &sr, S, op, algo, &pk, &in);
+    if (P->single && !(t < INFINITY)) return j;
+    if (P->n == 1) t = 0.0;
+    if (!isfinite(t)) return j;
+    eval_metrics(P, op, S, t, in, yj);
+  }
+  return n;
+}
+#undef BYTES_SCREEN
+
+/* A fixed candidate of every op (all-reduce: the ones NCCL's ratings can
+** fix across domains): rows_fixed with op and algo constants. */
+#define ROWS_FIXED(o, a)        \
+  if (op == (o) && algo == (a)) \
+    return rows_fixed(P, R, cfg, sys, bytes, n, x, y, o, a);
+
+int pod_coll__eval_prepared_rows(const pod_coll_prep *P,
+                                 const pod_coll__rows *R, void *cfg,
+                                 const pod_system *sys, const double *bytes,
+                                 int n, const double *x, double *y) {
+  if (P == NULL || !P->ok) return 0;
+  if (P->fixed >= 0) {
+    pod_coll_op op = (pod_coll_op)P->op;
+    pod_coll_algo algo = (pod_coll_algo)P->cand[P->fixed];
+    ROWS_FIXED(POD_COLL_ALL_TO_ALL, POD_ALGO_DIRECT)
+    ROWS_FIXED(POD_COLL_ALL_GATHER, POD_ALGO_RING)
+    ROWS_FIXED(POD_COLL_REDUCE_SCATTER, POD_ALGO_RING)
+    ROWS_FIXED(POD_COLL_BROADCAST, POD_ALGO_RING)
+    ROWS_FIXED(POD_COLL_SEND_RECV, POD_ALGO_DIRECT)
+    ROWS_FIXED(POD_COLL_ALL_REDUCE, POD_ALGO_RING)
+    ROWS_FIXED(POD_COLL_ALL_REDUCE, POD_ALGO_TREE)
+    ROWS_FIXED(POD_COLL_ALL_REDUCE, POD_ALGO_NVLS_TREE)
+    ROWS_FIXED(POD_COLL_ALL_REDUCE, POD_ALGO_COLLNET)
+    ROWS_FIXED(POD_COLL_ALL_REDUCE, POD_ALGO_COLLNET_CHAIN)
+  }
+  /* the rest a sample at a time through pod_coll_eval_prepared */
+  for (int j = 0; j < n; j++) {
+    pod_coll_result res;
+    if (!rows_put(R, cfg, x + (size_t)j * (size_t)R->nb) ||
+        pod_coll_eval_prepared(P, sys, *bytes, &res, NULL) != POD_OK)
+      return j;
+    y[3 * j] = res.time_s;
+    y[3 * j + 1] = res.algbw_GBps;
+    y[3 * j + 2] = res.busbw_GBps;
+  }
+  return n;
+}
+#undef ROWS_FIXED
 
 /* The system fields a sample may change (see pod_coll_prep_varies). */
 static const size_t EFF_FIELDS[] = {offsetof(pod_system, up_eff),

@@ -6,6 +6,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,16 +470,23 @@ static inline mt_words *mt_of(gsl_rng *r) {
 ** >> 18) over 2^32, as GSL's get_double does, regenerating the words when
 ** they are used up as GSL does (mti = 624).  Any other generator (s NULL),
 ** or an index out of range: its get_double.  The same values. */
+static inline double uniform_word(mt_words *s) {
+  if (s->mti == MT_N) mt_regen(s);
+  unsigned long y = s->mt[s->mti++];
+  y ^= y >> 11;
+  y ^= (y << 7) & 0x9d2c5680UL;
+  y ^= (y << 15) & 0xefc60000UL;
+  y ^= y >> 18;
+  /* y < 2^32 (the words are): as a signed integer, the same double */
+  return (double)(int64_t)y / 4294967296.0;
+}
+
+static inline int mt_ok(const mt_words *s) {
+  return s && s->mti >= 0 && s->mti <= MT_N;
+}
+
 static inline double uniform_mt(mt_words *s, gsl_rng *r) {
-  if (s && s->mti >= 0 && s->mti <= MT_N) {
-    if (s->mti == MT_N) mt_regen(s);
-    unsigned long y = s->mt[s->mti++];
-    y ^= y >> 11;
-    y ^= (y << 7) & 0x9d2c5680UL;
-    y ^= (y << 15) & 0xefc60000UL;
-    y ^= y >> 18;
-    return (double)y / 4294967296.0;
-  }
+  if (mt_ok(s)) return uniform_word(s);
   return r->type->get_double(r->state);
 }
 
@@ -506,6 +514,11 @@ static inline double clamp(double x, double lo, double hi) {
   return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* sample1 of a lognormal (sample_raw's, unclamped) */
+static inline double lognormal1(const pod_dist *d, gsl_rng *r) {
+  return exp(d->p[0] + gsl_ran_gaussian_ziggurat(r, d->p[1]));
+}
+
 static inline double sample1(const pod_dist *d, gsl_rng *r) {
   const double *p = d->p;
   switch (d->kind) { /* the common kinds inline, clamped as clamp_support */
@@ -516,7 +529,7 @@ static inline double sample1(const pod_dist *d, gsl_rng *r) {
     case POD_DIST_TRIANGULAR:
       return clamp(triangular_q(p, uniform01(r)), p[0], p[2]);
     case POD_DIST_LOGNORMAL:
-      return exp(p[0] + gsl_ran_gaussian_ziggurat(r, p[1]));
+      return lognormal1(d, r);
     default:
       return clamp_support(d, sample_raw(d, r));
   }
@@ -578,9 +591,17 @@ void pod_dist_sample_rows(const pod_dist *d, int P, gsl_rng *r, int n,
     nu += cls[i] = (unsigned char)one_uniform(d[i].kind);
   mt_words *s = mt_of(r);
   double *row = x;
-  for (int j = 0; j < n; j++, row += P)
-    for (int i = 0; i < P; i++)
-      row[i] = cls[i] ? uniform_mt(s, r) : sample1(&d[i], r);
+  if (mt_ok(s)) /* it stays so: GSL's MT19937 and mt_regen keep the index
+                ** in [0, 624] */
+    for (int j = 0; j < n; j++, row += P)
+      for (int i = 0; i < P; i++)
+        row[i] = cls[i]                            ? uniform_word(s)
+                 : d[i].kind == POD_DIST_LOGNORMAL ? lognormal1(&d[i], r)
+                                                   : sample1(&d[i], r);
+  else
+    for (int j = 0; j < n; j++, row += P)
+      for (int i = 0; i < P; i++)
+        row[i] = cls[i] ? uniform_mt(s, r) : sample1(&d[i], r);
   for (int i = 0; i < P && nu > 0; i++)
     if (cls[i]) transform_column(&d[i], P, n, x + i);
 }

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* ---- chunks ---- */
 
@@ -139,14 +142,92 @@ static int record(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i,
 
 /* 1 when no sample of a block of nb rows y (M metrics each) is dropped
 ** or fails the checks: every metric finite, and the fits metric (if any)
-** positive. */
+** positive.  v - v is +0 for a finite v and NaN otherwise: any NaN among
+** them is nonzero (the unordered compare), two values a step in SSE2. */
 static int block_clean(const pod_mc_plan *pl, int nb, const double *y) {
   int M = pl->M, fm = pl->fits_metric, ok = 1;
-  size_t n = (size_t)nb * (size_t)M;
-  for (size_t i = 0; i < n; i++) ok &= y[i] - y[i] == 0.0; /* finite */
+  size_t n = (size_t)nb * (size_t)M, i = 0;
+#ifdef __SSE2__
+  __m128d bad = _mm_setzero_pd(), zero = _mm_setzero_pd();
+  for (; i + 2 <= n; i += 2) {
+    __m128d v = _mm_loadu_pd(y + i);
+    bad = _mm_or_pd(bad, _mm_cmpneq_pd(_mm_sub_pd(v, v), zero));
+  }
+  ok = _mm_movemask_pd(bad) == 0;
+#endif
+  for (; i < n; i++) ok &= y[i] - y[i] == 0.0; /* finite */
   if (fm >= 0)
     for (int j = 0; j < nb; j++) ok &= y[(size_t)j * (size_t)M + fm] > 0.0;
   return ok;
+}
+
+/* Column m of the nb rows yb (M values each) into col (two rows a step
+** with SSE2). */
+static void column_copy(const double *yb, int M, int nb, double *col) {
+  const size_t st = (size_t)M;
+  int j = 0;
+#ifdef __SSE2__
+  for (; j + 2 <= nb; j += 2) {
+    const double *r = yb + (size_t)j * st;
+    _mm_storeu_pd(col + j, _mm_loadh_pd(_mm_load_sd(r), r + st));
+  }
+#endif
+  for (; j < nb; j++) col[j] = yb[(size_t)j * st];
+}
+
+/* Column p of the nb rows xb (P values each) into col, and its range into
+** *lo, *hi as record() makes it: v < lo ? v : lo in row order (NaN never
+** counts).  Four ranges over rows j mod 4 (SSE2) break the chain of
+** dependent compares; combined they hold the same values, and the same
+** bits but where the extreme is a zero (ties of -0 and +0 keep the first
+** in row order): such a column is taken again in order. */
+static void column_range(const double *xb, int P, int nb, double *col,
+                         double *lo, double *hi) {
+  const size_t st = (size_t)P;
+  double l = *lo, h = *hi;
+  int j = 0;
+#ifdef __SSE2__
+  /* rows j, j + 1 in a lane pair, j + 2, j + 3 in another: minpd and
+  ** maxpd keep their first operand where it is below (above) the second,
+  ** as the compares do */
+  __m128d l01 = _mm_set1_pd(l), l23 = l01, h01 = _mm_set1_pd(h), h23 = h01;
+  for (; j + 4 <= nb; j += 4) {
+    const double *r = xb + (size_t)j * st;
+    __m128d a = _mm_loadh_pd(_mm_load_sd(r), r + st);
+    __m128d b = _mm_loadh_pd(_mm_load_sd(r + 2 * st), r + 3 * st);
+    _mm_storeu_pd(col + j, a);
+    _mm_storeu_pd(col + j + 2, b);
+    l01 = _mm_min_pd(a, l01);
+    l23 = _mm_min_pd(b, l23);
+    h01 = _mm_max_pd(a, h01);
+    h23 = _mm_max_pd(b, h23);
+  }
+  double lv[4], hv[4];
+  _mm_storeu_pd(lv, l01);
+  _mm_storeu_pd(lv + 2, l23);
+  _mm_storeu_pd(hv, h01);
+  _mm_storeu_pd(hv + 2, h23);
+  for (int u = 0; u < 4; u++) {
+    l = lv[u] < l ? lv[u] : l;
+    h = hv[u] > h ? hv[u] : h;
+  }
+#endif
+  for (; j < nb; j++) {
+    double v = xb[(size_t)j * st];
+    col[j] = v;
+    l = v < l ? v : l;
+    h = v > h ? v : h;
+  }
+  if (l == 0.0 || h == 0.0) { /* a signed zero: in row order */
+    l = *lo;
+    h = *hi;
+    for (j = 0; j < nb; j++) {
+      l = col[j] < l ? col[j] : l;
+      h = col[j] > h ? col[j] : h;
+    }
+  }
+  *lo = l;
+  *hi = h;
 }
 
 /* record() of the nb samples of a clean block in order: the moments (per
@@ -155,10 +236,7 @@ static int block_clean(const pod_mc_plan *pl, int nb, const double *y) {
 static int record_block(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i0,
                         int nb, const double *xb, const double *yb) {
   const int M = pl->M, P = pl->P;
-  for (int j = 0; j < nb; j++) {
-    const double *y = yb + (size_t)j * (size_t)M;
-    for (int m = 0; m < M; m++) pod_moments_add(&c->mom[m], y[m]);
-  }
+  pod_moments_add_rows(c->mom, M, nb, yb);
   if (c->sk) {
     for (int j = 0; j < nb; j++)
       for (int m = 0; m < M; m++)
@@ -171,22 +249,10 @@ static int record_block(const pod_mc_plan *pl, pod_mc_chunk *c, int64_t i0,
   }
   int64_t k = c->kept;
   if (c->yd)
-    for (int m = 0; m < M; m++) {
-      double *col = c->yd[m] + k;
-      for (int j = 0; j < nb; j++) col[j] = yb[(size_t)j * (size_t)M + m];
-    }
+    for (int m = 0; m < M; m++) column_copy(yb + m, M, nb, c->yd[m] + k);
   if (c->xd)
-    for (int p = 0; p < P; p++) {
-      double *col = c->xd[p] + k, lo = c->xlo[p], hi = c->xhi[p];
-      for (int j = 0; j < nb; j++) {
-        double v = xb[(size_t)j * (size_t)P + p];
-        col[j] = v;
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-      }
-      c->xlo[p] = lo;
-      c->xhi[p] = hi;
-    }
+    for (int p = 0; p < P; p++)
+      column_range(xb + p, P, nb, c->xd[p] + k, &c->xlo[p], &c->xhi[p]);
   c->kept += nb;
   return POD_OK;
 }

@@ -98,6 +98,13 @@ static inline void pod_moments_add(pod_moments *m, double x) {
   m->n++;
 }
 
+/* Rows of M values (row j's value k at y[j M + k]) added in row order:
+** pod_moments_add(&m[k], y[j M + k]) for j = 0..n-1 and every k, bit for
+** bit.  Faster over a block of rows where the M moments count the same
+** values and no value needs a rescale (sums kept in registers, two
+** metrics a step where SSE2 has them); any other rows value by value. */
+void pod_moments_add_rows(pod_moments *m, int M, int n, const double *y);
+
 /* a := a merged with b (Chan/Pebay pairwise formulas).  b is unchanged. */
 void pod_moments_merge(pod_moments *a, const pod_moments *b);
 

@@ -16,6 +16,10 @@
 #include <sys/mman.h>
 #endif
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 
@@ -95,6 +99,132 @@ void pod_moments_rescale(pod_moments *m, double x) {
   frexp(x, &e); /* |x| < 2^e */
   int k = e - 64 - ilogb(m->scale);
   if (k > 0) moments_scale_up(m, k);
+}
+
+/* 1 when rows y of M values may take the block path of
+** pod_moments_add_rows: every moment counts the same values, and every
+** value is within its moment's +-scale x POD_MOMENTS_LIM (so none
+** rescales: pod_moments_add's test, failed by NaN). */
+static int rows_fast(const pod_moments *m, int M, int n, const double *y) {
+  int ok = 1;
+  for (int k = 0; k < M; k++) {
+    double lim = m[k].scale * POD_MOMENTS_LIM;
+    ok &= m[k].n == m[0].n;
+    for (int j = 0; j < n; j++) {
+      double x = y[(size_t)j * (size_t)M + (size_t)k];
+      ok &= (x <= lim) & (x >= -lim);
+    }
+  }
+  return ok;
+}
+
+#ifdef __SSE2__
+#define ROWS_GROUP 4 /* lane pairs a step: 8 moments */
+/* rows_group inline with its pair count constant (below), so that one or
+** two pairs' sums stay in registers across the rows */
+#if defined(__GNUC__)
+#define ROWS_INLINE static inline __attribute__((always_inline))
+#else
+#define ROWS_INLINE static inline
+#endif
+/* pod_moments_add of rows j < n, moments k < g (g <= 2 ROWS_GROUP) of
+** m, values y[j M + k], two moments per SSE2 lane pair (the last one
+** twice when g is odd): the same operations in the same order as
+** pod_moments_add on each lane, its counts shared.  The moments count
+** the same values (cnt > 0) and need no rescale. */
+ROWS_INLINE void rows_group(pod_moments *m, int g, int M, int n,
+                            const double *y, const int np) {
+  __m128d mean[ROWS_GROUP], m2[ROWS_GROUP], m3[ROWS_GROUP], m4[ROWS_GROUP];
+  __m128d lo[ROWS_GROUP], hi[ROWS_GROUP], inv[ROWS_GROUP];
+  for (int p = 0; p < np; p++) {
+    const pod_moments *a = &m[2 * p], *b = 2 * p + 1 < g ? a + 1 : a;
+    mean[p] = _mm_set_pd(b->mean, a->mean);
+    m2[p] = _mm_set_pd(b->m2, a->m2);
+    m3[p] = _mm_set_pd(b->m3, a->m3);
+    m4[p] = _mm_set_pd(b->m4, a->m4);
+    lo[p] = _mm_set_pd(b->min, a->min);
+    hi[p] = _mm_set_pd(b->max, a->max);
+    inv[p] = _mm_set_pd(b->inv, a->inv);
+  }
+  const __m128d three = _mm_set1_pd(3.0), four = _mm_set1_pd(4.0);
+  const __m128d six = _mm_set1_pd(6.0);
+  int64_t cnt = m[0].n;
+  for (int j = 0; j < n; j++, cnt++) {
+    const double *yj = y + (size_t)j * (size_t)M;
+    double n1 = (double)cnt, nn = n1 + 1;
+    __m128d vn = _mm_set1_pd(nn), vn1 = _mm_set1_pd(n1);
+    __m128d c4 = _mm_set1_pd(nn * nn - 3 * nn + 3);
+    __m128d c3 = _mm_set1_pd(nn - 2);
+    for (int p = 0; p < np; p++) {
+      __m128d x =
+          2 * p + 1 < g ? _mm_loadu_pd(yj + 2 * p) : _mm_set1_pd(yj[2 * p]);
+      __m128d delta = _mm_sub_pd(_mm_mul_pd(x, inv[p]), mean[p]);
+      __m128d dn = _mm_div_pd(delta, vn);
+      __m128d dn2 = _mm_mul_pd(dn, dn);
+      __m128d t1 = _mm_mul_pd(_mm_mul_pd(delta, dn), vn1);
+      mean[p] = _mm_add_pd(mean[p], dn);
+      __m128d u4 = _mm_add_pd(_mm_mul_pd(_mm_mul_pd(t1, dn2), c4),
+                              _mm_mul_pd(_mm_mul_pd(six, dn2), m2[p]));
+      u4 = _mm_sub_pd(u4, _mm_mul_pd(_mm_mul_pd(four, dn), m3[p]));
+      m4[p] = _mm_add_pd(m4[p], u4);
+      __m128d u3 = _mm_sub_pd(_mm_mul_pd(_mm_mul_pd(t1, dn), c3),
+                              _mm_mul_pd(_mm_mul_pd(three, dn), m2[p]));
+      m3[p] = _mm_add_pd(m3[p], u3);
+      m2[p] = _mm_add_pd(m2[p], t1);
+      /* min: x when x < min (minpd's first operand), max likewise */
+      lo[p] = _mm_min_pd(x, lo[p]);
+      hi[p] = _mm_max_pd(x, hi[p]);
+    }
+  }
+  for (int p = 0; p < np; p++) {
+    double v[6][2];
+    _mm_storeu_pd(v[0], mean[p]);
+    _mm_storeu_pd(v[1], m2[p]);
+    _mm_storeu_pd(v[2], m3[p]);
+    _mm_storeu_pd(v[3], m4[p]);
+    _mm_storeu_pd(v[4], lo[p]);
+    _mm_storeu_pd(v[5], hi[p]);
+    for (int h = 0; h < 2 && 2 * p + h < g; h++) {
+      pod_moments *a = &m[2 * p + h];
+      a->mean = v[0][h];
+      a->m2 = v[1][h];
+      a->m3 = v[2][h];
+      a->m4 = v[3][h];
+      a->min = v[4][h];
+      a->max = v[5][h];
+      a->n = cnt;
+    }
+  }
+}
+#endif
+
+void pod_moments_add_rows(pod_moments *m, int M, int n, const double *y) {
+  if (M < 1 || n < 1) return;
+  int j0 = 0;
+#ifdef __SSE2__
+  if (rows_fast(m, M, n, y)) {
+    if (m[0].n == 0) { /* the first value sets min and max */
+      for (int k = 0; k < M; k++) pod_moments_add(&m[k], y[k]);
+      j0 = 1;
+    }
+    for (int k0 = 0; k0 < M && j0 < n; k0 += 2 * ROWS_GROUP) {
+      int g = M - k0 < 2 * ROWS_GROUP ? M - k0 : 2 * ROWS_GROUP;
+      const double *yk = y + (size_t)j0 * (size_t)M + k0;
+      if (g <= 2)
+        rows_group(m + k0, g, M, n - j0, yk, 1);
+      else if (g <= 4)
+        rows_group(m + k0, g, M, n - j0, yk, 2);
+      else
+        rows_group(m + k0, g, M, n - j0, yk, (g + 1) / 2);
+    }
+    return;
+  }
+#else
+  (void)rows_fast;
+#endif
+  for (int j = j0; j < n; j++)
+    for (int k = 0; k < M; k++)
+      pod_moments_add(&m[k], y[(size_t)j * (size_t)M + (size_t)k]);
 }
 
 void pod_moments_merge(pod_moments *a, const pod_moments *b) {

@@ -207,6 +207,126 @@ static void test_block_matches_fn(void **state) {
   free(prep);
 }
 
+/* The block form against fn over the sweep of test_varies_matches_eval:
+** every op and placement, every field the prep lets vary bound (and the
+** bytes where it times any), values drawn as there (some out of bounds):
+** each sample the block form takes gives fn's metrics bit for bit, and
+** fn refuses each one it leaves.  The candidates fixed at prepare time
+** (the block form's per-op paths) are counted per op. */
+static void test_block_every_op(void **state) {
+  (void)state;
+  const pod_kernel_block *kb = &pod_coll_kernel_block;
+  static pod_system sys[256];
+  int nsys = coll_fixture_systems(sys, 256);
+  const int ns[] = {1, 2, 16, 64, 144, 1024};
+  const int rs[] = {0, 4, 8};
+  const double sizes[] = {4096.0, 1.5e8};
+  void *prep = malloc(kb->prep_size);
+  assert_non_null(prep);
+  uint64_t seed = 0x9e3779b97f4a7c15ull;
+  long taken = 0, left = 0, fixed[POD_COLL_NOPS] = {0};
+  enum { N = 24 };
+  double x[(NVARY + 1) * N], y[3 * N], m[3];
+  for (int i = 0; i < nsys; i++)
+    for (int op = 0; op < POD_COLL_NOPS; op++)
+      for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
+        for (size_t b = 0; b < sizeof rs / sizeof rs[0]; b++)
+          for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++) {
+            pod_coll_cfg base;
+            memset(&base, 0, sizeof base);
+            base.system = sys[i];
+            base.op = (pod_coll_op)op;
+            base.args = (pod_coll_args){ns[a], rs[b], sizes[c], POD_ALGO_AUTO};
+            pod_coll_prep p;
+            if (pod_coll_prepare(&sys[i], (pod_coll_op)op, ns[a], rs[b],
+                                 sizes[c], &p, NULL) != POD_OK)
+              continue;
+            pod_bind bd[NVARY + 1];
+            int nb = 0;
+            for (size_t f = 0; f < NVARY; f++)
+              if (pod_coll_prep_varies(&p, VARY[f]))
+                bd[nb++] = (pod_bind){offsetof(pod_coll_cfg, system) + VARY[f],
+                                      POD_BIND_DOUBLE};
+            if (pod_coll_prep_any_bytes(&p))
+              bd[nb++] = (pod_bind){offsetof(pod_coll_cfg, args.bytes),
+                                    POD_BIND_DOUBLE};
+            assert_int_equal(kb->prepare(&base, bd, nb, prep), POD_OK);
+            for (int j = 0; j < N; j++)
+              for (int k = 0; k < nb; k++)
+                x[j * nb + k] =
+                    bd[k].offset == offsetof(pod_coll_cfg, args.bytes)
+                        ? sizes[(c + (size_t)j) % 2] * (1.0 + (double)(j % 3))
+                        : draw(bd[k].offset - offsetof(pod_coll_cfg, system),
+                               &seed);
+            pod_coll_cfg work = base, ref = base;
+            int j = 0;
+            while (j < N) {
+              int done = kb->eval(prep, &work, N - j, x + j * nb, y + 3 * j);
+              for (int k = j; k < j + done + (j + done < N); k++) {
+                for (int v = 0; v < nb; v++)
+                  memcpy((char *)&ref + bd[v].offset, &x[k * nb + v],
+                         sizeof(double));
+                int rc = pod_coll_kernel.fn(&ref, m, NULL);
+                if (k == j + done) { /* the one left: fn refuses it */
+                  assert_int_not_equal(rc, POD_OK);
+                  left++;
+                } else {
+                  assert_int_equal(rc, POD_OK);
+                  assert_memory_equal(&y[3 * k], m, sizeof m);
+                  taken++;
+                  fixed[op] += p.fixed >= 0;
+                }
+              }
+              j += done + 1;
+            }
+          }
+  assert_true(taken > 50000 && left > 1000);
+  for (int op = 0; op < POD_COLL_NOPS; op++) assert_true(fixed[op] > 1000);
+  free(prep);
+}
+
+/* A field bound twice takes the later value, in the block form as in
+** fn (four binds and five: a step of four and the rest). */
+static void test_block_repeated_bind(void **state) {
+  (void)state;
+  const pod_kernel_block *kb = &pod_coll_kernel_block;
+  const size_t ue = offsetof(pod_coll_cfg, system.up_eff);
+  const size_t oe = offsetof(pod_coll_cfg, system.out_eff);
+  const size_t by = offsetof(pod_coll_cfg, args.bytes);
+  const pod_bind b4[] = {{ue, POD_BIND_DOUBLE},
+                         {oe, POD_BIND_DOUBLE},
+                         {ue, POD_BIND_DOUBLE},
+                         {by, POD_BIND_DOUBLE}};
+  const pod_bind b5[] = {{oe, POD_BIND_DOUBLE},
+                         {ue, POD_BIND_DOUBLE},
+                         {by, POD_BIND_DOUBLE},
+                         {oe, POD_BIND_DOUBLE},
+                         {oe, POD_BIND_DOUBLE}};
+  void *prep = malloc(kb->prep_size);
+  assert_non_null(prep);
+  for (int v = 0; v < 2; v++) {
+    const pod_bind *b = v ? b5 : b4;
+    int nb = v ? 5 : 4;
+    pod_coll_cfg base = a2a_cfg(), work = base, ref = base;
+    assert_int_equal(kb->prepare(&base, b, nb, prep), POD_OK);
+    enum { N = 8 };
+    double x[5 * N], y[3 * N], m[3];
+    uint64_t seed = 3 + (uint64_t)v;
+    for (int j = 0; j < N * nb; j++)
+      x[j] = b[j % nb].offset == by
+                 ? MIB * (1.0 + 64.0 * coll_fixture_unit(&seed))
+                 : 0.5 + 0.5 * coll_fixture_unit(&seed);
+    assert_int_equal(kb->eval(prep, &work, N, x, y), N);
+    for (int j = 0; j < N; j++) {
+      for (int i = 0; i < nb; i++)
+        memcpy((char *)&ref + b[i].offset, &x[j * nb + i], sizeof(double));
+      assert_int_equal(pod_coll_kernel.fn(&ref, m, NULL), POD_OK);
+      assert_memory_equal(&y[3 * j], m, sizeof m);
+    }
+  }
+  free(prep);
+}
+
 static void test_block_refuses(void **state) {
   (void)state;
   const pod_kernel_block *kb = &pod_coll_kernel_block;
@@ -300,6 +420,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_varies_matches_eval),
       cmocka_unit_test(test_block_matches_fn),
+      cmocka_unit_test(test_block_every_op),
+      cmocka_unit_test(test_block_repeated_bind),
       cmocka_unit_test(test_block_refuses),
       cmocka_unit_test(test_evaluator_blocks),
   };
