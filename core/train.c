@@ -27,6 +27,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,10 +45,38 @@ typedef struct ctx {
   const pod_train_prep *pc;  /* the step's collectives prepared, or NULL */
   pod_train_prep *rec;       /* prepare each collective into rec, or NULL */
   pod_train__coll_memo memo; /* this step's prepared times */
+  pod_train__search_ctx *sc; /* the search's times so far, or NULL */
 } ctx;
 
 static double mlp_matrix_count(const pod_model *m) {
   return m->gated_mlp ? 3.0 : 2.0;
+}
+
+/* A collective of the search (x->sc): its time found again, else timed
+** and kept in its slot (train_int.h: the same time either way). */
+static double search_coll(ctx *x, pod_coll_op op, int n, int rpd,
+                          double bytes) {
+  pod_train__search_ctx *sc = x->sc;
+  uint64_t b;
+  memcpy(&b, &bytes, sizeof b);
+  uint64_t key = b ^ ((uint64_t)op << 56 ^ (uint64_t)n << 24 ^ (uint64_t)rpd);
+  key *= 0x9e3779b97f4a7c15ull;
+  pod_train__coll_slot *e = &sc->slot[key >> 52 & (POD_TRAIN__CACHE_SLOTS - 1)];
+  sc->lookups++;
+  if (e->used && e->op == (int)op && e->n == n && e->r == rpd &&
+      memcmp(&e->bytes, &bytes, sizeof bytes) == 0) {
+    sc->hits++;
+    return e->t;
+  }
+  double t;
+  int rc = pod_coll_time_checked(&x->c->system, op, n, rpd, bytes, &sc->graphs,
+                                 &t, x->err);
+  if (rc != POD_OK) {
+    x->rc = rc;
+    return 0.0;
+  }
+  *e = (pod_train__coll_slot){bytes, t, (int)op, n, rpd, 1};
+  return t;
 }
 
 static double coll(ctx *x, pod_coll_op op, int n, int rpd, double bytes) {
@@ -59,6 +88,7 @@ static double coll(ctx *x, pod_coll_op op, int n, int rpd, double bytes) {
   int rc = pod_train__coll_prepared(x->pc, k, &call, &x->c->system, &x->memo,
                                     &t, x->err);
   if (rc < 0) {
+    if (x->sc) return search_coll(x, op, n, rpd, bytes);
     /* the system passed pod_train__check_common before any timing and
     ** stays the same for the step: its ring graphs are kept in x->graphs */
     rc = pod_coll_time_checked(&x->c->system, op, n, rpd, bytes, x->graphs, &t,
@@ -115,9 +145,11 @@ typedef struct plan {
   double hier;       /* the dispatcher's domain share (prepared); < 0 unset */
   double qh, qf, qr; /* fp8 cast traffic of the recipe (train_sw.c) per
                         hidden, FFN and routed element */
-  const pod_train_figs *fg;  /* the prepared config's figures, or NULL */
-  const pod_train_prep *pre; /* the prepared config, or NULL */
-  pod_train_prep *rec;       /* the config being prepared, or NULL */
+  const pod_train_figs *fg;        /* the prepared config's figures, the
+                                   ** search's layout-free ones, or NULL */
+  const pod_train_prep *pre;       /* the prepared config, or NULL */
+  const pod_train__search_ctx *sc; /* the search's figures, or NULL */
+  pod_train_prep *rec;             /* the config being prepared, or NULL */
 } plan;
 
 /* The groups of pod_train_prep.rpd. */
@@ -134,17 +166,21 @@ static int rpd_of(const plan *p, int g, int n, long stride, int D) {
   return r;
 }
 
-/* The figures of pod_train_figs: the prepared value, else the call. */
+/* The figures of pod_train_figs: the prepared value (or the search's,
+** for those no layout changes), else the call; FIGL for those of the
+** layout (the prepared value only). */
 #define FIG(p, name, call) ((p)->fg ? (p)->fg->name : (call))
+#define FIGL(p, name, call) ((p)->pre ? (p)->pre->figs.name : (call))
 
 static void plan_layout(const pod_train_cfg *c, int dp,
                         const pod_train_prep *pre, pod_train_prep *rec,
-                        plan *p) {
+                        const pod_train__search_ctx *sc, plan *p) {
   const pod_layout *l = &c->parallel;
   const pod_model *m = &c->model;
   p->dp = dp;
   p->pre = pre;
   p->rec = rec;
+  p->sc = sc;
   if (pre) { /* the layout's figures, as made below when prepared */
     p->edp = pre->edp;
     p->m = pre->micro;
@@ -178,13 +214,18 @@ static void plan_layout(const pod_train_cfg *c, int dp,
   p->tp_pair_s = -1.0;
   p->cp_hop_s = -1.0;
   p->hier = -1.0;
-  p->fg = pre ? &pre->figs : NULL;
+  p->fg = pre ? &pre->figs : sc ? &sc->figs : NULL;
   if (pre) { /* the same figures, made once (pod_train__prep_figures) */
     p->qh = pre->qh;
     p->qf = pre->qf;
     p->qr = pre->qr;
     p->mp = &pre->mp; /* read in place: no copy per evaluation */
     p->hier = pre->hier;
+  } else if (sc) { /* the same calls, made once for the search */
+    p->qh = sc->qh;
+    p->qf = sc->qf;
+    p->qr = sc->qr;
+    p->mp = &sc->mp;
   } else {
     p->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
     p->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
@@ -218,7 +259,7 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   ** quantisation in the GEMM epilogue: no separate pass over them. */
   double ew_width = c->software.fused_grouped_mlp ? sh * ef : width;
   double ew_routed =
-      FIG(p, stage_b, pod_train__moe_stage_bytes(c)) + p->qr * EW_FP8_ROUTED;
+      FIGL(p, stage_b, pod_train__moe_stage_bytes(c)) + p->qr * EW_FP8_ROUTED;
   o->ew_bytes +=
       Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * ew_width + ew_routed * routed * h +
             pod_train__router_bytes() * m->experts +
@@ -299,7 +340,10 @@ static void attn_costs(const pod_train_cfg *c, const plan *p, attn_part *a) {
   o->w_bytes = attn_w / tp * wpass;
   o->attn_flops = 0.5 * 6.0 * T * c->seq * H * (qk + v) / tp;
   o->ew_bytes = Tt * (EW_HIDDEN * 0.5 + p->qh * EW_FP8_HIDDEN * 0.5) * h;
-  o->ew_bytes += Tt * pod_train__mla_ew_bytes(c); /* MLA only */
+  int rcp = l->recompute;
+  o->ew_bytes += Tt * (p->sc && rcp >= 0 && rcp <= 2 /* MLA only */
+                           ? p->sc->mla_ew[rcp]
+                           : pod_train__mla_ew_bytes(c));
   /* Stored activations, elements per token (Korthikanti et al. 2022,
   ** with flash attention: no s^2 term).  `keep` tensors are kept under
   ** selective recompute; `drop` ones (norm outputs, activation-function
@@ -589,7 +633,8 @@ static double amax_sync(const pod_train_cfg *c, const plan *p, ctx *x, int dp,
 /* The step time: the breakdown plus the straggler wait (sync_wait from
 ** amax_sync); then the throughput figures of r. */
 static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
-                           const pod_train_prep *prep, double sync_wait,
+                           const pod_train_prep *prep,
+                           const pod_train__search_ctx *sc, double sync_wait,
                            pod_train_result *r, pod_err *err) {
   pod_train_breakdown *b = &r->breakdown;
   double pre = b->compute + b->tp + b->cp + b->ep + b->host + b->bubble +
@@ -600,7 +645,7 @@ static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
   ** Gumbel limit of the Gaussian maximum; slightly above the exact value
   ** for moderate N). */
   double N = c->gpus;
-  double spread = prep ? prep->spread : sqrt(2.0 * log(N));
+  double spread = prep ? prep->spread : sc ? sc->spread : sqrt(2.0 * log(N));
   b->straggler = N > 1 ? c->jitter * pre * spread : 0.0;
   b->straggler += sync_wait;
   r->step_s = pre + b->straggler;
@@ -608,6 +653,8 @@ static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
   pod_model_flops f;
   if (prep)
     f = prep->flops;
+  else if (sc)
+    f = sc->flops;
   else
     pod_model_flops_with_params(&c->model, mp, c->seq, !c->mfu_full_attn, &f);
   r->flops_per_token = f.total;
@@ -644,17 +691,18 @@ static const stage_params *mem_of(const pod_train_cfg *c, const plan *p, int dp,
 static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
                      pod_train_result *r, int want_time,
                      pod_coll_graphs *graphs, pod_train_prep *rec,
-                     pod_err *err) {
+                     pod_train__search_ctx *srch, pod_err *err) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   const pod_system *s = &c->system;
   static const pod_train_result RESULT_ZERO; /* see LAYER_ZERO */
   *r = RESULT_ZERO;
   double eg, egx, ea;
-  int rc = resolve_eff(c, pre ? &pre->figs : NULL, &eg, &egx, &ea, err);
+  const pod_train_figs *fg = pre ? &pre->figs : srch ? &srch->figs : NULL;
+  int rc = resolve_eff(c, fg, &eg, &egx, &ea, err);
   if (rc != POD_OK) return rc;
   plan p;
-  plan_layout(c, dp, pre, rec, &p);
+  plan_layout(c, dp, pre, rec, srch, &p);
   pod_coll_graphs own; /* slots filled on use: only the count is set */
   own.n = 0;
   ctx x; /* the memo's times are read only where its mask says: not zeroed */
@@ -668,6 +716,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   x.rec = rec;
   x.memo.mask = 0;
   x.memo.have_sr = 0;
+  x.sc = srch;
   const pod_model_params *mp = p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
   attn_part own_attn;
@@ -717,7 +766,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   int dual = sw->schedule == POD_SCHED_DUALPIPE;
   double ov_ep = sw->a2a_overlap || dual ? 1.0 : c->overlap_ep;
   double tep = fm * exposed(ml.ep_s, ov_ep, tcm);
-  double thost = fm * FIG(&p, host_s, pod_train__host_layer_s(c)) +
+  double thost = fm * FIGL(&p, host_s, pod_train__host_layer_s(c)) +
                  fd * pod_train__offload_s(c, dl.off_bytes, tcd) +
                  fm * pod_train__offload_s(c, ml.off_bytes, tcm);
   double head_s = head_time(c, &p, tcd, tcm, &rt);
@@ -753,23 +802,29 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   dp_time(c, &p, &x, sp, stage_mb, rt.hbm, b);
   double sync_wait = amax_sync(c, &p, &x, dp, lr_eff, stage_mb, b);
   if (x.rc != POD_OK) return x.rc;
-  return step_throughput(c, p.mp, pre, sync_wait, r, err);
+  return step_throughput(c, p.mp, pre, p.sc, sync_wait, r, err);
 }
 
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                          int want_time, pod_coll_graphs *graphs, pod_err *err) {
-  return eval_step(c, dp, NULL, r, want_time, graphs, NULL, err);
+  return eval_step(c, dp, NULL, r, want_time, graphs, NULL, NULL, err);
+}
+
+int pod_train__eval_search(const pod_train_cfg *c, int dp, pod_train_result *r,
+                           int want_time, pod_train__search_ctx *sc,
+                           pod_err *err) {
+  return eval_step(c, dp, NULL, r, want_time, &sc->graphs, NULL, sc, err);
 }
 
 int pod_train__eval_record(const pod_train_cfg *c, int dp, pod_train_result *r,
                            pod_train_prep *pre, pod_err *err) {
   pre->ncoll = 0;
-  return eval_step(c, dp, NULL, r, 1, &pre->graphs, pre, err);
+  return eval_step(c, dp, NULL, r, 1, &pre->graphs, pre, NULL, err);
 }
 
 int pod_train__eval_prep(const pod_train_cfg *c, pod_train_prep *pre,
                          pod_train_result *r, pod_err *err) {
-  return eval_step(c, pre->dp, pre, r, 1, &pre->graphs, NULL, err);
+  return eval_step(c, pre->dp, pre, r, 1, &pre->graphs, NULL, NULL, err);
 }
 
 int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,

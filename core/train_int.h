@@ -60,6 +60,37 @@ int pod_train__check_cfg_fields(const pod_train_cfg *c, int *dp, pod_err *err);
 ** once), or NULL: kept for this call only. */
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                          int want_time, pod_coll_graphs *graphs, pod_err *err);
+/* The layout search's state across its evaluations of one config that
+** changes in its layout only (its parallel sizes, vp, micro-batch, zero,
+** recompute, uneven; recompute_modules and offload_modules as at init):
+** the figures no layout changes, made once (the same calls, so the same
+** values), and the collective times met so far.  pod_coll_time_checked
+** is a pure function of the system and its arguments, and the system
+** stays the same: a time found again under the same op, ranks, ranks per
+** domain and bytes (bit for bit) is the time it would compute. */
+#define POD_TRAIN__CACHE_SLOTS 4096 /* a power of two */
+typedef struct pod_train__coll_slot {
+  double bytes, t;
+  int op, n, r, used;
+} pod_train__coll_slot;
+typedef struct pod_train__search_ctx {
+  pod_coll_graphs graphs; /* the system's ring graphs (graphs.n 0 at init) */
+  pod_train_figs figs;    /* the layout-free ones; stage_b, host_s unset */
+  double qh, qf, qr, spread;
+  double mla_ew[3]; /* pod_train__mla_ew_bytes at recompute 0..2 */
+  pod_model_params mp;
+  pod_model_flops flops;
+  long lookups, hits; /* collective cache use (the search benchmark) */
+  pod_train__coll_slot slot[POD_TRAIN__CACHE_SLOTS];
+} pod_train__search_ctx;
+/* The figures of checked, normalized config c into *sc; an empty cache. */
+void pod_train__search_ctx_init(const pod_train_cfg *c,
+                                pod_train__search_ctx *sc);
+/* pod_train__eval_core on a config that differs from sc's in its layout
+** only: the same result and errors, bit for bit. */
+int pod_train__eval_search(const pod_train_cfg *c, int dp, pod_train_result *r,
+                           int want_time, pod_train__search_ctx *sc,
+                           pod_err *err);
 /* Ranks per scale-up domain of a group of n ranks whose members are
 ** `stride` apart in the rank order, in a job packed over domains of D GPUs:
 ** the members that share one domain, rounded down to a divisor of n so

@@ -3,6 +3,7 @@
 ** micro-batch, keeping the best n layouts (see pod_train.h).
 */
 #include "train_int.h"
+#include "train_bytes.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -11,6 +12,43 @@
 #include <string.h>
 
 /* ---- Layout search ---------------------------------------------------- */
+
+static const pod_train__coll_slot SLOT_ZERO;
+
+/* train_int.h: the calls train.c makes per evaluation without a search
+** context, made here once on the same config. */
+void pod_train__search_ctx_init(const pod_train_cfg *c,
+                                pod_train__search_ctx *sc) {
+  const pod_model *m = &c->model;
+  sc->graphs.n = 0;
+  sc->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
+  sc->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
+  sc->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
+  pod_model_params_count(m, &sc->mp);
+  pod_model_flops_with_params(m, &sc->mp, c->seq, !c->mfu_full_attn,
+                              &sc->flops);
+  double N = c->gpus;
+  sc->spread = sqrt(2.0 * log(N));
+  pod_train_cfg r = *c; /* mla_ew_bytes reads the recompute mode */
+  for (int i = 0; i < 3; i++) {
+    r.parallel.recompute = i;
+    sc->mla_ew[i] = pod_train__mla_ew_bytes(&r);
+  }
+  pod_train_figs *f = &sc->figs;
+  memset(f, 0, sizeof *f);
+  f->moe_layer_s = pod_train__moe_layer_s(c);
+  f->disp_b = pod_train__dispatch_bytes(c);
+  f->peak = pod_train_peak_tflops(&c->system.gpu, c->dtype);
+  f->khx = pod_train__k_half_expert(c);
+  f->rel = pod_train__recipe_gemm_rel(c);
+  f->fp8pb = pod_train__fp8_param_bytes(c);
+  f->wcast = pod_train__weight_cast_bytes(c);
+  f->clk = pod_train_sustained_clock(&c->system.gpu);
+  f->dflt_rc = pod_train_default_eff(&c->system.gpu, c->dtype, &f->dg, &f->da,
+                                     &f->dk, NULL);
+  sc->lookups = sc->hits = 0;
+  for (int i = 0; i < POD_TRAIN__CACHE_SLOTS; i++) sc->slot[i] = SLOT_ZERO;
+}
 
 void pod_train_search_opts_init(pod_train_search_opts *o) {
   memset(o, 0, sizeof *o);
@@ -96,8 +134,8 @@ static int search_check_opts(const pod_train_search_opts *o, pod_err *err) {
 ** by needing less recompute than the stage below. */
 static int try_zero_recompute(pod_train_cfg *c, int dp, int zlo, int zhi,
                               int rlo, int rhi, long k, topn *t,
-                              pod_train_search_stats *st, pod_coll_graphs *gs,
-                              pod_err *err) {
+                              pod_train_search_stats *st,
+                              pod_train__search_ctx *sc, pod_err *err) {
   pod_layout *l = &c->parallel;
   pod_train_result r;
   int rc;
@@ -106,12 +144,12 @@ static int try_zero_recompute(pod_train_cfg *c, int dp, int zlo, int zhi,
     l->zero = z;
     for (int rcp = rlo; rcp <= rtop; rcp++) {
       l->recompute = rcp;
-      rc = pod_train__eval_core(c, dp, &r, 0, gs, err);
+      rc = pod_train__eval_search(c, dp, &r, 0, sc, err);
       if (rc != POD_OK) return rc;
       st->checked++;
       if (!r.fits) continue;
       st->fitting++;
-      rc = pod_train__eval_core(c, dp, &r, 1, gs, err);
+      rc = pod_train__eval_search(c, dp, &r, 1, sc, err);
       if (rc != POD_OK) return rc;
       st->evaluated++;
       pod_train_search_item it = {*l, r.tokens_per_s_per_gpu, r.step_s, r.mfu,
@@ -152,9 +190,9 @@ typedef struct walk {
   long k;      /* candidates passed so far, of every part */
   long fail_k; /* the candidate that failed */
   pod_train_cfg c;
-  pod_coll_graphs gs; /* c.system stays the same over the search */
   topn t;
   pod_train_search_stats st;
+  pod_train__search_ctx sc; /* c.system stays the same over the search */
 } walk;
 
 /* The candidates of tp, cp, pp, dp, vp and mb (c.parallel holds them) over
@@ -196,7 +234,7 @@ static int walk_experts(walk *w, int dp, int uneven, pod_err *err) {
                         l->offload_modules};
       w->st.candidates++;
       int rc = try_zero_recompute(&w->c, dp, zlo, zhi, rlo, rhi, k, &w->t,
-                                  &w->st, &w->gs, err);
+                                  &w->st, &w->sc, err);
       if (rc != POD_OK) {
         w->fail_k = k;
         return rc;
@@ -293,7 +331,7 @@ int pod_train_search_part_run(const pod_train_cfg *base,
   w->nparts = nparts;
   w->stop = stop;
   w->c = *base;
-  w->gs.n = 0;
+  pod_train__search_ctx_init(&w->c, &w->sc);
   w->t =
       (topn){p->items, p->seq, 0, p->cap < opts->top_n ? p->cap : opts->top_n};
   p->rc = walk_all(w, err);
