@@ -235,16 +235,17 @@ static void plan_layout(const pod_train_cfg *c, int dp,
   }
 }
 
+static double moe_ep_s(const pod_train_cfg *c, const plan *p, ctx *x);
+
 /* The MoE layer's MLP part of layer_costs: router, shared and routed
 ** experts (GEMMs, weight traffic, element-wise work), their stored
-** activations, and the EP / ETP communication. */
+** activations, and the EP / ETP communication (moe_ep_s). */
 static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
                           double wpass, double gin, layer_cost *o,
                           double *mlp_keep, double *mlp_recomp, int *tp_ops) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
-  int D = c->system.domain_gpus;
   double ef = m->expert_ffn, ew = mlp_matrix_count(m) * h * ef;
   double k = m->top_k, sh = m->shared_experts;
   o->gemm_flops += 6.0 * T * (h * m->experts + sh * ew) / tp +
@@ -276,8 +277,17 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   o->act_norm += gin * h;
   o->act_fn += gin * (routed + sh) * ef;
   if (sh > 0) *tp_ops += 4;
-  /* EP: dispatch + combine, forward + backward, of this rank's routed
-  ** tokens; the busiest rank receives imb x the mean. */
+  o->ep_s = moe_ep_s(c, p, x);
+}
+
+/* The MoE layer's EP and ETP time (before the recompute's scaling): EP
+** dispatch + combine, forward + backward, of this rank's routed tokens;
+** the busiest rank receives imb x the mean. */
+static double moe_ep_s(const pod_train_cfg *c, const plan *p, ctx *x) {
+  const pod_model *m = &c->model;
+  const pod_layout *l = &c->parallel;
+  double h = m->hidden, Tt = p->Tt, k = m->top_k, e = 0.0;
+  int D = c->system.domain_gpus;
   if (l->ep > 1) {
     /* Wire dtype.  Megatron-Core's training dispatchers (alltoall,
     ** DeepEP, HybridEP) send the hidden states in bf16 whatever the
@@ -297,18 +307,19 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
     double wb = FIG(p, disp_b, pod_train__dispatch_bytes(c));
     double td =
         wb < 2.0 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, wb * bytes) : t16;
-    o->ep_s = p->imb * (td + 3.0 * t16);
+    e = p->imb * (td + 3.0 * t16);
     if (c->software.dispatcher != POD_DISPATCH_ALLTOALL)
-      o->ep_s *= p->hier >= 0.0 ? p->hier
-                                : pod_train__hier_share(
-                                      k, l->ep / rpd, c->software.max_domains);
+      e *= p->hier >= 0.0
+               ? p->hier
+               : pod_train__hier_share(k, l->ep / rpd, c->software.max_domains);
   }
   if (l->etp > 1) {
     double bytes = Tt * k * h * 2.0 * l->etp * p->imb;
     int rpd = rpd_of(p, G_ETP, l->etp, 1, D);
-    o->ep_s += 2.0 * coll(x, POD_COLL_ALL_GATHER, l->etp, rpd, bytes) +
-               2.0 * coll(x, POD_COLL_REDUCE_SCATTER, l->etp, rpd, bytes);
+    e += 2.0 * coll(x, POD_COLL_ALL_GATHER, l->etp, rpd, bytes) +
+         2.0 * coll(x, POD_COLL_REDUCE_SCATTER, l->etp, rpd, bytes);
   }
+  return e;
 }
 
 /* All fields 0; copied rather than memset: a small memset of known size
@@ -459,14 +470,15 @@ static int layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
 /* The dense layer's cost: with prepared config pre its prepared cost,
 ** but for the TP and CP times (the one part a sampled field changes),
 ** timed and scaled by the recompute as layer_costs does; else
-** layer_costs, kept in rec when preparing. */
-static void dense_costs(const pod_train_cfg *c, plan *p, ctx *x,
-                        const attn_part *a, const pod_train_prep *pre,
-                        pod_train_prep *rec, layer_cost *o) {
+** layer_costs, kept in rec when preparing.  Returns its TP collective
+** count. */
+static int dense_costs(const pod_train_cfg *c, plan *p, ctx *x,
+                       const attn_part *a, const pod_train_prep *pre,
+                       pod_train_prep *rec, layer_cost *o) {
   if (pre == NULL) {
     int tp_ops = layer_costs(c, p, 0, x, a, o);
     if (rec) rec->dense = *o, rec->dense_tp_ops = tp_ops;
-    return;
+    return tp_ops;
   }
   *o = pre->dense;
   layer_cost cm = LAYER_ZERO;
@@ -475,6 +487,37 @@ static void dense_costs(const pod_train_cfg *c, plan *p, ctx *x,
                              0.0, &cm);
   o->tp_s = cm.tp_s;
   o->cp_s = cm.cp_s;
+  return pre->dense_tp_ops;
+}
+
+/* The late timing of want_time 2 (the search's: time a layout if it
+** fits): the layers were costed without their collectives (no_comm), so
+** their TP, CP and EP times are made now, as layer_costs makes them (the
+** same collectives in the same order, scaled by the same recompute), into
+** dl and ml (dense_ops, moe_ops their TP collective counts). */
+static void late_comm(const pod_train_cfg *c, plan *p, ctx *x, int dense_ops,
+                      int moe_ops, layer_cost *dl, layer_cost *ml) {
+  int rcp = c->parallel.recompute;
+  double h = c->model.hidden;
+  x->no_comm = 0;
+  p->tp_pair_s = -1.0;
+  p->cp_hop_s = -1.0;
+  if (dense_ops > 0) {
+    layer_cost cm = LAYER_ZERO;
+    layer_comm(c, p, x, dense_ops, &cm);
+    pod_train__apply_recompute(rcp, p->Tt, h, 0.0, 0.0, &cm);
+    dl->tp_s = cm.tp_s;
+    dl->cp_s = cm.cp_s;
+  }
+  if (moe_ops > 0) {
+    layer_cost cm = LAYER_ZERO;
+    cm.ep_s = moe_ep_s(c, p, x);
+    layer_comm(c, p, x, moe_ops, &cm);
+    pod_train__apply_recompute(rcp, p->Tt, h, 0.0, 0.0, &cm);
+    ml->tp_s = cm.tp_s;
+    ml->cp_s = cm.cp_s;
+    ml->ep_s = cm.ep_s;
+  }
 }
 
 /* Seconds of compute for a layer cost. */
@@ -709,7 +752,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   x.c = c;
   x.err = err;
   x.rc = POD_OK;
-  x.no_comm = !want_time;
+  x.no_comm = want_time != 1;
   x.graphs = graphs ? graphs : &own;
   x.cur = 0;
   x.pc = pre;
@@ -722,12 +765,13 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   attn_part own_attn;
   const attn_part *at = attn_of(c, &p, pre, rec, &own_attn);
   layer_cost dl, ml; /* layer_costs sets every field; else all 0 */
+  int dense_ops = 0, moe_ops = 0;
   if (n_dense > 0)
-    dense_costs(c, &p, &x, at, pre, rec, &dl);
+    dense_ops = dense_costs(c, &p, &x, at, pre, rec, &dl);
   else
     dl = LAYER_ZERO;
   if (n_moe > 0)
-    layer_costs(c, &p, 1, &x, at, &ml);
+    moe_ops = layer_costs(c, &p, 1, &x, at, &ml);
   else
     ml = LAYER_ZERO;
   if (x.rc != POD_OK) return x.rc;
@@ -744,7 +788,11 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   r->eff_gemm = eg;
   r->eff_attn = ea;
   r->peak_tflops = FIG(&p, peak, pod_train_peak_tflops(&s->gpu, c->dtype));
-  if (!want_time) return POD_OK;
+  if (!want_time || (want_time == 2 && !r->fits)) return POD_OK;
+  if (want_time == 2) {
+    late_comm(c, &p, &x, dense_ops, moe_ops, &dl, &ml);
+    if (x.rc != POD_OK) return x.rc;
+  }
 
   /* ---- Time ---- */
   const pod_train_sw *sw = &c->software;

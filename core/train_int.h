@@ -54,10 +54,11 @@ int pod_train__check_cfg(const pod_train_cfg *c, int *dp, pod_err *err);
 int pod_train__check_fields(const pod_train_cfg *c, pod_err *err);
 int pod_train__check_cfg_fields(const pod_train_cfg *c, int *dp, pod_err *err);
 /* The core evaluation on a checked config with dp resolved.  With
-** want_time 0 only the memory fields are filled (the search's cheap
-** first pass).  graphs: the ring graphs of c->system kept across calls
-** on that unchanged system (pod_coll_time_checked; zeroed by the caller
-** once), or NULL: kept for this call only. */
+** want_time 0 only the memory fields are filled; with 2 (the search's)
+** the time too when the layout fits, as want_time 1 makes it.  graphs:
+** the ring graphs of c->system kept across calls on that unchanged
+** system (pod_coll_time_checked; zeroed by the caller once), or NULL:
+** kept for this call only. */
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                          int want_time, pod_coll_graphs *graphs, pod_err *err);
 /* The layout search's state across its evaluations of one config that

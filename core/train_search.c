@@ -144,12 +144,12 @@ static int try_zero_recompute(pod_train_cfg *c, int dp, int zlo, int zhi,
     l->zero = z;
     for (int rcp = rlo; rcp <= rtop; rcp++) {
       l->recompute = rcp;
-      rc = pod_train__eval_search(c, dp, &r, 0, sc, err);
-      if (rc != POD_OK) return rc;
+      /* its memory, and its time when it fits (want_time 2): one pass */
+      rc = pod_train__eval_search(c, dp, &r, 2, sc, err);
+      if (rc != POD_OK && !r.fits) return rc;
       st->checked++;
       if (!r.fits) continue;
       st->fitting++;
-      rc = pod_train__eval_search(c, dp, &r, 1, sc, err);
       if (rc != POD_OK) return rc;
       st->evaluated++;
       pod_train_search_item it = {*l, r.tokens_per_s_per_gpu, r.step_s, r.mfu,
