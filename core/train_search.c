@@ -193,52 +193,85 @@ typedef struct walk {
   topn t;
   pod_train_search_stats st;
   pod_train__search_ctx sc; /* c.system stays the same over the search */
+  /* the (ep, etp) pairs that pass walk_experts' rules at world `pairs_w`
+  ** (they read nothing else of the layout), in its order; -1: none made */
+  long pairs_w;
+  int npairs;
+  int pairs[][2];
 } walk;
 
-/* The candidates of tp, cp, pp, dp, vp and mb (c.parallel holds them) over
-** ep and etp. */
-static int walk_experts(walk *w, int dp, int uneven, pod_err *err) {
+/* The number of (ep, etp) pairs walk_pairs can list at most: ep divides
+** the experts (or is 1), etp the expert FFN up to max_tp (or is 1). */
+static long pairs_cap(const pod_train_cfg *c, const pod_train_search_opts *o) {
+  const pod_model *m = &c->model;
+  long emax = m->experts > 0 ? m->experts : 1, ne = 0, nt = 0;
+  for (long ep = 1; ep <= emax; ep++)
+    if (emax % ep == 0) ne++;
+  int tmax = m->experts > 0 ? o->max_tp : 1;
+  for (int etp = 1; etp <= tmax; etp++)
+    if (m->experts <= 0 || m->expert_ffn % etp == 0) nt++;
+  return ne * nt;
+}
+
+/* The (ep, etp) pairs of world ranks into w->pairs, in the walk's order
+** (ep, then etp, ascending). */
+static void walk_pairs(walk *w, long world) {
   const pod_layout *f = &w->opts->fix;
   const pod_model *m = &w->c.model;
-  pod_layout *l = &w->c.parallel;
-  int tp = l->tp, pp = l->pp, vp = l->vp, cp = l->cp, mb = l->microbatch;
-  int zlo = f->zero >= 0 ? f->zero : 1, zhi = f->zero >= 0 ? f->zero : 3;
-  int rlo = f->recompute >= 0 ? f->recompute : 0;
-  int rhi = f->recompute >= 0 ? f->recompute : 2;
-  int emax = m->experts > 0 ? m->experts : 1;
-  long world = (long)tp * cp * dp;
+  int emax = m->experts > 0 ? m->experts : 1, n = 0;
   for (int ep = 1; ep <= emax; ep++) {
     if (!dim_ok(f->ep, ep) || emax % ep || world % ep) continue;
     int tmax = m->experts > 0 ? w->opts->max_tp : 1;
     for (int etp = 1; etp <= tmax; etp++) {
       if (!dim_ok(f->etp, etp) || world % ((long)ep * etp)) continue;
       if (m->experts > 0 && m->expert_ffn % etp) continue;
-      long k = w->k++;
-      if (k % w->nparts != w->part) continue;
-      if (w->stop && atomic_load_explicit(w->stop, memory_order_relaxed)) {
-        w->fail_k = k;
-        return pod_err_set(err, POD_ECANCELED, NULL, "search stopped");
-      }
-      *l = (pod_layout){tp,
-                        pp,
-                        vp,
-                        dp,
-                        ep,
-                        etp,
-                        cp,
-                        mb,
-                        0,
-                        0,
-                        uneven,
-                        l->recompute_modules,
-                        l->offload_modules};
-      w->st.candidates++;
-      int rc = try_zero_recompute(&w->c, dp, zlo, zhi, rlo, rhi, k, &w->t,
-                                  &w->st, &w->sc, err);
-      if (rc != POD_OK) {
-        w->fail_k = k;
-        return rc;
-      }
+      w->pairs[n][0] = ep;
+      w->pairs[n][1] = etp;
+      n++;
+    }
+  }
+  w->npairs = n;
+  w->pairs_w = world;
+}
+
+/* The candidates of tp, cp, pp, dp, vp and mb (c.parallel holds them) over
+** ep and etp. */
+static int walk_experts(walk *w, int dp, int uneven, pod_err *err) {
+  const pod_layout *f = &w->opts->fix;
+  pod_layout *l = &w->c.parallel;
+  int tp = l->tp, pp = l->pp, vp = l->vp, cp = l->cp, mb = l->microbatch;
+  int zlo = f->zero >= 0 ? f->zero : 1, zhi = f->zero >= 0 ? f->zero : 3;
+  int rlo = f->recompute >= 0 ? f->recompute : 0;
+  int rhi = f->recompute >= 0 ? f->recompute : 2;
+  long world = (long)tp * cp * dp;
+  if (w->pairs_w != world) walk_pairs(w, world);
+  for (int i = 0; i < w->npairs; i++) {
+    int ep = w->pairs[i][0], etp = w->pairs[i][1];
+    long k = w->k++;
+    if (k % w->nparts != w->part) continue;
+    if (w->stop && atomic_load_explicit(w->stop, memory_order_relaxed)) {
+      w->fail_k = k;
+      return pod_err_set(err, POD_ECANCELED, NULL, "search stopped");
+    }
+    *l = (pod_layout){tp,
+                      pp,
+                      vp,
+                      dp,
+                      ep,
+                      etp,
+                      cp,
+                      mb,
+                      0,
+                      0,
+                      uneven,
+                      l->recompute_modules,
+                      l->offload_modules};
+    w->st.candidates++;
+    int rc = try_zero_recompute(&w->c, dp, zlo, zhi, rlo, rhi, k, &w->t, &w->st,
+                                &w->sc, err);
+    if (rc != POD_OK) {
+      w->fail_k = k;
+      return rc;
     }
   }
   return POD_OK;
@@ -322,10 +355,12 @@ int pod_train_search_part_run(const pod_train_cfg *base,
     return p->rc = pod_err_set(err, POD_EINVAL, "out",
                                "needs buffers of cap >= 0 items");
   if ((p->rc = search_checks(base, opts, err)) != POD_OK) return p->rc;
-  walk *w = malloc(sizeof *w);
+  long np = pairs_cap(base, opts);
+  walk *w = malloc(sizeof *w + sizeof w->pairs[0] * (size_t)np);
   if (w == NULL)
     return p->rc = pod_err_set(err, POD_ENOMEM, "search", "out of memory");
   memset(w, 0, sizeof *w);
+  w->pairs_w = -1;
   w->opts = opts;
   w->part = part;
   w->nparts = nparts;
