@@ -277,7 +277,9 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   o->act_norm += gin * h;
   o->act_fn += gin * (routed + sh) * ef;
   if (sh > 0) *tp_ops += 4;
-  o->ep_s = moe_ep_s(c, p, x);
+  /* a memory-only pass reads no time (late_comm makes it when it is
+  ** wanted): left 0 */
+  if (!x->no_comm) o->ep_s = moe_ep_s(c, p, x);
 }
 
 /* The MoE layer's EP and ETP time (before the recompute's scaling): EP
@@ -394,6 +396,7 @@ static void layer_comm(const pod_train_cfg *c, plan *p, ctx *x, int tp_ops,
   const pod_layout *l = &c->parallel;
   double h = m->hidden, T = p->T, tp = l->tp;
   int D = c->system.domain_gpus;
+  if (x->no_comm) return; /* a memory-only pass: tp_s, cp_s left 0 */
   if (l->tp > 1) {
     if (p->tp_pair_s < 0.0) { /* same for dense and MoE layers: once */
       double bytes = T * h * 2.0;
