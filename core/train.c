@@ -81,6 +81,7 @@ static double search_coll(ctx *x, pod_coll_op op, int n, int rpd,
 
 static double coll(ctx *x, pod_coll_op op, int n, int rpd, double bytes) {
   if (n <= 1 || bytes <= 0.0 || x->rc != POD_OK || x->no_comm) return 0.0;
+  if (x->sc) return search_coll(x, op, n, rpd, bytes); /* nothing prepared */
   double t;
   int k = x->cur++;
   const pod_coll_call call = {op, n, rpd, bytes};
@@ -88,7 +89,6 @@ static double coll(ctx *x, pod_coll_op op, int n, int rpd, double bytes) {
   int rc = pod_train__coll_prepared(x->pc, k, &call, &x->c->system, &x->memo,
                                     &t, x->err);
   if (rc < 0) {
-    if (x->sc) return search_coll(x, op, n, rpd, bytes);
     /* the system passed pod_train__check_common before any timing and
     ** stays the same for the step: its ring graphs are kept in x->graphs */
     rc = pod_coll_time_checked(&x->c->system, op, n, rpd, bytes, x->graphs, &t,
@@ -237,6 +237,21 @@ static void plan_layout(const pod_train_cfg *c, int dp,
 
 static double moe_ep_s(const pod_train_cfg *c, const plan *p, ctx *x);
 
+/* pod_train__hier_share of k routed copies over d domains: the search's
+** value for d when it has one (the same call: k and max_domains stay the
+** same over the search), else the call. */
+static double hier_of(const pod_train_cfg *c, pod_train__search_ctx *sc,
+                      double k, int d) {
+  int maxd = c->software.max_domains;
+  if (sc == NULL || d < 0 || d >= POD_TRAIN__HIER_D)
+    return pod_train__hier_share(k, d, maxd);
+  if (!sc->have_hier[d]) {
+    sc->hier[d] = pod_train__hier_share(k, d, maxd);
+    sc->have_hier[d] = 1;
+  }
+  return sc->hier[d];
+}
+
 /* The MoE layer's MLP part of layer_costs: router, shared and routed
 ** experts (GEMMs, weight traffic, element-wise work), their stored
 ** activations, and the EP / ETP communication (moe_ep_s). */
@@ -311,9 +326,7 @@ static double moe_ep_s(const pod_train_cfg *c, const plan *p, ctx *x) {
         wb < 2.0 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, wb * bytes) : t16;
     e = p->imb * (td + 3.0 * t16);
     if (c->software.dispatcher != POD_DISPATCH_ALLTOALL)
-      e *= p->hier >= 0.0
-               ? p->hier
-               : pod_train__hier_share(k, l->ep / rpd, c->software.max_domains);
+      e *= p->hier >= 0.0 ? p->hier : hier_of(c, x->sc, k, l->ep / rpd);
   }
   if (l->etp > 1) {
     double bytes = Tt * k * h * 2.0 * l->etp * p->imb;

@@ -70,6 +70,7 @@ int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
 ** stays the same: a time found again under the same op, ranks, ranks per
 ** domain and bytes (bit for bit) is the time it would compute. */
 #define POD_TRAIN__CACHE_SLOTS 4096 /* a power of two */
+#define POD_TRAIN__HIER_D 128       /* domains of the kept hier shares */
 typedef struct pod_train__coll_slot {
   double bytes, t;
   int op, n, r, used;
@@ -79,6 +80,9 @@ typedef struct pod_train__search_ctx {
   pod_train_figs figs;    /* the layout-free ones; stage_b, host_s unset */
   double qh, qf, qr, spread;
   double mla_ew[3]; /* pod_train__mla_ew_bytes at recompute 0..2 */
+  /* pod_train__hier_share(top_k, d, max_domains) at d domains, once made */
+  double hier[POD_TRAIN__HIER_D];
+  unsigned char have_hier[POD_TRAIN__HIER_D];
   pod_model_params mp;
   pod_model_flops flops;
   long lookups, hits; /* collective cache use (the search benchmark) */

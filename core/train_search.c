@@ -46,6 +46,7 @@ void pod_train__search_ctx_init(const pod_train_cfg *c,
   f->clk = pod_train_sustained_clock(&c->system.gpu);
   f->dflt_rc = pod_train_default_eff(&c->system.gpu, c->dtype, &f->dg, &f->da,
                                      &f->dk, NULL);
+  memset(sc->have_hier, 0, sizeof sc->have_hier);
   sc->lookups = sc->hits = 0;
   for (int i = 0; i < POD_TRAIN__CACHE_SLOTS; i++) sc->slot[i] = SLOT_ZERO;
 }

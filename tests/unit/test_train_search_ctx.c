@@ -112,17 +112,22 @@ static int grid(const pod_train_cfg *base, long *fit, long *hits) {
 }
 
 /* MLA with shared and routed experts in fp8 (dense and MoE layers, EP,
-** ETP, CP), GQA experts in bf16 on 8-GPU nodes, and a dense model: each
+** ETP, CP), GQA experts in bf16 on 8-GPU nodes, a dense model, and MLA
+** experts under DeepEP across 8-GPU domains: each
 ** grid has layouts that fit and ones that do not, and the collective
 ** cache is met again. */
 static void test_search_eval_same(void **state) {
   (void)state;
-  pod_train_cfg cs[3];
+  pod_train_cfg cs[4];
   cs[0] =
       train_cfg("gb200_nvl72", "deepseek_v3", 512, 4096, 1024, POD_DTYPE_FP8);
   cs[1] = train_cfg("hgx_h100", "mixtral_8x7b", 64, 4096, 128, POD_DTYPE_BF16);
   cs[2] = train_cfg("hgx_h100", "llama3_70b", 64, 8192, 128, POD_DTYPE_FP8);
-  for (int i = 0; i < 3; i++) {
+  /* a hierarchical dispatcher over 8-GPU domains (the kept hier shares) */
+  cs[3] = train_cfg("hgx_h800", "deepseek_v3", 256, 4096, 512, POD_DTYPE_FP8);
+  cs[3].software.dispatcher = POD_DISPATCH_DEEPEP;
+  cs[3].software.max_domains = 4;
+  for (int i = 0; i < 4; i++) {
     long fit = 0, hits = 0;
     int n = grid(&cs[i], &fit, &hits);
     assert_true(n > 0);
