@@ -510,29 +510,50 @@ static int dense_costs(const pod_train_cfg *c, plan *p, ctx *x,
 ** fits): the layers were costed without their collectives (no_comm), so
 ** their TP, CP and EP times are made now, as layer_costs makes them (the
 ** same collectives in the same order, scaled by the same recompute), into
-** dl and ml (dense_ops, moe_ops their TP collective counts). */
+** dl and ml (dense_ops, moe_ops their TP collective counts).  In a
+** search, times made before for the same figures (all they read of the
+** layout, pod_train__comm_slot) are the times made again. */
 static void late_comm(const pod_train_cfg *c, plan *p, ctx *x, int dense_ops,
                       int moe_ops, layer_cost *dl, layer_cost *ml) {
-  int rcp = c->parallel.recompute;
+  const pod_layout *l = &c->parallel;
+  int rcp = l->recompute;
   double h = c->model.hidden;
   x->no_comm = 0;
+  const int key[8] = {l->tp,  l->cp, l->microbatch, l->ep,
+                      l->etp, rcp,   dense_ops,     moe_ops};
+  pod_train__comm_slot *e = NULL;
+  if (x->sc) {
+    uint32_t hs = 0;
+    for (int i = 0; i < 8; i++) hs = (hs ^ (uint32_t)key[i]) * 0x9e3779b1u;
+    e = &x->sc->comm[hs >> 22 & (POD_TRAIN__COMM_SLOTS - 1)];
+    if (e->used && memcmp(e->key, key, sizeof key) == 0) {
+      if (dense_ops > 0) dl->tp_s = e->dtp, dl->cp_s = e->dcp;
+      if (moe_ops > 0) ml->tp_s = e->mtp, ml->cp_s = e->mcp, ml->ep_s = e->mep;
+      return;
+    }
+  }
   p->tp_pair_s = -1.0;
   p->cp_hop_s = -1.0;
+  layer_cost cd = LAYER_ZERO, cm = LAYER_ZERO;
   if (dense_ops > 0) {
-    layer_cost cm = LAYER_ZERO;
-    layer_comm(c, p, x, dense_ops, &cm);
-    pod_train__apply_recompute(rcp, p->Tt, h, 0.0, 0.0, &cm);
-    dl->tp_s = cm.tp_s;
-    dl->cp_s = cm.cp_s;
+    layer_comm(c, p, x, dense_ops, &cd);
+    pod_train__apply_recompute(rcp, p->Tt, h, 0.0, 0.0, &cd);
+    dl->tp_s = cd.tp_s;
+    dl->cp_s = cd.cp_s;
   }
   if (moe_ops > 0) {
-    layer_cost cm = LAYER_ZERO;
     cm.ep_s = moe_ep_s(c, p, x);
     layer_comm(c, p, x, moe_ops, &cm);
     pod_train__apply_recompute(rcp, p->Tt, h, 0.0, 0.0, &cm);
     ml->tp_s = cm.tp_s;
     ml->cp_s = cm.cp_s;
     ml->ep_s = cm.ep_s;
+  }
+  if (e && x->rc == POD_OK) {
+    memcpy(e->key, key, sizeof key);
+    e->used = 1;
+    e->dtp = cd.tp_s, e->dcp = cd.cp_s;
+    e->mtp = cm.tp_s, e->mcp = cm.cp_s, e->mep = cm.ep_s;
   }
 }
 
@@ -745,6 +766,45 @@ static const stage_params *mem_of(const pod_train_cfg *c, const plan *p, int dp,
   return own;
 }
 
+/* The attention part and the dense and MoE layers' costs (all 0 for a
+** kind the model has none of) with their TP collective counts.  A
+** search's memory-only pass finds them again at the same figures
+** (pod_train__cost_slot): the same calls made them. */
+static void layers_of(const pod_train_cfg *c, plan *p, ctx *x,
+                      const pod_train_prep *pre, pod_train_prep *rec,
+                      int n_dense, int n_moe, layer_cost *dl, layer_cost *ml,
+                      int *dense_ops, int *moe_ops) {
+  const pod_layout *l = &c->parallel;
+  pod_train__cost_slot *e = NULL;
+  const int key[6] = {l->tp, l->cp, l->microbatch, l->ep, l->etp, l->recompute};
+  if (x->sc && x->no_comm && pre == NULL && rec == NULL) {
+    uint32_t hs = 0;
+    for (int i = 0; i < 6; i++) hs = (hs ^ (uint32_t)key[i]) * 0x9e3779b1u;
+    e = &x->sc->cost[hs >> 21 & (POD_TRAIN__COST_SLOTS - 1)];
+    if (e->used && memcmp(e->key, key, sizeof key) == 0) {
+      *dl = e->dl, *ml = e->ml;
+      *dense_ops = e->dense_ops, *moe_ops = e->moe_ops;
+      return;
+    }
+  }
+  attn_part own_attn;
+  const attn_part *at = attn_of(c, p, pre, rec, &own_attn);
+  if (n_dense > 0)
+    *dense_ops = dense_costs(c, p, x, at, pre, rec, dl);
+  else
+    *dl = LAYER_ZERO;
+  if (n_moe > 0)
+    *moe_ops = layer_costs(c, p, 1, x, at, ml);
+  else
+    *ml = LAYER_ZERO;
+  if (e && x->rc == POD_OK) {
+    memcpy(e->key, key, sizeof key);
+    e->used = 1;
+    e->dl = *dl, e->ml = *ml;
+    e->dense_ops = *dense_ops, e->moe_ops = *moe_ops;
+  }
+}
+
 /* The core evaluation (train_int.h); pre: the figures of a prepared
 ** config (pod_train__eval_prep), or NULL. */
 static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
@@ -778,18 +838,10 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   x.sc = srch;
   const pod_model_params *mp = p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
-  attn_part own_attn;
-  const attn_part *at = attn_of(c, &p, pre, rec, &own_attn);
   layer_cost dl, ml; /* layer_costs sets every field; else all 0 */
   int dense_ops = 0, moe_ops = 0;
-  if (n_dense > 0)
-    dense_ops = dense_costs(c, &p, &x, at, pre, rec, &dl);
-  else
-    dl = LAYER_ZERO;
-  if (n_moe > 0)
-    moe_ops = layer_costs(c, &p, 1, &x, at, &ml);
-  else
-    ml = LAYER_ZERO;
+  layers_of(c, &p, &x, pre, rec, n_dense, n_moe, &dl, &ml, &dense_ops,
+            &moe_ops);
   if (x.rc != POD_OK) return x.rc;
   double fd = (double)n_dense / L, fm = (double)n_moe / L;
   double h = m->hidden;

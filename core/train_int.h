@@ -75,6 +75,23 @@ typedef struct pod_train__coll_slot {
   double bytes, t;
   int op, n, r, used;
 } pod_train__coll_slot;
+/* The layers' TP, CP and EP times of one (tp, cp, micro-batch, ep, etp,
+** recompute) and TP collective counts: all they read of the layout
+** (train.c late_comm). */
+#define POD_TRAIN__COMM_SLOTS 1024 /* a power of two */
+typedef struct pod_train__comm_slot {
+  int key[8]; /* tp, cp, microbatch, ep, etp, recompute, dense, moe ops */
+  int used;
+  double dtp, dcp, mtp, mcp, mep; /* dense tp_s, cp_s; MoE tp_s, cp_s, ep_s */
+} pod_train__comm_slot;
+/* The dense and MoE layers' costs of a memory-only (no_comm) pass at one
+** (tp, cp, micro-batch, ep, etp, recompute): all they read of the layout
+** (train.c layers_of), with their TP collective counts. */
+#define POD_TRAIN__COST_SLOTS 2048 /* a power of two */
+typedef struct pod_train__cost_slot {
+  int key[6], used, dense_ops, moe_ops;
+  pod_train__layer_cost dl, ml;
+} pod_train__cost_slot;
 typedef struct pod_train__search_ctx {
   pod_coll_graphs graphs; /* the system's ring graphs (graphs.n 0 at init) */
   pod_train_figs figs;    /* the layout-free ones; stage_b, host_s unset */
@@ -87,6 +104,8 @@ typedef struct pod_train__search_ctx {
   pod_model_flops flops;
   long lookups, hits; /* collective cache use (the search benchmark) */
   pod_train__coll_slot slot[POD_TRAIN__CACHE_SLOTS];
+  pod_train__comm_slot comm[POD_TRAIN__COMM_SLOTS];
+  pod_train__cost_slot cost[POD_TRAIN__COST_SLOTS];
 } pod_train__search_ctx;
 /* The figures of checked, normalized config c into *sc; an empty cache. */
 void pod_train__search_ctx_init(const pod_train_cfg *c,

@@ -49,6 +49,8 @@ void pod_train__search_ctx_init(const pod_train_cfg *c,
   memset(sc->have_hier, 0, sizeof sc->have_hier);
   sc->lookups = sc->hits = 0;
   for (int i = 0; i < POD_TRAIN__CACHE_SLOTS; i++) sc->slot[i] = SLOT_ZERO;
+  for (int i = 0; i < POD_TRAIN__COMM_SLOTS; i++) sc->comm[i].used = 0;
+  for (int i = 0; i < POD_TRAIN__COST_SLOTS; i++) sc->cost[i].used = 0;
 }
 
 void pod_train_search_opts_init(pod_train_search_opts *o) {
