@@ -27,6 +27,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,14 +45,43 @@ typedef struct ctx {
   const pod_train_prep *pc;  /* the step's collectives prepared, or NULL */
   pod_train_prep *rec;       /* prepare each collective into rec, or NULL */
   pod_train__coll_memo memo; /* this step's prepared times */
+  pod_train__search_ctx *sc; /* the search's times so far, or NULL */
 } ctx;
 
 static double mlp_matrix_count(const pod_model *m) {
   return m->gated_mlp ? 3.0 : 2.0;
 }
 
+/* A collective of the search (x->sc): its time found again, else timed
+** and kept in its slot (train_int.h: the same time either way). */
+static double search_coll(ctx *x, pod_coll_op op, int n, int rpd,
+                          double bytes) {
+  pod_train__search_ctx *sc = x->sc;
+  uint64_t b;
+  memcpy(&b, &bytes, sizeof b);
+  uint64_t key = b ^ ((uint64_t)op << 56 ^ (uint64_t)n << 24 ^ (uint64_t)rpd);
+  key *= 0x9e3779b97f4a7c15ull;
+  pod_train__coll_slot *e = &sc->slot[key >> 52 & (POD_TRAIN__CACHE_SLOTS - 1)];
+  sc->lookups++;
+  if (e->used && e->op == (int)op && e->n == n && e->r == rpd &&
+      memcmp(&e->bytes, &bytes, sizeof bytes) == 0) {
+    sc->hits++;
+    return e->t;
+  }
+  double t;
+  int rc = pod_coll_time_checked(&x->c->system, op, n, rpd, bytes, &sc->graphs,
+                                 &t, x->err);
+  if (rc != POD_OK) {
+    x->rc = rc;
+    return 0.0;
+  }
+  *e = (pod_train__coll_slot){bytes, t, (int)op, n, rpd, 1};
+  return t;
+}
+
 static double coll(ctx *x, pod_coll_op op, int n, int rpd, double bytes) {
   if (n <= 1 || bytes <= 0.0 || x->rc != POD_OK || x->no_comm) return 0.0;
+  if (x->sc) return search_coll(x, op, n, rpd, bytes); /* nothing prepared */
   double t;
   int k = x->cur++;
   const pod_coll_call call = {op, n, rpd, bytes};
@@ -115,9 +145,11 @@ typedef struct plan {
   double hier;       /* the dispatcher's domain share (prepared); < 0 unset */
   double qh, qf, qr; /* fp8 cast traffic of the recipe (train_sw.c) per
                         hidden, FFN and routed element */
-  const pod_train_figs *fg;  /* the prepared config's figures, or NULL */
-  const pod_train_prep *pre; /* the prepared config, or NULL */
-  pod_train_prep *rec;       /* the config being prepared, or NULL */
+  const pod_train_figs *fg;        /* the prepared config's figures, the
+                                   ** search's layout-free ones, or NULL */
+  const pod_train_prep *pre;       /* the prepared config, or NULL */
+  const pod_train__search_ctx *sc; /* the search's figures, or NULL */
+  pod_train_prep *rec;             /* the config being prepared, or NULL */
 } plan;
 
 /* The groups of pod_train_prep.rpd. */
@@ -134,17 +166,21 @@ static int rpd_of(const plan *p, int g, int n, long stride, int D) {
   return r;
 }
 
-/* The figures of pod_train_figs: the prepared value, else the call. */
+/* The figures of pod_train_figs: the prepared value (or the search's,
+** for those no layout changes), else the call; FIGL for those of the
+** layout (the prepared value only). */
 #define FIG(p, name, call) ((p)->fg ? (p)->fg->name : (call))
+#define FIGL(p, name, call) ((p)->pre ? (p)->pre->figs.name : (call))
 
 static void plan_layout(const pod_train_cfg *c, int dp,
                         const pod_train_prep *pre, pod_train_prep *rec,
-                        plan *p) {
+                        const pod_train__search_ctx *sc, plan *p) {
   const pod_layout *l = &c->parallel;
   const pod_model *m = &c->model;
   p->dp = dp;
   p->pre = pre;
   p->rec = rec;
+  p->sc = sc;
   if (pre) { /* the layout's figures, as made below when prepared */
     p->edp = pre->edp;
     p->m = pre->micro;
@@ -178,13 +214,18 @@ static void plan_layout(const pod_train_cfg *c, int dp,
   p->tp_pair_s = -1.0;
   p->cp_hop_s = -1.0;
   p->hier = -1.0;
-  p->fg = pre ? &pre->figs : NULL;
+  p->fg = pre ? &pre->figs : sc ? &sc->figs : NULL;
   if (pre) { /* the same figures, made once (pod_train__prep_figures) */
     p->qh = pre->qh;
     p->qf = pre->qf;
     p->qr = pre->qr;
     p->mp = &pre->mp; /* read in place: no copy per evaluation */
     p->hier = pre->hier;
+  } else if (sc) { /* the same calls, made once for the search */
+    p->qh = sc->qh;
+    p->qf = sc->qf;
+    p->qr = sc->qr;
+    p->mp = &sc->mp;
   } else {
     p->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
     p->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
@@ -194,16 +235,32 @@ static void plan_layout(const pod_train_cfg *c, int dp,
   }
 }
 
+static double moe_ep_s(const pod_train_cfg *c, const plan *p, ctx *x);
+
+/* pod_train__hier_share of k routed copies over d domains: the search's
+** value for d when it has one (the same call: k and max_domains stay the
+** same over the search), else the call. */
+static double hier_of(const pod_train_cfg *c, pod_train__search_ctx *sc,
+                      double k, int d) {
+  int maxd = c->software.max_domains;
+  if (sc == NULL || d < 0 || d >= POD_TRAIN__HIER_D)
+    return pod_train__hier_share(k, d, maxd);
+  if (!sc->have_hier[d]) {
+    sc->hier[d] = pod_train__hier_share(k, d, maxd);
+    sc->have_hier[d] = 1;
+  }
+  return sc->hier[d];
+}
+
 /* The MoE layer's MLP part of layer_costs: router, shared and routed
 ** experts (GEMMs, weight traffic, element-wise work), their stored
-** activations, and the EP / ETP communication. */
+** activations, and the EP / ETP communication (moe_ep_s). */
 static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
                           double wpass, double gin, layer_cost *o,
                           double *mlp_keep, double *mlp_recomp, int *tp_ops) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   double h = m->hidden, T = p->T, Tt = p->Tt, tp = l->tp;
-  int D = c->system.domain_gpus;
   double ef = m->expert_ffn, ew = mlp_matrix_count(m) * h * ef;
   double k = m->top_k, sh = m->shared_experts;
   o->gemm_flops += 6.0 * T * (h * m->experts + sh * ew) / tp +
@@ -218,7 +275,7 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   ** quantisation in the GEMM epilogue: no separate pass over them. */
   double ew_width = c->software.fused_grouped_mlp ? sh * ef : width;
   double ew_routed =
-      FIG(p, stage_b, pod_train__moe_stage_bytes(c)) + p->qr * EW_FP8_ROUTED;
+      FIGL(p, stage_b, pod_train__moe_stage_bytes(c)) + p->qr * EW_FP8_ROUTED;
   o->ew_bytes +=
       Tt * (EW_HIDDEN * 0.5 * h + EW_FFN * ew_width + ew_routed * routed * h +
             pod_train__router_bytes() * m->experts +
@@ -235,8 +292,19 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
   o->act_norm += gin * h;
   o->act_fn += gin * (routed + sh) * ef;
   if (sh > 0) *tp_ops += 4;
-  /* EP: dispatch + combine, forward + backward, of this rank's routed
-  ** tokens; the busiest rank receives imb x the mean. */
+  /* a memory-only pass reads no time (late_comm makes it when it is
+  ** wanted): left 0 */
+  if (!x->no_comm) o->ep_s = moe_ep_s(c, p, x);
+}
+
+/* The MoE layer's EP and ETP time (before the recompute's scaling): EP
+** dispatch + combine, forward + backward, of this rank's routed tokens;
+** the busiest rank receives imb x the mean. */
+static double moe_ep_s(const pod_train_cfg *c, const plan *p, ctx *x) {
+  const pod_model *m = &c->model;
+  const pod_layout *l = &c->parallel;
+  double h = m->hidden, Tt = p->Tt, k = m->top_k, e = 0.0;
+  int D = c->system.domain_gpus;
   if (l->ep > 1) {
     /* Wire dtype.  Megatron-Core's training dispatchers (alltoall,
     ** DeepEP, HybridEP) send the hidden states in bf16 whatever the
@@ -256,18 +324,17 @@ static void moe_mlp_costs(const pod_train_cfg *c, const plan *p, ctx *x,
     double wb = FIG(p, disp_b, pod_train__dispatch_bytes(c));
     double td =
         wb < 2.0 ? coll(x, POD_COLL_ALL_TO_ALL, l->ep, rpd, wb * bytes) : t16;
-    o->ep_s = p->imb * (td + 3.0 * t16);
+    e = p->imb * (td + 3.0 * t16);
     if (c->software.dispatcher != POD_DISPATCH_ALLTOALL)
-      o->ep_s *= p->hier >= 0.0 ? p->hier
-                                : pod_train__hier_share(
-                                      k, l->ep / rpd, c->software.max_domains);
+      e *= p->hier >= 0.0 ? p->hier : hier_of(c, x->sc, k, l->ep / rpd);
   }
   if (l->etp > 1) {
     double bytes = Tt * k * h * 2.0 * l->etp * p->imb;
     int rpd = rpd_of(p, G_ETP, l->etp, 1, D);
-    o->ep_s += 2.0 * coll(x, POD_COLL_ALL_GATHER, l->etp, rpd, bytes) +
-               2.0 * coll(x, POD_COLL_REDUCE_SCATTER, l->etp, rpd, bytes);
+    e += 2.0 * coll(x, POD_COLL_ALL_GATHER, l->etp, rpd, bytes) +
+         2.0 * coll(x, POD_COLL_REDUCE_SCATTER, l->etp, rpd, bytes);
   }
+  return e;
 }
 
 /* All fields 0; copied rather than memset: a small memset of known size
@@ -299,7 +366,10 @@ static void attn_costs(const pod_train_cfg *c, const plan *p, attn_part *a) {
   o->w_bytes = attn_w / tp * wpass;
   o->attn_flops = 0.5 * 6.0 * T * c->seq * H * (qk + v) / tp;
   o->ew_bytes = Tt * (EW_HIDDEN * 0.5 + p->qh * EW_FP8_HIDDEN * 0.5) * h;
-  o->ew_bytes += Tt * pod_train__mla_ew_bytes(c); /* MLA only */
+  int rcp = l->recompute;
+  o->ew_bytes += Tt * (p->sc && rcp >= 0 && rcp <= 2 /* MLA only */
+                           ? p->sc->mla_ew[rcp]
+                           : pod_train__mla_ew_bytes(c));
   /* Stored activations, elements per token (Korthikanti et al. 2022,
   ** with flash attention: no s^2 term).  `keep` tensors are kept under
   ** selective recompute; `drop` ones (norm outputs, activation-function
@@ -339,6 +409,7 @@ static void layer_comm(const pod_train_cfg *c, plan *p, ctx *x, int tp_ops,
   const pod_layout *l = &c->parallel;
   double h = m->hidden, T = p->T, tp = l->tp;
   int D = c->system.domain_gpus;
+  if (x->no_comm) return; /* a memory-only pass: tp_s, cp_s left 0 */
   if (l->tp > 1) {
     if (p->tp_pair_s < 0.0) { /* same for dense and MoE layers: once */
       double bytes = T * h * 2.0;
@@ -415,14 +486,15 @@ static int layer_costs(const pod_train_cfg *c, plan *p, int moe, ctx *x,
 /* The dense layer's cost: with prepared config pre its prepared cost,
 ** but for the TP and CP times (the one part a sampled field changes),
 ** timed and scaled by the recompute as layer_costs does; else
-** layer_costs, kept in rec when preparing. */
-static void dense_costs(const pod_train_cfg *c, plan *p, ctx *x,
-                        const attn_part *a, const pod_train_prep *pre,
-                        pod_train_prep *rec, layer_cost *o) {
+** layer_costs, kept in rec when preparing.  Returns its TP collective
+** count. */
+static int dense_costs(const pod_train_cfg *c, plan *p, ctx *x,
+                       const attn_part *a, const pod_train_prep *pre,
+                       pod_train_prep *rec, layer_cost *o) {
   if (pre == NULL) {
     int tp_ops = layer_costs(c, p, 0, x, a, o);
     if (rec) rec->dense = *o, rec->dense_tp_ops = tp_ops;
-    return;
+    return tp_ops;
   }
   *o = pre->dense;
   layer_cost cm = LAYER_ZERO;
@@ -431,6 +503,58 @@ static void dense_costs(const pod_train_cfg *c, plan *p, ctx *x,
                              0.0, &cm);
   o->tp_s = cm.tp_s;
   o->cp_s = cm.cp_s;
+  return pre->dense_tp_ops;
+}
+
+/* The late timing of want_time 2 (the search's: time a layout if it
+** fits): the layers were costed without their collectives (no_comm), so
+** their TP, CP and EP times are made now, as layer_costs makes them (the
+** same collectives in the same order, scaled by the same recompute), into
+** dl and ml (dense_ops, moe_ops their TP collective counts).  In a
+** search, times made before for the same figures (all they read of the
+** layout, pod_train__comm_slot) are the times made again. */
+static void late_comm(const pod_train_cfg *c, plan *p, ctx *x, int dense_ops,
+                      int moe_ops, layer_cost *dl, layer_cost *ml) {
+  const pod_layout *l = &c->parallel;
+  int rcp = l->recompute;
+  double h = c->model.hidden;
+  x->no_comm = 0;
+  const int key[8] = {l->tp,  l->cp, l->microbatch, l->ep,
+                      l->etp, rcp,   dense_ops,     moe_ops};
+  pod_train__comm_slot *e = NULL;
+  if (x->sc) {
+    uint32_t hs = 0;
+    for (int i = 0; i < 8; i++) hs = (hs ^ (uint32_t)key[i]) * 0x9e3779b1u;
+    e = &x->sc->comm[hs >> 22 & (POD_TRAIN__COMM_SLOTS - 1)];
+    if (e->used && memcmp(e->key, key, sizeof key) == 0) {
+      if (dense_ops > 0) dl->tp_s = e->dtp, dl->cp_s = e->dcp;
+      if (moe_ops > 0) ml->tp_s = e->mtp, ml->cp_s = e->mcp, ml->ep_s = e->mep;
+      return;
+    }
+  }
+  p->tp_pair_s = -1.0;
+  p->cp_hop_s = -1.0;
+  layer_cost cd = LAYER_ZERO, cm = LAYER_ZERO;
+  if (dense_ops > 0) {
+    layer_comm(c, p, x, dense_ops, &cd);
+    pod_train__apply_recompute(rcp, p->Tt, h, 0.0, 0.0, &cd);
+    dl->tp_s = cd.tp_s;
+    dl->cp_s = cd.cp_s;
+  }
+  if (moe_ops > 0) {
+    cm.ep_s = moe_ep_s(c, p, x);
+    layer_comm(c, p, x, moe_ops, &cm);
+    pod_train__apply_recompute(rcp, p->Tt, h, 0.0, 0.0, &cm);
+    ml->tp_s = cm.tp_s;
+    ml->cp_s = cm.cp_s;
+    ml->ep_s = cm.ep_s;
+  }
+  if (e && x->rc == POD_OK) {
+    memcpy(e->key, key, sizeof key);
+    e->used = 1;
+    e->dtp = cd.tp_s, e->dcp = cd.cp_s;
+    e->mtp = cm.tp_s, e->mcp = cm.cp_s, e->mep = cm.ep_s;
+  }
 }
 
 /* Seconds of compute for a layer cost. */
@@ -589,7 +713,8 @@ static double amax_sync(const pod_train_cfg *c, const plan *p, ctx *x, int dp,
 /* The step time: the breakdown plus the straggler wait (sync_wait from
 ** amax_sync); then the throughput figures of r. */
 static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
-                           const pod_train_prep *prep, double sync_wait,
+                           const pod_train_prep *prep,
+                           const pod_train__search_ctx *sc, double sync_wait,
                            pod_train_result *r, pod_err *err) {
   pod_train_breakdown *b = &r->breakdown;
   double pre = b->compute + b->tp + b->cp + b->ep + b->host + b->bubble +
@@ -600,7 +725,7 @@ static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
   ** Gumbel limit of the Gaussian maximum; slightly above the exact value
   ** for moderate N). */
   double N = c->gpus;
-  double spread = prep ? prep->spread : sqrt(2.0 * log(N));
+  double spread = prep ? prep->spread : sc ? sc->spread : sqrt(2.0 * log(N));
   b->straggler = N > 1 ? c->jitter * pre * spread : 0.0;
   b->straggler += sync_wait;
   r->step_s = pre + b->straggler;
@@ -608,6 +733,8 @@ static int step_throughput(const pod_train_cfg *c, const pod_model_params *mp,
   pod_model_flops f;
   if (prep)
     f = prep->flops;
+  else if (sc)
+    f = sc->flops;
   else
     pod_model_flops_with_params(&c->model, mp, c->seq, !c->mfu_full_attn, &f);
   r->flops_per_token = f.total;
@@ -639,48 +766,82 @@ static const stage_params *mem_of(const pod_train_cfg *c, const plan *p, int dp,
   return own;
 }
 
+/* The attention part and the dense and MoE layers' costs (all 0 for a
+** kind the model has none of) with their TP collective counts.  A
+** search's memory-only pass finds them again at the same figures
+** (pod_train__cost_slot): the same calls made them. */
+static void layers_of(const pod_train_cfg *c, plan *p, ctx *x,
+                      const pod_train_prep *pre, pod_train_prep *rec,
+                      int n_dense, int n_moe, layer_cost *dl, layer_cost *ml,
+                      int *dense_ops, int *moe_ops) {
+  const pod_layout *l = &c->parallel;
+  pod_train__cost_slot *e = NULL;
+  const int key[6] = {l->tp, l->cp, l->microbatch, l->ep, l->etp, l->recompute};
+  if (x->sc && x->no_comm && pre == NULL && rec == NULL) {
+    uint32_t hs = 0;
+    for (int i = 0; i < 6; i++) hs = (hs ^ (uint32_t)key[i]) * 0x9e3779b1u;
+    e = &x->sc->cost[hs >> 21 & (POD_TRAIN__COST_SLOTS - 1)];
+    if (e->used && memcmp(e->key, key, sizeof key) == 0) {
+      *dl = e->dl, *ml = e->ml;
+      *dense_ops = e->dense_ops, *moe_ops = e->moe_ops;
+      return;
+    }
+  }
+  attn_part own_attn;
+  const attn_part *at = attn_of(c, p, pre, rec, &own_attn);
+  if (n_dense > 0)
+    *dense_ops = dense_costs(c, p, x, at, pre, rec, dl);
+  else
+    *dl = LAYER_ZERO;
+  if (n_moe > 0)
+    *moe_ops = layer_costs(c, p, 1, x, at, ml);
+  else
+    *ml = LAYER_ZERO;
+  if (e && x->rc == POD_OK) {
+    memcpy(e->key, key, sizeof key);
+    e->used = 1;
+    e->dl = *dl, e->ml = *ml;
+    e->dense_ops = *dense_ops, e->moe_ops = *moe_ops;
+  }
+}
+
 /* The core evaluation (train_int.h); pre: the figures of a prepared
 ** config (pod_train__eval_prep), or NULL. */
 static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
                      pod_train_result *r, int want_time,
                      pod_coll_graphs *graphs, pod_train_prep *rec,
-                     pod_err *err) {
+                     pod_train__search_ctx *srch, pod_err *err) {
   const pod_model *m = &c->model;
   const pod_layout *l = &c->parallel;
   const pod_system *s = &c->system;
   static const pod_train_result RESULT_ZERO; /* see LAYER_ZERO */
   *r = RESULT_ZERO;
   double eg, egx, ea;
-  int rc = resolve_eff(c, pre ? &pre->figs : NULL, &eg, &egx, &ea, err);
+  const pod_train_figs *fg = pre ? &pre->figs : srch ? &srch->figs : NULL;
+  int rc = resolve_eff(c, fg, &eg, &egx, &ea, err);
   if (rc != POD_OK) return rc;
   plan p;
-  plan_layout(c, dp, pre, rec, &p);
+  plan_layout(c, dp, pre, rec, srch, &p);
   pod_coll_graphs own; /* slots filled on use: only the count is set */
   own.n = 0;
   ctx x; /* the memo's times are read only where its mask says: not zeroed */
   x.c = c;
   x.err = err;
   x.rc = POD_OK;
-  x.no_comm = !want_time;
+  x.no_comm = want_time != 1;
   x.graphs = graphs ? graphs : &own;
   x.cur = 0;
   x.pc = pre;
   x.rec = rec;
   x.memo.mask = 0;
   x.memo.have_sr = 0;
+  x.sc = srch;
   const pod_model_params *mp = p.mp;
   int L = m->layers, n_moe = mp->moe_layers, n_dense = L - n_moe;
-  attn_part own_attn;
-  const attn_part *at = attn_of(c, &p, pre, rec, &own_attn);
   layer_cost dl, ml; /* layer_costs sets every field; else all 0 */
-  if (n_dense > 0)
-    dense_costs(c, &p, &x, at, pre, rec, &dl);
-  else
-    dl = LAYER_ZERO;
-  if (n_moe > 0)
-    layer_costs(c, &p, 1, &x, at, &ml);
-  else
-    ml = LAYER_ZERO;
+  int dense_ops = 0, moe_ops = 0;
+  layers_of(c, &p, &x, pre, rec, n_dense, n_moe, &dl, &ml, &dense_ops,
+            &moe_ops);
   if (x.rc != POD_OK) return x.rc;
   double fd = (double)n_dense / L, fm = (double)n_moe / L;
   double h = m->hidden;
@@ -695,7 +856,11 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   r->eff_gemm = eg;
   r->eff_attn = ea;
   r->peak_tflops = FIG(&p, peak, pod_train_peak_tflops(&s->gpu, c->dtype));
-  if (!want_time) return POD_OK;
+  if (!want_time || (want_time == 2 && !r->fits)) return POD_OK;
+  if (want_time == 2) {
+    late_comm(c, &p, &x, dense_ops, moe_ops, &dl, &ml);
+    if (x.rc != POD_OK) return x.rc;
+  }
 
   /* ---- Time ---- */
   const pod_train_sw *sw = &c->software;
@@ -717,7 +882,7 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   int dual = sw->schedule == POD_SCHED_DUALPIPE;
   double ov_ep = sw->a2a_overlap || dual ? 1.0 : c->overlap_ep;
   double tep = fm * exposed(ml.ep_s, ov_ep, tcm);
-  double thost = fm * FIG(&p, host_s, pod_train__host_layer_s(c)) +
+  double thost = fm * FIGL(&p, host_s, pod_train__host_layer_s(c)) +
                  fd * pod_train__offload_s(c, dl.off_bytes, tcd) +
                  fm * pod_train__offload_s(c, ml.off_bytes, tcm);
   double head_s = head_time(c, &p, tcd, tcm, &rt);
@@ -753,23 +918,29 @@ static int eval_step(const pod_train_cfg *c, int dp, const pod_train_prep *pre,
   dp_time(c, &p, &x, sp, stage_mb, rt.hbm, b);
   double sync_wait = amax_sync(c, &p, &x, dp, lr_eff, stage_mb, b);
   if (x.rc != POD_OK) return x.rc;
-  return step_throughput(c, p.mp, pre, sync_wait, r, err);
+  return step_throughput(c, p.mp, pre, p.sc, sync_wait, r, err);
 }
 
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                          int want_time, pod_coll_graphs *graphs, pod_err *err) {
-  return eval_step(c, dp, NULL, r, want_time, graphs, NULL, err);
+  return eval_step(c, dp, NULL, r, want_time, graphs, NULL, NULL, err);
+}
+
+int pod_train__eval_search(const pod_train_cfg *c, int dp, pod_train_result *r,
+                           int want_time, pod_train__search_ctx *sc,
+                           pod_err *err) {
+  return eval_step(c, dp, NULL, r, want_time, &sc->graphs, NULL, sc, err);
 }
 
 int pod_train__eval_record(const pod_train_cfg *c, int dp, pod_train_result *r,
                            pod_train_prep *pre, pod_err *err) {
   pre->ncoll = 0;
-  return eval_step(c, dp, NULL, r, 1, &pre->graphs, pre, err);
+  return eval_step(c, dp, NULL, r, 1, &pre->graphs, pre, NULL, err);
 }
 
 int pod_train__eval_prep(const pod_train_cfg *c, pod_train_prep *pre,
                          pod_train_result *r, pod_err *err) {
-  return eval_step(c, pre->dp, pre, r, 1, &pre->graphs, NULL, err);
+  return eval_step(c, pre->dp, pre, r, 1, &pre->graphs, NULL, NULL, err);
 }
 
 int pod_train_eval(const pod_train_cfg *cfg, pod_train_result *out,

@@ -54,12 +54,67 @@ int pod_train__check_cfg(const pod_train_cfg *c, int *dp, pod_err *err);
 int pod_train__check_fields(const pod_train_cfg *c, pod_err *err);
 int pod_train__check_cfg_fields(const pod_train_cfg *c, int *dp, pod_err *err);
 /* The core evaluation on a checked config with dp resolved.  With
-** want_time 0 only the memory fields are filled (the search's cheap
-** first pass).  graphs: the ring graphs of c->system kept across calls
-** on that unchanged system (pod_coll_time_checked; zeroed by the caller
-** once), or NULL: kept for this call only. */
+** want_time 0 only the memory fields are filled; with 2 (the search's)
+** the time too when the layout fits, as want_time 1 makes it.  graphs:
+** the ring graphs of c->system kept across calls on that unchanged
+** system (pod_coll_time_checked; zeroed by the caller once), or NULL:
+** kept for this call only. */
 int pod_train__eval_core(const pod_train_cfg *c, int dp, pod_train_result *r,
                          int want_time, pod_coll_graphs *graphs, pod_err *err);
+/* The layout search's state across its evaluations of one config that
+** changes in its layout only (its parallel sizes, vp, micro-batch, zero,
+** recompute, uneven; recompute_modules and offload_modules as at init):
+** the figures no layout changes, made once (the same calls, so the same
+** values), and the collective times met so far.  pod_coll_time_checked
+** is a pure function of the system and its arguments, and the system
+** stays the same: a time found again under the same op, ranks, ranks per
+** domain and bytes (bit for bit) is the time it would compute. */
+#define POD_TRAIN__CACHE_SLOTS 4096 /* a power of two */
+#define POD_TRAIN__HIER_D 128       /* domains of the kept hier shares */
+typedef struct pod_train__coll_slot {
+  double bytes, t;
+  int op, n, r, used;
+} pod_train__coll_slot;
+/* The layers' TP, CP and EP times of one (tp, cp, micro-batch, ep, etp,
+** recompute) and TP collective counts: all they read of the layout
+** (train.c late_comm). */
+#define POD_TRAIN__COMM_SLOTS 1024 /* a power of two */
+typedef struct pod_train__comm_slot {
+  int key[8]; /* tp, cp, microbatch, ep, etp, recompute, dense, moe ops */
+  int used;
+  double dtp, dcp, mtp, mcp, mep; /* dense tp_s, cp_s; MoE tp_s, cp_s, ep_s */
+} pod_train__comm_slot;
+/* The dense and MoE layers' costs of a memory-only (no_comm) pass at one
+** (tp, cp, micro-batch, ep, etp, recompute): all they read of the layout
+** (train.c layers_of), with their TP collective counts. */
+#define POD_TRAIN__COST_SLOTS 2048 /* a power of two */
+typedef struct pod_train__cost_slot {
+  int key[6], used, dense_ops, moe_ops;
+  pod_train__layer_cost dl, ml;
+} pod_train__cost_slot;
+typedef struct pod_train__search_ctx {
+  pod_coll_graphs graphs; /* the system's ring graphs (graphs.n 0 at init) */
+  pod_train_figs figs;    /* the layout-free ones; stage_b, host_s unset */
+  double qh, qf, qr, spread;
+  double mla_ew[3]; /* pod_train__mla_ew_bytes at recompute 0..2 */
+  /* pod_train__hier_share(top_k, d, max_domains) at d domains, once made */
+  double hier[POD_TRAIN__HIER_D];
+  unsigned char have_hier[POD_TRAIN__HIER_D];
+  pod_model_params mp;
+  pod_model_flops flops;
+  long lookups, hits; /* collective cache use (the search benchmark) */
+  pod_train__coll_slot slot[POD_TRAIN__CACHE_SLOTS];
+  pod_train__comm_slot comm[POD_TRAIN__COMM_SLOTS];
+  pod_train__cost_slot cost[POD_TRAIN__COST_SLOTS];
+} pod_train__search_ctx;
+/* The figures of checked, normalized config c into *sc; an empty cache. */
+void pod_train__search_ctx_init(const pod_train_cfg *c,
+                                pod_train__search_ctx *sc);
+/* pod_train__eval_core on a config that differs from sc's in its layout
+** only: the same result and errors, bit for bit. */
+int pod_train__eval_search(const pod_train_cfg *c, int dp, pod_train_result *r,
+                           int want_time, pod_train__search_ctx *sc,
+                           pod_err *err);
 /* Ranks per scale-up domain of a group of n ranks whose members are
 ** `stride` apart in the rank order, in a job packed over domains of D GPUs:
 ** the members that share one domain, rounded down to a divisor of n so

@@ -3,6 +3,7 @@
 ** micro-batch, keeping the best n layouts (see pod_train.h).
 */
 #include "train_int.h"
+#include "train_bytes.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -11,6 +12,46 @@
 #include <string.h>
 
 /* ---- Layout search ---------------------------------------------------- */
+
+static const pod_train__coll_slot SLOT_ZERO;
+
+/* train_int.h: the calls train.c makes per evaluation without a search
+** context, made here once on the same config. */
+void pod_train__search_ctx_init(const pod_train_cfg *c,
+                                pod_train__search_ctx *sc) {
+  const pod_model *m = &c->model;
+  sc->graphs.n = 0;
+  sc->qh = pod_train__quant_scale(c, EW_FP8_HIDDEN_UNFUSED);
+  sc->qf = pod_train__quant_scale(c, EW_FP8_FFN_UNFUSED);
+  sc->qr = pod_train__quant_scale(c, EW_FP8_ROUTED_UNFUSED);
+  pod_model_params_count(m, &sc->mp);
+  pod_model_flops_with_params(m, &sc->mp, c->seq, !c->mfu_full_attn,
+                              &sc->flops);
+  double N = c->gpus;
+  sc->spread = sqrt(2.0 * log(N));
+  pod_train_cfg r = *c; /* mla_ew_bytes reads the recompute mode */
+  for (int i = 0; i < 3; i++) {
+    r.parallel.recompute = i;
+    sc->mla_ew[i] = pod_train__mla_ew_bytes(&r);
+  }
+  pod_train_figs *f = &sc->figs;
+  memset(f, 0, sizeof *f);
+  f->moe_layer_s = pod_train__moe_layer_s(c);
+  f->disp_b = pod_train__dispatch_bytes(c);
+  f->peak = pod_train_peak_tflops(&c->system.gpu, c->dtype);
+  f->khx = pod_train__k_half_expert(c);
+  f->rel = pod_train__recipe_gemm_rel(c);
+  f->fp8pb = pod_train__fp8_param_bytes(c);
+  f->wcast = pod_train__weight_cast_bytes(c);
+  f->clk = pod_train_sustained_clock(&c->system.gpu);
+  f->dflt_rc = pod_train_default_eff(&c->system.gpu, c->dtype, &f->dg, &f->da,
+                                     &f->dk, NULL);
+  memset(sc->have_hier, 0, sizeof sc->have_hier);
+  sc->lookups = sc->hits = 0;
+  for (int i = 0; i < POD_TRAIN__CACHE_SLOTS; i++) sc->slot[i] = SLOT_ZERO;
+  for (int i = 0; i < POD_TRAIN__COMM_SLOTS; i++) sc->comm[i].used = 0;
+  for (int i = 0; i < POD_TRAIN__COST_SLOTS; i++) sc->cost[i].used = 0;
+}
 
 void pod_train_search_opts_init(pod_train_search_opts *o) {
   memset(o, 0, sizeof *o);
@@ -96,8 +137,8 @@ static int search_check_opts(const pod_train_search_opts *o, pod_err *err) {
 ** by needing less recompute than the stage below. */
 static int try_zero_recompute(pod_train_cfg *c, int dp, int zlo, int zhi,
                               int rlo, int rhi, long k, topn *t,
-                              pod_train_search_stats *st, pod_coll_graphs *gs,
-                              pod_err *err) {
+                              pod_train_search_stats *st,
+                              pod_train__search_ctx *sc, pod_err *err) {
   pod_layout *l = &c->parallel;
   pod_train_result r;
   int rc;
@@ -106,12 +147,12 @@ static int try_zero_recompute(pod_train_cfg *c, int dp, int zlo, int zhi,
     l->zero = z;
     for (int rcp = rlo; rcp <= rtop; rcp++) {
       l->recompute = rcp;
-      rc = pod_train__eval_core(c, dp, &r, 0, gs, err);
-      if (rc != POD_OK) return rc;
+      /* its memory, and its time when it fits (want_time 2): one pass */
+      rc = pod_train__eval_search(c, dp, &r, 2, sc, err);
+      if (rc != POD_OK && !r.fits) return rc;
       st->checked++;
       if (!r.fits) continue;
       st->fitting++;
-      rc = pod_train__eval_core(c, dp, &r, 1, gs, err);
       if (rc != POD_OK) return rc;
       st->evaluated++;
       pod_train_search_item it = {*l, r.tokens_per_s_per_gpu, r.step_s, r.mfu,
@@ -152,55 +193,88 @@ typedef struct walk {
   long k;      /* candidates passed so far, of every part */
   long fail_k; /* the candidate that failed */
   pod_train_cfg c;
-  pod_coll_graphs gs; /* c.system stays the same over the search */
   topn t;
   pod_train_search_stats st;
+  pod_train__search_ctx sc; /* c.system stays the same over the search */
+  /* the (ep, etp) pairs that pass walk_experts' rules at world `pairs_w`
+  ** (they read nothing else of the layout), in its order; -1: none made */
+  long pairs_w;
+  int npairs;
+  int pairs[][2];
 } walk;
 
-/* The candidates of tp, cp, pp, dp, vp and mb (c.parallel holds them) over
-** ep and etp. */
-static int walk_experts(walk *w, int dp, int uneven, pod_err *err) {
+/* The number of (ep, etp) pairs walk_pairs can list at most: ep divides
+** the experts (or is 1), etp the expert FFN up to max_tp (or is 1). */
+static long pairs_cap(const pod_train_cfg *c, const pod_train_search_opts *o) {
+  const pod_model *m = &c->model;
+  long emax = m->experts > 0 ? m->experts : 1, ne = 0, nt = 0;
+  for (long ep = 1; ep <= emax; ep++)
+    if (emax % ep == 0) ne++;
+  int tmax = m->experts > 0 ? o->max_tp : 1;
+  for (int etp = 1; etp <= tmax; etp++)
+    if (m->experts <= 0 || m->expert_ffn % etp == 0) nt++;
+  return ne * nt;
+}
+
+/* The (ep, etp) pairs of world ranks into w->pairs, in the walk's order
+** (ep, then etp, ascending). */
+static void walk_pairs(walk *w, long world) {
   const pod_layout *f = &w->opts->fix;
   const pod_model *m = &w->c.model;
-  pod_layout *l = &w->c.parallel;
-  int tp = l->tp, pp = l->pp, vp = l->vp, cp = l->cp, mb = l->microbatch;
-  int zlo = f->zero >= 0 ? f->zero : 1, zhi = f->zero >= 0 ? f->zero : 3;
-  int rlo = f->recompute >= 0 ? f->recompute : 0;
-  int rhi = f->recompute >= 0 ? f->recompute : 2;
-  int emax = m->experts > 0 ? m->experts : 1;
-  long world = (long)tp * cp * dp;
+  int emax = m->experts > 0 ? m->experts : 1, n = 0;
   for (int ep = 1; ep <= emax; ep++) {
     if (!dim_ok(f->ep, ep) || emax % ep || world % ep) continue;
     int tmax = m->experts > 0 ? w->opts->max_tp : 1;
     for (int etp = 1; etp <= tmax; etp++) {
       if (!dim_ok(f->etp, etp) || world % ((long)ep * etp)) continue;
       if (m->experts > 0 && m->expert_ffn % etp) continue;
-      long k = w->k++;
-      if (k % w->nparts != w->part) continue;
-      if (w->stop && atomic_load_explicit(w->stop, memory_order_relaxed)) {
-        w->fail_k = k;
-        return pod_err_set(err, POD_ECANCELED, NULL, "search stopped");
-      }
-      *l = (pod_layout){tp,
-                        pp,
-                        vp,
-                        dp,
-                        ep,
-                        etp,
-                        cp,
-                        mb,
-                        0,
-                        0,
-                        uneven,
-                        l->recompute_modules,
-                        l->offload_modules};
-      w->st.candidates++;
-      int rc = try_zero_recompute(&w->c, dp, zlo, zhi, rlo, rhi, k, &w->t,
-                                  &w->st, &w->gs, err);
-      if (rc != POD_OK) {
-        w->fail_k = k;
-        return rc;
-      }
+      w->pairs[n][0] = ep;
+      w->pairs[n][1] = etp;
+      n++;
+    }
+  }
+  w->npairs = n;
+  w->pairs_w = world;
+}
+
+/* The candidates of tp, cp, pp, dp, vp and mb (c.parallel holds them) over
+** ep and etp. */
+static int walk_experts(walk *w, int dp, int uneven, pod_err *err) {
+  const pod_layout *f = &w->opts->fix;
+  pod_layout *l = &w->c.parallel;
+  int tp = l->tp, pp = l->pp, vp = l->vp, cp = l->cp, mb = l->microbatch;
+  int zlo = f->zero >= 0 ? f->zero : 1, zhi = f->zero >= 0 ? f->zero : 3;
+  int rlo = f->recompute >= 0 ? f->recompute : 0;
+  int rhi = f->recompute >= 0 ? f->recompute : 2;
+  long world = (long)tp * cp * dp;
+  if (w->pairs_w != world) walk_pairs(w, world);
+  for (int i = 0; i < w->npairs; i++) {
+    int ep = w->pairs[i][0], etp = w->pairs[i][1];
+    long k = w->k++;
+    if (k % w->nparts != w->part) continue;
+    if (w->stop && atomic_load_explicit(w->stop, memory_order_relaxed)) {
+      w->fail_k = k;
+      return pod_err_set(err, POD_ECANCELED, NULL, "search stopped");
+    }
+    *l = (pod_layout){tp,
+                      pp,
+                      vp,
+                      dp,
+                      ep,
+                      etp,
+                      cp,
+                      mb,
+                      0,
+                      0,
+                      uneven,
+                      l->recompute_modules,
+                      l->offload_modules};
+    w->st.candidates++;
+    int rc = try_zero_recompute(&w->c, dp, zlo, zhi, rlo, rhi, k, &w->t, &w->st,
+                                &w->sc, err);
+    if (rc != POD_OK) {
+      w->fail_k = k;
+      return rc;
     }
   }
   return POD_OK;
@@ -284,16 +358,18 @@ int pod_train_search_part_run(const pod_train_cfg *base,
     return p->rc = pod_err_set(err, POD_EINVAL, "out",
                                "needs buffers of cap >= 0 items");
   if ((p->rc = search_checks(base, opts, err)) != POD_OK) return p->rc;
-  walk *w = malloc(sizeof *w);
+  long np = pairs_cap(base, opts);
+  walk *w = malloc(sizeof *w + sizeof w->pairs[0] * (size_t)np);
   if (w == NULL)
     return p->rc = pod_err_set(err, POD_ENOMEM, "search", "out of memory");
   memset(w, 0, sizeof *w);
+  w->pairs_w = -1;
   w->opts = opts;
   w->part = part;
   w->nparts = nparts;
   w->stop = stop;
   w->c = *base;
-  w->gs.n = 0;
+  pod_train__search_ctx_init(&w->c, &w->sc);
   w->t =
       (topn){p->items, p->seq, 0, p->cap < opts->top_n ? p->cap : opts->top_n};
   p->rc = walk_all(w, err);
