@@ -422,10 +422,7 @@ static inline int pow2_normal_inverse(double x) {
 ** (an evaluation's, or a block of prepared samples'): X = 8 nch, and the
 ** exact inverses of X, min_part and cmin, each 0 where the value is not
 ** a power of two with a normal inverse. */
-typedef struct p2p_inv {
-  double X, inv_X, inv_min, inv_cmin;
-  int cmin_int; /* cmin an integer in [1, 2^52]: cmin - 1 exact */
-} p2p_inv;
+typedef pod_coll_p2p_k p2p_inv; /* pod_coll.h */
 
 static inline void p2p_inverses(const pod_coll_p2p *c, p2p_inv *k) {
   k->X = P2P_OPS_PER_BATCH * c->nch;

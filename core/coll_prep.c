@@ -74,6 +74,7 @@ int pod_coll_prepare(const pod_system *sys, pod_coll_op op, int n, int r,
   pl.ring_net = prep->ring_line * sys->out_eff * 1e9;
   place_p2p(sys, op, NULL, &pl, &q); /* line rates only: kept per sample */
   prep->p2p = q.p2p;
+  p2p_inverses(&prep->p2p, &prep->p2pk); /* once, not per sample */
   int all_rated = 1;
   for (int i = 0; i < AUTO[op].n; i++) {
     pod_coll_algo a = AUTO[op].algos[i];
@@ -204,10 +205,8 @@ static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
   }
   double t;
   if (P->fixed >= 0) {
-    p2p_inv pk;
-    p2p_inverses(&P->p2p, &pk);
     t = prepared_plan_time(P, sys, sr, S, (pod_coll_op)P->op,
-                           (pod_coll_algo)P->cand[P->fixed], &pk, in);
+                           (pod_coll_algo)P->cand[P->fixed], &P->p2pk, in);
     *best = P->fixed;
     if (P->single && !(t < INFINITY)) /* auto_time found none */
       return pod_err_set(err, POD_ENOTSUP, "algo", "no algorithm for %s",
@@ -218,7 +217,7 @@ static int prepared_time(const pod_coll_prep *P, const pod_system *sys,
     setup_place_d(sys, sr, P->n, P->r, P->d, &pl, &q);
     pl.ring_net = P->ring ? P->ring_line * sys->out_eff * 1e9 : 0.0;
     q.p2p = P->p2p;
-    p2p_inverses(&P->p2p, &q.p2pk);
+    q.p2pk = P->p2pk;
     pl.ecmp_div = P->ecmp_div;
     t = replay_auto(P, sys, &pl, &q, S, best);
     if (*best < 0)
@@ -361,8 +360,7 @@ HOT_INLINE int rows_fixed(const pod_coll_prep *P0, const pod_coll__rows *R0,
   const int in_bounds = rows_in(R, n, x);
   pod_coll_args a = {P->n, P->r, P->S, POD_ALGO_AUTO};
   const int other_bytes = P->any_bytes && (1 POD_COLL__ARGS(ARGS_SCREEN));
-  p2p_inv pk;
-  p2p_inverses(&P->p2p, &pk);
+  const p2p_inv pk = P->p2pk;
   for (int j = 0; j < n; j++) {
     const double *xj = x + (size_t)j * (size_t)R->nb;
     if (in_bounds)

@@ -129,6 +129,16 @@ typedef struct pod_coll_p2p {
   double nch, per_peer, cmin, min_part, max_part;
 } pod_coll_p2p;
 
+/* What the peers-in-flight rule reads of a pod_coll_p2p besides it, made
+** once per set of channels (core/coll_plan.h, p2p_inverses): X = 8 nch
+** and the exact inverses of X, min_part and cmin (0 where the value is
+** not a power of two with a normal inverse); cmin_int: cmin an integer in
+** [1, 2^52]. */
+typedef struct pod_coll_p2p_k {
+  double X, inv_X, inv_min, inv_cmin;
+  int cmin_int;
+} pod_coll_p2p_k;
+
 /* The graphs one caller keeps across its collectives on one unchanged
 ** system (a training step's ~12, a layout search's): up to
 ** POD_COLL_GRAPHS ranks-per-domain values, filled on first use.  Set n
@@ -165,6 +175,7 @@ typedef struct pod_coll_prep {
   double ecmp_div;               /* an all-to-all's static-ECMP collision
                                  ** divisor, or 0 */
   pod_coll_p2p p2p;              /* an all-to-all's p2p channels */
+  pod_coll_p2p_k p2pk;           /* and their inverses, made here */
   double sel[POD_COLL_AUTO_MAX]; /* a rated candidate's time, s */
   int n, r, d;                   /* ranks; ranks per domain, resolved;
                                  ** domains, n / r */
