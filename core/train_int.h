@@ -77,7 +77,7 @@ typedef struct pod_train__coll_slot {
 } pod_train__coll_slot;
 /* The layers' TP, CP and EP times of one (tp, cp, micro-batch, ep, etp,
 ** recompute) and TP collective counts: all they read of the layout
-** (train.c late_comm). */
+** (train_layer.c pod_train__late_comm). */
 #define POD_TRAIN__COMM_SLOTS 1024 /* a power of two */
 typedef struct pod_train__comm_slot {
   int key[8]; /* tp, cp, microbatch, ep, etp, recompute, dense, moe ops */
