@@ -257,6 +257,10 @@ double pod_train__dispatch_bytes(const pod_train_cfg *c);
 /* Staging traffic of the MoE dispatcher, bytes per routed hidden element
 ** (forward and backward). */
 double pod_train__moe_stage_bytes(const pod_train_cfg *c);
+/* The figures of c no layout changes, into *f (core/train_prep.c): every
+** field of pod_train_figs but stage_b and host_s, which read the layout
+** and are left 0 (a prep, whose layout is fixed, sets them). */
+void pod_train__figs_layout_free(const pod_train_cfg *c, pod_train_figs *f);
 /* The router's fp32 traffic, bytes per token per expert (forward and
 ** backward). */
 double pod_train__router_bytes(void);

@@ -115,11 +115,16 @@ void pod_train__prep_figures(const pod_train_cfg *c, pod_train_prep *pre) {
       pod_train__hier_share(m->top_k, l->ep / rpd, c->software.max_domains);
   double N = c->gpus;
   pre->spread = sqrt(2.0 * log(N));
-  pod_train_figs *f = &pre->figs;
+  pod_train__figs_layout_free(c, &pre->figs);
+  /* and, the layout being fixed here, the two that read it */
+  pre->figs.stage_b = pod_train__moe_stage_bytes(c);
+  pre->figs.host_s = pod_train__host_layer_s(c);
+}
+
+void pod_train__figs_layout_free(const pod_train_cfg *c, pod_train_figs *f) {
+  memset(f, 0, sizeof *f);
   f->moe_layer_s = pod_train__moe_layer_s(c);
-  f->stage_b = pod_train__moe_stage_bytes(c);
   f->disp_b = pod_train__dispatch_bytes(c);
-  f->host_s = pod_train__host_layer_s(c);
   f->peak = pod_train_peak_tflops(&c->system.gpu, c->dtype);
   f->khx = pod_train__k_half_expert(c);
   f->rel = pod_train__recipe_gemm_rel(c);

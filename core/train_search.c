@@ -34,18 +34,7 @@ void pod_train__search_ctx_init(const pod_train_cfg *c,
     r.parallel.recompute = i;
     sc->mla_ew[i] = pod_train__mla_ew_bytes(&r);
   }
-  pod_train_figs *f = &sc->figs;
-  memset(f, 0, sizeof *f);
-  f->moe_layer_s = pod_train__moe_layer_s(c);
-  f->disp_b = pod_train__dispatch_bytes(c);
-  f->peak = pod_train_peak_tflops(&c->system.gpu, c->dtype);
-  f->khx = pod_train__k_half_expert(c);
-  f->rel = pod_train__recipe_gemm_rel(c);
-  f->fp8pb = pod_train__fp8_param_bytes(c);
-  f->wcast = pod_train__weight_cast_bytes(c);
-  f->clk = pod_train_sustained_clock(&c->system.gpu);
-  f->dflt_rc = pod_train_default_eff(&c->system.gpu, c->dtype, &f->dg, &f->da,
-                                     &f->dk, NULL);
+  pod_train__figs_layout_free(c, &sc->figs); /* stage_b, host_s: 0 */
   memset(sc->have_hier, 0, sizeof sc->have_hier);
   sc->lookups = sc->hits = 0;
   for (int i = 0; i < POD_TRAIN__CACHE_SLOTS; i++) sc->slot[i] = SLOT_ZERO;
