@@ -41,11 +41,6 @@ pod_dist pod_dist_loguniform(double lo, double hi) {
   return d;
 }
 
-/* log(p[i]) of a loguniform: the constructor's, while p[i] is still what
-** it was computed from, else computed (the same value either way). */
-static inline double lg(const pod_dist *d, int i) {
-  return d->lg_of[i] == d->p[i] ? d->lg[i] : log(d->p[i]);
-}
 pod_dist pod_dist_normal(double mean, double sd) {
   return mk(POD_DIST_NORMAL, mean, sd, 0, 0);
 }
@@ -361,8 +356,6 @@ static const char *scale_field(pod_dist_kind k) {
   }
 }
 
-static double quantile_raw(const pod_dist *d, double u);
-
 int pod_dist_check(const pod_dist *d, pod_err *err) {
   int rc = check_params(d, err);
   if (rc != POD_OK) return rc;
@@ -379,7 +372,8 @@ int pod_dist_check(const pod_dist *d, pod_err *err) {
   /* Valid parameters can still put the values beyond double range
   ** (exponential{1e308}, uniform{-1e308, 1e308}, lognormal{0, 40}): then
   ** samples, their spread or the mean would be infinite or NaN. */
-  double lo = quantile_raw(d, 1e-15), hi = quantile_raw(d, 1 - 1e-15);
+  double lo = pod_dist__quantile_raw(d, 1e-15),
+         hi = pod_dist__quantile_raw(d, 1 - 1e-15);
   double m = pod_dist_mean(d), v = pod_dist_variance(d);
   if (!(pod_finite(lo) && pod_finite(hi) && pod_finite(hi - lo) &&
         pod_finite(m)) ||
@@ -391,40 +385,7 @@ int pod_dist_check(const pod_dist *d, pod_err *err) {
   return POD_OK;
 }
 
-static double clamp_u(double u) {
-  const double hi = 1.0 - DBL_EPSILON / 2;
-  if (!(u >= 1e-300)) return 1e-300; /* also catches NaN */
-  if (u > hi) return hi;
-  return u;
-}
-
-static double truncnormal_q(const double *p, double u) {
-  double a = (p[2] - p[0]) / p[1], b = (p[3] - p[0]) / p[1], z;
-  /* an interval this narrow against sd has a flat density (to 1e-7): the
-  ** CDF differences below would round to noise and lose monotonicity */
-  if ((b - a) * (fabs(a) + fabs(b) + 1) < 1e-7) return p[2] + u * (p[3] - p[2]);
-  if (a > 0) { /* upper tail: work with Q for precision */
-    double qa = gsl_cdf_ugaussian_Q(a), qb = gsl_cdf_ugaussian_Q(b);
-    z = gsl_cdf_ugaussian_Qinv(qa - u * (qa - qb));
-  } else {
-    double pa = gsl_cdf_ugaussian_P(a), pb = gsl_cdf_ugaussian_P(b);
-    z = gsl_cdf_ugaussian_Pinv(pa + u * (pb - pa));
-  }
-  if (z < a) z = a;
-  if (z > b) z = b;
-  return p[0] + p[1] * z;
-}
-
-static double triangular_q(const double *p, double u) {
-  double a = p[0], c = p[1], b = p[2];
-  /* (b-a) sqrt(u (c-a)/(b-a)) = sqrt(u (b-a)(c-a)) without overflowing */
-  double w = b - a;
-  if (u < (c - a) / w) return a + w * sqrt(u * ((c - a) / w));
-  return b - w * sqrt((1 - u) * ((b - c) / w));
-}
-
 static double sample_raw(const pod_dist *d, gsl_rng *r);
-static double clamp_support(const pod_dist *d, double x);
 
 /* The state of GSL's MT19937 (gsl_rng_mt19937, GSL 2.7 rng/mt.c): the
 ** 624 words of the generator and the index of the next one to temper. */
@@ -521,17 +482,19 @@ static inline double lognormal1(const pod_dist *d, gsl_rng *r) {
 
 static inline double sample1(const pod_dist *d, gsl_rng *r) {
   const double *p = d->p;
-  switch (d->kind) { /* the common kinds inline, clamped as clamp_support */
+  switch (d->kind) { /* the common kinds inline, clamped as
+                        pod_dist__clamp_support */
     case POD_DIST_UNIFORM:
       return clamp(flat(r, p[0], p[1]), p[0], p[1]);
     case POD_DIST_LOGUNIFORM:
-      return clamp(exp(flat(r, lg(d, 0), lg(d, 1))), p[0], p[1]);
+      return clamp(exp(flat(r, pod_dist__lg(d, 0), pod_dist__lg(d, 1))), p[0],
+                   p[1]);
     case POD_DIST_TRIANGULAR:
-      return clamp(triangular_q(p, uniform01(r)), p[0], p[2]);
+      return clamp(pod_dist__triangular_q(p, uniform01(r)), p[0], p[2]);
     case POD_DIST_LOGNORMAL:
       return lognormal1(d, r);
     default:
-      return clamp_support(d, sample_raw(d, r));
+      return pod_dist__clamp_support(d, sample_raw(d, r));
   }
 }
 
@@ -558,7 +521,7 @@ static void transform_column(const pod_dist *d, int P, int n, double *x) {
       x[j * st] = clamp(a * (1 - u) + b * u, a, b);
     }
   } else if (d->kind == POD_DIST_LOGUNIFORM) {
-    double a = lg(d, 0), b = lg(d, 1);
+    double a = pod_dist__lg(d, 0), b = pod_dist__lg(d, 1);
     for (int j = 0; j < n; j++) {
       double u = x[j * st];
       x[j * st] = clamp(exp(a * (1 - u) + b * u), p[0], p[1]);
@@ -625,12 +588,12 @@ static double sample_raw(const pod_dist *d, gsl_rng *r) {
         double x = p[0] + gsl_ran_gaussian_ziggurat(r, p[1]);
         if (x >= p[2] && x <= p[3]) return x;
       }
-      return truncnormal_q(p, uniform_pos01(r));
+      return pod_dist__truncnormal_q(p, uniform_pos01(r));
     case POD_DIST_LOGNORMAL: /* = gsl_ran_lognormal, with the faster normal
                                 sampler */
       return exp(p[0] + gsl_ran_gaussian_ziggurat(r, p[1]));
     case POD_DIST_TRIANGULAR:
-      return triangular_q(p, uniform01(r));
+      return pod_dist__triangular_q(p, uniform01(r));
     case POD_DIST_BETA:
       return p[2] + (p[3] - p[2]) * gsl_ran_beta(r, p[0], p[1]);
     case POD_DIST_GAMMA:
@@ -643,159 +606,6 @@ static double sample_raw(const pod_dist *d, gsl_rng *r) {
       return pod_dist_quantile(d, uniform_pos01(r));
     case POD_DIST_EMPIRICAL:
       return d->values[gsl_rng_uniform_int(r, (unsigned long)d->n)];
-    default:
-      return NAN;
-  }
-}
-
-/* Smallest x in [lo, hi] with cdf(x) >= u, by bisection down to adjacent
-** doubles (at most ~1100 steps; the CDFs are monotone and reliable). */
-static double bisect_cdf(double (*cdf)(double, double, double), double u,
-                         double a, double b, double lo, double hi) {
-  for (int i = 0; i < 1100; i++) {
-    double mid = lo + (hi - lo) / 2;
-    if (mid <= lo || mid >= hi) break;
-    if (cdf(mid, a, b) < u)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return hi;
-}
-
-/* Beta quantile by bisection: GSL's inversion returns NaN for valid
-** shapes (a = 10, b = 0.1 at u = 0.5) and never returns for others
-** (a = b = 1e6 at u = 0.05). */
-static double beta_q(double u, double a, double b) {
-  return bisect_cdf(gsl_cdf_beta_P, u, a, b, 0, 1);
-}
-
-/* Gamma quantile: GSL's inversion, or bisection where it fails (NaN for
-** shape = scale = 12207.7 at u = 1e-12). */
-static double gamma_q(double u, double k, double theta) {
-  double x = gsl_cdf_gamma_Pinv(u, k, theta);
-  if (x >= 0 && isfinite(x)) return x;
-  double hi = k * theta > 0 ? k * theta : theta;
-  for (int i = 0; i < 2100 && gsl_cdf_gamma_P(hi, k, theta) < u && isfinite(hi);
-       i++)
-    hi *= 2;
-  return bisect_cdf(gsl_cdf_gamma_P, u, k, theta, 0, hi);
-}
-
-static double quantile_raw(const pod_dist *d, double u);
-
-/* Bounded kinds: exp/log and interpolation can round a few ulps outside
-** [lo, hi]; values never leave the support. */
-static double clamp_support(const pod_dist *d, double x) {
-  const double *p = d->p;
-  double lo, hi;
-  switch (d->kind) {
-    case POD_DIST_UNIFORM:
-    case POD_DIST_LOGUNIFORM:
-      lo = p[0];
-      hi = p[1];
-      break;
-    case POD_DIST_TRUNCNORMAL:
-      lo = p[2];
-      hi = p[3];
-      break;
-    case POD_DIST_TRIANGULAR:
-      lo = p[0];
-      hi = p[2];
-      break;
-    case POD_DIST_BETA:
-      lo = p[2];
-      hi = p[3];
-      break;
-    default:
-      return x;
-  }
-  if (x < lo) return lo;
-  if (x > hi) return hi;
-  return x;
-}
-
-int pod_dist_support(const pod_dist *d, double *lo, double *hi) {
-  const double *p = d->p;
-  switch (d->kind) {
-    case POD_DIST_FIXED:
-      *lo = *hi = p[0];
-      return 1;
-    case POD_DIST_UNIFORM:
-    case POD_DIST_LOGUNIFORM:
-      *lo = p[0];
-      *hi = p[1];
-      return 1;
-    case POD_DIST_TRIANGULAR:
-      *lo = p[0];
-      *hi = p[2];
-      return 1;
-    case POD_DIST_TRUNCNORMAL:
-    case POD_DIST_BETA:
-      *lo = p[2];
-      *hi = p[3];
-      return isfinite(p[2]) && isfinite(p[3]);
-    case POD_DIST_DISCRETE:
-      if (d->n < 1 || !d->svals) return 0;
-      *lo = d->svals[0];
-      *hi = d->svals[d->n - 1];
-      return 1;
-    case POD_DIST_EMPIRICAL:
-      if (d->n < 1 || !d->values) return 0;
-      *lo = d->values[0];
-      *hi = d->values[d->n - 1];
-      return 1;
-    default:
-      return 0;
-  }
-}
-
-double pod_dist_quantile(const pod_dist *d, double u) {
-  return clamp_support(d, quantile_raw(d, u));
-}
-
-static double quantile_raw(const pod_dist *d, double u) {
-  const double *p = d->p;
-  u = clamp_u(u);
-  switch (d->kind) {
-    case POD_DIST_FIXED:
-      return p[0];
-    case POD_DIST_UNIFORM:
-      return p[0] + u * (p[1] - p[0]);
-    case POD_DIST_LOGUNIFORM:
-      return exp(lg(d, 0) + u * (lg(d, 1) - lg(d, 0)));
-    case POD_DIST_NORMAL:
-      return p[0] + p[1] * gsl_cdf_ugaussian_Pinv(u);
-    case POD_DIST_TRUNCNORMAL:
-      return truncnormal_q(p, u);
-    case POD_DIST_LOGNORMAL:
-      return gsl_cdf_lognormal_Pinv(u, p[0], p[1]);
-    case POD_DIST_TRIANGULAR:
-      return triangular_q(p, u);
-    case POD_DIST_BETA:
-      return p[2] + (p[3] - p[2]) * beta_q(u, p[0], p[1]);
-    case POD_DIST_GAMMA:
-      return gamma_q(u, p[0], p[1]);
-    case POD_DIST_WEIBULL:
-      return gsl_cdf_weibull_Pinv(u, p[1], p[0]);
-    case POD_DIST_EXPONENTIAL:
-      return gsl_cdf_exponential_Pinv(u, p[0]);
-    case POD_DIST_DISCRETE: { /* first i with cum[i] >= u */
-      int lo = 0, hi = d->n - 1;
-      while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (d->cum[mid] >= u)
-          hi = mid;
-        else
-          lo = mid + 1;
-      }
-      return d->svals[lo];
-    }
-    case POD_DIST_EMPIRICAL: {
-      int i = (int)floor(u * d->n);
-      if (i >= d->n) i = d->n - 1;
-      return d->values[i];
-    }
     default:
       return NAN;
   }
